@@ -1,0 +1,18 @@
+#include "bindings/builtin_modules.h"
+
+#include <mutex>
+
+namespace tsch::script {
+
+void register_sys_module();
+void register_math_module();
+
+void register_builtin_modules() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_sys_module();
+    register_math_module();
+  });
+}
+
+}  // namespace tsch::script

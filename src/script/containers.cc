@@ -1,0 +1,229 @@
+// Methods of list, tuple and dict, and the shared index/slice arithmetic.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "script/exceptions.h"
+#include "script/interpreter.h"
+#include "script/sequence.h"
+#include "script/types.h"
+
+namespace tsch::script {
+
+size_t resolve_index(Interpreter& interp, const Value& index, int64_t size, const char* what) {
+  if (!index.is_integral()) {
+    raise(ExcKind::TypeError, fmt::format("{} indices must be integers or slices, not {}", what,
+                                          Interpreter::type_name(index)));
+  }
+  int64_t i = index.as_int();
+  if (i < 0) i += size;
+  if (i < 0 || i >= size) raise(ExcKind::IndexError, fmt::format("{} index out of range", what));
+  return static_cast<size_t>(i);
+}
+
+SliceBounds slice_bounds(const SliceObject& slice, int64_t size) {
+  auto as_int = [](const Value& v, const char* part) -> int64_t {
+    if (!v.is_integral()) {
+      raise(ExcKind::TypeError, std::string("slice indices must be integers or None, not ") +
+                                    Interpreter::type_name(v) + " (" + part + ")");
+    }
+    return v.as_int();
+  };
+  int64_t step = slice.step.is_none() ? 1 : as_int(slice.step, "step");
+  if (step == 0) raise(ExcKind::ValueError, "slice step cannot be zero");
+  int64_t lower = step < 0 ? -1 : 0;
+  int64_t upper = step < 0 ? size - 1 : size;
+  auto clamp = [&](const Value& v, int64_t fallback, const char* part) {
+    if (v.is_none()) return fallback;
+    int64_t i = as_int(v, part);
+    if (i < 0) {
+      i += size;
+      if (i < lower) i = lower;
+    } else if (i > upper) {
+      i = upper;
+    }
+    return i;
+  };
+  int64_t start = clamp(slice.start, step < 0 ? upper : lower, "start");
+  int64_t stop = clamp(slice.stop, step < 0 ? lower : upper, "stop");
+  int64_t length = 0;
+  if (step > 0 && start < stop) length = (stop - start - 1) / step + 1;
+  if (step < 0 && start > stop) length = (start - stop - 1) / (-step) + 1;
+  return SliceBounds{start, stop, step, length};
+}
+
+namespace {
+
+List& self_list(Args& a) { return *a[0].as<List>(); }
+
+int64_t count_in(Interpreter& interp, const std::vector<Value>& items, const Value& x) {
+  int64_t n = 0;
+  for (const auto& v : items) n += interp.equals(v, x) ? 1 : 0;
+  return n;
+}
+
+Value index_in(Interpreter& interp, const std::vector<Value>& items, const Value& x, const char* what) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (interp.equals(items[i], x)) return Value::integer(static_cast<int64_t>(i));
+  }
+  raise(ExcKind::ValueError, fmt::format("{}.index(x): x not in {}", what, what));
+}
+
+}  // namespace
+
+void sort_values(Interpreter& interp, std::vector<Value>& items, const Value& key, bool reverse) {
+  std::vector<Value> keys;
+  if (!key.is_none()) {
+    keys.reserve(items.size());
+    for (const auto& v : items) keys.push_back(interp.call(key, std::vector<Value>{v}));
+  } else {
+    keys = items;
+  }
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // stable_sort keeps Python's stability guarantee; reverse keeps it too by comparing swapped.
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return reverse ? interp.less(keys[y], keys[x]) : interp.less(keys[x], keys[y]);
+  });
+  std::vector<Value> sorted;
+  sorted.reserve(items.size());
+  for (size_t i : order) sorted.push_back(items[i]);
+  items = std::move(sorted);
+}
+
+void install_list_methods(TypeObject& t) {
+  t.def("append", "self, object", [](Interpreter&, Args& a) {
+    self_list(a).items.push_back(a[1]);
+    return Value();
+  });
+  t.def("extend", "self, iterable", [](Interpreter& interp, Args& a) {
+    std::vector<Value> more = interp.to_vector(a[1]);
+    auto& items = self_list(a).items;
+    items.insert(items.end(), more.begin(), more.end());
+    return Value();
+  });
+  t.def("insert", "self, index, object", [](Interpreter&, Args& a) {
+    auto& items = self_list(a).items;
+    int64_t i = a.get_int(1), n = static_cast<int64_t>(items.size());
+    if (i < 0) i = std::max<int64_t>(0, i + n);
+    if (i > n) i = n;
+    items.insert(items.begin() + i, a[2]);
+    return Value();
+  });
+  t.def("pop", "self, index=-1", [](Interpreter& interp, Args& a) {
+    auto& items = self_list(a).items;
+    if (items.empty()) raise(ExcKind::IndexError, "pop from empty list");
+    size_t i = resolve_index(interp, a[1], static_cast<int64_t>(items.size()), "pop");
+    Value v = items[i];
+    items.erase(items.begin() + static_cast<long>(i));
+    return v;
+  });
+  t.def("remove", "self, value", [](Interpreter& interp, Args& a) {
+    auto& items = self_list(a).items;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (interp.equals(items[i], a[1])) {
+        items.erase(items.begin() + static_cast<long>(i));
+        return Value();
+      }
+    }
+    raise(ExcKind::ValueError, "list.remove(x): x not in list");
+  });
+  t.def("index", "self, value", [](Interpreter& interp, Args& a) {
+    return index_in(interp, self_list(a).items, a[1], "list");
+  });
+  t.def("count", "self, value", [](Interpreter& interp, Args& a) {
+    return Value::integer(count_in(interp, self_list(a).items, a[1]));
+  });
+  t.def("sort", "self, *, key=None, reverse=False", [](Interpreter& interp, Args& a) {
+    sort_values(interp, self_list(a).items, a[1], interp.truthy(a[2]));
+    return Value();
+  });
+  t.def("reverse", "self", [](Interpreter&, Args& a) {
+    std::reverse(self_list(a).items.begin(), self_list(a).items.end());
+    return Value();
+  });
+  t.def("copy", "self", [](Interpreter&, Args& a) { return make_list(self_list(a).items); });
+  t.def("clear", "self", [](Interpreter&, Args& a) {
+    self_list(a).items.clear();
+    return Value();
+  });
+}
+
+void install_tuple_methods(TypeObject& t) {
+  t.def("index", "self, value", [](Interpreter& interp, Args& a) {
+    return index_in(interp, a[0].as<Tuple>()->items, a[1], "tuple");
+  });
+  t.def("count", "self, value", [](Interpreter& interp, Args& a) {
+    return Value::integer(count_in(interp, a[0].as<Tuple>()->items, a[1]));
+  });
+}
+
+namespace {
+
+Dict& self_dict(Args& a) { return *a[0].as<Dict>(); }
+
+Value dict_view(Dict& d, int which) {
+  std::vector<Value> out;
+  d.for_each([&](const Value& k, const Value& v) {
+    if (which == 0) out.push_back(k);
+    else if (which == 1) out.push_back(v);
+    else out.push_back(make_tuple({k, v}));
+  });
+  return make_list(std::move(out));
+}
+
+}  // namespace
+
+void install_dict_methods(TypeObject& t) {
+  // keys()/values()/items() return list snapshots: iteration, len and `in` behave as views do.
+  t.def("keys", "self", [](Interpreter&, Args& a) { return dict_view(self_dict(a), 0); });
+  t.def("values", "self", [](Interpreter&, Args& a) { return dict_view(self_dict(a), 1); });
+  t.def("items", "self", [](Interpreter&, Args& a) { return dict_view(self_dict(a), 2); });
+  t.def("get", "self, key, default=None", [](Interpreter& interp, Args& a) {
+    Value* v = self_dict(a).find(interp, a[1]);
+    return v ? *v : a[2];
+  });
+  t.def("pop", "self, key, *default", [](Interpreter& interp, Args& a) {
+    Dict& d = self_dict(a);
+    Value* v = d.find(interp, a[1]);
+    if (!v) {
+      if (!a.varargs().empty()) return a.varargs()[0];
+      raise_key_error(a[1]);
+    }
+    Value result = *v;
+    d.erase(interp, a[1]);
+    return result;
+  });
+  t.def("setdefault", "self, key, default=None", [](Interpreter& interp, Args& a) {
+    Dict& d = self_dict(a);
+    if (Value* v = d.find(interp, a[1])) return *v;
+    d.set(interp, a[1], a[2]);
+    return a[2];
+  });
+  t.def("update", "self, other=None, **kwargs", [](Interpreter& interp, Args& a) {
+    Dict& d = self_dict(a);
+    if (auto* other = a[1].as<Dict>()) {
+      for (auto& [k, v] : other->items()) d.set(interp, k, v);
+    } else if (!a[1].is_none()) {
+      interp.for_each(a[1], [&](const Value& item) {
+        std::vector<Value> pair = interp.to_vector(item);
+        if (pair.size() != 2) raise(ExcKind::ValueError, "dictionary update sequence element has wrong length");
+        d.set(interp, pair[0], pair[1]);
+        return true;
+      });
+    }
+    for (auto& [k, v] : a.kwargs()) d.set(interp, make_str(symbol_name(k)), v);
+    return Value();
+  });
+  t.def("copy", "self", [](Interpreter& interp, Args& a) {
+    auto d = std::make_shared<Dict>();
+    for (auto& [k, v] : self_dict(a).items()) d->set(interp, k, v);
+    return Value(d);
+  });
+  t.def("clear", "self", [](Interpreter&, Args& a) {
+    self_dict(a).clear();
+    return Value();
+  });
+}
+
+}  // namespace tsch::script

@@ -1,0 +1,96 @@
+#include "script/exceptions.h"
+
+#include <array>
+
+#include "script/interpreter.h"
+#include "script/types.h"
+
+namespace tsch::script {
+namespace {
+
+struct ExceptionTable {
+  std::array<TypeRef, static_cast<size_t>(ExcKind::Count)> types;
+
+  ExceptionTable() {
+    auto make = [&](ExcKind kind, const char* name, ExcKind base) {
+      std::vector<TypeRef> bases;
+      if (kind != ExcKind::BaseException) bases.push_back(types[static_cast<size_t>(base)]);
+      auto t = std::make_shared<TypeObject>(name, std::move(bases));
+      t->is_exception = true;
+      types[static_cast<size_t>(kind)] = t;
+    };
+    using K = ExcKind;
+    make(K::BaseException, "BaseException", K::BaseException);
+    make(K::Exception, "Exception", K::BaseException);
+    make(K::KeyboardInterrupt, "KeyboardInterrupt", K::BaseException);
+    make(K::SystemExit, "SystemExit", K::BaseException);
+    make(K::ArithmeticError, "ArithmeticError", K::Exception);
+    make(K::LookupError, "LookupError", K::Exception);
+    make(K::ValueError, "ValueError", K::Exception);
+    make(K::UnicodeError, "UnicodeError", K::ValueError);
+    make(K::TypeError, "TypeError", K::Exception);
+    make(K::KeyError, "KeyError", K::LookupError);
+    make(K::IndexError, "IndexError", K::LookupError);
+    make(K::AssertionError, "AssertionError", K::Exception);
+    make(K::RuntimeError, "RuntimeError", K::Exception);
+    make(K::RecursionError, "RecursionError", K::RuntimeError);
+    make(K::NotImplementedError, "NotImplementedError", K::RuntimeError);
+    make(K::ZeroDivisionError, "ZeroDivisionError", K::ArithmeticError);
+    make(K::OverflowError, "OverflowError", K::ArithmeticError);
+    make(K::NameError, "NameError", K::Exception);
+    make(K::UnboundLocalError, "UnboundLocalError", K::NameError);
+    make(K::AttributeError, "AttributeError", K::Exception);
+    make(K::ImportError, "ImportError", K::Exception);
+    make(K::ModuleNotFoundError, "ModuleNotFoundError", K::ImportError);
+    make(K::StopIteration, "StopIteration", K::Exception);
+    make(K::OSError, "OSError", K::Exception);
+    make(K::FileNotFoundError, "FileNotFoundError", K::OSError);
+  }
+};
+
+const ExceptionTable& table() {
+  static const ExceptionTable* t = new ExceptionTable();
+  return *t;
+}
+
+}  // namespace
+
+TypeObject* exception_type(ExcKind kind) { return table().types[static_cast<size_t>(kind)].get(); }
+TypeRef exception_type_ref(ExcKind kind) { return table().types[static_cast<size_t>(kind)]; }
+
+Value make_exception(TypeObject* cls, std::vector<Value> args) {
+  TypeRef ref = std::static_pointer_cast<TypeObject>(cls->shared_from_this());
+  auto inst = std::make_shared<Instance>(ref);
+  inst->attrs().set(intern("args"), make_tuple(std::move(args)));
+  return Value(inst);
+}
+
+Value make_exception(ExcKind kind, const std::string& message) {
+  return make_exception(exception_type(kind), {make_str(message)});
+}
+
+void raise(ExcKind kind, const std::string& message) {
+  throw ScriptError(make_exception(kind, message));
+}
+
+void raise_key_error(const Value& key) {
+  throw ScriptError(make_exception(exception_type(ExcKind::KeyError), {key}));
+}
+
+void raise_at(ExcKind kind, const std::string& message, SourceLoc loc) {
+  ScriptError e(make_exception(kind, message));
+  e.pending = loc;
+  throw e;
+}
+
+void raise_type_error(const std::string& message) { raise(ExcKind::TypeError, message); }
+
+std::string exception_class_name(const Value& exc) { return exc.type()->name(); }
+
+std::string describe_exception(Interpreter& interp, const Value& exc) {
+  std::string name = exception_class_name(exc);
+  std::string text = interp.str(exc);
+  return text.empty() ? name : name + ": " + text;
+}
+
+}  // namespace tsch::script

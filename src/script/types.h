@@ -1,0 +1,22 @@
+// The built-in types (int, str, list, ...), created once with their methods installed.
+#pragma once
+
+#include "script/object.h"
+
+namespace tsch::script {
+
+struct BuiltinTypes {
+  TypeRef object, type, none, bool_, int_, float_, str, list, tuple, dict, range, slice,
+      iterator, function, native_function, bound_method, property, module, ellipsis;
+};
+
+const BuiltinTypes& builtin_types();
+
+// Installers, one per file that implements a type's methods.
+void install_str_methods(TypeObject& str);
+void install_list_methods(TypeObject& list);
+void install_tuple_methods(TypeObject& tuple);
+void install_dict_methods(TypeObject& dict);
+void install_number_methods(TypeObject& int_type, TypeObject& float_type);
+
+}  // namespace tsch::script

@@ -1,0 +1,102 @@
+// The script value model: a Value is None, a bool, an int64, a double, or a reference to a
+// heap Object (strings, containers, functions, modules, and later IR and schedules).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "support/symbol.h"
+
+namespace tsch::script {
+
+class Object;
+class TypeObject;
+class Interpreter;
+using ObjectRef = std::shared_ptr<Object>;
+
+class Value {
+ public:
+  enum class Tag : uint8_t { None, Bool, Int, Float, Object };
+
+  Value() : tag_(Tag::None), i_(0) {}
+  static Value boolean(bool b) { Value v; v.tag_ = Tag::Bool; v.b_ = b; return v; }
+  static Value integer(int64_t i) { Value v; v.tag_ = Tag::Int; v.i_ = i; return v; }
+  static Value real(double f) { Value v; v.tag_ = Tag::Float; v.f_ = f; return v; }
+  Value(ObjectRef obj) : tag_(obj ? Tag::Object : Tag::None), i_(0), obj_(std::move(obj)) {}
+  template <typename T>
+  Value(std::shared_ptr<T> obj) : Value(ObjectRef(std::move(obj))) {}
+
+  Tag tag() const { return tag_; }
+  bool is_none() const { return tag_ == Tag::None; }
+  bool is_bool() const { return tag_ == Tag::Bool; }
+  bool is_int() const { return tag_ == Tag::Int; }
+  // bool counts as an int, as in Python.
+  bool is_integral() const { return tag_ == Tag::Int || tag_ == Tag::Bool; }
+  bool is_float() const { return tag_ == Tag::Float; }
+  bool is_number() const { return tag_ == Tag::Int || tag_ == Tag::Bool || tag_ == Tag::Float; }
+  bool is_object() const { return tag_ == Tag::Object; }
+
+  bool as_bool() const { return b_; }
+  int64_t as_int() const { return tag_ == Tag::Bool ? (b_ ? 1 : 0) : i_; }
+  double as_float() const {
+    return tag_ == Tag::Float ? f_ : static_cast<double>(as_int());
+  }
+  Object* object() const { return obj_.get(); }
+  const ObjectRef& object_ref() const { return obj_; }
+
+  // The object as T when it is one (checked with dynamic_cast), else null.
+  template <typename T>
+  T* as() const { return tag_ == Tag::Object ? dynamic_cast<T*>(obj_.get()) : nullptr; }
+  template <typename T>
+  std::shared_ptr<T> as_ref() const {
+    return tag_ == Tag::Object ? std::dynamic_pointer_cast<T>(obj_) : nullptr;
+  }
+
+  // The script-level type of this value.
+  TypeObject* type() const;
+  // Identity (`is`).
+  bool is(const Value& other) const;
+
+ private:
+  Tag tag_;
+  union {
+    bool b_;
+    int64_t i_;
+    double f_;
+  };
+  ObjectRef obj_;
+};
+
+// Base of every heap value.
+class Object : public std::enable_shared_from_this<Object> {
+ public:
+  virtual ~Object() = default;
+  virtual TypeObject* type() const = 0;
+  // Attributes computed per object (beyond its type's methods and properties), for native
+  // objects such as modules of IR functions. Return false when there is no such attribute.
+  virtual bool get_attr_hook(Interpreter& interp, Symbol name, Value& out) { return false; }
+  virtual bool set_attr_hook(Interpreter& interp, Symbol name, const Value& value) { return false; }
+  // Script-visible repr; empty means "use the generic form".
+  virtual std::string repr_hook(Interpreter& interp) { return {}; }
+};
+
+// A name -> value table: module globals, function locals, class and instance attributes.
+class Namespace {
+ public:
+  Value* find(Symbol name) {
+    auto it = values_.find(name);
+    return it == values_.end() ? nullptr : &it->second;
+  }
+  void set(Symbol name, Value value) { values_[name] = std::move(value); }
+  bool erase(Symbol name) { return values_.erase(name) > 0; }
+  const std::unordered_map<Symbol, Value>& values() const { return values_; }
+
+ private:
+  std::unordered_map<Symbol, Value> values_;
+};
+using NamespaceRef = std::shared_ptr<Namespace>;
+
+}  // namespace tsch::script

@@ -1,0 +1,1050 @@
+// Builds the AST from the ANTLR parse tree. Each grammar rule has one method; the walk reads
+// children in order because the grammar is factored (operators interleave operands).
+#include "syntax/ast_builder.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include "support/diagnostics.h"
+#include "syntax/parser.h"
+#include "syntax/string_literal.h"
+
+namespace tsch {
+
+using namespace ast;
+using antlr4::tree::ParseTree;
+using antlr4::tree::TerminalNode;
+using tsgen::TschParser;
+
+namespace {
+
+size_t token_type(ParseTree* tree) {
+  auto* terminal = dynamic_cast<TerminalNode*>(tree);
+  return terminal ? terminal->getSymbol()->getType() : 0;
+}
+
+int code_points(std::string_view text) {
+  int n = 0;
+  for (char c : text) {
+    if (c == '\n') break;
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  }
+  return std::max(n, 1);
+}
+
+std::optional<BinOpKind> binop_of(size_t type) {
+  switch (type) {
+    case TschParser::ADD: return BinOpKind::Add;
+    case TschParser::MINUS: return BinOpKind::Sub;
+    case TschParser::STAR: return BinOpKind::Mul;
+    case TschParser::AT: return BinOpKind::MatMul;
+    case TschParser::DIV: return BinOpKind::Div;
+    case TschParser::IDIV: return BinOpKind::FloorDiv;
+    case TschParser::MOD: return BinOpKind::Mod;
+    case TschParser::POWER: return BinOpKind::Pow;
+    case TschParser::LEFT_SHIFT: return BinOpKind::LShift;
+    case TschParser::RIGHT_SHIFT: return BinOpKind::RShift;
+    case TschParser::OR_OP: return BinOpKind::BitOr;
+    case TschParser::XOR: return BinOpKind::BitXor;
+    case TschParser::AND_OP: return BinOpKind::BitAnd;
+    case TschParser::ADD_ASSIGN: return BinOpKind::Add;
+    case TschParser::SUB_ASSIGN: return BinOpKind::Sub;
+    case TschParser::MULT_ASSIGN: return BinOpKind::Mul;
+    case TschParser::AT_ASSIGN: return BinOpKind::MatMul;
+    case TschParser::DIV_ASSIGN: return BinOpKind::Div;
+    case TschParser::MOD_ASSIGN: return BinOpKind::Mod;
+    case TschParser::AND_ASSIGN: return BinOpKind::BitAnd;
+    case TschParser::OR_ASSIGN: return BinOpKind::BitOr;
+    case TschParser::XOR_ASSIGN: return BinOpKind::BitXor;
+    case TschParser::LEFT_SHIFT_ASSIGN: return BinOpKind::LShift;
+    case TschParser::RIGHT_SHIFT_ASSIGN: return BinOpKind::RShift;
+    case TschParser::POWER_ASSIGN: return BinOpKind::Pow;
+    case TschParser::IDIV_ASSIGN: return BinOpKind::FloorDiv;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+SourceLoc AstBuilder::loc(antlr4::Token* token) const {
+  SourceLoc l;
+  l.file = source_;
+  l.line = static_cast<int>(token->getLine()) + source_->first_line() - 1;
+  l.col = static_cast<int>(token->getCharPositionInLine()) + 1;
+  l.len = code_points(token->getText());
+  return l;
+}
+
+void AstBuilder::fail(SourceLoc at, const std::string& message) const {
+  throw SyntaxError(at, message);
+}
+
+// ------------------------------------------------------------------------- statements
+
+std::shared_ptr<Module> AstBuilder::build_file(TschParser::File_inputContext* ctx) {
+  module_ = std::make_shared<Module>();
+  module_->source = source_;
+  for (auto* stmt : ctx->stmt()) add_stmt(stmt, module_->body);
+  return module_;
+}
+
+ExprPtr AstBuilder::build_eval(TschParser::Eval_inputContext* ctx) {
+  return testlist(ctx->testlist());
+}
+
+void AstBuilder::add_stmt(TschParser::StmtContext* ctx, Body& out) {
+  if (ctx->simple_stmts()) {
+    add_simple_stmts(ctx->simple_stmts(), out);
+  } else {
+    out.push_back(compound_stmt(ctx->compound_stmt()));
+  }
+}
+
+void AstBuilder::add_simple_stmts(TschParser::Simple_stmtsContext* ctx, Body& out) {
+  for (auto* s : ctx->simple_stmt()) out.push_back(simple_stmt(s));
+}
+
+Body AstBuilder::suite(TschParser::SuiteContext* ctx) {
+  Body body;
+  if (ctx->simple_stmts()) {
+    add_simple_stmts(ctx->simple_stmts(), body);
+  } else {
+    for (auto* s : ctx->stmt()) add_stmt(s, body);
+  }
+  return body;
+}
+
+StmtPtr AstBuilder::simple_stmt(TschParser::Simple_stmtContext* ctx) {
+  SourceLoc at = loc(ctx);
+  if (ctx->expr_stmt()) return expr_stmt(ctx->expr_stmt());
+  if (ctx->PASS()) return std::make_unique<Simple>(StmtKind::Pass, at);
+  if (ctx->BREAK()) return std::make_unique<Simple>(StmtKind::Break, at);
+  if (ctx->CONTINUE()) return std::make_unique<Simple>(StmtKind::Continue, at);
+  if (auto* r = ctx->return_stmt()) {
+    auto node = std::make_unique<Return>(at);
+    if (r->testlist_star_expr()) node->value = testlist_star_expr(r->testlist_star_expr());
+    return node;
+  }
+  if (auto* r = ctx->raise_stmt()) {
+    auto node = std::make_unique<Raise>(at);
+    auto tests = r->test();
+    if (!tests.empty()) node->exc = test(tests[0]);
+    if (tests.size() > 1) node->cause = test(tests[1]);
+    return node;
+  }
+  if (auto* g = ctx->global_stmt()) {
+    auto node = std::make_unique<NameList>(StmtKind::Global, at);
+    for (auto* n : g->NAME()) node->names.push_back(intern(n->getText()));
+    if (!function_stack_.empty()) {
+      auto& names = function_stack_.back()->global_names;
+      names.insert(names.end(), node->names.begin(), node->names.end());
+    }
+    return node;
+  }
+  if (auto* g = ctx->nonlocal_stmt()) {
+    auto node = std::make_unique<NameList>(StmtKind::Nonlocal, at);
+    for (auto* n : g->NAME()) node->names.push_back(intern(n->getText()));
+    if (function_stack_.empty()) fail(at, "nonlocal declaration not allowed at module level");
+    auto& names = function_stack_.back()->nonlocal_names;
+    names.insert(names.end(), node->names.begin(), node->names.end());
+    return node;
+  }
+  if (auto* d = ctx->del_stmt()) {
+    auto node = std::make_unique<Delete>(at);
+    ExprPtr targets = exprlist(d->exprlist());
+    if (targets->kind == ExprKind::Tuple && !static_cast<Tuple*>(targets.get())->parenthesized) {
+      for (auto& e : static_cast<Tuple*>(targets.get())->elts) node->targets.push_back(std::move(e));
+    } else {
+      node->targets.push_back(std::move(targets));
+    }
+    for (auto& t : node->targets) check_target(t.get(), false, "delete");
+    return node;
+  }
+  if (ctx->import_name()) return import_name(ctx->import_name());
+  if (ctx->import_from()) return import_from(ctx->import_from());
+  if (auto* a = ctx->assert_stmt()) {
+    auto node = std::make_unique<Assert>(at);
+    node->test = test(a->test(0));
+    if (a->test().size() > 1) node->msg = test(a->test(1));
+    return node;
+  }
+  fail(at, "invalid syntax");
+}
+
+void AstBuilder::check_target(const Expr* target, bool allow_star, const char* what) const {
+  switch (target->kind) {
+    case ExprKind::Name:
+    case ExprKind::Attribute:
+    case ExprKind::Subscript:
+      return;
+    case ExprKind::Tuple:
+    case ExprKind::List: {
+      const auto& elts = target->kind == ExprKind::Tuple
+                             ? static_cast<const Tuple*>(target)->elts
+                             : static_cast<const List*>(target)->elts;
+      int stars = 0;
+      for (const auto& e : elts) {
+        if (e->kind == ExprKind::Starred) {
+          if (!allow_star || ++stars > 1) {
+            fail(e->loc, stars > 1 ? "multiple starred expressions in assignment"
+                                   : std::string("cannot ") + what + " starred");
+          }
+          check_target(static_cast<const Starred*>(e.get())->value.get(), false, what);
+        } else {
+          check_target(e.get(), allow_star, what);
+        }
+      }
+      return;
+    }
+    case ExprKind::Starred:
+      fail(target->loc, "starred assignment target must be in a list or tuple");
+    case ExprKind::Call:
+      fail(target->loc, std::string("cannot ") + what + " function call");
+    case ExprKind::Constant:
+      fail(target->loc, std::string("cannot ") + what + " literal");
+    default:
+      fail(target->loc, std::string("cannot ") + what + " expression");
+  }
+}
+
+StmtPtr AstBuilder::expr_stmt(TschParser::Expr_stmtContext* ctx) {
+  SourceLoc at = loc(ctx);
+  auto lists = ctx->testlist_star_expr();
+  ExprPtr first = testlist_star_expr(lists[0]);
+  if (auto* ann = ctx->annassign()) {
+    if (first->kind != ExprKind::Name && first->kind != ExprKind::Attribute &&
+        first->kind != ExprKind::Subscript) {
+      fail(first->loc, "only single target (not tuple) can be annotated");
+    }
+    auto node = std::make_unique<AnnAssign>(at);
+    node->target = std::move(first);
+    node->annotation = test(ann->test());
+    if (ann->testlist_star_expr()) node->value = testlist_star_expr(ann->testlist_star_expr());
+    return node;
+  }
+  if (auto* aug = ctx->augassign()) {
+    if (first->kind != ExprKind::Name && first->kind != ExprKind::Attribute &&
+        first->kind != ExprKind::Subscript) {
+      fail(first->loc, "illegal expression for augmented assignment");
+    }
+    auto* op_token = dynamic_cast<TerminalNode*>(aug->children[0]);
+    auto node = std::make_unique<AugAssign>(at, *binop_of(op_token->getSymbol()->getType()));
+    node->op_loc = loc(op_token);
+    node->target = std::move(first);
+    node->value = testlist(ctx->testlist());
+    return node;
+  }
+  if (lists.size() == 1) {
+    if (first->kind == ExprKind::Starred) fail(first->loc, "can't use starred expression here");
+    return std::make_unique<ExprStmt>(at, std::move(first));
+  }
+  auto node = std::make_unique<Assign>(at);
+  node->targets.push_back(std::move(first));
+  for (size_t i = 1; i + 1 < lists.size(); ++i) node->targets.push_back(testlist_star_expr(lists[i]));
+  for (auto& t : node->targets) check_target(t.get(), true, "assign to");
+  node->value = testlist_star_expr(lists.back());
+  return node;
+}
+
+StmtPtr AstBuilder::import_name(TschParser::Import_nameContext* ctx) {
+  auto node = std::make_unique<Import>(loc(ctx));
+  for (auto* item : ctx->dotted_as_name()) {
+    Alias alias;
+    alias.name = item->dotted_name()->getText();
+    alias.loc = loc(item);
+    alias.loc.len = code_points(alias.name);
+    if (item->NAME()) {
+      alias.has_asname = true;
+      alias.asname = intern(item->NAME()->getText());
+    }
+    node->names.push_back(std::move(alias));
+  }
+  return node;
+}
+
+StmtPtr AstBuilder::import_from(TschParser::Import_fromContext* ctx) {
+  auto node = std::make_unique<ImportFrom>(loc(ctx));
+  node->level = static_cast<int>(ctx->DOT().size() + 3 * ctx->ELLIPSIS().size());
+  if (ctx->dotted_name()) node->module = ctx->dotted_name()->getText();
+  auto* targets = ctx->import_targets();
+  if (targets->STAR()) {
+    node->star = true;
+  } else {
+    for (auto* item : targets->import_as_name()) {
+      Alias alias;
+      alias.name = item->NAME(0)->getText();
+      alias.loc = loc(item);
+      if (item->NAME().size() > 1) {
+        alias.has_asname = true;
+        alias.asname = intern(item->NAME(1)->getText());
+      }
+      node->names.push_back(std::move(alias));
+    }
+  }
+  return node;
+}
+
+StmtPtr AstBuilder::compound_stmt(TschParser::Compound_stmtContext* ctx) {
+  if (ctx->if_stmt()) return if_stmt(ctx->if_stmt());
+  if (ctx->while_stmt()) return while_stmt(ctx->while_stmt());
+  if (ctx->for_stmt()) return for_stmt(ctx->for_stmt());
+  if (ctx->try_stmt()) return try_stmt(ctx->try_stmt());
+  if (ctx->with_stmt()) return with_stmt(ctx->with_stmt());
+  if (ctx->funcdef()) return funcdef(ctx->funcdef());
+  if (ctx->classdef()) return classdef(ctx->classdef());
+  return decorated(ctx->decorated());
+}
+
+StmtPtr AstBuilder::if_stmt(TschParser::If_stmtContext* ctx) {
+  // if/elif chains become nested Ifs in orelse. Children alternate keyword, test, ':', suite.
+  auto tests = ctx->test();
+  auto suites = ctx->suite();
+  std::unique_ptr<If> root;
+  If* current = nullptr;
+  for (size_t i = 0; i < tests.size(); ++i) {
+    auto node = std::make_unique<If>(loc(i == 0 ? ctx->IF()->getSymbol() : ctx->ELIF(i - 1)->getSymbol()));
+    node->test = test(tests[i]);
+    node->body = suite(suites[i]);
+    If* raw = node.get();
+    if (!root) root = std::move(node);
+    else current->orelse.push_back(std::move(node));
+    current = raw;
+  }
+  if (suites.size() > tests.size()) current->orelse = suite(suites.back());
+  return root;
+}
+
+StmtPtr AstBuilder::while_stmt(TschParser::While_stmtContext* ctx) {
+  auto node = std::make_unique<While>(loc(ctx));
+  node->test = test(ctx->test());
+  node->body = suite(ctx->suite(0));
+  if (ctx->suite().size() > 1) node->orelse = suite(ctx->suite(1));
+  return node;
+}
+
+StmtPtr AstBuilder::for_stmt(TschParser::For_stmtContext* ctx) {
+  auto node = std::make_unique<For>(loc(ctx));
+  node->target = exprlist(ctx->exprlist());
+  check_target(node->target.get(), true, "assign to");
+  node->iter = testlist(ctx->testlist());
+  node->body = suite(ctx->suite(0));
+  if (ctx->suite().size() > 1) node->orelse = suite(ctx->suite(1));
+  return node;
+}
+
+StmtPtr AstBuilder::try_stmt(TschParser::Try_stmtContext* ctx) {
+  auto node = std::make_unique<Try>(loc(ctx));
+  // Walk children: TRY ':' suite, then (except_clause ':' suite)*, [ELSE ':' suite], [FINALLY ':' suite].
+  enum { kBody, kHandler, kElse, kFinally } next = kBody;
+  ExceptHandler* handler = nullptr;
+  for (auto* child : ctx->children) {
+    if (auto* clause = dynamic_cast<TschParser::Except_clauseContext*>(child)) {
+      ExceptHandler h;
+      h.loc = loc(clause);
+      if (clause->test()) h.type = test(clause->test());
+      if (clause->NAME()) {
+        h.has_name = true;
+        h.name = intern(clause->NAME()->getText());
+      }
+      node->handlers.push_back(std::move(h));
+      handler = &node->handlers.back();
+      next = kHandler;
+    } else if (token_type(child) == TschParser::ELSE) {
+      next = kElse;
+    } else if (token_type(child) == TschParser::FINALLY) {
+      next = kFinally;
+    } else if (auto* s = dynamic_cast<TschParser::SuiteContext*>(child)) {
+      switch (next) {
+        case kBody: node->body = suite(s); break;
+        case kHandler: handler->body = suite(s); break;
+        case kElse: node->orelse = suite(s); break;
+        case kFinally: node->finalbody = suite(s); break;
+      }
+    }
+  }
+  for (size_t i = 0; i + 1 < node->handlers.size(); ++i) {
+    if (!node->handlers[i].type) fail(node->handlers[i].loc, "default 'except:' must be last");
+  }
+  return node;
+}
+
+StmtPtr AstBuilder::with_stmt(TschParser::With_stmtContext* ctx) {
+  auto node = std::make_unique<With>(loc(ctx));
+  for (auto* item : ctx->with_item()) {
+    WithItem w;
+    w.context = test(item->test());
+    if (item->expr()) {
+      w.target = expr(item->expr());
+      check_target(w.target.get(), true, "assign to");
+    }
+    node->items.push_back(std::move(w));
+  }
+  node->body = suite(ctx->suite());
+  return node;
+}
+
+void AstBuilder::params(TschParser::Param_listContext* ctx, std::vector<Param>& out) {
+  bool seen_default = false, seen_star = false, seen_kw = false;
+  for (auto* p : ctx->param()) {
+    Param param;
+    param.loc = loc(p);
+    if (seen_kw) fail(param.loc, "arguments cannot follow var-keyword argument");
+    if (p->DIV()) {
+      param.kind = Param::Kind::PosOnlyMarker;
+    } else if (p->STAR()) {
+      if (seen_star) fail(param.loc, "* argument may appear only once");
+      seen_star = true;
+      param.kind = p->NAME() ? Param::Kind::VarArgs : Param::Kind::KwOnlyMarker;
+      if (p->NAME()) param.name = intern(p->NAME()->getText());
+    } else if (p->POWER()) {
+      seen_kw = true;
+      param.kind = Param::Kind::VarKw;
+      param.name = intern(p->NAME()->getText());
+    } else {
+      param.name = intern(p->NAME()->getText());
+      if (p->ASSIGN()) {
+        seen_default = true;
+      } else if (seen_default && !seen_star) {
+        fail(param.loc, "non-default argument follows default argument");
+      }
+    }
+    if (p->ASSIGN()) param.default_value = test(p->test().back());
+    if (p->COLON()) param.annotation = test(p->test(0));
+    for (const auto& other : out) {
+      if (other.name == param.name && param.name != 0 && other.kind != Param::Kind::KwOnlyMarker &&
+          other.kind != Param::Kind::PosOnlyMarker) {
+        fail(param.loc, "duplicate argument '" + symbol_name(param.name) + "' in function definition");
+      }
+    }
+    out.push_back(std::move(param));
+  }
+}
+
+StmtPtr AstBuilder::funcdef(TschParser::FuncdefContext* ctx) {
+  auto node = std::make_unique<FunctionDef>(loc(ctx));
+  node->name = intern(ctx->NAME()->getText());
+  node->name_loc = loc(ctx->NAME());
+  if (auto* list = ctx->parameters()->param_list()) params(list, node->params);
+  if (ctx->test()) node->returns = test(ctx->test());
+  function_stack_.push_back(node.get());
+  node->body = suite(ctx->suite());
+  function_stack_.pop_back();
+  return node;
+}
+
+StmtPtr AstBuilder::classdef(TschParser::ClassdefContext* ctx) {
+  auto node = std::make_unique<ClassDef>(loc(ctx));
+  node->name = intern(ctx->NAME()->getText());
+  if (ctx->arglist()) arglist(ctx->arglist(), node->bases);
+  node->body = suite(ctx->suite());
+  return node;
+}
+
+StmtPtr AstBuilder::decorated(TschParser::DecoratedContext* ctx) {
+  std::vector<ExprPtr> decorators;
+  for (auto* d : ctx->decorator()) decorators.push_back(test(d->test()));
+  if (ctx->funcdef()) {
+    auto node = funcdef(ctx->funcdef());
+    static_cast<FunctionDef*>(node.get())->decorators = std::move(decorators);
+    return node;
+  }
+  auto node = classdef(ctx->classdef());
+  static_cast<ClassDef*>(node.get())->decorators = std::move(decorators);
+  return node;
+}
+
+// ------------------------------------------------------------------------- expressions
+
+ExprPtr AstBuilder::test(TschParser::TestContext* ctx) {
+  if (auto* l = ctx->lambdef()) return lambda(l, l->lambda_params(), test(l->test()));
+  auto ors = ctx->or_test();
+  if (ors.size() == 1) return or_test(ors[0]);
+  auto node = std::make_unique<IfExp>(loc(ctx->IF()));
+  node->body = or_test(ors[0]);
+  node->test = or_test(ors[1]);
+  node->orelse = test(ctx->test());
+  return node;
+}
+
+ExprPtr AstBuilder::test_nocond(TschParser::Test_nocondContext* ctx) {
+  if (auto* l = ctx->lambdef_nocond()) {
+    return lambda(l, l->lambda_params(), test_nocond(l->test_nocond()));
+  }
+  return or_test(ctx->or_test());
+}
+
+ExprPtr AstBuilder::lambda(antlr4::ParserRuleContext* ctx, TschParser::Lambda_paramsContext* list,
+                           ExprPtr body) {
+  auto node = std::make_unique<Lambda>(loc(ctx));
+  if (list) {
+    bool seen_default = false;
+    for (auto* p : list->lambda_param()) {
+      Param param;
+      param.loc = loc(p);
+      if (p->STAR()) {
+        param.kind = p->NAME() ? Param::Kind::VarArgs : Param::Kind::KwOnlyMarker;
+      } else if (p->POWER()) {
+        param.kind = Param::Kind::VarKw;
+      }
+      if (p->NAME()) param.name = intern(p->NAME()->getText());
+      if (p->test()) {
+        param.default_value = test(p->test());
+        seen_default = true;
+      } else if (seen_default && param.kind == Param::Kind::Normal) {
+        fail(param.loc, "non-default argument follows default argument");
+      }
+      node->params.push_back(std::move(param));
+    }
+  }
+  node->body = std::move(body);
+  return node;
+}
+
+ExprPtr AstBuilder::or_test(TschParser::Or_testContext* ctx) {
+  auto parts = ctx->and_test();
+  if (parts.size() == 1) return and_test(parts[0]);
+  auto node = std::make_unique<BoolOp>(loc(ctx->OR(0)), false);
+  for (auto* p : parts) node->values.push_back(and_test(p));
+  return node;
+}
+
+ExprPtr AstBuilder::and_test(TschParser::And_testContext* ctx) {
+  auto parts = ctx->not_test();
+  if (parts.size() == 1) return not_test(parts[0]);
+  auto node = std::make_unique<BoolOp>(loc(ctx->AND(0)), true);
+  for (auto* p : parts) node->values.push_back(not_test(p));
+  return node;
+}
+
+ExprPtr AstBuilder::not_test(TschParser::Not_testContext* ctx) {
+  if (ctx->NOT()) return std::make_unique<UnaryOp>(loc(ctx->NOT()), UnaryOpKind::Not, not_test(ctx->not_test()));
+  return comparison(ctx->comparison());
+}
+
+ExprPtr AstBuilder::comparison(TschParser::ComparisonContext* ctx) {
+  auto exprs = ctx->expr();
+  if (exprs.size() == 1) return expr(exprs[0]);
+  auto node = std::make_unique<Compare>(loc(ctx->comp_op(0)));
+  node->left = expr(exprs[0]);
+  for (size_t i = 0; i < ctx->comp_op().size(); ++i) {
+    auto* op = ctx->comp_op(i);
+    CmpOpKind kind;
+    size_t first = token_type(op->children[0]);
+    bool two = op->children.size() > 1;
+    switch (first) {
+      case TschParser::LESS_THAN: kind = CmpOpKind::Lt; break;
+      case TschParser::GREATER_THAN: kind = CmpOpKind::Gt; break;
+      case TschParser::EQUALS: kind = CmpOpKind::Eq; break;
+      case TschParser::GT_EQ: kind = CmpOpKind::GtE; break;
+      case TschParser::LT_EQ: kind = CmpOpKind::LtE; break;
+      case TschParser::IN: kind = CmpOpKind::In; break;
+      case TschParser::NOT: kind = CmpOpKind::NotIn; break;
+      case TschParser::IS: kind = two ? CmpOpKind::IsNot : CmpOpKind::Is; break;
+      default: kind = CmpOpKind::NotEq; break;
+    }
+    node->ops.push_back(kind);
+    SourceLoc op_loc = loc(op);
+    op_loc.len = code_points(op->getText()) + (two ? 1 : 0);
+    node->op_locs.push_back(op_loc);
+    node->comparators.push_back(expr(exprs[i + 1]));
+  }
+  return node;
+}
+
+ExprPtr AstBuilder::expr(TschParser::ExprContext* ctx) { return binary_chain(ctx); }
+
+// One left-associative level: operand (op operand)*.
+ExprPtr AstBuilder::binary_chain(antlr4::ParserRuleContext* ctx) {
+  ExprPtr left = operand(ctx->children[0]);
+  for (size_t i = 1; i + 1 < ctx->children.size(); i += 2) {
+    auto* op = dynamic_cast<TerminalNode*>(ctx->children[i]);
+    ExprPtr right = operand(ctx->children[i + 1]);
+    left = std::make_unique<BinOp>(loc(op), *binop_of(op->getSymbol()->getType()), std::move(left),
+                                   std::move(right));
+  }
+  return left;
+}
+
+ExprPtr AstBuilder::operand(ParseTree* child) {
+  if (auto* c = dynamic_cast<TschParser::Xor_exprContext*>(child)) return binary_chain(c);
+  if (auto* c = dynamic_cast<TschParser::And_exprContext*>(child)) return binary_chain(c);
+  if (auto* c = dynamic_cast<TschParser::Shift_exprContext*>(child)) return binary_chain(c);
+  if (auto* c = dynamic_cast<TschParser::Arith_exprContext*>(child)) return binary_chain(c);
+  if (auto* c = dynamic_cast<TschParser::TermContext*>(child)) return binary_chain(c);
+  if (auto* c = dynamic_cast<TschParser::FactorContext*>(child)) return factor(c);
+  internal_fail(__FILE__, __LINE__, "unexpected operand in parse tree");
+}
+
+ExprPtr AstBuilder::factor(TschParser::FactorContext* ctx) {
+  if (ctx->power()) return power(ctx->power());
+  auto* op = dynamic_cast<TerminalNode*>(ctx->children[0]);
+  ExprPtr value = factor(ctx->factor());
+  size_t type = op->getSymbol()->getType();
+  // Fold -<literal> so that the minimum int64 is writable and constants stay constants.
+  if (type == TschParser::MINUS && value->kind == ExprKind::Constant) {
+    auto* c = static_cast<Constant*>(value.get());
+    if (c->type == Constant::Type::Float) {
+      c->float_value = -c->float_value;
+      c->loc = loc(op);
+      return value;
+    }
+    if (c->type == Constant::Type::Int && c->int_value != INT64_MIN && c->str_value.empty()) {
+      c->int_value = -c->int_value;
+      c->loc = loc(op);
+      return value;
+    }
+    if (c->type == Constant::Type::Int && c->str_value == "9223372036854775808") {
+      c->int_value = INT64_MIN;
+      c->str_value.clear();
+      c->loc = loc(op);
+      return value;
+    }
+  }
+  UnaryOpKind kind = type == TschParser::MINUS ? UnaryOpKind::Neg
+                     : type == TschParser::ADD ? UnaryOpKind::Pos
+                                               : UnaryOpKind::Invert;
+  return std::make_unique<UnaryOp>(loc(op), kind, std::move(value));
+}
+
+ExprPtr AstBuilder::power(TschParser::PowerContext* ctx) {
+  ExprPtr base = atom_expr(ctx->atom_expr());
+  if (!ctx->POWER()) return base;
+  return std::make_unique<BinOp>(loc(ctx->POWER()), BinOpKind::Pow, std::move(base), factor(ctx->factor()));
+}
+
+ExprPtr AstBuilder::atom_expr(TschParser::Atom_exprContext* ctx) {
+  ExprPtr value = atom(ctx->atom());
+  for (auto* trailer : ctx->trailer()) {
+    if (trailer->DOT()) {
+      SourceLoc at = loc(trailer->NAME());
+      value = std::make_unique<Attribute>(at, std::move(value), intern(trailer->NAME()->getText()));
+    } else if (trailer->OPEN_PAREN()) {
+      auto call = std::make_unique<Call>(value->loc);
+      call->func = std::move(value);
+      if (trailer->arglist()) arglist(trailer->arglist(), call->args);
+      value = std::move(call);
+    } else {
+      auto sub = std::make_unique<Subscript>(loc(trailer->OPEN_BRACK()));
+      sub->value = std::move(value);
+      sub->index = subscriptlist(trailer->subscriptlist());
+      value = std::move(sub);
+    }
+  }
+  // A literal that is never valid as a call target is better caught here than at run time.
+  return value;
+}
+
+void AstBuilder::arglist(TschParser::ArglistContext* ctx, std::vector<Arg>& out) {
+  bool seen_keyword = false;
+  auto arguments = ctx->argument();
+  for (auto* a : arguments) {
+    Arg arg;
+    arg.loc = loc(a);
+    if (a->ASSIGN()) {
+      arg.kind = Arg::Kind::Keyword;
+      arg.name = intern(a->NAME()->getText());
+      seen_keyword = true;
+      for (const auto& other : out) {
+        if (other.kind == Arg::Kind::Keyword && other.name == arg.name) {
+          fail(arg.loc, "keyword argument repeated: " + symbol_name(arg.name));
+        }
+      }
+    } else if (a->POWER()) {
+      arg.kind = Arg::Kind::DoubleStar;
+      seen_keyword = true;
+    } else if (a->STAR()) {
+      arg.kind = Arg::Kind::Star;
+    } else if (seen_keyword) {
+      fail(arg.loc, "positional argument follows keyword argument");
+    }
+    if (a->comp_for()) {
+      if (arguments.size() != 1) fail(arg.loc, "generator expression must be parenthesized");
+      auto comp = std::make_unique<ListComp>(arg.loc);
+      comp->elt = test(a->test());
+      comprehension(a->comp_for(), comp->generators);
+      arg.value = std::move(comp);
+    } else {
+      arg.value = test(a->test());
+    }
+    out.push_back(std::move(arg));
+  }
+}
+
+void AstBuilder::comprehension(TschParser::Comp_forContext* ctx, std::vector<Comprehension>& out) {
+  Comprehension gen;
+  gen.target = exprlist(ctx->exprlist());
+  check_target(gen.target.get(), true, "assign to");
+  gen.iter = or_test(ctx->or_test());
+  out.push_back(std::move(gen));
+  for (auto* iter = ctx->comp_iter(); iter != nullptr;) {
+    if (auto* f = iter->comp_for()) {
+      comprehension(f, out);
+      return;
+    }
+    auto* cond = iter->comp_if();
+    out.back().ifs.push_back(test_nocond(cond->test_nocond()));
+    iter = cond->comp_iter();
+  }
+}
+
+ExprPtr AstBuilder::star_expr(TschParser::Star_exprContext* ctx) {
+  return std::make_unique<Starred>(loc(ctx->STAR()), expr(ctx->expr()));
+}
+
+ExprPtr AstBuilder::element(ParseTree* child) {
+  if (auto* t = dynamic_cast<TschParser::TestContext*>(child)) return test(t);
+  if (auto* s = dynamic_cast<TschParser::Star_exprContext*>(child)) return star_expr(s);
+  if (auto* e = dynamic_cast<TschParser::ExprContext*>(child)) return expr(e);
+  internal_fail(__FILE__, __LINE__, "unexpected element in parse tree");
+}
+
+// `a, b, c` lists: one element without a trailing comma is the element itself.
+ExprPtr AstBuilder::sequence(antlr4::ParserRuleContext* ctx, SourceLoc at, bool force_tuple) {
+  std::vector<ExprPtr> elts;
+  bool trailing_comma = false;
+  for (auto* child : ctx->children) {
+    if (token_type(child) == TschParser::COMMA) {
+      trailing_comma = true;
+      continue;
+    }
+    trailing_comma = false;
+    elts.push_back(element(child));
+  }
+  bool has_comma = ctx->children.size() > 1;
+  if (elts.size() == 1 && !has_comma && !force_tuple) return std::move(elts[0]);
+  (void)trailing_comma;
+  auto tuple = std::make_unique<Tuple>(at);
+  tuple->elts = std::move(elts);
+  return tuple;
+}
+
+ExprPtr AstBuilder::testlist(TschParser::TestlistContext* ctx) { return sequence(ctx, loc(ctx), false); }
+ExprPtr AstBuilder::testlist_star_expr(TschParser::Testlist_star_exprContext* ctx) {
+  return sequence(ctx, loc(ctx), false);
+}
+ExprPtr AstBuilder::exprlist(TschParser::ExprlistContext* ctx) { return sequence(ctx, loc(ctx), false); }
+
+ExprPtr AstBuilder::subscriptlist(TschParser::SubscriptlistContext* ctx) {
+  auto subs = ctx->subscript();
+  if (subs.size() == 1 && ctx->COMMA().empty()) return subscript(subs[0]);
+  auto tuple = std::make_unique<Tuple>(loc(ctx));
+  for (auto* s : subs) tuple->elts.push_back(subscript(s));
+  return tuple;
+}
+
+ExprPtr AstBuilder::subscript(TschParser::SubscriptContext* ctx) {
+  if (ctx->COLON().empty()) return test(ctx->test(0));
+  auto slice = std::make_unique<Slice>(loc(ctx));
+  // Children: [lower] ':' [upper] [':' [step]]
+  int part = 0;
+  for (auto* child : ctx->children) {
+    if (token_type(child) == TschParser::COLON) {
+      ++part;
+      continue;
+    }
+    ExprPtr value = test(dynamic_cast<TschParser::TestContext*>(child));
+    if (part == 0) slice->lower = std::move(value);
+    else if (part == 1) slice->upper = std::move(value);
+    else slice->step = std::move(value);
+  }
+  return slice;
+}
+
+ExprPtr AstBuilder::number(TerminalNode* node) {
+  auto c = std::make_unique<Constant>(loc(node));
+  std::string text;
+  for (char ch : node->getText()) {
+    if (ch != '_') text += ch;
+  }
+  bool is_float = text.find_first_of(".eE") != std::string::npos &&
+                  !(text.size() > 1 && (text[1] == 'x' || text[1] == 'X'));
+  if (is_float) {
+    c->type = Constant::Type::Float;
+    c->float_value = std::strtod(text.c_str(), nullptr);
+    return c;
+  }
+  c->type = Constant::Type::Int;
+  int base = 10;
+  std::string digits = text;
+  if (text.size() > 1 && text[0] == '0' && std::isalpha(static_cast<unsigned char>(text[1]))) {
+    char b = static_cast<char>(std::tolower(text[1]));
+    base = b == 'x' ? 16 : b == 'o' ? 8 : 2;
+    digits = text.substr(2);
+  }
+  errno = 0;
+  unsigned long long value = std::strtoull(digits.c_str(), nullptr, base);
+  if (errno == ERANGE || value > static_cast<unsigned long long>(INT64_MAX)) {
+    if (base == 10 && digits == "9223372036854775808") {
+      c->str_value = digits;  // only valid under unary minus; see factor()
+      return c;
+    }
+    fail(c->loc, "integer literal too large: tsch integers are 64-bit");
+  }
+  c->int_value = static_cast<int64_t>(value);
+  return c;
+}
+
+ExprPtr AstBuilder::strings(TschParser::AtomContext* ctx) {
+  SourceLoc at = loc(ctx);
+  bool any_f = false;
+  bool any_bytes = false, any_text = false;
+  std::vector<StringToken> pieces;
+  for (auto* node : ctx->STRING()) {
+    pieces.push_back(split_string_token(node->getText()));
+    any_f |= pieces.back().fstring;
+    (pieces.back().bytes ? any_bytes : any_text) = true;
+  }
+  if (any_bytes && any_text) fail(at, "cannot mix bytes and nonbytes literals");
+  auto decode = [&](size_t i, std::string& out) {
+    if (pieces[i].raw) {
+      out = pieces[i].body;
+      return;
+    }
+    std::string error;
+    size_t offset = 0;
+    if (!decode_escapes(pieces[i].body, out, error, offset)) {
+      SourceLoc where = loc(ctx->STRING(i));
+      where.col += static_cast<int>(pieces[i].body_offset + offset);
+      where.len = 2;
+      fail(where, "(unicode error) " + error);
+    }
+  };
+  if (!any_f) {
+    auto c = std::make_unique<Constant>(at);
+    c->type = any_bytes ? Constant::Type::Bytes : Constant::Type::Str;
+    std::string part;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      decode(i, part);
+      c->str_value += part;
+    }
+    return c;
+  }
+  auto f = std::make_unique<FString>(at);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (!pieces[i].fstring) {
+      FString::Part part;
+      decode(i, part.literal);
+      f->parts.push_back(std::move(part));
+      continue;
+    }
+    SourceLoc body_loc = loc(ctx->STRING(i));
+    body_loc.col += static_cast<int>(pieces[i].body_offset);
+    fstring_parts(pieces[i].body, body_loc, pieces[i].raw, *f);
+  }
+  return f;
+}
+
+// Splits an f-string body into literal text and {field} parts. Fields are parsed as
+// expressions from a fragment source padded so that columns match the original line.
+void AstBuilder::fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FString& out) {
+  std::string literal;
+  int line = body_loc.line;
+  int col = body_loc.col;  // column of body[i]
+  auto flush_literal = [&]() {
+    if (literal.empty()) return;
+    FString::Part part;
+    if (raw) {
+      part.literal = literal;
+    } else {
+      std::string error;
+      size_t offset = 0;
+      if (!decode_escapes(literal, part.literal, error, offset)) {
+        fail(SourceLoc{source_, line, col, 1}, "(unicode error) " + error);
+      }
+    }
+    out.parts.push_back(std::move(part));
+    literal.clear();
+  };
+  auto advance = [&](char c) {
+    if (c == '\n') {
+      ++line;
+      col = 1;
+    } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+      ++col;
+    }
+  };
+  size_t i = 0;
+  while (i < body.size()) {
+    char c = body[i];
+    if (c == '}' ) {
+      if (i + 1 < body.size() && body[i + 1] == '}') {
+        literal += '}';
+        advance(c);
+        advance(c);
+        i += 2;
+        continue;
+      }
+      fail(SourceLoc{source_, line, col, 1}, "f-string: single '}' is not allowed");
+    }
+    if (c != '{') {
+      literal += c;
+      advance(c);
+      ++i;
+      continue;
+    }
+    if (i + 1 < body.size() && body[i + 1] == '{') {
+      literal += '{';
+      advance(c);
+      advance(c);
+      i += 2;
+      continue;
+    }
+    flush_literal();
+    SourceLoc open{source_, line, col, 1};
+    advance(c);
+    ++i;
+    // Find the end of the expression: a top-level '!', ':', '=' (debug) or '}'.
+    size_t start = i;
+    int field_line = line, field_col = col;
+    int depth = 0;
+    char quote = 0;
+    size_t end = std::string::npos;
+    for (; i < body.size(); advance(body[i]), ++i) {
+      char d = body[i];
+      if (quote) {
+        if (d == quote) quote = 0;
+        continue;
+      }
+      if (d == '\'' || d == '"') quote = d;
+      else if (d == '(' || d == '[' || d == '{') ++depth;
+      else if (d == ')' || d == ']' || (d == '}' && depth > 0)) --depth;
+      else if (depth == 0 && (d == '}' || d == ':' ||
+                              (d == '!' && i + 1 < body.size() && body[i + 1] != '=') ||
+                              (d == '=' && i + 1 < body.size() && body[i + 1] != '=' &&
+                               i > start && std::string("=!<>").find(body[i - 1]) == std::string::npos))) {
+        end = i;
+        break;
+      }
+    }
+    if (end == std::string::npos) fail(open, "f-string: expecting '}'");
+    std::string expr_text = body.substr(start, end - start);
+    if (expr_text.find_first_not_of(" \t\n") == std::string::npos) {
+      fail(open, "f-string: empty expression not allowed");
+    }
+    FString::Part part;
+    // Pad so that the fragment's columns equal the original line's.
+    std::string padded = std::string(static_cast<size_t>(field_col - 1), ' ') + expr_text;
+    const SourceFile* fragment =
+        SourceFile::make(source_->name(), padded, field_line, source_);
+    part.value = parse_expression(fragment);
+    if (body[i] == '=') {
+      part.debug_text = expr_text + "=";
+      part.conversion = 'r';
+      advance(body[i]);
+      ++i;
+    }
+    if (i < body.size() && body[i] == '!') {
+      if (i + 1 >= body.size() || std::string("rsa").find(body[i + 1]) == std::string::npos) {
+        fail(SourceLoc{source_, line, col, 1}, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+      }
+      part.conversion = body[i + 1];
+      advance(body[i]);
+      advance(body[i + 1]);
+      i += 2;
+    }
+    if (i < body.size() && body[i] == ':') {
+      part.conversion = part.debug_text.empty() ? part.conversion : 0;
+      advance(body[i]);
+      ++i;
+      size_t spec_start = i;
+      int spec_line = line, spec_col = col;
+      int nest = 0;
+      for (; i < body.size(); advance(body[i]), ++i) {
+        if (body[i] == '{') ++nest;
+        else if (body[i] == '}') {
+          if (nest == 0) break;
+          --nest;
+        }
+      }
+      auto spec = std::make_unique<FString>(open);
+      fstring_parts(body.substr(spec_start, i - spec_start), SourceLoc{source_, spec_line, spec_col, 1}, raw,
+                    *spec);
+      part.spec = std::move(spec);
+    }
+    if (i >= body.size() || body[i] != '}') fail(open, "f-string: expecting '}'");
+    advance(body[i]);
+    ++i;
+    out.parts.push_back(std::move(part));
+  }
+  flush_literal();
+}
+
+ExprPtr AstBuilder::atom(TschParser::AtomContext* ctx) {
+  SourceLoc at = loc(ctx);
+  if (ctx->NAME()) return std::make_unique<Name>(at, intern(ctx->NAME()->getText()));
+  if (ctx->NUMBER()) return number(ctx->NUMBER());
+  if (!ctx->STRING().empty()) return strings(ctx);
+  if (ctx->NONE() || ctx->TRUE() || ctx->FALSE() || ctx->ELLIPSIS()) {
+    auto c = std::make_unique<Constant>(at);
+    if (ctx->NONE()) c->type = Constant::Type::None;
+    else if (ctx->ELLIPSIS()) c->type = Constant::Type::Ellipsis;
+    else {
+      c->type = Constant::Type::Bool;
+      c->bool_value = ctx->TRUE() != nullptr;
+    }
+    return c;
+  }
+  if (ctx->OPEN_PAREN()) {
+    auto* comp = ctx->testlist_comp();
+    if (!comp) {
+      auto t = std::make_unique<Tuple>(at);
+      t->parenthesized = true;
+      return t;
+    }
+    if (comp->comp_for()) {
+      // A generator expression evaluates eagerly to a list-like iterable here.
+      auto lc = std::make_unique<ListComp>(at);
+      lc->elt = element(comp->children[0]);
+      comprehension(comp->comp_for(), lc->generators);
+      return lc;
+    }
+    ExprPtr inner = sequence(comp, at, false);
+    if (inner->kind == ExprKind::Tuple) static_cast<Tuple*>(inner.get())->parenthesized = true;
+    else if (inner->kind == ExprKind::Starred) fail(inner->loc, "can't use starred expression here");
+    return inner;
+  }
+  if (ctx->OPEN_BRACK()) {
+    auto* comp = ctx->testlist_comp();
+    if (comp && comp->comp_for()) {
+      auto lc = std::make_unique<ListComp>(at);
+      lc->elt = element(comp->children[0]);
+      comprehension(comp->comp_for(), lc->generators);
+      return lc;
+    }
+    auto list = std::make_unique<List>(at);
+    if (comp) {
+      for (auto* child : comp->children) {
+        if (token_type(child) != TschParser::COMMA) list->elts.push_back(element(child));
+      }
+    }
+    return list;
+  }
+  // Braces: dict display, dict comprehension; sets are not supported yet.
+  auto* maker = ctx->dictorsetmaker();
+  auto dict = std::make_unique<Dict>(at);
+  if (!maker) return dict;
+  if (maker->dict_item().empty()) fail(at, "not supported yet: set displays");
+  if (maker->comp_for()) {
+    auto* item = maker->dict_item(0);
+    if (item->POWER()) fail(loc(item), "dict unpacking cannot be used in dict comprehension");
+    auto dc = std::make_unique<DictComp>(at);
+    dc->key = test(item->test(0));
+    dc->value = test(item->test(1));
+    comprehension(maker->comp_for(), dc->generators);
+    return dc;
+  }
+  for (auto* item : maker->dict_item()) {
+    if (item->POWER()) {
+      dict->keys.push_back(nullptr);
+      dict->values.push_back(expr(item->expr()));
+    } else {
+      dict->keys.push_back(test(item->test(0)));
+      dict->values.push_back(test(item->test(1)));
+    }
+  }
+  return dict;
+}
+
+}  // namespace tsch

@@ -1,0 +1,162 @@
+// Runs the ANTLR lexer and parser (two-stage SLL then LL, TOOLCHAIN.md) and turns the first
+// syntax error into a SyntaxError with a Python-like message.
+#include "syntax/parser.h"
+
+#include "TschLexer.h"
+#include "TschParser.h"
+#include "antlr4-runtime.h"
+#include "syntax/ast_builder.h"
+
+namespace tsch {
+namespace {
+
+using tsgen::TschLexer;
+using tsgen::TschParser;
+
+// Thrown from the error listener to stop at the first error.
+struct FirstSyntaxError {
+  SourceLoc loc;
+  std::string message;
+  bool at_end;
+};
+
+std::string describe_token(antlr4::Token* token) {
+  switch (token->getType()) {
+    case antlr4::Token::EOF: return "end of input";
+    case TschLexer::NEWLINE: return "end of line";
+    case TschLexer::INDENT: return "indent";
+    case TschLexer::DEDENT: return "dedent";
+    default: return "'" + token->getText() + "'";
+  }
+}
+
+class ErrorListener : public antlr4::BaseErrorListener {
+ public:
+  explicit ErrorListener(const SourceFile* source) : source_(source) {}
+
+  void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line,
+                   size_t column, const std::string& msg, std::exception_ptr) override {
+    SourceLoc at{source_, static_cast<int>(line), static_cast<int>(column) + 1, 1};
+    auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
+    if (parser == nullptr || offending == nullptr) throw FirstSyntaxError{at, msg, false};
+    std::string text = offending->getText();
+    if (offending->getType() != antlr4::Token::EOF && offending->getType() != TschLexer::NEWLINE &&
+        offending->getType() != TschLexer::INDENT && offending->getType() != TschLexer::DEDENT) {
+      at.len = std::max<int>(1, static_cast<int>(text.size()));
+    }
+    bool at_end = offending->getType() == antlr4::Token::EOF;
+    antlr4::misc::IntervalSet expected = parser->getExpectedTokens();
+    std::string message;
+    if (offending->getType() == TschLexer::INDENT) {
+      message = "unexpected indent";
+    } else if (expected.contains(static_cast<size_t>(TschLexer::INDENT))) {
+      message = "expected an indented block";
+    } else if (expected.size() == 1 && expected.getMinElement() != TschLexer::NAME &&
+               expected.getMinElement() != TschLexer::NEWLINE) {
+      std::string want = parser->getVocabulary().getLiteralName(expected.getMinElement());
+      if (want.empty()) want = parser->getVocabulary().getDisplayName(expected.getMinElement());
+      message = "invalid syntax: expected " + want + ", found " + describe_token(offending);
+    } else if (offending->getType() == TschLexer::DEDENT) {
+      message = "invalid syntax: unexpected end of block";
+    } else {
+      message = "invalid syntax: unexpected " + describe_token(offending);
+    }
+    // An error at EOF inside an open construct means more input could complete it.
+    if (offending->getType() == TschLexer::DEDENT && offending->getTokenIndex() + 2 >=
+                                                         parser->getTokenStream()->size()) {
+      at_end = true;
+    }
+    throw FirstSyntaxError{at, message, at_end};
+  }
+
+ private:
+  const SourceFile* source_;
+};
+
+template <typename Result, typename Entry>
+Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
+  antlr4::ANTLRInputStream input(source->text());
+  TschLexer lexer(&input);
+  lexer.set_expression_mode(expression_mode);
+  lexer.removeErrorListeners();
+  antlr4::CommonTokenStream tokens(&lexer);
+  TschParser parser(&tokens);
+  parser.removeErrorListeners();
+  int line_offset = source->first_line() - 1;
+  auto shift = [&](SourceLoc at) {
+    at.line += line_offset;
+    return at;
+  };
+  try {
+    try {
+      tokens.fill();
+    } catch (const LexError& e) {
+      SourceLoc at{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1};
+      bool more = e.at_end_of_input || lexer.bracket_depth() > 0;
+      throw SyntaxError(shift(at), e.message, more);
+    }
+    // Stage 1: fast SLL prediction, bail on the first error.
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+        antlr4::atn::PredictionMode::SLL);
+    parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+    try {
+      AstBuilder builder(source);
+      return entry(parser, builder);
+    } catch (const antlr4::ParseCancellationException&) {
+    }
+    // Stage 2: full LL with error reporting.
+    tokens.seek(0);
+    parser.reset();
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+        antlr4::atn::PredictionMode::LL);
+    parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+    ErrorListener listener(source);
+    parser.addErrorListener(&listener);
+    AstBuilder builder(source);
+    return entry(parser, builder);
+  } catch (const FirstSyntaxError& e) {
+    bool more = e.at_end || lexer.bracket_depth() > 0;
+    throw SyntaxError(shift(e.loc), e.message, more);
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<ast::Module> parse_module(const SourceFile* source) {
+  return run_parser<std::shared_ptr<ast::Module>>(
+      source, false, [](TschParser& parser, AstBuilder& builder) {
+        auto* tree = parser.file_input();
+        return builder.build_file(tree);
+      });
+}
+
+ast::ExprPtr parse_expression(const SourceFile* source) {
+  return run_parser<ast::ExprPtr>(source, true, [](TschParser& parser, AstBuilder& builder) {
+    auto* tree = parser.eval_input();
+    return builder.build_eval(tree);
+  });
+}
+
+bool is_incomplete_input(const std::string& text) {
+  // A trailing backslash continues the line.
+  size_t last = text.find_last_not_of(" \t\r\n");
+  if (last != std::string::npos && text[last] == '\\') return true;
+  const SourceFile* source = SourceFile::make("<input>", text);
+  try {
+    parse_module(source);
+  } catch (const SyntaxError& e) {
+    if (e.at_end_of_input) return true;
+  }
+  // A block header with its body still open: Python's REPL waits for a blank line.
+  size_t first_nl = text.find('\n');
+  std::string first = text.substr(0, first_nl);
+  size_t end = first.find_last_not_of(" \t\r");
+  bool opens_block = end != std::string::npos && first[end] == ':';
+  bool ends_blank = text.size() >= 1 && text.back() == '\n' &&
+                    (text.size() >= 2 && text[text.size() - 2] == '\n');
+  bool starts_decorator = !first.empty() && first[0] == '@';
+  if ((opens_block || starts_decorator) && !ends_blank) return true;
+  return false;
+}
+
+}  // namespace tsch
