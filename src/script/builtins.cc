@@ -63,7 +63,10 @@ bool isinstance_of(const Value& v, const Value& spec, bool& ok) {
   if (auto* t = spec.as<Tuple>()) {
     for (const auto& item : t->items) {
       bool inner_ok = false;
-      if (isinstance_of(v, item, inner_ok)) return true;
+      if (isinstance_of(v, item, inner_ok)) {
+        ok = true;
+        return true;
+      }
       if (!inner_ok) {
         ok = false;
         return false;
@@ -163,7 +166,12 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
       if (!std::isfinite(v)) raise(ExcKind::ValueError, "cannot convert float to integer");
       return Value::integer(static_cast<int64_t>(round_half_even(v, 0)));
     }
-    return Value::real(round_half_even(v, a.get_int(1)));
+    int64_t digits = a.get_int(1);
+    if (digits >= 0 && digits < 300 && std::isfinite(v)) {
+      // printf rounds the exact binary value correctly, as Python's round() does.
+      return Value::real(std::strtod(fmt::format("{:.{}f}", v, digits).c_str(), nullptr));
+    }
+    return Value::real(round_half_even(v, digits));
   });
   def_function(ns, "divmod", "a, b", [](Interpreter& interp, Args& a) {
     return make_tuple({interp.binary_op(ast::BinOpKind::FloorDiv, a[0], a[1]), interp.binary_op(ast::BinOpKind::Mod, a[0], a[1])});

@@ -162,23 +162,63 @@ namespace {
 
 Dict& self_dict(Args& a) { return *a[0].as<Dict>(); }
 
-Value dict_view(Dict& d, int which) {
-  std::vector<Value> out;
-  d.for_each([&](const Value& k, const Value& v) {
-    if (which == 0) out.push_back(k);
-    else if (which == 1) out.push_back(v);
-    else out.push_back(make_tuple({k, v}));
-  });
-  return make_list(std::move(out));
+// dict.keys()/values()/items(): live views that iterate, count and test membership.
+class DictView : public Object {
+ public:
+  DictView(std::shared_ptr<Dict> d, int which) : dict(std::move(d)), which(which) {}
+  TypeObject* type() const override { return view_type(which).get(); }
+
+  std::vector<Value> snapshot() const {
+    std::vector<Value> out;
+    dict->for_each([&](const Value& k, const Value& v) {
+      out.push_back(which == 0 ? k : which == 1 ? v : make_tuple({k, v}));
+    });
+    return out;
+  }
+  std::string repr_hook(Interpreter& interp) override {
+    static const char* names[] = {"dict_keys", "dict_values", "dict_items"};
+    return std::string(names[which]) + "(" + interp.repr(make_list(snapshot())) + ")";
+  }
+
+  static TypeRef& view_type(int which) {
+    static TypeRef types[3] = {make_type("dict_keys"), make_type("dict_values"), make_type("dict_items")};
+    return types[which];
+  }
+
+  std::shared_ptr<Dict> dict;
+  int which;
+
+ private:
+  static TypeRef make_type(const char* name) {
+    auto t = std::make_shared<TypeObject>(name);
+    t->def("__iter__", "self", [](Interpreter& interp, Args& a) {
+      return Value(interp.iter(make_list(a[0].as<DictView>()->snapshot())));
+    });
+    t->def("__len__", "self", [](Interpreter&, Args& a) {
+      return Value::integer(static_cast<int64_t>(a[0].as<DictView>()->dict->size()));
+    });
+    t->def("__contains__", "self, item", [](Interpreter& interp, Args& a) {
+      auto* view = a[0].as<DictView>();
+      if (view->which == 0) return Value::boolean(view->dict->find(interp, a[1]) != nullptr);
+      for (const auto& v : view->snapshot()) {
+        if (interp.equals(v, a[1])) return Value::boolean(true);
+      }
+      return Value::boolean(false);
+    });
+    return t;
+  }
+};
+
+Value dict_view(Args& a, int which) {
+  return Value(std::make_shared<DictView>(a[0].as_ref<Dict>(), which));
 }
 
 }  // namespace
 
 void install_dict_methods(TypeObject& t) {
-  // keys()/values()/items() return list snapshots: iteration, len and `in` behave as views do.
-  t.def("keys", "self", [](Interpreter&, Args& a) { return dict_view(self_dict(a), 0); });
-  t.def("values", "self", [](Interpreter&, Args& a) { return dict_view(self_dict(a), 1); });
-  t.def("items", "self", [](Interpreter&, Args& a) { return dict_view(self_dict(a), 2); });
+  t.def("keys", "self", [](Interpreter&, Args& a) { return dict_view(a, 0); });
+  t.def("values", "self", [](Interpreter&, Args& a) { return dict_view(a, 1); });
+  t.def("items", "self", [](Interpreter&, Args& a) { return dict_view(a, 2); });
   t.def("get", "self, key, default=None", [](Interpreter& interp, Args& a) {
     Value* v = self_dict(a).find(interp, a[1]);
     return v ? *v : a[2];

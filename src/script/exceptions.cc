@@ -43,6 +43,7 @@ struct ExceptionTable {
     make(K::ImportError, "ImportError", K::Exception);
     make(K::ModuleNotFoundError, "ModuleNotFoundError", K::ImportError);
     make(K::StopIteration, "StopIteration", K::Exception);
+    make(K::MemoryError, "MemoryError", K::Exception);
     make(K::OSError, "OSError", K::Exception);
     make(K::FileNotFoundError, "FileNotFoundError", K::OSError);
   }

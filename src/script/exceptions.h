@@ -16,7 +16,7 @@ enum class ExcKind {
   IndexError, AssertionError, RuntimeError, ZeroDivisionError, NameError, UnboundLocalError,
   AttributeError, OverflowError, RecursionError, ImportError, ModuleNotFoundError,
   NotImplementedError, StopIteration, KeyboardInterrupt, SystemExit, OSError,
-  FileNotFoundError, UnicodeError, Count
+  FileNotFoundError, UnicodeError, MemoryError, Count
 };
 
 TypeObject* exception_type(ExcKind kind);

@@ -276,6 +276,8 @@ Flow Evaluator::exec(const Stmt& s) {
   } catch (ScriptError& e) {
     if (!e.pending.valid()) e.pending = s.loc;
     throw;
+  } catch (const std::bad_alloc&) {
+    raise_at(ExcKind::MemoryError, "out of memory", s.loc);
   }
   return Flow::Normal;
 }
@@ -298,7 +300,17 @@ Flow Evaluator::exec_for(const For& s) {
     }
     return true;
   };
-  interp.for_each(iterable, body);
+  std::shared_ptr<Iterator> it;
+  try {
+    it = interp.iter(iterable);
+  } catch (ScriptError& e) {
+    if (!e.pending.valid()) e.pending = s.iter->loc;
+    throw;
+  }
+  Value item;
+  while (it->next(interp, item)) {
+    if (!body(item)) break;
+  }
   if (result == Flow::Return) return result;
   if (!broke) return exec_body(s.orelse);
   return Flow::Normal;

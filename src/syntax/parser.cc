@@ -44,7 +44,9 @@ class ErrorListener : public antlr4::BaseErrorListener {
         offending->getType() != TschLexer::INDENT && offending->getType() != TschLexer::DEDENT) {
       at.len = std::max<int>(1, static_cast<int>(text.size()));
     }
-    bool at_end = offending->getType() == antlr4::Token::EOF;
+    bool at_end = offending->getType() == antlr4::Token::EOF ||
+                  (offending->getType() == TschLexer::NEWLINE &&
+                   offending->getTokenIndex() + 2 >= parser->getTokenStream()->size());
     antlr4::misc::IntervalSet expected = parser->getExpectedTokens();
     std::string message;
     if (offending->getType() == TschLexer::INDENT) {
@@ -73,8 +75,33 @@ class ErrorListener : public antlr4::BaseErrorListener {
   const SourceFile* source_;
 };
 
+// ANTLR's input stream throws on malformed UTF-8; report the first bad byte instead.
+void check_utf8(const SourceFile* source) {
+  const std::string& text = source->text();
+  int line = source->first_line(), col = 1;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t width = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = width > 0 && i + width <= text.size();
+    for (size_t k = 1; ok && k < width; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (!ok) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", c);
+      throw SyntaxError(SourceLoc{source, line, col, 1}, std::string("invalid UTF-8 byte ") + hex + " in source");
+    }
+    if (c == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+    i += width;
+  }
+}
+
 template <typename Result, typename Entry>
 Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
+  check_utf8(source);
   antlr4::ANTLRInputStream input(source->text());
   TschLexer lexer(&input);
   lexer.set_expression_mode(expression_mode);
@@ -103,6 +130,7 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
       AstBuilder builder(source);
       return entry(parser, builder);
     } catch (const antlr4::ParseCancellationException&) {
+      if (std::getenv("TSCH_DEBUG_PARSE")) std::fprintf(stderr, "SLL failed, retrying with LL\n");
     }
     // Stage 2: full LL with error reporting.
     tokens.seek(0);
@@ -115,6 +143,11 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
     AstBuilder builder(source);
     return entry(parser, builder);
   } catch (const FirstSyntaxError& e) {
+    if (e.at_end && !lexer.open_brackets().empty()) {
+      const auto& open = lexer.open_brackets().back();
+      SourceLoc at{source, static_cast<int>(open.line), static_cast<int>(open.column) + 1, 1};
+      throw SyntaxError(shift(at), "'" + open.text + "' was never closed", true);
+    }
     bool more = e.at_end || lexer.bracket_depth() > 0;
     throw SyntaxError(shift(e.loc), e.message, more);
   }
@@ -157,6 +190,27 @@ bool is_incomplete_input(const std::string& text) {
   bool starts_decorator = !first.empty() && first[0] == '@';
   if ((opens_block || starts_decorator) && !ends_blank) return true;
   return false;
+}
+
+}  // namespace tsch
+
+namespace tsch {
+
+std::vector<std::string> token_names(const std::string& text) {
+  antlr4::ANTLRInputStream input(text);
+  tsgen::TschLexer lexer(&input);
+  lexer.removeErrorListeners();
+  std::vector<std::string> names;
+  try {
+    for (auto token = lexer.nextToken(); token->getType() != antlr4::Token::EOF; token = lexer.nextToken()) {
+      std::string name = lexer.getVocabulary().getSymbolicName(token->getType());
+      names.push_back(name);
+    }
+  } catch (const LexError& e) {
+    const SourceFile* source = SourceFile::make("<tokens>", text);
+    throw SyntaxError(SourceLoc{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1}, e.message);
+  }
+  return names;
 }
 
 }  // namespace tsch

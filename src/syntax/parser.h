@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "support/diagnostics.h"
 #include "syntax/ast.h"
@@ -19,5 +20,13 @@ ast::ExprPtr parse_expression(const SourceFile* source);
 // True when `text` is a statement that more lines could complete: an open bracket, a
 // trailing backslash or a block header without its body. The REPL asks for another line.
 bool is_incomplete_input(const std::string& text);
+
+}  // namespace tsch
+
+namespace tsch {
+
+// The token stream of `text` as names ("NAME", "INDENT", "NEWLINE", "'('", ...), for tests
+// and debugging. Throws SyntaxError on lexing errors.
+std::vector<std::string> token_names(const std::string& text);
 
 }  // namespace tsch

@@ -10,6 +10,7 @@ void TschLexerBase::reset() {
   pending_.clear();
   indents_.assign(1, 0);
   bracket_depth_ = 0;
+  open_brackets_.clear();
   seen_statement_ = false;
   last_was_newline_ = true;
   antlr4::Lexer::reset();
@@ -110,11 +111,15 @@ std::unique_ptr<antlr4::Token> TschLexerBase::nextToken() {
       case TschLexer::OPEN_BRACK:
       case TschLexer::OPEN_BRACE:
         ++bracket_depth_;
+        open_brackets_.push_back({token->getLine(), token->getCharPositionInLine(), token->getText()});
         break;
       case TschLexer::CLOSE_PAREN:
       case TschLexer::CLOSE_BRACK:
       case TschLexer::CLOSE_BRACE:
-        if (bracket_depth_ > 0) --bracket_depth_;
+        if (bracket_depth_ > 0) {
+          --bracket_depth_;
+          open_brackets_.pop_back();
+        }
         break;
       default:
         break;

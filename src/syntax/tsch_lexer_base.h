@@ -31,6 +31,12 @@ class TschLexerBase : public antlr4::Lexer {
   void set_expression_mode(bool on) { expression_mode_ = on; }
   // Bracket nesting at the point lexing stopped; the REPL uses it to ask for more lines.
   int bracket_depth() const { return bracket_depth_; }
+  // The innermost bracket still open (0-based column), when bracket_depth() > 0.
+  struct OpenBracket {
+    size_t line, column;
+    std::string text;
+  };
+  const std::vector<OpenBracket>& open_brackets() const { return open_brackets_; }
 
  private:
   std::unique_ptr<antlr4::Token> make_token(size_t type, const std::string& text, size_t line,
@@ -42,6 +48,7 @@ class TschLexerBase : public antlr4::Lexer {
   std::deque<std::unique_ptr<antlr4::Token>> pending_;
   std::vector<int> indents_{0};
   int bracket_depth_ = 0;
+  std::vector<OpenBracket> open_brackets_;
   bool seen_statement_ = false;  // something other than NEWLINE was emitted
   bool last_was_newline_ = true;
   bool expression_mode_ = false;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs one golden case: `tsch NAME.tsch` in the case's folder, stdout and stderr merged, and
+# compares with NAME.expected. The expected exit status is given by a `# exit: N` line in the
+# script (default 0). Usage: run_golden.sh TSCH CASE.tsch
+set -uo pipefail
+tsch=$1
+case_path=$2
+dir=$(dirname "$case_path")
+base=$(basename "$case_path" .tsch)
+cd "$dir" || exit 2
+expected_exit=$(sed -n 's/^# exit: *\([0-9]*\).*/\1/p' "$base.tsch" | head -n 1)
+expected_exit=${expected_exit:-0}
+actual=$(NO_COLOR=1 timeout 60 "$tsch" "$base.tsch" 2>&1)
+status=$?
+fail=0
+if [ "$status" != "$expected_exit" ]; then
+  echo "exit status: expected $expected_exit, got $status"
+  fail=1
+fi
+if [ ! -f "$base.expected" ]; then
+  echo "missing $dir/$base.expected (run tests/golden/update.sh and review the diff)"
+  exit 1
+fi
+if ! diff -u "$base.expected" <(printf '%s\n' "$actual"); then
+  fail=1
+fi
+exit $fail

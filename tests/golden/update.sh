@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Regenerates NAME.expected for golden cases (all, or the ones given). Review `git diff`
+# afterwards: expectations are never accepted blindly. Usage: update.sh [CASE.tsch...]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+tsch=${TSCH:-$here/../../build/tsch}
+cases=("$@")
+if [ ${#cases[@]} -eq 0 ]; then
+  mapfile -t cases < <(find "$here" -name '*.tsch' -not -path '*/lib/*' | sort)
+fi
+for c in "${cases[@]}"; do
+  dir=$(dirname "$c")
+  base=$(basename "$c" .tsch)
+  out=$(cd "$dir" && NO_COLOR=1 timeout 60 "$tsch" "$base.tsch" 2>&1)
+  printf '%s\n' "$out" > "$dir/$base.expected"
+  echo "updated $dir/$base.expected"
+done
