@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Command-line behaviour of `tsch`: options, -c, files, piped stdin, and the REPL driven
+# through tmux (multi-line blocks, echo, errors that do not end the session).
+# usage: cli_test.sh TSCH
+set -uo pipefail
+tsch=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"; tmux -L tsch_cli_test kill-server 2>/dev/null' EXIT
+cd "$work"
+passed=0
+failed=0
+
+check() {  # check NAME EXPECTED ACTUAL
+  if [ "$2" == "$3" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s\n--- expected\n%s\n--- actual\n%s\n' "$1" "$2" "$3"
+  fi
+}
+contains() {  # contains NAME NEEDLE HAYSTACK
+  if [[ "$3" == *"$2"* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s: %q not found in\n%s\n' "$1" "$2" "$3"
+  fi
+}
+
+check "--version" "tsch 0.1.0" "$("$tsch" --version)"
+contains "--help" "usage: tsch" "$("$tsch" --help)"
+check "-c" "6" "$("$tsch" -c 'print(1 + 2 + 3)')"
+"$tsch" --bogus > /dev/null 2>&1
+check "unknown option exits 2" "2" "$?"
+
+out=$("$tsch" missing.tsch 2>&1)
+check "missing file exit status" "1" "$?"
+check "missing file message" "missing.tsch: error: cannot open file: No such file or directory" "$out"
+
+printf 'import sys\nprint(sys.argv)\n' > args.tsch
+check "script arguments" "['args.tsch', 'a', '--b']" "$("$tsch" args.tsch a --b)"
+
+out=$(printf 'x = 2\nprint(x * 21)\nprint(y)\nprint("not reached")\n' | "$tsch" 2>&1)
+check "piped stdin runs as a script" "1" "$?"
+check "piped stdin output" "42
+<stdin>:3:7: error: NameError: name 'y' is not defined
+    print(y)
+          ^" "$out"
+
+out=$(printf 'print("out")\nimport sys\nprint("err", file=sys.stderr)\nprint("out again")\n' | "$tsch" 2>&1)
+check "stdout and stderr interleave in order" "out
+err
+out again" "$out"
+
+# The REPL, in a real terminal.
+if command -v tmux > /dev/null; then
+  T="tmux -L tsch_cli_test"
+  $T new-session -d -s repl -x 120 -y 40 "$tsch"
+  $T set-option -t repl remain-on-exit on > /dev/null
+  send() { $T send-keys -t repl -l "$1"; $T send-keys -t repl Enter; sleep 0.2; }
+  sleep 0.5
+  send 'def square(n):'
+  send '    return n * n'
+  send ''
+  send 'square(7)'
+  send 'print(undefined)'
+  send 'for i in range(2):'
+  send '    print("row", i)'
+  send ''
+  send 'xs = [1,'
+  send '      2]'
+  send 'xs'
+  $T send-keys -t repl C-d
+  sleep 0.3
+  screen=$($T capture-pane -p -t repl -S -100)
+  contains "repl continuation prompt" "... " "$screen"
+  contains "repl echoes expression values" ">>> square(7)
+49" "$screen"
+  contains "repl reports errors and goes on" "NameError: name 'undefined' is not defined" "$screen"
+  contains "repl runs multi-line blocks" "row 0
+row 1" "$screen"
+  contains "repl joins open brackets" "[1, 2]" "$screen"
+else
+  echo "SKIP repl tests: tmux is not installed"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
