@@ -52,6 +52,9 @@ check "stdout and stderr interleave in order" "out
 err
 out again" "$out"
 
+mkdir -p extra && printf 'GREETING = "from TSCH_PATH"\n' > extra/extra_mod.tsch
+check "TSCH_PATH is searched" "from TSCH_PATH" "$(TSCH_PATH=$work/extra "$tsch" -c 'import extra_mod; print(extra_mod.GREETING)')"
+
 # The REPL, in a real terminal.
 if command -v tmux > /dev/null; then
   T="tmux -L tsch_cli_test"
