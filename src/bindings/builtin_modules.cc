@@ -6,12 +6,20 @@ namespace tsch::script {
 
 void register_sys_module();
 void register_math_module();
+}  // namespace tsch::script
+
+namespace tsch::bindings {
+void register_tvm_modules();
+}  // namespace tsch::bindings
+
+namespace tsch::script {
 
 void register_builtin_modules() {
   static std::once_flag once;
   std::call_once(once, [] {
     register_sys_module();
     register_math_module();
+    bindings::register_tvm_modules();
   });
 }
 

@@ -19,6 +19,19 @@ class EllipsisObject : public Object {
 
 }  // namespace
 
+namespace {
+
+// IR-building values combine logically through these methods instead of Python truthiness.
+bool ir_method(const Value& v, const char* name, Value& out) {
+  if (!v.is_object()) return false;
+  Value* m = v.type()->lookup(intern(name));
+  if (!m) return false;
+  out = *m;
+  return true;
+}
+
+}  // namespace
+
 Value ellipsis_value() {
   static Value v(std::make_shared<EllipsisObject>());
   return v;
@@ -145,13 +158,30 @@ Value Evaluator::eval_inner(const Expr& e) {
     }
     case ExprKind::UnaryOp: {
       const auto& u = static_cast<const UnaryOp&>(e);
-      return interp.unary_op(u.op, eval(*u.operand));
+      Value operand = eval(*u.operand);
+      Value method;
+      if (u.op == UnaryOpKind::Not && ir_method(operand, "__tsch_not__", method)) {
+        return interp.call(method, std::vector<Value>{operand});
+      }
+      return interp.unary_op(u.op, operand);
     }
     case ExprKind::BoolOp: {
       const auto& b = static_cast<const BoolOp&>(e);
+      const char* combine = b.is_and ? "__tsch_and__" : "__tsch_or__";
       Value v;
-      for (const auto& operand : b.values) {
-        v = eval(*operand);
+      for (size_t i = 0; i < b.values.size(); ++i) {
+        Value next = eval(*b.values[i]);
+        Value method;
+        if (i > 0 && ir_method(v, combine, method)) {
+          v = interp.call(method, std::vector<Value>{v, next});
+          continue;
+        }
+        if (i > 0 && ir_method(next, combine, method)) {
+          v = interp.call(method, std::vector<Value>{next, v});
+          continue;
+        }
+        v = next;
+        if (ir_method(v, combine, method)) continue;
         if (interp.truthy(v) != b.is_and) return v;
       }
       return v;
@@ -160,7 +190,14 @@ Value Evaluator::eval_inner(const Expr& e) {
       return eval_compare(static_cast<const Compare&>(e));
     case ExprKind::IfExp: {
       const auto& i = static_cast<const IfExp&>(e);
-      return interp.truthy(eval(*i.test)) ? eval(*i.body) : eval(*i.orelse);
+      Value test = eval(*i.test);
+      Value method;
+      if (ir_method(test, "__tsch_select__", method)) {
+        Value t = eval(*i.body);
+        Value f = eval(*i.orelse);
+        return interp.call(method, std::vector<Value>{test, t, f});
+      }
+      return interp.truthy(test) ? eval(*i.body) : eval(*i.orelse);
     }
     case ExprKind::Lambda: {
       const auto& l = static_cast<const Lambda&>(e);
@@ -174,19 +211,28 @@ Value Evaluator::eval_inner(const Expr& e) {
 
 Value Evaluator::eval_compare(const Compare& c) {
   Value left = eval(*c.left);
+  Value result;
   for (size_t i = 0; i < c.ops.size(); ++i) {
     Value right = eval(*c.comparators[i]);
-    bool ok;
+    Value r;
     try {
-      ok = interp.compare(c.ops[i], left, right);
+      r = interp.rich_compare(c.ops[i], left, right);
     } catch (ScriptError& error) {
       if (!error.pending.valid()) error.pending = c.op_locs[i];
       throw;
     }
-    if (!ok) return Value::boolean(false);
+    Value method;
+    if (i == 0) {
+      result = r;
+    } else if (ir_method(result, "__tsch_and__", method)) {
+      result = interp.call(method, std::vector<Value>{result, r});
+    } else {
+      result = r;
+    }
+    if (!ir_method(result, "__tsch_and__", method) && !interp.truthy(result)) return result;
     left = std::move(right);
   }
-  return Value::boolean(true);
+  return result;
 }
 
 void Evaluator::eval_args(const std::vector<Arg>& args, CallArgs& out) {

@@ -440,7 +440,7 @@ void Evaluator::exec_def(const FunctionDef& s) {
   bool handled = false;
   if (!decorators.empty()) {
     for (auto& hook : interp.decorator_hooks()) {
-      if (hook.on_function && hook.on_function(interp, decorators.back(), s, scope.owner, fn)) {
+      if (hook.on_function && hook.on_function(*this, decorators.back(), s, fn)) {
         handled = true;
         decorators.pop_back();
         break;

@@ -28,6 +28,11 @@ Interpreter::Interpreter() : builtins_(std::make_shared<Namespace>()), modules_(
 
 Interpreter::~Interpreter() = default;
 
+std::vector<DecoratorHook>& Interpreter::decorator_hooks() {
+  static auto* hooks = new std::vector<DecoratorHook>();
+  return *hooks;
+}
+
 void Interpreter::check_interrupt() {
   if (interrupt_requested.exchange(false)) {
     throw ScriptError(make_exception(exception_type(ExcKind::KeyboardInterrupt), {}));
@@ -687,6 +692,34 @@ bool Interpreter::compare(ast::CmpOpKind op, const Value& a, const Value& b) {
     case K::IsNot: return !a.is(b);
   }
   return false;
+}
+
+Value Interpreter::rich_compare(ast::CmpOpKind op, const Value& a, const Value& b) {
+  using K = ast::CmpOpKind;
+  const char* dunder = nullptr;
+  const char* reflected = nullptr;
+  switch (op) {
+    case K::Eq: dunder = "__eq__"; reflected = "__eq__"; break;
+    case K::NotEq: dunder = "__ne__"; reflected = "__ne__"; break;
+    case K::Lt: dunder = "__lt__"; reflected = "__gt__"; break;
+    case K::LtE: dunder = "__le__"; reflected = "__ge__"; break;
+    case K::Gt: dunder = "__gt__"; reflected = "__lt__"; break;
+    case K::GtE: dunder = "__ge__"; reflected = "__le__"; break;
+    default: break;
+  }
+  // Native (non-script) types with rich comparisons, e.g. PrimExpr building IR.
+  if (dunder) {
+    Value method;
+    if (a.is_object() && a.type()->is_builtin && type_method(a, dunder, method)) {
+      Value r = call_method(*this, a, method, {b});
+      if (!is_not_implemented(r)) return r;
+    }
+    if (b.is_object() && b.type()->is_builtin && type_method(b, reflected, method)) {
+      Value r = call_method(*this, b, method, {a});
+      if (!is_not_implemented(r)) return r;
+    }
+  }
+  return Value::boolean(compare(op, a, b));
 }
 
 bool Interpreter::contains(const Value& container, const Value& item) {

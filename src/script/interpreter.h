@@ -17,14 +17,14 @@
 namespace tsch::script {
 
 class ModuleLoader;
+struct Evaluator;
 
 // Hooks other layers install to take over decorated definitions (the TVMScript front end
-// turns `@T.prim_func def f(...)` into IR instead of a script function).
+// turns `@T.prim_func def f(...)` into IR instead of a script function). `defining` is
+// the evaluator of the scope the definition appears in (for TVMScript meta-programming).
 struct DecoratorHook {
   // Returns true and sets `result` when the hook handles the decorated function definition.
-  std::function<bool(Interpreter&, const Value& decorator, const ast::FunctionDef&,
-                     const std::shared_ptr<const ast::Module>& owner, Value& result)>
-      on_function;
+  std::function<bool(Evaluator& defining, const Value& decorator, const ast::FunctionDef&, Value& result)> on_function;
 };
 
 class Interpreter {
@@ -66,6 +66,9 @@ class Interpreter {
   Value binary_op(ast::BinOpKind op, const Value& a, const Value& b);
   Value unary_op(ast::UnaryOpKind op, const Value& a);
   bool compare(ast::CmpOpKind op, const Value& a, const Value& b);
+  // A comparison as Python evaluates it: a type's rich comparison method (e.g. PrimExpr's,
+  // which builds IR) decides the result; otherwise a bool.
+  Value rich_compare(ast::CmpOpKind op, const Value& a, const Value& b);
   bool equals(const Value& a, const Value& b);
   bool less(const Value& a, const Value& b);
   bool contains(const Value& container, const Value& item);
@@ -84,8 +87,8 @@ class Interpreter {
   // Script-visible type name ("int", "list", "Schedule") for messages.
   static std::string type_name(const Value& v);
 
-  // Registration point for front ends (see DecoratorHook).
-  std::vector<DecoratorHook>& decorator_hooks() { return decorator_hooks_; }
+  // Registration point for front ends (see DecoratorHook); shared by all interpreters.
+  static std::vector<DecoratorHook>& decorator_hooks();
 
   // Current call depth (RecursionError past max_depth).
   int depth() const { return depth_; }
@@ -99,7 +102,6 @@ class Interpreter {
   friend struct Evaluator;
   NamespaceRef builtins_;
   std::unique_ptr<ModuleLoader> modules_;
-  std::vector<DecoratorHook> decorator_hooks_;
   int depth_ = 0;
   std::vector<std::string> function_names_{"<module>"};
   std::vector<std::vector<Value>> repr_stack_;  // guards repr of self-containing lists
@@ -112,6 +114,9 @@ class Interpreter {
   bool repr_enter(const Value& v);
   void repr_leave();
 };
+
+// The NotImplemented singleton (returned by binary dunders that do not apply).
+Value not_implemented_value();
 
 // A Python-style message for a failed call binding: "f() takes 2 positional arguments but 3
 // were given", raised as TypeError.

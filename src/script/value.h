@@ -84,18 +84,39 @@ class Object : public std::enable_shared_from_this<Object> {
 };
 
 // A name -> value table: module globals, function locals, class and instance attributes.
+// Iteration follows insertion order (class bodies, `dir`, module listings depend on it).
 class Namespace {
  public:
   Value* find(Symbol name) {
-    auto it = values_.find(name);
-    return it == values_.end() ? nullptr : &it->second;
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &entries_[it->second].second;
   }
-  void set(Symbol name, Value value) { values_[name] = std::move(value); }
-  bool erase(Symbol name) { return values_.erase(name) > 0; }
-  const std::unordered_map<Symbol, Value>& values() const { return values_; }
+  void set(Symbol name, Value value) {
+    auto it = index_.find(name);
+    if (it != index_.end()) {
+      entries_[it->second].second = std::move(value);
+      return;
+    }
+    index_.emplace(name, entries_.size());
+    entries_.emplace_back(name, std::move(value));
+  }
+  bool erase(Symbol name) {
+    auto it = index_.find(name);
+    if (it == index_.end()) return false;
+    size_t pos = it->second;
+    index_.erase(it);
+    entries_.erase(entries_.begin() + static_cast<long>(pos));
+    for (auto& [sym, p] : index_) {
+      if (p > pos) --p;
+    }
+    return true;
+  }
+  // Entries in insertion order.
+  const std::vector<std::pair<Symbol, Value>>& values() const { return entries_; }
 
  private:
-  std::unordered_map<Symbol, Value> values_;
+  std::vector<std::pair<Symbol, Value>> entries_;
+  std::unordered_map<Symbol, size_t> index_;
 };
 using NamespaceRef = std::shared_ptr<Namespace>;
 

@@ -1,0 +1,151 @@
+#include "arith/block_access.h"
+
+#include <unordered_set>
+
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+
+namespace tsch::arith {
+
+using namespace ir;
+
+namespace {
+
+// Regions per buffer in order of first access, each dimension an interval union.
+struct RegionSet {
+  std::vector<Buffer> order;
+  std::vector<std::vector<Interval>> dims;
+
+  void add(const Buffer& b, const std::vector<Interval>& region) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (order[i] != b) continue;
+      for (size_t d = 0; d < region.size() && d < dims[i].size(); ++d) {
+        const Interval& cur = dims[i][d];
+        const Interval& add = region[d];
+        dims[i][d] = (!cur.min || !add.min) ? Interval{} : interval_union(cur, add);
+      }
+      return;
+    }
+    order.push_back(b);
+    dims.push_back(region);
+  }
+
+  std::vector<BufferRegion> to_regions(const std::unordered_set<const BufferNode*>& excluded) const {
+    std::vector<BufferRegion> out;
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (excluded.count(order[i].get())) continue;
+      BufferRegion r{order[i], {}};
+      for (size_t d = 0; d < dims[i].size(); ++d) {
+        const Interval& iv = dims[i][d];
+        if (!iv.min) {
+          // Unknown bounds: the whole dimension.
+          const PrimExpr& extent = order[i]->shape[d];
+          r.region.push_back(Range{make_int(0, extent->dtype), extent});
+        } else {
+          r.region.push_back(range_of(iv));
+        }
+      }
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+};
+
+class Detector : public IRVisitor {
+ public:
+  RegionSet reads, writes;
+
+  void visit(const PrimExpr& e) override {
+    if (auto* load = as<BufferLoadNode>(e)) {
+      reads.add(load->buffer, relax(load->indices));
+    }
+    visit_children(e);
+  }
+
+  void visit(const Stmt& s) override {
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto* loop = as<ForNode>(s);
+        visit(loop->min);
+        visit(loop->extent);
+        Interval range = interval_of(Range{loop->min, loop->extent});
+        dom_[loop->loop_var.get()] = eval_bounds(range);
+        visit(loop->body);
+        dom_.erase(loop->loop_var.get());
+        return;
+      }
+      case StmtKind::BufferStore: {
+        auto* store = as<BufferStoreNode>(s);
+        writes.add(store->buffer, relax(store->indices));
+        visit_children(s);
+        return;
+      }
+      case StmtKind::BlockRealize: {
+        // A nested block: its declared regions, with its iterators replaced by their bindings.
+        auto* realize = as<BlockRealizeNode>(s);
+        std::unordered_map<const VarNode*, PrimExpr> bind;
+        for (size_t i = 0; i < realize->iter_values.size(); ++i) {
+          bind[realize->block->iter_vars[i].var.get()] = realize->iter_values[i];
+          visit(realize->iter_values[i]);
+        }
+        auto add_regions = [&](const std::vector<BufferRegion>& regions, RegionSet& into) {
+          for (const auto& r : regions) {
+            std::vector<Interval> dims;
+            for (const auto& range : r.region) {
+              Interval lo = eval_interval(substitute(range.min, bind), dom_);
+              Interval hi = eval_interval(substitute(simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), bind), dom_);
+              dims.push_back((!lo.min || !hi.min) ? Interval{} : Interval{lo.min, hi.max});
+            }
+            into.add(r.buffer, dims);
+          }
+        };
+        add_regions(realize->block->reads, reads);
+        add_regions(realize->block->writes, writes);
+        return;
+      }
+      case StmtKind::LetStmt: {
+        auto* let = as<LetStmtNode>(s);
+        visit(let->value);
+        dom_[let->var.get()] = eval_interval(let->value, dom_);
+        visit(let->body);
+        dom_.erase(let->var.get());
+        return;
+      }
+      default:
+        visit_children(s);
+    }
+  }
+  using IRVisitor::visit;
+
+ private:
+  Interval eval_bounds(const Interval& i) {
+    Interval lo = eval_interval(i.min, dom_), hi = eval_interval(i.max, dom_);
+    if (!lo.min || !hi.min) return Interval{};
+    return {lo.min, hi.max};
+  }
+
+  std::vector<Interval> relax(const std::vector<PrimExpr>& indices) {
+    std::vector<Interval> out;
+    for (const auto& idx : indices) out.push_back(eval_interval(idx, dom_));
+    return out;
+  }
+
+  VarDomain dom_;
+};
+
+}  // namespace
+
+AccessRegions infer_access_regions(const Stmt& body, const Stmt& init) {
+  Detector d;
+  if (init) d.visit(init);
+  d.visit(body);
+  std::unordered_set<const BufferNode*> excluded;
+  if (init) {
+    for (const auto& b : d.writes.order) excluded.insert(b.get());
+  }
+  return AccessRegions{d.reads.to_regions(excluded), d.writes.to_regions({})};
+}
+
+}  // namespace tsch::arith

@@ -1,0 +1,27 @@
+// Integer intervals of expressions over variable ranges, and unions of buffer regions:
+// what a block reads and writes when the loops inside it are relaxed.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "ir/stmt.h"
+
+namespace tsch::arith {
+
+// [min, max] inclusive; both may be symbolic. Null bounds mean "unknown".
+struct Interval {
+  ir::PrimExpr min, max;
+};
+using VarDomain = std::unordered_map<const ir::VarNode*, Interval>;
+
+// Bounds of `e` when each variable in `dom` ranges over its interval; other variables are
+// treated as fixed points.
+Interval eval_interval(const ir::PrimExpr& e, const VarDomain& dom);
+// The smallest interval covering both.
+Interval interval_union(const Interval& a, const Interval& b);
+// [min, min + extent - 1] of a Range.
+Interval interval_of(const ir::Range& r);
+ir::Range range_of(const Interval& i);
+
+}  // namespace tsch::arith

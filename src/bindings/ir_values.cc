@@ -1,0 +1,299 @@
+// IR values in scripts. PrimExpr overloads Python's operators to build IR (as TVM's Python
+// API does), which is what makes TVMScript bodies and te.compute lambdas evaluate to IR.
+#include "bindings/ir_values.h"
+
+#include <fmt/format.h>
+
+#include "frontend/tir_specs.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "script/exceptions.h"
+#include "script/types.h"
+
+namespace tsch::bindings {
+
+using script::Args;
+using script::ExcKind;
+using script::raise;
+using script::TypeObject;
+using script::TypeRef;
+
+bool is_expr(const Value& v) { return v.as<ExprValue>() != nullptr; }
+
+Value wrap(ir::PrimExpr e) { return Value(std::make_shared<ExprValue>(std::move(e))); }
+Value wrap(ir::Buffer b) { return Value(std::make_shared<BufferValue>(std::move(b))); }
+
+ir::PrimExpr to_expr(Interpreter& interp, const Value& v, const std::string& what) {
+  if (auto* e = v.as<ExprValue>()) return e->expr;
+  if (v.is_bool()) return ir::make_bool(v.as_bool());
+  if (v.is_int()) {
+    int64_t x = v.as_int();
+    bool fits32 = x >= INT32_MIN && x <= INT32_MAX;
+    return ir::make_int(x, fits32 ? ir::DataType::int32() : ir::DataType::int64());
+  }
+  if (v.is_float()) return ir::make_float(v.as_float(), ir::DataType::float32());
+  raise(ExcKind::TypeError, fmt::format("{}: expected a PrimExpr or a number, got {}", what, Interpreter::type_name(v)));
+}
+
+ir::PrimExpr to_expr_as(Interpreter& interp, const Value& v, ir::DataType dtype, const std::string& what) {
+  if (v.is_number()) {
+    if (dtype.is_float()) return ir::make_float(v.as_float(), dtype);
+    if (dtype.is_bool()) return ir::make_bool(v.as_float() != 0);
+    if (v.is_float()) {
+      raise(ExcKind::TypeError, fmt::format("{}: cannot use the float {} where {} is expected", what, interp.repr(v), dtype.to_string()));
+    }
+    return ir::make_int(v.as_int(), dtype);
+  }
+  return to_expr(interp, v, what);
+}
+
+namespace {
+
+using K = ir::ExprKind;
+
+Value binop(Interpreter& interp, Args& a, K kind, bool reflected) {
+  ir::PrimExpr self = a[0].as<ExprValue>()->expr;
+  if (!a[1].is_number() && !is_expr(a[1])) return script::not_implemented_value();
+  ir::PrimExpr other = to_expr(interp, a[1], "operand");
+  ir::PrimExpr lhs = reflected ? other : self, rhs = reflected ? self : other;
+  return wrap(guard_ir([&] {
+    if (kind == K::Div) return ir::div(lhs, rhs);
+    return ir::make_binary(kind, lhs, rhs);
+  }));
+}
+
+void def_binop(TypeObject& t, const char* name, K kind, bool reflected) {
+  t.def(name, "self, other", [kind, reflected](Interpreter& interp, Args& a) { return binop(interp, a, kind, reflected); });
+}
+
+TypeRef make_expr_type() {
+  auto t = std::make_shared<TypeObject>("PrimExpr");
+  t->set_module("tvm.tir");
+  def_binop(*t, "__add__", K::Add, false);
+  def_binop(*t, "__radd__", K::Add, true);
+  def_binop(*t, "__sub__", K::Sub, false);
+  def_binop(*t, "__rsub__", K::Sub, true);
+  def_binop(*t, "__mul__", K::Mul, false);
+  def_binop(*t, "__rmul__", K::Mul, true);
+  def_binop(*t, "__truediv__", K::Div, false);
+  def_binop(*t, "__rtruediv__", K::Div, true);
+  def_binop(*t, "__floordiv__", K::FloorDiv, false);
+  def_binop(*t, "__rfloordiv__", K::FloorDiv, true);
+  def_binop(*t, "__mod__", K::FloorMod, false);
+  def_binop(*t, "__rmod__", K::FloorMod, true);
+  def_binop(*t, "__lt__", K::LT, false);
+  def_binop(*t, "__le__", K::LE, false);
+  def_binop(*t, "__gt__", K::GT, false);
+  def_binop(*t, "__ge__", K::GE, false);
+  def_binop(*t, "__eq__", K::EQ, false);
+  def_binop(*t, "__ne__", K::NE, false);
+  def_binop(*t, "__tsch_and__", K::And, false);
+  def_binop(*t, "__tsch_or__", K::Or, false);
+  t->def("__neg__", "self", [](Interpreter&, Args& a) { return wrap(guard_ir([&] { return ir::neg(a[0].as<ExprValue>()->expr); })); });
+  t->def("__tsch_not__", "self", [](Interpreter&, Args& a) {
+    return wrap(guard_ir([&] { return ir::logical_not(a[0].as<ExprValue>()->expr); }));
+  });
+  t->def("__tsch_select__", "self, true_value, false_value", [](Interpreter& interp, Args& a) {
+    ir::PrimExpr t = to_expr(interp, a[1], "true value"), f = to_expr(interp, a[2], "false value");
+    return wrap(guard_ir([&] { return ir::select(a[0].as<ExprValue>()->expr, t, f); }));
+  });
+  t->def("__bool__", "self", [](Interpreter&, Args& a) {
+    const ir::PrimExpr& e = a[0].as<ExprValue>()->expr;
+    int64_t v;
+    if (ir::as_const_int(e, &v)) return Value::boolean(v != 0);
+    // As in TVM: `a == b` on expressions is true when they are the same object.
+    if (e->kind == K::EQ) return Value::boolean(ir::binary_a(e) == ir::binary_b(e));
+    if (e->kind == K::NE) return Value::boolean(ir::binary_a(e) != ir::binary_b(e));
+    raise(ExcKind::TypeError, "cannot use the symbolic expression " + ir::script(e) + " as a Python bool");
+  });
+  t->def("__hash__", "self", [](Interpreter&, Args& a) {
+    return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<ExprValue>()->expr.get())));
+  });
+  t->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<ExprValue>()->expr->dtype.to_string()); });
+  t->def_property("value", [](Interpreter&, const Value& v) -> Value {
+    const ir::PrimExpr& e = v.as<ExprValue>()->expr;
+    if (auto* i = ir::as<ir::IntImmNode>(e)) return e->dtype.is_bool() ? Value::boolean(i->value != 0) : Value::integer(i->value);
+    if (auto* f = ir::as<ir::FloatImmNode>(e)) return Value::real(f->value);
+    raise(ExcKind::AttributeError, "only constant expressions have a value");
+  });
+  t->def_property("name", [](Interpreter&, const Value& v) -> Value {
+    if (auto* var = ir::as<ir::VarNode>(v.as<ExprValue>()->expr)) return script::make_str(var->name);
+    raise(ExcKind::AttributeError, "only variables have a name");
+  });
+  return t;
+}
+
+TypeRef make_buffer_type() {
+  auto t = std::make_shared<TypeObject>("Buffer");
+  t->set_module("tvm.tir");
+  t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<BufferValue>()->buffer->name); });
+  t->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<BufferValue>()->buffer->dtype.to_string()); });
+  t->def_property("shape", [](Interpreter&, const Value& v) {
+    std::vector<Value> dims;
+    for (const auto& d : v.as<BufferValue>()->buffer->shape) {
+      int64_t c;
+      dims.push_back(ir::as_const_int(d, &c) ? Value::integer(c) : wrap(d));
+    }
+    return script::make_tuple(std::move(dims));
+  });
+  t->def_property("ndim", [](Interpreter&, const Value& v) {
+    return Value::integer(static_cast<int64_t>(v.as<BufferValue>()->buffer->shape.size()));
+  });
+  t->def("scope", "self", [](Interpreter&, Args& a) { return script::make_str(a[0].as<BufferValue>()->buffer->scope); });
+  t->def("__getitem__", "self, indices", [](Interpreter& interp, Args& a) -> Value {
+    const ir::Buffer& b = a[0].as<BufferValue>()->buffer;
+    std::vector<Value> items = a[1].as<script::Tuple>() ? a[1].as<script::Tuple>()->items : std::vector<Value>{a[1]};
+    if (items.size() == 1 && items[0].as<script::Tuple>() && items[0].as<script::Tuple>()->items.empty()) items.clear();
+    if (items.size() != b->shape.size()) {
+      raise(ExcKind::IndexError, fmt::format("buffer {} has {} dimension{}, but {} ind{} given", b->name, b->shape.size(),
+                                             b->shape.size() == 1 ? "" : "s", items.size(), items.size() == 1 ? "ex was" : "ices were"));
+    }
+    bool any_slice = false;
+    for (const auto& v : items) any_slice |= v.as<script::SliceObject>() != nullptr;
+    if (!any_slice) {
+      std::vector<ir::PrimExpr> idx;
+      for (const auto& v : items) {
+        ir::PrimExpr e = to_expr(interp, v, "buffer index");
+        if (!e->dtype.is_integer()) raise(ExcKind::TypeError, "buffer index must be an integer, got " + e->dtype.to_string());
+        idx.push_back(e);
+      }
+      return wrap(ir::buffer_load(b, std::move(idx)));
+    }
+    // A region: A[vi, 0:128].
+    ir::BufferRegion region{b, {}};
+    for (size_t d = 0; d < items.size(); ++d) {
+      if (auto* s = items[d].as<script::SliceObject>()) {
+        if (!s->step.is_none()) raise(ExcKind::ValueError, "buffer regions do not take a step");
+        ir::PrimExpr lo = s->start.is_none() ? ir::make_int(0, b->shape[d]->dtype) : to_expr(interp, s->start, "region start");
+        ir::PrimExpr hi = s->stop.is_none() ? b->shape[d] : to_expr(interp, s->stop, "region stop");
+        region.region.push_back(guard_ir([&] { return ir::Range{lo, ir::sub(hi, lo)}; }));
+      } else {
+        ir::PrimExpr e = to_expr(interp, items[d], "buffer index");
+        region.region.push_back(ir::Range{e, ir::make_int(1, e->dtype)});
+      }
+    }
+    return Value(std::make_shared<frontend::RegionValue>(region));
+  });
+  return t;
+}
+
+TypeRef make_prim_func_type() {
+  auto t = std::make_shared<TypeObject>("PrimFunc");
+  t->set_module("tvm.tir");
+  t->def("script", "self", [](Interpreter&, Args& a) {
+    auto* f = a[0].as<PrimFuncValue>();
+    return script::make_str(ir::script(f->func, f->name));
+  }, "script(): the function as TVMScript text.");
+  t->def("show", "self", [](Interpreter& interp, Args& a) {
+    auto* f = a[0].as<PrimFuncValue>();
+    interp.write_stdout(ir::script(f->func, f->name));
+    return Value();
+  }, "show(): print the function as TVMScript.");
+  t->def_property("params", [](Interpreter&, const Value& v) {
+    std::vector<Value> out;
+    for (const auto& p : v.as<PrimFuncValue>()->func->params) out.push_back(wrap(ir::PrimExpr(p)));
+    return script::make_list(std::move(out));
+  });
+  t->def_property("buffer_map", [](Interpreter& interp, const Value& v) {
+    auto d = std::make_shared<script::Dict>();
+    for (const auto& [var, buf] : v.as<PrimFuncValue>()->func->buffer_map) d->set(interp, wrap(ir::PrimExpr(var)), wrap(buf));
+    return Value(d);
+  });
+  return t;
+}
+
+TypeRef make_ir_module_type() {
+  auto t = std::make_shared<TypeObject>("IRModule");
+  t->set_module("tvm.ir");
+  t->def("script", "self", [](Interpreter&, Args& a) {
+    return script::make_str(ir::script(a[0].as<IRModuleValue>()->module));
+  }, "script(): the module as TVMScript text.");
+  t->def("show", "self", [](Interpreter& interp, Args& a) {
+    interp.write_stdout(ir::script(a[0].as<IRModuleValue>()->module));
+    return Value();
+  }, "show(): print the module as TVMScript.");
+  t->def("__getitem__", "self, name", [](Interpreter& interp, Args& a) -> Value {
+    const auto& mod = a[0].as<IRModuleValue>()->module;
+    std::string name = a[1].as<script::Str>() ? a.get_str(1) : interp.str(a[1]);
+    if (ir::PrimFunc f = mod->find(name)) return Value(std::make_shared<PrimFuncValue>(f, name));
+    script::raise_key_error(a[1]);
+  });
+  t->def("__contains__", "self, name", [](Interpreter&, Args& a) {
+    return Value::boolean(a[0].as<IRModuleValue>()->module->find(a.get_str(1)) != nullptr);
+  });
+  t->def("__len__", "self", [](Interpreter&, Args& a) {
+    return Value::integer(static_cast<int64_t>(a[0].as<IRModuleValue>()->module->functions.size()));
+  });
+  t->def("get_global_vars", "self", [](Interpreter&, Args& a) {
+    std::vector<Value> names;
+    for (const auto& [n, f] : a[0].as<IRModuleValue>()->module->functions) names.push_back(script::make_str(n));
+    return script::make_list(std::move(names));
+  });
+  t->def("keys", "self", [](Interpreter&, Args& a) {
+    std::vector<Value> names;
+    for (const auto& [n, f] : a[0].as<IRModuleValue>()->module->functions) names.push_back(script::make_str(n));
+    return script::make_list(std::move(names));
+  });
+  return t;
+}
+
+}  // namespace
+
+TypeRef expr_type() {
+  static TypeRef t = make_expr_type();
+  return t;
+}
+TypeRef var_type() {
+  static TypeRef t = [] {
+    auto v = std::make_shared<TypeObject>("Var", std::vector<TypeRef>{expr_type()});
+    v->set_module("tvm.tir");
+    return v;
+  }();
+  return t;
+}
+TypeRef buffer_type() {
+  static TypeRef t = make_buffer_type();
+  return t;
+}
+TypeRef prim_func_type() {
+  static TypeRef t = make_prim_func_type();
+  return t;
+}
+TypeRef ir_module_type() {
+  static TypeRef t = make_ir_module_type();
+  return t;
+}
+
+TypeObject* ExprValue::type() const { return expr->kind == K::Var ? var_type().get() : expr_type().get(); }
+TypeObject* BufferValue::type() const { return buffer_type().get(); }
+TypeObject* PrimFuncValue::type() const { return prim_func_type().get(); }
+TypeObject* IRModuleValue::type() const { return ir_module_type().get(); }
+
+std::string ExprValue::repr_hook(Interpreter&) { return ir::script(expr); }
+std::string BufferValue::repr_hook(Interpreter&) {
+  std::string dims;
+  for (size_t i = 0; i < buffer->shape.size(); ++i) dims += (i ? ", " : "") + ir::script(buffer->shape[i]);
+  return fmt::format("T.Buffer(({}{}), \"{}\")  # {}", dims, buffer->shape.size() == 1 ? "," : "", buffer->dtype.to_string(), buffer->name);
+}
+std::string PrimFuncValue::repr_hook(Interpreter&) { return ir::script(func, name); }
+std::string IRModuleValue::repr_hook(Interpreter&) { return ir::script(module); }
+
+bool IRModuleValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
+  if (ir::PrimFunc f = module->find(symbol_name(name))) {
+    out = Value(std::make_shared<PrimFuncValue>(f, symbol_name(name)));
+    return true;
+  }
+  return false;
+}
+
+ir::IRModule to_module(Interpreter& interp, const Value& v, const std::string& what) {
+  if (auto* m = v.as<IRModuleValue>()) return m->module;
+  if (auto* f = v.as<PrimFuncValue>()) {
+    auto mod = std::make_shared<ir::IRModuleNode>();
+    mod->functions.emplace_back("main", f->func);
+    return mod;
+  }
+  raise(ExcKind::TypeError, fmt::format("{}: expected an IRModule or a PrimFunc, got {}", what, Interpreter::type_name(v)));
+}
+
+}  // namespace tsch::bindings

@@ -1,0 +1,80 @@
+// Script values that hold IR: expressions (with Python operators building IR), buffers,
+// functions and modules; and the conversions between script values and IR.
+#pragma once
+
+#include <string>
+
+#include "ir/module.h"
+#include "script/interpreter.h"
+#include "script/object.h"
+
+namespace tsch::bindings {
+
+using script::Interpreter;
+using script::Value;
+
+class ExprValue : public script::Object {
+ public:
+  explicit ExprValue(ir::PrimExpr e) : expr(std::move(e)) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter& interp) override;
+  ir::PrimExpr expr;
+  // A variable from T.int32()/T.var() not yet named by an assignment.
+  bool fresh = false;
+};
+
+class BufferValue : public script::Object {
+ public:
+  explicit BufferValue(ir::Buffer b) : buffer(std::move(b)) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter& interp) override;
+  ir::Buffer buffer;
+  // From T.alloc_buffer/T.match_buffer and not yet named by an assignment.
+  bool fresh = false;
+};
+
+class PrimFuncValue : public script::Object {
+ public:
+  PrimFuncValue(ir::PrimFunc f, std::string n) : func(std::move(f)), name(std::move(n)) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter& interp) override;
+  ir::PrimFunc func;
+  std::string name;
+};
+
+class IRModuleValue : public script::Object {
+ public:
+  explicit IRModuleValue(ir::IRModule m) : module(std::move(m)) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter& interp) override;
+  bool get_attr_hook(Interpreter& interp, Symbol name, Value& out) override;
+  ir::IRModule module;
+};
+
+script::TypeRef expr_type();
+script::TypeRef var_type();
+script::TypeRef buffer_type();
+script::TypeRef prim_func_type();
+script::TypeRef ir_module_type();
+
+Value wrap(ir::PrimExpr e);
+Value wrap(ir::Buffer b);
+
+// Converts int/float/bool/PrimExpr values to IR; raises TypeError naming `what` otherwise.
+ir::PrimExpr to_expr(Interpreter& interp, const Value& v, const std::string& what);
+// Like to_expr, but Python literals take `dtype` (e.g. `Y[i] = 0` into a float32 buffer).
+ir::PrimExpr to_expr_as(Interpreter& interp, const Value& v, ir::DataType dtype, const std::string& what);
+bool is_expr(const Value& v);
+// A dtype from a string ("float32") or a dtype object (T.float32).
+ir::DataType to_dtype(Interpreter& interp, const Value& v, const std::string& what);
+
+// Runs an IR-building call, turning IRError into TypeError/ValueError.
+template <typename F>
+auto guard_ir(F&& f) -> decltype(f());
+
+// The IRModule of a module or function value (a PrimFunc becomes {"main": f}).
+ir::IRModule to_module(Interpreter& interp, const Value& v, const std::string& what);
+
+}  // namespace tsch::bindings
+
+#include "bindings/ir_values_inl.h"

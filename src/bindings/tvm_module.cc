@@ -1,0 +1,150 @@
+// The `tvm` package as scripts see it: tvm.script (ir_module, from_source), tvm.ir
+// (structural equality, IRModule), tvm.tir (IR types); `I` is tvm.script.ir.
+#include <fmt/format.h>
+
+#include "bindings/ir_values.h"
+#include "frontend/tir_parser.h"
+#include "ir/printer.h"
+#include "ir/structural_equal.h"
+#include "script/exceptions.h"
+#include "script/interpreter.h"
+#include "script/modules.h"
+#include "syntax/parser.h"
+
+namespace tsch::bindings {
+
+using script::Args;
+using script::ExcKind;
+using script::Namespace;
+using script::raise;
+
+void register_tvmscript_tir_module();
+
+namespace {
+
+Value ir_module_from_class(Interpreter& interp, Args& a) {
+  auto* cls = a[0].as<script::TypeObject>();
+  if (!cls) a.type_error(0, "a class whose methods are @T.prim_func functions");
+  auto mod = std::make_shared<ir::IRModuleNode>();
+  for (const auto& [name, value] : cls->dict().values()) {
+    if (auto* f = value.as<PrimFuncValue>()) mod->functions.emplace_back(symbol_name(name), f->func);
+  }
+  return Value(std::make_shared<IRModuleValue>(mod));
+}
+
+std::shared_ptr<script::Module> import(Interpreter& interp, const std::string& name) {
+  return interp.modules().import(interp, name, "");
+}
+
+Value from_source(Interpreter& interp, Args& a) {
+  const std::string& text = a.get_str(0);
+  const SourceFile* source = SourceFile::make("<from_source>", text);
+  auto globals = std::make_shared<Namespace>();
+  globals->set(intern("__name__"), script::make_str("__from_source__"));
+  globals->set(intern("T"), Value(import(interp, "tvm.script.tir")));
+  globals->set(intern("I"), Value(import(interp, "tvm.script.ir")));
+  globals->set(intern("tvm"), Value(import(interp, "tvm")));
+  try {
+    interp.exec_source(source, globals);
+  } catch (const SyntaxError& e) {
+    raise(ExcKind::ValueError, fmt::format("from_source: line {}, column {}: {}", e.loc.line, e.loc.col, e.what()));
+  }
+  const auto& values = globals->values();
+  for (auto it = values.rbegin(); it != values.rend(); ++it) {
+    if (it->second.as<IRModuleValue>() || it->second.as<PrimFuncValue>()) return it->second;
+  }
+  raise(ExcKind::ValueError, "from_source: the text defines no IRModule or prim_func");
+}
+
+ir::StructuralDiff diff_values(Interpreter& interp, Args& a) {
+  if (auto* x = a[0].as<ExprValue>()) {
+    return ir::structural_diff(x->expr, to_expr(interp, a[1], "rhs"));
+  }
+  if (a[0].as<PrimFuncValue>() && a[1].as<PrimFuncValue>()) {
+    return ir::structural_diff(a[0].as<PrimFuncValue>()->func, a[1].as<PrimFuncValue>()->func);
+  }
+  return ir::structural_diff(to_module(interp, a[0], "lhs"), to_module(interp, a[1], "rhs"));
+}
+
+std::string text_of(Interpreter& interp, const Value& v) { return interp.repr(v); }
+
+void build_ir(Interpreter& interp, script::Module& m) {
+  Namespace& ns = *m.globals;
+  def_function(ns, "structural_equal", "lhs, rhs, map_free_vars=False", [](Interpreter& interp, Args& a) {
+    return Value::boolean(diff_values(interp, a).equal);
+  }, "structural_equal(lhs, rhs): True when the two IRs are equal up to variable renaming.");
+  def_function(ns, "assert_structural_equal", "lhs, rhs, map_free_vars=False", [](Interpreter& interp, Args& a) {
+    ir::StructuralDiff d = diff_values(interp, a);
+    if (d.equal) return Value();
+    raise(ExcKind::ValueError,
+          fmt::format("StructuralEqual check failed, caused by lhs at {}:\n  {}\nand rhs at {}:\n  {}\n"
+                      "lhs:\n{}\nrhs:\n{}",
+                      d.path, d.lhs, d.path, d.rhs, text_of(interp, a[0]), text_of(interp, a[1])));
+  }, "assert_structural_equal(lhs, rhs): raise ValueError naming the first difference.");
+  def_function(ns, "IRModule", "functions=None", [](Interpreter& interp, Args& a) {
+    auto mod = std::make_shared<ir::IRModuleNode>();
+    if (auto* d = a[0].as<script::Dict>()) {
+      for (const auto& [k, v] : d->items()) {
+        auto* f = v.as<PrimFuncValue>();
+        if (!f) raise(ExcKind::TypeError, "IRModule: values must be prim_funcs, got " + Interpreter::type_name(v));
+        mod->functions.emplace_back(interp.str(k), f->func);
+      }
+    } else if (!a[0].is_none()) {
+      a.type_error(0, "a dict of name -> prim_func");
+    }
+    return Value(std::make_shared<IRModuleValue>(mod));
+  });
+}
+
+void build_script_ir(Interpreter&, script::Module& m) {
+  def_function(*m.globals, "ir_module", "cls", ir_module_from_class,
+               "@I.ir_module: turn a class of @T.prim_func methods into an IRModule.");
+}
+
+void build_script(Interpreter& interp, script::Module& m) {
+  Namespace& ns = *m.globals;
+  ns.set(intern("tir"), Value(import(interp, "tvm.script.tir")));
+  ns.set(intern("tirx"), Value(import(interp, "tvm.script.tirx")));
+  ns.set(intern("ir"), Value(import(interp, "tvm.script.ir")));
+  def_function(ns, "ir_module", "cls", ir_module_from_class);
+  def_function(ns, "from_source", "text", from_source, "from_source(text): parse printed TVMScript back into IR.");
+}
+
+void build_tir(Interpreter& interp, script::Module& m) {
+  Namespace& ns = *m.globals;
+  ns.set(intern("PrimFunc"), Value(prim_func_type()));
+  ns.set(intern("PrimExpr"), Value(expr_type()));
+  ns.set(intern("Buffer"), Value(buffer_type()));
+  def_function(ns, "Var", "name, dtype", [](Interpreter& interp, Args& a) {
+    return wrap(ir::PrimExpr(ir::make_var(a.get_str(0), to_dtype(interp, a[1], "tvm.tir.Var dtype"))));
+  });
+  def_function(ns, "IntImm", "dtype, value", [](Interpreter& interp, Args& a) {
+    return wrap(ir::make_int(a.get_int(1), to_dtype(interp, a[0], "tvm.tir.IntImm dtype")));
+  });
+  def_function(ns, "FloatImm", "dtype, value", [](Interpreter& interp, Args& a) {
+    return wrap(ir::make_float(a.get_float(1), to_dtype(interp, a[0], "tvm.tir.FloatImm dtype")));
+  });
+}
+
+void build_tvm(Interpreter& interp, script::Module& m) {
+  Namespace& ns = *m.globals;
+  ns.set(intern("__version__"), script::make_str("0.23.0-tsch"));
+  ns.set(intern("script"), Value(import(interp, "tvm.script")));
+  ns.set(intern("ir"), Value(import(interp, "tvm.ir")));
+  ns.set(intern("tir"), Value(import(interp, "tvm.tir")));
+  ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
+}
+
+}  // namespace
+
+void register_tvm_modules() {
+  frontend::install_tvmscript_hook();
+  register_tvmscript_tir_module();
+  script::ModuleLoader::register_builtin("tvm", build_tvm);
+  script::ModuleLoader::register_builtin("tvm.script", build_script);
+  script::ModuleLoader::register_builtin("tvm.script.ir", build_script_ir);
+  script::ModuleLoader::register_builtin("tvm.ir", build_ir);
+  script::ModuleLoader::register_builtin("tvm.tir", build_tir);
+}
+
+}  // namespace tsch::bindings

@@ -1,0 +1,542 @@
+// `from tvm.script import tir as T`: the TVMScript namespace for prim_funcs. Most entries
+// return front-end values (loops, axes, block headers) or record into the function being
+// parsed (T.reads, T.func_attr, T.alloc_buffer, ...); math functions build expressions.
+#include <fmt/format.h>
+
+#include "bindings/ir_values.h"
+#include "frontend/tir_builder.h"
+#include "frontend/tir_specs.h"
+#include "ir/op.h"
+#include "script/exceptions.h"
+#include "script/interpreter.h"
+#include "script/modules.h"
+#include "script/types.h"
+
+namespace tsch::bindings {
+
+using frontend::AxisValue;
+using frontend::BlockHeaderValue;
+using frontend::BufferTypeValue;
+using frontend::DTypeValue;
+using frontend::LoopValue;
+using frontend::PrimFuncDecorator;
+using frontend::RegionValue;
+using frontend::TirBuilder;
+using script::Args;
+using script::ExcKind;
+using script::Namespace;
+using script::raise;
+using script::TypeObject;
+using script::TypeRef;
+
+namespace {
+
+// ------------------------------------------------------------------ conversions
+
+std::vector<ir::PrimExpr> to_shape(Interpreter& interp, const Value& v, const std::string& what) {
+  std::vector<Value> dims;
+  if (v.as<script::Tuple>() || v.as<script::List>()) dims = interp.to_vector(v);
+  else dims.push_back(v);
+  std::vector<ir::PrimExpr> shape;
+  bool any64 = false;
+  for (const auto& d : dims) {
+    ir::PrimExpr e = to_expr(interp, d, what);
+    if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: dimensions must be integers, got {}", what, e->dtype.to_string()));
+    any64 |= e->dtype == ir::DataType::int64();
+    shape.push_back(e);
+  }
+  // Mixed int32/int64 shapes become int64, as TVM's buffer declaration does.
+  if (any64) {
+    for (auto& e : shape) e = ir::cast(ir::DataType::int64(), e);
+  }
+  return shape;
+}
+
+ir::AttrValue to_attr(Interpreter& interp, const Value& v) {
+  ir::AttrValue a;
+  if (v.is_bool()) return ir::AttrValue::of_bool(v.as_bool());
+  if (v.is_int()) return ir::AttrValue::of_int(v.as_int());
+  if (v.is_float()) {
+    a.kind = ir::AttrValue::Kind::Float;
+    a.f = v.as_float();
+    return a;
+  }
+  if (auto* s = v.as<script::Str>()) return ir::AttrValue::of_str(s->value);
+  if (auto* e = v.as<ExprValue>()) {
+    int64_t c;
+    if (e->expr->dtype.is_bool() && ir::as_const_int(e->expr, &c)) return ir::AttrValue::of_bool(c != 0);
+    a.kind = ir::AttrValue::Kind::Expr;
+    a.expr = e->expr;
+    return a;
+  }
+  if (v.as<script::List>() || v.as<script::Tuple>()) {
+    a.kind = ir::AttrValue::Kind::Array;
+    for (const auto& item : interp.to_vector(v)) a.array.push_back(to_attr(interp, item));
+    return a;
+  }
+  if (auto* d = v.as<script::Dict>()) {
+    a.kind = ir::AttrValue::Kind::Map;
+    for (const auto& [k, val] : d->items()) a.map.emplace_back(interp.str(k), to_attr(interp, val));
+    return a;
+  }
+  raise(ExcKind::TypeError, "unsupported attribute value of type " + Interpreter::type_name(v));
+}
+
+ir::AttrMap to_attr_map(Interpreter& interp, const Value& v, const std::string& what) {
+  auto* d = v.as<script::Dict>();
+  if (!d) raise(ExcKind::TypeError, what + ": expected a dict, got " + Interpreter::type_name(v));
+  ir::AttrMap out;
+  for (const auto& [k, val] : d->items()) {
+    auto* key = k.as<script::Str>();
+    if (!key) raise(ExcKind::TypeError, what + ": keys must be strings");
+    out.emplace_back(key->value, to_attr(interp, val));
+  }
+  return out;
+}
+
+ir::BufferRegion to_region(Interpreter& interp, const Value& v) {
+  if (auto* r = v.as<RegionValue>()) return r->region;
+  if (auto* e = v.as<ExprValue>()) {
+    if (auto* load = ir::as<ir::BufferLoadNode>(e->expr)) {
+      ir::BufferRegion r{load->buffer, {}};
+      for (const auto& i : load->indices) r.region.push_back(ir::Range{i, ir::make_int(1, i->dtype)});
+      return r;
+    }
+  }
+  if (auto* b = v.as<BufferValue>()) {
+    ir::BufferRegion r{b->buffer, {}};
+    for (const auto& d : b->buffer->shape) r.region.push_back(ir::Range{ir::make_int(0, d->dtype), d});
+    return r;
+  }
+  raise(ExcKind::TypeError, "expected a buffer region such as A[vi, 0:128], got " + Interpreter::type_name(v));
+}
+
+std::vector<ir::BufferRegion> to_regions(Interpreter& interp, const std::vector<Value>& values) {
+  std::vector<ir::BufferRegion> out;
+  for (const auto& v : values) {
+    // Older TVMScript passes one list: T.reads([A[...], B[...]]).
+    if (v.as<script::List>() || v.as<script::Tuple>()) {
+      for (const auto& item : interp.to_vector(v)) out.push_back(to_region(interp, item));
+    } else {
+      out.push_back(to_region(interp, v));
+    }
+  }
+  return out;
+}
+
+ir::DataType dtype_arg(Interpreter& interp, const Value& v, const std::string& what) { return to_dtype(interp, v, what); }
+
+TirBuilder& builder(const std::string& what) {
+  TirBuilder* b = TirBuilder::current();
+  if (!b) raise(ExcKind::ValueError, what + " can only be used inside a @T.prim_func");
+  return *b;
+}
+
+// ------------------------------------------------------------------ loops and axes
+
+Value make_loop(Interpreter& interp, Args& a, ir::ForKind kind, size_t annotations_index, const std::string& thread = {}) {
+  auto loop = std::make_shared<LoopValue>();
+  LoopValue::Loop l;
+  ir::PrimExpr start = to_expr(interp, a[0], "loop start");
+  if (a[1].is_none()) {
+    l.min = ir::make_int(0, start->dtype);
+    l.extent = start;
+  } else {
+    ir::PrimExpr stop = to_expr(interp, a[1], "loop stop");
+    guard_ir([&] {
+      l.min = start;
+      l.extent = ir::sub(stop, start);
+      if (l.min->dtype != l.extent->dtype) l.min = ir::cast(l.extent->dtype, l.min);
+      return 0;
+    });
+  }
+  if (!l.extent->dtype.is_integer()) raise(ExcKind::TypeError, "loop extents must be integers, got " + l.extent->dtype.to_string());
+  l.kind = kind;
+  l.thread = thread;
+  if (annotations_index < a.size() && !a[annotations_index].is_none()) l.annotations = to_attr_map(interp, a[annotations_index], "annotations");
+  loop->loops.push_back(l);
+  return Value(loop);
+}
+
+Value make_axis(Interpreter& interp, Args& a, ir::IterType type) {
+  auto axis = std::make_shared<AxisValue>();
+  axis->iter_type = type;
+  if (auto* t = a[0].as<script::Tuple>(); t && t->items.size() == 2) {
+    ir::PrimExpr lo = to_expr(interp, t->items[0], "axis domain"), hi = to_expr(interp, t->items[1], "axis domain");
+    axis->dom = guard_ir([&] { return ir::Range{lo, ir::sub(hi, lo)}; });
+  } else {
+    ir::PrimExpr ext = to_expr(interp, a[0], "axis domain");
+    axis->dom = ir::Range{ir::make_int(0, ext->dtype), ext};
+  }
+  if (!a[1].is_none()) {
+    axis->binding = to_expr(interp, a[1], "axis binding");
+    if (axis->binding->dtype != axis->dom.extent->dtype) {
+      if (is_expr(a[0]) || axis->binding->kind == ir::ExprKind::IntImm) {
+        axis->binding = ir::cast(axis->dom.extent->dtype, axis->binding);
+      } else {
+        // A literal domain takes the binding's type (e.g. int64 loops).
+        axis->dom = ir::Range{ir::cast(axis->binding->dtype, axis->dom.min), ir::cast(axis->binding->dtype, axis->dom.extent)};
+      }
+    }
+  }
+  return Value(axis);
+}
+
+void def_math(Namespace& ns, const char* name, int arity, const char* op = nullptr) {
+  std::string op_name = op ? op : name;
+  std::string sig = arity == 1 ? "x" : arity == 2 ? "x, y" : "x, y, z";
+  def_function(ns, name, sig, [op_name, arity](Interpreter& interp, Args& a) {
+    std::vector<ir::PrimExpr> args;
+    for (int i = 0; i < arity; ++i) args.push_back(to_expr(interp, a[static_cast<size_t>(i)], op_name + " argument"));
+    ir::DataType t = args[0]->dtype;
+    if (op_name == "if_then_else") t = args[1]->dtype;
+    return wrap(ir::call(t, op_name, args));
+  });
+}
+
+// ------------------------------------------------------------------ types with methods
+
+TypeRef dtype_type() {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("DType");
+    type->set_module("tvm.script.tir");
+    type->def("__call__", "self, value=None, *, is_size_var=False", [](Interpreter& interp, Args& a) -> Value {
+      ir::DataType dt = a[0].as<DTypeValue>()->dtype;
+      if (a[1].is_none()) {
+        // `n = T.int64()`: a fresh variable named by the assignment.
+        auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var("v", dt)));
+        v->fresh = true;
+        return Value(v);
+      }
+      if (a[1].is_number()) {
+        if (dt.is_float()) return wrap(ir::make_float(a[1].as_float(), dt));
+        if (dt.is_bool()) return wrap(ir::make_bool(interp.truthy(a[1])));
+        if (a[1].is_float()) return wrap(ir::make_int(static_cast<int64_t>(a[1].as_float()), dt));
+        return wrap(ir::make_int(a[1].as_int(), dt));
+      }
+      if (auto* s = a[1].as<script::Str>(); s && dt.is_float()) {
+        double v = s->value == "inf" ? INFINITY : s->value == "-inf" ? -INFINITY : NAN;
+        return wrap(ir::make_float(v, dt));
+      }
+      return wrap(guard_ir([&] { return ir::cast(dt, to_expr(interp, a[1], "value")); }));
+    });
+    return type;
+  }();
+  return t;
+}
+
+TypeRef prim_func_decorator_type() {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("prim_func");
+    type->set_module("tvm.script.tir");
+    type->def("__call__", "self, *args, private=False, check_well_formed=True, s_tir=False", [](Interpreter& interp, Args& a) -> Value {
+      if (!a.varargs().empty()) {
+        raise(ExcKind::TypeError, "T.prim_func decorates a `def` directly: write @T.prim_func above the function");
+      }
+      auto d = std::make_shared<PrimFuncDecorator>();
+      d->is_private = interp.truthy(a[2]);
+      return Value(d);
+    });
+    return type;
+  }();
+  return t;
+}
+
+// `T.Buffer((128,), "float32")` and the old subscript form `T.Buffer[(128,), "float32"]`.
+class BufferFactory : public script::Object {
+ public:
+  TypeObject* type() const override {
+    static TypeRef t = [] {
+      auto type = std::make_shared<TypeObject>("Buffer");
+      type->set_module("tvm.script.tir");
+      auto build = [](Interpreter& interp, const Value& shape, const Value& dtype, const Value& scope) {
+        auto bt = std::make_shared<BufferTypeValue>();
+        bt->shape = to_shape(interp, shape, "T.Buffer shape");
+        if (!dtype.is_none()) bt->dtype = dtype_arg(interp, dtype, "T.Buffer dtype");
+        if (auto* s = scope.as<script::Str>()) bt->scope = s->value;
+        return Value(bt);
+      };
+      type->def("__call__", "self, shape, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=0, offset_factor=0, buffer_type=\"\", axis_separators=None",
+                [build](Interpreter& interp, Args& a) { return build(interp, a[1], a[2], a[6]); });
+      type->def("__getitem__", "self, key", [build](Interpreter& interp, Args& a) {
+        std::vector<Value> parts = a[1].as<script::Tuple>() ? a[1].as<script::Tuple>()->items : std::vector<Value>{a[1]};
+        if (parts.size() == 2 && !parts[1].as<script::Str>() && !parts[1].as<DTypeValue>()) parts = {a[1]};
+        return build(interp, parts[0], parts.size() > 1 ? parts[1] : Value(), Value());
+      });
+      return type;
+    }();
+    return t.get();
+  }
+};
+
+// `T.let[T.int32]`.
+class LetFactory : public script::Object {
+ public:
+  TypeObject* type() const override {
+    static TypeRef t = [] {
+      auto type = std::make_shared<TypeObject>("let");
+      type->set_module("tvm.script.tir");
+      type->def("__getitem__", "self, dtype", [](Interpreter& interp, Args& a) {
+        return Value(std::make_shared<DTypeValue>(to_dtype(interp, a[1], "T.let")));
+      });
+      return type;
+    }();
+    return t.get();
+  }
+};
+
+// ------------------------------------------------------------------ the module
+
+void build_axis_module(Interpreter&, script::Module& m) {
+  Namespace& ns = *m.globals;
+  def_function(ns, "spatial", "dom, binding=None, dtype=\"int32\"", [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::DataPar); });
+  def_function(ns, "reduce", "dom, binding=None, dtype=\"int32\"", [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::CommReduce); });
+  def_function(ns, "scan", "dom, binding=None, dtype=\"int32\"", [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::Ordered); });
+  def_function(ns, "opaque", "dom, binding=None, dtype=\"int32\"", [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::Opaque); });
+  ns.set(intern("S"), *ns.find(intern("spatial")));
+  ns.set(intern("R"), *ns.find(intern("reduce")));
+  def_function(ns, "remap", "kinds, bindings, dtype=\"int32\"", [](Interpreter& interp, Args& a) {
+    const std::string& kinds = a.get_str(0);
+    std::vector<Value> values = interp.to_vector(a[1]);
+    if (kinds.size() != values.size()) {
+      a.value_error(0, fmt::format("{} kinds for {} loop variables", kinds.size(), values.size()));
+    }
+    std::vector<Value> axes;
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      ir::PrimExpr binding = to_expr(interp, values[i], "T.axis.remap binding");
+      auto* var = ir::as<ir::VarNode>(binding);
+      if (!var) raise(ExcKind::TypeError, "T.axis.remap binds loop variables; use T.axis.spatial/reduce for expressions");
+      auto axis = std::make_shared<AxisValue>();
+      char k = kinds[i];
+      if (k != 'S' && k != 'R') a.value_error(0, fmt::format("unknown iterator kind '{}' (expected S or R)", k));
+      axis->iter_type = k == 'S' ? ir::IterType::DataPar : ir::IterType::CommReduce;
+      axis->binding = binding;
+      // The domain is the loop's: found from the enclosing loop of this variable.
+      axis->dom = ir::Range{ir::make_int(0, binding->dtype), nullptr};
+      axes.push_back(Value(axis));
+    }
+    return script::make_list(std::move(axes));
+  });
+}
+
+void build_tir_module(Interpreter& interp, script::Module& m) {
+  Namespace& ns = *m.globals;
+  auto deco = std::make_shared<PrimFuncDecorator>();
+  ns.set(intern("prim_func"), Value(deco));
+  ns.set(intern("Buffer"), Value(std::make_shared<BufferFactory>()));
+  ns.set(intern("let"), Value(std::make_shared<LetFactory>()));
+  for (const char* name : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+                           "float64", "bfloat16", "bool", "handle"}) {
+    ns.set(intern(name), Value(std::make_shared<DTypeValue>(*ir::DataType::parse(name))));
+  }
+  def_function(ns, "var", "dtype, name=\"v\"", [](Interpreter& interp, Args& a) {
+    auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var(a.get_str(1), to_dtype(interp, a[0], "T.var"))));
+    v->fresh = true;
+    return Value(v);
+  });
+  // Loops.
+  def_function(ns, "serial", "start, stop=None, *, annotations=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Serial, 2); });
+  def_function(ns, "parallel", "start, stop=None, *, annotations=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Parallel, 2); });
+  def_function(ns, "vectorized", "start, stop=None, *, annotations=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Vectorized, 2); });
+  def_function(ns, "unroll", "start, stop=None, *, annotations=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Unrolled, 2); });
+  def_function(ns, "thread_binding", "start, stop=None, thread=None, *, annotations=None", [](Interpreter& interp, Args& a) {
+    // T.thread_binding(n, "threadIdx.x") passes the thread positionally.
+    if (a[1].as<script::Str>() && a[2].is_none()) std::swap(a[1], a[2]);
+    if (!a[2].as<script::Str>()) a.type_error(2, "a thread name such as \"threadIdx.x\"");
+    return make_loop(interp, a, ir::ForKind::ThreadBinding, 3, a.get_str(2));
+  });
+  def_function(ns, "grid", "*extents", [](Interpreter& interp, Args& a) {
+    auto loop = std::make_shared<LoopValue>();
+    for (const auto& e : a.varargs()) {
+      LoopValue::Loop l;
+      l.extent = to_expr(interp, e, "T.grid extent");
+      l.min = ir::make_int(0, l.extent->dtype);
+      loop->loops.push_back(l);
+    }
+    if (loop->loops.empty()) raise(ExcKind::TypeError, "T.grid needs at least one extent");
+    return Value(loop);
+  });
+  // Blocks.
+  auto block = [](Interpreter&, Args& a) {
+    auto h = std::make_shared<BlockHeaderValue>();
+    h->name = a.get_str(0);
+    h->no_realize = a.get_bool(1);
+    return Value(h);
+  };
+  def_function(ns, "block", "name=\"\", no_realize=False", block);
+  def_function(ns, "sblock", "name=\"\", no_realize=False", block);
+  def_function(ns, "init", "", [](Interpreter&, Args&) {
+    auto h = std::make_shared<BlockHeaderValue>();
+    h->is_init = true;
+    return Value(h);
+  });
+  auto axis = std::make_shared<script::Module>("tvm.script.tir.axis");
+  build_axis_module(interp, *axis);
+  ns.set(intern("axis"), Value(axis));
+  def_function(ns, "reads", "*regions", [](Interpreter& interp, Args& a) {
+    builder("T.reads").block("T.reads").reads = to_regions(interp, a.varargs());
+    return Value();
+  });
+  def_function(ns, "writes", "*regions", [](Interpreter& interp, Args& a) {
+    builder("T.writes").block("T.writes").writes = to_regions(interp, a.varargs());
+    return Value();
+  });
+  def_function(ns, "where", "predicate", [](Interpreter& interp, Args& a) {
+    ir::PrimExpr p = to_expr(interp, a[0], "T.where predicate");
+    builder("T.where").block("T.where").predicate = p->dtype.is_bool() ? p : ir::cast(ir::DataType::bool_(), p);
+    return Value();
+  });
+  auto block_attr = [](Interpreter& interp, Args& a) {
+    auto& frame = builder("T.block_attr").block("T.block_attr");
+    for (auto& kv : to_attr_map(interp, a[0], "T.block_attr")) frame.annotations.push_back(kv);
+    return Value();
+  };
+  def_function(ns, "block_attr", "attrs", block_attr);
+  def_function(ns, "sblock_attr", "attrs", block_attr);
+  def_function(ns, "func_attr", "attrs", [](Interpreter& interp, Args& a) {
+    auto& b = builder("T.func_attr");
+    for (auto& kv : to_attr_map(interp, a[0], "T.func_attr")) b.func_attrs.push_back(kv);
+    return Value();
+  });
+  // Buffers.
+  auto alloc = [](Interpreter& interp, Args& a) {
+    auto& b = builder("T.alloc_buffer");
+    ir::Buffer buf = ir::make_buffer("buffer", dtype_arg(interp, a[1], "T.alloc_buffer dtype"),
+                                     to_shape(interp, a[0], "T.alloc_buffer shape"), a.get_str(5));
+    if (b.in_block()) b.blocks.back().alloc_buffers.push_back(buf);
+    else b.root_allocs.push_back(buf);
+    auto v = std::make_shared<BufferValue>(buf);
+    v->fresh = true;
+    return Value(v);
+  };
+  const char* alloc_sig = "shape, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=-1, offset_factor=0, buffer_type=\"default\", axis_separators=None";
+  def_function(ns, "alloc_buffer", alloc_sig, alloc);
+  def_function(ns, "sblock_alloc_buffer", alloc_sig, alloc);
+  def_function(ns, "match_buffer", "param, shape=None, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=-1, offset_factor=0, buffer_type=\"default\", axis_separators=None",
+               [](Interpreter& interp, Args& a) {
+                 auto& b = builder("T.match_buffer");
+                 ir::DataType dt = dtype_arg(interp, a[2], "T.match_buffer dtype");
+                 if (auto* e = a[0].as<ExprValue>(); e && e->expr->dtype.is_handle()) {
+                   auto* var = ir::as<ir::VarNode>(e->expr);
+                   ir::Var param;
+                   for (const auto& p : b.params) {
+                     if (p.get() == var) param = p;
+                   }
+                   if (!param) a.value_error(0, "T.match_buffer binds a T.handle parameter of the function");
+                   if (a[1].is_none()) a.value_error(1, "a shape is required");
+                   for (const auto& [v, buf] : b.buffer_map) {
+                     if (v == param) a.value_error(0, "parameter " + param->name + " is already bound to buffer " + buf->name);
+                   }
+                   ir::Buffer buf = ir::make_buffer("buffer", dt, to_shape(interp, a[1], "T.match_buffer shape"), a.get_str(6));
+                   b.buffer_map.emplace_back(param, buf);
+                   auto v = std::make_shared<BufferValue>(buf);
+                   v->fresh = true;
+                   return Value(v);
+                 }
+                 ir::BufferRegion source = to_region(interp, a[0]);
+                 std::vector<ir::PrimExpr> shape;
+                 if (a[1].is_none()) {
+                   for (const auto& r : source.region) shape.push_back(r.extent);
+                 } else {
+                   shape = to_shape(interp, a[1], "T.match_buffer shape");
+                 }
+                 ir::Buffer buf = ir::make_buffer("buffer", dt, shape, a.get_str(6));
+                 b.block("T.match_buffer of a region").match_buffers.push_back(ir::MatchBufferRegion{buf, source});
+                 auto v = std::make_shared<BufferValue>(buf);
+                 v->fresh = true;
+                 return Value(v);
+               });
+  // Math and intrinsics.
+  for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid",
+                        "fabs", "floor", "ceil", "round", "trunc", "nearbyint", "sin", "cos", "tan", "asin", "acos",
+                        "atan", "sinh", "cosh", "erf", "isnan", "isinf", "isfinite", "popcount", "likely"}) {
+    def_math(ns, f, 1);
+  }
+  def_math(ns, "pow", 2);
+  def_math(ns, "atan2", 2);
+  def_math(ns, "fmod", 2);
+  def_math(ns, "if_then_else", 3);
+  auto binary = [&](const char* name, ir::ExprKind kind) {
+    def_function(ns, name, "a, b", [kind](Interpreter& interp, Args& a) {
+      ir::PrimExpr x = to_expr(interp, a[0], "operand"), y = to_expr(interp, a[1], "operand");
+      return wrap(guard_ir([&] { return ir::make_binary(kind, x, y); }));
+    });
+  };
+  binary("max", ir::ExprKind::Max);
+  binary("min", ir::ExprKind::Min);
+  binary("floordiv", ir::ExprKind::FloorDiv);
+  binary("floormod", ir::ExprKind::FloorMod);
+  binary("truncdiv", ir::ExprKind::Div);
+  binary("truncmod", ir::ExprKind::Mod);
+  binary("Div", ir::ExprKind::Div);
+  binary("Mod", ir::ExprKind::Mod);
+  binary("FloorDiv", ir::ExprKind::FloorDiv);
+  binary("FloorMod", ir::ExprKind::FloorMod);
+  binary("Add", ir::ExprKind::Add);
+  binary("Sub", ir::ExprKind::Sub);
+  binary("Mul", ir::ExprKind::Mul);
+  binary("Max", ir::ExprKind::Max);
+  binary("Min", ir::ExprKind::Min);
+  binary("And", ir::ExprKind::And);
+  binary("Or", ir::ExprKind::Or);
+  def_function(ns, "abs", "x", [](Interpreter& interp, Args& a) {
+    ir::PrimExpr x = to_expr(interp, a[0], "T.abs argument");
+    if (x->dtype.is_float()) return wrap(ir::call(x->dtype, "fabs", {x}));
+    return wrap(guard_ir([&] { return ir::select(ir::make_binary(ir::ExprKind::GE, x, ir::make_int(0, x->dtype)), x, ir::neg(x)); }));
+  });
+  def_function(ns, "Not", "x", [](Interpreter& interp, Args& a) { return wrap(ir::logical_not(to_expr(interp, a[0], "T.Not argument"))); });
+  def_function(ns, "Select", "condition, true_value, false_value", [](Interpreter& interp, Args& a) {
+    ir::PrimExpr c = to_expr(interp, a[0], "condition"), t = to_expr(interp, a[1], "true value"), f = to_expr(interp, a[2], "false value");
+    return wrap(guard_ir([&] { return ir::select(c, t, f); }));
+  });
+  def_function(ns, "Cast", "dtype, value", [](Interpreter& interp, Args& a) {
+    return wrap(ir::cast(dtype_arg(interp, a[0], "T.Cast dtype"), to_expr(interp, a[1], "T.Cast value")));
+  });
+  def_function(ns, "cast", "value, dtype", [](Interpreter& interp, Args& a) {
+    return wrap(ir::cast(dtype_arg(interp, a[1], "T.cast dtype"), to_expr(interp, a[0], "T.cast value")));
+  });
+  def_function(ns, "evaluate", "value", [](Interpreter& interp, Args& a) { return wrap(to_expr(interp, a[0], "T.evaluate value")); });
+  def_function(ns, "call_extern", "dtype, name, *args", [](Interpreter& interp, Args& a) {
+    std::vector<ir::PrimExpr> args{std::make_shared<ir::StringImmNode>(a.get_str(1))};
+    for (const auto& v : a.varargs()) args.push_back(to_expr(interp, v, "T.call_extern argument"));
+    return wrap(ir::call(dtype_arg(interp, a[0], "T.call_extern dtype"), "call_extern", args));
+  });
+  auto limit = [](bool max) {
+    return [max](Interpreter& interp, Args& a) {
+      ir::DataType dt = dtype_arg(interp, a[0], max ? "T.max_value" : "T.min_value");
+      if (dt.is_float()) {
+        double v = dt.bits == 16 ? 65504.0 : dt.bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+        return wrap(ir::make_float(max ? v : -v, dt));
+      }
+      if (dt.is_bool()) return wrap(ir::make_bool(max));
+      int64_t v = dt.is_uint() ? (max ? static_cast<int64_t>((1ull << (dt.bits == 64 ? 63 : dt.bits)) - 1) : 0)
+                               : (max ? static_cast<int64_t>((1ull << (dt.bits - 1)) - 1) : -static_cast<int64_t>(1ull << (dt.bits - 1)));
+      return wrap(ir::make_int(v, dt));
+    };
+  };
+  def_function(ns, "max_value", "dtype", limit(true));
+  def_function(ns, "min_value", "dtype", limit(false));
+}
+
+}  // namespace
+
+ir::DataType to_dtype(Interpreter& interp, const Value& v, const std::string& what) {
+  if (auto* d = v.as<DTypeValue>()) return d->dtype;
+  if (auto* s = v.as<script::Str>()) {
+    if (auto t = ir::DataType::parse(s->value)) return *t;
+    raise(ExcKind::ValueError, fmt::format("{}: unknown dtype \"{}\"", what, s->value));
+  }
+  raise(ExcKind::TypeError, fmt::format("{}: expected a dtype such as \"float32\", got {}", what, Interpreter::type_name(v)));
+}
+
+void register_tvmscript_tir_module() {
+  script::ModuleLoader::register_builtin("tvm.script.tir", build_tir_module);
+  script::ModuleLoader::register_builtin("tvm.script.tirx", build_tir_module);
+}
+
+}  // namespace tsch::bindings
+
+namespace tsch::frontend {
+script::TypeObject* DTypeValue::type() const { return bindings::dtype_type().get(); }
+script::TypeObject* PrimFuncDecorator::type() const { return bindings::prim_func_decorator_type().get(); }
+}  // namespace tsch::frontend

@@ -1,0 +1,51 @@
+// The state of the prim_func being parsed, reachable from T.* functions (T.reads,
+// T.alloc_buffer, T.func_attr, ...) while the front end walks the function body.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/module.h"
+
+namespace tsch::frontend {
+
+struct BlockFrame {
+  std::string name;
+  std::vector<ir::IterVar> iter_vars;
+  std::vector<ir::PrimExpr> iter_values;
+  std::optional<std::vector<ir::BufferRegion>> reads, writes;
+  ir::PrimExpr predicate;
+  ir::AttrMap annotations;
+  std::vector<ir::Buffer> alloc_buffers;
+  std::vector<ir::MatchBufferRegion> match_buffers;
+  ir::Stmt init;
+  bool no_realize = false;
+};
+
+class TirBuilder {
+ public:
+  TirBuilder();
+  ~TirBuilder();
+  TirBuilder(const TirBuilder&) = delete;
+  TirBuilder& operator=(const TirBuilder&) = delete;
+
+  // The builder of the innermost prim_func being parsed, or null outside one.
+  static TirBuilder* current();
+
+  // The innermost block; raises "<what> must be used inside a block" when there is none.
+  BlockFrame& block(const std::string& what);
+  bool in_block() const { return !blocks.empty(); }
+
+  ir::AttrMap func_attrs;
+  std::vector<ir::Var> params;
+  std::vector<std::pair<ir::Var, ir::Buffer>> buffer_map;
+  std::vector<ir::Buffer> root_allocs;
+  std::vector<BlockFrame> blocks;
+  bool in_init = false;
+
+ private:
+  TirBuilder* previous_;
+};
+
+}  // namespace tsch::frontend

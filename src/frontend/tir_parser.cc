@@ -1,0 +1,522 @@
+// The prim_func front end. Statements are handled here; expressions go through the script
+// evaluator with IR names bound in the innermost scope.
+#include "frontend/tir_parser.h"
+
+#include <fmt/format.h>
+
+#include "arith/block_access.h"
+#include "arith/int_set.h"
+#include "bindings/ir_values.h"
+#include "frontend/tir_builder.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "script/modules.h"
+#include "script/types.h"
+
+namespace tsch::frontend {
+
+using namespace ir;
+using bindings::BufferValue;
+using bindings::ExprValue;
+using script::ExcKind;
+using script::raise_at;
+using script::ScriptError;
+
+namespace {
+
+// Restores a name's previous binding when an IR scope (loop, block) ends.
+class NameScope {
+ public:
+  explicit NameScope(script::Namespace& ns) : ns_(ns) {}
+  ~NameScope() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second) ns_.set(it->first, *it->second);
+      else ns_.erase(it->first);
+    }
+  }
+  void bind(Symbol name, Value value) {
+    Value* old = ns_.find(name);
+    saved_.emplace_back(name, old ? std::optional<Value>(*old) : std::nullopt);
+    ns_.set(name, std::move(value));
+  }
+
+ private:
+  script::Namespace& ns_;
+  std::vector<std::pair<Symbol, std::optional<Value>>> saved_;
+};
+
+class TirParser {
+ public:
+  explicit TirParser(script::Evaluator& defining) : interp_(defining.interp) {
+    scope_.locals = std::make_shared<script::Namespace>();
+    scope_.globals = defining.scope.globals;
+    if (!defining.scope.is_module && !defining.scope.is_class_body) scope_.enclosing.push_back(defining.scope.locals);
+    scope_.enclosing.insert(scope_.enclosing.end(), defining.scope.enclosing.begin(), defining.scope.enclosing.end());
+    scope_.owner = defining.scope.owner;
+    // Inside a prim_func, `range` makes IR loops.
+    Value t_serial = lookup_t("serial");
+    if (!t_serial.is_none()) scope_.locals->set(intern("range"), t_serial);
+    ev_ = std::make_unique<script::Evaluator>(interp_, scope_);
+  }
+
+  PrimFunc parse(const ast::FunctionDef& def, bool is_private) {
+    auto func = std::make_shared<PrimFuncNode>();
+    func->is_private = is_private;
+    // Step 1: parameters.
+    for (const auto& p : def.params) {
+      if (p.kind != ast::Param::Kind::Normal) raise_at(ExcKind::TypeError, "prim_func parameters must be plain names", p.loc);
+      if (!p.annotation) {
+        raise_at(ExcKind::TypeError,
+                 fmt::format("parameter '{}' needs a type annotation such as T.Buffer((128,), \"float32\") or T.handle",
+                             symbol_name(p.name)),
+                 p.loc);
+      }
+      Value ann = ev_->eval(*p.annotation);
+      std::string name = symbol_name(p.name);
+      if (auto* bt = ann.as<BufferTypeValue>()) {
+        Buffer b = make_buffer(name, bt->dtype, bt->shape, bt->scope);
+        Var handle = make_var(name, DataType::handle());
+        builder_.params.push_back(handle);
+        builder_.buffer_map.emplace_back(handle, b);
+        scope_.locals->set(p.name, bindings::wrap(b));
+      } else if (auto* dt = ann.as<DTypeValue>()) {
+        Var v = make_var(name, dt->dtype);
+        builder_.params.push_back(v);
+        scope_.locals->set(p.name, bindings::wrap(PrimExpr(v)));
+      } else {
+        raise_at(ExcKind::TypeError,
+                 fmt::format("parameter '{}': expected T.Buffer(...), T.handle or a dtype such as T.int32, got {}", name,
+                             interp_.repr(ann)),
+                 p.annotation->loc);
+      }
+    }
+    // Step 2: the body.
+    std::vector<Stmt> stmts = parse_body(def.body, 0);
+    Stmt body = make_seq(stmts);
+    if (!body) body = std::make_shared<EvaluateNode>(make_int(0));
+    bool has_block = false;
+    for_each_stmt(body, [&](const Stmt& s) { has_block |= s->kind == StmtKind::BlockRealize; });
+    auto* realize = as<BlockRealizeNode>(body);
+    bool explicit_root = realize && realize->iter_values.empty() && builder_.root_allocs.empty() && stmts.size() == 1;
+    if ((has_block || !builder_.root_allocs.empty()) && !explicit_root) {
+      auto root = std::make_shared<BlockNode>();
+      root->name = "root";
+      root->alloc_buffers = builder_.root_allocs;
+      root->body = body;
+      body = std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), root);
+    }
+    func->params = builder_.params;
+    func->buffer_map = builder_.buffer_map;
+    func->attrs = builder_.func_attrs;
+    func->body = body;
+    return func;
+  }
+
+ private:
+  Value lookup_t(const char* name) {
+    script::CallArgs none;
+    (void)none;
+    try {
+      auto t = interp_.modules().import(interp_, "tvm.script.tir", "");
+      if (Value* v = t->globals->find(intern(name))) return *v;
+    } catch (const ScriptError&) {
+    }
+    return Value();
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  std::vector<Stmt> parse_body(const ast::Body& body, size_t start) {
+    std::vector<Stmt> out;
+    for (size_t i = start; i < body.size(); ++i) {
+      const ast::Stmt& s = *body[i];
+      Var let_var;
+      PrimExpr let_value;
+      try {
+        Stmt stmt = parse_stmt(s, let_var, let_value);
+        if (stmt) out.push_back(stmt);
+      } catch (ScriptError& e) {
+        if (!e.pending.valid()) e.pending = s.loc;
+        throw;
+      }
+      if (let_var) {
+        // A let binds the rest of the block.
+        std::vector<Stmt> rest = parse_body(body, i + 1);
+        Stmt rest_body = make_seq(rest);
+        if (!rest_body) rest_body = std::make_shared<EvaluateNode>(make_int(0));
+        out.push_back(std::make_shared<LetStmtNode>(let_var, let_value, rest_body));
+        return out;
+      }
+    }
+    return out;
+  }
+
+  Stmt parse_stmt(const ast::Stmt& s, Var& let_var, PrimExpr& let_value) {
+    switch (s.kind) {
+      case ast::StmtKind::Pass:
+        return nullptr;
+      case ast::StmtKind::Expr: {
+        const auto& e = static_cast<const ast::ExprStmt&>(s);
+        if (e.value->kind == ast::ExprKind::Constant) return nullptr;  // docstring
+        Value v = ev_->eval(*e.value);
+        if (auto* ev = v.as<ExprValue>()) return std::make_shared<EvaluateNode>(ev->expr);
+        return nullptr;
+      }
+      case ast::StmtKind::Assign:
+        return parse_assign(static_cast<const ast::Assign&>(s), let_var, let_value);
+      case ast::StmtKind::AugAssign:
+        return parse_aug_assign(static_cast<const ast::AugAssign&>(s));
+      case ast::StmtKind::AnnAssign: {
+        const auto& a = static_cast<const ast::AnnAssign&>(s);
+        Value ann = ev_->eval(*a.annotation);
+        auto* dt = ann.as<DTypeValue>();
+        if (!dt || a.target->kind != ast::ExprKind::Name || !a.value) {
+          raise_at(ExcKind::TypeError, "a let binding is written `x: T.int32 = value`", s.loc);
+        }
+        PrimExpr value = bindings::to_expr_as(interp_, ev_->eval(*a.value), dt->dtype, "let value");
+        if (value->dtype != dt->dtype) value = cast(dt->dtype, value);
+        Symbol name = static_cast<const ast::Name&>(*a.target).id;
+        let_var = make_var(symbol_name(name), dt->dtype);
+        let_value = value;
+        scope_.locals->set(name, bindings::wrap(PrimExpr(let_var)));
+        return nullptr;
+      }
+      case ast::StmtKind::For:
+        return parse_for(static_cast<const ast::For&>(s));
+      case ast::StmtKind::With:
+        return parse_with(static_cast<const ast::With&>(s));
+      case ast::StmtKind::If:
+        return parse_if(static_cast<const ast::If&>(s));
+      case ast::StmtKind::While:
+        raise_at(ExcKind::NotImplementedError, "not supported yet: while loops in a prim_func", s.loc);
+      case ast::StmtKind::Return:
+        raise_at(ExcKind::NotImplementedError, "not supported yet: return in a prim_func", s.loc);
+      default:
+        raise_at(ExcKind::TypeError, "this statement is not allowed in a prim_func", s.loc);
+    }
+  }
+
+  std::vector<PrimExpr> index_list(const Value& key, const Buffer& b, SourceLoc loc) {
+    std::vector<Value> items = key.as<script::Tuple>() ? key.as<script::Tuple>()->items : std::vector<Value>{key};
+    if (items.size() == 1 && items[0].as<script::Tuple>() && items[0].as<script::Tuple>()->items.empty()) items.clear();
+    if (items.size() != b->shape.size()) {
+      raise_at(ExcKind::IndexError,
+               fmt::format("buffer {} has {} dimension{}, but {} ind{} given", b->name, b->shape.size(),
+                           b->shape.size() == 1 ? "" : "s", items.size(), items.size() == 1 ? "ex was" : "ices were"),
+               loc);
+    }
+    std::vector<PrimExpr> out;
+    for (const auto& item : items) {
+      if (item.as<script::SliceObject>()) raise_at(ExcKind::TypeError, "a store needs a single element, not a slice", loc);
+      PrimExpr idx = bindings::to_expr(interp_, item, "buffer index");
+      if (!idx->dtype.is_integer()) {
+        raise_at(ExcKind::TypeError, fmt::format("buffer index must be an integer, got {}", idx->dtype.to_string()), loc);
+      }
+      out.push_back(idx);
+    }
+    return out;
+  }
+
+  Stmt make_store(const Buffer& b, std::vector<PrimExpr> indices, const Value& rhs, SourceLoc loc) {
+    PrimExpr value = bindings::to_expr_as(interp_, rhs, b->dtype, "stored value");
+    if (value->dtype != b->dtype) {
+      raise_at(ExcKind::TypeError,
+               fmt::format("cannot store a {} value into buffer {} of dtype {}", value->dtype.to_string(), b->name,
+                           b->dtype.to_string()),
+               loc);
+    }
+    return std::make_shared<BufferStoreNode>(b, value, std::move(indices));
+  }
+
+  Stmt parse_assign(const ast::Assign& a, Var& let_var, PrimExpr& let_value) {
+    if (a.targets.size() == 1 && a.targets[0]->kind == ast::ExprKind::Subscript) {
+      const auto& sub = static_cast<const ast::Subscript&>(*a.targets[0]);
+      Value obj = ev_->eval(*sub.value);
+      if (auto* bv = obj.as<BufferValue>()) {
+        Value key = ev_->eval_index(*sub.index);
+        std::vector<PrimExpr> idx = index_list(key, bv->buffer, sub.loc);
+        Value rhs = ev_->eval(*a.value);
+        return make_store(bv->buffer, idx, rhs, a.value->loc);
+      }
+      raise_at(ExcKind::TypeError, fmt::format("cannot assign to an element of {} in a prim_func", script::Interpreter::type_name(obj)),
+               sub.loc);
+    }
+    Value value = ev_->eval(*a.value);
+    for (const auto& target : a.targets) bind_target(*target, value, let_var, let_value);
+    return nullptr;
+  }
+
+  void bind_target(const ast::Expr& target, const Value& value, Var& let_var, PrimExpr& let_value) {
+    if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) {
+      const auto& elts = target.kind == ast::ExprKind::Tuple ? static_cast<const ast::Tuple&>(target).elts
+                                                              : static_cast<const ast::List&>(target).elts;
+      std::vector<Value> items = interp_.to_vector(value);
+      if (items.size() != elts.size()) {
+        raise_at(ExcKind::ValueError, fmt::format("cannot unpack {} values into {} names", items.size(), elts.size()), target.loc);
+      }
+      for (size_t i = 0; i < elts.size(); ++i) bind_target(*elts[i], items[i], let_var, let_value);
+      return;
+    }
+    if (target.kind != ast::ExprKind::Name) {
+      raise_at(ExcKind::TypeError, "only names can be assigned in a prim_func (or buffer elements)", target.loc);
+    }
+    Symbol name = static_cast<const ast::Name&>(target).id;
+    if (auto* axis = value.as<AxisValue>()) {
+      BlockFrame& frame = builder_.block("a block iterator (T.axis.*)");
+      if (!axis->dom.extent) {
+        // T.axis.remap: the domain is the bound loop's range.
+        auto* var = ir::as<VarNode>(axis->binding);
+        auto it = var ? loop_ranges_.find(var) : loop_ranges_.end();
+        if (it == loop_ranges_.end()) {
+          raise_at(ExcKind::ValueError,
+                   fmt::format("T.axis.remap: {} is not the variable of an enclosing loop", ir::script(axis->binding)), target.loc);
+        }
+        axis->dom = it->second;
+      }
+      Var v = make_var(symbol_name(name), axis->dom.extent->dtype);
+      frame.iter_vars.push_back(IterVar{v, axis->dom, axis->iter_type});
+      if (axis->binding) {
+        check_binding(symbol_name(name), axis->binding, axis->dom, target.loc);
+        frame.iter_values.push_back(axis->binding);
+      }
+      scope_.locals->set(name, bindings::wrap(PrimExpr(v)));
+      return;
+    }
+    if (auto* bv = value.as<BufferValue>(); bv && bv->fresh) {
+      bv->buffer->name = symbol_name(name);
+      bv->buffer->data->name = symbol_name(name);
+      bv->fresh = false;
+    } else if (auto* ev = value.as<ExprValue>()) {
+      if (ev->fresh) {
+        ir::as<VarNode>(ev->expr)->name = symbol_name(name);
+        ev->fresh = false;
+      } else if (!let_var) {
+        // `x = expr` binds a new variable for the rest of the body.
+        let_var = make_var(symbol_name(name), ev->expr->dtype);
+        let_value = ev->expr;
+        scope_.locals->set(name, bindings::wrap(PrimExpr(let_var)));
+        return;
+      }
+    }
+    scope_.locals->set(name, value);
+  }
+
+  // A binding must stay inside the iterator's domain; checked when both are constant.
+  void check_binding(const std::string& name, const PrimExpr& binding, const Range& dom, SourceLoc loc) {
+    arith::Interval range = arith::eval_interval(binding, loop_domains_);
+    int64_t lo, hi, dmin, dext;
+    if (!range.min || !as_const_int(range.min, &lo) || !as_const_int(range.max, &hi)) return;
+    if (!as_const_int(dom.min, &dmin) || !as_const_int(dom.extent, &dext)) return;
+    if (lo < dmin || hi >= dmin + dext) {
+      raise_at(ExcKind::ValueError,
+               fmt::format("block iterator {} is bound to {}, whose range [{}, {}) is outside its domain [{}, {})", name,
+                           ir::script(binding), lo, hi + 1, dmin, dmin + dext),
+               loc);
+    }
+  }
+
+  Stmt parse_aug_assign(const ast::AugAssign& a) {
+    if (a.target->kind != ast::ExprKind::Subscript) {
+      raise_at(ExcKind::TypeError, "augmented assignment in a prim_func must update a buffer element", a.loc);
+    }
+    const auto& sub = static_cast<const ast::Subscript&>(*a.target);
+    Value obj = ev_->eval(*sub.value);
+    auto* bv = obj.as<BufferValue>();
+    if (!bv) raise_at(ExcKind::TypeError, "augmented assignment in a prim_func must update a buffer element", sub.loc);
+    Value key = ev_->eval_index(*sub.index);
+    std::vector<PrimExpr> idx = index_list(key, bv->buffer, sub.loc);
+    Value current = bindings::wrap(buffer_load(bv->buffer, idx));
+    Value rhs = ev_->eval(*a.value);
+    Value combined;
+    try {
+      combined = interp_.binary_op(a.op, current, rhs);
+    } catch (ScriptError& e) {
+      if (!e.pending.valid()) e.pending = a.op_loc;
+      throw;
+    }
+    return make_store(bv->buffer, idx, combined, a.loc);
+  }
+
+  Stmt parse_for(const ast::For& f) {
+    Value iter = ev_->eval(*f.iter);
+    auto* loops = iter.as<LoopValue>();
+    if (!loops) {
+      raise_at(ExcKind::TypeError,
+               fmt::format("a prim_func loop needs range(), T.grid(), T.serial(), T.parallel(), ...; got {}",
+                           script::Interpreter::type_name(iter)),
+               f.iter->loc);
+    }
+    std::vector<const ast::Expr*> targets;
+    if (f.target->kind == ast::ExprKind::Tuple) {
+      for (const auto& e : static_cast<const ast::Tuple&>(*f.target).elts) targets.push_back(e.get());
+    } else {
+      targets.push_back(f.target.get());
+    }
+    if (targets.size() != loops->loops.size()) {
+      raise_at(ExcKind::ValueError, fmt::format("{} loop variables for {} loops", targets.size(), loops->loops.size()), f.target->loc);
+    }
+    NameScope names(*scope_.locals);
+    std::vector<Var> vars;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (targets[i]->kind != ast::ExprKind::Name) raise_at(ExcKind::TypeError, "loop variables must be names", targets[i]->loc);
+      Symbol name = static_cast<const ast::Name&>(*targets[i]).id;
+      const auto& loop = loops->loops[i];
+      Var v = make_var(symbol_name(name), loop.extent->dtype);
+      vars.push_back(v);
+      names.bind(name, bindings::wrap(PrimExpr(v)));
+      loop_domains_[v.get()] = arith::interval_of(Range{loop.min, loop.extent});
+      loop_ranges_[v.get()] = Range{cast(v->dtype, loop.min), loop.extent};
+    }
+    Stmt body = make_seq(parse_body(f.body, 0));
+    for (const auto& v : vars) {
+      loop_domains_.erase(v.get());
+      loop_ranges_.erase(v.get());
+    }
+    if (!body) body = std::make_shared<EvaluateNode>(make_int(0));
+    for (size_t i = vars.size(); i-- > 0;) {
+      const auto& loop = loops->loops[i];
+      auto node = std::make_shared<ForNode>(vars[i], cast(vars[i]->dtype, loop.min), loop.extent, loop.kind, body);
+      node->thread_tag = loop.thread;
+      node->annotations = loop.annotations;
+      body = node;
+    }
+    return body;
+  }
+
+  Stmt parse_if(const ast::If& s) {
+    Value cond = ev_->eval(*s.test);
+    if (auto* e = cond.as<ExprValue>()) {
+      Stmt then_case = make_seq(parse_body(s.body, 0));
+      Stmt else_case = s.orelse.empty() ? nullptr : make_seq(parse_body(s.orelse, 0));
+      if (!then_case) then_case = std::make_shared<EvaluateNode>(make_int(0));
+      PrimExpr c = e->expr->dtype.is_bool() ? e->expr : cast(DataType::bool_(), e->expr);
+      return std::make_shared<IfThenElseNode>(c, then_case, else_case);
+    }
+    // A Python condition selects a branch while parsing (meta-programming).
+    return make_seq(parse_body(interp_.truthy(cond) ? s.body : s.orelse, 0));
+  }
+
+  Stmt parse_with(const ast::With& w) {
+    if (w.items.size() != 1 || w.items[0].target) {
+      raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
+    }
+    Value header = ev_->eval(*w.items[0].context);
+    auto* h = header.as<BlockHeaderValue>();
+    if (!h) {
+      raise_at(ExcKind::TypeError,
+               fmt::format("a prim_func `with` takes T.block(...) or T.init(), got {}", script::Interpreter::type_name(header)),
+               w.items[0].context->loc);
+    }
+    if (h->is_init) {
+      BlockFrame& frame = builder_.block("T.init()");
+      if (frame.init) raise_at(ExcKind::ValueError, "a block has at most one T.init()", w.loc);
+      bool saved = builder_.in_init;
+      builder_.in_init = true;
+      Stmt init = make_seq(parse_body(w.body, 0));
+      builder_.in_init = saved;
+      builder_.block("T.init()").init = init ? init : std::make_shared<EvaluateNode>(make_int(0));
+      return nullptr;
+    }
+    NameScope names(*scope_.locals);
+    {
+      BlockFrame frame;
+      frame.name = h->name;
+      frame.no_realize = h->no_realize;
+      builder_.blocks.push_back(std::move(frame));
+    }
+    std::vector<Stmt> stmts;
+    try {
+      // Block iterators are bound in the block's own scope: restore names afterwards.
+      for (const auto& st : w.body) {
+        if (st->kind == ast::StmtKind::Assign) {
+          for (const auto& t : static_cast<const ast::Assign&>(*st).targets) save_names(*t, names);
+        }
+      }
+      stmts = parse_body(w.body, 0);
+    } catch (...) {
+      builder_.blocks.pop_back();
+      throw;
+    }
+    BlockFrame frame = std::move(builder_.blocks.back());
+    builder_.blocks.pop_back();
+    auto block = std::make_shared<BlockNode>();
+    block->name = frame.name;
+    block->iter_vars = frame.iter_vars;
+    block->alloc_buffers = frame.alloc_buffers;
+    block->match_buffers = frame.match_buffers;
+    block->annotations = frame.annotations;
+    block->init = frame.init;
+    block->body = make_seq(stmts);
+    if (!block->body) block->body = std::make_shared<EvaluateNode>(make_int(0));
+    if (!frame.reads || !frame.writes) {
+      arith::AccessRegions regions = arith::infer_access_regions(block->body, block->init);
+      // Buffers allocated by the block itself are not part of its signature.
+      auto drop_own = [&](std::vector<BufferRegion>& rs) {
+        std::vector<BufferRegion> kept;
+        for (auto& r : rs) {
+          bool own = false;
+          for (const auto& b : block->alloc_buffers) own |= b == r.buffer;
+          if (!own) kept.push_back(r);
+        }
+        rs = kept;
+      };
+      drop_own(regions.reads);
+      drop_own(regions.writes);
+      block->reads = frame.reads ? *frame.reads : regions.reads;
+      block->writes = frame.writes ? *frame.writes : regions.writes;
+    } else {
+      block->reads = *frame.reads;
+      block->writes = *frame.writes;
+    }
+    if (frame.no_realize) return block;
+    if (frame.iter_values.size() != frame.iter_vars.size()) {
+      raise_at(ExcKind::ValueError, fmt::format("block \"{}\": every T.axis iterator needs a binding", frame.name), w.loc);
+    }
+    PrimExpr pred = frame.predicate ? frame.predicate : make_bool(true);
+    return std::make_shared<BlockRealizeNode>(frame.iter_values, pred, block);
+  }
+
+  void save_names(const ast::Expr& target, NameScope& names) {
+    if (target.kind == ast::ExprKind::Name) {
+      Symbol n = static_cast<const ast::Name&>(target).id;
+      Value* cur = scope_.locals->find(n);
+      names.bind(n, cur ? *cur : Value());
+      if (!cur) scope_.locals->erase(n);
+    } else if (target.kind == ast::ExprKind::Tuple) {
+      for (const auto& e : static_cast<const ast::Tuple&>(target).elts) save_names(*e, names);
+    } else if (target.kind == ast::ExprKind::List) {
+      for (const auto& e : static_cast<const ast::List&>(target).elts) save_names(*e, names);
+    }
+  }
+
+  script::Interpreter& interp_;
+  script::Scope scope_;
+  std::unique_ptr<script::Evaluator> ev_;
+  TirBuilder builder_;
+  arith::VarDomain loop_domains_;
+  std::unordered_map<const VarNode*, Range> loop_ranges_;
+};
+
+}  // namespace
+
+PrimFunc parse_prim_func(script::Evaluator& defining, const ast::FunctionDef& def, bool is_private) {
+  TirParser parser(defining);
+  return parser.parse(def, is_private);
+}
+
+void install_tvmscript_hook() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  script::Interpreter::decorator_hooks().push_back(script::DecoratorHook{
+      [](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def, Value& result) {
+        auto* deco = decorator.as<PrimFuncDecorator>();
+        if (!deco) return false;
+        PrimFunc f = bindings::guard_ir([&] { return parse_prim_func(defining, def, deco->is_private); });
+        result = Value(std::make_shared<bindings::PrimFuncValue>(f, symbol_name(def.name)));
+        return true;
+      }});
+}
+
+}  // namespace tsch::frontend

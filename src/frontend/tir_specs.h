@@ -1,0 +1,79 @@
+// Values that TVMScript's T.* functions return for the front end to consume: loop and
+// axis descriptions, block headers, buffer and dtype annotations, regions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/stmt.h"
+#include "script/object.h"
+
+namespace tsch::frontend {
+
+using script::Value;
+
+// A dtype used as a value: `T.float32` (annotation, literal/cast constructor, var factory).
+class DTypeValue : public script::Object {
+ public:
+  explicit DTypeValue(ir::DataType t) : dtype(t) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(script::Interpreter&) override { return "T." + dtype.to_string(); }
+  ir::DataType dtype;
+};
+
+// `T.Buffer((128, 128), "float32")` in a parameter annotation.
+class BufferTypeValue : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+  std::vector<ir::PrimExpr> shape;
+  ir::DataType dtype = ir::DataType::float32();
+  std::string scope = "global";
+};
+
+// One block iterator: `T.axis.spatial(128, i)`.
+class AxisValue : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+  ir::IterType iter_type = ir::IterType::DataPar;
+  ir::Range dom;
+  ir::PrimExpr binding;  // null for T.block(no_realize=True) bodies
+};
+
+// Loops: `range(n)`, `T.serial(n)`, `T.grid(a, b)`, `T.thread_binding(...)`.
+class LoopValue : public script::Object {
+ public:
+  struct Loop {
+    ir::PrimExpr min, extent;
+    ir::ForKind kind = ir::ForKind::Serial;
+    std::string thread;
+    ir::AttrMap annotations;
+  };
+  script::TypeObject* type() const override;
+  std::vector<Loop> loops;
+};
+
+// `with T.block("name"):` and `with T.init():`.
+class BlockHeaderValue : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+  std::string name;
+  bool no_realize = false;
+  bool is_init = false;
+};
+
+// `A[vi, 0:128]` in T.reads / T.writes / T.match_buffer.
+class RegionValue : public script::Object {
+ public:
+  explicit RegionValue(ir::BufferRegion r) : region(std::move(r)) {}
+  script::TypeObject* type() const override;
+  ir::BufferRegion region;
+};
+
+// `T.prim_func` and `T.prim_func(private=True)`: recognized by the decorator hook.
+class PrimFuncDecorator : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+  bool is_private = false;
+};
+
+}  // namespace tsch::frontend

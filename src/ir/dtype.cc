@@ -1,0 +1,58 @@
+#include "ir/dtype.h"
+
+#include <cctype>
+
+namespace tsch::ir {
+
+std::optional<DataType> DataType::parse(const std::string& text) {
+  if (text == "bool") return bool_();
+  if (text == "handle") return handle();
+  if (text == "void") return void_();
+  std::string base = text;
+  int lanes = 1;
+  size_t x = text.find('x');
+  if (x != std::string::npos && x + 1 < text.size()) {
+    for (size_t i = x + 1; i < text.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
+    }
+    lanes = std::stoi(text.substr(x + 1));
+    base = text.substr(0, x);
+  }
+  auto with_bits = [&](const char* prefix, Code code) -> std::optional<DataType> {
+    size_t n = std::string(prefix).size();
+    if (base.compare(0, n, prefix) != 0 || base.size() == n) return std::nullopt;
+    for (size_t i = n; i < base.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(base[i]))) return std::nullopt;
+    }
+    int bits = std::stoi(base.substr(n));
+    return DataType{code, bits, lanes};
+  };
+  std::optional<DataType> result;
+  if (base.rfind("uint", 0) == 0) result = with_bits("uint", Code::UInt);
+  else if (base.rfind("int", 0) == 0) result = with_bits("int", Code::Int);
+  else if (base.rfind("bfloat", 0) == 0) result = with_bits("bfloat", Code::BFloat);
+  else if (base.rfind("float", 0) == 0) result = with_bits("float", Code::Float);
+  if (!result) return std::nullopt;
+  int bits = result->bits;
+  bool valid = result->code == Code::Float ? (bits == 16 || bits == 32 || bits == 64)
+               : result->code == Code::BFloat ? bits == 16
+                                               : (bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 1 || bits == 4);
+  if (!valid || lanes < 1) return std::nullopt;
+  return result;
+}
+
+std::string DataType::to_string() const {
+  std::string s;
+  switch (code) {
+    case Code::Int: s = "int" + std::to_string(bits); break;
+    case Code::UInt: s = bits == 1 ? "bool" : "uint" + std::to_string(bits); break;
+    case Code::Float: s = "float" + std::to_string(bits); break;
+    case Code::BFloat: s = "bfloat" + std::to_string(bits); break;
+    case Code::Handle: return "handle";
+    case Code::Void: return "void";
+  }
+  if (lanes != 1) s += "x" + std::to_string(lanes);
+  return s;
+}
+
+}  // namespace tsch::ir

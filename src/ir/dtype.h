@@ -1,0 +1,45 @@
+// TensorIR data types: a code (int, uint, float, bfloat, handle), a bit width and lanes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tsch::ir {
+
+struct DataType {
+  enum class Code : uint8_t { Int, UInt, Float, BFloat, Handle, Void };
+  Code code = Code::Int;
+  int bits = 32;
+  int lanes = 1;
+
+  static DataType int_(int bits, int lanes = 1) { return {Code::Int, bits, lanes}; }
+  static DataType uint(int bits, int lanes = 1) { return {Code::UInt, bits, lanes}; }
+  static DataType float_(int bits, int lanes = 1) { return {Code::Float, bits, lanes}; }
+  static DataType bool_(int lanes = 1) { return {Code::UInt, 1, lanes}; }
+  static DataType handle() { return {Code::Handle, 64, 1}; }
+  static DataType void_() { return {Code::Void, 0, 1}; }
+  static DataType int32() { return int_(32); }
+  static DataType int64() { return int_(64); }
+  static DataType float32() { return float_(32); }
+
+  // Parses "float32", "int8", "bool", "handle", "float32x4", "void"; nullopt when unknown.
+  static std::optional<DataType> parse(const std::string& text);
+  std::string to_string() const;
+
+  bool is_int() const { return code == Code::Int; }
+  bool is_uint() const { return code == Code::UInt && bits != 1; }
+  bool is_bool() const { return code == Code::UInt && bits == 1; }
+  bool is_float() const { return code == Code::Float || code == Code::BFloat; }
+  bool is_integer() const { return is_int() || is_uint(); }  // not bool
+  bool is_handle() const { return code == Code::Handle; }
+  bool is_void() const { return code == Code::Void; }
+  bool is_scalar() const { return lanes == 1; }
+  DataType element_of() const { return {code, bits, 1}; }
+  DataType with_lanes(int l) const { return {code, bits, l}; }
+
+  bool operator==(const DataType& o) const { return code == o.code && bits == o.bits && lanes == o.lanes; }
+  bool operator!=(const DataType& o) const { return !(*this == o); }
+};
+
+}  // namespace tsch::ir

@@ -1,0 +1,50 @@
+// Visitors and mutators over expressions and statements. Mutators return the same node when
+// nothing below it changed, so unchanged subtrees stay shared (Halide IRMutator style).
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+
+#include "ir/module.h"
+
+namespace tsch::ir {
+
+class IRVisitor {
+ public:
+  virtual ~IRVisitor() = default;
+  virtual void visit(const PrimExpr& e);
+  virtual void visit(const Stmt& s);
+  virtual void visit_buffer_region(const BufferRegion& r);
+
+ protected:
+  // Default traversal of children.
+  void visit_children(const PrimExpr& e);
+  void visit_children(const Stmt& s);
+};
+
+class IRMutator {
+ public:
+  virtual ~IRMutator() = default;
+  virtual PrimExpr mutate(const PrimExpr& e);
+  virtual Stmt mutate(const Stmt& s);
+
+ protected:
+  PrimExpr mutate_children(const PrimExpr& e);
+  Stmt mutate_children(const Stmt& s);
+  std::vector<PrimExpr> mutate_all(const std::vector<PrimExpr>& v, bool& changed);
+  Range mutate_range(const Range& r, bool& changed);
+  BufferRegion mutate_region(const BufferRegion& r, bool& changed);
+};
+
+// Calls f on every expression node (pre-order), including those inside statements.
+void for_each_expr(const Stmt& s, const std::function<void(const PrimExpr&)>& f);
+void for_each_expr(const PrimExpr& e, const std::function<void(const PrimExpr&)>& f);
+// Calls f on every statement node (pre-order).
+void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
+
+bool uses_var(const PrimExpr& e, const std::function<bool(const VarNode*)>& pred);
+// Replaces variables by expressions.
+PrimExpr substitute(const PrimExpr& e, const std::unordered_map<const VarNode*, PrimExpr>& vmap);
+Stmt substitute(const Stmt& s, const std::unordered_map<const VarNode*, PrimExpr>& vmap);
+
+}  // namespace tsch::ir

@@ -1,0 +1,333 @@
+#include "ir/op.h"
+
+#include <cmath>
+
+#include "ir/module.h"
+#include "ir/stmt.h"
+
+namespace tsch::ir {
+
+PrimExpr make_int(int64_t value, DataType dtype) {
+  if (dtype.is_float()) return make_float(static_cast<double>(value), dtype);
+  return std::make_shared<IntImmNode>(dtype, value);
+}
+
+PrimExpr make_float(double value, DataType dtype) { return std::make_shared<FloatImmNode>(dtype, value); }
+
+PrimExpr make_bool(bool value) { return std::make_shared<IntImmNode>(DataType::bool_(), value ? 1 : 0); }
+
+PrimExpr make_const(DataType dtype, double value) {
+  if (dtype.is_float()) return make_float(value, dtype);
+  if (dtype.is_bool()) return make_bool(value != 0);
+  return make_int(static_cast<int64_t>(value), dtype);
+}
+
+Var make_var(std::string name, DataType dtype) { return std::make_shared<VarNode>(std::move(name), dtype); }
+
+Buffer make_buffer(std::string name, DataType dtype, std::vector<PrimExpr> shape, std::string scope) {
+  auto b = std::make_shared<BufferNode>(std::move(name), dtype, std::move(shape), std::move(scope));
+  b->data = make_var(b->name, DataType::handle());
+  return b;
+}
+
+Buffer buffer_with(const Buffer& src, std::string name, std::vector<PrimExpr> shape, std::string scope) {
+  auto b = std::make_shared<BufferNode>(*src);
+  b->name = std::move(name);
+  b->shape = std::move(shape);
+  b->scope = std::move(scope);
+  b->data = make_var(b->name, DataType::handle());
+  return b;
+}
+
+const AttrValue* find_attr(const AttrMap& attrs, const std::string& key) {
+  for (const auto& [k, v] : attrs) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+Stmt make_seq(std::vector<Stmt> stmts) {
+  std::vector<Stmt> flat;
+  for (auto& s : stmts) {
+    if (!s) continue;
+    if (auto* seq = as<SeqStmtNode>(s)) {
+      flat.insert(flat.end(), seq->seq.begin(), seq->seq.end());
+    } else {
+      flat.push_back(std::move(s));
+    }
+  }
+  if (flat.size() == 1) return flat[0];
+  return std::make_shared<SeqStmtNode>(std::move(flat));
+}
+
+Buffer PrimFuncNode::buffer_of(const Var& param) const {
+  for (const auto& [v, b] : buffer_map) {
+    if (v == param) return b;
+  }
+  return nullptr;
+}
+
+PrimFunc IRModuleNode::find(const std::string& name) const {
+  for (const auto& [n, f] : functions) {
+    if (n == name) return f;
+  }
+  return nullptr;
+}
+
+bool as_const_int(const PrimExpr& e, int64_t* out) {
+  if (auto* imm = as<IntImmNode>(e)) {
+    *out = imm->value;
+    return true;
+  }
+  return false;
+}
+
+bool is_const_int(const PrimExpr& e, int64_t value) {
+  int64_t v;
+  return as_const_int(e, &v) && v == value;
+}
+bool is_one(const PrimExpr& e) { return is_const_int(e, 1); }
+bool is_zero(const PrimExpr& e) { return is_const_int(e, 0); }
+
+namespace {
+
+bool is_comparison(ExprKind k) { return k >= ExprKind::EQ && k <= ExprKind::GE; }
+
+const char* op_name(ExprKind k) {
+  switch (k) {
+    case ExprKind::Add: return "+";
+    case ExprKind::Sub: return "-";
+    case ExprKind::Mul: return "*";
+    case ExprKind::Div: return "/";
+    case ExprKind::Mod: return "truncmod";
+    case ExprKind::FloorDiv: return "//";
+    case ExprKind::FloorMod: return "%";
+    case ExprKind::Min: return "min";
+    case ExprKind::Max: return "max";
+    case ExprKind::And: return "and";
+    case ExprKind::Or: return "or";
+    default: return "comparison";
+  }
+}
+
+// A literal takes the other operand's type (Python ints and floats in IR expressions).
+PrimExpr adapt_literal(const PrimExpr& lit, DataType target) {
+  if (auto* i = as<IntImmNode>(lit)) return make_const(target, static_cast<double>(i->value));
+  if (auto* f = as<FloatImmNode>(lit)) {
+    if (target.is_float()) return make_float(f->value, target);
+  }
+  return cast(target, lit);
+}
+
+bool is_literal(const PrimExpr& e) { return e->kind == ExprKind::IntImm || e->kind == ExprKind::FloatImm; }
+
+// TVM's BinaryOpMatchTypes: make both operands the same dtype.
+void match_types(ExprKind kind, PrimExpr& a, PrimExpr& b) {
+  DataType ta = a->dtype, tb = b->dtype;
+  if (ta == tb) return;
+  if (ta.lanes != tb.lanes) {
+    if (ta.lanes == 1) a = std::make_shared<BroadcastNode>(a, tb.lanes);
+    else if (tb.lanes == 1) b = std::make_shared<BroadcastNode>(b, ta.lanes);
+    else throw IRError(IRError::Kind::Type, "cannot combine vectors of " + std::to_string(ta.lanes) + " and " + std::to_string(tb.lanes) + " lanes");
+    ta = a->dtype;
+    tb = b->dtype;
+    if (ta == tb) return;
+  }
+  if (kind == ExprKind::And || kind == ExprKind::Or) {
+    if (!ta.is_bool()) a = cast(DataType::bool_(ta.lanes), a);
+    if (!tb.is_bool()) b = cast(DataType::bool_(tb.lanes), b);
+    return;
+  }
+  // A literal adapts to the other side, unless that would lose a float.
+  if (is_literal(b) && !(tb.is_float() && !ta.is_float())) {
+    b = adapt_literal(b, ta);
+    return;
+  }
+  if (is_literal(a) && !(ta.is_float() && !tb.is_float())) {
+    a = adapt_literal(a, tb);
+    return;
+  }
+  if (ta.is_float() && !tb.is_float()) {
+    b = cast(ta, b);
+  } else if (tb.is_float() && !ta.is_float()) {
+    a = cast(tb, a);
+  } else if (ta.is_bool() != tb.is_bool()) {
+    if (ta.is_bool()) a = cast(tb, a);
+    else b = cast(ta, b);
+  } else if (ta.code == tb.code || (ta.is_integer() && tb.is_integer())) {
+    // Widen the narrower operand; int and uint of equal width combine as int.
+    if (ta.bits < tb.bits) a = cast(tb, a);
+    else if (tb.bits < ta.bits) b = cast(ta, b);
+    else if (ta.is_uint()) a = cast(tb, a);
+    else b = cast(ta, b);
+  } else {
+    throw IRError(IRError::Kind::Type, std::string("cannot match types ") + ta.to_string() + " and " + tb.to_string() +
+                                           " in " + op_name(kind));
+  }
+}
+
+template <typename T>
+T fold_int(ExprKind kind, T x, T y, bool& ok) {
+  ok = true;
+  switch (kind) {
+    case ExprKind::Add: return x + y;
+    case ExprKind::Sub: return x - y;
+    case ExprKind::Mul: return x * y;
+    case ExprKind::Min: return std::min(x, y);
+    case ExprKind::Max: return std::max(x, y);
+    default: ok = false; return 0;
+  }
+}
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// TVM's TryConstFold: fold constants and the identities that keep printed IR tidy.
+PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
+  DataType t = a->dtype;
+  auto* ia = as<IntImmNode>(a);
+  auto* ib = as<IntImmNode>(b);
+  auto* fa = as<FloatImmNode>(a);
+  auto* fb = as<FloatImmNode>(b);
+  bool divide = kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
+  if (divide && ((ib && ib->value == 0) || (fb && fb->value == 0 && kind != ExprKind::Div))) {
+    throw IRError(IRError::Kind::Value, "division by zero in expression");
+  }
+  if (ia && ib && t.is_scalar()) {
+    int64_t x = ia->value, y = ib->value;
+    bool ok = false;
+    int64_t r = fold_int(kind, x, y, ok);
+    if (ok) return make_int(r, t);
+    switch (kind) {
+      case ExprKind::Div: return make_int(x / y, t);
+      case ExprKind::Mod: return make_int(x % y, t);
+      case ExprKind::FloorDiv: return make_int(floor_div(x, y), t);
+      case ExprKind::FloorMod: return make_int(x - floor_div(x, y) * y, t);
+      case ExprKind::EQ: return make_bool(x == y);
+      case ExprKind::NE: return make_bool(x != y);
+      case ExprKind::LT: return make_bool(x < y);
+      case ExprKind::LE: return make_bool(x <= y);
+      case ExprKind::GT: return make_bool(x > y);
+      case ExprKind::GE: return make_bool(x >= y);
+      case ExprKind::And: return make_bool(x && y);
+      case ExprKind::Or: return make_bool(x || y);
+      default: break;
+    }
+  }
+  if (fa && fb && t.is_scalar()) {
+    double x = fa->value, y = fb->value;
+    switch (kind) {
+      case ExprKind::Add: return make_float(x + y, t);
+      case ExprKind::Sub: return make_float(x - y, t);
+      case ExprKind::Mul: return make_float(x * y, t);
+      case ExprKind::Div: if (y != 0) return make_float(x / y, t); break;
+      case ExprKind::Min: return make_float(std::min(x, y), t);
+      case ExprKind::Max: return make_float(std::max(x, y), t);
+      default: break;
+    }
+  }
+  // Identities (integers only where floats would change NaN/sign semantics).
+  switch (kind) {
+    case ExprKind::Add:
+      if ((ia && ia->value == 0) || (fa && fa->value == 0)) return b;
+      if ((ib && ib->value == 0) || (fb && fb->value == 0)) return a;
+      break;
+    case ExprKind::Sub:
+      if ((ib && ib->value == 0) || (fb && fb->value == 0)) return a;
+      break;
+    case ExprKind::Mul:
+      if ((ia && ia->value == 1) || (fa && fa->value == 1)) return b;
+      if ((ib && ib->value == 1) || (fb && fb->value == 1)) return a;
+      if (ia && ia->value == 0) return a;
+      if (ib && ib->value == 0) return b;
+      break;
+    case ExprKind::FloorDiv:
+    case ExprKind::Div:
+      if (ib && ib->value == 1) return a;
+      break;
+    case ExprKind::FloorMod:
+    case ExprKind::Mod:
+      if (ib && ib->value == 1) return make_int(0, t);
+      break;
+    case ExprKind::And:
+      if (ia) return ia->value ? b : a;
+      if (ib) return ib->value ? a : b;
+      break;
+    case ExprKind::Or:
+      if (ia) return ia->value ? a : b;
+      if (ib) return ib->value ? b : a;
+      break;
+    default:
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+PrimExpr make_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
+  if (a->dtype.is_handle() || b->dtype.is_handle()) {
+    throw IRError(IRError::Kind::Type, std::string("unsupported operand type handle for ") + op_name(kind));
+  }
+  match_types(kind, a, b);
+  if (PrimExpr folded = try_fold(kind, a, b)) return folded;
+  DataType result = is_comparison(kind) || kind == ExprKind::And || kind == ExprKind::Or
+                        ? DataType::bool_(a->dtype.lanes)
+                        : a->dtype;
+  switch (kind) {
+#define TSCH_CASE(K) \
+  case ExprKind::K: return std::make_shared<BinaryNode<ExprKind::K>>(result, std::move(a), std::move(b));
+    TSCH_CASE(Add) TSCH_CASE(Sub) TSCH_CASE(Mul) TSCH_CASE(Div) TSCH_CASE(Mod) TSCH_CASE(FloorDiv)
+    TSCH_CASE(FloorMod) TSCH_CASE(Min) TSCH_CASE(Max) TSCH_CASE(EQ) TSCH_CASE(NE) TSCH_CASE(LT)
+    TSCH_CASE(LE) TSCH_CASE(GT) TSCH_CASE(GE) TSCH_CASE(And) TSCH_CASE(Or)
+#undef TSCH_CASE
+    default:
+      throw IRError(IRError::Kind::Type, "not a binary operator");
+  }
+}
+
+PrimExpr div(PrimExpr a, PrimExpr b) {
+  // Python `/` on integer IR is TVM's truncating Div; a float on either side makes it float.
+  return make_binary(ExprKind::Div, std::move(a), std::move(b));
+}
+
+PrimExpr logical_not(PrimExpr a) {
+  if (auto* i = as<IntImmNode>(a)) return make_bool(i->value == 0);
+  if (!a->dtype.is_bool()) a = cast(DataType::bool_(a->dtype.lanes), a);
+  return std::make_shared<NotNode>(std::move(a));
+}
+
+PrimExpr neg(PrimExpr a) {
+  if (auto* i = as<IntImmNode>(a)) return make_int(-i->value, a->dtype);
+  if (auto* f = as<FloatImmNode>(a)) return make_float(-f->value, a->dtype);
+  return sub(make_const(a->dtype, 0), a);
+}
+
+PrimExpr cast(DataType dtype, PrimExpr value) {
+  if (value->dtype == dtype) return value;
+  if (auto* i = as<IntImmNode>(value)) {
+    if (dtype.is_scalar()) return make_const(dtype, static_cast<double>(i->value));
+  }
+  if (auto* f = as<FloatImmNode>(value)) {
+    if (dtype.is_float() && dtype.is_scalar()) return make_float(f->value, dtype);
+  }
+  return std::make_shared<CastNode>(dtype, std::move(value));
+}
+
+PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f) {
+  match_types(ExprKind::Add, t, f);
+  return std::make_shared<SelectNode>(std::move(cond), std::move(t), std::move(f));
+}
+
+PrimExpr call(DataType dtype, std::string op, std::vector<PrimExpr> args) {
+  return std::make_shared<CallNode>(dtype, std::move(op), std::move(args));
+}
+
+PrimExpr buffer_load(const Buffer& buffer, std::vector<PrimExpr> indices) {
+  return std::make_shared<BufferLoadNode>(buffer->dtype, buffer, std::move(indices));
+}
+
+}  // namespace tsch::ir

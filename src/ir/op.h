@@ -1,0 +1,50 @@
+// Building expressions: literals, arithmetic with TVM's dtype matching and constant folding,
+// comparisons, logic, casts and calls. Errors (dtype mismatch, constant division by zero)
+// are thrown as IRError and become TypeError/ValueError in scripts.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/buffer.h"
+#include "ir/expr.h"
+
+namespace tsch::ir {
+
+class IRError : public std::runtime_error {
+ public:
+  enum class Kind { Type, Value };
+  IRError(Kind k, const std::string& message) : std::runtime_error(message), kind(k) {}
+  Kind kind;
+};
+
+PrimExpr make_int(int64_t value, DataType dtype = DataType::int32());
+PrimExpr make_float(double value, DataType dtype = DataType::float32());
+PrimExpr make_bool(bool value);
+PrimExpr make_const(DataType dtype, double value);  // int, float or bool by dtype
+Var make_var(std::string name, DataType dtype = DataType::int32());
+
+// Binary operations with type matching and folding (`kind` in Add..Or).
+PrimExpr make_binary(ExprKind kind, PrimExpr a, PrimExpr b);
+inline PrimExpr add(PrimExpr a, PrimExpr b) { return make_binary(ExprKind::Add, std::move(a), std::move(b)); }
+inline PrimExpr sub(PrimExpr a, PrimExpr b) { return make_binary(ExprKind::Sub, std::move(a), std::move(b)); }
+inline PrimExpr mul(PrimExpr a, PrimExpr b) { return make_binary(ExprKind::Mul, std::move(a), std::move(b)); }
+inline PrimExpr floordiv(PrimExpr a, PrimExpr b) { return make_binary(ExprKind::FloorDiv, std::move(a), std::move(b)); }
+inline PrimExpr floormod(PrimExpr a, PrimExpr b) { return make_binary(ExprKind::FloorMod, std::move(a), std::move(b)); }
+// `/`: true division for floats, truncating Div for ints (as tvm.tir.Div).
+PrimExpr div(PrimExpr a, PrimExpr b);
+PrimExpr logical_not(PrimExpr a);
+PrimExpr neg(PrimExpr a);
+PrimExpr cast(DataType dtype, PrimExpr value);
+PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f);
+PrimExpr call(DataType dtype, std::string op, std::vector<PrimExpr> args);
+PrimExpr buffer_load(const Buffer& buffer, std::vector<PrimExpr> indices);
+
+// The value of an integer constant, if `e` is one.
+bool as_const_int(const PrimExpr& e, int64_t* out);
+bool is_const_int(const PrimExpr& e, int64_t value);
+bool is_one(const PrimExpr& e);
+bool is_zero(const PrimExpr& e);
+
+}  // namespace tsch::ir

@@ -1,0 +1,159 @@
+// TensorIR statements: loops, blocks (with iteration variables, access regions, init and
+// allocations), stores, sequences, conditionals. Immutable and shared like expressions.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/buffer.h"
+#include "ir/expr.h"
+
+namespace tsch::ir {
+
+// Annotation and attribute values: what T.func_attr / T.block_attr / loop annotations hold.
+struct AttrValue {
+  enum class Kind { Int, Float, Str, Bool, Expr, Array, Map };
+  Kind kind = Kind::Int;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  bool b = false;
+  PrimExpr expr;
+  std::vector<AttrValue> array;
+  std::vector<std::pair<std::string, AttrValue>> map;
+
+  static AttrValue of_int(int64_t v) { AttrValue a; a.kind = Kind::Int; a.i = v; return a; }
+  static AttrValue of_bool(bool v) { AttrValue a; a.kind = Kind::Bool; a.b = v; return a; }
+  static AttrValue of_str(std::string v) { AttrValue a; a.kind = Kind::Str; a.s = std::move(v); return a; }
+};
+using AttrMap = std::vector<std::pair<std::string, AttrValue>>;
+const AttrValue* find_attr(const AttrMap& attrs, const std::string& key);
+
+#define TSCH_IR_STMT_KINDS(X) \
+  X(BufferStore) X(For) X(Block) X(BlockRealize) X(SeqStmt) X(IfThenElse) X(LetStmt) X(Evaluate) X(Allocate)
+
+enum class StmtKind : uint8_t {
+#define TSCH_X(name) name,
+  TSCH_IR_STMT_KINDS(TSCH_X)
+#undef TSCH_X
+};
+
+struct StmtNode {
+  explicit StmtNode(StmtKind k) : kind(k) {}
+  virtual ~StmtNode() = default;
+  const StmtKind kind;
+};
+using Stmt = std::shared_ptr<const StmtNode>;
+
+template <typename T>
+const T* as(const Stmt& s) {
+  return s && s->kind == T::kKind ? static_cast<const T*>(s.get()) : nullptr;
+}
+
+struct BufferStoreNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::BufferStore;
+  BufferStoreNode(Buffer b, PrimExpr v, std::vector<PrimExpr> i)
+      : StmtNode(kKind), buffer(std::move(b)), value(std::move(v)), indices(std::move(i)) {}
+  Buffer buffer;
+  PrimExpr value;
+  std::vector<PrimExpr> indices;
+};
+
+enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, ThreadBinding };
+
+struct ForNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::For;
+  ForNode(Var v, PrimExpr mn, PrimExpr ext, ForKind k, Stmt b)
+      : StmtNode(kKind), loop_var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), for_kind(k), body(std::move(b)) {}
+  Var loop_var;
+  PrimExpr min, extent;
+  ForKind for_kind;
+  Stmt body;
+  std::string thread_tag;  // for ThreadBinding
+  AttrMap annotations;
+};
+
+enum class IterType : uint8_t { DataPar, CommReduce, Ordered, Opaque };
+
+struct IterVar {
+  Var var;
+  Range dom;
+  IterType type = IterType::DataPar;
+};
+
+struct BufferRegion {
+  Buffer buffer;
+  std::vector<Range> region;
+};
+
+struct MatchBufferRegion {
+  Buffer buffer;
+  BufferRegion source;
+};
+
+struct BlockNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Block;
+  BlockNode() : StmtNode(kKind) {}
+  std::string name;
+  std::vector<IterVar> iter_vars;
+  std::vector<BufferRegion> reads, writes;
+  Stmt init;  // may be null
+  std::vector<Buffer> alloc_buffers;
+  std::vector<MatchBufferRegion> match_buffers;
+  AttrMap annotations;
+  Stmt body;
+};
+using Block = std::shared_ptr<const BlockNode>;
+
+struct BlockRealizeNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::BlockRealize;
+  BlockRealizeNode(std::vector<PrimExpr> values, PrimExpr pred, Block b)
+      : StmtNode(kKind), iter_values(std::move(values)), predicate(std::move(pred)), block(std::move(b)) {}
+  std::vector<PrimExpr> iter_values;
+  PrimExpr predicate;  // bool; true when absent
+  Block block;
+};
+
+struct SeqStmtNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::SeqStmt;
+  explicit SeqStmtNode(std::vector<Stmt> s) : StmtNode(kKind), seq(std::move(s)) {}
+  std::vector<Stmt> seq;
+};
+
+struct IfThenElseNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::IfThenElse;
+  IfThenElseNode(PrimExpr c, Stmt t, Stmt e)
+      : StmtNode(kKind), condition(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+  PrimExpr condition;
+  Stmt then_case, else_case;  // else may be null
+};
+
+struct LetStmtNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::LetStmt;
+  LetStmtNode(Var v, PrimExpr val, Stmt b) : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  Var var;
+  PrimExpr value;
+  Stmt body;
+};
+
+struct EvaluateNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Evaluate;
+  explicit EvaluateNode(PrimExpr v) : StmtNode(kKind), value(std::move(v)) {}
+  PrimExpr value;
+};
+
+// Lowered code: an allocation of `buffer` around `body`.
+struct AllocateNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Allocate;
+  AllocateNode(Buffer b, Stmt s) : StmtNode(kKind), buffer(std::move(b)), body(std::move(s)) {}
+  Buffer buffer;
+  Stmt body;
+};
+
+// Builds a SeqStmt, flattening nested sequences; one statement stays itself.
+Stmt make_seq(std::vector<Stmt> stmts);
+
+}  // namespace tsch::ir

@@ -1,0 +1,292 @@
+#include "ir/structural_equal.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "ir/printer.h"
+
+namespace tsch::ir {
+namespace {
+
+class Comparer {
+ public:
+  StructuralDiff diff;
+
+  bool module(const IRModule& a, const IRModule& b) {
+    if (a->functions.size() != b->functions.size()) {
+      return fail("functions", fmt::format("{} functions", a->functions.size()), fmt::format("{} functions", b->functions.size()));
+    }
+    for (size_t i = 0; i < a->functions.size(); ++i) {
+      const auto& [na, fa] = a->functions[i];
+      PrimFunc fb = b->find(na);
+      if (!fb) return fail("functions", "function " + na, "no function named " + na);
+      Scoped s(*this, "functions[\"" + na + "\"]");
+      if (!function(fa, fb)) return false;
+    }
+    return true;
+  }
+
+  bool function(const PrimFunc& a, const PrimFunc& b) {
+    if (a->params.size() != b->params.size()) {
+      return fail("params", fmt::format("{} parameters", a->params.size()), fmt::format("{} parameters", b->params.size()));
+    }
+    for (size_t i = 0; i < a->params.size(); ++i) {
+      Scoped s(*this, fmt::format("params[{}]", i));
+      if (!var(a->params[i].get(), b->params[i].get())) return false;
+      Buffer ba = a->buffer_of(a->params[i]), bb = b->buffer_of(b->params[i]);
+      if (!ba != !bb) return fail("buffer_map", ba ? "a buffer" : "no buffer", bb ? "a buffer" : "no buffer");
+      if (ba && !buffer(ba.get(), bb.get())) return false;
+    }
+    if (a->is_private != b->is_private) return fail("private", a->is_private ? "True" : "False", b->is_private ? "True" : "False");
+    if (!attrs(a->attrs, b->attrs, "attrs")) return false;
+    Scoped s(*this, "body");
+    return stmt(a->body, b->body);
+  }
+
+  bool expr(const PrimExpr& a, const PrimExpr& b) {
+    if (a == b) return true;
+    if (!a || !b) return fail("", a ? script(a) : "None", b ? script(b) : "None");
+    if (a->kind != b->kind || a->dtype != b->dtype) return fail("", script(a), script(b));
+    if (is_binary(a->kind)) return expr(binary_a(a), binary_a(b)) && expr(binary_b(a), binary_b(b)) ? true : false;
+    switch (a->kind) {
+      case ExprKind::IntImm:
+        return as<IntImmNode>(a)->value == as<IntImmNode>(b)->value || fail("", script(a), script(b));
+      case ExprKind::FloatImm:
+        return as<FloatImmNode>(a)->value == as<FloatImmNode>(b)->value || fail("", script(a), script(b));
+      case ExprKind::StringImm:
+        return as<StringImmNode>(a)->value == as<StringImmNode>(b)->value || fail("", script(a), script(b));
+      case ExprKind::Var: return var(as<VarNode>(a), as<VarNode>(b));
+      case ExprKind::Not: return expr(as<NotNode>(a)->a, as<NotNode>(b)->a);
+      case ExprKind::Select: {
+        auto *x = as<SelectNode>(a), *y = as<SelectNode>(b);
+        return expr(x->condition, y->condition) && expr(x->true_value, y->true_value) && expr(x->false_value, y->false_value);
+      }
+      case ExprKind::Cast: return expr(as<CastNode>(a)->value, as<CastNode>(b)->value);
+      case ExprKind::BufferLoad: {
+        auto *x = as<BufferLoadNode>(a), *y = as<BufferLoadNode>(b);
+        return buffer(x->buffer.get(), y->buffer.get()) && exprs(x->indices, y->indices, "indices");
+      }
+      case ExprKind::Call: {
+        auto *x = as<CallNode>(a), *y = as<CallNode>(b);
+        if (x->op != y->op) return fail("op", x->op, y->op);
+        return exprs(x->args, y->args, "args");
+      }
+      case ExprKind::Ramp: {
+        auto *x = as<RampNode>(a), *y = as<RampNode>(b);
+        return x->lanes == y->lanes && expr(x->base, y->base) && expr(x->stride, y->stride);
+      }
+      case ExprKind::Broadcast: {
+        auto *x = as<BroadcastNode>(a), *y = as<BroadcastNode>(b);
+        return x->lanes == y->lanes && expr(x->value, y->value);
+      }
+      case ExprKind::Let: {
+        auto *x = as<LetNode>(a), *y = as<LetNode>(b);
+        return expr(x->value, y->value) && var(x->var.get(), y->var.get()) && expr(x->body, y->body);
+      }
+      default: return fail("", script(a), script(b));
+    }
+  }
+
+  bool stmt(const Stmt& a, const Stmt& b) {
+    if (a == b) return true;
+    if (!a || !b) return fail("", a ? "a statement" : "None", b ? "a statement" : "None");
+    if (a->kind != b->kind) return fail("", first_line(script(a)), first_line(script(b)));
+    switch (a->kind) {
+      case StmtKind::BufferStore: {
+        auto *x = as<BufferStoreNode>(a), *y = as<BufferStoreNode>(b);
+        Scoped s(*this, "value");
+        return buffer(x->buffer.get(), y->buffer.get()) && exprs(x->indices, y->indices, "indices") && expr(x->value, y->value);
+      }
+      case StmtKind::For: {
+        auto *x = as<ForNode>(a), *y = as<ForNode>(b);
+        if (x->for_kind != y->for_kind || x->thread_tag != y->thread_tag) return fail("kind", first_line(script(a)), first_line(script(b)));
+        if (!sub_expr(x->min, y->min, "min") || !sub_expr(x->extent, y->extent, "extent")) return false;
+        if (!var(x->loop_var.get(), y->loop_var.get())) return false;
+        if (!attrs(x->annotations, y->annotations, "annotations")) return false;
+        Scoped s(*this, "body");
+        return stmt(x->body, y->body);
+      }
+      case StmtKind::BlockRealize: {
+        auto *x = as<BlockRealizeNode>(a), *y = as<BlockRealizeNode>(b);
+        if (!exprs(x->iter_values, y->iter_values, "iter_values") || !sub_expr(x->predicate, y->predicate, "predicate")) return false;
+        Scoped s(*this, "block");
+        return stmt(x->block, y->block);
+      }
+      case StmtKind::Block: {
+        auto *x = as<BlockNode>(a), *y = as<BlockNode>(b);
+        if (x->name != y->name) return fail("name", x->name, y->name);
+        if (x->iter_vars.size() != y->iter_vars.size()) return fail("iter_vars", fmt::format("{} iterators", x->iter_vars.size()), fmt::format("{} iterators", y->iter_vars.size()));
+        for (size_t i = 0; i < x->iter_vars.size(); ++i) {
+          Scoped s(*this, fmt::format("iter_vars[{}]", i));
+          const IterVar &p = x->iter_vars[i], &q = y->iter_vars[i];
+          if (p.type != q.type) return fail("iter_type", "", "");
+          if (!sub_expr(p.dom.min, q.dom.min, "dom.min") || !sub_expr(p.dom.extent, q.dom.extent, "dom.extent")) return false;
+          if (!var(p.var.get(), q.var.get())) return false;
+        }
+        if (x->alloc_buffers.size() != y->alloc_buffers.size()) return fail("alloc_buffers", fmt::format("{}", x->alloc_buffers.size()), fmt::format("{}", y->alloc_buffers.size()));
+        for (size_t i = 0; i < x->alloc_buffers.size(); ++i) {
+          if (!buffer(x->alloc_buffers[i].get(), y->alloc_buffers[i].get())) return false;
+        }
+        if (!regions(x->reads, y->reads, "reads") || !regions(x->writes, y->writes, "writes")) return false;
+        if (!attrs(x->annotations, y->annotations, "annotations")) return false;
+        if (!!x->init != !!y->init) return fail("init", x->init ? "an init" : "no init", y->init ? "an init" : "no init");
+        if (x->init) {
+          Scoped s(*this, "init");
+          if (!stmt(x->init, y->init)) return false;
+        }
+        Scoped s(*this, "body");
+        return stmt(x->body, y->body);
+      }
+      case StmtKind::SeqStmt: {
+        auto *x = as<SeqStmtNode>(a), *y = as<SeqStmtNode>(b);
+        if (x->seq.size() != y->seq.size()) return fail("", fmt::format("{} statements", x->seq.size()), fmt::format("{} statements", y->seq.size()));
+        for (size_t i = 0; i < x->seq.size(); ++i) {
+          Scoped s(*this, fmt::format("[{}]", i));
+          if (!stmt(x->seq[i], y->seq[i])) return false;
+        }
+        return true;
+      }
+      case StmtKind::IfThenElse: {
+        auto *x = as<IfThenElseNode>(a), *y = as<IfThenElseNode>(b);
+        if (!sub_expr(x->condition, y->condition, "condition")) return false;
+        {
+          Scoped s(*this, "then_case");
+          if (!stmt(x->then_case, y->then_case)) return false;
+        }
+        Scoped s(*this, "else_case");
+        return stmt(x->else_case, y->else_case);
+      }
+      case StmtKind::LetStmt: {
+        auto *x = as<LetStmtNode>(a), *y = as<LetStmtNode>(b);
+        if (!sub_expr(x->value, y->value, "value") || !var(x->var.get(), y->var.get())) return false;
+        Scoped s(*this, "body");
+        return stmt(x->body, y->body);
+      }
+      case StmtKind::Evaluate:
+        return sub_expr(as<EvaluateNode>(a)->value, as<EvaluateNode>(b)->value, "value");
+      case StmtKind::Allocate: {
+        auto *x = as<AllocateNode>(a), *y = as<AllocateNode>(b);
+        return buffer(x->buffer.get(), y->buffer.get()) && stmt(x->body, y->body);
+      }
+    }
+    return false;
+  }
+
+ private:
+  struct Scoped {
+    Scoped(Comparer& c, const std::string& part) : c_(c), size_(c.path_.size()) {
+      if (!c.path_.empty() && part[0] != '[') c.path_ += ".";
+      c.path_ += part;
+    }
+    ~Scoped() {
+      if (c_.diff.equal) c_.path_.resize(size_);
+    }
+    Comparer& c_;
+    size_t size_;
+  };
+
+  static std::string first_line(const std::string& s) {
+    size_t nl = s.find('\n');
+    return nl == std::string::npos ? s : s.substr(0, nl);
+  }
+
+  bool fail(const std::string& part, const std::string& lhs, const std::string& rhs) {
+    if (!diff.equal) return false;
+    diff.equal = false;
+    diff.path = path_;
+    if (!part.empty()) diff.path += (diff.path.empty() ? "" : ".") + part;
+    diff.lhs = lhs;
+    diff.rhs = rhs;
+    return false;
+  }
+
+  bool sub_expr(const PrimExpr& a, const PrimExpr& b, const char* part) {
+    Scoped s(*this, part);
+    return expr(a, b);
+  }
+
+  bool exprs(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b, const char* part) {
+    if (a.size() != b.size()) return fail(part, fmt::format("{} items", a.size()), fmt::format("{} items", b.size()));
+    for (size_t i = 0; i < a.size(); ++i) {
+      Scoped s(*this, fmt::format("{}[{}]", part, i));
+      if (!expr(a[i], b[i])) return false;
+    }
+    return true;
+  }
+
+  bool var(const VarNode* a, const VarNode* b) {
+    if (a->dtype != b->dtype) return fail("", a->name + ": " + a->dtype.to_string(), b->name + ": " + b->dtype.to_string());
+    auto it = vars_.find(a);
+    auto rit = rvars_.find(b);
+    if (it == vars_.end() && rit == rvars_.end()) {
+      vars_[a] = b;
+      rvars_[b] = a;
+      return true;
+    }
+    if (it != vars_.end() && it->second == b) return true;
+    return fail("", a->name, b->name);
+  }
+
+  bool buffer(const BufferNode* a, const BufferNode* b) {
+    auto it = buffers_.find(a);
+    if (it != buffers_.end()) return it->second == b || fail("buffer", a->name, b->name);
+    if (a->dtype != b->dtype || a->scope != b->scope || a->shape.size() != b->shape.size()) {
+      return fail("buffer " + a->name, a->dtype.to_string() + " " + a->scope, b->dtype.to_string() + " " + b->scope);
+    }
+    buffers_[a] = b;
+    for (size_t i = 0; i < a->shape.size(); ++i) {
+      Scoped s(*this, fmt::format("buffer {}.shape[{}]", a->name, i));
+      if (!expr(a->shape[i], b->shape[i])) return false;
+    }
+    return true;
+  }
+
+  bool regions(const std::vector<BufferRegion>& a, const std::vector<BufferRegion>& b, const char* part) {
+    if (a.size() != b.size()) return fail(part, fmt::format("{} regions", a.size()), fmt::format("{} regions", b.size()));
+    for (size_t i = 0; i < a.size(); ++i) {
+      Scoped s(*this, fmt::format("{}[{}]", part, i));
+      if (!buffer(a[i].buffer.get(), b[i].buffer.get())) return false;
+      for (size_t d = 0; d < a[i].region.size() && d < b[i].region.size(); ++d) {
+        if (!expr(a[i].region[d].min, b[i].region[d].min) || !expr(a[i].region[d].extent, b[i].region[d].extent)) return false;
+      }
+    }
+    return true;
+  }
+
+  bool attrs(const AttrMap& a, const AttrMap& b, const char* part) {
+    if (a.size() != b.size()) return fail(part, fmt::format("{} entries", a.size()), fmt::format("{} entries", b.size()));
+    for (const auto& [k, v] : a) {
+      const AttrValue* w = find_attr(b, k);
+      if (!w) return fail(part, k, "(missing)");
+      if (v.kind != w->kind || v.i != w->i || v.s != w->s || v.b != w->b || v.f != w->f) return fail(std::string(part) + "." + k, "", "");
+    }
+    return true;
+  }
+
+  std::string path_;
+  std::unordered_map<const VarNode*, const VarNode*> vars_, rvars_;
+  std::unordered_map<const BufferNode*, const BufferNode*> buffers_;
+};
+
+}  // namespace
+
+StructuralDiff structural_diff(const IRModule& a, const IRModule& b) {
+  Comparer c;
+  c.module(a, b);
+  return c.diff;
+}
+
+StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b) {
+  Comparer c;
+  c.function(a, b);
+  return c.diff;
+}
+
+StructuralDiff structural_diff(const PrimExpr& a, const PrimExpr& b) {
+  Comparer c;
+  c.expr(a, b);
+  return c.diff;
+}
+
+}  // namespace tsch::ir

@@ -1,0 +1,25 @@
+// Structural equality of IR modulo variable and buffer renaming (tvm.ir.structural_equal).
+// Variables are matched bijectively at first occurrence; on a mismatch the result names the
+// first differing node path and both sides.
+#pragma once
+
+#include <string>
+
+#include "ir/module.h"
+
+namespace tsch::ir {
+
+struct StructuralDiff {
+  bool equal = true;
+  std::string path;  // e.g. "functions[\"main\"].body.block.body[1].extent"
+  std::string lhs, rhs;
+};
+
+StructuralDiff structural_diff(const IRModule& a, const IRModule& b);
+StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b);
+StructuralDiff structural_diff(const PrimExpr& a, const PrimExpr& b);
+
+inline bool structural_equal(const IRModule& a, const IRModule& b) { return structural_diff(a, b).equal; }
+inline bool structural_equal(const PrimFunc& a, const PrimFunc& b) { return structural_diff(a, b).equal; }
+
+}  // namespace tsch::ir
