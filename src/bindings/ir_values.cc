@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "arith/simplify.h"
 #include "frontend/tir_specs.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -166,7 +167,7 @@ TypeRef make_buffer_type() {
         if (!s->step.is_none()) raise(ExcKind::ValueError, "buffer regions do not take a step");
         ir::PrimExpr lo = s->start.is_none() ? ir::make_int(0, b->shape[d]->dtype) : to_expr(interp, s->start, "region start");
         ir::PrimExpr hi = s->stop.is_none() ? b->shape[d] : to_expr(interp, s->stop, "region stop");
-        region.region.push_back(guard_ir([&] { return ir::Range{lo, ir::sub(hi, lo)}; }));
+        region.region.push_back(guard_ir([&] { return ir::Range{lo, arith::simplify(ir::sub(hi, lo))}; }));
       } else {
         ir::PrimExpr e = to_expr(interp, items[d], "buffer index");
         region.region.push_back(ir::Range{e, ir::make_int(1, e->dtype)});

@@ -62,7 +62,6 @@ class TirParser {
 
   PrimFunc parse(const ast::FunctionDef& def, bool is_private) {
     auto func = std::make_shared<PrimFuncNode>();
-    func->is_private = is_private;
     // Step 1: parameters.
     for (const auto& p : def.params) {
       if (p.kind != ast::Param::Kind::Normal) raise_at(ExcKind::TypeError, "prim_func parameters must be plain names", p.loc);
@@ -109,6 +108,10 @@ class TirParser {
     func->params = builder_.params;
     func->buffer_map = builder_.buffer_map;
     func->attrs = builder_.func_attrs;
+    // As TVM's parser: a public function carries its global symbol; a private one none.
+    if (!is_private && !find_attr(func->attrs, "global_symbol")) {
+      func->attrs.emplace_back("global_symbol", AttrValue::of_str(symbol_name(def.name)));
+    }
     func->body = body;
     return func;
   }

@@ -14,10 +14,9 @@ struct PrimFuncNode {
   // Parameters that are buffers: handle var -> buffer, in parameter order.
   std::vector<std::pair<Var, Buffer>> buffer_map;
   Stmt body;
+  // A function without a "global_symbol" attribute is private (`@T.prim_func(private=True)`).
   AttrMap attrs;
   DataType ret_type = DataType::void_();
-  // `@T.prim_func(private=True)`: not externally visible.
-  bool is_private = false;
 
   // The buffer bound to a parameter, or null.
   Buffer buffer_of(const Var& param) const;

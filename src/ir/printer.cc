@@ -336,7 +336,8 @@ class Printer {
       params.push_back(pname + ": " + type);
       defined.insert(p.get());
     }
-    line(indent, f->is_private ? "@T.prim_func(private=True)" : "@T.prim_func");
+    bool has_global = find_attr(f->attrs, "global_symbol") != nullptr;
+    line(indent, has_global ? "@T.prim_func" : "@T.prim_func(private=True)");
     std::string sig = "def " + name + "(";
     for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
     line(indent, sig + "):");
@@ -363,7 +364,6 @@ class Printer {
         bool redundant = kv.first == "global_symbol" && v.kind == AttrValue::Kind::Str && v.s == name;
         if (!redundant || options_.keep_global_symbol) attrs.push_back(kv);
       }
-      // (global_symbol is only present when the script wrote it: the front end adds none.)
       if (!attrs.empty()) line(in, "T.func_attr(" + attr_map(attrs) + ")");
     }
     for (const VarNode* v : free_vars) line(in, define(v, v->name) + " = T." + v->dtype.to_string() + "()");

@@ -9,9 +9,9 @@
 namespace tsch::ir {
 
 struct PrintOptions {
-  // Print `global_symbol` even when it equals the function name, as the TVM of the MLC
-  // course (and the seed notes) does; TVM >= 0.15 leaves it out.
-  bool keep_global_symbol = true;
+  // Print `global_symbol` even when it equals the function name, as TVM before 0.13 did
+  // (seed note 001). Current TVM, which tsch follows by default, leaves it out (note 002).
+  bool keep_global_symbol = false;
 };
 
 std::string script(const IRModule& mod, const PrintOptions& options = {});

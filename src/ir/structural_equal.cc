@@ -38,7 +38,6 @@ class Comparer {
       if (!ba != !bb) return fail("buffer_map", ba ? "a buffer" : "no buffer", bb ? "a buffer" : "no buffer");
       if (ba && !buffer(ba.get(), bb.get())) return false;
     }
-    if (a->is_private != b->is_private) return fail("private", a->is_private ? "True" : "False", b->is_private ? "True" : "False");
     if (!attrs(a->attrs, b->attrs, "attrs")) return false;
     Scoped s(*this, "body");
     return stmt(a->body, b->body);
@@ -259,9 +258,22 @@ class Comparer {
     for (const auto& [k, v] : a) {
       const AttrValue* w = find_attr(b, k);
       if (!w) return fail(part, k, "(missing)");
-      if (v.kind != w->kind || v.i != w->i || v.s != w->s || v.b != w->b || v.f != w->f) return fail(std::string(part) + "." + k, "", "");
+      if (v.kind != w->kind || v.i != w->i || v.s != w->s || v.b != w->b || v.f != w->f) {
+        return fail(std::string(part) + "." + k, attr_text(v), attr_text(*w));
+      }
     }
     return true;
+  }
+
+  static std::string attr_text(const AttrValue& v) {
+    switch (v.kind) {
+      case AttrValue::Kind::Int: return std::to_string(v.i);
+      case AttrValue::Kind::Float: return fmt::format("{}", v.f);
+      case AttrValue::Kind::Str: return "\"" + v.s + "\"";
+      case AttrValue::Kind::Bool: return v.b ? "True" : "False";
+      case AttrValue::Kind::Expr: return script(v.expr);
+      default: return "(a container)";
+    }
   }
 
   std::string path_;
