@@ -124,14 +124,21 @@ comp_op
     | IN | NOT IN | IS | IS NOT
     ;
 star_expr  : STAR expr ;
-expr       : xor_expr ( OR_OP xor_expr )* ;
-xor_expr   : and_expr ( XOR and_expr )* ;
-and_expr   : shift_expr ( AND_OP shift_expr )* ;
-shift_expr : arith_expr ( ( LEFT_SHIFT | RIGHT_SHIFT ) arith_expr )* ;
-arith_expr : term ( ( ADD | MINUS ) term )* ;
-term       : factor ( ( STAR | AT | DIV | MOD | IDIV ) factor )* ;
-factor     : ( ADD | MINUS | NOT_OP ) factor | power ;
-power      : atom_expr ( POWER factor )? ;
+// Arithmetic and bitwise operators as one left-recursive rule: ANTLR turns it into
+// precedence climbing, so an operand costs a couple of contexts instead of eight levels.
+// Earlier alternatives bind tighter; `**` is right-associative and binds tighter than a
+// unary minus on its left (-2 ** 2 == -(2 ** 2)) but takes one on its right (2 ** -1).
+expr
+    : atom_expr
+    | <assoc=right> expr POWER expr
+    | ( ADD | MINUS | NOT_OP ) expr
+    | expr ( STAR | AT | DIV | MOD | IDIV ) expr
+    | expr ( ADD | MINUS ) expr
+    | expr ( LEFT_SHIFT | RIGHT_SHIFT ) expr
+    | expr AND_OP expr
+    | expr XOR expr
+    | expr OR_OP expr
+    ;
 atom_expr  : atom trailer* ;
 atom
     : OPEN_PAREN testlist_comp? CLOSE_PAREN

@@ -20,9 +20,11 @@ using tsgen::TschParser;
 
 namespace {
 
+// The token type of a terminal child, 0 for rule contexts. typeid is much cheaper than
+// dynamic_cast here (the parse tree's only terminal class is TerminalNodeImpl).
 size_t token_type(ParseTree* tree) {
-  auto* terminal = dynamic_cast<TerminalNode*>(tree);
-  return terminal ? terminal->getSymbol()->getType() : 0;
+  if (typeid(*tree) != typeid(antlr4::tree::TerminalNodeImpl)) return 0;
+  return static_cast<TerminalNode*>(tree)->getSymbol()->getType();
 }
 
 int code_points(std::string_view text) {
@@ -457,7 +459,47 @@ StmtPtr AstBuilder::decorated(TschParser::DecoratedContext* ctx) {
 
 // ------------------------------------------------------------------------- expressions
 
-ExprPtr AstBuilder::test(TschParser::TestContext* ctx) {
+// Expression rules form a long chain (test -> or_test -> ... -> atom). Most nodes have one
+// child, which is always the next rule's context, so descending by rule index avoids the
+// dynamic_casts of ANTLR's generated accessors (they dominated parse time).
+ExprPtr AstBuilder::fast_expr(antlr4::ParserRuleContext* ctx) {
+  while (ctx->children.size() == 1 && ctx->getRuleIndex() != TschParser::RuleAtom) {
+    ctx = static_cast<antlr4::ParserRuleContext*>(ctx->children[0]);
+  }
+  switch (ctx->getRuleIndex()) {
+    case TschParser::RuleTest: return test_full(static_cast<TschParser::TestContext*>(ctx));
+    case TschParser::RuleTest_nocond: return test_nocond(static_cast<TschParser::Test_nocondContext*>(ctx));
+    case TschParser::RuleLambdef: {
+      auto* l = static_cast<TschParser::LambdefContext*>(ctx);
+      return lambda(l, l->lambda_params(), test(l->test()));
+    }
+    case TschParser::RuleLambdef_nocond: {
+      auto* l = static_cast<TschParser::Lambdef_nocondContext*>(ctx);
+      return lambda(l, l->lambda_params(), test_nocond(l->test_nocond()));
+    }
+    case TschParser::RuleOr_test:
+    case TschParser::RuleAnd_test: {
+      bool is_and = ctx->getRuleIndex() == TschParser::RuleAnd_test;
+      auto node = std::make_unique<BoolOp>(loc(static_cast<TerminalNode*>(ctx->children[1])), is_and);
+      for (size_t i = 0; i < ctx->children.size(); i += 2) {
+        node->values.push_back(fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[i])));
+      }
+      return node;
+    }
+    case TschParser::RuleNot_test: return not_test(static_cast<TschParser::Not_testContext*>(ctx));
+    case TschParser::RuleComparison: return comparison(static_cast<TschParser::ComparisonContext*>(ctx));
+    case TschParser::RuleExpr: return operator_expr(static_cast<TschParser::ExprContext*>(ctx));
+    case TschParser::RuleAtom_expr: return atom_expr(static_cast<TschParser::Atom_exprContext*>(ctx));
+    case TschParser::RuleAtom: return atom(static_cast<TschParser::AtomContext*>(ctx));
+    case TschParser::RuleStar_expr: return star_expr(static_cast<TschParser::Star_exprContext*>(ctx));
+    default:
+      internal_fail(__FILE__, __LINE__, "unexpected rule in expression");
+  }
+}
+
+ExprPtr AstBuilder::test(TschParser::TestContext* ctx) { return fast_expr(ctx); }
+
+ExprPtr AstBuilder::test_full(TschParser::TestContext* ctx) {
   if (auto* l = ctx->lambdef()) return lambda(l, l->lambda_params(), test(l->test()));
   auto ors = ctx->or_test();
   if (ors.size() == 1) return or_test(ors[0]);
@@ -553,65 +595,44 @@ ExprPtr AstBuilder::comparison(TschParser::ComparisonContext* ctx) {
   return node;
 }
 
-ExprPtr AstBuilder::expr(TschParser::ExprContext* ctx) { return binary_chain(ctx); }
+ExprPtr AstBuilder::expr(TschParser::ExprContext* ctx) { return fast_expr(ctx); }
 
-// One left-associative level: operand (op operand)*.
-ExprPtr AstBuilder::binary_chain(antlr4::ParserRuleContext* ctx) {
-  ExprPtr left = operand(ctx->children[0]);
-  for (size_t i = 1; i + 1 < ctx->children.size(); i += 2) {
-    auto* op = dynamic_cast<TerminalNode*>(ctx->children[i]);
-    ExprPtr right = operand(ctx->children[i + 1]);
-    left = std::make_unique<BinOp>(loc(op), *binop_of(op->getSymbol()->getType()), std::move(left),
-                                   std::move(right));
+// An `expr` node: a unary operator and its operand, or a binary operator between two
+// operands (ANTLR's precedence climbing already nested them correctly).
+ExprPtr AstBuilder::operator_expr(TschParser::ExprContext* ctx) {
+  if (ctx->children.size() == 2) {
+    auto* op = static_cast<TerminalNode*>(ctx->children[0]);
+    ExprPtr value = fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[1]));
+    size_t type = op->getSymbol()->getType();
+    // Fold -<literal> so that the minimum int64 is writable and constants stay constants.
+    if (type == TschParser::MINUS && value->kind == ExprKind::Constant) {
+      auto* c = static_cast<Constant*>(value.get());
+      if (c->type == Constant::Type::Float) {
+        c->float_value = -c->float_value;
+        c->loc = loc(op);
+        return value;
+      }
+      if (c->type == Constant::Type::Int && c->str_value.empty() && c->int_value != INT64_MIN) {
+        c->int_value = -c->int_value;
+        c->loc = loc(op);
+        return value;
+      }
+      if (c->type == Constant::Type::Int && c->str_value == "9223372036854775808") {
+        c->int_value = INT64_MIN;
+        c->str_value.clear();
+        c->loc = loc(op);
+        return value;
+      }
+    }
+    UnaryOpKind kind = type == TschParser::MINUS ? UnaryOpKind::Neg
+                       : type == TschParser::ADD ? UnaryOpKind::Pos
+                                                 : UnaryOpKind::Invert;
+    return std::make_unique<UnaryOp>(loc(op), kind, std::move(value));
   }
-  return left;
-}
-
-ExprPtr AstBuilder::operand(ParseTree* child) {
-  if (auto* c = dynamic_cast<TschParser::Xor_exprContext*>(child)) return binary_chain(c);
-  if (auto* c = dynamic_cast<TschParser::And_exprContext*>(child)) return binary_chain(c);
-  if (auto* c = dynamic_cast<TschParser::Shift_exprContext*>(child)) return binary_chain(c);
-  if (auto* c = dynamic_cast<TschParser::Arith_exprContext*>(child)) return binary_chain(c);
-  if (auto* c = dynamic_cast<TschParser::TermContext*>(child)) return binary_chain(c);
-  if (auto* c = dynamic_cast<TschParser::FactorContext*>(child)) return factor(c);
-  internal_fail(__FILE__, __LINE__, "unexpected operand in parse tree");
-}
-
-ExprPtr AstBuilder::factor(TschParser::FactorContext* ctx) {
-  if (ctx->power()) return power(ctx->power());
-  auto* op = dynamic_cast<TerminalNode*>(ctx->children[0]);
-  ExprPtr value = factor(ctx->factor());
-  size_t type = op->getSymbol()->getType();
-  // Fold -<literal> so that the minimum int64 is writable and constants stay constants.
-  if (type == TschParser::MINUS && value->kind == ExprKind::Constant) {
-    auto* c = static_cast<Constant*>(value.get());
-    if (c->type == Constant::Type::Float) {
-      c->float_value = -c->float_value;
-      c->loc = loc(op);
-      return value;
-    }
-    if (c->type == Constant::Type::Int && c->int_value != INT64_MIN && c->str_value.empty()) {
-      c->int_value = -c->int_value;
-      c->loc = loc(op);
-      return value;
-    }
-    if (c->type == Constant::Type::Int && c->str_value == "9223372036854775808") {
-      c->int_value = INT64_MIN;
-      c->str_value.clear();
-      c->loc = loc(op);
-      return value;
-    }
-  }
-  UnaryOpKind kind = type == TschParser::MINUS ? UnaryOpKind::Neg
-                     : type == TschParser::ADD ? UnaryOpKind::Pos
-                                               : UnaryOpKind::Invert;
-  return std::make_unique<UnaryOp>(loc(op), kind, std::move(value));
-}
-
-ExprPtr AstBuilder::power(TschParser::PowerContext* ctx) {
-  ExprPtr base = atom_expr(ctx->atom_expr());
-  if (!ctx->POWER()) return base;
-  return std::make_unique<BinOp>(loc(ctx->POWER()), BinOpKind::Pow, std::move(base), factor(ctx->factor()));
+  ExprPtr left = fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[0]));
+  auto* op = static_cast<TerminalNode*>(ctx->children[1]);
+  ExprPtr right = fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[2]));
+  return std::make_unique<BinOp>(loc(op), *binop_of(op->getSymbol()->getType()), std::move(left), std::move(right));
 }
 
 ExprPtr AstBuilder::atom_expr(TschParser::Atom_exprContext* ctx) {
@@ -694,10 +715,8 @@ ExprPtr AstBuilder::star_expr(TschParser::Star_exprContext* ctx) {
 }
 
 ExprPtr AstBuilder::element(ParseTree* child) {
-  if (auto* t = dynamic_cast<TschParser::TestContext*>(child)) return test(t);
-  if (auto* s = dynamic_cast<TschParser::Star_exprContext*>(child)) return star_expr(s);
-  if (auto* e = dynamic_cast<TschParser::ExprContext*>(child)) return expr(e);
-  internal_fail(__FILE__, __LINE__, "unexpected element in parse tree");
+  // Elements of test/expr lists are rule contexts (commas are skipped by the callers).
+  return fast_expr(static_cast<antlr4::ParserRuleContext*>(child));
 }
 
 // `a, b, c` lists: one element without a trailing comma is the element itself.
@@ -777,7 +796,7 @@ ExprPtr AstBuilder::number(TerminalNode* node) {
   unsigned long long value = std::strtoull(digits.c_str(), nullptr, base);
   if (errno == ERANGE || value > static_cast<unsigned long long>(INT64_MAX)) {
     if (base == 10 && digits == "9223372036854775808") {
-      c->str_value = digits;  // only valid under unary minus; see factor()
+      c->str_value = digits;  // only valid under unary minus; see operator_expr()
       return c;
     }
     fail(c->loc, "integer literal too large: tsch integers are 64-bit");

@@ -43,16 +43,15 @@ class AstBuilder {
 
   // expressions
   ast::ExprPtr test(P::TestContext* ctx);
+  ast::ExprPtr test_full(P::TestContext* ctx);
+  ast::ExprPtr fast_expr(antlr4::ParserRuleContext* ctx);
   ast::ExprPtr test_nocond(P::Test_nocondContext* ctx);
   ast::ExprPtr or_test(P::Or_testContext* ctx);
   ast::ExprPtr and_test(P::And_testContext* ctx);
   ast::ExprPtr not_test(P::Not_testContext* ctx);
   ast::ExprPtr comparison(P::ComparisonContext* ctx);
   ast::ExprPtr expr(P::ExprContext* ctx);
-  ast::ExprPtr binary_chain(antlr4::ParserRuleContext* ctx);
-  ast::ExprPtr operand(antlr4::tree::ParseTree* child);
-  ast::ExprPtr factor(P::FactorContext* ctx);
-  ast::ExprPtr power(P::PowerContext* ctx);
+  ast::ExprPtr operator_expr(P::ExprContext* ctx);
   ast::ExprPtr atom_expr(P::Atom_exprContext* ctx);
   ast::ExprPtr atom(P::AtomContext* ctx);
   ast::ExprPtr star_expr(P::Star_exprContext* ctx);

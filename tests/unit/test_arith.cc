@@ -1,0 +1,84 @@
+// Arithmetic analysis: linear simplification, interval bounds, region unions.
+#include <catch2/catch.hpp>
+
+#include "arith/block_access.h"
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+
+using namespace tsch;
+using namespace tsch::ir;
+using arith::simplify;
+
+namespace {
+std::string s(const PrimExpr& e) { return script(e); }
+PrimExpr c(int64_t v) { return make_int(v); }
+}  // namespace
+
+TEST_CASE("simplify cancels and folds linear terms", "[arith]") {
+  Var i = make_var("i"), j = make_var("j");
+  CHECK(s(simplify(add(sub(add(i, c(1)), i), c(1)))) == "2");
+  CHECK(s(simplify(sub(add(mul(i, c(4)), j), mul(i, c(4))))) == "j");
+  CHECK(s(simplify(add(mul(add(i, c(2)), c(3)), mul(i, c(-3))))) == "6");
+  CHECK(s(simplify(sub(j, mul(i, c(2))))) == "j - i * 2");
+  CHECK(s(simplify(add(add(i, j), add(i, c(-5))))) == "i * 2 + j - 5");
+}
+
+TEST_CASE("simplify keeps non-linear terms as atoms", "[arith]") {
+  Var i = make_var("i");
+  PrimExpr fd = floordiv(i, c(8));
+  CHECK(s(simplify(sub(add(fd, c(1)), fd))) == "1");
+  CHECK(s(simplify(add(mul(i, i), mul(i, i)))) == "i * i * 2");
+}
+
+TEST_CASE("interval of affine expressions over loop ranges", "[arith]") {
+  Var i = make_var("i"), j = make_var("j");
+  arith::VarDomain dom{{i.get(), {c(0), c(31)}}, {j.get(), {c(0), c(3)}}};
+  arith::Interval r = arith::eval_interval(add(mul(i, c(4)), j), dom);
+  CHECK(s(r.min) == "0");
+  CHECK(s(r.max) == "127");
+  arith::Interval neg = arith::eval_interval(sub(c(10), mul(i, c(2))), dom);
+  CHECK(s(neg.min) == "-52");
+  CHECK(s(neg.max) == "10");
+  arith::Interval fd = arith::eval_interval(floordiv(add(mul(i, c(4)), j), c(8)), dom);
+  CHECK(s(fd.max) == "15");
+  arith::Interval fm = arith::eval_interval(floormod(i, c(8)), dom);
+  CHECK(s(fm.min) == "0");
+  CHECK(s(fm.max) == "7");
+}
+
+TEST_CASE("interval with symbolic bounds", "[arith]") {
+  Var i = make_var("i"), n = make_var("n"), v = make_var("v");
+  arith::VarDomain dom{{i.get(), {c(0), sub(n, c(1))}}};
+  arith::Interval r = arith::eval_interval(add(v, i), dom);
+  CHECK(s(r.min) == "v");
+  CHECK(s(r.max) == "v + n - 1");
+  // Unknown bounds for non-affine uses of a relaxed variable.
+  CHECK(arith::eval_interval(mul(i, i), dom).min == nullptr);
+}
+
+TEST_CASE("union of intervals differing by constants is exact", "[arith]") {
+  Var v = make_var("vi");
+  arith::Interval u = arith::interval_union({v, v}, {add(v, c(1)), add(v, c(1))});
+  CHECK(s(u.min) == "vi");
+  CHECK(s(u.max) == "vi + 1");
+  CHECK(s(arith::range_of(u).extent) == "2");
+}
+
+TEST_CASE("block access regions relax inner loops", "[arith]") {
+  Buffer a = make_buffer("A", DataType::float32(), {c(16), c(32)});
+  Buffer out = make_buffer("S", DataType::float32(), {c(16)});
+  Var vi = make_var("vi"), k = make_var("k");
+  Stmt store = std::make_shared<BufferStoreNode>(out, add(buffer_load(out, {vi}), buffer_load(a, {vi, k})), std::vector<PrimExpr>{vi});
+  Stmt loop = std::make_shared<ForNode>(k, c(0), c(32), ForKind::Serial, store);
+  arith::AccessRegions r = arith::infer_access_regions(loop, nullptr);
+  REQUIRE(r.reads.size() == 2);
+  CHECK(r.reads[1].buffer == a);
+  CHECK(s(r.reads[1].region[1].min) == "0");
+  CHECK(s(r.reads[1].region[1].extent) == "32");
+  REQUIRE(r.writes.size() == 1);
+  // With an init, the written buffer is not a read.
+  Stmt init = std::make_shared<BufferStoreNode>(out, make_float(0), std::vector<PrimExpr>{vi});
+  CHECK(arith::infer_access_regions(loop, init).reads.size() == 1);
+}

@@ -1,0 +1,78 @@
+// IR construction, dtype rules, printing details and structural equality.
+#include <catch2/catch.hpp>
+
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "ir/structural_equal.h"
+
+using namespace tsch::ir;
+
+namespace {
+std::string s(const PrimExpr& e) { return script(e); }
+PrimExpr c(int64_t v) { return make_int(v); }
+}  // namespace
+
+TEST_CASE("dtype parsing and printing", "[ir]") {
+  CHECK(DataType::parse("float32")->to_string() == "float32");
+  CHECK(DataType::parse("bool")->is_bool());
+  CHECK(DataType::parse("int8x4")->lanes == 4);
+  CHECK_FALSE(DataType::parse("float31"));
+  CHECK_FALSE(DataType::parse("tensor"));
+}
+
+TEST_CASE("constant folding and identities as TVM's operators", "[ir]") {
+  Var i = make_var("i");
+  CHECK(s(add(c(3), c(4))) == "7");
+  CHECK(s(mul(i, c(1))) == "i");
+  CHECK(s(add(c(0), i)) == "i");
+  CHECK(s(floordiv(c(-7), c(2))) == "-4");
+  CHECK(s(floormod(c(-7), c(2))) == "1");
+  CHECK_THROWS_AS(floordiv(i, c(0)), IRError);
+}
+
+TEST_CASE("literals adapt to the other operand's dtype", "[ir]") {
+  Var i64 = make_var("n", DataType::int64());
+  CHECK(s(mul(i64, c(4))) == "n * T.int64(4)");
+  Var f = make_var("x", DataType::float32());
+  CHECK(s(add(f, c(1))) == "x + T.float32(1.0)");
+  Var i = make_var("i");
+  CHECK(s(mul(i, make_float(0.5))) == "T.Cast(\"float32\", i) * T.float32(0.5)");
+}
+
+TEST_CASE("printer parenthesizes by precedence", "[ir]") {
+  Var a = make_var("a"), b = make_var("b"), d = make_var("d");
+  CHECK(s(mul(add(a, b), d)) == "(a + b) * d");
+  CHECK(s(sub(a, sub(b, d))) == "a - (b - d)");
+  CHECK(s(sub(sub(a, b), d)) == "a - b - d");
+  CHECK(s(floordiv(add(a, b), c(4))) == "(a + b) // 4");
+  PrimExpr lt = make_binary(ExprKind::LT, a, b), lt2 = make_binary(ExprKind::LT, b, d), gt = make_binary(ExprKind::GT, a, d);
+  CHECK(s(make_binary(ExprKind::Or, make_binary(ExprKind::And, lt, lt2), gt)) == "a < b and b < d or a > d");
+  CHECK(s(make_binary(ExprKind::And, make_binary(ExprKind::Or, lt, lt2), gt)) == "(a < b or b < d) and a > d");
+  // `x or True` folds to True and `c and True` to c, as TVM's operators do.
+  CHECK(s(make_binary(ExprKind::And, lt, make_binary(ExprKind::Or, make_bool(true), gt))) == "a < b");
+  CHECK(s(logical_not(make_binary(ExprKind::EQ, a, b))) == "not a == b");
+  CHECK(s(make_float(0.1)) == "T.float32(0.10000000000000001)");
+  CHECK(s(make_int(5, DataType::int64())) == "T.int64(5)");
+  CHECK(s(make_bool(true)) == "T.bool(True)");
+}
+
+TEST_CASE("structural equality maps variables bijectively", "[ir]") {
+  Var x = make_var("x"), y = make_var("y"), z = make_var("z");
+  CHECK(structural_diff(add(x, y), add(y, x)).equal);  // renaming
+  CHECK_FALSE(structural_diff(add(x, x), add(y, z)).equal);
+  StructuralDiff d = structural_diff(add(x, c(1)), add(y, c(2)));
+  CHECK_FALSE(d.equal);
+  CHECK(d.lhs == "1");
+  CHECK(d.rhs == "2");
+}
+
+TEST_CASE("T.grid folds perfectly nested serial loops only", "[ir]") {
+  Buffer b = make_buffer("B", DataType::float32(), {c(8), c(8)});
+  Var i = make_var("i"), j = make_var("j");
+  Stmt store = std::make_shared<BufferStoreNode>(b, make_float(0), std::vector<PrimExpr>{i, j});
+  Stmt inner = std::make_shared<ForNode>(j, c(0), c(8), ForKind::Serial, store);
+  Stmt outer = std::make_shared<ForNode>(i, c(0), c(8), ForKind::Serial, inner);
+  CHECK(script(outer) == "for i, j in T.grid(8, 8):\n    B[i, j] = T.float32(0.0)\n");
+  Stmt par = std::make_shared<ForNode>(i, c(0), c(8), ForKind::Parallel, inner);
+  CHECK(script(par) == "for i in T.parallel(8):\n    for j in range(8):\n        B[i, j] = T.float32(0.0)\n");
+}
