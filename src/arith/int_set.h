@@ -2,18 +2,12 @@
 // what a block reads and writes when the loops inside it are relaxed.
 #pragma once
 
-#include <unordered_map>
 #include <vector>
 
+#include "arith/interval.h"
 #include "ir/stmt.h"
 
 namespace tsch::arith {
-
-// [min, max] inclusive; both may be symbolic. Null bounds mean "unknown".
-struct Interval {
-  ir::PrimExpr min, max;
-};
-using VarDomain = std::unordered_map<const ir::VarNode*, Interval>;
 
 // Bounds of `e` when each variable in `dom` ranges over its interval; other variables are
 // treated as fixed points.

@@ -1,7 +1,11 @@
+// A small canonical simplifier, after TVM's CanonicalSimplifier: expressions become
+// sum(coeff * term) + constant; floordiv/floormod by a positive constant split the sum into
+// the part divisible by the divisor and a remainder whose range decides the result.
 #include "arith/simplify.h"
 
 #include <vector>
 
+#include "arith/int_set.h"
 #include "ir/expr_equal.h"
 #include "ir/op.h"
 
@@ -10,6 +14,12 @@ namespace tsch::arith {
 using namespace ir;
 
 namespace {
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
 
 // sum(coeff_i * term_i) + constant; terms in order of first appearance.
 struct Linear {
@@ -37,79 +47,157 @@ struct Linear {
   }
 };
 
-Linear to_linear(const PrimExpr& e);
+class Simplifier {
+ public:
+  explicit Simplifier(const VarDomain* dom) : dom_(dom) {}
 
-PrimExpr simplify_atom(const PrimExpr& e) {
-  switch (e->kind) {
-    case ExprKind::FloorDiv:
-    case ExprKind::FloorMod:
-    case ExprKind::Min:
-    case ExprKind::Max: {
-      PrimExpr a = simplify(binary_a(e)), b = simplify(binary_b(e));
-      return make_binary(e->kind, a, b);
+  PrimExpr run(const PrimExpr& e) {
+    if (!e || !e->dtype.is_integer() || !e->dtype.is_scalar()) return e;
+    return build(to_linear(e), e->dtype);
+  }
+
+ private:
+  PrimExpr build(const Linear& l, DataType t) {
+    PrimExpr result;
+    for (const auto& [term, coeff] : l.terms) {
+      if (coeff == 0) continue;
+      if (!result) {
+        result = coeff == 1 ? term : mul(term, make_int(coeff, t));
+      } else if (coeff > 0) {
+        result = add(result, coeff == 1 ? term : mul(term, make_int(coeff, t)));
+      } else {
+        result = sub(result, coeff == -1 ? term : mul(term, make_int(-coeff, t)));
+      }
     }
-    default:
-      return e;
+    if (!result) return make_int(l.constant, t);
+    if (l.constant > 0) return add(result, make_int(l.constant, t));
+    if (l.constant < 0) return sub(result, make_int(-l.constant, t));
+    return result;
   }
-}
 
-Linear to_linear(const PrimExpr& e) {
-  Linear l;
-  if (auto* imm = as<IntImmNode>(e)) {
-    l.constant = imm->value;
-    return l;
+  // Constant bounds of a linear form under the domain, if known.
+  bool const_bounds(const Linear& l, DataType t, int64_t& lo, int64_t& hi) {
+    if (l.is_const()) {
+      lo = hi = l.constant;
+      return true;
+    }
+    if (!dom_) return false;
+    Interval iv = eval_interval(build(l, t), *dom_);
+    return iv.min && as_const_int(iv.min, &lo) && as_const_int(iv.max, &hi);
   }
-  switch (e->kind) {
-    case ExprKind::Add: {
-      l = to_linear(binary_a(e));
-      l.add(to_linear(binary_b(e)), 1);
+
+  Linear div_mod(const PrimExpr& e, bool is_div) {
+    const PrimExpr& a = binary_a(e);
+    int64_t c;
+    Linear out;
+    if (!as_const_int(binary_b(e), &c) || c <= 0) {
+      out.add_term(make_binary(e->kind, run(a), run(binary_b(e))), 1);
+      return out;
+    }
+    Linear la = to_linear(a);
+    Linear quotient, remainder;
+    for (const auto& [term, coeff] : la.terms) {
+      if (coeff % c == 0) quotient.add_term(term, coeff / c);
+      else remainder.add_term(term, coeff);
+    }
+    int64_t k = floor_div(la.constant, c);
+    quotient.constant = k;
+    remainder.constant = la.constant - k * c;
+    int64_t lo, hi;
+    if (const_bounds(remainder, e->dtype, lo, hi) && floor_div(lo, c) == floor_div(hi, c)) {
+      int64_t shift = floor_div(lo, c);
+      if (is_div) {
+        quotient.constant += shift;
+        return quotient;
+      }
+      remainder.constant -= shift * c;
+      return remainder;
+    }
+    PrimExpr rebuilt = build(la, e->dtype);
+    out.add_term(make_binary(e->kind, rebuilt, make_int(c, e->dtype)), 1);
+    return out;
+  }
+
+  Linear min_max(const PrimExpr& e) {
+    PrimExpr a = run(binary_a(e)), b = run(binary_b(e));
+    Linear diff = to_linear(sub(a, b));
+    int64_t lo, hi;
+    Linear out;
+    if (const_bounds(diff, e->dtype, lo, hi)) {
+      bool a_smaller = hi <= 0, b_smaller = lo >= 0;
+      bool is_min = e->kind == ExprKind::Min;
+      if (a_smaller || b_smaller) return to_linear((is_min == a_smaller) ? a : b);
+    }
+    out.add_term(make_binary(e->kind, a, b), 1);
+    return out;
+  }
+
+  Linear to_linear(const PrimExpr& e) {
+    Linear l;
+    if (auto* imm = as<IntImmNode>(e)) {
+      l.constant = imm->value;
       return l;
     }
-    case ExprKind::Sub: {
-      l = to_linear(binary_a(e));
-      l.add(to_linear(binary_b(e)), -1);
-      return l;
-    }
-    case ExprKind::Mul: {
-      Linear a = to_linear(binary_a(e)), b = to_linear(binary_b(e));
-      if (b.is_const()) {
-        l.add(a, b.constant);
+    switch (e->kind) {
+      case ExprKind::Add:
+        l = to_linear(binary_a(e));
+        l.add(to_linear(binary_b(e)), 1);
+        return l;
+      case ExprKind::Sub:
+        l = to_linear(binary_a(e));
+        l.add(to_linear(binary_b(e)), -1);
+        return l;
+      case ExprKind::Mul: {
+        Linear a = to_linear(binary_a(e)), b = to_linear(binary_b(e));
+        if (b.is_const()) {
+          l.add(a, b.constant);
+          return l;
+        }
+        if (a.is_const()) {
+          l.add(b, a.constant);
+          return l;
+        }
+        l.add_term(mul(build(a, e->dtype), build(b, e->dtype)), 1);
         return l;
       }
-      if (a.is_const()) {
-        l.add(b, a.constant);
+      case ExprKind::FloorDiv: return div_mod(e, true);
+      case ExprKind::FloorMod: return div_mod(e, false);
+      case ExprKind::Min:
+      case ExprKind::Max: return min_max(e);
+      default:
+        l.add_term(e, 1);
         return l;
-      }
-      break;
     }
-    default:
-      break;
   }
-  l.add_term(simplify_atom(e), 1);
-  return l;
-}
+
+  const VarDomain* dom_;
+};
 
 }  // namespace
 
-PrimExpr simplify(const PrimExpr& e) {
-  if (!e || !e->dtype.is_integer() || !e->dtype.is_scalar()) return e;
-  Linear l = to_linear(e);
-  DataType t = e->dtype;
-  PrimExpr result;
-  for (const auto& [term, coeff] : l.terms) {
-    if (coeff == 0) continue;
-    if (!result) {
-      result = coeff == 1 ? term : mul(term, make_int(coeff, t));
-    } else if (coeff > 0) {
-      result = add(result, coeff == 1 ? term : mul(term, make_int(coeff, t)));
-    } else {
-      result = sub(result, coeff == -1 ? term : mul(term, make_int(-coeff, t)));
-    }
+PrimExpr simplify(const PrimExpr& e) { return Simplifier(nullptr).run(e); }
+
+PrimExpr simplify(const PrimExpr& e, const VarDomain& dom) { return Simplifier(&dom).run(e); }
+
+bool can_prove(const PrimExpr& e, const VarDomain& dom) {
+  int64_t c;
+  if (as_const_int(e, &c)) return c != 0;
+  auto bounds_of = [&](const PrimExpr& x, int64_t& lo, int64_t& hi) {
+    Interval iv = eval_interval(simplify(x, dom), dom);
+    return iv.min && as_const_int(iv.min, &lo) && as_const_int(iv.max, &hi);
+  };
+  int64_t lo, hi;
+  switch (e->kind) {
+    case ExprKind::LT: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && hi < 0;
+    case ExprKind::LE: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && hi <= 0;
+    case ExprKind::GT: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && lo > 0;
+    case ExprKind::GE: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && lo >= 0;
+    case ExprKind::EQ: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && lo == 0 && hi == 0;
+    case ExprKind::NE: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && (lo > 0 || hi < 0);
+    case ExprKind::And: return can_prove(binary_a(e), dom) && can_prove(binary_b(e), dom);
+    case ExprKind::Or: return can_prove(binary_a(e), dom) || can_prove(binary_b(e), dom);
+    default: return false;
   }
-  if (!result) return make_int(l.constant, t);
-  if (l.constant > 0) return add(result, make_int(l.constant, t));
-  if (l.constant < 0) return sub(result, make_int(-l.constant, t));
-  return result;
 }
 
 }  // namespace tsch::arith

@@ -1,11 +1,18 @@
 // Integer expression simplification: a canonical linear form (sum of coefficient * term plus
-// a constant) that cancels and folds, e.g. `vi + 1 - vi + 1` -> 2, `i_0 * 4 + i_1 - (i_0 * 4)` -> i_1.
+// a constant) that cancels and folds, e.g. `vi + 1 - vi + 1` -> 2. Given the ranges of
+// variables it also resolves floordiv/floormod and min/max that the ranges decide:
+// `(x * 8 + y) // 8 -> x` and `(x * 8 + y) % 8 -> y` when 0 <= y < 8.
 #pragma once
 
+#include "arith/interval.h"
 #include "ir/expr.h"
 
 namespace tsch::arith {
 
 ir::PrimExpr simplify(const ir::PrimExpr& e);
+ir::PrimExpr simplify(const ir::PrimExpr& e, const VarDomain& dom);
+
+// True when `e` is provably true / false under `dom` (comparisons of linear expressions).
+bool can_prove(const ir::PrimExpr& e, const VarDomain& dom);
 
 }  // namespace tsch::arith

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bindings/ir_values.h"
+#include "arith/verify_well_formed.h"
 #include "frontend/tir_parser.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -115,6 +116,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.set(intern("PrimFunc"), Value(prim_func_type()));
   ns.set(intern("PrimExpr"), Value(expr_type()));
   ns.set(intern("Buffer"), Value(buffer_type()));
+  ns.set(intern("analysis"), Value(import(interp, "tvm.tir.analysis")));
   def_function(ns, "Var", "name, dtype", [](Interpreter& interp, Args& a) {
     return wrap(ir::PrimExpr(ir::make_var(a.get_str(0), to_dtype(interp, a[1], "tvm.tir.Var dtype"))));
   });
@@ -124,6 +126,22 @@ void build_tir(Interpreter& interp, script::Module& m) {
   def_function(ns, "FloatImm", "dtype, value", [](Interpreter& interp, Args& a) {
     return wrap(ir::make_float(a.get_float(1), to_dtype(interp, a[0], "tvm.tir.FloatImm dtype")));
   });
+}
+
+void build_tir_analysis(Interpreter&, script::Module& m) {
+  def_function(*m.globals, "verify_well_formed", "obj, assert_mode=True", [](Interpreter& interp, Args& a) {
+    ir::IRModule mod = to_module(interp, a[0], "verify_well_formed");
+    for (auto [name, f] : mod->functions) {
+      if (auto* pf = a[0].as<PrimFuncValue>()) name = pf->name;
+      std::vector<std::string> problems = arith::verify_well_formed(f);
+      if (problems.empty()) continue;
+      if (!interp.truthy(a[1])) return Value::boolean(false);
+      std::string message = "prim_func " + name + " is not well formed:";
+      for (const auto& p : problems) message += "\n  " + p;
+      raise(ExcKind::ValueError, message);
+    }
+    return Value::boolean(true);
+  }, "verify_well_formed(func_or_mod, assert_mode=True): check variables, bindings and bounds.");
 }
 
 void build_tvm(Interpreter& interp, script::Module& m) {
@@ -145,6 +163,7 @@ void register_tvm_modules() {
   script::ModuleLoader::register_builtin("tvm.script.ir", build_script_ir);
   script::ModuleLoader::register_builtin("tvm.ir", build_ir);
   script::ModuleLoader::register_builtin("tvm.tir", build_tir);
+  script::ModuleLoader::register_builtin("tvm.tir.analysis", build_tir_analysis);
 }
 
 }  // namespace tsch::bindings

@@ -236,6 +236,7 @@ TypeRef prim_func_decorator_type() {
       }
       auto d = std::make_shared<PrimFuncDecorator>();
       d->is_private = interp.truthy(a[2]);
+      d->check_well_formed = interp.truthy(a[3]);
       return Value(d);
     });
     return type;

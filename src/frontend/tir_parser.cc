@@ -6,6 +6,7 @@
 
 #include "arith/block_access.h"
 #include "arith/int_set.h"
+#include "arith/verify_well_formed.h"
 #include "bindings/ir_values.h"
 #include "frontend/tir_builder.h"
 #include "ir/functor.h"
@@ -48,7 +49,7 @@ class NameScope {
 
 class TirParser {
  public:
-  explicit TirParser(script::Evaluator& defining) : interp_(defining.interp) {
+  TirParser(script::Evaluator& defining, bool check) : interp_(defining.interp), check_(check) {
     scope_.locals = std::make_shared<script::Namespace>();
     scope_.globals = defining.scope.globals;
     if (!defining.scope.is_module && !defining.scope.is_class_body) scope_.enclosing.push_back(defining.scope.locals);
@@ -280,7 +281,7 @@ class TirParser {
       Var v = make_var(symbol_name(name), axis->dom.extent->dtype);
       frame.iter_vars.push_back(IterVar{v, axis->dom, axis->iter_type});
       if (axis->binding) {
-        check_binding(symbol_name(name), axis->binding, axis->dom, target.loc);
+        if (check_) check_binding(symbol_name(name), axis->binding, axis->dom, target.loc);
         frame.iter_values.push_back(axis->binding);
       }
       scope_.locals->set(name, bindings::wrap(PrimExpr(v)));
@@ -494,6 +495,7 @@ class TirParser {
   }
 
   script::Interpreter& interp_;
+  bool check_;  // report problems (bindings outside domains) where they are written
   script::Scope scope_;
   std::unique_ptr<script::Evaluator> ev_;
   TirBuilder builder_;
@@ -503,9 +505,19 @@ class TirParser {
 
 }  // namespace
 
-PrimFunc parse_prim_func(script::Evaluator& defining, const ast::FunctionDef& def, bool is_private) {
-  TirParser parser(defining);
-  return parser.parse(def, is_private);
+PrimFunc parse_prim_func(script::Evaluator& defining, const ast::FunctionDef& def, bool is_private,
+                         bool check_well_formed) {
+  TirParser parser(defining, check_well_formed);
+  PrimFunc f = parser.parse(def, is_private);
+  if (check_well_formed) {
+    std::vector<std::string> problems = arith::verify_well_formed(f);
+    if (!problems.empty()) {
+      std::string message = fmt::format("prim_func {} is not well formed: {}", symbol_name(def.name), problems[0]);
+      if (problems.size() > 1) message += fmt::format(" (and {} more)", problems.size() - 1);
+      raise_at(ExcKind::ValueError, message, def.name_loc);
+    }
+  }
+  return f;
 }
 
 void install_tvmscript_hook() {
@@ -516,7 +528,7 @@ void install_tvmscript_hook() {
       [](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def, Value& result) {
         auto* deco = decorator.as<PrimFuncDecorator>();
         if (!deco) return false;
-        PrimFunc f = bindings::guard_ir([&] { return parse_prim_func(defining, def, deco->is_private); });
+        PrimFunc f = bindings::guard_ir([&] { return parse_prim_func(defining, def, deco->is_private, deco->check_well_formed); });
         result = Value(std::make_shared<bindings::PrimFuncValue>(f, symbol_name(def.name)));
         return true;
       }});

@@ -11,7 +11,9 @@
 namespace tsch::frontend {
 
 // Parses `def` into a PrimFunc; errors are ScriptErrors located in the TVMScript source.
-ir::PrimFunc parse_prim_func(script::Evaluator& defining, const ast::FunctionDef& def, bool is_private);
+// Unless `check_well_formed` is false, the result is verified (arith/verify_well_formed.h).
+ir::PrimFunc parse_prim_func(script::Evaluator& defining, const ast::FunctionDef& def, bool is_private,
+                             bool check_well_formed = true);
 
 // Installs the `@T.prim_func` decorator hook (idempotent).
 void install_tvmscript_hook();

@@ -74,6 +74,7 @@ class PrimFuncDecorator : public script::Object {
  public:
   script::TypeObject* type() const override;
   bool is_private = false;
+  bool check_well_formed = true;
 };
 
 }  // namespace tsch::frontend

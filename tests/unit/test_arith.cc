@@ -82,3 +82,28 @@ TEST_CASE("block access regions relax inner loops", "[arith]") {
   Stmt init = std::make_shared<BufferStoreNode>(out, make_float(0), std::vector<PrimExpr>{vi});
   CHECK(arith::infer_access_regions(loop, init).reads.size() == 1);
 }
+
+TEST_CASE("floordiv and floormod resolve with known ranges", "[arith]") {
+  Var x = make_var("x"), y = make_var("y");
+  arith::VarDomain dom{{x.get(), {c(0), c(15)}}, {y.get(), {c(0), c(7)}}};
+  PrimExpr fused = add(mul(x, c(8)), y);
+  CHECK(s(simplify(floordiv(fused, c(8)), dom)) == "x");
+  CHECK(s(simplify(floormod(fused, c(8)), dom)) == "y");
+  CHECK(s(simplify(floordiv(add(fused, c(16)), c(8)), dom)) == "x + 2");
+  CHECK(s(simplify(floormod(add(fused, c(-8)), c(8)), dom)) == "y");
+  // Without the range of y nothing is known.
+  CHECK(s(simplify(floordiv(fused, c(8)))) == "(x * 8 + y) // 8");
+  // Nested: (x * 8 + y) // 4 % 2 -> y // 4
+  CHECK(s(simplify(floormod(floordiv(fused, c(4)), c(2)), dom)) == "(x * 8 + y) // 4 % 2");
+  CHECK(s(simplify(make_binary(ExprKind::Min, y, c(9)), dom)) == "y");
+  CHECK(s(simplify(make_binary(ExprKind::Max, y, c(-1)), dom)) == "y");
+  CHECK(arith::can_prove(make_binary(ExprKind::LT, fused, c(128)), dom));
+  CHECK_FALSE(arith::can_prove(make_binary(ExprKind::LT, fused, c(127)), dom));
+}
+
+TEST_CASE("negative constants fold with floor semantics", "[arith]") {
+  Var x = make_var("x");
+  arith::VarDomain dom{{x.get(), {c(0), c(3)}}};
+  CHECK(s(simplify(floordiv(sub(x, c(4)), c(4)), dom)) == "-1");
+  CHECK(s(simplify(floormod(sub(x, c(4)), c(4)), dom)) == "x");
+}
