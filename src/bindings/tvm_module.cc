@@ -155,8 +155,46 @@ void build_tvm(Interpreter& interp, script::Module& m) {
 
 }  // namespace
 
+// With TSCH_CHECK_ROUNDTRIP=1 every prim_func is printed, parsed back and compared as it is
+// created: the test suite runs its TVMScript cases this way (printing is a fixed point).
+void check_roundtrip(Interpreter& interp, const ir::PrimFunc& f, const std::string& name) {
+  static thread_local bool inside = false;
+  if (inside) return;
+  inside = true;
+  struct Reset {
+    ~Reset() { inside = false; }
+  } reset;
+  std::string text = ir::script(f, name);
+  script::CallArgs args;
+  args.positional.push_back(script::make_str(text));
+  Value again = interp.call(*import(interp, "tvm.script")->globals->find(intern("from_source")), std::move(args));
+  auto* g = again.as<PrimFuncValue>();
+  if (!g) raise(ExcKind::RuntimeError, "round trip of " + name + ": the printed text is not a prim_func");
+  std::string text2 = ir::script(g->func, g->name);
+  if (text2 != text) raise(ExcKind::RuntimeError, "round trip of " + name + ": printing is not a fixed point:\n" + text + "\n---\n" + text2);
+  ir::StructuralDiff d = ir::structural_diff(f, g->func);
+  if (!d.equal) raise(ExcKind::RuntimeError, "round trip of " + name + ": not structurally equal at " + d.path + ": " + d.lhs + " vs " + d.rhs);
+}
+
+void install_prim_func_hook() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  bool roundtrip = std::getenv("TSCH_CHECK_ROUNDTRIP") != nullptr;
+  script::Interpreter::decorator_hooks().push_back(script::DecoratorHook{
+      [roundtrip](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def, Value& result) {
+        auto* deco = decorator.as<frontend::PrimFuncDecorator>();
+        if (!deco) return false;
+        ir::PrimFunc f = guard_ir([&] { return frontend::parse_prim_func(defining, def, deco->is_private, deco->check_well_formed); });
+        std::string name = symbol_name(def.name);
+        if (roundtrip && deco->check_well_formed) check_roundtrip(defining.interp, f, name);
+        result = Value(std::make_shared<PrimFuncValue>(f, name));
+        return true;
+      }});
+}
+
 void register_tvm_modules() {
-  frontend::install_tvmscript_hook();
+  install_prim_func_hook();
   register_tvmscript_tir_module();
   script::ModuleLoader::register_builtin("tvm", build_tvm);
   script::ModuleLoader::register_builtin("tvm.script", build_script);

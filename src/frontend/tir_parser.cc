@@ -520,18 +520,4 @@ PrimFunc parse_prim_func(script::Evaluator& defining, const ast::FunctionDef& de
   return f;
 }
 
-void install_tvmscript_hook() {
-  static bool installed = false;
-  if (installed) return;
-  installed = true;
-  script::Interpreter::decorator_hooks().push_back(script::DecoratorHook{
-      [](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def, Value& result) {
-        auto* deco = decorator.as<PrimFuncDecorator>();
-        if (!deco) return false;
-        PrimFunc f = bindings::guard_ir([&] { return parse_prim_func(defining, def, deco->is_private, deco->check_well_formed); });
-        result = Value(std::make_shared<bindings::PrimFuncValue>(f, symbol_name(def.name)));
-        return true;
-      }});
-}
-
 }  // namespace tsch::frontend

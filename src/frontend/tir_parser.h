@@ -15,7 +15,4 @@ namespace tsch::frontend {
 ir::PrimFunc parse_prim_func(script::Evaluator& defining, const ast::FunctionDef& def, bool is_private,
                              bool check_well_formed = true);
 
-// Installs the `@T.prim_func` decorator hook (idempotent).
-void install_tvmscript_hook();
-
 }  // namespace tsch::frontend
