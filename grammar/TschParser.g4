@@ -102,10 +102,10 @@ suite : simple_stmts | NEWLINE INDENT stmt+ DEDENT ;
 
 // ---- expressions ----
 test
-    : or_test ( IF or_test ELSE test )?
+    : logical ( IF logical ELSE test )?
     | lambdef
     ;
-test_nocond : or_test | lambdef_nocond ;
+test_nocond : logical | lambdef_nocond ;
 lambdef        : LAMBDA lambda_params? COLON test ;
 lambdef_nocond : LAMBDA lambda_params? COLON test_nocond ;
 lambda_params  : lambda_param ( COMMA lambda_param )* COMMA? ;
@@ -115,10 +115,16 @@ lambda_param
     | POWER NAME
     ;
 
-or_test    : and_test ( OR and_test )* ;
-and_test   : not_test ( AND not_test )* ;
-not_test   : NOT not_test | comparison ;
-comparison : expr ( comp_op expr )* ;
+// Comparisons and boolean operators as one precedence-climbing rule over `expr` operands
+// (like `expr` below, this keeps the parse tree shallow). A chain `a < b < c` parses
+// left-nested and the AST builder flattens it into one comparison.
+logical
+    : expr
+    | logical comp_op expr
+    | NOT logical
+    | logical AND logical
+    | logical OR logical
+    ;
 comp_op
     : LESS_THAN | GREATER_THAN | EQUALS | GT_EQ | LT_EQ | NOT_EQ_1 | NOT_EQ_2
     | IN | NOT IN | IS | IS NOT
@@ -177,6 +183,6 @@ argument
     | STAR test
     ;
 
-comp_for  : FOR exprlist IN or_test comp_iter? ;
+comp_for  : FOR exprlist IN logical comp_iter? ;
 comp_iter : comp_for | comp_if ;
 comp_if   : IF test_nocond comp_iter? ;

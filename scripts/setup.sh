@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config
   default-jre-headless antlr4 libantlr4-runtime-dev uuid-dev
-  libfmt-dev catch2 libreadline-dev
+  libfmt-dev catch2 libreadline-dev libjemalloc-dev
   tmux
 )
 missing=()

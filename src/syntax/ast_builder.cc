@@ -477,17 +477,7 @@ ExprPtr AstBuilder::fast_expr(antlr4::ParserRuleContext* ctx) {
       auto* l = static_cast<TschParser::Lambdef_nocondContext*>(ctx);
       return lambda(l, l->lambda_params(), test_nocond(l->test_nocond()));
     }
-    case TschParser::RuleOr_test:
-    case TschParser::RuleAnd_test: {
-      bool is_and = ctx->getRuleIndex() == TschParser::RuleAnd_test;
-      auto node = std::make_unique<BoolOp>(loc(static_cast<TerminalNode*>(ctx->children[1])), is_and);
-      for (size_t i = 0; i < ctx->children.size(); i += 2) {
-        node->values.push_back(fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[i])));
-      }
-      return node;
-    }
-    case TschParser::RuleNot_test: return not_test(static_cast<TschParser::Not_testContext*>(ctx));
-    case TschParser::RuleComparison: return comparison(static_cast<TschParser::ComparisonContext*>(ctx));
+    case TschParser::RuleLogical: return logical(static_cast<TschParser::LogicalContext*>(ctx));
     case TschParser::RuleExpr: return operator_expr(static_cast<TschParser::ExprContext*>(ctx));
     case TschParser::RuleAtom_expr: return atom_expr(static_cast<TschParser::Atom_exprContext*>(ctx));
     case TschParser::RuleAtom: return atom(static_cast<TschParser::AtomContext*>(ctx));
@@ -501,11 +491,11 @@ ExprPtr AstBuilder::test(TschParser::TestContext* ctx) { return fast_expr(ctx); 
 
 ExprPtr AstBuilder::test_full(TschParser::TestContext* ctx) {
   if (auto* l = ctx->lambdef()) return lambda(l, l->lambda_params(), test(l->test()));
-  auto ors = ctx->or_test();
-  if (ors.size() == 1) return or_test(ors[0]);
+  auto parts = ctx->logical();
+  if (parts.size() == 1) return fast_expr(parts[0]);
   auto node = std::make_unique<IfExp>(loc(ctx->IF()));
-  node->body = or_test(ors[0]);
-  node->test = or_test(ors[1]);
+  node->body = fast_expr(parts[0]);
+  node->test = fast_expr(parts[1]);
   node->orelse = test(ctx->test());
   return node;
 }
@@ -514,7 +504,7 @@ ExprPtr AstBuilder::test_nocond(TschParser::Test_nocondContext* ctx) {
   if (auto* l = ctx->lambdef_nocond()) {
     return lambda(l, l->lambda_params(), test_nocond(l->test_nocond()));
   }
-  return or_test(ctx->or_test());
+  return fast_expr(ctx->logical());
 }
 
 ExprPtr AstBuilder::lambda(antlr4::ParserRuleContext* ctx, TschParser::Lambda_paramsContext* list,
@@ -544,34 +534,42 @@ ExprPtr AstBuilder::lambda(antlr4::ParserRuleContext* ctx, TschParser::Lambda_pa
   return node;
 }
 
-ExprPtr AstBuilder::or_test(TschParser::Or_testContext* ctx) {
-  auto parts = ctx->and_test();
-  if (parts.size() == 1) return and_test(parts[0]);
-  auto node = std::make_unique<BoolOp>(loc(ctx->OR(0)), false);
-  for (auto* p : parts) node->values.push_back(and_test(p));
-  return node;
-}
-
-ExprPtr AstBuilder::and_test(TschParser::And_testContext* ctx) {
-  auto parts = ctx->not_test();
-  if (parts.size() == 1) return not_test(parts[0]);
-  auto node = std::make_unique<BoolOp>(loc(ctx->AND(0)), true);
-  for (auto* p : parts) node->values.push_back(not_test(p));
-  return node;
-}
-
-ExprPtr AstBuilder::not_test(TschParser::Not_testContext* ctx) {
-  if (ctx->NOT()) return std::make_unique<UnaryOp>(loc(ctx->NOT()), UnaryOpKind::Not, not_test(ctx->not_test()));
-  return comparison(ctx->comparison());
-}
-
-ExprPtr AstBuilder::comparison(TschParser::ComparisonContext* ctx) {
-  auto exprs = ctx->expr();
-  if (exprs.size() == 1) return expr(exprs[0]);
-  auto node = std::make_unique<Compare>(loc(ctx->comp_op(0)));
-  node->left = expr(exprs[0]);
-  for (size_t i = 0; i < ctx->comp_op().size(); ++i) {
-    auto* op = ctx->comp_op(i);
+// A `logical` node: `not x`, `a and b`, `a or b`, or a comparison. Comparisons and boolean
+// operators parse left-nested; chains are flattened as Python's AST has them.
+ExprPtr AstBuilder::logical(TschParser::LogicalContext* ctx) {
+  if (ctx->children.size() == 2) {
+    auto* op = static_cast<TerminalNode*>(ctx->children[0]);
+    return std::make_unique<UnaryOp>(loc(op), UnaryOpKind::Not,
+                                     fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[1])));
+  }
+  size_t type = token_type(ctx->children[1]);
+  if (type == TschParser::AND || type == TschParser::OR) {
+    bool is_and = type == TschParser::AND;
+    ExprPtr left = fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[0]));
+    ExprPtr right = fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[2]));
+    if (left->kind == ExprKind::BoolOp && static_cast<BoolOp*>(left.get())->is_and == is_and) {
+      static_cast<BoolOp*>(left.get())->values.push_back(std::move(right));
+      return left;
+    }
+    auto node = std::make_unique<BoolOp>(loc(static_cast<TerminalNode*>(ctx->children[1])), is_and);
+    node->values.push_back(std::move(left));
+    node->values.push_back(std::move(right));
+    return node;
+  }
+  // A comparison chain: collect operands and operators from the left-nested tree.
+  std::vector<TschParser::Comp_opContext*> ops;
+  std::vector<antlr4::ParserRuleContext*> operands;
+  antlr4::ParserRuleContext* cur = ctx;
+  while (cur->getRuleIndex() == TschParser::RuleLogical && cur->children.size() == 3 &&
+         token_type(cur->children[1]) == 0) {
+    ops.push_back(static_cast<TschParser::Comp_opContext*>(cur->children[1]));
+    operands.push_back(static_cast<antlr4::ParserRuleContext*>(cur->children[2]));
+    cur = static_cast<antlr4::ParserRuleContext*>(cur->children[0]);
+  }
+  auto node = std::make_unique<Compare>(loc(ops.back()));
+  node->left = fast_expr(cur);
+  for (size_t k = ops.size(); k-- > 0;) {
+    auto* op = ops[k];
     CmpOpKind kind;
     size_t first = token_type(op->children[0]);
     bool two = op->children.size() > 1;
@@ -590,7 +588,7 @@ ExprPtr AstBuilder::comparison(TschParser::ComparisonContext* ctx) {
     SourceLoc op_loc = loc(op);
     op_loc.len = code_points(op->getText()) + (two ? 1 : 0);
     node->op_locs.push_back(op_loc);
-    node->comparators.push_back(expr(exprs[i + 1]));
+    node->comparators.push_back(fast_expr(operands[k]));
   }
   return node;
 }
@@ -697,7 +695,7 @@ void AstBuilder::comprehension(TschParser::Comp_forContext* ctx, std::vector<Com
   Comprehension gen;
   gen.target = exprlist(ctx->exprlist());
   check_target(gen.target.get(), true, "assign to");
-  gen.iter = or_test(ctx->or_test());
+  gen.iter = fast_expr(ctx->logical());
   out.push_back(std::move(gen));
   for (auto* iter = ctx->comp_iter(); iter != nullptr;) {
     if (auto* f = iter->comp_for()) {

@@ -46,10 +46,7 @@ class AstBuilder {
   ast::ExprPtr test_full(P::TestContext* ctx);
   ast::ExprPtr fast_expr(antlr4::ParserRuleContext* ctx);
   ast::ExprPtr test_nocond(P::Test_nocondContext* ctx);
-  ast::ExprPtr or_test(P::Or_testContext* ctx);
-  ast::ExprPtr and_test(P::And_testContext* ctx);
-  ast::ExprPtr not_test(P::Not_testContext* ctx);
-  ast::ExprPtr comparison(P::ComparisonContext* ctx);
+  ast::ExprPtr logical(P::LogicalContext* ctx);
   ast::ExprPtr expr(P::ExprContext* ctx);
   ast::ExprPtr operator_expr(P::ExprContext* ctx);
   ast::ExprPtr atom_expr(P::Atom_exprContext* ctx);

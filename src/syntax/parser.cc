@@ -6,6 +6,7 @@
 #include "TschParser.h"
 #include "antlr4-runtime.h"
 #include "syntax/ast_builder.h"
+#include "syntax/fast_lexer.h"
 
 namespace tsch {
 namespace {
@@ -102,24 +103,45 @@ void check_utf8(const SourceFile* source) {
 template <typename Result, typename Entry>
 Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
   check_utf8(source);
-  antlr4::ANTLRInputStream input(source->text());
-  TschLexer lexer(&input);
-  lexer.set_expression_mode(expression_mode);
-  lexer.removeErrorListeners();
-  antlr4::CommonTokenStream tokens(&lexer);
-  TschParser parser(&tokens);
-  parser.removeErrorListeners();
   int line_offset = source->first_line() - 1;
   auto shift = [&](SourceLoc at) {
     at.line += line_offset;
     return at;
   };
+  // Tokens come from the fast scanner when it can take the text, else from ANTLR's lexer.
+  std::unique_ptr<antlr4::ANTLRInputStream> input;
+  std::unique_ptr<TschLexer> lexer;
+  std::unique_ptr<antlr4::ListTokenSource> list;
+  TokenShaper fast_shaper;
+  TokenShaper* shaper = &fast_shaper;
+  antlr4::TokenSource* token_source = nullptr;
+  try {
+    std::vector<std::unique_ptr<antlr4::Token>> fast_tokens;
+    static const bool force_antlr = std::getenv("TSCH_ANTLR_LEXER") != nullptr;
+    if (!force_antlr && fast_lex(source->text(), expression_mode, fast_tokens, fast_shaper)) {
+      list = std::make_unique<antlr4::ListTokenSource>(std::move(fast_tokens));
+      token_source = list.get();
+    } else {
+      input = std::make_unique<antlr4::ANTLRInputStream>(source->text());
+      lexer = std::make_unique<TschLexer>(input.get());
+      lexer->shaper().set_expression_mode(expression_mode);
+      lexer->removeErrorListeners();
+      shaper = &lexer->shaper();
+      token_source = lexer.get();
+    }
+  } catch (const LexError& e) {
+    SourceLoc at{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1};
+    throw SyntaxError(shift(at), e.message, e.at_end_of_input || fast_shaper.bracket_depth() > 0);
+  }
+  antlr4::CommonTokenStream tokens(token_source);
+  TschParser parser(&tokens);
+  parser.removeErrorListeners();
   try {
     try {
       tokens.fill();
     } catch (const LexError& e) {
       SourceLoc at{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1};
-      bool more = e.at_end_of_input || lexer.bracket_depth() > 0;
+      bool more = e.at_end_of_input || shaper->bracket_depth() > 0;
       throw SyntaxError(shift(at), e.message, more);
     }
     // Stage 1: fast SLL prediction, bail on the first error.
@@ -130,7 +152,6 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
       AstBuilder builder(source);
       return entry(parser, builder);
     } catch (const antlr4::ParseCancellationException&) {
-      if (std::getenv("TSCH_DEBUG_PARSE")) std::fprintf(stderr, "SLL failed, retrying with LL\n");
     }
     // Stage 2: full LL with error reporting.
     tokens.seek(0);
@@ -143,12 +164,12 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
     AstBuilder builder(source);
     return entry(parser, builder);
   } catch (const FirstSyntaxError& e) {
-    if (e.at_end && !lexer.open_brackets().empty()) {
-      const auto& open = lexer.open_brackets().back();
+    if (e.at_end && !shaper->open_brackets().empty()) {
+      const auto& open = shaper->open_brackets().back();
       SourceLoc at{source, static_cast<int>(open.line), static_cast<int>(open.column) + 1, 1};
       throw SyntaxError(shift(at), "'" + open.text + "' was never closed", true);
     }
-    bool more = e.at_end || lexer.bracket_depth() > 0;
+    bool more = e.at_end || shaper->bracket_depth() > 0;
     throw SyntaxError(shift(e.loc), e.message, more);
   }
 }
@@ -211,6 +232,48 @@ std::vector<std::string> token_names(const std::string& text) {
     throw SyntaxError(SourceLoc{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1}, e.message);
   }
   return names;
+}
+
+namespace {
+
+[[noreturn]] void rethrow_lex_error(const LexError& e, const std::string& text) {
+  const SourceFile* source = SourceFile::make("<tokens>", text);
+  throw SyntaxError(SourceLoc{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1}, e.message);
+}
+
+}  // namespace
+
+bool fast_token_dump(const std::string& text, std::vector<std::string>& out) {
+  std::vector<std::unique_ptr<antlr4::Token>> tokens;
+  TokenShaper shaper;
+  try {
+    if (!fast_lex(text, false, tokens, shaper)) return false;
+  } catch (const LexError& e) {
+    rethrow_lex_error(e, text);
+  }
+  out.clear();
+  for (const auto& t : tokens) {
+    if (t->getType() == antlr4::Token::EOF) break;
+    out.push_back(std::to_string(t->getType()) + "@" + std::to_string(t->getLine()) + ":" +
+                  std::to_string(t->getCharPositionInLine()) + " " + t->getText());
+  }
+  return true;
+}
+
+std::vector<std::string> antlr_token_dump(const std::string& text) {
+  antlr4::ANTLRInputStream input(text);
+  tsgen::TschLexer lexer(&input);
+  lexer.removeErrorListeners();
+  std::vector<std::string> out;
+  try {
+    for (auto t = lexer.nextToken(); t->getType() != antlr4::Token::EOF; t = lexer.nextToken()) {
+      out.push_back(std::to_string(t->getType()) + "@" + std::to_string(t->getLine()) + ":" +
+                    std::to_string(t->getCharPositionInLine()) + " " + t->getText());
+    }
+  } catch (const LexError& e) {
+    rethrow_lex_error(e, text);
+  }
+  return out;
 }
 
 }  // namespace tsch

@@ -29,4 +29,9 @@ namespace tsch {
 // and debugging. Throws SyntaxError on lexing errors.
 std::vector<std::string> token_names(const std::string& text);
 
+// Token dumps ("type@line:col text") from the fast scanner and from ANTLR's lexer, for the
+// test that keeps them equal. fast_token_dump returns false when the scanner defers to ANTLR.
+bool fast_token_dump(const std::string& text, std::vector<std::string>& out);
+std::vector<std::string> antlr_token_dump(const std::string& text);  // throws on lexing errors
+
 }  // namespace tsch

@@ -1,0 +1,104 @@
+// The fast scanner must produce exactly ANTLR's tokens (type, position, text) whenever it
+// does not defer to ANTLR: checked on every golden script and on mutated variants.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "support/diagnostics.h"
+#include "syntax/parser.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "tokens..." or "error: message" for both scanners.
+std::string dump_antlr(const std::string& text) {
+  try {
+    std::string out;
+    for (const auto& t : tsch::antlr_token_dump(text)) out += t + "\n";
+    return out;
+  } catch (const tsch::SyntaxError& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+bool dump_fast(const std::string& text, std::string& out) {
+  try {
+    std::vector<std::string> tokens;
+    if (!tsch::fast_token_dump(text, tokens)) return false;
+    out.clear();
+    for (const auto& t : tokens) out += t + "\n";
+  } catch (const tsch::SyntaxError& e) {
+    out = std::string("error: ") + e.what();
+  }
+  return true;
+}
+
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t w = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (w == 0 || i + w > s.size()) return false;
+    for (size_t k = 1; k < w; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += w;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("fast scanner agrees with the ANTLR lexer on golden scripts and mutations", "[lexer]") {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(TSCH_GOLDEN_DIR)) {
+    if (e.path().extension() == ".tsch") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() > 50);
+  std::mt19937 rng(7);
+  int compared = 0, deferred = 0;
+  for (const auto& f : files) {
+    std::string text = read(f);
+    for (int variant = 0; variant < 6; ++variant) {
+      std::string t = text;
+      if (variant > 0 && !t.empty()) {
+        static const std::string alphabet = "()[]{}:,.=+-*/%\"'\\\n\t #@x0_9eE.!<>~^&|";
+        for (int k = 0; k < variant; ++k) {
+          size_t pos = std::uniform_int_distribution<size_t>(0, t.size() - 1)(rng);
+          t.insert(pos, 1, alphabet[std::uniform_int_distribution<size_t>(0, alphabet.size() - 1)(rng)]);
+        }
+      }
+      if (!valid_utf8(t)) continue;  // parse_module rejects these before lexing
+      std::string fast;
+      if (!dump_fast(t, fast)) {
+        ++deferred;
+        continue;
+      }
+      INFO(f.string() << " variant " << variant);
+      CHECK(fast == dump_antlr(t));
+      ++compared;
+    }
+  }
+  CHECK(compared > deferred);
+}
+
+TEST_CASE("fast scanner covers numbers, strings and operators exactly", "[lexer]") {
+  for (const char* text : {"x = 1.5e-3 + .5 - 10. * 0 / 0.0e0\n", "s = rb'\\x00' + f\"{a!r:>{w}}\" + '''a\nb'''\n",
+                           "a //= b ** -c; d <<= 1; e >>= 2; f != g <= h >= i\n", "@T.prim_func\ndef f() -> None: ...\n",
+                           "x = [1,\n  2]  # comment\ny = \\\n 3\n", "if x:\n\tpass\n"}) {
+    std::string fast;
+    REQUIRE(dump_fast(text, fast));
+    CHECK(fast == dump_antlr(text));
+  }
+}
