@@ -147,7 +147,7 @@ std::vector<std::string> verify_well_formed(const PrimFunc& func) {
   for (const auto& [param, buffer] : func->buffer_map) {
     for (const auto& d : buffer->shape) {
       for_each_expr(d, [&](const PrimExpr& e) {
-        if (auto* var = as<VarNode>(e)) v.define(std::static_pointer_cast<const VarNode>(e));
+        if (as<VarNode>(e)) v.define(std::static_pointer_cast<const VarNode>(e));
       });
     }
   }
