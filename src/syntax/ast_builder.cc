@@ -634,24 +634,33 @@ ExprPtr AstBuilder::operator_expr(TschParser::ExprContext* ctx) {
 }
 
 ExprPtr AstBuilder::atom_expr(TschParser::Atom_exprContext* ctx) {
-  ExprPtr value = atom(ctx->atom());
-  for (auto* trailer : ctx->trailer()) {
-    if (trailer->DOT()) {
-      SourceLoc at = loc(trailer->NAME());
-      value = std::make_unique<Attribute>(at, std::move(value), intern(trailer->NAME()->getText()));
-    } else if (trailer->OPEN_PAREN()) {
-      auto call = std::make_unique<Call>(value->loc);
-      call->func = std::move(value);
-      if (trailer->arglist()) arglist(trailer->arglist(), call->args);
-      value = std::move(call);
-    } else {
-      auto sub = std::make_unique<Subscript>(loc(trailer->OPEN_BRACK()));
-      sub->value = std::move(value);
-      sub->index = subscriptlist(trailer->subscriptlist());
-      value = std::move(sub);
+  // children: atom trailer*; a trailer is `. NAME`, `( arglist? )` or `[ subscriptlist ]`,
+  // told apart by its first token (cheaper than the generated accessors' dynamic_casts).
+  ExprPtr value = atom(static_cast<TschParser::AtomContext*>(ctx->children[0]));
+  for (size_t i = 1; i < ctx->children.size(); ++i) {
+    auto* trailer = static_cast<TschParser::TrailerContext*>(ctx->children[i]);
+    auto* first = static_cast<TerminalNode*>(trailer->children[0]);
+    switch (first->getSymbol()->getType()) {
+      case TschParser::DOT: {
+        auto* name = static_cast<TerminalNode*>(trailer->children[1]);
+        value = std::make_unique<Attribute>(loc(name), std::move(value), intern(name->getText()));
+        break;
+      }
+      case TschParser::OPEN_PAREN: {
+        auto call = std::make_unique<Call>(value->loc);
+        call->func = std::move(value);
+        if (trailer->children.size() == 3) arglist(static_cast<TschParser::ArglistContext*>(trailer->children[1]), call->args);
+        value = std::move(call);
+        break;
+      }
+      default: {
+        auto sub = std::make_unique<Subscript>(loc(first));
+        sub->value = std::move(value);
+        sub->index = subscriptlist(static_cast<TschParser::SubscriptlistContext*>(trailer->children[1]));
+        value = std::move(sub);
+      }
     }
   }
-  // A literal that is never valid as a call target is better caught here than at run time.
   return value;
 }
 
@@ -990,8 +999,10 @@ void AstBuilder::fstring_parts(const std::string& body, SourceLoc body_loc, bool
 
 ExprPtr AstBuilder::atom(TschParser::AtomContext* ctx) {
   SourceLoc at = loc(ctx);
-  if (ctx->NAME()) return std::make_unique<Name>(at, intern(ctx->NAME()->getText()));
-  if (ctx->NUMBER()) return number(ctx->NUMBER());
+  // The common single-token atoms, by the first token's type.
+  size_t first = ctx->getStart()->getType();
+  if (first == TschParser::NAME) return std::make_unique<Name>(at, intern(ctx->getStart()->getText()));
+  if (first == TschParser::NUMBER) return number(static_cast<TerminalNode*>(ctx->children[0]));
   if (!ctx->STRING().empty()) return strings(ctx);
   if (ctx->NONE() || ctx->TRUE() || ctx->FALSE() || ctx->ELLIPSIS()) {
     auto c = std::make_unique<Constant>(at);
