@@ -20,6 +20,7 @@ using script::Namespace;
 using script::raise;
 
 void register_tvmscript_tir_module();
+void install_schedule(script::Namespace& tir_ns);
 
 namespace {
 
@@ -117,6 +118,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.set(intern("PrimExpr"), Value(expr_type()));
   ns.set(intern("Buffer"), Value(buffer_type()));
   ns.set(intern("analysis"), Value(import(interp, "tvm.tir.analysis")));
+  install_schedule(ns);
   def_function(ns, "Var", "name, dtype", [](Interpreter& interp, Args& a) {
     return wrap(ir::PrimExpr(ir::make_var(a.get_str(0), to_dtype(interp, a[1], "tvm.tir.Var dtype"))));
   });
@@ -150,6 +152,7 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("script"), Value(import(interp, "tvm.script")));
   ns.set(intern("ir"), Value(import(interp, "tvm.ir")));
   ns.set(intern("tir"), Value(import(interp, "tvm.tir")));
+  ns.set(intern("s_tir"), Value(import(interp, "tvm.s_tir")));
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
 }
 
@@ -202,6 +205,8 @@ void register_tvm_modules() {
   script::ModuleLoader::register_builtin("tvm.ir", build_ir);
   script::ModuleLoader::register_builtin("tvm.tir", build_tir);
   script::ModuleLoader::register_builtin("tvm.tir.analysis", build_tir_analysis);
+  // TVM 0.24+ spelling: tvm.s_tir.Schedule.
+  script::ModuleLoader::register_builtin("tvm.s_tir", [](Interpreter&, script::Module& m) { install_schedule(*m.globals); });
 }
 
 }  // namespace tsch::bindings

@@ -121,6 +121,15 @@ class Printer {
     out_ += '\n';
   }
 
+  // Underlines the line just printed when `node` is highlighted (schedule error reports).
+  void mark(int indent, const std::string& text, const StmtNode* node) {
+    const auto& h = options_.highlight;
+    if (std::find(h.begin(), h.end(), node) == h.end()) return;
+    out_.append(static_cast<size_t>(indent) * 4, ' ');
+    out_.append(text.size(), '^');
+    out_ += '\n';
+  }
+
   // ---------------------------------------------------------------- expressions
 
   static std::string wrap(const Text& t, int min_prec) { return t.prec < min_prec ? "(" + t.s + ")" : t.s; }
@@ -478,6 +487,7 @@ class Printer {
         extents += (i ? ", " : "") + expr(grid[i]->extent).s;
       }
       line(indent, "for " + vars + " in T.grid(" + extents + "):");
+      for (const ForNode* l : grid) mark(indent, "for " + vars + " in T.grid(" + extents + "):", l);
       body(grid.back()->body, indent + 1);
     } else {
       std::string var = define(loop->loop_var.get(), loop->loop_var->name);
@@ -499,6 +509,7 @@ class Printer {
       std::string call = fn + "(";
       for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
       line(indent, "for " + var + " in " + call + "):");
+      mark(indent, "for " + var + " in " + call + "):", loop);
       body(loop->body, indent + 1);
     }
     open_loops_.pop_back();
@@ -524,6 +535,7 @@ class Printer {
   void block(const BlockNode* b, const BlockRealizeNode* realize, int indent) {
     std::string head = "with T.block(" + quote(b->name) + (realize ? "" : ", no_realize=True") + "):";
     line(indent, head);
+    mark(indent, head, b);
     int in = indent + 1;
     push_frame();
     // Step 1: iterators, grouping runs bound to enclosing loops into T.axis.remap.

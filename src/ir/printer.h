@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <vector>
+
 #include "ir/module.h"
 
 namespace tsch::ir {
@@ -12,6 +14,8 @@ struct PrintOptions {
   // Print `global_symbol` even when it equals the function name, as TVM before 0.13 did
   // (seed note 001). Current TVM, which tsch follows by default, leaves it out (note 002).
   bool keep_global_symbol = false;
+  // Loops and blocks to underline with ^^^ (schedule error reports), by node.
+  std::vector<const StmtNode*> highlight;
 };
 
 std::string script(const IRModule& mod, const PrintOptions& options = {});

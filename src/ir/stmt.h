@@ -74,6 +74,9 @@ struct ForNode : StmtNode {
   Stmt body;
   std::string thread_tag;  // for ThreadBinding
   AttrMap annotations;
+  // Schedule identity: kept when a primitive rewrites the loop in place (reorder keeps its
+  // loops), fresh for loops a primitive creates. 0 outside schedules. Not part of equality.
+  uint64_t sid = 0;
 };
 
 enum class IterType : uint8_t { DataPar, CommReduce, Ordered, Opaque };
@@ -105,6 +108,7 @@ struct BlockNode : StmtNode {
   std::vector<MatchBufferRegion> match_buffers;
   AttrMap annotations;
   Stmt body;
+  uint64_t sid = 0;  // schedule identity, as ForNode::sid
 };
 using Block = std::shared_ptr<const BlockNode>;
 

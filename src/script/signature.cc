@@ -177,15 +177,21 @@ Args::Args(Interpreter& interp, const std::string& function, const Signature& si
   }
 }
 
+// Argument numbers as the caller sees them: a method's `self` is not counted.
+static size_t user_position(const Signature& sig, size_t i) {
+  bool method = !sig.params().empty() && sig.params()[0].name == "self";
+  return method ? i : i + 1;
+}
+
 void Args::type_error(size_t i, const std::string& expected) const {
-  raise_type_error(fmt::format("argument {}, '{}' to {}: expected {}, got {}", i + 1,
+  raise_type_error(fmt::format("argument {}, '{}' to {}: expected {}, got {}", user_position(sig_, i),
                                sig_.params()[i].name, function_, expected,
                                Interpreter::type_name(values_[i])));
 }
 
 void Args::value_error(size_t i, const std::string& message) const {
   raise(ExcKind::ValueError,
-        fmt::format("argument {}, '{}' to {}: {}", i + 1, sig_.params()[i].name, function_, message));
+        fmt::format("argument {}, '{}' to {}: {}", user_position(sig_, i), sig_.params()[i].name, function_, message));
 }
 
 int64_t Args::get_int(size_t i) const {

@@ -1,0 +1,431 @@
+// tvm.tir.Schedule: the script face of src/schedule. Each primitive method converts its
+// arguments, runs the primitive on a copy-on-failure state, wraps the results as BlockRV /
+// LoopRV handles and records the call in the trace. A refused primitive raises
+// tvm.tir.ScheduleError and leaves mod and trace exactly as they were.
+#include <fmt/format.h>
+
+#include <functional>
+#include <unordered_map>
+
+#include "bindings/ir_values.h"
+#include "ir/printer.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+#include "schedule/trace.h"
+#include "script/exceptions.h"
+#include "script/interpreter.h"
+#include "script/modules.h"
+
+namespace tsch::bindings {
+
+using schedule::RV;
+using schedule::RVNode;
+using schedule::ScheduleState;
+using schedule::TraceArg;
+using script::Args;
+using script::ExcKind;
+using script::raise;
+using script::TypeObject;
+using script::TypeRef;
+
+namespace {
+
+TypeRef schedule_error_type() {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("ScheduleError", std::vector<TypeRef>{script::exception_type_ref(ExcKind::Exception)});
+    type->set_module("tvm.tir");
+    return type;
+  }();
+  return t;
+}
+
+class RVValue : public script::Object {
+ public:
+  explicit RVValue(RV r) : rv(std::move(r)) {}
+  TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override {
+    const char* kind = rv->kind == RVNode::Kind::Block ? "BlockRV" : rv->kind == RVNode::Kind::Loop ? "LoopRV" : "ExprRV";
+    return fmt::format("{}({})", kind, rv->sid);
+  }
+  RV rv;
+};
+
+TypeRef rv_type(RVNode::Kind kind) {
+  static TypeRef block = [] {
+    auto t = std::make_shared<TypeObject>("BlockRV");
+    t->set_module("tvm.tir.schedule");
+    return t;
+  }();
+  static TypeRef loop = [] {
+    auto t = std::make_shared<TypeObject>("LoopRV");
+    t->set_module("tvm.tir.schedule");
+    return t;
+  }();
+  static TypeRef expr = [] {
+    auto t = std::make_shared<TypeObject>("ExprRV");
+    t->set_module("tvm.tir.schedule");
+    return t;
+  }();
+  return kind == RVNode::Kind::Block ? block : kind == RVNode::Kind::Loop ? loop : expr;
+}
+
+TypeObject* RVValue::type() const { return rv_type(rv->kind).get(); }
+
+class TraceValue : public script::Object {
+ public:
+  explicit TraceValue(schedule::Trace t) : trace(std::move(t)) {}
+  TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override { return trace.str(); }
+  schedule::Trace trace;
+};
+
+class ScheduleValue : public script::Object {
+ public:
+  explicit ScheduleValue(ir::IRModule mod) : state(std::move(mod)) {}
+  TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override { return "<tvm.tir.Schedule>"; }
+  ScheduleState state;
+  schedule::Trace trace;
+};
+
+Value make_rv(RVNode::Kind kind, uint64_t sid) {
+  auto rv = std::make_shared<RVNode>();
+  rv->kind = kind;
+  rv->sid = sid;
+  return Value(std::make_shared<RVValue>(rv));
+}
+
+ScheduleValue& self(Args& a) { return *a[0].as<ScheduleValue>(); }
+
+// The sid behind a loop argument, checking the kind and that the loop still exists.
+uint64_t loop_arg(Args& a, size_t i) {
+  auto* rv = a[i].as<RVValue>();
+  if (!rv || rv->rv->kind != RVNode::Kind::Loop) a.type_error(i, "a LoopRV");
+  if (!self(a).state.loop(rv->rv->sid)) {
+    raise(ExcKind::ValueError, fmt::format("{}: the loop passed as '{}' is no longer in the schedule (an earlier primitive "
+                                           "such as split or fuse replaced it)",
+                                           a.function_name(), "loop"));
+  }
+  return rv->rv->sid;
+}
+
+uint64_t loop_value(Args& a, const Value& v, size_t index_for_errors) {
+  auto* rv = v.as<RVValue>();
+  if (!rv || rv->rv->kind != RVNode::Kind::Loop) a.type_error(index_for_errors, "LoopRVs");
+  if (!self(a).state.loop(rv->rv->sid)) {
+    raise(ExcKind::ValueError, a.function_name() + ": a loop handle is no longer in the schedule (an earlier primitive replaced it)");
+  }
+  return rv->rv->sid;
+}
+
+void record(ScheduleValue& sch, schedule::Instruction inst);
+Value make_rv(RVNode::Kind kind, uint64_t sid);
+
+// A block argument: a BlockRV, or a block name in the function worked on (which, as in TVM,
+// goes through get_block and appears in the trace as such). Returns the BlockRV value.
+Value block_arg(Args& a, size_t i) {
+  ScheduleValue& sch = self(a);
+  if (auto* s = a[i].as<script::Str>()) {
+    if (sch.state.func_name().empty()) {
+      raise(ExcKind::ValueError, "the module has several functions: call sch.work_on(name) before naming blocks");
+    }
+    uint64_t sid;
+    try {
+      sid = schedule::get_block(sch.state, s->value, sch.state.func_name());
+    } catch (const schedule::ScheduleError& e) {
+      raise(ExcKind::ValueError, a.function_name() + ": " + e.what());
+    }
+    Value rv = make_rv(RVNode::Kind::Block, sid);
+    record(sch, {"GetBlock", "get_block", {},
+                 {{"name", TraceArg::of_str(s->value)}, {"func_name", TraceArg::of_str(sch.state.func_name())}},
+                 {rv.as<RVValue>()->rv}, false});
+    return rv;
+  }
+  auto* rv = a[i].as<RVValue>();
+  if (!rv || rv->rv->kind != RVNode::Kind::Block) a.type_error(i, "a BlockRV or a block name");
+  if (!sch.state.block(rv->rv->sid)) {
+    raise(ExcKind::ValueError, a.function_name() + ": the block handle is no longer in the schedule");
+  }
+  return a[i];
+}
+
+RV rv_of(const Value& v) { return v.as<RVValue>()->rv; }
+
+// Runs a primitive; on ScheduleError restores the state and raises tvm.tir.ScheduleError.
+template <typename F>
+auto run(ScheduleValue& sch, F&& f) -> decltype(f()) {
+  ScheduleState saved = sch.state;
+  try {
+    return f();
+  } catch (const schedule::ScheduleError& e) {
+    std::string report = schedule::render_schedule_error(saved, e);
+    sch.state = std::move(saved);
+    throw script::ScriptError(script::make_exception(schedule_error_type().get(), {script::make_str(report)}));
+  }
+}
+
+void record(ScheduleValue& sch, schedule::Instruction inst) { sch.trace.insts.push_back(std::move(inst)); }
+
+TraceArg ref_of(const Value& v) { return TraceArg::of_ref(rv_of(v)); }
+
+Value rv_list(const std::vector<uint64_t>& sids, RVNode::Kind kind, std::vector<RV>& outputs) {
+  std::vector<Value> items;
+  for (uint64_t sid : sids) {
+    items.push_back(make_rv(kind, sid));
+    outputs.push_back(rv_of(items.back()));
+  }
+  return script::make_list(std::move(items));
+}
+
+void not_supported(TypeObject& t, const char* name) {
+  t.def(name, "self, *args, **kwargs", [name](Interpreter&, Args&) -> Value {
+    raise(ExcKind::NotImplementedError, fmt::format("not supported yet: the schedule primitive {}", name));
+  });
+}
+
+TypeRef make_schedule_type() {
+  auto t = std::make_shared<TypeObject>("Schedule");
+  t->set_module("tvm.tir");
+  t->constructor = [](Interpreter& interp, TypeObject* cls, script::CallArgs& call) {
+    static const script::Signature sig = script::Signature::parse("mod, *, seed=None, debug_mask=\"none\", error_render_level=\"detail\", enable_check=True");
+    Args a(interp, "Schedule", sig, std::move(call));
+    return Value(std::make_shared<ScheduleValue>(to_module(interp, a[0], "Schedule")));
+  };
+  t->def_property("mod", [](Interpreter&, const Value& v) {
+    return Value(std::make_shared<IRModuleValue>(v.as<ScheduleValue>()->state.mod()));
+  });
+  t->def_property("trace", [](Interpreter&, const Value& v) { return Value(std::make_shared<TraceValue>(v.as<ScheduleValue>()->trace)); });
+  t->def_property("func_working_on", [](Interpreter&, const Value& v) -> Value {
+    const std::string& f = v.as<ScheduleValue>()->state.func_name();
+    return f.empty() ? Value() : script::make_str(f);
+  });
+  t->def("show", "self", [](Interpreter& interp, Args& a) {
+    interp.write_stdout(ir::script(self(a).state.mod()));
+    return Value();
+  }, "show(): print the current module.");
+  t->def("copy", "self", [](Interpreter&, Args& a) { return Value(std::make_shared<ScheduleValue>(self(a))); },
+         "copy(): an independent schedule with the same module, trace and handles.");
+  t->def("seed", "self, seed", [](Interpreter&, Args& a) {
+    a.get_int(1);
+    return Value();
+  });
+  t->def("work_on", "self, func_name", [](Interpreter&, Args& a) {
+    const std::string& name = a.get_str(1);
+    if (!self(a).state.mod()->find(name)) a.value_error(1, "no function named \"" + name + "\" in the module");
+    self(a).state.set_func_name(name);
+    return Value();
+  });
+  t->def("get", "self, rv", [](Interpreter&, Args& a) -> Value {
+    auto* rv = a[1].as<RVValue>();
+    if (!rv) a.type_error(1, "a BlockRV, LoopRV or ExprRV");
+    if (rv->rv->kind == RVNode::Kind::Expr) return Value::integer(rv->rv->value);
+    const schedule::NodeInfo* info = self(a).state.info(rv->rv->sid);
+    if (!info) raise(ExcKind::ValueError, "get: the handle is no longer in the schedule");
+    // The loop or block as TVMScript text (a non-owning view: the state keeps the node alive).
+    return script::make_str(ir::script(ir::Stmt(std::shared_ptr<const ir::StmtNode>{}, info->node)));
+  });
+
+  // ---- queries
+  auto get_block = [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    std::string func = a[2].is_none() ? sch.state.func_name() : a.get_str(2);
+    if (func.empty()) {
+      raise(ExcKind::ValueError, "get_block: the module has several functions: pass func_name= or call sch.work_on(name)");
+    }
+    const std::string& name = a.get_str(1);
+    uint64_t sid = run(sch, [&] { return schedule::get_block(sch.state, name, func); });
+    Value out = make_rv(RVNode::Kind::Block, sid);
+    record(sch, {"GetBlock", "get_block", {}, {{"name", TraceArg::of_str(name)}, {"func_name", TraceArg::of_str(func)}}, {rv_of(out)}, false});
+    return out;
+  };
+  t->def("get_block", "self, name, func_name=None", get_block, "get_block(name, func_name=None) -> BlockRV");
+  t->def("get_sblock", "self, name, func_name=None", get_block);
+  t->def("get_loops", "self, block", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    schedule::Instruction inst{"GetLoops", "get_loops", {}, {{"block", ref_of(block)}}, {}, true};
+    Value out = rv_list(schedule::get_loops(sch.state, rv_of(block)->sid), RVNode::Kind::Loop, inst.outputs);
+    record(sch, std::move(inst));
+    return out;
+  }, "get_loops(block) -> list of LoopRV, outermost first");
+  t->def("get_child_blocks", "self, block_or_loop", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    auto* rv = a[1].as<RVValue>();
+    if (!rv || rv->rv->kind == RVNode::Kind::Expr) a.type_error(1, "a BlockRV or LoopRV");
+    if (!sch.state.info(rv->rv->sid)) raise(ExcKind::ValueError, "get_child_blocks: the handle is no longer in the schedule");
+    schedule::Instruction inst{"GetChildBlocks", "get_child_blocks", {ref_of(a[1])}, {}, {}, true};
+    Value out = rv_list(schedule::get_child_blocks(sch.state, rv->rv->sid), RVNode::Kind::Block, inst.outputs);
+    record(sch, std::move(inst));
+    return out;
+  });
+
+  // ---- loop transformations
+  t->def("split", "self, loop, factors, preserve_unit_iters=True, disable_predication=False", [](Interpreter& interp, Args& a) {
+    ScheduleValue& sch = self(a);
+    uint64_t loop = loop_arg(a, 1);
+    std::vector<std::optional<int64_t>> factors;
+    std::vector<TraceArg> factor_args;
+    if (!a[2].as<script::List>() && !a[2].as<script::Tuple>()) a.type_error(2, "a list of int or None");
+    for (const Value& f : interp.to_vector(a[2])) {
+      if (f.is_none()) {
+        factors.push_back(std::nullopt);
+        factor_args.push_back(TraceArg::none());
+      } else if (f.is_integral()) {
+        // -1 means "infer", like None.
+        factors.push_back(f.as_int() == -1 ? std::nullopt : std::optional<int64_t>(f.as_int()));
+        factor_args.push_back(TraceArg::of_int(f.as_int()));
+      } else if (auto* rv = f.as<RVValue>(); rv && rv->rv->kind == RVNode::Kind::Expr) {
+        factors.push_back(rv->rv->value);
+        factor_args.push_back(TraceArg::of_ref(rv->rv));
+      } else {
+        raise(ExcKind::TypeError, fmt::format("argument 2, 'factors' to split: expected a list of int or None, got a list containing {}",
+                                              Interpreter::type_name(f)));
+      }
+    }
+    bool preserve = a.get_bool(3), disable = a.get_bool(4);
+    std::vector<uint64_t> loops = run(sch, [&] { return schedule::split(sch.state, loop, factors, preserve, disable); });
+    schedule::Instruction inst{"Split", "split", {},
+                               {{"loop", ref_of(a[1])}, {"factors", TraceArg::of_list(factor_args)},
+                                {"preserve_unit_iters", TraceArg::of_bool(preserve)}, {"disable_predication", TraceArg::of_bool(disable)}},
+                               {}, true};
+    Value out = rv_list(loops, RVNode::Kind::Loop, inst.outputs);
+    record(sch, std::move(inst));
+    return out;
+  }, "split(loop, factors, preserve_unit_iters=True, disable_predication=False) -> list of LoopRV\n"
+     "Replace the loop by nested loops with the given extents; at most one factor may be None.");
+  t->def("fuse", "self, *loops, preserve_unit_iters=True", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    std::vector<uint64_t> loops;
+    std::vector<TraceArg> refs;
+    for (const Value& v : a.varargs()) {
+      loops.push_back(loop_value(a, v, 1));
+      refs.push_back(ref_of(v));
+    }
+    bool preserve = a.get_bool(2);
+    uint64_t fused = run(sch, [&] { return schedule::fuse(sch.state, loops, preserve); });
+    Value out = make_rv(RVNode::Kind::Loop, fused);
+    record(sch, {"Fuse", "fuse", refs, {{"preserve_unit_iters", TraceArg::of_bool(preserve)}}, {rv_of(out)}, false});
+    return out;
+  }, "fuse(*loops, preserve_unit_iters=True) -> LoopRV: fuse perfectly nested loops into one.");
+  t->def("reorder", "self, *ordered_loops", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    std::vector<uint64_t> loops;
+    std::vector<TraceArg> refs;
+    for (const Value& v : a.varargs()) {
+      loops.push_back(loop_value(a, v, 1));
+      refs.push_back(ref_of(v));
+    }
+    run(sch, [&] {
+      schedule::reorder(sch.state, loops);
+      return 0;
+    });
+    record(sch, {"Reorder", "reorder", refs, {}, {}, false});
+    return Value();
+  }, "reorder(*ordered_loops): put the loops of one chain in the given order.");
+  auto kind = [](const char* name, const char* trace_kind, void (*fn)(ScheduleState&, uint64_t)) {
+    return [name, trace_kind, fn](Interpreter&, Args& a) {
+      ScheduleValue& sch = self(a);
+      uint64_t loop = loop_arg(a, 1);
+      run(sch, [&] {
+        fn(sch.state, loop);
+        return 0;
+      });
+      record(sch, {trace_kind, name, {}, {{"loop", ref_of(a[1])}}, {}, false});
+      return Value();
+    };
+  };
+  t->def("parallel", "self, loop", kind("parallel", "Parallel", schedule::parallel), "parallel(loop): run the loop's iterations on threads.");
+  t->def("vectorize", "self, loop", kind("vectorize", "Vectorize", schedule::vectorize), "vectorize(loop): make the loop a vector operation.");
+  t->def("unroll", "self, loop", kind("unroll", "Unroll", schedule::unroll), "unroll(loop): unroll the loop.");
+  t->def("bind", "self, loop, thread_axis", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    uint64_t loop = loop_arg(a, 1);
+    const std::string& axis = a.get_str(2);
+    run(sch, [&] {
+      schedule::bind(sch.state, loop, axis);
+      return 0;
+    });
+    record(sch, {"Bind", "bind", {}, {{"loop", ref_of(a[1])}, {"thread_axis", TraceArg::of_str(axis)}}, {}, false});
+    return Value();
+  }, "bind(loop, thread_axis): bind the loop to a GPU thread axis such as \"threadIdx.x\".");
+  for (const char* name : {"compute_at", "reverse_compute_at", "compute_inline", "reverse_compute_inline", "decompose_reduction",
+                           "rfactor", "cache_read", "cache_write", "set_scope", "storage_align", "transform_layout",
+                           "annotate", "unannotate", "blockize", "tensorize", "add_unit_loop", "get_producers",
+                           "get_consumers", "sample_perfect_tile", "sample_categorical", "sample_compute_location"}) {
+    not_supported(*t, name);
+  }
+  return t;
+}
+
+TypeRef schedule_type() {
+  static TypeRef t = make_schedule_type();
+  return t;
+}
+
+TypeObject* ScheduleValue::type() const { return schedule_type().get(); }
+
+// Replays a trace on another schedule by calling the same methods with mapped handles.
+void apply_trace(Interpreter& interp, const schedule::Trace& trace, const Value& target) {
+  std::unordered_map<const RVNode*, Value> mapped;
+  std::function<Value(const TraceArg&)> convert = [&](const TraceArg& a) -> Value {
+    switch (a.kind) {
+      case TraceArg::Kind::None: return Value();
+      case TraceArg::Kind::Int: return Value::integer(a.i);
+      case TraceArg::Kind::Float: return Value::real(a.f);
+      case TraceArg::Kind::Bool: return Value::boolean(a.b);
+      case TraceArg::Kind::Str: return script::make_str(a.s);
+      case TraceArg::Kind::Ref: {
+        auto it = mapped.find(a.ref.get());
+        if (it == mapped.end()) raise(ExcKind::ValueError, "apply_to_schedule: the trace uses a handle it never created");
+        return it->second;
+      }
+      case TraceArg::Kind::List: {
+        std::vector<Value> items;
+        for (const auto& x : a.list) items.push_back(convert(x));
+        return script::make_list(std::move(items));
+      }
+    }
+    return Value();
+  };
+  for (const auto& inst : trace.insts) {
+    script::CallArgs call;
+    for (const auto& p : inst.positional) call.positional.push_back(convert(p));
+    for (const auto& [k, v] : inst.keywords) call.keywords.emplace_back(intern(k), convert(v));
+    Value result = interp.call(interp.get_attr(target, intern(inst.method)), std::move(call));
+    if (inst.outputs.empty()) continue;
+    std::vector<Value> outs = inst.list_output ? interp.to_vector(result) : std::vector<Value>{result};
+    for (size_t i = 0; i < inst.outputs.size() && i < outs.size(); ++i) mapped[inst.outputs[i].get()] = outs[i];
+  }
+}
+
+TypeObject* TraceValue::type() const {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("Trace");
+    type->set_module("tvm.tir.schedule");
+    type->def("show", "self", [](Interpreter& interp, Args& a) {
+      interp.write_stdout(a[0].as<TraceValue>()->trace.str() + "\n");
+      return Value();
+    });
+    type->def("apply_to_schedule", "self, sch, remove_postproc=False, decision_provider=None", [](Interpreter& interp, Args& a) {
+      if (!a[1].as<ScheduleValue>()) a.type_error(1, "a tvm.tir.Schedule");
+      apply_trace(interp, a[0].as<TraceValue>()->trace, a[1]);
+      return Value();
+    }, "apply_to_schedule(sch): replay the instructions on another schedule.");
+    type->def_property("insts", [](Interpreter&, const Value& v) {
+      return Value::integer(static_cast<int64_t>(v.as<TraceValue>()->trace.insts.size()));
+    });
+    return type;
+  }();
+  return t.get();
+}
+
+}  // namespace
+
+void install_schedule(script::Namespace& tir_ns) {
+  tir_ns.set(intern("Schedule"), Value(schedule_type()));
+  tir_ns.set(intern("ScheduleError"), Value(schedule_error_type()));
+  tir_ns.set(intern("BlockRV"), Value(rv_type(RVNode::Kind::Block)));
+  tir_ns.set(intern("LoopRV"), Value(rv_type(RVNode::Kind::Loop)));
+}
+
+}  // namespace tsch::bindings

@@ -1,0 +1,84 @@
+// fuse: merge a chain of perfectly nested loops into one (TVM's Fuse).
+//
+//   for i, j in T.grid(128, 64):     sch.fuse(i, j)      for i_j_fused in range(8192):
+//     ... vi = i, vj = j ...         ─────────────▶        ... vi = i_j_fused // 64, vj = i_j_fused % 64 ...
+#include <fmt/format.h>
+
+#include "arith/int_set.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+#include "schedule/utils.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool preserve_unit_iters) {
+  // Step 1. Check: a chain where each loop is the only child of the previous one.
+  if (loop_sids.empty()) fail("fuse", {}, "fuse expects at least one loop");
+  std::vector<const ForNode*> loops;
+  for (size_t i = 0; i < loop_sids.size(); ++i) {
+    const ForNode* l = s.loop(loop_sids[i]);
+    if (!l->annotations.empty() || l->for_kind == ForKind::ThreadBinding) {
+      fail("fuse", {loop_sids[i]}, "The primitive can't be applied because the loop has annotation or thread binding");
+    }
+    if (!is_zero(l->min)) fail("fuse", {loop_sids[i]}, "The primitive only supports loop starting with 0");
+    if (i > 0) {
+      if (s.info(loop_sids[i])->parent != loop_sids[i - 1]) {
+        fail("fuse", {loop_sids[i - 1], loop_sids[i]},
+             fmt::format("The loops can't be fused because the outer loop \"{}\" is not the parent of the inner loop \"{}\"",
+                         loops.back()->loop_var->name, l->loop_var->name));
+      }
+      if (loops.back()->body.get() != static_cast<const StmtNode*>(l)) {
+        fail("fuse", {loop_sids[i - 1], loop_sids[i]},
+             fmt::format("The loops can't be fused because the inner loop \"{}\" is not the only child of outer loop \"{}\"",
+                         l->loop_var->name, loops.back()->loop_var->name));
+      }
+    }
+    loops.push_back(l);
+  }
+  for (size_t i = 0; i < loops.size(); ++i) {
+    for (size_t j = 0; j < loops.size(); ++j) {
+      const VarNode* v = loops[j]->loop_var.get();
+      if (i != j && uses_var(loops[i]->extent, [&](const VarNode* x) { return x == v; })) {
+        fail("fuse", {loop_sids[i]}, fmt::format("The extent of loop \"{}\" depends on loop \"{}\"", loops[i]->loop_var->name, v->name));
+      }
+    }
+  }
+
+  // Step 2. The fused variable and what each old variable becomes.
+  DataType t = loops[0]->loop_var->dtype;
+  std::string name;
+  for (const ForNode* l : loops) name += l->loop_var->name + "_";
+  Var fused = new_loop_var(name + "fused", t);
+  PrimExpr extent = make_int(1, t);
+  std::vector<const ForNode*> kept;
+  for (const ForNode* l : loops) {
+    if (!preserve_unit_iters && is_one(l->extent)) continue;
+    kept.push_back(l);
+    extent = mul(extent, l->extent);
+  }
+  std::unordered_map<const VarNode*, PrimExpr> vmap;
+  for (const ForNode* l : loops) vmap[l->loop_var.get()] = make_int(0, t);
+  PrimExpr inner = make_int(1, t);
+  for (size_t i = kept.size(); i-- > 0;) {
+    PrimExpr v = floordiv(fused, inner);
+    if (i > 0) v = floormod(v, kept[i]->extent);
+    vmap[kept[i]->loop_var.get()] = v;
+    inner = mul(inner, kept[i]->extent);
+  }
+  arith::VarDomain dom = loop_domain(s, loop_sids[0]);
+  for (const ForNode* l : loops) dom.erase(l->loop_var.get());
+  dom[fused.get()] = arith::interval_of(Range{make_int(0, t), extent});
+
+  // Step 3. Rewrite.
+  Stmt body = substitute_bindings(loops.back()->body, vmap, dom);
+  auto f = std::make_shared<ForNode>(fused, make_int(0, t), extent, ForKind::Serial, body);
+  f->sid = s.fresh_sid();
+  s.replace(loop_sids[0], f);
+  return f->sid;
+}
+
+}  // namespace tsch::schedule

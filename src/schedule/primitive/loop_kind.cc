@@ -1,0 +1,68 @@
+// parallel, vectorize, unroll, bind: change a loop's kind. Parallel and vectorized loops may
+// only feed data-parallel block iterators; threadIdx bindings may also feed reductions.
+#include <fmt/format.h>
+
+#include "ir/functor.h"
+#include "ir/printer.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+namespace {
+
+// Every block below the loop whose non-data-parallel iterator is bound using the loop var.
+void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* primitive, const char* kind) {
+  const ForNode* loop = s.loop(loop_sid);
+  const VarNode* var = loop->loop_var.get();
+  for_each_stmt(loop->body, [&](const Stmt& st) {
+    auto* r = as<BlockRealizeNode>(st);
+    if (!r) return;
+    for (size_t i = 0; i < r->iter_values.size(); ++i) {
+      if (r->block->iter_vars[i].type == IterType::DataPar) continue;
+      if (uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var; })) {
+        fail(primitive, {loop_sid, r->block->sid},
+             fmt::format("The \"{}\" cannot be fulfilled with regard to block \"{}\" because some block iter whose block "
+                         "binding contains the loop var is not a data parallel block iter (iterator {} is a reduction "
+                         "bound to {})",
+                         kind, r->block->name, r->block->iter_vars[i].var->name, ir::script(r->iter_values[i])));
+      }
+    }
+  });
+}
+
+void set_kind(ScheduleState& s, uint64_t loop_sid, ForKind kind, const std::string& thread = {}) {
+  auto copy = std::make_shared<ForNode>(*s.loop(loop_sid));
+  copy->for_kind = kind;
+  copy->thread_tag = thread;
+  s.replace(loop_sid, copy);
+}
+
+}  // namespace
+
+void parallel(ScheduleState& s, uint64_t loop) {
+  check_data_parallel(s, loop, "parallel", "parallel");
+  set_kind(s, loop, ForKind::Parallel);
+}
+
+void vectorize(ScheduleState& s, uint64_t loop) {
+  check_data_parallel(s, loop, "vectorize", "vectorize");
+  set_kind(s, loop, ForKind::Vectorized);
+}
+
+void unroll(ScheduleState& s, uint64_t loop) { set_kind(s, loop, ForKind::Unrolled); }
+
+void bind(ScheduleState& s, uint64_t loop, const std::string& thread_axis) {
+  static const char* valid[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
+                                "threadIdx.z", "vthread", "vthread.x", "vthread.y", "vthread.z"};
+  if (std::find(std::begin(valid), std::end(valid), thread_axis) == std::end(valid)) {
+    fail("bind", {loop}, fmt::format("\"{}\" is not a thread axis: expected blockIdx.x/y/z, threadIdx.x/y/z or vthread.x/y/z", thread_axis));
+  }
+  // Cross-thread reductions may bind threadIdx to reduction loops.
+  if (thread_axis.rfind("threadIdx", 0) != 0) check_data_parallel(s, loop, "bind", "bind");
+  set_kind(s, loop, ForKind::ThreadBinding, thread_axis);
+}
+
+}  // namespace tsch::schedule

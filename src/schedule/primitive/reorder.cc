@@ -1,0 +1,71 @@
+// reorder: permute loops along one chain; loops not named keep their places (TVM's Reorder).
+//
+//   for i, j, k in T.grid(...):      sch.reorder(k, i)      for k, j, i in T.grid(...):
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "ir/functor.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
+  // Step 1. Check: no loop twice; all on one chain of single-child loops.
+  std::unordered_set<uint64_t> given(order.begin(), order.end());
+  if (given.size() != order.size()) fail("reorder", order, "Some loop appears in the input array for multiple times");
+  if (order.size() <= 1) return;
+  // The deepest loop's ancestors must contain every other given loop.
+  uint64_t bottom = order[0];
+  for (uint64_t l : order) {
+    if (s.enclosing_loops(l).size() > s.enclosing_loops(bottom).size()) bottom = l;
+  }
+  std::vector<uint64_t> chain = s.enclosing_loops(bottom);
+  chain.push_back(bottom);
+  auto top_it = std::find_if(chain.begin(), chain.end(), [&](uint64_t l) { return given.count(l) > 0; });
+  for (uint64_t l : order) {
+    if (std::find(chain.begin(), chain.end(), l) == chain.end()) {
+      fail("reorder", order, "The loops are not in a chain: " + describe(s, l) + " is not an ancestor or descendant of " +
+                                 describe(s, bottom));
+    }
+  }
+  std::vector<uint64_t> path(top_it, chain.end());
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    if (s.loop(path[i])->body.get() != s.info(path[i + 1])->node) {
+      fail("reorder", {path[i]},
+           fmt::format("The loops are not in a chain because there is a non-single-branch stmt in between: the body of "
+                       "loop \"{}\" is not just loop \"{}\"",
+                       s.loop(path[i])->loop_var->name, s.loop(path[i + 1])->loop_var->name));
+    }
+  }
+  // The new order: given loops take the positions of given loops, in the order asked.
+  std::vector<uint64_t> new_path;
+  size_t next = 0;
+  for (uint64_t l : path) new_path.push_back(given.count(l) ? order[next++] : l);
+  // Outer extents must not use the variables of loops that end up inside them.
+  for (size_t i = 0; i < new_path.size(); ++i) {
+    for (size_t j = i + 1; j < new_path.size(); ++j) {
+      const VarNode* inner = s.loop(new_path[j])->loop_var.get();
+      if (uses_var(s.loop(new_path[i])->extent, [&](const VarNode* v) { return v == inner; })) {
+        fail("reorder", {new_path[i], new_path[j]},
+             fmt::format("The extent of loop \"{}\" depends on loop \"{}\", which would be inside it",
+                         s.loop(new_path[i])->loop_var->name, inner->name));
+      }
+    }
+  }
+
+  // Step 2. Rebuild the chain bottom-up; loops keep their identities.
+  Stmt body = s.loop(path.back())->body;
+  for (size_t i = new_path.size(); i-- > 0;) {
+    auto copy = std::make_shared<ForNode>(*s.loop(new_path[i]));
+    copy->body = body;
+    body = copy;
+  }
+  s.replace(path.front(), body);
+}
+
+}  // namespace tsch::schedule

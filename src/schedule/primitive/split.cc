@@ -1,0 +1,97 @@
+// split: replace a loop by nested loops whose extents are the factors (TVM's Split).
+//
+//   for i in range(128):            sch.split(i, factors=[None, 4])      for i_0, i_1 in T.grid(32, 4):
+//     ... vi = i ...                ─────────────────────────────────▶     ... vi = i_0 * 4 + i_1 ...
+//
+// At most one factor may be None (inferred by ceil-division); when the product exceeds the
+// extent, blocks under the loop get the predicate `i_0 * 4 + i_1 < extent` (T.where).
+#include <fmt/format.h>
+
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+#include "schedule/utils.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors,
+                            bool preserve_unit_iters, bool disable_predication) {
+  // Step 1. Check the loop and the factors.
+  const ForNode* loop = s.loop(loop_sid);
+  if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding) {
+    fail("split", {loop_sid}, "The primitive can't be applied because the loop has annotation or thread binding");
+  }
+  if (!is_zero(loop->min)) fail("split", {loop_sid}, "The primitive only supports loop starting with 0");
+  if (factors.empty()) fail("split", {loop_sid}, "at least one factor is required");
+  int inferred = -1;
+  int64_t product = 1;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (!factors[i]) {
+      if (inferred >= 0) fail("split", {loop_sid}, "only one factor can be specified as -1 or none");
+      inferred = static_cast<int>(i);
+      continue;
+    }
+    if (*factors[i] <= 0) {
+      fail("split", {loop_sid}, fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, *factors[i]));
+    }
+    product *= *factors[i];
+  }
+  DataType t = loop->loop_var->dtype;
+  int64_t extent = 0;
+  bool const_extent = as_const_int(loop->extent, &extent);
+  std::vector<PrimExpr> extents;
+  for (const auto& f : factors) extents.push_back(f ? make_int(*f, t) : PrimExpr());
+  if (inferred >= 0) {
+    extents[static_cast<size_t>(inferred)] =
+        arith::simplify(floordiv(add(loop->extent, make_int(product - 1, t)), make_int(product, t)));
+  } else if (const_extent && product < extent) {
+    std::string list;
+    for (size_t i = 0; i < factors.size(); ++i) list += (i ? ", " : "") + std::to_string(*factors[i]);
+    fail("split", {loop_sid},
+         fmt::format("The product of factors [{}] (= {}) is not larger than or equal to the extent {} of loop \"{}\"", list,
+                     product, extent, loop->loop_var->name));
+  } else if (!const_extent) {
+    fail("split", {loop_sid}, "the extent of loop \"" + loop->loop_var->name + "\" is symbolic: one factor must be None");
+  }
+
+  // Step 2. New loops i_0, i_1, ... and the value they give the old loop variable.
+  std::vector<Var> vars;
+  PrimExpr value = make_int(0, t);
+  for (size_t i = 0; i < factors.size(); ++i) {
+    Var v = new_loop_var(loop->loop_var->name + "_" + std::to_string(i), t);
+    vars.push_back(v);
+    bool unit = is_one(extents[i]);
+    PrimExpr contribution = (unit && !preserve_unit_iters) ? make_int(0, t) : PrimExpr(v);
+    value = add(mul(value, extents[i]), contribution);
+  }
+  arith::VarDomain dom = loop_domain(s, loop_sid);
+  dom.erase(loop->loop_var.get());
+  for (size_t i = 0; i < vars.size(); ++i) dom[vars[i].get()] = arith::interval_of(Range{make_int(0, t), extents[i]});
+  // Imperfect splits are guarded by a predicate on every block below.
+  PrimExpr predicate;
+  bool exact = const_extent && inferred < 0 ? product == extent : false;
+  if (const_extent && inferred >= 0) {
+    int64_t outer;
+    exact = as_const_int(extents[static_cast<size_t>(inferred)], &outer) && outer * product == extent;
+  }
+  if (!exact && !disable_predication) predicate = make_binary(ExprKind::LT, arith::simplify(value, dom), loop->extent);
+
+  // Step 3. Rewrite.
+  Stmt body = substitute_bindings(loop->body, {{loop->loop_var.get(), value}}, dom, predicate);
+  std::vector<uint64_t> sids;
+  for (size_t i = 0; i < vars.size(); ++i) sids.push_back(s.fresh_sid());
+  for (size_t i = vars.size(); i-- > 0;) {
+    auto f = std::make_shared<ForNode>(vars[i], make_int(0, t), extents[i], ForKind::Serial, body);
+    f->sid = sids[i];
+    body = f;
+  }
+  s.replace(loop_sid, body);
+  return sids;
+}
+
+}  // namespace tsch::schedule

@@ -1,0 +1,220 @@
+#include "schedule/state.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "ir/functor.h"
+#include "support/diagnostics.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+namespace {
+
+// Copies loops and blocks with fresh sids.
+class Identify : public IRMutator {
+ public:
+  explicit Identify(uint64_t& counter) : counter_(counter) {}
+  Stmt mutate(const Stmt& s) override {
+    Stmt out = mutate_children(s);
+    if (auto* f = as<ForNode>(out)) {
+      auto copy = std::make_shared<ForNode>(*f);
+      copy->sid = ++counter_;
+      return copy;
+    }
+    if (auto* b = as<BlockNode>(out)) {
+      auto copy = std::make_shared<BlockNode>(*b);
+      copy->sid = ++counter_;
+      return copy;
+    }
+    return out;
+  }
+  using IRMutator::mutate;
+
+ private:
+  uint64_t& counter_;
+};
+
+class Replacer : public IRMutator {
+ public:
+  Replacer(uint64_t sid, const Stmt& replacement) : sid_(sid), replacement_(replacement) {}
+  bool done = false;
+  Stmt mutate(const Stmt& s) override {
+    if (done) return s;
+    if (auto* f = as<ForNode>(s); f && f->sid == sid_) {
+      done = true;
+      return replacement_;
+    }
+    if (auto* r = as<BlockRealizeNode>(s); r && r->block->sid == sid_) {
+      done = true;
+      return replacement_;
+    }
+    return mutate_children(s);
+  }
+  using IRMutator::mutate;
+
+ private:
+  uint64_t sid_;
+  const Stmt& replacement_;
+};
+
+}  // namespace
+
+ScheduleState::ScheduleState(IRModule mod) {
+  auto copy = std::make_shared<IRModuleNode>();
+  for (const auto& [name, f] : mod->functions) {
+    auto func = std::make_shared<PrimFuncNode>(*f);
+    Identify id(next_sid_);
+    func->body = id.mutate(f->body);
+    copy->functions.emplace_back(name, func);
+  }
+  mod_ = copy;
+  if (mod_->functions.size() == 1) func_name_ = mod_->functions[0].first;
+  rebuild_index();
+}
+
+void ScheduleState::rebuild_index() {
+  index_.clear();
+  roots_.clear();
+  for (const auto& [name, f] : mod_->functions) {
+    const std::string& func = name;
+    std::vector<uint64_t> stack;
+    std::function<void(const Stmt&, const BlockRealizeNode*)> walk = [&](const Stmt& s, const BlockRealizeNode* realize) {
+      if (!s) return;
+      switch (s->kind) {
+        case StmtKind::For: {
+          auto* f = as<ForNode>(s);
+          index_[f->sid] = NodeInfo{f, stack.empty() ? 0 : stack.back(), nullptr, func};
+          stack.push_back(f->sid);
+          walk(f->body, nullptr);
+          stack.pop_back();
+          return;
+        }
+        case StmtKind::BlockRealize: {
+          auto* r = as<BlockRealizeNode>(s);
+          walk(Stmt(r->block), r);
+          return;
+        }
+        case StmtKind::Block: {
+          auto* b = as<BlockNode>(s);
+          index_[b->sid] = NodeInfo{b, stack.empty() ? 0 : stack.back(), realize, func};
+          if (stack.empty()) roots_[func] = b->sid;
+          stack.push_back(b->sid);
+          if (b->init) walk(b->init, nullptr);
+          walk(b->body, nullptr);
+          stack.pop_back();
+          return;
+        }
+        case StmtKind::SeqStmt:
+          for (const auto& c : as<SeqStmtNode>(s)->seq) walk(c, nullptr);
+          return;
+        case StmtKind::IfThenElse:
+          walk(as<IfThenElseNode>(s)->then_case, nullptr);
+          walk(as<IfThenElseNode>(s)->else_case, nullptr);
+          return;
+        case StmtKind::LetStmt:
+          walk(as<LetStmtNode>(s)->body, nullptr);
+          return;
+        case StmtKind::Allocate:
+          walk(as<AllocateNode>(s)->body, nullptr);
+          return;
+        default:
+          return;
+      }
+    };
+    walk(f->body, nullptr);
+  }
+}
+
+const NodeInfo* ScheduleState::info(uint64_t sid) const {
+  auto it = index_.find(sid);
+  return it == index_.end() ? nullptr : &it->second;
+}
+
+const ForNode* ScheduleState::loop(uint64_t sid) const {
+  const NodeInfo* i = info(sid);
+  return i && i->node->kind == StmtKind::For ? static_cast<const ForNode*>(i->node) : nullptr;
+}
+
+const BlockNode* ScheduleState::block(uint64_t sid) const {
+  const NodeInfo* i = info(sid);
+  return i && i->node->kind == StmtKind::Block ? static_cast<const BlockNode*>(i->node) : nullptr;
+}
+
+uint64_t ScheduleState::root_of(const std::string& func) const {
+  auto it = roots_.find(func);
+  return it == roots_.end() ? 0 : it->second;
+}
+
+std::vector<uint64_t> ScheduleState::enclosing_loops(uint64_t sid) const {
+  std::vector<uint64_t> loops;
+  const NodeInfo* i = info(sid);
+  for (uint64_t p = i ? i->parent : 0; p != 0;) {
+    const NodeInfo* pi = info(p);
+    if (pi->node->kind != StmtKind::For) break;
+    loops.push_back(p);
+    p = pi->parent;
+  }
+  std::reverse(loops.begin(), loops.end());
+  return loops;
+}
+
+uint64_t ScheduleState::scope_block(uint64_t sid) const {
+  const NodeInfo* i = info(sid);
+  for (uint64_t p = i ? i->parent : 0; p != 0; p = info(p)->parent) {
+    if (info(p)->node->kind == StmtKind::Block) return p;
+  }
+  return 0;
+}
+
+std::vector<uint64_t> ScheduleState::child_blocks(uint64_t sid) const {
+  std::vector<uint64_t> out;
+  const NodeInfo* target = info(sid);
+  if (!target) return out;
+  // A block is a child when walking up from it reaches `sid` before any other block.
+  for (const auto& [id, i] : index_) {
+    if (i.node->kind != StmtKind::Block) continue;
+    for (uint64_t p = i.parent; p != 0; p = info(p)->parent) {
+      if (p == sid) {
+        out.push_back(id);
+        break;
+      }
+      if (info(p)->node->kind == StmtKind::Block) break;
+    }
+  }
+  // IR order: sids of the original IR follow a post-order walk, so order by a fresh walk.
+  std::vector<uint64_t> ordered;
+  for (uint64_t b : blocks_in(target->func)) {
+    if (std::find(out.begin(), out.end(), b) != out.end()) ordered.push_back(b);
+  }
+  return ordered;
+}
+
+std::vector<uint64_t> ScheduleState::blocks_in(const std::string& func) const {
+  std::vector<uint64_t> out;
+  PrimFunc f = mod_->find(func);
+  if (!f) return out;
+  for_each_stmt(f->body, [&](const Stmt& s) {
+    if (auto* b = as<BlockNode>(s); b && index_.at(b->sid).parent != 0) out.push_back(b->sid);
+  });
+  return out;
+}
+
+void ScheduleState::replace(uint64_t sid, const Stmt& replacement) {
+  const NodeInfo* i = info(sid);
+  TSCH_INTERNAL_CHECK(i != nullptr, "replace of a node that is not in the schedule");
+  auto copy = std::make_shared<IRModuleNode>(*mod_);
+  for (auto& [name, f] : copy->functions) {
+    if (name != i->func) continue;
+    Replacer r(sid, replacement);
+    auto func = std::make_shared<PrimFuncNode>(*f);
+    func->body = r.mutate(f->body);
+    TSCH_INTERNAL_CHECK(r.done, "replace did not find its target");
+    f = func;
+  }
+  mod_ = copy;
+  rebuild_index();
+}
+
+}  // namespace tsch::schedule

@@ -1,0 +1,61 @@
+// Schedule state (DESIGN-NOTES §3): the module being scheduled, with a stable identity
+// (sid) on every loop and block, and an index from sid to the node, its parent and its
+// block realize, rebuilt after each change. Primitives change the IR only through replace().
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/module.h"
+
+namespace tsch::schedule {
+
+struct NodeInfo {
+  const ir::StmtNode* node = nullptr;       // ForNode or BlockNode
+  uint64_t parent = 0;                      // enclosing loop or block (0: none)
+  const ir::BlockRealizeNode* realize = nullptr;  // for blocks (null for the function root)
+  std::string func;                         // the function holding it
+};
+
+class ScheduleState {
+ public:
+  // Gives every loop and block of `mod` a fresh sid.
+  explicit ScheduleState(ir::IRModule mod);
+
+  const ir::IRModule& mod() const { return mod_; }
+  // The function primitives work on (work_on); empty when the module has several.
+  const std::string& func_name() const { return func_name_; }
+  void set_func_name(std::string name) { func_name_ = std::move(name); }
+
+  const NodeInfo* info(uint64_t sid) const;
+  const ir::ForNode* loop(uint64_t sid) const;
+  const ir::BlockNode* block(uint64_t sid) const;
+  // The sid of the root block of a function.
+  uint64_t root_of(const std::string& func) const;
+
+  // The loops enclosing `sid` up to its scope block, outermost first.
+  std::vector<uint64_t> enclosing_loops(uint64_t sid) const;
+  // The nearest enclosing block (scope), 0 when none.
+  uint64_t scope_block(uint64_t sid) const;
+  // Blocks directly under `sid` (not nested in another block), in IR order.
+  std::vector<uint64_t> child_blocks(uint64_t sid) const;
+  // Every block in function `func`, in IR order (excluding the root).
+  std::vector<uint64_t> blocks_in(const std::string& func) const;
+
+  uint64_t fresh_sid() { return ++next_sid_; }
+
+  // Replaces the loop or block (its BlockRealize) `sid` by `replacement` and rebuilds the
+  // path to the function root; everything else stays shared.
+  void replace(uint64_t sid, const ir::Stmt& replacement);
+
+ private:
+  void rebuild_index();
+  ir::IRModule mod_;
+  std::string func_name_;
+  std::unordered_map<uint64_t, NodeInfo> index_;
+  std::unordered_map<std::string, uint64_t> roots_;
+  uint64_t next_sid_ = 0;
+};
+
+}  // namespace tsch::schedule

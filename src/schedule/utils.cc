@@ -1,0 +1,86 @@
+#include "schedule/utils.h"
+
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+std::vector<const BlockRealizeNode*> realizes_under(const Stmt& s) {
+  std::vector<const BlockRealizeNode*> out;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (!st) return;
+    switch (st->kind) {
+      case StmtKind::BlockRealize: out.push_back(as<BlockRealizeNode>(st)); return;
+      case StmtKind::For: walk(as<ForNode>(st)->body); return;
+      case StmtKind::SeqStmt:
+        for (const auto& c : as<SeqStmtNode>(st)->seq) walk(c);
+        return;
+      case StmtKind::IfThenElse:
+        walk(as<IfThenElseNode>(st)->then_case);
+        walk(as<IfThenElseNode>(st)->else_case);
+        return;
+      case StmtKind::LetStmt: walk(as<LetStmtNode>(st)->body); return;
+      default: return;
+    }
+  };
+  walk(s);
+  return out;
+}
+
+arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid) {
+  arith::VarDomain dom;
+  for (uint64_t l : state.enclosing_loops(sid)) {
+    const ForNode* f = state.loop(l);
+    dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
+  }
+  if (const ForNode* f = state.loop(sid)) dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
+  return dom;
+}
+
+namespace {
+
+class BindingRewriter : public IRMutator {
+ public:
+  BindingRewriter(const std::unordered_map<const VarNode*, PrimExpr>& vmap, arith::VarDomain dom, const PrimExpr& pred)
+      : vmap_(vmap), dom_(std::move(dom)), pred_(pred) {}
+
+  Stmt mutate(const Stmt& s) override {
+    if (auto* f = as<ForNode>(s)) {
+      dom_[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
+      Stmt out = mutate_children(s);
+      dom_.erase(f->loop_var.get());
+      return out;
+    }
+    if (auto* r = as<BlockRealizeNode>(s)) {
+      std::vector<PrimExpr> values;
+      for (const auto& v : r->iter_values) values.push_back(arith::simplify(substitute(v, vmap_), dom_));
+      PrimExpr pred = substitute(r->predicate, vmap_);
+      if (pred_) pred = is_one(pred) ? pred_ : make_binary(ExprKind::And, pred_, pred);
+      return std::make_shared<BlockRealizeNode>(values, pred, r->block);
+    }
+    return mutate_children(s);
+  }
+  // Loop variables used outside blocks (plain loop nests) are replaced too.
+  PrimExpr mutate(const PrimExpr& e) override { return vmap_.empty() ? e : substitute(e, vmap_); }
+
+ private:
+  const std::unordered_map<const VarNode*, PrimExpr>& vmap_;
+  arith::VarDomain dom_;
+  const PrimExpr& pred_;
+};
+
+}  // namespace
+
+Stmt substitute_bindings(const Stmt& body, const std::unordered_map<const VarNode*, PrimExpr>& vmap,
+                         const arith::VarDomain& dom, const PrimExpr& extra_predicate) {
+  BindingRewriter r(vmap, dom, extra_predicate);
+  return r.mutate(body);
+}
+
+Var new_loop_var(const std::string& name, DataType dtype) { return make_var(name, dtype); }
+
+}  // namespace tsch::schedule

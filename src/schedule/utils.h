@@ -1,0 +1,30 @@
+// Helpers shared by the primitives: blocks under a loop, loop-variable substitution in block
+// bindings with simplification, loop construction.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "arith/interval.h"
+#include "ir/stmt.h"
+#include "schedule/state.h"
+
+namespace tsch::schedule {
+
+// Block realizes anywhere under `s` (not descending into blocks).
+std::vector<const ir::BlockRealizeNode*> realizes_under(const ir::Stmt& s);
+
+// Ranges of the loops enclosing `sid` plus those in `extra`, for simplification.
+arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid);
+
+// Rewrites the block realizes under `body`: bindings get `vmap` substituted and simplified
+// under `dom`; `extra_predicate`, when given, is and-ed into each predicate.
+ir::Stmt substitute_bindings(const ir::Stmt& body, const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& vmap,
+                             const arith::VarDomain& dom, const ir::PrimExpr& extra_predicate = nullptr);
+
+// A loop variable name that does not clash: `base` itself is fine for new names derived
+// from an existing one (TVM reuses names; the printer de-duplicates).
+ir::Var new_loop_var(const std::string& name, ir::DataType dtype);
+
+}  // namespace tsch::schedule
