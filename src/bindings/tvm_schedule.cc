@@ -348,7 +348,41 @@ TypeRef make_schedule_type() {
     record(sch, {"Bind", "bind", {}, {{"loop", ref_of(a[1])}, {"thread_axis", TraceArg::of_str(axis)}}, {}, false});
     return Value();
   }, "bind(loop, thread_axis): bind the loop to a GPU thread axis such as \"threadIdx.x\".");
-  for (const char* name : {"compute_at", "reverse_compute_at", "compute_inline", "reverse_compute_inline", "decompose_reduction",
+  auto compute_at = [](const char* name, const char* trace_kind, bool reverse) {
+    return [name, trace_kind, reverse](Interpreter&, Args& a) {
+      ScheduleValue& sch = self(a);
+      Value block = block_arg(a, 1);
+      uint64_t loop = loop_arg(a, 2);
+      bool preserve = a.get_bool(3);
+      int64_t index = a.get_int(4);
+      run(sch, [&] {
+        if (reverse) schedule::reverse_compute_at(sch.state, rv_of(block)->sid, loop, preserve, index);
+        else schedule::compute_at(sch.state, rv_of(block)->sid, loop, preserve, index);
+        return 0;
+      });
+      record(sch, {trace_kind, name, {},
+                   {{"block", ref_of(block)}, {"loop", ref_of(a[2])}, {"preserve_unit_loops", TraceArg::of_bool(preserve)},
+                    {"index", TraceArg::of_int(index)}},
+                   {}, false});
+      return Value();
+    };
+  };
+  t->def("compute_at", "self, block, loop, preserve_unit_loops=False, index=-1", compute_at("compute_at", "ComputeAt", false),
+         "compute_at(block, loop, preserve_unit_loops=False, index=-1): move a producer under a loop of its consumers,\n"
+         "computing exactly the region they need per iteration.");
+  t->def("reverse_compute_at", "self, block, loop, preserve_unit_loops=False, index=-1",
+         compute_at("reverse_compute_at", "ReverseComputeAt", true),
+         "reverse_compute_at(block, loop, preserve_unit_loops=False, index=-1): move a consumer under a loop of its producers.");
+  t->def("decompose_reduction", "self, block, loop", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    uint64_t loop = loop_arg(a, 2);
+    uint64_t init = run(sch, [&] { return schedule::decompose_reduction(sch.state, rv_of(block)->sid, loop); });
+    Value out = make_rv(RVNode::Kind::Block, init);
+    record(sch, {"DecomposeReduction", "decompose_reduction", {}, {{"block", ref_of(block)}, {"loop", ref_of(a[2])}}, {rv_of(out)}, false});
+    return out;
+  }, "decompose_reduction(block, loop) -> BlockRV: split the block's T.init into a block X_init placed before loop.");
+  for (const char* name : {"compute_inline", "reverse_compute_inline",
                            "rfactor", "cache_read", "cache_write", "set_scope", "storage_align", "transform_layout",
                            "annotate", "unannotate", "blockize", "tensorize", "add_unit_loop", "get_producers",
                            "get_consumers", "sample_perfect_tile", "sample_categorical", "sample_compute_location"}) {

@@ -23,6 +23,14 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop, const std::vector<s
 uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loops, bool preserve_unit_iters);
 void reorder(ScheduleState& s, const std::vector<uint64_t>& loops);
 
+// Compute location (primitive/compute_at.cc). `index`: -1 the last valid position, -2 the
+// first, k >= 0 that position in the loop body.
+void compute_at(ScheduleState& s, uint64_t block, uint64_t loop, bool preserve_unit_loops, int64_t index);
+void reverse_compute_at(ScheduleState& s, uint64_t block, uint64_t loop, bool preserve_unit_loops, int64_t index);
+
+// Reductions: returns the init block.
+uint64_t decompose_reduction(ScheduleState& s, uint64_t block, uint64_t loop);
+
 // Loop kinds (primitive/loop_kind.cc): parallel, vectorize, unroll, bind.
 void parallel(ScheduleState& s, uint64_t loop);
 void vectorize(ScheduleState& s, uint64_t loop);

@@ -1,0 +1,330 @@
+// compute_at and reverse_compute_at: move a producer (consumer) block under a loop of its
+// consumers (producers), regenerating loops `ax0, ax1, ...` that cover exactly the region
+// needed (produced) per iteration of that loop (TVM's ComputeAt / ReverseComputeAt).
+//
+//   for i, j_0 in T.grid(128, 32):                 sch.reverse_compute_at(C, j_0)
+//       for k, j_1 in T.grid(128, 4): Y[...]   ─▶      for ax0 in range(4):
+//   for i, j in T.grid(128, 128): C[...]                   vi = i; vj = j_0 * 4 + ax0
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+#include "schedule/utils.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+namespace {
+
+bool reads_buffer(const BlockNode* b, const Buffer& buf) {
+  for (const auto& r : b->reads) {
+    if (r.buffer == buf) return true;
+  }
+  return false;
+}
+
+bool writes_buffer(const BlockNode* b, const Buffer& buf) {
+  for (const auto& w : b->writes) {
+    if (w.buffer == buf) return true;
+  }
+  return false;
+}
+
+bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor) {
+  for (const NodeInfo* i = s.info(sid); i && i->parent != 0; i = s.info(i->parent)) {
+    if (i->parent == ancestor) return true;
+  }
+  return false;
+}
+
+// The region of `regions` (of `block`, whose realize binds its iterators) when the loops
+// strictly inside `loop` are relaxed; outer loops and `loop` itself stay symbolic.
+std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+                                            const BufferRegion& region) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  const BlockNode* block = s.block(block_sid);
+  std::unordered_map<const VarNode*, PrimExpr> bind;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
+  arith::VarDomain dom;
+  bool inside = false;
+  for (uint64_t l : s.enclosing_loops(block_sid)) {
+    if (inside) {
+      const ForNode* f = s.loop(l);
+      dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
+    }
+    if (l == loop_sid) inside = true;
+  }
+  std::vector<arith::Interval> out;
+  for (const Range& r : region.region) {
+    PrimExpr lo = substitute(r.min, bind);
+    PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
+    arith::Interval a = arith::eval_interval(lo, dom), b = arith::eval_interval(hi, dom);
+    out.push_back((!a.min || !b.min) ? arith::Interval{} : arith::Interval{arith::simplify(a.min), arith::simplify(b.max)});
+  }
+  return out;
+}
+
+// Removes the subtree of `block_sid` (with the loops that hold nothing else) from the IR.
+void remove_block(ScheduleState& s, uint64_t block_sid) {
+  uint64_t top = block_sid;
+  const StmtNode* top_node = s.info(block_sid)->realize;
+  while (true) {
+    uint64_t parent = s.info(top)->parent;
+    const ForNode* f = s.loop(parent);
+    if (!f || f->body.get() != top_node) break;
+    top = parent;
+    top_node = f;
+  }
+  uint64_t holder = s.info(top)->parent;
+  const StmtNode* holder_node = s.info(holder)->node;
+  Stmt body = holder_node->kind == StmtKind::For ? static_cast<const ForNode*>(holder_node)->body
+                                                  : static_cast<const BlockNode*>(holder_node)->body;
+  std::vector<Stmt> kept;
+  const SeqStmtNode* seq = as<SeqStmtNode>(body);
+  if (seq) {
+    for (const auto& c : seq->seq) {
+      if (c.get() != top_node) kept.push_back(c);
+    }
+  }
+  Stmt new_body = make_seq(kept);
+  if (!new_body) new_body = std::make_shared<EvaluateNode>(make_int(0));
+  if (holder_node->kind == StmtKind::For) {
+    auto copy = std::make_shared<ForNode>(*static_cast<const ForNode*>(holder_node));
+    copy->body = new_body;
+    s.replace(holder, copy);
+  } else {
+    auto copy = std::make_shared<BlockNode>(*static_cast<const BlockNode*>(holder_node));
+    copy->body = new_body;
+    const BlockRealizeNode* r = s.info(holder)->realize;
+    if (r) {
+      s.replace(holder, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
+    } else {
+      s.replace(holder, copy);
+    }
+  }
+}
+
+// Loops covering `ranges` for the block's iterators (ax0, ax1, ...), with the block inside.
+Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<arith::Interval>& ranges, bool preserve_unit_loops) {
+  std::vector<Var> loop_vars;
+  std::vector<PrimExpr> extents;
+  std::vector<PrimExpr> bindings;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    DataType t = block->iter_vars[i].var->dtype;
+    PrimExpr extent = arith::simplify(add(sub(ranges[i].max, ranges[i].min), make_int(1, t)));
+    if (!preserve_unit_loops && is_one(extent)) {
+      bindings.push_back(ranges[i].min);
+      continue;
+    }
+    Var v = make_var("ax" + std::to_string(loop_vars.size()), t);
+    loop_vars.push_back(v);
+    extents.push_back(extent);
+    bindings.push_back(arith::simplify(add(ranges[i].min, v)));
+  }
+  Stmt body = std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block);
+  for (size_t k = loop_vars.size(); k-- > 0;) {
+    auto f = std::make_shared<ForNode>(loop_vars[k], make_int(0, loop_vars[k]->dtype), extents[k], ForKind::Serial, body);
+    f->sid = s.fresh_sid();
+    body = f;
+  }
+  return body;
+}
+
+// The iterator ranges a block needs so that its accesses of `buffers` cover `needed`
+// (per buffer, per dimension). An access dimension that is exactly an iterator fixes that
+// iterator's range; iterators not fixed keep their whole domain.
+std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t block_sid, const BlockNode* block,
+                                         const std::vector<BufferRegion>& accesses,
+                                         const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& needed) {
+  std::vector<arith::Interval> ranges;
+  for (const auto& iv : block->iter_vars) ranges.push_back(arith::interval_of(iv.dom));
+  std::vector<bool> fixed(block->iter_vars.size(), false);
+  for (const auto& access : accesses) {
+    auto it = needed.find(access.buffer.get());
+    if (it == needed.end()) continue;
+    for (size_t d = 0; d < access.region.size(); ++d) {
+      const arith::Interval& want = it->second[d];
+      if (!want.min) fail(primitive, {block_sid}, "the region needed of buffer " + access.buffer->name + " cannot be bounded");
+      const Range& r = access.region[d];
+      auto* v = as<VarNode>(r.min);
+      if (!v || !is_one(r.extent)) {
+        if (uses_var(r.min, [&](const VarNode* x) {
+              for (const auto& iv : block->iter_vars) {
+                if (iv.var.get() == x) return true;
+              }
+              return false;
+            })) {
+          fail(primitive, {block_sid},
+               "not supported yet: block \"" + block->name + "\" accesses " + access.buffer->name +
+                   " with an index that is not a plain block iterator");
+        }
+        continue;
+      }
+      for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+        if (block->iter_vars[i].var.get() != v) continue;
+        ranges[i] = fixed[i] ? arith::interval_union(ranges[i], want) : want;
+        fixed[i] = true;
+      }
+    }
+  }
+  return ranges;
+}
+
+// Where in `loop`'s body to insert: the statements are scanned for those holding `anchors`.
+Stmt insert_into(const ForNode* loop, const Stmt& nest, const std::vector<const StmtNode*>& anchors, bool before_first,
+                 int64_t index) {
+  std::vector<Stmt> items;
+  if (auto* seq = as<SeqStmtNode>(loop->body)) items = seq->seq;
+  else items.push_back(loop->body);
+  auto holds_anchor = [&](const Stmt& st) {
+    bool found = false;
+    for_each_stmt(st, [&](const Stmt& x) {
+      for (const StmtNode* a : anchors) found |= x.get() == a;
+    });
+    return found;
+  };
+  size_t pos;
+  if (index >= 0) {
+    pos = std::min<size_t>(static_cast<size_t>(index), items.size());
+  } else if (index == -2) {
+    pos = 0;
+  } else if (before_first) {
+    pos = items.size();
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (holds_anchor(items[i])) {
+        pos = i;
+        break;
+      }
+    }
+  } else {
+    pos = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (holds_anchor(items[i])) pos = i + 1;
+    }
+  }
+  items.insert(items.begin() + static_cast<long>(pos), nest);
+  auto copy = std::make_shared<ForNode>(*loop);
+  copy->body = make_seq(items);
+  return copy;
+}
+
+void check_same_scope(const ScheduleState& s, const std::string& primitive, uint64_t block_sid, uint64_t loop_sid) {
+  if (s.info(block_sid)->func != s.info(loop_sid)->func || s.scope_block(block_sid) != s.scope_block(loop_sid)) {
+    fail(primitive, {block_sid, loop_sid}, "The block and the loop are not in the same scope");
+  }
+  if (is_under(s, block_sid, loop_sid)) {
+    fail(primitive, {block_sid, loop_sid},
+         fmt::format("The block \"{}\" is already under loop \"{}\"", s.block(block_sid)->name, s.loop(loop_sid)->loop_var->name));
+  }
+}
+
+}  // namespace
+
+void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
+  // Step 1. Checks: same scope; not an output block; every consumer under the loop.
+  check_same_scope(s, "compute_at", block_sid, loop_sid);
+  const BlockNode* block = s.block(block_sid);
+  uint64_t scope = s.scope_block(block_sid);
+  const BlockNode* scope_block = s.block(scope);
+  for (const auto& w : block->writes) {
+    bool allocated = false;
+    for (const auto& b : scope_block->alloc_buffers) allocated |= b == w.buffer;
+    if (!allocated) {
+      fail("compute_at", {block_sid},
+           fmt::format("Cannot operate on an output block: block \"{}\" writes {}, which is not allocated in its scope", block->name,
+                       w.buffer->name));
+    }
+  }
+  std::vector<uint64_t> consumers;
+  for (uint64_t b : s.child_blocks(scope)) {
+    if (b == block_sid) continue;
+    for (const auto& w : block->writes) {
+      if (reads_buffer(s.block(b), w.buffer)) consumers.push_back(b);
+    }
+  }
+  if (consumers.empty()) fail("compute_at", {block_sid}, "block \"" + block->name + "\" has no consumer to compute at");
+  // Step 2. The region the consumers under the loop need, per buffer.
+  std::unordered_map<const BufferNode*, std::vector<arith::Interval>> needed;
+  std::vector<const StmtNode*> anchors;
+  for (uint64_t c : consumers) {
+    if (!is_under(s, c, loop_sid)) {
+      fail("compute_at", {c, loop_sid},
+           fmt::format("Not all required blocks are under the loop scope: consumer block \"{}\" is not under loop \"{}\"",
+                       s.block(c)->name, s.loop(loop_sid)->loop_var->name));
+    }
+    anchors.push_back(s.info(c)->node);
+    for (const auto& r : s.block(c)->reads) {
+      if (!writes_buffer(block, r.buffer)) continue;
+      std::vector<arith::Interval> region = relaxed_region(s, c, loop_sid, r);
+      auto it = needed.find(r.buffer.get());
+      if (it == needed.end()) {
+        needed[r.buffer.get()] = region;
+      } else {
+        for (size_t d = 0; d < region.size(); ++d) {
+          it->second[d] = (!it->second[d].min || !region[d].min) ? arith::Interval{} : arith::interval_union(it->second[d], region[d]);
+        }
+      }
+    }
+  }
+  std::vector<arith::Interval> ranges = iter_ranges("compute_at", block_sid, block, block->writes, needed);
+  // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
+  Block block_ref = s.info(block_sid)->realize->block;
+  Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
+  remove_block(s, block_sid);
+  std::vector<const StmtNode*> anchor_nodes;
+  for (uint64_t c : consumers) anchor_nodes.push_back(s.info(c)->node);
+  s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, true, index));
+}
+
+void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
+  // Step 1. Checks: same scope; every producer of what the block reads under the loop.
+  check_same_scope(s, "reverse_compute_at", block_sid, loop_sid);
+  const BlockNode* block = s.block(block_sid);
+  uint64_t scope = s.scope_block(block_sid);
+  std::vector<uint64_t> producers;
+  for (uint64_t b : s.child_blocks(scope)) {
+    if (b == block_sid) continue;
+    for (const auto& r : block->reads) {
+      if (writes_buffer(s.block(b), r.buffer)) producers.push_back(b);
+    }
+  }
+  if (producers.empty()) fail("reverse_compute_at", {block_sid}, "block \"" + block->name + "\" has no producer to compute at");
+  // Step 2. The region the producers under the loop write, per buffer.
+  std::unordered_map<const BufferNode*, std::vector<arith::Interval>> produced;
+  for (uint64_t p : producers) {
+    if (!is_under(s, p, loop_sid)) {
+      fail("reverse_compute_at", {p, loop_sid},
+           fmt::format("Not all required blocks are under the loop scope: producer block \"{}\" is not under loop \"{}\"",
+                       s.block(p)->name, s.loop(loop_sid)->loop_var->name));
+    }
+    for (const auto& w : s.block(p)->writes) {
+      if (!reads_buffer(block, w.buffer)) continue;
+      std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w);
+      auto it = produced.find(w.buffer.get());
+      if (it == produced.end()) {
+        produced[w.buffer.get()] = region;
+      } else {
+        for (size_t d = 0; d < region.size(); ++d) {
+          it->second[d] = (!it->second[d].min || !region[d].min) ? arith::Interval{} : arith::interval_union(it->second[d], region[d]);
+        }
+      }
+    }
+  }
+  std::vector<arith::Interval> ranges = iter_ranges("reverse_compute_at", block_sid, block, block->reads, produced);
+  // Step 3. Rewrite.
+  Block block_ref = s.info(block_sid)->realize->block;
+  Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
+  remove_block(s, block_sid);
+  std::vector<const StmtNode*> anchor_nodes;
+  for (uint64_t p : producers) anchor_nodes.push_back(s.info(p)->node);
+  s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, false, index));
+}
+
+}  // namespace tsch::schedule
