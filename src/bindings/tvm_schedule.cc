@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <random>
 #include <unordered_map>
 
 #include "bindings/ir_values.h"
@@ -86,6 +87,7 @@ class ScheduleValue : public script::Object {
   std::string repr_hook(Interpreter&) override { return "<tvm.tir.Schedule>"; }
   ScheduleState state;
   schedule::Trace trace;
+  uint64_t rand_state = 1;  // sampling
 };
 
 Value make_rv(RVNode::Kind kind, uint64_t sid) {
@@ -189,7 +191,14 @@ TypeRef make_schedule_type() {
   t->constructor = [](Interpreter& interp, TypeObject* cls, script::CallArgs& call) {
     static const script::Signature sig = script::Signature::parse("mod, *, seed=None, debug_mask=\"none\", error_render_level=\"detail\", enable_check=True");
     Args a(interp, "Schedule", sig, std::move(call));
-    return Value(std::make_shared<ScheduleValue>(to_module(interp, a[0], "Schedule")));
+    auto sch = std::make_shared<ScheduleValue>(to_module(interp, a[0], "Schedule"));
+    if (a[1].is_integral() && a[1].as_int() != -1) {
+      sch->rand_state = static_cast<uint64_t>(a[1].as_int());
+    } else {
+      std::random_device rd;
+      sch->rand_state = (static_cast<uint64_t>(rd()) << 32) | rd();
+    }
+    return Value(sch);
   };
   t->def_property("mod", [](Interpreter&, const Value& v) {
     return Value(std::make_shared<IRModuleValue>(v.as<ScheduleValue>()->state.mod()));
@@ -206,9 +215,9 @@ TypeRef make_schedule_type() {
   t->def("copy", "self", [](Interpreter&, Args& a) { return Value(std::make_shared<ScheduleValue>(self(a))); },
          "copy(): an independent schedule with the same module, trace and handles.");
   t->def("seed", "self, seed", [](Interpreter&, Args& a) {
-    a.get_int(1);
+    self(a).rand_state = static_cast<uint64_t>(a.get_int(1));
     return Value();
-  });
+  }, "seed(n): make the following sampling decisions deterministic.");
   t->def("work_on", "self, func_name", [](Interpreter&, Args& a) {
     const std::string& name = a.get_str(1);
     if (!self(a).state.mod()->find(name)) a.value_error(1, "no function named \"" + name + "\" in the module");
@@ -382,10 +391,197 @@ TypeRef make_schedule_type() {
     record(sch, {"DecomposeReduction", "decompose_reduction", {}, {{"block", ref_of(block)}, {"loop", ref_of(a[2])}}, {rv_of(out)}, false});
     return out;
   }, "decompose_reduction(block, loop) -> BlockRV: split the block's T.init into a block X_init placed before loop.");
-  for (const char* name : {"compute_inline", "reverse_compute_inline",
-                           "rfactor", "cache_read", "cache_write", "set_scope", "storage_align", "transform_layout",
-                           "annotate", "unannotate", "blockize", "tensorize", "add_unit_loop", "get_producers",
-                           "get_consumers", "sample_perfect_tile", "sample_categorical", "sample_compute_location"}) {
+  // ---- annotations and small helpers
+  t->def("annotate", "self, block_or_loop, ann_key, ann_val", [](Interpreter& interp, Args& a) {
+    ScheduleValue& sch = self(a);
+    auto* rv = a[1].as<RVValue>();
+    if (!rv || rv->rv->kind == RVNode::Kind::Expr) a.type_error(1, "a BlockRV or LoopRV");
+    if (!sch.state.info(rv->rv->sid)) raise(ExcKind::ValueError, "annotate: the handle is no longer in the schedule");
+    const std::string& key = a.get_str(2);
+    ir::AttrValue value;
+    TraceArg traced;
+    if (a[3].is_bool()) {
+      value = ir::AttrValue::of_bool(a[3].as_bool());
+      traced = TraceArg::of_bool(a[3].as_bool());
+    } else if (a[3].is_int()) {
+      value = ir::AttrValue::of_int(a[3].as_int());
+      traced = TraceArg::of_int(a[3].as_int());
+    } else if (auto* str = a[3].as<script::Str>()) {
+      value = ir::AttrValue::of_str(str->value);
+      traced = TraceArg::of_str(str->value);
+    } else if (auto* e = a[3].as<RVValue>(); e && e->rv->kind == RVNode::Kind::Expr) {
+      value = ir::AttrValue::of_int(e->rv->value);
+      traced = TraceArg::of_ref(e->rv);
+    } else {
+      a.type_error(3, "an int, bool, str or ExprRV");
+    }
+    run(sch, [&] {
+      schedule::annotate(sch.state, rv->rv->sid, key, value);
+      return 0;
+    });
+    record(sch, {"Annotate", "annotate", {}, {{"block_or_loop", ref_of(a[1])}, {"ann_key", TraceArg::of_str(key)}, {"ann_val", traced}}, {}, false});
+    return Value();
+  }, "annotate(block_or_loop, ann_key, ann_val): attach an annotation (e.g. pragma_auto_unroll_max_step).");
+  t->def("unannotate", "self, block_or_loop, ann_key", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    auto* rv = a[1].as<RVValue>();
+    if (!rv || rv->rv->kind == RVNode::Kind::Expr) a.type_error(1, "a BlockRV or LoopRV");
+    const std::string& key = a.get_str(2);
+    run(sch, [&] {
+      schedule::unannotate(sch.state, rv->rv->sid, key);
+      return 0;
+    });
+    record(sch, {"Unannotate", "unannotate", {}, {{"block_or_loop", ref_of(a[1])}, {"ann_key", TraceArg::of_str(key)}}, {}, false});
+    return Value();
+  });
+  t->def("add_unit_loop", "self, block_or_loop", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    auto* rv = a[1].as<RVValue>();
+    if (!rv || rv->rv->kind == RVNode::Kind::Expr) a.type_error(1, "a BlockRV or LoopRV");
+    uint64_t loop = run(sch, [&] { return schedule::add_unit_loop(sch.state, rv->rv->sid); });
+    Value out = make_rv(RVNode::Kind::Loop, loop);
+    record(sch, {"AddUnitLoop", "add_unit_loop", {}, {{"block_or_loop", ref_of(a[1])}}, {rv_of(out)}, false});
+    return out;
+  });
+  auto neighbours = [](const char* name, const char* trace_kind, bool producers) {
+    return [name, trace_kind, producers](Interpreter&, Args& a) {
+      ScheduleValue& sch = self(a);
+      Value block = block_arg(a, 1);
+      uint64_t sid = rv_of(block)->sid;
+      schedule::Instruction inst{trace_kind, name, {}, {{"block", ref_of(block)}}, {}, true};
+      Value out = rv_list(producers ? schedule::get_producers(sch.state, sid) : schedule::get_consumers(sch.state, sid),
+                          RVNode::Kind::Block, inst.outputs);
+      record(sch, std::move(inst));
+      return out;
+    };
+  };
+  t->def("get_producers", "self, block", neighbours("get_producers", "GetProducers", true));
+  t->def("get_consumers", "self, block", neighbours("get_consumers", "GetConsumers", false));
+  t->def("compute_inline", "self, block", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    run(sch, [&] {
+      schedule::compute_inline(sch.state, rv_of(block)->sid);
+      return 0;
+    });
+    record(sch, {"ComputeInline", "compute_inline", {}, {{"block", ref_of(block)}}, {}, false});
+    return Value();
+  }, "compute_inline(block): substitute the block's value into its consumers and remove it.");
+
+  // ---- caches
+  auto buffer_index = [](Args& a, size_t i, const std::vector<ir::BufferRegion>& regions) -> int64_t {
+    if (auto* name = a[i].as<script::Str>()) {
+      for (size_t k = 0; k < regions.size(); ++k) {
+        if (regions[k].buffer->name == name->value) return static_cast<int64_t>(k);
+      }
+      a.value_error(i, "the block does not access a buffer named " + name->value);
+    }
+    if (auto* b = a[i].as<BufferValue>()) {
+      for (size_t k = 0; k < regions.size(); ++k) {
+        if (regions[k].buffer == b->buffer) return static_cast<int64_t>(k);
+      }
+      a.value_error(i, "the block does not access buffer " + b->buffer->name);
+    }
+    return a.get_int(i);
+  };
+  t->def("cache_read", "self, block, read_buffer_index, storage_scope, consumer_blocks=None", [buffer_index](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    int64_t index = buffer_index(a, 2, sch.state.block(rv_of(block)->sid)->reads);
+    const std::string& scope = a.get_str(3);
+    uint64_t copy = run(sch, [&] { return schedule::cache_read(sch.state, rv_of(block)->sid, index, scope); });
+    Value out = make_rv(RVNode::Kind::Block, copy);
+    record(sch, {"CacheRead", "cache_read", {},
+                 {{"block", ref_of(block)}, {"read_buffer_index", TraceArg::of_int(index)}, {"storage_scope", TraceArg::of_str(scope)}},
+                 {rv_of(out)}, false});
+    return out;
+  }, "cache_read(block, read_buffer_index, storage_scope) -> BlockRV: read a buffer through a copy in storage_scope.");
+  t->def("cache_write", "self, block, write_buffer_index, storage_scope, consumer_blocks=None", [buffer_index](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    int64_t index = buffer_index(a, 2, sch.state.block(rv_of(block)->sid)->writes);
+    const std::string& scope = a.get_str(3);
+    uint64_t copy = run(sch, [&] { return schedule::cache_write(sch.state, rv_of(block)->sid, index, scope); });
+    Value out = make_rv(RVNode::Kind::Block, copy);
+    record(sch, {"CacheWrite", "cache_write", {},
+                 {{"block", ref_of(block)}, {"write_buffer_index", TraceArg::of_int(index)}, {"storage_scope", TraceArg::of_str(scope)}},
+                 {rv_of(out)}, false});
+    return out;
+  }, "cache_write(block, write_buffer_index, storage_scope) -> BlockRV: write through a copy in storage_scope.");
+  t->def("set_scope", "self, block, buffer_index, storage_scope", [buffer_index](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    int64_t index = buffer_index(a, 2, sch.state.block(rv_of(block)->sid)->writes);
+    const std::string& scope = a.get_str(3);
+    run(sch, [&] {
+      schedule::set_scope(sch.state, rv_of(block)->sid, index, scope);
+      return 0;
+    });
+    record(sch, {"SetScope", "set_scope", {},
+                 {{"block", ref_of(block)}, {"buffer_index", TraceArg::of_int(index)}, {"storage_scope", TraceArg::of_str(scope)}}, {}, false});
+    return Value();
+  });
+
+  // ---- sampling
+  t->def("sample_perfect_tile", "self, loop, n, max_innermost_factor=16, decision=None", [](Interpreter& interp, Args& a) {
+    ScheduleValue& sch = self(a);
+    uint64_t loop = loop_arg(a, 1);
+    int64_t n = a.get_int(2), max_inner = a.get_int(3);
+    if (n < 1) a.value_error(2, "n must be at least 1");
+    int64_t extent;
+    std::vector<int64_t> factors;
+    if (!ir::as_const_int(sch.state.loop(loop)->extent, &extent)) {
+      factors.assign(static_cast<size_t>(n), 1);
+      factors[0] = -1;
+    } else if (!a[4].is_none()) {
+      for (const Value& v : interp.to_vector(a[4])) factors.push_back(v.as_int());
+      int64_t product = 1;
+      for (int64_t f : factors) product *= f;
+      if (static_cast<int64_t>(factors.size()) != n || product != extent) a.value_error(4, "the decision does not tile the loop");
+    } else {
+      factors = schedule::sample_perfect_tile(extent, n, max_inner, sch.rand_state);
+    }
+    schedule::Instruction inst{"SamplePerfectTile", "sample_perfect_tile", {}, {}, {}, true};
+    std::vector<Value> outs;
+    std::vector<TraceArg> decision;
+    for (int64_t f : factors) {
+      auto rv = std::make_shared<RVNode>();
+      rv->kind = RVNode::Kind::Expr;
+      rv->value = f;
+      outs.push_back(Value(std::make_shared<RVValue>(rv)));
+      inst.outputs.push_back(rv);
+      decision.push_back(TraceArg::of_int(f));
+    }
+    inst.keywords = {{"loop", ref_of(a[1])}, {"n", TraceArg::of_int(n)}, {"max_innermost_factor", TraceArg::of_int(max_inner)},
+                     {"decision", TraceArg::of_list(decision)}};
+    record(sch, std::move(inst));
+    return script::make_list(std::move(outs));
+  }, "sample_perfect_tile(loop, n, max_innermost_factor=16, decision=None) -> list of ExprRV whose product is the extent.");
+  t->def("sample_categorical", "self, candidates, probs, decision=None", [](Interpreter& interp, Args& a) {
+    ScheduleValue& sch = self(a);
+    std::vector<Value> candidates = interp.to_vector(a[1]);
+    std::vector<double> probs;
+    for (const Value& p : interp.to_vector(a[2])) probs.push_back(p.as_float());
+    if (candidates.size() != probs.size() || candidates.empty()) a.value_error(2, "candidates and probs must have the same, non-zero length");
+    int64_t choice = a[3].is_none() ? schedule::sample_categorical(probs, sch.rand_state) : a.get_int(3);
+    if (choice < 0 || choice >= static_cast<int64_t>(candidates.size())) a.value_error(3, "the decision is not a candidate index");
+    auto rv = std::make_shared<RVNode>();
+    rv->kind = RVNode::Kind::Expr;
+    rv->value = candidates[static_cast<size_t>(choice)].as_int();
+    std::vector<TraceArg> cand, pr;
+    for (const Value& c : candidates) cand.push_back(TraceArg::of_int(c.as_int()));
+    for (double p : probs) {
+      TraceArg f;
+      f.kind = TraceArg::Kind::Float;
+      f.f = p;
+      pr.push_back(f);
+    }
+    record(sch, {"SampleCategorical", "sample_categorical", {},
+                 {{"candidates", TraceArg::of_list(cand)}, {"probs", TraceArg::of_list(pr)}, {"decision", TraceArg::of_int(choice)}}, {rv}, false});
+    return Value(std::make_shared<RVValue>(rv));
+  });
+  for (const char* name : {"reverse_compute_inline", "rfactor", "storage_align", "transform_layout", "blockize",
+                           "tensorize", "sample_compute_location"}) {
     not_supported(*t, name);
   }
   return t;

@@ -31,6 +31,25 @@ void reverse_compute_at(ScheduleState& s, uint64_t block, uint64_t loop, bool pr
 // Reductions: returns the init block.
 uint64_t decompose_reduction(ScheduleState& s, uint64_t block, uint64_t loop);
 
+// Annotations and small structural helpers (primitive/annotate.cc).
+void annotate(ScheduleState& s, uint64_t block_or_loop, const std::string& key, const ir::AttrValue& value);
+void unannotate(ScheduleState& s, uint64_t block_or_loop, const std::string& key);
+uint64_t add_unit_loop(ScheduleState& s, uint64_t block_or_loop);
+std::vector<uint64_t> get_producers(const ScheduleState& s, uint64_t block);
+std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block);
+
+// Inlining (primitive/compute_inline.cc).
+void compute_inline(ScheduleState& s, uint64_t block);
+
+// Caches (primitive/cache.cc): return the new copy block.
+uint64_t cache_read(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope);
+uint64_t cache_write(ScheduleState& s, uint64_t block, int64_t write_buffer_index, const std::string& scope);
+void set_scope(ScheduleState& s, uint64_t block, int64_t buffer_index, const std::string& scope);
+
+// Sampling (primitive/sampling.cc): deterministic for a given random state.
+std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state);
+int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_state);
+
 // Loop kinds (primitive/loop_kind.cc): parallel, vectorize, unroll, bind.
 void parallel(ScheduleState& s, uint64_t loop);
 void vectorize(ScheduleState& s, uint64_t loop);

@@ -84,3 +84,82 @@ Stmt substitute_bindings(const Stmt& body, const std::unordered_map<const VarNod
 Var new_loop_var(const std::string& name, DataType dtype) { return make_var(name, dtype); }
 
 }  // namespace tsch::schedule
+
+namespace tsch::schedule {
+
+namespace {
+
+class BufferReplacer : public IRMutator {
+ public:
+  BufferReplacer(const Buffer& from, const Buffer& to) : from_(from), to_(to) {}
+  PrimExpr mutate(const PrimExpr& e) override {
+    PrimExpr out = mutate_children(e);
+    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_) {
+      return std::make_shared<BufferLoadNode>(load->dtype, to_, load->indices);
+    }
+    return out;
+  }
+  Stmt mutate(const Stmt& s) override {
+    Stmt out = mutate_children(s);
+    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == from_) {
+      return std::make_shared<BufferStoreNode>(to_, store->value, store->indices);
+    }
+    if (auto* block = as<BlockNode>(out)) {
+      bool touched = false;
+      auto copy = std::make_shared<BlockNode>(*block);
+      for (auto* regions : {&copy->reads, &copy->writes}) {
+        for (auto& r : *regions) {
+          if (r.buffer == from_) {
+            r.buffer = to_;
+            touched = true;
+          }
+        }
+      }
+      for (auto& b : copy->alloc_buffers) {
+        if (b == from_) {
+          b = to_;
+          touched = true;
+        }
+      }
+      for (auto& m : copy->match_buffers) {
+        if (m.source.buffer == from_) {
+          m.source.buffer = to_;
+          touched = true;
+        }
+      }
+      return touched ? Stmt(copy) : out;
+    }
+    return out;
+  }
+
+ private:
+  const Buffer& from_;
+  const Buffer& to_;
+};
+
+}  // namespace
+
+Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to) {
+  BufferReplacer r(from, to);
+  return r.mutate(s);
+}
+
+std::string cache_name(const std::string& buffer, const std::string& scope) {
+  std::string s = scope;
+  for (char& c : s) {
+    if (c == '.') c = '_';
+  }
+  return buffer + "_" + s;
+}
+
+bool valid_storage_scope(const std::string& scope) {
+  static const char* scopes[] = {"global", "shared", "shared.dyn", "local", "warp", "texture", "wmma.matrix_a",
+                                 "wmma.matrix_b", "wmma.accumulator", "m16n8k8.matrixA", "m16n8k8.matrixB",
+                                 "m16n8k8.matrixC", "global.texture"};
+  for (const char* s : scopes) {
+    if (scope == s) return true;
+  }
+  return false;
+}
+
+}  // namespace tsch::schedule

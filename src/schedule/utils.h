@@ -28,3 +28,15 @@ ir::Stmt substitute_bindings(const ir::Stmt& body, const std::unordered_map<cons
 ir::Var new_loop_var(const std::string& name, ir::DataType dtype);
 
 }  // namespace tsch::schedule
+
+namespace tsch::schedule {
+
+// Replaces buffer `from` by `to` in loads, stores, block regions and allocations under `s`.
+ir::Stmt replace_buffer(const ir::Stmt& s, const ir::Buffer& from, const ir::Buffer& to);
+
+// A buffer name for a cache in `scope`: A + "shared" -> A_shared, "shared.dyn" -> A_shared_dyn.
+std::string cache_name(const std::string& buffer, const std::string& scope);
+
+bool valid_storage_scope(const std::string& scope);
+
+}  // namespace tsch::schedule

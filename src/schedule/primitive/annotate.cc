@@ -1,0 +1,97 @@
+// annotate / unannotate: set or remove an annotation on a loop or block; add_unit_loop: wrap
+// a block or loop in a loop of extent 1; get_producers / get_consumers: dataflow neighbours.
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "ir/op.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+namespace {
+
+void replace_annotations(ScheduleState& s, uint64_t sid, const std::function<void(AttrMap&)>& edit) {
+  if (const ForNode* f = s.loop(sid)) {
+    auto copy = std::make_shared<ForNode>(*f);
+    edit(copy->annotations);
+    s.replace(sid, copy);
+    return;
+  }
+  const BlockNode* b = s.block(sid);
+  auto copy = std::make_shared<BlockNode>(*b);
+  edit(copy->annotations);
+  const BlockRealizeNode* r = s.info(sid)->realize;
+  s.replace(sid, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
+}
+
+bool touches(const BlockNode* reader, const BlockNode* writer) {
+  for (const auto& r : reader->reads) {
+    for (const auto& w : writer->writes) {
+      if (r.buffer == w.buffer) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void annotate(ScheduleState& s, uint64_t sid, const std::string& key, const AttrValue& value) {
+  replace_annotations(s, sid, [&](AttrMap& m) {
+    for (auto& [k, v] : m) {
+      if (k == key) {
+        v = value;
+        return;
+      }
+    }
+    m.emplace_back(key, value);
+  });
+}
+
+void unannotate(ScheduleState& s, uint64_t sid, const std::string& key) {
+  const AttrMap& current = s.loop(sid) ? s.loop(sid)->annotations : s.block(sid)->annotations;
+  if (!find_attr(current, key)) fail("unannotate", {sid}, fmt::format("{} has no annotation \"{}\"", describe(s, sid), key));
+  replace_annotations(s, sid, [&](AttrMap& m) {
+    AttrMap kept;
+    for (auto& kv : m) {
+      if (kv.first != key) kept.push_back(kv);
+    }
+    m = kept;
+  });
+}
+
+uint64_t add_unit_loop(ScheduleState& s, uint64_t sid) {
+  const NodeInfo* info = s.info(sid);
+  if (info->node->kind == StmtKind::Block && info->parent == 0) fail("add_unit_loop", {sid}, "cannot add a loop around the root block");
+  Stmt target = info->node->kind == StmtKind::For ? Stmt(std::shared_ptr<const StmtNode>{}, info->node)
+                                                  : Stmt(std::shared_ptr<const StmtNode>{}, info->realize);
+  // Copy the target so the new tree owns it.
+  Stmt owned;
+  if (auto* f = as<ForNode>(target)) owned = std::make_shared<ForNode>(*f);
+  else owned = std::make_shared<BlockRealizeNode>(*as<BlockRealizeNode>(target));
+  auto loop = std::make_shared<ForNode>(make_var("u"), make_int(0), make_int(1), ForKind::Serial, owned);
+  loop->sid = s.fresh_sid();
+  s.replace(sid, loop);
+  return loop->sid;
+}
+
+std::vector<uint64_t> get_producers(const ScheduleState& s, uint64_t block) {
+  std::vector<uint64_t> out;
+  for (uint64_t b : s.child_blocks(s.scope_block(block))) {
+    if (b != block && touches(s.block(block), s.block(b))) out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block) {
+  std::vector<uint64_t> out;
+  for (uint64_t b : s.child_blocks(s.scope_block(block))) {
+    if (b != block && touches(s.block(b), s.block(block))) out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace tsch::schedule

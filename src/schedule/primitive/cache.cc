@@ -1,0 +1,204 @@
+// cache_read / cache_write: stage a buffer through a copy in another storage scope (TVM's
+// CacheRead / CacheWrite); set_scope: change the scope of a buffer allocated in the function.
+//
+//   cache_read(C, 0, "shared"):  a block "A_shared" copies A into A_shared before C's loop
+//   nest, and C reads A_shared. cache_write(C, 0, "local"): C writes C_local and a block
+//   "C_local" after it copies C_local back to C.
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+#include "schedule/utils.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+namespace {
+
+// The region of `region` (accessed by `block`) over all loops of its scope.
+std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block_sid, const BufferRegion& region) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  const BlockNode* block = s.block(block_sid);
+  std::unordered_map<const VarNode*, PrimExpr> bind;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
+  arith::VarDomain dom;
+  for (uint64_t l : s.enclosing_loops(block_sid)) {
+    const ForNode* f = s.loop(l);
+    dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
+  }
+  std::vector<arith::Interval> out;
+  for (size_t d = 0; d < region.region.size(); ++d) {
+    const Range& r = region.region[d];
+    arith::Interval lo = arith::eval_interval(substitute(r.min, bind), dom);
+    arith::Interval hi = arith::eval_interval(substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind), dom);
+    if (!lo.min || !hi.min) {
+      out.push_back({make_int(0, region.buffer->shape[d]->dtype), arith::simplify(sub(region.buffer->shape[d], make_int(1, region.buffer->shape[d]->dtype)))});
+    } else {
+      out.push_back({arith::simplify(lo.min), arith::simplify(hi.max)});
+    }
+  }
+  return out;
+}
+
+// for ax0, ax1 in T.grid(...): with T.block(name): v0, v1 = ...; dst[v] = src[v]
+Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, const Buffer& dst,
+               const std::vector<arith::Interval>& region, uint64_t& block_sid) {
+  auto block = std::make_shared<BlockNode>();
+  block->name = name;
+  block->sid = block_sid = s.fresh_sid();
+  std::vector<Var> loops;
+  std::vector<PrimExpr> extents, bindings, indices;
+  for (size_t d = 0; d < region.size(); ++d) {
+    const PrimExpr& extent_of_dim = src->shape[d];
+    DataType t = extent_of_dim->dtype;
+    Var ax = make_var("ax" + std::to_string(d), t);
+    Var v = make_var("v" + std::to_string(d), t);
+    loops.push_back(ax);
+    extents.push_back(arith::simplify(add(sub(region[d].max, region[d].min), make_int(1, t))));
+    bindings.push_back(arith::simplify(add(region[d].min, ax)));
+    indices.push_back(v);
+    block->iter_vars.push_back(IterVar{v, Range{make_int(0, t), extent_of_dim}, IterType::DataPar});
+  }
+  BufferRegion read{src, {}}, write{dst, {}};
+  for (const auto& idx : indices) {
+    read.region.push_back(Range{idx, make_int(1, idx->dtype)});
+    write.region.push_back(Range{idx, make_int(1, idx->dtype)});
+  }
+  block->reads = {read};
+  block->writes = {write};
+  block->body = std::make_shared<BufferStoreNode>(dst, buffer_load(src, indices), indices);
+  Stmt body = std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block);
+  for (size_t k = loops.size(); k-- > 0;) {
+    auto f = std::make_shared<ForNode>(loops[k], make_int(0, loops[k]->dtype), extents[k], ForKind::Serial, body);
+    f->sid = s.fresh_sid();
+    body = f;
+  }
+  return body;
+}
+
+// The top-level statement of the scope that holds `sid`, as its index in the scope's body.
+size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope) {
+  uint64_t top = sid;
+  while (s.info(top)->parent != scope) top = s.info(top)->parent;
+  const StmtNode* node = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
+  const BlockNode* scope_block = s.block(scope);
+  if (auto* seq = as<SeqStmtNode>(scope_block->body)) {
+    for (size_t i = 0; i < seq->seq.size(); ++i) {
+      if (seq->seq[i].get() == node) return i;
+    }
+  }
+  return 0;
+}
+
+void rebuild_scope(ScheduleState& s, uint64_t scope, const std::function<void(BlockNode&)>& edit) {
+  auto copy = std::make_shared<BlockNode>(*s.block(scope));
+  edit(*copy);
+  const BlockRealizeNode* r = s.info(scope)->realize;
+  s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
+}
+
+void check_scope(const std::string& primitive, uint64_t block, const std::string& scope) {
+  if (!valid_storage_scope(scope)) fail(primitive, {block}, "The input storage scope \"" + scope + "\" is invalid");
+}
+
+}  // namespace
+
+uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
+  // Step 1. Check.
+  check_scope("cache_read", block_sid, scope_name);
+  const BlockNode* block = s.block(block_sid);
+  if (index < 0 || index >= static_cast<int64_t>(block->reads.size())) {
+    fail("cache_read", {block_sid},
+         fmt::format("The input index {} is out of range: block \"{}\" reads {} buffer(s)", index, block->name, block->reads.size()));
+  }
+  uint64_t scope = s.scope_block(block_sid);
+  const BufferRegion& read = block->reads[static_cast<size_t>(index)];
+  Buffer src = read.buffer;
+  // Step 2. The cache buffer, the copy block, and the consumer reading the cache.
+  Buffer cache = buffer_with(src, cache_name(src->name, scope_name), src->shape, scope_name);
+  uint64_t copy_sid = 0;
+  Stmt nest = copy_nest(s, cache->name, src, cache, scope_region(s, block_sid, read), copy_sid);
+  size_t position = top_level_index(s, block_sid, scope);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  auto consumer = std::make_shared<BlockNode>(*block);
+  Stmt replaced = replace_buffer(Stmt(consumer), src, cache);
+  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
+                                                          std::static_pointer_cast<const BlockNode>(replaced)));
+  rebuild_scope(s, scope, [&](BlockNode& b) {
+    std::vector<Stmt> items;
+    if (auto* seq = as<SeqStmtNode>(b.body)) items = seq->seq;
+    else items.push_back(b.body);
+    items.insert(items.begin() + static_cast<long>(std::min(position, items.size())), nest);
+    b.body = make_seq(items);
+    b.alloc_buffers.push_back(cache);
+  });
+  return copy_sid;
+}
+
+uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
+  check_scope("cache_write", block_sid, scope_name);
+  const BlockNode* block = s.block(block_sid);
+  if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) {
+    fail("cache_write", {block_sid},
+         fmt::format("The input index {} is out of range: block \"{}\" writes {} buffer(s)", index, block->name, block->writes.size()));
+  }
+  uint64_t scope = s.scope_block(block_sid);
+  const BufferRegion& write = block->writes[static_cast<size_t>(index)];
+  Buffer dst = write.buffer;
+  for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
+    if (other == block_sid) continue;
+    for (const auto& w : s.block(other)->writes) {
+      if (w.buffer == dst) fail("cache_write", {block_sid, other}, "The buffer is allowed to be written by single block: " + dst->name + " is also written by block \"" + s.block(other)->name + "\"");
+    }
+  }
+  Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), dst->shape, scope_name);
+  uint64_t copy_sid = 0;
+  Stmt nest = copy_nest(s, cache->name, cache, dst, scope_region(s, block_sid, write), copy_sid);
+  size_t position = top_level_index(s, block_sid, scope);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(*block)), dst, cache);
+  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
+                                                          std::static_pointer_cast<const BlockNode>(replaced)));
+  rebuild_scope(s, scope, [&](BlockNode& b) {
+    std::vector<Stmt> items;
+    if (auto* seq = as<SeqStmtNode>(b.body)) items = seq->seq;
+    else items.push_back(b.body);
+    items.insert(items.begin() + static_cast<long>(std::min(position + 1, items.size())), nest);
+    b.body = make_seq(items);
+    b.alloc_buffers.push_back(cache);
+  });
+  return copy_sid;
+}
+
+void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
+  check_scope("set_scope", block_sid, scope_name);
+  const BlockNode* block = s.block(block_sid);
+  if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) {
+    fail("set_scope", {block_sid},
+         fmt::format("The input index {} is out of range: block \"{}\" writes {} buffer(s)", index, block->name, block->writes.size()));
+  }
+  Buffer buffer = block->writes[static_cast<size_t>(index)].buffer;
+  uint64_t root = s.root_of(s.info(block_sid)->func);
+  bool allocated = false;
+  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
+    for (const auto& a : s.block(b)->alloc_buffers) allocated |= a == buffer;
+  }
+  for (const auto& a : s.block(root)->alloc_buffers) allocated |= a == buffer;
+  if (!allocated) {
+    fail("set_scope", {block_sid}, "The buffer " + buffer->name + " is a function parameter: only buffers allocated in the function can change scope");
+  }
+  Buffer changed = buffer_with(buffer, buffer->name, buffer->shape, scope_name);
+  const BlockNode* root_block = s.block(root);
+  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(*root_block)), buffer, changed);
+  const BlockRealizeNode* r = s.info(root)->realize;
+  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(replaced)));
+}
+
+}  // namespace tsch::schedule

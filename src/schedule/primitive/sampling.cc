@@ -1,0 +1,60 @@
+// Sampling for tuning: perfect tilings and categorical choices, deterministic for a given
+// random state (a 64-bit linear congruential generator, as TVM's schedules use one).
+#include <cmath>
+
+#include "schedule/primitives.h"
+
+namespace tsch::schedule {
+
+namespace {
+
+uint64_t next(uint64_t& state) {
+  // Knuth's MMIX constants; the high bits are used.
+  state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return state >> 33;
+}
+
+void tilings(int64_t extent, int64_t parts, int64_t max_innermost, std::vector<int64_t>& current,
+             std::vector<std::vector<int64_t>>& out) {
+  if (parts == 1) {
+    if (max_innermost <= 0 || extent <= max_innermost) {
+      current.push_back(extent);
+      out.push_back(current);
+      current.pop_back();
+    }
+    return;
+  }
+  for (int64_t d = 1; d <= extent; ++d) {
+    if (extent % d != 0) continue;
+    current.push_back(d);
+    tilings(extent / d, parts - 1, max_innermost, current, out);
+    current.pop_back();
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state) {
+  std::vector<std::vector<int64_t>> all;
+  std::vector<int64_t> current;
+  tilings(extent, n, max_innermost_factor, current, all);
+  if (all.empty()) {
+    std::vector<int64_t> trivial(static_cast<size_t>(n), 1);
+    trivial[0] = extent;
+    return trivial;
+  }
+  return all[next(rand_state) % all.size()];
+}
+
+int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_state) {
+  double total = 0;
+  for (double p : probs) total += p;
+  double r = static_cast<double>(next(rand_state) % 1000000007ULL) / 1000000007.0 * total;
+  for (size_t i = 0; i < probs.size(); ++i) {
+    if (r < probs[i]) return static_cast<int64_t>(i);
+    r -= probs[i];
+  }
+  return static_cast<int64_t>(probs.size()) - 1;
+}
+
+}  // namespace tsch::schedule
