@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <random>
+#include <set>
 #include <unordered_map>
 
 #include "bindings/ir_values.h"
@@ -628,6 +629,139 @@ void apply_trace(Interpreter& interp, const schedule::Trace& trace, const Value&
   }
 }
 
+// JSON form (as TVM's: [instructions, decisions]); each instruction is
+// [kind, inputs, attrs, outputs] where inputs maps argument names to handle names ("b0",
+// "l1", "v2", or lists mixing handles and literals such as split factors), attrs maps the
+// other arguments to literals, "*" holds variadic arguments, and outputs lists handle names.
+// Sampling decisions are kept with their instructions (the `decision` attribute).
+Value trace_to_json(Interpreter& interp, const schedule::Trace& trace) {
+  std::unordered_map<const RVNode*, std::string> names;
+  int counter = 0;
+  std::function<bool(const TraceArg&)> has_ref = [&](const TraceArg& a) {
+    if (a.kind == TraceArg::Kind::Ref) return true;
+    if (a.kind == TraceArg::Kind::List) {
+      for (const auto& x : a.list) {
+        if (has_ref(x)) return true;
+      }
+    }
+    return false;
+  };
+  std::function<Value(const TraceArg&)> to_value = [&](const TraceArg& a) -> Value {
+    switch (a.kind) {
+      case TraceArg::Kind::None: return Value();
+      case TraceArg::Kind::Int: return Value::integer(a.i);
+      case TraceArg::Kind::Float: return Value::real(a.f);
+      case TraceArg::Kind::Bool: return Value::boolean(a.b);
+      case TraceArg::Kind::Str: return script::make_str(a.s);
+      case TraceArg::Kind::Ref: return script::make_str(names.at(a.ref.get()));
+      case TraceArg::Kind::List: {
+        std::vector<Value> items;
+        for (const auto& x : a.list) items.push_back(to_value(x));
+        return script::make_list(std::move(items));
+      }
+    }
+    return Value();
+  };
+  std::vector<Value> insts;
+  for (const auto& inst : trace.insts) {
+    auto inputs = std::make_shared<script::Dict>();
+    auto attrs = std::make_shared<script::Dict>();
+    if (!inst.positional.empty()) {
+      std::vector<Value> items;
+      for (const auto& p : inst.positional) items.push_back(to_value(p));
+      inputs->set(interp, script::make_str("*"), script::make_list(std::move(items)));
+    }
+    for (const auto& [k, v] : inst.keywords) (has_ref(v) ? inputs : attrs)->set(interp, script::make_str(k), to_value(v));
+    std::vector<Value> outputs;
+    for (const auto& rv : inst.outputs) {
+      char prefix = rv->kind == RVNode::Kind::Block ? 'b' : rv->kind == RVNode::Kind::Loop ? 'l' : 'v';
+      names[rv.get()] = prefix + std::to_string(counter++);
+      outputs.push_back(script::make_str(names[rv.get()]));
+    }
+    insts.push_back(script::make_list({script::make_str(inst.kind), Value(inputs), Value(attrs), script::make_list(std::move(outputs))}));
+  }
+  return script::make_list({script::make_list(std::move(insts)), script::make_list()});
+}
+
+// Rebuilds a trace from its JSON form, resolving handle names to fresh handles.
+schedule::Trace trace_from_json(Interpreter& interp, const Value& json) {
+  auto fail_format = [](const std::string& why) -> void { raise(ExcKind::ValueError, "not a trace in JSON form: " + why); };
+  std::vector<Value> top = interp.to_vector(json);
+  if (top.size() != 2) fail_format("expected [instructions, decisions]");
+  schedule::Trace trace;
+  std::unordered_map<std::string, RV> handles;
+  // Method names from kind names: "SamplePerfectTile" -> "sample_perfect_tile".
+  auto method_of = [](const std::string& kind) {
+    std::string out;
+    for (char c : kind) {
+      if (std::isupper(static_cast<unsigned char>(c)) && !out.empty()) out += '_';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out == "r_factor" ? std::string("rfactor") : out;
+  };
+  std::function<TraceArg(const Value&, bool)> to_arg = [&](const Value& v, bool refs) -> TraceArg {
+    if (v.is_none()) return TraceArg::none();
+    if (v.is_bool()) return TraceArg::of_bool(v.as_bool());
+    if (v.is_int()) return TraceArg::of_int(v.as_int());
+    if (v.is_float()) {
+      TraceArg a;
+      a.kind = TraceArg::Kind::Float;
+      a.f = v.as_float();
+      return a;
+    }
+    if (auto* s = v.as<script::Str>()) {
+      if (refs) {
+        auto it = handles.find(s->value);
+        if (it == handles.end()) fail_format("unknown handle " + s->value);
+        return TraceArg::of_ref(it->second);
+      }
+      return TraceArg::of_str(s->value);
+    }
+    if (v.as<script::List>() || v.as<script::Tuple>()) {
+      std::vector<TraceArg> items;
+      for (const auto& x : interp.to_vector(v)) items.push_back(to_arg(x, refs));
+      return TraceArg::of_list(std::move(items));
+    }
+    fail_format("unsupported value " + interp.repr(v));
+    return TraceArg::none();
+  };
+  for (const Value& item : interp.to_vector(top[0])) {
+    std::vector<Value> parts = interp.to_vector(item);
+    if (parts.size() != 4 || !parts[0].as<script::Str>() || !parts[1].as<script::Dict>() || !parts[2].as<script::Dict>()) {
+      fail_format("each instruction is [kind, inputs, attrs, outputs]");
+    }
+    schedule::Instruction inst;
+    inst.kind = parts[0].as<script::Str>()->value;
+    inst.method = method_of(inst.kind);
+    // Keywords in signature order, so the printed trace matches the original.
+    Value* method = schedule_type()->lookup(intern(inst.method));
+    if (!method || !method->as<script::NativeFunction>()) fail_format("unknown instruction kind " + inst.kind);
+    for (const auto& p : method->as<script::NativeFunction>()->signature.params()) {
+      if (p.name == "self") continue;
+      Value key = script::make_str(p.name);
+      if (Value* v = parts[1].as<script::Dict>()->find(interp, key)) inst.keywords.emplace_back(p.name, to_arg(*v, true));
+      else if (Value* w = parts[2].as<script::Dict>()->find(interp, key)) inst.keywords.emplace_back(p.name, to_arg(*w, false));
+    }
+    if (Value* star = parts[1].as<script::Dict>()->find(interp, script::make_str("*"))) {
+      for (const auto& x : interp.to_vector(*star)) inst.positional.push_back(to_arg(x, true));
+    }
+    std::vector<Value> outs = interp.to_vector(parts[3]);
+    for (const auto& o : outs) {
+      auto* name = o.as<script::Str>();
+      if (!name || name->value.empty()) fail_format("outputs are handle names");
+      auto rv = std::make_shared<RVNode>();
+      rv->kind = name->value[0] == 'b' ? RVNode::Kind::Block : name->value[0] == 'l' ? RVNode::Kind::Loop : RVNode::Kind::Expr;
+      handles[name->value] = rv;
+      inst.outputs.push_back(rv);
+    }
+    // Instructions returning lists print as `l1, = ...`.
+    static const std::set<std::string> list_kinds = {"GetLoops", "Split", "GetChildBlocks", "GetProducers", "GetConsumers", "SamplePerfectTile"};
+    inst.list_output = list_kinds.count(inst.kind) > 0;
+    trace.insts.push_back(std::move(inst));
+  }
+  return trace;
+}
+
 TypeObject* TraceValue::type() const {
   static TypeRef t = [] {
     auto type = std::make_shared<TypeObject>("Trace");
@@ -641,6 +775,16 @@ TypeObject* TraceValue::type() const {
       apply_trace(interp, a[0].as<TraceValue>()->trace, a[1]);
       return Value();
     }, "apply_to_schedule(sch): replay the instructions on another schedule.");
+    type->def("as_json", "self", [](Interpreter& interp, Args& a) { return trace_to_json(interp, a[0].as<TraceValue>()->trace); },
+              "as_json(): [instructions, decisions] with handles by name; Trace.from_json reads it back.");
+    type->def("apply_json_to_schedule", "json, sch", [](Interpreter& interp, Args& a) {
+      if (!a[1].as<ScheduleValue>()) a.type_error(1, "a tvm.tir.Schedule");
+      apply_trace(interp, trace_from_json(interp, a[0]), a[1]);
+      return Value();
+    });
+    type->def("from_json", "json", [](Interpreter& interp, Args& a) {
+      return Value(std::make_shared<TraceValue>(trace_from_json(interp, a[0])));
+    });
     type->def_property("insts", [](Interpreter&, const Value& v) {
       return Value::integer(static_cast<int64_t>(v.as<TraceValue>()->trace.insts.size()));
     });
@@ -656,6 +800,15 @@ void install_schedule(script::Namespace& tir_ns) {
   tir_ns.set(intern("ScheduleError"), Value(schedule_error_type()));
   tir_ns.set(intern("BlockRV"), Value(rv_type(RVNode::Kind::Block)));
   tir_ns.set(intern("LoopRV"), Value(rv_type(RVNode::Kind::Loop)));
+  // tvm.tir.schedule.Trace
+  auto sched = std::make_shared<script::Module>("tvm.tir.schedule");
+  sched->globals->set(intern("Trace"), Value(std::make_shared<TraceValue>(schedule::Trace{})->type()->shared_from_this()));
+  sched->globals->set(intern("Schedule"), Value(schedule_type()));
+  sched->globals->set(intern("ScheduleError"), Value(schedule_error_type()));
+  sched->globals->set(intern("BlockRV"), Value(rv_type(RVNode::Kind::Block)));
+  sched->globals->set(intern("LoopRV"), Value(rv_type(RVNode::Kind::Loop)));
+  sched->globals->set(intern("ExprRV"), Value(rv_type(RVNode::Kind::Expr)));
+  tir_ns.set(intern("schedule"), Value(sched));
 }
 
 }  // namespace tsch::bindings

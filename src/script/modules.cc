@@ -74,7 +74,17 @@ std::shared_ptr<Module> ModuleLoader::import(Interpreter& interp, const std::str
   while (std::getline(ss, part, '.')) {
     prefix = prefix.empty() ? part : prefix + "." + part;
     auto it = loaded_.find(prefix);
-    std::shared_ptr<Module> module = it != loaded_.end() ? it->second : load_one(interp, prefix, part, parent, importer_dir);
+    std::shared_ptr<Module> module;
+    if (it != loaded_.end()) {
+      module = it->second;
+    } else if (Value* sub = parent ? parent->globals->find(intern(part)) : nullptr; sub && sub->as<Module>() &&
+                                                                                   !has_builtin(prefix)) {
+      // A submodule a built-in module created itself (tvm.tir.schedule).
+      module = sub->as_ref<Module>();
+      loaded_[prefix] = module;
+    } else {
+      module = load_one(interp, prefix, part, parent, importer_dir);
+    }
     if (parent) parent->globals->set(intern(part), Value(module));
     parent = module;
   }
