@@ -101,6 +101,10 @@ Value make_rv(RVNode::Kind kind, uint64_t sid) {
 ScheduleValue& self(Args& a) { return *a[0].as<ScheduleValue>(); }
 
 // The sid behind a loop argument, checking the kind and that the loop still exists.
+// Loop handles standing for "the root" and "inline" (sample_compute_location decisions -1, -2).
+constexpr uint64_t kRootLoop = UINT64_MAX - 1;
+constexpr uint64_t kInlineLoop = UINT64_MAX;
+
 uint64_t loop_arg(Args& a, size_t i) {
   auto* rv = a[i].as<RVValue>();
   if (!rv || rv->rv->kind != RVNode::Kind::Loop) a.type_error(i, "a LoopRV");
@@ -362,6 +366,17 @@ TypeRef make_schedule_type() {
     return [name, trace_kind, reverse](Interpreter&, Args& a) {
       ScheduleValue& sch = self(a);
       Value block = block_arg(a, 1);
+      // The locations sample_compute_location can return: stay at the root, or inline.
+      if (auto* rv = a[2].as<RVValue>(); rv && rv->rv->kind == RVNode::Kind::Loop && (rv->rv->sid == kRootLoop || rv->rv->sid == kInlineLoop)) {
+        if (rv->rv->sid == kInlineLoop) {
+          run(sch, [&] {
+            schedule::compute_inline(sch.state, rv_of(block)->sid);
+            return 0;
+          });
+        }
+        record(sch, {trace_kind, name, {}, {{"block", ref_of(block)}, {"loop", ref_of(a[2])}, {"preserve_unit_loops", TraceArg::of_bool(a.get_bool(3))}, {"index", TraceArg::of_int(a.get_int(4))}}, {}, false});
+        return Value();
+      }
       uint64_t loop = loop_arg(a, 2);
       bool preserve = a.get_bool(3);
       int64_t index = a.get_int(4);
@@ -581,8 +596,49 @@ TypeRef make_schedule_type() {
                  {{"candidates", TraceArg::of_list(cand)}, {"probs", TraceArg::of_list(pr)}, {"decision", TraceArg::of_int(choice)}}, {rv}, false});
     return Value(std::make_shared<RVValue>(rv));
   });
-  for (const char* name : {"reverse_compute_inline", "rfactor", "storage_align", "transform_layout", "blockize",
-                           "tensorize", "sample_compute_location"}) {
+  t->def("reverse_compute_inline", "self, block", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    run(sch, [&] {
+      schedule::reverse_compute_inline(sch.state, rv_of(block)->sid);
+      return 0;
+    });
+    record(sch, {"ReverseComputeInline", "reverse_compute_inline", {}, {{"block", ref_of(block)}}, {}, false});
+    return Value();
+  }, "reverse_compute_inline(block): fold a consumer into its single producer.");
+  t->def("storage_align", "self, block, buffer_index, axis, factor, offset", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    int64_t index = a.get_int(2), axis = a.get_int(3), factor = a.get_int(4), offset = a.get_int(5);
+    run(sch, [&] {
+      schedule::storage_align(sch.state, rv_of(block)->sid, index, axis, factor, offset);
+      return 0;
+    });
+    record(sch, {"StorageAlign", "storage_align", {},
+                 {{"block", ref_of(block)}, {"buffer_index", TraceArg::of_int(index)}, {"axis", TraceArg::of_int(axis)},
+                  {"factor", TraceArg::of_int(factor)}, {"offset", TraceArg::of_int(offset)}},
+                 {}, false});
+    return Value();
+  }, "storage_align(block, buffer_index, axis, factor, offset): stride of axis = factor * k + offset.");
+  t->def("sample_compute_location", "self, block, decision=None", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    std::vector<uint64_t> candidates = schedule::compute_location_candidates(sch.state, rv_of(block)->sid);
+    int64_t decision;
+    if (a[2].is_none()) {
+      std::vector<double> probs(candidates.size() + 1, 1.0);
+      decision = schedule::sample_categorical(probs, sch.rand_state) - 1;  // -1: root
+    } else {
+      decision = a.get_int(2);
+      if (decision < -2 || decision >= static_cast<int64_t>(candidates.size())) a.value_error(2, "not a valid location");
+    }
+    uint64_t sid = decision == -1 ? kRootLoop : decision == -2 ? kInlineLoop : candidates[static_cast<size_t>(decision)];
+    Value out = make_rv(RVNode::Kind::Loop, sid);
+    record(sch, {"SampleComputeLocation", "sample_compute_location", {}, {{"block", ref_of(block)}, {"decision", TraceArg::of_int(decision)}},
+                 {rv_of(out)}, false});
+    return out;
+  }, "sample_compute_location(block, decision=None) -> LoopRV (decision -1: stay at the root, -2: inline).");
+  for (const char* name : {"rfactor", "transform_layout", "blockize", "tensorize"}) {
     not_supported(*t, name);
   }
   return t;

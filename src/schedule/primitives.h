@@ -40,15 +40,20 @@ std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block);
 
 // Inlining (primitive/compute_inline.cc).
 void compute_inline(ScheduleState& s, uint64_t block);
+void reverse_compute_inline(ScheduleState& s, uint64_t block);
 
 // Caches (primitive/cache.cc): return the new copy block.
 uint64_t cache_read(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope);
 uint64_t cache_write(ScheduleState& s, uint64_t block, int64_t write_buffer_index, const std::string& scope);
 void set_scope(ScheduleState& s, uint64_t block, int64_t buffer_index, const std::string& scope);
+void storage_align(ScheduleState& s, uint64_t block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset);
 
 // Sampling (primitive/sampling.cc): deterministic for a given random state.
 std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state);
 int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_state);
+// The loops a block may be computed at (its enclosing loops is not allowed; candidates are
+// loops of its consumers' nests where compute_at would succeed), outermost first.
+std::vector<uint64_t> compute_location_candidates(const ScheduleState& s, uint64_t block);
 
 // Loop kinds (primitive/loop_kind.cc): parallel, vectorize, unroll, bind.
 void parallel(ScheduleState& s, uint64_t loop);

@@ -163,3 +163,41 @@ bool valid_storage_scope(const std::string& scope) {
 }
 
 }  // namespace tsch::schedule
+
+namespace tsch::schedule {
+
+const StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_level) {
+  uint64_t top = block;
+  const StmtNode* top_node = s.info(block)->realize;
+  while (true) {
+    uint64_t parent = s.info(top)->parent;
+    const ForNode* f = s.loop(parent);
+    if (!f || f->body.get() != top_node) break;
+    top = parent;
+    top_node = f;
+  }
+  uint64_t scope = s.scope_block(block);
+  top_level = s.info(top)->parent == scope && as<SeqStmtNode>(s.block(scope)->body) != nullptr;
+  return top_node;
+}
+
+void remove_from_scope(ScheduleState& s, uint64_t block, const Buffer& drop) {
+  bool top_level = false;
+  const StmtNode* subtree = block_subtree(s, block, top_level);
+  uint64_t scope = s.scope_block(block);
+  auto copy = std::make_shared<BlockNode>(*s.block(scope));
+  std::vector<Stmt> kept;
+  for (const auto& st : as<SeqStmtNode>(copy->body)->seq) {
+    if (st.get() != subtree) kept.push_back(st);
+  }
+  copy->body = make_seq(kept);
+  std::vector<Buffer> allocs;
+  for (const auto& b : copy->alloc_buffers) {
+    if (b != drop) allocs.push_back(b);
+  }
+  copy->alloc_buffers = allocs;
+  const BlockRealizeNode* r = s.info(scope)->realize;
+  s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
+}
+
+}  // namespace tsch::schedule

@@ -40,3 +40,14 @@ std::string cache_name(const std::string& buffer, const std::string& scope);
 bool valid_storage_scope(const std::string& scope);
 
 }  // namespace tsch::schedule
+
+namespace tsch::schedule {
+
+// The statement that holds `block` with the loops that hold nothing else, and whether it
+// is a top-level statement of the block's scope (what inlining can remove).
+const ir::StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_level);
+
+// Removes that subtree from the scope's body and `drop` (if set) from its allocations.
+void remove_from_scope(ScheduleState& s, uint64_t block, const ir::Buffer& drop);
+
+}  // namespace tsch::schedule

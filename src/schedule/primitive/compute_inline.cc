@@ -79,18 +79,9 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   }
 
   // The block with the loops that hold nothing else must be a top-level statement of its scope.
-  uint64_t top = block_sid;
-  const StmtNode* top_node = s.info(block_sid)->realize;
-  while (true) {
-    uint64_t parent = s.info(top)->parent;
-    const ForNode* f = s.loop(parent);
-    if (!f || f->body.get() != top_node) break;
-    top = parent;
-    top_node = f;
-  }
-  if (s.info(top)->parent != scope || !as<SeqStmtNode>(scope_block->body)) {
-    fail("compute_inline", {block_sid}, "not supported yet: inlining a block that shares loops with other blocks");
-  }
+  bool top_level = false;
+  block_subtree(s, block_sid, top_level);
+  if (!top_level) fail("compute_inline", {block_sid}, "not supported yet: inlining a block that shares loops with other blocks");
 
   // Step 2. Rewrite every consumer in the scope, drop the block and its buffer.
   Inliner inliner(store->buffer, index_vars, store->value);
@@ -105,25 +96,81 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     const BlockRealizeNode* r = s.info(c)->realize;
     s.replace(c, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
   }
-  Buffer removed = store->buffer;
-  // Remove the block's subtree (unchanged by the consumer rewrites) and its buffer.
-  const BlockNode* scope_now = s.block(scope);
-  auto new_scope = std::make_shared<BlockNode>(*scope_now);
-  std::vector<Stmt> kept;
-  if (auto* seq = as<SeqStmtNode>(scope_now->body)) {
-    for (const auto& st : seq->seq) {
-      if (st.get() != top_node) kept.push_back(st);
+  remove_from_scope(s, block_sid, store->buffer);
+}
+
+// reverse_compute_inline: fold a consumer `D[...] = f(X[v0, v1, ...])` into the single block
+// producing X, which then stores f of its value straight into D (TVM's ReverseComputeInline).
+void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
+  // Step 1. Check the consumer, its single producer and the load connecting them.
+  const BlockNode* c = s.block(block_sid);
+  if (s.info(block_sid)->parent == 0) fail("reverse_compute_inline", {block_sid}, "The root block cannot be inlined");
+  if (c->init) fail("reverse_compute_inline", {block_sid}, "The block has init statement: block \"" + c->name + "\" is a reduction");
+  auto* store = as<BufferStoreNode>(c->body);
+  if (!store) fail("reverse_compute_inline", {block_sid}, "The body of the inlined block should be a single buffer store");
+  std::vector<uint64_t> producers = get_producers(s, block_sid);
+  if (producers.size() != 1) {
+    fail("reverse_compute_inline", {block_sid},
+         fmt::format("block \"{}\" must have exactly one producer block, found {}", c->name, producers.size()));
+  }
+  uint64_t p_sid = producers[0];
+  const BlockNode* p = s.block(p_sid);
+  auto* p_store = as<BufferStoreNode>(p->body);
+  if (!p_store || p->init) {
+    fail("reverse_compute_inline", {p_sid}, "The producer block \"" + p->name + "\" must be a single buffer store without init");
+  }
+  Buffer x = p_store->buffer;
+  std::vector<const BufferLoadNode*> loads;
+  for_each_expr(store->value, [&](const PrimExpr& e) {
+    if (auto* l = as<BufferLoadNode>(e); l && l->buffer == x) loads.push_back(l);
+  });
+  if (loads.size() != 1) fail("reverse_compute_inline", {block_sid}, fmt::format("block \"{}\" must read {} exactly once", c->name, x->name));
+  std::unordered_map<const VarNode*, PrimExpr> vmap;
+  for (size_t d = 0; d < loads[0]->indices.size(); ++d) {
+    auto* v = as<VarNode>(loads[0]->indices[d]);
+    bool is_iter = false;
+    for (const auto& iv : c->iter_vars) is_iter |= iv.var.get() == v;
+    if (!v || !is_iter || vmap.count(v)) {
+      fail("reverse_compute_inline", {block_sid},
+           fmt::format("block \"{}\" must load {} with distinct block iterators as indices", c->name, x->name));
+    }
+    vmap[v] = p_store->indices[d];
+  }
+  for (const auto& iv : c->iter_vars) {
+    if (!vmap.count(iv.var.get())) {
+      fail("reverse_compute_inline", {block_sid},
+           fmt::format("block iterator {} of \"{}\" does not index {}, so the producer cannot compute it", iv.var->name, c->name, x->name));
     }
   }
-  new_scope->body = make_seq(kept);
-  std::vector<Buffer> allocs;
-  for (const auto& b : new_scope->alloc_buffers) {
-    if (b != removed) allocs.push_back(b);
-  }
-  new_scope->alloc_buffers = allocs;
-  const BlockRealizeNode* sr = s.info(scope)->realize;
-  if (sr) s.replace(scope, std::make_shared<BlockRealizeNode>(sr->iter_values, sr->predicate, new_scope));
-  else s.replace(scope, new_scope);
+  bool allocated = false;
+  for (const auto& b : s.block(s.scope_block(block_sid))->alloc_buffers) allocated |= b == x;
+  if (!allocated) fail("reverse_compute_inline", {p_sid}, "Cannot operate on an output buffer: " + x->name + " is not allocated in the scope");
+  bool top_level = false;
+  block_subtree(s, block_sid, top_level);
+  if (!top_level) fail("reverse_compute_inline", {block_sid}, "not supported yet: inlining a block that shares loops with other blocks");
+
+  // Step 2. The producer stores f(value) into the consumer's buffer.
+  struct LoadToValue : IRMutator {
+    const Buffer& buffer;
+    const PrimExpr& value;
+    LoadToValue(const Buffer& b, const PrimExpr& v) : buffer(b), value(v) {}
+    PrimExpr mutate(const PrimExpr& e) override {
+      if (auto* l = as<BufferLoadNode>(e); l && l->buffer == buffer) return value;
+      return mutate_children(e);
+    }
+    using IRMutator::mutate;
+  } to_value(x, p_store->value);
+  PrimExpr new_value = substitute(to_value.mutate(store->value), vmap);
+  std::vector<PrimExpr> new_indices;
+  for (const auto& idx : store->indices) new_indices.push_back(substitute(idx, vmap));
+  auto new_p = std::make_shared<BlockNode>(*p);
+  new_p->body = std::make_shared<BufferStoreNode>(store->buffer, new_value, new_indices);
+  arith::AccessRegions regions = arith::infer_access_regions(new_p->body, nullptr);
+  new_p->reads = regions.reads;
+  new_p->writes = regions.writes;
+  const BlockRealizeNode* pr = s.info(p_sid)->realize;
+  s.replace(p_sid, std::make_shared<BlockRealizeNode>(pr->iter_values, pr->predicate, new_p));
+  remove_from_scope(s, block_sid, x);
 }
 
 }  // namespace tsch::schedule

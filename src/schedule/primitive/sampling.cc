@@ -1,5 +1,6 @@
 // Sampling for tuning: perfect tilings and categorical choices, deterministic for a given
 // random state (a 64-bit linear congruential generator, as TVM's schedules use one).
+#include <algorithm>
 #include <cmath>
 
 #include "schedule/primitives.h"
@@ -55,6 +56,27 @@ int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_stat
     r -= probs[i];
   }
   return static_cast<int64_t>(probs.size()) - 1;
+}
+
+}  // namespace tsch::schedule
+
+namespace tsch::schedule {
+
+std::vector<uint64_t> compute_location_candidates(const ScheduleState& s, uint64_t block) {
+  std::vector<uint64_t> consumers = get_consumers(s, block);
+  std::vector<uint64_t> out;
+  if (consumers.empty()) return out;
+  // Loops that enclose every consumer (and not the block itself).
+  std::vector<uint64_t> own = s.enclosing_loops(block);
+  for (uint64_t l : s.enclosing_loops(consumers[0])) {
+    bool all = true;
+    for (uint64_t c : consumers) {
+      std::vector<uint64_t> loops = s.enclosing_loops(c);
+      all &= std::find(loops.begin(), loops.end(), l) != loops.end();
+    }
+    if (all && std::find(own.begin(), own.end(), l) == own.end()) out.push_back(l);
+  }
+  return out;
 }
 
 }  // namespace tsch::schedule

@@ -1,0 +1,60 @@
+// storage_align: ask that a buffer's stride on `axis` be `factor * k + offset` (to avoid
+// shared-memory bank conflicts). Recorded as the block annotation "buffer_dim_align", which
+// lowering applies when it lays the buffer out (TVM's StorageAlign).
+#include <fmt/format.h>
+
+#include "ir/op.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+void storage_align(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset) {
+  // Step 1. Check: a written buffer allocated by a block, a valid axis, a positive factor.
+  const BlockNode* block = s.block(block_sid);
+  if (buffer_index < 0 || buffer_index >= static_cast<int64_t>(block->writes.size())) {
+    fail("storage_align", {block_sid},
+         fmt::format("The input index {} is out of range: block \"{}\" writes {} buffer(s)", buffer_index, block->name, block->writes.size()));
+  }
+  Buffer buffer = block->writes[static_cast<size_t>(buffer_index)].buffer;
+  bool allocated = false;
+  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
+    for (const auto& a : s.block(b)->alloc_buffers) allocated |= a == buffer;
+  }
+  for (const auto& a : s.block(s.root_of(s.info(block_sid)->func))->alloc_buffers) allocated |= a == buffer;
+  if (!allocated) {
+    fail("storage_align", {block_sid}, "The buffer " + buffer->name + " is not allocated by a block (function parameters keep their layout)");
+  }
+  int64_t ndim = static_cast<int64_t>(buffer->shape.size());
+  if (axis < -ndim || axis >= ndim) {
+    fail("storage_align", {block_sid}, fmt::format("The input `axis` {} is out of range for buffer {} with {} dimensions", axis, buffer->name, ndim));
+  }
+  if (axis < 0) axis += ndim;
+  if (factor <= 0) fail("storage_align", {block_sid}, fmt::format("The input `factor` of storage_align is expected to be a positive number, got {}", factor));
+  if (offset < 0) fail("storage_align", {block_sid}, fmt::format("The input `offset` of storage_align must not be negative, got {}", offset));
+
+  // Step 2. Append [buffer_index, axis, factor, offset] to the block's "buffer_dim_align".
+  auto copy = std::make_shared<BlockNode>(*block);
+  AttrValue entry;
+  entry.kind = AttrValue::Kind::Array;
+  for (int64_t v : {buffer_index, axis, factor, offset}) entry.array.push_back(AttrValue::of_int(v));
+  bool found = false;
+  for (auto& [k, v] : copy->annotations) {
+    if (k == "buffer_dim_align") {
+      v.array.push_back(entry);
+      found = true;
+    }
+  }
+  if (!found) {
+    AttrValue list;
+    list.kind = AttrValue::Kind::Array;
+    list.array.push_back(entry);
+    copy->annotations.emplace_back("buffer_dim_align", list);
+  }
+  const BlockRealizeNode* r = s.info(block_sid)->realize;
+  s.replace(block_sid, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
+}
+
+}  // namespace tsch::schedule
