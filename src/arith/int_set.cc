@@ -89,7 +89,7 @@ Interval eval_interval(const PrimExpr& e, const VarDomain& dom) {
       if (const_value(binary_b(e), &c) && c > 0) {
         Interval a = eval_interval(binary_a(e), dom);
         if (!a.min) return Interval{};
-        if (expr_deep_equal(a.min, a.max)) return point(e);
+        if (expr_deep_equal(a.min, a.max)) return point(floormod(a.min, make_int(c, e->dtype)));
         int64_t lo, hi;
         if (const_value(a.min, &lo) && const_value(a.max, &hi) && lo >= 0 && hi < c) return a;
         return {make_int(0, e->dtype), make_int(c - 1, e->dtype)};

@@ -638,7 +638,78 @@ TypeRef make_schedule_type() {
                  {rv_of(out)}, false});
     return out;
   }, "sample_compute_location(block, decision=None) -> LoopRV (decision -1: stay at the root, -2: inline).");
-  for (const char* name : {"rfactor", "transform_layout", "blockize", "tensorize"}) {
+  t->def("transform_layout", "self, block, buffer, index_map, pad_value=None, *, assume_injective_transform=False",
+         [](Interpreter& interp, Args& a) {
+    ScheduleValue& sch = self(a);
+    Value block = block_arg(a, 1);
+    const ir::BlockNode* b = sch.state.block(rv_of(block)->sid);
+    // The buffer: ("read"|"write", index), an index into the writes, a name, or a Buffer.
+    ir::Buffer buffer;
+    TraceArg buffer_arg;
+    auto pick = [&](const std::vector<ir::BufferRegion>& regions, int64_t i, const char* what) {
+      if (i < 0 || i >= static_cast<int64_t>(regions.size())) a.value_error(2, fmt::format("the block has no {} buffer {}", what, i));
+      buffer = regions[static_cast<size_t>(i)].buffer;
+      buffer_arg = TraceArg::of_tuple({TraceArg::of_str(what), TraceArg::of_int(i)});
+    };
+    std::vector<Value> pair = (a[2].as<script::Tuple>() || a[2].as<script::List>()) ? interp.to_vector(a[2]) : std::vector<Value>{};
+    if (pair.size() == 2 && pair[0].as<script::Str>() && pair[1].is_int()) {
+      const std::string& kind = pair[0].as<script::Str>()->value;
+      if (kind != "read" && kind != "write") a.value_error(2, "the kind must be \"read\" or \"write\"");
+      pick(kind == "read" ? b->reads : b->writes, pair[1].as_int(), kind == "read" ? "read" : "write");
+    } else if (a[2].is_int()) {
+      pick(b->writes, a[2].as_int(), "write");
+    } else if (auto* name = a[2].as<script::Str>()) {
+      for (const auto* regions : {&b->writes, &b->reads}) {
+        for (size_t i = 0; i < regions->size() && !buffer; ++i) {
+          if ((*regions)[i].buffer->name == name->value) pick(*regions, static_cast<int64_t>(i), regions == &b->writes ? "write" : "read");
+        }
+      }
+      if (!buffer) a.value_error(2, "the block does not access a buffer named " + name->value);
+    } else if (auto* bv = a[2].as<BufferValue>()) {
+      for (const auto* regions : {&b->writes, &b->reads}) {
+        for (size_t i = 0; i < regions->size() && !buffer; ++i) {
+          if ((*regions)[i].buffer == bv->buffer) pick(*regions, static_cast<int64_t>(i), regions == &b->writes ? "write" : "read");
+        }
+      }
+      if (!buffer) a.value_error(2, "the block does not access buffer " + bv->buffer->name);
+    } else {
+      a.type_error(2, "(\"read\" or \"write\", index), a buffer name or a Buffer");
+    }
+    if (!a[4].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: transform_layout with pad_value");
+    // The index map: a function of the buffer's indices (or its lambda source, from a trace).
+    Value fn = a[3];
+    if (auto* src = a[3].as<script::Str>()) {
+      auto globals = std::make_shared<script::Namespace>();
+      interp.exec_source(SourceFile::make("<index_map>", "index_map = " + src->value + "\n"), globals);
+      fn = *globals->find(intern("index_map"));
+    }
+    std::vector<ir::Var> params;
+    std::vector<Value> args;
+    auto* script_fn = fn.as<script::Function>();
+    if (script_fn && script_fn->params->size() != buffer->shape.size()) {
+      a.value_error(3, fmt::format("the index map takes {} indices but buffer {} has {} dimensions", script_fn->params->size(),
+                                   buffer->name, buffer->shape.size()));
+    }
+    for (size_t d = 0; d < buffer->shape.size(); ++d) {
+      std::string pname = script_fn && d < script_fn->params->size() ? symbol_name((*script_fn->params)[d].name) : "i" + std::to_string(d);
+      params.push_back(ir::make_var(pname, buffer->shape[d]->dtype));
+      args.push_back(wrap(ir::PrimExpr(params.back())));
+    }
+    Value result = interp.call(fn, args);
+    std::vector<Value> items = result.as<script::Tuple>() || result.as<script::List>() ? interp.to_vector(result) : std::vector<Value>{result};
+    std::vector<ir::PrimExpr> outputs;
+    for (const Value& v : items) outputs.push_back(to_expr(interp, v, "index map output"));
+    run(sch, [&] {
+      schedule::transform_layout(sch.state, rv_of(block)->sid, buffer, params, outputs);
+      return 0;
+    });
+    record(sch, {"TransformLayout", "transform_layout", {},
+                 {{"block", ref_of(block)}, {"buffer", buffer_arg}, {"index_map", TraceArg::of_index_map(params, outputs)},
+                  {"pad_value", TraceArg::none()}, {"assume_injective_transform", TraceArg::of_bool(a.get_bool(5))}},
+                 {}, false});
+    return Value();
+  }, "transform_layout(block, buffer, index_map): re-index a buffer, e.g. index_map=lambda i, j: (i // 16, j, i % 16).");
+  for (const char* name : {"rfactor", "blockize", "tensorize"}) {
     not_supported(*t, name);
   }
   return t;
@@ -671,6 +742,12 @@ void apply_trace(Interpreter& interp, const schedule::Trace& trace, const Value&
         for (const auto& x : a.list) items.push_back(convert(x));
         return script::make_list(std::move(items));
       }
+      case TraceArg::Kind::Tuple: {
+        std::vector<Value> items;
+        for (const auto& x : a.list) items.push_back(convert(x));
+        return script::make_tuple(std::move(items));
+      }
+      case TraceArg::Kind::IndexMap: return script::make_str(a.lambda_text());
     }
     return Value();
   };
@@ -710,11 +787,13 @@ Value trace_to_json(Interpreter& interp, const schedule::Trace& trace) {
       case TraceArg::Kind::Bool: return Value::boolean(a.b);
       case TraceArg::Kind::Str: return script::make_str(a.s);
       case TraceArg::Kind::Ref: return script::make_str(names.at(a.ref.get()));
-      case TraceArg::Kind::List: {
+      case TraceArg::Kind::List:
+      case TraceArg::Kind::Tuple: {
         std::vector<Value> items;
         for (const auto& x : a.list) items.push_back(to_value(x));
         return script::make_list(std::move(items));
       }
+      case TraceArg::Kind::IndexMap: return script::make_str(a.lambda_text());
     }
     return Value();
   };

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/buffer.h"
 #include "ir/stmt.h"
 #include "schedule/state.h"
 
@@ -46,6 +47,8 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block);
 uint64_t cache_read(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope);
 uint64_t cache_write(ScheduleState& s, uint64_t block, int64_t write_buffer_index, const std::string& scope);
 void set_scope(ScheduleState& s, uint64_t block, int64_t buffer_index, const std::string& scope);
+void transform_layout(ScheduleState& s, uint64_t block, const ir::Buffer& buffer, const std::vector<ir::Var>& params,
+                      const std::vector<ir::PrimExpr>& outputs);
 void storage_align(ScheduleState& s, uint64_t block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset);
 
 // Sampling (primitive/sampling.cc): deterministic for a given random state.

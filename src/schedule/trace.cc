@@ -4,6 +4,8 @@
 
 #include <unordered_map>
 
+#include "ir/printer.h"
+
 namespace tsch::schedule {
 
 namespace {
@@ -33,11 +35,25 @@ std::string arg_text(const TraceArg& a, const std::unordered_map<const RVNode*, 
       for (size_t i = 0; i < a.list.size(); ++i) s += (i ? ", " : "") + arg_text(a.list[i], names);
       return s + "]";
     }
+    case TraceArg::Kind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < a.list.size(); ++i) s += (i ? ", " : "") + arg_text(a.list[i], names);
+      return s + (a.list.size() == 1 ? ",)" : ")");
+    }
+    case TraceArg::Kind::IndexMap: return a.lambda_text();
   }
   return "None";
 }
 
 }  // namespace
+
+std::string TraceArg::lambda_text() const {
+  std::string s = "lambda ";
+  for (size_t i = 0; i < map_params.size(); ++i) s += (i ? ", " : "") + map_params[i]->name;
+  s += ": (";
+  for (size_t i = 0; i < map_outputs.size(); ++i) s += (i ? ", " : "") + ir::script(map_outputs[i]);
+  return s + (map_outputs.size() == 1 ? ",)" : ")");
+}
 
 std::string Trace::str() const {
   std::string out = "# from tvm import tir\ndef apply_trace(sch: tir.Schedule) -> None:\n";

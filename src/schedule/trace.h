@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "ir/expr.h"
+
 namespace tsch::schedule {
 
 // A random variable: a handle to a block or loop (by sid) or a sampled integer.
@@ -20,14 +22,17 @@ struct RVNode {
 using RV = std::shared_ptr<RVNode>;
 
 struct TraceArg {
-  enum class Kind { None, Int, Float, Bool, Str, Ref, List };
+  enum class Kind { None, Int, Float, Bool, Str, Ref, List, Tuple, IndexMap };
   Kind kind = Kind::None;
   int64_t i = 0;
   double f = 0;
   bool b = false;
   std::string s;
   RV ref;
-  std::vector<TraceArg> list;
+  std::vector<TraceArg> list;  // List and Tuple
+  // IndexMap: `lambda params: (outputs)`.
+  std::vector<ir::Var> map_params;
+  std::vector<ir::PrimExpr> map_outputs;
 
   static TraceArg none() { return TraceArg{}; }
   static TraceArg of_int(int64_t v) { TraceArg a; a.kind = Kind::Int; a.i = v; return a; }
@@ -35,6 +40,16 @@ struct TraceArg {
   static TraceArg of_str(std::string v) { TraceArg a; a.kind = Kind::Str; a.s = std::move(v); return a; }
   static TraceArg of_ref(RV v) { TraceArg a; a.kind = Kind::Ref; a.ref = std::move(v); return a; }
   static TraceArg of_list(std::vector<TraceArg> v) { TraceArg a; a.kind = Kind::List; a.list = std::move(v); return a; }
+  static TraceArg of_tuple(std::vector<TraceArg> v) { TraceArg a; a.kind = Kind::Tuple; a.list = std::move(v); return a; }
+  static TraceArg of_index_map(std::vector<ir::Var> params, std::vector<ir::PrimExpr> outputs) {
+    TraceArg a;
+    a.kind = Kind::IndexMap;
+    a.map_params = std::move(params);
+    a.map_outputs = std::move(outputs);
+    return a;
+  }
+  // `lambda i, j: (i // 16, j, i % 16)` for an IndexMap.
+  std::string lambda_text() const;
 };
 
 struct Instruction {
