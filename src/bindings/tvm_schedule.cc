@@ -709,7 +709,16 @@ TypeRef make_schedule_type() {
                  {}, false});
     return Value();
   }, "transform_layout(block, buffer, index_map): re-index a buffer, e.g. index_map=lambda i, j: (i // 16, j, i % 16).");
-  for (const char* name : {"rfactor", "blockize", "tensorize"}) {
+  t->def("rfactor", "self, loop, factor_axis", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    uint64_t loop = loop_arg(a, 1);
+    int64_t axis = a.get_int(2);
+    uint64_t rf = run(sch, [&] { return schedule::rfactor(sch.state, loop, axis); });
+    Value out = make_rv(RVNode::Kind::Block, rf);
+    record(sch, {"RFactor", "rfactor", {}, {{"loop", ref_of(a[1])}, {"factor_axis", TraceArg::of_int(axis)}}, {rv_of(out)}, false});
+    return out;
+  }, "rfactor(loop, factor_axis) -> BlockRV: factorize the reduction along loop into a new buffer X_rf.");
+  for (const char* name : {"blockize", "tensorize"}) {
     not_supported(*t, name);
   }
   return t;

@@ -29,8 +29,9 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& loops);
 void compute_at(ScheduleState& s, uint64_t block, uint64_t loop, bool preserve_unit_loops, int64_t index);
 void reverse_compute_at(ScheduleState& s, uint64_t block, uint64_t loop, bool preserve_unit_loops, int64_t index);
 
-// Reductions: returns the init block.
+// Reductions: decompose_reduction returns the init block, rfactor the rf block.
 uint64_t decompose_reduction(ScheduleState& s, uint64_t block, uint64_t loop);
+uint64_t rfactor(ScheduleState& s, uint64_t loop, int64_t factor_axis);
 
 // Annotations and small structural helpers (primitive/annotate.cc).
 void annotate(ScheduleState& s, uint64_t block_or_loop, const std::string& key, const ir::AttrValue& value);

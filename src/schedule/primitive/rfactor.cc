@@ -1,0 +1,213 @@
+// rfactor: factorize a reduction along one of its loops (TVM's RFactor). The loop becomes a
+// spatial dimension of a new buffer X_rf computed by block "B_rf"; block "B" then reduces
+// X_rf along that dimension into X.
+//
+//   for i, k_0, k_1 in T.grid(128, 32, 4):        sch.rfactor(k_1, 0)
+//     B: X[vi] += A[vi, k_0 * 4 + k_1]      ─▶    B_rf: X_rf[vk_1, vi] += A[vi, vk_0 * 4 + vk_1]
+//                                                  B:    X[vi] += X_rf[vk_1, vi]
+// Supported combiners: +, *, max, min with their identities as the init value.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "arith/block_access.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "schedule/error.h"
+#include "schedule/primitives.h"
+#include "schedule/utils.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+namespace {
+
+bool same_indices(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i] && !(as<VarNode>(a[i]) && a[i].get() == b[i].get())) return false;
+  }
+  return true;
+}
+
+bool is_identity(ExprKind combiner, const PrimExpr& init) {
+  double v;
+  if (auto* i = as<IntImmNode>(init)) v = static_cast<double>(i->value);
+  else if (auto* f = as<FloatImmNode>(init)) v = f->value;
+  else return false;
+  switch (combiner) {
+    case ExprKind::Add: return v == 0;
+    case ExprKind::Mul: return v == 1;
+    case ExprKind::Max: return v <= -3.0e38 || (init->dtype.is_int() && v <= -2147483648.0);
+    case ExprKind::Min: return v >= 3.0e38 || (init->dtype.is_int() && v >= 2147483647.0);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
+  // Step 1. Check: one reduction block under a serial loop that only feeds reduction iterators.
+  const ForNode* loop = s.loop(loop_sid);
+  if (loop->for_kind != ForKind::Serial) fail("rfactor", {loop_sid}, "The input loop of rfactor is required to be `kSerial`");
+  std::vector<uint64_t> blocks = s.child_blocks(loop_sid);
+  if (blocks.size() != 1) {
+    fail("rfactor", {loop_sid}, fmt::format("The loop \"{}\" must have exactly one child block, found {}", loop->loop_var->name, blocks.size()));
+  }
+  uint64_t block_sid = blocks[0];
+  const BlockNode* block = s.block(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  auto* update = as<BufferStoreNode>(block->body);
+  auto* init = block->init ? as<BufferStoreNode>(block->init) : nullptr;
+  const char* shape_error = "RFactor cannot be applied to the block since the block does not meet the requirements: it must be "
+                            "`X[...] = X[...] op value` with a T.init() storing op's identity to X[...]";
+  if (!update || !init || update->buffer != init->buffer || !same_indices(update->indices, init->indices)) fail("rfactor", {block_sid}, shape_error);
+  Buffer x = update->buffer;
+  ExprKind combiner = update->value->kind;
+  if (combiner != ExprKind::Add && combiner != ExprKind::Mul && combiner != ExprKind::Max && combiner != ExprKind::Min) {
+    fail("rfactor", {block_sid}, "No matched reducer for the identity and the combiner of this reduction block");
+  }
+  PrimExpr lhs = binary_a(update->value), rhs = binary_b(update->value);
+  auto is_self = [&](const PrimExpr& e) {
+    auto* l = as<BufferLoadNode>(e);
+    return l && l->buffer == x && same_indices(l->indices, update->indices);
+  };
+  if (!is_self(lhs)) std::swap(lhs, rhs);
+  if (!is_self(lhs)) fail("rfactor", {block_sid}, shape_error);
+  if (!is_identity(combiner, init->value)) fail("rfactor", {block_sid}, "No matched reducer for the identity and the combiner of this reduction block");
+  const VarNode* rf_var = loop->loop_var.get();
+  auto uses_rf = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return v == rf_var; }); };
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    if (block->iter_vars[i].type == IterType::DataPar && uses_rf(realize->iter_values[i])) {
+      fail("rfactor", {loop_sid, block_sid},
+           fmt::format("The loop \"{}\" binds spatial iterator {}: rfactor needs a loop that only feeds reductions", rf_var->name,
+                       block->iter_vars[i].var->name));
+    }
+  }
+  int64_t ndim = static_cast<int64_t>(x->shape.size());
+  if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
+    fail("rfactor", {block_sid}, fmt::format("factor_axis {} is out of range [{}, {}]", factor_axis, -(ndim + 1), ndim));
+  }
+  if (factor_axis < 0) factor_axis += ndim + 1;
+
+  // Step 2. The rf block: a spatial iterator for the loop, the spatial iterators of the block,
+  // and a reduction iterator per other loop feeding the reduction.
+  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  DataType t = loop->loop_var->dtype;
+  Var v_rf = make_var("v" + rf_var->name, t);
+  std::vector<IterVar> rf_iters{IterVar{v_rf, Range{loop->min, loop->extent}, IterType::DataPar}};
+  std::vector<PrimExpr> rf_values{loop->loop_var};
+  std::unordered_map<const VarNode*, PrimExpr> loop_to_iter{{rf_var, v_rf}};
+  std::vector<IterVar> reduce_iters;
+  std::vector<PrimExpr> reduce_values;
+  for (uint64_t l : loops) {
+    const ForNode* f = s.loop(l);
+    if (f->loop_var.get() == rf_var) continue;
+    bool feeds_reduction = false;
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      if (block->iter_vars[i].type != IterType::CommReduce) continue;
+      feeds_reduction |= uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); });
+    }
+    if (!feeds_reduction) continue;
+    Var v = make_var("v" + f->loop_var->name, f->loop_var->dtype);
+    loop_to_iter[f->loop_var.get()] = v;
+    reduce_iters.push_back(IterVar{v, Range{f->min, f->extent}, IterType::CommReduce});
+    reduce_values.push_back(f->loop_var);
+  }
+  std::unordered_map<const VarNode*, PrimExpr> iter_subst;  // old reduction iterators -> new expressions
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    const IterVar& iv = block->iter_vars[i];
+    if (iv.type == IterType::DataPar) {
+      rf_iters.push_back(iv);
+      rf_values.push_back(realize->iter_values[i]);
+    } else {
+      iter_subst[iv.var.get()] = substitute(realize->iter_values[i], loop_to_iter);
+    }
+  }
+  rf_iters.insert(rf_iters.end(), reduce_iters.begin(), reduce_iters.end());
+  rf_values.insert(rf_values.end(), reduce_values.begin(), reduce_values.end());
+  std::vector<PrimExpr> rf_shape = x->shape;
+  rf_shape.insert(rf_shape.begin() + factor_axis, loop->extent);
+  Buffer x_rf = buffer_with(x, x->name + "_rf", rf_shape, x->scope);
+  std::vector<PrimExpr> rf_indices = update->indices;
+  rf_indices.insert(rf_indices.begin() + factor_axis, v_rf);
+  PrimExpr rf_rhs = substitute(rhs, iter_subst);
+  auto rf_block = std::make_shared<BlockNode>();
+  rf_block->name = block->name + "_rf";
+  rf_block->sid = s.fresh_sid();
+  rf_block->iter_vars = rf_iters;
+  rf_block->init = std::make_shared<BufferStoreNode>(x_rf, init->value, rf_indices);
+  rf_block->body = std::make_shared<BufferStoreNode>(x_rf, make_binary(combiner, buffer_load(x_rf, rf_indices), rf_rhs), rf_indices);
+  arith::AccessRegions rf_regions = arith::infer_access_regions(rf_block->body, rf_block->init);
+  rf_block->reads = rf_regions.reads;
+  rf_block->writes = rf_regions.writes;
+  PrimExpr rf_pred = realize->predicate;
+
+  // Step 3. The write-back block: reduce X_rf along the factored dimension into X, under
+  // copies of the loops feeding its spatial iterators and of the factored loop.
+  auto wb = std::make_shared<BlockNode>(*block);
+  wb->sid = block->sid;  // keeps the block's handle
+  Var v_wb = make_var("v" + rf_var->name, t);
+  std::vector<IterVar> wb_iters{IterVar{v_wb, Range{loop->min, loop->extent}, IterType::CommReduce}};
+  std::unordered_map<const VarNode*, PrimExpr> loop_copy;
+  std::vector<const ForNode*> wb_loops;
+  for (uint64_t l : loops) {
+    const ForNode* f = s.loop(l);
+    bool needed = f->loop_var.get() == rf_var;
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      if (block->iter_vars[i].type == IterType::DataPar) {
+        needed |= uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); });
+      }
+    }
+    if (!needed) continue;
+    wb_loops.push_back(f);
+    loop_copy[f->loop_var.get()] = make_var(f->loop_var->name, f->loop_var->dtype);
+  }
+  std::vector<PrimExpr> wb_values{loop_copy.at(rf_var)};
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    if (block->iter_vars[i].type != IterType::DataPar) continue;
+    wb_iters.push_back(block->iter_vars[i]);
+    wb_values.push_back(substitute(realize->iter_values[i], loop_copy));
+  }
+  std::vector<PrimExpr> read_indices = update->indices;
+  read_indices.insert(read_indices.begin() + factor_axis, v_wb);
+  wb->iter_vars = wb_iters;
+  wb->body = std::make_shared<BufferStoreNode>(x, make_binary(combiner, buffer_load(x, update->indices), buffer_load(x_rf, read_indices)),
+                                               update->indices);
+  arith::AccessRegions wb_regions = arith::infer_access_regions(wb->body, wb->init);
+  wb->reads = wb_regions.reads;
+  wb->writes = wb_regions.writes;
+  Stmt wb_nest = std::make_shared<BlockRealizeNode>(wb_values, make_bool(true), wb);
+  for (size_t k = wb_loops.size(); k-- > 0;) {
+    auto f = std::make_shared<ForNode>(std::static_pointer_cast<const VarNode>(loop_copy.at(wb_loops[k]->loop_var.get())),
+                                       wb_loops[k]->min, wb_loops[k]->extent, ForKind::Serial, wb_nest);
+    f->sid = s.fresh_sid();
+    wb_nest = f;
+  }
+
+  // Step 4. Rewrite: the rf block replaces the block; the write-back nest follows the nest.
+  uint64_t scope = s.scope_block(block_sid);
+  uint64_t top = loops.empty() ? block_sid : loops.front();
+  if (s.info(top)->parent != scope) fail("rfactor", {loop_sid}, "not supported yet: rfactor of a block nested in another block's loops");
+  s.replace(block_sid, std::make_shared<BlockRealizeNode>(rf_values, rf_pred, rf_block));
+  const BlockNode* scope_now = s.block(scope);
+  auto copy = std::make_shared<BlockNode>(*scope_now);
+  std::vector<Stmt> items;
+  if (auto* seq = as<SeqStmtNode>(copy->body)) items = seq->seq;
+  else items.push_back(copy->body);
+  // The rewritten top statement is the one holding the rf block now.
+  const StmtNode* new_top = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
+  size_t pos = items.size();
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].get() == new_top) pos = i + 1;
+  }
+  items.insert(items.begin() + static_cast<long>(pos), wb_nest);
+  copy->body = make_seq(items);
+  copy->alloc_buffers.push_back(x_rf);
+  const BlockRealizeNode* sr = s.info(scope)->realize;
+  s.replace(scope, std::make_shared<BlockRealizeNode>(sr->iter_values, sr->predicate, copy));
+  return rf_block->sid;
+}
+
+}  // namespace tsch::schedule
