@@ -182,22 +182,40 @@ const StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_
 }
 
 void remove_from_scope(ScheduleState& s, uint64_t block, const Buffer& drop) {
+  // The statement to drop (the block with the loops holding nothing else) and its holder.
   bool top_level = false;
   const StmtNode* subtree = block_subtree(s, block, top_level);
   uint64_t scope = s.scope_block(block);
-  auto copy = std::make_shared<BlockNode>(*s.block(scope));
+  uint64_t top = block;
+  while (s.info(top)->node != subtree && s.info(top)->realize != subtree) top = s.info(top)->parent;
+  uint64_t holder = s.info(top)->parent;
+  const StmtNode* holder_node = s.info(holder)->node;
+  bool holder_is_loop = holder_node->kind == StmtKind::For;
+  const Stmt& body = holder_is_loop ? static_cast<const ForNode*>(holder_node)->body : static_cast<const BlockNode*>(holder_node)->body;
   std::vector<Stmt> kept;
-  for (const auto& st : as<SeqStmtNode>(copy->body)->seq) {
-    if (st.get() != subtree) kept.push_back(st);
+  if (auto* seq = as<SeqStmtNode>(body)) {
+    for (const auto& st : seq->seq) {
+      if (st.get() != subtree) kept.push_back(st);
+    }
   }
-  copy->body = make_seq(kept);
+  Stmt new_body = make_seq(kept);
+  if (!new_body) new_body = std::make_shared<EvaluateNode>(make_int(0));
+  if (holder_is_loop) {
+    auto copy = std::make_shared<ForNode>(*static_cast<const ForNode*>(holder_node));
+    copy->body = new_body;
+    s.replace(holder, copy);
+    if (!drop) return;
+  }
+  // The scope loses the dropped buffer's allocation (and, when it held the subtree, the subtree).
+  auto scope_copy = std::make_shared<BlockNode>(*s.block(scope));
+  if (!holder_is_loop) scope_copy->body = new_body;
   std::vector<Buffer> allocs;
-  for (const auto& b : copy->alloc_buffers) {
+  for (const auto& b : scope_copy->alloc_buffers) {
     if (b != drop) allocs.push_back(b);
   }
-  copy->alloc_buffers = allocs;
+  scope_copy->alloc_buffers = allocs;
   const BlockRealizeNode* r = s.info(scope)->realize;
-  s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
+  s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, scope_copy));
 }
 
 }  // namespace tsch::schedule

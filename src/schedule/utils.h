@@ -47,7 +47,8 @@ namespace tsch::schedule {
 // is a top-level statement of the block's scope (what inlining can remove).
 const ir::StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_level);
 
-// Removes that subtree from the scope's body and `drop` (if set) from its allocations.
+// Removes that subtree from the loop or block holding it, and `drop` (if set) from the
+// allocations of the block's scope.
 void remove_from_scope(ScheduleState& s, uint64_t block, const ir::Buffer& drop);
 
 }  // namespace tsch::schedule

@@ -71,46 +71,6 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
   return out;
 }
 
-// Removes the subtree of `block_sid` (with the loops that hold nothing else) from the IR.
-void remove_block(ScheduleState& s, uint64_t block_sid) {
-  uint64_t top = block_sid;
-  const StmtNode* top_node = s.info(block_sid)->realize;
-  while (true) {
-    uint64_t parent = s.info(top)->parent;
-    const ForNode* f = s.loop(parent);
-    if (!f || f->body.get() != top_node) break;
-    top = parent;
-    top_node = f;
-  }
-  uint64_t holder = s.info(top)->parent;
-  const StmtNode* holder_node = s.info(holder)->node;
-  Stmt body = holder_node->kind == StmtKind::For ? static_cast<const ForNode*>(holder_node)->body
-                                                  : static_cast<const BlockNode*>(holder_node)->body;
-  std::vector<Stmt> kept;
-  const SeqStmtNode* seq = as<SeqStmtNode>(body);
-  if (seq) {
-    for (const auto& c : seq->seq) {
-      if (c.get() != top_node) kept.push_back(c);
-    }
-  }
-  Stmt new_body = make_seq(kept);
-  if (!new_body) new_body = std::make_shared<EvaluateNode>(make_int(0));
-  if (holder_node->kind == StmtKind::For) {
-    auto copy = std::make_shared<ForNode>(*static_cast<const ForNode*>(holder_node));
-    copy->body = new_body;
-    s.replace(holder, copy);
-  } else {
-    auto copy = std::make_shared<BlockNode>(*static_cast<const BlockNode*>(holder_node));
-    copy->body = new_body;
-    const BlockRealizeNode* r = s.info(holder)->realize;
-    if (r) {
-      s.replace(holder, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
-    } else {
-      s.replace(holder, copy);
-    }
-  }
-}
-
 // Loops covering `ranges` for the block's iterators (ax0, ax1, ...), with the block inside.
 Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<arith::Interval>& ranges, bool preserve_unit_loops) {
   std::vector<Var> loop_vars;
@@ -277,7 +237,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
   Block block_ref = s.info(block_sid)->realize->block;
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
-  remove_block(s, block_sid);
+  remove_from_scope(s, block_sid, nullptr);
   std::vector<const StmtNode*> anchor_nodes;
   for (uint64_t c : consumers) anchor_nodes.push_back(s.info(c)->node);
   s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, true, index));
@@ -321,7 +281,7 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   // Step 3. Rewrite.
   Block block_ref = s.info(block_sid)->realize->block;
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
-  remove_block(s, block_sid);
+  remove_from_scope(s, block_sid, nullptr);
   std::vector<const StmtNode*> anchor_nodes;
   for (uint64_t p : producers) anchor_nodes.push_back(s.info(p)->node);
   s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, false, index));
