@@ -718,7 +718,17 @@ TypeRef make_schedule_type() {
     record(sch, {"RFactor", "rfactor", {}, {{"loop", ref_of(a[1])}, {"factor_axis", TraceArg::of_int(axis)}}, {rv_of(out)}, false});
     return out;
   }, "rfactor(loop, factor_axis) -> BlockRV: factorize the reduction along loop into a new buffer X_rf.");
-  for (const char* name : {"blockize", "tensorize"}) {
+  t->def("blockize", "self, target, preserve_unit_iters=True", [](Interpreter&, Args& a) {
+    ScheduleValue& sch = self(a);
+    if (a[1].as<script::List>()) raise(ExcKind::NotImplementedError, "not supported yet: blockize of a list of blocks (pass a loop)");
+    uint64_t loop = loop_arg(a, 1);
+    bool preserve = a.get_bool(2);
+    uint64_t outer = run(sch, [&] { return schedule::blockize(sch.state, loop, preserve); });
+    Value out = make_rv(RVNode::Kind::Block, outer);
+    record(sch, {"Blockize", "blockize", {}, {{"target", ref_of(a[1])}, {"preserve_unit_iters", TraceArg::of_bool(preserve)}}, {rv_of(out)}, false});
+    return out;
+  }, "blockize(target, preserve_unit_iters=True) -> BlockRV: wrap the subtree under a loop into an outer block X_o.");
+  for (const char* name : {"tensorize"}) {
     not_supported(*t, name);
   }
   return t;

@@ -24,6 +24,9 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop, const std::vector<s
 uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loops, bool preserve_unit_iters);
 void reorder(ScheduleState& s, const std::vector<uint64_t>& loops);
 
+// Blocks (primitive/blockize.cc): returns the outer block.
+uint64_t blockize(ScheduleState& s, uint64_t loop, bool preserve_unit_iters);
+
 // Compute location (primitive/compute_at.cc). `index`: -1 the last valid position, -2 the
 // first, k >= 0 that position in the loop body.
 void compute_at(ScheduleState& s, uint64_t block, uint64_t loop, bool preserve_unit_loops, int64_t index);
