@@ -217,4 +217,23 @@ void ScheduleState::replace(uint64_t sid, const Stmt& replacement) {
   rebuild_index();
 }
 
+void ScheduleState::replace_param_buffer(const std::string& func, const Buffer& from, const Buffer& to) {
+  auto copy = std::make_shared<IRModuleNode>(*mod_);
+  bool found = false;
+  for (auto& [name, f] : copy->functions) {
+    if (name != func) continue;
+    auto changed = std::make_shared<PrimFuncNode>(*f);
+    for (auto& [param, buffer] : changed->buffer_map) {
+      if (buffer == from) {
+        buffer = to;
+        found = true;
+      }
+    }
+    f = changed;
+  }
+  TSCH_INTERNAL_CHECK(found, "replace_param_buffer did not find the parameter");
+  mod_ = copy;
+  rebuild_index();
+}
+
 }  // namespace tsch::schedule

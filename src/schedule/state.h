@@ -48,6 +48,9 @@ class ScheduleState {
   // Replaces the loop or block (its BlockRealize) `sid` by `replacement` and rebuilds the
   // path to the function root; everything else stays shared.
   void replace(uint64_t sid, const ir::Stmt& replacement);
+  // Rebinds the parameter buffer `from` of function `func` to `to` (a relayout of a
+  // parameter); the body is rewritten separately through replace().
+  void replace_param_buffer(const std::string& func, const ir::Buffer& from, const ir::Buffer& to);
 
  private:
   void rebuild_index();

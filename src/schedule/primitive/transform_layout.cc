@@ -1,6 +1,7 @@
 // transform_layout: re-index a buffer through an index map (`lambda i, j: (i // 16, j, i % 16)`),
 // changing its shape and every access, read/write region and allocation (TVM's
-// TransformLayout). The map must be a bijective affine map of the buffer's index space.
+// TransformLayout), or the parameter's buffer_map entry. The map must be a bijective
+// affine map of the buffer's index space.
 #include <fmt/format.h>
 
 #include "arith/int_set.h"
@@ -92,8 +93,13 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   for (uint64_t b : s.blocks_in(func)) {
     for (const auto& a : s.block(b)->alloc_buffers) allocated |= a == buffer;
   }
-  if (!allocated) {
-    fail("transform_layout", {block_sid}, "not supported yet: transform_layout of a function parameter (" + buffer->name + ")");
+  bool is_param = false;
+  for (const auto& [name, f] : s.mod()->functions) {
+    if (name != func) continue;
+    for (const auto& [param, b] : f->buffer_map) is_param |= b == buffer;
+  }
+  if (!allocated && !is_param) {
+    fail("transform_layout", {block_sid}, "Buffer " + buffer->name + " is neither allocated in nor a parameter of function " + func);
   }
   if (params.size() != buffer->shape.size()) {
     fail("transform_layout", {block_sid},
@@ -125,6 +131,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   Stmt new_root = relayout.mutate(Stmt(std::make_shared<BlockNode>(*root_block)));
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
+  if (is_param) s.replace_param_buffer(func, buffer, changed);
 }
 
 }  // namespace tsch::schedule
