@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "bindings/ir_values.h"
+#include "bindings/stmt_values.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
@@ -235,8 +236,8 @@ TypeRef make_schedule_type() {
     if (rv->rv->kind == RVNode::Kind::Expr) return Value::integer(rv->rv->value);
     const schedule::NodeInfo* info = self(a).state.info(rv->rv->sid);
     if (!info) raise(ExcKind::ValueError, "get: the handle is no longer in the schedule");
-    // The loop or block as TVMScript text (a non-owning view: the state keeps the node alive).
-    return script::make_str(ir::script(ir::Stmt(std::shared_ptr<const ir::StmtNode>{}, info->node)));
+    // The loop or block itself, kept alive by the module it is part of now.
+    return wrap(ir::Stmt(self(a).state.mod(), info->node));
   });
 
   // ---- queries

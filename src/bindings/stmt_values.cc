@@ -1,0 +1,100 @@
+// tvm.tir.For / tvm.tir.Block values. Fields follow TVM's Python names; a For's `kind` is
+// the integer of TVM's ForKind enum (SERIAL=0 ... THREAD_BINDING=4).
+#include "bindings/stmt_values.h"
+
+#include "bindings/ir_values.h"
+#include "ir/printer.h"
+#include "script/types.h"
+
+namespace tsch::bindings {
+
+
+using script::TypeObject;
+using script::TypeRef;
+
+namespace {
+
+TypeRef make_type(const char* name) {
+  auto t = std::make_shared<TypeObject>(name);
+  t->set_module("tvm.tir");
+  t->def("script", "self", [](Interpreter& interp, script::Args& a) {
+    return script::make_str(a[0].as<StmtValue>()->repr_hook(interp));
+  }, "script(): the statement as TVMScript text.");
+  t->def("show", "self", [](Interpreter& interp, script::Args& a) {
+    interp.write_stdout(a[0].as<StmtValue>()->repr_hook(interp) + "\n");
+    return Value();
+  }, "show(): print the statement as TVMScript.");
+  return t;
+}
+
+TypeRef for_type() {
+  static TypeRef t = make_type("For");
+  return t;
+}
+TypeRef block_type() {
+  static TypeRef t = make_type("Block");
+  return t;
+}
+TypeRef stmt_type() {
+  static TypeRef t = make_type("Stmt");
+  return t;
+}
+
+// A child node kept alive by the parent's owner.
+Value child(const ir::Stmt& owner, const ir::Stmt& node) {
+  if (!node) return Value();
+  return wrap(ir::Stmt(owner, node.get()));
+}
+
+Value buffers(const std::vector<ir::Buffer>& list) {
+  std::vector<Value> out;
+  for (const auto& b : list) out.push_back(wrap(b));
+  return script::make_list(std::move(out));
+}
+
+}  // namespace
+
+Value wrap(ir::Stmt s) { return Value(std::make_shared<StmtValue>(std::move(s))); }
+
+TypeObject* StmtValue::type() const {
+  if (ir::as<ir::ForNode>(stmt)) return for_type().get();
+  if (ir::as<ir::BlockNode>(stmt)) return block_type().get();
+  return stmt_type().get();
+}
+
+std::string StmtValue::repr_hook(Interpreter&) {
+  std::string text = ir::script(stmt);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
+  const std::string& field = symbol_name(name);
+  if (auto* loop = ir::as<ir::ForNode>(stmt)) {
+    if (field == "loop_var") out = wrap(ir::PrimExpr(loop->loop_var));
+    else if (field == "min") out = wrap(loop->min);
+    else if (field == "extent") out = wrap(loop->extent);
+    else if (field == "kind") out = Value::integer(static_cast<int64_t>(loop->for_kind));
+    else if (field == "thread_binding") out = loop->thread_tag.empty() ? Value() : script::make_str(loop->thread_tag);
+    else if (field == "body") out = child(stmt, loop->body);
+    else return false;
+    return true;
+  }
+  if (auto* block = ir::as<ir::BlockNode>(stmt)) {
+    if (field == "name_hint") out = script::make_str(block->name);
+    else if (field == "body") out = child(stmt, block->body);
+    else if (field == "init") out = child(stmt, block->init);
+    else if (field == "alloc_buffers") out = buffers(block->alloc_buffers);
+    else if (field == "iter_vars") {
+      std::vector<Value> vars;
+      for (const auto& iv : block->iter_vars) vars.push_back(wrap(ir::PrimExpr(iv.var)));
+      out = script::make_list(std::move(vars));
+    } else {
+      return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace tsch::bindings
