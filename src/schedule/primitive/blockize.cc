@@ -55,7 +55,6 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
   uint64_t block_sid = blocks[0];
   const BlockNode* block = s.block(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  if (!is_one(realize->predicate)) fail("blockize", {block_sid}, "not supported yet: blockize of a block with a T.where predicate");
   std::vector<uint64_t> all = s.enclosing_loops(block_sid);
   std::unordered_set<const VarNode*> inner_vars;
   bool inside = false;
@@ -76,6 +75,22 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
       inner_loops.push_back(f);
     }
   }
+  // A T.where predicate goes with the loops it tests: over outer loops only it guards the
+  // outer block, over inner loops only it stays on the inner block.
+  PrimExpr outer_predicate = make_bool(true), inner_predicate = make_bool(true);
+  if (!is_one(realize->predicate)) {
+    bool uses_inner = uses_var(realize->predicate, [&](const VarNode* v) { return inner_vars.count(v) > 0; });
+    bool uses_outer = uses_var(realize->predicate, [&](const VarNode* v) { return extents.count(v) > 0 && inner_vars.count(v) == 0; });
+    if (uses_inner && uses_outer) {
+      fail("blockize", {block_sid},
+           "The bindings of the inner block can not be blockized: the predicate " + ir::script(realize->predicate) +
+               " tests both loops inside and outside the blockized loop");
+    }
+    if (uses_inner && block->init) {
+      fail("blockize", {block_sid}, "not supported yet: blockize of a reduction block whose predicate tests the inner loops");
+    }
+    (uses_inner ? inner_predicate : outer_predicate) = realize->predicate;
+  }
   arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, false);
   if (!map.ok) fail("blockize", {block_sid}, "The bindings of the inner block can not be blockized: a binding " + map.error);
   struct Division {
@@ -87,6 +102,8 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
     const arith::IterSum& sum = map.sums[i];
     DataType t = realize->iter_values[i]->dtype;
     Division d{make_int(0, t), make_int(0, t), 1, 1};
+    // Terms collected innermost first, summed outermost first (`i_0 * 16 + i_1`).
+    std::vector<PrimExpr> outer_terms, inner_terms;
     bool seen_outer = false;
     for (const auto& split : sum.splits) {  // innermost digit first
       bool is_inner = inner_vars.count(split.source) > 0;
@@ -97,13 +114,21 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
       }
       PrimExpr value = split_value(split, loop_of.at(split.source));
       if (is_inner) {
-        d.inner = add(d.inner, mul(value, make_int(split.scale, t)));
+        inner_terms.push_back(mul(value, make_int(split.scale, t)));
         d.inner_extent *= split.extent;
       } else {
         seen_outer = true;
-        d.outer = add(d.outer, mul(value, make_int(split.scale / d.inner_extent, t)));
+        outer_terms.push_back(mul(value, make_int(split.scale / d.inner_extent, t)));
         d.outer_extent *= split.extent;
       }
+    }
+    for (size_t k = outer_terms.size(); k-- > 0;) d.outer = is_zero(d.outer) ? outer_terms[k] : add(d.outer, outer_terms[k]);
+    for (size_t k = inner_terms.size(); k-- > 0;) d.inner = is_zero(d.inner) ? inner_terms[k] : add(d.inner, inner_terms[k]);
+    // An imperfect split covers more than the iterator's domain; the outer iterator only
+    // needs to reach the blocks that exist.
+    int64_t dom_extent;
+    if (as_const_int(block->iter_vars[i].dom.extent, &dom_extent)) {
+      d.outer_extent = std::min(d.outer_extent, (dom_extent + d.inner_extent - 1) / d.inner_extent);
     }
     if (sum.base % d.inner_extent != 0) fail("blockize", {block_sid}, "The bindings of the inner block can not be blockized: offset binding");
     d.outer = arith::simplify(add(d.outer, make_int(sum.base / d.inner_extent, t)));
@@ -229,14 +254,14 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
   }
   // Step 4. Rewrite: the inner loops (keeping their identities) around the inner block form
   // the outer block's body, which replaces the loop.
-  Stmt body = std::make_shared<BlockRealizeNode>(inner_values, make_bool(true), inner_block);
+  Stmt body = std::make_shared<BlockRealizeNode>(inner_values, inner_predicate, inner_block);
   for (size_t k = inner_loops.size(); k-- > 0;) {
     auto copy = std::make_shared<ForNode>(*inner_loops[k]);
     copy->body = body;
     body = copy;
   }
   outer_block->body = body;
-  s.replace(loop_sid, std::make_shared<BlockRealizeNode>(outer_values, make_bool(true), outer_block));
+  s.replace(loop_sid, std::make_shared<BlockRealizeNode>(outer_values, outer_predicate, outer_block));
   return outer_block->sid;
 }
 
