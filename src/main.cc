@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bindings/builtin_modules.h"
-#include "repl/simple_repl.h"
+#include "repl/session.h"
 #include "script/error_report.h"
 #include "script/interpreter.h"
 #include "syntax/parser.h"
@@ -86,8 +86,7 @@ int run(int argc, char** argv) {
   if (args.empty() || args[0] == "-") {
     bool interactive = isatty(STDIN_FILENO) && args.empty();
     if (interactive) {
-      std::printf("tsch %s — type Python/TVMScript; a blank line ends a block; Ctrl-D exits.\n", TSCH_VERSION);
-      return tsch::repl::run_simple_repl(interp, std::cin, true);
+      return tsch::repl::run_session(interp);
     }
     // Piped input runs as one script, so `tsch < file` behaves like `tsch file`.
     std::stringstream text;
@@ -128,6 +127,11 @@ int main(int argc, char** argv) {
   pthread_attr_setstacksize(&attr, 512ul << 20);
   pthread_t thread;
   if (pthread_create(&thread, &attr, thread_main, &job) != 0) return run(argc, argv);
+  // Ctrl-C must reach the worker thread, so that a REPL waiting for input wakes up.
+  sigset_t sigint;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigint, nullptr);
   pthread_join(thread, nullptr);
   std::fflush(stdout);
   return job.status;

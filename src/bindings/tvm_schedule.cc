@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "bindings/ir_values.h"
+#include "bindings/schedule_session.h"
 #include "bindings/stmt_values.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
@@ -965,5 +966,32 @@ void install_schedule(script::Namespace& tir_ns) {
   sched->globals->set(intern("ExprRV"), Value(rv_type(RVNode::Kind::Expr)));
   tir_ns.set(intern("schedule"), Value(sched));
 }
+
+// ---- access for the REPL (schedule_session.h)
+
+bool is_schedule(const Value& v) { return v.as<ScheduleValue>() != nullptr; }
+
+std::string schedule_module_text(const Value& sch) { return ir::script(sch.as<ScheduleValue>()->state.mod()); }
+
+std::string schedule_function_text(const Value& sch, const std::string& func, bool* found) {
+  ir::PrimFunc f = sch.as<ScheduleValue>()->state.mod()->find(func);
+  *found = f != nullptr;
+  return f ? ir::script(f, func) : std::string();
+}
+
+std::string schedule_trace_text(const Value& sch) { return sch.as<ScheduleValue>()->trace.str(); }
+
+std::vector<std::string> schedule_block_names(const Value& sch) {
+  const ScheduleState& state = sch.as<ScheduleValue>()->state;
+  std::vector<std::string> names;
+  for (const auto& [func, f] : state.mod()->functions) {
+    for (uint64_t b : state.blocks_in(func)) names.push_back(state.block(b)->name);
+  }
+  return names;
+}
+
+Value schedule_snapshot(const Value& sch) { return Value(std::make_shared<ScheduleValue>(*sch.as<ScheduleValue>())); }
+
+void schedule_restore(const Value& sch, const Value& snapshot) { *sch.as<ScheduleValue>() = *snapshot.as<ScheduleValue>(); }
 
 }  // namespace tsch::bindings

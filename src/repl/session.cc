@@ -1,0 +1,402 @@
+#include "repl/session.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "bindings/schedule_session.h"
+#include "repl/ir_diff.h"
+#include "repl/line_reader.h"
+#include "script/error_report.h"
+#include "syntax/parser.h"
+
+namespace tsch::repl {
+
+using script::Value;
+
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+class Session {
+ public:
+  explicit Session(script::Interpreter& interp)
+      : interp_(interp),
+        globals_(interp.make_main_globals("")),
+        color_(isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr),
+        reader_([&interp] { return interp.interrupt_requested.exchange(false); }, default_history_path(),
+                [this](const std::string& line) { return complete(interp_, globals_, line, command_names()); }) {}
+
+  int run();
+
+ private:
+  struct Command {
+    const char* name;
+    const char* args;
+    const char* help;
+    void (Session::*handler)(const std::string& arg);
+  };
+  struct Tracked {  // one schedule bound to a global name before a statement
+    std::string name;
+    Value sch, snapshot;
+    std::string text;
+  };
+  struct Step {
+    Value snapshot;    // the schedule before (undo stack) or after (redo stack) the step
+    size_t statement;  // index in saved_ of the statement that made the step, or npos
+  };
+  struct UndoStacks {
+    Value sch;  // keeps the schedule alive while it has history
+    std::vector<Step> undo, redo;
+  };
+  struct Saved {
+    std::string text;
+    bool undone = false;  // written commented out, so the saved script ends where the session did
+  };
+
+  static const std::vector<Command>& commands();
+  static std::vector<std::string> command_names();
+
+  void execute(const std::string& text, bool remember_for_save);
+  std::vector<Tracked> tracked_schedules();
+  void show_change(const std::string& name, const std::string& before, const std::string& after);
+  bool current_schedule(Value& out, std::string& name);
+  void dispatch(const std::string& line);
+  void step_history(bool undo);
+
+  void cmd_help(const std::string& arg);
+  void cmd_quit(const std::string&) { quit_ = true; }
+  void cmd_show(const std::string& arg);
+  void cmd_trace(const std::string&);
+  void cmd_undo(const std::string&) { step_history(true); }
+  void cmd_redo(const std::string&) { step_history(false); }
+  void cmd_diff(const std::string& arg);
+  void cmd_time(const std::string&);
+  void cmd_save(const std::string& arg);
+  void cmd_load(const std::string& arg);
+  void cmd_reset(const std::string&);
+
+  script::Interpreter& interp_;
+  script::NamespaceRef globals_;
+  bool color_;
+  LineReader reader_;
+  bool quit_ = false;
+  int next_line_ = 1;
+  bool diff_on_ = true, diff_full_ = false, timing_ = false;
+  std::vector<Saved> saved_;                      // statements that ran without error
+  std::map<script::Object*, UndoStacks> history_;  // per schedule object
+  script::Object* last_schedule_ = nullptr;       // the one :undo, :trace, :show act on
+};
+
+const std::vector<Session::Command>& Session::commands() {
+  static const std::vector<Command> table = {
+      {":help", "[topic]", "list the commands, or describe one command or schedule primitive (`:help split`)", &Session::cmd_help},
+      {":show", "[func]", "print the current schedule's module (or one function of it)", &Session::cmd_show},
+      {":trace", "", "print the current schedule's trace", &Session::cmd_trace},
+      {":undo", "", "undo the last step of the current schedule", &Session::cmd_undo},
+      {":redo", "", "redo the step :undo took back", &Session::cmd_redo},
+      {":diff", "on|off|full", "after a schedule step show the IR diff folded (on), not at all (off), or unfolded (full)", &Session::cmd_diff},
+      {":time", "", "toggle printing how long each statement took", &Session::cmd_time},
+      {":save", "FILE", "write the statements that ran without error as a runnable .tsch script", &Session::cmd_save},
+      {":load", "FILE", "run a script in this session", &Session::cmd_load},
+      {":reset", "", "forget every name, schedule and undo step", &Session::cmd_reset},
+      {":quit", "", "leave tsch (Ctrl-D does too)", &Session::cmd_quit},
+  };
+  return table;
+}
+
+std::vector<std::string> Session::command_names() {
+  std::vector<std::string> names;
+  for (const auto& c : commands()) names.push_back(c.name);
+  return names;
+}
+
+int Session::run() {
+  std::printf("tsch %s — Python/TVMScript; a blank line ends a block; :help lists commands; Ctrl-D exits.\n", TSCH_VERSION);
+  std::string buffer;
+  while (!quit_) {
+    std::string line;
+    LineReader::Status status = reader_.read(buffer.empty() ? ">>> " : "... ", line);
+    if (status == LineReader::Status::End) break;
+    if (status == LineReader::Status::Interrupted) {
+      buffer.clear();
+      continue;
+    }
+    reader_.remember(line);
+    if (buffer.empty() && !line.empty() && line[0] == ':') {
+      dispatch(line);
+      continue;
+    }
+    bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
+    if (buffer.empty() && blank) continue;
+    buffer += line + "\n";
+    if (is_incomplete_input(buffer)) continue;  // open block (until a blank line) or bracket
+    std::string text = buffer;
+    buffer.clear();
+    execute(text, true);
+  }
+  std::fputs("\n", stdout);
+  return 0;
+}
+
+std::vector<Session::Tracked> Session::tracked_schedules() {
+  std::vector<Tracked> out;
+  for (const auto& [name, v] : globals_->values()) {
+    if (!bindings::is_schedule(v)) continue;
+    bool seen = false;
+    for (const auto& t : out) seen |= t.sch.object() == v.object();
+    if (!seen) out.push_back({symbol_name(name), v, Value(), bindings::schedule_module_text(v)});
+  }
+  return out;
+}
+
+void Session::execute(const std::string& text, bool remember_for_save) {
+  std::vector<Tracked> before = tracked_schedules();
+  for (auto& t : before) t.snapshot = bindings::schedule_snapshot(t.sch);
+  int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  const SourceFile* source = SourceFile::make("<stdin>", text, next_line_);
+  next_line_ += lines;
+  auto start = std::chrono::steady_clock::now();
+  int status = script::run_reporting_errors(interp_, [&] { interp_.exec_source(source, globals_, true); }, color_);
+  double ms = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3;
+  interp_.interrupt_requested = false;
+  std::fflush(stdout);
+  size_t statement = std::string::npos;
+  if (status == 0 && remember_for_save) {
+    statement = saved_.size();
+    saved_.push_back({text});
+  }
+  for (const Tracked& now : tracked_schedules()) {
+    const Tracked* old = nullptr;
+    for (const auto& t : before) {
+      if (t.sch.object() == now.sch.object()) old = &t;
+    }
+    if (!old) {  // a schedule created by this statement becomes the current one
+      last_schedule_ = now.sch.object();
+      continue;
+    }
+    if (old->text == now.text) continue;
+    UndoStacks& h = history_[now.sch.object()];
+    h.sch = now.sch;
+    h.undo.push_back({old->snapshot, statement});
+    h.redo.clear();
+    last_schedule_ = now.sch.object();
+    show_change(now.name, old->text, now.text);
+  }
+  if (timing_) std::printf("(%.3f ms)\n", ms);
+  std::fflush(stdout);
+}
+
+void Session::show_change(const std::string& name, const std::string& before, const std::string& after) {
+  if (!diff_on_) return;
+  DiffStyle style;
+  style.fold = !diff_full_;
+  style.color = color_;
+  std::string diff = render_diff(before, after, style);
+  if (diff.empty()) return;
+  std::printf("%s# %s.mod changed:%s\n%s", color_ ? "\033[2m" : "", name.c_str(), color_ ? "\033[0m" : "", diff.c_str());
+}
+
+bool Session::current_schedule(Value& out, std::string& name) {
+  for (const auto& t : tracked_schedules()) {
+    if (t.sch.object() == last_schedule_ || !last_schedule_) {
+      out = t.sch;
+      name = t.name;
+      return true;
+    }
+  }
+  auto it = history_.find(last_schedule_);
+  if (it != history_.end()) {
+    out = it->second.sch;
+    name = "schedule";
+    return true;
+  }
+  std::fputs("no schedule yet: create one with sch = tvm.tir.Schedule(mod)\n", stderr);
+  return false;
+}
+
+void Session::dispatch(const std::string& line) {
+  size_t space = line.find_first_of(" \t");
+  std::string name = line.substr(0, space);
+  std::string arg = space == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", space) == std::string::npos
+                                                                          ? line.size()
+                                                                          : line.find_first_not_of(" \t", space));
+  while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\t')) arg.pop_back();
+  for (const auto& c : commands()) {
+    if (name == c.name) {
+      (this->*c.handler)(arg);
+      std::fflush(stdout);
+      return;
+    }
+  }
+  std::string best;
+  size_t best_distance = 4;
+  for (const auto& c : commands()) {
+    size_t d = edit_distance(name, c.name);
+    if (d < best_distance) best_distance = d, best = c.name;
+  }
+  std::fprintf(stderr, "unknown command %s%s (:help lists the commands)\n", name.c_str(),
+               best.empty() ? "" : ("; did you mean " + best + "?").c_str());
+}
+
+void Session::step_history(bool undo) {
+  Value sch;
+  std::string name;
+  if (!current_schedule(sch, name)) return;
+  UndoStacks& h = history_[sch.object()];
+  h.sch = sch;
+  std::vector<Step>& from = undo ? h.undo : h.redo;
+  std::vector<Step>& to = undo ? h.redo : h.undo;
+  if (from.empty()) {
+    std::fprintf(stderr, "nothing to %s for %s\n", undo ? "undo" : "redo", name.c_str());
+    return;
+  }
+  std::string before = bindings::schedule_module_text(sch);
+  Step step = from.back();
+  from.pop_back();
+  to.push_back({bindings::schedule_snapshot(sch), step.statement});
+  bindings::schedule_restore(sch, step.snapshot);
+  if (step.statement < saved_.size()) saved_[step.statement].undone = undo;
+  show_change(name, before, bindings::schedule_module_text(sch));
+}
+
+void Session::cmd_help(const std::string& arg) {
+  if (arg.empty()) {
+    std::puts("Type Python/TVMScript statements; expression values are echoed. Commands:");
+    for (const auto& c : commands()) std::printf("  %-7s %-12s %s\n", c.name, c.args, c.help);
+    std::puts("`:help PRIMITIVE` describes a schedule primitive (`:help split`). Tab completes names, attributes and block names.");
+    return;
+  }
+  std::string topic = arg[0] == ':' ? arg : ":" + arg;
+  for (const auto& c : commands()) {
+    if (topic == c.name) {
+      std::printf("%s %s\n  %s\n", c.name, c.args, c.help);
+      return;
+    }
+  }
+  // A schedule primitive: its signature and description from the Schedule class.
+  script::NamespaceRef scratch = interp_.make_main_globals("");
+  std::string code = "import tvm\n__doc = tvm.tir.Schedule." + arg + ".__doc__\n";
+  bool found = true;
+  try {
+    interp_.exec_source(SourceFile::make("<help>", code), scratch);
+  } catch (...) {
+    found = false;
+  }
+  Value* doc = found ? scratch->find(intern("__doc")) : nullptr;
+  if (!doc || doc->is_none() || interp_.str(*doc).empty()) {
+    std::fprintf(stderr, "no help for '%s': :help lists the commands; primitives are the methods of tvm.tir.Schedule\n", arg.c_str());
+    return;
+  }
+  std::printf("%s\n", interp_.str(*doc).c_str());
+}
+
+void Session::cmd_show(const std::string& arg) {
+  Value sch;
+  std::string name;
+  if (!current_schedule(sch, name)) return;
+  if (arg.empty()) {
+    std::fputs(bindings::schedule_module_text(sch).c_str(), stdout);
+    return;
+  }
+  bool found = false;
+  std::string text = bindings::schedule_function_text(sch, arg, &found);
+  if (!found) {
+    std::fprintf(stderr, "no function named '%s' in %s.mod\n", arg.c_str(), name.c_str());
+    return;
+  }
+  std::fputs(text.c_str(), stdout);
+}
+
+void Session::cmd_trace(const std::string&) {
+  Value sch;
+  std::string name;
+  if (!current_schedule(sch, name)) return;
+  std::string text = bindings::schedule_trace_text(sch);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  std::fputs(text.c_str(), stdout);
+}
+
+void Session::cmd_diff(const std::string& arg) {
+  if (arg == "on") diff_on_ = true, diff_full_ = false;
+  else if (arg == "off") diff_on_ = false;
+  else if (arg == "full") diff_on_ = true, diff_full_ = true;
+  else if (!arg.empty()) return (void)std::fputs(":diff takes on, off or full\n", stderr);
+  std::printf("diff: %s\n", !diff_on_ ? "off" : diff_full_ ? "full" : "on");
+}
+
+void Session::cmd_time(const std::string&) {
+  timing_ = !timing_;
+  std::printf("timing: %s\n", timing_ ? "on" : "off");
+}
+
+void Session::cmd_save(const std::string& arg) {
+  if (arg.empty()) return (void)std::fputs(":save needs a file name\n", stderr);
+  std::ofstream out(arg);
+  size_t written = 0;
+  for (const auto& s : saved_) {
+    if (!s.undone) {
+      out << s.text;
+      ++written;
+      continue;
+    }
+    std::istringstream lines(s.text);
+    for (std::string line; std::getline(lines, line);) out << "# undone: " << line << "\n";
+  }
+  if (!out) return (void)std::fprintf(stderr, "%s: error: cannot write file: %s\n", arg.c_str(), std::strerror(errno));
+  std::printf("saved %zu statements to %s\n", written, arg.c_str());
+}
+
+void Session::cmd_load(const std::string& arg) {
+  if (arg.empty()) return (void)std::fputs(":load needs a file name\n", stderr);
+  std::ifstream in(arg, std::ios::binary);
+  if (!in) return (void)std::fprintf(stderr, "%s: error: cannot open file: %s\n", arg.c_str(), std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string body = text.str();
+  if (!body.empty() && body.back() != '\n') body += '\n';
+  std::vector<Tracked> before = tracked_schedules();
+  const SourceFile* source = SourceFile::make(arg, body);
+  int status = script::run_reporting_errors(interp_, [&] { interp_.exec_source(source, globals_); }, color_);
+  interp_.interrupt_requested = false;
+  if (status == 0) saved_.push_back({body});
+  for (const auto& t : tracked_schedules()) last_schedule_ = t.sch.object();
+  (void)before;
+}
+
+void Session::cmd_reset(const std::string&) {
+  globals_ = interp_.make_main_globals("");
+  saved_.clear();
+  history_.clear();
+  last_schedule_ = nullptr;
+  std::puts("session reset");
+}
+
+}  // namespace
+
+int run_session(script::Interpreter& interp) {
+  Session session(interp);
+  return session.run();
+}
+
+}  // namespace tsch::repl

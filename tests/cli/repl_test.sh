@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The REPL session (issue 6), driven through tmux in a real terminal: paste the seed
+# mm_relu module, apply primitives one at a time and check the IR diffs, :undo / :redo,
+# completion of attributes and block names, an error mid-session, Ctrl-C of the line being
+# typed and of a running statement, :save and re-running the saved script, history.
+# usage: repl_test.sh TSCH
+set -uo pipefail
+tsch=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+if ! command -v tmux > /dev/null; then
+  echo "SKIP repl tests: tmux is not installed"
+  exit 0
+fi
+work=$(mktemp -d)
+T="tmux -L tsch_repl_test"
+trap '$T kill-server 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work"
+passed=0
+failed=0
+contains() {  # contains NAME NEEDLE HAYSTACK
+  if [[ "$3" == *"$2"* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s: %q not found in\n%s\n' "$1" "$2" "$3"
+  fi
+}
+lacks() {  # lacks NAME NEEDLE HAYSTACK
+  if [[ "$3" != *"$2"* ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s: %q unexpectedly in\n%s\n' "$1" "$2" "$3"
+  fi
+}
+screen() { $T capture-pane -p -J -t repl -S -1000; }
+# The screen from the last occurrence of the prompt line `>>> $1` on.
+since() { screen | awk -v m=">>> $1" '$0 == m { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }'; }
+prompts() { screen | grep -c '^>>>'; }
+wait_prompt() {  # until more than $1 prompts are on screen and the last line is an empty one
+  for _ in $(seq 100); do
+    if [ "$(prompts)" -gt "${1:-0}" ] && [ "$(screen | sed 's/ *$//' | grep -v '^$' | tail -1)" == ">>>" ]; then return; fi
+    sleep 0.1
+  done
+  echo "timed out waiting for the prompt"
+}
+send() {
+  local n
+  n=$(prompts)
+  $T send-keys -t repl -l "$1"
+  $T send-keys -t repl Enter
+  wait_prompt "$n"
+}
+
+$T new-session -d -s repl -x 250 -y 60 "HOME=$work NO_COLOR=1 $tsch"
+$T set-option -t repl remain-on-exit on > /dev/null
+wait_prompt
+n=$(prompts)
+$T load-buffer "$here/mm_relu_module.tsch"
+$T paste-buffer -t repl
+wait_prompt "$n"
+send 'sch = tvm.tir.Schedule(MyModule)'
+send 'block_Y = sch.get_block("Y", func_name="mm_relu")'
+send 'i, j, k = sch.get_loops(block_Y)'
+send 'j0, j1 = sch.split(j, factors=[None, 4])'
+out=$(since 'j0, j1 = sch.split(j, factors=[None, 4])')
+contains "split shows what changed" "# sch.mod.changed:" "${out/mod changed/mod.changed}"
+contains "split: old loop line" "-         for i, j, k in T.grid(128, 128, 128):" "$out"
+contains "split: new loop line" "+         for i, j_0, j_1, k in T.grid(128, 32, 4, 128):" "$out"
+contains "unchanged stretches fold" "  ..." "$out"
+lacks "unchanged block C is folded away" 'with T.block("C")' "$out"
+
+send 'sch.reorder(j0, k, j1)'
+contains "reorder diff" "+         for i, j_0, k, j_1 in T.grid(128, 32, 128, 4):" "$(since 'sch.reorder(j0, k, j1)')"
+send 'block_C = sch.get_block("C", "mm_relu")'
+send 'sch.reverse_compute_at(block_C, j0)'
+contains "reverse_compute_at diff" "+             for ax0 in range(4):" "$(since 'sch.reverse_compute_at(block_C, j0)')"
+send ':undo'
+out=$(since ':undo')
+contains ":undo shows the step going away" "-             for ax0 in range(4):" "$out"
+send ':redo'
+contains ":redo brings it back" "+             for ax0 in range(4):" "$(since ':redo')"
+send ':undo'
+send 'sch.reverse_compute_at(block_C, j0)'
+
+# An error mid-session leaves everything defined before.
+send 'sch.get_block("nope")'
+contains "error is reported" "error:" "$(since 'sch.get_block("nope")')"
+send 'sch.decompose_reduction(block_Y, k)'
+contains "decompose_reduction after an error" '+                 with T.block("Y_init"):' "$(since 'sch.decompose_reduction(block_Y, k)')"
+send ':trace'
+contains ":trace prints the trace" "sch.decompose_reduction(block=" "$(since ':trace')"
+send ':undi'
+contains "unknown command suggests" "did you mean :undo?" "$(since ':undi')"
+
+# Completion: attributes after a dot, block names inside get_block(".
+$T send-keys -t repl -l 'sch.decompose_red'
+$T send-keys -t repl Tab
+sleep 0.3
+contains "completes a primitive" ">>> sch.decompose_reduction" "$(screen)"
+n=$(prompts)
+$T send-keys -t repl C-c
+wait_prompt "$n"
+$T send-keys -t repl -l 'sch.get_block("'
+$T send-keys -t repl Tab Tab
+sleep 0.3
+contains "completes block names" "Y_update" "$(screen | tail -4)"
+n=$(prompts)
+$T send-keys -t repl C-c
+wait_prompt "$n"
+# Ctrl-C cancels the line being typed and interrupts a running statement.
+$T send-keys -t repl -l 'x = 1 +'
+n=$(prompts)
+$T send-keys -t repl C-c
+wait_prompt "$n"
+send 'x = 41'
+send 'x + 1'
+contains "Ctrl-C cancels the line" "42" "$(since 'x + 1')"
+$T send-keys -t repl -l 'while True: pass'
+$T send-keys -t repl Enter
+sleep 0.5
+n=$(prompts)
+$T send-keys -t repl C-c
+wait_prompt "$n"
+send 'x'
+contains "Ctrl-C interrupts a running statement" "KeyboardInterrupt" "$(screen)"
+contains "state survives Ctrl-C" "41" "$(since 'x')"
+
+# :save writes a script that reproduces the session's final IR (undone steps commented out).
+send ":save $work/session.tsch"
+send 'print("BEGIN")'
+send ':show'
+repl_ir=$(since ':show' | sed '1d;/^>>>/,$d')
+echo 'sch.mod.show()' >> session.tsch
+script_ir=$("$tsch" session.tsch 2>&1)
+if [ "$repl_ir" == "$script_ir" ] && [ -n "$script_ir" ]; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); printf 'FAIL saved script reproduces the IR\n--- repl\n%s\n--- script\n%s\n' "$repl_ir" "$script_ir"; fi
+contains "undone steps are commented out" "# undone: sch.reverse_compute_at(block_C, j0)" "$(cat session.tsch)"
+
+$T send-keys -t repl C-d
+sleep 0.5
+contains "history is kept" ":trace" "$(cat "$work/.tsch_history" 2>/dev/null)"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
