@@ -2,6 +2,8 @@
 // lines at most, so the quadratic table is instant and needs no library).
 #include "repl/ir_diff.h"
 
+#include "repl/highlight.h"
+
 #include <sstream>
 #include <vector>
 
@@ -75,7 +77,7 @@ std::string render_diff(const std::string& before, const std::string& after, con
       continue;
     }
     folded = false;
-    if (e.op == Op::Keep) out += "  " + *e.line + "\n";
+    if (e.op == Op::Keep) out += "  " + (style.color ? highlight_line(*e.line) : *e.line) + "\n";
     if (e.op == Op::Add) out += std::string(green) + "+ " + *e.line + reset + "\n";
     if (e.op == Op::Remove) out += std::string(red) + "- " + *e.line + reset + "\n";
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bindings/schedule_session.h"
+#include "repl/highlight.h"
 #include "repl/ir_diff.h"
 #include "repl/line_reader.h"
 #include "script/error_report.h"
@@ -316,7 +317,8 @@ void Session::cmd_show(const std::string& arg) {
   std::string name;
   if (!current_schedule(sch, name)) return;
   if (arg.empty()) {
-    std::fputs(bindings::schedule_module_text(sch).c_str(), stdout);
+    std::string text = bindings::schedule_module_text(sch);
+    std::fputs((color_ ? highlight(text) : text).c_str(), stdout);
     return;
   }
   bool found = false;
@@ -325,7 +327,7 @@ void Session::cmd_show(const std::string& arg) {
     std::fprintf(stderr, "no function named '%s' in %s.mod\n", arg.c_str(), name.c_str());
     return;
   }
-  std::fputs(text.c_str(), stdout);
+  std::fputs((color_ ? highlight(text) : text).c_str(), stdout);
 }
 
 void Session::cmd_trace(const std::string&) {
