@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "bindings/ir_values.h"
+#include "bindings/schedule_help.h"
 #include "bindings/schedule_session.h"
 #include "bindings/stmt_values.h"
 #include "ir/printer.h"
@@ -732,6 +733,12 @@ TypeRef make_schedule_type() {
   }, "blockize(target, preserve_unit_iters=True) -> BlockRV: wrap the subtree under a loop into an outer block X_o.");
   for (const char* name : {"tensorize"}) {
     not_supported(*t, name);
+  }
+  // Append each primitive's checks and example to its one-line description.
+  for (const auto& [symbol, value] : t->dict().values()) {
+    auto* fn = value.as<script::NativeFunction>();
+    std::string more = schedule_primitive_help(symbol_name(symbol));
+    if (fn && !more.empty()) fn->doc += "\n" + more;
   }
   return t;
 }

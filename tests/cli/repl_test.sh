@@ -90,6 +90,11 @@ send 'sch.decompose_reduction(block_Y, k)'
 contains "decompose_reduction after an error" '+                 with T.block("Y_init"):' "$(since 'sch.decompose_reduction(block_Y, k)')"
 send ':trace'
 contains ":trace prints the trace" "sch.decompose_reduction(block=" "$(since ':trace')"
+send ':help split'
+out=$(since ':help split')
+contains ":help gives the signature" "split(loop, factors" "$out"
+contains ":help gives the checks" "checks: " "$out"
+contains ":help gives an example" "example:" "$out"
 send ':undi'
 contains "unknown command suggests" "did you mean :undo?" "$(since ':undi')"
 
