@@ -16,6 +16,7 @@
 #include "repl/ir_diff.h"
 #include "repl/line_reader.h"
 #include "script/error_report.h"
+#include "script/exceptions.h"
 #include "syntax/parser.h"
 
 namespace tsch::repl {
@@ -39,11 +40,18 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+// The session's namespace: a script's, plus Python's interactive exit() and quit().
+script::NamespaceRef new_globals(script::Interpreter& interp) {
+  script::NamespaceRef globals = interp.make_main_globals("");
+  interp.exec_source(SourceFile::make("<session>", "from sys import exit\nfrom sys import exit as quit\n"), globals);
+  return globals;
+}
+
 class Session {
  public:
   explicit Session(script::Interpreter& interp)
       : interp_(interp),
-        globals_(interp.make_main_globals("")),
+        globals_(new_globals(interp)),
         color_(isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr),
         reader_([&interp] { return interp.interrupt_requested.exchange(false); }, default_history_path(),
                 [this](const std::string& line) { return complete(interp_, globals_, line, command_names()); }) {}
@@ -102,6 +110,7 @@ class Session {
   bool color_;
   LineReader reader_;
   bool quit_ = false;
+  int exit_status_ = 0;
   int next_line_ = 1;
   bool diff_on_ = true, diff_full_ = false, timing_ = false;
   std::vector<Saved> saved_;                      // statements that ran without error
@@ -157,7 +166,7 @@ int Session::run() {
     execute(text, true);
   }
   std::fputs("\n", stdout);
-  return 0;
+  return exit_status_;
 }
 
 std::vector<Session::Tracked> Session::tracked_schedules() {
@@ -178,12 +187,24 @@ void Session::execute(const std::string& text, bool remember_for_save) {
   const SourceFile* source = SourceFile::make("<stdin>", text, next_line_);
   next_line_ += lines;
   auto start = std::chrono::steady_clock::now();
-  int status = script::run_reporting_errors(interp_, [&] { interp_.exec_source(source, globals_, true); }, color_);
+  bool exiting = false;  // sys.exit(), exit() and quit() end the session as in Python
+  int status = script::run_reporting_errors(interp_, [&] {
+    try {
+      interp_.exec_source(source, globals_, true);
+    } catch (const script::ScriptError& e) {
+      exiting = e.exception.type()->is_subtype_of(script::exception_type(script::ExcKind::SystemExit));
+      throw;
+    }
+  }, color_);
+  if (exiting) {
+    quit_ = true;
+    exit_status_ = status;
+  }
   double ms = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3;
   interp_.interrupt_requested = false;
   std::fflush(stdout);
   size_t statement = std::string::npos;
-  if (status == 0 && remember_for_save) {
+  if (status == 0 && remember_for_save && !exiting) {
     statement = saved_.size();
     saved_.push_back({text});
   }
@@ -387,7 +408,7 @@ void Session::cmd_load(const std::string& arg) {
 }
 
 void Session::cmd_reset(const std::string&) {
-  globals_ = interp_.make_main_globals("");
+  globals_ = new_globals(interp_);
   saved_.clear();
   history_.clear();
   last_schedule_ = nullptr;

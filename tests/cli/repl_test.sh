@@ -146,5 +146,14 @@ $T send-keys -t repl C-d
 sleep 0.5
 contains "history is kept" ":trace" "$(cat "$work/.tsch_history" 2>/dev/null)"
 
+# exit(n) ends the session with that status, as in Python.
+$T kill-session -t repl
+$T new-session -d -s repl -x 100 -y 20 "HOME=$work NO_COLOR=1 $tsch; echo \"exit status \$?\"; sleep 5"
+wait_prompt
+$T send-keys -t repl -l 'exit(3)'
+$T send-keys -t repl Enter
+sleep 0.5
+contains "exit() ends the session" "exit status 3" "$(screen)"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
