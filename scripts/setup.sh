@@ -8,7 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   default-jre-headless antlr4 libantlr4-runtime-dev uuid-dev
   libfmt-dev catch2 libreadline-dev libjemalloc-dev
-  tmux
+  # tmux drives the REPL tests; vim runs the syntax tests headless
+  tmux vim
 )
 missing=()
 for p in "${packages[@]}"; do
