@@ -23,6 +23,21 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# Editor tests: the TextMate grammar checker from npm (pinned by a lock file).
+if ! command -v npm > /dev/null; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends nodejs npm
+fi
+tools=build/npm-tools
+if [ ! -x "$tools/node_modules/.bin/vscode-tmgrammar-test" ] ||
+   ! cmp -s tests/editors/vscode/tools/package-lock.json "$tools/package-lock.json"; then
+  mkdir -p "$tools"
+  cp tests/editors/vscode/tools/package.json tests/editors/vscode/tools/package-lock.json "$tools/"
+  (cd "$tools" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 jobs=$(nproc 2>/dev/null || echo 2)
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release

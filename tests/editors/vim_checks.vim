@@ -83,7 +83,7 @@ for s:file in g:example_files
         let s:got = s:GroupAt(s:lnum, s:col + 1)
         let s:word = matchstr(s:text, '\h[[:alnum:]_.]*', s:col)
         let s:method_ok = s:group !=# 'tschPrimitive' || index(g:primitives, s:word) >= 0
-        if s:got !=# s:group && s:got !=# 'tschComment' && s:got !=# 'tschString' && s:method_ok
+        if s:got !=# s:group && index(['tschComment', 'tschString', 'tschDecorator'], s:got) < 0 && s:method_ok
           call add(s:failures, printf('%s:%d:%d: %s is %s, expected %s', s:file, s:lnum, s:col + 1, s:word, s:got, s:group))
         endif
         let s:start = s:col + 1
