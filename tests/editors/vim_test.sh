@@ -20,7 +20,7 @@ print(" ".join(n for n in dir(tvm.tir.Schedule) if not n.startswith("_") and n n
 in_syntax=$(sed -n 's/.*syn match tschPrimitive "\\\.\\zs\\(\(.*\)\\)\\ze.*/\1/p' "$root/editors/vim/syntax/tsch.vim" | sed 's/\\|/ /g')
 if [ "$primitives" != "$in_syntax" ]; then
   failed=1
-  printf 'FAIL the Vim primitive list differs from tvm.tir.Schedule\n  tsch: %s\n  vim:  %s\n' "$primitives" "$in_syntax"
+  printf 'FAIL the Vim primitive list differs from tvm.tir.Schedule (run editors/update_primitives.sh)\n  tsch: %s\n  vim:  %s\n' "$primitives" "$in_syntax"
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -24,7 +24,7 @@ print("|".join(n for n in dir(tvm.tir.Schedule) if not n.startswith("_") and n n
 in_grammar=$(grep -o '(?<=\\\\.)([a-z_|]*)' "$grammar" | sed 's/.*(\([a-z_|]*\))$/\1/')
 if [ "$primitives" != "$in_grammar" ]; then
   failed=1
-  printf 'FAIL the grammar primitive list differs from tvm.tir.Schedule\n  tsch:    %s\n  grammar: %s\n' "$primitives" "$in_grammar"
+  printf 'FAIL the grammar primitive list differs from tvm.tir.Schedule (run editors/update_primitives.sh)\n  tsch:    %s\n  grammar: %s\n' "$primitives" "$in_grammar"
 fi
 
 "$bin/vscode-tmgrammar-test" -g "$grammar" "$here/vscode/sample.test.tsch" || failed=1

@@ -1,6 +1,6 @@
 " Vim syntax for tsch scripts: Python keywords, TVMScript decorators and T./R./I./te.
 " builtins, schedule primitives, dtype strings, block names, numbers, strings, comments.
-" The primitive list is checked against tsch's tvm.tir.Schedule by tests/editors/vim_test.sh.
+" The primitive list is written by editors/update_primitives.sh from tsch's tvm.tir.Schedule.
 if exists("b:current_syntax")
   finish
 endif
