@@ -312,7 +312,7 @@ void Session::cmd_help(const std::string& arg) {
   std::string topic = arg[0] == ':' ? arg : ":" + arg;
   for (const auto& c : commands()) {
     if (topic == c.name) {
-      std::printf("%s %s\n  %s\n", c.name, c.args, c.help);
+      std::printf("%s%s%s\n  %s\n", c.name, *c.args ? " " : "", c.args, c.help);
       return;
     }
   }
