@@ -91,39 +91,35 @@ namespace {
 
 class BufferReplacer : public IRMutator {
  public:
-  BufferReplacer(const Buffer& from, const Buffer& to) : from_(from), to_(to) {}
+  BufferReplacer(const Buffer& from, const Buffer& to, const BufferReindex* reindex)
+      : from_(from), to_(to), reindex_(reindex) {}
   PrimExpr mutate(const PrimExpr& e) override {
     PrimExpr out = mutate_children(e);
     if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_) {
-      return std::make_shared<BufferLoadNode>(load->dtype, to_, load->indices);
+      return std::make_shared<BufferLoadNode>(load->dtype, to_, indices(load->indices));
     }
     return out;
   }
   Stmt mutate(const Stmt& s) override {
     Stmt out = mutate_children(s);
     if (auto* store = as<BufferStoreNode>(out); store && store->buffer == from_) {
-      return std::make_shared<BufferStoreNode>(to_, store->value, store->indices);
+      return std::make_shared<BufferStoreNode>(to_, store->value, indices(store->indices));
     }
     if (auto* block = as<BlockNode>(out)) {
       bool touched = false;
       auto copy = std::make_shared<BlockNode>(*block);
+      auto move = [&](BufferRegion& r) {
+        if (r.buffer != from_) return;
+        r = BufferRegion{to_, reindex_ ? reindex_->region(r.region) : r.region};
+        touched = true;
+      };
       for (auto* regions : {&copy->reads, &copy->writes}) {
-        for (auto& r : *regions) {
-          if (r.buffer == from_) {
-            r.buffer = to_;
-            touched = true;
-          }
-        }
+        for (auto& r : *regions) move(r);
       }
+      for (auto& m : copy->match_buffers) move(m.source);
       for (auto& b : copy->alloc_buffers) {
         if (b == from_) {
           b = to_;
-          touched = true;
-        }
-      }
-      for (auto& m : copy->match_buffers) {
-        if (m.source.buffer == from_) {
-          m.source.buffer = to_;
           touched = true;
         }
       }
@@ -133,14 +129,16 @@ class BufferReplacer : public IRMutator {
   }
 
  private:
+  std::vector<PrimExpr> indices(const std::vector<PrimExpr>& in) const { return reindex_ ? reindex_->indices(in) : in; }
   const Buffer& from_;
   const Buffer& to_;
+  const BufferReindex* reindex_;
 };
 
 }  // namespace
 
-Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to) {
-  BufferReplacer r(from, to);
+Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to, const BufferReindex* reindex) {
+  BufferReplacer r(from, to, reindex);
   return r.mutate(s);
 }
 

@@ -2,6 +2,7 @@
 // bindings with simplification, loop construction.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,8 +32,16 @@ ir::Var new_loop_var(const std::string& name, ir::DataType dtype);
 
 namespace tsch::schedule {
 
-// Replaces buffer `from` by `to` in loads, stores, block regions and allocations under `s`.
-ir::Stmt replace_buffer(const ir::Stmt& s, const ir::Buffer& from, const ir::Buffer& to);
+// How accesses move to the replacing buffer when its layout differs (transform_layout).
+struct BufferReindex {
+  std::function<std::vector<ir::PrimExpr>(const std::vector<ir::PrimExpr>&)> indices;
+  std::function<std::vector<ir::Range>(const std::vector<ir::Range>&)> region;
+};
+
+// Replaces buffer `from` by `to` in loads, stores, block regions, allocations and match
+// buffers under `s`, re-indexing accesses through `reindex` when given.
+ir::Stmt replace_buffer(const ir::Stmt& s, const ir::Buffer& from, const ir::Buffer& to,
+                        const BufferReindex* reindex = nullptr);
 
 // A buffer name for a cache in `scope`: A + "shared" -> A_shared, "shared.dyn" -> A_shared_dyn.
 std::string cache_name(const std::string& buffer, const std::string& scope);

@@ -12,6 +12,7 @@
 #include "ir/printer.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
+#include "schedule/utils.h"
 
 namespace tsch::schedule {
 
@@ -19,67 +20,34 @@ using namespace ir;
 
 namespace {
 
-class Relayout : public IRMutator {
- public:
-  Relayout(const Buffer& from, const Buffer& to, const std::vector<Var>& params, const std::vector<PrimExpr>& outputs)
-      : from_(from), to_(to), params_(params), outputs_(outputs) {}
-
-  std::vector<PrimExpr> map(const std::vector<PrimExpr>& indices) const {
+// The index map applied to one access, and to a region (its bounding box).
+BufferReindex through_index_map(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
+  BufferReindex reindex;
+  reindex.indices = [&params, &outputs](const std::vector<PrimExpr>& indices) {
     std::unordered_map<const VarNode*, PrimExpr> vmap;
-    for (size_t i = 0; i < params_.size(); ++i) vmap[params_[i].get()] = indices[i];
+    for (size_t i = 0; i < params.size(); ++i) vmap[params[i].get()] = indices[i];
     std::vector<PrimExpr> out;
-    for (const auto& o : outputs_) out.push_back(arith::simplify(substitute(o, vmap)));
+    for (const auto& o : outputs) out.push_back(arith::simplify(substitute(o, vmap)));
     return out;
-  }
-
-  BufferRegion map_region(const BufferRegion& r) const {
+  };
+  reindex.region = [&params, &outputs](const std::vector<Range>& region) {
     arith::VarDomain dom;
-    for (size_t i = 0; i < params_.size(); ++i) dom[params_[i].get()] = arith::interval_of(r.region[i]);
-    BufferRegion out{to_, {}};
-    for (const auto& o : outputs_) out.region.push_back(arith::range_of(arith::eval_interval(o, dom)));
+    for (size_t i = 0; i < params.size(); ++i) dom[params[i].get()] = arith::interval_of(region[i]);
+    std::vector<Range> out;
+    for (const auto& o : outputs) out.push_back(arith::range_of(arith::eval_interval(o, dom)));
     return out;
-  }
+  };
+  return reindex;
+}
 
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_) {
-      return std::make_shared<BufferLoadNode>(load->dtype, to_, map(load->indices));
+bool is_matched(const ScheduleState& s, const std::string& func, const Buffer& buffer) {
+  for (uint64_t b : s.blocks_in(func)) {
+    for (const auto& m : s.block(b)->match_buffers) {
+      if (m.source.buffer == buffer) return true;
     }
-    return out;
   }
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == from_) {
-      return std::make_shared<BufferStoreNode>(to_, store->value, map(store->indices));
-    }
-    if (auto* block = as<BlockNode>(out)) {
-      auto copy = std::make_shared<BlockNode>(*block);
-      bool touched = false;
-      for (auto* regions : {&copy->reads, &copy->writes}) {
-        for (auto& r : *regions) {
-          if (r.buffer == from_) {
-            r = map_region(r);
-            touched = true;
-          }
-        }
-      }
-      for (auto& b : copy->alloc_buffers) {
-        if (b == from_) {
-          b = to_;
-          touched = true;
-        }
-      }
-      return touched ? Stmt(copy) : out;
-    }
-    return out;
-  }
-
- private:
-  const Buffer& from_;
-  const Buffer& to_;
-  const std::vector<Var>& params_;
-  const std::vector<PrimExpr>& outputs_;
-};
+  return false;
+}
 
 }  // namespace
 
@@ -100,6 +68,9 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   }
   if (!allocated && !is_param) {
     fail("transform_layout", {block_sid}, "Buffer " + buffer->name + " is neither allocated in nor a parameter of function " + func);
+  }
+  if (is_matched(s, func, buffer)) {
+    fail("transform_layout", {block_sid}, "not supported yet: transform_layout of a buffer used by T.match_buffer (" + buffer->name + ")");
   }
   if (params.size() != buffer->shape.size()) {
     fail("transform_layout", {block_sid},
@@ -126,9 +97,8 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   }
   // Step 2. Rewrite the whole function.
   Buffer changed = buffer_with(buffer, buffer->name, shape, buffer->scope);
-  Relayout relayout(buffer, changed, params, outputs);
-  const BlockNode* root_block = s.block(root);
-  Stmt new_root = relayout.mutate(Stmt(std::make_shared<BlockNode>(*root_block)));
+  BufferReindex reindex = through_index_map(params, outputs);
+  Stmt new_root = replace_buffer(Stmt(std::make_shared<BlockNode>(*s.block(root))), buffer, changed, &reindex);
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
   if (is_param) s.replace_param_buffer(func, buffer, changed);
