@@ -12,6 +12,8 @@ namespace tsch::bindings {
 bool is_schedule(const script::Value& v);
 // The TVMScript text of the schedule's module, or of one function of it.
 std::string schedule_module_text(const script::Value& sch);
+// Changes exactly when a primitive changes the module (modules are immutable and shared).
+const void* schedule_module_identity(const script::Value& sch);
 std::string schedule_function_text(const script::Value& sch, const std::string& func, bool* found);
 std::string schedule_trace_text(const script::Value& sch);
 // Names of the blocks of the functions in the schedule, in IR order.

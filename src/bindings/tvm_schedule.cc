@@ -980,6 +980,8 @@ bool is_schedule(const Value& v) { return v.as<ScheduleValue>() != nullptr; }
 
 std::string schedule_module_text(const Value& sch) { return ir::script(sch.as<ScheduleValue>()->state.mod()); }
 
+const void* schedule_module_identity(const Value& sch) { return sch.as<ScheduleValue>()->state.mod().get(); }
+
 std::string schedule_function_text(const Value& sch, const std::string& func, bool* found) {
   ir::PrimFunc f = sch.as<ScheduleValue>()->state.mod()->find(func);
   *found = f != nullptr;

@@ -68,7 +68,7 @@ class Session {
   struct Tracked {  // one schedule bound to a global name before a statement
     std::string name;
     Value sch, snapshot;
-    std::string text;
+    const void* module;  // identity of the schedule's module: printing only when it changed
   };
   struct Step {
     Value snapshot;    // the schedule before (undo stack) or after (redo stack) the step
@@ -175,7 +175,7 @@ std::vector<Session::Tracked> Session::tracked_schedules() {
     if (!bindings::is_schedule(v)) continue;
     bool seen = false;
     for (const auto& t : out) seen |= t.sch.object() == v.object();
-    if (!seen) out.push_back({symbol_name(name), v, Value(), bindings::schedule_module_text(v)});
+    if (!seen) out.push_back({symbol_name(name), v, Value(), bindings::schedule_module_identity(v)});
   }
   return out;
 }
@@ -217,13 +217,13 @@ void Session::execute(const std::string& text, bool remember_for_save) {
       last_schedule_ = now.sch.object();
       continue;
     }
-    if (old->text == now.text) continue;
+    if (old->module == now.module) continue;
     UndoStacks& h = history_[now.sch.object()];
     h.sch = now.sch;
     h.undo.push_back({old->snapshot, statement});
     h.redo.clear();
     last_schedule_ = now.sch.object();
-    show_change(now.name, old->text, now.text);
+    show_change(now.name, bindings::schedule_module_text(old->snapshot), bindings::schedule_module_text(now.sch));
   }
   if (timing_) std::printf("(%.3f ms)\n", ms);
   std::fflush(stdout);
@@ -398,13 +398,11 @@ void Session::cmd_load(const std::string& arg) {
   text << in.rdbuf();
   std::string body = text.str();
   if (!body.empty() && body.back() != '\n') body += '\n';
-  std::vector<Tracked> before = tracked_schedules();
   const SourceFile* source = SourceFile::make(arg, body);
   int status = script::run_reporting_errors(interp_, [&] { interp_.exec_source(source, globals_); }, color_);
   interp_.interrupt_requested = false;
   if (status == 0) saved_.push_back({body});
   for (const auto& t : tracked_schedules()) last_schedule_ = t.sch.object();
-  (void)before;
 }
 
 void Session::cmd_reset(const std::string&) {
