@@ -6,10 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tsch=${1:-$root/build/tsch}
-list=$("$tsch" -c '
-import tvm
-helpers = ["copy", "func_working_on", "get", "mod", "seed", "show", "trace", "work_on"]
-print("|".join(n for n in dir(tvm.tir.Schedule) if not n.startswith("_") and n not in helpers))')
+list=$(bash "$root/editors/list_primitives.sh" "$tsch" '|')
 vim_list=${list//|/\\\\|}
 sed -i "s/^\(syn match tschPrimitive \"\\\\.\\\\zs\\\\(\).*\(\\\\)\\\\ze.*\)$/\1${vim_list}\2/" "$root/editors/vim/syntax/tsch.vim"
 sed -i "s/\((?<=\\\\\\\\.)(\)[a-z_|]*\()\)/\1${list}\2/" "$root/editors/vscode/syntaxes/tsch.tmLanguage.json"

@@ -12,11 +12,7 @@ if ! command -v vim > /dev/null; then
   exit 0
 fi
 failed=0
-# Methods of tvm.tir.Schedule that are not primitives (accessors and session helpers).
-primitives=$("$tsch" -c '
-import tvm
-helpers = ["copy", "func_working_on", "get", "mod", "seed", "show", "trace", "work_on"]
-print(" ".join(n for n in dir(tvm.tir.Schedule) if not n.startswith("_") and n not in helpers))')
+primitives=$(bash "$root/editors/list_primitives.sh" "$tsch" ' ')
 in_syntax=$(sed -n 's/.*syn match tschPrimitive "\\\.\\zs\\(\(.*\)\\)\\ze.*/\1/p' "$root/editors/vim/syntax/tsch.vim" | sed 's/\\|/ /g')
 if [ "$primitives" != "$in_syntax" ]; then
   failed=1

@@ -17,10 +17,7 @@ if [ ! -x "$bin/vscode-tmgrammar-test" ]; then
   exit 1
 fi
 
-primitives=$("$tsch" -c '
-import tvm
-helpers = ["copy", "func_working_on", "get", "mod", "seed", "show", "trace", "work_on"]
-print("|".join(n for n in dir(tvm.tir.Schedule) if not n.startswith("_") and n not in helpers))')
+primitives=$(bash "$root/editors/list_primitives.sh" "$tsch" '|')
 in_grammar=$(grep -o '(?<=\\\\.)([a-z_|]*)' "$grammar" | sed 's/.*(\([a-z_|]*\))$/\1/')
 if [ "$primitives" != "$in_grammar" ]; then
   failed=1
