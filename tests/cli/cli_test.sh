@@ -4,28 +4,11 @@
 # usage: cli_test.sh TSCH
 set -uo pipefail
 tsch=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"; tmux -L tsch_cli_test kill-server 2>/dev/null' EXIT
 cd "$work"
-passed=0
-failed=0
-
-check() {  # check NAME EXPECTED ACTUAL
-  if [ "$2" == "$3" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    printf 'FAIL %s\n--- expected\n%s\n--- actual\n%s\n' "$1" "$2" "$3"
-  fi
-}
-contains() {  # contains NAME NEEDLE HAYSTACK
-  if [[ "$3" == *"$2"* ]]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    printf 'FAIL %s: %q not found in\n%s\n' "$1" "$2" "$3"
-  fi
-}
+source "$here/assert.sh"
 
 check "--version" "tsch 0.1.0" "$("$tsch" --version)"
 contains "--help" "usage: tsch" "$("$tsch" --help)"
@@ -87,5 +70,4 @@ else
   echo "SKIP repl tests: tmux is not installed"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report

@@ -15,24 +15,7 @@ work=$(mktemp -d)
 T="tmux -L tsch_repl_test"
 trap '$T kill-server 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
-passed=0
-failed=0
-contains() {  # contains NAME NEEDLE HAYSTACK
-  if [[ "$3" == *"$2"* ]]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    printf 'FAIL %s: %q not found in\n%s\n' "$1" "$2" "$3"
-  fi
-}
-lacks() {  # lacks NAME NEEDLE HAYSTACK
-  if [[ "$3" != *"$2"* ]]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    printf 'FAIL %s: %q unexpectedly in\n%s\n' "$1" "$2" "$3"
-  fi
-}
+source "$here/assert.sh"
 screen() { $T capture-pane -p -J -t repl -S -1000; }
 # The screen from the last occurrence of the prompt line `>>> $1` on.
 since() { screen | awk -v m=">>> $1" '$0 == m { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }'; }
@@ -155,5 +138,4 @@ $T send-keys -t repl Enter
 sleep 0.5
 contains "exit() ends the session" "exit status 3" "$(screen)"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+report
