@@ -6,10 +6,12 @@ namespace tsch::script {
 
 void register_sys_module();
 void register_math_module();
+void register_time_module();
 }  // namespace tsch::script
 
 namespace tsch::bindings {
 void register_tvm_modules();
+void register_numpy_module();
 }  // namespace tsch::bindings
 
 namespace tsch::script {
@@ -19,7 +21,9 @@ void register_builtin_modules() {
   std::call_once(once, [] {
     register_sys_module();
     register_math_module();
+    register_time_module();
     bindings::register_tvm_modules();
+    bindings::register_numpy_module();
   });
 }
 

@@ -898,7 +898,7 @@ std::string Interpreter::str(const Value& v) {
     return repr(*args);
   }
   Value method;
-  if (!is_builtin_value(v) && type_method(v, "__str__", method)) {
+  if (v.is_object() && type_method(v, "__str__", method)) {
     Value r = call_method(*this, v, method, {});
     if (!r.as<Str>()) raise(ExcKind::TypeError, "__str__ returned non-string (type " + type_name(r) + ")");
     return r.as<Str>()->value;

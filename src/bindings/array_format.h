@@ -1,0 +1,19 @@
+// NumPy-style text of arrays: repr (`array([[1., 2.]], dtype=float32)`) and str
+// (`[[1. 2.]]`), with NumPy's float formatting (shortest unique digits, at most 8 after the
+// point, aligned columns, scientific notation for wide ranges) and summarization of large arrays.
+#pragma once
+
+#include <string>
+
+#include "runtime/ndarray.h"
+
+namespace tsch::bindings {
+
+std::string array_repr(const runtime::NDArray& a);
+std::string array_str(const runtime::NDArray& a);
+// One element as NumPy prints a scalar of that dtype (e.g. "0.1", "3", "True").
+std::string scalar_text(const runtime::NDArray& a, int64_t i);
+// The name NumPy uses for a dtype ("float32", "bool", ...).
+std::string dtype_name(ir::DataType t);
+
+}  // namespace tsch::bindings

@@ -1,0 +1,479 @@
+// numpy.ndarray and tvm.nd.NDArray: conversions, operators, indexing and methods.
+#include "bindings/ndarray_value.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "bindings/array_format.h"
+#include "script/types.h"
+
+namespace tsch::bindings {
+
+using ir::DataType;
+using runtime::BinaryOp;
+using runtime::NDArray;
+using runtime::NDArrayRef;
+using runtime::Shape;
+using script::Args;
+using script::ExcKind;
+using script::raise;
+using script::TypeObject;
+using script::TypeRef;
+
+namespace {
+
+NDArray& self_array(Args& a) { return *a[0].as<ArrayValue>()->array; }
+
+int64_t index_value(const Value& v) {
+  if (v.is_integral()) return v.as_int();
+  if (auto* arr = v.as<ArrayValue>()) {
+    if (arr->array->ndim() == 0 && !arr->array->dtype().is_float()) return arr->array->get_i(0);
+  }
+  raise(ExcKind::TypeError, "'" + Interpreter::type_name(v) + "' object cannot be interpreted as an integer");
+}
+
+// The dtype a Python scalar takes next to an array of type `t` (NumPy 2's weak scalars).
+DataType scalar_dtype(const Value& v, const DataType* t) {
+  if (v.is_bool()) return t ? *t : DataType::bool_();
+  if (v.is_int()) return t && !t->is_bool() ? *t : DataType::int64();
+  return t && t->is_float() ? *t : DataType::float_(64);
+}
+
+NDArrayRef scalar_array(const Value& v, DataType t) {
+  auto a = runtime::make_array(t, {});
+  if (v.is_float()) a->set_f(0, v.as_float());
+  else a->set_i(0, v.as_int());
+  return a;
+}
+
+void nested_shape(Interpreter& interp, const Value& v, size_t depth, Shape& shape, bool& any_float, bool& all_bool) {
+  auto* list = v.as<script::List>();
+  auto* tuple = v.as<script::Tuple>();
+  if (list || tuple) {
+    const auto& items = list ? list->items : tuple->items;
+    if (depth == shape.size()) shape.push_back(static_cast<int64_t>(items.size()));
+    else if (depth > shape.size() || shape[depth] != static_cast<int64_t>(items.size()))
+      raise(ExcKind::ValueError, "setting an array element with a sequence. The requested array has an inhomogeneous shape");
+    for (const auto& item : items) nested_shape(interp, item, depth + 1, shape, any_float, all_bool);
+    return;
+  }
+  if (depth != shape.size()) raise(ExcKind::ValueError, "setting an array element with a sequence. The requested array has an inhomogeneous shape");
+  if (auto* arr = v.as<ArrayValue>()) {
+    if (arr->array->ndim() != 0) raise(ExcKind::ValueError, "not supported yet: arrays nested inside lists");
+    any_float |= arr->array->dtype().is_float();
+    all_bool &= arr->array->dtype().is_bool();
+    return;
+  }
+  if (!v.is_number()) raise(ExcKind::TypeError, "cannot convert " + Interpreter::type_name(v) + " to an array element");
+  any_float |= v.is_float();
+  all_bool &= v.is_bool();
+}
+
+void fill_nested(const Value& v, NDArray& out, int64_t& pos) {
+  auto* list = v.as<script::List>();
+  auto* tuple = v.as<script::Tuple>();
+  if (list || tuple) {
+    for (const auto& item : list ? list->items : tuple->items) fill_nested(item, out, pos);
+    return;
+  }
+  if (auto* arr = v.as<ArrayValue>()) {
+    if (out.dtype().is_float()) out.set_f(pos++, arr->array->get_f(0));
+    else out.set_i(pos++, arr->array->get_i(0));
+    return;
+  }
+  if (v.is_float()) out.set_f(pos++, v.as_float());
+  else out.set_i(pos++, v.as_int());
+}
+
+int64_t normalize_index(int64_t i, int64_t n, int axis) {
+  if (i < -n || i >= n)
+    raise(ExcKind::IndexError, "index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(n));
+  return i < 0 ? i + n : i;
+}
+
+runtime::AxisSelect slice_select(Interpreter& interp, const script::SliceObject& s, int64_t n) {
+  int64_t step = s.step.is_none() ? 1 : index_value(s.step);
+  if (step == 0) raise(ExcKind::ValueError, "slice step cannot be zero");
+  auto bound = [&](const Value& v, int64_t dflt) {
+    if (v.is_none()) return dflt;
+    int64_t x = index_value(v);
+    if (x < 0) x += n;
+    if (step > 0) return std::clamp<int64_t>(x, 0, n);
+    return std::clamp<int64_t>(x, -1, n - 1);
+  };
+  int64_t start = bound(s.start, step > 0 ? 0 : n - 1), stop = bound(s.stop, step > 0 ? n : -1);
+  int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
+                           : (start > stop ? (start - stop - step - 1) / -step : 0);
+  return {false, start, step, count};
+}
+
+std::vector<runtime::AxisSelect> parse_index(Interpreter& interp, const NDArray& a, const Value& key) {
+  std::vector<Value> parts;
+  if (auto* t = key.as<script::Tuple>()) parts = t->items;
+  else parts.push_back(key);
+  if (static_cast<int>(parts.size()) > a.ndim())
+    raise(ExcKind::IndexError, "too many indices for array: array is " + std::to_string(a.ndim()) + "-dimensional, but " +
+                                   std::to_string(parts.size()) + " were indexed");
+  std::vector<runtime::AxisSelect> sel;
+  for (size_t d = 0; d < parts.size(); ++d) {
+    int64_t n = a.shape()[d];
+    if (auto* s = parts[d].as<script::SliceObject>()) {
+      sel.push_back(slice_select(interp, *s, n));
+    } else if (parts[d].is_integral()) {
+      sel.push_back({true, normalize_index(parts[d].as_int(), n, static_cast<int>(d)), 1, 1});
+    } else {
+      raise(ExcKind::IndexError, "not supported yet: indexing arrays with " + Interpreter::type_name(parts[d]) +
+                                     " (only integers and slices)");
+    }
+  }
+  return sel;
+}
+
+Value reduce_method(Interpreter& interp, runtime::ReduceOp op, const Value& arr, const Value& axis, const Value& keepdims) {
+  NDArrayRef a = to_array(interp, arr);
+  std::optional<int> ax;
+  if (!axis.is_none()) {
+    if (!axis.is_integral()) raise(ExcKind::TypeError, "not supported yet: reducing over a tuple of axes");
+    ax = static_cast<int>(axis.as_int());
+  }
+  return array_or_scalar(guard_array([&] { return runtime::reduce(op, *a, ax, interp.truthy(keepdims)); }));
+}
+
+void def_binary(TypeObject& t, const char* name, BinaryOp op, bool reflected) {
+  t.def(name, "self, other", [op, reflected](Interpreter& interp, Args& a) -> Value {
+    if (!a[1].is_number() && !a[1].as<ArrayValue>() && !a[1].as<script::List>() && !a[1].as<script::Tuple>())
+      return script::not_implemented_value();
+    return reflected ? array_binary(interp, op, a[1], a[0]) : array_binary(interp, op, a[0], a[1]);
+  });
+}
+
+std::vector<int64_t> int_list(Interpreter& interp, Args& a, size_t first_vararg_owner) {
+  std::vector<Value> items = a.varargs();
+  if (items.size() == 1 && (items[0].as<script::List>() || items[0].as<script::Tuple>())) items = interp.to_vector(items[0]);
+  std::vector<int64_t> out;
+  for (const auto& v : items) out.push_back(index_value(v));
+  (void)first_vararg_owner;
+  return out;
+}
+
+NDArrayRef reshape(const NDArray& a, std::vector<int64_t> dims) {
+  int64_t known = 1, unknown = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == -1) {
+      if (unknown >= 0) raise(ExcKind::ValueError, "can only specify one unknown dimension");
+      unknown = static_cast<int64_t>(i);
+    } else {
+      known *= dims[i];
+    }
+  }
+  if (unknown >= 0 && known > 0 && a.size() % known == 0) dims[unknown] = a.size() / known;
+  if (runtime::shape_size(dims) != a.size() || (unknown >= 0 && dims[unknown] < 0))
+    raise(ExcKind::ValueError, "cannot reshape array of size " + std::to_string(a.size()) + " into shape " + runtime::shape_string(dims));
+  auto out = a.copy();
+  out->set_shape(dims);
+  return out;
+}
+
+Value to_list(const NDArray& a, int axis, int64_t base) {
+  if (axis == a.ndim()) {
+    if (a.dtype().is_bool()) return Value::boolean(a.get_i(base) != 0);
+    if (a.dtype().is_float()) return Value::real(a.get_f(base));
+    return Value::integer(a.get_i(base));
+  }
+  int64_t stride = 1;
+  for (int d = axis + 1; d < a.ndim(); ++d) stride *= a.shape()[d];
+  std::vector<Value> items;
+  for (int64_t i = 0; i < a.shape()[axis]; ++i) items.push_back(to_list(a, axis + 1, base + i * stride));
+  return script::make_list(std::move(items));
+}
+
+void install_common(TypeObject& t, bool tvm) {
+  t.def_property("shape", [](Interpreter&, const Value& v) {
+    std::vector<Value> dims;
+    for (int64_t d : v.as<ArrayValue>()->array->shape()) dims.push_back(Value::integer(d));
+    return script::make_tuple(std::move(dims));
+  });
+  t.def_property("dtype", [tvm](Interpreter&, const Value& v) -> Value {
+    DataType d = v.as<ArrayValue>()->array->dtype();
+    if (tvm) return script::make_str(dtype_name(d));  // TVM's NDArray.dtype is a str
+    return Value(std::make_shared<DTypeValue>(d, false));
+  });
+  t.def_property("ndim", [](Interpreter&, const Value& v) { return Value::integer(v.as<ArrayValue>()->array->ndim()); });
+  t.def_property("size", [](Interpreter&, const Value& v) { return Value::integer(v.as<ArrayValue>()->array->size()); });
+  t.def("__len__", "self", [](Interpreter&, Args& a) {
+    const NDArray& arr = self_array(a);
+    if (arr.ndim() == 0) raise(ExcKind::TypeError, "len() of unsized object");
+    return Value::integer(arr.shape()[0]);
+  });
+}
+
+TypeRef make_numpy_type() {
+  auto t = std::make_shared<TypeObject>("ndarray");
+  t->set_module("numpy");
+  install_common(*t, false);
+  t->def_property("T", [](Interpreter&, const Value& v) {
+    const NDArray& a = *v.as<ArrayValue>()->array;
+    std::vector<int> axes;
+    for (int d = a.ndim(); d-- > 0;) axes.push_back(d);
+    return wrap_array(runtime::transpose(a, axes));
+  });
+  t->def("__str__", "self", [](Interpreter&, Args& a) { return script::make_str(array_str(self_array(a))); });
+  t->def_property("itemsize", [](Interpreter&, const Value& v) { return Value::integer(runtime::element_bytes(v.as<ArrayValue>()->array->dtype())); });
+  t->def_property("nbytes", [](Interpreter&, const Value& v) { return Value::integer(static_cast<int64_t>(v.as<ArrayValue>()->array->nbytes())); });
+  def_binary(*t, "__add__", BinaryOp::Add, false);
+  def_binary(*t, "__radd__", BinaryOp::Add, true);
+  def_binary(*t, "__sub__", BinaryOp::Sub, false);
+  def_binary(*t, "__rsub__", BinaryOp::Sub, true);
+  def_binary(*t, "__mul__", BinaryOp::Mul, false);
+  def_binary(*t, "__rmul__", BinaryOp::Mul, true);
+  def_binary(*t, "__truediv__", BinaryOp::TrueDiv, false);
+  def_binary(*t, "__rtruediv__", BinaryOp::TrueDiv, true);
+  def_binary(*t, "__floordiv__", BinaryOp::FloorDiv, false);
+  def_binary(*t, "__rfloordiv__", BinaryOp::FloorDiv, true);
+  def_binary(*t, "__mod__", BinaryOp::Mod, false);
+  def_binary(*t, "__rmod__", BinaryOp::Mod, true);
+  def_binary(*t, "__pow__", BinaryOp::Pow, false);
+  def_binary(*t, "__rpow__", BinaryOp::Pow, true);
+  def_binary(*t, "__lt__", BinaryOp::LT, false);
+  def_binary(*t, "__le__", BinaryOp::LE, false);
+  def_binary(*t, "__gt__", BinaryOp::GT, false);
+  def_binary(*t, "__ge__", BinaryOp::GE, false);
+  def_binary(*t, "__eq__", BinaryOp::EQ, false);
+  def_binary(*t, "__ne__", BinaryOp::NE, false);
+  def_binary(*t, "__and__", BinaryOp::And, false);
+  def_binary(*t, "__or__", BinaryOp::Or, false);
+  t->def("__matmul__", "self, other", [](Interpreter& interp, Args& a) {
+    return array_or_scalar(guard_array([&] { return runtime::matmul(self_array(a), *to_array(interp, a[1])); }));
+  });
+  t->def("__rmatmul__", "self, other", [](Interpreter& interp, Args& a) {
+    return array_or_scalar(guard_array([&] { return runtime::matmul(*to_array(interp, a[1]), self_array(a)); }));
+  });
+  t->def("__neg__", "self", [](Interpreter&, Args& a) { return wrap_array(runtime::unary(runtime::UnaryOp::Neg, self_array(a))); });
+  t->def("__pos__", "self", [](Interpreter&, Args& a) { return wrap_array(self_array(a).copy()); });
+  t->def("__abs__", "self", [](Interpreter&, Args& a) { return wrap_array(runtime::unary(runtime::UnaryOp::Abs, self_array(a))); });
+  t->def("__bool__", "self", [](Interpreter&, Args& a) {
+    const NDArray& arr = self_array(a);
+    if (arr.size() != 1)
+      raise(ExcKind::ValueError, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+    return Value::boolean(arr.get_f(0) != 0);
+  });
+  t->def("__float__", "self", [](Interpreter&, Args& a) {
+    const NDArray& arr = self_array(a);
+    if (arr.size() != 1) raise(ExcKind::TypeError, "only length-1 arrays can be converted to Python scalars");
+    return Value::real(arr.get_f(0));
+  });
+  t->def("__int__", "self", [](Interpreter&, Args& a) {
+    const NDArray& arr = self_array(a);
+    if (arr.size() != 1) raise(ExcKind::TypeError, "only length-1 arrays can be converted to Python scalars");
+    return Value::integer(arr.dtype().is_float() ? static_cast<int64_t>(arr.get_f(0)) : arr.get_i(0));
+  });
+  t->def("__getitem__", "self, key", [](Interpreter& interp, Args& a) {
+    const NDArray& arr = self_array(a);
+    return array_or_scalar(runtime::select(arr, parse_index(interp, arr, a[1])));
+  });
+  t->def("__setitem__", "self, key, value", [](Interpreter& interp, Args& a) {
+    NDArray& arr = self_array(a);
+    auto sel = parse_index(interp, arr, a[1]);
+    NDArrayRef v = to_array(interp, a[2], a[2].is_number() ? std::optional<DataType>(arr.dtype()) : std::nullopt);
+    guard_array([&] { runtime::assign(arr, sel, *v); return 0; });
+    return Value();
+  });
+  t->def("__iter__", "self", [](Interpreter& interp, Args& a) {
+    auto arr = a[0].as<ArrayValue>()->array;
+    if (arr->ndim() == 0) raise(ExcKind::TypeError, "iteration over a 0-d array");
+    std::vector<Value> rows;
+    for (int64_t i = 0; i < arr->shape()[0]; ++i)
+      rows.push_back(array_or_scalar(runtime::select(*arr, {{true, i, 1, 1}})));
+    return Value(interp.iter(script::make_list(std::move(rows))));
+  });
+  t->def("astype", "self, dtype", [](Interpreter& interp, Args& a) { return wrap_array(self_array(a).astype(dtype_arg(interp, a[1]))); });
+  t->def("copy", "self", [](Interpreter&, Args& a) { return wrap_array(self_array(a).copy()); });
+  t->def("reshape", "self, *shape", [](Interpreter& interp, Args& a) { return wrap_array(reshape(self_array(a), int_list(interp, a, 1))); });
+  t->def("flatten", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_array(a), {-1})); });
+  t->def("ravel", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_array(a), {-1})); });
+  t->def("transpose", "self, *axes", [](Interpreter& interp, Args& a) {
+    const NDArray& arr = self_array(a);
+    std::vector<int64_t> given = int_list(interp, a, 1);
+    std::vector<int> axes;
+    if (given.empty()) for (int d = arr.ndim(); d-- > 0;) axes.push_back(d);
+    else for (int64_t x : given) axes.push_back(static_cast<int>(x));
+    return wrap_array(guard_array([&] { return runtime::transpose(arr, axes); }));
+  });
+  t->def("tolist", "self", [](Interpreter&, Args& a) { return to_list(self_array(a), 0, 0); });
+  t->def("item", "self", [](Interpreter&, Args& a) {
+    const NDArray& arr = self_array(a);
+    if (arr.size() != 1) raise(ExcKind::ValueError, "can only convert an array of size 1 to a Python scalar");
+    return to_list(arr, arr.ndim(), 0);
+  });
+  t->def("fill", "self, value", [](Interpreter& interp, Args& a) {
+    NDArray& arr = self_array(a);
+    runtime::assign(arr, {}, *to_array(interp, a[1], arr.dtype()));
+    return Value();
+  });
+  struct Reduction { const char* name; runtime::ReduceOp op; };
+  for (Reduction r : {Reduction{"sum", runtime::ReduceOp::Sum}, {"max", runtime::ReduceOp::Max}, {"min", runtime::ReduceOp::Min},
+                      {"mean", runtime::ReduceOp::Mean}, {"argmax", runtime::ReduceOp::ArgMax}, {"argmin", runtime::ReduceOp::ArgMin},
+                      {"prod", runtime::ReduceOp::Prod}}) {
+    runtime::ReduceOp op = r.op;
+    t->def(r.name, "self, axis=None, keepdims=False", [op](Interpreter& interp, Args& a) { return reduce_method(interp, op, a[0], a[1], a[2]); });
+  }
+  return t;
+}
+
+TypeRef make_tvm_type() {
+  auto t = std::make_shared<TypeObject>("NDArray");
+  t->set_module("tvm.nd");
+  install_common(*t, true);
+  auto to_numpy = [](Interpreter&, Args& a) { return wrap_array(self_array(a).copy()); };
+  t->def("numpy", "self", to_numpy, "numpy(): a copy of the data as a numpy.ndarray.");
+  t->def("asnumpy", "self", to_numpy, "asnumpy(): the older name of numpy().");
+  t->def_property("device", [](Interpreter&, const Value&) { return script::make_str("cpu(0)"); });
+  t->def("copyfrom", "self, source", [](Interpreter& interp, Args& a) {
+    NDArray& dst = self_array(a);
+    NDArrayRef src = to_array(interp, a[1]);
+    if (src->shape() != dst.shape())
+      raise(ExcKind::ValueError, "array shape do not match the shape of NDArray " + runtime::shape_string(src->shape()) + " vs " +
+                                     runtime::shape_string(dst.shape()));
+    if (src->dtype() != dst.dtype()) src = src->astype(dst.dtype());
+    std::memcpy(dst.data(), src->data(), dst.nbytes());
+    return a[0];
+  });
+  t->def("copyto", "self, target", [](Interpreter&, Args& a) -> Value {
+    auto* dst = a[1].as<ArrayValue>();
+    if (!dst) return wrap_array(self_array(a).copy(), true);  // a device: copy to it
+    const NDArray& src = self_array(a);
+    if (src.shape() != dst->array->shape() || src.dtype() != dst->array->dtype())
+      raise(ExcKind::ValueError, "copyto: shape or dtype mismatch");
+    std::memcpy(dst->array->data(), src.data(), src.nbytes());
+    return a[1];
+  });
+  return t;
+}
+
+}  // namespace
+
+TypeRef numpy_ndarray_type() {
+  static TypeRef t = make_numpy_type();
+  return t;
+}
+
+TypeRef tvm_ndarray_type() {
+  static TypeRef t = make_tvm_type();
+  return t;
+}
+
+TypeObject* ArrayValue::type() const { return is_tvm ? tvm_ndarray_type().get() : numpy_ndarray_type().get(); }
+
+std::string ArrayValue::repr_hook(Interpreter&) {
+  if (!is_tvm) return array_repr(*array);
+  return "<tvm.nd.NDArray shape=" + runtime::shape_string(array->shape()) + ", cpu(0)>\n" + array_repr(*array);
+}
+
+TypeObject* DTypeValue::type() const {
+  static TypeRef t = [] {
+    auto t = std::make_shared<TypeObject>("dtype");
+    t->set_module("numpy");
+    t->def("__call__", "self, value=0", [](Interpreter& interp, Args& a) -> Value {
+      DataType d = a[0].as<DTypeValue>()->dtype;
+      auto arr = to_array(interp, a[1], d);
+      return array_or_scalar(arr);
+    });
+    t->def("__str__", "self", [](Interpreter&, Args& a) { return script::make_str(dtype_name(a[0].as<DTypeValue>()->dtype)); });
+    t->def("__eq__", "self, other", [](Interpreter& interp, Args& a) {
+      DataType d = a[0].as<DTypeValue>()->dtype;
+      if (auto* s = a[1].as<script::Str>()) {
+        auto parsed = DataType::parse(s->value);
+        return Value::boolean(parsed && *parsed == d);
+      }
+      if (auto* o = a[1].as<DTypeValue>()) return Value::boolean(o->dtype == d);
+      (void)interp;
+      return Value::boolean(false);
+    });
+    t->def("__hash__", "self", [](Interpreter&, Args& a) {
+      DataType d = a[0].as<DTypeValue>()->dtype;
+      return Value::integer(static_cast<int64_t>(d.code) * 1000 + d.bits);
+    });
+    t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(dtype_name(v.as<DTypeValue>()->dtype)); });
+    t->def_property("itemsize", [](Interpreter&, const Value& v) { return Value::integer(runtime::element_bytes(v.as<DTypeValue>()->dtype)); });
+    return t;
+  }();
+  return t.get();
+}
+
+std::string DTypeValue::repr_hook(Interpreter&) {
+  std::string name = dtype_name(dtype);
+  if (is_scalar_type) return "<class 'numpy." + (name == "bool" ? std::string("bool") : name) + "'>";
+  return "dtype('" + name + "')";
+}
+
+Value wrap_array(NDArrayRef a, bool tvm) { return Value(std::make_shared<ArrayValue>(std::move(a), tvm)); }
+
+Value array_or_scalar(NDArrayRef a) {
+  if (a->ndim() != 0) return wrap_array(std::move(a));
+  if (a->dtype().is_bool()) return Value::boolean(a->get_i(0) != 0);
+  if (a->dtype().is_float()) return Value::real(a->get_f(0));
+  return Value::integer(a->get_i(0));
+}
+
+DataType dtype_arg(Interpreter& interp, const Value& v) {
+  if (auto* d = v.as<DTypeValue>()) return d->dtype;
+  if (auto* s = v.as<script::Str>()) {
+    std::string name = s->value == "float" ? "float64" : s->value == "int" ? "int64" : s->value;
+    auto t = DataType::parse(name);
+    if (!t || !runtime::is_array_dtype(*t)) raise(ExcKind::TypeError, "data type '" + s->value + "' not understood");
+    return *t;
+  }
+  if (auto* t = v.as<TypeObject>()) {
+    if (t->name() == "float") return DataType::float_(64);
+    if (t->name() == "int") return DataType::int64();
+    if (t->name() == "bool") return DataType::bool_();
+  }
+  raise(ExcKind::TypeError, "data type " + interp.repr(v) + " not understood");
+}
+
+NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<DataType> dtype) {
+  if (auto* arr = v.as<ArrayValue>()) {
+    if (dtype && *dtype != arr->array->dtype()) return arr->array->astype(*dtype);
+    return arr->array;
+  }
+  if (v.is_number()) return scalar_array(v, dtype ? *dtype : scalar_dtype(v, nullptr));
+  Shape shape;
+  bool any_float = false, all_bool = true;
+  nested_shape(interp, v, 0, shape, any_float, all_bool);
+  DataType t = dtype ? *dtype : any_float ? DataType::float_(64) : all_bool && !shape.empty() && shape[0] > 0 ? DataType::bool_()
+             : all_bool && runtime::shape_size(shape) > 0 ? DataType::bool_() : runtime::shape_size(shape) == 0 ? DataType::float_(64) : DataType::int64();
+  auto out = runtime::make_array(t, shape);
+  int64_t pos = 0;
+  fill_nested(v, *out, pos);
+  return out;
+}
+
+Shape shape_arg(Interpreter& interp, const Value& v) {
+  Shape shape;
+  if (v.is_integral()) {
+    shape.push_back(v.as_int());
+  } else {
+    for (const auto& d : interp.to_vector(v)) shape.push_back(index_value(d));
+  }
+  for (int64_t d : shape)
+    if (d < 0) raise(ExcKind::ValueError, "negative dimensions are not allowed");
+  return shape;
+}
+
+Value array_binary(Interpreter& interp, BinaryOp op, const Value& x, const Value& y) {
+  auto* ax = x.as<ArrayValue>();
+  auto* ay = y.as<ArrayValue>();
+  DataType dx = ax ? ax->array->dtype() : DataType(), dy = ay ? ay->array->dtype() : DataType();
+  const DataType* tx = ax ? &dx : nullptr;
+  const DataType* ty = ay ? &dy : nullptr;
+  NDArrayRef a = x.is_number() ? scalar_array(x, scalar_dtype(x, ty)) : to_array(interp, x);
+  NDArrayRef b = y.is_number() ? scalar_array(y, scalar_dtype(y, tx)) : to_array(interp, y);
+  DataType result = runtime::promote(a->dtype(), b->dtype());
+  if (op == BinaryOp::TrueDiv && !result.is_float()) result = DataType::float_(64);
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul) && result.is_bool() && op == BinaryOp::Sub)
+    raise(ExcKind::TypeError, "numpy boolean subtract, the `-` operator, is not supported");
+  NDArrayRef out = guard_array([&] { return runtime::binary(op, *a, *b, result); });
+  return array_or_scalar(out);
+}
+
+}  // namespace tsch::bindings

@@ -1,0 +1,434 @@
+#include "runtime/array_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace tsch::runtime {
+
+using ir::DataType;
+
+DataType promote(DataType a, DataType b) {
+  if (a == b) return a;
+  if (a.is_bool()) return b;
+  if (b.is_bool()) return a;
+  if (a.is_float() && b.is_float()) return a.bits >= b.bits ? a : b;
+  if (a.is_float() || b.is_float()) {
+    DataType f = a.is_float() ? a : b, i = a.is_float() ? b : a;
+    // NumPy: an integer needs a float wide enough to hold it (int8→float16, int16→float32, else float64).
+    int need = i.bits <= 8 ? 16 : i.bits <= 16 ? 32 : 64;
+    return DataType::float_(std::max(f.bits, need));
+  }
+  if (a.is_int() == b.is_int()) return a.bits >= b.bits ? a : b;
+  DataType s = a.is_int() ? a : b, u = a.is_int() ? b : a;
+  if (s.bits > u.bits) return s;
+  return u.bits >= 64 ? DataType::float_(64) : DataType::int_(u.bits * 2);
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (x != y && x != 1 && y != 1)
+      throw std::invalid_argument("operands could not be broadcast together with shapes " + shape_string(a) + " " + shape_string(b));
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+namespace {
+
+// Element strides of `shape` seen through the broadcast `out` shape (0 on broadcast axes).
+std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
+  std::vector<int64_t> strides(out.size(), 0);
+  int64_t stride = 1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    size_t i = shape.size() - 1 - k, o = out.size() - 1 - k;
+    strides[o] = shape[i] == 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+  return strides;
+}
+
+// Calls f(out_index, offset_a, offset_b) over the broadcast iteration space.
+template <typename F>
+void for_each_broadcast(const Shape& out, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, F&& f) {
+  int64_t total = shape_size(out);
+  size_t n = out.size();
+  std::vector<int64_t> idx(n, 0);
+  int64_t oa = 0, ob = 0;
+  for (int64_t i = 0; i < total; ++i) {
+    f(i, oa, ob);
+    for (size_t d = n; d-- > 0;) {
+      if (++idx[d] < out[d]) {
+        oa += sa[d];
+        ob += sb[d];
+        break;
+      }
+      oa -= sa[d] * (out[d] - 1);
+      ob -= sb[d] * (out[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+double apply_f(BinaryOp op, double x, double y) {
+  switch (op) {
+    case BinaryOp::Add: return x + y;
+    case BinaryOp::Sub: return x - y;
+    case BinaryOp::Mul: return x * y;
+    case BinaryOp::TrueDiv: return x / y;
+    case BinaryOp::FloorDiv: return std::floor(x / y);
+    case BinaryOp::Mod: {
+      double r = std::fmod(x, y);
+      if (r != 0 && ((r < 0) != (y < 0))) r += y;
+      return r;
+    }
+    case BinaryOp::Pow: return std::pow(x, y);
+    case BinaryOp::Max: return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+    case BinaryOp::Min: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+    case BinaryOp::EQ: return x == y;
+    case BinaryOp::NE: return x != y;
+    case BinaryOp::LT: return x < y;
+    case BinaryOp::LE: return x <= y;
+    case BinaryOp::GT: return x > y;
+    case BinaryOp::GE: return x >= y;
+    case BinaryOp::And: return (x != 0) && (y != 0);
+    case BinaryOp::Or: return (x != 0) || (y != 0);
+  }
+  return 0;
+}
+
+int64_t apply_i(BinaryOp op, int64_t x, int64_t y) {
+  switch (op) {
+    case BinaryOp::Add: return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+    case BinaryOp::Sub: return static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+    case BinaryOp::Mul: return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+    case BinaryOp::FloorDiv: {
+      if (y == 0) return 0;  // NumPy warns and yields 0
+      int64_t q = x / y;
+      if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
+      return q;
+    }
+    case BinaryOp::Mod: {
+      if (y == 0) return 0;
+      int64_t r = x % y;
+      if (r != 0 && ((r < 0) != (y < 0))) r += y;
+      return r;
+    }
+    case BinaryOp::Pow: {
+      if (y < 0) throw std::invalid_argument("Integers to negative integer powers are not allowed.");
+      int64_t r = 1;
+      for (int64_t k = 0; k < y; ++k) r *= x;
+      return r;
+    }
+    case BinaryOp::Max: return std::max(x, y);
+    case BinaryOp::Min: return std::min(x, y);
+    case BinaryOp::EQ: return x == y;
+    case BinaryOp::NE: return x != y;
+    case BinaryOp::LT: return x < y;
+    case BinaryOp::LE: return x <= y;
+    case BinaryOp::GT: return x > y;
+    case BinaryOp::GE: return x >= y;
+    case BinaryOp::And: return (x != 0) && (y != 0);
+    case BinaryOp::Or: return (x != 0) || (y != 0);
+    case BinaryOp::TrueDiv: break;
+  }
+  return 0;
+}
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::EQ || op == BinaryOp::NE || op == BinaryOp::LT || op == BinaryOp::LE ||
+         op == BinaryOp::GT || op == BinaryOp::GE || op == BinaryOp::And || op == BinaryOp::Or;
+}
+
+}  // namespace
+
+NDArrayRef binary(BinaryOp op, const NDArray& a, const NDArray& b, DataType result) {
+  Shape out_shape = broadcast_shapes(a.shape(), b.shape());
+  // Comparisons compute in the operands' common type; arithmetic in the result type.
+  DataType compute = is_comparison(op) ? promote(a.dtype(), b.dtype()) : result;
+  auto out = make_array(is_comparison(op) ? DataType::bool_() : result, out_shape);
+  auto sa = broadcast_strides(a.shape(), out_shape), sb = broadcast_strides(b.shape(), out_shape);
+  NDArray& o = *out;
+  if (compute.is_float()) {
+    // Round through the computation type so float32 results match float32 arithmetic.
+    bool f32 = compute.bits == 32, f16 = compute.bits == 16;
+    for_each_broadcast(out_shape, sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
+      double x = a.get_f(ia), y = b.get_f(ib);
+      if (f32) x = static_cast<float>(x), y = static_cast<float>(y);
+      double r = apply_f(op, x, y);
+      if (f32 && !is_comparison(op)) r = static_cast<float>(r);
+      if (f16 && !is_comparison(op)) r = static_cast<double>(static_cast<_Float16>(r));
+      o.set_f(i, r);
+    });
+  } else {
+    for_each_broadcast(out_shape, sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
+      o.set_i(i, apply_i(op, a.get_i(ia), b.get_i(ib)));
+    });
+  }
+  return out;
+}
+
+NDArrayRef unary(UnaryOp op, const NDArray& a) {
+  DataType t = a.dtype();
+  if (op == UnaryOp::Not) t = DataType::bool_();
+  else if (op != UnaryOp::Neg && op != UnaryOp::Abs && !t.is_float()) t = t.bits <= 16 && t.bits > 1 ? DataType::float_(32) : DataType::float_(64);
+  auto out = make_array(t, a.shape());
+  for (int64_t i = 0; i < a.size(); ++i) {
+    if (!t.is_float() && (op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Not)) {
+      int64_t x = a.get_i(i);
+      out->set_i(i, op == UnaryOp::Neg ? -x : op == UnaryOp::Abs ? (x < 0 ? -x : x) : !x);
+      continue;
+    }
+    double x = a.get_f(i), r = 0;
+    switch (op) {
+      case UnaryOp::Neg: r = -x; break;
+      case UnaryOp::Abs: r = std::fabs(x); break;
+      case UnaryOp::Exp: r = std::exp(x); break;
+      case UnaryOp::Log: r = std::log(x); break;
+      case UnaryOp::Sqrt: r = std::sqrt(x); break;
+      case UnaryOp::Tanh: r = std::tanh(x); break;
+      case UnaryOp::Sigmoid: r = 1 / (1 + std::exp(-x)); break;
+      case UnaryOp::Floor: r = std::floor(x); break;
+      case UnaryOp::Ceil: r = std::ceil(x); break;
+      case UnaryOp::Not: r = x == 0; break;
+    }
+    out->set_f(i, r);
+  }
+  return out;
+}
+
+NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool keepdims) {
+  const Shape& shape = a.shape();
+  int nd = a.ndim();
+  if (axis) {
+    if (*axis < -nd || *axis >= nd)
+      throw std::invalid_argument("axis " + std::to_string(*axis) + " is out of bounds for array of dimension " + std::to_string(nd));
+    if (*axis < 0) *axis += nd;
+  }
+  int64_t outer = 1, len = a.size(), inner = 1;
+  Shape out_shape;
+  if (axis) {
+    len = shape[*axis];
+    for (int d = 0; d < *axis; ++d) outer *= shape[d];
+    for (int d = *axis + 1; d < nd; ++d) inner *= shape[d];
+    for (int d = 0; d < nd; ++d) {
+      if (d != *axis) out_shape.push_back(shape[d]);
+      else if (keepdims) out_shape.push_back(1);
+    }
+  } else if (keepdims) {
+    out_shape.assign(nd, 1);
+  }
+  bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
+  if (len == 0 && op != ReduceOp::Sum && op != ReduceOp::Prod && op != ReduceOp::Mean)
+    throw std::invalid_argument(arg ? "attempt to get argmax of an empty sequence"
+                                    : "zero-size array to reduction operation which has no identity");
+  DataType t = a.dtype();
+  DataType rt = arg ? DataType::int64()
+              : op == ReduceOp::Mean ? (t.is_float() ? t : DataType::float_(64))
+              : (op == ReduceOp::Sum || op == ReduceOp::Prod) && !t.is_float() ? (t.is_uint() ? DataType::uint(64) : DataType::int64())
+              : t;
+  auto out = make_array(rt, out_shape);
+  bool fl = t.is_float() || op == ReduceOp::Mean;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      int64_t base = o * len * inner + in;
+      int64_t dst = o * inner + in;
+      if (fl) {
+        // Accumulate in double: more accurate than NumPy's pairwise float32 sums.
+        double acc = op == ReduceOp::Prod ? 1 : 0;
+        int64_t best = 0;
+        for (int64_t k = 0; k < len; ++k) {
+          double x = a.get_f(base + k * inner);
+          switch (op) {
+            case ReduceOp::Sum: case ReduceOp::Mean: acc += x; break;
+            case ReduceOp::Prod: acc *= x; break;
+            case ReduceOp::Max: acc = k == 0 || x > acc || std::isnan(x) ? x : acc; break;
+            case ReduceOp::Min: acc = k == 0 || x < acc || std::isnan(x) ? x : acc; break;
+            case ReduceOp::ArgMax: if (k == 0 || x > acc) acc = x, best = k; break;
+            case ReduceOp::ArgMin: if (k == 0 || x < acc) acc = x, best = k; break;
+          }
+        }
+        if (op == ReduceOp::Mean) acc = len ? acc / len : NAN;
+        if (arg) out->set_i(dst, best);
+        else out->set_f(dst, acc);
+      } else {
+        int64_t acc = op == ReduceOp::Prod ? 1 : 0, best = 0;
+        for (int64_t k = 0; k < len; ++k) {
+          int64_t x = a.get_i(base + k * inner);
+          switch (op) {
+            case ReduceOp::Sum: case ReduceOp::Mean: acc += x; break;
+            case ReduceOp::Prod: acc *= x; break;
+            case ReduceOp::Max: acc = k == 0 || x > acc ? x : acc; break;
+            case ReduceOp::Min: acc = k == 0 || x < acc ? x : acc; break;
+            case ReduceOp::ArgMax: if (k == 0 || x > acc) acc = x, best = k; break;
+            case ReduceOp::ArgMin: if (k == 0 || x < acc) acc = x, best = k; break;
+          }
+        }
+        out->set_i(dst, arg ? best : acc);
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// C[m×n] += A[m×k] · B[k×n] in double, one row of C at a time (the inner loop is contiguous
+// and vectorizes). Cloned per ISA so the host's widest vectors are used.
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void gemm_rows(const double* A, const double* B, double* C, int64_t m, int64_t n, int64_t k) {
+  constexpr int64_t kBlock = 256;
+  for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
+    int64_t k1 = std::min(k, k0 + kBlock);
+    for (int64_t i = 0; i < m; ++i) {
+      double* c = C + i * n;
+      for (int64_t p = k0; p < k1; ++p) {
+        double s = A[i * k + p];
+        const double* b = B + p * n;
+        for (int64_t j = 0; j < n; ++j) c[j] += s * b[j];
+      }
+    }
+  }
+}
+
+std::vector<double> as_doubles(const NDArray& a) {
+  std::vector<double> v(a.size());
+  if (a.dtype() == DataType::float32()) {
+    const float* p = static_cast<const float*>(a.data());
+    for (int64_t i = 0; i < a.size(); ++i) v[i] = p[i];
+  } else if (a.dtype() == DataType::float_(64)) {
+    std::memcpy(v.data(), a.data(), a.nbytes());
+  } else {
+    for (int64_t i = 0; i < a.size(); ++i) v[i] = a.get_f(i);
+  }
+  return v;
+}
+
+}  // namespace
+
+NDArrayRef matmul(const NDArray& a, const NDArray& b) {
+  if (a.ndim() == 0 || b.ndim() == 0) throw std::invalid_argument("matmul: Input operand does not have enough dimensions");
+  if (a.ndim() > 2 || b.ndim() > 2) throw std::invalid_argument("not supported yet: matmul of arrays with more than 2 dimensions");
+  int64_t m = a.ndim() == 2 ? a.shape()[0] : 1, k = a.shape().back();
+  int64_t kb = b.shape()[0], n = b.ndim() == 2 ? b.shape()[1] : 1;
+  if (k != kb) {
+    throw std::invalid_argument("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size " +
+                                std::to_string(kb) + " is different from " + std::to_string(k) + ")");
+  }
+  DataType t = promote(a.dtype(), b.dtype());
+  if (t.is_bool()) t = DataType::bool_();
+  Shape out_shape;
+  if (a.ndim() == 2) out_shape.push_back(m);
+  if (b.ndim() == 2) out_shape.push_back(n);
+  auto out = make_array(t, out_shape);
+  if (t.is_float()) {
+    std::vector<double> A = as_doubles(a), B = as_doubles(b), C(m * n, 0.0);
+    gemm_rows(A.data(), B.data(), C.data(), m, n, k);
+    for (int64_t i = 0; i < m * n; ++i) out->set_f(i, C[i]);
+  } else {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t acc = 0;
+        for (int64_t p = 0; p < k; ++p) acc += a.get_i(i * k + p) * b.get_i(p * n + j);
+        out->set_i(i * n + j, acc);
+      }
+  }
+  return out;
+}
+
+NDArrayRef transpose(const NDArray& a, const std::vector<int>& axes) {
+  int nd = a.ndim();
+  if (static_cast<int>(axes.size()) != nd) throw std::invalid_argument("axes don't match array");
+  std::vector<bool> seen(nd, false);
+  Shape out_shape(nd);
+  std::vector<int64_t> in_strides(nd), strides(nd);
+  int64_t s = 1;
+  for (int d = nd; d-- > 0;) in_strides[d] = s, s *= a.shape()[d];
+  for (int d = 0; d < nd; ++d) {
+    int ax = axes[d] < 0 ? axes[d] + nd : axes[d];
+    if (ax < 0 || ax >= nd || seen[ax]) throw std::invalid_argument("axes don't match array");
+    seen[ax] = true;
+    out_shape[d] = a.shape()[ax];
+    strides[d] = in_strides[ax];
+  }
+  auto out = make_array(a.dtype(), out_shape);
+  int eb = element_bytes(a.dtype());
+  const uint8_t* src = static_cast<const uint8_t*>(a.data());
+  uint8_t* dst = static_cast<uint8_t*>(out->data());
+  std::vector<int64_t> zero(nd, 0);
+  for_each_broadcast(out_shape, strides, zero, [&](int64_t i, int64_t ia, int64_t) {
+    std::memcpy(dst + i * eb, src + ia * eb, eb);
+  });
+  return out;
+}
+
+NDArrayRef broadcast_to(const NDArray& a, const Shape& shape) {
+  Shape b = broadcast_shapes(a.shape(), shape);
+  if (b != shape)
+    throw std::invalid_argument("could not broadcast input array from shape " + shape_string(a.shape()) + " into shape " + shape_string(shape));
+  auto out = make_array(a.dtype(), shape);
+  auto sa = broadcast_strides(a.shape(), shape);
+  std::vector<int64_t> zero(shape.size(), 0);
+  int eb = element_bytes(a.dtype());
+  const uint8_t* src = static_cast<const uint8_t*>(a.data());
+  uint8_t* dst = static_cast<uint8_t*>(out->data());
+  for_each_broadcast(shape, sa, zero, [&](int64_t i, int64_t ia, int64_t) { std::memcpy(dst + i * eb, src + ia * eb, eb); });
+  return out;
+}
+
+namespace {
+
+// Element offsets of a selection in row-major order, and its shape (single axes dropped).
+std::vector<int64_t> selection_offsets(const NDArray& a, const std::vector<AxisSelect>& sel, Shape& out_shape) {
+  int nd = a.ndim();
+  std::vector<int64_t> strides(nd);
+  int64_t s = 1;
+  for (int d = nd; d-- > 0;) strides[d] = s, s *= a.shape()[d];
+  int64_t base = 0;
+  Shape full;
+  std::vector<int64_t> step;
+  for (int d = 0; d < nd; ++d) {
+    AxisSelect x = d < static_cast<int>(sel.size()) ? sel[d] : AxisSelect{false, 0, 1, a.shape()[d]};
+    base += x.start * strides[d];
+    if (x.single) continue;
+    full.push_back(x.count);
+    step.push_back(x.step * strides[d]);
+    out_shape.push_back(x.count);
+  }
+  std::vector<int64_t> offsets(shape_size(full));
+  std::vector<int64_t> zero(full.size(), 0);
+  for_each_broadcast(full, step, zero, [&](int64_t i, int64_t ia, int64_t) { offsets[i] = base + ia; });
+  return offsets;
+}
+
+}  // namespace
+
+NDArrayRef select(const NDArray& a, const std::vector<AxisSelect>& sel) {
+  Shape out_shape;
+  auto offsets = selection_offsets(a, sel, out_shape);
+  auto out = make_array(a.dtype(), out_shape);
+  int eb = element_bytes(a.dtype());
+  const uint8_t* src = static_cast<const uint8_t*>(a.data());
+  uint8_t* dst = static_cast<uint8_t*>(out->data());
+  for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(dst + i * eb, src + offsets[i] * eb, eb);
+  return out;
+}
+
+void assign(NDArray& a, const std::vector<AxisSelect>& sel, const NDArray& value) {
+  Shape out_shape;
+  auto offsets = selection_offsets(a, sel, out_shape);
+  NDArrayRef v = value.dtype() == a.dtype() ? nullptr : value.astype(a.dtype());
+  NDArrayRef b = broadcast_to(v ? *v : value, out_shape);
+  int eb = element_bytes(a.dtype());
+  const uint8_t* src = static_cast<const uint8_t*>(b->data());
+  uint8_t* dst = static_cast<uint8_t*>(a.data());
+  for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(dst + offsets[i] * eb, src + i * eb, eb);
+}
+
+}  // namespace tsch::runtime

@@ -1,0 +1,38 @@
+// Array arithmetic behind the built-in numpy: broadcasting elementwise operations,
+// reductions, matmul, transposes and strided selections. Errors are std::invalid_argument
+// with NumPy's wording; the numpy binding turns them into ValueError.
+#pragma once
+
+#include <optional>
+
+#include "runtime/ndarray.h"
+
+namespace tsch::runtime {
+
+enum class BinaryOp { Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, Max, Min, EQ, NE, LT, LE, GT, GE, And, Or };
+enum class UnaryOp { Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Floor, Ceil, Not };
+enum class ReduceOp { Sum, Max, Min, Mean, ArgMax, ArgMin, Prod };
+
+// NumPy's result type for two array dtypes.
+ir::DataType promote(ir::DataType a, ir::DataType b);
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+
+NDArrayRef binary(BinaryOp op, const NDArray& a, const NDArray& b, ir::DataType result);
+NDArrayRef unary(UnaryOp op, const NDArray& a);
+// axis: nullopt reduces everything.
+NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool keepdims);
+NDArrayRef matmul(const NDArray& a, const NDArray& b);
+NDArrayRef transpose(const NDArray& a, const std::vector<int>& axes);
+// Copies `a` broadcast to `shape`.
+NDArrayRef broadcast_to(const NDArray& a, const Shape& shape);
+
+// One axis of a basic index: a single position (the axis disappears) or a strided range.
+struct AxisSelect {
+  bool single = false;
+  int64_t start = 0, step = 1, count = 0;
+};
+NDArrayRef select(const NDArray& a, const std::vector<AxisSelect>& sel);
+// Writes `value` (broadcast to the selection's shape) into the selection.
+void assign(NDArray& a, const std::vector<AxisSelect>& sel, const NDArray& value);
+
+}  // namespace tsch::runtime

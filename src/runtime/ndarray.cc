@@ -1,0 +1,128 @@
+#include "runtime/ndarray.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace tsch::runtime {
+
+using ir::DataType;
+
+int64_t shape_size(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string shape_string(const Shape& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+int element_bytes(DataType t) { return t.is_bool() ? 1 : t.bits / 8 * t.lanes; }
+
+bool is_array_dtype(DataType t) {
+  if (t.lanes != 1) return false;
+  if (t.is_bool()) return true;
+  if (t.code == DataType::Code::Int || t.code == DataType::Code::UInt)
+    return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+  if (t.code == DataType::Code::Float) return t.bits == 16 || t.bits == 32 || t.bits == 64;
+  return false;
+}
+
+NDArray::NDArray(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)), size_(shape_size(shape_)) {
+  size_t bytes = nbytes();
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded == 0) rounded = 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, rounded);
+  data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
+}
+
+void NDArray::set_shape(Shape shape) {
+  if (shape_size(shape) != size_) throw std::logic_error("set_shape: element count changes");
+  shape_ = std::move(shape);
+}
+
+// Dispatches on the element type: F is called with a pointer of the element's C++ type.
+template <typename F>
+static auto with_elements(DataType t, void* data, F&& f) {
+  using C = DataType::Code;
+  if (t.is_bool()) return f(static_cast<uint8_t*>(data));
+  switch (t.code) {
+    case C::Int:
+      if (t.bits == 8) return f(static_cast<int8_t*>(data));
+      if (t.bits == 16) return f(static_cast<int16_t*>(data));
+      if (t.bits == 32) return f(static_cast<int32_t*>(data));
+      return f(static_cast<int64_t*>(data));
+    case C::UInt:
+      if (t.bits == 8) return f(static_cast<uint8_t*>(data));
+      if (t.bits == 16) return f(static_cast<uint16_t*>(data));
+      if (t.bits == 32) return f(static_cast<uint32_t*>(data));
+      return f(static_cast<uint64_t*>(data));
+    default:
+      if (t.bits == 16) return f(static_cast<_Float16*>(data));
+      if (t.bits == 32) return f(static_cast<float*>(data));
+      return f(static_cast<double*>(data));
+  }
+}
+
+double NDArray::get_f(int64_t i) const {
+  return with_elements(dtype_, data_.get(), [i](auto* p) { return static_cast<double>(p[i]); });
+}
+
+int64_t NDArray::get_i(int64_t i) const {
+  return with_elements(dtype_, data_.get(), [i](auto* p) { return static_cast<int64_t>(p[i]); });
+}
+
+void NDArray::set_f(int64_t i, double v) {
+  if (dtype_.is_bool()) {
+    static_cast<uint8_t*>(data())[i] = v != 0;
+    return;
+  }
+  with_elements(dtype_, data_.get(), [i, v](auto* p) {
+    using E = std::remove_pointer_t<decltype(p)>;
+    p[i] = static_cast<E>(v);
+  });
+}
+
+void NDArray::set_i(int64_t i, int64_t v) {
+  if (dtype_.is_bool()) {
+    static_cast<uint8_t*>(data())[i] = v != 0;
+    return;
+  }
+  with_elements(dtype_, data_.get(), [i, v](auto* p) {
+    using E = std::remove_pointer_t<decltype(p)>;
+    p[i] = static_cast<E>(v);
+  });
+}
+
+std::shared_ptr<NDArray> NDArray::copy() const {
+  auto out = make_array(dtype_, shape_);
+  std::memcpy(out->data(), data(), nbytes());
+  return out;
+}
+
+std::shared_ptr<NDArray> NDArray::astype(DataType t) const {
+  auto out = make_array(t, shape_);
+  if (t == dtype_) {
+    std::memcpy(out->data(), data(), nbytes());
+    return out;
+  }
+  bool integral = !dtype_.is_float() && !t.is_float();
+  for (int64_t i = 0; i < size_; ++i) {
+    if (integral) out->set_i(i, get_i(i));
+    else out->set_f(i, get_f(i));
+  }
+  return out;
+}
+
+NDArrayRef make_array(DataType dtype, Shape shape) { return std::make_shared<NDArray>(dtype, std::move(shape)); }
+
+}  // namespace tsch::runtime
