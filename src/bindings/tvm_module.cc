@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "bindings/ir_values.h"
+#include "bindings/runtime_values.h"
+#include "bindings/tvm_build.h"
 #include "arith/verify_well_formed.h"
 #include "frontend/tir_parser.h"
 #include "ir/printer.h"
@@ -154,6 +156,10 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("tir"), Value(import(interp, "tvm.tir")));
   ns.set(intern("s_tir"), Value(import(interp, "tvm.s_tir")));
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
+  for (const char* sub : {"nd", "runtime", "target", "testing", "driver"})
+    ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
+  install_build_functions(ns);
+  install_runtime_devices(ns);
 }
 
 }  // namespace
@@ -197,6 +203,8 @@ void install_prim_func_hook() {
 }
 
 void register_tvm_modules() {
+  register_tvm_runtime_modules();
+  register_tvm_build_modules();
   install_prim_func_hook();
   register_tvmscript_tir_module();
   script::ModuleLoader::register_builtin("tvm", build_tvm);

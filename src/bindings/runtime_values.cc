@@ -1,0 +1,304 @@
+// tvm.nd, tvm.runtime, devices, compiled modules and functions, time_evaluator.
+#include "bindings/runtime_values.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "bindings/ndarray_value.h"
+#include "codegen/llvm/llvm_build.h"
+#include "runtime/call.h"
+#include "script/exceptions.h"
+#include "script/modules.h"
+
+namespace tsch::bindings {
+
+using script::Args;
+using script::ExcKind;
+using script::Namespace;
+using script::raise;
+using script::TypeObject;
+using script::TypeRef;
+using tsch::intern;
+
+namespace {
+
+// TVM's BenchmarkResult: per-repeat mean seconds and their statistics.
+class BenchmarkResult : public script::Object {
+ public:
+  explicit BenchmarkResult(std::vector<double> r) : results(std::move(r)) {}
+  TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "BenchmarkResult(min=%g, mean=%g, median=%g, max=%g, std=%g, number=%zu)", min(), mean(), median(), max(),
+                  stddev(), results.size());
+    return buf;
+  }
+  double mean() const {
+    double s = 0;
+    for (double x : results) s += x;
+    return results.empty() ? 0 : s / results.size();
+  }
+  double median() const {
+    if (results.empty()) return 0;
+    std::vector<double> v = results;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+  double min() const { return results.empty() ? 0 : *std::min_element(results.begin(), results.end()); }
+  double max() const { return results.empty() ? 0 : *std::max_element(results.begin(), results.end()); }
+  double stddev() const {
+    double m = mean(), s = 0;
+    for (double x : results) s += (x - m) * (x - m);
+    return results.empty() ? 0 : std::sqrt(s / results.size());
+  }
+  std::vector<double> results;
+};
+
+TypeObject* BenchmarkResult::type() const {
+  static TypeRef t = [] {
+    auto t = std::make_shared<TypeObject>("BenchmarkResult");
+    t->set_module("tvm.runtime.module");
+    auto self = [](const Value& v) { return v.as<BenchmarkResult>(); };
+    t->def_property("mean", [self](Interpreter&, const Value& v) { return Value::real(self(v)->mean()); });
+    t->def_property("median", [self](Interpreter&, const Value& v) { return Value::real(self(v)->median()); });
+    t->def_property("min", [self](Interpreter&, const Value& v) { return Value::real(self(v)->min()); });
+    t->def_property("max", [self](Interpreter&, const Value& v) { return Value::real(self(v)->max()); });
+    t->def_property("std", [self](Interpreter&, const Value& v) { return Value::real(self(v)->stddev()); });
+    t->def_property("results", [self](Interpreter&, const Value& v) {
+      std::vector<Value> out;
+      for (double x : self(v)->results) out.push_back(Value::real(x));
+      return script::make_tuple(std::move(out));
+    });
+    t->def("__str__", "self", [self](Interpreter&, Args& a) {
+      const BenchmarkResult& r = *self(a[0]);
+      char buf[512];
+      std::snprintf(buf, sizeof buf,
+                    "Execution time summary:\n %-12s %-12s %-12s %-12s %-12s\n %-12.4f %-12.4f %-12.4f %-12.4f %-12.4f\n",
+                    "mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)", r.mean() * 1e3, r.median() * 1e3,
+                    r.max() * 1e3, r.min() * 1e3, r.stddev() * 1e3);
+      return script::make_str(buf);
+    });
+    return t;
+  }();
+  return t.get();
+}
+
+runtime::CallArg to_call_arg(Interpreter& interp, const Value& v, size_t index, const std::string& fn) {
+  runtime::CallArg arg;
+  if (auto* arr = v.as<ArrayValue>()) {
+    arg.array = arr->array.get();
+  } else if (v.is_float()) {
+    arg.is_float = true;
+    arg.f = v.as_float();
+  } else if (v.is_integral()) {
+    arg.i = v.as_int();
+  } else {
+    raise(ExcKind::TypeError, "argument " + std::to_string(index + 1) + " of " + fn + ": expected a tvm.nd.NDArray or a number, got " +
+                                  Interpreter::type_name(v));
+  }
+  (void)interp;
+  return arg;
+}
+
+Value function_of(const RuntimeModuleValue& m, const std::string& name, bool query_imports = false) {
+  (void)query_imports;
+  for (const auto& sig : m.module->functions())
+    if (sig.name == name) return Value(std::make_shared<PackedFuncValue>(m.module, &sig, m.module->entry(name)));
+  return Value();
+}
+
+Value lookup_function(RuntimeModuleValue& m, const std::string& name) {
+  Value f = function_of(m, name);
+  if (f.is_none()) {
+    std::string names;
+    for (const auto& sig : m.module->functions()) names += (names.empty() ? "" : ", ") + sig.name;
+    raise(ExcKind::AttributeError, "Module has no function '" + name + "' (it has: " + names + ")");
+  }
+  return f;
+}
+
+template <typename F>
+auto guard_build(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const runtime::BuildError& e) {
+    raise(ExcKind::RuntimeError, e.what());
+  }
+}
+
+Value time_evaluator(Interpreter& interp, Args& a) {
+  auto* m = a[0].as<RuntimeModuleValue>();
+  Value fn = lookup_function(*m, a.get_str(1));
+  int64_t number = a.get_int(3), repeat = a.get_int(4), min_repeat_ms = a.get_int(5);
+  if (number < 1 || repeat < 1) raise(ExcKind::ValueError, "time_evaluator: number and repeat must be at least 1");
+  auto evaluator = [fn, number, repeat, min_repeat_ms](Interpreter& interp, Args& call) {
+    auto* f = fn.as<PackedFuncValue>();
+    std::vector<Value> args = call.varargs();
+    f->call(interp, args);  // warm-up, as TVM does
+    std::vector<double> results;
+    int64_t n = number;
+    for (int64_t r = 0; r < repeat; ++r) {
+      double seconds = 0;
+      for (;;) {
+        auto start = std::chrono::steady_clock::now();
+        for (int64_t i = 0; i < n; ++i) {
+          interp.check_interrupt();
+          f->call(interp, args);
+        }
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (seconds * 1e3 >= min_repeat_ms || min_repeat_ms <= 0) break;
+        // Too short: scale `number` up toward min_repeat_ms, as TVM does.
+        double scale = seconds > 0 ? min_repeat_ms / (seconds * 1e3) * 1.618 : 2;
+        n = std::max<int64_t>(n + 1, static_cast<int64_t>(n * std::min(scale, 1e6)));
+      }
+      results.push_back(seconds / n);
+    }
+    return Value(std::make_shared<BenchmarkResult>(std::move(results)));
+  };
+  (void)interp;
+  return Value(std::make_shared<script::NativeFunction>("time_evaluator.<locals>.evaluator", script::Signature::parse("*args"), evaluator));
+}
+
+TypeRef make_module_type() {
+  auto t = std::make_shared<TypeObject>("Module");
+  t->set_module("tvm.runtime");
+  t->def("__getitem__", "self, name", [](Interpreter&, Args& a) { return lookup_function(*a[0].as<RuntimeModuleValue>(), a.get_str(1)); });
+  t->def("get_function", "self, name, query_imports=False", [](Interpreter&, Args& a) {
+    return lookup_function(*a[0].as<RuntimeModuleValue>(), a.get_str(1));
+  });
+  t->def("time_evaluator", "self, func_name, dev, number=10, repeat=1, min_repeat_ms=0, cooldown_interval_ms=0, repeats_to_cooldown=1, f_preproc=''",
+         time_evaluator, "time_evaluator(func_name, dev, number=10, repeat=1, min_repeat_ms=0): a function that runs func_name and returns timing statistics (seconds).");
+  t->def("get_source", "self, fmt=''", [](Interpreter&, Args& a) {
+    std::string fmt = a.get_str(1);
+    return script::make_str(guard_build([&] { return a[0].as<RuntimeModuleValue>()->module->source(fmt.empty() ? "ll" : fmt); }));
+  });
+  t->def("export_library", "self, file_name, fcompile=None", [](Interpreter&, Args& a) {
+    guard_build([&] {
+      a[0].as<RuntimeModuleValue>()->module->export_library(a.get_str(1));
+      return 0;
+    });
+    return Value();
+  });
+  t->def_property("type_key", [](Interpreter&, const Value&) { return script::make_str("llvm"); });
+  t->def_property("mod", [](Interpreter&, const Value& v) { return v; });  // tvm.compile's Executable.mod
+  return t;
+}
+
+}  // namespace
+
+TypeObject* DeviceValue::type() const {
+  static TypeRef t = [] {
+    auto t = std::make_shared<TypeObject>("Device");
+    t->set_module("tvm.runtime");
+    t->def_property("device_type", [](Interpreter&, const Value& v) { return Value::integer(v.as<DeviceValue>()->kind == "cpu" ? 1 : 2); });
+    t->def_property("device_id", [](Interpreter&, const Value& v) { return Value::integer(v.as<DeviceValue>()->id); });
+    t->def_property("exist", [](Interpreter&, const Value& v) { return Value::boolean(v.as<DeviceValue>()->kind == "cpu"); });
+    t->def("sync", "self", [](Interpreter&, Args&) { return Value(); });
+    return t;
+  }();
+  return t.get();
+}
+
+TypeRef module_type() {
+  static TypeRef t = make_module_type();
+  return t;
+}
+
+TypeObject* RuntimeModuleValue::type() const { return module_type().get(); }
+
+std::string RuntimeModuleValue::repr_hook(Interpreter&) { return "Module(llvm, " + module->target_text() + ")"; }
+
+bool RuntimeModuleValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
+  out = function_of(*this, symbol_name(name));
+  return !out.is_none();
+}
+
+TypeObject* PackedFuncValue::type() const {
+  static TypeRef t = [] {
+    auto t = std::make_shared<TypeObject>("PackedFunc");
+    t->set_module("tvm.runtime");
+    t->def("__call__", "self, *args", [](Interpreter& interp, Args& a) {
+      a[0].as<PackedFuncValue>()->call(interp, a.varargs());
+      return Value();
+    });
+    return t;
+  }();
+  return t.get();
+}
+
+void PackedFuncValue::call(Interpreter& interp, const std::vector<Value>& args) {
+  std::vector<runtime::CallArg> converted;
+  for (size_t i = 0; i < args.size(); ++i) converted.push_back(to_call_arg(interp, args[i], i, signature->name));
+  try {
+    runtime::call_compiled(*signature, entry, converted);
+  } catch (const std::invalid_argument& e) {
+    raise(args.size() != signature->param_names.size() ? ExcKind::TypeError : ExcKind::ValueError, e.what());
+  }
+}
+
+Value wrap_module(runtime::CompiledModuleRef m) { return Value(std::make_shared<RuntimeModuleValue>(std::move(m))); }
+
+namespace {
+
+Value device_arg(Interpreter& interp, const Value& v) {
+  if (v.is_none()) return Value(std::make_shared<DeviceValue>("cpu", 0));
+  auto* d = v.as<DeviceValue>();
+  if (!d) raise(ExcKind::TypeError, "expected a device such as tvm.cpu(0), got " + Interpreter::type_name(v));
+  if (d->kind != "cpu") raise(ExcKind::RuntimeError, "not supported yet: arrays on " + d->kind + "(" + std::to_string(d->id) + ") (only cpu arrays)");
+  (void)interp;
+  return v;
+}
+
+void build_nd(Interpreter&, script::Module& m) {
+  Namespace& ns = *m.globals;
+  script::def_function(ns, "array", "arr, device=None", [](Interpreter& interp, Args& a) {
+    device_arg(interp, a[1]);
+    return wrap_array(to_array(interp, a[0])->copy(), true);
+  }, "array(arr, device=tvm.cpu(0)): a tvm.nd.NDArray holding a copy of arr.");
+  script::def_function(ns, "empty", "shape, dtype='float32', device=None", [](Interpreter& interp, Args& a) {
+    device_arg(interp, a[2]);
+    return wrap_array(runtime::make_array(dtype_arg(interp, a[1]), shape_arg(interp, a[0])), true);
+  }, "empty(shape, dtype='float32', device=tvm.cpu(0)): a new array (zero-filled).");
+  ns.set(intern("NDArray"), Value(tvm_ndarray_type()));
+}
+
+void install_devices(Namespace& ns) {
+  auto cpu = [](Interpreter&, Args& a) { return Value(std::make_shared<DeviceValue>("cpu", a.get_int(0))); };
+  script::def_function(ns, "cpu", "dev_id=0", cpu);
+  script::def_function(ns, "cuda", "dev_id=0", [](Interpreter&, Args& a) { return Value(std::make_shared<DeviceValue>("cuda", a.get_int(0))); });
+  script::def_function(ns, "gpu", "dev_id=0", [](Interpreter&, Args& a) { return Value(std::make_shared<DeviceValue>("cuda", a.get_int(0))); });
+  script::def_function(ns, "device", "dev_type, dev_id=0", [](Interpreter&, Args& a) {
+    std::string kind = a.get_str(0);
+    if (kind == "llvm" || kind == "cpu" || kind == "c") return Value(std::make_shared<DeviceValue>("cpu", a.get_int(1)));
+    if (kind == "cuda" || kind == "gpu" || kind == "nvptx") return Value(std::make_shared<DeviceValue>("cuda", a.get_int(1)));
+    raise(ExcKind::ValueError, "unknown device type '" + kind + "' (expected \"cpu\", \"llvm\" or \"cuda\")");
+  });
+}
+
+}  // namespace
+
+void install_runtime_devices(Namespace& ns) { install_devices(ns); }
+
+void register_tvm_runtime_modules() {
+  script::ModuleLoader::register_builtin("tvm.nd", build_nd);
+  script::ModuleLoader::register_builtin("tvm.runtime", [](Interpreter& interp, script::Module& m) {
+    Namespace& ns = *m.globals;
+    install_devices(ns);
+    ns.set(intern("Module"), Value(module_type()));
+    ns.set(intern("ndarray"), Value(interp.modules().import(interp, "tvm.nd", "")));
+    script::def_function(ns, "load_module", "path, fmt=''", [](Interpreter&, Args& a) {
+      return wrap_module(guard_build([&] { return codegen::load_llvm_library(a.get_str(0)); }));
+    }, "load_module(path): load a library written by export_library.");
+  });
+  script::ModuleLoader::register_builtin("tvm.testing", [](Interpreter& interp, script::Module& m) {
+    Namespace& ns = *m.globals;
+    Value np_assert = *interp.modules().import(interp, "numpy.testing", "")->globals->find(intern("assert_allclose"));
+    script::def_function(ns, "assert_allclose", "actual, desired, rtol=1e-07, atol=1e-07", [np_assert](Interpreter& interp, Args& a) {
+      return interp.call(np_assert, std::vector<Value>{a[0], a[1], a[2], a[3]});
+    });
+  });
+}
+
+}  // namespace tsch::bindings

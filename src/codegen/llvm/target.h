@@ -1,0 +1,25 @@
+// LLVM targets from TVM's target strings: "llvm", "llvm -mcpu=znver4",
+// "llvm -mtriple=x86_64-linux-gnu -mattr=+avx2 --num-cores=1". Defaults come from the host.
+#pragma once
+
+#include <string>
+
+#include "runtime/module.h"
+
+namespace tsch::codegen {
+
+using runtime::BuildError;
+using runtime::CompiledModuleRef;
+using runtime::FunctionSignature;
+
+struct LLVMTarget {
+  std::string text;  // as given, for printing
+  std::string triple, cpu, features;
+  int num_cores = 0;  // 0: the thread pool's size
+  int opt_level = 3;
+};
+
+// Throws BuildError on an unknown option or a target kind other than llvm.
+LLVMTarget parse_llvm_target(const std::string& text);
+
+}  // namespace tsch::codegen

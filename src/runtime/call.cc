@@ -1,0 +1,121 @@
+#include "runtime/call.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "ir/printer.h"
+
+namespace tsch::runtime {
+namespace {
+
+using Bindings = std::unordered_map<const ir::VarNode*, int64_t>;
+
+// Evaluates an integer shape expression once its variables are bound.
+bool eval_int(const ir::PrimExpr& e, const Bindings& b, int64_t& out) {
+  using K = ir::ExprKind;
+  if (auto* imm = ir::as<ir::IntImmNode>(e)) {
+    out = imm->value;
+    return true;
+  }
+  if (auto* v = ir::as<ir::VarNode>(e)) {
+    auto it = b.find(v);
+    if (it == b.end()) return false;
+    out = it->second;
+    return true;
+  }
+  if (auto* c = ir::as<ir::CastNode>(e)) return eval_int(c->value, b, out);
+  if (!ir::is_binary(e->kind)) return false;
+  int64_t x, y;
+  if (!eval_int(ir::binary_a(e), b, x) || !eval_int(ir::binary_b(e), b, y)) return false;
+  switch (e->kind) {
+    case K::Add: out = x + y; return true;
+    case K::Sub: out = x - y; return true;
+    case K::Mul: out = x * y; return true;
+    case K::FloorDiv: if (y == 0) return false; out = x / y - ((x % y != 0) && ((x < 0) != (y < 0))); return true;
+    case K::FloorMod: if (y == 0) return false; out = ((x % y) + y) % y; return true;
+    case K::Div: if (y == 0) return false; out = x / y; return true;
+    case K::Min: out = std::min(x, y); return true;
+    case K::Max: out = std::max(x, y); return true;
+    default: return false;
+  }
+}
+
+std::string dtype_text(ir::DataType t) { return t.is_bool() ? "bool" : t.to_string(); }
+
+std::string shape_text(const std::vector<ir::PrimExpr>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + ir::script(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
+void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vector<CallArg>& args) {
+  size_t n = sig.param_names.size();
+  if (args.size() != n)
+    throw std::invalid_argument(sig.name + " expects " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " but " +
+                                std::to_string(args.size()) + " were given");
+  Bindings bound;
+  std::vector<void*> buffers;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string where = "argument " + std::to_string(i + 1) + " ('" + sig.param_names[i] + "') of " + sig.name;
+    if (!sig.buffers[i]) {
+      if (args[i].array) throw std::invalid_argument(where + ": expected a scalar, got an array");
+      const ir::Var& v = sig.scalar_params[i];
+      bound[v.get()] = args[i].is_float ? static_cast<int64_t>(args[i].f) : args[i].i;
+      continue;
+    }
+    const BufferParam& p = *sig.buffers[i];
+    if (!args[i].array) throw std::invalid_argument(where + ": expected an array of shape " + shape_text(p.shape) + ", got a scalar");
+    const NDArray& a = *args[i].array;
+    if (a.dtype() != p.dtype)
+      throw std::invalid_argument(where + ": expected dtype " + dtype_text(p.dtype) + ", got " + dtype_text(a.dtype()));
+    if (a.ndim() != static_cast<int>(p.shape.size()))
+      throw std::invalid_argument(where + ": expected " + std::to_string(p.shape.size()) + " dimensions, got " +
+                                  std::to_string(a.ndim()) + " (shape " + shape_string(a.shape()) + ")");
+    buffers.push_back(const_cast<void*>(a.data()));
+  }
+  // Shapes: bind variables first, then check every dimension.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!sig.buffers[i]) continue;
+      const BufferParam& p = *sig.buffers[i];
+      const NDArray& a = *args[i].array;
+      for (size_t d = 0; d < p.shape.size(); ++d) {
+        auto* v = ir::as<ir::VarNode>(p.shape[d]);
+        if (pass == 0) {
+          if (v && !bound.count(v)) bound[v] = a.shape()[d];
+          continue;
+        }
+        int64_t expected;
+        if (!eval_int(p.shape[d], bound, expected))
+          throw std::invalid_argument("argument " + std::to_string(i + 1) + " ('" + sig.param_names[i] + "') of " + sig.name +
+                                      ": cannot evaluate its shape " + ir::script(p.shape[d]));
+        if (expected != a.shape()[d]) {
+          std::string what = v ? "dimension " + std::to_string(d) + " is " + v->name + " = " + std::to_string(expected) + " from an earlier argument"
+                               : "expected shape " + shape_text(p.shape);
+          throw std::invalid_argument("argument " + std::to_string(i + 1) + " ('" + sig.param_names[i] + "') of " + sig.name +
+                                      ": " + what + ", got shape " + shape_string(a.shape()));
+        }
+      }
+    }
+  }
+  std::vector<int64_t> scalars;
+  for (const auto& v : sig.scalar_slots) {
+    auto it = bound.find(v.get());
+    if (it == bound.end()) throw std::invalid_argument(sig.name + ": no argument binds the variable " + v->name);
+    int64_t value = it->second;
+    if (v->dtype.is_float()) {
+      // Scalar float parameters travel as double bits.
+      double d = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (sig.scalar_params[i] == v) d = args[i].is_float ? args[i].f : static_cast<double>(args[i].i);
+      std::memcpy(&value, &d, sizeof d);
+    }
+    scalars.push_back(value);
+  }
+  fn(buffers.data(), scalars.data());
+}
+
+}  // namespace tsch::runtime

@@ -1,0 +1,22 @@
+// Calling a compiled function: arguments are checked against its signature (count, rank,
+// shape, dtype), symbolic shape variables are bound from the arrays, and the entry point runs.
+#pragma once
+
+#include <vector>
+
+#include "runtime/module.h"
+#include "runtime/ndarray.h"
+
+namespace tsch::runtime {
+
+struct CallArg {
+  NDArray* array = nullptr;  // or a scalar:
+  bool is_float = false;
+  int64_t i = 0;
+  double f = 0;
+};
+
+// Throws std::invalid_argument naming the parameter at fault.
+void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vector<CallArg>& args);
+
+}  // namespace tsch::runtime

@@ -1,0 +1,52 @@
+// Compiled code as the runtime sees it (built by src/codegen): entry points with a uniform calling convention and
+// the signature each needs to check and bind its arguments. No LLVM types appear here.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/module.h"
+
+namespace tsch::runtime {
+
+// A failure to build (unsupported construct, bad target). The message is for the user.
+struct BuildError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct BufferParam {
+  std::string name;
+  ir::DataType dtype;
+  std::vector<ir::PrimExpr> shape;  // IntImm or Var (bound from the argument) or other exprs
+};
+
+struct FunctionSignature {
+  std::string name;
+  std::vector<std::string> param_names;
+  // Per parameter: the buffer it binds, or none for a scalar parameter.
+  std::vector<std::optional<BufferParam>> buffers;
+  std::vector<ir::Var> scalar_params;  // per parameter (null for buffers)
+  // Variables the code reads from the scalar array, in slot order.
+  std::vector<ir::Var> scalar_slots;
+};
+
+// Every compiled function: fn(buffer data pointers, scalar slots as int64/double bits).
+using EntryPoint = void (*)(void** buffers, int64_t* scalars);
+
+class CompiledModule {
+ public:
+  virtual ~CompiledModule() = default;
+  // Null when the module has no such function.
+  virtual EntryPoint entry(const std::string& name) const = 0;
+  virtual const std::vector<FunctionSignature>& functions() const = 0;
+  // "ll" (LLVM IR), "asm" (assembly); throws BuildError for other formats.
+  virtual std::string source(const std::string& format) const = 0;
+  virtual void export_library(const std::string& path) const = 0;
+  virtual std::string target_text() const = 0;
+};
+using CompiledModuleRef = std::shared_ptr<CompiledModule>;
+
+}  // namespace tsch::runtime

@@ -1,0 +1,95 @@
+// tir.FlattenBuffer: every buffer becomes one-dimensional. A multi-dimensional access
+// A[i, j] turns into A_flat[i * stride0 + j * stride1 (+ elem_offset)], where the strides are
+// the buffer's own or the compact row-major ones. The flat buffer shares the data pointer.
+#include "arith/simplify.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "transform/pass.h"
+
+namespace tsch::transform {
+namespace {
+
+ir::DataType index_type(const std::vector<ir::PrimExpr>& exprs) {
+  for (const auto& e : exprs)
+    if (e && e->dtype.element_of() == ir::DataType::int64()) return ir::DataType::int64();
+  return ir::DataType::int32();
+}
+
+ir::PrimExpr as_index(const ir::PrimExpr& e, ir::DataType t) {
+  return e->dtype.element_of() == t ? e : ir::cast(t.with_lanes(e->dtype.lanes), e);
+}
+
+class Flattener : public ir::IRMutator {
+ public:
+  using IRMutator::mutate;
+  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
+    ir::PrimExpr t = mutate_children(e);
+    auto* load = ir::as<ir::BufferLoadNode>(t);
+    if (!load) return t;
+    return std::make_shared<ir::BufferLoadNode>(load->dtype, flat(load->buffer), std::vector<ir::PrimExpr>{offset(load->buffer, load->indices)});
+  }
+
+  ir::Stmt mutate(const ir::Stmt& s) override {
+    ir::Stmt t = mutate_children(s);
+    if (auto* store = ir::as<ir::BufferStoreNode>(t)) {
+      return std::make_shared<ir::BufferStoreNode>(flat(store->buffer), store->value,
+                                                   std::vector<ir::PrimExpr>{offset(store->buffer, store->indices)});
+    }
+    if (auto* alloc = ir::as<ir::AllocateNode>(t)) return std::make_shared<ir::AllocateNode>(flat(alloc->buffer), alloc->body);
+    return t;
+  }
+
+ private:
+  ir::Buffer flat(const ir::Buffer& b) {
+    auto it = flat_.find(b.get());
+    if (it != flat_.end()) return it->second;
+    ir::DataType t = index_type(b->shape);
+    ir::PrimExpr size = ir::make_int(1, t);
+    if (b->strides.empty()) {
+      for (const auto& d : b->shape) size = ir::mul(size, as_index(d, t));
+    } else {
+      // Strided: the extent is the largest offset plus one.
+      ir::PrimExpr last = ir::make_int(0, t);
+      for (size_t i = 0; i < b->shape.size(); ++i)
+        last = ir::add(last, ir::mul(ir::sub(as_index(b->shape[i], t), ir::make_int(1, t)), as_index(b->strides[i], t)));
+      size = ir::add(last, ir::make_int(1, t));
+    }
+    auto node = std::make_shared<ir::BufferNode>(b->name, b->dtype, std::vector<ir::PrimExpr>{arith::simplify(size)}, b->scope);
+    node->data = b->data;
+    node->align = b->align;
+    ir::Buffer out = node;
+    flat_[b.get()] = out;
+    return out;
+  }
+
+  ir::PrimExpr offset(const ir::Buffer& b, const std::vector<ir::PrimExpr>& indices) {
+    std::vector<ir::PrimExpr> all = indices;
+    all.insert(all.end(), b->shape.begin(), b->shape.end());
+    ir::DataType t = index_type(all);
+    ir::PrimExpr off;
+    if (b->strides.empty()) {
+      for (size_t i = 0; i < indices.size(); ++i) {
+        ir::PrimExpr idx = as_index(indices[i], t);
+        off = off ? ir::add(ir::mul(off, as_index(b->shape[i], t)), idx) : idx;
+      }
+    } else {
+      for (size_t i = 0; i < indices.size(); ++i) {
+        ir::PrimExpr term = ir::mul(as_index(indices[i], t), as_index(b->strides[i], t));
+        off = off ? ir::add(off, term) : term;
+      }
+    }
+    if (!off) off = ir::make_int(0, t);
+    if (b->elem_offset) off = ir::add(off, as_index(b->elem_offset, t));
+    return off;
+  }
+
+  std::unordered_map<const ir::BufferNode*, ir::Buffer> flat_;
+};
+
+}  // namespace
+
+Pass flatten_buffer() {
+  return {"tir.FlattenBuffer", [](const ir::PrimFunc& f) { return with_body(f, Flattener().mutate(f->body)); }};
+}
+
+}  // namespace tsch::transform

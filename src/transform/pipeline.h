@@ -1,0 +1,27 @@
+// The lowering pipeline: TensorIR with blocks → flat loops over 1-D buffers, ready for code
+// generation. The order of passes lives in pipeline.cc and nowhere else.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "transform/pass.h"
+
+namespace tsch::transform {
+
+const std::vector<Pass>& lowering_passes();
+
+// Notes passes leave for the user (e.g. a vectorized loop that runs scalar); the caller
+// prints and clears them.
+std::vector<std::string>& lowering_notes();
+
+struct LowerOptions {
+  // Called after each pass with the pass name and the function's new state.
+  std::function<void(const std::string& pass, const std::string& func, const ir::PrimFunc&)> after_pass;
+};
+
+ir::PrimFunc lower(const ir::PrimFunc& f, const std::string& name, const LowerOptions& options = {});
+ir::IRModule lower(const ir::IRModule& m, const LowerOptions& options = {});
+
+}  // namespace tsch::transform

@@ -1,0 +1,76 @@
+// tir.Simplify: integer arithmetic (indices, conditions, loop bounds) is simplified with the
+// ranges of the enclosing loop variables; conditions decided by those ranges are removed.
+#include "arith/simplify.h"
+
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "transform/pass.h"
+
+namespace tsch::transform {
+namespace {
+
+class Simplifier : public ir::IRMutator {
+ public:
+  using IRMutator::mutate;
+  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
+    ir::PrimExpr t = mutate_children(e);
+    if (auto* load = ir::as<ir::BufferLoadNode>(t)) {
+      bool changed = false;
+      auto idx = simplify_all(load->indices, changed);
+      return changed ? std::make_shared<ir::BufferLoadNode>(load->dtype, load->buffer, std::move(idx)) : t;
+    }
+    return t;
+  }
+
+  ir::Stmt mutate(const ir::Stmt& s) override {
+    if (auto* loop = ir::as<ir::ForNode>(s)) {
+      ir::PrimExpr mn = simplify_int(loop->min), ext = simplify_int(loop->extent);
+      dom_[loop->loop_var.get()] = {mn, arith::simplify(ir::sub(ir::add(mn, ext), ir::make_int(1, ext->dtype)), dom_)};
+      ir::Stmt body = mutate(loop->body);
+      dom_.erase(loop->loop_var.get());
+      if (mn == loop->min && ext == loop->extent && body == loop->body) return s;
+      auto f = std::make_shared<ir::ForNode>(*loop);
+      f->min = mn;
+      f->extent = ext;
+      f->body = body;
+      return f;
+    }
+    ir::Stmt t = mutate_children(s);
+    if (auto* store = ir::as<ir::BufferStoreNode>(t)) {
+      bool changed = false;
+      auto idx = simplify_all(store->indices, changed);
+      return changed ? std::make_shared<ir::BufferStoreNode>(store->buffer, store->value, std::move(idx)) : t;
+    }
+    if (auto* branch = ir::as<ir::IfThenElseNode>(t)) {
+      ir::PrimExpr cond = simplify_int(branch->condition);
+      if (arith::can_prove(cond, dom_)) return branch->then_case;
+      if (arith::can_prove(ir::logical_not(cond), dom_)) return branch->else_case ? branch->else_case : ir::make_seq({});
+      if (cond != branch->condition) return std::make_shared<ir::IfThenElseNode>(cond, branch->then_case, branch->else_case);
+    }
+    return t;
+  }
+
+ private:
+  ir::PrimExpr simplify_int(const ir::PrimExpr& e) {
+    if (!e || e->dtype.lanes != 1 || e->dtype.is_float()) return e;
+    return arith::simplify(e, dom_);
+  }
+  std::vector<ir::PrimExpr> simplify_all(const std::vector<ir::PrimExpr>& v, bool& changed) {
+    std::vector<ir::PrimExpr> out;
+    for (const auto& e : v) {
+      out.push_back(simplify_int(e));
+      changed |= out.back() != e;
+    }
+    return out;
+  }
+
+  arith::VarDomain dom_;
+};
+
+}  // namespace
+
+Pass simplify() {
+  return {"tir.Simplify", [](const ir::PrimFunc& f) { return with_body(f, Simplifier().mutate(f->body)); }};
+}
+
+}  // namespace tsch::transform

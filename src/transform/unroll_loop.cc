@@ -1,0 +1,33 @@
+// tir.UnrollLoop: loops marked unrolled with a constant extent are replaced by copies of
+// their body, one per iteration. Symbolic extents stay loops (LLVM may still unroll them).
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "transform/pass.h"
+
+namespace tsch::transform {
+namespace {
+
+class Unroller : public ir::IRMutator {
+ public:
+  using IRMutator::mutate;
+  ir::Stmt mutate(const ir::Stmt& s) override {
+    ir::Stmt t = mutate_children(s);
+    auto* loop = ir::as<ir::ForNode>(t);
+    int64_t n;
+    if (!loop || loop->for_kind != ir::ForKind::Unrolled || !ir::as_const_int(loop->extent, &n)) return t;
+    std::vector<ir::Stmt> copies;
+    for (int64_t i = 0; i < n; ++i) {
+      ir::PrimExpr value = ir::add(loop->min, ir::make_int(i, loop->loop_var->dtype));
+      copies.push_back(ir::substitute(loop->body, {{loop->loop_var.get(), value}}));
+    }
+    return ir::make_seq(std::move(copies));
+  }
+};
+
+}  // namespace
+
+Pass unroll_loop() {
+  return {"tir.UnrollLoop", [](const ir::PrimFunc& f) { return with_body(f, Unroller().mutate(f->body)); }};
+}
+
+}  // namespace tsch::transform

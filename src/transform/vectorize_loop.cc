@@ -1,0 +1,170 @@
+// tir.VectorizeLoop: a loop marked vectorized with a constant extent becomes one vector
+// statement: its variable turns into Ramp(min, 1, lanes), scalar operands next to vector ones
+// are broadcast, and accesses with vector indices become vector loads and stores. Loops this
+// cannot handle (symbolic extent, inner loops, branches, reductions into one element) run as
+// scalar loops, with a note.
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "transform/pass.h"
+#include "transform/pipeline.h"
+
+namespace tsch::transform {
+namespace {
+
+using ir::ExprKind;
+using ir::PrimExpr;
+
+struct CannotVectorize {
+  std::string why;
+};
+
+PrimExpr broadcast(const PrimExpr& e, int lanes) {
+  if (e->dtype.lanes == lanes) return e;
+  return std::make_shared<ir::BroadcastNode>(e, lanes);
+}
+
+template <ExprKind K>
+PrimExpr make_node(ir::DataType t, PrimExpr a, PrimExpr b) {
+  return std::make_shared<ir::BinaryNode<K>>(t, std::move(a), std::move(b));
+}
+
+PrimExpr vector_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
+  int lanes = std::max(a->dtype.lanes, b->dtype.lanes);
+  auto* ra = ir::as<ir::RampNode>(a);
+  auto* rb = ir::as<ir::RampNode>(b);
+  // Keep index arithmetic in Ramp form so code generation sees contiguous accesses.
+  if (kind == ExprKind::Add || kind == ExprKind::Sub) {
+    if (ra && b->dtype.lanes == 1) return std::make_shared<ir::RampNode>(ir::make_binary(kind, ra->base, b), ra->stride, lanes);
+    if (rb && a->dtype.lanes == 1 && kind == ExprKind::Add) return std::make_shared<ir::RampNode>(ir::add(a, rb->base), rb->stride, lanes);
+    if (ra && rb) return std::make_shared<ir::RampNode>(ir::make_binary(kind, ra->base, rb->base), ir::make_binary(kind, ra->stride, rb->stride), lanes);
+  }
+  if (kind == ExprKind::Mul) {
+    if (ra && b->dtype.lanes == 1) return std::make_shared<ir::RampNode>(ir::mul(ra->base, b), ir::mul(ra->stride, b), lanes);
+    if (rb && a->dtype.lanes == 1) return std::make_shared<ir::RampNode>(ir::mul(a, rb->base), ir::mul(a, rb->stride), lanes);
+  }
+  if (a->dtype.lanes == 1 && b->dtype.lanes == 1) return ir::make_binary(kind, a, b);
+  a = broadcast(a, lanes);
+  b = broadcast(b, lanes);
+  bool cmp = kind >= ExprKind::EQ && kind <= ExprKind::GE;
+  ir::DataType t = cmp ? ir::DataType::bool_(lanes) : a->dtype;
+  switch (kind) {
+#define TSCH_CASE(name) case ExprKind::name: return make_node<ExprKind::name>(t, a, b);
+    TSCH_CASE(Add) TSCH_CASE(Sub) TSCH_CASE(Mul) TSCH_CASE(Div) TSCH_CASE(Mod) TSCH_CASE(FloorDiv) TSCH_CASE(FloorMod)
+    TSCH_CASE(Min) TSCH_CASE(Max) TSCH_CASE(EQ) TSCH_CASE(NE) TSCH_CASE(LT) TSCH_CASE(LE) TSCH_CASE(GT) TSCH_CASE(GE)
+    TSCH_CASE(And) TSCH_CASE(Or)
+#undef TSCH_CASE
+    default: throw CannotVectorize{"operator"};
+  }
+}
+
+class Vectorizer : public ir::IRMutator {
+ public:
+  Vectorizer(const ir::VarNode* var, PrimExpr ramp, int lanes) : var_(var), ramp_(std::move(ramp)), lanes_(lanes) {}
+
+  using IRMutator::mutate;
+  PrimExpr mutate(const PrimExpr& e) override {
+    switch (e->kind) {
+      case ExprKind::Var: return e.get() == var_ ? ramp_ : e;
+      case ExprKind::IntImm: case ExprKind::FloatImm: case ExprKind::StringImm: return e;
+      case ExprKind::Ramp: case ExprKind::Broadcast: case ExprKind::Let: throw CannotVectorize{"nested vector expression"};
+      default: break;
+    }
+    if (ir::is_binary(e->kind)) {
+      PrimExpr a = mutate(ir::binary_a(e)), b = mutate(ir::binary_b(e));
+      if (a == ir::binary_a(e) && b == ir::binary_b(e)) return e;
+      return vector_binary(e->kind, a, b);
+    }
+    if (auto* load = ir::as<ir::BufferLoadNode>(e)) {
+      PrimExpr idx = mutate(load->indices[0]);
+      if (idx == load->indices[0]) return e;
+      return std::make_shared<ir::BufferLoadNode>(load->dtype.with_lanes(idx->dtype.lanes), load->buffer, std::vector<PrimExpr>{idx});
+    }
+    if (auto* c = ir::as<ir::CastNode>(e)) {
+      PrimExpr v = mutate(c->value);
+      if (v == c->value) return e;
+      return std::make_shared<ir::CastNode>(c->dtype.with_lanes(v->dtype.lanes), v);
+    }
+    if (auto* n = ir::as<ir::NotNode>(e)) {
+      PrimExpr v = mutate(n->a);
+      return v == n->a ? e : std::make_shared<ir::NotNode>(v);
+    }
+    if (auto* s = ir::as<ir::SelectNode>(e)) {
+      PrimExpr c = mutate(s->condition), t = mutate(s->true_value), f = mutate(s->false_value);
+      if (c == s->condition && t == s->true_value && f == s->false_value) return e;
+      int lanes = std::max({c->dtype.lanes, t->dtype.lanes, f->dtype.lanes});
+      return std::make_shared<ir::SelectNode>(broadcast(c, lanes), broadcast(t, lanes), broadcast(f, lanes));
+    }
+    if (auto* call = ir::as<ir::CallNode>(e)) {
+      if (call->op == "if_then_else") throw CannotVectorize{"if_then_else"};
+      std::vector<PrimExpr> args;
+      int lanes = 1;
+      bool changed = false;
+      for (const auto& a : call->args) {
+        args.push_back(mutate(a));
+        changed |= args.back() != a;
+        lanes = std::max(lanes, args.back()->dtype.lanes);
+      }
+      if (!changed) return e;
+      for (auto& a : args) a = broadcast(a, lanes);
+      return std::make_shared<ir::CallNode>(call->dtype.with_lanes(lanes), call->op, std::move(args));
+    }
+    throw CannotVectorize{"expression"};
+  }
+
+  ir::Stmt mutate(const ir::Stmt& s) override {
+    if (auto* store = ir::as<ir::BufferStoreNode>(s)) {
+      PrimExpr idx = mutate(store->indices[0]), value = mutate(store->value);
+      if (idx->dtype.lanes == 1 && value->dtype.lanes != 1) throw CannotVectorize{"all lanes store to one element (a reduction)"};
+      if (idx == store->indices[0] && value == store->value) return s;
+      return std::make_shared<ir::BufferStoreNode>(store->buffer, broadcast(value, idx->dtype.lanes), std::vector<PrimExpr>{idx});
+    }
+    if (ir::as<ir::SeqStmtNode>(s)) return mutate_children(s);
+    if (auto* let = ir::as<ir::LetStmtNode>(s)) {
+      if (mutate(let->value) != let->value) throw CannotVectorize{"a let binding that depends on the loop variable"};
+      return mutate_children(s);
+    }
+    throw CannotVectorize{ir::as<ir::ForNode>(s) ? "an inner loop" : ir::as<ir::IfThenElseNode>(s) ? "a branch" : "a statement kind"};
+  }
+
+ private:
+  const ir::VarNode* var_;
+  PrimExpr ramp_;
+  int lanes_;
+};
+
+class LoopVectorizer : public ir::IRMutator {
+ public:
+  using IRMutator::mutate;
+  ir::Stmt mutate(const ir::Stmt& s) override {
+    ir::Stmt t = mutate_children(s);
+    auto* loop = ir::as<ir::ForNode>(t);
+    if (!loop || loop->for_kind != ir::ForKind::Vectorized) return t;
+    int64_t lanes;
+    std::string why;
+    if (!ir::as_const_int(loop->extent, &lanes)) {
+      why = "its extent " + ir::script(loop->extent) + " is not a constant";
+    } else if (lanes > 1) {
+      try {
+        PrimExpr ramp = std::make_shared<ir::RampNode>(loop->min, ir::make_int(1, loop->min->dtype), static_cast<int>(lanes));
+        return Vectorizer(loop->loop_var.get(), ramp, static_cast<int>(lanes)).mutate(loop->body);
+      } catch (const CannotVectorize& e) {
+        why = "its body has " + e.why;
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+    }
+    if (!why.empty()) lowering_notes().push_back("loop " + loop->loop_var->name + " runs as a scalar loop: " + why);
+    auto f = std::make_shared<ir::ForNode>(*loop);
+    f->for_kind = ir::ForKind::Serial;
+    return f;
+  }
+};
+
+}  // namespace
+
+Pass vectorize_loop() {
+  return {"tir.VectorizeLoop", [](const ir::PrimFunc& f) { return with_body(f, LoopVectorizer().mutate(f->body)); }};
+}
+
+}  // namespace tsch::transform
