@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "bindings/ndarray_value.h"
+#include "bindings/ir_values.h"
+#include "codegen/differential.h"
 #include "codegen/llvm/llvm_build.h"
 #include "runtime/call.h"
 #include "script/exceptions.h"
@@ -298,6 +300,19 @@ void register_tvm_runtime_modules() {
     script::def_function(ns, "assert_allclose", "actual, desired, rtol=1e-07, atol=1e-07", [np_assert](Interpreter& interp, Args& a) {
       return interp.call(np_assert, std::vector<Value>{a[0], a[1], a[2], a[3]});
     });
+    script::def_function(ns, "assert_same_results", "reference, candidate, seed=1", [](Interpreter& interp, Args& a) -> Value {
+      ir::IRModule ref = to_module(interp, a[0], "assert_same_results"), cand = to_module(interp, a[1], "assert_same_results");
+      codegen::DifferentialResult r;
+      try {
+        r = codegen::compare_execution(ref, cand, static_cast<uint32_t>(a.get_int(2)));
+      } catch (const std::exception& e) {
+        raise(ExcKind::RuntimeError, std::string("assert_same_results: cannot build: ") + e.what());
+      }
+      if (!r.equal) raise(ExcKind::AssertionError, "the modules compute different results: " + r.note);
+      return Value::boolean(r.compared);
+    }, "assert_same_results(reference, candidate, seed=1) (tsch extension): build both modules, run every function on the same "
+       "random inputs and raise AssertionError when any buffer differs. Returns False when nothing could be compared "
+       "(symbolic shapes, GPU thread bindings).");
   });
 }
 

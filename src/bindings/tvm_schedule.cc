@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "bindings/ir_values.h"
+#include "codegen/differential.h"
 #include "bindings/schedule_help.h"
 #include "bindings/schedule_session.h"
 #include "bindings/stmt_values.h"
@@ -86,10 +87,11 @@ class TraceValue : public script::Object {
 
 class ScheduleValue : public script::Object {
  public:
-  explicit ScheduleValue(ir::IRModule mod) : state(std::move(mod)) {}
+  explicit ScheduleValue(ir::IRModule mod) : state(mod), original(std::move(mod)) {}
   TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override { return "<tvm.tir.Schedule>"; }
   ScheduleState state;
+  ir::IRModule original;  // as given to the constructor (for TSCH_CHECK_BUILD)
   schedule::Trace trace;
   uint64_t rand_state = 1;  // sampling
 };
@@ -161,12 +163,33 @@ Value block_arg(Args& a, size_t i) {
 
 RV rv_of(const Value& v) { return v.as<RVValue>()->rv; }
 
+// With TSCH_CHECK_BUILD=1 (the schedule tests), every primitive that changes the module is
+// checked by building the module before and after it and comparing results on random inputs.
+void check_build(const ScheduleValue& sch, const ScheduleState& before) {
+  static const bool enabled = std::getenv("TSCH_CHECK_BUILD") != nullptr;
+  if (!enabled || sch.state.mod() == before.mod()) return;
+  codegen::DifferentialResult r;
+  try {
+    r = codegen::compare_execution(sch.original, sch.state.mod());
+  } catch (const std::exception& e) {
+    raise(ExcKind::RuntimeError, std::string("TSCH_CHECK_BUILD: the scheduled module does not build: ") + e.what());
+  }
+  if (!r.equal) raise(ExcKind::RuntimeError, "TSCH_CHECK_BUILD: the schedule changed the results: " + r.note);
+}
+
 // Runs a primitive; on ScheduleError restores the state and raises tvm.tir.ScheduleError.
 template <typename F>
 auto run(ScheduleValue& sch, F&& f) -> decltype(f()) {
   ScheduleState saved = sch.state;
   try {
-    return f();
+    if constexpr (std::is_void_v<decltype(f())>) {
+      f();
+      check_build(sch, saved);
+    } else {
+      auto result = f();
+      check_build(sch, saved);
+      return result;
+    }
   } catch (const schedule::ScheduleError& e) {
     std::string report = schedule::render_schedule_error(saved, e);
     sch.state = std::move(saved);

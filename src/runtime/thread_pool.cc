@@ -34,7 +34,13 @@ class Pool {
     std::lock_guard<std::mutex> run(run_mutex_);
     stop_workers();
     size_ = n > 0 ? n : default_threads();
-    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i] { worker(i); });
+    uint64_t start;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      start = generation_;
+    }
+    // A worker starts from the generation current now, so it cannot miss the first job.
+    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i, start] { worker(i, start); });
   }
 
   void run(TaskFn fn, void* closure, int64_t begin, int64_t extent) {
@@ -87,8 +93,7 @@ class Pool {
     stopping_ = false;
   }
 
-  void worker(int index) {
-    uint64_t seen = generation_;
+  void worker(int index, uint64_t seen) {
     for (;;) {
       Job job;
       {

@@ -1,0 +1,121 @@
+#include "codegen/differential.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "codegen/llvm/llvm_build.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "runtime/call.h"
+#include "transform/pipeline.h"
+
+namespace tsch::codegen {
+namespace {
+
+// Random arrays for a function's buffer parameters; nullopt when a shape is not constant.
+std::optional<std::vector<runtime::NDArrayRef>> make_inputs(const ir::PrimFunc& f, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<runtime::NDArrayRef> out;
+  for (const auto& p : f->params) {
+    ir::Buffer b = f->buffer_of(p);
+    if (!b) return std::nullopt;
+    runtime::Shape shape;
+    for (const auto& d : b->shape) {
+      int64_t v;
+      if (!ir::as_const_int(d, &v)) return std::nullopt;
+      shape.push_back(v);
+    }
+    if (!runtime::is_array_dtype(b->dtype)) return std::nullopt;
+    auto a = runtime::make_array(b->dtype, shape);
+    for (int64_t i = 0; i < a->size(); ++i) {
+      if (b->dtype.is_float()) a->set_f(i, std::uniform_real_distribution<double>(-1, 1)(rng));
+      else if (b->dtype.is_bool()) a->set_i(i, rng() & 1);
+      else a->set_i(i, static_cast<int64_t>(rng() % 7) - (b->dtype.is_int() ? 3 : 0));
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+void run(const runtime::CompiledModuleRef& m, const std::string& name, const std::vector<runtime::NDArrayRef>& arrays) {
+  for (const auto& sig : m->functions()) {
+    if (sig.name != name) continue;
+    std::vector<runtime::CallArg> args;
+    for (const auto& a : arrays) args.push_back(runtime::CallArg{a.get()});
+    runtime::call_compiled(sig, m->entry(name), args);
+  }
+}
+
+bool has_thread_binding(const ir::IRModule& m) {
+  bool found = false;
+  for (const auto& [name, f] : m->functions)
+    ir::for_each_stmt(f->body, [&](const ir::Stmt& s) {
+      if (auto* loop = ir::as<ir::ForNode>(s)) found |= loop->for_kind == ir::ForKind::ThreadBinding;
+    });
+  return found;
+}
+
+// The reference of a schedule stays the same across its primitives: build it once.
+runtime::CompiledModuleRef build_cached(const ir::IRModule& m, const LLVMTarget& target) {
+  static std::vector<std::pair<std::weak_ptr<const ir::IRModuleNode>, runtime::CompiledModuleRef>> cache;
+  for (auto& [key, built] : cache)
+    if (auto live = key.lock(); live && live == m) return built;
+  cache.erase(std::remove_if(cache.begin(), cache.end(), [](auto& e) { return e.first.expired(); }), cache.end());
+  auto built = build_llvm(transform::lower(m), target);
+  cache.emplace_back(m, built);
+  return built;
+}
+
+}  // namespace
+
+DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IRModule& candidate, uint32_t seed) {
+  DifferentialResult result;
+  if (has_thread_binding(candidate)) {
+    result.note = "the module binds loops to GPU threads";
+    return result;
+  }
+  LLVMTarget target = parse_llvm_target("llvm");
+  target.opt_level = 0;  // the check is about semantics; O0 keeps it quick
+  auto ref = build_cached(reference, target);
+  auto cand = build_llvm(transform::lower(candidate), target);
+  transform::lowering_notes().clear();  // notes are for tvm.build's user, not for this check
+  for (const auto& [name, f] : reference->functions) {
+    ir::PrimFunc g = candidate->find(name);
+    if (!g) continue;
+    auto inputs = make_inputs(f, seed);
+    auto other = make_inputs(g, seed);
+    bool same_signature = inputs && other && inputs->size() == other->size();
+    for (size_t i = 0; same_signature && i < inputs->size(); ++i)
+      same_signature = (*inputs)[i]->shape() == (*other)[i]->shape() && (*inputs)[i]->dtype() == (*other)[i]->dtype();
+    if (inputs && !same_signature) {
+      result.note = name + " changed its parameters' shapes (transform_layout of a parameter)";
+      continue;
+    }
+    if (!inputs) {
+      result.note = name + " has a symbolic or unsupported parameter";
+      continue;
+    }
+    std::vector<runtime::NDArrayRef> a, b;
+    for (const auto& x : *inputs) {
+      a.push_back(x->copy());
+      b.push_back(x->copy());
+    }
+    run(ref, name, a);
+    run(cand, name, b);
+    result.compared = true;
+    for (size_t p = 0; p < a.size(); ++p) {
+      for (int64_t i = 0; i < a[p]->size(); ++i) {
+        double x = a[p]->get_f(i), y = b[p]->get_f(i);
+        if (std::fabs(x - y) <= 1e-4 + 1e-4 * std::fabs(x) || (std::isnan(x) && std::isnan(y))) continue;
+        result.equal = false;
+        result.note = name + ": parameter " + f->params[p]->name + " differs at flat index " + std::to_string(i) + ": " +
+                      std::to_string(x) + " before, " + std::to_string(y) + " after";
+        return result;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace tsch::codegen

@@ -1,0 +1,95 @@
+// Lowering + LLVM code generation + runtime calls on small hand-built functions.
+#include <catch2/catch.hpp>
+
+#include "codegen/differential.h"
+#include "codegen/llvm/llvm_build.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "runtime/call.h"
+#include "transform/pipeline.h"
+
+using namespace tsch;
+using ir::DataType;
+
+namespace {
+
+// C[i] = A[i] op B[i] for i in [0, n), the loop of the given kind.
+ir::IRModule elementwise(ir::ExprKind op, int64_t n, ir::ForKind kind, DataType t = DataType::float32()) {
+  auto shape = std::vector<ir::PrimExpr>{ir::make_int(n)};
+  ir::Buffer a = ir::make_buffer("A", t, shape), b = ir::make_buffer("B", t, shape), c = ir::make_buffer("C", t, shape);
+  ir::Var i = ir::make_var("i");
+  ir::PrimExpr value = ir::make_binary(op, ir::buffer_load(a, {i}), ir::buffer_load(b, {i}));
+  ir::Stmt store = std::make_shared<ir::BufferStoreNode>(c, value, std::vector<ir::PrimExpr>{i});
+  auto f = std::make_shared<ir::PrimFuncNode>();
+  for (const auto& buf : {a, b, c}) {
+    ir::Var p = ir::make_var(buf->name, DataType::handle());
+    f->params.push_back(p);
+    f->buffer_map.emplace_back(p, buf);
+  }
+  f->body = std::make_shared<ir::ForNode>(i, ir::make_int(0), ir::make_int(n), kind, store);
+  auto m = std::make_shared<ir::IRModuleNode>();
+  m->functions.emplace_back("f", f);
+  return m;
+}
+
+std::vector<float> run_elementwise(const ir::IRModule& m, int64_t n) {
+  auto lib = codegen::build_llvm(transform::lower(m), codegen::parse_llvm_target("llvm"));
+  auto a = runtime::make_array(DataType::float32(), {n}), b = runtime::make_array(DataType::float32(), {n}),
+       c = runtime::make_array(DataType::float32(), {n});
+  for (int64_t i = 0; i < n; ++i) a->set_f(i, i), b->set_f(i, 2 * i + 1);
+  runtime::call_compiled(lib->functions()[0], lib->entry("f"), {{a.get()}, {b.get()}, {c.get()}});
+  std::vector<float> out;
+  for (int64_t i = 0; i < n; ++i) out.push_back(static_cast<float>(c->get_f(i)));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("serial, parallel, vectorized and unrolled loops compute the same", "[codegen]") {
+  for (auto kind : {ir::ForKind::Serial, ir::ForKind::Parallel, ir::ForKind::Vectorized, ir::ForKind::Unrolled}) {
+    auto c = run_elementwise(elementwise(ir::ExprKind::Add, 16, kind), 16);
+    for (int i = 0; i < 16; ++i) CHECK(c[i] == 3.0f * i + 1);
+  }
+  auto big = run_elementwise(elementwise(ir::ExprKind::Mul, 10007, ir::ForKind::Parallel), 10007);
+  CHECK(big[10006] == 10006.0f * 20013.0f);
+}
+
+TEST_CASE("a vectorized loop becomes Ramp accesses", "[codegen]") {
+  auto lowered = transform::lower(elementwise(ir::ExprKind::Add, 8, ir::ForKind::Vectorized));
+  std::string text = ir::script(lowered);
+  CHECK(text.find("T.Ramp(0, 1, 8)") != std::string::npos);
+  CHECK(text.find("for") == std::string::npos);
+}
+
+TEST_CASE("arguments are checked against the signature", "[codegen]") {
+  auto lib = codegen::build_llvm(transform::lower(elementwise(ir::ExprKind::Add, 4, ir::ForKind::Serial)), codegen::parse_llvm_target("llvm"));
+  auto f32 = runtime::make_array(DataType::float32(), {4}), f64 = runtime::make_array(DataType::float_(64), {4}),
+       wrong = runtime::make_array(DataType::float32(), {5});
+  const auto& sig = lib->functions()[0];
+  CHECK_THROWS_WITH(runtime::call_compiled(sig, lib->entry("f"), {{f32.get()}, {f64.get()}, {f32.get()}}),
+                    Catch::Contains("argument 2 ('B')") && Catch::Contains("expected dtype float32, got float64"));
+  CHECK_THROWS_WITH(runtime::call_compiled(sig, lib->entry("f"), {{f32.get()}, {wrong.get()}, {f32.get()}}),
+                    Catch::Contains("expected shape (4,)"));
+  CHECK_THROWS_WITH(runtime::call_compiled(sig, lib->entry("f"), {{f32.get()}}), Catch::Contains("expects 3 arguments but 1 were given"));
+}
+
+TEST_CASE("differential execution tells equal modules from different ones", "[codegen]") {
+  auto add = elementwise(ir::ExprKind::Add, 64, ir::ForKind::Serial);
+  auto add_parallel = elementwise(ir::ExprKind::Add, 64, ir::ForKind::Parallel);
+  auto sub = elementwise(ir::ExprKind::Sub, 64, ir::ForKind::Serial);
+  auto same = codegen::compare_execution(add, add_parallel);
+  CHECK(same.compared);
+  CHECK(same.equal);
+  auto differ = codegen::compare_execution(add, sub);
+  CHECK(differ.compared);
+  CHECK_FALSE(differ.equal);
+  CHECK(differ.note.find("parameter C differs") != std::string::npos);
+}
+
+TEST_CASE("target strings", "[codegen]") {
+  auto t = codegen::parse_llvm_target("llvm -mcpu=tigerlake --num-cores=1");
+  CHECK(t.cpu == "tigerlake");
+  CHECK(t.num_cores == 1);
+  CHECK_THROWS_AS(codegen::parse_llvm_target("llvm -bogus=1"), runtime::BuildError);
+  CHECK_THROWS_AS(codegen::parse_llvm_target("cuda"), runtime::BuildError);
+}
