@@ -32,12 +32,16 @@ const char* kUsage =
     "\n"
     "options:\n"
     "  -c CODE        run CODE as a script\n"
+    "  --print-after-all\n"
+    "                 print the IR after every lowering pass of tvm.build/tvm.lower\n"
     "  --version      print the version and exit\n"
     "  -h, --help     print this help and exit\n"
     "\n"
     "environment:\n"
     "  TSCH_PATH      extra folders searched by import (colon-separated)\n"
-    "  TSCH_STDLIB    the stdlib folder (default: next to the executable)\n";
+    "  TSCH_STDLIB    the stdlib folder (default: next to the executable)\n"
+    "  TVM_NUM_THREADS  threads for parallel loops (default: the number of cores)\n"
+    "  TSCH_PRINT_AFTER_ALL=1  as --print-after-all\n";
 
 Interpreter* g_interp = nullptr;
 
@@ -56,6 +60,10 @@ int run(int argc, char** argv) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     std::fputs(kUsage, stdout);
     return 0;
+  }
+  while (!args.empty() && args[0] == "--print-after-all") {
+    setenv("TSCH_PRINT_AFTER_ALL", "1", 1);
+    args.erase(args.begin());
   }
   if (!args.empty() && args[0] == "--version") {
     std::printf("tsch %s\n", TSCH_VERSION);

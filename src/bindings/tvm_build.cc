@@ -60,7 +60,15 @@ ir::IRModule module_arg(Interpreter& interp, const Value& v) {
     mod->functions.emplace_back(f->name, f->func);
     return mod;
   }
-  return to_module(interp, v, "tvm.build");
+  // Compiled functions are named by their global symbol (a scheduled PrimFunc lives under
+  // "main" in sch.mod but keeps its own name), as TVM does.
+  ir::IRModule m = to_module(interp, v, "tvm.build");
+  auto out = std::make_shared<ir::IRModuleNode>();
+  for (const auto& [name, f] : m->functions) {
+    const ir::AttrValue* symbol = ir::find_attr(f->attrs, "global_symbol");
+    out->functions.emplace_back(symbol && symbol->kind == ir::AttrValue::Kind::Str ? symbol->s : name, f);
+  }
+  return out;
 }
 
 ir::IRModule lower_module(Interpreter& interp, const ir::IRModule& mod) {
@@ -72,6 +80,7 @@ ir::IRModule lower_module(Interpreter& interp, const ir::IRModule& mod) {
   }
   transform::lowering_notes().clear();
   ir::IRModule lowered = guard_ir([&] { return transform::lower(mod, options); });
+  std::fflush(stdout);  // keep the notes in order with what the script printed
   for (const auto& note : transform::lowering_notes()) std::fprintf(stderr, "note: %s\n", note.c_str());
   std::fflush(stderr);
   transform::lowering_notes().clear();

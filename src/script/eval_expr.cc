@@ -229,7 +229,9 @@ Value Evaluator::eval_compare(const Compare& c) {
     } else {
       result = r;
     }
-    if (!ir_method(result, "__tsch_and__", method) && !interp.truthy(result)) return result;
+    // Chains stop at the first false link; the last result is returned as is (an array of
+    // bools from numpy, for instance, is never asked for its truth value).
+    if (i + 1 < c.ops.size() && !ir_method(result, "__tsch_and__", method) && !interp.truthy(result)) return result;
     left = std::move(right);
   }
   return result;

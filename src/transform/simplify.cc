@@ -2,6 +2,8 @@
 // ranges of the enclosing loop variables; conditions decided by those ranges are removed.
 #include "arith/simplify.h"
 
+#include "arith/int_set.h"
+
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "transform/pass.h"
@@ -44,13 +46,23 @@ class Simplifier : public ir::IRMutator {
     if (auto* branch = ir::as<ir::IfThenElseNode>(t)) {
       ir::PrimExpr cond = simplify_int(branch->condition);
       if (arith::can_prove(cond, dom_)) return branch->then_case;
-      if (arith::can_prove(ir::logical_not(cond), dom_)) return branch->else_case ? branch->else_case : ir::make_seq({});
+      if (arith::can_prove(ir::logical_not(cond), dom_) || never_equal(cond))
+        return branch->else_case ? branch->else_case : ir::make_seq({});
       if (cond != branch->condition) return std::make_shared<ir::IfThenElseNode>(cond, branch->then_case, branch->else_case);
     }
     return t;
   }
 
  private:
+  // `a == b` where a - b cannot be zero over the loop ranges (e.g. an unrolled `k * 4 + 1 == 0`).
+  bool never_equal(const ir::PrimExpr& cond) {
+    auto* eq = ir::as<ir::EQNode>(cond);
+    if (!eq || !eq->a->dtype.is_integer()) return false;
+    arith::Interval iv = arith::eval_interval(arith::simplify(ir::sub(eq->a, eq->b), dom_), dom_);
+    int64_t lo, hi;
+    return (iv.min && ir::as_const_int(iv.min, &lo) && lo > 0) || (iv.max && ir::as_const_int(iv.max, &hi) && hi < 0);
+  }
+
   ir::PrimExpr simplify_int(const ir::PrimExpr& e) {
     if (!e || e->dtype.lanes != 1 || e->dtype.is_float()) return e;
     return arith::simplify(e, dom_);

@@ -16,6 +16,24 @@ check "-c" "6" "$("$tsch" -c 'print(1 + 2 + 3)')"
 "$tsch" --bogus > /dev/null 2>&1
 check "unknown option exits 2" "2" "$?"
 
+cat > lower.tsch <<'EOF'
+import tvm
+from tvm.script import tir as T
+@T.prim_func
+def f(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.block("A"):
+            vi = T.axis.spatial(4, i)
+            A[vi] = T.float32(1)
+m = tvm.lower(f)
+EOF
+out=$("$tsch" --print-after-all lower.tsch 2>&1)
+contains "--print-after-all logs each pass" "# IR after tir.LowerOpaqueBlock (f):" "$out"
+contains "--print-after-all shows the flattened IR" "# IR after tir.FlattenBuffer (f):" "$out"
+out=$(TSCH_PRINT_AFTER_ALL=1 "$tsch" lower.tsch 2>&1)
+contains "TSCH_PRINT_AFTER_ALL=1" "# IR after tir.Simplify (f):" "$out"
+check "passes stay quiet by default" "" "$("$tsch" lower.tsch 2>&1)"
+
 out=$("$tsch" missing.tsch 2>&1)
 check "missing file exit status" "1" "$?"
 check "missing file message" "missing.tsch: error: cannot open file: No such file or directory" "$out"
