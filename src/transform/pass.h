@@ -22,6 +22,8 @@ Pass lower_init_block();
 Pass convert_blocks_to_opaque();
 Pass lower_match_buffer();
 Pass lower_opaque_block();
+Pass plan_buffer_allocation();
+Pass compact_buffer_allocation();
 Pass flatten_buffer();
 Pass simplify();
 Pass vectorize_loop();

@@ -1,0 +1,228 @@
+// matmul_bench: fp32 matmul 1024^3 built by tsch — (a) unscheduled TensorIR, (b) the seed's
+// split/reorder schedule, (c) the hand-written CPU schedule in stdlib/matmul_cpu.tsch —
+// against OpenBLAS cblas_sgemm and (when installed) a Halide 14 JIT matmul with an
+// equivalent schedule, on 1 and 2 threads, plus the machine's measured FMA peak. Also the
+// wall time of tvm.build for mm_relu and for (c), next to Halide's JIT compile time.
+// Figures are printed, not asserted: machines here are noisy.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bindings/builtin_modules.h"
+#include "bindings/ir_values.h"
+#include "codegen/llvm/llvm_build.h"
+#include "runtime/call.h"
+#include "runtime/thread_pool.h"
+#include "script/interpreter.h"
+#include "transform/pipeline.h"
+
+#ifdef TSCH_HAVE_OPENBLAS
+#include <cblas.h>
+extern "C" void openblas_set_num_threads(int);
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int N = 1024;
+constexpr double kFlops = 2.0 * N * N * N;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Best time of `reps` runs after one warm-up.
+double best_of(int reps, const std::function<void()>& f) {
+  f();
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    auto t = Clock::now();
+    f();
+    best = std::min(best, seconds_since(t));
+  }
+  return best;
+}
+
+// FMA throughput: 16 independent accumulator chains of 16-float FMAs per thread.
+__attribute__((target("avx512f,fma"))) double fma_loop(int64_t iters) {
+  __m512 acc[16];
+  for (auto& a : acc) a = _mm512_set1_ps(1.0f);
+  const __m512 x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
+  for (int64_t i = 0; i < iters; ++i)
+    for (auto& a : acc) a = _mm512_fmadd_ps(a, x, y);
+  float sink = 0;
+  for (auto& a : acc) sink += _mm512_reduce_add_ps(a);
+  return sink;
+}
+
+double fma_peak(int threads) {
+  const int64_t iters = 20000000;
+  std::atomic<double> sink{0};
+  auto t = Clock::now();
+  std::vector<std::thread> pool;
+  for (int i = 0; i < threads; ++i) pool.emplace_back([&] { sink = sink + fma_loop(iters); });
+  for (auto& th : pool) th.join();
+  double s = seconds_since(t);
+  if (sink == 12345) std::puts("");
+  return threads * iters * 16.0 * 16 * 2 / s / 1e9;
+}
+
+const char* kScript = R"(
+import tvm
+from tvm.script import tir as T
+import matmul_cpu
+
+@T.prim_func
+def matmul(A: T.Buffer((1024, 1024), "float32"), B: T.Buffer((1024, 1024), "float32"), C: T.Buffer((1024, 1024), "float32")):
+    T.func_attr({"global_symbol": "matmul", "tir.noalias": True})
+    for i, j, k in T.grid(1024, 1024, 1024):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+
+@T.prim_func
+def mm_relu(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
+    T.func_attr({"global_symbol": "mm_relu", "tir.noalias": True})
+    Y = T.alloc_buffer((128, 128), dtype="float32")
+    for i, j, k in T.grid(128, 128, 128):
+        with T.block("Y"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                Y[vi, vj] = T.float32(0)
+            Y[vi, vj] = Y[vi, vj] + A[vi, vk] * B[vk, vj]
+    for i, j in T.grid(128, 128):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = T.max(Y[vi, vj], T.float32(0))
+
+seed = tvm.tir.Schedule(matmul)
+blk = seed.get_block("C")
+i, j, k = seed.get_loops(blk)
+j0, j1 = seed.split(j, factors=[None, 4])
+seed.reorder(i, j0, k, j1)
+seed.decompose_reduction(blk, k)
+seed_mod = seed.mod
+
+good_mod = matmul_cpu.schedule_matmul(tvm.tir.Schedule(matmul)).mod
+)";
+
+struct Built {
+  tsch::runtime::CompiledModuleRef lib;
+  double build_seconds;
+};
+
+Built build(const tsch::ir::IRModule& mod) {
+  auto t = Clock::now();
+  auto lowered = tsch::transform::lower(mod);
+  auto lib = tsch::codegen::build_llvm(lowered, tsch::codegen::parse_llvm_target("llvm"));
+  return {lib, seconds_since(t)};
+}
+
+tsch::ir::IRModule module_named(tsch::script::Interpreter&, const tsch::script::NamespaceRef& g, const char* name) {
+  const tsch::script::Value* v = g->find(tsch::intern(name));
+  if (auto* m = v->as<tsch::bindings::IRModuleValue>()) return m->module;
+  auto* f = v->as<tsch::bindings::PrimFuncValue>();
+  auto mod = std::make_shared<tsch::ir::IRModuleNode>();
+  mod->functions.emplace_back(f->name, f->func);
+  return mod;
+}
+
+double max_rel_error(const std::vector<float>& x, const std::vector<float>& ref) {
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(x[i] - ref[i]) / std::max(1e-6, std::fabs(double(ref[i]))));
+  return worst;
+}
+
+}  // namespace
+
+int main() {
+  using namespace tsch;
+  setenv("TSCH_STDLIB", TSCH_STDLIB_DIR, 0);  // import matmul_cpu from the source tree
+  script::register_builtin_modules();
+  script::Interpreter interp;
+  auto globals = interp.make_main_globals(TSCH_BENCH_DIR "/matmul_bench");
+  interp.exec_source(SourceFile::make(TSCH_BENCH_DIR "/matmul_bench.tsch", kScript), globals);
+
+  std::printf("fp32 matmul %dx%dx%d; GFLOP/s = 2*N^3 / best time of 5 runs\n\n", N, N, N);
+  double peak1 = fma_peak(1), peak2 = fma_peak(2);
+  std::printf("measured FMA peak: %.1f GFLOP/s (1 thread), %.1f (2 threads)\n\n", peak1, peak2);
+
+  Built naive = build(module_named(interp, globals, "matmul"));
+  Built seed = build(module_named(interp, globals, "seed_mod"));
+  Built good = build(module_named(interp, globals, "good_mod"));
+  Built mm_relu = build(module_named(interp, globals, "mm_relu"));
+
+  auto a = runtime::make_array(ir::DataType::float32(), {N, N}), b = runtime::make_array(ir::DataType::float32(), {N, N}),
+       c = runtime::make_array(ir::DataType::float32(), {N, N});
+  std::srand(1);
+  for (int64_t i = 0; i < a->size(); ++i) a->set_f(i, std::rand() / double(RAND_MAX)), b->set_f(i, std::rand() / double(RAND_MAX));
+  auto run = [&](const Built& m) {
+    const auto& sig = m.lib->functions()[0];
+    runtime::call_compiled(sig, m.lib->entry(sig.name), {{a.get()}, {b.get()}, {c.get()}});
+  };
+  auto result = [&] { return std::vector<float>(static_cast<float*>(c->data()), static_cast<float*>(c->data()) + c->size()); };
+
+  std::vector<float> reference;
+  double blas[3] = {0, 0, 0};
+#ifdef TSCH_HAVE_OPENBLAS
+  auto sgemm = [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, static_cast<float*>(a->data()), N,
+                static_cast<float*>(b->data()), N, 0.0f, static_cast<float*>(c->data()), N);
+  };
+  for (int threads : {1, 2}) {
+    openblas_set_num_threads(threads);
+    blas[threads] = kFlops / best_of(5, sgemm) / 1e9;
+  }
+  reference = result();
+#else
+  std::printf("OpenBLAS: not built in (install libopenblas-dev and reconfigure)\n");
+#endif
+
+  double halide[3] = {0, 0, 0}, halide_compile = 0;
+#ifdef TSCH_HALIDE_BENCH
+  {
+    // Halide links LLVM 14: it runs in its own process (halide_matmul), never next to LLVM 19.
+    FILE* p = popen(TSCH_HALIDE_BENCH, "r");
+    if (p && std::fscanf(p, "%lf %lf %lf", &halide_compile, &halide[1], &halide[2]) == 3) halide_compile /= 1e3;
+    if (p) pclose(p);
+    if (halide[1] <= 0) std::printf("Halide: %s did not report figures\n", TSCH_HALIDE_BENCH);
+  }
+#endif
+
+  struct Row {
+    const char* name;
+    const Built* m;
+    int reps;
+    double gflops[3];
+  } rows[] = {{"(a) unscheduled TensorIR", &naive, 1, {}}, {"(b) seed split/reorder", &seed, 2, {}}, {"(c) stdlib matmul_cpu", &good, 5, {}}};
+  for (auto& row : rows) {
+    for (int threads : {1, 2}) {
+      runtime::set_num_threads(threads);
+      row.gflops[threads] = kFlops / best_of(row.reps, [&] { run(*row.m); }) / 1e9;
+    }
+    double err = reference.empty() ? 0 : max_rel_error(result(), reference);
+    std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   build %6.1f ms   max rel err %.1e\n", row.name, row.gflops[1],
+                row.gflops[2], row.m->build_seconds * 1e3, err);
+  }
+  runtime::set_num_threads(0);
+  if (blas[1] > 0) std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)\n", "OpenBLAS cblas_sgemm", blas[1], blas[2]);
+  if (halide[1] > 0) std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   JIT compile %6.1f ms\n", "Halide 14 JIT", halide[1], halide[2], halide_compile * 1e3);
+
+  const auto& g = rows[2].gflops;
+  std::printf("\n(c) / FMA peak: %.2f (1 thread), %.2f (2 threads)\n", g[1] / peak1, g[2] / peak2);
+  if (blas[1] > 0) std::printf("(c) / OpenBLAS: %.2fx (1 thread), %.2fx (2 threads)   [target >= 0.9x]\n", g[1] / blas[1], g[2] / blas[2]);
+  if (halide[1] > 0) std::printf("(c) / Halide:   %.2fx (1 thread), %.2fx (2 threads)\n", g[1] / halide[1], g[2] / halide[2]);
+  std::printf("\ntvm.build wall time: mm_relu %.1f ms, (c) %.1f ms", mm_relu.build_seconds * 1e3, good.build_seconds * 1e3);
+  if (halide_compile > 0) std::printf("; Halide JIT compile of its schedule %.1f ms", halide_compile * 1e3);
+  std::printf("\n");
+  return 0;
+}

@@ -1,0 +1,112 @@
+// tir.CompactBufferAllocation: an allocated buffer shrinks to the region its accesses touch
+// while the loops inside the allocation run: each dimension becomes the constant extent of
+// that region and accesses are shifted by its start (an expression of the outer loops).
+// Dimensions whose extent is not constant keep their size.
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "transform/pass.h"
+
+namespace tsch::transform {
+namespace {
+
+class Reindexer : public ir::IRMutator {
+ public:
+  Reindexer(const ir::BufferNode* from, ir::Buffer to, std::vector<ir::PrimExpr> offset)
+      : from_(from), to_(std::move(to)), offset_(std::move(offset)) {}
+  using IRMutator::mutate;
+  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
+    ir::PrimExpr t = mutate_children(e);
+    auto* load = ir::as<ir::BufferLoadNode>(t);
+    if (!load || load->buffer.get() != from_) return t;
+    return std::make_shared<ir::BufferLoadNode>(load->dtype, to_, shift(load->indices));
+  }
+  ir::Stmt mutate(const ir::Stmt& s) override {
+    ir::Stmt t = mutate_children(s);
+    auto* store = ir::as<ir::BufferStoreNode>(t);
+    if (!store || store->buffer.get() != from_) return t;
+    return std::make_shared<ir::BufferStoreNode>(to_, store->value, shift(store->indices));
+  }
+
+ private:
+  std::vector<ir::PrimExpr> shift(const std::vector<ir::PrimExpr>& idx) {
+    std::vector<ir::PrimExpr> out;
+    for (size_t i = 0; i < idx.size(); ++i)
+      out.push_back(ir::is_zero(offset_[i]) ? idx[i] : arith::simplify(ir::sub(idx[i], ir::cast(idx[i]->dtype, offset_[i]))));
+    return out;
+  }
+  const ir::BufferNode* from_;
+  ir::Buffer to_;
+  std::vector<ir::PrimExpr> offset_;
+};
+
+class Compactor : public ir::IRMutator {
+ public:
+  using IRMutator::mutate;
+  ir::Stmt mutate(const ir::Stmt& s) override {
+    ir::Stmt t = mutate_children(s);
+    auto* alloc = ir::as<ir::AllocateNode>(t);
+    if (!alloc || !alloc->buffer->strides.empty() || alloc->buffer->elem_offset) return t;
+    const ir::Buffer& buf = alloc->buffer;
+    size_t rank = buf->shape.size();
+    // Ranges of the loops inside the allocation; outer variables stay symbolic.
+    arith::VarDomain dom;
+    ir::for_each_stmt(alloc->body, [&](const ir::Stmt& x) {
+      if (auto* loop = ir::as<ir::ForNode>(x))
+        dom[loop->loop_var.get()] = {loop->min, arith::simplify(ir::sub(ir::add(loop->min, loop->extent), ir::make_int(1, loop->extent->dtype)))};
+    });
+    std::vector<std::optional<arith::Interval>> region(rank);
+    bool ok = true;
+    auto cover = [&](const std::vector<ir::PrimExpr>& idx) {
+      if (idx.size() != rank) {
+        ok = false;
+        return;
+      }
+      for (size_t d = 0; d < rank; ++d) {
+        arith::Interval iv = arith::eval_interval(idx[d], dom);
+        if (!iv.min || !iv.max) {
+          ok = false;
+          return;
+        }
+        region[d] = region[d] ? arith::interval_union(*region[d], iv) : iv;
+      }
+    };
+    ir::for_each_expr(alloc->body, [&](const ir::PrimExpr& e) {
+      if (auto* load = ir::as<ir::BufferLoadNode>(e); load && load->buffer == buf) cover(load->indices);
+    });
+    ir::for_each_stmt(alloc->body, [&](const ir::Stmt& x) {
+      if (auto* store = ir::as<ir::BufferStoreNode>(x); store && store->buffer == buf) cover(store->indices);
+    });
+    if (!ok) return t;
+    std::vector<ir::PrimExpr> shape, offset;
+    bool changed = false;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t extent, full;
+      ir::PrimExpr lo = region[d] ? arith::simplify(region[d]->min) : ir::PrimExpr();
+      ir::PrimExpr ext = region[d] ? arith::simplify(ir::add(ir::sub(region[d]->max, region[d]->min), ir::make_int(1, region[d]->min->dtype)))
+                                   : ir::PrimExpr();
+      if (lo && ir::as_const_int(ext, &extent) && extent > 0 &&
+          (!ir::as_const_int(buf->shape[d], &full) || extent <= full)) {
+        shape.push_back(ir::make_int(extent, buf->shape[d]->dtype));
+        offset.push_back(lo);
+        changed |= !ir::is_const_int(buf->shape[d], extent) || !ir::is_zero(lo);
+      } else {
+        shape.push_back(buf->shape[d]);
+        offset.push_back(ir::make_int(0, buf->shape[d]->dtype));
+      }
+    }
+    if (!changed) return t;
+    ir::Buffer compact = ir::buffer_with(buf, buf->name, shape, buf->scope);
+    ir::Stmt body = Reindexer(buf.get(), compact, offset).mutate(alloc->body);
+    return std::make_shared<ir::AllocateNode>(compact, body);
+  }
+};
+
+}  // namespace
+
+Pass compact_buffer_allocation() {
+  return {"tir.CompactBufferAllocation", [](const ir::PrimFunc& f) { return with_body(f, Compactor().mutate(f->body)); }};
+}
+
+}  // namespace tsch::transform
