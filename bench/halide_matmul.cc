@@ -20,9 +20,10 @@ int main() {
   prod(x, y) += a(r, y) * b(x, r);
   out(x, y) = prod(x, y);
   out.tile(x, y, xo, yo, xi, yi, 32, 8).parallel(yo).vectorize(xi, 16);
-  prod.compute_at(out, xo).vectorize(x, 16).unroll(y);
-  prod.update().reorder(x, y, r).vectorize(x, 16).unroll(y);
+  prod.compute_at(out, xo).vectorize(x, 16).unroll(x).unroll(y);
+  prod.update().reorder(x, y, r).vectorize(x, 16).unroll(x).unroll(y);
   Halide::Target target = Halide::get_jit_target_from_environment();
+  if (std::getenv("TSCH_HALIDE_VERBOSE")) std::fprintf(stderr, "halide target %s\n", target.to_string().c_str());
   auto t = Clock::now();
   out.compile_jit(target);
   double compile_ms = std::chrono::duration<double>(Clock::now() - t).count() * 1e3;
