@@ -2,7 +2,7 @@
 # The REPL session (issue 6), driven through tmux in a real terminal: paste the seed
 # mm_relu module, apply primitives one at a time and check the IR diffs, :undo / :redo,
 # completion of attributes and block names, an error mid-session, Ctrl-C of the line being
-# typed and of a running statement, :save and re-running the saved script, history.
+# typed, of a running statement and of a long time_evaluator, :save and re-running the saved script, history.
 # usage: repl_test.sh TSCH
 set -uo pipefail
 tsch=$(realpath "$1")
@@ -113,6 +113,21 @@ wait_prompt "$n"
 send 'x'
 contains "Ctrl-C interrupts a running statement" "KeyboardInterrupt" "$(screen)"
 contains "state survives Ctrl-C" "41" "$(since 'x')"
+
+# Ctrl-C stops a long time_evaluator between runs of the compiled function.
+send 'import numpy as np'
+send 'lib = tvm.build(MyModule, target="llvm")'
+send 'a = tvm.nd.array(np.zeros((128, 128), dtype="float32"))'
+send 'timer = lib.time_evaluator("mm_relu", tvm.cpu(), number=100000)'
+$T send-keys -t repl -l 'timer(a, a, a)'
+$T send-keys -t repl Enter
+sleep 1
+n=$(prompts)
+$T send-keys -t repl C-c
+wait_prompt "$n"
+contains "Ctrl-C interrupts time_evaluator" "KeyboardInterrupt" "$(since 'timer(a, a, a)')"
+send 'x'
+contains "state survives an interrupted timing" "41" "$(since 'x')"
 
 # :save writes a script that reproduces the session's final IR (undone steps commented out).
 send ":save $work/session.tsch"
