@@ -81,27 +81,21 @@ int64_t NDArray::get_i(int64_t i) const {
   return with_elements(dtype_, data_.get(), [i](auto* p) { return static_cast<int64_t>(p[i]); });
 }
 
-void NDArray::set_f(int64_t i, double v) {
-  if (dtype_.is_bool()) {
-    static_cast<uint8_t*>(data())[i] = v != 0;
+// Stores v converted to the element type (bool: nonzero is true).
+template <typename V>
+static void store_as_element(DataType t, void* data, int64_t i, V v) {
+  if (t.is_bool()) {
+    static_cast<uint8_t*>(data)[i] = v != 0;
     return;
   }
-  with_elements(dtype_, data_.get(), [i, v](auto* p) {
+  with_elements(t, data, [i, v](auto* p) {
     using E = std::remove_pointer_t<decltype(p)>;
     p[i] = static_cast<E>(v);
   });
 }
 
-void NDArray::set_i(int64_t i, int64_t v) {
-  if (dtype_.is_bool()) {
-    static_cast<uint8_t*>(data())[i] = v != 0;
-    return;
-  }
-  with_elements(dtype_, data_.get(), [i, v](auto* p) {
-    using E = std::remove_pointer_t<decltype(p)>;
-    p[i] = static_cast<E>(v);
-  });
-}
+void NDArray::set_f(int64_t i, double v) { store_as_element(dtype_, data_.get(), i, v); }
+void NDArray::set_i(int64_t i, int64_t v) { store_as_element(dtype_, data_.get(), i, v); }
 
 std::shared_ptr<NDArray> NDArray::copy() const {
   auto out = make_array(dtype_, shape_);
