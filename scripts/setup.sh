@@ -25,7 +25,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# Editor tests: the TextMate grammar checker from npm (pinned by a lock file).
+# Editor tests: the TextMate grammar checker and vsce (.vsix packaging) from npm, pinned by a
+# lock file. Install scripts are skipped: vsce's optional native keyring helpers are not needed
+# to package an extension.
 if ! command -v npm > /dev/null; then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
@@ -37,7 +39,7 @@ if [ ! -x "$tools/node_modules/.bin/vscode-tmgrammar-test" ] ||
    ! cmp -s tests/editors/vscode/tools/package-lock.json "$tools/package-lock.json"; then
   mkdir -p "$tools"
   cp tests/editors/vscode/tools/package.json tests/editors/vscode/tools/package-lock.json "$tools/"
-  (cd "$tools" && npm ci --no-audit --no-fund --loglevel=error)
+  (cd "$tools" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
