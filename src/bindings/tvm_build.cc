@@ -121,6 +121,8 @@ Value build(Interpreter& interp, const Value& mod_value, const Value& target_val
     return wrap_module(m);
   } catch (const runtime::BuildError& e) {
     raise(ExcKind::RuntimeError, e.what());
+  } catch (const std::exception& e) {
+    raise(ExcKind::RuntimeError, std::string("internal error in code generation: ") + e.what());
   }
 }
 
