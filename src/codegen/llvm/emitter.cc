@@ -206,32 +206,28 @@ class Emitter {
     llvm::Value* a = emit(pa);
     llvm::Value* b = emit(pb);
     bool fl = t.is_float(), sgn = t.is_int();
+    bool division = kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
+    int64_t divisor;
+    if (division && !fl && !(ir::as_const_int(pb, &divisor) && divisor != 0)) {
+      // An integer division by a value that may be zero gives 0 (as NumPy does) instead of
+      // trapping the whole process.
+      llvm::Value* zero = llvm::Constant::getNullValue(b->getType());
+      llvm::Value* is_zero = b_.CreateICmpEQ(b, zero);
+      llvm::Value* safe = b_.CreateSelect(is_zero, llvm::ConstantInt::get(b->getType(), 1), b);
+      llvm::Value* q = divide(kind, a, safe, sgn);
+      return b_.CreateSelect(is_zero, llvm::Constant::getNullValue(q->getType()), q);
+    }
+    if (division && !fl) return divide(kind, a, b, sgn);
     llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
     b_.setFastMathFlags(contract());
     switch (kind) {
       case ExprKind::Add: return fl ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, sgn);
       case ExprKind::Sub: return fl ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, sgn);
       case ExprKind::Mul: return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, sgn);
-      case ExprKind::Div: return fl ? b_.CreateFDiv(a, b) : sgn ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
-      case ExprKind::Mod: return fl ? b_.CreateFRem(a, b) : sgn ? b_.CreateSRem(a, b) : b_.CreateURem(a, b);
-      case ExprKind::FloorDiv: {
-        if (fl) return floor_of(b_.CreateFDiv(a, b));
-        if (!sgn) return b_.CreateUDiv(a, b);
-        // q = a / b rounded toward zero, minus one when the remainder's sign differs from b's.
-        llvm::Value* q = b_.CreateSDiv(a, b);
-        llvm::Value* r = b_.CreateSRem(a, b);
-        llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-        llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
-        return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
-      }
-      case ExprKind::FloorMod: {
-        if (fl) return b_.CreateFSub(a, b_.CreateFMul(floor_of(b_.CreateFDiv(a, b)), b));
-        if (!sgn) return b_.CreateURem(a, b);
-        llvm::Value* r = b_.CreateSRem(a, b);
-        llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-        llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
-        return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
-      }
+      case ExprKind::Div: return b_.CreateFDiv(a, b);  // integer divisions returned above
+      case ExprKind::Mod: return b_.CreateFRem(a, b);
+      case ExprKind::FloorDiv: return floor_of(b_.CreateFDiv(a, b));
+      case ExprKind::FloorMod: return b_.CreateFSub(a, b_.CreateFMul(floor_of(b_.CreateFDiv(a, b)), b));
       case ExprKind::Min: return b_.CreateSelect(less(a, b, t), a, b);
       case ExprKind::Max: return b_.CreateSelect(less(b, a, t), a, b);
       case ExprKind::EQ: return fl ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
@@ -245,6 +241,30 @@ class Emitter {
       default: break;
     }
     throw BuildError("not supported yet: binary operator in LLVM code generation");
+  }
+
+  // Integer Div/Mod (truncating) and FloorDiv/FloorMod.
+  llvm::Value* divide(ExprKind kind, llvm::Value* a, llvm::Value* b, bool sgn) {
+    switch (kind) {
+      case ExprKind::Div: return sgn ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
+      case ExprKind::Mod: return sgn ? b_.CreateSRem(a, b) : b_.CreateURem(a, b);
+      case ExprKind::FloorDiv: {
+        if (!sgn) return b_.CreateUDiv(a, b);
+        // q = a / b rounded toward zero, minus one when the remainder's sign differs from b's.
+        llvm::Value* q = b_.CreateSDiv(a, b);
+        llvm::Value* r = b_.CreateSRem(a, b);
+        llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+        llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+        return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
+      }
+      default: {  // FloorMod
+        if (!sgn) return b_.CreateURem(a, b);
+        llvm::Value* r = b_.CreateSRem(a, b);
+        llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+        llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+        return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+      }
+    }
   }
 
   llvm::Value* less(llvm::Value* a, llvm::Value* b, DataType t) {
