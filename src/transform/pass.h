@@ -25,6 +25,7 @@ Pass lower_opaque_block();
 Pass plan_buffer_allocation();
 Pass compact_buffer_allocation();
 Pass flatten_buffer();
+Pass storage_rewrite();
 Pass simplify();
 Pass vectorize_loop();
 Pass unroll_loop();

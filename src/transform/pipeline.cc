@@ -18,7 +18,7 @@ const std::vector<Pass>& lowering_passes() {
   // The order TVM's default TIR pipeline applies the same rewrites in.
   static const std::vector<Pass> passes = {
       lower_init_block(),   convert_blocks_to_opaque(), lower_match_buffer(), lower_opaque_block(), plan_buffer_allocation(), compact_buffer_allocation(),
-      flatten_buffer(),     simplify(),                 vectorize_loop(),     unroll_loop(),
+      flatten_buffer(),     storage_rewrite(),     simplify(),                 vectorize_loop(),     unroll_loop(),
       simplify(),           remove_no_op(),
   };
   return passes;

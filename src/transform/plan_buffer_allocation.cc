@@ -2,7 +2,9 @@
 // statement that still contains every access of its buffer (the accesses' lowest common
 // ancestor), so a cache buffer written and read inside one loop iteration is allocated
 // there — private to a parallel task, and small enough to compact (next pass) and to keep
-// in registers. It never moves into vectorized or unrolled loops, which need plain bodies.
+// in registers. In a sequence it covers only the statements from its first to its last
+// user, so later passes see where its lifetime ends. It never moves into vectorized or
+// unrolled loops, which need plain bodies.
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "transform/pass.h"
@@ -30,16 +32,25 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
       return f;
     }
   } else if (auto* seq = ir::as<ir::SeqStmtNode>(s)) {
-    int user = -1;
+    int first = -1, last = -1;
     for (size_t i = 0; i < seq->seq.size(); ++i) {
       if (!accesses(seq->seq[i], buf.get())) continue;
-      if (user >= 0) return std::make_shared<ir::AllocateNode>(buf, s);  // two users: allocate here
-      user = static_cast<int>(i);
+      if (first < 0) first = static_cast<int>(i);
+      last = static_cast<int>(i);
     }
-    if (user < 0) return s;  // no access at all: the buffer is dropped
-    std::vector<ir::Stmt> items = seq->seq;
-    items[user] = sink(buf, items[user]);
-    return std::make_shared<ir::SeqStmtNode>(std::move(items));
+    if (first < 0) return s;  // no access at all: the buffer is dropped
+    std::vector<ir::Stmt> items(seq->seq.begin(), seq->seq.begin() + first);
+    if (first == last) {
+      items.push_back(sink(buf, seq->seq[first]));
+    } else {
+      // Several users: the allocation covers only the statements from the first to the last.
+      std::vector<ir::Stmt> users(seq->seq.begin() + first, seq->seq.begin() + last + 1);
+      items.push_back(std::make_shared<ir::AllocateNode>(buf, ir::make_seq(std::move(users))));
+    }
+    items.insert(items.end(), seq->seq.begin() + last + 1, seq->seq.end());
+    return ir::make_seq(std::move(items));
+  } else if (auto* inner = ir::as<ir::AllocateNode>(s)) {
+    return std::make_shared<ir::AllocateNode>(inner->buffer, sink(buf, inner->body));
   } else if (auto* let = ir::as<ir::LetStmtNode>(s)) {
     return std::make_shared<ir::LetStmtNode>(let->var, let->value, sink(buf, let->body));
   }
