@@ -6,40 +6,11 @@
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "transform/buffer_rewrite.h"
 #include "transform/pass.h"
 
 namespace tsch::transform {
 namespace {
-
-class Reindexer : public ir::IRMutator {
- public:
-  Reindexer(const ir::BufferNode* from, ir::Buffer to, std::vector<ir::PrimExpr> offset)
-      : from_(from), to_(std::move(to)), offset_(std::move(offset)) {}
-  using IRMutator::mutate;
-  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
-    ir::PrimExpr t = mutate_children(e);
-    auto* load = ir::as<ir::BufferLoadNode>(t);
-    if (!load || load->buffer.get() != from_) return t;
-    return std::make_shared<ir::BufferLoadNode>(load->dtype, to_, shift(load->indices));
-  }
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt t = mutate_children(s);
-    auto* store = ir::as<ir::BufferStoreNode>(t);
-    if (!store || store->buffer.get() != from_) return t;
-    return std::make_shared<ir::BufferStoreNode>(to_, store->value, shift(store->indices));
-  }
-
- private:
-  std::vector<ir::PrimExpr> shift(const std::vector<ir::PrimExpr>& idx) {
-    std::vector<ir::PrimExpr> out;
-    for (size_t i = 0; i < idx.size(); ++i)
-      out.push_back(ir::is_zero(offset_[i]) ? idx[i] : arith::simplify(ir::sub(idx[i], ir::cast(idx[i]->dtype, offset_[i]))));
-    return out;
-  }
-  const ir::BufferNode* from_;
-  ir::Buffer to_;
-  std::vector<ir::PrimExpr> offset_;
-};
 
 class Compactor : public ir::IRMutator {
  public:
@@ -98,7 +69,13 @@ class Compactor : public ir::IRMutator {
     }
     if (!changed) return t;
     ir::Buffer compact = ir::buffer_with(buf, buf->name, shape, buf->scope);
-    ir::Stmt body = Reindexer(buf.get(), compact, offset).mutate(alloc->body);
+    // Accesses shift by the region's start.
+    ir::Stmt body = redirect_buffer(alloc->body, buf.get(), compact, [&offset](const std::vector<ir::PrimExpr>& idx) {
+      std::vector<ir::PrimExpr> out;
+      for (size_t i = 0; i < idx.size(); ++i)
+        out.push_back(ir::is_zero(offset[i]) ? idx[i] : arith::simplify(ir::sub(idx[i], ir::cast(idx[i]->dtype, offset[i]))));
+      return out;
+    });
     return std::make_shared<ir::AllocateNode>(compact, body);
   }
 };

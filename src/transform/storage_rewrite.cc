@@ -3,32 +3,11 @@
 // largest size. Runs on flat (1-D) buffers with constant sizes.
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "transform/buffer_rewrite.h"
 #include "transform/pass.h"
 
 namespace tsch::transform {
 namespace {
-
-class BufferRenamer : public ir::IRMutator {
- public:
-  BufferRenamer(const ir::BufferNode* from, ir::Buffer to) : from_(from), to_(std::move(to)) {}
-  using IRMutator::mutate;
-  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
-    ir::PrimExpr t = mutate_children(e);
-    auto* load = ir::as<ir::BufferLoadNode>(t);
-    if (!load || load->buffer.get() != from_) return t;
-    return std::make_shared<ir::BufferLoadNode>(load->dtype, to_, load->indices);
-  }
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt t = mutate_children(s);
-    auto* store = ir::as<ir::BufferStoreNode>(t);
-    if (!store || store->buffer.get() != from_) return t;
-    return std::make_shared<ir::BufferStoreNode>(to_, store->value, store->indices);
-  }
-
- private:
-  const ir::BufferNode* from_;
-  ir::Buffer to_;
-};
 
 // The constant element count of a flat allocation, or -1.
 int64_t flat_size(const ir::Buffer& b) {
@@ -59,8 +38,8 @@ class StorageReuser : public ir::IRMutator {
         int64_t size = std::max(flat_size(alloc->buffer), flat_size(other->buffer));
         ir::Buffer merged = ir::buffer_with(alloc->buffer, alloc->buffer->name, {ir::make_int(size, alloc->buffer->shape[0]->dtype)},
                                             alloc->buffer->scope);
-        ir::Stmt first = BufferRenamer(alloc->buffer.get(), merged).mutate(alloc->body);
-        ir::Stmt second = BufferRenamer(other->buffer.get(), merged).mutate(other->body);
+        ir::Stmt first = redirect_buffer(alloc->body, alloc->buffer.get(), merged);
+        ir::Stmt second = redirect_buffer(other->body, other->buffer.get(), merged);
         std::vector<ir::Stmt> middle(items.begin() + i + 1, items.begin() + j);
         std::vector<ir::Stmt> body = {first};
         body.insert(body.end(), middle.begin(), middle.end());

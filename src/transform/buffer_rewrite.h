@@ -1,0 +1,15 @@
+// Shared by passes that move a buffer's accesses to another buffer: every load and store of
+// `from` is redirected to `to`, with its indices mapped by `indices` (identity when empty).
+#pragma once
+
+#include <functional>
+
+#include "ir/functor.h"
+
+namespace tsch::transform {
+
+using IndexMap = std::function<std::vector<ir::PrimExpr>(const std::vector<ir::PrimExpr>&)>;
+
+ir::Stmt redirect_buffer(const ir::Stmt& body, const ir::BufferNode* from, const ir::Buffer& to, IndexMap indices = {});
+
+}  // namespace tsch::transform
