@@ -147,12 +147,12 @@ void def_binary(TypeObject& t, const char* name, BinaryOp op, bool reflected) {
   });
 }
 
-std::vector<int64_t> int_list(Interpreter& interp, Args& a, size_t first_vararg_owner) {
+// The ints of `f(*dims)` or `f(dims)`.
+std::vector<int64_t> int_list(Interpreter& interp, Args& a) {
   std::vector<Value> items = a.varargs();
   if (items.size() == 1 && (items[0].as<script::List>() || items[0].as<script::Tuple>())) items = interp.to_vector(items[0]);
   std::vector<int64_t> out;
   for (const auto& v : items) out.push_back(index_value(v));
-  (void)first_vararg_owner;
   return out;
 }
 
@@ -288,12 +288,12 @@ TypeRef make_numpy_type() {
   });
   t->def("astype", "self, dtype", [](Interpreter& interp, Args& a) { return wrap_array(self_array(a).astype(dtype_arg(interp, a[1]))); });
   t->def("copy", "self", [](Interpreter&, Args& a) { return wrap_array(self_array(a).copy()); });
-  t->def("reshape", "self, *shape", [](Interpreter& interp, Args& a) { return wrap_array(reshape(self_array(a), int_list(interp, a, 1))); });
+  t->def("reshape", "self, *shape", [](Interpreter& interp, Args& a) { return wrap_array(reshape(self_array(a), int_list(interp, a))); });
   t->def("flatten", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_array(a), {-1})); });
   t->def("ravel", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_array(a), {-1})); });
   t->def("transpose", "self, *axes", [](Interpreter& interp, Args& a) {
     const NDArray& arr = self_array(a);
-    std::vector<int64_t> given = int_list(interp, a, 1);
+    std::vector<int64_t> given = int_list(interp, a);
     std::vector<int> axes;
     if (given.empty()) for (int d = arr.ndim(); d-- > 0;) axes.push_back(d);
     else for (int64_t x : given) axes.push_back(static_cast<int>(x));
@@ -440,8 +440,11 @@ NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<DataType>
   Shape shape;
   bool any_float = false, all_bool = true;
   nested_shape(interp, v, 0, shape, any_float, all_bool);
-  DataType t = dtype ? *dtype : any_float ? DataType::float_(64) : all_bool && !shape.empty() && shape[0] > 0 ? DataType::bool_()
-             : all_bool && runtime::shape_size(shape) > 0 ? DataType::bool_() : runtime::shape_size(shape) == 0 ? DataType::float_(64) : DataType::int64();
+  // NumPy's inference: empty or any float -> float64, all bools -> bool, else int64.
+  DataType t = dtype                                                ? *dtype
+               : any_float || runtime::shape_size(shape) == 0 ? DataType::float_(64)
+               : all_bool                                       ? DataType::bool_()
+                                                                : DataType::int64();
   auto out = runtime::make_array(t, shape);
   int64_t pos = 0;
   fill_nested(v, *out, pos);
@@ -470,7 +473,7 @@ Value array_binary(Interpreter& interp, BinaryOp op, const Value& x, const Value
   NDArrayRef b = y.is_number() ? scalar_array(y, scalar_dtype(y, tx)) : to_array(interp, y);
   DataType result = runtime::promote(a->dtype(), b->dtype());
   if (op == BinaryOp::TrueDiv && !result.is_float()) result = DataType::float_(64);
-  if ((op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul) && result.is_bool() && op == BinaryOp::Sub)
+  if (op == BinaryOp::Sub && result.is_bool())
     raise(ExcKind::TypeError, "numpy boolean subtract, the `-` operator, is not supported");
   NDArrayRef out = guard_array([&] { return runtime::binary(op, *a, *b, result); });
   return array_or_scalar(out);

@@ -104,8 +104,7 @@ runtime::CallArg to_call_arg(Interpreter& interp, const Value& v, size_t index, 
   return arg;
 }
 
-Value function_of(const RuntimeModuleValue& m, const std::string& name, bool query_imports = false) {
-  (void)query_imports;
+Value function_of(const RuntimeModuleValue& m, const std::string& name) {
   for (const auto& sig : m.module->functions())
     if (sig.name == name) return Value(std::make_shared<PackedFuncValue>(m.module, &sig, m.module->entry(name)));
   return Value();

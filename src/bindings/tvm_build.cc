@@ -2,7 +2,7 @@
 // code generation through src/codegen. Builds are cached by (lowered IR text, target).
 #include <cstdio>
 #include <cstdlib>
-#include <map>
+#include <list>
 
 #include "bindings/ir_values.h"
 #include "bindings/runtime_values.h"
@@ -110,14 +110,20 @@ Value build(Interpreter& interp, const Value& mod_value, const Value& target_val
     raise(ExcKind::ValueError, e.what());
   }
   if (target.num_cores > 0) runtime::set_num_threads(target.num_cores);
-  // Repeated builds of the same code (REPL, tuning) reuse the compiled module.
-  static std::map<std::string, runtime::CompiledModuleRef> cache;
+  // Repeated builds of the same code (REPL, tuning) reuse the compiled module. The cache is
+  // bounded (oldest dropped first) so a long search does not keep every JIT module alive.
+  constexpr size_t kCacheSize = 64;
+  static std::list<std::pair<std::string, runtime::CompiledModuleRef>> cache;
   std::string key = text + "\n" + ir::script(lowered);
-  auto it = cache.find(key);
-  if (it != cache.end()) return wrap_module(it->second);
+  for (auto it = cache.begin(); it != cache.end(); ++it) {
+    if (it->first != key) continue;
+    cache.splice(cache.begin(), cache, it);  // most recently used first
+    return wrap_module(cache.front().second);
+  }
   try {
     runtime::CompiledModuleRef m = codegen::build_llvm(lowered, target);
-    cache[key] = m;
+    cache.emplace_front(key, m);
+    if (cache.size() > kCacheSize) cache.pop_back();
     return wrap_module(m);
   } catch (const runtime::BuildError& e) {
     raise(ExcKind::RuntimeError, e.what());

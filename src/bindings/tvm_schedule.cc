@@ -165,16 +165,21 @@ RV rv_of(const Value& v) { return v.as<RVValue>()->rv; }
 
 // With TSCH_CHECK_BUILD=1 (the schedule tests), every primitive that changes the module is
 // checked by building the module before and after it and comparing results on random inputs.
-void check_build(const ScheduleValue& sch, const ScheduleState& before) {
+// A failed check restores the state, as a refused primitive does.
+void check_build(ScheduleValue& sch, const ScheduleState& before) {
   static const bool enabled = std::getenv("TSCH_CHECK_BUILD") != nullptr;
   if (!enabled || sch.state.mod() == before.mod()) return;
   codegen::DifferentialResult r;
   try {
     r = codegen::compare_execution(sch.original, sch.state.mod());
   } catch (const std::exception& e) {
+    sch.state = before;
     raise(ExcKind::RuntimeError, std::string("TSCH_CHECK_BUILD: the scheduled module does not build: ") + e.what());
   }
-  if (!r.equal) raise(ExcKind::RuntimeError, "TSCH_CHECK_BUILD: the schedule changed the results: " + r.note);
+  if (!r.equal) {
+    sch.state = before;
+    raise(ExcKind::RuntimeError, "TSCH_CHECK_BUILD: the schedule changed the results: " + r.note);
+  }
 }
 
 // Runs a primitive; on ScheduleError restores the state and raises tvm.tir.ScheduleError.
@@ -526,30 +531,36 @@ TypeRef make_schedule_type() {
     }
     return a.get_int(i);
   };
-  t->def("cache_read", "self, block, read_buffer_index, storage_scope, consumer_blocks=None", [buffer_index](Interpreter&, Args& a) {
-    ScheduleValue& sch = self(a);
-    Value block = block_arg(a, 1);
-    int64_t index = buffer_index(a, 2, sch.state.block(rv_of(block)->sid)->reads);
-    const std::string& scope = a.get_str(3);
-    uint64_t copy = run(sch, [&] { return schedule::cache_read(sch.state, rv_of(block)->sid, index, scope); });
-    Value out = make_rv(RVNode::Kind::Block, copy);
-    record(sch, {"CacheRead", "cache_read", {},
-                 {{"block", ref_of(block)}, {"read_buffer_index", TraceArg::of_int(index)}, {"storage_scope", TraceArg::of_str(scope)}},
-                 {rv_of(out)}, false});
-    return out;
-  }, "cache_read(block, read_buffer_index, storage_scope) -> BlockRV: read a buffer through a copy in storage_scope.");
-  t->def("cache_write", "self, block, write_buffer_index, storage_scope, consumer_blocks=None", [buffer_index](Interpreter&, Args& a) {
-    ScheduleValue& sch = self(a);
-    Value block = block_arg(a, 1);
-    int64_t index = buffer_index(a, 2, sch.state.block(rv_of(block)->sid)->writes);
-    const std::string& scope = a.get_str(3);
-    uint64_t copy = run(sch, [&] { return schedule::cache_write(sch.state, rv_of(block)->sid, index, scope); });
-    Value out = make_rv(RVNode::Kind::Block, copy);
-    record(sch, {"CacheWrite", "cache_write", {},
-                 {{"block", ref_of(block)}, {"write_buffer_index", TraceArg::of_int(index)}, {"storage_scope", TraceArg::of_str(scope)}},
-                 {rv_of(out)}, false});
-    return out;
-  }, "cache_write(block, write_buffer_index, storage_scope) -> BlockRV: write through a copy in storage_scope.");
+  // cache_read / cache_write: the same binding over the block's reads or writes.
+  struct CacheKind {
+    const char* name;
+    const char* inst;
+    const char* index_kw;
+    bool read;
+    const char* doc;
+  };
+  for (CacheKind k : {CacheKind{"cache_read", "CacheRead", "read_buffer_index", true,
+                                "cache_read(block, read_buffer_index, storage_scope) -> BlockRV: read a buffer through a copy in storage_scope."},
+                      CacheKind{"cache_write", "CacheWrite", "write_buffer_index", false,
+                                "cache_write(block, write_buffer_index, storage_scope) -> BlockRV: write through a copy in storage_scope."}}) {
+    std::string signature = std::string("self, block, ") + k.index_kw + ", storage_scope, consumer_blocks=None";
+    t->def(k.name, signature, [buffer_index, k](Interpreter&, Args& a) {
+      ScheduleValue& sch = self(a);
+      Value block = block_arg(a, 1);
+      const ir::BlockNode* b = sch.state.block(rv_of(block)->sid);
+      int64_t index = buffer_index(a, 2, k.read ? b->reads : b->writes);
+      const std::string& scope = a.get_str(3);
+      uint64_t copy = run(sch, [&] {
+        return k.read ? schedule::cache_read(sch.state, rv_of(block)->sid, index, scope)
+                      : schedule::cache_write(sch.state, rv_of(block)->sid, index, scope);
+      });
+      Value out = make_rv(RVNode::Kind::Block, copy);
+      record(sch, {k.inst, k.name, {},
+                   {{"block", ref_of(block)}, {k.index_kw, TraceArg::of_int(index)}, {"storage_scope", TraceArg::of_str(scope)}},
+                   {rv_of(out)}, false});
+      return out;
+    }, k.doc);
+  }
   t->def("set_scope", "self, block, buffer_index, storage_scope", [buffer_index](Interpreter&, Args& a) {
     ScheduleValue& sch = self(a);
     Value block = block_arg(a, 1);

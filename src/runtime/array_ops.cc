@@ -76,6 +76,22 @@ void for_each_broadcast(const Shape& out, const std::vector<int64_t>& sa, const 
   }
 }
 
+// Comparisons and logical operators, the same for float and integer operands.
+template <typename T>
+bool compare(BinaryOp op, T x, T y) {
+  switch (op) {
+    case BinaryOp::EQ: return x == y;
+    case BinaryOp::NE: return x != y;
+    case BinaryOp::LT: return x < y;
+    case BinaryOp::LE: return x <= y;
+    case BinaryOp::GT: return x > y;
+    case BinaryOp::GE: return x >= y;
+    case BinaryOp::And: return (x != 0) && (y != 0);
+    case BinaryOp::Or: return (x != 0) || (y != 0);
+    default: return false;
+  }
+}
+
 double apply_f(BinaryOp op, double x, double y) {
   switch (op) {
     case BinaryOp::Add: return x + y;
@@ -91,14 +107,9 @@ double apply_f(BinaryOp op, double x, double y) {
     case BinaryOp::Pow: return std::pow(x, y);
     case BinaryOp::Max: return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
     case BinaryOp::Min: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
-    case BinaryOp::EQ: return x == y;
-    case BinaryOp::NE: return x != y;
-    case BinaryOp::LT: return x < y;
-    case BinaryOp::LE: return x <= y;
-    case BinaryOp::GT: return x > y;
-    case BinaryOp::GE: return x >= y;
-    case BinaryOp::And: return (x != 0) && (y != 0);
-    case BinaryOp::Or: return (x != 0) || (y != 0);
+    case BinaryOp::EQ: case BinaryOp::NE: case BinaryOp::LT: case BinaryOp::LE:
+    case BinaryOp::GT: case BinaryOp::GE: case BinaryOp::And: case BinaryOp::Or:
+      return compare(op, x, y);
   }
   return 0;
 }
@@ -122,20 +133,17 @@ int64_t apply_i(BinaryOp op, int64_t x, int64_t y) {
     }
     case BinaryOp::Pow: {
       if (y < 0) throw std::invalid_argument("Integers to negative integer powers are not allowed.");
-      int64_t r = 1;
-      for (int64_t k = 0; k < y; ++k) r *= x;
-      return r;
+      // By squaring, wrapping on overflow as NumPy's integers do.
+      uint64_t r = 1, base = static_cast<uint64_t>(x);
+      for (uint64_t e = static_cast<uint64_t>(y); e; e >>= 1, base *= base)
+        if (e & 1) r *= base;
+      return static_cast<int64_t>(r);
     }
     case BinaryOp::Max: return std::max(x, y);
     case BinaryOp::Min: return std::min(x, y);
-    case BinaryOp::EQ: return x == y;
-    case BinaryOp::NE: return x != y;
-    case BinaryOp::LT: return x < y;
-    case BinaryOp::LE: return x <= y;
-    case BinaryOp::GT: return x > y;
-    case BinaryOp::GE: return x >= y;
-    case BinaryOp::And: return (x != 0) && (y != 0);
-    case BinaryOp::Or: return (x != 0) || (y != 0);
+    case BinaryOp::EQ: case BinaryOp::NE: case BinaryOp::LT: case BinaryOp::LE:
+    case BinaryOp::GT: case BinaryOp::GE: case BinaryOp::And: case BinaryOp::Or:
+      return compare(op, x, y);
     case BinaryOp::TrueDiv: break;
   }
   return 0;

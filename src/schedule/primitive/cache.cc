@@ -108,6 +108,24 @@ void check_scope(const std::string& primitive, uint64_t block, const std::string
   if (!valid_storage_scope(scope)) fail(primitive, {block}, "The input storage scope \"" + scope + "\" is invalid");
 }
 
+// The rewrite both cache primitives share: the block accesses `cache` instead of `buffer`,
+// the copy nest goes into the scope's body at `position`, and the scope allocates the cache.
+void install_cache(ScheduleState& s, uint64_t block_sid, uint64_t scope, size_t position, const Buffer& buffer,
+                   const Buffer& cache, const Stmt& nest) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(*s.block(block_sid))), buffer, cache);
+  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
+                                                          std::static_pointer_cast<const BlockNode>(replaced)));
+  rebuild_scope(s, scope, [&](BlockNode& b) {
+    std::vector<Stmt> items;
+    if (auto* seq = as<SeqStmtNode>(b.body)) items = seq->seq;
+    else items.push_back(b.body);
+    items.insert(items.begin() + static_cast<long>(std::min(position, items.size())), nest);
+    b.body = make_seq(items);
+    b.alloc_buffers.push_back(cache);
+  });
+}
+
 }  // namespace
 
 uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
@@ -125,20 +143,8 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   Buffer cache = buffer_with(src, cache_name(src->name, scope_name), src->shape, scope_name);
   uint64_t copy_sid = 0;
   Stmt nest = copy_nest(s, cache->name, src, cache, scope_region(s, block_sid, read), copy_sid);
-  size_t position = top_level_index(s, block_sid, scope);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  auto consumer = std::make_shared<BlockNode>(*block);
-  Stmt replaced = replace_buffer(Stmt(consumer), src, cache);
-  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
-                                                          std::static_pointer_cast<const BlockNode>(replaced)));
-  rebuild_scope(s, scope, [&](BlockNode& b) {
-    std::vector<Stmt> items;
-    if (auto* seq = as<SeqStmtNode>(b.body)) items = seq->seq;
-    else items.push_back(b.body);
-    items.insert(items.begin() + static_cast<long>(std::min(position, items.size())), nest);
-    b.body = make_seq(items);
-    b.alloc_buffers.push_back(cache);
-  });
+  // The copy runs before the consumer.
+  install_cache(s, block_sid, scope, top_level_index(s, block_sid, scope), src, cache, nest);
   return copy_sid;
 }
 
@@ -161,19 +167,8 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), dst->shape, scope_name);
   uint64_t copy_sid = 0;
   Stmt nest = copy_nest(s, cache->name, cache, dst, scope_region(s, block_sid, write), copy_sid);
-  size_t position = top_level_index(s, block_sid, scope);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(*block)), dst, cache);
-  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
-                                                          std::static_pointer_cast<const BlockNode>(replaced)));
-  rebuild_scope(s, scope, [&](BlockNode& b) {
-    std::vector<Stmt> items;
-    if (auto* seq = as<SeqStmtNode>(b.body)) items = seq->seq;
-    else items.push_back(b.body);
-    items.insert(items.begin() + static_cast<long>(std::min(position + 1, items.size())), nest);
-    b.body = make_seq(items);
-    b.alloc_buffers.push_back(cache);
-  });
+  // The copy back runs after the producer.
+  install_cache(s, block_sid, scope, top_level_index(s, block_sid, scope) + 1, dst, cache, nest);
   return copy_sid;
 }
 
