@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     best_total = std::min(best_total, since(t1));
   }
   std::printf("tvmscript_bench: prim_func with %d blocks (%d statements)\n", blocks, blocks * 4);
-  std::printf("  syntax only (ANTLR + AST)      %8.1f ms\n", best_syntax);
+  std::printf("  syntax only (tokens + AST)     %8.1f ms\n", best_syntax);
   std::printf("  parse to IR + print, end to end %7.1f ms   (target: under 50 ms)\n", best_total);
   if (std::system("command -v python3 > /dev/null 2>&1") == 0) {
     std::string cmd = "python3 -c \"import ast,time,sys; s=open('" + path +

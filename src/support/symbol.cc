@@ -8,6 +8,11 @@ namespace tsch {
 namespace {
 
 struct SymbolTable {
+  // Symbol 0 is the empty name: the AST uses 0 for "no name", so no real name may get it.
+  SymbolTable() {
+    names.emplace_back();
+    ids.emplace(names.back(), 0);
+  }
   std::mutex mu;
   std::deque<std::string> names;  // deque: references stay valid as it grows
   std::unordered_map<std::string_view, Symbol> ids;

@@ -66,10 +66,6 @@ class AstBuilder {
   void arglist(P::ArglistContext* ctx, std::vector<ast::Arg>& out);
   void comprehension(P::Comp_forContext* ctx, std::vector<ast::Comprehension>& out);
   void params(P::Param_listContext* ctx, std::vector<ast::Param>& out);
-  void check_target(const ast::Expr* target, bool allow_star, const char* what) const;
-
-  // f-strings: appends the pieces of one f-string token body to `out`.
-  void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, ast::FString& out);
 
   const SourceFile* source_;
   std::shared_ptr<ast::Module> module_;

@@ -1,5 +1,7 @@
-// Runs the ANTLR lexer and parser (two-stage SLL then LL, TOOLCHAIN.md) and turns the first
-// syntax error into a SyntaxError with a Python-like message.
+// Runs the fast scanner and the hand-written parser, or, when either gives up, the ANTLR
+// lexer and parser (two-stage SLL then LL, TOOLCHAIN.md), which turn the first syntax error
+// into a SyntaxError with a Python-like message. TSCH_ANTLR_LEXER=1 / TSCH_ANTLR_PARSER=1
+// force the ANTLR paths.
 #include "syntax/parser.h"
 
 #include "TschLexer.h"
@@ -7,6 +9,7 @@
 #include "antlr4-runtime.h"
 #include "syntax/ast_builder.h"
 #include "syntax/fast_lexer.h"
+#include "syntax/fast_parser.h"
 
 namespace tsch {
 namespace {
@@ -100,8 +103,8 @@ void check_utf8(const SourceFile* source) {
   }
 }
 
-template <typename Result, typename Entry>
-Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
+template <typename Result, typename Fast, typename Entry>
+Result run_parser(const SourceFile* source, bool expression_mode, Fast fast, Entry entry) {
   check_utf8(source);
   int line_offset = source->first_line() - 1;
   auto shift = [&](SourceLoc at) {
@@ -119,6 +122,11 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
     std::vector<std::unique_ptr<antlr4::Token>> fast_tokens;
     static const bool force_antlr = std::getenv("TSCH_ANTLR_LEXER") != nullptr;
     if (!force_antlr && fast_lex(source->text(), expression_mode, fast_tokens, fast_shaper)) {
+      // The hand-written parser takes valid input; anything else goes to ANTLR below.
+      static const bool force_antlr_parser = std::getenv("TSCH_ANTLR_PARSER") != nullptr;
+      if (!force_antlr_parser) {
+        if (Result result = fast(source, fast_tokens)) return result;
+      }
       list = std::make_unique<antlr4::ListTokenSource>(std::move(fast_tokens));
       token_source = list.get();
     } else {
@@ -178,14 +186,34 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
 
 std::shared_ptr<ast::Module> parse_module(const SourceFile* source) {
   return run_parser<std::shared_ptr<ast::Module>>(
-      source, false, [](TschParser& parser, AstBuilder& builder) {
+      source, false, fast_parse_module, [](TschParser& parser, AstBuilder& builder) {
         auto* tree = parser.file_input();
         return builder.build_file(tree);
       });
 }
 
+std::shared_ptr<ast::Module> antlr_parse_module(const SourceFile* source) {
+  auto no_fast_path = [](const SourceFile*, const std::vector<std::unique_ptr<antlr4::Token>>&) {
+    return std::shared_ptr<ast::Module>();
+  };
+  return run_parser<std::shared_ptr<ast::Module>>(source, false, no_fast_path, [](TschParser& parser, AstBuilder& builder) {
+    return builder.build_file(parser.file_input());
+  });
+}
+
+std::shared_ptr<ast::Module> fast_only_parse_module(const SourceFile* source) {
+  std::vector<std::unique_ptr<antlr4::Token>> tokens;
+  TokenShaper shaper;
+  try {
+    if (!fast_lex(source->text(), false, tokens, shaper)) return nullptr;
+  } catch (const LexError&) {
+    return nullptr;
+  }
+  return fast_parse_module(source, tokens);
+}
+
 ast::ExprPtr parse_expression(const SourceFile* source) {
-  return run_parser<ast::ExprPtr>(source, true, [](TschParser& parser, AstBuilder& builder) {
+  return run_parser<ast::ExprPtr>(source, true, fast_parse_expression, [](TschParser& parser, AstBuilder& builder) {
     auto* tree = parser.eval_input();
     return builder.build_eval(tree);
   });

@@ -17,6 +17,11 @@ std::shared_ptr<ast::Module> parse_module(const SourceFile* source);
 // Parses one expression (used for f-string fields); `source` may start with padding.
 ast::ExprPtr parse_expression(const SourceFile* source);
 
+// For tests that compare the two parsers: the ANTLR parser alone, and the hand-written
+// parser alone (null when it gives up).
+std::shared_ptr<ast::Module> antlr_parse_module(const SourceFile* source);
+std::shared_ptr<ast::Module> fast_only_parse_module(const SourceFile* source);
+
 // True when `text` is a statement that more lines could complete: an open bracket, a
 // trailing backslash or a block header without its body. The REPL asks for another line.
 bool is_incomplete_input(const std::string& text);
