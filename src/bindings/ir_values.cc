@@ -140,6 +140,7 @@ TypeRef make_buffer_type() {
   t->def_property("ndim", [](Interpreter&, const Value& v) {
     return Value::integer(static_cast<int64_t>(v.as<BufferValue>()->buffer->shape.size()));
   });
+  t->def_property("data", [](Interpreter&, const Value& v) { return wrap(ir::PrimExpr(v.as<BufferValue>()->buffer->data)); });
   t->def("scope", "self", [](Interpreter&, Args& a) { return script::make_str(a[0].as<BufferValue>()->buffer->scope); });
   t->def("__getitem__", "self, indices", [](Interpreter& interp, Args& a) -> Value {
     const ir::Buffer& b = a[0].as<BufferValue>()->buffer;

@@ -29,8 +29,10 @@ class BufferValue : public script::Object {
   script::TypeObject* type() const override;
   std::string repr_hook(Interpreter& interp) override;
   ir::Buffer buffer;
-  // From T.alloc_buffer/T.match_buffer and not yet named by an assignment.
+  // From T.alloc_buffer/T.match_buffer/T.decl_buffer and not yet named by an assignment.
   bool fresh = false;
+  // The data pointer was made with the buffer (named with it), not borrowed via `data=`.
+  bool owns_data = true;
 };
 
 class PrimFuncValue : public script::Object {

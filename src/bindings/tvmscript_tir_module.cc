@@ -413,6 +413,27 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   };
   const char* alloc_sig = "shape, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=-1, offset_factor=0, buffer_type=\"default\", axis_separators=None";
   def_function(ns, "alloc_buffer", alloc_sig, alloc);
+  // Lowered code: `X = T.decl_buffer(shape, dtype)` allocates for the rest of the body;
+  // with `data=A.data` it declares a view of existing data.
+  def_function(ns, "decl_buffer", alloc_sig, [](Interpreter& interp, Args& a) {
+    auto& b = builder("T.decl_buffer");
+    ir::Buffer buf = ir::make_buffer("buffer", dtype_arg(interp, a[1], "T.decl_buffer dtype"),
+                                     to_shape(interp, a[0], "T.decl_buffer shape"), a.get_str(5));
+    bool allocates = a[2].is_none();
+    if (!allocates) {
+      auto* ev = a[2].as<ExprValue>();
+      auto* var = ev ? ir::as<ir::VarNode>(ev->expr) : nullptr;
+      if (!var || !var->dtype.is_handle()) a.type_error(2, "a data pointer such as A.data");
+      auto node = std::make_shared<ir::BufferNode>(*buf);
+      node->data = std::static_pointer_cast<const ir::VarNode>(ev->expr);
+      buf = node;
+    }
+    b.pending_decl = TirBuilder::PendingDecl{buf, allocates};
+    auto v = std::make_shared<BufferValue>(buf);
+    v->fresh = true;
+    v->owns_data = allocates;
+    return Value(v);
+  });
   def_function(ns, "sblock_alloc_buffer", alloc_sig, alloc);
   def_function(ns, "match_buffer", "param, shape=None, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=-1, offset_factor=0, buffer_type=\"default\", axis_separators=None",
                [](Interpreter& interp, Args& a) {
@@ -490,6 +511,23 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   def_function(ns, "Select", "condition, true_value, false_value", [](Interpreter& interp, Args& a) {
     ir::PrimExpr c = to_expr(interp, a[0], "condition"), t = to_expr(interp, a[1], "true value"), f = to_expr(interp, a[2], "false value");
     return wrap(guard_ir([&] { return ir::select(c, t, f); }));
+  });
+  // Vector expressions of lowered code.
+  def_function(ns, "Ramp", "base, stride, lanes", [](Interpreter& interp, Args& a) -> Value {
+    ir::PrimExpr base = to_expr(interp, a[0], "T.Ramp base"), stride = to_expr(interp, a[1], "T.Ramp stride");
+    int64_t lanes = a.get_int(2);
+    if (lanes < 2 || lanes > 1024) a.value_error(2, "between 2 and 1024 lanes");
+    if (!base->dtype.is_integer() || base->dtype.lanes != 1 || stride->dtype != base->dtype) {
+      a.type_error(1, "an integer stride of the base's dtype");
+    }
+    return wrap(std::make_shared<ir::RampNode>(base, stride, static_cast<int>(lanes)));
+  });
+  def_function(ns, "Broadcast", "value, lanes", [](Interpreter& interp, Args& a) -> Value {
+    ir::PrimExpr value = to_expr(interp, a[0], "T.Broadcast value");
+    int64_t lanes = a.get_int(1);
+    if (lanes < 2 || lanes > 1024) a.value_error(1, "between 2 and 1024 lanes");
+    if (value->dtype.lanes != 1) a.type_error(0, "a scalar");
+    return wrap(std::make_shared<ir::BroadcastNode>(value, static_cast<int>(lanes)));
   });
   def_function(ns, "Cast", "dtype, value", [](Interpreter& interp, Args& a) {
     return wrap(ir::cast(dtype_arg(interp, a[0], "T.Cast dtype"), to_expr(interp, a[1], "T.Cast value")));

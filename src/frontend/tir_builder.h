@@ -41,6 +41,13 @@ class TirBuilder {
   std::vector<ir::Var> params;
   std::vector<std::pair<ir::Var, ir::Buffer>> buffer_map;
   std::vector<ir::Buffer> root_allocs;
+  // A `T.decl_buffer` statement just evaluated: it scopes over the rest of the body, as an
+  // allocation (no `data=`) or a declaration over existing data.
+  struct PendingDecl {
+    ir::Buffer buffer;
+    bool allocates = false;
+  };
+  std::optional<PendingDecl> pending_decl;
   std::vector<BlockFrame> blocks;
   bool in_init = false;
 

@@ -144,12 +144,16 @@ class TirParser {
         if (!e.pending.valid()) e.pending = s.loc;
         throw;
       }
-      if (let_var) {
-        // A let binds the rest of the block.
+      std::optional<TirBuilder::PendingDecl> decl = std::move(builder_.pending_decl);
+      builder_.pending_decl.reset();
+      if (let_var || decl) {
+        // A let or a buffer declaration scopes over the rest of the block.
         std::vector<Stmt> rest = parse_body(body, i + 1);
         Stmt rest_body = make_seq(rest);
         if (!rest_body) rest_body = std::make_shared<EvaluateNode>(make_int(0));
-        out.push_back(std::make_shared<LetStmtNode>(let_var, let_value, rest_body));
+        if (decl && decl->allocates) out.push_back(std::make_shared<AllocateNode>(decl->buffer, rest_body));
+        else if (decl) out.push_back(std::make_shared<DeclBufferNode>(decl->buffer, rest_body));
+        else out.push_back(std::make_shared<LetStmtNode>(let_var, let_value, rest_body));
         return out;
       }
     }
@@ -223,11 +227,15 @@ class TirParser {
   }
 
   Stmt make_store(const Buffer& b, std::vector<PrimExpr> indices, const Value& rhs, SourceLoc loc) {
-    PrimExpr value = bindings::to_expr_as(interp_, rhs, b->dtype, "stored value");
-    if (value->dtype != b->dtype) {
+    // A vector index (T.Ramp, lowered code) stores a vector.
+    int lanes = 1;
+    for (const auto& i : indices) lanes = std::max(lanes, static_cast<int>(i->dtype.lanes));
+    DataType expected = b->dtype.with_lanes(lanes);
+    PrimExpr value = bindings::to_expr_as(interp_, rhs, expected, "stored value");
+    if (value->dtype != expected) {
       raise_at(ExcKind::TypeError,
                fmt::format("cannot store a {} value into buffer {} of dtype {}", value->dtype.to_string(), b->name,
-                           b->dtype.to_string()),
+                           expected.to_string()),
                loc);
     }
     return std::make_shared<BufferStoreNode>(b, value, std::move(indices));
@@ -289,7 +297,7 @@ class TirParser {
     }
     if (auto* bv = value.as<BufferValue>(); bv && bv->fresh) {
       bv->buffer->name = symbol_name(name);
-      bv->buffer->data->name = symbol_name(name);
+      if (bv->owns_data) bv->buffer->data->name = symbol_name(name);
       bv->fresh = false;
     } else if (auto* ev = value.as<ExprValue>()) {
       if (ev->fresh) {

@@ -109,6 +109,7 @@ void IRVisitor::visit_children(const Stmt& s) {
     }
     case StmtKind::Evaluate: visit(as<EvaluateNode>(s)->value); break;
     case StmtKind::Allocate: visit(as<AllocateNode>(s)->body); break;
+    case StmtKind::DeclBuffer: visit(as<DeclBufferNode>(s)->body); break;
   }
 }
 
@@ -275,6 +276,11 @@ Stmt IRMutator::mutate_children(const Stmt& s) {
       auto* n = as<AllocateNode>(s);
       Stmt b = mutate(n->body);
       return b == n->body ? s : std::make_shared<AllocateNode>(n->buffer, b);
+    }
+    case StmtKind::DeclBuffer: {
+      auto* n = as<DeclBufferNode>(s);
+      Stmt b = mutate(n->body);
+      return b == n->body ? s : std::make_shared<DeclBufferNode>(n->buffer, b);
     }
   }
   return s;

@@ -327,7 +327,10 @@ PrimExpr call(DataType dtype, std::string op, std::vector<PrimExpr> args) {
 }
 
 PrimExpr buffer_load(const Buffer& buffer, std::vector<PrimExpr> indices) {
-  return std::make_shared<BufferLoadNode>(buffer->dtype, buffer, std::move(indices));
+  // A vector index (T.Ramp) loads a vector.
+  int lanes = 1;
+  for (const auto& i : indices) lanes = std::max(lanes, static_cast<int>(i->dtype.lanes));
+  return std::make_shared<BufferLoadNode>(buffer->dtype.with_lanes(lanes), buffer, std::move(indices));
 }
 
 }  // namespace tsch::ir

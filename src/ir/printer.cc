@@ -300,11 +300,13 @@ class Printer {
 
   // ---------------------------------------------------------------- buffers
 
-  std::string buffer_decl(const Buffer& b, const std::string& fn, const std::string& first_arg, bool always_dtype) {
+  std::string buffer_decl(const Buffer& b, const std::string& fn, const std::string& first_arg, bool always_dtype,
+                          const std::string& data = "") {
     std::string s = "T." + fn + "(";
     if (!first_arg.empty()) s += first_arg + ", ";
     s += shape(b->shape);
     if (always_dtype || b->dtype != DataType::float32()) s += ", " + quote(b->dtype.to_string());
+    if (!data.empty()) s += ", " + data;
     if (!b->strides.empty()) s += ", strides=" + shape(b->strides);
     if (b->elem_offset && !is_zero(b->elem_offset)) s += ", elem_offset=" + expr(b->elem_offset).s;
     if (b->scope != "global") s += ", scope=" + quote(b->scope);
@@ -334,6 +336,7 @@ class Printer {
     for (size_t i = 0; i < f->params.size(); ++i) {
       const Var& p = f->params[i];
       Buffer b = f->buffer_of(p);
+      if (b) data_owner_.emplace(b->data.get(), b.get());
       if (b && simple_buffer(b, defined)) {
         std::string bname = define(b.get(), b->name);
         params.push_back(bname + ": " + buffer_decl(b, "Buffer", "", true));
@@ -459,6 +462,18 @@ class Printer {
       case StmtKind::Allocate: {
         auto* n = as<AllocateNode>(s);
         line(indent, define(n->buffer.get(), n->buffer->name) + " = " + buffer_decl(n->buffer, "decl_buffer", "", false));
+        data_owner_.emplace(n->buffer->data.get(), n->buffer.get());
+        body(n->body, indent);
+        return;
+      }
+      case StmtKind::DeclBuffer: {
+        auto* n = as<DeclBufferNode>(s);
+        // The data pointer is spelled through the buffer that owns it: `data=A.data`.
+        const VarNode* data = n->buffer->data.get();
+        auto owner = data_owner_.find(data);
+        std::string pointer = owner != data_owner_.end() ? name_of(owner->second) + ".data" : name_of(data);
+        line(indent, define(n->buffer.get(), n->buffer->name) + " = " +
+                         buffer_decl(n->buffer, "decl_buffer", "", false, "data=" + pointer));
         body(n->body, indent);
         return;
       }
@@ -619,6 +634,8 @@ class Printer {
   std::string out_;
   std::vector<std::vector<const void*>> frames_;
   std::unordered_map<const void*, std::string> names_;
+  // Data pointers and the buffer that owns them (parameters, allocations), for `data=A.data`.
+  std::unordered_map<const VarNode*, const BufferNode*> data_owner_;
   std::set<std::string> used_;
   std::vector<const ForNode*> open_loops_;
 };

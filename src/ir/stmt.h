@@ -33,7 +33,7 @@ using AttrMap = std::vector<std::pair<std::string, AttrValue>>;
 const AttrValue* find_attr(const AttrMap& attrs, const std::string& key);
 
 #define TSCH_IR_STMT_KINDS(X) \
-  X(BufferStore) X(For) X(Block) X(BlockRealize) X(SeqStmt) X(IfThenElse) X(LetStmt) X(Evaluate) X(Allocate)
+  X(BufferStore) X(For) X(Block) X(BlockRealize) X(SeqStmt) X(IfThenElse) X(LetStmt) X(Evaluate) X(Allocate) X(DeclBuffer)
 
 enum class StmtKind : uint8_t {
 #define TSCH_X(name) name,
@@ -149,10 +149,21 @@ struct EvaluateNode : StmtNode {
   PrimExpr value;
 };
 
-// Lowered code: an allocation of `buffer` around `body`.
+// Lowered code: an allocation of `buffer`'s data around `body`, the buffer declared over it
+// (TVM's Allocate + DeclBuffer pair; printed `X = T.decl_buffer(shape, dtype)`).
 struct AllocateNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Allocate;
   AllocateNode(Buffer b, Stmt s) : StmtNode(kKind), buffer(std::move(b)), body(std::move(s)) {}
+  Buffer buffer;
+  Stmt body;
+};
+
+// Lowered code: `buffer` declared over data that exists already (its data variable belongs
+// to a parameter or an enclosing allocation), e.g. the one-dimensional view of a parameter
+// after flattening (printed `A_1 = T.decl_buffer((n,), data=A.data)`).
+struct DeclBufferNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::DeclBuffer;
+  DeclBufferNode(Buffer b, Stmt s) : StmtNode(kKind), buffer(std::move(b)), body(std::move(s)) {}
   Buffer buffer;
   Stmt body;
 };

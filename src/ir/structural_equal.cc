@@ -168,6 +168,12 @@ class Comparer {
         auto *x = as<AllocateNode>(a), *y = as<AllocateNode>(b);
         return buffer(x->buffer.get(), y->buffer.get()) && stmt(x->body, y->body);
       }
+      case StmtKind::DeclBuffer: {
+        auto *x = as<DeclBufferNode>(a), *y = as<DeclBufferNode>(b);
+        Scoped s(*this, "buffer.data");
+        return buffer(x->buffer.get(), y->buffer.get()) && var(x->buffer->data.get(), y->buffer->data.get()) &&
+               stmt(x->body, y->body);
+      }
     }
     return false;
   }
@@ -234,6 +240,7 @@ class Comparer {
       return fail("buffer " + a->name, a->dtype.to_string() + " " + a->scope, b->dtype.to_string() + " " + b->scope);
     }
     buffers_[a] = b;
+    if (a->data && b->data && !var(a->data.get(), b->data.get())) return false;
     for (size_t i = 0; i < a->shape.size(); ++i) {
       Scoped s(*this, fmt::format("buffer {}.shape[{}]", a->name, i));
       if (!expr(a->shape[i], b->shape[i])) return false;

@@ -119,6 +119,9 @@ void ScheduleState::rebuild_index() {
         case StmtKind::Allocate:
           walk(as<AllocateNode>(s)->body, nullptr);
           return;
+        case StmtKind::DeclBuffer:
+          walk(as<DeclBufferNode>(s)->body, nullptr);
+          return;
         default:
           return;
       }

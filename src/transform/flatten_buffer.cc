@@ -1,6 +1,8 @@
 // tir.FlattenBuffer: every buffer becomes one-dimensional. A multi-dimensional access
 // A[i, j] turns into A_flat[i * stride0 + j * stride1 (+ elem_offset)], where the strides are
-// the buffer's own or the compact row-major ones. The flat buffer shares the data pointer.
+// the buffer's own or the compact row-major ones. The flat buffer shares the data pointer;
+// for a parameter it is declared at the top of the body (`A_1 = T.decl_buffer((n,),
+// data=A.data)`), while the signature keeps the parameter's own shape.
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -39,10 +41,24 @@ class Flattener : public ir::IRMutator {
     return t;
   }
 
+  // The flat views of the function's parameters, in parameter order, around `body`.
+  ir::Stmt declare_views(const ir::PrimFunc& f, ir::Stmt body) const {
+    for (size_t i = f->params.size(); i-- > 0;) {
+      ir::Buffer param = f->buffer_of(f->params[i]);
+      auto it = param ? flat_.find(param.get()) : flat_.end();
+      if (it != flat_.end() && it->second != param) body = std::make_shared<ir::DeclBufferNode>(it->second, body);
+    }
+    return body;
+  }
+
  private:
   ir::Buffer flat(const ir::Buffer& b) {
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
+    if (b->shape.size() == 1 && b->strides.empty() && (!b->elem_offset || ir::is_zero(b->elem_offset))) {
+      flat_[b.get()] = b;  // already flat
+      return b;
+    }
     ir::DataType t = index_type(b->shape);
     ir::PrimExpr size = ir::make_int(1, t);
     if (b->strides.empty()) {
@@ -89,7 +105,11 @@ class Flattener : public ir::IRMutator {
 }  // namespace
 
 Pass flatten_buffer() {
-  return {"tir.FlattenBuffer", [](const ir::PrimFunc& f) { return with_body(f, Flattener().mutate(f->body)); }};
+  return {"tir.FlattenBuffer", [](const ir::PrimFunc& f) {
+            Flattener flattener;
+            ir::Stmt body = flattener.mutate(f->body);
+            return with_body(f, flattener.declare_views(f, body));
+          }};
 }
 
 }  // namespace tsch::transform

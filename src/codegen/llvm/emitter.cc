@@ -464,6 +464,7 @@ class Emitter {
         return;
       }
       case ir::StmtKind::Allocate: allocate(*ir::as<ir::AllocateNode>(s)); return;
+      case ir::StmtKind::DeclBuffer: emit(ir::as<ir::DeclBufferNode>(s)->body); return;  // same data pointer
       case ir::StmtKind::For: {
         auto* n = ir::as<ir::ForNode>(s);
         if (n->for_kind == ir::ForKind::ThreadBinding)
