@@ -64,9 +64,11 @@ const std::map<std::string, Help>& table() {
        {"the thread tag is blockIdx.x/y/z, threadIdx.x/y/z or vthread.*; the loop carries no reduction",
         "for i_0 in range(32):  ->  for i_0 in T.thread_binding(32, thread=\"blockIdx.x\"):"}},
       {"blockize",
-       {"exactly one block under the loop; its bindings divide into outer and inner parts "
-        "(inner loops only below outer ones)",
-        "C under i_0, j_0, k_0, i_1, j_1, k_1; blockize(i_1)  ->  outer block C_o (vi_o, vj_o, vk_o) holding C"}},
+       {"a loop: exactly one block under it; a list of blocks: one scope, consecutive statements under their "
+        "common loop or block, holding no other block, all dividing into the same outer iterators; bindings divide "
+        "into outer and inner parts (inner loops only below outer ones)",
+        "C under i_0, j_0, k_0, i_1, j_1, k_1; blockize(i_1)  ->  outer block C_o (vi_o, vj_o, vk_o) holding C; "
+        "blockize([B, C])  ->  outer block outer_B_C_"}},
       {"transform_layout",
        {"the index map takes one index per buffer dimension and is a bijective affine map of the buffer's shape",
         "Y (128, 128), lambda i, j: (i // 16, j, i % 16)  ->  Y (8, 128, 16), Y[vi // 16, vj, vi % 16]"}},

@@ -755,16 +755,34 @@ TypeRef make_schedule_type() {
     record(sch, {"RFactor", "rfactor", {}, {{"loop", ref_of(a[1])}, {"factor_axis", TraceArg::of_int(axis)}}, {rv_of(out)}, false});
     return out;
   }, "rfactor(loop, factor_axis) -> BlockRV: factorize the reduction along loop into a new buffer X_rf.");
-  t->def("blockize", "self, target, preserve_unit_iters=True", [](Interpreter&, Args& a) {
+  t->def("blockize", "self, target, preserve_unit_iters=True", [](Interpreter& interp, Args& a) {
     ScheduleValue& sch = self(a);
-    if (a[1].as<script::List>()) raise(ExcKind::NotImplementedError, "not supported yet: blockize of a list of blocks (pass a loop)");
-    uint64_t loop = loop_arg(a, 1);
     bool preserve = a.get_bool(2);
-    uint64_t outer = run(sch, [&] { return schedule::blockize(sch.state, loop, preserve); });
+    uint64_t outer;
+    TraceArg target;
+    if (a[1].as<script::List>() || a[1].as<script::Tuple>()) {
+      // A list of blocks: their consecutive subtrees become one outer block.
+      std::vector<uint64_t> blocks;
+      std::vector<TraceArg> refs;
+      for (const Value& v : interp.to_vector(a[1])) {
+        auto* rv = v.as<RVValue>();
+        if (!rv || rv->rv->kind != RVNode::Kind::Block) a.type_error(1, "a LoopRV or a list of BlockRVs");
+        if (!sch.state.block(rv->rv->sid)) raise(ExcKind::ValueError, "blockize: a block handle is no longer in the schedule");
+        blocks.push_back(rv->rv->sid);
+        refs.push_back(ref_of(v));
+      }
+      outer = run(sch, [&] { return schedule::blockize_blocks(sch.state, blocks, preserve); });
+      target = TraceArg::of_list(refs);
+    } else {
+      uint64_t loop = loop_arg(a, 1);
+      outer = run(sch, [&] { return schedule::blockize(sch.state, loop, preserve); });
+      target = ref_of(a[1]);
+    }
     Value out = make_rv(RVNode::Kind::Block, outer);
-    record(sch, {"Blockize", "blockize", {}, {{"target", ref_of(a[1])}, {"preserve_unit_iters", TraceArg::of_bool(preserve)}}, {rv_of(out)}, false});
+    record(sch, {"Blockize", "blockize", {}, {{"target", target}, {"preserve_unit_iters", TraceArg::of_bool(preserve)}}, {rv_of(out)}, false});
     return out;
-  }, "blockize(target, preserve_unit_iters=True) -> BlockRV: wrap the subtree under a loop into an outer block X_o.");
+  }, "blockize(target, preserve_unit_iters=True) -> BlockRV: wrap the subtree under a loop (or the consecutive subtrees of a "
+     "list of blocks) into an outer block X_o (outer_B_C_).");
   for (const char* name : {"tensorize"}) {
     not_supported(*t, name);
   }

@@ -26,6 +26,7 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& loops);
 
 // Blocks (primitive/blockize.cc): returns the outer block.
 uint64_t blockize(ScheduleState& s, uint64_t loop, bool preserve_unit_iters);
+uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& blocks, bool preserve_unit_iters);
 
 // Compute location (primitive/compute_at.cc). `index`: -1 the last valid position, -2 the
 // first, k >= 0 that position in the loop body.

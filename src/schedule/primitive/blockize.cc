@@ -1,8 +1,14 @@
-// blockize: wrap the subtree under a loop into an outer block "X_o" whose iterators `vi_o`
-// are the parts of the bindings that come from the loops outside (TVM's Blockize). Each
-// binding must split into outer * inner_extent + inner, where inner uses only the loops
-// inside (subspace division, via the affine iteration maps of arith/iter_map.h).
-// A reduction block's init moves to the outer block as a loop nest of "X_init".
+// blockize: wrap a subtree into an outer block whose iterators `vi_o` are the parts of the
+// bindings that come from the loops outside (TVM's Blockize). Each binding must split into
+// outer * inner_extent + inner, where inner uses only the loops inside (subspace division,
+// via the affine iteration maps of arith/iter_map.h).
+//   - blockize(loop): the subtree under the loop becomes "X_o"; a reduction block's init
+//     moves to the outer block as a loop nest of "X_init".
+//   - blockize([b0, b1, ...]): consecutive sibling subtrees holding those blocks become
+//     "outer_B0_B1_"; every block must divide into the same outer iterators.
+// As in TVM, the outer block always has one iterator per block iterator, an inner
+// iterator exists only where its extent is above 1, and a unit outer part disappears from
+// the inner block's indices (v = v_i).
 //
 //   for i_0, i_1 in T.grid(8, 16):                  for i_0 in range(8):
 //     with T.block("C"): vi = i_0 * 16 + i_1   ─▶     with T.block("C_o"): vi_o = i_0
@@ -12,14 +18,15 @@
 
 #include <unordered_set>
 
-#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
 #include "arith/simplify.h"
+#include "ir/expr_equal.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
+#include "support/diagnostics.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 
@@ -40,44 +47,45 @@ PrimExpr split_value(const arith::IterSplit& split, const ForNode* loop) {
   return floormod(out, make_int(split.extent, t));
 }
 
-}  // namespace
+// One binding written as outer * inner_extent + inner.
+struct Division {
+  PrimExpr outer, inner;
+  int64_t outer_extent = 1, inner_extent = 1;
+};
 
-uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters) {
-  // Step 1. Check: one block under the loop, affine bindings that divide into outer/inner.
-  std::vector<uint64_t> blocks;
-  for (uint64_t b : s.blocks_in(s.info(loop_sid)->func)) {
-    std::vector<uint64_t> loops = s.enclosing_loops(b);
-    if (std::find(loops.begin(), loops.end(), loop_sid) != loops.end() && s.scope_block(b) == s.scope_block(loop_sid)) blocks.push_back(b);
-  }
-  if (blocks.size() != 1) {
-    fail("blockize", {loop_sid}, fmt::format("not supported yet: blockize of a loop holding {} blocks (exactly one is supported)", blocks.size()));
-  }
-  uint64_t block_sid = blocks[0];
+// A block's bindings divided at its inner loops (those from `first_inner` on among its
+// enclosing loops).
+struct Subspace {
+  std::vector<Division> parts;              // one per iterator
+  std::vector<const ForNode*> inner_loops;  // outermost first
+  PrimExpr outer_predicate, inner_predicate;
+};
+
+Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, bool preserve_unit_iters) {
   const BlockNode* block = s.block(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  std::vector<uint64_t> all = s.enclosing_loops(block_sid);
+  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  Subspace out;
   std::unordered_set<const VarNode*> inner_vars;
-  bool inside = false;
   arith::LoopExtents extents;
   std::unordered_map<const VarNode*, const ForNode*> loop_of;
-  std::vector<const ForNode*> inner_loops;
-  for (uint64_t l : all) {
-    const ForNode* f = s.loop(l);
-    if (l == loop_sid) inside = true;
+  for (size_t k = 0; k < loops.size(); ++k) {
+    const ForNode* f = s.loop(loops[k]);
     int64_t e;
     if (!is_zero(f->min) || !as_const_int(f->extent, &e)) {
-      fail("blockize", {l}, "not supported yet: blockize over loops that do not start at 0 or have symbolic extents");
+      fail("blockize", {loops[k]}, "not supported yet: blockize over loops that do not start at 0 or have symbolic extents");
     }
     extents[f->loop_var.get()] = e;
     loop_of[f->loop_var.get()] = f;
-    if (inside) {
+    if (k >= first_inner) {
       inner_vars.insert(f->loop_var.get());
-      inner_loops.push_back(f);
+      out.inner_loops.push_back(f);
     }
   }
   // A T.where predicate goes with the loops it tests: over outer loops only it guards the
   // outer block, over inner loops only it stays on the inner block.
-  PrimExpr outer_predicate = make_bool(true), inner_predicate = make_bool(true);
+  out.outer_predicate = make_bool(true);
+  out.inner_predicate = make_bool(true);
   if (!is_one(realize->predicate)) {
     bool uses_inner = uses_var(realize->predicate, [&](const VarNode* v) { return inner_vars.count(v) > 0; });
     bool uses_outer = uses_var(realize->predicate, [&](const VarNode* v) { return extents.count(v) > 0 && inner_vars.count(v) == 0; });
@@ -89,31 +97,28 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
     if (uses_inner && block->init) {
       fail("blockize", {block_sid}, "not supported yet: blockize of a reduction block whose predicate tests the inner loops");
     }
-    (uses_inner ? inner_predicate : outer_predicate) = realize->predicate;
+    (uses_inner ? out.inner_predicate : out.outer_predicate) = realize->predicate;
   }
   arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, false);
   if (!map.ok) fail("blockize", {block_sid}, "The bindings of the inner block can not be blockized: a binding " + map.error);
-  struct Division {
-    PrimExpr outer, inner;
-    int64_t outer_extent, inner_extent;
-  };
-  std::vector<Division> division;
   for (size_t i = 0; i < map.sums.size(); ++i) {
     const arith::IterSum& sum = map.sums[i];
     DataType t = realize->iter_values[i]->dtype;
     Division d{make_int(0, t), make_int(0, t), 1, 1};
-    // Terms collected innermost first, summed outermost first (`i_0 * 16 + i_1`).
+    // Terms collected innermost first, summed outermost first (`i_0 * 16 + i_1`). Without
+    // preserve_unit_iters a unit loop counts as the constant 0.
     std::vector<PrimExpr> outer_terms, inner_terms;
     bool seen_outer = false;
     for (const auto& split : sum.splits) {  // innermost digit first
+      if (split.extent == 1 && !preserve_unit_iters) continue;
       bool is_inner = inner_vars.count(split.source) > 0;
-      if (is_inner && seen_outer) {
+      if (is_inner && seen_outer && split.extent > 1) {
         fail("blockize", {block_sid},
              "The bindings of the inner block can not be blockized: binding " + ir::script(realize->iter_values[i]) +
                  " mixes inner loops above outer ones");
       }
       PrimExpr value = split_value(split, loop_of.at(split.source));
-      if (is_inner) {
+      if (is_inner && !seen_outer) {
         inner_terms.push_back(mul(value, make_int(split.scale, t)));
         d.inner_extent *= split.extent;
       } else {
@@ -129,140 +134,350 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
     int64_t dom_extent;
     if (as_const_int(block->iter_vars[i].dom.extent, &dom_extent)) {
       d.outer_extent = std::min(d.outer_extent, (dom_extent + d.inner_extent - 1) / d.inner_extent);
+      // All inside: the inner iterator covers the domain, the predicate the rest.
+      if (outer_terms.empty()) d.inner_extent = std::min(d.inner_extent, dom_extent);
     }
     if (sum.base % d.inner_extent != 0) fail("blockize", {block_sid}, "The bindings of the inner block can not be blockized: offset binding");
     d.outer = arith::simplify(add(d.outer, make_int(sum.base / d.inner_extent, t)));
     d.inner = arith::simplify(d.inner);
-    division.push_back(d);
+    out.parts.push_back(d);
   }
+  return out;
+}
 
-  // Step 2. The outer and inner iterators; the inner block sees v = v_o * inner + v_i.
-  auto outer_block = std::make_shared<BlockNode>();
-  outer_block->name = block->name + "_o";
-  outer_block->sid = s.fresh_sid();
-  std::vector<PrimExpr> outer_values, inner_values;
+// The outer block under construction: its iterators and their bindings.
+struct Outer {
+  std::shared_ptr<BlockNode> block = std::make_shared<BlockNode>();
+  std::vector<PrimExpr> values;
+  bool has_iters = false;
+};
+
+// A block rewritten as the inner block of a division, with its loops.
+struct Inner {
+  std::shared_ptr<BlockNode> block;
+  std::vector<PrimExpr> values;
+  std::unordered_map<const VarNode*, PrimExpr> vmap;  // original iterator -> new expression
+  arith::VarDomain dom;                              // the inner iterators' ranges
+  Stmt nest;                                         // inner loops around the realize
+};
+
+// Creates the outer iterators from the first block (`outer.has_iters` false) or checks
+// that a later block divides into the same ones, then rewrites the block.
+Inner derive(uint64_t block_sid, const BlockNode* block, const Subspace& sub, bool preserve_unit_iters, Outer& outer) {
+  bool reuse = outer.has_iters;
+  if (reuse && outer.block->iter_vars.size() != block->iter_vars.size()) {
+    fail("blockize", {block_sid},
+         fmt::format("The blocks cannot share an outer block: block {} has {} iterators where the first block has {}", block->name,
+                     block->iter_vars.size(), outer.block->iter_vars.size()));
+  }
+  Inner in;
   std::vector<IterVar> inner_iters;
-  std::unordered_map<const VarNode*, PrimExpr> vmap;
-  arith::VarDomain inner_dom;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     const IterVar& iv = block->iter_vars[i];
-    const Division& d = division[i];
+    const Division& d = sub.parts[i];
     DataType t = iv.var->dtype;
-    PrimExpr outer_part = make_int(0, t);
-    if (d.outer_extent > 1 || preserve_unit_iters) {
-      Var vo = make_var(iv.var->name + "_o", t);
-      outer_block->iter_vars.push_back(IterVar{vo, Range{make_int(0, t), make_int(d.outer_extent, t)}, iv.type});
-      outer_values.push_back(d.outer);
-      outer_part = mul(vo, make_int(d.inner_extent, t));
+    Var vo;
+    if (reuse) {
+      const IterVar& shared = outer.block->iter_vars[i];
+      int64_t extent = 0;
+      if (!as_const_int(shared.dom.extent, &extent) || extent != d.outer_extent || !expr_deep_equal(outer.values[i], d.outer)) {
+        fail("blockize", {block_sid},
+             fmt::format("The blocks cannot share an outer block: iterator {} of block {} divides into {} over [0, {}), the first "
+                         "block's into {}",
+                         iv.var->name, block->name, ir::script(d.outer), d.outer_extent, ir::script(outer.values[i])));
+      }
+      vo = shared.var;
+    } else {
+      vo = make_var(iv.var->name + "_o", t);
+      outer.block->iter_vars.push_back(IterVar{vo, Range{make_int(0, t), make_int(d.outer_extent, t)}, iv.type});
+      outer.values.push_back(d.outer);
     }
-    Var vi = make_var(iv.var->name + "_i", t);
-    inner_iters.push_back(IterVar{vi, Range{make_int(0, t), make_int(d.inner_extent, t)}, iv.type});
-    inner_values.push_back(d.inner);
-    vmap[iv.var.get()] = arith::simplify(add(outer_part, vi));
-    inner_dom[vi.get()] = arith::Interval{make_int(0, t), make_int(d.inner_extent - 1, t)};
+    PrimExpr replacement;
+    if (d.inner_extent == 1) {
+      replacement = d.outer_extent == 1 && !preserve_unit_iters ? make_int(0, t) : PrimExpr(vo);
+    } else {
+      Var vi = make_var(iv.var->name + "_i", t);
+      inner_iters.push_back(IterVar{vi, Range{make_int(0, t), make_int(d.inner_extent, t)}, iv.type});
+      in.values.push_back(d.inner);
+      in.dom[vi.get()] = arith::Interval{make_int(0, t), make_int(d.inner_extent - 1, t)};
+      replacement = d.outer_extent == 1 ? PrimExpr(vi) : arith::simplify(add(mul(vo, make_int(d.inner_extent, t)), vi));
+    }
+    in.vmap[iv.var.get()] = replacement;
   }
-  auto inner_block = std::make_shared<BlockNode>(*block);
-  inner_block->iter_vars = inner_iters;
-  inner_block->body = substitute(block->body, vmap);
-  inner_block->init = nullptr;
+  outer.has_iters = true;
+  in.block = std::make_shared<BlockNode>(*block);
+  in.block->iter_vars = inner_iters;
+  in.block->body = substitute(block->body, in.vmap);
+  in.block->init = nullptr;
   auto map_regions = [&](const std::vector<BufferRegion>& regions) {
     std::vector<BufferRegion> out;
     for (const auto& r : regions) {
       BufferRegion m{r.buffer, {}};
-      for (const auto& range : r.region) m.region.push_back(Range{substitute(range.min, vmap), range.extent});
+      for (const auto& range : r.region) m.region.push_back(Range{arith::simplify(substitute(range.min, in.vmap)), range.extent});
       out.push_back(m);
     }
     return out;
   };
-  if (block->init) {
+  in.block->reads = map_regions(block->reads);
+  in.block->writes = map_regions(block->writes);
+  // As TVM: any reduction iterator of the outer block counts, even one of extent 1.
+  bool outer_reduction = false;
+  for (const auto& iv : outer.block->iter_vars) outer_reduction |= iv.type == IterType::CommReduce;
+  if (block->init && outer_reduction) {
     // Without its init the inner block also reads what it accumulates into.
-    arith::AccessRegions regions = arith::infer_access_regions(inner_block->body, nullptr);
-    inner_block->reads = regions.reads;
-    inner_block->writes = regions.writes;
-  } else {
-    inner_block->reads = map_regions(block->reads);
-    inner_block->writes = map_regions(block->writes);
+    std::vector<BufferRegion> reads = in.block->writes;
+    reads.insert(reads.end(), in.block->reads.begin(), in.block->reads.end());
+    in.block->reads = reads;
   }
-  // The outer block accesses what the inner block does over all inner iterations.
-  auto relax = [&](const std::vector<BufferRegion>& regions) {
-    std::vector<BufferRegion> out;
-    for (const auto& r : regions) {
-      BufferRegion m{r.buffer, {}};
-      for (const auto& range : r.region) {
-        arith::Interval lo = arith::eval_interval(range.min, inner_dom);
-        arith::Interval hi = arith::eval_interval(arith::simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), inner_dom);
-        if (!lo.min || !hi.min) fail("blockize", {block_sid}, "the region of buffer " + r.buffer->name + " cannot be bounded");
-        m.region.push_back(arith::range_of(arith::Interval{lo.min, hi.max}));
-      }
-      out.push_back(m);
+  in.nest = std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, in.block);
+  for (size_t k = sub.inner_loops.size(); k-- > 0;) {
+    auto copy = std::make_shared<ForNode>(*sub.inner_loops[k]);  // keeps the loop's identity
+    copy->body = in.nest;
+    in.nest = copy;
+  }
+  return in;
+}
+
+// What the inner block accesses over all inner iterations.
+std::vector<BufferRegion> relax(uint64_t block_sid, const std::vector<BufferRegion>& regions, const arith::VarDomain& dom) {
+  std::vector<BufferRegion> out;
+  for (const auto& r : regions) {
+    BufferRegion m{r.buffer, {}};
+    for (const auto& range : r.region) {
+      arith::Interval lo = arith::eval_interval(range.min, dom);
+      arith::Interval hi = arith::eval_interval(arith::simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), dom);
+      if (!lo.min || !hi.min) fail("blockize", {block_sid}, "the region of buffer " + r.buffer->name + " cannot be bounded");
+      m.region.push_back(arith::range_of(arith::Interval{arith::simplify(lo.min), arith::simplify(hi.max)}));
     }
-    return out;
-  };
-  outer_block->writes = relax(inner_block->writes);
-  outer_block->reads = relax(inner_block->reads);
+    out.push_back(m);
+  }
+  return out;
+}
+
+// Adds `more` to `regions`, one bounding box per buffer in order of first appearance;
+// `dom` (the outer iterators' ranges) lets min/max of their expressions fold.
+void unite(std::vector<BufferRegion>& regions, const std::vector<BufferRegion>& more, const arith::VarDomain& dom) {
+  for (const auto& r : more) {
+    auto it = std::find_if(regions.begin(), regions.end(), [&](const BufferRegion& x) { return x.buffer == r.buffer; });
+    if (it == regions.end()) {
+      regions.push_back(r);
+      continue;
+    }
+    for (size_t d = 0; d < r.region.size(); ++d) {
+      Range& a = it->region[d];
+      const Range& b = r.region[d];
+      PrimExpr lo = arith::simplify(make_binary(ExprKind::Min, a.min, b.min), dom);
+      PrimExpr hi = arith::simplify(make_binary(ExprKind::Max, add(a.min, a.extent), add(b.min, b.extent)), dom);
+      a = Range{lo, arith::simplify(sub(hi, lo), dom)};
+    }
+  }
+}
+
+// A reduction's init as the outer block's init: a nest of "X_init" over the inner loops
+// that feed the iterators the init uses (TVM's GenerateOuterInit).
+Stmt outer_init(ScheduleState& s, const BlockNode* block, const Inner& in, const std::vector<const ForNode*>& loops) {
+  Stmt init_body = substitute(block->init, in.vmap);
+  auto init_block = std::make_shared<BlockNode>();
+  init_block->name = block->name + "_init";
+  init_block->sid = s.fresh_sid();
+  std::unordered_map<const VarNode*, PrimExpr> rename;
+  std::vector<PrimExpr> values;
+  for (size_t i = 0; i < in.block->iter_vars.size(); ++i) {
+    const IterVar& iv = in.block->iter_vars[i];
+    bool used = false;
+    for_each_expr(init_body, [&](const PrimExpr& e) { used |= e.get() == iv.var.get(); });
+    if (iv.type != IterType::DataPar || !used) continue;
+    Var v = make_var(iv.var->name + "_init", iv.var->dtype);
+    init_block->iter_vars.push_back(IterVar{v, iv.dom, IterType::DataPar});
+    values.push_back(in.values[i]);
+    rename[iv.var.get()] = v;
+  }
+  std::unordered_map<const VarNode*, PrimExpr> loop_copy;
+  std::vector<const ForNode*> init_loops;
+  for (const ForNode* f : loops) {
+    bool used = false;
+    for (const auto& value : values) used |= uses_var(value, [&](const VarNode* v) { return v == f->loop_var.get(); });
+    if (!used) continue;
+    init_loops.push_back(f);
+    loop_copy[f->loop_var.get()] = make_var(f->loop_var->name, f->loop_var->dtype);
+  }
+  for (auto& value : values) value = substitute(value, loop_copy);
+  init_block->body = substitute(init_body, rename);
+  init_block->writes = in.block->writes;
+  for (auto& w : init_block->writes) {
+    for (auto& range : w.region) range.min = substitute(range.min, rename);
+  }
+  Stmt init = std::make_shared<BlockRealizeNode>(values, make_bool(true), init_block);
+  for (size_t k = init_loops.size(); k-- > 0;) {
+    auto f = std::make_shared<ForNode>(std::static_pointer_cast<const VarNode>(loop_copy.at(init_loops[k]->loop_var.get())),
+                                       init_loops[k]->min, init_loops[k]->extent, ForKind::Serial, init);
+    f->sid = s.fresh_sid();
+    init = f;
+  }
+  return init;
+}
+
+}  // namespace
+
+uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters) {
+  // Step 1. Check: one block under the loop, affine bindings that divide into outer/inner.
+  std::vector<uint64_t> blocks;
+  for (uint64_t b : s.blocks_in(s.info(loop_sid)->func)) {
+    std::vector<uint64_t> loops = s.enclosing_loops(b);
+    if (std::find(loops.begin(), loops.end(), loop_sid) != loops.end() && s.scope_block(b) == s.scope_block(loop_sid)) blocks.push_back(b);
+  }
+  if (blocks.size() != 1) {
+    fail("blockize", {loop_sid}, fmt::format("not supported yet: blockize of a loop holding {} blocks (exactly one is supported)", blocks.size()));
+  }
+  uint64_t block_sid = blocks[0];
+  const BlockNode* block = s.block(block_sid);
+  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  size_t first_inner = static_cast<size_t>(std::find(loops.begin(), loops.end(), loop_sid) - loops.begin());
+  Subspace sub = divide(s, block_sid, first_inner, preserve_unit_iters);
+
+  // Step 2. The outer block "X_o" around the rewritten block and its loops.
+  Outer outer;
+  Inner in = derive(block_sid, block, sub, preserve_unit_iters, outer);
+  outer.block->name = block->name + "_o";
+  outer.block->sid = s.fresh_sid();
+  outer.block->reads = relax(block_sid, in.block->reads, in.dom);
+  outer.block->writes = relax(block_sid, in.block->writes, in.dom);
   if (block->init) {
+    outer.block->init = outer_init(s, block, in, sub.inner_loops);
     // The outer block initializes what it writes, so those are not reads (as in the parser).
     std::vector<BufferRegion> kept;
-    for (const auto& r : outer_block->reads) {
+    for (const auto& r : outer.block->reads) {
       bool written = false;
-      for (const auto& w : outer_block->writes) written |= w.buffer == r.buffer;
+      for (const auto& w : outer.block->writes) written |= w.buffer == r.buffer;
       if (!written) kept.push_back(r);
     }
-    outer_block->reads = kept;
+    outer.block->reads = kept;
   }
-  // Step 3. A reduction's init becomes the outer block's init: a nest of "X_init" over the
-  // inner loops that feed spatial iterators.
-  if (block->init) {
-    auto init_block = std::make_shared<BlockNode>();
-    init_block->name = block->name + "_init";
-    init_block->sid = s.fresh_sid();
-    std::unordered_map<const VarNode*, PrimExpr> init_vmap = vmap;
-    std::unordered_map<const VarNode*, PrimExpr> loop_copy;
-    std::vector<PrimExpr> init_values;
-    std::vector<const ForNode*> init_loops;
-    for (const ForNode* f : inner_loops) {
-      bool used = false;
-      for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-        if (block->iter_vars[i].type == IterType::DataPar) {
-          used |= uses_var(inner_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); });
+  outer.block->body = in.nest;
+  s.replace(loop_sid, std::make_shared<BlockRealizeNode>(outer.values, sub.outer_predicate, outer.block));
+  return outer.block->sid;
+}
+
+uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_sids, bool preserve_unit_iters) {
+  // Step 1. Check: blocks of one scope whose subtrees are consecutive children of their
+  // lowest common ancestor, each subtree holding only target blocks.
+  if (block_sids.empty()) fail("blockize", {}, "blockize needs at least one block");
+  std::unordered_set<uint64_t> targets(block_sids.begin(), block_sids.end());
+  if (targets.size() != block_sids.size()) fail("blockize", block_sids, "a block is listed twice");
+  uint64_t scope = s.scope_block(block_sids[0]);
+  std::vector<uint64_t> common = s.enclosing_loops(block_sids[0]);
+  for (uint64_t b : block_sids) {
+    if (s.scope_block(b) != scope) fail("blockize", block_sids, "The blocks are not in the same scope");
+    std::vector<uint64_t> loops = s.enclosing_loops(b);
+    size_t n = 0;
+    while (n < common.size() && n < loops.size() && common[n] == loops[n]) ++n;
+    common.resize(n);
+  }
+  uint64_t lca = common.empty() ? scope : common.back();
+  const Stmt& lca_body = common.empty() ? s.block(scope)->body : s.loop(lca)->body;
+  auto* seq = as<SeqStmtNode>(lca_body);
+  // Which child of the ancestor's sequence holds each block.
+  auto child_of = [&](uint64_t b) -> size_t {
+    uint64_t node = b;
+    while (s.info(node)->parent != lca) node = s.info(node)->parent;
+    if (!seq) return 0;
+    for (size_t i = 0; i < seq->seq.size(); ++i) {
+      const StmtNode* child = seq->seq[i].get();
+      if (auto* r = as<BlockRealizeNode>(seq->seq[i])) child = r->block.get();
+      if (child == s.info(node)->node) return i;
+    }
+    internal_fail(__FILE__, __LINE__, "blockize: a block is not under its common ancestor's sequence");
+  };
+  std::vector<size_t> children;
+  for (uint64_t b : block_sids) children.push_back(child_of(b));
+  std::vector<size_t> sorted = children;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  if (sorted.back() - sorted.front() + 1 != sorted.size()) {
+    fail("blockize", block_sids, "The blocks to blockize must be consecutive statements under their common loop or block");
+  }
+  for (uint64_t b : s.blocks_in(s.info(block_sids[0])->func)) {
+    if (targets.count(b) || s.scope_block(b) != scope) continue;
+    std::vector<uint64_t> loops = s.enclosing_loops(b);
+    bool under_lca = common.empty() || std::find(loops.begin(), loops.end(), lca) != loops.end();
+    if (under_lca && std::find(sorted.begin(), sorted.end(), child_of(b)) != sorted.end()) {
+      fail("blockize", {b}, "The subtrees to blockize also hold block " + s.block(b)->name + ", which is not listed");
+    }
+  }
+
+  // Step 2. Each block divides at the loops below the ancestor; all share the outer iterators.
+  Outer outer;
+  outer.block->name = "outer_";
+  std::vector<std::pair<size_t, Stmt>> nests;
+  for (uint64_t b : block_sids) {
+    const BlockNode* block = s.block(b);
+    Subspace sub = divide(s, b, common.size(), preserve_unit_iters);
+    Inner in = derive(b, block, sub, preserve_unit_iters, outer);
+    if (block->init) {
+      // The reduction stays whole inside the inner block, so its init stays with it (TVM
+      // drops it here, which would change the result).
+      for (size_t i = 0; i < sub.parts.size(); ++i) {
+        if (sub.parts[i].outer_extent > 1 && block->iter_vars[i].type == IterType::CommReduce) {
+          fail("blockize", {b}, "not supported yet: blockize of a block list where block " + block->name +
+                                     " reduces over loops outside the new outer block");
         }
       }
-      if (!used) continue;
-      init_loops.push_back(f);
-      loop_copy[f->loop_var.get()] = make_var(f->loop_var->name, f->loop_var->dtype);
+      auto with_init = std::make_shared<BlockNode>(*in.block);
+      with_init->init = substitute(block->init, in.vmap);
+      in.block = with_init;
+      Stmt nest = std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init);
+      for (size_t k = sub.inner_loops.size(); k-- > 0;) {
+        auto copy = std::make_shared<ForNode>(*sub.inner_loops[k]);
+        copy->body = nest;
+        nest = copy;
+      }
+      in.nest = nest;
     }
-    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-      const IterVar& iv = block->iter_vars[i];
-      if (iv.type != IterType::DataPar) continue;
-      Var v = make_var(inner_iters[i].var->name + "_init", iv.var->dtype);
-      init_block->iter_vars.push_back(IterVar{v, inner_iters[i].dom, IterType::DataPar});
-      init_values.push_back(substitute(inner_values[i], loop_copy));
-      init_vmap[iv.var.get()] = substitute(vmap.at(iv.var.get()), {{inner_iters[i].var.get(), v}});
+    if (!is_one(sub.outer_predicate)) {
+      fail("blockize", {b}, "not supported yet: blockize of a block list whose blocks have a T.where over the outer loops");
     }
-    init_block->body = substitute(block->init, init_vmap);
-    arith::AccessRegions regions = arith::infer_access_regions(init_block->body, nullptr);
-    init_block->reads = regions.reads;
-    init_block->writes = regions.writes;
-    Stmt init = std::make_shared<BlockRealizeNode>(init_values, make_bool(true), init_block);
-    for (size_t k = init_loops.size(); k-- > 0;) {
-      auto f = std::make_shared<ForNode>(std::static_pointer_cast<const VarNode>(loop_copy.at(init_loops[k]->loop_var.get())),
-                                         init_loops[k]->min, init_loops[k]->extent, ForKind::Serial, init);
-      f->sid = s.fresh_sid();
-      init = f;
+    arith::VarDomain outer_dom;
+    for (const auto& iv : outer.block->iter_vars) {
+      outer_dom[iv.var.get()] = arith::Interval{iv.dom.min, arith::simplify(ir::sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
     }
-    outer_block->init = init;
+    unite(outer.block->reads, relax(b, in.block->reads, in.dom), outer_dom);
+    unite(outer.block->writes, relax(b, in.block->writes, in.dom), outer_dom);
+    outer.block->name += block->name + "_";
+    nests.emplace_back(child_of(b), in.nest);
   }
-  // Step 4. Rewrite: the inner loops (keeping their identities) around the inner block form
-  // the outer block's body, which replaces the loop.
-  Stmt body = std::make_shared<BlockRealizeNode>(inner_values, inner_predicate, inner_block);
-  for (size_t k = inner_loops.size(); k-- > 0;) {
-    auto copy = std::make_shared<ForNode>(*inner_loops[k]);
-    copy->body = body;
-    body = copy;
+  std::stable_sort(nests.begin(), nests.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<Stmt> body;
+  for (auto& [index, nest] : nests) body.push_back(nest);
+  outer.block->body = make_seq(body);
+  outer.block->sid = s.fresh_sid();
+
+  // Step 3. The outer block replaces those children of the ancestor's sequence.
+  Stmt blockized = std::make_shared<BlockRealizeNode>(outer.values, make_bool(true), outer.block);
+  std::vector<Stmt> items;
+  if (seq) {
+    for (size_t i = 0; i < seq->seq.size(); ++i) {
+      if (i == sorted.front()) items.push_back(blockized);
+      if (i < sorted.front() || i > sorted.back()) items.push_back(seq->seq[i]);
+    }
+  } else {
+    items.push_back(blockized);
   }
-  outer_block->body = body;
-  s.replace(loop_sid, std::make_shared<BlockRealizeNode>(outer_values, outer_predicate, outer_block));
-  return outer_block->sid;
+  Stmt new_body = make_seq(items);
+  if (common.empty()) {
+    auto block = std::make_shared<BlockNode>(*s.block(scope));
+    block->body = new_body;
+    const BlockRealizeNode* r = s.info(scope)->realize;
+    if (r) {
+      s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, block));
+    } else {
+      s.replace(scope, std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), block));
+    }
+  } else {
+    auto loop = std::make_shared<ForNode>(*s.loop(lca));
+    loop->body = new_body;
+    s.replace(lca, loop);
+  }
+  return outer.block->sid;
 }
 
 }  // namespace tsch::schedule
