@@ -70,7 +70,9 @@ const std::map<std::string, Help>& table() {
         "C under i_0, j_0, k_0, i_1, j_1, k_1; blockize(i_1)  ->  outer block C_o (vi_o, vj_o, vk_o) holding C; "
         "blockize([B, C])  ->  outer block outer_B_C_"}},
       {"transform_layout",
-       {"the index map takes one index per buffer dimension and is a bijective affine map of the buffer's shape",
+       {"the index map takes one index per buffer dimension and is a bijective affine map of the buffer's shape; "
+        "a map that pads (lambda i: (i // 4, i % 4) on 14 elements) needs pad_value of the buffer's dtype (written by a "
+        "block <producer>_pad_<buffer> after the one producer) or assume_injective_transform=True",
         "Y (128, 128), lambda i, j: (i // 16, j, i % 16)  ->  Y (8, 128, 16), Y[vi // 16, vj, vi % 16]"}},
       {"storage_align",
        {"the buffer is written by the block and allocated in the function; axis is one of its dimensions",

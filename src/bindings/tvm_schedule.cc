@@ -712,7 +712,6 @@ TypeRef make_schedule_type() {
     } else {
       a.type_error(2, "(\"read\" or \"write\", index), a buffer name or a Buffer");
     }
-    if (!a[4].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: transform_layout with pad_value");
     // The index map: a function of the buffer's indices (or its lambda source, from a trace).
     Value fn = a[3];
     if (auto* src = a[3].as<script::Str>()) {
@@ -736,16 +735,47 @@ TypeRef make_schedule_type() {
     std::vector<Value> items = result.as<script::Tuple>() || result.as<script::List>() ? interp.to_vector(result) : std::vector<Value>{result};
     std::vector<ir::PrimExpr> outputs;
     for (const Value& v : items) outputs.push_back(to_expr(interp, v, "index map output"));
+    // The pad value: a constant, an expression, or a function of the transformed indices.
+    schedule::LayoutPadding padding;
+    padding.assume_injective = a.get_bool(5);
+    for (size_t d = 0; d < outputs.size(); ++d) {
+      static const char* kNames[] = {"i", "j", "k", "l", "m", "n"};
+      padding.indices.push_back(ir::make_var(d < 6 ? kNames[d] : "i" + std::to_string(d), outputs[d]->dtype));
+    }
+    Value pad = a[4];
+    if (auto* src = pad.as<script::Str>()) {
+      auto globals = std::make_shared<script::Namespace>();
+      interp.exec_source(SourceFile::make("<pad_value>", "pad_value = " + src->value + "\n"), globals);
+      pad = *globals->find(intern("pad_value"));
+    }
+    if (pad.as<script::Function>() || pad.as<script::NativeFunction>()) {
+      std::vector<Value> index_args;
+      for (const auto& v : padding.indices) index_args.push_back(wrap(ir::PrimExpr(v)));
+      pad = interp.call(pad, index_args);
+      if (pad.as<script::Tuple>() || pad.as<script::List>()) {
+        std::vector<Value> items = interp.to_vector(pad);
+        if (items.size() != 1) a.value_error(4, "a single value");
+        pad = items[0];
+      }
+    }
+    if (!pad.is_none()) {
+      if (pad.is_bool()) padding.value = ir::make_bool(pad.as_bool());
+      else if (pad.is_int()) padding.value = ir::make_int(pad.as_int(), ir::DataType::int32());
+      else if (pad.is_float()) padding.value = ir::make_float(pad.as_float(), ir::DataType::float32());
+      else padding.value = to_expr(interp, pad, "pad value");
+    }
     run(sch, [&] {
-      schedule::transform_layout(sch.state, rv_of(block)->sid, buffer, params, outputs);
+      schedule::transform_layout(sch.state, rv_of(block)->sid, buffer, params, outputs, padding);
       return 0;
     });
+    TraceArg pad_arg = padding.value ? TraceArg::of_index_map(padding.indices, {padding.value}) : TraceArg::none();
     record(sch, {"TransformLayout", "transform_layout", {},
                  {{"block", ref_of(block)}, {"buffer", buffer_arg}, {"index_map", TraceArg::of_index_map(params, outputs)},
-                  {"pad_value", TraceArg::none()}, {"assume_injective_transform", TraceArg::of_bool(a.get_bool(5))}},
+                  {"pad_value", pad_arg}, {"assume_injective_transform", TraceArg::of_bool(a.get_bool(5))}},
                  {}, false});
     return Value();
-  }, "transform_layout(block, buffer, index_map): re-index a buffer, e.g. index_map=lambda i, j: (i // 16, j, i % 16).");
+  }, "transform_layout(block, buffer, index_map, pad_value=None, *, assume_injective_transform=False): re-index a buffer, "
+     "e.g. index_map=lambda i, j: (i // 16, j, i % 16); padding needs pad_value (a constant or a function of the new indices).");
   t->def("rfactor", "self, loop, factor_axis", [](Interpreter&, Args& a) {
     ScheduleValue& sch = self(a);
     uint64_t loop = loop_arg(a, 1);
@@ -791,6 +821,22 @@ TypeRef make_schedule_type() {
     auto* fn = value.as<script::NativeFunction>();
     std::string more = schedule_primitive_help(symbol_name(symbol));
     if (fn && !more.empty()) fn->doc += "\n" + more;
+  }
+  // A call that fails leaves the trace as it was: the get_block of a block given by name
+  // (recorded while reading the arguments) goes too.
+  for (const auto& [symbol, value] : t->dict().values()) {
+    auto* fn = value.as<script::NativeFunction>();
+    if (!fn) continue;
+    fn->impl = [impl = fn->impl](Interpreter& interp, Args& a) -> Value {
+      auto* sch = a.size() > 0 ? a[0].as<ScheduleValue>() : nullptr;
+      size_t mark = sch ? sch->trace.insts.size() : 0;
+      try {
+        return impl(interp, a);
+      } catch (...) {
+        if (sch && sch->trace.insts.size() > mark) sch->trace.insts.resize(mark);
+        throw;
+      }
+    };
   }
   return t;
 }

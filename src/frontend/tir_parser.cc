@@ -274,6 +274,11 @@ class TirParser {
       raise_at(ExcKind::TypeError, "only names can be assigned in a prim_func (or buffer elements)", target.loc);
     }
     Symbol name = static_cast<const ast::Name&>(target).id;
+    // `vi = T.axis.remap("S", [i])`: a one-element remap binds the iterator itself.
+    if (auto* list = value.as<script::List>(); list && list->items.size() == 1 && list->items[0].as<AxisValue>()) {
+      bind_target(target, list->items[0], let_var, let_value);
+      return;
+    }
     if (auto* axis = value.as<AxisValue>()) {
       BlockFrame& frame = builder_.block("a block iterator (T.axis.*)");
       if (!axis->dom.extent) {

@@ -52,8 +52,15 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block);
 uint64_t cache_read(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope);
 uint64_t cache_write(ScheduleState& s, uint64_t block, int64_t write_buffer_index, const std::string& scope);
 void set_scope(ScheduleState& s, uint64_t block, int64_t buffer_index, const std::string& scope);
+// Padding for transform_layout: the value of a padded element (null: none given), an
+// expression of `indices` (one variable per dimension of the transformed buffer).
+struct LayoutPadding {
+  std::vector<ir::Var> indices;
+  ir::PrimExpr value;
+  bool assume_injective = false;
+};
 void transform_layout(ScheduleState& s, uint64_t block, const ir::Buffer& buffer, const std::vector<ir::Var>& params,
-                      const std::vector<ir::PrimExpr>& outputs);
+                      const std::vector<ir::PrimExpr>& outputs, const LayoutPadding& padding);
 void storage_align(ScheduleState& s, uint64_t block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset);
 
 // Sampling (primitive/sampling.cc): deterministic for a given random state.

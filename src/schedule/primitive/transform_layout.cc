@@ -1,9 +1,15 @@
 // transform_layout: re-index a buffer through an index map (`lambda i, j: (i // 16, j, i % 16)`),
 // changing its shape and every access, read/write region and allocation (TVM's
 // TransformLayout), or the parameter's buffer_map entry. The map must be a bijective
-// affine map of the buffer's index space.
+// affine map of the buffer's index space, or of a slightly larger one: then the new
+// buffer has padding (`lambda i: (i // 4, i % 4)` on 14 elements gives 4 x 4), which needs
+// a pad_value — written by a block "<producer>_pad_<buffer>" placed after the producer,
+// over the padded elements only (T.where) — or assume_injective_transform=True.
 #include <fmt/format.h>
 
+#include <optional>
+
+#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
 #include "arith/simplify.h"
@@ -49,10 +55,103 @@ bool is_matched(const ScheduleState& s, const std::string& func, const Buffer& b
   return false;
 }
 
+std::string shape_text(const std::vector<PrimExpr>& shape) {
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + ir::script(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+// Extents at least the buffer's under which the map becomes bijective without growing the
+// new shape (padding), or nothing. Handles maps whose outputs each use one index.
+std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs,
+                                                 const arith::LoopExtents& extents, const std::vector<PrimExpr>& shape) {
+  arith::LoopExtents padded = extents;
+  for (const Var& p : params) {
+    std::vector<PrimExpr> mine;
+    std::vector<int64_t> limits;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      int uses = 0;
+      bool uses_p = false;
+      for (const Var& q : params) {
+        if (uses_var(outputs[k], [&](const VarNode* v) { return v == q.get(); })) {
+          ++uses;
+          uses_p |= q == p;
+        }
+      }
+      if (uses > 1) return std::nullopt;
+      if (!uses_p) continue;
+      mine.push_back(outputs[k]);
+      int64_t n;
+      as_const_int(shape[k], &n);
+      limits.push_back(n);
+    }
+    int64_t n = extents.at(p.get());
+    bool found = false;
+    for (int64_t e = n; e <= 2 * n && !found; ++e) {
+      arith::LoopExtents trial{{p.get(), e}};
+      if (!arith::detect_iter_map(mine, trial, true).ok) continue;
+      arith::VarDomain dom{{p.get(), arith::Interval{make_int(0, p->dtype), make_int(e - 1, p->dtype)}}};
+      bool fits = true;
+      for (size_t k = 0; k < mine.size(); ++k) {
+        int64_t hi;
+        arith::Interval range = arith::eval_interval(mine[k], dom);
+        fits &= range.max && as_const_int(range.max, &hi) && hi < limits[k];
+      }
+      if (fits) {
+        padded[p.get()] = e;
+        found = true;
+      }
+    }
+    if (!found) return std::nullopt;
+  }
+  return padded;
+}
+
+// The loop nest of block "<producer>_pad_<buffer>": every element of the new buffer whose
+// original index (the inverse map) lies outside the old shape gets the pad value.
+Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& changed, const arith::IterMapResult& map,
+                  const std::vector<Var>& params, const arith::LoopExtents& extents, const LayoutPadding& padding) {
+  static const char* kNames[] = {"i", "j", "k", "l", "m", "n"};
+  std::vector<Var> loop_vars;
+  std::vector<PrimExpr> loop_exprs, iter_exprs, values;
+  auto block = std::make_shared<BlockNode>();
+  block->name = name;
+  block->sid = s.fresh_sid();
+  std::unordered_map<const VarNode*, PrimExpr> to_iters;
+  for (size_t k = 0; k < changed->shape.size(); ++k) {
+    std::string base = k < 6 ? kNames[k] : "i" + std::to_string(k);
+    DataType t = changed->shape[k]->dtype;
+    loop_vars.push_back(make_var(base, t));
+    loop_exprs.push_back(loop_vars.back());
+    Var v = make_var("v" + base, t);
+    block->iter_vars.push_back(IterVar{v, Range{make_int(0, t), changed->shape[k]}, IterType::DataPar});
+    iter_exprs.push_back(v);
+    values.push_back(loop_vars.back());
+    to_iters[padding.indices[k].get()] = v;
+  }
+  std::unordered_map<const VarNode*, PrimExpr> inverse = arith::inverse_iter_map(map, loop_exprs);
+  PrimExpr predicate;
+  for (const Var& p : params) {
+    PrimExpr outside = make_binary(ExprKind::GE, inverse.at(p.get()), make_int(extents.at(p.get()), p->dtype));
+    predicate = predicate ? make_binary(ExprKind::Or, predicate, outside) : outside;
+  }
+  block->body = std::make_shared<BufferStoreNode>(changed, substitute(padding.value, to_iters), iter_exprs);
+  arith::AccessRegions regions = arith::infer_access_regions(block->body, nullptr);
+  block->reads = regions.reads;
+  block->writes = regions.writes;
+  Stmt nest = std::make_shared<BlockRealizeNode>(values, arith::simplify(predicate), block);
+  for (size_t k = loop_vars.size(); k-- > 0;) {
+    auto f = std::make_shared<ForNode>(loop_vars[k], make_int(0, loop_vars[k]->dtype), changed->shape[k], ForKind::Serial, nest);
+    f->sid = s.fresh_sid();
+    nest = f;
+  }
+  return nest;
+}
+
 }  // namespace
 
 void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const std::vector<Var>& params,
-                      const std::vector<PrimExpr>& outputs) {
+                      const std::vector<PrimExpr>& outputs, const LayoutPadding& padding) {
   // Step 1. Check: a buffer allocated in the function; a bijective affine map of its shape.
   const std::string& func = s.info(block_sid)->func;
   uint64_t root = s.root_of(func);
@@ -84,8 +183,6 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     extents[params[i].get()] = n;
     dom[params[i].get()] = arith::Interval{make_int(0, params[i]->dtype), make_int(n - 1, params[i]->dtype)};
   }
-  arith::IterMapResult map = arith::detect_iter_map(outputs, extents, true);
-  if (!map.ok) fail("transform_layout", {block_sid}, "The index map is not bijective affine: the map " + map.error);
   std::vector<PrimExpr> shape;
   for (const auto& o : outputs) {
     arith::Interval range = arith::eval_interval(o, dom);
@@ -95,10 +192,64 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     }
     shape.push_back(make_int(hi + 1, buffer->shape[0]->dtype));
   }
-  // Step 2. Rewrite the whole function.
+  arith::IterMapResult map = arith::detect_iter_map(outputs, extents, true);
+  std::optional<arith::LoopExtents> padded;
+  if (!map.ok) {
+    padded = padded_extents(params, outputs, extents, shape);
+    if (!padded) fail("transform_layout", {block_sid}, "The index map is not bijective affine: the map " + map.error);
+    map = arith::detect_iter_map(outputs, *padded, true);
+  }
+  // Step 2. Padding: refused unless a value or assume_injective_transform says what it holds.
   Buffer changed = buffer_with(buffer, buffer->name, shape, buffer->scope);
+  Stmt pad_nest;
+  uint64_t producer = 0;
+  if (padded && !(padding.assume_injective && !padding.value)) {
+    if (!padding.value) {
+      fail("transform_layout", {block_sid},
+           fmt::format("The transformation pads buffer {} from {} to {}: pass pad_value (the value of the padding), or "
+                       "assume_injective_transform=True when nothing reads it",
+                       buffer->name, shape_text(buffer->shape), shape_text(shape)));
+    }
+    if (padding.value->dtype != buffer->dtype) {
+      fail("transform_layout", {block_sid},
+           fmt::format("The pad value has dtype {}, but buffer {} has dtype {}", padding.value->dtype.to_string(), buffer->name,
+                       buffer->dtype.to_string()));
+    }
+    std::vector<uint64_t> producers;
+    for (uint64_t b : s.blocks_in(func)) {
+      for (const auto& w : s.block(b)->writes) {
+        if (w.buffer == buffer) {
+          producers.push_back(b);
+          break;
+        }
+      }
+    }
+    if (producers.size() != 1) {
+      fail("transform_layout", {block_sid},
+           fmt::format("not supported yet: padding buffer {}, which {} blocks write (exactly one is supported)", buffer->name,
+                       producers.size()));
+    }
+    producer = producers[0];
+    if (s.scope_block(producer) != root) {
+      fail("transform_layout", {producer}, "not supported yet: padding a buffer whose producer is nested in another block");
+    }
+    pad_nest = padding_nest(s, s.block(producer)->name + "_pad_" + buffer->name, changed, map, params, extents, padding);
+  }
+  // Step 3. Rewrite the whole function (the padding block goes after the producer's nest).
+  auto root_block = std::make_shared<BlockNode>(*s.block(root));
+  if (pad_nest) {
+    std::vector<uint64_t> loops = s.enclosing_loops(producer);
+    const StmtNode* top = loops.empty() ? static_cast<const StmtNode*>(s.info(producer)->realize) : s.info(loops[0])->node;
+    std::vector<Stmt> items;
+    auto* seq = as<SeqStmtNode>(root_block->body);
+    for (const Stmt& item : seq ? seq->seq : std::vector<Stmt>{root_block->body}) {
+      items.push_back(item);
+      if (item.get() == top) items.push_back(pad_nest);
+    }
+    root_block->body = make_seq(items);
+  }
   BufferReindex reindex = through_index_map(params, outputs);
-  Stmt new_root = replace_buffer(Stmt(std::make_shared<BlockNode>(*s.block(root))), buffer, changed, &reindex);
+  Stmt new_root = replace_buffer(Stmt(root_block), buffer, changed, &reindex);
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
   if (is_param) s.replace_param_buffer(func, buffer, changed);
