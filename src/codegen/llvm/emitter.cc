@@ -534,11 +534,10 @@ class Emitter {
       return;
     }
     llvm::Value* nbytes = b_.CreateMul(size, llvm::ConstantInt::get(b_.getInt64Ty(), mod_.getDataLayout().getTypeAllocSize(elem)));
-    // aligned_alloc needs a multiple of the alignment.
-    nbytes = b_.CreateAnd(b_.CreateAdd(nbytes, b_.getInt64(63)), b_.getInt64(~63ULL));
-    llvm::FunctionCallee alloc = mod_.getOrInsertFunction("aligned_alloc", b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
-    llvm::FunctionCallee release = mod_.getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy());
-    llvm::Value* p = b_.CreateCall(alloc, {b_.getInt64(64), nbytes});
+    // From the runtime's workspace pool (runtime/workspace.h): memory stays warm across calls.
+    llvm::FunctionCallee alloc = mod_.getOrInsertFunction("tsch_workspace_alloc", b_.getPtrTy(), b_.getInt64Ty());
+    llvm::FunctionCallee release = mod_.getOrInsertFunction("tsch_workspace_free", b_.getVoidTy(), b_.getPtrTy());
+    llvm::Value* p = b_.CreateCall(alloc, {nbytes});
     vars_[buf->data.get()] = p;
     emit(n.body);
     b_.CreateCall(release, {p});

@@ -25,6 +25,7 @@
 #include "codegen/llvm/emitter.h"
 #include "ir/op.h"
 #include "runtime/thread_pool.h"
+#include "runtime/workspace.h"
 
 namespace tsch::codegen {
 
@@ -318,6 +319,10 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   llvm::orc::SymbolMap runtime_symbols;
   runtime_symbols[(*jit)->mangleAndIntern("tsch_parallel_for")] = {
       llvm::orc::ExecutorAddr::fromPtr(&tsch_parallel_for), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  runtime_symbols[(*jit)->mangleAndIntern("tsch_workspace_alloc")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_alloc), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  runtime_symbols[(*jit)->mangleAndIntern("tsch_workspace_free")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_free), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime_symbols)))) throw BuildError("LLVM JIT: " + error_text(std::move(err)));
   if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
     throw BuildError("LLVM JIT: " + error_text(std::move(err)));
