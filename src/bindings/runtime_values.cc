@@ -166,6 +166,21 @@ TypeRef make_module_type() {
   auto t = std::make_shared<TypeObject>("Module");
   t->set_module("tvm.runtime");
   t->def("__getitem__", "self, name", [](Interpreter&, Args& a) { return lookup_function(*a[0].as<RuntimeModuleValue>(), a.get_str(1)); });
+  // lib(a, b, c) calls the entry function, as TVM's Module does: "main", or the only one.
+  t->def("__call__", "self, *args", [](Interpreter& interp, Args& a) {
+    auto& m = *a[0].as<RuntimeModuleValue>();
+    const auto& functions = m.module->functions();
+    std::string entry;
+    std::string names;
+    for (const auto& sig : functions) {
+      if (sig.name == "main") entry = "main";
+      names += (names.empty() ? "" : ", ") + sig.name;
+    }
+    if (entry.empty() && functions.size() == 1) entry = functions[0].name;
+    if (entry.empty()) raise(ExcKind::TypeError, "Module has no entry function (it has: " + names + "); call lib[\"name\"](...)");
+    lookup_function(m, entry).as<PackedFuncValue>()->call(interp, a.varargs());
+    return Value();
+  });
   t->def("get_function", "self, name, query_imports=False", [](Interpreter&, Args& a) {
     return lookup_function(*a[0].as<RuntimeModuleValue>(), a.get_str(1));
   });

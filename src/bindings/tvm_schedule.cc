@@ -85,6 +85,47 @@ class TraceValue : public script::Object {
   schedule::Trace trace;
 };
 
+// One instruction of a trace as scripts see it (`trace.insts[i]`): its kind and its line.
+class InstructionValue : public script::Object {
+ public:
+  InstructionValue(std::string k, std::string t) : kind(std::move(k)), text(std::move(t)) {}
+  TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override { return text; }
+  std::string kind;  // "Split"
+  std::string text;  // "l1, l2 = sch.split(...)"
+};
+
+// `inst.kind`: TVM's InstructionKind, of which scripts use the name.
+class InstructionKindValue : public script::Object {
+ public:
+  explicit InstructionKindValue(std::string n) : name(std::move(n)) {}
+  TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override { return name; }
+  std::string name;
+};
+
+TypeObject* InstructionKindValue::type() const {
+  static TypeRef t = [] {
+    auto t = std::make_shared<TypeObject>("InstructionKind");
+    t->set_module("tvm.tir.schedule");
+    t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<InstructionKindValue>()->name); });
+    return t;
+  }();
+  return t.get();
+}
+
+TypeObject* InstructionValue::type() const {
+  static TypeRef t = [] {
+    auto t = std::make_shared<TypeObject>("Instruction");
+    t->set_module("tvm.tir.schedule");
+    t->def_property("kind", [](Interpreter&, const Value& v) {
+      return Value(std::make_shared<InstructionKindValue>(v.as<InstructionValue>()->kind));
+    });
+    return t;
+  }();
+  return t.get();
+}
+
 class ScheduleValue : public script::Object {
  public:
   explicit ScheduleValue(ir::IRModule mod) : state(mod), original(std::move(mod)) {}
@@ -1047,7 +1088,22 @@ TypeObject* TraceValue::type() const {
       return Value(std::make_shared<TraceValue>(trace_from_json(interp, a[0])));
     });
     type->def_property("insts", [](Interpreter&, const Value& v) {
-      return Value::integer(static_cast<int64_t>(v.as<TraceValue>()->trace.insts.size()));
+      const schedule::Trace& trace = v.as<TraceValue>()->trace;
+      // The printed trace has one line per instruction after its two header lines.
+      std::vector<std::string> lines;
+      std::string text = trace.str();
+      for (size_t start = 0, end; start <= text.size(); start = end + 1) {
+        end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        lines.push_back(text.substr(start, end - start));
+      }
+      std::vector<Value> items;
+      for (size_t i = 0; i < trace.insts.size(); ++i) {
+        std::string line = i + 2 < lines.size() ? lines[i + 2] : "";
+        size_t first = line.find_first_not_of(' ');
+        items.push_back(Value(std::make_shared<InstructionValue>(trace.insts[i].kind, first == std::string::npos ? "" : line.substr(first))));
+      }
+      return script::make_list(std::move(items));
     });
     return type;
   }();
