@@ -145,6 +145,16 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
   return out;
 }
 
+// `body` inside copies of `loops` (outermost first) that keep the loops' identities.
+Stmt in_loops(Stmt body, const std::vector<const ForNode*>& loops) {
+  for (size_t k = loops.size(); k-- > 0;) {
+    auto copy = std::make_shared<ForNode>(*loops[k]);
+    copy->body = body;
+    body = copy;
+  }
+  return body;
+}
+
 // The outer block under construction: its iterators and their bindings.
 struct Outer {
   std::shared_ptr<BlockNode> block = std::make_shared<BlockNode>();
@@ -229,12 +239,7 @@ Inner derive(uint64_t block_sid, const BlockNode* block, const Subspace& sub, bo
     reads.insert(reads.end(), in.block->reads.begin(), in.block->reads.end());
     in.block->reads = reads;
   }
-  in.nest = std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, in.block);
-  for (size_t k = sub.inner_loops.size(); k-- > 0;) {
-    auto copy = std::make_shared<ForNode>(*sub.inner_loops[k]);  // keeps the loop's identity
-    copy->body = in.nest;
-    in.nest = copy;
-  }
+  in.nest = in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, in.block), sub.inner_loops);
   return in;
 }
 
@@ -425,13 +430,7 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
       auto with_init = std::make_shared<BlockNode>(*in.block);
       with_init->init = substitute(block->init, in.vmap);
       in.block = with_init;
-      Stmt nest = std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init);
-      for (size_t k = sub.inner_loops.size(); k-- > 0;) {
-        auto copy = std::make_shared<ForNode>(*sub.inner_loops[k]);
-        copy->body = nest;
-        nest = copy;
-      }
-      in.nest = nest;
+      in.nest = in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init), sub.inner_loops);
     }
     if (!is_one(sub.outer_predicate)) {
       fail("blockize", {b}, "not supported yet: blockize of a block list whose blocks have a T.where over the outer loops");
