@@ -429,6 +429,11 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
       }
       auto with_init = std::make_shared<BlockNode>(*in.block);
       with_init->init = substitute(block->init, in.vmap);
+      // With its init the block no longer reads what it accumulates into (derive() added
+      // those regions in front, for an outer reduction iterator).
+      bool outer_reduction = false;
+      for (const auto& iv : outer.block->iter_vars) outer_reduction |= iv.type == IterType::CommReduce;
+      if (outer_reduction) with_init->reads.erase(with_init->reads.begin(), with_init->reads.begin() + static_cast<long>(with_init->writes.size()));
       in.block = with_init;
       in.nest = in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init), sub.inner_loops);
     }
