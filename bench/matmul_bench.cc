@@ -177,7 +177,7 @@ int main() {
   auto result = [&] { return std::vector<float>(static_cast<float*>(c->data()), static_cast<float*>(c->data()) + c->size()); };
 
   // (c) and OpenBLAS are measured interleaved, run by run, so drift on a shared machine
-  // affects both alike; each figure is the best of 10 runs.
+  // affects both alike; each figure is the best of 20 runs.
   std::vector<float> reference;
   double blas[3] = {0, 0, 0}, good_interleaved[3] = {0, 0, 0};
 #ifdef TSCH_HAVE_OPENBLAS
@@ -191,9 +191,17 @@ int main() {
     double best_blas = 1e30, best_good = 1e30;
     sgemm();
     run(good);
-    for (int rep = 0; rep < 10; ++rep) {
+    // OpenBLAS's idle worker threads busy-wait for about 2^28 cycles (~0.1 s) after a call
+    // before they sleep; timed right after one, (c)'s threads would share the cores with
+    // them. Each side therefore starts once the other's threads have settled.
+    auto settle = [threads] {
+      if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    };
+    for (int rep = 0; rep < 20; ++rep) {
       best_blas = std::min(best_blas, best_of(0, sgemm));
+      settle();
       best_good = std::min(best_good, best_of(0, [&] { run(good); }));
+      settle();
     }
     blas[threads] = kFlops / best_blas / 1e9;
     good_interleaved[threads] = kFlops / best_good / 1e9;
