@@ -322,30 +322,46 @@ std::vector<double> as_doubles(const NDArray& a) {
 
 NDArrayRef matmul(const NDArray& a, const NDArray& b) {
   if (a.ndim() == 0 || b.ndim() == 0) throw std::invalid_argument("matmul: Input operand does not have enough dimensions");
-  if (a.ndim() > 2 || b.ndim() > 2) throw std::invalid_argument("not supported yet: matmul of arrays with more than 2 dimensions");
-  int64_t m = a.ndim() == 2 ? a.shape()[0] : 1, k = a.shape().back();
-  int64_t kb = b.shape()[0], n = b.ndim() == 2 ? b.shape()[1] : 1;
+  // As NumPy: the last two axes hold the matrices (a 1-D operand is a row / column vector
+  // whose axis is dropped from the result) and the axes before them broadcast.
+  Shape as = a.shape(), bs = b.shape();
+  bool a_vector = as.size() == 1, b_vector = bs.size() == 1;
+  if (a_vector) as.insert(as.begin(), 1);
+  if (b_vector) bs.push_back(1);
+  int64_t m = as[as.size() - 2], k = as.back(), kb = bs[bs.size() - 2], n = bs.back();
   if (k != kb) {
     throw std::invalid_argument("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size " +
                                 std::to_string(kb) + " is different from " + std::to_string(k) + ")");
   }
+  Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
+  Shape batch = broadcast_shapes(a_batch, b_batch);
   DataType t = promote(a.dtype(), b.dtype());
   if (t.is_bool()) t = DataType::bool_();
-  Shape out_shape;
-  if (a.ndim() == 2) out_shape.push_back(m);
-  if (b.ndim() == 2) out_shape.push_back(n);
+  Shape out_shape = batch;
+  if (!a_vector) out_shape.push_back(m);
+  if (!b_vector) out_shape.push_back(n);
   auto out = make_array(t, out_shape);
+  // Matrix offsets of each batch element in a and b (broadcast axes repeat a matrix).
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for_each_broadcast(batch, broadcast_strides(a_batch, batch), broadcast_strides(b_batch, batch),
+                     [&](int64_t, int64_t ia, int64_t ib) { pairs.emplace_back(ia, ib); });
   if (t.is_float()) {
-    std::vector<double> A = as_doubles(a), B = as_doubles(b), C(m * n, 0.0);
-    gemm_rows(A.data(), B.data(), C.data(), m, n, k);
-    for (int64_t i = 0; i < m * n; ++i) out->set_f(i, C[i]);
+    std::vector<double> A = as_doubles(a), B = as_doubles(b), C(m * n);
+    for (size_t q = 0; q < pairs.size(); ++q) {
+      std::fill(C.begin(), C.end(), 0.0);
+      gemm_rows(A.data() + pairs[q].first * m * k, B.data() + pairs[q].second * k * n, C.data(), m, n, k);
+      for (int64_t i = 0; i < m * n; ++i) out->set_f(static_cast<int64_t>(q) * m * n + i, C[i]);
+    }
   } else {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t acc = 0;
-        for (int64_t p = 0; p < k; ++p) acc += a.get_i(i * k + p) * b.get_i(p * n + j);
-        out->set_i(i * n + j, acc);
-      }
+    for (size_t q = 0; q < pairs.size(); ++q) {
+      int64_t a0 = pairs[q].first * m * k, b0 = pairs[q].second * k * n, c0 = static_cast<int64_t>(q) * m * n;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t acc = 0;
+          for (int64_t p = 0; p < k; ++p) acc += a.get_i(a0 + i * k + p) * b.get_i(b0 + p * n + j);
+          out->set_i(c0 + i * n + j, acc);
+        }
+    }
   }
   return out;
 }
