@@ -188,7 +188,7 @@ namespace {
 // Splits an f-string body into literal text and {field} parts. Fields are parsed as
 // expressions from a fragment source padded so that columns match the original line.
 void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FString& out) {
-  const SourceFile* source_ = body_loc.file;
+  const SourceFile* source = body_loc.file;
   std::string literal;
   int line = body_loc.line;
   int col = body_loc.col;  // column of body[i]
@@ -201,7 +201,7 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
       std::string error;
       size_t offset = 0;
       if (!decode_escapes(literal, part.literal, error, offset)) {
-        fail(SourceLoc{source_, line, col, 1}, "(unicode error) " + error);
+        fail(SourceLoc{source, line, col, 1}, "(unicode error) " + error);
       }
     }
     out.parts.push_back(std::move(part));
@@ -226,7 +226,7 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
         i += 2;
         continue;
       }
-      fail(SourceLoc{source_, line, col, 1}, "f-string: single '}' is not allowed");
+      fail(SourceLoc{source, line, col, 1}, "f-string: single '}' is not allowed");
     }
     if (c != '{') {
       literal += c;
@@ -242,7 +242,7 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
       continue;
     }
     flush_literal();
-    SourceLoc open{source_, line, col, 1};
+    SourceLoc open{source, line, col, 1};
     advance(c);
     ++i;
     // Find the end of the expression: a top-level '!', ':', '=' (debug) or '}'.
@@ -277,7 +277,7 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
     // Pad so that the fragment's columns equal the original line's.
     std::string padded = std::string(static_cast<size_t>(field_col - 1), ' ') + expr_text;
     const SourceFile* fragment =
-        SourceFile::make(source_->name(), padded, field_line, source_);
+        SourceFile::make(source->name(), padded, field_line, source);
     part.value = parse_expression(fragment);
     if (body[i] == '=') {
       part.debug_text = expr_text + "=";
@@ -287,7 +287,7 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
     }
     if (i < body.size() && body[i] == '!') {
       if (i + 1 >= body.size() || std::string("rsa").find(body[i + 1]) == std::string::npos) {
-        fail(SourceLoc{source_, line, col, 1}, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+        fail(SourceLoc{source, line, col, 1}, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
       }
       part.conversion = body[i + 1];
       advance(body[i]);
@@ -309,7 +309,7 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
         }
       }
       auto spec = std::make_unique<FString>(open);
-      fstring_parts(body.substr(spec_start, i - spec_start), SourceLoc{source_, spec_line, spec_col, 1}, raw,
+      fstring_parts(body.substr(spec_start, i - spec_start), SourceLoc{source, spec_line, spec_col, 1}, raw,
                     *spec);
       part.spec = std::move(spec);
     }
