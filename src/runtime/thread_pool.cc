@@ -23,9 +23,11 @@ int default_threads() {
   return hw ? static_cast<int>(hw) : 1;
 }
 
-// Workers wait for a new generation of work, run their task, and count down. Between jobs
-// a worker spins for about a millisecond before it sleeps (as TVM's and OpenBLAS's pools
-// do): back-to-back parallel loops, as in a packed matmul, then start without a wake-up.
+// A job is split into a few tasks per thread (chunks of the iteration space) that the
+// calling thread and the workers take from a shared counter, so a core slowed down by
+// another process ends up doing less instead of holding everyone up. Between jobs a worker
+// spins for about a millisecond before it sleeps (as TVM's and OpenBLAS's pools do):
+// back-to-back parallel loops, as in a packed matmul, then start without a wake-up.
 class Pool {
  public:
   static Pool& get() {
@@ -44,32 +46,33 @@ class Pool {
       start = generation_.load();
     }
     // A worker starts from the generation current now, so it cannot miss the first job.
-    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, i, start] { worker(i, start); });
+    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, start] { worker(start); });
   }
 
   void run(TaskFn fn, void* closure, int64_t begin, int64_t extent) {
-    thread_local bool inside = false;
-    int64_t tasks = std::min<int64_t>(size_, extent);
-    if (inside || tasks <= 1) {
+    if (inside_parallel_loop || size_ <= 1 || extent <= 1) {
       fn(0, 1, closure, begin, extent);
       return;
     }
+    int64_t tasks = std::min<int64_t>(extent, static_cast<int64_t>(size_) * kTasksPerThread);
     std::lock_guard<std::mutex> run(run_mutex_);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::unique_lock<std::mutex> lock(mutex_);
+      // A worker still inside the previous job (it found no task left) must leave before
+      // the counter is reset for this one.
+      idle_.wait(lock, [this] { return active_ == 0; });
       job_ = {fn, closure, begin, extent, tasks};
-      pending_.store(static_cast<int>(tasks) - 1);
+      next_.store(0);
+      finished_.store(0);
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    inside = true;
-    fn(0, tasks, closure, begin, extent);
-    inside = false;
-    // Spin briefly (tasks are usually even), then sleep.
-    for (int spin = 0; pending_.load(std::memory_order_acquire) > 0; ++spin) {
+    work(job_);
+    // Spin briefly, then sleep until the last task is done.
+    for (int spin = 0; finished_.load(std::memory_order_acquire) < tasks; ++spin) {
       if (spin > 4000) {
         std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [this] { return pending_.load() == 0; });
+        done_.wait(lock, [this, tasks] { return finished_.load() >= tasks; });
         break;
       }
       std::this_thread::yield();
@@ -85,6 +88,21 @@ class Pool {
 
   Pool() { resize(0); }
 
+  // Takes tasks until none is left. Parallel loops nested in a task run serially.
+  void work(const Job& job) {
+    inside_parallel_loop = true;
+    for (;;) {
+      int64_t task = next_.fetch_add(1);
+      if (task >= job.tasks) break;
+      job.fn(task, job.tasks, job.closure, job.begin, job.extent);
+      if (finished_.fetch_add(1) + 1 == job.tasks) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_all();
+      }
+    }
+    inside_parallel_loop = false;
+  }
+
   void stop_workers() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -97,7 +115,7 @@ class Pool {
     stopping_ = false;
   }
 
-  void worker(int index, uint64_t seen) {
+  void worker(uint64_t seen) {
     for (;;) {
       for (int spin = 0; spin < kSpinRounds && generation_.load(std::memory_order_acquire) == seen; ++spin) _mm_pause();
       Job job;
@@ -107,27 +125,32 @@ class Pool {
         seen = generation_.load();
         if (stopping_) return;
         job = job_;
+        ++active_;
       }
-      if (index < job.tasks) {
-        job.fn(index, job.tasks, job.closure, job.begin, job.extent);
-        if (pending_.fetch_sub(1) == 1) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          done_.notify_all();
-        }
+      work(job);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--active_ == 0) idle_.notify_all();
       }
     }
   }
 
+  static constexpr int kSpinRounds = 20000;  // ~1 ms of pause instructions
+  static constexpr int64_t kTasksPerThread = 4;
+  static thread_local bool inside_parallel_loop;
+
   int size_ = 1;
   std::vector<std::thread> workers_;
   std::mutex run_mutex_, mutex_;
-  std::condition_variable wake_, done_;
-  static constexpr int kSpinRounds = 20000;  // ~1 ms of pause instructions
+  std::condition_variable wake_, done_, idle_;
   std::atomic<uint64_t> generation_{0};
   bool stopping_ = false;
   Job job_;
-  std::atomic<int> pending_{0};
+  int active_ = 0;  // workers inside a job
+  std::atomic<int64_t> next_{0}, finished_{0};
 };
+
+thread_local bool Pool::inside_parallel_loop = false;
 
 }  // namespace
 

@@ -7,7 +7,8 @@
 
 extern "C" {
 // Runs fn(task, num_tasks, closure, begin, extent) for task in [0, num_tasks), where
-// num_tasks = min(pool size, extent); returns when all are done.
+// num_tasks = min(4 * pool size, extent), each task on whichever thread takes it next
+// (fn covers its own chunk of [begin, begin + extent)); returns when all are done.
 void tsch_parallel_for(void (*fn)(int64_t, int64_t, void*, int64_t, int64_t), void* closure, int64_t begin, int64_t extent);
 }
 

@@ -1,5 +1,7 @@
 #include "runtime/workspace.h"
 
+#include <sys/mman.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -27,7 +29,12 @@ class Pool {
       live_.push_back(b);
       return b.ptr;
     }
-    void* p = std::aligned_alloc(64, size);
+    // Large blocks (packed operands) on transparent huge pages: fewer TLB misses when a
+    // kernel streams them (the kernel only uses huge pages where asked, THP "madvise").
+    bool huge = size >= kHugePage;
+    if (huge) size = (size + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(huge ? kHugePage : 64, size);
+    if (p && huge) madvise(p, size, MADV_HUGEPAGE);
     if (!p) {
       std::fprintf(stderr, "tsch: out of memory allocating %lld bytes of workspace\n", static_cast<long long>(nbytes));
       std::abort();
@@ -63,6 +70,7 @@ class Pool {
     size_t size;
   };
   static constexpr size_t kMaxCachedBytes = size_t{1} << 30;
+  static constexpr size_t kHugePage = size_t{2} << 20;
   static size_t round_up(int64_t n) { return (static_cast<size_t>(n < 1 ? 1 : n) + 63) & ~size_t{63}; }
   std::vector<Block> free_, live_;
   size_t cached_ = 0;
