@@ -1,0 +1,98 @@
+// The runtime's thread pool (parallel loops) and workspace pool (generated code's heap
+// buffers): every iteration runs exactly once whatever the split, nested loops run
+// serially, and workspace blocks are aligned, reused and kept per thread.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/thread_pool.h"
+#include "runtime/workspace.h"
+
+namespace {
+
+struct Counts {
+  std::vector<std::atomic<int>> hits;
+  explicit Counts(int64_t n) : hits(static_cast<size_t>(n)) {}
+};
+
+// A task function as generated code writes it: its chunk of [begin, begin + extent).
+void count_chunk(int64_t task, int64_t tasks, void* closure, int64_t begin, int64_t extent) {
+  auto* counts = static_cast<Counts*>(closure);
+  int64_t per = (extent + tasks - 1) / tasks;
+  int64_t lo = begin + task * per, hi = std::min(begin + extent, lo + per);
+  for (int64_t i = lo; i < hi; ++i) counts->hits[static_cast<size_t>(i)]++;
+}
+
+struct Nested {
+  Counts* counts;
+  std::atomic<int> nested_calls{0};
+  std::atomic<int> split_calls{0};  // nested calls that were split into tasks (must be 0)
+};
+
+void outer_chunk(int64_t task, int64_t tasks, void* closure, int64_t begin, int64_t extent) {
+  auto* n = static_cast<Nested*>(closure);
+  int64_t per = (extent + tasks - 1) / tasks;
+  int64_t lo = begin + task * per, hi = std::min(begin + extent, lo + per);
+  for (int64_t i = lo; i < hi; ++i) {
+    // A parallel loop inside a task runs serially on this thread, in one task.
+    tsch_parallel_for([](int64_t t, int64_t ts, void* c, int64_t b, int64_t e) {
+      auto* nested = static_cast<Nested*>(c);  // Catch2 assertions only on the main thread
+      if (t != 0 || ts != 1) nested->split_calls++;
+      nested->nested_calls++;
+      for (int64_t k = b; k < b + e; ++k) nested->counts->hits[static_cast<size_t>(k)]++;
+    }, n, i * 10, 10);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("parallel loops run every iteration once, for any extent and pool size", "[runtime]") {
+  for (int threads : {1, 2, 3, 8}) {
+    tsch::runtime::set_num_threads(threads);
+    for (int64_t extent : {1, 2, 3, 7, 8, 9, 64, 1000}) {
+      for (int rep = 0; rep < 3; ++rep) {
+        Counts counts(extent + 5);
+        tsch_parallel_for(count_chunk, &counts, 5, extent);
+        for (int64_t i = 0; i < extent + 5; ++i) {
+          INFO("threads " << threads << " extent " << extent << " index " << i);
+          REQUIRE(counts.hits[static_cast<size_t>(i)].load() == (i >= 5 ? 1 : 0));
+        }
+      }
+    }
+  }
+  tsch::runtime::set_num_threads(0);
+}
+
+TEST_CASE("a parallel loop nested in a task runs serially", "[runtime]") {
+  tsch::runtime::set_num_threads(2);
+  Counts counts(16 * 10);
+  Nested nested{&counts};
+  tsch_parallel_for(outer_chunk, &nested, 0, 16);
+  CHECK(nested.nested_calls.load() == 16);
+  CHECK(nested.split_calls.load() == 0);
+  for (size_t i = 0; i < 160; ++i) REQUIRE(counts.hits[i].load() == 1);
+  tsch::runtime::set_num_threads(0);
+}
+
+TEST_CASE("workspace blocks are aligned and reused", "[runtime]") {
+  void* a = tsch_workspace_alloc(1000);
+  REQUIRE(a != nullptr);
+  CHECK(reinterpret_cast<uintptr_t>(a) % 64 == 0);
+  static_cast<char*>(a)[999] = 1;
+  tsch_workspace_free(a);
+  void* b = tsch_workspace_alloc(900);  // fits the freed block
+  CHECK(b == a);
+  void* c = tsch_workspace_alloc(1000);  // the first is taken: a new block
+  CHECK(c != b);
+  tsch_workspace_free(b);
+  tsch_workspace_free(c);
+  // Large blocks sit on 2 MiB boundaries (transparent huge pages).
+  void* big = tsch_workspace_alloc(int64_t{3} << 20);
+  CHECK(reinterpret_cast<uintptr_t>(big) % (2u << 20) == 0);
+  static_cast<char*>(big)[(3 << 20) - 1] = 1;
+  tsch_workspace_free(big);
+  CHECK(tsch_workspace_alloc(int64_t{3} << 20) == big);
+  tsch_workspace_free(big);
+}
