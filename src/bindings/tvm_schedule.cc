@@ -837,7 +837,9 @@ TypeRef make_schedule_type() {
       std::vector<TraceArg> refs;
       for (const Value& v : interp.to_vector(a[1])) {
         auto* rv = v.as<RVValue>();
-        if (!rv || rv->rv->kind != RVNode::Kind::Block) a.type_error(1, "a LoopRV or a list of BlockRVs");
+        if (!rv || rv->rv->kind != RVNode::Kind::Block) {
+          raise(ExcKind::TypeError, "blockize: the target list holds " + Interpreter::type_name(v) + "; expected BlockRVs");
+        }
         if (!sch.state.block(rv->rv->sid)) raise(ExcKind::ValueError, "blockize: a block handle is no longer in the schedule");
         blocks.push_back(rv->rv->sid);
         refs.push_back(ref_of(v));

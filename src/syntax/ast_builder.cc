@@ -106,17 +106,7 @@ StmtPtr AstBuilder::simple_stmt(TschParser::Simple_stmtContext* ctx) {
     names.insert(names.end(), node->names.begin(), node->names.end());
     return node;
   }
-  if (auto* d = ctx->del_stmt()) {
-    auto node = std::make_unique<Delete>(at);
-    ExprPtr targets = exprlist(d->exprlist());
-    if (targets->kind == ExprKind::Tuple && !static_cast<Tuple*>(targets.get())->parenthesized) {
-      for (auto& e : static_cast<Tuple*>(targets.get())->elts) node->targets.push_back(std::move(e));
-    } else {
-      node->targets.push_back(std::move(targets));
-    }
-    for (auto& t : node->targets) check_target(t.get(), false, "delete");
-    return node;
-  }
+  if (auto* d = ctx->del_stmt()) return make_delete(at, exprlist(d->exprlist()));
   if (ctx->import_name()) return import_name(ctx->import_name());
   if (ctx->import_from()) return import_from(ctx->import_from());
   if (auto* a = ctx->assert_stmt()) {
@@ -465,14 +455,7 @@ ExprPtr AstBuilder::logical(TschParser::LogicalContext* ctx) {
     bool is_and = type == TschParser::AND;
     ExprPtr left = fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[0]));
     ExprPtr right = fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[2]));
-    if (left->kind == ExprKind::BoolOp && static_cast<BoolOp*>(left.get())->is_and == is_and) {
-      static_cast<BoolOp*>(left.get())->values.push_back(std::move(right));
-      return left;
-    }
-    auto node = std::make_unique<BoolOp>(loc(static_cast<TerminalNode*>(ctx->children[1])), is_and);
-    node->values.push_back(std::move(left));
-    node->values.push_back(std::move(right));
-    return node;
+    return make_bool_op(is_and, loc(static_cast<TerminalNode*>(ctx->children[1])), std::move(left), std::move(right));
   }
   // A comparison chain: collect operands and operators from the left-nested tree.
   std::vector<TschParser::Comp_opContext*> ops;
@@ -488,21 +471,8 @@ ExprPtr AstBuilder::logical(TschParser::LogicalContext* ctx) {
   node->left = fast_expr(cur);
   for (size_t k = ops.size(); k-- > 0;) {
     auto* op = ops[k];
-    CmpOpKind kind;
-    size_t first = token_type(op->children[0]);
     bool two = op->children.size() > 1;
-    switch (first) {
-      case TschParser::LESS_THAN: kind = CmpOpKind::Lt; break;
-      case TschParser::GREATER_THAN: kind = CmpOpKind::Gt; break;
-      case TschParser::EQUALS: kind = CmpOpKind::Eq; break;
-      case TschParser::GT_EQ: kind = CmpOpKind::GtE; break;
-      case TschParser::LT_EQ: kind = CmpOpKind::LtE; break;
-      case TschParser::IN: kind = CmpOpKind::In; break;
-      case TschParser::NOT: kind = CmpOpKind::NotIn; break;
-      case TschParser::IS: kind = two ? CmpOpKind::IsNot : CmpOpKind::Is; break;
-      default: kind = CmpOpKind::NotEq; break;
-    }
-    node->ops.push_back(kind);
+    node->ops.push_back(cmp_op_of(token_type(op->children[0]), two));
     SourceLoc op_loc = loc(op);
     op_loc.len = code_points(op->getText()) + (two ? 1 : 0);
     node->op_locs.push_back(op_loc);
@@ -519,31 +489,7 @@ ExprPtr AstBuilder::operator_expr(TschParser::ExprContext* ctx) {
   if (ctx->children.size() == 2) {
     auto* op = static_cast<TerminalNode*>(ctx->children[0]);
     ExprPtr value = fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[1]));
-    size_t type = op->getSymbol()->getType();
-    // Fold -<literal> so that the minimum int64 is writable and constants stay constants.
-    if (type == TschParser::MINUS && value->kind == ExprKind::Constant) {
-      auto* c = static_cast<Constant*>(value.get());
-      if (c->type == Constant::Type::Float) {
-        c->float_value = -c->float_value;
-        c->loc = loc(op);
-        return value;
-      }
-      if (c->type == Constant::Type::Int && c->str_value.empty() && c->int_value != INT64_MIN) {
-        c->int_value = -c->int_value;
-        c->loc = loc(op);
-        return value;
-      }
-      if (c->type == Constant::Type::Int && c->str_value == "9223372036854775808") {
-        c->int_value = INT64_MIN;
-        c->str_value.clear();
-        c->loc = loc(op);
-        return value;
-      }
-    }
-    UnaryOpKind kind = type == TschParser::MINUS ? UnaryOpKind::Neg
-                       : type == TschParser::ADD ? UnaryOpKind::Pos
-                                                 : UnaryOpKind::Invert;
-    return std::make_unique<UnaryOp>(loc(op), kind, std::move(value));
+    return make_unary(op->getSymbol()->getType(), loc(op), std::move(value));
   }
   ExprPtr left = fast_expr(static_cast<antlr4::ParserRuleContext*>(ctx->children[0]));
   auto* op = static_cast<TerminalNode*>(ctx->children[1]);

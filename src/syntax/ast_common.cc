@@ -100,6 +100,67 @@ void check_target(const Expr* target, bool allow_star, const char* what) {
   }
 }
 
+StmtPtr make_delete(SourceLoc at, ExprPtr targets) {
+  auto node = std::make_unique<Delete>(at);
+  if (targets->kind == ExprKind::Tuple && !static_cast<Tuple*>(targets.get())->parenthesized) {
+    for (auto& e : static_cast<Tuple*>(targets.get())->elts) node->targets.push_back(std::move(e));
+  } else {
+    node->targets.push_back(std::move(targets));
+  }
+  for (auto& t : node->targets) check_target(t.get(), false, "delete");
+  return node;
+}
+
+ExprPtr make_unary(size_t token_type, SourceLoc op_loc, ExprPtr operand) {
+  if (token_type == TschParser::MINUS && operand->kind == ExprKind::Constant) {
+    auto* c = static_cast<Constant*>(operand.get());
+    bool folded = true;
+    if (c->type == Constant::Type::Float) {
+      c->float_value = -c->float_value;
+    } else if (c->type == Constant::Type::Int && c->str_value.empty() && c->int_value != INT64_MIN) {
+      c->int_value = -c->int_value;
+    } else if (c->type == Constant::Type::Int && c->str_value == "9223372036854775808") {
+      c->int_value = INT64_MIN;
+      c->str_value.clear();
+    } else {
+      folded = false;
+    }
+    if (folded) {
+      c->loc = op_loc;
+      return operand;
+    }
+  }
+  UnaryOpKind kind = token_type == TschParser::MINUS ? UnaryOpKind::Neg
+                     : token_type == TschParser::ADD ? UnaryOpKind::Pos
+                                                     : UnaryOpKind::Invert;
+  return std::make_unique<UnaryOp>(op_loc, kind, std::move(operand));
+}
+
+ExprPtr make_bool_op(bool is_and, SourceLoc op_loc, ExprPtr left, ExprPtr right) {
+  if (left->kind == ExprKind::BoolOp && static_cast<BoolOp*>(left.get())->is_and == is_and) {
+    static_cast<BoolOp*>(left.get())->values.push_back(std::move(right));
+    return left;
+  }
+  auto node = std::make_unique<BoolOp>(op_loc, is_and);
+  node->values.push_back(std::move(left));
+  node->values.push_back(std::move(right));
+  return node;
+}
+
+CmpOpKind cmp_op_of(size_t first_token_type, bool two_tokens) {
+  switch (first_token_type) {
+    case TschParser::LESS_THAN: return CmpOpKind::Lt;
+    case TschParser::GREATER_THAN: return CmpOpKind::Gt;
+    case TschParser::EQUALS: return CmpOpKind::Eq;
+    case TschParser::GT_EQ: return CmpOpKind::GtE;
+    case TschParser::LT_EQ: return CmpOpKind::LtE;
+    case TschParser::IN: return CmpOpKind::In;
+    case TschParser::NOT: return CmpOpKind::NotIn;
+    case TschParser::IS: return two_tokens ? CmpOpKind::IsNot : CmpOpKind::Is;
+    default: return CmpOpKind::NotEq;
+  }
+}
+
 ExprPtr number_literal(const std::string& token_text, SourceLoc at) {
   auto c = std::make_unique<Constant>(at);
   std::string text;

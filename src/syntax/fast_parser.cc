@@ -200,18 +200,9 @@ class Parser {
         }
         return node;
       }
-      case L::DEL: {
+      case L::DEL:
         ++pos_;
-        auto node = std::make_unique<Delete>(at);
-        ExprPtr targets = exprlist();
-        if (targets->kind == ExprKind::Tuple && !static_cast<Tuple*>(targets.get())->parenthesized) {
-          for (auto& e : static_cast<Tuple*>(targets.get())->elts) node->targets.push_back(std::move(e));
-        } else {
-          node->targets.push_back(std::move(targets));
-        }
-        for (auto& t : node->targets) check_target(t.get(), false, "delete");
-        return node;
-      }
+        return make_delete(at, exprlist());
       case L::IMPORT: return import_name();
       case L::FROM: return import_from();
       case L::ASSERT: {
@@ -556,7 +547,7 @@ class Parser {
     ExprPtr left = and_test();
     while (type() == L::OR) {
       const Tok& op = take();
-      left = bool_op(std::move(left), and_test(), false, op);
+      left = make_bool_op(false, loc(op), std::move(left), and_test());
     }
     return left;
   }
@@ -565,20 +556,9 @@ class Parser {
     ExprPtr left = not_test();
     while (type() == L::AND) {
       const Tok& op = take();
-      left = bool_op(std::move(left), not_test(), true, op);
+      left = make_bool_op(true, loc(op), std::move(left), not_test());
     }
     return left;
-  }
-
-  ExprPtr bool_op(ExprPtr left, ExprPtr right, bool is_and, const Tok& op) {
-    if (left->kind == ExprKind::BoolOp && static_cast<BoolOp*>(left.get())->is_and == is_and) {
-      static_cast<BoolOp*>(left.get())->values.push_back(std::move(right));
-      return left;
-    }
-    auto node = std::make_unique<BoolOp>(loc(op), is_and);
-    node->values.push_back(std::move(left));
-    node->values.push_back(std::move(right));
-    return node;
   }
 
   ExprPtr not_test() {
@@ -607,26 +587,12 @@ class Parser {
     while (at_comp_op()) {
       const Tok& op = take();
       std::string text = op.text;
-      CmpOpKind kind;
-      switch (op.type) {
-        case L::LESS_THAN: kind = CmpOpKind::Lt; break;
-        case L::GREATER_THAN: kind = CmpOpKind::Gt; break;
-        case L::EQUALS: kind = CmpOpKind::Eq; break;
-        case L::GT_EQ: kind = CmpOpKind::GtE; break;
-        case L::LT_EQ: kind = CmpOpKind::LtE; break;
-        case L::IN: kind = CmpOpKind::In; break;
-        case L::NOT: kind = CmpOpKind::NotIn; text += take().text; break;
-        case L::IS:
-          kind = CmpOpKind::Is;
-          if (type() == L::NOT) {
-            kind = CmpOpKind::IsNot;
-            text += take().text;
-          }
-          break;
-        default: kind = CmpOpKind::NotEq; break;
-      }
+      // `not in` / `is not`: the second token is part of the operator.
+      if (op.type == L::NOT || (op.type == L::IS && type() == L::NOT)) text += take().text;
+      bool two = text.size() > op.text.size();
+      CmpOpKind kind = cmp_op_of(op.type, two);
       SourceLoc op_loc = loc(op);
-      op_loc.len = code_points(text) + (text.size() > op.text.size() ? 1 : 0);
+      op_loc.len = code_points(text) + (two ? 1 : 0);
       node->ops.push_back(kind);
       node->op_locs.push_back(op_loc);
       node->comparators.push_back(expr());
@@ -641,7 +607,7 @@ class Parser {
     size_t t = type();
     if (t == L::ADD || t == L::MINUS || t == L::NOT_OP) {
       const Tok& op = take();
-      left = unary(op, expr(kUnary));
+      left = make_unary(op.type, loc(op), expr(kUnary));
     } else {
       left = atom_expr();
     }
@@ -653,31 +619,6 @@ class Parser {
       left = std::make_unique<BinOp>(loc(op), *binop_of(op.type), std::move(left), std::move(right));
     }
     return left;
-  }
-
-  ExprPtr unary(const Tok& op, ExprPtr value) {
-    // Fold -<literal> so that the minimum int64 is writable and constants stay constants.
-    if (op.type == L::MINUS && value->kind == ExprKind::Constant) {
-      auto* c = static_cast<Constant*>(value.get());
-      bool folded = false;
-      if (c->type == Constant::Type::Float) {
-        c->float_value = -c->float_value;
-        folded = true;
-      } else if (c->type == Constant::Type::Int && c->str_value.empty() && c->int_value != INT64_MIN) {
-        c->int_value = -c->int_value;
-        folded = true;
-      } else if (c->type == Constant::Type::Int && c->str_value == "9223372036854775808") {
-        c->int_value = INT64_MIN;
-        c->str_value.clear();
-        folded = true;
-      }
-      if (folded) {
-        c->loc = loc(op);
-        return value;
-      }
-    }
-    UnaryOpKind kind = op.type == L::MINUS ? UnaryOpKind::Neg : op.type == L::ADD ? UnaryOpKind::Pos : UnaryOpKind::Invert;
-    return std::make_unique<UnaryOp>(loc(op), kind, std::move(value));
   }
 
   ExprPtr star_expr() {
@@ -750,6 +691,25 @@ class Parser {
     }
   }
 
+  // `elt for ...` up to the closing bracket. A generator expression evaluates eagerly to
+  // a list-like iterable here, so it is a ListComp too.
+  ExprPtr list_comp(SourceLoc at, ExprPtr elt, size_t close) {
+    auto lc = std::make_unique<ListComp>(at);
+    lc->elt = std::move(elt);
+    comp_for(lc->generators);
+    expect(close);
+    return lc;
+  }
+
+  // The `, element` items after the first one (a trailing comma allowed), then `close`.
+  void more_elements(std::vector<ExprPtr>& elts, size_t close) {
+    while (accept(L::COMMA)) {
+      if (!starts_test_or_star(type())) break;
+      elts.push_back(test_or_star());
+    }
+    expect(close);
+  }
+
   ExprPtr parenthesized(SourceLoc at) {
     ++pos_;
     if (accept(L::CLOSE_PAREN)) {
@@ -758,14 +718,7 @@ class Parser {
       return t;
     }
     ExprPtr first = test_or_star();
-    if (type() == L::FOR) {
-      // A generator expression evaluates eagerly to a list-like iterable here.
-      auto lc = std::make_unique<ListComp>(at);
-      lc->elt = std::move(first);
-      comp_for(lc->generators);
-      expect(L::CLOSE_PAREN);
-      return lc;
-    }
+    if (type() == L::FOR) return list_comp(at, std::move(first), L::CLOSE_PAREN);
     if (type() != L::COMMA) {
       expect(L::CLOSE_PAREN);
       if (first->kind == ExprKind::Starred) throw GiveUp{};
@@ -774,11 +727,7 @@ class Parser {
     auto t = std::make_unique<Tuple>(at);
     t->parenthesized = true;
     t->elts.push_back(std::move(first));
-    while (accept(L::COMMA)) {
-      if (!starts_test_or_star(type())) break;
-      t->elts.push_back(test_or_star());
-    }
-    expect(L::CLOSE_PAREN);
+    more_elements(t->elts, L::CLOSE_PAREN);
     return t;
   }
 
@@ -787,19 +736,9 @@ class Parser {
     auto list = std::make_unique<List>(at);
     if (accept(L::CLOSE_BRACK)) return list;
     ExprPtr first = test_or_star();
-    if (type() == L::FOR) {
-      auto lc = std::make_unique<ListComp>(at);
-      lc->elt = std::move(first);
-      comp_for(lc->generators);
-      expect(L::CLOSE_BRACK);
-      return lc;
-    }
+    if (type() == L::FOR) return list_comp(at, std::move(first), L::CLOSE_BRACK);
     list->elts.push_back(std::move(first));
-    while (accept(L::COMMA)) {
-      if (!starts_test_or_star(type())) break;
-      list->elts.push_back(test_or_star());
-    }
-    expect(L::CLOSE_BRACK);
+    more_elements(list->elts, L::CLOSE_BRACK);
     return list;
   }
 

@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
+
+#include "golden_scripts.h"
 
 #include "support/diagnostics.h"
 #include "syntax/parser.h"
@@ -13,13 +13,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // "tokens..." or "error: message" for both scanners.
 std::string dump_antlr(const std::string& text) {
@@ -60,16 +53,12 @@ bool valid_utf8(const std::string& s) {
 }  // namespace
 
 TEST_CASE("fast scanner agrees with the ANTLR lexer on golden scripts and mutations", "[lexer]") {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(TSCH_GOLDEN_DIR)) {
-    if (e.path().extension() == ".tsch") files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
+  std::vector<fs::path> files = tsch::testing::golden_scripts();
   REQUIRE(files.size() > 50);
   std::mt19937 rng(7);
   int compared = 0, deferred = 0;
   for (const auto& f : files) {
-    std::string text = read(f);
+    std::string text = tsch::testing::read_file(f);
     for (int variant = 0; variant < 6; ++variant) {
       std::string t = text;
       if (variant > 0 && !t.empty()) {

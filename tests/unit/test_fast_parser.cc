@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
+
+#include "golden_scripts.h"
 
 #include "support/diagnostics.h"
 #include "syntax/ast_dump.h"
@@ -15,13 +15,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The ANTLR path's AST dump, or "error: ..." when it rejects the text.
 std::string antlr_result(const tsch::SourceFile* source) {
@@ -52,16 +45,12 @@ Outcome compare(const std::string& text, const std::string& what) {
 }  // namespace
 
 TEST_CASE("fast parser builds ANTLR's AST on golden scripts and mutations", "[parser]") {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(TSCH_GOLDEN_DIR)) {
-    if (e.path().extension() == ".tsch") files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
+  std::vector<fs::path> files = tsch::testing::golden_scripts();
   REQUIRE(files.size() > 50);
   std::mt19937 rng(11);
   int agreed_original = 0, original = 0, agreed_mutated = 0;
   for (const auto& f : files) {
-    std::string text = read(f);
+    std::string text = tsch::testing::read_file(f);
     for (int variant = 0; variant < 8; ++variant) {
       std::string t = text;
       if (variant > 0 && !t.empty()) {

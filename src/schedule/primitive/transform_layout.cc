@@ -111,7 +111,6 @@ std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params,
 // original index (the inverse map) lies outside the old shape gets the pad value.
 Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& changed, const arith::IterMapResult& map,
                   const std::vector<Var>& params, const arith::LoopExtents& extents, const LayoutPadding& padding) {
-  static const char* kNames[] = {"i", "j", "k", "l", "m", "n"};
   std::vector<Var> loop_vars;
   std::vector<PrimExpr> loop_exprs, iter_exprs, values;
   auto block = std::make_shared<BlockNode>();
@@ -119,7 +118,7 @@ Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& chang
   block->sid = s.fresh_sid();
   std::unordered_map<const VarNode*, PrimExpr> to_iters;
   for (size_t k = 0; k < changed->shape.size(); ++k) {
-    std::string base = k < 6 ? kNames[k] : "i" + std::to_string(k);
+    const std::string& base = padding.indices[k]->name;  // the binding names them i, j, k, ...
     DataType t = changed->shape[k]->dtype;
     loop_vars.push_back(make_var(base, t));
     loop_exprs.push_back(loop_vars.back());
