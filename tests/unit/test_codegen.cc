@@ -1,6 +1,8 @@
 // Lowering + LLVM code generation + runtime calls on small hand-built functions.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "codegen/differential.h"
 #include "codegen/llvm/llvm_build.h"
 #include "ir/op.h"
@@ -92,4 +94,20 @@ TEST_CASE("target strings", "[codegen]") {
   CHECK(t.num_cores == 1);
   CHECK_THROWS_AS(codegen::parse_llvm_target("llvm -bogus=1"), runtime::BuildError);
   CHECK_THROWS_AS(codegen::parse_llvm_target("cuda"), runtime::BuildError);
+}
+
+TEST_CASE("every buffer's accesses carry a type-based alias tag of their own", "[codegen]") {
+  // A parallel task function reads its buffer pointers from a closure, so the parameters'
+  // noalias is lost there; the TBAA tags are what still tell LLVM that A, B and C differ.
+  auto lib = codegen::build_llvm(transform::lower(elementwise(ir::ExprKind::Add, 64, ir::ForKind::Parallel)),
+                                 codegen::parse_llvm_target("llvm"));
+  std::string ll = lib->source("ll");
+  CHECK(ll.find("!{!\"tsch buffers\"}") != std::string::npos);
+  std::set<std::string> types;
+  for (size_t at = ll.find("!{!\""); at != std::string::npos; at = ll.find("!{!\"", at + 1)) {
+    std::string name = ll.substr(at + 4, ll.find('"', at + 4) - at - 4);
+    if (name.find('#') != std::string::npos) types.insert(name.substr(0, name.find('#')));
+  }
+  CHECK(types == std::set<std::string>{"A", "B", "C"});
+  CHECK(ll.find("!tbaa") != std::string::npos);
 }

@@ -1,6 +1,7 @@
 #include "codegen/llvm/emitter.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 
 #include <unordered_map>
@@ -296,6 +297,22 @@ class Emitter {
     return it->second;
   }
 
+  // Type-based alias info as TVM's codegen gives it: every buffer's memory (its data
+  // variable) is a type of its own, so accesses to two buffers never alias. Parallel task
+  // functions load their buffer pointers from a closure, which loses the parameters'
+  // noalias; without this LLVM could not keep a tile of C in registers there.
+  llvm::Instruction* tag_access(llvm::Instruction* access, const ir::Buffer& buf) {
+    auto [it, fresh] = tbaa_tags_.try_emplace(buf->data.get(), nullptr);
+    if (fresh) {
+      llvm::MDBuilder md(ctx_);
+      if (!tbaa_root_) tbaa_root_ = md.createTBAARoot("tsch buffers");
+      auto* type = md.createTBAAScalarTypeNode(buf->name + "#" + std::to_string(tbaa_tags_.size()), tbaa_root_);
+      it->second = md.createTBAAStructTagNode(type, type, 0);
+    }
+    access->setMetadata(llvm::LLVMContext::MD_tbaa, it->second);
+    return access;
+  }
+
   // Address of element `index` (scalar) of buffer `buf`.
   llvm::Value* address(const ir::Buffer& buf, llvm::Value* index) {
     return b_.CreateInBoundsGEP(memory_type(buf->dtype), data_of(buf), index);
@@ -306,11 +323,11 @@ class Emitter {
     const PrimExpr& index = n.indices[0];
     llvm::Align align(std::max(1, t.is_bool() ? 1 : t.bits / 8));
     if (t.lanes == 1) {
-      llvm::Value* v = b_.CreateAlignedLoad(memory_type(t), address(n.buffer, emit(index)), align);
+      llvm::Value* v = tag_access(b_.CreateAlignedLoad(memory_type(t), address(n.buffer, emit(index)), align), n.buffer);
       return t.is_bool() ? b_.CreateTrunc(v, b_.getInt1Ty()) : v;
     }
     if (auto* ramp = ir::as<ir::RampNode>(index); ramp && ir::is_one(ramp->stride)) {
-      llvm::Value* v = b_.CreateAlignedLoad(memory_type(t), address(n.buffer, emit(ramp->base)), align);
+      llvm::Value* v = tag_access(b_.CreateAlignedLoad(memory_type(t), address(n.buffer, emit(ramp->base)), align), n.buffer);
       return t.is_bool() ? b_.CreateTrunc(v, type_of(t)) : v;
     }
     // A gather: one scalar load per lane.
@@ -318,7 +335,7 @@ class Emitter {
     llvm::Value* out = llvm::UndefValue::get(type_of(t));
     for (int i = 0; i < t.lanes; ++i) {
       llvm::Value* lane = b_.CreateExtractElement(idx, static_cast<uint64_t>(i));
-      llvm::Value* v = b_.CreateAlignedLoad(memory_type(t.element_of()), address(n.buffer, lane), align);
+      llvm::Value* v = tag_access(b_.CreateAlignedLoad(memory_type(t.element_of()), address(n.buffer, lane), align), n.buffer);
       if (t.is_bool()) v = b_.CreateTrunc(v, b_.getInt1Ty());
       out = b_.CreateInsertElement(out, v, static_cast<uint64_t>(i));
     }
@@ -332,17 +349,17 @@ class Emitter {
     llvm::Value* value = emit(n.value);
     if (t.is_bool()) value = b_.CreateZExt(value, memory_type(t));
     if (t.lanes == 1) {
-      b_.CreateAlignedStore(value, address(n.buffer, emit(index)), align);
+      tag_access(b_.CreateAlignedStore(value, address(n.buffer, emit(index)), align), n.buffer);
       return;
     }
     if (auto* ramp = ir::as<ir::RampNode>(index); ramp && ir::is_one(ramp->stride)) {
-      b_.CreateAlignedStore(value, address(n.buffer, emit(ramp->base)), align);
+      tag_access(b_.CreateAlignedStore(value, address(n.buffer, emit(ramp->base)), align), n.buffer);
       return;
     }
     llvm::Value* idx = emit(index);
     for (int i = 0; i < t.lanes; ++i) {
       llvm::Value* lane = b_.CreateExtractElement(idx, static_cast<uint64_t>(i));
-      b_.CreateAlignedStore(b_.CreateExtractElement(value, static_cast<uint64_t>(i)), address(n.buffer, lane), align);
+      tag_access(b_.CreateAlignedStore(b_.CreateExtractElement(value, static_cast<uint64_t>(i)), address(n.buffer, lane), align), n.buffer);
     }
   }
 
@@ -537,7 +554,8 @@ class Emitter {
     // From the runtime's workspace pool (runtime/workspace.h): memory stays warm across calls.
     llvm::FunctionCallee alloc = mod_.getOrInsertFunction("tsch_workspace_alloc", b_.getPtrTy(), b_.getInt64Ty());
     llvm::FunctionCallee release = mod_.getOrInsertFunction("tsch_workspace_free", b_.getVoidTy(), b_.getPtrTy());
-    llvm::Value* p = b_.CreateCall(alloc, {nbytes});
+    llvm::CallInst* p = b_.CreateCall(alloc, {nbytes});
+    p->addRetAttr(llvm::Attribute::NoAlias);  // fresh memory, as malloc's
     vars_[buf->data.get()] = p;
     emit(n.body);
     b_.CreateCall(release, {p});
@@ -622,6 +640,8 @@ class Emitter {
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
   std::unordered_map<const ir::VarNode*, llvm::Value*> vars_;
+  llvm::MDNode* tbaa_root_ = nullptr;
+  std::unordered_map<const ir::VarNode*, llvm::MDNode*> tbaa_tags_;
   bool in_parallel_ = false;
 };
 
