@@ -300,7 +300,8 @@ class Emitter {
   // Type-based alias info as TVM's codegen gives it: every buffer's memory (its data
   // variable) is a type of its own, so accesses to two buffers never alias. Parallel task
   // functions load their buffer pointers from a closure, which loses the parameters'
-  // noalias; without this LLVM could not keep a tile of C in registers there.
+  // noalias; without the tags LLVM must assume there that a store to one buffer changes
+  // the others (e.g. reload a tile of C accumulated in place after every store).
   llvm::Instruction* tag_access(llvm::Instruction* access, const ir::Buffer& buf) {
     auto [it, fresh] = tbaa_tags_.try_emplace(buf->data.get(), nullptr);
     if (fresh) {
