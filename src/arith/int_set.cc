@@ -36,6 +36,10 @@ Interval interval_union(const Interval& a, const Interval& b) {
   return {simplify(bound_min(a.min, b.min)), simplify(bound_max(a.max, b.max))};
 }
 
+Interval interval_intersect(const Interval& a, const Interval& b) {
+  return {simplify(bound_max(a.min, b.min)), simplify(bound_min(a.max, b.max))};
+}
+
 Interval interval_of(const Range& r) { return {r.min, simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))}; }
 
 Range range_of(const Interval& i) {

@@ -14,6 +14,8 @@ namespace tsch::arith {
 Interval eval_interval(const ir::PrimExpr& e, const VarDomain& dom);
 // The smallest interval covering both.
 Interval interval_union(const Interval& a, const Interval& b);
+// The part both cover (min of the maxima, max of the minima; may be empty).
+Interval interval_intersect(const Interval& a, const Interval& b);
 // [min, min + extent - 1] of a Range.
 Interval interval_of(const ir::Range& r);
 ir::Range range_of(const Interval& i);

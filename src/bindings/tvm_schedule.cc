@@ -36,6 +36,14 @@ using script::TypeRef;
 
 namespace {
 
+// Where the source of an index map or pad value read back from a trace runs: the trace
+// prints constants as TVMScript (`T.float32(0.0)`), so `T` is bound as in a script.
+script::NamespaceRef lambda_source_globals(Interpreter& interp) {
+  auto globals = std::make_shared<script::Namespace>();
+  interp.exec_source(SourceFile::make("<trace>", "from tvm.script import tir as T\n"), globals);
+  return globals;
+}
+
 TypeRef schedule_error_type() {
   static TypeRef t = [] {
     auto type = std::make_shared<TypeObject>("ScheduleError", std::vector<TypeRef>{script::exception_type_ref(ExcKind::Exception)});
@@ -756,7 +764,7 @@ TypeRef make_schedule_type() {
     // The index map: a function of the buffer's indices (or its lambda source, from a trace).
     Value fn = a[3];
     if (auto* src = a[3].as<script::Str>()) {
-      auto globals = std::make_shared<script::Namespace>();
+      auto globals = lambda_source_globals(interp);
       interp.exec_source(SourceFile::make("<index_map>", "index_map = " + src->value + "\n"), globals);
       fn = *globals->find(intern("index_map"));
     }
@@ -785,7 +793,7 @@ TypeRef make_schedule_type() {
     }
     Value pad = a[4];
     if (auto* src = pad.as<script::Str>()) {
-      auto globals = std::make_shared<script::Namespace>();
+      auto globals = lambda_source_globals(interp);
       interp.exec_source(SourceFile::make("<pad_value>", "pad_value = " + src->value + "\n"), globals);
       pad = *globals->find(intern("pad_value"));
     }

@@ -59,7 +59,8 @@ class BindingRewriter : public IRMutator {
       std::vector<PrimExpr> values;
       for (const auto& v : r->iter_values) values.push_back(arith::simplify(substitute(v, vmap_), dom_));
       PrimExpr pred = substitute(r->predicate, vmap_);
-      if (pred_) pred = is_one(pred) ? pred_ : make_binary(ExprKind::And, pred_, pred);
+      // Appended after the predicates already there, as TVM's BlockPredicateAppender does.
+      if (pred_) pred = is_one(pred) ? pred_ : make_binary(ExprKind::And, pred, pred_);
       return std::make_shared<BlockRealizeNode>(values, pred, r->block);
     }
     return mutate_children(s);

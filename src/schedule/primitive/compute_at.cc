@@ -102,7 +102,15 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<arith::In
 // iterator's range; iterators not fixed keep their whole domain.
 std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t block_sid, const BlockNode* block,
                                          const std::vector<BufferRegion>& accesses,
-                                         const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& needed) {
+                                         const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& needed,
+                                         const arith::VarDomain& loop_dom) {
+  // `a` cut to `b` where the loop ranges do not already prove it inside.
+  auto clamp = [&](const arith::Interval& a, const arith::Interval& b) {
+    PrimExpr lo = a.min, hi = a.max;
+    if (!arith::can_prove(make_binary(ExprKind::GE, a.min, b.min), loop_dom)) lo = arith::simplify(arith::interval_intersect(a, b).min, loop_dom);
+    if (!arith::can_prove(make_binary(ExprKind::LE, a.max, b.max), loop_dom)) hi = arith::simplify(arith::interval_intersect(a, b).max, loop_dom);
+    return arith::Interval{lo, hi};
+  };
   std::vector<arith::Interval> ranges;
   for (const auto& iv : block->iter_vars) ranges.push_back(arith::interval_of(iv.dom));
   std::vector<bool> fixed(block->iter_vars.size(), false);
@@ -110,8 +118,12 @@ std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t 
     auto it = needed.find(access.buffer.get());
     if (it == needed.end()) continue;
     for (size_t d = 0; d < access.region.size(); ++d) {
-      const arith::Interval& want = it->second[d];
+      arith::Interval want = it->second[d];
       if (!want.min) fail(primitive, {block_sid}, "the region needed of buffer " + access.buffer->name + " cannot be bounded");
+      // Never beyond the buffer (as TVM's CalculateBlockVarDomain): loops of an imperfect
+      // split reach past the end, where the consumer's T.where stops it reading.
+      const PrimExpr& size = access.buffer->shape[d];
+      want = clamp(want, {make_int(0, size->dtype), arith::simplify(sub(size, make_int(1, size->dtype)))});
       const Range& r = access.region[d];
       auto* v = as<VarNode>(r.min);
       if (!v || !is_one(r.extent)) {
@@ -129,7 +141,7 @@ std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t 
       }
       for (size_t i = 0; i < block->iter_vars.size(); ++i) {
         if (block->iter_vars[i].var.get() != v) continue;
-        ranges[i] = fixed[i] ? arith::interval_union(ranges[i], want) : want;
+        ranges[i] = clamp(fixed[i] ? arith::interval_union(ranges[i], want) : want, arith::interval_of(block->iter_vars[i].dom));
         fixed[i] = true;
       }
     }
@@ -233,7 +245,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
       }
     }
   }
-  std::vector<arith::Interval> ranges = iter_ranges("compute_at", block_sid, block, block->writes, needed);
+  std::vector<arith::Interval> ranges = iter_ranges("compute_at", block_sid, block, block->writes, needed, loop_domain(s, loop_sid));
   // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
   Block block_ref = s.info(block_sid)->realize->block;
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
@@ -277,7 +289,7 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
       }
     }
   }
-  std::vector<arith::Interval> ranges = iter_ranges("reverse_compute_at", block_sid, block, block->reads, produced);
+  std::vector<arith::Interval> ranges = iter_ranges("reverse_compute_at", block_sid, block, block->reads, produced, loop_domain(s, loop_sid));
   // Step 3. Rewrite.
   Block block_ref = s.info(block_sid)->realize->block;
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);

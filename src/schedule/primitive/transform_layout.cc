@@ -61,8 +61,10 @@ std::string shape_text(const std::vector<PrimExpr>& shape) {
   return out + (shape.size() == 1 ? ",)" : ")");
 }
 
-// Extents at least the buffer's under which the map becomes bijective without growing the
-// new shape (padding), or nothing. Handles maps whose outputs each use one index.
+// Extents at least the buffer's under which the map becomes bijective (padding) — without
+// growing the new shape where possible (i // 4, i % 4 on 14 elements: 16, shape 4 x 4),
+// else the smallest (i // 8, i % 8 on 7 elements: 8, shape 1 x 8) — or nothing. Handles
+// maps whose outputs each use one index.
 std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs,
                                                  const arith::LoopExtents& extents, const std::vector<PrimExpr>& shape) {
   arith::LoopExtents padded = extents;
@@ -87,9 +89,11 @@ std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params,
     }
     int64_t n = extents.at(p.get());
     bool found = false;
+    int64_t smallest_bijective = 0;
     for (int64_t e = n; e <= 2 * n && !found; ++e) {
       arith::LoopExtents trial{{p.get(), e}};
       if (!arith::detect_iter_map(mine, trial, true).ok) continue;
+      if (!smallest_bijective) smallest_bijective = e;
       arith::VarDomain dom{{p.get(), arith::Interval{make_int(0, p->dtype), make_int(e - 1, p->dtype)}}};
       bool fits = true;
       for (size_t k = 0; k < mine.size(); ++k) {
@@ -102,7 +106,8 @@ std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params,
         found = true;
       }
     }
-    if (!found) return std::nullopt;
+    if (!found && !smallest_bijective) return std::nullopt;
+    if (!found) padded[p.get()] = smallest_bijective;
   }
   return padded;
 }
@@ -197,6 +202,13 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     padded = padded_extents(params, outputs, extents, shape);
     if (!padded) fail("transform_layout", {block_sid}, "The index map is not bijective affine: the map " + map.error);
     map = arith::detect_iter_map(outputs, *padded, true);
+    // The new shape is the map's range over the padded indices.
+    arith::VarDomain padded_dom;
+    for (const Var& p : params) padded_dom[p.get()] = arith::Interval{make_int(0, p->dtype), make_int(padded->at(p.get()) - 1, p->dtype)};
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      int64_t hi;
+      if (as_const_int(arith::eval_interval(outputs[k], padded_dom).max, &hi)) shape[k] = make_int(hi + 1, shape[k]->dtype);
+    }
   }
   // Step 2. Padding: refused unless a value or assume_injective_transform says what it holds.
   Buffer changed = buffer_with(buffer, buffer->name, shape, buffer->scope);
