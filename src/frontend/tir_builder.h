@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "support/source.h"
 
 namespace tsch::frontend {
 
@@ -21,6 +22,15 @@ struct BlockFrame {
   std::vector<ir::MatchBufferRegion> match_buffers;
   ir::Stmt init;
   bool no_realize = false;
+  // Bindings to check against their iterators' domains once the block is read: a T.where
+  // (written after the T.axis lines) lets an imperfect split's binding reach past it.
+  struct BindingCheck {
+    std::string name;
+    ir::PrimExpr binding;
+    ir::Range dom;
+    SourceLoc loc;
+  };
+  std::vector<BindingCheck> binding_checks;
 };
 
 class TirBuilder {

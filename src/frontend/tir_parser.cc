@@ -294,7 +294,7 @@ class TirParser {
       Var v = make_var(symbol_name(name), axis->dom.extent->dtype);
       frame.iter_vars.push_back(IterVar{v, axis->dom, axis->iter_type});
       if (axis->binding) {
-        if (check_) check_binding(symbol_name(name), axis->binding, axis->dom, target.loc);
+        if (check_) frame.binding_checks.push_back({symbol_name(name), axis->binding, axis->dom, target.loc});
         frame.iter_values.push_back(axis->binding);
       }
       scope_.locals->set(name, bindings::wrap(PrimExpr(v)));
@@ -451,6 +451,10 @@ class TirParser {
         }
       }
       stmts = parse_body(w.body, 0);
+      const BlockFrame& done = builder_.blocks.back();
+      if (!done.predicate || ir::is_one(done.predicate)) {
+        for (const auto& c : done.binding_checks) check_binding(c.name, c.binding, c.dom, c.loc);
+      }
     } catch (...) {
       builder_.blocks.pop_back();
       throw;
