@@ -53,10 +53,34 @@ class Simplifier {
 
   PrimExpr run(const PrimExpr& e) {
     if (!e || !e->dtype.is_integer() || !e->dtype.is_scalar()) return e;
-    return build(to_linear(e), e->dtype);
+    Linear l = to_linear(e);
+    fold_div_mod(l);
+    return build(l, e->dtype);
   }
 
  private:
+  // k*c * (x // c) + k * (x % c) is k * x: what flattening a fused or split loop's indices
+  // leaves (`i // 128 * 128 + i % 128`), and what would otherwise vectorize as a gather.
+  void fold_div_mod(Linear& l) {
+    for (auto& [div, dcoeff] : l.terms) {
+      if (dcoeff == 0 || div->kind != ExprKind::FloorDiv) continue;
+      int64_t c;
+      if (!as_const_int(binary_b(div), &c) || c <= 0 || dcoeff % c != 0) continue;
+      for (auto& [mod, mcoeff] : l.terms) {
+        if (mcoeff == 0 || mod->kind != ExprKind::FloorMod || mcoeff * c != dcoeff) continue;
+        int64_t m;
+        if (!as_const_int(binary_b(mod), &m) || m != c || !expr_deep_equal(binary_a(div), binary_a(mod))) continue;
+        int64_t k = mcoeff;
+        PrimExpr x = binary_a(div);
+        dcoeff = 0;
+        mcoeff = 0;
+        l.add(to_linear(x), k);
+        fold_div_mod(l);  // the terms may have moved; start over on what is left
+        return;
+      }
+    }
+  }
+
   PrimExpr build(const Linear& l, DataType t) {
     PrimExpr result;
     for (const auto& [term, coeff] : l.terms) {

@@ -2,7 +2,9 @@
 // statement: its variable turns into Ramp(min, 1, lanes), scalar operands next to vector ones
 // are broadcast, and accesses with vector indices become vector loads and stores. Loops this
 // cannot handle (symbolic extent, inner loops, branches, reductions into one element) run as
-// scalar loops, with a note.
+// scalar loops, with a note. Loops of more than 64 iterations become a loop over vectors of
+// at most 64 lanes.
+#include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -133,6 +135,19 @@ class Vectorizer : public ir::IRMutator {
   int lanes_;
 };
 
+// Vectors wider than this are split into chunks: a vectorized fused loop of 16384
+// iterations would otherwise become one 16384-lane vector, which LLVM takes minutes to
+// legalize. 64 lanes is four AVX-512 registers of float32.
+constexpr int64_t kMaxLanes = 64;
+
+// The widest chunk of at most kMaxLanes lanes that divides `lanes` evenly, or 1.
+int64_t chunk_lanes(int64_t lanes) {
+  for (int64_t c = kMaxLanes; c > 1; --c) {
+    if (lanes % c == 0) return c;
+  }
+  return 1;
+}
+
 class LoopVectorizer : public ir::IRMutator {
  public:
   using IRMutator::mutate;
@@ -144,8 +159,11 @@ class LoopVectorizer : public ir::IRMutator {
     std::string why;
     if (!ir::as_const_int(loop->extent, &lanes)) {
       why = "its extent " + ir::script(loop->extent) + " is not a constant";
+    } else if (lanes > kMaxLanes && chunk_lanes(lanes) == 1) {
+      why = "its extent " + std::to_string(lanes) + " has no divisor of at most " + std::to_string(kMaxLanes) + " lanes";
     } else if (lanes > 1) {
       try {
+        if (lanes > kMaxLanes) return vectorize_in_chunks(*loop, lanes);
         PrimExpr ramp = std::make_shared<ir::RampNode>(loop->min, ir::make_int(1, loop->min->dtype), static_cast<int>(lanes));
         return Vectorizer(loop->loop_var.get(), ramp, static_cast<int>(lanes)).mutate(loop->body);
       } catch (const CannotVectorize& e) {
@@ -158,6 +176,20 @@ class LoopVectorizer : public ir::IRMutator {
     auto f = std::make_shared<ir::ForNode>(*loop);
     f->for_kind = ir::ForKind::Serial;
     return f;
+  }
+
+ private:
+  // for v in T.vectorized(n) with n > kMaxLanes: for v_o in range(n / c), vector body of c lanes.
+  ir::Stmt vectorize_in_chunks(const ir::ForNode& loop, int64_t lanes) {
+    int64_t chunk = chunk_lanes(lanes);
+    ir::DataType t = loop.min->dtype;
+    ir::Var outer = ir::make_var(loop.loop_var->name + "_o", loop.loop_var->dtype);
+    PrimExpr base = arith::simplify(ir::add(loop.min, ir::mul(PrimExpr(outer), ir::make_int(chunk, t))));
+    PrimExpr ramp = std::make_shared<ir::RampNode>(base, ir::make_int(1, t), static_cast<int>(chunk));
+    ir::Stmt body = Vectorizer(loop.loop_var.get(), ramp, static_cast<int>(chunk)).mutate(loop.body);
+    lowering_notes().push_back("loop " + loop.loop_var->name + " is vectorized in chunks of " + std::to_string(chunk) + " lanes (its extent " +
+                               std::to_string(lanes) + " is above " + std::to_string(kMaxLanes) + ")");
+    return std::make_shared<ir::ForNode>(outer, ir::make_int(0, t), ir::make_int(lanes / chunk, t), ir::ForKind::Serial, body);
   }
 };
 

@@ -107,3 +107,15 @@ TEST_CASE("negative constants fold with floor semantics", "[arith]") {
   CHECK(s(simplify(floordiv(sub(x, c(4)), c(4)), dom)) == "-1");
   CHECK(s(simplify(floormod(sub(x, c(4)), c(4)), dom)) == "x");
 }
+
+TEST_CASE("x // c * c + x % c recombines to x", "[arith]") {
+  Var i = make_var("i"), j = make_var("j");
+  // What flattening a fused loop's two indices leaves.
+  CHECK(s(simplify(add(mul(floordiv(i, c(128)), c(128)), floormod(i, c(128))))) == "i");
+  // Scaled, with other terms around, and on a compound dividend.
+  PrimExpr x = add(mul(i, c(4)), j);
+  CHECK(s(simplify(add(add(mul(floordiv(x, c(16)), c(32)), c(1)), mul(floormod(x, c(16)), c(2))))) == "i * 8 + j * 2 + 1");
+  // Not when the coefficients or divisors disagree.
+  CHECK(s(simplify(add(mul(floordiv(i, c(128)), c(64)), floormod(i, c(128))))) == "i // 128 * 64 + i % 128");
+  CHECK(s(simplify(add(mul(floordiv(i, c(128)), c(128)), floormod(i, c(64))))) == "i // 128 * 128 + i % 64");
+}
