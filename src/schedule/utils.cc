@@ -31,6 +31,28 @@ std::vector<const BlockRealizeNode*> realizes_under(const Stmt& s) {
   return out;
 }
 
+PrimExpr predicate_without(const PrimExpr& pred, const std::unordered_set<const VarNode*>& dropped) {
+  std::vector<PrimExpr> terms, kept;
+  std::vector<PrimExpr> pending = {pred};
+  while (!pending.empty()) {
+    PrimExpr e = pending.back();
+    pending.pop_back();
+    if (e->kind == ExprKind::And) {
+      pending.push_back(binary_b(e));
+      pending.push_back(binary_a(e));
+    } else {
+      terms.push_back(e);
+    }
+  }
+  for (const PrimExpr& t : terms) {
+    if (!uses_var(t, [&](const VarNode* v) { return dropped.count(v) > 0; })) kept.push_back(t);
+  }
+  if (kept.empty()) return make_bool(true);
+  PrimExpr out = kept[0];
+  for (size_t i = 1; i < kept.size(); ++i) out = make_binary(ExprKind::And, out, kept[i]);
+  return out;
+}
+
 arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid) {
   arith::VarDomain dom;
   for (uint64_t l : state.enclosing_loops(sid)) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "arith/interval.h"
@@ -23,6 +24,11 @@ arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid);
 // under `dom`; `extra_predicate`, when given, is and-ed into each predicate.
 ir::Stmt substitute_bindings(const ir::Stmt& body, const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& vmap,
                              const arith::VarDomain& dom, const ir::PrimExpr& extra_predicate = nullptr);
+
+// The terms of `pred`'s `and`-chain that use none of the `dropped` loop variables (TVM's
+// RemakePredicate): the predicate of a block re-created outside some of the loops around
+// the original — decompose_reduction's init, rfactor's write-back. True when none is left.
+ir::PrimExpr predicate_without(const ir::PrimExpr& pred, const std::unordered_set<const ir::VarNode*>& dropped);
 
 // A loop variable name that does not clash: `base` itself is fine for new names derived
 // from an existing one (TVM reuses names; the printer de-duplicates).

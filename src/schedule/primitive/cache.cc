@@ -36,13 +36,21 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
   std::vector<arith::Interval> out;
   for (size_t d = 0; d < region.region.size(); ++d) {
     const Range& r = region.region[d];
+    const PrimExpr& size = region.buffer->shape[d];
+    arith::Interval whole{make_int(0, size->dtype), arith::simplify(sub(size, make_int(1, size->dtype)))};
     arith::Interval lo = arith::eval_interval(substitute(r.min, bind), dom);
     arith::Interval hi = arith::eval_interval(substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind), dom);
     if (!lo.min || !hi.min) {
-      out.push_back({make_int(0, region.buffer->shape[d]->dtype), arith::simplify(sub(region.buffer->shape[d], make_int(1, region.buffer->shape[d]->dtype)))});
-    } else {
-      out.push_back({arith::simplify(lo.min), arith::simplify(hi.max)});
+      out.push_back(whole);
+      continue;
     }
+    // Loops of an imperfect split reach past the end (where the block's T.where stops the
+    // access): the copy stays inside the buffer.
+    arith::Interval got{arith::simplify(lo.min), arith::simplify(hi.max)};
+    const arith::VarDomain none;
+    if (!arith::can_prove(make_binary(ExprKind::GE, got.min, whole.min), none)) got.min = arith::interval_intersect(got, whole).min;
+    if (!arith::can_prove(make_binary(ExprKind::LE, got.max, whole.max), none)) got.max = arith::interval_intersect(got, whole).max;
+    out.push_back(got);
   }
   return out;
 }
@@ -126,6 +134,27 @@ void install_cache(ScheduleState& s, uint64_t block_sid, uint64_t scope, size_t 
   });
 }
 
+// The copy nest goes between the producer and the consumers at the top level of the scope;
+// where another block that `writes` (or reads) `buffer` shares the block's top-level
+// statement (after compute_at), that position would copy before the data exists or after
+// it is read. TVM finds a position inside the shared loops; tsch refuses, leaving the
+// schedule unchanged.
+void check_copy_position(const ScheduleState& s, const std::string& primitive, uint64_t block_sid, uint64_t scope,
+                         const Buffer& buffer, bool writers) {
+  size_t here = top_level_index(s, block_sid, scope);
+  for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
+    if (other == block_sid || other == scope || s.scope_block(other) != scope) continue;
+    const auto& accesses = writers ? s.block(other)->writes : s.block(other)->reads;
+    bool touches = false;
+    for (const auto& a : accesses) touches |= a.buffer == buffer;
+    if (touches && top_level_index(s, other, scope) == here) {
+      fail(primitive, {block_sid, other},
+           fmt::format("not supported yet: {} of {} while block \"{}\", which {} it, is in the same loop nest as block \"{}\"", primitive,
+                       buffer->name, s.block(other)->name, writers ? "writes" : "reads", s.block(block_sid)->name));
+    }
+  }
+}
+
 }  // namespace
 
 uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
@@ -139,6 +168,7 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   uint64_t scope = s.scope_block(block_sid);
   const BufferRegion& read = block->reads[static_cast<size_t>(index)];
   Buffer src = read.buffer;
+  check_copy_position(s, "cache_read", block_sid, scope, src, /*writers=*/true);
   // Step 2. The cache buffer, the copy block, and the consumer reading the cache.
   Buffer cache = buffer_with(src, cache_name(src->name, scope_name), src->shape, scope_name);
   uint64_t copy_sid = 0;
@@ -164,6 +194,7 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
       if (w.buffer == dst) fail("cache_write", {block_sid, other}, "The buffer is allowed to be written by single block: " + dst->name + " is also written by block \"" + s.block(other)->name + "\"");
     }
   }
+  check_copy_position(s, "cache_write", block_sid, scope, dst, /*writers=*/false);
   Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), dst->shape, scope_name);
   uint64_t copy_sid = 0;
   Stmt nest = copy_nest(s, cache->name, cache, dst, scope_region(s, block_sid, write), copy_sid);

@@ -18,34 +18,6 @@ namespace tsch::schedule {
 
 using namespace ir;
 
-namespace {
-
-// The init block's predicate (TVM's RemakePredicate): the terms of the update's `and`-chain
-// that use none of the loops the init nest drops — those guard the reduction's range, e.g.
-// `k_0 * 128 + k_1 < 96` of an imperfect split of k, and would be out of scope there.
-PrimExpr init_predicate(const PrimExpr& pred, const std::unordered_set<const VarNode*>& dropped) {
-  std::vector<PrimExpr> terms, kept;
-  std::vector<PrimExpr> pending = {pred};
-  while (!pending.empty()) {
-    PrimExpr e = pending.back();
-    pending.pop_back();
-    if (e->kind == ExprKind::And) {
-      pending.push_back(binary_b(e));
-      pending.push_back(binary_a(e));
-    } else {
-      terms.push_back(e);
-    }
-  }
-  for (const PrimExpr& t : terms) {
-    if (!uses_var(t, [&](const VarNode* v) { return dropped.count(v) > 0; })) kept.push_back(t);
-  }
-  if (kept.empty()) return make_bool(true);
-  PrimExpr out = kept[0];
-  for (size_t i = 1; i < kept.size(); ++i) out = make_binary(ExprKind::And, out, kept[i]);
-  return out;
-}
-
-}  // namespace
 
 uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
   // Step 1. Check: a reduction block under `loop`, with `loop` above every reduction loop.
@@ -108,7 +80,7 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   arith::AccessRegions init_regions = arith::infer_access_regions(init_block->body, nullptr);
   init_block->reads = init_regions.reads;
   init_block->writes = init_regions.writes;
-  PrimExpr init_pred = substitute(init_predicate(realize->predicate, dropped), loop_map);
+  PrimExpr init_pred = substitute(predicate_without(realize->predicate, dropped), loop_map);
   Stmt init_nest = std::make_shared<BlockRealizeNode>(init_values, init_pred, init_block);
   for (size_t k = init_loops.size(); k-- > 0;) {
     const ForNode* f = init_loops[k];

@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+#include <unordered_set>
+
 #include "arith/block_access.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -152,6 +154,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   std::vector<IterVar> wb_iters{IterVar{v_wb, Range{loop->min, loop->extent}, IterType::CommReduce}};
   std::unordered_map<const VarNode*, PrimExpr> loop_copy;
   std::vector<const ForNode*> wb_loops;
+  std::unordered_set<const VarNode*> wb_dropped;  // loops the write-back nest leaves out
   for (uint64_t l : loops) {
     const ForNode* f = s.loop(l);
     bool needed = f->loop_var.get() == rf_var;
@@ -160,7 +163,10 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
         needed |= uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); });
       }
     }
-    if (!needed) continue;
+    if (!needed) {
+      wb_dropped.insert(f->loop_var.get());
+      continue;
+    }
     wb_loops.push_back(f);
     loop_copy[f->loop_var.get()] = make_var(f->loop_var->name, f->loop_var->dtype);
   }
@@ -178,7 +184,10 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   arith::AccessRegions wb_regions = arith::infer_access_regions(wb->body, wb->init);
   wb->reads = wb_regions.reads;
   wb->writes = wb_regions.writes;
-  Stmt wb_nest = std::make_shared<BlockRealizeNode>(wb_values, make_bool(true), wb);
+  // TVM gives the write-back block no predicate; then a spatial loop split imperfectly writes
+  // past the output's end. It keeps the terms over its own loops instead.
+  PrimExpr wb_pred = substitute(predicate_without(realize->predicate, wb_dropped), loop_copy);
+  Stmt wb_nest = std::make_shared<BlockRealizeNode>(wb_values, wb_pred, wb);
   for (size_t k = wb_loops.size(); k-- > 0;) {
     auto f = std::make_shared<ForNode>(std::static_pointer_cast<const VarNode>(loop_copy.at(wb_loops[k]->loop_var.get())),
                                        wb_loops[k]->min, wb_loops[k]->extent, ForKind::Serial, wb_nest);
