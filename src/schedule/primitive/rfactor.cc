@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-
 #include <unordered_set>
 
 #include "arith/block_access.h"
