@@ -46,8 +46,10 @@ bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor) {
 
 // The region of `regions` (of `block`, whose realize binds its iterators) when the loops
 // strictly inside `loop` are relaxed; outer loops and `loop` itself stay symbolic.
+// `gapped`, when given, is set where the relaxed interval is provably larger than the
+// points it stands for (`j_0 * 16 + j_1` over j_0 in [0, 8) is 8 points spread over 113).
 std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
-                                            const BufferRegion& region) {
+                                            const BufferRegion& region, bool* gapped = nullptr) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const BlockNode* block = s.block(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
@@ -67,6 +69,18 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
     PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
     arith::Interval a = arith::eval_interval(lo, dom), b = arith::eval_interval(hi, dom);
     out.push_back((!a.min || !b.min) ? arith::Interval{} : arith::Interval{arith::simplify(a.min), arith::simplify(b.max)});
+    if (gapped && a.min) {
+      // At most (product of the relaxed loops the index uses) x (extent per instance) points.
+      int64_t points = 1, per_instance, hull, n;
+      bool known = as_const_int(arith::simplify(r.extent), &per_instance) &&
+                   as_const_int(arith::simplify(add(sub(b.max, a.min), make_int(1, r.extent->dtype))), &hull);
+      for (const auto& [var, range] : dom) {
+        if (!uses_var(lo, [&](const VarNode* x) { return x == var; })) continue;
+        known = known && as_const_int(arith::simplify(add(sub(range.max, range.min), make_int(1, range.min->dtype))), &n);
+        if (known) points *= n;
+      }
+      if (known && hull > points * per_instance) *gapped = true;
+    }
   }
   return out;
 }
@@ -278,7 +292,15 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
     }
     for (const auto& w : s.block(p)->writes) {
       if (!reads_buffer(block, w.buffer)) continue;
-      std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w);
+      bool gapped = false;
+      std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w, &gapped);
+      if (gapped) {
+        // The consumer would also read elements the producer writes in later iterations.
+        fail("reverse_compute_at", {p, loop_sid},
+             fmt::format("not supported yet: what block \"{}\" writes of {} in one iteration of loop \"{}\" is not a contiguous "
+                         "region, so block \"{}\" cannot be computed there",
+                         s.block(p)->name, w.buffer->name, s.loop(loop_sid)->loop_var->name, block->name));
+      }
       auto it = produced.find(w.buffer.get());
       if (it == produced.end()) {
         produced[w.buffer.get()] = region;

@@ -33,7 +33,21 @@ class Inliner : public IRMutator {
     }
     return out;
   }
-  using IRMutator::mutate;
+  // A block nested in the consumer (the consumer was blockized) reads what its new body
+  // reads: the inlined buffer is gone from its signature (TVM re-derives it too).
+  Stmt mutate(const Stmt& s) override {
+    Stmt out = mutate_children(s);
+    auto* block = as<BlockNode>(out);
+    if (!block) return out;
+    auto copy = std::make_shared<BlockNode>(*block);
+    copy->reads.clear();
+    for (const auto& r : arith::infer_access_regions(copy->body, copy->init).reads) {
+      bool own = false;
+      for (const auto& a : copy->alloc_buffers) own |= a == r.buffer;
+      if (!own) copy->reads.push_back(r);
+    }
+    return copy;
+  }
 
  private:
   const Buffer& buffer_;

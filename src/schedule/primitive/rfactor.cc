@@ -198,6 +198,18 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   uint64_t scope = s.scope_block(block_sid);
   uint64_t top = loops.empty() ? block_sid : loops.front();
   if (s.info(top)->parent != scope) fail("rfactor", {loop_sid}, "not supported yet: rfactor of a block nested in another block's loops");
+  // The write-back nest goes after the block's whole loop nest; a block sharing those loops
+  // (a consumer moved there by reverse_compute_at) would read the output before it is
+  // written. TVM keeps the write-back inside the shared loops; tsch refuses.
+  for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
+    if (other == block_sid || s.scope_block(other) != scope) continue;
+    uint64_t up = other;
+    while (up != scope && up != top && up != 0) up = s.info(up)->parent;
+    if (up == top) {
+      fail("rfactor", {loop_sid, other},
+           fmt::format("not supported yet: rfactor of block \"{}\", whose loops also hold block \"{}\"", block->name, s.block(other)->name));
+    }
+  }
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(rf_values, rf_pred, rf_block));
   const BlockNode* scope_now = s.block(scope);
   auto copy = std::make_shared<BlockNode>(*scope_now);
