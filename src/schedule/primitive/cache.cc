@@ -168,6 +168,14 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   uint64_t scope = s.scope_block(block_sid);
   const BufferRegion& read = block->reads[static_cast<size_t>(index)];
   Buffer src = read.buffer;
+  for (const auto& w : block->writes) {
+    // The block would read the copy and update it, and its results never reach `src`.
+    if (w.buffer == src) {
+      fail("cache_read", {block_sid},
+           fmt::format("not supported yet: cache_read of {}, which block \"{}\" also writes (cache_write caches both)", src->name,
+                       block->name));
+    }
+  }
   check_copy_position(s, "cache_read", block_sid, scope, src, /*writers=*/true);
   // Step 2. The cache buffer, the copy block, and the consumer reading the cache.
   Buffer cache = buffer_with(src, cache_name(src->name, scope_name), src->shape, scope_name);
