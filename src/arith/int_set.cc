@@ -36,8 +36,11 @@ Interval interval_union(const Interval& a, const Interval& b) {
   return {simplify(bound_min(a.min, b.min)), simplify(bound_max(a.max, b.max))};
 }
 
-Interval interval_intersect(const Interval& a, const Interval& b) {
-  return {simplify(bound_max(a.min, b.min)), simplify(bound_min(a.max, b.max))};
+Interval interval_clamp(const Interval& a, const Interval& b, const VarDomain& dom) {
+  Interval out = a;
+  if (!can_prove(make_binary(ExprKind::GE, a.min, b.min), dom)) out.min = simplify(bound_max(a.min, b.min), dom);
+  if (!can_prove(make_binary(ExprKind::LE, a.max, b.max), dom)) out.max = simplify(bound_min(a.max, b.max), dom);
+  return out;
 }
 
 Interval interval_of(const Range& r) { return {r.min, simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))}; }

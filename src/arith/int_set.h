@@ -14,8 +14,9 @@ namespace tsch::arith {
 Interval eval_interval(const ir::PrimExpr& e, const VarDomain& dom);
 // The smallest interval covering both.
 Interval interval_union(const Interval& a, const Interval& b);
-// The part both cover (min of the maxima, max of the minima; may be empty).
-Interval interval_intersect(const Interval& a, const Interval& b);
+// `a` cut to `b` only at the ends `dom` does not already prove inside `b`, simplified
+// under `dom` (so a region that fits keeps its plain form).
+Interval interval_clamp(const Interval& a, const Interval& b, const VarDomain& dom);
 // [min, min + extent - 1] of a Range.
 Interval interval_of(const ir::Range& r);
 ir::Range range_of(const Interval& i);

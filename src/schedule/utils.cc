@@ -53,6 +53,13 @@ PrimExpr predicate_without(const PrimExpr& pred, const std::unordered_set<const 
   return out;
 }
 
+bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor) {
+  for (const NodeInfo* i = s.info(sid); i && i->parent != 0; i = s.info(i->parent)) {
+    if (i->parent == ancestor) return true;
+  }
+  return false;
+}
+
 arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid) {
   arith::VarDomain dom;
   for (uint64_t l : state.enclosing_loops(sid)) {

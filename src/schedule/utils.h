@@ -17,6 +17,9 @@ namespace tsch::schedule {
 // Block realizes anywhere under `s` (not descending into blocks).
 std::vector<const ir::BlockRealizeNode*> realizes_under(const ir::Stmt& s);
 
+// Whether `sid` lies (strictly) inside `ancestor`.
+bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor);
+
 // Ranges of the loops enclosing `sid` plus those in `extra`, for simplification.
 arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid);
 

@@ -37,7 +37,7 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
   for (size_t d = 0; d < region.region.size(); ++d) {
     const Range& r = region.region[d];
     const PrimExpr& size = region.buffer->shape[d];
-    arith::Interval whole{make_int(0, size->dtype), arith::simplify(sub(size, make_int(1, size->dtype)))};
+    arith::Interval whole = arith::interval_of(Range{make_int(0, size->dtype), size});
     arith::Interval lo = arith::eval_interval(substitute(r.min, bind), dom);
     arith::Interval hi = arith::eval_interval(substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind), dom);
     if (!lo.min || !hi.min) {
@@ -46,11 +46,7 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
     }
     // Loops of an imperfect split reach past the end (where the block's T.where stops the
     // access): the copy stays inside the buffer.
-    arith::Interval got{arith::simplify(lo.min), arith::simplify(hi.max)};
-    const arith::VarDomain none;
-    if (!arith::can_prove(make_binary(ExprKind::GE, got.min, whole.min), none)) got.min = arith::interval_intersect(got, whole).min;
-    if (!arith::can_prove(make_binary(ExprKind::LE, got.max, whole.max), none)) got.max = arith::interval_intersect(got, whole).max;
-    out.push_back(got);
+    out.push_back(arith::interval_clamp({arith::simplify(lo.min), arith::simplify(hi.max)}, whole, {}));
   }
   return out;
 }

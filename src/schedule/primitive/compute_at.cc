@@ -37,13 +37,6 @@ bool writes_buffer(const BlockNode* b, const Buffer& buf) {
   return false;
 }
 
-bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor) {
-  for (const NodeInfo* i = s.info(sid); i && i->parent != 0; i = s.info(i->parent)) {
-    if (i->parent == ancestor) return true;
-  }
-  return false;
-}
-
 // The region of `regions` (of `block`, whose realize binds its iterators) when the loops
 // strictly inside `loop` are relaxed; outer loops and `loop` itself stay symbolic.
 // `gapped`, when given, is set where the relaxed interval is provably larger than the
@@ -118,13 +111,6 @@ std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t 
                                          const std::vector<BufferRegion>& accesses,
                                          const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& needed,
                                          const arith::VarDomain& loop_dom) {
-  // `a` cut to `b` where the loop ranges do not already prove it inside.
-  auto clamp = [&](const arith::Interval& a, const arith::Interval& b) {
-    PrimExpr lo = a.min, hi = a.max;
-    if (!arith::can_prove(make_binary(ExprKind::GE, a.min, b.min), loop_dom)) lo = arith::simplify(arith::interval_intersect(a, b).min, loop_dom);
-    if (!arith::can_prove(make_binary(ExprKind::LE, a.max, b.max), loop_dom)) hi = arith::simplify(arith::interval_intersect(a, b).max, loop_dom);
-    return arith::Interval{lo, hi};
-  };
   std::vector<arith::Interval> ranges;
   for (const auto& iv : block->iter_vars) ranges.push_back(arith::interval_of(iv.dom));
   std::vector<bool> fixed(block->iter_vars.size(), false);
@@ -137,7 +123,7 @@ std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t 
       // Never beyond the buffer (as TVM's CalculateBlockVarDomain): loops of an imperfect
       // split reach past the end, where the consumer's T.where stops it reading.
       const PrimExpr& size = access.buffer->shape[d];
-      want = clamp(want, {make_int(0, size->dtype), arith::simplify(sub(size, make_int(1, size->dtype)))});
+      want = arith::interval_clamp(want, arith::interval_of(Range{make_int(0, size->dtype), size}), loop_dom);
       const Range& r = access.region[d];
       auto* v = as<VarNode>(r.min);
       if (!v || !is_one(r.extent)) {
@@ -155,7 +141,8 @@ std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t 
       }
       for (size_t i = 0; i < block->iter_vars.size(); ++i) {
         if (block->iter_vars[i].var.get() != v) continue;
-        ranges[i] = clamp(fixed[i] ? arith::interval_union(ranges[i], want) : want, arith::interval_of(block->iter_vars[i].dom));
+        ranges[i] = arith::interval_clamp(fixed[i] ? arith::interval_union(ranges[i], want) : want,
+                                          arith::interval_of(block->iter_vars[i].dom), loop_dom);
         fixed[i] = true;
       }
     }

@@ -18,7 +18,6 @@ namespace tsch::schedule {
 
 using namespace ir;
 
-
 uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
   // Step 1. Check: a reduction block under `loop`, with `loop` above every reduction loop.
   const BlockNode* block = s.block(block_sid);

@@ -202,10 +202,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // (a consumer moved there by reverse_compute_at) would read the output before it is
   // written. TVM keeps the write-back inside the shared loops; tsch refuses.
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
-    if (other == block_sid || s.scope_block(other) != scope) continue;
-    uint64_t up = other;
-    while (up != scope && up != top && up != 0) up = s.info(up)->parent;
-    if (up == top) {
+    if (other != block_sid && s.scope_block(other) == scope && is_under(s, other, top)) {
       fail("rfactor", {loop_sid, other},
            fmt::format("not supported yet: rfactor of block \"{}\", whose loops also hold block \"{}\"", block->name, s.block(other)->name));
     }
