@@ -1,5 +1,8 @@
 #include "codegen/llvm/target.h"
 
+#include <llvm/ADT/StringRef.h>
+#include <llvm/TargetParser/Host.h>
+
 #include <sstream>
 
 #include "runtime/module.h"
@@ -32,5 +35,7 @@ LLVMTarget parse_llvm_target(const std::string& text) {
   }
   return t;
 }
+
+std::string host_cpu_name() { return llvm::sys::getHostCPUName().str(); }
 
 }  // namespace tsch::codegen

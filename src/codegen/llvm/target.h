@@ -22,4 +22,7 @@ struct LLVMTarget {
 // Throws BuildError on an unknown option or a target kind other than llvm.
 LLVMTarget parse_llvm_target(const std::string& text);
 
+// The CPU LLVM generates code for when a target names none (e.g. "znver4").
+std::string host_cpu_name();
+
 }  // namespace tsch::codegen
