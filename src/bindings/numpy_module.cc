@@ -380,7 +380,7 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     return Value::boolean(true);
   });
   script::def_function(ns, "save", "file, arr", [](Interpreter& interp, Args& a) {
-    std::string path = a.get_str(0);
+    std::string path = a.get_path(0);
     if (path.size() < 4 || path.substr(path.size() - 4) != ".npy") path += ".npy";
     try {
       runtime::save_npy(path, *to_array(interp, a[1]));
@@ -391,7 +391,7 @@ void build_numpy(Interpreter& interp, script::Module& m) {
   });
   script::def_function(ns, "load", "file", [](Interpreter&, Args& a) {
     try {
-      return wrap_array(runtime::load_npy(a.get_str(0)));
+      return wrap_array(runtime::load_npy(a.get_path(0)));
     } catch (const std::runtime_error& e) {
       raise(ExcKind::OSError, e.what());
     }

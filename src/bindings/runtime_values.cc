@@ -192,7 +192,7 @@ TypeRef make_module_type() {
   });
   t->def("export_library", "self, file_name, fcompile=None", [](Interpreter&, Args& a) {
     guard_build([&] {
-      a[0].as<RuntimeModuleValue>()->module->export_library(a.get_str(1));
+      a[0].as<RuntimeModuleValue>()->module->export_library(a.get_path(1));
       return 0;
     });
     return Value();
@@ -305,7 +305,7 @@ void register_tvm_runtime_modules() {
     ns.set(intern("Module"), Value(module_type()));
     ns.set(intern("ndarray"), Value(interp.modules().import(interp, "tvm.nd", "")));
     script::def_function(ns, "load_module", "path, fmt=''", [](Interpreter&, Args& a) {
-      return wrap_module(guard_build([&] { return codegen::load_llvm_library(a.get_str(0)); }));
+      return wrap_module(guard_build([&] { return codegen::load_llvm_library(a.get_path(0)); }));
     }, "load_module(path): load a library written by export_library.");
   });
   script::ModuleLoader::register_builtin("tvm.testing", [](Interpreter& interp, script::Module& m) {

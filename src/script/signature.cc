@@ -215,4 +215,10 @@ const std::string& Args::get_str(size_t i) const {
   return s->value;
 }
 
+const std::string& Args::get_path(size_t i) const {
+  const std::string& path = get_str(i);
+  if (path.find('\0') != std::string::npos) raise(ExcKind::ValueError, "embedded null byte");
+  return path;
+}
+
 }  // namespace tsch::script

@@ -62,6 +62,9 @@ class Args {
   double get_float(size_t i) const;  // accepts int too
   bool get_bool(size_t i) const;     // accepts any truthy value? no: bool or int
   const std::string& get_str(size_t i) const;
+  // A str naming a file: one with a NUL byte raises ValueError, as Python's os functions do
+  // (the C library would silently cut the path at the NUL).
+  const std::string& get_path(size_t i) const;
   template <typename T>
   T* get(size_t i, const char* expected) const {
     T* p = values_[i].as<T>();

@@ -3,6 +3,7 @@
 #include "codegen/llvm/llvm_build.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -17,7 +18,9 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -26,6 +29,7 @@
 #include "ir/op.h"
 #include "runtime/thread_pool.h"
 #include "runtime/workspace.h"
+#include "support/files.h"
 
 namespace tsch::codegen {
 
@@ -158,41 +162,76 @@ std::string encode(const std::vector<FunctionSignature>& sigs) {
   return os.str();
 }
 
+// Reads the table `encode` wrote. A library can come from anywhere, so every line is
+// checked; a defect throws BuildError naming it (the caller adds the path).
 std::vector<FunctionSignature> decode(const std::string& text) {
   std::vector<FunctionSignature> out;
-  std::istringstream in(text);
-  std::string word;
+  std::istringstream lines(text);
+  std::string line;
   std::unordered_map<std::string, ir::Var> slots;
-  while (in >> word) {
-    if (word == "func") {
+  bool open = false;
+  int number = 0;
+  auto fail = [&](const std::string& why) -> void {
+    throw BuildError("malformed function table, line " + std::to_string(number) + ": " + why);
+  };
+  auto parse_dtype = [&](const std::string& text) {
+    auto t = ir::DataType::parse(text);
+    if (!t) fail("unknown dtype '" + text + "'");
+    return *t;
+  };
+  while (std::getline(lines, line)) {
+    ++number;
+    std::istringstream in(line);
+    std::vector<std::string> w;
+    for (std::string word; in >> word;) w.push_back(word);
+    if (w.empty()) continue;
+    if (w[0] == "func") {
+      if (open || w.size() != 2) fail("expected 'func NAME' after the previous function's 'end'");
       out.emplace_back();
-      in >> out.back().name;
+      out.back().name = w[1];
       slots.clear();
-    } else if (word == "slot") {
-      std::string name, dtype;
-      in >> name >> dtype;
-      ir::Var v = ir::make_var(name, *ir::DataType::parse(dtype));
-      slots[name] = v;
-      out.back().scalar_slots.push_back(v);
-    } else if (word == "buffer") {
-      std::string param, name, dtype, line;
-      in >> param >> name >> dtype;
-      std::getline(in, line);
-      BufferParam b{name, *ir::DataType::parse(dtype), {}};
-      std::istringstream dims(line);
-      std::string d;
-      while (dims >> d) b.shape.push_back(d[0] == '$' ? ir::PrimExpr(slots.at(d.substr(1))) : ir::make_int(std::stoll(d), ir::DataType::int64()));
-      out.back().param_names.push_back(param);
-      out.back().buffers.push_back(b);
-      out.back().scalar_params.push_back(nullptr);
-    } else if (word == "scalar") {
-      std::string param, name;
-      in >> param >> name;
-      out.back().param_names.push_back(param);
-      out.back().buffers.push_back(std::nullopt);
-      out.back().scalar_params.push_back(slots.at(name));
+      open = true;
+      continue;
+    }
+    if (!open) fail("'" + w[0] + "' outside a function");
+    FunctionSignature& f = out.back();
+    if (w[0] == "slot" && w.size() == 3) {
+      if (slots.count(w[1])) fail("slot " + w[1] + " declared twice");
+      ir::Var v = ir::make_var(w[1], parse_dtype(w[2]));
+      slots[w[1]] = v;
+      f.scalar_slots.push_back(v);
+    } else if (w[0] == "buffer" && w.size() >= 4) {
+      BufferParam b{w[2], parse_dtype(w[3]), {}};
+      for (size_t i = 4; i < w.size(); ++i) {
+        const std::string& d = w[i];
+        if (d[0] == '$') {
+          auto it = slots.find(d.substr(1));
+          if (it == slots.end()) fail("shape names an undeclared slot " + d);
+          b.shape.push_back(it->second);
+          continue;
+        }
+        int64_t extent = -1;
+        auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), extent);
+        if (ec != std::errc() || end != d.data() + d.size() || extent < 0) fail("bad extent '" + d + "'");
+        b.shape.push_back(ir::make_int(extent, ir::DataType::int64()));
+      }
+      f.param_names.push_back(w[1]);
+      f.buffers.push_back(b);
+      f.scalar_params.push_back(nullptr);
+    } else if (w[0] == "scalar" && w.size() == 3) {
+      auto it = slots.find(w[2]);
+      if (it == slots.end()) fail("scalar parameter names an undeclared slot " + w[2]);
+      f.param_names.push_back(w[1]);
+      f.buffers.push_back(std::nullopt);
+      f.scalar_params.push_back(it->second);
+    } else if (w[0] == "end" && w.size() == 1) {
+      open = false;
+    } else {
+      fail("unexpected '" + line + "'");
     }
   }
+  if (open) throw BuildError("malformed function table: the last function has no 'end'");
+  if (out.empty()) throw BuildError("malformed function table: no functions");
   return out;
 }
 
@@ -228,24 +267,30 @@ class JITModule : public CompiledModule {
     new llvm::GlobalVariable(*m, init->getType(), true, llvm::GlobalValue::ExternalLinkage, init, kSignatureSymbol);
     std::string with_sigs = print_module(*m);
     std::string obj = emit_file(with_sigs, target_, llvm::CodeGenFileType::ObjectFile, llvm::Reloc::PIC_);
-    std::string obj_path = path + ".o";
-    {
-      std::ofstream out(obj_path, std::ios::binary);
-      if (!out) throw BuildError("export_library: cannot write " + obj_path);
-      out.write(obj.data(), static_cast<std::streamsize>(obj.size()));
+    // The object and the linked library are made in a private directory and moved onto
+    // `path` only once complete: a failure leaves whatever was at `path` as it was, and no
+    // file next to it is used or removed. The linker starts from an argv, never a shell.
+    try {
+      TempDir dir;
+      std::string built = dir.path() + "/module.o";
+      {
+        std::ofstream out(built, std::ios::binary);
+        out.write(obj.data(), static_cast<std::streamsize>(obj.size()));
+        if (!out.flush()) throw BuildError("export_library: cannot write a temporary object file in " + dir.path());
+      }
+      bool object_only = path.size() > 2 && path.compare(path.size() - 2, 2, ".o") == 0;
+      if (!object_only) {
+        std::string object = built;
+        built = dir.path() + "/module.so";
+        ProcessResult link = run_process({"cc", "-shared", "-o", built, object, "-lm"});
+        if (link.exit_code != 0)
+          throw BuildError("export_library: linking " + path + " with the system compiler (cc) failed: " + link.output);
+      }
+      move_file_into_place(built, path);
+    } catch (const std::runtime_error& e) {
+      if (dynamic_cast<const BuildError*>(&e)) throw;
+      throw BuildError(std::string("export_library: ") + e.what());
     }
-    if (path.size() > 2 && path.substr(path.size() - 2) == ".o") {
-      std::rename(obj_path.c_str(), path.c_str());
-      return;
-    }
-    std::string cmd = "cc -shared -o '" + path + "' '" + obj_path + "' -lm 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string log;
-    char buf[256];
-    while (p && fgets(buf, sizeof buf, p)) log += buf;
-    int rc = p ? pclose(p) : -1;
-    std::remove(obj_path.c_str());
-    if (rc != 0) throw BuildError("export_library: linking " + path + " with the system compiler (cc) failed: " + log);
   }
   std::string target_text() const override { return text_; }
 
@@ -332,13 +377,30 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
 CompiledModuleRef load_llvm_library(const std::string& path) {
   std::string p = path.find('/') == std::string::npos ? "./" + path : path;
   void* handle = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) throw BuildError(std::string("cannot load module: ") + dlerror());
-  auto* sigs = static_cast<const char*>(dlsym(handle, kSignatureSymbol));
-  if (!sigs) {
+  if (!handle) throw BuildError(std::string("cannot load module ") + path + ": " + dlerror());
+  auto fail = [&](const std::string& why) {
     dlclose(handle);
-    throw BuildError("cannot load module: " + path + " was not written by export_library (no function signatures)");
+    throw BuildError("cannot load module " + path + ": " + why);
+  };
+  auto* table = static_cast<const char*>(dlsym(handle, kSignatureSymbol));
+  if (!table) fail("it was not written by export_library (no function signatures)");
+  // The table must end inside its own symbol: read no further than the symbol's size.
+  Dl_info info;
+  void* sym_entry = nullptr;
+  const auto* sym = static_cast<const ElfW(Sym)*>(nullptr);
+  if (dladdr1(table, &info, &sym_entry, RTLD_DL_SYMENT)) sym = static_cast<const ElfW(Sym)*>(sym_entry);
+  if (!sym || sym->st_size == 0 ||
+      std::memchr(table, '\0', sym->st_size) == nullptr)
+    fail("its function table is not a terminated string");
+  std::vector<FunctionSignature> sigs;
+  try {
+    sigs = decode(table);
+  } catch (const BuildError& e) {
+    fail(e.what());
   }
-  return std::make_shared<SharedLibraryModule>(handle, decode(sigs), path);
+  for (const auto& s : sigs)
+    if (!dlsym(handle, s.name.c_str())) fail("the function table names " + s.name + ", which the library does not define");
+  return std::make_shared<SharedLibraryModule>(handle, std::move(sigs), path);
 }
 
 }  // namespace tsch::codegen
