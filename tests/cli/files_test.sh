@@ -125,5 +125,5 @@ bad_dtype -> malformed function table, line 2: unknown dtype 'notatype'
 no_end -> malformed function table: the last function has no 'end'
 bad_slot -> malformed function table, line 2: scalar parameter names an undeclared slot m
 no_table -> it was not written by export_library (no function signatures)
-does_not_exist -> ./does_not_exist.so: cannot open shared object file: No such file or directory" "$out"
+does_not_exist -> cannot open shared object file: No such file or directory" "$out"
 report

@@ -377,7 +377,11 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
 CompiledModuleRef load_llvm_library(const std::string& path) {
   std::string p = path.find('/') == std::string::npos ? "./" + path : path;
   void* handle = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) throw BuildError(std::string("cannot load module ") + path + ": " + dlerror());
+  if (!handle) {
+    std::string why = dlerror();  // "PATH: reason"
+    if (why.rfind(p + ": ", 0) == 0) why = why.substr(p.size() + 2);
+    throw BuildError("cannot load module " + path + ": " + why);
+  }
   auto fail = [&](const std::string& why) {
     dlclose(handle);
     throw BuildError("cannot load module " + path + ": " + why);
