@@ -128,13 +128,21 @@ void* thread_main(void* arg) {
 
 int main(int argc, char** argv) {
   // Deep recursion in scripts and deeply nested expressions need a large stack: run on a
-  // thread with 512 MiB reserved (committed lazily) so RecursionError, not SIGSEGV, stops them.
+  // thread with 512 MiB reserved (committed lazily). Where that much address space cannot be
+  // reserved (a low `ulimit -v`), half as much is tried, down to the process's own stack;
+  // the interpreter checks the stack left (support/stack_guard.h), so RecursionError, not
+  // SIGSEGV, stops deep recursion on whichever stack it got.
   Job job{argc, argv};
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 512ul << 20);
   pthread_t thread;
-  if (pthread_create(&thread, &attr, thread_main, &job) != 0) return run(argc, argv);
+  bool started = false;
+  for (size_t stack = 512ul << 20; stack >= (16ul << 20) && !started; stack /= 2) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, stack);
+    started = pthread_create(&thread, &attr, thread_main, &job) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  if (!started) return run(argc, argv);
   // Ctrl-C must reach the worker thread, so that a REPL waiting for input wakes up.
   sigset_t sigint;
   sigemptyset(&sigint);

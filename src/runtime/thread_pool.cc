@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
+#include <system_error>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -15,12 +17,17 @@ namespace {
 using TaskFn = void (*)(int64_t, int64_t, void*, int64_t, int64_t);
 
 int default_threads() {
-  if (const char* env = std::getenv("TVM_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return n;
-  }
   unsigned hw = std::thread::hardware_concurrency();
-  return hw ? static_cast<int>(hw) : 1;
+  int cores = hw ? static_cast<int>(hw) : 1;
+  const char* env = std::getenv("TVM_NUM_THREADS");
+  if (!env || !*env) return cores;
+  char* end = nullptr;
+  long n = std::strtol(env, &end, 10);
+  if (*end != '\0' || n <= 0 || n > 65536) {
+    std::fprintf(stderr, "tsch: warning: TVM_NUM_THREADS=%s is not a positive thread count; using %d threads\n", env, cores);
+    return cores;
+  }
+  return static_cast<int>(n);
 }
 
 // A job is split into a few tasks per thread (chunks of the iteration space) that the
@@ -46,7 +53,16 @@ class Pool {
       start = generation_.load();
     }
     // A worker starts from the generation current now, so it cannot miss the first job.
-    for (int i = 1; i < size_; ++i) workers_.emplace_back([this, start] { worker(start); });
+    // Where the system gives fewer threads than asked for, the pool runs with those it got.
+    for (int i = 1; i < size_; ++i) {
+      try {
+        workers_.emplace_back([this, start] { worker(start); });
+      } catch (const std::system_error& e) {
+        std::fprintf(stderr, "tsch: warning: could create only %d of %d threads (%s); parallel loops use %d\n", i, size_, e.what(), i);
+        size_ = i;
+        break;
+      }
+    }
   }
 
   void run(TaskFn fn, void* closure, int64_t begin, int64_t extent) {

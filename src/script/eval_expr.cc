@@ -4,6 +4,7 @@
 #include "script/evaluator.h"
 #include "script/format.h"
 #include "script/types.h"
+#include "support/stack_guard.h"
 
 namespace tsch::script {
 
@@ -39,6 +40,7 @@ Value ellipsis_value() {
 
 Value Evaluator::eval(const Expr& e) {
   try {
+    if (stack_nearly_exhausted()) raise(ExcKind::RecursionError, "maximum recursion depth exceeded during evaluation");
     return eval_inner(e);
   } catch (ScriptError& error) {
     // The innermost expression that saw the error is where the caret goes.

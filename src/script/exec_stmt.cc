@@ -6,6 +6,7 @@
 #include "script/evaluator.h"
 #include "script/modules.h"
 #include "script/types.h"
+#include "support/stack_guard.h"
 #include "syntax/parser.h"
 
 namespace tsch::script {
@@ -640,7 +641,7 @@ Value Interpreter::call_function(Function& fn, CallArgs& args) {
   if (varkw >= 0) locals->set(params[static_cast<size_t>(varkw)].name, Value(kwargs));
 
   // Step 2: run the body in a fresh scope.
-  if (depth_ >= kMaxDepth) raise(ExcKind::RecursionError, "maximum recursion depth exceeded");
+  if (depth_ >= kMaxDepth || stack_nearly_exhausted()) raise(ExcKind::RecursionError, "maximum recursion depth exceeded");
   Scope scope;
   scope.locals = std::move(locals);
   scope.globals = fn.globals;

@@ -99,6 +99,8 @@ void TokenShaper::push(std::unique_ptr<antlr4::Token> token, size_t next_char) {
     case TschLexer::OPEN_PAREN:
     case TschLexer::OPEN_BRACK:
     case TschLexer::OPEN_BRACE:
+      // CPython's limit; it also bounds how deep the parsers and the AST builder recurse.
+      if (open_brackets_.size() >= kMaxBracketDepth) fail(*token, "too many nested parentheses");
       open_brackets_.push_back({token->getLine(), token->getCharPositionInLine(), token->getText()});
       break;
     case TschLexer::CLOSE_PAREN:

@@ -50,6 +50,7 @@ class TokenShaper {
   std::deque<std::unique_ptr<antlr4::Token>> pending_;
   std::vector<int> indents_{0};
   std::vector<OpenBracket> open_brackets_;
+  static constexpr size_t kMaxBracketDepth = 200;
   bool seen_statement_ = false;  // something other than NEWLINE was emitted
   bool last_was_newline_ = true;
   bool expression_mode_ = false;

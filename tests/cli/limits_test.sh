@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Resource limits a user can hit: a stack smaller than the 512 MiB tsch asks for (low
+# `ulimit -v`), deeply nested brackets, and thread counts the system cannot give.
+# usage: limits_test.sh TSCH
+set -uo pipefail
+tsch=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/assert.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 2
+
+printf 'def f(n):\n    return f(n + 1)\nf(0)\n' > recurse.tsch
+python3 -c "print('x = ' + '(' * 5000 + '1' + ')' * 5000)" > nested.tsch 2>/dev/null ||
+  { printf 'x = '; for _ in $(seq 5000); do printf '('; done; printf 1; for _ in $(seq 5000); do printf ')'; done; echo; } > nested.tsch
+printf 'x = %s1%s\nprint(x)\n' "$(printf '(%.0s' $(seq 199))" "$(printf ')%.0s' $(seq 199))" > nested_ok.tsch
+
+for limit in unlimited 300000; do
+  out=$(ulimit -v "$limit"; "$tsch" recurse.tsch 2>&1)
+  status=$?
+  check "deep recursion exits with 1 (ulimit -v $limit)" "1" "$status"
+  contains "deep recursion is a RecursionError (ulimit -v $limit)" "RecursionError: maximum recursion depth exceeded" "$out"
+  out=$(ulimit -v "$limit"; "$tsch" nested.tsch 2>&1 | cut -c1-120)
+  contains "5000 nested parentheses are a SyntaxError (ulimit -v $limit)" "error: SyntaxError: too many nested parentheses" "$out"
+  out=$(ulimit -v "$limit"; "$tsch" nested_ok.tsch 2>&1)
+  check "199 nested parentheses parse (ulimit -v $limit)" "1" "$out"
+done
+
+cat > parallel.tsch <<'TSCH'
+import tvm
+from tvm.script import tir as T
+import numpy as np
+
+@T.prim_func
+def fill(A: T.Buffer((256,), "float32")):
+    for i in T.parallel(256):
+        with T.block("A"):
+            vi = T.axis.spatial(256, i)
+            A[vi] = T.float32(vi)
+
+a = tvm.nd.array(np.zeros(256, dtype="float32"))
+tvm.build(fill, target="llvm")["fill"](a)
+print(a.numpy().sum())
+TSCH
+out=$(TVM_NUM_THREADS=abc "$tsch" parallel.tsch 2>&1)
+contains "a bad TVM_NUM_THREADS warns" "warning: TVM_NUM_THREADS=abc is not a positive thread count" "$out"
+contains "and the kernel runs" "32640.0" "$out"
+# 1000 threads of 8 MiB stacks do not fit in 3 GB of address space: the pool keeps the
+# threads it could create.
+out=$(ulimit -v 3000000; TVM_NUM_THREADS=1000 "$tsch" parallel.tsch 2>&1)
+contains "too many threads: a warning" "tsch: warning: could create only" "$out"
+contains "too many threads: the kernel still runs right" "32640.0" "$out"
+report
