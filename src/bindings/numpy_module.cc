@@ -281,7 +281,10 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     DataType t = a[3].is_none() ? (fl ? DataType::float_(64) : DataType::int64()) : dtype_arg(interp, a[3]);
     double s0 = start.as_float(), s1 = stop.as_float(), st = step.as_float();
     if (st == 0) raise(ExcKind::ZeroDivisionError, "division by zero");
-    int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((s1 - s0) / st)));
+    double count = std::ceil((s1 - s0) / st);
+    if (std::isnan(count)) raise(ExcKind::ValueError, "arange: cannot compute length");
+    if (count > 9.0e18) raise(ExcKind::ValueError, "Maximum allowed size exceeded");
+    int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
     auto out = runtime::make_array(t, {n});
     for (int64_t i = 0; i < n; ++i) {
       if (!fl && !t.is_float()) out->set_i(i, start.as_int() + i * step.as_int());
@@ -292,6 +295,7 @@ void build_numpy(Interpreter& interp, script::Module& m) {
   script::def_function(ns, "linspace", "start, stop, num=50, endpoint=True, dtype=None", [](Interpreter& interp, Args& a) {
     double s0 = a.get_float(0), s1 = a.get_float(1);
     int64_t n = a.get_int(2);
+    if (n < 0) raise(ExcKind::ValueError, "Number of samples, " + std::to_string(n) + ", must be non-negative.");
     bool endpoint = interp.truthy(a[3]);
     DataType t = a[4].is_none() ? DataType::float_(64) : dtype_arg(interp, a[4]);
     auto out = runtime::make_array(t, {n});

@@ -1,18 +1,20 @@
 #include "runtime/ndarray.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+
+#include "support/checked_size.h"
 
 namespace tsch::runtime {
 
 using ir::DataType;
 
-int64_t shape_size(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
+constexpr size_t kMappedArrayBytes = size_t{1} << 21;
+
+int64_t shape_size(const Shape& shape) { return checked_element_count(shape); }
 
 std::string shape_string(const Shape& shape) {
   std::string s = "(";
@@ -36,11 +38,27 @@ bool is_array_dtype(DataType t) {
 }
 
 NDArray::NDArray(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)), size_(shape_size(shape_)) {
-  size_t bytes = nbytes();
-  size_t rounded = (bytes + 63) / 64 * 64;
+  // Bytes, rounded up to the 64-byte alignment: checked, so no shape wraps to a small block.
+  int64_t bytes = checked_mul(size_, element_bytes(dtype_));
+  if (bytes > INT64_MAX - 64) throw SizeOverflow(kArrayTooBig);
+  size_t rounded = static_cast<size_t>((bytes + 63) / 64 * 64);
   if (rounded == 0) rounded = 64;
+  auto refuse = [&] {
+    return OutOfMemory("Unable to allocate " + std::to_string(bytes) + " bytes for an array with shape " + shape_string(shape_) +
+                       " and data type " + dtype_.to_string());
+  };
+  // Large arrays come straight from mmap: the pages arrive zeroed (no memset touching them
+  // all), and the kernel's overcommit check refuses what cannot fit — a malloc that
+  // reserves address space without that check (jemalloc) would hand out 8 TB and the
+  // memset would then run the machine out of memory.
+  if (rounded >= kMappedArrayBytes) {
+    void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw refuse();
+    data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [rounded](uint8_t* q) { munmap(q, rounded); });
+    return;
+  }
   void* p = std::aligned_alloc(64, rounded);
-  if (!p) throw std::bad_alloc();
+  if (!p) throw refuse();
   std::memset(p, 0, rounded);
   data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
 }

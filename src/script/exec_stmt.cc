@@ -6,6 +6,7 @@
 #include "script/evaluator.h"
 #include "script/modules.h"
 #include "script/types.h"
+#include "support/checked_size.h"
 #include "support/stack_guard.h"
 #include "syntax/parser.h"
 
@@ -277,6 +278,10 @@ Flow Evaluator::exec(const Stmt& s) {
   } catch (ScriptError& e) {
     if (!e.pending.valid()) e.pending = s.loc;
     throw;
+  } catch (const SizeOverflow& e) {
+    raise_at(ExcKind::ValueError, e.what(), s.loc);
+  } catch (const OutOfMemory& e) {
+    raise_at(ExcKind::MemoryError, e.what(), s.loc);
   } catch (const std::bad_alloc&) {
     raise_at(ExcKind::MemoryError, "out of memory", s.loc);
   }

@@ -14,6 +14,7 @@
 #include "script/numbers.h"
 #include "script/sequence.h"
 #include "script/types.h"
+#include "support/checked_size.h"
 
 namespace tsch::script {
 
@@ -190,7 +191,17 @@ Value Interpreter::call(const Value& callee, CallArgs args) {
   if (auto* fn = callee.as<Function>()) return call_function(*fn, args);
   if (auto* native = callee.as<NativeFunction>()) {
     Args bound(*this, native->name, native->signature, std::move(args));
-    return native->impl(*this, bound);
+    // Sizes computed from user shapes and refused allocations become Python's errors here,
+    // so the caret points at the call that asked for them.
+    try {
+      return native->impl(*this, bound);
+    } catch (const SizeOverflow& e) {
+      raise(ExcKind::ValueError, e.what());
+    } catch (const OutOfMemory& e) {
+      raise(ExcKind::MemoryError, e.what());
+    } catch (const std::bad_alloc&) {
+      raise(ExcKind::MemoryError, "out of memory");
+    }
   }
   if (auto* bound = callee.as<BoundMethod>()) {
     args.positional.insert(args.positional.begin(), bound->self);
