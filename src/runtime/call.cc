@@ -5,6 +5,8 @@
 #include <unordered_map>
 
 #include "ir/printer.h"
+#include "runtime/workspace.h"
+#include "support/checked_size.h"
 
 namespace tsch::runtime {
 namespace {
@@ -115,7 +117,11 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
     }
     scalars.push_back(value);
   }
-  fn(buffers.data(), scalars.data());
+  if (fn(buffers.data(), scalars.data()) == kStatusOutOfMemory) {
+    int64_t bytes = take_failed_workspace_request();
+    throw OutOfMemory("Unable to allocate " + (bytes < 0 ? std::string("more than 2^63") : std::to_string(bytes)) +
+                      " bytes of workspace for " + sig.name + " (the kernel stopped; its outputs may be partly written)");
+  }
 }
 
 }  // namespace tsch::runtime

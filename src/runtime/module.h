@@ -33,8 +33,10 @@ struct FunctionSignature {
   std::vector<ir::Var> scalar_slots;
 };
 
-// Every compiled function: fn(buffer data pointers, scalar slots as int64/double bits).
-using EntryPoint = void (*)(void** buffers, int64_t* scalars);
+// Every compiled function: fn(buffer data pointers, scalar slots as int64/double bits);
+// returns 0, or kStatusOutOfMemory when a workspace allocation failed.
+using EntryPoint = int32_t (*)(void** buffers, int64_t* scalars);
+constexpr int32_t kStatusOutOfMemory = 1;
 
 class CompiledModule {
  public:

@@ -14,7 +14,7 @@
 namespace tsch::runtime {
 namespace {
 
-using TaskFn = void (*)(int64_t, int64_t, void*, int64_t, int64_t);
+using TaskFn = int32_t (*)(int64_t, int64_t, void*, int64_t, int64_t);
 
 int default_threads() {
   unsigned hw = std::thread::hardware_concurrency();
@@ -65,11 +65,9 @@ class Pool {
     }
   }
 
-  void run(TaskFn fn, void* closure, int64_t begin, int64_t extent) {
-    if (inside_parallel_loop || size_ <= 1 || extent <= 1) {
-      fn(0, 1, closure, begin, extent);
-      return;
-    }
+  // Returns 0, or the nonzero status of a task that failed (the other tasks still run).
+  int32_t run(TaskFn fn, void* closure, int64_t begin, int64_t extent) {
+    if (inside_parallel_loop || size_ <= 1 || extent <= 1) return fn(0, 1, closure, begin, extent);
     int64_t tasks = std::min<int64_t>(extent, static_cast<int64_t>(size_) * kTasksPerThread);
     std::lock_guard<std::mutex> run(run_mutex_);
     {
@@ -78,6 +76,7 @@ class Pool {
       // the counter is reset for this one.
       idle_.wait(lock, [this] { return active_ == 0; });
       job_ = {fn, closure, begin, extent, tasks};
+      status_.store(0);
       next_.store(0);
       finished_.store(0);
       generation_.fetch_add(1, std::memory_order_release);
@@ -93,6 +92,7 @@ class Pool {
       }
       std::this_thread::yield();
     }
+    return status_.load();
   }
 
  private:
@@ -110,7 +110,7 @@ class Pool {
     for (;;) {
       int64_t task = next_.fetch_add(1);
       if (task >= job.tasks) break;
-      job.fn(task, job.tasks, job.closure, job.begin, job.extent);
+      if (int32_t status = job.fn(task, job.tasks, job.closure, job.begin, job.extent)) status_.store(status);
       if (finished_.fetch_add(1) + 1 == job.tasks) {
         std::lock_guard<std::mutex> lock(mutex_);
         done_.notify_all();
@@ -164,6 +164,7 @@ class Pool {
   Job job_;
   int active_ = 0;  // workers inside a job
   std::atomic<int64_t> next_{0}, finished_{0};
+  std::atomic<int32_t> status_{0};
 };
 
 thread_local bool Pool::inside_parallel_loop = false;
@@ -177,6 +178,7 @@ void set_num_threads(int n) {
 
 }  // namespace tsch::runtime
 
-extern "C" void tsch_parallel_for(void (*fn)(int64_t, int64_t, void*, int64_t, int64_t), void* closure, int64_t begin, int64_t extent) {
-  tsch::runtime::Pool::get().run(fn, closure, begin, extent);
+extern "C" int32_t tsch_parallel_for(int32_t (*fn)(int64_t, int64_t, void*, int64_t, int64_t), void* closure, int64_t begin,
+                                     int64_t extent) {
+  return tsch::runtime::Pool::get().run(fn, closure, begin, extent);
 }

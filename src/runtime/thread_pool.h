@@ -8,8 +8,9 @@
 extern "C" {
 // Runs fn(task, num_tasks, closure, begin, extent) for task in [0, num_tasks), where
 // num_tasks = min(4 * pool size, extent), each task on whichever thread takes it next
-// (fn covers its own chunk of [begin, begin + extent)); returns when all are done.
-void tsch_parallel_for(void (*fn)(int64_t, int64_t, void*, int64_t, int64_t), void* closure, int64_t begin, int64_t extent);
+// (fn covers its own chunk of [begin, begin + extent)); returns when all are done: 0, or
+// the nonzero status a task returned (e.g. its workspace could not be allocated).
+int32_t tsch_parallel_for(int32_t (*fn)(int64_t, int64_t, void*, int64_t, int64_t), void* closure, int64_t begin, int64_t extent);
 }
 
 namespace tsch::runtime {

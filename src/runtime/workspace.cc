@@ -2,17 +2,21 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
 namespace {
 
+std::atomic<int64_t> failed_request{0};
+
 // A thread's free blocks. Bounded: beyond kMaxCachedBytes the largest blocks are released.
 class Pool {
  public:
   ~Pool() {
-    for (const Block& b : free_) std::free(b.ptr);
+    for (const Block& b : free_) release(b);
   }
 
   void* take(int64_t nbytes) {
@@ -33,11 +37,12 @@ class Pool {
     // kernel streams them (the kernel only uses huge pages where asked, THP "madvise").
     bool huge = size >= kHugePage;
     if (huge) size = (size + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = std::aligned_alloc(huge ? kHugePage : 64, size);
-    if (p && huge) madvise(p, size, MADV_HUGEPAGE);
+    void* p = nbytes < 0 || size < static_cast<size_t>(nbytes) ? nullptr : huge ? map_huge(size) : std::aligned_alloc(64, size);
     if (!p) {
-      std::fprintf(stderr, "tsch: out of memory allocating %lld bytes of workspace\n", static_cast<long long>(nbytes));
-      std::abort();
+      // The kernel sees null, releases what it holds and returns an error; the caller
+      // raises MemoryError with this size.
+      failed_request.store(nbytes);
+      return nullptr;
     }
     live_.push_back(Block{p, size});
     return p;
@@ -56,12 +61,13 @@ class Pool {
           if (free_[k].size > free_[largest].size) largest = k;
         }
         cached_ -= free_[largest].size;
-        std::free(free_[largest].ptr);
+        release(free_[largest]);
         free_.erase(free_.begin() + static_cast<long>(largest));
       }
       return;
     }
-    std::free(ptr);  // not from this thread's pool
+    // Not from this thread's pool: generated code frees a block on the thread that
+    // allocated it, so this does not happen; without the block's size it is left alone.
   }
 
  private:
@@ -71,6 +77,26 @@ class Pool {
   };
   static constexpr size_t kMaxCachedBytes = size_t{1} << 30;
   static constexpr size_t kHugePage = size_t{2} << 20;
+  // Large blocks come from mmap, 2 MiB aligned, on transparent huge pages (fewer TLB misses
+  // when a kernel streams packed operands). mmap, unlike jemalloc's aligned_alloc, is
+  // refused by the kernel's overcommit check when the size cannot fit: a kernel then gets
+  // null and reports MemoryError, instead of touching terabytes.
+  static void* map_huge(size_t size) {
+    size_t span = size + kHugePage;
+    void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return nullptr;
+    auto start = reinterpret_cast<uintptr_t>(raw);
+    uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
+    if (aligned > start) munmap(raw, aligned - start);
+    uintptr_t end = aligned + size;
+    if (start + span > end) munmap(reinterpret_cast<void*>(end), start + span - end);
+    madvise(reinterpret_cast<void*>(aligned), size, MADV_HUGEPAGE);
+    return reinterpret_cast<void*>(aligned);
+  }
+  static void release(const Block& b) {
+    if (b.size >= kHugePage) munmap(b.ptr, b.size);
+    else std::free(b.ptr);
+  }
   static size_t round_up(int64_t n) { return (static_cast<size_t>(n < 1 ? 1 : n) + 63) & ~size_t{63}; }
   std::vector<Block> free_, live_;
   size_t cached_ = 0;
@@ -85,3 +111,5 @@ Pool& pool() {
 
 extern "C" void* tsch_workspace_alloc(int64_t nbytes) { return pool().take(nbytes); }
 extern "C" void tsch_workspace_free(void* ptr) { pool().give_back(ptr); }
+
+int64_t tsch::runtime::take_failed_workspace_request() { return failed_request.exchange(0); }

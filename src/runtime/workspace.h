@@ -7,7 +7,13 @@
 #include <cstdint>
 
 extern "C" {
-// 64-byte aligned; never returns null (aborts with a message when memory runs out).
+// 64-byte aligned; null when the memory cannot be had (or nbytes is negative: a size that
+// overflowed in generated code), and the request is remembered for the error message.
 void* tsch_workspace_alloc(int64_t nbytes);
 void tsch_workspace_free(void* ptr);
 }
+
+namespace tsch::runtime {
+// The size of the last workspace request that failed (0: none), and forgets it.
+int64_t take_failed_workspace_request();
+}  // namespace tsch::runtime

@@ -18,11 +18,12 @@ struct Counts {
 };
 
 // A task function as generated code writes it: its chunk of [begin, begin + extent).
-void count_chunk(int64_t task, int64_t tasks, void* closure, int64_t begin, int64_t extent) {
+int32_t count_chunk(int64_t task, int64_t tasks, void* closure, int64_t begin, int64_t extent) {
   auto* counts = static_cast<Counts*>(closure);
   int64_t per = (extent + tasks - 1) / tasks;
   int64_t lo = begin + task * per, hi = std::min(begin + extent, lo + per);
   for (int64_t i = lo; i < hi; ++i) counts->hits[static_cast<size_t>(i)]++;
+  return 0;
 }
 
 struct Nested {
@@ -31,7 +32,7 @@ struct Nested {
   std::atomic<int> split_calls{0};  // nested calls that were split into tasks (must be 0)
 };
 
-void outer_chunk(int64_t task, int64_t tasks, void* closure, int64_t begin, int64_t extent) {
+int32_t outer_chunk(int64_t task, int64_t tasks, void* closure, int64_t begin, int64_t extent) {
   auto* n = static_cast<Nested*>(closure);
   int64_t per = (extent + tasks - 1) / tasks;
   int64_t lo = begin + task * per, hi = std::min(begin + extent, lo + per);
@@ -42,9 +43,16 @@ void outer_chunk(int64_t task, int64_t tasks, void* closure, int64_t begin, int6
       if (t != 0 || ts != 1) nested->split_calls++;
       nested->nested_calls++;
       for (int64_t k = b; k < b + e; ++k) nested->counts->hits[static_cast<size_t>(k)]++;
+      return 0;
     }, n, i * 10, 10);
   }
+  return 0;
 }
+
+int32_t count_chunk_ok(int64_t, int64_t, void*, int64_t, int64_t) { return 0; }
+
+// A task that fails on one chunk, as generated code does when its workspace cannot be had.
+int32_t fail_on_task_3(int64_t task, int64_t, void*, int64_t, int64_t) { return task == 3 ? 1 : 0; }
 
 }  // namespace
 
@@ -74,6 +82,23 @@ TEST_CASE("a parallel loop nested in a task runs serially", "[runtime]") {
   CHECK(nested.split_calls.load() == 0);
   for (size_t i = 0; i < 160; ++i) REQUIRE(counts.hits[i].load() == 1);
   tsch::runtime::set_num_threads(0);
+}
+
+TEST_CASE("a failing task's status reaches the caller of the parallel loop", "[runtime]") {
+  for (int threads : {1, 2, 3}) {
+    tsch::runtime::set_num_threads(threads);
+    CHECK(tsch_parallel_for(fail_on_task_3, nullptr, 0, 100) == (threads == 1 ? 0 : 1));
+    CHECK(tsch_parallel_for(count_chunk_ok, nullptr, 0, 100) == 0);
+  }
+  tsch::runtime::set_num_threads(0);
+}
+
+TEST_CASE("a workspace request that cannot be met returns null and is remembered", "[runtime]") {
+  CHECK(tsch_workspace_alloc(int64_t{1} << 62) == nullptr);
+  CHECK(tsch::runtime::take_failed_workspace_request() == int64_t{1} << 62);
+  CHECK(tsch_workspace_alloc(-1) == nullptr);  // a size that overflowed in generated code
+  CHECK(tsch::runtime::take_failed_workspace_request() == -1);
+  CHECK(tsch::runtime::take_failed_workspace_request() == 0);
 }
 
 TEST_CASE("workspace blocks are aligned and reused", "[runtime]") {

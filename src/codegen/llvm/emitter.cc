@@ -47,7 +47,8 @@ class Emitter {
       params.push_back(type_of(v->dtype));
       bound.push_back(v.get());
     }
-    auto* impl_type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+    // Every generated function returns a status: 0, or runtime::kStatusOutOfMemory.
+    auto* impl_type = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
     fn_ = llvm::Function::Create(impl_type, llvm::Function::InternalLinkage, name + "_compute", mod_);
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
     size_t n_buffers = 0;
@@ -64,10 +65,10 @@ class Emitter {
     auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry);
     emit(f->body);
-    b_.CreateRetVoid();
+    b_.CreateRet(b_.getInt32(0));
 
-    // Entry point: fn(void** buffers, int64_t* scalars).
-    auto* entry_type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy()}, false);
+    // Entry point: status fn(void** buffers, int64_t* scalars).
+    auto* entry_type = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy()}, false);
     auto* wrapper = llvm::Function::Create(entry_type, llvm::Function::ExternalLinkage, name, mod_);
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", wrapper));
     std::vector<llvm::Value*> args;
@@ -83,8 +84,7 @@ class Emitter {
       else raw = b_.CreateIntCast(raw, type_of(t), true);
       args.push_back(raw);
     }
-    b_.CreateCall(fn_, args);
-    b_.CreateRetVoid();
+    b_.CreateRet(b_.CreateCall(fn_, args));
     return sig;
   }
 
@@ -531,16 +531,29 @@ class Emitter {
   void allocate(const ir::AllocateNode& n) {
     const ir::Buffer& buf = n.buffer;
     llvm::Type* elem = memory_type(buf->dtype);
+    // The element count and byte size, overflow-checked at build time for constant shapes
+    // and at run time otherwise: an overflowing size asks the runtime for -1 bytes, which it
+    // refuses, instead of wrapping to a small buffer that the kernel then overruns.
+    auto elem_bytes = static_cast<int64_t>(mod_.getDataLayout().getTypeAllocSize(elem));
     int64_t count = 1;
-    bool constant = true;
+    bool constant = true, overflow = false;
     llvm::Value* size = llvm::ConstantInt::get(b_.getInt64Ty(), 1);
+    llvm::Value* size_overflow = b_.getFalse();
+    llvm::Function* smul = llvm::Intrinsic::getDeclaration(&mod_, llvm::Intrinsic::smul_with_overflow, {b_.getInt64Ty()});
+    auto multiply = [&](llvm::Value* factor) {
+      llvm::Value* r = b_.CreateCall(smul, {size, factor});
+      size = b_.CreateExtractValue(r, 0);
+      size_overflow = b_.CreateOr(size_overflow, b_.CreateExtractValue(r, 1));
+    };
     for (const auto& d : buf->shape) {
       int64_t c;
-      if (ir::as_const_int(d, &c)) count *= c;
+      if (ir::as_const_int(d, &c)) overflow |= c < 0 || __builtin_mul_overflow(count, c, &count);
       else constant = false;
-      size = b_.CreateMul(size, b_.CreateIntCast(emit(d), b_.getInt64Ty(), true));
+      multiply(b_.CreateIntCast(emit(d), b_.getInt64Ty(), true));
     }
-    int64_t bytes = count * static_cast<int64_t>(mod_.getDataLayout().getTypeAllocSize(elem));
+    int64_t bytes = 0;
+    overflow |= __builtin_mul_overflow(count, elem_bytes, &bytes);
+    if (overflow) constant = false;
     if (constant && bytes <= kMaxStackBytes) {
       // At the function's entry, so a loop around the allocation does not grow the stack.
       llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
@@ -551,16 +564,34 @@ class Emitter {
       vars_.erase(buf->data.get());
       return;
     }
-    llvm::Value* nbytes = b_.CreateMul(size, llvm::ConstantInt::get(b_.getInt64Ty(), mod_.getDataLayout().getTypeAllocSize(elem)));
+    multiply(b_.getInt64(elem_bytes));
+    llvm::Value* nbytes = b_.CreateSelect(size_overflow, b_.getInt64(-1), size);
     // From the runtime's workspace pool (runtime/workspace.h): memory stays warm across calls.
     llvm::FunctionCallee alloc = mod_.getOrInsertFunction("tsch_workspace_alloc", b_.getPtrTy(), b_.getInt64Ty());
     llvm::FunctionCallee release = mod_.getOrInsertFunction("tsch_workspace_free", b_.getVoidTy(), b_.getPtrTy());
     llvm::CallInst* p = b_.CreateCall(alloc, {nbytes});
     p->addRetAttr(llvm::Attribute::NoAlias);  // fresh memory, as malloc's
+    return_if_failed(b_.CreateIsNull(p));
     vars_[buf->data.get()] = p;
+    live_workspace_.push_back(p);
     emit(n.body);
+    live_workspace_.pop_back();
     b_.CreateCall(release, {p});
     vars_.erase(buf->data.get());
+  }
+
+  // When `failed` holds, the current function releases the workspace it holds and returns
+  // kStatusOutOfMemory (a parallel task returns it to tsch_parallel_for, which hands it to
+  // the function that started the loop, and so on up to the caller, which raises).
+  void return_if_failed(llvm::Value* failed) {
+    auto* fail = llvm::BasicBlock::Create(ctx_, "out_of_memory", fn_);
+    auto* go_on = llvm::BasicBlock::Create(ctx_, "allocated", fn_);
+    b_.CreateCondBr(failed, fail, go_on, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(fail);
+    llvm::FunctionCallee release = mod_.getOrInsertFunction("tsch_workspace_free", b_.getVoidTy(), b_.getPtrTy());
+    for (auto it = live_workspace_.rbegin(); it != live_workspace_.rend(); ++it) b_.CreateCall(release, {*it});
+    b_.CreateRet(b_.getInt32(runtime::kStatusOutOfMemory));
+    b_.SetInsertPoint(go_on);
   }
 
   // A parallel loop: its body becomes a function run by the runtime's thread pool on chunks
@@ -577,17 +608,20 @@ class Emitter {
     llvm::Value* begin = b_.CreateIntCast(emit(n.min), b_.getInt64Ty(), true);
     llvm::Value* extent = b_.CreateIntCast(emit(n.extent), b_.getInt64Ty(), true);
     // The task function: (task, num_tasks, closure, begin, extent).
-    auto* task_type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    auto* task_type = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
     auto* task_fn = llvm::Function::Create(task_type, llvm::Function::InternalLinkage, fn_->getName() + "_parallel_" + n.loop_var->name, mod_);
     task_fn->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::FunctionCallee parallel_for = mod_.getOrInsertFunction(
-        "tsch_parallel_for", b_.getVoidTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
-    b_.CreateCall(parallel_for, {task_fn, closure, begin, extent});
+        "tsch_parallel_for", b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
+    llvm::Value* status = b_.CreateCall(parallel_for, {task_fn, closure, begin, extent});
+    return_if_failed(b_.CreateICmpNE(status, b_.getInt32(0)));
 
     // Emit the task function's body with its own variable scope.
     llvm::Function* saved_fn = fn_;
     llvm::IRBuilderBase::InsertPoint saved_ip = b_.saveIP();
     auto saved_vars = vars_;
+    auto saved_workspace = std::move(live_workspace_);
+    live_workspace_.clear();  // the task releases only what it allocates itself
     fn_ = task_fn;
     in_parallel_ = true;
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", task_fn));
@@ -608,10 +642,11 @@ class Emitter {
     llvm::Value* count = b_.CreateSelect(b_.CreateICmpSLT(lo, hi), b_.CreateSub(hi, lo), b_.getInt64(0));
     llvm::Type* var_type = type_of(n.loop_var->dtype);
     loop(n.loop_var, b_.CreateIntCast(lo, var_type, true), b_.CreateIntCast(count, var_type, true), n.body, false);
-    b_.CreateRetVoid();
+    b_.CreateRet(b_.getInt32(0));
     fn_ = saved_fn;
     in_parallel_ = false;
     vars_ = std::move(saved_vars);
+    live_workspace_ = std::move(saved_workspace);
     b_.restoreIP(saved_ip);
   }
 
@@ -644,6 +679,7 @@ class Emitter {
   llvm::MDNode* tbaa_root_ = nullptr;
   std::unordered_map<const ir::VarNode*, llvm::MDNode*> tbaa_tags_;
   bool in_parallel_ = false;
+  std::vector<llvm::Value*> live_workspace_;  // heap buffers open at the insert point, outermost first
 };
 
 }  // namespace
