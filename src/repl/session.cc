@@ -147,7 +147,13 @@ int Session::run() {
   while (!quit_) {
     std::string line;
     LineReader::Status status = reader_.read(buffer.empty() ? ">>> " : "... ", line);
-    if (status == LineReader::Status::End) break;
+    if (status == LineReader::Status::End) {
+      if (buffer.empty()) break;
+      // Ctrl-D at a continuation prompt drops the pending block and keeps the session.
+      buffer.clear();
+      std::fputs("\n", stdout);
+      continue;
+    }
     if (status == LineReader::Status::Interrupted) {
       buffer.clear();
       continue;

@@ -158,6 +158,10 @@ void Evaluator::delete_target(const Expr& target) {
 }
 
 Flow Evaluator::exec(const Stmt& s) {
+  if (interp.stdout_unflushed) {
+    interp.stdout_unflushed = false;
+    std::fflush(stdout);
+  }
   try {
     switch (s.kind) {
       case StmtKind::Expr: {

@@ -3,6 +3,8 @@
 // type's dunder methods, so native types of later layers plug in by defining them.
 #include "script/interpreter.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -21,8 +23,12 @@ namespace tsch::script {
 void install_builtins(Interpreter& interp, Namespace& ns);
 
 Interpreter::Interpreter() : builtins_(std::make_shared<Namespace>()), modules_(std::make_unique<ModuleLoader>()) {
-  write_stdout = [](const std::string& text) {
+  // Output to a pipe or file is flushed at the next statement (Evaluator::exec), so what a
+  // script printed is not lost when it is killed; a terminal is line-buffered already.
+  static const bool stdout_is_terminal = isatty(STDOUT_FILENO);
+  write_stdout = [this](const std::string& text) {
     std::fwrite(text.data(), 1, text.size(), stdout);
+    if (!stdout_is_terminal) stdout_unflushed = true;
   };
   install_builtins(*this, *builtins_);
 }

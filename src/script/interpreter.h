@@ -48,6 +48,7 @@ class Interpreter {
 
   // Output of print(); tests may redirect it.
   std::function<void(const std::string&)> write_stdout;
+  bool stdout_unflushed = false;  // written to a non-terminal stdout since the last flush
 
   // ---- generic operations
   Value call(const Value& callee, CallArgs args);

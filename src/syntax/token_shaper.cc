@@ -12,6 +12,7 @@ void TokenShaper::reset() {
   open_brackets_.clear();
   seen_statement_ = false;
   last_was_newline_ = true;
+  last_ = {};
 }
 
 std::unique_ptr<antlr4::Token> TokenShaper::make(size_t type, const std::string& text, size_t line, size_t column) {
@@ -94,8 +95,18 @@ void TokenShaper::push(std::unique_ptr<antlr4::Token> token, size_t next_char) {
       if (text == "\"" || text == "'") fail(*token, "unterminated triple-quoted string", true);
       fail(*token, "invalid character '" + text + "'");
     }
-    case TschLexer::UNTERMINATED_STRING:
+    case TschLexer::UNTERMINATED_STRING: {
+      // `"""abc` scans as the empty string `""` followed by `"abc`: an unterminated
+      // triple-quoted string, which more lines may still close (the REPL continues).
+      std::string text = token->getText();
+      bool after_empty = last_.type == TschLexer::STRING && last_.line == token->getLine() &&
+                         last_.column + last_.text.size() == token->getCharPositionInLine() && last_.text.size() >= 2 &&
+                         last_.text.compare(last_.text.size() - 2, 2, std::string(2, text[0])) == 0 &&
+                         (text[0] == '"' || text[0] == '\'');
+      if (after_empty)
+        throw LexError{last_.line, last_.column + last_.text.size() - 2, "unterminated triple-quoted string literal", true};
       fail(*token, "unterminated string literal");
+    }
     case TschLexer::OPEN_PAREN:
     case TschLexer::OPEN_BRACK:
     case TschLexer::OPEN_BRACE:
@@ -114,6 +125,10 @@ void TokenShaper::push(std::unique_ptr<antlr4::Token> token, size_t next_char) {
   if (!seen_statement_ && !expression_mode_ && token->getCharPositionInLine() > 0) fail(*token, "unexpected indent");
   seen_statement_ = true;
   last_was_newline_ = false;
+  last_.type = token->getType();
+  last_.line = token->getLine();
+  last_.column = token->getCharPositionInLine();
+  if (last_.type == TschLexer::STRING) last_.text = token->getText();  // only strings are looked at
   pending_.push_back(std::move(token));
 }
 

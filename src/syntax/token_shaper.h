@@ -51,6 +51,10 @@ class TokenShaper {
   std::vector<int> indents_{0};
   std::vector<OpenBracket> open_brackets_;
   static constexpr size_t kMaxBracketDepth = 200;
+  struct LastToken {
+    size_t type = 0, line = 0, column = 0;
+    std::string text;
+  } last_;  // the previous token passed on
   bool seen_statement_ = false;  // something other than NEWLINE was emitted
   bool last_was_newline_ = true;
   bool expression_mode_ = false;

@@ -88,4 +88,13 @@ else
   echo "SKIP repl tests: tmux is not installed"
 fi
 
+# Output already written to a pipe survives a kill: it is flushed at each statement.
+printf 'print("before the long loop")\nwhile True:\n    pass\n' > killed.tsch
+"$tsch" killed.tsch > killed.out 2>&1 &
+pid=$!
+sleep 1.5
+kill -9 "$pid" 2> /dev/null
+wait "$pid" 2> /dev/null
+check "printed output reaches a pipe before a kill" "before the long loop" "$(cat killed.out)"
+
 report

@@ -140,6 +140,27 @@ if [ "$repl_ir" == "$script_ir" ] && [ -n "$script_ir" ]; then passed=$((passed 
   failed=$((failed + 1)); printf 'FAIL saved script reproduces the IR\n--- repl\n%s\n--- script\n%s\n' "$repl_ir" "$script_ir"; fi
 contains "undone steps are commented out" "# undone: sch.reverse_compute_at(block_C, j0)" "$(cat session.tsch)"
 
+# Ctrl-D at a continuation prompt drops the pending block and keeps the session (CPython).
+n=$(prompts)
+$T send-keys -t repl -l 'for q in range(3):'
+$T send-keys -t repl Enter
+sleep 0.3
+$T send-keys -t repl C-d
+wait_prompt "$n"
+send 'x'
+contains "Ctrl-D at ... keeps the session and its state" "41" "$(since 'x')"
+# A line opening a triple-quoted string continues until the string closes.
+n=$(prompts)
+$T send-keys -t repl -l 's = """first'
+$T send-keys -t repl Enter
+sleep 0.3
+contains "an open triple-quoted string continues" "... " "$(screen | tail -3)"
+$T send-keys -t repl -l 'second"""'
+$T send-keys -t repl Enter
+wait_prompt "$n"
+send 'print(s.split())'
+contains "the string spans both lines" "['first', 'second']" "$(since 'print(s.split())')"
+
 $T send-keys -t repl C-d
 sleep 0.5
 contains "history is kept" ":trace" "$(cat "$work/.tsch_history" 2>/dev/null)"
