@@ -79,19 +79,27 @@ class ErrorListener : public antlr4::BaseErrorListener {
   const SourceFile* source_;
 };
 
-// ANTLR's input stream throws on malformed UTF-8; report the first bad byte instead.
-void check_utf8(const SourceFile* source) {
+// What Python refuses in source text before tokenizing: NUL bytes, malformed UTF-8 (ANTLR's
+// input stream would throw its own C++ error; overlong forms and surrogates included), and
+// (a byte-order mark outside strings is the token shaper's to refuse).
+void check_source_text(const SourceFile* source) {
   const std::string& text = source->text();
   int line = source->first_line(), col = 1;
+  auto fail = [&](const std::string& message) { throw SyntaxError(SourceLoc{source, line, col, 1}, message); };
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
   for (size_t i = 0; i < text.size();) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t width = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    unsigned char c = byte(i);
+    if (c == 0) fail("source code cannot contain null bytes");
+    size_t width = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : (c >> 4) == 0xE ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
     bool ok = width > 0 && i + width <= text.size();
-    for (size_t k = 1; ok && k < width; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    for (size_t k = 1; ok && k < width; ++k) ok = (byte(i + k) & 0xC0) == 0x80;
+    // The second byte's range rules out overlong forms, surrogates and code points past U+10FFFF.
+    if (ok && width == 3) ok = !(c == 0xE0 && byte(i + 1) < 0xA0) && !(c == 0xED && byte(i + 1) >= 0xA0);
+    if (ok && width == 4) ok = !(c == 0xF0 && byte(i + 1) < 0x90) && !(c == 0xF4 && byte(i + 1) >= 0x90);
     if (!ok) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02x", c);
-      throw SyntaxError(SourceLoc{source, line, col, 1}, std::string("invalid UTF-8 byte ") + hex + " in source");
+      fail(std::string("(unicode error) 'utf-8' codec can't decode byte ") + hex + ": invalid UTF-8 in source");
     }
     if (c == '\n') {
       ++line;
@@ -105,7 +113,7 @@ void check_utf8(const SourceFile* source) {
 
 template <typename Result, typename Fast, typename Entry>
 Result run_parser(const SourceFile* source, bool expression_mode, Fast fast, Entry entry) {
-  check_utf8(source);
+  check_source_text(source);
   int line_offset = source->first_line() - 1;
   auto shift = [&](SourceLoc at) {
     at.line += line_offset;

@@ -9,6 +9,7 @@ using tsgen::TschLexer;
 void TokenShaper::reset() {
   pending_.clear();
   indents_.assign(1, 0);
+  alt_indents_.assign(1, 0);
   open_brackets_.clear();
   seen_statement_ = false;
   last_was_newline_ = true;
@@ -29,11 +30,11 @@ void TokenShaper::fail(const antlr4::Token& at, std::string message, bool at_end
 
 // Width of the indentation carried by a NEWLINE token (tabs advance to a multiple of 8,
 // as Python does).
-static int indentation_width(const std::string& text) {
+static int indentation_width(const std::string& text, int tab_size = 8) {
   int width = 0;
   for (char c : text) {
     if (c == ' ') ++width;
-    else if (c == '\t') width = (width / 8 + 1) * 8;
+    else if (c == '\t') width = (width / tab_size + 1) * tab_size;
     else if (c == '\n' || c == '\r' || c == '\f') width = 0;
   }
   return width;
@@ -51,20 +52,30 @@ void TokenShaper::handle_newline(const antlr4::Token& newline, size_t next_char)
   if (expression_mode_) return;
   // The indentation belongs to the next line.
   int width = indentation_width(newline.getText());
+  // CPython's TabError: the indentation must compare the same way with tabs as 1 column as
+  // with tabs to the next multiple of 8, or its meaning depends on the tab size.
+  int alt_width = indentation_width(newline.getText(), 1);
   size_t next_line = line + 1;
   size_t next_col = static_cast<size_t>(width);
+  auto tab_error = [&] {
+    throw LexError{next_line, next_col, "inconsistent use of tabs and spaces in indentation", false};
+  };
   if (width > indents_.back()) {
+    if (alt_width <= alt_indents_.back()) tab_error();
     indents_.push_back(width);
+    alt_indents_.push_back(alt_width);
     pending_.push_back(make(TschLexer::INDENT, "<INDENT>", next_line, next_col));
     return;
   }
   while (width < indents_.back()) {
     indents_.pop_back();
+    alt_indents_.pop_back();
     pending_.push_back(make(TschLexer::DEDENT, "<DEDENT>", next_line, next_col));
   }
   if (width != indents_.back()) {
     throw LexError{next_line, next_col, "unindent does not match any outer indentation level", false};
   }
+  if (alt_width != alt_indents_.back()) tab_error();
 }
 
 void TokenShaper::handle_eof(std::unique_ptr<antlr4::Token> eof) {
@@ -76,6 +87,7 @@ void TokenShaper::handle_eof(std::unique_ptr<antlr4::Token> eof) {
   }
   while (indents_.size() > 1) {
     indents_.pop_back();
+    alt_indents_.pop_back();
     pending_.push_back(make(TschLexer::DEDENT, "<DEDENT>", line, column));
   }
   pending_.push_back(std::move(eof));
@@ -107,6 +119,11 @@ void TokenShaper::push(std::unique_ptr<antlr4::Token> token, size_t next_char) {
         throw LexError{last_.line, last_.column + last_.text.size() - 2, "unterminated triple-quoted string literal", true};
       fail(*token, "unterminated string literal");
     }
+    case TschLexer::NAME:
+      // The lexer takes any non-ASCII letter into names; a byte-order mark past the start of
+      // the file (U+FEFF, invisible) is refused as Python does.
+      if (token->getText().find("\xEF\xBB\xBF") != std::string::npos) fail(*token, "invalid non-printable character U+FEFF");
+      break;
     case TschLexer::OPEN_PAREN:
     case TschLexer::OPEN_BRACK:
     case TschLexer::OPEN_BRACE:

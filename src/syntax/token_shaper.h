@@ -49,6 +49,7 @@ class TokenShaper {
 
   std::deque<std::unique_ptr<antlr4::Token>> pending_;
   std::vector<int> indents_{0};
+  std::vector<int> alt_indents_{0};  // the same indentation with tabs as one column (TabError)
   std::vector<OpenBracket> open_brackets_;
   static constexpr size_t kMaxBracketDepth = 200;
   struct LastToken {

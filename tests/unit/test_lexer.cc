@@ -43,9 +43,16 @@ TEST_CASE("backslash continuation joins lines", "[lexer]") {
   CHECK(token_names("x = 1 + \\\n    2\n") == V{"NAME", "ASSIGN", "NUMBER", "ADD", "NUMBER", "NEWLINE"});
 }
 
-TEST_CASE("tabs count to the next multiple of 8", "[lexer]") {
-  auto t = token_names("if x:\n\ty\n        z\n");
-  CHECK(std::count(t.begin(), t.end(), "INDENT") == 1);
+TEST_CASE("tabs count to the next multiple of 8, and mixing them with spaces ambiguously is a TabError", "[lexer]") {
+  auto t = token_names("if x:\n\ty\n\tz\nif w:\n  \tv\n  \tu\n");
+  CHECK(std::count(t.begin(), t.end(), "INDENT") == 2);
+  // A tab and 8 spaces are one level only when a tab is 8 columns: Python 3 refuses it.
+  try {
+    token_names("if x:\n\ty\n        z\n");
+    FAIL("no TabError");
+  } catch (const tsch::SyntaxError& e) {
+    CHECK(std::string(e.what()) == "inconsistent use of tabs and spaces in indentation");
+  }
 }
 
 TEST_CASE("inconsistent dedent is a syntax error", "[lexer]") {
