@@ -4,6 +4,7 @@
 // tvm.tir.ScheduleError and leaves mod and trace exactly as they were.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <functional>
 #include <random>
 #include <set>
@@ -629,17 +630,23 @@ TypeRef make_schedule_type() {
     ScheduleValue& sch = self(a);
     uint64_t loop = loop_arg(a, 1);
     int64_t n = a.get_int(2), max_inner = a.get_int(3);
-    if (n < 1) a.value_error(2, "n must be at least 1");
+    // A tile of more than 64 loops has no use and would make as many loops in the IR.
+    if (n < 1 || n > 64) a.value_error(2, "n must be between 1 and 64, got " + std::to_string(n));
+    if (max_inner != -1 && max_inner < 1) a.value_error(3, "max_innermost_factor must be positive, or -1 for no limit, got " + std::to_string(max_inner));
     int64_t extent;
     std::vector<int64_t> factors;
     if (!ir::as_const_int(sch.state.loop(loop)->extent, &extent)) {
       factors.assign(static_cast<size_t>(n), 1);
       factors[0] = -1;
     } else if (!a[4].is_none()) {
-      for (const Value& v : interp.to_vector(a[4])) factors.push_back(v.as_int());
       int64_t product = 1;
-      for (int64_t f : factors) product *= f;
-      if (static_cast<int64_t>(factors.size()) != n || product != extent) a.value_error(4, "the decision does not tile the loop");
+      bool ok = true;
+      for (const Value& v : interp.to_vector(a[4])) {
+        if (!v.is_integral()) a.type_error(4, "a list of int");
+        factors.push_back(v.as_int());
+        ok &= factors.back() >= 1 && !__builtin_mul_overflow(product, factors.back(), &product);
+      }
+      if (!ok || static_cast<int64_t>(factors.size()) != n || product != extent) a.value_error(4, "the decision does not tile the loop");
     } else {
       factors = schedule::sample_perfect_tile(extent, n, max_inner, sch.rand_state);
     }
@@ -663,8 +670,17 @@ TypeRef make_schedule_type() {
     ScheduleValue& sch = self(a);
     std::vector<Value> candidates = interp.to_vector(a[1]);
     std::vector<double> probs;
-    for (const Value& p : interp.to_vector(a[2])) probs.push_back(p.as_float());
+    double total = 0;
+    for (const Value& p : interp.to_vector(a[2])) {
+      if (!p.is_integral() && !p.is_float()) a.type_error(2, "a list of float");
+      probs.push_back(p.as_float());
+      if (!std::isfinite(probs.back()) || probs.back() < 0) a.value_error(2, "probabilities must be finite and non-negative, got " + interp.repr(p));
+      total += probs.back();
+    }
+    for (const Value& c : candidates)
+      if (!c.is_integral()) a.type_error(1, "a list of int");
     if (candidates.size() != probs.size() || candidates.empty()) a.value_error(2, "candidates and probs must have the same, non-zero length");
+    if (!(total > 0) || !std::isfinite(total)) a.value_error(2, "the probabilities must not all be zero");
     int64_t choice = a[3].is_none() ? schedule::sample_categorical(probs, sch.rand_state) : a.get_int(3);
     if (choice < 0 || choice >= static_cast<int64_t>(candidates.size())) a.value_error(3, "the decision is not a candidate index");
     auto rv = std::make_shared<RVNode>();

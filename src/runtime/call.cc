@@ -65,6 +65,18 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
     if (!sig.buffers[i]) {
       if (args[i].array) throw std::invalid_argument(where + ": expected a scalar, got an array");
       const ir::Var& v = sig.scalar_params[i];
+      ir::DataType t = v->dtype;
+      if (!t.is_float()) {
+        // An integer parameter takes an int that fits its dtype: never a float (truncated),
+        // nor a value the kernel would see wrapped (2**31 for an int32).
+        if (args[i].is_float) throw std::invalid_argument(where + ": expected an int (" + dtype_text(t) + "), got a float");
+        int64_t x = args[i].i;
+        bool fits = t.bits >= 64 ? (t.code != ir::DataType::Code::UInt || x >= 0)
+                    : t.code == ir::DataType::Code::UInt ? x >= 0 && x < (int64_t{1} << t.bits)
+                                                         : x >= -(int64_t{1} << (t.bits - 1)) && x < (int64_t{1} << (t.bits - 1));
+        if (t.is_bool()) fits = x == 0 || x == 1;
+        if (!fits) throw std::invalid_argument(where + ": " + std::to_string(x) + " does not fit its dtype " + dtype_text(t));
+      }
       bound[v.get()] = args[i].is_float ? static_cast<int64_t>(args[i].f) : args[i].i;
       continue;
     }

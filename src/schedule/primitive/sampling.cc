@@ -35,16 +35,64 @@ void tilings(int64_t extent, int64_t parts, int64_t max_innermost, std::vector<i
 
 }  // namespace
 
-std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state) {
-  std::vector<std::vector<int64_t>> all;
-  std::vector<int64_t> current;
-  tilings(extent, n, max_innermost_factor, current, all);
-  if (all.empty()) {
-    std::vector<int64_t> trivial(static_cast<size_t>(n), 1);
-    trivial[0] = extent;
-    return trivial;
+// The prime factors of n, with multiplicity. Trial division stops at 10^6: a cofactor left
+// then counts as one factor (it may be composite, which only leaves some tilings out).
+std::vector<int64_t> prime_factors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t p = 2; p <= 1000000 && p * p <= n; ++p) {
+    while (n % p == 0) {
+      out.push_back(p);
+      n /= p;
+    }
   }
-  return all[next(rand_state) % all.size()];
+  if (n > 1) out.push_back(n);
+  return out;
+}
+
+// How many tilings `tilings` would list, saturating at `cap`.
+int64_t count_tilings(int64_t extent, int64_t parts, int64_t max_innermost, int64_t cap) {
+  if (parts == 1) return max_innermost <= 0 || extent <= max_innermost ? 1 : 0;
+  int64_t total = 0;
+  for (int64_t d = 1; d <= extent && total < cap; ++d)
+    if (extent % d == 0) total += count_tilings(extent / d, parts - 1, max_innermost, cap - total);
+  return std::min(total, cap);
+}
+
+std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state) {
+  // Small spaces: every tiling listed, one drawn uniformly.
+  constexpr int64_t kEnumerate = 100000;
+  if (extent <= (int64_t{1} << 16) && count_tilings(extent, n, max_innermost_factor, kEnumerate + 1) <= kEnumerate) {
+    std::vector<std::vector<int64_t>> all;
+    std::vector<int64_t> current;
+    tilings(extent, n, max_innermost_factor, current, all);
+    if (all.empty()) {
+      std::vector<int64_t> trivial(static_cast<size_t>(n), 1);
+      trivial[0] = extent;
+      return trivial;
+    }
+    return all[next(rand_state) % all.size()];
+  }
+  // Large spaces (many parts, or a long loop), as TVM samples: the innermost factor among
+  // the divisors within the limit, then each remaining prime factor to a random outer part.
+  std::vector<int64_t> factors(static_cast<size_t>(n), 1);
+  std::vector<int64_t> primes = prime_factors(extent);
+  std::vector<int64_t> divisors{1};
+  for (size_t i = 0; i < primes.size();) {
+    size_t j = i;
+    while (j < primes.size() && primes[j] == primes[i]) ++j;
+    size_t count = divisors.size();
+    int64_t power = 1;
+    for (size_t k = i; k < j; ++k) {
+      power *= primes[i];
+      for (size_t m = 0; m < count; ++m)
+        if (max_innermost_factor <= 0 || divisors[m] <= max_innermost_factor / power) divisors.push_back(divisors[m] * power);
+    }
+    i = j;
+  }
+  int64_t inner = n == 1 ? extent : divisors[next(rand_state) % divisors.size()];
+  factors.back() = inner;
+  for (int64_t p : prime_factors(extent / inner)) factors[next(rand_state) % static_cast<uint64_t>(n - 1)] *= p;
+  return factors;
 }
 
 int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_state) {

@@ -30,6 +30,14 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
   if (factors.empty()) fail("split", {loop_sid}, "at least one factor is required");
   int inferred = -1;
   int64_t product = 1;
+  DataType t = loop->loop_var->dtype;
+  // The new loops' extents, and the index they rebuild (i_0 * f_1 + i_1 ...), are values of
+  // the loop's dtype: a product past its range would wrap (2**62 on an int32 loop printed
+  // T.grid(1, 4611686018427387904) and ran wrong).
+  const int64_t dtype_max = t.bits >= 64 ? INT64_MAX : (int64_t{1} << (t.bits - 1)) - 1;
+  auto too_large = [&](const std::string& what, int64_t value) {
+    fail("split", {loop_sid}, fmt::format("{} (= {}) does not fit the dtype {} of loop \"{}\"", what, value, t.to_string(), loop->loop_var->name));
+  };
   for (size_t i = 0; i < factors.size(); ++i) {
     if (!factors[i]) {
       if (inferred >= 0) fail("split", {loop_sid}, "only one factor can be specified as -1 or none");
@@ -39,11 +47,16 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
     if (*factors[i] <= 0) {
       fail("split", {loop_sid}, fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, *factors[i]));
     }
-    product *= *factors[i];
+    if (*factors[i] > dtype_max) too_large(fmt::format("the factor at position {}", i), *factors[i]);
+    if (__builtin_mul_overflow(product, *factors[i], &product) || product > dtype_max) too_large("the product of the factors", product);
   }
-  DataType t = loop->loop_var->dtype;
   int64_t extent = 0;
   bool const_extent = as_const_int(loop->extent, &extent);
+  if (inferred >= 0 && const_extent) {
+    int64_t covered = 0;  // the inferred factor times the others: at least the extent
+    if (__builtin_mul_overflow((extent + product - 1) / product, product, &covered) || covered > dtype_max)
+      too_large("the extent covered by the factors", (extent + product - 1) / product * product);
+  }
   std::vector<PrimExpr> extents;
   for (const auto& f : factors) extents.push_back(f ? make_int(*f, t) : PrimExpr());
   if (inferred >= 0) {
