@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ir/functor.h"
+#include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
@@ -17,9 +18,34 @@ namespace {
 void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* primitive, const char* kind) {
   const ForNode* loop = s.loop(loop_sid);
   const VarNode* var = loop->loop_var.get();
+  int64_t extent = 0;
+  bool single_iteration = as_const_int(loop->extent, &extent) && extent == 1;
+  auto uses_loop_var = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return v == var; }); };
   for_each_stmt(loop->body, [&](const Stmt& st) {
     auto* r = as<BlockRealizeNode>(st);
     if (!r) return;
+    // The iterations must be independent instances of each block below (TVM: every block is
+    // complete or a reduction, with the loop var only in data-parallel bindings).
+    bool bound_to_loop = false, all_data_parallel = true;
+    for (size_t i = 0; i < r->iter_values.size(); ++i) {
+      bound_to_loop |= uses_loop_var(r->iter_values[i]);
+      all_data_parallel &= r->block->iter_vars[i].type == IterType::DataPar;
+    }
+    if (!bound_to_loop && !single_iteration) {
+      fail(primitive, {loop_sid, r->block->sid},
+           fmt::format("The \"{}\" cannot be fulfilled with regard to block \"{}\": its iterators do not depend on loop "
+                       "\"{}\", so every iteration would run the same block instance and write the same locations",
+                       kind, r->block->name, loop->loop_var->name));
+    }
+    if (all_data_parallel) {
+      for (const auto& w : r->block->writes)
+        for (const auto& rd : r->block->reads)
+          if (rd.buffer.get() == w.buffer.get())
+            fail(primitive, {loop_sid, r->block->sid},
+                 fmt::format("The \"{}\" cannot be fulfilled with regard to block \"{}\": it is not a complete block (it "
+                             "reads buffer {}, which it writes), so its iterations may depend on each other",
+                             kind, r->block->name, w.buffer->name));
+    }
     for (size_t i = 0; i < r->iter_values.size(); ++i) {
       if (r->block->iter_vars[i].type == IterType::DataPar) continue;
       if (uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var; })) {
