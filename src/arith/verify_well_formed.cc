@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <unordered_map>
 #include <unordered_set>
 
 #include "arith/int_set.h"
@@ -20,13 +21,22 @@ class Verifier : public IRVisitor {
  public:
   std::vector<std::string> errors;
 
-  void define(const Var& v) { defined_.insert(v.get()); }
+  // Definitions are scoped: a loop variable, let variable or block iterator is defined only
+  // inside its loop, let or block, so a use after it (a loop extent naming a variable of a
+  // loop that has ended) is reported. Counted, since one Var may be defined in two siblings.
+  void define(const Var& v) { ++defined_[v.get()]; }
+  void undefine(const Var& v) {
+    if (--defined_[v.get()] > 0) return;
+    defined_.erase(v.get());
+    ended_.insert(v.get());
+  }
 
   void visit(const PrimExpr& e) override {
     if (!e) return;
     if (auto* v = as<VarNode>(e)) {
       if (!defined_.count(v) && reported_.insert(v).second) {
-        errors.push_back(fmt::format("variable {} is used but not defined", v->name));
+        errors.push_back(ended_.count(v) ? fmt::format("variable {} is used outside its scope", v->name)
+                                         : fmt::format("variable {} is used but not defined", v->name));
       }
       return;
     }
@@ -44,6 +54,7 @@ class Verifier : public IRVisitor {
         dom_[loop->loop_var.get()] = interval_of(Range{loop->min, loop->extent});
         visit(loop->body);
         dom_.erase(loop->loop_var.get());
+        undefine(loop->loop_var);
         return;
       }
       case StmtKind::LetStmt: {
@@ -51,6 +62,7 @@ class Verifier : public IRVisitor {
         visit(let->value);
         define(let->var);
         visit(let->body);
+        undefine(let->var);
         return;
       }
       case StmtKind::BufferStore: {
@@ -103,6 +115,7 @@ class Verifier : public IRVisitor {
         for (const auto& r : block->writes) visit_buffer_region(r);
         if (block->init) visit(block->init);
         visit(block->body);
+        for (const auto& iv : block->iter_vars) undefine(iv.var);
         dom_ = saved;
         return;
       }
@@ -147,7 +160,8 @@ class Verifier : public IRVisitor {
     }
   }
 
-  std::unordered_set<const VarNode*> defined_, reported_;
+  std::unordered_map<const VarNode*, int> defined_;
+  std::unordered_set<const VarNode*> reported_, ended_;
   VarDomain dom_;
   bool guarded_ = false;  // inside a block whose realize has a T.where
 };

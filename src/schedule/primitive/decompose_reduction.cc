@@ -62,6 +62,17 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
     init_loops.push_back(f);
     loop_map[f->loop_var.get()] = make_var(f->loop_var->name + "_init", f->loop_var->dtype);
   }
+  // A copied loop's range may name outer loops (compute_at clamps `ax0` to
+  // `T.min(j_0 * 24 + 23, 63) - j_0 * 24 + 1`): those are copied too and renamed, but a
+  // range naming a loop the init nest leaves out would use it outside its scope.
+  for (const ForNode* f : init_loops) {
+    for (const PrimExpr& e : {f->min, f->extent}) {
+      if (uses_var(e, [&](const VarNode* x) { return dropped.count(x) > 0; }))
+        fail("decompose_reduction", {loop_sid, block_sid},
+             fmt::format("not supported yet: the range of loop \"{}\" depends on a loop the init block does not iterate over",
+                         f->loop_var->name));
+    }
+  }
   auto init_block = std::make_shared<BlockNode>();
   init_block->name = block->name + "_init";
   init_block->sid = s.fresh_sid();
@@ -85,6 +96,8 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
     const ForNode* f = init_loops[k];
     auto copy = std::make_shared<ForNode>(*f);
     copy->loop_var = std::static_pointer_cast<const VarNode>(loop_map.at(f->loop_var.get()));
+    copy->min = substitute(f->min, loop_map);
+    copy->extent = substitute(f->extent, loop_map);
     copy->body = init_nest;
     copy->sid = s.fresh_sid();
     init_nest = copy;
