@@ -44,6 +44,18 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
       out.push_back(whole);
       continue;
     }
+    // A loop whose extent names an outer loop (reverse_compute_at clamps it to
+    // `T.min(j_0 * 24 + 23, 63) - j_0 * 24 + 1`) leaves that outer loop in the bounds after
+    // one relaxation: relax again until only variables outside the scope remain.
+    auto uses_scope_loop = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return dom.count(v) > 0; }); };
+    for (int round = 0; round < 8 && lo.min && hi.max && (uses_scope_loop(lo.min) || uses_scope_loop(hi.max)); ++round) {
+      lo = arith::eval_interval(lo.min, dom);
+      hi = arith::eval_interval(hi.max, dom);
+    }
+    if (!lo.min || !hi.max || uses_scope_loop(lo.min) || uses_scope_loop(hi.max)) {
+      out.push_back(whole);
+      continue;
+    }
     // Loops of an imperfect split reach past the end (where the block's T.where stops the
     // access): the copy stays inside the buffer.
     out.push_back(arith::interval_clamp({arith::simplify(lo.min), arith::simplify(hi.max)}, whole, {}));
