@@ -6,9 +6,15 @@
 //   C[vi, vj] = B[vi, vj] + 1       ─────────────────────────▶
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "arith/block_access.h"
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/expr_equal.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/printer.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
@@ -155,6 +161,41 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
       fail("reverse_compute_inline", {block_sid},
            fmt::format("block iterator {} of \"{}\" does not index {}, so the producer cannot compute it", iv.var->name, c->name, x->name));
     }
+  }
+  // The producer will run the consumer's store once per element it writes, so the consumer
+  // must run exactly once per such element: unguarded, and each iterator's domain exactly
+  // the range of the producer index it reads (a consumer over 10 of the 12 elements written
+  // would otherwise store to C[10] and C[11], past its end).
+  // A T.where that only restates an iterator's domain (`i_0 * 4 + i_1 < 10` after an
+  // imperfect split of vi's loop) drops out with the consumer's loops; any other guard
+  // would have to move to the producer, which is not supported.
+  const BlockRealizeNode* cr = s.info(block_sid)->realize;
+  std::function<bool(const PrimExpr&)> restates_domain = [&](const PrimExpr& e) {
+    if (is_one(e)) return true;
+    if (auto* both = as<AndNode>(e)) return restates_domain(both->a) && restates_domain(both->b);
+    auto* lt = as<LTNode>(e);
+    int64_t bound;
+    if (!lt || !as_const_int(lt->b, &bound)) return false;
+    for (size_t k = 0; k < c->iter_vars.size(); ++k)
+      if (expr_deep_equal(lt->a, cr->iter_values[k]) && is_zero(c->iter_vars[k].dom.min) && is_const_int(c->iter_vars[k].dom.extent, bound))
+        return true;
+    return false;
+  };
+  if (!restates_domain(cr->predicate))
+    fail("reverse_compute_inline", {block_sid},
+         fmt::format("not supported yet: block \"{}\" is guarded by T.where, which the producer would have to take over", c->name));
+  arith::VarDomain producer_dom;
+  for (const auto& iv : p->iter_vars) producer_dom[iv.var.get()] = arith::interval_of(iv.dom);
+  for (const auto& iv : c->iter_vars) {
+    arith::Interval reach = arith::eval_interval(vmap.at(iv.var.get()), producer_dom);
+    int64_t lo, hi, dmin, dext;
+    bool same = reach.min && as_const_int(arith::simplify(reach.min), &lo) && as_const_int(arith::simplify(reach.max), &hi) &&
+                as_const_int(iv.dom.min, &dmin) && as_const_int(iv.dom.extent, &dext) && lo == dmin && hi == dmin + dext - 1;
+    if (!same)
+      fail("reverse_compute_inline", {block_sid, p_sid},
+           fmt::format("not supported yet: iterator {} of \"{}\" ranges over {} values, which are not exactly the elements "
+                       "\"{}\" writes",
+                       iv.var->name, c->name, ir::script(iv.dom.extent), p->name));
   }
   bool allocated = false;
   for (const auto& b : s.block(s.scope_block(block_sid))->alloc_buffers) allocated |= b == x;
