@@ -78,7 +78,7 @@ __attribute__((target("avx512f,fma"))) inline float fma_loop(int64_t iters) {
 }
 
 // The machine's FMA peak on `threads` threads, measured the way the matmuls next to it are:
-// best of many short runs (~10 ms), after a warm-up that brings the vector units' clocks up.
+// best of 100 short runs (~3 ms each), after a warm-up that brings the vector units' clocks up.
 // The threads start together from a spin barrier, so none is still being created while the
 // others run. (One 50 ms run per thread count, thread creation included, read the 2-thread
 // peak below the 2-thread matmul measured next to it whenever another process took a core
@@ -88,7 +88,7 @@ inline double fma_peak(int threads) {
   const int64_t iters = 1'000'000;
   double best = 1e30;
   std::atomic<float> sink{0};
-  for (int rep = 0; rep < 41; ++rep) {
+  for (int rep = 0; rep < 101; ++rep) {
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
     std::vector<std::thread> pool;

@@ -139,7 +139,7 @@ int main(int, char** argv) {
 
   std::printf("fp32 matmul %dx%dx%d; GFLOP/s = 2*N^3 / best run time\n\n", N, N, N);
   double peak1 = bench::fma_peak(1), peak2 = bench::fma_peak(2);
-  std::printf("measured FMA peak: %.1f GFLOP/s (1 thread), %.1f (2 threads)\n", peak1, peak2);
+  std::printf("measured FMA peak (at the start): %.1f GFLOP/s (1 thread), %.1f (2 threads)\n", peak1, peak2);
   std::printf("tsch: LLVM 19 ORC JIT for -mcpu=%s (the host CPU and its features)\n", tsch::codegen::host_cpu_name().c_str());
 #ifdef TSCH_HAVE_OPENBLAS
   std::printf("OpenBLAS: %s\n", openblas_line.c_str());
@@ -260,7 +260,12 @@ double halide[3] = {0, 0, 0}, halide_compile = 0;
   double g[3] = {0, rows[2].gflops[1], rows[2].gflops[2]};
   for (int t : {1, 2})
     if (good_side[t].best_warm < 1e30) g[t] = std::max(g[t], gflops(good_side[t].best_warm));
-  std::printf("\n(c) / FMA peak: %.2f (1 thread), %.2f (2 threads)\n", g[1] / peak1, g[2] / peak2);
+  // The peak again now: on a shared machine one measurement can miss the quiet moments the
+  // matmul runs, spread over the whole bench, found; the best of the two is the peak.
+  peak1 = std::max(peak1, bench::fma_peak(1));
+  peak2 = std::max(peak2, bench::fma_peak(2));
+  std::printf("\nmeasured FMA peak, best of the start and the end: %.1f GFLOP/s (1 thread), %.1f (2 threads)\n", peak1, peak2);
+  std::printf("(c) / FMA peak: %.2f (1 thread), %.2f (2 threads)\n", g[1] / peak1, g[2] / peak2);
   if (have_blas) {
     auto ratio = [](const Side& ours, const Side& peer, bool warm) { return warm ? peer.best_warm / ours.best_warm : peer.best_cold / ours.best_cold; };
     std::printf("(c) / OpenBLAS: %.2fx (1 thread), %.2fx (2 threads)   [warm, best of 20 interleaved rounds]\n",
