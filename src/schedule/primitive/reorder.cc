@@ -58,6 +58,28 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
     }
   }
 
+  // A reduction's init runs at the first iteration of its reduction loops: moving a loop
+  // that feeds both spatial and reduction iterators of a block with init (fuse(i, k) then a
+  // split) can put a row's later iterations before its first one, and the init then wipes
+  // partial results. TVM requires every loop to bind iterators of one kind for this.
+  for_each_stmt(s.loop(path.front())->body, [&](const Stmt& st) {
+    auto* r = as<BlockRealizeNode>(st);
+    if (!r || !r->block->init) return;
+    for (uint64_t l : order) {
+      const VarNode* lv = s.loop(l)->loop_var.get();
+      bool spatial = false, reduce = false;
+      for (size_t i = 0; i < r->iter_values.size(); ++i) {
+        if (!uses_var(r->iter_values[i], [&](const VarNode* v) { return v == lv; })) continue;
+        (r->block->iter_vars[i].type == IterType::DataPar ? spatial : reduce) = true;
+      }
+      if (spatial && reduce)
+        fail("reorder", {l, r->block->sid},
+             fmt::format("The loop \"{}\" is bound to both spatial and reduction iterators of block \"{}\", which has an "
+                         "init: reordering it can run a row's init after its first updates",
+                         lv->name, r->block->name));
+    }
+  });
+
   // Step 2. Rebuild the chain bottom-up; loops keep their identities.
   Stmt body = s.loop(path.back())->body;
   for (size_t i = new_path.size(); i-- > 0;) {

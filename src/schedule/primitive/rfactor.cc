@@ -86,6 +86,25 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
                        block->iter_vars[i].var->name));
     }
   }
+  // TVM's rule: no loop of the block may feed both a spatial and a reduction iterator (after
+  // fuse(i, k0) the rf block made the fused loop a reduction iterator, and its init ran once
+  // instead of once per row).
+  for (uint64_t l : s.enclosing_loops(block_sid)) {
+    const VarNode* lv = s.loop(l)->loop_var.get();
+    bool spatial = false, reduce = false;
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      if (!uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == lv; })) continue;
+      (block->iter_vars[i].type == IterType::DataPar ? spatial : reduce) = true;
+    }
+    if (spatial && reduce)
+      fail("rfactor", {l, block_sid},
+           fmt::format("The loop \"{}\" is bound to both spatial and reduction iterators of block \"{}\"", lv->name, block->name));
+  }
+  // Under a T.where over the loop (an imperfect split of the reduction), whole rf columns can
+  // be guarded off, and their init would never run.
+  if (uses_rf(realize->predicate))
+    fail("rfactor", {loop_sid, block_sid},
+         fmt::format("not supported yet: rfactor of loop \"{}\", which the block's T.where guards (an imperfect split)", rf_var->name));
   int64_t ndim = static_cast<int64_t>(x->shape.size());
   if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
     fail("rfactor", {block_sid}, fmt::format("factor_axis {} is out of range [{}, {}]", factor_axis, -(ndim + 1), ndim));
