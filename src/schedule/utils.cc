@@ -246,4 +246,13 @@ void remove_from_scope(ScheduleState& s, uint64_t block, const Buffer& drop) {
   s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, scope_copy));
 }
 
+bool binds_spatial_and_reduction(const ir::BlockRealizeNode& realize, const ir::VarNode* loop_var) {
+  bool spatial = false, reduce = false;
+  for (size_t i = 0; i < realize.iter_values.size(); ++i) {
+    if (!ir::uses_var(realize.iter_values[i], [&](const ir::VarNode* v) { return v == loop_var; })) continue;
+    (realize.block->iter_vars[i].type == ir::IterType::DataPar ? spatial : reduce) = true;
+  }
+  return spatial && reduce;
+}
+
 }  // namespace tsch::schedule

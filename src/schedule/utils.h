@@ -20,6 +20,10 @@ std::vector<const ir::BlockRealizeNode*> realizes_under(const ir::Stmt& s);
 // Whether `sid` lies (strictly) inside `ancestor`.
 bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor);
 
+// Whether `loop_var` feeds both a data-parallel and a reduction iterator of the block (TVM
+// refuses reorder/rfactor over such loops of a block with init).
+bool binds_spatial_and_reduction(const ir::BlockRealizeNode& realize, const ir::VarNode* loop_var);
+
 // Ranges of the loops enclosing `sid` plus those in `extra`, for simplification.
 arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid);
 

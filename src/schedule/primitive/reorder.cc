@@ -9,6 +9,7 @@
 #include "ir/functor.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
+#include "schedule/utils.h"
 
 namespace tsch::schedule {
 
@@ -67,12 +68,7 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
     if (!r || !r->block->init) return;
     for (uint64_t l : order) {
       const VarNode* lv = s.loop(l)->loop_var.get();
-      bool spatial = false, reduce = false;
-      for (size_t i = 0; i < r->iter_values.size(); ++i) {
-        if (!uses_var(r->iter_values[i], [&](const VarNode* v) { return v == lv; })) continue;
-        (r->block->iter_vars[i].type == IterType::DataPar ? spatial : reduce) = true;
-      }
-      if (spatial && reduce)
+      if (binds_spatial_and_reduction(*r, lv))
         fail("reorder", {l, r->block->sid},
              fmt::format("The loop \"{}\" is bound to both spatial and reduction iterators of block \"{}\", which has an "
                          "init: reordering it can run a row's init after its first updates",

@@ -91,12 +91,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // instead of once per row).
   for (uint64_t l : s.enclosing_loops(block_sid)) {
     const VarNode* lv = s.loop(l)->loop_var.get();
-    bool spatial = false, reduce = false;
-    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-      if (!uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == lv; })) continue;
-      (block->iter_vars[i].type == IterType::DataPar ? spatial : reduce) = true;
-    }
-    if (spatial && reduce)
+    if (binds_spatial_and_reduction(*realize, lv))
       fail("rfactor", {l, block_sid},
            fmt::format("The loop \"{}\" is bound to both spatial and reduction iterators of block \"{}\"", lv->name, block->name));
   }
