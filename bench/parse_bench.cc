@@ -12,6 +12,7 @@
 
 #include "bindings/builtin_modules.h"
 #include "script/interpreter.h"
+#include "support/files.h"
 #include "syntax/parser.h"
 
 namespace {
@@ -42,11 +43,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double time_process(const std::string& command) {
+// Wall time of a program run from an argv (no shell); -1 when it cannot run or fails.
+double time_process(const std::vector<std::string>& argv) {
   auto start = std::chrono::steady_clock::now();
-  int status = std::system((command + " > /dev/null").c_str());
+  tsch::ProcessResult r = tsch::run_process(argv);
   double t = seconds_since(start);
-  return (status == 0) ? t : -1;
+  return r.exit_code == 0 ? t : -1;
 }
 
 }  // namespace
@@ -80,9 +82,9 @@ int main(int argc, char** argv) {
   std::printf("  parse (cold)        %8.1f ms  %10.0f lines/s\n", cold * 1e3, actual_lines / cold);
   std::printf("  parse (warm, best)  %8.1f ms  %10.0f lines/s\n", warm * 1e3, actual_lines / warm);
   std::printf("  parse + run         %8.1f ms  %10.0f lines/s\n", run * 1e3, actual_lines / run);
-  double tsch_process = time_process(std::string(TSCH_BINARY) + " " + path);
+  double tsch_process = time_process({TSCH_BINARY, path});
   std::printf("  tsch process        %8.1f ms\n", tsch_process * 1e3);
-  double python = std::system("command -v python3 > /dev/null 2>&1") == 0 ? time_process("python3 " + path) : -1;
+  double python = time_process({"python3", path});
   if (python > 0) {
     std::printf("  python3 process     %8.1f ms  (peer)\n", python * 1e3);
     std::printf("  ratio tsch/python3  %8.2fx wall time (lower is better)\n", tsch_process / python);

@@ -29,7 +29,7 @@ class TempDir {
   std::string path_;
 };
 
-// Moves `from` onto `to` in one step when both are on one file system (rename), else copies
+// Moves `from` onto `to` in one step (rename) when both are on one mounted volume, else copies
 // to a temporary name beside `to` and renames that. Throws std::runtime_error on failure;
 // `to` is then as it was.
 void move_file_into_place(const std::string& from, const std::string& to);
