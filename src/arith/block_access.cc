@@ -137,15 +137,17 @@ class Detector : public IRVisitor {
 
 }  // namespace
 
-AccessRegions infer_access_regions(const Stmt& body, const Stmt& init) {
+AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated) {
   Detector d;
   if (init) d.visit(init);
   d.visit(body);
-  std::unordered_set<const BufferNode*> excluded;
+  std::unordered_set<const BufferNode*> own;
+  for (const auto& b : allocated) own.insert(b.get());
+  std::unordered_set<const BufferNode*> excluded = own;
   if (init) {
     for (const auto& b : d.writes.order) excluded.insert(b.get());
   }
-  return AccessRegions{d.reads.to_regions(excluded), d.writes.to_regions({})};
+  return AccessRegions{d.reads.to_regions(excluded), d.writes.to_regions(own)};
 }
 
 }  // namespace tsch::arith

@@ -14,6 +14,7 @@ struct AccessRegions {
   std::vector<ir::BufferRegion> reads, writes;
 };
 
-AccessRegions infer_access_regions(const ir::Stmt& body, const ir::Stmt& init);
+// `allocated`: the block's own alloc_buffers, which are not part of its signature.
+AccessRegions infer_access_regions(const ir::Stmt& body, const ir::Stmt& init, const std::vector<ir::Buffer>& allocated = {});
 
 }  // namespace tsch::arith

@@ -33,7 +33,8 @@ class Detector {
         auto it = loops_.find(v);
         if (it == loops_.end()) throw Failure{"uses " + v->name + ", which is not a loop variable with a constant extent"};
         IterSum s;
-        s.splits.push_back(IterSplit{v, 1, it->second, 1});
+        // A loop of extent 1 is the constant 0 (it would otherwise be a second digit of scale 1).
+        if (it->second != 1) s.splits.push_back(IterSplit{v, 1, it->second, 1});
         return s;
       }
       case ExprKind::Add:

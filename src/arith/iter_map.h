@@ -44,7 +44,8 @@ IterMapResult detect_iter_map(const std::vector<ir::PrimExpr>& bindings, const L
                               bool require_bijective);
 
 // The inverse map: each loop variable as an expression of the binding values
-// (`outputs[i]` stands for binding i). Requires a bijective result.
+// (`outputs[i]` stands for binding i). Requires a bijective result. Loops of extent 1 are
+// not in it: they are always 0.
 std::unordered_map<const ir::VarNode*, ir::PrimExpr> inverse_iter_map(const IterMapResult& map,
                                                                       const std::vector<ir::PrimExpr>& outputs);
 

@@ -203,6 +203,11 @@ PrimExpr simplify(const PrimExpr& e) { return Simplifier(nullptr).run(e); }
 
 PrimExpr simplify(const PrimExpr& e, const VarDomain& dom) { return Simplifier(&dom).run(e); }
 
+PrimExpr extent_between(const PrimExpr& lo, const PrimExpr& hi) {
+  if (hi->kind == ExprKind::Add && binary_b(hi)->dtype == hi->dtype && expr_deep_equal(binary_a(hi), lo)) return binary_b(hi);
+  return simplify(sub(hi, lo));
+}
+
 bool can_prove(const PrimExpr& e, const VarDomain& dom) {
   int64_t c;
   if (as_const_int(e, &c)) return c != 0;

@@ -12,6 +12,11 @@ namespace tsch::arith {
 ir::PrimExpr simplify(const ir::PrimExpr& e);
 ir::PrimExpr simplify(const ir::PrimExpr& e, const VarDomain& dom);
 
+// The extent of [lo, hi): `hi - lo` simplified, or `e` itself when `hi` is written `lo + e`,
+// which is how the printer writes a slice and a loop range; so printing and parsing a
+// region or a loop are exact inverses even where `e` is not in the simplifier's form.
+ir::PrimExpr extent_between(const ir::PrimExpr& lo, const ir::PrimExpr& hi);
+
 // True when `e` is provably true / false under `dom` (comparisons of linear expressions).
 bool can_prove(const ir::PrimExpr& e, const VarDomain& dom);
 

@@ -31,6 +31,22 @@ class Verifier : public IRVisitor {
     ended_.insert(v.get());
   }
 
+  // Buffers are scoped the same way: a parameter's, an alloc_buffer or match_buffer of an
+  // enclosing block, an Allocate/DeclBuffer of lowered code. A view shares its data variable
+  // with the buffer it was made from, so either the buffer or its data counts as defined.
+  void define_buffer(const Buffer& b) {
+    ++buffers_[b.get()];
+    ++buffer_data_[b->data.get()];
+  }
+  void undefine_buffer(const Buffer& b) {
+    if (--buffers_[b.get()] == 0) buffers_.erase(b.get());
+    if (--buffer_data_[b->data.get()] == 0) buffer_data_.erase(b->data.get());
+  }
+  void visit_buffer_region(const BufferRegion& r) override {
+    check_defined(r.buffer);
+    IRVisitor::visit_buffer_region(r);
+  }
+
   void visit(const PrimExpr& e) override {
     if (!e) return;
     if (auto* v = as<VarNode>(e)) {
@@ -41,6 +57,14 @@ class Verifier : public IRVisitor {
       return;
     }
     if (auto* load = as<BufferLoadNode>(e)) check_access(load->buffer, load->indices, "read");
+    if (auto* call = as<CallNode>(e); call && call->op == "if_then_else" && call->args.size() == 3) {
+      // Only the chosen branch is evaluated: a padding read `X[vh - 1]` under `1 <= vh` is in
+      // bounds. (Select evaluates both sides, so it gets no such treatment.)
+      visit(call->args[0]);
+      under_condition(call->args[0], true, [&] { visit(call->args[1]); });
+      under_condition(call->args[0], false, [&] { visit(call->args[2]); });
+      return;
+    }
     visit_children(e);
   }
 
@@ -63,6 +87,21 @@ class Verifier : public IRVisitor {
         define(let->var);
         visit(let->body);
         undefine(let->var);
+        return;
+      }
+      case StmtKind::Allocate:
+      case StmtKind::DeclBuffer: {
+        const Buffer& b = s->kind == StmtKind::Allocate ? as<AllocateNode>(s)->buffer : as<DeclBufferNode>(s)->buffer;
+        define_buffer(b);
+        visit(s->kind == StmtKind::Allocate ? as<AllocateNode>(s)->body : as<DeclBufferNode>(s)->body);
+        undefine_buffer(b);
+        return;
+      }
+      case StmtKind::IfThenElse: {
+        auto* branch = as<IfThenElseNode>(s);
+        visit(branch->condition);
+        under_condition(branch->condition, true, [&] { visit(branch->then_case); });
+        if (branch->else_case) under_condition(branch->condition, false, [&] { visit(branch->else_case); });
         return;
       }
       case StmtKind::BufferStore: {
@@ -109,13 +148,19 @@ class Verifier : public IRVisitor {
         }
         for (const auto& b : block->alloc_buffers) {
           for (const auto& d : b->shape) visit(d);
+          define_buffer(b);
         }
-        for (const auto& m : block->match_buffers) visit_buffer_region(m.source);
+        for (const auto& m : block->match_buffers) {
+          visit_buffer_region(m.source);
+          define_buffer(m.buffer);
+        }
         for (const auto& r : block->reads) visit_buffer_region(r);
         for (const auto& r : block->writes) visit_buffer_region(r);
         if (block->init) visit(block->init);
         visit(block->body);
         for (const auto& iv : block->iter_vars) undefine(iv.var);
+        for (const auto& b : block->alloc_buffers) undefine_buffer(b);
+        for (const auto& m : block->match_buffers) undefine_buffer(m.buffer);
         dom_ = saved;
         return;
       }
@@ -126,6 +171,88 @@ class Verifier : public IRVisitor {
   using IRVisitor::visit;
 
  private:
+  // Runs `body` where `cond` is known to hold (or, with holds=false, to fail): the domains of
+  // the variables it compares with constants are narrowed. Accesses under a condition that
+  // cannot be read that way are not bounds-checked (TVM checks no bounds at all).
+  template <typename F>
+  void under_condition(const PrimExpr& cond, bool holds, F&& body) {
+    VarDomain saved_dom = dom_;
+    bool saved_guarded = guarded_;
+    if (!narrow(cond, holds)) guarded_ = true;
+    body();
+    dom_ = std::move(saved_dom);
+    guarded_ = saved_guarded;
+  }
+
+  // Narrows the domains by `cond == holds`; false when part of it could not be used.
+  bool narrow(const PrimExpr& cond, bool holds) {
+    switch (cond->kind) {
+      case ExprKind::Not:
+        return narrow(as<NotNode>(cond)->a, !holds);
+      case ExprKind::And:
+      case ExprKind::Or: {
+        // Both conjuncts of a true `and` hold (both disjuncts of a false `or` fail).
+        if ((cond->kind == ExprKind::And) != holds) return false;
+        bool a = narrow(binary_a(cond), holds);
+        bool b = narrow(binary_b(cond), holds);
+        return a && b;
+      }
+      case ExprKind::LT:
+      case ExprKind::LE:
+      case ExprKind::GT:
+      case ExprKind::GE:
+      case ExprKind::EQ: {
+        // As `lhs <= rhs + slack` (and for EQ also `rhs <= lhs`).
+        const PrimExpr& x = binary_a(cond);
+        const PrimExpr& y = binary_b(cond);
+        ExprKind k = cond->kind;
+        if (!holds) {
+          if (k == ExprKind::EQ) return false;
+          k = k == ExprKind::LT ? ExprKind::GE : k == ExprKind::LE ? ExprKind::GT : k == ExprKind::GT ? ExprKind::LE : ExprKind::LT;
+        }
+        switch (k) {
+          case ExprKind::LT: return bound(x, y, -1);
+          case ExprKind::LE: return bound(x, y, 0);
+          case ExprKind::GT: return bound(y, x, -1);
+          case ExprKind::GE: return bound(y, x, 0);
+          default: return bound(x, y, 0) && bound(y, x, 0);
+        }
+      }
+      default:
+        return false;
+    }
+  }
+
+  // Uses `lo <= hi + slack`: narrows the variable on either side by the other side's range.
+  bool bound(const PrimExpr& lo, const PrimExpr& hi, int64_t slack) {
+    int64_t lo_min, lo_max, hi_min, hi_max;
+    bool lo_known = constant_range(lo, &lo_min, &lo_max), hi_known = constant_range(hi, &hi_min, &hi_max);
+    bool used = false;
+    if (auto* v = as<VarNode>(lo); v && hi_known && lo_known) {
+      set_range(v, lo_min, std::min(lo_max, hi_max + slack));
+      used = true;
+    }
+    if (auto* v = as<VarNode>(hi); v && lo_known && hi_known) {
+      set_range(v, std::max(hi_min, lo_min - slack), hi_max);
+      used = true;
+    }
+    return used;
+  }
+
+  bool constant_range(const PrimExpr& e, int64_t* lo, int64_t* hi) {
+    Interval range = eval_interval(e, dom_);
+    return range.min && as_const_int(simplify(range.min), lo) && as_const_int(simplify(range.max), hi);
+  }
+
+  void set_range(const VarNode* v, int64_t lo, int64_t hi) {
+    if (!dom_.count(v)) return;
+    if (hi < lo) {
+      guarded_ = true;  // the branch never runs
+      return;
+    }
+    dom_[v] = Interval{make_int(lo, v->dtype), make_int(hi, v->dtype)};
+  }
+
   void check_binding(const BlockNode& block, const IterVar& iv, const PrimExpr& value, bool guarded) {
     if (value->dtype != iv.var->dtype) {
       errors.push_back(fmt::format("block \"{}\": iterator {} is {} but its binding {} is {}", block.name, iv.var->name,
@@ -142,7 +269,14 @@ class Verifier : public IRVisitor {
     }
   }
 
+  void check_defined(const Buffer& b) {
+    if (buffers_.count(b.get()) || buffer_data_.count(b->data.get()) || !reported_buffers_.insert(b.get()).second) return;
+    errors.push_back(fmt::format("buffer {} is used where it is not allocated (no parameter, enclosing alloc_buffer or "
+                                 "match_buffer holds it)", b->name));
+  }
+
   void check_access(const Buffer& b, const std::vector<PrimExpr>& indices, const char* how) {
+    check_defined(b);
     if (indices.size() != b->shape.size()) {
       errors.push_back(fmt::format("buffer {} has {} dimensions but is {} with {} indices", b->name, b->shape.size(), how, indices.size()));
       return;
@@ -161,6 +295,9 @@ class Verifier : public IRVisitor {
   }
 
   std::unordered_map<const VarNode*, int> defined_;
+  std::unordered_map<const BufferNode*, int> buffers_;
+  std::unordered_map<const VarNode*, int> buffer_data_;
+  std::unordered_set<const BufferNode*> reported_buffers_;
   std::unordered_set<const VarNode*> reported_, ended_;
   VarDomain dom_;
   bool guarded_ = false;  // inside a block whose realize has a T.where
@@ -173,6 +310,7 @@ std::vector<std::string> verify_well_formed(const PrimFunc& func) {
   for (const auto& p : func->params) v.define(p);
   // Symbolic sizes of parameter buffers are defined by the call (T.match_buffer).
   for (const auto& [param, buffer] : func->buffer_map) {
+    v.define_buffer(buffer);
     for (const auto& d : buffer->shape) {
       for_each_expr(d, [&](const PrimExpr& e) {
         if (as<VarNode>(e)) v.define(std::static_pointer_cast<const VarNode>(e));

@@ -142,6 +142,10 @@ TypeRef make_buffer_type() {
   });
   t->def_property("data", [](Interpreter&, const Value& v) { return wrap(ir::PrimExpr(v.as<BufferValue>()->buffer->data)); });
   t->def("scope", "self", [](Interpreter&, Args& a) { return script::make_str(a[0].as<BufferValue>()->buffer->scope); });
+  t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<BufferValue>();
+    return Value::boolean(other && other->buffer == a[0].as<BufferValue>()->buffer);
+  }, "same_as(other): whether both are the same buffer object (not merely equal).");
   t->def("__getitem__", "self, indices", [](Interpreter& interp, Args& a) -> Value {
     const ir::Buffer& b = a[0].as<BufferValue>()->buffer;
     std::vector<Value> items = a[1].as<script::Tuple>() ? a[1].as<script::Tuple>()->items : std::vector<Value>{a[1]};
@@ -168,7 +172,7 @@ TypeRef make_buffer_type() {
         if (!s->step.is_none()) raise(ExcKind::ValueError, "buffer regions do not take a step");
         ir::PrimExpr lo = s->start.is_none() ? ir::make_int(0, b->shape[d]->dtype) : to_expr(interp, s->start, "region start");
         ir::PrimExpr hi = s->stop.is_none() ? b->shape[d] : to_expr(interp, s->stop, "region stop");
-        region.region.push_back(guard_ir([&] { return ir::Range{lo, arith::simplify(ir::sub(hi, lo))}; }));
+        region.region.push_back(guard_ir([&] { return ir::Range{lo, arith::extent_between(lo, hi)}; }));
       } else {
         ir::PrimExpr e = to_expr(interp, items[d], "buffer index");
         region.region.push_back(ir::Range{e, ir::make_int(1, e->dtype)});

@@ -158,17 +158,18 @@ std::vector<int64_t> int_list(Interpreter& interp, Args& a) {
 
 NDArrayRef reshape(const NDArray& a, std::vector<int64_t> dims) {
   int64_t known = 1, unknown = -1;
+  bool too_big = false;  // a product past int64 cannot be the array's size
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] == -1) {
       if (unknown >= 0) raise(ExcKind::ValueError, "can only specify one unknown dimension");
       unknown = static_cast<int64_t>(i);
     } else {
-      known *= dims[i];
+      too_big |= __builtin_mul_overflow(known, dims[i], &known);
     }
   }
-  if (unknown >= 0 && known > 0 && a.size() % known == 0) dims[unknown] = a.size() / known;
-  if (runtime::shape_size(dims) != a.size() || (unknown >= 0 && dims[unknown] < 0))
-    raise(ExcKind::ValueError, "cannot reshape array of size " + std::to_string(a.size()) + " into shape " + runtime::shape_string(dims));
+  if (!too_big && unknown >= 0 && known > 0 && a.size() % known == 0) dims[unknown] = a.size() / known;
+  if (too_big || runtime::shape_size(dims) != a.size() || (unknown >= 0 && dims[unknown] < 0))
+    raise(ExcKind::ValueError, "cannot reshape array of size " + std::to_string(a.size()) + " into shape " + runtime::compact_shape_string(dims));
   auto out = a.copy();
   out->set_shape(dims);
   return out;

@@ -326,7 +326,7 @@ void register_tvm_runtime_modules() {
       return Value::boolean(r.compared);
     }, "assert_same_results(reference, candidate, seed=1) (tsch extension): build both modules, run every function on the same "
        "random inputs and raise AssertionError when any buffer differs. Returns False when nothing could be compared "
-       "(symbolic shapes, GPU thread bindings).");
+       "(GPU thread bindings, scalar parameters, shapes given by expressions; a symbolic dimension gets a size from the seed).");
   });
 }
 

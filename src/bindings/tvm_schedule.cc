@@ -16,6 +16,7 @@
 #include "bindings/schedule_session.h"
 #include "bindings/stmt_values.h"
 #include "ir/printer.h"
+#include "ir/structural_equal.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/trace.h"
@@ -232,10 +233,29 @@ void check_build(ScheduleValue& sch, const ScheduleState& before) {
   }
 }
 
-// Runs a primitive; on ScheduleError restores the state and raises tvm.tir.ScheduleError.
+// With TSCH_CHECK_REFUSALS=1 (the schedule fuzzer), a primitive that refuses must not have
+// changed the module first ("check first, rewrite second"): the rollback below would hide it.
+void check_refusal(const ScheduleState& after, const ScheduleState& before, const std::string& report) {
+  static const bool enabled = std::getenv("TSCH_CHECK_REFUSALS") != nullptr;
+  if (!enabled || after.mod() == before.mod()) return;
+  ir::StructuralDiff d = ir::structural_diff(before.mod(), after.mod());
+  raise(ExcKind::RuntimeError, "TSCH_CHECK_REFUSALS: the primitive changed the module before refusing" +
+                                   (d.equal ? std::string(" (to an equal copy)") : " at " + d.path) + "\n" + report);
+}
+
+// Runs a primitive; on ScheduleError restores the state and raises tvm.tir.ScheduleError. Any
+// other exception (an argument found wrong midway) restores the state too.
 template <typename F>
 auto run(ScheduleValue& sch, F&& f) -> decltype(f()) {
   ScheduleState saved = sch.state;
+  struct RestoreOnException {
+    ScheduleValue& sch;
+    const ScheduleState& saved;
+    int exceptions = std::uncaught_exceptions();
+    ~RestoreOnException() {
+      if (std::uncaught_exceptions() > exceptions) sch.state = saved;
+    }
+  } restore{sch, saved};
   try {
     if constexpr (std::is_void_v<decltype(f())>) {
       f();
@@ -247,7 +267,8 @@ auto run(ScheduleValue& sch, F&& f) -> decltype(f()) {
     }
   } catch (const schedule::ScheduleError& e) {
     std::string report = schedule::render_schedule_error(saved, e);
-    sch.state = std::move(saved);
+    check_refusal(sch.state, saved, report);
+    sch.state = saved;
     throw script::ScriptError(script::make_exception(schedule_error_type().get(), {script::make_str(report)}));
   }
 }

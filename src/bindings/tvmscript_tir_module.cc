@@ -146,7 +146,7 @@ Value make_loop(Interpreter& interp, Args& a, ir::ForKind kind, size_t annotatio
     ir::PrimExpr stop = to_expr(interp, a[1], "loop stop");
     guard_ir([&] {
       l.min = start;
-      l.extent = arith::simplify(ir::sub(stop, start));
+      l.extent = arith::extent_between(start, stop);
       if (l.min->dtype != l.extent->dtype) l.min = ir::cast(l.extent->dtype, l.min);
       return 0;
     });
@@ -164,7 +164,7 @@ Value make_axis(Interpreter& interp, Args& a, ir::IterType type) {
   axis->iter_type = type;
   if (auto* t = a[0].as<script::Tuple>(); t && t->items.size() == 2) {
     ir::PrimExpr lo = to_expr(interp, t->items[0], "axis domain"), hi = to_expr(interp, t->items[1], "axis domain");
-    axis->dom = guard_ir([&] { return ir::Range{lo, arith::simplify(ir::sub(hi, lo))}; });
+    axis->dom = guard_ir([&] { return ir::Range{lo, arith::extent_between(lo, hi)}; });
   } else {
     ir::PrimExpr ext = to_expr(interp, a[0], "axis domain");
     axis->dom = ir::Range{ir::make_int(0, ext->dtype), ext};

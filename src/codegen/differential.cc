@@ -13,17 +13,31 @@
 namespace tsch::codegen {
 namespace {
 
-// Random arrays for a function's buffer parameters; nullopt when a shape is not constant.
+// Random arrays for a function's buffer parameters; nullopt when a shape is neither constant
+// nor a plain variable. A symbolic dimension (`n = T.int32()`, bound from the arguments at the
+// call) gets a size from the seed, 1 to 23, the same wherever the variable appears, so that
+// both sides run on the same odd, small and sometimes degenerate shapes.
 std::optional<std::vector<runtime::NDArrayRef>> make_inputs(const ir::PrimFunc& f, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<runtime::NDArrayRef> out;
+  std::vector<std::pair<const ir::VarNode*, int64_t>> symbolic;
   for (const auto& p : f->params) {
     ir::Buffer b = f->buffer_of(p);
     if (!b) return std::nullopt;
     runtime::Shape shape;
     for (const auto& d : b->shape) {
       int64_t v;
-      if (!ir::as_const_int(d, &v)) return std::nullopt;
+      if (auto* var = ir::as<ir::VarNode>(d)) {
+        auto known = std::find_if(symbolic.begin(), symbolic.end(), [&](const auto& e) { return e.first == var; });
+        if (known == symbolic.end()) {
+          v = 1 + static_cast<int64_t>((seed * 7 + symbolic.size() * 5) % 23);
+          symbolic.emplace_back(var, v);
+        } else {
+          v = known->second;
+        }
+      } else if (!ir::as_const_int(d, &v)) {
+        return std::nullopt;
+      }
       shape.push_back(v);
     }
     if (!runtime::is_array_dtype(b->dtype)) return std::nullopt;

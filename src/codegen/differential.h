@@ -10,7 +10,7 @@
 namespace tsch::codegen {
 
 struct DifferentialResult {
-  bool compared = false;  // false: skipped (symbolic shapes, unsupported dtypes); see `note`
+  bool compared = false;  // false: skipped (shape expressions, scalar parameters, unsupported dtypes); see `note`
   bool equal = true;
   std::string note;       // why skipped, or where they differ
 };

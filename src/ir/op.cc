@@ -170,9 +170,11 @@ template <typename T>
 T fold_int(ExprKind kind, T x, T y, bool& ok) {
   ok = true;
   switch (kind) {
-    case ExprKind::Add: return x + y;
-    case ExprKind::Sub: return x - y;
-    case ExprKind::Mul: return x * y;
+    // Wrapping, as the generated code's arithmetic does (overflow of a signed type is
+    // undefined in C++, so the operations go through the unsigned type).
+    case ExprKind::Add: return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) + static_cast<std::make_unsigned_t<T>>(y));
+    case ExprKind::Sub: return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) - static_cast<std::make_unsigned_t<T>>(y));
+    case ExprKind::Mul: return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) * static_cast<std::make_unsigned_t<T>>(y));
     case ExprKind::Min: return std::min(x, y);
     case ExprKind::Max: return std::max(x, y);
     default: ok = false; return 0;

@@ -25,10 +25,17 @@ struct AttrValue {
   std::vector<AttrValue> array;
   std::vector<std::pair<std::string, AttrValue>> map;
 
-  static AttrValue of_int(int64_t v) { AttrValue a; a.kind = Kind::Int; a.i = v; return a; }
-  static AttrValue of_bool(bool v) { AttrValue a; a.kind = Kind::Bool; a.b = v; return a; }
-  static AttrValue of_str(std::string v) { AttrValue a; a.kind = Kind::Str; a.s = std::move(v); return a; }
+  // Defined below the class: clang with libstdc++ 12 rejects the implicit constructor while
+  // `std::pair<std::string, AttrValue>` is still incomplete.
+  AttrValue();
+  static AttrValue of_int(int64_t v);
+  static AttrValue of_bool(bool v);
+  static AttrValue of_str(std::string v);
 };
+inline AttrValue::AttrValue() = default;
+inline AttrValue AttrValue::of_int(int64_t v) { AttrValue a; a.kind = Kind::Int; a.i = v; return a; }
+inline AttrValue AttrValue::of_bool(bool v) { AttrValue a; a.kind = Kind::Bool; a.b = v; return a; }
+inline AttrValue AttrValue::of_str(std::string v) { AttrValue a; a.kind = Kind::Str; a.s = std::move(v); return a; }
 using AttrMap = std::vector<std::pair<std::string, AttrValue>>;
 const AttrValue* find_attr(const AttrMap& attrs, const std::string& key);
 

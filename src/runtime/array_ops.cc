@@ -34,7 +34,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
     int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (x != y && x != 1 && y != 1)
-      throw std::invalid_argument("operands could not be broadcast together with shapes " + shape_string(a) + " " + shape_string(b));
+      throw std::invalid_argument("operands could not be broadcast together with shapes " + compact_shape_string(a) + " " + compact_shape_string(b));
     out[i] = x == 1 ? y : x;
   }
   return out;
@@ -395,7 +395,7 @@ NDArrayRef transpose(const NDArray& a, const std::vector<int>& axes) {
 NDArrayRef broadcast_to(const NDArray& a, const Shape& shape) {
   Shape b = broadcast_shapes(a.shape(), shape);
   if (b != shape)
-    throw std::invalid_argument("could not broadcast input array from shape " + shape_string(a.shape()) + " into shape " + shape_string(shape));
+    throw std::invalid_argument("could not broadcast input array from shape " + compact_shape_string(a.shape()) + " into shape " + compact_shape_string(shape));
   auto out = make_array(a.dtype(), shape);
   auto sa = broadcast_strides(a.shape(), shape);
   std::vector<int64_t> zero(shape.size(), 0);

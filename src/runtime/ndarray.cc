@@ -26,6 +26,12 @@ std::string shape_string(const Shape& shape) {
   return s + ")";
 }
 
+std::string compact_shape_string(const Shape& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) s += std::to_string(shape[i]) + (i + 1 < shape.size() || shape.size() == 1 ? "," : "");
+  return s + ")";
+}
+
 int element_bytes(DataType t) { return t.is_bool() ? 1 : t.bits / 8 * t.lanes; }
 
 bool is_array_dtype(DataType t) {

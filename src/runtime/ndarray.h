@@ -15,7 +15,9 @@ namespace tsch::runtime {
 using Shape = std::vector<int64_t>;
 
 int64_t shape_size(const Shape& shape);
-std::string shape_string(const Shape& shape);  // "(2, 3)", "(5,)", "()"
+std::string shape_string(const Shape& shape);  // "(2, 3)", "(5,)", "()": a Python tuple
+// "(2,3)", "(5,)": how numpy's reshape and broadcast errors write a shape.
+std::string compact_shape_string(const Shape& shape);
 // Element size in bytes for a scalar dtype (bool takes one byte).
 int element_bytes(ir::DataType dtype);
 // The dtypes arrays may hold: bool, int8/16/32/64, uint8/16/32/64, float16/32/64.

@@ -1,9 +1,12 @@
 #include "schedule/utils.h"
 
+#include <fmt/format.h>
+
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "schedule/error.h"
 
 namespace tsch::schedule {
 
@@ -90,7 +93,11 @@ class BindingRewriter : public IRMutator {
       PrimExpr pred = substitute(r->predicate, vmap_);
       // Appended after the predicates already there, as TVM's BlockPredicateAppender does.
       if (pred_) pred = is_one(pred) ? pred_ : make_binary(ExprKind::And, pred, pred_);
-      return std::make_shared<BlockRealizeNode>(values, pred, r->block);
+      // Inside, an opaque block may use the loop variables directly (`C[i, j] = ... i`);
+      // blocks nested in it get their bindings rewritten too, without the extra predicate.
+      PrimExpr no_predicate;
+      Stmt block = BindingRewriter(vmap_, dom_, no_predicate).mutate_children(Stmt(r->block));
+      return std::make_shared<BlockRealizeNode>(values, pred, std::static_pointer_cast<const BlockNode>(block));
     }
     return mutate_children(s);
   }
@@ -253,6 +260,35 @@ bool binds_spatial_and_reduction(const ir::BlockRealizeNode& realize, const ir::
     (realize.block->iter_vars[i].type == ir::IterType::DataPar ? spatial : reduce) = true;
   }
   return spatial && reduce;
+}
+
+uint64_t other_writer(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
+  for (uint64_t other : s.child_blocks(s.scope_block(block))) {
+    if (other == block) continue;
+    for (const auto& w : s.block(other)->writes)
+      if (w.buffer == buffer) return other;
+  }
+  return 0;
+}
+
+void check_complete_or_reduction(const std::string& primitive, const ScheduleState& s, uint64_t block_sid) {
+  const BlockNode* block = s.block(block_sid);
+  auto refuse = [&](const std::string& why) {
+    fail(primitive, {block_sid},
+         fmt::format("The block \"{}\" is neither a complete block nor a reduction block: {}", block->name, why));
+  };
+  for (const auto& w : block->writes) {
+    if (uint64_t other = other_writer(s, block_sid, w.buffer))
+      refuse(fmt::format("it is not the only writer of {} (block \"{}\" writes it too)", w.buffer->name, s.block(other)->name));
+  }
+  if (block->init) return;
+  for (const auto& iv : block->iter_vars) {
+    if (iv.type != IterType::DataPar)
+      refuse(fmt::format("iterator {} is not data parallel and the block has no T.init", iv.var->name));
+  }
+  for (const auto& w : block->writes)
+    for (const auto& r : block->reads)
+      if (r.buffer == w.buffer) refuse(fmt::format("it reads {}, which it writes, and has no T.init", w.buffer->name));
 }
 
 }  // namespace tsch::schedule

@@ -73,4 +73,15 @@ const ir::StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& 
 // allocations of the block's scope.
 void remove_from_scope(ScheduleState& s, uint64_t block, const ir::Buffer& drop);
 
+// Another block of `block`'s scope that writes `buffer`, or 0. A block that is the only
+// writer of its outputs is "dominant", one condition of TVM's complete block: after
+// decompose_reduction, for one, the init and the update block both write the output.
+uint64_t other_writer(const ScheduleState& s, uint64_t block, const ir::Buffer& buffer);
+
+// Refuses (as `primitive`) a block that is neither complete (data-parallel iterators only,
+// the only writer of its outputs, reading none of them) nor a reduction (a T.init, the only
+// writer of its outputs): moving such a block can repeat or reorder its updates (TVM's
+// CheckCompleteOrReductionBlock, as compute_at and reverse_compute_at ask for).
+void check_complete_or_reduction(const std::string& primitive, const ScheduleState& s, uint64_t block);
+
 }  // namespace tsch::schedule

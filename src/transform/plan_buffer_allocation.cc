@@ -4,7 +4,11 @@
 // there — private to a parallel task, and small enough to compact (next pass) and to keep
 // in registers. In a sequence it covers only the statements from its first to its last
 // user, so later passes see where its lifetime ends. It never moves into vectorized or
-// unrolled loops, which need plain bodies.
+// unrolled loops, which need plain bodies, nor into a loop whose iterations pass values to
+// each other through the buffer.
+#include <unordered_map>
+
+#include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "transform/pass.h"
@@ -24,9 +28,70 @@ bool accesses(const ir::Stmt& s, const ir::BufferNode* buf) {
   return found;
 }
 
+bool reads(const ir::PrimExpr& e, const ir::BufferNode* buf) {
+  bool found = false;
+  if (e) ir::for_each_expr(e, [&](const ir::PrimExpr& x) {
+    if (auto* load = ir::as<ir::BufferLoadNode>(x)) found |= load->buffer.get() == buf;
+  });
+  return found;
+}
+
+// How one run of `s` first touches `buf`: not at all, by a write that needs nothing from
+// before, or otherwise (a read, a conditional write: values may come from earlier runs).
+// `first` maps the loops of `s` entered so far to their first value: a reduction's init,
+// lowered to `if k == 0: acc = 0`, is a write when k's loop starts inside `s`.
+enum class FirstAccess { None, Write, Read };
+using FirstIteration = std::unordered_map<const ir::VarNode*, ir::PrimExpr>;
+
+FirstAccess first_access(const ir::Stmt& s, const ir::BufferNode* buf, FirstIteration& first) {
+  if (auto* store = ir::as<ir::BufferStoreNode>(s)) {
+    bool read = reads(store->value, buf);
+    for (const auto& i : store->indices) read |= reads(i, buf);
+    if (read) return FirstAccess::Read;
+    return store->buffer.get() == buf ? FirstAccess::Write : FirstAccess::None;
+  }
+  if (auto* seq = ir::as<ir::SeqStmtNode>(s)) {
+    for (const auto& item : seq->seq) {
+      FirstAccess a = first_access(item, buf, first);
+      if (a != FirstAccess::None) return a;
+    }
+    return FirstAccess::None;
+  }
+  if (auto* loop = ir::as<ir::ForNode>(s)) {
+    if (reads(loop->min, buf) || reads(loop->extent, buf)) return FirstAccess::Read;
+    int64_t extent;
+    // A loop that may not run at all writes nothing for sure.
+    if (!(ir::as_const_int(loop->extent, &extent) && extent > 0)) return accesses(s, buf) ? FirstAccess::Read : FirstAccess::None;
+    first[loop->loop_var.get()] = loop->min;
+    FirstAccess a = first_access(loop->body, buf, first);
+    first.erase(loop->loop_var.get());
+    return a;
+  }
+  if (auto* branch = ir::as<ir::IfThenElseNode>(s)) {
+    if (reads(branch->condition, buf)) return FirstAccess::Read;
+    ir::PrimExpr taken = arith::simplify(ir::substitute(branch->condition, first));
+    if (ir::is_one(taken)) return first_access(branch->then_case, buf, first);
+    if (ir::is_zero(taken)) return branch->else_case ? first_access(branch->else_case, buf, first) : FirstAccess::None;
+    return accesses(s, buf) ? FirstAccess::Read : FirstAccess::None;
+  }
+  if (auto* let = ir::as<ir::LetStmtNode>(s)) return reads(let->value, buf) ? FirstAccess::Read : first_access(let->body, buf, first);
+  if (auto* alloc = ir::as<ir::AllocateNode>(s)) return first_access(alloc->body, buf, first);
+  if (auto* decl = ir::as<ir::DeclBufferNode>(s)) return first_access(decl->body, buf, first);
+  return accesses(s, buf) ? FirstAccess::Read : FirstAccess::None;
+}
+
+FirstAccess first_access(const ir::Stmt& s, const ir::BufferNode* buf) {
+  FirstIteration first;
+  return first_access(s, buf, first);
+}
+
 ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
   if (auto* loop = ir::as<ir::ForNode>(s)) {
-    if (loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel) {
+    // An iteration that starts by reading the buffer reads what earlier iterations left
+    // there: a reduction's accumulator whose init (`if k == 0`) is outside this loop's body.
+    // The allocation stays outside (TVM keeps it above the loops of reduction iterators).
+    bool carried = first_access(loop->body, buf.get()) == FirstAccess::Read;
+    if (!carried && (loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel)) {
       auto f = std::make_shared<ir::ForNode>(*loop);
       f->body = sink(buf, loop->body);
       return f;

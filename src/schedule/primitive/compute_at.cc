@@ -13,6 +13,7 @@
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/printer.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
@@ -110,7 +111,7 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<arith::In
 std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t block_sid, const BlockNode* block,
                                          const std::vector<BufferRegion>& accesses,
                                          const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& needed,
-                                         const arith::VarDomain& loop_dom) {
+                                         const arith::VarDomain& loop_dom, bool must_cover = false) {
   std::vector<arith::Interval> ranges;
   for (const auto& iv : block->iter_vars) ranges.push_back(arith::interval_of(iv.dom));
   std::vector<bool> fixed(block->iter_vars.size(), false);
@@ -136,6 +137,17 @@ std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t 
           fail(primitive, {block_sid},
                "not supported yet: block \"" + block->name + "\" accesses " + access.buffer->name +
                    " with an index that is not a plain block iterator");
+        }
+        // A consumer (reverse_compute_at) reading a fixed range of this dimension runs after
+        // each iteration of the loop: all of that range must have been produced by then.
+        if (must_cover) {
+          PrimExpr last = sub(add(r.min, r.extent), make_int(1, r.extent->dtype));
+          if (!arith::can_prove(make_binary(ExprKind::LE, want.min, r.min), loop_dom) ||
+              !arith::can_prove(make_binary(ExprKind::LE, last, want.max), loop_dom)) {
+            fail(primitive, {block_sid},
+                 fmt::format("block \"{}\" reads elements {}:{} of {} in dimension {}, more than one iteration of the loop produces",
+                             block->name, ir::script(r.min), ir::script(arith::simplify(add(r.min, r.extent))), access.buffer->name, d));
+          }
         }
         continue;
       }
@@ -203,6 +215,7 @@ void check_same_scope(const ScheduleState& s, const std::string& primitive, uint
 void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
   // Step 1. Checks: same scope; not an output block; every consumer under the loop.
   check_same_scope(s, "compute_at", block_sid, loop_sid);
+  check_complete_or_reduction("compute_at", s, block_sid);
   const BlockNode* block = s.block(block_sid);
   uint64_t scope = s.scope_block(block_sid);
   const BlockNode* scope_block = s.block(scope);
@@ -259,6 +272,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
 void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
   // Step 1. Checks: same scope; every producer of what the block reads under the loop.
   check_same_scope(s, "reverse_compute_at", block_sid, loop_sid);
+  check_complete_or_reduction("reverse_compute_at", s, block_sid);
   const BlockNode* block = s.block(block_sid);
   uint64_t scope = s.scope_block(block_sid);
   std::vector<uint64_t> producers;
@@ -298,7 +312,8 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
       }
     }
   }
-  std::vector<arith::Interval> ranges = iter_ranges("reverse_compute_at", block_sid, block, block->reads, produced, loop_domain(s, loop_sid));
+  std::vector<arith::Interval> ranges = iter_ranges("reverse_compute_at", block_sid, block, block->reads, produced, loop_domain(s, loop_sid),
+                                                     /*must_cover=*/true);
   // Step 3. Rewrite.
   Block block_ref = s.info(block_sid)->realize->block;
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);

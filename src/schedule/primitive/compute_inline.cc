@@ -61,6 +61,34 @@ class Inliner : public IRMutator {
   const PrimExpr& value_;
 };
 
+// A block in `scope` whose T.where reads `buffer` (0 if none): inlining rewrites block bodies
+// only, so such a predicate would go on reading a buffer that no longer exists.
+uint64_t block_guarded_by(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
+  uint64_t found = 0;
+  for_each_stmt(s.block(scope)->body, [&](const Stmt& st) {
+    auto* realize = as<BlockRealizeNode>(st);
+    if (!realize || found) return;
+    for_each_expr(realize->predicate, [&](const PrimExpr& e) {
+      if (auto* load = as<BufferLoadNode>(e); load && load->buffer == buffer) found = realize->block->sid;
+    });
+  });
+  return found;
+}
+
+void fail_if_guarded_by(const char* primitive, const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
+  if (uint64_t guarded = block_guarded_by(s, scope, buffer)) {
+    fail(primitive, {guarded},
+         fmt::format("not supported yet: block \"{}\" is guarded by a T.where that reads {}", s.block(guarded)->name, buffer->name));
+  }
+}
+
+// TVM's message for a block that is not complete because it is not dominant.
+std::string incomplete_block(const std::string& block, const std::string& other, const std::string& buffer) {
+  return fmt::format("The block \"{}\" is not a complete block - it violates condition #2 (dominant: the block is "
+                     "the only writer of its output), as block \"{}\" writes {} too",
+                     block, other, buffer);
+}
+
 }  // namespace
 
 void compute_inline(ScheduleState& s, uint64_t block_sid) {
@@ -97,11 +125,14 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   for (const auto& r : block->reads) {
     if (r.buffer == store->buffer) fail("compute_inline", {block_sid}, "The inlined block reads the buffer it writes");
   }
+  if (uint64_t other = other_writer(s, block_sid, store->buffer))
+    fail("compute_inline", {block_sid, other}, incomplete_block(block->name, s.block(other)->name, store->buffer->name));
 
   // The block with the loops that hold nothing else must be a top-level statement of its scope.
   bool top_level = false;
   block_subtree(s, block_sid, top_level);
   if (!top_level) fail("compute_inline", {block_sid}, "not supported yet: inlining a block that shares loops with other blocks");
+  fail_if_guarded_by("compute_inline", s, scope, store->buffer);
 
   // Step 2. Rewrite every consumer in the scope, drop the block and its buffer.
   Inliner inliner(store->buffer, index_vars, store->value);
@@ -111,7 +142,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     auto copy = std::make_shared<BlockNode>(*cb);
     copy->body = inliner.mutate(cb->body);
     if (cb->init) copy->init = inliner.mutate(cb->init);
-    arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init);
+    arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers);
     copy->reads = regions.reads;
     const BlockRealizeNode* r = s.info(c)->realize;
     s.replace(c, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
@@ -197,12 +228,15 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
                        "\"{}\" writes",
                        iv.var->name, c->name, ir::script(iv.dom.extent), p->name));
   }
+  if (uint64_t other = other_writer(s, block_sid, store->buffer))
+    fail("reverse_compute_inline", {block_sid, other}, incomplete_block(c->name, s.block(other)->name, store->buffer->name));
   bool allocated = false;
   for (const auto& b : s.block(s.scope_block(block_sid))->alloc_buffers) allocated |= b == x;
   if (!allocated) fail("reverse_compute_inline", {p_sid}, "Cannot operate on an output buffer: " + x->name + " is not allocated in the scope");
   bool top_level = false;
   block_subtree(s, block_sid, top_level);
   if (!top_level) fail("reverse_compute_inline", {block_sid}, "not supported yet: inlining a block that shares loops with other blocks");
+  fail_if_guarded_by("reverse_compute_inline", s, s.scope_block(block_sid), x);
 
   // Step 2. The producer stores f(value) into the consumer's buffer.
   struct LoadToValue : IRMutator {
@@ -220,7 +254,7 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   for (const auto& idx : store->indices) new_indices.push_back(substitute(idx, vmap));
   auto new_p = std::make_shared<BlockNode>(*p);
   new_p->body = std::make_shared<BufferStoreNode>(store->buffer, new_value, new_indices);
-  arith::AccessRegions regions = arith::infer_access_regions(new_p->body, nullptr);
+  arith::AccessRegions regions = arith::infer_access_regions(new_p->body, nullptr, new_p->alloc_buffers);
   new_p->reads = regions.reads;
   new_p->writes = regions.writes;
   const BlockRealizeNode* pr = s.info(p_sid)->realize;

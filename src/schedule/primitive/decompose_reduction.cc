@@ -3,10 +3,12 @@
 // its spatial iterators use; the original block becomes `X_update` (TVM's DecomposeReduction).
 #include <fmt/format.h>
 
+#include <optional>
 #include <unordered_set>
 
 #include "arith/block_access.h"
 #include "arith/int_set.h"
+#include "arith/iter_map.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -17,6 +19,69 @@
 namespace tsch::schedule {
 
 using namespace ir;
+
+namespace {
+
+// `e` with sums moved inside T.min: `T.min(a, b) - c + 1` becomes `T.min(a - c + 1, b - c + 1)`.
+PrimExpr sums_into_min(const PrimExpr& e, int depth = 0) {
+  if (depth > 8 || (e->kind != ExprKind::Add && e->kind != ExprKind::Sub)) return e;
+  PrimExpr a = sums_into_min(binary_a(e), depth + 1), b = sums_into_min(binary_b(e), depth + 1);
+  if (a->kind == ExprKind::Min) {
+    return make_binary(ExprKind::Min, sums_into_min(make_binary(e->kind, binary_a(a), b), depth + 1),
+                       sums_into_min(make_binary(e->kind, binary_b(a), b), depth + 1));
+  }
+  if (b->kind == ExprKind::Min && e->kind == ExprKind::Add) {
+    return make_binary(ExprKind::Min, sums_into_min(add(a, binary_a(b)), depth + 1), sums_into_min(add(a, binary_b(b)), depth + 1));
+  }
+  return make_binary(e->kind, a, b);
+}
+
+// A constant upper bound of `e` over `dom`, if one is found. A T.min is bounded by each
+// side simplified on its own: compute_at's clamped extent `T.min(j_0 * 24 + 23, 63) -
+// j_0 * 24 + 1` is at most 24, where intervals alone give 64.
+std::optional<int64_t> upper_bound(const PrimExpr& e, const arith::VarDomain& dom) {
+  PrimExpr x = sums_into_min(e);
+  if (x->kind == ExprKind::Min) {
+    std::optional<int64_t> a = upper_bound(binary_a(x), dom), b = upper_bound(binary_b(x), dom);
+    if (a && b) return std::min(*a, *b);
+    return a ? a : b;
+  }
+  arith::Interval range = arith::eval_interval(arith::simplify(x), dom);
+  int64_t upper;
+  if (range.max && as_const_int(arith::simplify(range.max), &upper)) return upper;
+  return std::nullopt;
+}
+
+// Whether the block's bindings, as affine maps of the loops in `inner` (the others held
+// fixed), are one-to-one: every inner loop's splits tile its whole range. A loop's range is
+// its extent, or an upper bound of it (a clamped loop of compute_at), or for a loop whose
+// extent has none (a symbolic shape) the largest value of its dtype: a one-to-one map over
+// a larger range is one-to-one over the real one.
+bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* realize, const std::vector<uint64_t>& all,
+                             const std::vector<uint64_t>& inner) {
+  arith::LoopExtents extents;
+  for (uint64_t l : all) {
+    const ForNode* f = s.loop(l);
+    if (!is_zero(f->min)) return false;
+    int64_t bound = f->loop_var->dtype.bits >= 64 ? (int64_t{1} << 40) : (int64_t{1} << 31) - 1;
+    std::optional<int64_t> upper = upper_bound(f->extent, loop_domain(s, l));
+    if (upper && *upper < bound) bound = *upper;
+    extents[f->loop_var.get()] = std::max<int64_t>(bound, 1);
+  }
+  arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, /*require_bijective=*/false);
+  if (!map.ok) return false;
+  for (uint64_t l : inner) {
+    const VarNode* v = s.loop(l)->loop_var.get();
+    int64_t covered = 1;
+    for (const auto& sum : map.sums)
+      for (const auto& split : sum.splits)
+        if (split.source == v) covered *= split.extent;
+    if (covered != extents.at(v)) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
   // Step 1. Check: a reduction block under `loop`, with `loop` above every reduction loop.
@@ -42,6 +107,17 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
                          s.loop(l)->loop_var->name, block->iter_vars[i].var->name, s.loop(loop_sid)->loop_var->name));
       }
     }
+  }
+
+  // One run of `loop` must run each instance of the block at most once: the init moves in
+  // front of it and then runs once per instance, where the original ran it at the start of
+  // every sweep of the reduction (a block computed at a loop it does not depend on, or
+  // depends on only in part — `vi = i_j_fused // 20` — sweeps each row several times).
+  if (!runs_each_instance_once(s, realize, loops, below)) {
+    fail("decompose_reduction", {loop_sid, block_sid},
+         fmt::format("not supported yet: one run of loop \"{}\" may run an instance of block \"{}\" more than once (its "
+                     "bindings are not a one-to-one map of the loops inside), so the init could not move before it",
+                     s.loop(loop_sid)->loop_var->name, block->name));
   }
 
   // Step 2. The init block: the spatial iterators, bound as before but through `_init` loops.
@@ -107,7 +183,7 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   auto update = std::make_shared<BlockNode>(*block);
   update->name = block->name + "_update";
   update->init = nullptr;
-  arith::AccessRegions regions = arith::infer_access_regions(update->body, nullptr);
+  arith::AccessRegions regions = arith::infer_access_regions(update->body, nullptr, update->alloc_buffers);
   update->reads = regions.reads;
   // Keep written buffers first among the reads, as TVM's detector sees the store first.
   std::stable_sort(update->reads.begin(), update->reads.end(), [&](const BufferRegion& a, const BufferRegion& b) {

@@ -183,18 +183,27 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     wb_loops.push_back(f);
     loop_copy[f->loop_var.get()] = make_var(f->loop_var->name, f->loop_var->dtype);
   }
+  // The rf block keeps the block's spatial iterators; the write-back block gets its own
+  // (one Var is defined once in a well-formed function, as in TVM).
   std::vector<PrimExpr> wb_values{loop_copy.at(rf_var)};
+  std::unordered_map<const VarNode*, PrimExpr> wb_own;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-    if (block->iter_vars[i].type != IterType::DataPar) continue;
-    wb_iters.push_back(block->iter_vars[i]);
+    const IterVar& iv = block->iter_vars[i];
+    if (iv.type != IterType::DataPar) continue;
+    Var own = make_var(iv.var->name, iv.var->dtype);
+    wb_own[iv.var.get()] = own;
+    wb_iters.push_back(IterVar{own, iv.dom, iv.type});
     wb_values.push_back(substitute(realize->iter_values[i], loop_copy));
   }
-  std::vector<PrimExpr> read_indices = update->indices;
+  std::vector<PrimExpr> wb_indices;
+  for (const auto& index : update->indices) wb_indices.push_back(substitute(index, wb_own));
+  std::vector<PrimExpr> read_indices = wb_indices;
   read_indices.insert(read_indices.begin() + factor_axis, v_wb);
   wb->iter_vars = wb_iters;
-  wb->body = std::make_shared<BufferStoreNode>(x, make_binary(combiner, buffer_load(x, update->indices), buffer_load(x_rf, read_indices)),
-                                               update->indices);
-  arith::AccessRegions wb_regions = arith::infer_access_regions(wb->body, wb->init);
+  if (wb->init) wb->init = substitute(wb->init, wb_own);
+  wb->body = std::make_shared<BufferStoreNode>(x, make_binary(combiner, buffer_load(x, wb_indices), buffer_load(x_rf, read_indices)),
+                                               wb_indices);
+  arith::AccessRegions wb_regions = arith::infer_access_regions(wb->body, wb->init, wb->alloc_buffers);
   wb->reads = wb_regions.reads;
   wb->writes = wb_regions.writes;
   // TVM gives the write-back block no predicate; then a spatial loop split imperfectly writes

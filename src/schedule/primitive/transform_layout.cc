@@ -136,11 +136,13 @@ Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& chang
   std::unordered_map<const VarNode*, PrimExpr> inverse = arith::inverse_iter_map(map, loop_exprs);
   PrimExpr predicate;
   for (const Var& p : params) {
-    PrimExpr outside = make_binary(ExprKind::GE, inverse.at(p.get()), make_int(extents.at(p.get()), p->dtype));
+    auto original = inverse.find(p.get());
+    if (original == inverse.end()) continue;  // an index of extent 1: always 0, never outside
+    PrimExpr outside = make_binary(ExprKind::GE, original->second, make_int(extents.at(p.get()), p->dtype));
     predicate = predicate ? make_binary(ExprKind::Or, predicate, outside) : outside;
   }
   block->body = std::make_shared<BufferStoreNode>(changed, substitute(padding.value, to_iters), iter_exprs);
-  arith::AccessRegions regions = arith::infer_access_regions(block->body, nullptr);
+  arith::AccessRegions regions = arith::infer_access_regions(block->body, nullptr, block->alloc_buffers);
   block->reads = regions.reads;
   block->writes = regions.writes;
   Stmt nest = std::make_shared<BlockRealizeNode>(values, arith::simplify(predicate), block);
@@ -157,7 +159,7 @@ Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& chang
 void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const std::vector<Var>& params,
                       const std::vector<PrimExpr>& outputs, const LayoutPadding& padding) {
   // Step 1. Check: a buffer allocated in the function; a bijective affine map of its shape.
-  const std::string& func = s.info(block_sid)->func;
+  const std::string func = s.info(block_sid)->func;  // a copy: s.replace below frees the index it is in
   uint64_t root = s.root_of(func);
   bool allocated = false;
   for (const auto& a : s.block(root)->alloc_buffers) allocated |= a == buffer;

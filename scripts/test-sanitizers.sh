@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The sanitizer job (run by .ci/run after scripts/test.sh):
+#  1. builds tsch, the unit tests and the libFuzzer targets with clang-19, AddressSanitizer and
+#     UndefinedBehaviorSanitizer into build-sanitize/ (CMake option TSCH_SANITIZE);
+#  2. runs the unit, golden (and round-trip) and command-line tests on that build — all of
+#     them except those listed in `excluded` below, with the reason;
+#  3. runs each libFuzzer target for FUZZ_SECONDS (default 60) from the seed inputs in
+#     tests/golden, examples and tests/fuzz/regressions/TARGET (inputs that once failed).
+# A sanitizer report, an internal error or a failed round trip fails the job; libFuzzer writes
+# the input to build-sanitize/fuzz-findings/ (copy it into tests/fuzz/regressions/TARGET once
+# fixed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzz_seconds=${FUZZ_SECONDS:-60}
+
+packages=(clang-19 libclang-rt-19-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "test-sanitizers: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; fi
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+launcher=()
+if command -v ccache > /dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+if [ ! -f build-sanitize/build.ninja ]; then
+  CC=clang-19 CXX=clang++-19 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTSCH_SANITIZE=ON "${launcher[@]}"
+fi
+cmake --build build-sanitize -j "$jobs" --target tsch unit_tests fuzz_golden fuzz_interpreter fuzz_tvmscript_roundtrip
+
+# Reference cycles between script objects (a closure in its own namespace) are not collected
+# (tsch counts references and has no cycle collector), so leak checking is off. Huge requests
+# fail as MemoryError, as they do without ASan. Stack-use-after-return detection is off: with
+# its fake stack, calling a JIT-compiled kernel faults (not yet understood; the kernels run
+# fine under ASan otherwise).
+export ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=0:allocator_may_return_null=1:max_allocation_size_mb=4096:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# Excluded, with the reason:
+#  - cli: limits and fuzz: 200 mutated golden scripts: both limit the address space (`ulimit -v`,
+#    RLIMIT_AS), and ASan reserves terabytes of shadow memory; the libFuzzer targets below
+#    mutate the same inputs under ASan instead.
+#  - build-check and fuzz: schedule sequences: the same code paths as the golden schedule cases,
+#    dominated by LLVM (not instrumented) — the plain build runs them.
+#  - examples, editors: no code of tsch's that the golden cases do not already run.
+excluded='cli: limits|^build-check:|^examples:|^editors:'
+ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -R '^(unit|golden|roundtrip|cli):' -E "$excluded"
+
+findings=build-sanitize/fuzz-findings
+mkdir -p "$findings"
+run_fuzzer() {
+  local target=$1
+  shift
+  local corpus=build-sanitize/fuzz-corpus/$target
+  mkdir -p "$corpus" "tests/fuzz/regressions/$target"
+  echo "test-sanitizers: $target for ${fuzz_seconds}s"
+  "build-sanitize/tests/$target" "$corpus" "tests/fuzz/regressions/$target" "$@" \
+    -max_total_time="$fuzz_seconds" -timeout=60 -rss_limit_mb=6144 -max_len=8192 -seed=1 \
+    -artifact_prefix="$findings/$target-" -print_final_stats=1 2>&1 | tail -n 40
+  return "${PIPESTATUS[0]}"
+}
+run_fuzzer fuzz_interpreter tests/golden/lang tests/golden/errors tests/golden/numpy tests/golden/modules \
+  tests/golden/tvmscript tests/golden/tvmscript_errors
+run_fuzzer fuzz_tvmscript_roundtrip tests/golden/tvmscript tests/golden/tvmscript_errors
+echo "test-sanitizers: all passed"
