@@ -137,7 +137,8 @@ class Detector {
 
 }  // namespace
 
-IterMapResult detect_iter_map(const std::vector<PrimExpr>& bindings, const LoopExtents& loops, bool require_bijective) {
+IterMapResult detect_iter_map(const std::vector<PrimExpr>& bindings, const LoopExtents& loops, bool require_bijective,
+                              const std::unordered_set<const VarNode*>* tiled) {
   IterMapResult result;
   Detector detector(loops);
   try {
@@ -152,6 +153,7 @@ IterMapResult detect_iter_map(const std::vector<PrimExpr>& bindings, const LoopE
       for (const auto& split : s.splits) by_source[split.source].push_back(split);
     }
     for (auto& [source, splits] : by_source) {
+      if (tiled && !tiled->count(source)) continue;
       std::sort(splits.begin(), splits.end(), [](const IterSplit& a, const IterSplit& b) { return a.lower_factor < b.lower_factor; });
       int64_t expected = 1;
       for (const auto& split : splits) {

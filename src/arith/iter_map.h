@@ -10,6 +10,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/expr.h"
@@ -40,8 +41,10 @@ using LoopExtents = std::unordered_map<const ir::VarNode*, int64_t>;
 
 // Detects the bindings as affine maps of the loops. With `require_bijective`, every loop
 // variable must be covered exactly once (no loop left unused, no overlap).
+// With `tiled`, only the loops in it must be tiled without overlap (the others are held
+// fixed: their digits may repeat).
 IterMapResult detect_iter_map(const std::vector<ir::PrimExpr>& bindings, const LoopExtents& loops,
-                              bool require_bijective);
+                              bool require_bijective, const std::unordered_set<const ir::VarNode*>* tiled = nullptr);
 
 // The inverse map: each loop variable as an expression of the binding values
 // (`outputs[i]` stands for binding i). Requires a bijective result. Loops of extent 1 are

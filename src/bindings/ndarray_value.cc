@@ -1,6 +1,8 @@
 // numpy.ndarray and tvm.nd.NDArray: conversions, operators, indexing and methods.
 #include "bindings/ndarray_value.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstring>
 
@@ -111,6 +113,17 @@ std::vector<runtime::AxisSelect> parse_index(Interpreter& interp, const NDArray&
   std::vector<Value> parts;
   if (auto* t = key.as<script::Tuple>()) parts = t->items;
   else parts.push_back(key);
+  // `...` stands for as many full slices as the other indices leave axes.
+  size_t ellipses = 0, at = 0;
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].is_object() && parts[i].type() == script::builtin_types().ellipsis.get()) ++ellipses, at = i;
+  if (ellipses > 1) raise(ExcKind::IndexError, "an index can only have a single ellipsis ('...')");
+  if (ellipses == 1) {
+    parts.erase(parts.begin() + static_cast<long>(at));
+    size_t fill = parts.size() < static_cast<size_t>(a.ndim()) ? a.ndim() - parts.size() : 0;
+    for (size_t k = 0; k < fill; ++k)
+      parts.insert(parts.begin() + static_cast<long>(at), Value(std::make_shared<script::SliceObject>()));
+  }
   if (static_cast<int>(parts.size()) > a.ndim())
     raise(ExcKind::IndexError, "too many indices for array: array is " + std::to_string(a.ndim()) + "-dimensional, but " +
                                    std::to_string(parts.size()) + " were indexed");
@@ -144,6 +157,36 @@ void def_binary(TypeObject& t, const char* name, BinaryOp op, bool reflected) {
     if (!a[1].is_number() && !a[1].as<ArrayValue>() && !a[1].as<script::List>() && !a[1].as<script::Tuple>())
       return script::not_implemented_value();
     return reflected ? array_binary(interp, op, a[1], a[0]) : array_binary(interp, op, a[0], a[1]);
+  });
+}
+
+// Whether NumPy's 'same_kind' casting allows `from` -> `to`: never to a lower kind
+// (float -> int, int -> uint, anything but bool -> bool).
+bool same_kind_castable(DataType from, DataType to) {
+  auto rank = [](DataType t) { return t.is_bool() ? 0 : t.is_uint() ? 1 : t.is_int() ? 2 : 3; };
+  return rank(from) <= rank(to);
+}
+
+// `a op= b` on an array (NumPy's `ufunc(a, b, out=a)`): the result is computed as for
+// `a op b`, must keep a's shape and cast back to a's dtype by 'same_kind', and is written
+// into a's memory, so every name for the array (and every view of it) sees it.
+void def_inplace(TypeObject& t, const char* name, BinaryOp op, const char* ufunc) {
+  t.def(name, "self, other", [op, ufunc](Interpreter& interp, Args& a) -> Value {
+    if (!a[1].is_number() && !a[1].as<ArrayValue>() && !a[1].as<script::List>() && !a[1].as<script::Tuple>())
+      return script::not_implemented_value();
+    NDArray& self = self_array(a);
+    NDArrayRef result = binary_result(interp, op, a[0], a[1]);
+    if (result->shape() != self.shape()) {
+      raise(ExcKind::ValueError, "non-broadcastable output operand with shape " + runtime::compact_shape_string(self.shape()) +
+                                     " doesn't match the broadcast shape " + runtime::compact_shape_string(result->shape()));
+    }
+    if (!same_kind_castable(result->dtype(), self.dtype())) {
+      raise(ExcKind::TypeError, fmt::format("Cannot cast ufunc '{}' output from dtype('{}') to dtype('{}') with casting rule "
+                                            "'same_kind'",
+                                            ufunc, result->dtype().to_string(), self.dtype().to_string()));
+    }
+    guard_array([&] { runtime::assign(self, {}, *result); return 0; });
+    return a[0];
   });
 }
 
@@ -235,6 +278,15 @@ TypeRef make_numpy_type() {
   def_binary(*t, "__rmod__", BinaryOp::Mod, true);
   def_binary(*t, "__pow__", BinaryOp::Pow, false);
   def_binary(*t, "__rpow__", BinaryOp::Pow, true);
+  def_inplace(*t, "__iadd__", BinaryOp::Add, "add");
+  def_inplace(*t, "__isub__", BinaryOp::Sub, "subtract");
+  def_inplace(*t, "__imul__", BinaryOp::Mul, "multiply");
+  def_inplace(*t, "__itruediv__", BinaryOp::TrueDiv, "divide");
+  def_inplace(*t, "__ifloordiv__", BinaryOp::FloorDiv, "floor_divide");
+  def_inplace(*t, "__imod__", BinaryOp::Mod, "remainder");
+  def_inplace(*t, "__ipow__", BinaryOp::Pow, "power");
+  def_inplace(*t, "__iand__", BinaryOp::And, "bitwise_and");
+  def_inplace(*t, "__ior__", BinaryOp::Or, "bitwise_or");
   def_binary(*t, "__lt__", BinaryOp::LT, false);
   def_binary(*t, "__le__", BinaryOp::LE, false);
   def_binary(*t, "__gt__", BinaryOp::GT, false);
@@ -268,9 +320,13 @@ TypeRef make_numpy_type() {
     if (arr.size() != 1) raise(ExcKind::TypeError, "only length-1 arrays can be converted to Python scalars");
     return Value::integer(arr.dtype().is_float() ? static_cast<int64_t>(arr.get_f(0)) : arr.get_i(0));
   });
+  // Basic indexing gives a view, as NumPy's: `b = a[0]; b[...] = 0` clears a's first row.
   t->def("__getitem__", "self, key", [](Interpreter& interp, Args& a) {
-    const NDArray& arr = self_array(a);
-    return array_or_scalar(runtime::select(arr, parse_index(interp, arr, a[1])));
+    const NDArrayRef& arr = a[0].as<ArrayValue>()->array;
+    auto sel = parse_index(interp, *arr, a[1]);
+    NDArrayRef part = runtime::view(arr, sel);
+    if (part->ndim() == 0) return array_or_scalar(part);
+    return Value(std::make_shared<ArrayValue>(part, a[0].as<ArrayValue>()->is_tvm));
   });
   t->def("__setitem__", "self, key, value", [](Interpreter& interp, Args& a) {
     NDArray& arr = self_array(a);
@@ -283,8 +339,10 @@ TypeRef make_numpy_type() {
     auto arr = a[0].as<ArrayValue>()->array;
     if (arr->ndim() == 0) raise(ExcKind::TypeError, "iteration over a 0-d array");
     std::vector<Value> rows;
-    for (int64_t i = 0; i < arr->shape()[0]; ++i)
-      rows.push_back(array_or_scalar(runtime::select(*arr, {{true, i, 1, 1}})));
+    for (int64_t i = 0; i < arr->shape()[0]; ++i) {
+      NDArrayRef row = runtime::view(arr, {{true, i, 1, 1}});
+      rows.push_back(row->ndim() == 0 ? array_or_scalar(row) : Value(std::make_shared<ArrayValue>(row, false)));
+    }
     return Value(interp.iter(script::make_list(std::move(rows))));
   });
   t->def("astype", "self, dtype", [](Interpreter& interp, Args& a) { return wrap_array(self_array(a).astype(dtype_arg(interp, a[1]))); });
@@ -335,7 +393,7 @@ TypeRef make_tvm_type() {
     if (src->shape() != dst.shape())
       raise(ExcKind::ValueError, "array shape do not match the shape of NDArray " + runtime::shape_string(src->shape()) + " vs " +
                                      runtime::shape_string(dst.shape()));
-    if (src->dtype() != dst.dtype()) src = src->astype(dst.dtype());
+    if (src->dtype() != dst.dtype() || !src->is_dense()) src = src->astype(dst.dtype());
     std::memcpy(dst.data(), src->data(), dst.nbytes());
     return a[0];
   });
@@ -345,7 +403,8 @@ TypeRef make_tvm_type() {
     const NDArray& src = self_array(a);
     if (src.shape() != dst->array->shape() || src.dtype() != dst->array->dtype())
       raise(ExcKind::ValueError, "copyto: shape or dtype mismatch");
-    std::memcpy(dst->array->data(), src.data(), src.nbytes());
+    runtime::NDArrayRef keep;
+    std::memcpy(dst->array->data(), runtime::dense(src, keep).data(), src.nbytes());
     return a[1];
   });
   return t;
@@ -465,6 +524,10 @@ Shape shape_arg(Interpreter& interp, const Value& v) {
 }
 
 Value array_binary(Interpreter& interp, BinaryOp op, const Value& x, const Value& y) {
+  return array_or_scalar(binary_result(interp, op, x, y));
+}
+
+NDArrayRef binary_result(Interpreter& interp, BinaryOp op, const Value& x, const Value& y) {
   auto* ax = x.as<ArrayValue>();
   auto* ay = y.as<ArrayValue>();
   DataType dx = ax ? ax->array->dtype() : DataType(), dy = ay ? ay->array->dtype() : DataType();
@@ -476,8 +539,7 @@ Value array_binary(Interpreter& interp, BinaryOp op, const Value& x, const Value
   if (op == BinaryOp::TrueDiv && !result.is_float()) result = DataType::float_(64);
   if (op == BinaryOp::Sub && result.is_bool())
     raise(ExcKind::TypeError, "numpy boolean subtract, the `-` operator, is not supported");
-  NDArrayRef out = guard_array([&] { return runtime::binary(op, *a, *b, result); });
-  return array_or_scalar(out);
+  return guard_array([&] { return runtime::binary(op, *a, *b, result); });
 }
 
 }  // namespace tsch::bindings

@@ -45,6 +45,8 @@ runtime::NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<
 runtime::Shape shape_arg(Interpreter& interp, const Value& v);
 // Elementwise operation with NumPy's promotion (Python scalars take the array's type).
 Value array_binary(Interpreter& interp, runtime::BinaryOp op, const Value& x, const Value& y);
+// The same as an array, also when it has no dimensions.
+runtime::NDArrayRef binary_result(Interpreter& interp, runtime::BinaryOp op, const Value& x, const Value& y);
 // Runs an array operation, turning its std::invalid_argument into ValueError.
 template <typename F>
 auto guard_array(F&& f) -> decltype(f());

@@ -305,7 +305,9 @@ void gemm_rows(const double* A, const double* B, double* C, int64_t m, int64_t n
   }
 }
 
-std::vector<double> as_doubles(const NDArray& a) {
+std::vector<double> as_doubles(const NDArray& view) {
+  NDArrayRef keep;
+  const NDArray& a = dense(view, keep);
   std::vector<double> v(a.size());
   if (a.dtype() == DataType::float32()) {
     const float* p = static_cast<const float*>(a.data());
@@ -366,7 +368,9 @@ NDArrayRef matmul(const NDArray& a, const NDArray& b) {
   return out;
 }
 
-NDArrayRef transpose(const NDArray& a, const std::vector<int>& axes) {
+NDArrayRef transpose(const NDArray& view, const std::vector<int>& axes) {
+  NDArrayRef keep;
+  const NDArray& a = dense(view, keep);
   int nd = a.ndim();
   if (static_cast<int>(axes.size()) != nd) throw std::invalid_argument("axes don't match array");
   std::vector<bool> seen(nd, false);
@@ -392,7 +396,9 @@ NDArrayRef transpose(const NDArray& a, const std::vector<int>& axes) {
   return out;
 }
 
-NDArrayRef broadcast_to(const NDArray& a, const Shape& shape) {
+NDArrayRef broadcast_to(const NDArray& view, const Shape& shape) {
+  NDArrayRef keep;
+  const NDArray& a = dense(view, keep);
   Shape b = broadcast_shapes(a.shape(), shape);
   if (b != shape)
     throw std::invalid_argument("could not broadcast input array from shape " + compact_shape_string(a.shape()) + " into shape " + compact_shape_string(shape));
@@ -408,23 +414,42 @@ NDArrayRef broadcast_to(const NDArray& a, const Shape& shape) {
 
 namespace {
 
-// Element offsets of a selection in row-major order, and its shape (single axes dropped).
-std::vector<int64_t> selection_offsets(const NDArray& a, const std::vector<AxisSelect>& sel, Shape& out_shape) {
-  int nd = a.ndim();
-  std::vector<int64_t> strides(nd);
+// The elements between neighbours along each axis of `a` in its memory.
+Shape storage_strides(const NDArray& a) {
+  if (!a.is_dense()) return a.strides();
+  Shape strides(a.ndim());
   int64_t s = 1;
-  for (int d = nd; d-- > 0;) strides[d] = s, s *= a.shape()[d];
+  for (int d = a.ndim(); d-- > 0;) strides[d] = s, s *= a.shape()[d];
+  return strides;
+}
+
+// A selection as a view: its first element (in `a`'s storage), shape and strides.
+struct SelectionLayout {
   int64_t base = 0;
-  Shape full;
-  std::vector<int64_t> step;
-  for (int d = 0; d < nd; ++d) {
+  Shape shape, strides;
+};
+
+SelectionLayout selection_layout(const NDArray& a, const std::vector<AxisSelect>& sel) {
+  Shape strides = storage_strides(a);
+  SelectionLayout out;
+  for (int d = 0; d < a.ndim(); ++d) {
     AxisSelect x = d < static_cast<int>(sel.size()) ? sel[d] : AxisSelect{false, 0, 1, a.shape()[d]};
-    base += x.start * strides[d];
+    out.base += x.start * strides[d];
     if (x.single) continue;
-    full.push_back(x.count);
-    step.push_back(x.step * strides[d]);
-    out_shape.push_back(x.count);
+    out.shape.push_back(x.count);
+    out.strides.push_back(x.step * strides[d]);
   }
+  return out;
+}
+
+// Element offsets (in `a`'s storage) of a selection in row-major order, and its shape
+// (single axes dropped).
+std::vector<int64_t> selection_offsets(const NDArray& a, const std::vector<AxisSelect>& sel, Shape& out_shape) {
+  SelectionLayout layout = selection_layout(a, sel);
+  out_shape = layout.shape;
+  const Shape& full = layout.shape;
+  const Shape& step = layout.strides;
+  int64_t base = layout.base;
   std::vector<int64_t> offsets(shape_size(full));
   std::vector<int64_t> zero(full.size(), 0);
   for_each_broadcast(full, step, zero, [&](int64_t i, int64_t ia, int64_t) { offsets[i] = base + ia; });
@@ -438,10 +463,15 @@ NDArrayRef select(const NDArray& a, const std::vector<AxisSelect>& sel) {
   auto offsets = selection_offsets(a, sel, out_shape);
   auto out = make_array(a.dtype(), out_shape);
   int eb = element_bytes(a.dtype());
-  const uint8_t* src = static_cast<const uint8_t*>(a.data());
+  const uint8_t* src = static_cast<const uint8_t*>(a.first_element());
   uint8_t* dst = static_cast<uint8_t*>(out->data());
   for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(dst + i * eb, src + offsets[i] * eb, eb);
   return out;
+}
+
+NDArrayRef view(const NDArrayRef& a, const std::vector<AxisSelect>& sel) {
+  SelectionLayout layout = selection_layout(*a, sel);
+  return make_view(a, layout.base, layout.shape, layout.strides);
 }
 
 void assign(NDArray& a, const std::vector<AxisSelect>& sel, const NDArray& value) {
@@ -451,7 +481,7 @@ void assign(NDArray& a, const std::vector<AxisSelect>& sel, const NDArray& value
   NDArrayRef b = broadcast_to(v ? *v : value, out_shape);
   int eb = element_bytes(a.dtype());
   const uint8_t* src = static_cast<const uint8_t*>(b->data());
-  uint8_t* dst = static_cast<uint8_t*>(a.data());
+  uint8_t* dst = static_cast<uint8_t*>(a.first_element());
   for (size_t i = 0; i < offsets.size(); ++i) std::memcpy(dst + offsets[i] * eb, src + i * eb, eb);
 }
 

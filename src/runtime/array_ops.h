@@ -32,6 +32,8 @@ struct AxisSelect {
   int64_t start = 0, step = 1, count = 0;
 };
 NDArrayRef select(const NDArray& a, const std::vector<AxisSelect>& sel);
+// The selection as a view sharing `a`'s memory (NumPy's basic indexing).
+NDArrayRef view(const NDArrayRef& a, const std::vector<AxisSelect>& sel);
 // Writes `value` (broadcast to the selection's shape) into the selection.
 void assign(NDArray& a, const std::vector<AxisSelect>& sel, const NDArray& value);
 

@@ -88,6 +88,8 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
     if (a.ndim() != static_cast<int>(p.shape.size()))
       throw std::invalid_argument(where + ": expected " + std::to_string(p.shape.size()) + " dimensions, got " +
                                   std::to_string(a.ndim()) + " (shape " + shape_string(a.shape()) + ")");
+    if (!a.is_dense())
+      throw std::invalid_argument(where + ": not supported yet: a strided array view (as `a[:, 0]`) as an argument; pass a copy");
     buffers.push_back(const_cast<void*>(a.data()));
   }
   // Shapes: bind variables first, then check every dimension.

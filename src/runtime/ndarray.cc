@@ -69,8 +69,52 @@ NDArray::NDArray(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(
   data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [](uint8_t* q) { std::free(q); });
 }
 
+NDArray::NDArray(DataType dtype, Shape shape, Shape strides, std::shared_ptr<uint8_t> first)
+    : dtype_(dtype), shape_(std::move(shape)), size_(shape_size(shape_)), strides_(std::move(strides)), data_(std::move(first)) {
+  // Strides that are C order's are no strides at all.
+  int64_t expected = 1;
+  bool dense = true;
+  for (size_t d = shape_.size(); d-- > 0;) {
+    if (shape_[d] != 1 && strides_[d] != expected) dense = false;
+    expected *= shape_[d];
+  }
+  if (dense) strides_.clear();
+}
+
+NDArrayRef make_view(const NDArrayRef& base, int64_t offset, Shape shape, Shape strides) {
+  auto* first = static_cast<uint8_t*>(base->first_element()) + offset * element_bytes(base->dtype());
+  return NDArrayRef(new NDArray(base->dtype(), std::move(shape), std::move(strides), std::shared_ptr<uint8_t>(base->data_, first)));
+}
+
+void* NDArray::data() {
+  if (!strides_.empty()) throw std::logic_error("data() of a strided array view");
+  return data_.get();
+}
+
+const void* NDArray::data() const {
+  if (!strides_.empty()) throw std::logic_error("data() of a strided array view");
+  return data_.get();
+}
+
+int64_t NDArray::storage_index(int64_t i) const {
+  if (strides_.empty()) return i;
+  int64_t at = 0;
+  for (size_t d = shape_.size(); d-- > 0;) {
+    at += (i % shape_[d]) * strides_[d];
+    i /= shape_[d];
+  }
+  return at;
+}
+
+const NDArray& dense(const NDArray& a, NDArrayRef& keep) {
+  if (a.is_dense()) return a;
+  keep = a.copy();
+  return *keep;
+}
+
 void NDArray::set_shape(Shape shape) {
   if (shape_size(shape) != size_) throw std::logic_error("set_shape: element count changes");
+  if (!strides_.empty()) throw std::logic_error("set_shape of a strided array view");
   shape_ = std::move(shape);
 }
 
@@ -98,11 +142,13 @@ static auto with_elements(DataType t, void* data, F&& f) {
 }
 
 double NDArray::get_f(int64_t i) const {
-  return with_elements(dtype_, data_.get(), [i](auto* p) { return static_cast<double>(p[i]); });
+  int64_t at = storage_index(i);
+  return with_elements(dtype_, data_.get(), [at](auto* p) { return static_cast<double>(p[at]); });
 }
 
 int64_t NDArray::get_i(int64_t i) const {
-  return with_elements(dtype_, data_.get(), [i](auto* p) { return static_cast<int64_t>(p[i]); });
+  int64_t at = storage_index(i);
+  return with_elements(dtype_, data_.get(), [at](auto* p) { return static_cast<int64_t>(p[at]); });
 }
 
 // Stores v converted to the element type (bool: nonzero is true).
@@ -118,21 +164,24 @@ static void store_as_element(DataType t, void* data, int64_t i, V v) {
   });
 }
 
-void NDArray::set_f(int64_t i, double v) { store_as_element(dtype_, data_.get(), i, v); }
-void NDArray::set_i(int64_t i, int64_t v) { store_as_element(dtype_, data_.get(), i, v); }
+void NDArray::set_f(int64_t i, double v) { store_as_element(dtype_, data_.get(), storage_index(i), v); }
+void NDArray::set_i(int64_t i, int64_t v) { store_as_element(dtype_, data_.get(), storage_index(i), v); }
 
 std::shared_ptr<NDArray> NDArray::copy() const {
   auto out = make_array(dtype_, shape_);
-  std::memcpy(out->data(), data(), nbytes());
+  int eb = element_bytes(dtype_);
+  if (strides_.empty()) {
+    std::memcpy(out->data(), data_.get(), nbytes());
+  } else {
+    auto* dst = static_cast<uint8_t*>(out->data());
+    for (int64_t i = 0; i < size_; ++i) std::memcpy(dst + i * eb, data_.get() + storage_index(i) * eb, eb);
+  }
   return out;
 }
 
 std::shared_ptr<NDArray> NDArray::astype(DataType t) const {
+  if (t == dtype_) return copy();
   auto out = make_array(t, shape_);
-  if (t == dtype_) {
-    std::memcpy(out->data(), data(), nbytes());
-    return out;
-  }
   bool integral = !dtype_.is_float() && !t.is_float();
   for (int64_t i = 0; i < size_; ++i) {
     if (integral) out->set_i(i, get_i(i));

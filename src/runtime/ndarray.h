@@ -23,6 +23,11 @@ int element_bytes(ir::DataType dtype);
 // The dtypes arrays may hold: bool, int8/16/32/64, uint8/16/32/64, float16/32/64.
 bool is_array_dtype(ir::DataType dtype);
 
+// An n-dimensional array: dense in C order, or a view (basic indexing, as NumPy's `a[0]`,
+// `a[:, 1:3]`) whose elements live in another array's memory, `strides()` elements apart.
+// A view that happens to be dense (a row, a range of rows) has no strides and behaves as
+// any dense array; only a strided view refuses data(): code that wants raw memory takes
+// dense() first.
 class NDArray {
  public:
   NDArray(ir::DataType dtype, Shape shape);  // zero-filled
@@ -34,8 +39,17 @@ class NDArray {
   int ndim() const { return static_cast<int>(shape_.size()); }
   int64_t size() const { return size_; }
   size_t nbytes() const { return static_cast<size_t>(size_) * element_bytes(dtype_); }
-  void* data() { return data_.get(); }
-  const void* data() const { return data_.get(); }
+  // The elements in C order; a strided view has none (std::logic_error: an internal error).
+  void* data();
+  const void* data() const;
+  bool is_dense() const { return strides_.empty(); }
+  // Elements between neighbours along each axis; empty when dense.
+  const Shape& strides() const { return strides_; }
+  // The position in memory (in elements from the first) of the element at row-major index i.
+  int64_t storage_index(int64_t i) const;
+  // The first element, for code that follows strides() itself.
+  void* first_element() const { return data_.get(); }
+
   // Changes the shape without moving data (same element count).
   void set_shape(Shape shape);
 
@@ -49,13 +63,22 @@ class NDArray {
   std::shared_ptr<NDArray> astype(ir::DataType dtype) const;
 
  private:
+  friend std::shared_ptr<NDArray> make_view(const std::shared_ptr<NDArray>&, int64_t, Shape, Shape);
+  NDArray(ir::DataType dtype, Shape shape, Shape strides, std::shared_ptr<uint8_t> first);
+
   ir::DataType dtype_;
   Shape shape_;
   int64_t size_;
-  std::shared_ptr<uint8_t> data_;
+  Shape strides_;  // empty: dense
+  std::shared_ptr<uint8_t> data_;  // the first element; shares the viewed array's memory
 };
 using NDArrayRef = std::shared_ptr<NDArray>;
 
 NDArrayRef make_array(ir::DataType dtype, Shape shape);
+// A view of `base`'s memory: its first element `offset` elements after base's first (in
+// base's storage), `strides` elements apart along each axis of `shape`.
+NDArrayRef make_view(const NDArrayRef& base, int64_t offset, Shape shape, Shape strides);
+// `a` itself when it is dense, else a dense copy kept alive in `keep`.
+const NDArray& dense(const NDArray& a, NDArrayRef& keep);
 
 }  // namespace tsch::runtime

@@ -49,7 +49,9 @@ std::string field(const std::string& header, const std::string& key, const std::
 
 }  // namespace
 
-void save_npy(const std::string& path, const NDArray& a) {
+void save_npy(const std::string& path, const NDArray& view) {
+  NDArrayRef keep;
+  const NDArray& a = dense(view, keep);
   std::string header = "{'descr': '" + descr_of(a.dtype()) + "', 'fortran_order': False, 'shape': " + shape_string(a.shape()) + ", }";
   size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";

@@ -188,7 +188,7 @@ Flow Evaluator::exec(const Stmt& s) {
               l->items.insert(l->items.end(), more.begin(), more.end());
               return current;
             }
-            return interp.binary_op(a.op, current, rhs);
+            return interp.inplace_op(a.op, current, rhs);
           } catch (ScriptError& e) {
             if (!e.pending.valid()) e.pending = a.op_loc;
             throw;

@@ -70,6 +70,9 @@ const char* dunder_name(ast::BinOpKind op, bool reflected) {
   return "";
 }
 
+// `__iadd__` for `+=`, ...: "__i" + the name without its leading "__".
+std::string inplace_dunder_name(ast::BinOpKind op) { return std::string("__i") + (dunder_name(op, false) + 2); }
+
 bool is_builtin_value(const Value& v) { return !v.is_object() || v.type()->is_builtin; }
 
 // A dunder method from the value's type (not from instance attributes, as in Python).
@@ -545,6 +548,15 @@ Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b) 
   }
   raise(ExcKind::TypeError, fmt::format("unsupported operand type(s) for {}: '{}' and '{}'", ast::binop_symbol(op),
                                         type_name(a), type_name(b)));
+}
+
+Value Interpreter::inplace_op(ast::BinOpKind op, const Value& a, const Value& b) {
+  Value method;
+  if (a.is_object() && type_method(a, inplace_dunder_name(op).c_str(), method)) {
+    Value r = call_method(*this, a, method, {b});
+    if (!is_not_implemented(r)) return r;
+  }
+  return binary_op(op, a, b);
 }
 
 Value Interpreter::unary_op(ast::UnaryOpKind op, const Value& a) {

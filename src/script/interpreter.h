@@ -65,6 +65,8 @@ class Interpreter {
   void del_item(const Value& obj, const Value& key);
 
   Value binary_op(ast::BinOpKind op, const Value& a, const Value& b);
+  // `a op= b`: the type's in-place method (`__iadd__`, ...) when it has one, else binary_op.
+  Value inplace_op(ast::BinOpKind op, const Value& a, const Value& b);
   Value unary_op(ast::UnaryOpKind op, const Value& a);
   bool compare(ast::CmpOpKind op, const Value& a, const Value& b);
   // A comparison as Python evaluates it: a type's rich comparison method (e.g. PrimExpr's,

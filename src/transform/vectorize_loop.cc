@@ -62,7 +62,7 @@ PrimExpr vector_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
 
 class Vectorizer : public ir::IRMutator {
  public:
-  Vectorizer(const ir::VarNode* var, PrimExpr ramp, int lanes) : var_(var), ramp_(std::move(ramp)), lanes_(lanes) {}
+  Vectorizer(const ir::VarNode* var, PrimExpr ramp) : var_(var), ramp_(std::move(ramp)) {}
 
   using IRMutator::mutate;
   PrimExpr mutate(const PrimExpr& e) override {
@@ -132,7 +132,6 @@ class Vectorizer : public ir::IRMutator {
  private:
   const ir::VarNode* var_;
   PrimExpr ramp_;
-  int lanes_;
 };
 
 // Vectors wider than this are split into chunks: a vectorized fused loop of 16384
@@ -165,7 +164,7 @@ class LoopVectorizer : public ir::IRMutator {
       try {
         if (lanes > kMaxLanes) return vectorize_in_chunks(*loop, lanes);
         PrimExpr ramp = std::make_shared<ir::RampNode>(loop->min, ir::make_int(1, loop->min->dtype), static_cast<int>(lanes));
-        return Vectorizer(loop->loop_var.get(), ramp, static_cast<int>(lanes)).mutate(loop->body);
+        return Vectorizer(loop->loop_var.get(), ramp).mutate(loop->body);
       } catch (const CannotVectorize& e) {
         why = "its body has " + e.why;
       } catch (const std::exception& e) {
@@ -186,7 +185,7 @@ class LoopVectorizer : public ir::IRMutator {
     ir::Var outer = ir::make_var(loop.loop_var->name + "_o", loop.loop_var->dtype);
     PrimExpr base = arith::simplify(ir::add(loop.min, ir::mul(PrimExpr(outer), ir::make_int(chunk, t))));
     PrimExpr ramp = std::make_shared<ir::RampNode>(base, ir::make_int(1, t), static_cast<int>(chunk));
-    ir::Stmt body = Vectorizer(loop.loop_var.get(), ramp, static_cast<int>(chunk)).mutate(loop.body);
+    ir::Stmt body = Vectorizer(loop.loop_var.get(), ramp).mutate(loop.body);
     lowering_notes().push_back("loop " + loop.loop_var->name + " is vectorized in chunks of " + std::to_string(chunk) + " lanes (its extent " +
                                std::to_string(lanes) + " is above " + std::to_string(kMaxLanes) + ")");
     return std::make_shared<ir::ForNode>(outer, ir::make_int(0, t), ir::make_int(lanes / chunk, t), ir::ForKind::Serial, body);

@@ -68,7 +68,9 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
     if (upper && *upper < bound) bound = *upper;
     extents[f->loop_var.get()] = std::max<int64_t>(bound, 1);
   }
-  arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, /*require_bijective=*/false);
+  std::unordered_set<const VarNode*> tiled;
+  for (uint64_t l : inner) tiled.insert(s.loop(l)->loop_var.get());
+  arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, /*require_bijective=*/false, &tiled);
   if (!map.ok) return false;
   for (uint64_t l : inner) {
     const VarNode* v = s.loop(l)->loop_var.get();
