@@ -100,10 +100,12 @@ struct Built {
   double build_seconds;
 };
 
-Built build(const tsch::ir::IRModule& mod) {
+Built build(const tsch::ir::IRModule& mod, bool interrupt_checks = true) {
   auto t = Clock::now();
   auto lowered = tsch::transform::lower(mod);
-  auto lib = tsch::codegen::build_llvm(lowered, tsch::codegen::parse_llvm_target("llvm"));
+  tsch::codegen::LLVMTarget target = tsch::codegen::parse_llvm_target("llvm");
+  target.interrupt_checks = interrupt_checks;
+  auto lib = tsch::codegen::build_llvm(lowered, target);
   return {lib, seconds_since(t)};
 }
 
@@ -149,6 +151,7 @@ int main(int, char** argv) {
   Built naive = build(module_named(interp, globals, "matmul"));
   Built seed = build(module_named(interp, globals, "seed_mod"));
   Built good = build(module_named(interp, globals, "good_mod"));
+  Built good_no_polls = build(module_named(interp, globals, "good_mod"), /*interrupt_checks=*/false);
   Built mm_relu = build(module_named(interp, globals, "mm_relu"));
 
   auto a = runtime::make_array(ir::DataType::float32(), {N, N}), b = runtime::make_array(ir::DataType::float32(), {N, N}),
@@ -244,6 +247,19 @@ double halide[3] = {0, 0, 0}, halide_compile = 0;
     double err = reference.empty() ? 0 : max_rel_error(result(), reference);
     std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   build %6.1f ms   max rel err %.1e\n", row.name, row.gflops[1],
                 row.gflops[2], row.m->build_seconds * 1e3, err);
+  }
+  // What Ctrl-C costs: (c) as built (its outer loops poll the interrupt flag) against the
+  // same schedule built without the polls, interleaved; median of the rounds' ratios.
+  for (int threads : {1, 2}) {
+    runtime::set_num_threads(threads);
+    std::vector<double> poll_ratios;
+    for (int round = 0; round < 10; ++round) {
+      double with_polls = best_of(3, [&] { run(good); }), without = best_of(3, [&] { run(good_no_polls); });
+      poll_ratios.push_back(with_polls / without);
+    }
+    std::sort(poll_ratios.begin(), poll_ratios.end());
+    std::printf("%-26s time with Ctrl-C polls / without: %.3f (%d thread%s; median of 10 interleaved rounds)\n", "(c) stdlib matmul_cpu",
+                poll_ratios[5], threads, threads == 1 ? "" : "s");
   }
   runtime::set_num_threads(0);
   bool have_blas = blas_side[1].best_warm < 1e30;

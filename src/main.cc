@@ -15,6 +15,7 @@
 #include "repl/session.h"
 #include "script/error_report.h"
 #include "script/interpreter.h"
+#include "support/interrupt.h"
 #include "syntax/parser.h"
 
 namespace tsch::script {
@@ -47,6 +48,7 @@ Interpreter* g_interp = nullptr;
 
 void on_sigint(int) {
   if (g_interp) g_interp->interrupt_requested = true;
+  tsch::request_interrupt();  // a running kernel stops at its next outer-loop iteration
 }
 
 struct Job {

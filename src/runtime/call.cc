@@ -7,6 +7,7 @@
 #include "ir/printer.h"
 #include "runtime/workspace.h"
 #include "support/checked_size.h"
+#include "support/interrupt.h"
 
 namespace tsch::runtime {
 namespace {
@@ -131,7 +132,12 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
     }
     scalars.push_back(value);
   }
-  if (fn(buffers.data(), scalars.data()) == kStatusOutOfMemory) {
+  int32_t status = fn(buffers.data(), scalars.data());
+  if (status == kStatusInterrupted) {
+    clear_interrupt();
+    throw Interrupted();
+  }
+  if (status == kStatusOutOfMemory) {
     int64_t bytes = take_failed_workspace_request();
     throw OutOfMemory("Unable to allocate " + (bytes < 0 ? std::string("more than 2^63") : std::to_string(bytes)) +
                       " bytes of workspace for " + sig.name + " (the kernel stopped; its outputs may be partly written)");

@@ -34,9 +34,11 @@ struct FunctionSignature {
 };
 
 // Every compiled function: fn(buffer data pointers, scalar slots as int64/double bits);
-// returns 0, or kStatusOutOfMemory when a workspace allocation failed.
+// returns 0, kStatusOutOfMemory when a workspace allocation failed, or kStatusInterrupted
+// when it stopped for Ctrl-C (support/interrupt.h).
 using EntryPoint = int32_t (*)(void** buffers, int64_t* scalars);
 constexpr int32_t kStatusOutOfMemory = 1;
+constexpr int32_t kStatusInterrupted = 2;
 
 class CompiledModule {
  public:

@@ -84,4 +84,11 @@ uint64_t other_writer(const ScheduleState& s, uint64_t block, const ir::Buffer& 
 // CheckCompleteOrReductionBlock, as compute_at and reverse_compute_at ask for).
 void check_complete_or_reduction(const std::string& primitive, const ScheduleState& s, uint64_t block);
 
+// Refuses (as `primitive`) a loop nest under which a block may not run in parallel: what
+// parallel/vectorize check (schedule/primitive/loop_kind.cc).
+void check_data_parallel(const ScheduleState& s, uint64_t loop, const char* primitive, const char* kind);
+// The same for every parallel or vectorized loop around `block`: a block that compute_at
+// moves under one must be what that loop allows (a reduction there would race).
+void check_parallel_loops_above(const ScheduleState& s, uint64_t block, const char* primitive);
+
 }  // namespace tsch::schedule

@@ -17,6 +17,7 @@
 #include "script/sequence.h"
 #include "script/types.h"
 #include "support/checked_size.h"
+#include "support/interrupt.h"
 
 namespace tsch::script {
 
@@ -42,6 +43,7 @@ std::vector<DecoratorHook>& Interpreter::decorator_hooks() {
 
 void Interpreter::check_interrupt() {
   if (interrupt_requested.exchange(false)) {
+    clear_interrupt();
     throw ScriptError(make_exception(exception_type(ExcKind::KeyboardInterrupt), {}));
   }
 }
@@ -210,6 +212,10 @@ Value Interpreter::call(const Value& callee, CallArgs args) {
       raise(ExcKind::MemoryError, e.what());
     } catch (const std::bad_alloc&) {
       raise(ExcKind::MemoryError, "out of memory");
+    } catch (const Interrupted&) {
+      // Ctrl-C stopped a compiled kernel: the interrupt is handled here.
+      interrupt_requested = false;
+      throw ScriptError(make_exception(exception_type(ExcKind::KeyboardInterrupt), {}));
     }
   }
   if (auto* bound = callee.as<BoundMethod>()) {

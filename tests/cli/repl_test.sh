@@ -129,6 +129,37 @@ contains "Ctrl-C interrupts time_evaluator" "KeyboardInterrupt" "$(since 'timer(
 send 'x'
 contains "state survives an interrupted timing" "41" "$(since 'x')"
 
+# Ctrl-C stops a compiled kernel in the middle (one call of ~10^12 steps) within a second;
+# its output array survives, partly written.
+cat > "$work/forever.tsch" <<'END'
+@T.prim_func
+def forever(A: T.Buffer((1,), "float32")):
+    for i, j, k in T.grid(100000, 100000, 100000):
+        with T.block("A"):
+            vi, vj, vk = T.axis.remap("RRR", [i, j, k])
+            A[0] = A[0] * T.float32(0.5) + T.float32(1)
+
+END
+n=$(prompts)
+$T load-buffer "$work/forever.tsch"
+$T paste-buffer -t repl
+wait_prompt "$n"
+send 'forever_lib = tvm.build(forever, target="llvm")'
+send 'acc = tvm.nd.array(np.zeros((1,), dtype="float32"))'
+$T send-keys -t repl -l 'forever_lib(acc)'
+$T send-keys -t repl Enter
+sleep 1
+n=$(prompts)
+started=$(date +%s%N)
+$T send-keys -t repl C-c
+wait_prompt "$n"
+elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
+contains "Ctrl-C interrupts a compiled kernel" "KeyboardInterrupt" "$(since 'forever_lib(acc)')"
+if [ "$elapsed_ms" -lt 1500 ]; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL the kernel stopped ${elapsed_ms} ms after Ctrl-C (more than 1.5 s)"; fi
+send 'acc.numpy()[0] > 1.5'
+contains "the kernel's output survives" "True" "$(since 'acc.numpy()')"
+
 # :save writes a script that reproduces the session's final IR (undone steps commented out).
 send ":save $work/session.tsch"
 send 'print("BEGIN")'

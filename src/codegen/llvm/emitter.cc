@@ -28,7 +28,7 @@ constexpr int64_t kMaxStackBytes = 256 * 1024;
 
 class Emitter {
  public:
-  Emitter(llvm::Module& m) : mod_(m), ctx_(m.getContext()), b_(ctx_) {}
+  Emitter(llvm::Module& m, bool interrupt_checks) : mod_(m), ctx_(m.getContext()), b_(ctx_), interrupt_checks_(interrupt_checks) {}
 
   FunctionSignature emit(const std::string& name, const ir::PrimFunc& f) {
     FunctionSignature sig;
@@ -514,6 +514,7 @@ class Emitter {
     b_.CreateCondBr(b_.CreateICmpSLT(i, end), body_bb, exit);
     b_.SetInsertPoint(body_bb);
     vars_[var.get()] = i;
+    if (interrupt_checks_ && !unroll && holds_heavy_loop(body)) return_if_interrupted();
     emit(body);
     llvm::Value* next = b_.CreateAdd(i, llvm::ConstantInt::get(begin->getType(), 1), "", false, true);
     auto* back = b_.CreateBr(head);
@@ -580,17 +581,47 @@ class Emitter {
     vars_.erase(buf->data.get());
   }
 
+  // Whether `body` holds a loop that runs long enough to poll Ctrl-C around: one that holds
+  // loops itself, or whose extent is not a small constant. The innermost loops never poll
+  // (a volatile load in them would stop their vectorization), nor do the loops around small
+  // constant ones, which LLVM may unroll into innermost loops.
+  static bool holds_heavy_loop(const Stmt& body) {
+    bool heavy = false;
+    ir::for_each_stmt(body, [&](const Stmt& s) {
+      auto* loop = ir::as<ir::ForNode>(s);
+      if (!loop || heavy) return;
+      int64_t extent;
+      bool small = ir::as_const_int(loop->extent, &extent) && extent <= 64;
+      bool nested = false;
+      ir::for_each_stmt(loop->body, [&](const Stmt& inner) { nested |= ir::as<ir::ForNode>(inner) != nullptr; });
+      heavy = nested || !small;
+    });
+    return heavy;
+  }
+
+  // Returns kStatusInterrupted (releasing the workspace held) once Ctrl-C set the flag.
+  void return_if_interrupted() {
+    llvm::GlobalVariable* flag = mod_.getNamedGlobal("tsch_interrupt_pending");
+    if (!flag) {
+      flag = new llvm::GlobalVariable(mod_, b_.getInt32Ty(), false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                      "tsch_interrupt_pending");
+    }
+    llvm::LoadInst* pending = b_.CreateLoad(b_.getInt32Ty(), flag, "interrupt_pending");
+    pending->setVolatile(true);
+    return_if_failed(b_.CreateICmpNE(pending, b_.getInt32(0)), runtime::kStatusInterrupted);
+  }
+
   // When `failed` holds, the current function releases the workspace it holds and returns
-  // kStatusOutOfMemory (a parallel task returns it to tsch_parallel_for, which hands it to
-  // the function that started the loop, and so on up to the caller, which raises).
-  void return_if_failed(llvm::Value* failed) {
-    auto* fail = llvm::BasicBlock::Create(ctx_, "out_of_memory", fn_);
-    auto* go_on = llvm::BasicBlock::Create(ctx_, "allocated", fn_);
+  // `status` (a parallel task returns it to tsch_parallel_for, which hands it to the
+  // function that started the loop, and so on up to the caller, which raises).
+  void return_if_failed(llvm::Value* failed, int32_t status = runtime::kStatusOutOfMemory) {
+    auto* fail = llvm::BasicBlock::Create(ctx_, status == runtime::kStatusInterrupted ? "interrupted" : "out_of_memory", fn_);
+    auto* go_on = llvm::BasicBlock::Create(ctx_, status == runtime::kStatusInterrupted ? "go_on" : "allocated", fn_);
     b_.CreateCondBr(failed, fail, go_on, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
     b_.SetInsertPoint(fail);
     llvm::FunctionCallee release = mod_.getOrInsertFunction("tsch_workspace_free", b_.getVoidTy(), b_.getPtrTy());
     for (auto it = live_workspace_.rbegin(); it != live_workspace_.rend(); ++it) b_.CreateCall(release, {*it});
-    b_.CreateRet(b_.getInt32(runtime::kStatusOutOfMemory));
+    b_.CreateRet(b_.getInt32(status));
     b_.SetInsertPoint(go_on);
   }
 
@@ -679,13 +710,14 @@ class Emitter {
   llvm::MDNode* tbaa_root_ = nullptr;
   std::unordered_map<const ir::VarNode*, llvm::MDNode*> tbaa_tags_;
   bool in_parallel_ = false;
+  bool interrupt_checks_;
   std::vector<llvm::Value*> live_workspace_;  // heap buffers open at the insert point, outermost first
 };
 
 }  // namespace
 
-FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f) {
-  return Emitter(module).emit(name, f);
+FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f, bool interrupt_checks) {
+  return Emitter(module, interrupt_checks).emit(name, f);
 }
 
 }  // namespace tsch::codegen

@@ -14,7 +14,8 @@ using runtime::CompiledModuleRef;
 using runtime::FunctionSignature;
 
 // Adds `name`'s implementation and its entry point `name(void** buffers, int64_t* scalars)`
-// to `module`, and returns the signature the runtime binds arguments with.
-FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f);
+// to `module`, and returns the signature the runtime binds arguments with. With
+// `interrupt_checks`, outer loops return runtime::kStatusInterrupted after Ctrl-C.
+FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f, bool interrupt_checks);
 
 }  // namespace tsch::codegen

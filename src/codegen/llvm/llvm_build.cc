@@ -30,6 +30,7 @@
 #include "runtime/thread_pool.h"
 #include "runtime/workspace.h"
 #include "support/files.h"
+#include "support/interrupt.h"
 
 namespace tsch::codegen {
 
@@ -340,7 +341,7 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   m->setDataLayout(tm->createDataLayout());
   m->setTargetTriple(rt.triple);
   std::vector<FunctionSignature> sigs;
-  for (const auto& [name, f] : lowered->functions) sigs.push_back(emit_function(*m, name, f));
+  for (const auto& [name, f] : lowered->functions) sigs.push_back(emit_function(*m, name, f, target.interrupt_checks));
   std::string verify;
   llvm::raw_string_ostream vs(verify);
   if (llvm::verifyModule(*m, &vs)) throw BuildError("internal: generated LLVM IR is invalid: " + vs.str() + "\n" + print_module(*m));
@@ -368,6 +369,8 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
       llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_alloc), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   runtime_symbols[(*jit)->mangleAndIntern("tsch_workspace_free")] = {
       llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_free), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  runtime_symbols[(*jit)->mangleAndIntern("tsch_interrupt_pending")] = {
+      llvm::orc::ExecutorAddr::fromPtr(const_cast<int32_t*>(&tsch_interrupt_pending)), llvm::JITSymbolFlags::Exported};
   if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime_symbols)))) throw BuildError("LLVM JIT: " + error_text(std::move(err)));
   if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
     throw BuildError("LLVM JIT: " + error_text(std::move(err)));

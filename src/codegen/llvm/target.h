@@ -17,6 +17,9 @@ struct LLVMTarget {
   std::string triple, cpu, features;
   int num_cores = 0;  // 0: the thread pool's size
   int opt_level = 3;
+  // Poll Ctrl-C at the head of outer loops (support/interrupt.h); matmul_bench turns it off
+  // to measure what the polls cost.
+  bool interrupt_checks = true;
 };
 
 // Throws BuildError on an unknown option or a target kind other than llvm.

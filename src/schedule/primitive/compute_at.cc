@@ -42,6 +42,19 @@ bool writes_buffer(const BlockNode* b, const Buffer& buf) {
 // strictly inside `loop` are relaxed; outer loops and `loop` itself stay symbolic.
 // `gapped`, when given, is set where the relaxed interval is provably larger than the
 // points it stands for (`j_0 * 16 + j_1` over j_0 in [0, 8) is 8 points spread over 113).
+// The bounds of `e` over `dom`, with no variable of `dom` left in them: a loop whose extent
+// names an outer relaxed loop (compute_at's clamped `ax0`) gives bounds in that loop's
+// variable, which are relaxed in turn. Unbounded (no min) when that does not settle.
+arith::Interval relaxed(const PrimExpr& e, const arith::VarDomain& dom) {
+  auto uses_dom = [&](const PrimExpr& x) { return x && uses_var(x, [&](const VarNode* v) { return dom.count(v) > 0; }); };
+  arith::Interval r = arith::eval_interval(e, dom);
+  for (size_t round = 0; round <= dom.size() && r.min && (uses_dom(r.min) || uses_dom(r.max)); ++round) {
+    r = arith::Interval{arith::eval_interval(r.min, dom).min, arith::eval_interval(r.max, dom).max};
+  }
+  if (!r.min || !r.max || uses_dom(r.min) || uses_dom(r.max)) return {};
+  return r;
+}
+
 std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
                                             const BufferRegion& region, bool* gapped = nullptr) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
@@ -61,7 +74,7 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
   for (const Range& r : region.region) {
     PrimExpr lo = substitute(r.min, bind);
     PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
-    arith::Interval a = arith::eval_interval(lo, dom), b = arith::eval_interval(hi, dom);
+    arith::Interval a = relaxed(lo, dom), b = relaxed(hi, dom);
     out.push_back((!a.min || !b.min) ? arith::Interval{} : arith::Interval{arith::simplify(a.min), arith::simplify(b.max)});
     if (gapped && a.min) {
       // At most (product of the relaxed loops the index uses) x (extent per instance) points.
@@ -200,6 +213,17 @@ Stmt insert_into(const ForNode* loop, const Stmt& nest, const std::vector<const 
   return copy;
 }
 
+// Checked on the rewritten state (the new bindings are known only then), which is put back
+// on a refusal.
+void recheck_under_parallel_loops(ScheduleState& s, const ScheduleState& before, uint64_t block_sid, const char* primitive) {
+  try {
+    check_parallel_loops_above(s, block_sid, primitive);
+  } catch (...) {
+    s = before;
+    throw;
+  }
+}
+
 void check_same_scope(const ScheduleState& s, const std::string& primitive, uint64_t block_sid, uint64_t loop_sid) {
   if (s.info(block_sid)->func != s.info(loop_sid)->func || s.scope_block(block_sid) != s.scope_block(loop_sid)) {
     fail(primitive, {block_sid, loop_sid}, "The block and the loop are not in the same scope");
@@ -263,10 +287,12 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
   Block block_ref = s.info(block_sid)->realize->block;
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
+  ScheduleState before = s;
   remove_from_scope(s, block_sid, nullptr);
   std::vector<const StmtNode*> anchor_nodes;
   for (uint64_t c : consumers) anchor_nodes.push_back(s.info(c)->node);
   s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, true, index));
+  recheck_under_parallel_loops(s, before, block_sid, "compute_at");
 }
 
 void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
@@ -317,10 +343,12 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   // Step 3. Rewrite.
   Block block_ref = s.info(block_sid)->realize->block;
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
+  ScheduleState before = s;
   remove_from_scope(s, block_sid, nullptr);
   std::vector<const StmtNode*> anchor_nodes;
   for (uint64_t p : producers) anchor_nodes.push_back(s.info(p)->node);
   s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, false, index));
+  recheck_under_parallel_loops(s, before, block_sid, "reverse_compute_at");
 }
 
 }  // namespace tsch::schedule

@@ -12,8 +12,6 @@ namespace tsch::schedule {
 
 using namespace ir;
 
-namespace {
-
 // Every block below the loop whose non-data-parallel iterator is bound using the loop var.
 void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* primitive, const char* kind) {
   const ForNode* loop = s.loop(loop_sid);
@@ -58,6 +56,16 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
     }
   });
 }
+
+void check_parallel_loops_above(const ScheduleState& s, uint64_t block_sid, const char* primitive) {
+  for (uint64_t l : s.enclosing_loops(block_sid)) {
+    ForKind kind = s.loop(l)->for_kind;
+    if (kind == ForKind::Parallel) check_data_parallel(s, l, primitive, "parallel");
+    if (kind == ForKind::Vectorized) check_data_parallel(s, l, primitive, "vectorize");
+  }
+}
+
+namespace {
 
 void set_kind(ScheduleState& s, uint64_t loop_sid, ForKind kind, const std::string& thread = {}) {
   auto copy = std::make_shared<ForNode>(*s.loop(loop_sid));

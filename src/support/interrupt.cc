@@ -1,0 +1,5 @@
+#include "support/interrupt.h"
+
+extern "C" {
+volatile int32_t tsch_interrupt_pending = 0;
+}
