@@ -11,6 +11,7 @@
 #include "ir/printer.h"
 #include "runtime/thread_pool.h"
 #include "script/exceptions.h"
+#include "support/diagnostics.h"
 #include "script/modules.h"
 #include "transform/pipeline.h"
 
@@ -128,7 +129,7 @@ Value build(Interpreter& interp, const Value& mod_value, const Value& target_val
   } catch (const runtime::BuildError& e) {
     raise(ExcKind::RuntimeError, e.what());
   } catch (const std::exception& e) {
-    raise(ExcKind::RuntimeError, std::string("internal error in code generation: ") + e.what());
+    internal_fail(__FILE__, __LINE__, std::string("code generation: ") + e.what());
   }
 }
 

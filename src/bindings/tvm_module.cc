@@ -2,7 +2,10 @@
 // (structural equality, IRModule), tvm.tir (IR types); `I` is tvm.script.ir.
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "bindings/ir_values.h"
+#include "bindings/roundtrip_check.h"
 #include "bindings/runtime_values.h"
 #include "bindings/tvm_build.h"
 #include "arith/verify_well_formed.h"
@@ -164,6 +167,12 @@ void build_tvm(Interpreter& interp, script::Module& m) {
 
 }  // namespace
 
+namespace {
+std::atomic<int64_t> failed_roundtrips{0};
+}  // namespace
+
+int64_t roundtrip_failures() { return failed_roundtrips; }
+
 // With TSCH_CHECK_ROUNDTRIP=1 every prim_func is printed, parsed back and compared as it is
 // created: the test suite runs its TVMScript cases this way (printing is a fixed point).
 void check_roundtrip(Interpreter& interp, const ir::PrimFunc& f, const std::string& name) {
@@ -177,12 +186,16 @@ void check_roundtrip(Interpreter& interp, const ir::PrimFunc& f, const std::stri
   script::CallArgs args;
   args.positional.push_back(script::make_str(text));
   Value again = interp.call(*import(interp, "tvm.script")->globals->find(intern("from_source")), std::move(args));
+  auto failed = [&](const std::string& why) {
+    ++failed_roundtrips;
+    raise(ExcKind::RuntimeError, "round trip of " + name + ": " + why);
+  };
   auto* g = again.as<PrimFuncValue>();
-  if (!g) raise(ExcKind::RuntimeError, "round trip of " + name + ": the printed text is not a prim_func");
+  if (!g) failed("the printed text is not a prim_func");
   std::string text2 = ir::script(g->func, g->name);
-  if (text2 != text) raise(ExcKind::RuntimeError, "round trip of " + name + ": printing is not a fixed point:\n" + text + "\n---\n" + text2);
+  if (text2 != text) failed("printing is not a fixed point:\n" + text + "\n---\n" + text2);
   ir::StructuralDiff d = ir::structural_diff(f, g->func);
-  if (!d.equal) raise(ExcKind::RuntimeError, "round trip of " + name + ": not structurally equal at " + d.path + ": " + d.lhs + " vs " + d.rhs);
+  if (!d.equal) failed("not structurally equal at " + d.path + ": " + d.lhs + " vs " + d.rhs);
 }
 
 void install_prim_func_hook() {

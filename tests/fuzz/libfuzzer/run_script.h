@@ -14,7 +14,8 @@ void initialize(bool check_roundtrip);
 
 // Runs `data` as a script. Returns normally for success and for user errors (SyntaxError,
 // any script exception, running past the budget: KeyboardInterrupt); aborts with the input's
-// error report for an internal error, a C++ exception escaping as one, or a failed round trip.
+// error report for an internal error (InternalError), any other C++ exception escaping, or a
+// failed round trip (bindings::roundtrip_failures()).
 void run_script(const uint8_t* data, size_t size);
 
 }  // namespace tsch::fuzz
