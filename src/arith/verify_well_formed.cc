@@ -23,8 +23,17 @@ class Verifier : public IRVisitor {
 
   // Definitions are scoped: a loop variable, let variable or block iterator is defined only
   // inside its loop, let or block, so a use after it (a loop extent naming a variable of a
-  // loop that has ended) is reported. Counted, since one Var may be defined in two siblings.
+  // loop that has ended) is reported. Counted: a symbolic size is defined by every parameter
+  // buffer that names it.
   void define(const Var& v) { ++defined_[v.get()]; }
+  // A loop, let or block iterator binds its variable once in the whole function (TVM's SSA
+  // rule): the same Var object bound again — nested, or in a sibling — is reported.
+  void bind(const Var& v) {
+    if ((defined_.count(v.get()) || bound_.count(v.get())) && reported_.insert(v.get()).second)
+      errors.push_back(fmt::format("variable {} is defined more than once", v->name));
+    bound_.insert(v.get());
+    define(v);
+  }
   void undefine(const Var& v) {
     if (--defined_[v.get()] > 0) return;
     defined_.erase(v.get());
@@ -74,7 +83,7 @@ class Verifier : public IRVisitor {
         auto* loop = as<ForNode>(s);
         visit(loop->min);
         visit(loop->extent);
-        define(loop->loop_var);
+        bind(loop->loop_var);
         dom_[loop->loop_var.get()] = interval_of(Range{loop->min, loop->extent});
         visit(loop->body);
         dom_.erase(loop->loop_var.get());
@@ -84,7 +93,7 @@ class Verifier : public IRVisitor {
       case StmtKind::LetStmt: {
         auto* let = as<LetStmtNode>(s);
         visit(let->value);
-        define(let->var);
+        bind(let->var);
         visit(let->body);
         undefine(let->var);
         return;
@@ -143,7 +152,7 @@ class Verifier : public IRVisitor {
         for (const auto& iv : block->iter_vars) {
           visit(iv.dom.min);
           visit(iv.dom.extent);
-          define(iv.var);
+          bind(iv.var);
           dom_[iv.var.get()] = interval_of(iv.dom);
         }
         for (const auto& b : block->alloc_buffers) {
@@ -298,7 +307,7 @@ class Verifier : public IRVisitor {
   std::unordered_map<const BufferNode*, int> buffers_;
   std::unordered_map<const VarNode*, int> buffer_data_;
   std::unordered_set<const BufferNode*> reported_buffers_;
-  std::unordered_set<const VarNode*> reported_, ended_;
+  std::unordered_set<const VarNode*> reported_, ended_, bound_;
   VarDomain dom_;
   bool guarded_ = false;  // inside a block whose realize has a T.where
 };
