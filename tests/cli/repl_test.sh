@@ -35,13 +35,19 @@ send() {
   wait_prompt "$n"
 }
 
+# Pastes a file into the session (as a user pastes a block) and waits for the next prompt.
+paste() {
+  local n
+  n=$(prompts)
+  $T load-buffer "$1"
+  $T paste-buffer -t repl
+  wait_prompt "$n"
+}
+
 $T new-session -d -s repl -x 250 -y 60 "HOME=$work NO_COLOR=1 $tsch"
 $T set-option -t repl remain-on-exit on > /dev/null
 wait_prompt
-n=$(prompts)
-$T load-buffer "$here/mm_relu_module.tsch"
-$T paste-buffer -t repl
-wait_prompt "$n"
+paste "$here/mm_relu_module.tsch"
 send 'sch = tvm.tir.Schedule(MyModule)'
 send 'block_Y = sch.get_block("Y", func_name="mm_relu")'
 send 'i, j, k = sch.get_loops(block_Y)'
@@ -140,10 +146,7 @@ def forever(A: T.Buffer((1,), "float32")):
             A[0] = A[0] * T.float32(0.5) + T.float32(1)
 
 END
-n=$(prompts)
-$T load-buffer "$work/forever.tsch"
-$T paste-buffer -t repl
-wait_prompt "$n"
+paste "$work/forever.tsch"
 send 'forever_lib = tvm.build(forever, target="llvm")'
 send 'acc = tvm.nd.array(np.zeros((1,), dtype="float32"))'
 $T send-keys -t repl -l 'forever_lib(acc)'

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "codegen/llvm/loop_facts.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -581,24 +582,6 @@ class Emitter {
     vars_.erase(buf->data.get());
   }
 
-  // Whether `body` holds a loop that runs long enough to poll Ctrl-C around: one that holds
-  // loops itself, or whose extent is not a small constant. The innermost loops never poll
-  // (a volatile load in them would stop their vectorization), nor do the loops around small
-  // constant ones, which LLVM may unroll into innermost loops.
-  static bool holds_heavy_loop(const Stmt& body) {
-    bool heavy = false;
-    ir::for_each_stmt(body, [&](const Stmt& s) {
-      auto* loop = ir::as<ir::ForNode>(s);
-      if (!loop || heavy) return;
-      int64_t extent;
-      bool small = ir::as_const_int(loop->extent, &extent) && extent <= 64;
-      bool nested = false;
-      ir::for_each_stmt(loop->body, [&](const Stmt& inner) { nested |= ir::as<ir::ForNode>(inner) != nullptr; });
-      heavy = nested || !small;
-    });
-    return heavy;
-  }
-
   // Returns kStatusInterrupted (releasing the workspace held) once Ctrl-C set the flag.
   void return_if_interrupted() {
     llvm::GlobalVariable* flag = mod_.getNamedGlobal("tsch_interrupt_pending");
@@ -628,7 +611,7 @@ class Emitter {
   // A parallel loop: its body becomes a function run by the runtime's thread pool on chunks
   // of the iteration space; the variables it reads are passed in a closure struct.
   void parallel(const ir::ForNode& n) {
-    std::vector<const ir::VarNode*> captured = free_vars(n);
+    std::vector<const ir::VarNode*> captured = free_vars(n, [&](const ir::VarNode* v) { return vars_.count(v) > 0; });
     std::vector<llvm::Type*> field_types;
     for (auto* v : captured) field_types.push_back(vars_.at(v)->getType());
     llvm::StructType* closure_type = llvm::StructType::get(ctx_, field_types);
@@ -679,27 +662,6 @@ class Emitter {
     vars_ = std::move(saved_vars);
     live_workspace_ = std::move(saved_workspace);
     b_.restoreIP(saved_ip);
-  }
-
-  // Variables (and buffer data pointers) the loop body reads from the enclosing scope.
-  std::vector<const ir::VarNode*> free_vars(const ir::ForNode& n) {
-    std::vector<const ir::VarNode*> out;
-    std::unordered_set<const ir::VarNode*> seen;
-    auto use = [&](const ir::VarNode* v) {
-      if (v != n.loop_var.get() && vars_.count(v) && seen.insert(v).second) out.push_back(v);
-    };
-    ir::for_each_expr(n.body, [&](const PrimExpr& e) {
-      if (auto* v = ir::as<ir::VarNode>(e)) use(v);
-      if (auto* l = ir::as<ir::BufferLoadNode>(e)) use(l->buffer->data.get());
-    });
-    ir::for_each_stmt(n.body, [&](const Stmt& s) {
-      if (auto* st = ir::as<ir::BufferStoreNode>(s)) use(st->buffer->data.get());
-    });
-    for (const auto& e : {n.min, n.extent})
-      ir::for_each_expr(e, [&](const PrimExpr& x) {
-        if (auto* v = ir::as<ir::VarNode>(x)) use(v);
-      });
-    return out;
   }
 
   llvm::Module& mod_;
