@@ -7,5 +7,5 @@ set -euo pipefail
 "$1" -c '
 import sys
 import tvm
-helpers = ["copy", "func_working_on", "get", "mod", "seed", "show", "trace", "work_on"]
+helpers = ["copy", "fork_seed", "func_working_on", "get", "mod", "seed", "show", "trace", "work_on"]
 print(sys.argv[1].join(n for n in dir(tvm.tir.Schedule) if not n.startswith("_") and n not in helpers))' "${2:- }"

@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   default-jre-headless antlr4 libantlr4-runtime-dev uuid-dev
   libfmt-dev catch2 libreadline-dev libjemalloc-dev
+  # the schedule trace's JSON form
+  nlohmann-json3-dev
   # code generation (ORC JIT) and export_library's link step (cc, from build-essential)
   llvm-19-dev
   # tmux drives the REPL tests; vim runs the syntax tests headless

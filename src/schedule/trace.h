@@ -1,71 +1,56 @@
-// The trace: every successful primitive call as an instruction, printed as the Python that
-// replays it (TVM's format: `def apply_trace(sch: tir.Schedule) -> None:` with b0/l1/v2
-// names and keyword arguments).
+// The trace (TVM's Trace): the instructions applied so far and the decisions of the sampling
+// ones. It prints as the Python that replays it (`def apply_trace(sch: tir.Schedule) -> None:`
+// with b0/l1/v2 names, TVM's lines exactly), converts to and from TVM's JSON form
+// ([[kind, inputs, attrs, outputs] ...], [[index, decision] ...]), and replays on another
+// schedule, optionally with other decisions.
 #pragma once
 
-#include <memory>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "ir/expr.h"
+#include "schedule/instruction.h"
 
 namespace tsch::schedule {
 
-// A random variable: a handle to a block or loop (by sid) or a sampled integer.
-struct RVNode {
-  enum class Kind { Block, Loop, Expr };
-  Kind kind = Kind::Block;
-  uint64_t sid = 0;
-  int64_t value = 0;
-};
-using RV = std::shared_ptr<RVNode>;
+class Schedule;
 
-struct TraceArg {
-  enum class Kind { None, Int, Float, Bool, Str, Ref, List, Tuple, IndexMap };
-  Kind kind = Kind::None;
-  int64_t i = 0;
-  double f = 0;
-  bool b = false;
-  std::string s;
-  RV ref;
-  std::vector<TraceArg> list;  // List and Tuple
-  // IndexMap: `lambda params: (outputs)`.
-  std::vector<ir::Var> map_params;
-  std::vector<ir::PrimExpr> map_outputs;
+class Trace {
+ public:
+  const std::vector<Instruction>& insts() const { return insts_; }
+  size_t size() const { return insts_.size(); }
+  // The decision recorded for `inst` (None when it has none).
+  TraceArg get_decision(const Instruction& inst) const;
+  void append(Instruction inst, TraceArg decision = TraceArg::none());
+  void truncate(size_t size);
 
-  static TraceArg none() { return TraceArg{}; }
-  static TraceArg of_int(int64_t v) { TraceArg a; a.kind = Kind::Int; a.i = v; return a; }
-  static TraceArg of_bool(bool v) { TraceArg a; a.kind = Kind::Bool; a.b = v; return a; }
-  static TraceArg of_str(std::string v) { TraceArg a; a.kind = Kind::Str; a.s = std::move(v); return a; }
-  static TraceArg of_ref(RV v) { TraceArg a; a.kind = Kind::Ref; a.ref = std::move(v); return a; }
-  static TraceArg of_list(std::vector<TraceArg> v) { TraceArg a; a.kind = Kind::List; a.list = std::move(v); return a; }
-  static TraceArg of_tuple(std::vector<TraceArg> v) { TraceArg a; a.kind = Kind::Tuple; a.list = std::move(v); return a; }
-  static TraceArg of_index_map(std::vector<ir::Var> params, std::vector<ir::PrimExpr> outputs) {
-    TraceArg a;
-    a.kind = Kind::IndexMap;
-    a.map_params = std::move(params);
-    a.map_outputs = std::move(outputs);
-    return a;
-  }
-  // `lambda i, j: (i // 16, j, i % 16)` for an IndexMap.
-  std::string lambda_text() const;
-};
+  // Replays the instructions on `sch`, mapping this trace's handles to the new ones. The
+  // decision provider may replace each sampling decision (TVM's decision_provider).
+  using DecisionProvider = std::function<TraceArg(const Instruction&, const TraceArg& decision)>;
+  void apply_to_schedule(Schedule& sch, bool remove_postproc, const DecisionProvider& provider = nullptr) const;
+  // A copy whose decision for `inst` is `decision` (TVM's with_decision).
+  Trace with_decision(const Instruction& inst, TraceArg decision, bool remove_postproc) const;
+  // Without the pure instructions whose outputs nothing uses (TVM's simplified).
+  Trace simplified(bool remove_postproc) const;
 
-struct Instruction {
-  std::string kind;    // "Split" (JSON kind name)
-  std::string method;  // "split"
-  std::vector<TraceArg> positional;  // variadic arguments (reorder, fuse)
-  std::vector<std::pair<std::string, TraceArg>> keywords;
-  std::vector<RV> outputs;
-  bool list_output = false;  // outputs come as a list (`l1, = ...` for one element)
-};
-
-struct Trace {
-  std::vector<Instruction> insts;
-
-  // The replayable Python text.
+  // One line per instruction, as TVM's Trace.as_python.
+  std::vector<std::string> as_python(bool remove_postproc = false) const;
+  // The whole function: "# from tvm import tir\ndef apply_trace(...) -> None:\n  ...".
   std::string str() const;
+
+  nlohmann::json as_json(bool remove_postproc = false) const;
+  // Reads TVM's JSON form and applies it to `sch`. Index maps are stored as lambda text;
+  // `parse_index_map` turns one back into parameters and outputs (the script layer can).
+  using IndexMapParser = std::function<TraceArg(const std::string& lambda_text)>;
+  static void apply_json_to_schedule(const nlohmann::json& json, Schedule& sch, const IndexMapParser& parse_index_map);
+
+ private:
+  size_t valid_prefix(bool remove_postproc) const;
+  std::vector<Instruction> insts_;
+  std::map<const InstructionNode*, TraceArg> decisions_;
 };
 
 }  // namespace tsch::schedule

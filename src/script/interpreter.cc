@@ -16,6 +16,7 @@
 #include "script/numbers.h"
 #include "script/sequence.h"
 #include "script/types.h"
+#include "support/error.h"
 #include "support/checked_size.h"
 #include "support/interrupt.h"
 
@@ -208,6 +209,11 @@ Value Interpreter::call(const Value& callee, CallArgs args) {
       return native->impl(*this, bound);
     } catch (const SizeOverflow& e) {
       raise(ExcKind::ValueError, e.what());
+    } catch (const UserError& e) {
+      // A C++ core refused what the script asked for (support/error.h).
+      static const ExcKind kinds[] = {ExcKind::ValueError, ExcKind::TypeError, ExcKind::IndexError, ExcKind::KeyError,
+                                      ExcKind::NotImplementedError, ExcKind::RuntimeError};
+      raise(kinds[static_cast<int>(e.kind)], e.what());
     } catch (const OutOfMemory& e) {
       raise(ExcKind::MemoryError, e.what());
     } catch (const std::bad_alloc&) {

@@ -7,6 +7,7 @@
 #include "ir/op.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -92,6 +93,45 @@ std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block) {
     if (b != block && touches(s.block(b), s.block(block))) out.push_back(b);
   }
   return out;
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kinds
+
+namespace tsch::schedule {
+
+void register_annotate_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "Annotate", "annotate",
+      {input("block_or_loop", ParamType::BlockOrLoop), attr("ann_key", ParamType::Str), input("ann_val", ParamType::AnnValue)},
+      OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) {
+        uint64_t sid = sch.block_or_loop_sid(c.inputs[0]);
+        const TraceArg& v = c.inputs[1];
+        AttrValue value;
+        switch (v.kind) {
+          case TraceArg::Kind::Bool: value = AttrValue::of_bool(v.b); break;
+          case TraceArg::Kind::Int: value = AttrValue::of_int(v.i); break;
+          case TraceArg::Kind::Str: value = AttrValue::of_str(v.s); break;
+          default:
+            TSCH_USER_ASSERT_ARG(v.kind == TraceArg::Kind::Ref && v.ref->kind == RVNode::Kind::Expr, TypeError, "ann_val")
+                << "expected an int, bool, str or ExprRV";
+            value = AttrValue::of_int(v.ref->value);
+        }
+        annotate(sch.state(), sid, c.attrs[0].s, value);
+      },
+      "annotate(block_or_loop, ann_key, ann_val): attach an annotation (e.g. pragma_auto_unroll_max_step)."));
+  kinds.push_back(define_kind(
+      "Unannotate", "unannotate", {input("block_or_loop", ParamType::BlockOrLoop), attr("ann_key", ParamType::Str)},
+      OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) { unannotate(sch.state(), sch.block_or_loop_sid(c.inputs[0]), c.attrs[0].s); },
+      "unannotate(block_or_loop, ann_key): remove an annotation."));
+  kinds.push_back(define_kind(
+      "AddUnitLoop", "add_unit_loop", {input("block_or_loop", ParamType::BlockOrLoop)}, OutputForm::Single,
+      [](Schedule& sch, InstructionCall& c) { output_loops(c, {add_unit_loop(sch.state(), sch.block_or_loop_sid(c.inputs[0]))}); },
+      "add_unit_loop(block_or_loop) -> LoopRV: wrap it in a loop of extent 1.", "the block or loop exists",
+      "with T.block(\"B\"): ...  ->  for u in range(1): with T.block(\"B\"): ..."));
 }
 
 }  // namespace tsch::schedule

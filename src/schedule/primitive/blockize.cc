@@ -29,6 +29,7 @@
 #include "support/diagnostics.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -482,6 +483,36 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
     s.replace(lca, loop);
   }
   return outer.block->sid;
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kind
+
+namespace tsch::schedule {
+
+void register_blockize_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "Blockize", "blockize", {input("target", ParamType::Target), attr("preserve_unit_iters", ParamType::Bool, "True")},
+      OutputForm::Single,
+      [](Schedule& sch, InstructionCall& c) {
+        bool preserve = c.attrs[0].as_bool();
+        if (c.inputs[0].kind == TraceArg::Kind::List) {
+          // A list of blocks: their consecutive subtrees become one outer block.
+          std::vector<uint64_t> blocks;
+          for (const TraceArg& b : c.inputs[0].list) blocks.push_back(sch.block_sid(b));
+          output_blocks(c, {blockize_blocks(sch.state(), blocks, preserve)});
+        } else {
+          output_blocks(c, {blockize(sch.state(), sch.loop_sid(c.inputs[0]), preserve)});
+        }
+      },
+      "blockize(target, preserve_unit_iters=True) -> BlockRV: wrap the subtree under a loop (or the consecutive subtrees of a "
+      "list of blocks) into an outer block X_o (outer_B_C_).",
+      "a loop: exactly one block under it; a list of blocks: one scope, consecutive statements under their "
+      "common loop or block, holding no other block, all dividing into the same outer iterators; bindings divide "
+      "into outer and inner parts (inner loops only below outer ones)",
+      "C under i_0, j_0, k_0, i_1, j_1, k_1; blockize(i_1)  ->  outer block C_o (vi_o, vj_o, vk_o) holding C; "
+      "blockize([B, C])  ->  outer block outer_B_C_"));
 }
 
 }  // namespace tsch::schedule

@@ -15,6 +15,7 @@
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -241,6 +242,44 @@ void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::s
   Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(*root_block)), buffer, changed);
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(replaced)));
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kinds
+
+namespace tsch::schedule {
+
+void register_cache_kinds(KindList& kinds) {
+  for (bool read : {true, false}) {
+    kinds.push_back(define_kind(
+        read ? "CacheRead" : "CacheWrite", read ? "cache_read" : "cache_write",
+        {input("block", ParamType::Block), attr(read ? "read_buffer_index" : "write_buffer_index", read ? ParamType::ReadIndex : ParamType::WriteIndex),
+         attr("storage_scope", ParamType::Str), input("consumer_blocks", ParamType::Blocks, "None")},
+        OutputForm::Single,
+        [read](Schedule& sch, InstructionCall& c) {
+          uint64_t block = sch.block_sid(c.inputs[0]);
+          if (c.inputs[1].is_none()) c.inputs[1] = TraceArg::of_list({});
+          TSCH_USER_ASSERT_ARG(c.inputs[1].list.empty(), NotImplementedError, "consumer_blocks")
+              << "not supported yet: caching for some of the consumers only (consumer_blocks)";
+          int64_t index = c.attrs[0].as_int();
+          output_blocks(c, {read ? cache_read(sch.state(), block, index, c.attrs[1].s) : cache_write(sch.state(), block, index, c.attrs[1].s)});
+        },
+        read ? "cache_read(block, read_buffer_index, storage_scope) -> BlockRV: read a buffer through a copy in storage_scope."
+             : "cache_write(block, write_buffer_index, storage_scope) -> BlockRV: write through a copy in storage_scope.",
+        read ? "read_buffer_index names a buffer the block reads; the scope is a storage scope (shared, local, global, ...)"
+             : "write_buffer_index names a buffer the block writes; the scope is a storage scope",
+        read ? "C reads A  ->  new block A_shared copies A into A_shared (scope \"shared\") and C reads A_shared"
+             : "C writes C  ->  C writes C_local, and a new block C_local copies it to C"));
+  }
+  kinds.push_back(define_kind(
+      "SetScope", "set_scope",
+      {input("block", ParamType::Block), attr("buffer_index", ParamType::WriteIndex), attr("storage_scope", ParamType::Str)},
+      OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) { set_scope(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), c.attrs[1].s); },
+      "set_scope(block, buffer_index, storage_scope): change the storage scope of a buffer the block writes.",
+      "the buffer is allocated in the function (parameters keep global scope)",
+      "Y = T.alloc_buffer((128, 128))  ->  Y = T.alloc_buffer((128, 128), scope=\"shared\")"));
 }
 
 }  // namespace tsch::schedule

@@ -17,6 +17,7 @@
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -349,6 +350,44 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   for (uint64_t p : producers) anchor_nodes.push_back(s.info(p)->node);
   s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, false, index));
   recheck_under_parallel_loops(s, before, block_sid, "reverse_compute_at");
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kinds
+
+namespace tsch::schedule {
+
+void register_compute_at_kinds(KindList& kinds) {
+  for (bool reverse : {false, true}) {
+    kinds.push_back(define_kind(
+        reverse ? "ReverseComputeAt" : "ComputeAt", reverse ? "reverse_compute_at" : "compute_at",
+        {input("block", ParamType::Block), input("loop", ParamType::Loop), attr("preserve_unit_loops", ParamType::Bool, "False"),
+         attr("index", ParamType::Int, "-1")},
+        OutputForm::None,
+        [reverse](Schedule& sch, InstructionCall& c) {
+          uint64_t block = sch.block_sid(c.inputs[0]);
+          uint64_t loop = sch.loop_sid(c.inputs[1]);
+          // The locations sample_compute_location can return: stay at the root, or inline.
+          if (loop == kRootLoop) return;
+          if (loop == kInlineLoop) {
+            if (reverse) reverse_compute_inline(sch.state(), block);
+            else compute_inline(sch.state(), block);
+            return;
+          }
+          if (reverse) reverse_compute_at(sch.state(), block, loop, c.attrs[0].as_bool(), c.attrs[1].as_int());
+          else compute_at(sch.state(), block, loop, c.attrs[0].as_bool(), c.attrs[1].as_int());
+        },
+        reverse ? "reverse_compute_at(block, loop, preserve_unit_loops=False, index=-1): move a consumer under a loop of its "
+                  "producers."
+                : "compute_at(block, loop, preserve_unit_loops=False, index=-1): move a producer under a loop of its consumers,\n"
+                  "computing exactly the region they need per iteration.",
+        reverse ? "the block is a consumer whose producers are all under the loop; the loop is not inside the block"
+                : "the block is a producer whose consumers are all under the loop; the loop is not inside the block",
+        reverse ? "mm_relu: Y in loops i, j_0, k, j_1; C over all (i, j)  ->  C moves under j_0: for ax0 in range(4)"
+                : "producer B over all i, consumer C in loop i_0  ->  B moves under i_0 and computes only the rows C reads "
+                  "there (new loops ax0, ax1, ...)"));
+  }
 }
 
 }  // namespace tsch::schedule

@@ -18,6 +18,7 @@
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -260,6 +261,29 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   const BlockRealizeNode* pr = s.info(p_sid)->realize;
   s.replace(p_sid, std::make_shared<BlockRealizeNode>(pr->iter_values, pr->predicate, new_p));
   remove_from_scope(s, block_sid, x);
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kinds
+
+namespace tsch::schedule {
+
+void register_compute_inline_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "ComputeInline", "compute_inline", {input("block", ParamType::Block)}, OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) { compute_inline(sch.state(), sch.block_sid(c.inputs[0])); },
+      "compute_inline(block): substitute the block's value into its consumers and remove it.",
+      "the block writes one buffer with a single BufferStore whose indices are its iterators; it is not an "
+      "output of the function; it is not a reduction",
+      "B[vi] = A[vi] * 2; C[vi] = B[vi] + 1  ->  C[vi] = A[vi] * 2 + 1 (block B and buffer B removed)"));
+  kinds.push_back(define_kind(
+      "ReverseComputeInline", "reverse_compute_inline", {input("block", ParamType::Block)}, OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) { reverse_compute_inline(sch.state(), sch.block_sid(c.inputs[0])); },
+      "reverse_compute_inline(block): fold a consumer into its single producer.",
+      "the block reads exactly one intermediate buffer, with indices that invert its producer's; the producer "
+      "is not a reduction",
+      "B[vi] = A[vi] * 2; C[vi] = B[vi] + 1  ->  B's block writes C[vi] = A[vi] * 2 + 1"));
 }
 
 }  // namespace tsch::schedule

@@ -15,6 +15,7 @@
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -204,6 +205,25 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   std::shared_ptr<const ForNode> keep(std::make_shared<ForNode>(*target));
   s.replace(loop_sid, make_seq({init_nest, keep}));
   return init_block->sid;
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kind
+
+namespace tsch::schedule {
+
+void register_decompose_reduction_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "DecomposeReduction", "decompose_reduction", {input("block", ParamType::Block), input("loop", ParamType::Loop)},
+      OutputForm::Single,
+      [](Schedule& sch, InstructionCall& c) {
+        uint64_t block = sch.block_sid(c.inputs[0]);
+        output_blocks(c, {decompose_reduction(sch.state(), block, sch.loop_sid(c.inputs[1]))});
+      },
+      "decompose_reduction(block, loop) -> BlockRV: split the block's T.init into a block X_init placed before loop.",
+      "the block has a T.init; the loop encloses the block and is above every reduction loop of it",
+      "Y with T.init() under loops i, j, k  ->  Y_init under i, j (before k) and Y_update under i, j, k"));
 }
 
 }  // namespace tsch::schedule

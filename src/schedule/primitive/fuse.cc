@@ -10,6 +10,7 @@
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -79,6 +80,26 @@ uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool pre
   f->sid = s.fresh_sid();
   s.replace(loop_sids[0], f);
   return f->sid;
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kind
+
+namespace tsch::schedule {
+
+void register_fuse_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "Fuse", "fuse", {input("loops", ParamType::Loops), attr("preserve_unit_iters", ParamType::Bool, "True")}, OutputForm::Single,
+      [](Schedule& sch, InstructionCall& c) {
+        std::vector<uint64_t> loops;
+        for (const TraceArg& a : c.inputs) loops.push_back(sch.loop_sid(a));
+        output_loops(c, {fuse(sch.state(), loops, c.attrs[0].as_bool())});
+      },
+      "fuse(*loops, preserve_unit_iters=True) -> LoopRV: fuse perfectly nested loops into one.",
+      "the loops are adjacent and perfectly nested (each the only child of the previous), start at 0",
+      "for i, j in T.grid(16, 8):        ->  for i_j_fused in range(128):\n"
+      "    vi, vj = ... [i, j]                   vi = i_j_fused // 8; vj = i_j_fused % 8"));
 }
 
 }  // namespace tsch::schedule

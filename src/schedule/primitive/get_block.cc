@@ -3,6 +3,7 @@
 
 #include "schedule/error.h"
 #include "schedule/primitives.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -21,6 +22,54 @@ std::vector<uint64_t> get_loops(const ScheduleState& s, uint64_t block) { return
 
 std::vector<uint64_t> get_child_blocks(const ScheduleState& s, uint64_t block_or_loop) {
   return s.child_blocks(block_or_loop);
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kinds
+
+namespace tsch::schedule {
+
+void register_get_block_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "GetBlock", "get_block", {attr("name", ParamType::Str), attr("func_name", ParamType::Str, "None")}, OutputForm::Single,
+      [](Schedule& sch, InstructionCall& c) {
+        // The function worked on is filled in, so the trace replays on a module with several.
+        std::string func = c.attrs[1].is_none() ? sch.func_working_on() : c.attrs[1].s;
+        TSCH_USER_ASSERT(!func.empty(), ValueError) << "the module has several functions: pass func_name= or call sch.work_on(name)";
+        c.attrs[1] = TraceArg::of_str(func);
+        output_blocks(c, {get_block(sch.state(), c.attrs[0].s, func)});
+      },
+      "get_block(name, func_name=None) -> BlockRV",
+      "a block with that name exists in the function (func_name=, needed when the module has several)",
+      "sch.get_block(\"Y\", func_name=\"mm_relu\")  ->  BlockRV"));
+  kinds.back()->is_pure = true;
+  kinds.back()->aliases = {"GetSBlock"};
+  kinds.push_back(define_kind(
+      "GetLoops", "get_loops", {input("block", ParamType::Block)}, OutputForm::List,
+      [](Schedule& sch, InstructionCall& c) { output_loops(c, get_loops(sch.state(), sch.block_sid(c.inputs[0]))); },
+      "get_loops(block) -> list of LoopRV, outermost first", "the block exists",
+      "sch.get_loops(block)  ->  [LoopRV i, LoopRV j, LoopRV k], outermost first"));
+  kinds.back()->is_pure = true;
+  ParamSpec target = input("block_or_loop", ParamType::BlockOrLoop);
+  target.positional_only = true;
+  kinds.push_back(define_kind(
+      "GetChildBlocks", "get_child_blocks", {target}, OutputForm::List,
+      [](Schedule& sch, InstructionCall& c) {
+        output_blocks(c, get_child_blocks(sch.state(), sch.block_or_loop_sid(c.inputs[0])));
+      },
+      "get_child_blocks(block_or_loop) -> list of BlockRV directly under it"));
+  kinds.back()->is_pure = true;
+  kinds.push_back(define_kind(
+      "GetProducers", "get_producers", {input("block", ParamType::Block)}, OutputForm::List,
+      [](Schedule& sch, InstructionCall& c) { output_blocks(c, get_producers(sch.state(), sch.block_sid(c.inputs[0]))); },
+      "get_producers(block) -> list of BlockRV writing what the block reads"));
+  kinds.back()->is_pure = true;
+  kinds.push_back(define_kind(
+      "GetConsumers", "get_consumers", {input("block", ParamType::Block)}, OutputForm::List,
+      [](Schedule& sch, InstructionCall& c) { output_blocks(c, get_consumers(sch.state(), sch.block_sid(c.inputs[0]))); },
+      "get_consumers(block) -> list of BlockRV reading what the block writes"));
+  kinds.back()->is_pure = true;
 }
 
 }  // namespace tsch::schedule

@@ -7,6 +7,7 @@
 #include "ir/printer.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -97,6 +98,41 @@ void bind(ScheduleState& s, uint64_t loop, const std::string& thread_axis) {
   // Cross-thread reductions may bind threadIdx to reduction loops.
   if (thread_axis.rfind("threadIdx", 0) != 0) check_data_parallel(s, loop, "bind", "bind");
   set_kind(s, loop, ForKind::ThreadBinding, thread_axis);
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kinds
+
+namespace tsch::schedule {
+
+void register_loop_kind_kinds(KindList& kinds) {
+  struct LoopKind {
+    const char* name;
+    const char* method;
+    void (*fn)(ScheduleState&, uint64_t);
+    const char* doc;
+    const char* checks;
+    const char* example;
+  };
+  for (LoopKind k : {LoopKind{"Parallel", "parallel", parallel, "parallel(loop): run the loop's iterations on threads.",
+                              "the loop's iterators are all data-parallel (no reduction carried), it starts at 0, and nothing else "
+                              "binds it",
+                              "for i in range(128):  ->  for i in T.parallel(128):"},
+                     LoopKind{"Vectorize", "vectorize", vectorize, "vectorize(loop): make the loop a vector operation.",
+                              "as parallel: the loop carries no reduction", "for j_1 in range(4):  ->  for j_1 in T.vectorized(4):"},
+                     LoopKind{"Unroll", "unroll", unroll, "unroll(loop): unroll the loop.", "the loop exists",
+                              "for k in range(4):  ->  for k in T.unroll(4):"}}) {
+    kinds.push_back(define_kind(
+        k.name, k.method, {input("loop", ParamType::Loop)}, OutputForm::None,
+        [fn = k.fn](Schedule& sch, InstructionCall& c) { fn(sch.state(), sch.loop_sid(c.inputs[0])); }, k.doc, k.checks, k.example));
+  }
+  kinds.push_back(define_kind(
+      "Bind", "bind", {input("loop", ParamType::Loop), attr("thread_axis", ParamType::Str)}, OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) { schedule::bind(sch.state(), sch.loop_sid(c.inputs[0]), c.attrs[0].s); },
+      "bind(loop, thread_axis): bind the loop to a GPU thread axis such as \"threadIdx.x\".",
+      "the thread tag is blockIdx.x/y/z, threadIdx.x/y/z or vthread.*; the loop carries no reduction",
+      "for i_0 in range(32):  ->  for i_0 in T.thread_binding(32, thread=\"blockIdx.x\"):"));
 }
 
 }  // namespace tsch::schedule

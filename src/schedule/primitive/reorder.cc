@@ -10,6 +10,7 @@
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -84,6 +85,26 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
     body = copy;
   }
   s.replace(path.front(), body);
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kind
+
+namespace tsch::schedule {
+
+void register_reorder_kinds(KindList& kinds) {
+  ParamSpec loops = input("ordered_loops", ParamType::Loops);
+  kinds.push_back(define_kind(
+      "Reorder", "reorder", {loops}, OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) {
+        std::vector<uint64_t> sids;
+        for (const TraceArg& a : c.inputs) sids.push_back(sch.loop_sid(a));
+        reorder(sch.state(), sids);
+      },
+      "reorder(*ordered_loops): put the loops of one chain in the given order.",
+      "the loops form a single chain (each under the previous), no loop given twice, nothing but loops between them",
+      "for i, j, k in T.grid(...)        ->  sch.reorder(k, i)  gives  for k, j, i in T.grid(...)"));
 }
 
 }  // namespace tsch::schedule

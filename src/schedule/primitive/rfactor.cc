@@ -17,6 +17,7 @@
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -248,6 +249,21 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   const BlockRealizeNode* sr = s.info(scope)->realize;
   s.replace(scope, std::make_shared<BlockRealizeNode>(sr->iter_values, sr->predicate, copy));
   return rf_block->sid;
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kind
+
+namespace tsch::schedule {
+
+void register_rfactor_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "RFactor", "rfactor", {input("loop", ParamType::Loop), attr("factor_axis", ParamType::Int)}, OutputForm::Single,
+      [](Schedule& sch, InstructionCall& c) { output_blocks(c, {rfactor(sch.state(), sch.loop_sid(c.inputs[0]), c.attrs[0].as_int())}); },
+      "rfactor(loop, factor_axis) -> BlockRV: factorize the reduction along loop into a new buffer X_rf.",
+      "the loop drives only reduction iterators of one reduction block with a recognised combiner (+, *, min, max)",
+      "B[vi] += A[vi, vk] over k = k_0 * 4 + k_1; rfactor(k_1, 0)  ->  B_rf[vk_1, vi] partial sums, then B sums B_rf"));
 }
 
 }  // namespace tsch::schedule

@@ -1,9 +1,13 @@
 // Sampling for tuning: perfect tilings and categorical choices, deterministic for a given
 // random state (a 64-bit linear congruential generator, as TVM's schedules use one).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
+#include "ir/op.h"
 #include "schedule/primitives.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -125,6 +129,121 @@ std::vector<uint64_t> compute_location_candidates(const ScheduleState& s, uint64
     if (all && std::find(own.begin(), own.end(), l) == own.end()) out.push_back(l);
   }
   return out;
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kinds
+
+namespace tsch::schedule {
+
+namespace {
+
+// Python's repr of a float, for messages.
+std::string float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::string s = fmt::format("{}", v);
+  return s.find_first_of(".eE") == std::string::npos ? s + ".0" : s;
+}
+
+void apply_sample_perfect_tile(Schedule& sch, InstructionCall& c) {
+  uint64_t loop = sch.loop_sid(c.inputs[0]);
+  int64_t n = c.attrs[0].as_int(), max_inner = c.attrs[1].as_int();
+  // A tile of more than 64 loops has no use and would make as many loops in the IR.
+  TSCH_USER_ASSERT_ARG(n >= 1 && n <= 64, ValueError, "n") << "n must be between 1 and 64, got " << n;
+  TSCH_USER_ASSERT_ARG(max_inner == -1 || max_inner >= 1, ValueError, "max_innermost_factor")
+      << "max_innermost_factor must be positive, or -1 for no limit, got " << max_inner;
+  int64_t extent;
+  std::vector<int64_t> factors;
+  if (!ir::as_const_int(sch.loop(loop).extent, &extent)) {
+    factors.assign(static_cast<size_t>(n), 1);
+    factors[0] = -1;
+  } else if (!c.decision.is_none()) {
+    int64_t product = 1;
+    bool ok = c.decision.kind == TraceArg::Kind::List;
+    for (const TraceArg& f : c.decision.list) {
+      TSCH_USER_ASSERT_ARG(f.kind == TraceArg::Kind::Int, TypeError, "decision") << "expected a list of int";
+      factors.push_back(f.i);
+      ok &= f.i >= 1 && !__builtin_mul_overflow(product, f.i, &product);
+    }
+    TSCH_USER_ASSERT_ARG(ok && static_cast<int64_t>(factors.size()) == n && product == extent, ValueError, "decision")
+        << "the decision does not tile the loop";
+  } else {
+    factors = sample_perfect_tile(extent, n, max_inner, sch.rand_state());
+  }
+  std::vector<TraceArg> decision;
+  for (int64_t f : factors) {
+    c.outputs.push_back(make_rv(RVNode::Kind::Expr, 0, f));
+    decision.push_back(TraceArg::of_int(f));
+  }
+  c.decision = TraceArg::of_list(std::move(decision));
+}
+
+void apply_sample_categorical(Schedule& sch, InstructionCall& c) {
+  const std::vector<TraceArg>& candidates = c.attrs[0].list;
+  std::vector<double> probs;
+  double total = 0;
+  for (const TraceArg& p : c.attrs[1].list) {
+    probs.push_back(p.kind == TraceArg::Kind::Float ? p.f : static_cast<double>(p.as_int()));
+    TSCH_USER_ASSERT_ARG(std::isfinite(probs.back()) && probs.back() >= 0, ValueError, "probs")
+        << "probabilities must be finite and non-negative, got " << float_repr(probs.back());
+    total += probs.back();
+  }
+  for (const TraceArg& x : candidates) TSCH_USER_ASSERT_ARG(x.kind == TraceArg::Kind::Int, TypeError, "candidates") << "expected a list of int";
+  TSCH_USER_ASSERT_ARG(candidates.size() == probs.size() && !candidates.empty(), ValueError, "probs")
+      << "candidates and probs must have the same, non-zero length";
+  TSCH_USER_ASSERT_ARG(total > 0 && std::isfinite(total), ValueError, "probs") << "the probabilities must not all be zero";
+  int64_t choice = c.decision.is_none() ? sample_categorical(probs, sch.rand_state()) : c.decision.as_int();
+  TSCH_USER_ASSERT_ARG(c.decision.is_none() || c.decision.kind == TraceArg::Kind::Int, TypeError, "decision") << "expected an int";
+  TSCH_USER_ASSERT_ARG(choice >= 0 && choice < static_cast<int64_t>(candidates.size()), ValueError, "decision")
+      << "the decision is not a candidate index";
+  c.outputs.push_back(make_rv(RVNode::Kind::Expr, 0, candidates[static_cast<size_t>(choice)].i));
+  c.decision = TraceArg::of_int(choice);
+}
+
+void apply_sample_compute_location(Schedule& sch, InstructionCall& c) {
+  std::vector<uint64_t> candidates = compute_location_candidates(sch.state(), sch.block_sid(c.inputs[0]));
+  int64_t decision;
+  if (c.decision.is_none()) {
+    std::vector<double> probs(candidates.size() + 1, 1.0);
+    decision = sample_categorical(probs, sch.rand_state()) - 1;  // -1: root
+  } else {
+    TSCH_USER_ASSERT_ARG(c.decision.kind == TraceArg::Kind::Int, TypeError, "decision") << "expected an int";
+    decision = c.decision.i;
+    TSCH_USER_ASSERT_ARG(decision >= -2 && decision < static_cast<int64_t>(candidates.size()), ValueError, "decision")
+        << "not a valid location";
+  }
+  uint64_t sid = decision == -1 ? kRootLoop : decision == -2 ? kInlineLoop : candidates[static_cast<size_t>(decision)];
+  output_loops(c, {sid});
+  c.decision = TraceArg::of_int(decision);
+}
+
+}  // namespace
+
+void register_sampling_kinds(KindList& kinds) {
+  kinds.push_back(define_kind("SamplePerfectTile", "sample_perfect_tile",
+                              {input("loop", ParamType::Loop), attr("n", ParamType::Int), attr("max_innermost_factor", ParamType::Int, "16"),
+                               decision_param()},
+                              OutputForm::List, apply_sample_perfect_tile,
+                              "sample_perfect_tile(loop, n, max_innermost_factor=16, decision=None) -> list of ExprRV whose product is "
+                              "the extent."));
+  kinds.push_back(define_kind("SampleCategorical", "sample_categorical",
+                              {attr("candidates", ParamType::IntList), attr("probs", ParamType::FloatList), decision_param()},
+                              OutputForm::Single, apply_sample_categorical,
+                              "sample_categorical(candidates, probs, decision=None) -> ExprRV: one candidate, drawn with the "
+                              "given probabilities."));
+  kinds.push_back(define_kind("SampleComputeLocation", "sample_compute_location", {input("block", ParamType::Block), decision_param()},
+                              OutputForm::Single, apply_sample_compute_location,
+                              "sample_compute_location(block, decision=None) -> LoopRV (decision -1: stay at the root, -2: inline)."));
+  for (size_t i = kinds.size() - 3; i < kinds.size(); ++i) kinds[i]->is_pure = true;
+}
+
+void register_postproc_kinds(KindList& kinds) {
+  kinds.push_back(define_kind("EnterPostproc", "enter_postproc", {}, OutputForm::None, [](Schedule&, InstructionCall&) {},
+                              "enter_postproc(): mark where postprocessing starts (a trace drops what follows with "
+                              "remove_postproc=True)."));
+  kinds.back()->is_postproc = true;
 }
 
 }  // namespace tsch::schedule

@@ -14,6 +14,7 @@
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -105,6 +106,43 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
   }
   s.replace(loop_sid, body);
   return sids;
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kind
+
+namespace tsch::schedule {
+
+void register_split_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "Split", "split",
+      {input("loop", ParamType::Loop), input("factors", ParamType::Factors), attr("preserve_unit_iters", ParamType::Bool, "True"),
+       attr("disable_predication", ParamType::Bool, "False")},
+      OutputForm::List,
+      [](Schedule& sch, InstructionCall& c) {
+        uint64_t loop = sch.loop_sid(c.inputs[0]);
+        std::vector<std::optional<int64_t>> factors;
+        for (size_t i = 1; i < c.inputs.size(); ++i) {
+          const TraceArg& f = c.inputs[i];
+          if (f.is_none() || (f.kind == TraceArg::Kind::Int && f.i == -1)) {
+            factors.push_back(std::nullopt);  // -1 means "infer", like None
+          } else if (f.kind == TraceArg::Kind::Int) {
+            factors.push_back(f.i);
+          } else {
+            TSCH_USER_ASSERT_ARG(f.kind == TraceArg::Kind::Ref && f.ref->kind == RVNode::Kind::Expr, TypeError, "factors")
+                << "expected a list of int or None";
+            factors.push_back(f.ref->value);
+          }
+        }
+        output_loops(c, split(sch.state(), loop, factors, c.attrs[0].as_bool(), c.attrs[1].as_bool()));
+      },
+      "split(loop, factors, preserve_unit_iters=True, disable_predication=False) -> list of LoopRV\n"
+      "Replace the loop by nested loops with the given extents; at most one factor may be None.",
+      "the loop still exists; at most one factor is None (or -1); the factors' product covers the extent "
+      "(a larger product adds a T.where guard)",
+      "for i in range(128):              ->  for i_0, i_1 in T.grid(32, 4):\n"
+      "    vi = T.axis.spatial(128, i)           vi = T.axis.spatial(128, i_0 * 4 + i_1)"));
 }
 
 }  // namespace tsch::schedule

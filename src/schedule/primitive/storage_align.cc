@@ -6,6 +6,7 @@
 #include "ir/op.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -55,6 +56,27 @@ void storage_align(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, i
   }
   const BlockRealizeNode* r = s.info(block_sid)->realize;
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kind
+
+namespace tsch::schedule {
+
+void register_storage_align_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "StorageAlign", "storage_align",
+      {input("block", ParamType::Block), attr("buffer_index", ParamType::Int), attr("axis", ParamType::Int),
+       attr("factor", ParamType::Int), attr("offset", ParamType::Int)},
+      OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) {
+        storage_align(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), c.attrs[1].as_int(), c.attrs[2].as_int(),
+                      c.attrs[3].as_int());
+      },
+      "storage_align(block, buffer_index, axis, factor, offset): stride of axis = factor * k + offset.",
+      "the buffer is written by the block and allocated in the function; axis is one of its dimensions",
+      "storage_align(b, 0, axis=0, factor=128, offset=1)  ->  T.block_attr({\"buffer_dim_align\": ...})"));
 }
 
 }  // namespace tsch::schedule

@@ -19,6 +19,7 @@
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
+#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -266,6 +267,48 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
   if (is_param) s.replace_param_buffer(func, buffer, changed);
+}
+
+}  // namespace tsch::schedule
+
+// ---- instruction kind
+
+namespace tsch::schedule {
+
+void register_transform_layout_kinds(KindList& kinds) {
+  ParamSpec assume = attr("assume_injective_transform", ParamType::Bool, "False");
+  assume.keyword_only = true;
+  kinds.push_back(define_kind(
+      "TransformLayout", "transform_layout",
+      {input("block", ParamType::Block), attr("buffer", ParamType::LayoutBuffer), input("index_map", ParamType::IndexMap),
+       attr("pad_value", ParamType::PadValue, "None"), assume},
+      OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) {
+        uint64_t block = sch.block_sid(c.inputs[0]);
+        // The buffer: attributes (index, kind) as TVM's BufferIndexType (0 read, 1 write).
+        const BlockNode& b = sch.block(block);
+        bool write = c.attrs[1].as_int() != 0;
+        const std::vector<BufferRegion>& regions = write ? b.writes : b.reads;
+        int64_t index = c.attrs[0].as_int();
+        TSCH_USER_ASSERT_ARG(index >= 0 && index < static_cast<int64_t>(regions.size()), ValueError, "buffer")
+            << "the block has no " << (write ? "write" : "read") << " buffer " << index;
+        const TraceArg& map = c.inputs[1];
+        TSCH_USER_ASSERT_ARG(map.kind == TraceArg::Kind::IndexMap, TypeError, "index_map") << "expected an index map";
+        LayoutPadding padding;
+        padding.assume_injective = c.attrs[3].as_bool();
+        if (c.attrs[2].kind == TraceArg::Kind::IndexMap) {
+          TSCH_USER_ASSERT_ARG(c.attrs[2].map_outputs.size() == 1, ValueError, "pad_value") << "expected a single value";
+          padding.indices = c.attrs[2].map_params;
+          padding.value = c.attrs[2].map_outputs[0];
+        }
+        transform_layout(sch.state(), block, regions[static_cast<size_t>(index)].buffer, map.map_params, map.map_outputs, padding);
+      },
+      "transform_layout(block, buffer, index_map, pad_value=None, *, assume_injective_transform=False): re-index a buffer, "
+      "e.g. index_map=lambda i, j: (i // 16, j, i % 16); padding needs pad_value (a constant or a function of the new indices).",
+      "the index map takes one index per buffer dimension and is a bijective affine map of the buffer's shape; "
+      "a map that pads (lambda i: (i // 4, i % 4) on 14 elements) needs pad_value of the buffer's dtype (written by a "
+      "block <producer>_pad_<buffer> after the one producer) or assume_injective_transform=True",
+      "Y (128, 128), lambda i, j: (i // 16, j, i % 16)  ->  Y (8, 128, 16), Y[vi // 16, vj, vi % 16]"));
 }
 
 }  // namespace tsch::schedule

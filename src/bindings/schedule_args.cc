@@ -1,0 +1,310 @@
+// Script arguments of a schedule primitive to the instruction's inputs and attributes, by
+// the parameter types its kind declares (schedule/instruction.h).
+#include <fmt/format.h>
+
+#include "bindings/ir_values.h"
+#include "bindings/schedule_values.h"
+#include "schedule/primitives.h"
+#include "script/exceptions.h"
+
+namespace tsch::bindings {
+
+using schedule::ParamSpec;
+using schedule::ParamType;
+using schedule::RVNode;
+using schedule::Slot;
+using schedule::TraceArg;
+using script::Args;
+using script::ExcKind;
+using script::raise;
+
+namespace {
+
+// Where the source of an index map or pad value read back from a trace runs: the trace
+// prints constants as TVMScript (`T.float32(0.0)`), so `T` is bound as in a script.
+script::NamespaceRef lambda_globals(Interpreter& interp) {
+  auto globals = std::make_shared<script::Namespace>();
+  interp.exec_source(SourceFile::make("<trace>", "from tvm.script import tir as T\n"), globals);
+  return globals;
+}
+
+Value eval_lambda(Interpreter& interp, const std::string& text) {
+  auto globals = lambda_globals(interp);
+  interp.exec_source(SourceFile::make("<index_map>", "index_map = " + text + "\n"), globals);
+  return *globals->find(intern("index_map"));
+}
+
+bool is_sequence(const Value& v) { return v.as<script::List>() || v.as<script::Tuple>(); }
+
+const RVNode* rv_of(const Value& v, RVNode::Kind kind) {
+  auto* rv = v.as<RVValue>();
+  return rv && rv->rv->kind == kind ? rv->rv.get() : nullptr;
+}
+
+// Calls an index map (or pad value) function with fresh index variables.
+TraceArg call_index_map(Interpreter& interp, const Value& fn, std::vector<ir::Var> params) {
+  std::vector<Value> args;
+  for (const auto& v : params) args.push_back(wrap(ir::PrimExpr(v)));
+  Value result = interp.call(fn, args);
+  std::vector<Value> items = is_sequence(result) ? interp.to_vector(result) : std::vector<Value>{result};
+  std::vector<ir::PrimExpr> outputs;
+  for (const Value& v : items) outputs.push_back(to_expr(interp, v, "index map output"));
+  return TraceArg::of_index_map(std::move(params), std::move(outputs));
+}
+
+class Converter {
+ public:
+  Converter(Interpreter& interp, Args& a, ScheduleValue& self) : interp_(interp), a_(a), sch_(self.sch) {}
+
+  void convert(const ParamSpec& p, size_t i, ConvertedCall& out) {
+    std::vector<TraceArg>& slot = p.slot == Slot::Input ? out.inputs : out.attrs;
+    switch (p.type) {
+      case ParamType::Block: slot.push_back(block(i)); return;
+      case ParamType::Loop: slot.push_back(TraceArg::of_ref(handle(a_[i], i, "a LoopRV", true, false))); return;
+      case ParamType::BlockOrLoop: slot.push_back(TraceArg::of_ref(handle(a_[i], i, "a BlockRV or LoopRV", true, true))); return;
+      case ParamType::Loops:
+        for (const Value& v : a_.varargs()) slot.push_back(TraceArg::of_ref(handle(v, i, "LoopRVs", true, false)));
+        return;
+      case ParamType::Factors: factors(i, slot); return;
+      case ParamType::Target: slot.push_back(target(i)); return;
+      case ParamType::Blocks: slot.push_back(blocks(i)); return;
+      case ParamType::Int: slot.push_back(TraceArg::of_int(a_.get_int(i))); return;
+      case ParamType::Bool: slot.push_back(TraceArg::of_bool(a_.get_bool(i))); return;
+      case ParamType::Str: slot.push_back(a_[i].is_none() ? TraceArg::none() : TraceArg::of_str(a_.get_str(i))); return;
+      case ParamType::IntList: slot.push_back(number_list(i, false)); return;
+      case ParamType::FloatList: slot.push_back(number_list(i, true)); return;
+      case ParamType::AnnValue: slot.push_back(ann_value(i)); return;
+      case ParamType::ReadIndex:
+      case ParamType::WriteIndex: slot.push_back(TraceArg::of_int(buffer_index(i, p.type == ParamType::ReadIndex))); return;
+      case ParamType::LayoutBuffer: layout_buffer(i, slot); return;
+      case ParamType::IndexMap: slot.push_back(index_map(i)); return;
+      case ParamType::PadValue: slot.push_back(pad_value(i)); return;
+      case ParamType::Decision: out.decision = decision(i); return;
+    }
+  }
+
+ private:
+  schedule::RV handle(const Value& v, size_t i, const char* expected, bool loop, bool block) {
+    auto* rv = v.as<RVValue>();
+    if (!rv || (rv->rv->kind == RVNode::Kind::Loop ? !loop : rv->rv->kind == RVNode::Kind::Block ? !block : true)) {
+      a_.type_error(i, expected);
+    }
+    return rv->rv;
+  }
+
+  // A BlockRV, or a block name in the function worked on (which, as in TVM, goes through
+  // get_block and appears in the trace as such).
+  TraceArg block(size_t i) {
+    if (auto* s = a_[i].as<script::Str>()) {
+      const std::string& func = sch_.func_working_on();
+      if (func.empty()) raise(ExcKind::ValueError, "the module has several functions: call sch.work_on(name) before naming blocks");
+      try {
+        schedule::get_block(sch_.state(), s->value, func);
+      } catch (const schedule::ScheduleError& e) {
+        raise(ExcKind::ValueError, a_.function_name() + ": " + e.what());
+      }
+      block_ = sch_.apply("GetBlock", {}, {TraceArg::of_str(s->value), TraceArg::of_str(func)})[0];
+    } else {
+      block_ = handle(a_[i], i, "a BlockRV or a block name", false, true);
+    }
+    return TraceArg::of_ref(block_);
+  }
+
+  const ir::BlockNode& block_node() { return sch_.block(sch_.block_sid(TraceArg::of_ref(block_))); }
+
+  void factors(size_t i, std::vector<TraceArg>& slot) {
+    if (!is_sequence(a_[i])) a_.type_error(i, "a list of int or None");
+    for (const Value& f : interp_.to_vector(a_[i])) {
+      if (f.is_none()) slot.push_back(TraceArg::none());
+      else if (f.is_integral()) slot.push_back(TraceArg::of_int(f.as_int()));
+      else if (auto* rv = f.as<RVValue>(); rv && rv->rv->kind == RVNode::Kind::Expr) slot.push_back(TraceArg::of_ref(rv->rv));
+      else {
+        raise(ExcKind::TypeError, fmt::format("argument {}, 'factors' to {}: expected a list of int or None, got a list containing {}",
+                                              i, a_.function_name(), Interpreter::type_name(f)));
+      }
+    }
+  }
+
+  TraceArg target(size_t i) {
+    if (!is_sequence(a_[i])) return TraceArg::of_ref(handle(a_[i], i, "a LoopRV or a list of BlockRVs", true, false));
+    std::vector<TraceArg> refs;
+    for (const Value& v : interp_.to_vector(a_[i])) {
+      if (!rv_of(v, RVNode::Kind::Block)) {
+        raise(ExcKind::TypeError, a_.function_name() + ": the target list holds " + Interpreter::type_name(v) + "; expected BlockRVs");
+      }
+      refs.push_back(TraceArg::of_ref(v.as<RVValue>()->rv));
+    }
+    return TraceArg::of_list(std::move(refs));
+  }
+
+  TraceArg blocks(size_t i) {
+    std::vector<TraceArg> refs;
+    if (a_[i].is_none()) return TraceArg::of_list({});
+    if (!is_sequence(a_[i])) a_.type_error(i, "a list of BlockRVs");
+    for (const Value& v : interp_.to_vector(a_[i])) refs.push_back(TraceArg::of_ref(handle(v, i, "a list of BlockRVs", false, true)));
+    return TraceArg::of_list(std::move(refs));
+  }
+
+  TraceArg number_list(size_t i, bool floats) {
+    if (!is_sequence(a_[i])) a_.type_error(i, floats ? "a list of float" : "a list of int");
+    std::vector<TraceArg> items;
+    for (const Value& v : interp_.to_vector(a_[i])) {
+      if (v.is_integral() && !v.is_bool()) items.push_back(floats ? TraceArg::of_float(static_cast<double>(v.as_int())) : TraceArg::of_int(v.as_int()));
+      else if (floats && v.is_float()) items.push_back(TraceArg::of_float(v.as_float()));
+      else a_.type_error(i, floats ? "a list of float" : "a list of int");
+    }
+    return TraceArg::of_list(std::move(items));
+  }
+
+  TraceArg ann_value(size_t i) {
+    const Value& v = a_[i];
+    if (v.is_bool()) return TraceArg::of_bool(v.as_bool());
+    if (v.is_int()) return TraceArg::of_int(v.as_int());
+    if (auto* s = v.as<script::Str>()) return TraceArg::of_str(s->value);
+    if (rv_of(v, RVNode::Kind::Expr)) return TraceArg::of_ref(v.as<RVValue>()->rv);
+    a_.type_error(i, "an int, bool, str or ExprRV");
+  }
+
+  // A buffer of the block: its index, its name or the Buffer.
+  int64_t buffer_index(size_t i, bool read) {
+    const ir::BlockNode& b = block_node();
+    const std::vector<ir::BufferRegion>& regions = read ? b.reads : b.writes;
+    for (size_t k = 0; k < regions.size(); ++k) {
+      if (auto* name = a_[i].as<script::Str>(); name && regions[k].buffer->name == name->value) return static_cast<int64_t>(k);
+      if (auto* buf = a_[i].as<BufferValue>(); buf && regions[k].buffer == buf->buffer) return static_cast<int64_t>(k);
+    }
+    if (auto* name = a_[i].as<script::Str>()) a_.value_error(i, "the block does not access a buffer named " + name->value);
+    if (auto* buf = a_[i].as<BufferValue>()) a_.value_error(i, "the block does not access buffer " + buf->buffer->name);
+    return a_.get_int(i);
+  }
+
+  // ("read"|"write", index), an index into the writes, a name, or a Buffer: TVM's buffer
+  // index and BufferIndexType (0 read, 1 write).
+  void layout_buffer(size_t i, std::vector<TraceArg>& slot) {
+    const ir::BlockNode& b = block_node();
+    int64_t index = -1;
+    bool write = true;
+    auto pick = [&](bool w, int64_t k) {
+      const auto& regions = w ? b.writes : b.reads;
+      if (k < 0 || k >= static_cast<int64_t>(regions.size())) a_.value_error(i, fmt::format("the block has no {} buffer {}", w ? "write" : "read", k));
+      write = w;
+      index = k;
+      buffer_ = regions[static_cast<size_t>(k)].buffer;
+    };
+    std::vector<Value> pair = is_sequence(a_[i]) ? interp_.to_vector(a_[i]) : std::vector<Value>{};
+    if (pair.size() == 2 && pair[0].as<script::Str>() && pair[1].is_int()) {
+      const std::string& kind = pair[0].as<script::Str>()->value;
+      if (kind != "read" && kind != "write") a_.value_error(i, "the kind must be \"read\" or \"write\"");
+      pick(kind == "write", pair[1].as_int());
+    } else if (a_[i].is_int()) {
+      pick(true, a_[i].as_int());
+    } else if (a_[i].as<script::Str>() || a_[i].as<BufferValue>()) {
+      auto* name = a_[i].as<script::Str>();
+      auto* buf = a_[i].as<BufferValue>();
+      for (bool w : {true, false}) {
+        const auto& regions = w ? b.writes : b.reads;
+        for (size_t k = 0; k < regions.size() && index < 0; ++k) {
+          if ((name && regions[k].buffer->name == name->value) || (buf && regions[k].buffer == buf->buffer)) pick(w, static_cast<int64_t>(k));
+        }
+      }
+      if (index < 0) a_.value_error(i, name ? "the block does not access a buffer named " + name->value : "the block does not access buffer " + buf->buffer->name);
+    } else {
+      a_.type_error(i, "(\"read\" or \"write\", index), a buffer name or a Buffer");
+    }
+    slot.push_back(TraceArg::of_int(index));
+    slot.push_back(TraceArg::of_int(write ? 1 : 0));
+  }
+
+  // A function of the buffer's indices, or its lambda text (from a printed trace).
+  TraceArg index_map(size_t i) {
+    Value fn = a_[i].as<script::Str>() ? eval_lambda(interp_, a_[i].as<script::Str>()->value) : a_[i];
+    auto* script_fn = fn.as<script::Function>();
+    if (script_fn && script_fn->params->size() != buffer_->shape.size()) {
+      a_.value_error(i, fmt::format("the index map takes {} indices but buffer {} has {} dimensions", script_fn->params->size(),
+                                    buffer_->name, buffer_->shape.size()));
+    }
+    std::vector<ir::Var> params;
+    for (size_t d = 0; d < buffer_->shape.size(); ++d) {
+      std::string name = script_fn && d < script_fn->params->size() ? symbol_name((*script_fn->params)[d].name) : "i" + std::to_string(d);
+      params.push_back(ir::make_var(name, buffer_->shape[d]->dtype));
+    }
+    map_ = call_index_map(interp_, fn, std::move(params));
+    return map_;
+  }
+
+  // None, a constant, an expression, or a function of the transformed indices (or its text).
+  TraceArg pad_value(size_t i) {
+    Value pad = a_[i].as<script::Str>() ? eval_lambda(interp_, a_[i].as<script::Str>()->value) : a_[i];
+    if (pad.is_none()) return TraceArg::none();
+    std::vector<ir::Var> indices;
+    static const char* kNames[] = {"i", "j", "k", "l", "m", "n"};
+    for (size_t d = 0; d < map_.map_outputs.size(); ++d) {
+      indices.push_back(ir::make_var(d < 6 ? kNames[d] : "i" + std::to_string(d), map_.map_outputs[d]->dtype));
+    }
+    if (pad.as<script::Function>() || pad.as<script::NativeFunction>()) {
+      TraceArg m = call_index_map(interp_, pad, indices);
+      if (m.map_outputs.size() != 1) a_.value_error(i, "a single value");
+      return m;
+    }
+    ir::PrimExpr value;
+    if (pad.is_bool()) value = ir::make_bool(pad.as_bool());
+    else if (pad.is_int()) value = ir::make_int(pad.as_int(), ir::DataType::int32());
+    else if (pad.is_float()) value = ir::make_float(pad.as_float(), ir::DataType::float32());
+    else value = to_expr(interp_, pad, "pad value");
+    return TraceArg::of_index_map(std::move(indices), {value});
+  }
+
+  TraceArg decision(size_t i) {
+    const Value& v = a_[i];
+    if (v.is_none()) return TraceArg::none();
+    if (v.is_integral() && !v.is_bool()) return TraceArg::of_int(v.as_int());
+    if (!is_sequence(v)) a_.type_error(i, "an int or a list of int");
+    std::vector<TraceArg> items;
+    for (const Value& x : interp_.to_vector(v)) {
+      if (!x.is_integral() || x.is_bool()) a_.type_error(i, "a list of int");
+      items.push_back(TraceArg::of_int(x.as_int()));
+    }
+    return TraceArg::of_list(std::move(items));
+  }
+
+  Interpreter& interp_;
+  Args& a_;
+  schedule::Schedule& sch_;
+  schedule::RV block_;  // the block argument converted last (buffer indices refer to it)
+  ir::Buffer buffer_;   // the buffer a layout transformation re-indexes
+  TraceArg map_;        // its index map (the pad value takes its outputs)
+};
+
+}  // namespace
+
+ConvertedCall convert_call(Interpreter& interp, Args& a, ScheduleValue& self, const schedule::InstructionKind& kind) {
+  ConvertedCall out;
+  Converter c(interp, a, self);
+  for (size_t k = 0; k < kind.params.size(); ++k) c.convert(kind.params[k], k + 1, out);
+  return out;
+}
+
+TraceArg parse_index_map(Interpreter& interp, const std::string& text, const std::vector<ir::DataType>& dtypes) {
+  Value fn = eval_lambda(interp, text);
+  auto* script_fn = fn.as<script::Function>();
+  if (!script_fn) raise(ExcKind::ValueError, "not an index map: " + text);
+  std::vector<ir::Var> params;
+  for (size_t d = 0; d < script_fn->params->size(); ++d) {
+    params.push_back(ir::make_var(symbol_name((*script_fn->params)[d].name), d < dtypes.size() ? dtypes[d] : ir::DataType::int32()));
+  }
+  return call_index_map(interp, fn, std::move(params));
+}
+
+void raise_user_error(const UserError& e, const std::string& function, const std::vector<std::string>& params) {
+  static const ExcKind kinds[] = {ExcKind::ValueError, ExcKind::TypeError, ExcKind::IndexError, ExcKind::KeyError,
+                                  ExcKind::NotImplementedError, ExcKind::RuntimeError};
+  ExcKind kind = kinds[static_cast<int>(e.kind)];
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!e.param.empty() && params[i] == e.param) {
+      raise(kind, fmt::format("argument {}, '{}' to {}: {}", i + 1, e.param, function, e.what()));
+    }
+  }
+  raise(kind, e.what());
+}
+
+}  // namespace tsch::bindings

@@ -1,0 +1,66 @@
+// tvm.tir.Schedule in scripts: the value classes the schedule bindings share. The schedule
+// itself is schedule::Schedule; these only convert values (tvm_schedule.cc: the Schedule
+// class and its methods, generated from the instruction registry; schedule_args.cc: script
+// arguments to instruction inputs and attributes; schedule_trace_values.cc: Trace,
+// Instruction and InstructionKind).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.h"
+#include "script/interpreter.h"
+#include "script/object.h"
+
+namespace tsch::bindings {
+
+using script::Interpreter;
+using script::Value;
+
+class RVValue : public script::Object {
+ public:
+  explicit RVValue(schedule::RV r) : rv(std::move(r)) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override;
+  schedule::RV rv;
+};
+script::TypeRef rv_type(schedule::RVNode::Kind kind);
+Value wrap_rv(const schedule::RV& rv);
+
+class ScheduleValue : public script::Object {
+ public:
+  explicit ScheduleValue(schedule::Schedule s) : sch(std::move(s)) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override { return "<tvm.tir.Schedule>"; }
+  schedule::Schedule sch;
+};
+script::TypeRef schedule_type();
+// tvm.tir.ScheduleError (a RuntimeError, as TVM's derives from TVMError).
+script::TypeRef schedule_error_type();
+
+// Script arguments of a primitive call (self first) to the instruction's inputs, attributes
+// and decision. A block given by name is looked up with a traced get_block.
+struct ConvertedCall {
+  std::vector<schedule::TraceArg> inputs, attrs;
+  schedule::TraceArg decision;
+};
+ConvertedCall convert_call(Interpreter& interp, script::Args& a, ScheduleValue& self, const schedule::InstructionKind& kind);
+
+// `lambda i, j: (i // 16, j, i % 16)` (the text a trace prints) back to an index map; the
+// parameters take `dtypes` (int32 where not given).
+schedule::TraceArg parse_index_map(Interpreter& interp, const std::string& text, const std::vector<ir::DataType>& dtypes = {});
+
+// Raises a core's UserError as the script exception; an error naming a parameter reads as
+// Python's "argument 2, 'n' to sample_perfect_tile: ...".
+[[noreturn]] void raise_user_error(const UserError& e, const std::string& function, const std::vector<std::string>& params);
+
+// JSON values and script values (null/bool/int/float/str/list/dict).
+Value json_to_value(Interpreter& interp, const nlohmann::json& j);
+nlohmann::json value_to_json(Interpreter& interp, const Value& v);
+
+Value make_trace_value(schedule::Trace trace);
+void install_trace_types(script::Namespace& schedule_ns);
+
+}  // namespace tsch::bindings

@@ -1,0 +1,223 @@
+#include "schedule/schedule.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "arith/verify_well_formed.h"
+#include "ir/structural_equal.h"
+#include "support/error.h"
+
+namespace tsch::schedule {
+
+namespace {
+
+Schedule::ChangeCheck& change_check() {
+  static Schedule::ChangeCheck check;
+  return check;
+}
+
+// TSCH_CHECK_REFUSALS=1 (the schedule fuzzer): a primitive that refuses must not have changed
+// the module first ("check first, rewrite second"); the rollback would hide it.
+void check_refusal(const ScheduleState& after, const ScheduleState& before, const std::string& report) {
+  static const bool enabled = std::getenv("TSCH_CHECK_REFUSALS") != nullptr;
+  if (!enabled || after.mod() == before.mod()) return;
+  ir::StructuralDiff d = ir::structural_diff(before.mod(), after.mod());
+  throw UserError(UserErrorKind::RuntimeError, "TSCH_CHECK_REFUSALS: the primitive changed the module before refusing" +
+                                                   (d.equal ? std::string(" (to an equal copy)") : " at " + d.path) + "\n" + report);
+}
+
+}  // namespace
+
+ErrorRenderLevel parse_error_render_level(const std::string& text) {
+  if (text == "detail") return ErrorRenderLevel::Detail;
+  if (text == "fast") return ErrorRenderLevel::Fast;
+  if (text == "none") return ErrorRenderLevel::None;
+  throw UserError(UserErrorKind::ValueError, "error_render_level must be \"detail\", \"fast\" or \"none\", got \"" + text + "\"",
+                  "error_render_level");
+}
+
+Schedule::Schedule(ir::IRModule mod, int64_t seed_value, int64_t debug_mask, ErrorRenderLevel level)
+    : state_(mod), original_(std::move(mod)), debug_mask_(debug_mask), render_level_(level) {
+  seed(seed_value);
+}
+
+void Schedule::work_on(const std::string& func_name) {
+  TSCH_USER_ASSERT_ARG(state_.mod()->find(func_name), ValueError, "func_name") << "no function named \"" << func_name << "\" in the module";
+  state_.set_func_name(func_name);
+}
+
+void Schedule::seed(int64_t value) {
+  if (value == -1) {
+    std::random_device rd;
+    rand_state_ = (static_cast<uint64_t>(rd()) << 32) | rd();
+  } else {
+    rand_state_ = static_cast<uint64_t>(value);
+  }
+}
+
+int64_t Schedule::fork_seed() {
+  // A new seed from the stream, as TVM's ForkSeed: a child schedule seeded with it samples
+  // independently of this one, reproducibly.
+  rand_state_ = rand_state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+  return static_cast<int64_t>((rand_state_ >> 33) % 2147483647);
+}
+
+void Schedule::set_change_check(ChangeCheck check) { change_check() = std::move(check); }
+
+std::string Schedule::render(const ScheduleError& error, const ScheduleState& at) const {
+  switch (render_level_) {
+    case ErrorRenderLevel::Detail: return render_schedule_error(at, error);
+    case ErrorRenderLevel::Fast: return fmt::format("ScheduleError: {}", error.what());
+    case ErrorRenderLevel::None: return "ScheduleError: (not rendered)";
+  }
+  return error.what();
+}
+
+std::vector<RV> Schedule::apply(const InstructionKind& kind, std::vector<TraceArg> inputs, std::vector<TraceArg> attrs,
+                                TraceArg decision) {
+  InstructionCall call{std::move(inputs), std::move(attrs), std::move(decision), {}};
+  ScheduleState saved = state_;
+  uint64_t saved_rand = rand_state_;
+  auto restore = [&] {
+    state_ = saved;
+    rand_state_ = saved_rand;
+  };
+  try {
+    kind.apply(*this, call);
+  } catch (const ScheduleError& e) {
+    ScheduleState refused = std::move(state_);
+    restore();
+    check_refusal(refused, saved, render_schedule_error(saved, e));
+    throw RenderedScheduleError(render(e, saved));
+  } catch (const UserError& e) {
+    restore();
+    // A mistake in an argument the core cannot name: say which primitive refused it.
+    if (e.param.empty()) throw UserError(e.kind, kind.method + ": " + e.what());
+    throw;
+  } catch (...) {
+    restore();
+    throw;
+  }
+  if (!(state_.mod() == saved.mod())) {
+    try {
+      if (debug_mask_ != 0) {
+        for (const auto& [name, func] : state_.mod()->functions) {
+          std::vector<std::string> problems = arith::verify_well_formed(func);
+          TSCH_INTERNAL_ASSERT(problems.empty()) << kind.name << " left function " << name << " ill-formed: " << problems[0];
+        }
+      }
+      if (change_check()) change_check()(*this, saved);
+    } catch (...) {
+      restore();
+      throw;
+    }
+  }
+  auto inst = std::make_shared<InstructionNode>();
+  inst->kind = &kind;
+  inst->inputs = std::move(call.inputs);
+  inst->attrs = std::move(call.attrs);
+  inst->outputs = call.outputs;
+  trace_.append(std::move(inst), std::move(call.decision));
+  return call.outputs;
+}
+
+std::vector<RV> Schedule::apply(const std::string& kind_name, std::vector<TraceArg> inputs, std::vector<TraceArg> attrs,
+                                TraceArg decision) {
+  const InstructionKind* kind = InstructionKind::find(kind_name);
+  TSCH_INTERNAL_ASSERT(kind) << "no instruction kind " << kind_name;
+  return apply(*kind, std::move(inputs), std::move(attrs), std::move(decision));
+}
+
+uint64_t Schedule::loop_sid(const TraceArg& arg) const {
+  TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Loop, TypeError) << "expected a LoopRV";
+  uint64_t sid = arg.ref->sid;
+  if (sid == kRootLoop || sid == kInlineLoop) return sid;
+  TSCH_USER_ASSERT(state_.loop(sid), ValueError)
+      << "the loop no longer exists in the IRModule (an earlier primitive such as split or fuse replaced it)";
+  return sid;
+}
+
+uint64_t Schedule::block_sid(const TraceArg& arg) const {
+  TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Block, TypeError) << "expected a BlockRV";
+  TSCH_USER_ASSERT(state_.block(arg.ref->sid), ValueError)
+      << "the block no longer exists in the IRModule (an earlier primitive removed it)";
+  return arg.ref->sid;
+}
+
+uint64_t Schedule::block_or_loop_sid(const TraceArg& arg) const {
+  TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind != RVNode::Kind::Expr, TypeError)
+      << "expected a BlockRV or LoopRV";
+  return arg.ref->kind == RVNode::Kind::Loop ? loop_sid(arg) : block_sid(arg);
+}
+
+const ir::ForNode& Schedule::loop(uint64_t sid) const {
+  const ir::ForNode* f = state_.loop(sid);
+  TSCH_INTERNAL_ASSERT(f) << "sid " << sid << " is not a loop";
+  return *f;
+}
+
+const ir::BlockNode& Schedule::block(uint64_t sid) const {
+  const ir::BlockNode* b = state_.block(sid);
+  TSCH_INTERNAL_ASSERT(b) << "sid " << sid << " is not a block";
+  return *b;
+}
+
+// ---- typed shortcuts
+
+namespace {
+TraceArg ref(const RV& rv) { return TraceArg::of_ref(rv); }
+std::vector<TraceArg> refs(const std::vector<RV>& rvs) {
+  std::vector<TraceArg> out;
+  for (const RV& rv : rvs) out.push_back(ref(rv));
+  return out;
+}
+}  // namespace
+
+RV Schedule::get_block(const std::string& name, const std::string& func_name) {
+  return apply("GetBlock", {}, {TraceArg::of_str(name), func_name.empty() ? TraceArg::none() : TraceArg::of_str(func_name)})[0];
+}
+std::vector<RV> Schedule::get_loops(const RV& block) { return apply("GetLoops", {ref(block)}, {}); }
+std::vector<RV> Schedule::split(const RV& loop, const std::vector<std::optional<int64_t>>& factors, bool preserve_unit_iters,
+                                bool disable_predication) {
+  std::vector<TraceArg> inputs{ref(loop)};
+  for (const auto& f : factors) inputs.push_back(f ? TraceArg::of_int(*f) : TraceArg::none());
+  return apply("Split", std::move(inputs), {TraceArg::of_bool(preserve_unit_iters), TraceArg::of_bool(disable_predication)});
+}
+RV Schedule::fuse(const std::vector<RV>& loops, bool preserve_unit_iters) {
+  return apply("Fuse", refs(loops), {TraceArg::of_bool(preserve_unit_iters)})[0];
+}
+void Schedule::reorder(const std::vector<RV>& loops) { apply("Reorder", refs(loops), {}); }
+void Schedule::parallel(const RV& loop) { apply("Parallel", {ref(loop)}, {}); }
+void Schedule::vectorize(const RV& loop) { apply("Vectorize", {ref(loop)}, {}); }
+void Schedule::unroll(const RV& loop) { apply("Unroll", {ref(loop)}, {}); }
+void Schedule::bind(const RV& loop, const std::string& thread_axis) { apply("Bind", {ref(loop)}, {TraceArg::of_str(thread_axis)}); }
+void Schedule::compute_at(const RV& block, const RV& loop, bool preserve_unit_loops, int64_t index) {
+  apply("ComputeAt", {ref(block), ref(loop)}, {TraceArg::of_bool(preserve_unit_loops), TraceArg::of_int(index)});
+}
+void Schedule::reverse_compute_at(const RV& block, const RV& loop, bool preserve_unit_loops, int64_t index) {
+  apply("ReverseComputeAt", {ref(block), ref(loop)}, {TraceArg::of_bool(preserve_unit_loops), TraceArg::of_int(index)});
+}
+void Schedule::compute_inline(const RV& block) { apply("ComputeInline", {ref(block)}, {}); }
+void Schedule::reverse_compute_inline(const RV& block) { apply("ReverseComputeInline", {ref(block)}, {}); }
+RV Schedule::cache_read(const RV& block, int64_t read_buffer_index, const std::string& scope) {
+  return apply("CacheRead", {ref(block), TraceArg::of_list({})}, {TraceArg::of_int(read_buffer_index), TraceArg::of_str(scope)})[0];
+}
+RV Schedule::cache_write(const RV& block, int64_t write_buffer_index, const std::string& scope) {
+  return apply("CacheWrite", {ref(block), TraceArg::of_list({})}, {TraceArg::of_int(write_buffer_index), TraceArg::of_str(scope)})[0];
+}
+RV Schedule::rfactor(const RV& loop, int64_t factor_axis) { return apply("RFactor", {ref(loop)}, {TraceArg::of_int(factor_axis)})[0]; }
+RV Schedule::decompose_reduction(const RV& block, const RV& loop) { return apply("DecomposeReduction", {ref(block), ref(loop)}, {})[0]; }
+void Schedule::storage_align(const RV& block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset) {
+  apply("StorageAlign", {ref(block)},
+        {TraceArg::of_int(buffer_index), TraceArg::of_int(axis), TraceArg::of_int(factor), TraceArg::of_int(offset)});
+}
+void Schedule::annotate(const RV& block_or_loop, const std::string& key, const TraceArg& value) {
+  apply("Annotate", {ref(block_or_loop), value}, {TraceArg::of_str(key)});
+}
+std::vector<RV> Schedule::sample_perfect_tile(const RV& loop, int64_t n, int64_t max_innermost_factor) {
+  return apply("SamplePerfectTile", {ref(loop)}, {TraceArg::of_int(n), TraceArg::of_int(max_innermost_factor)});
+}
+
+}  // namespace tsch::schedule

@@ -1,0 +1,140 @@
+// schedule::Schedule driven from C++ (as TE and a tuner will): instructions applied and
+// recorded, the trace in TVM's Python and JSON forms, replay from JSON, rollback on refusal,
+// the render levels, and the instruction registry.
+#include <catch2/catch.hpp>
+
+#include "ir/op.h"
+#include "ir/structural_equal.h"
+#include "schedule/schedule.h"
+
+using namespace tsch;
+using namespace tsch::ir;
+using namespace tsch::schedule;
+
+namespace {
+
+// for i, j in T.grid(64, 32): block "B": OUT[vi, vj] = IN[vi, vj] + 1
+IRModule copy_module() {
+  Buffer in = make_buffer("A", DataType::float32(), {make_int(64), make_int(32)});
+  Buffer out = make_buffer("B", DataType::float32(), {make_int(64), make_int(32)});
+  Var i = make_var("i"), j = make_var("j"), vi = make_var("vi"), vj = make_var("vj");
+  auto block = std::make_shared<BlockNode>();
+  block->name = "B";
+  block->iter_vars = {IterVar{vi, Range{make_int(0), make_int(64)}, IterType::DataPar},
+                      IterVar{vj, Range{make_int(0), make_int(32)}, IterType::DataPar}};
+  block->reads = {BufferRegion{in, {Range{vi, make_int(1)}, Range{vj, make_int(1)}}}};
+  block->writes = {BufferRegion{out, {Range{vi, make_int(1)}, Range{vj, make_int(1)}}}};
+  block->body = std::make_shared<BufferStoreNode>(out, add(buffer_load(in, {vi, vj}), make_float(1, DataType::float32())),
+                                                  std::vector<PrimExpr>{vi, vj});
+  Stmt realize = std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{i, j}, make_bool(true), block);
+  Stmt inner = std::make_shared<ForNode>(j, make_int(0), make_int(32), ForKind::Serial, realize);
+  Stmt outer = std::make_shared<ForNode>(i, make_int(0), make_int(64), ForKind::Serial, inner);
+  auto root = std::make_shared<BlockNode>();
+  root->name = "root";
+  root->body = outer;
+  auto func = std::make_shared<PrimFuncNode>();
+  for (const Buffer& b : {in, out}) {
+    Var handle = make_var(b->name + "_handle", DataType::handle());
+    func->params.push_back(handle);
+    func->buffer_map.emplace_back(handle, b);
+  }
+  func->body = std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), root);
+  auto mod = std::make_shared<IRModuleNode>();
+  mod->functions.emplace_back("main", func);
+  return mod;
+}
+
+}  // namespace
+
+TEST_CASE("Schedule: instructions are applied, recorded and printed as TVM prints them", "[schedule]") {
+  Schedule sch(copy_module(), 7);
+  RV b = sch.get_block("B", "main");
+  std::vector<RV> loops = sch.get_loops(b);
+  std::vector<RV> tiles = sch.sample_perfect_tile(loops[1], 2, 8);
+  std::vector<RV> parts = sch.split(loops[0], {std::nullopt, 8});
+  RV fused = sch.fuse({parts[1], loops[1]});
+  sch.parallel(parts[0]);
+  sch.annotate(b, "meta_schedule.tiling_structure", TraceArg::of_str("SS"));
+  std::vector<std::string> lines = sch.trace().as_python();
+  REQUIRE(lines.size() == 7);
+  CHECK(lines[0] == "b0 = sch.get_block(name=\"B\", func_name=\"main\")");
+  CHECK(lines[1] == "l1, l2 = sch.get_loops(block=b0)");
+  CHECK(lines[2].rfind("v3, v4 = sch.sample_perfect_tile(loop=l2, n=2, max_innermost_factor=8, decision=[", 0) == 0);
+  CHECK(lines[3] == "l5, l6 = sch.split(loop=l1, factors=[None, 8], preserve_unit_iters=True, disable_predication=False)");
+  CHECK(lines[4] == "l7 = sch.fuse(l6, l2, preserve_unit_iters=True)");
+  CHECK(lines[5] == "sch.parallel(loop=l5)");
+  CHECK(lines[6] == "sch.annotate(block_or_loop=b0, ann_key=\"meta_schedule.tiling_structure\", ann_val=\"SS\")");
+
+  nlohmann::json json = sch.trace().as_json();
+  CHECK(json[0][0].dump() == R"(["GetBlock",[],["B","main"],["b0"]])");
+  CHECK(json[0][3].dump() == R"(["Split",["l1","None",8],[1,0],["l5","l6"]])");
+  CHECK(json[0][4].dump() == R"(["Fuse",["l6","l2"],[1],["l7"]])");
+  CHECK(json[0][6].dump() == R"(["Annotate",["b0","\"SS\""],["meta_schedule.tiling_structure"],[]])");
+  REQUIRE(json[1].size() == 1);
+  CHECK(json[1][0][0] == 2);
+
+  // Replayed from its JSON text on a fresh schedule: the same module and the same trace.
+  Schedule fresh(copy_module(), 1);
+  Trace::apply_json_to_schedule(nlohmann::json::parse(json.dump()), fresh, nullptr);
+  CHECK(structural_equal(fresh.mod(), sch.mod()));
+  CHECK(fresh.trace().as_json() == json);
+  (void)fused;
+}
+
+TEST_CASE("Schedule: a refusal or a user error leaves state and trace as they were", "[schedule]") {
+  Schedule sch(copy_module(), 1, 0, ErrorRenderLevel::Fast);
+  RV b = sch.get_block("B", "main");
+  std::vector<RV> loops = sch.get_loops(b);
+  const IRModule before = sch.mod();
+  size_t steps = sch.trace().size();
+  try {
+    sch.fuse({loops[1], loops[0]});
+    FAIL("fuse of loops in the wrong order was accepted");
+  } catch (const RenderedScheduleError& e) {
+    CHECK(std::string(e.what()).rfind("ScheduleError: The loops can't be fused", 0) == 0);
+  }
+  CHECK(sch.mod() == before);
+  CHECK(sch.trace().size() == steps);
+
+  sch.split(loops[0], {4, std::nullopt});
+  try {
+    sch.parallel(loops[0]);  // replaced by the split
+    FAIL("a stale loop handle was accepted");
+  } catch (const UserError& e) {
+    CHECK(e.kind == UserErrorKind::ValueError);
+    CHECK(std::string(e.what()).rfind("parallel: the loop no longer exists in the IRModule", 0) == 0);
+  }
+  CHECK_THROWS_AS(sch.sample_perfect_tile(loops[1], 0), UserError);
+  CHECK(sch.trace().size() == steps + 1);
+}
+
+TEST_CASE("Trace: simplified drops unused queries; remove_postproc stops at EnterPostproc", "[schedule]") {
+  Schedule sch(copy_module(), 1);
+  RV b = sch.get_block("B", "main");
+  sch.get_loops(b);  // unused
+  sch.apply("EnterPostproc", {}, {});
+  sch.parallel(sch.get_loops(b)[0]);
+  CHECK(sch.trace().simplified(false).as_python() ==
+        std::vector<std::string>{"b0 = sch.get_block(name=\"B\", func_name=\"main\")", "sch.enter_postproc()",
+                                 "l1, l2 = sch.get_loops(block=b0)", "sch.parallel(loop=l1)"});
+  CHECK(sch.trace().simplified(true).as_python().empty());
+  CHECK(sch.trace().as_json(true)[0].size() == 2);
+}
+
+TEST_CASE("InstructionKind: every primitive registers one kind under TVM's name", "[schedule]") {
+  for (const char* name : {"GetBlock", "GetLoops", "Split", "Fuse", "Reorder", "Parallel", "Vectorize", "Unroll", "Bind",
+                           "ComputeAt", "ReverseComputeAt", "ComputeInline", "ReverseComputeInline", "DecomposeReduction",
+                           "RFactor", "Blockize", "CacheRead", "CacheWrite", "SetScope", "StorageAlign", "TransformLayout",
+                           "Annotate", "Unannotate", "AddUnitLoop", "SamplePerfectTile", "SampleCategorical",
+                           "SampleComputeLocation", "EnterPostproc", "GetChildBlocks", "GetProducers", "GetConsumers"}) {
+    INFO(name);
+    const InstructionKind* k = InstructionKind::find(name);
+    REQUIRE(k != nullptr);
+    CHECK(InstructionKind::find_method(k->method) == k);
+  }
+  CHECK(InstructionKind::find("GetSBlock") == InstructionKind::find("GetBlock"));
+  CHECK(InstructionKind::find("Split")->signature() == "loop, factors, preserve_unit_iters=True, disable_predication=False");
+  CHECK(InstructionKind::find("Fuse")->signature() == "*loops, preserve_unit_iters=True");
+  CHECK(InstructionKind::find("TransformLayout")->signature() ==
+        "block, buffer, index_map, pad_value=None, *, assume_injective_transform=False");
+}
