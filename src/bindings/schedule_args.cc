@@ -296,9 +296,7 @@ TraceArg parse_index_map(Interpreter& interp, const std::string& text, const std
 }
 
 void raise_user_error(const UserError& e, const std::string& function, const std::vector<std::string>& params) {
-  static const ExcKind kinds[] = {ExcKind::ValueError, ExcKind::TypeError, ExcKind::IndexError, ExcKind::KeyError,
-                                  ExcKind::NotImplementedError, ExcKind::RuntimeError};
-  ExcKind kind = kinds[static_cast<int>(e.kind)];
+  ExcKind kind = script::exception_kind_of(e.kind);
   for (size_t i = 0; i < params.size(); ++i) {
     if (!e.param.empty() && params[i] == e.param) {
       raise(kind, fmt::format("argument {}, '{}' to {}: {}", i + 1, e.param, function, e.what()));

@@ -94,4 +94,16 @@ std::string describe_exception(Interpreter& interp, const Value& exc) {
   return text.empty() ? name : name + ": " + text;
 }
 
+ExcKind exception_kind_of(UserErrorKind kind) {
+  switch (kind) {
+    case UserErrorKind::ValueError: return ExcKind::ValueError;
+    case UserErrorKind::TypeError: return ExcKind::TypeError;
+    case UserErrorKind::IndexError: return ExcKind::IndexError;
+    case UserErrorKind::KeyError: return ExcKind::KeyError;
+    case UserErrorKind::NotImplementedError: return ExcKind::NotImplementedError;
+    case UserErrorKind::RuntimeError: return ExcKind::RuntimeError;
+  }
+  return ExcKind::RuntimeError;
+}
+
 }  // namespace tsch::script

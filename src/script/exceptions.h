@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "script/object.h"
+#include "support/error.h"
 #include "support/source.h"
 
 namespace tsch::script {
@@ -45,6 +46,8 @@ Value make_exception(TypeObject* cls, std::vector<Value> args);
 Value make_exception(ExcKind kind, const std::string& message);
 
 [[noreturn]] void raise(ExcKind kind, const std::string& message);
+// The exception class a C++ core's UserError becomes (support/error.h).
+ExcKind exception_kind_of(UserErrorKind kind);
 // KeyError carries the key itself (str() shows its repr).
 [[noreturn]] void raise_key_error(const Value& key);
 [[noreturn]] void raise_at(ExcKind kind, const std::string& message, SourceLoc loc);

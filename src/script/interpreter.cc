@@ -211,9 +211,7 @@ Value Interpreter::call(const Value& callee, CallArgs args) {
       raise(ExcKind::ValueError, e.what());
     } catch (const UserError& e) {
       // A C++ core refused what the script asked for (support/error.h).
-      static const ExcKind kinds[] = {ExcKind::ValueError, ExcKind::TypeError, ExcKind::IndexError, ExcKind::KeyError,
-                                      ExcKind::NotImplementedError, ExcKind::RuntimeError};
-      raise(kinds[static_cast<int>(e.kind)], e.what());
+      raise(exception_kind_of(e.kind), e.what());
     } catch (const OutOfMemory& e) {
       raise(ExcKind::MemoryError, e.what());
     } catch (const std::bad_alloc&) {
