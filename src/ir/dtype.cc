@@ -1,3 +1,4 @@
+#include "support/parse_int.h"
 #include "ir/dtype.h"
 
 #include <cctype>
@@ -15,7 +16,9 @@ std::optional<DataType> DataType::parse(const std::string& text) {
     for (size_t i = x + 1; i < text.size(); ++i) {
       if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
     }
-    lanes = std::stoi(text.substr(x + 1));
+    std::optional<int64_t> n = parse_decimal(std::string_view(text).substr(x + 1), 1 << 16);
+    if (!n) return std::nullopt;
+    lanes = static_cast<int>(*n);
     base = text.substr(0, x);
   }
   auto with_bits = [&](const char* prefix, Code code) -> std::optional<DataType> {
@@ -24,8 +27,9 @@ std::optional<DataType> DataType::parse(const std::string& text) {
     for (size_t i = n; i < base.size(); ++i) {
       if (!std::isdigit(static_cast<unsigned char>(base[i]))) return std::nullopt;
     }
-    int bits = std::stoi(base.substr(n));
-    return DataType{code, bits, lanes};
+    std::optional<int64_t> bits = parse_decimal(std::string_view(base).substr(n), 1024);
+    if (!bits) return std::nullopt;
+    return DataType{code, static_cast<int>(*bits), lanes};
   };
   std::optional<DataType> result;
   if (base.rfind("uint", 0) == 0) result = with_bits("uint", Code::UInt);

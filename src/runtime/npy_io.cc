@@ -1,3 +1,4 @@
+#include "support/parse_int.h"
 #include "runtime/npy_io.h"
 
 #include <cstring>
@@ -86,7 +87,11 @@ NDArrayRef load_npy(const std::string& path) {
   for (size_t i = 1; i < shape_text.size();) {
     size_t j = i;
     while (j < shape_text.size() && std::isdigit(static_cast<unsigned char>(shape_text[j]))) ++j;
-    if (j > i) shape.push_back(std::stoll(shape_text.substr(i, j - i)));
+    if (j > i) {
+      std::optional<int64_t> n = parse_decimal(std::string_view(shape_text).substr(i, j - i));
+      if (!n) throw std::runtime_error(path + ": the .npy header's shape is out of range");
+      shape.push_back(*n);
+    }
     i = j + 1;
   }
   Shape stored = shape;

@@ -1,6 +1,7 @@
 // Python's format-spec mini-language and %-formatting, written against the Python
 // reference (no library in Debian implements Python's exact rules; fmt differs in grouping,
 // '%' and the default float presentation).
+#include "support/parse_int.h"
 #include "script/format.h"
 
 #include <fmt/format.h>
@@ -15,6 +16,14 @@
 
 namespace tsch::script {
 namespace {
+
+// A width, precision or index in a format string (CPython's get_integer: too many digits for
+// a Py_ssize_t is this ValueError).
+int64_t format_number(const std::string& digits) {
+  std::optional<int64_t> n = parse_decimal(digits, INT32_MAX);
+  if (!n) raise(ExcKind::ValueError, "Too many decimal digits in format string");
+  return *n;
+}
 
 struct Spec {
   char fill = ' ';
@@ -53,14 +62,14 @@ Spec parse_spec(const std::string& s) {
   }
   size_t start = i;
   while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-  if (i > start) spec.width = std::stoi(s.substr(start, i - start));
+  if (i > start) spec.width = format_number(s.substr(start, i - start));
   if (i < s.size() && (s[i] == ',' || s[i] == '_')) spec.grouping = s[i++];
   if (i < s.size() && s[i] == '.') {
     ++i;
     start = i;
     while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
     if (i == start) raise(ExcKind::ValueError, "Format specifier missing precision");
-    spec.precision = std::stoi(s.substr(start, i - start));
+    spec.precision = format_number(s.substr(start, i - start));
   }
   if (i < s.size()) spec.type = s[i++];
   if (i != s.size()) raise(ExcKind::ValueError, "Invalid format specifier '" + s + "'");
@@ -299,7 +308,7 @@ std::string percent_format(Interpreter& interp, const std::string& fmt_text, con
       }
       size_t start = i;
       while (i < fmt_text.size() && std::isdigit(static_cast<unsigned char>(fmt_text[i]))) ++i;
-      if (i > start) target = std::stoi(fmt_text.substr(start, i - start));
+      if (i > start) target = format_number(fmt_text.substr(start, i - start));
     };
     read_number(spec.width);
     if (i < fmt_text.size() && fmt_text[i] == '.') {
@@ -410,9 +419,9 @@ std::string str_format(Interpreter& interp, const std::string& text, const std::
       if (auto_index >= args.size()) raise(ExcKind::IndexError, "Replacement index " + std::to_string(auto_index) + " out of range for positional args tuple");
       value = args[auto_index++];
     } else if (std::isdigit(static_cast<unsigned char>(name[0]))) {
-      size_t index = std::stoul(name);
-      if (index >= args.size()) raise(ExcKind::IndexError, "Replacement index " + name + " out of range for positional args tuple");
-      value = args[index];
+      int64_t index = format_number(name);
+      if (static_cast<size_t>(index) >= args.size()) raise(ExcKind::IndexError, "Replacement index " + name + " out of range for positional args tuple");
+      value = args[static_cast<size_t>(index)];
     } else {
       bool found = false;
       for (const auto& [k, v] : kwargs) {
@@ -435,7 +444,7 @@ std::string str_format(Interpreter& interp, const std::string& text, const std::
         if (end == std::string::npos) raise(ExcKind::ValueError, "Missing ']' in format string");
         std::string key = field.substr(k + 1, end - k - 1);
         Value key_value = !key.empty() && std::all_of(key.begin(), key.end(), ::isdigit)
-                              ? Value::integer(std::stoll(key))
+                              ? Value::integer(format_number(key))
                               : make_str(key);
         value = interp.get_item(value, key_value);
         k = end + 1;
