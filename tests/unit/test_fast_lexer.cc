@@ -37,14 +37,18 @@ bool dump_fast(const std::string& text, std::string& out) {
   return true;
 }
 
+// Well-formed UTF-8 as the decoder ANTLR uses checks it: no overlong forms, surrogates or
+// code points past U+10FFFF (those are rejected before lexing).
 bool valid_utf8(const std::string& s) {
   for (size_t i = 0; i < s.size();) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t w = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    size_t w = c < 0x80 ? 1 : (c >= 0xC2 && c <= 0xDF) ? 2 : (c >> 4) == 0xE ? 3 : (c >= 0xF0 && c <= 0xF4) ? 4 : 0;
     if (w == 0 || i + w > s.size()) return false;
     for (size_t k = 1; k < w; ++k) {
       if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
     }
+    unsigned char d = w > 1 ? static_cast<unsigned char>(s[i + 1]) : 0;
+    if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d >= 0xA0) || (c == 0xF0 && d < 0x90) || (c == 0xF4 && d >= 0x90)) return false;
     i += w;
   }
   return true;
