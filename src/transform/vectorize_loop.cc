@@ -166,9 +166,8 @@ class LoopVectorizer : public ir::IRMutator {
         PrimExpr ramp = std::make_shared<ir::RampNode>(loop->min, ir::make_int(1, loop->min->dtype), static_cast<int>(lanes));
         return Vectorizer(loop->loop_var.get(), ramp).mutate(loop->body);
       } catch (const CannotVectorize& e) {
+        // Only "this body has no vector form" falls back; anything else is a bug to report.
         why = "its body has " + e.why;
-      } catch (const std::exception& e) {
-        why = e.what();
       }
     }
     if (!why.empty()) lowering_notes().push_back("loop " + loop->loop_var->name + " runs as a scalar loop: " + why);
