@@ -34,7 +34,7 @@ class Interpreter {
 
   // ---- running code
   // Runs a parsed module in `globals`. Errors propagate as ScriptError / SyntaxError.
-  void exec_module(const std::shared_ptr<ast::Module>& module, const NamespaceRef& globals);
+  void exec_module(const std::shared_ptr<ast::Module>& module, const NamespaceRef& globals, bool echo = false);
   // Runs text as the body of module `globals` (REPL input, -c); expression statements
   // echo their value when `echo` is set.
   void exec_source(const SourceFile* source, const NamespaceRef& globals, bool echo = false);
