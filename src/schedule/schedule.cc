@@ -69,7 +69,7 @@ void Schedule::set_change_check(ChangeCheck check) { change_check() = std::move(
 std::string Schedule::render(const ScheduleError& error, const ScheduleState& at) const {
   switch (render_level_) {
     case ErrorRenderLevel::Detail: return render_schedule_error(at, error);
-    case ErrorRenderLevel::Fast: return fmt::format("ScheduleError: {}", error.what());
+    case ErrorRenderLevel::Fast: return error.fast.empty() ? fmt::format("ScheduleError: {}", error.what()) : error.fast;
     case ErrorRenderLevel::None: return "ScheduleError: (not rendered)";
   }
   return error.what();

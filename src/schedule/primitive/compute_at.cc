@@ -248,9 +248,8 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
     bool allocated = false;
     for (const auto& b : scope_block->alloc_buffers) allocated |= b == w.buffer;
     if (!allocated) {
-      fail("compute_at", {block_sid},
-           fmt::format("Cannot operate on an output block: block \"{}\" writes {}, which is not allocated in its scope", block->name,
-                       w.buffer->name));
+      fail_output_block("compute_at", block_sid,
+                        fmt::format("block \"{}\" writes {}, which is not allocated in its scope", block->name, w.buffer->name));
     }
   }
   std::vector<uint64_t> consumers;

@@ -121,7 +121,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   const BlockNode* scope_block = s.block(scope);
   bool allocated = false;
   for (const auto& b : scope_block->alloc_buffers) allocated |= b == store->buffer;
-  if (!allocated) fail("compute_inline", {block_sid}, "Cannot operate on an output block: block \"" + block->name + "\" writes " + store->buffer->name);
+  if (!allocated) fail_output_block("compute_inline", block_sid, "block \"" + block->name + "\" writes " + store->buffer->name);
   if (s.child_blocks(scope).size() == 1) fail("compute_inline", {block_sid}, "The block is the only leaf in the scope and cannot be inlined");
   for (const auto& r : block->reads) {
     if (r.buffer == store->buffer) fail("compute_inline", {block_sid}, "The inlined block reads the buffer it writes");

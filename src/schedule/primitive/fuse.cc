@@ -23,9 +23,9 @@ uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool pre
   for (size_t i = 0; i < loop_sids.size(); ++i) {
     const ForNode* l = s.loop(loop_sids[i]);
     if (!l->annotations.empty() || l->for_kind == ForKind::ThreadBinding) {
-      fail("fuse", {loop_sids[i]}, "The primitive can't be applied because the loop has annotation or thread binding");
+      fail_has_annotation_or_thread_binding(s, "fuse", loop_sids[i]);
     }
-    if (!is_zero(l->min)) fail("fuse", {loop_sids[i]}, "The primitive only supports loop starting with 0");
+    if (!is_zero(l->min)) fail_loop_not_start_with_zero(s, "fuse", loop_sids[i]);
     if (i > 0) {
       if (s.info(loop_sids[i])->parent != loop_sids[i - 1]) {
         fail("fuse", {loop_sids[i - 1], loop_sids[i]},

@@ -13,7 +13,7 @@ uint64_t get_block(const ScheduleState& s, const std::string& name, const std::s
   for (uint64_t b : s.blocks_in(func)) {
     if (s.block(b)->name == name) found.push_back(b);
   }
-  if (found.empty()) fail("get_block", {}, fmt::format("Cannot find a block with the name: {}", name));
+  if (found.empty()) fail_block_not_found("get_block", name);
   if (found.size() > 1) fail("get_block", found, fmt::format("Found {} blocks with the name: {}", found.size(), name));
   return found[0];
 }

@@ -25,9 +25,9 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
   // Step 1. Check the loop and the factors.
   const ForNode* loop = s.loop(loop_sid);
   if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding) {
-    fail("split", {loop_sid}, "The primitive can't be applied because the loop has annotation or thread binding");
+    fail_has_annotation_or_thread_binding(s, "split", loop_sid);
   }
-  if (!is_zero(loop->min)) fail("split", {loop_sid}, "The primitive only supports loop starting with 0");
+  if (!is_zero(loop->min)) fail_loop_not_start_with_zero(s, "split", loop_sid);
   if (factors.empty()) fail("split", {loop_sid}, "at least one factor is required");
   int inferred = -1;
   int64_t product = 1;
