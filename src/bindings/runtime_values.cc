@@ -7,7 +7,7 @@
 
 #include "bindings/ndarray_value.h"
 #include "bindings/ir_values.h"
-#include "codegen/differential.h"
+#include "driver/differential.h"
 #include "codegen/llvm/llvm_build.h"
 #include "runtime/call.h"
 #include "script/exceptions.h"
@@ -316,9 +316,9 @@ void register_tvm_runtime_modules() {
     });
     script::def_function(ns, "assert_same_results", "reference, candidate, seed=1", [](Interpreter& interp, Args& a) -> Value {
       ir::IRModule ref = to_module(interp, a[0], "assert_same_results"), cand = to_module(interp, a[1], "assert_same_results");
-      codegen::DifferentialResult r;
+      driver::DifferentialResult r;
       try {
-        r = codegen::compare_execution(ref, cand, static_cast<uint32_t>(a.get_int(2)));
+        r = driver::compare_execution(ref, cand, static_cast<uint32_t>(a.get_int(2)));
       } catch (const runtime::BuildError& e) {  // too big inputs: MemoryError/ValueError at the call
         raise(ExcKind::RuntimeError, std::string("assert_same_results: cannot build: ") + e.what());
       }

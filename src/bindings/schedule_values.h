@@ -56,10 +56,6 @@ schedule::TraceArg parse_index_map(Interpreter& interp, const std::string& text,
 // Python's "argument 2, 'n' to sample_perfect_tile: ...".
 [[noreturn]] void raise_user_error(const UserError& e, const std::string& function, const std::vector<std::string>& params);
 
-// JSON values and script values (null/bool/int/float/str/list/dict).
-Value json_to_value(Interpreter& interp, const nlohmann::json& j);
-nlohmann::json value_to_json(Interpreter& interp, const Value& v);
-
 Value make_trace_value(schedule::Trace trace);
 void install_trace_types(script::Namespace& schedule_ns);
 

@@ -7,6 +7,7 @@
 #include "bindings/ir_values.h"
 #include "bindings/roundtrip_check.h"
 #include "bindings/runtime_values.h"
+#include "bindings/transform_values.h"
 #include "bindings/tvm_build.h"
 #include "arith/verify_well_formed.h"
 #include "frontend/tir_parser.h"
@@ -77,6 +78,7 @@ std::string text_of(Interpreter& interp, const Value& v) { return interp.repr(v)
 
 void build_ir(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
+  ns.set(intern("transform"), Value(import(interp, "tvm.ir.transform")));
   def_function(ns, "structural_equal", "lhs, rhs, map_free_vars=False", [](Interpreter& interp, Args& a) {
     return Value::boolean(diff_values(interp, a).equal);
   }, "structural_equal(lhs, rhs): True when the two IRs are equal up to variable renaming.");
@@ -123,6 +125,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.set(intern("PrimExpr"), Value(expr_type()));
   ns.set(intern("Buffer"), Value(buffer_type()));
   ns.set(intern("analysis"), Value(import(interp, "tvm.tir.analysis")));
+  ns.set(intern("transform"), Value(import(interp, "tvm.tir.transform")));
   install_schedule(ns);
   def_function(ns, "Var", "name, dtype", [](Interpreter& interp, Args& a) {
     return wrap(ir::PrimExpr(ir::make_var(a.get_str(0), to_dtype(interp, a[1], "tvm.tir.Var dtype"))));
@@ -159,7 +162,7 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("tir"), Value(import(interp, "tvm.tir")));
   ns.set(intern("s_tir"), Value(import(interp, "tvm.s_tir")));
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
-  for (const char* sub : {"nd", "runtime", "target", "testing", "driver"})
+  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform"})
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
   install_runtime_devices(ns);
@@ -217,6 +220,7 @@ void install_prim_func_hook() {
 
 void register_tvm_modules() {
   register_tvm_runtime_modules();
+  register_tvm_transform_modules();
   register_tvm_build_modules();
   install_prim_func_hook();
   register_tvmscript_tir_module();

@@ -9,7 +9,8 @@
 #include "bindings/schedule_session.h"
 #include "bindings/schedule_values.h"
 #include "bindings/stmt_values.h"
-#include "codegen/differential.h"
+#include "driver/differential.h"
+#include "runtime/module.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 #include "script/exceptions.h"
@@ -66,10 +67,12 @@ schedule::Schedule& self(Args& a) { return a[0].as<ScheduleValue>()->sch; }
 void install_build_check() {
   if (!std::getenv("TSCH_CHECK_BUILD")) return;
   schedule::Schedule::set_change_check([](const schedule::Schedule& sch, const schedule::ScheduleState&) {
-    codegen::DifferentialResult r;
+    driver::DifferentialResult r;
     try {
-      r = codegen::compare_execution(sch.original(), sch.mod());
-    } catch (const std::exception& e) {
+      r = driver::compare_execution(sch.original(), sch.mod());
+    } catch (const runtime::BuildError& e) {
+      throw UserError(UserErrorKind::RuntimeError, std::string("TSCH_CHECK_BUILD: the scheduled module does not build: ") + e.what());
+    } catch (const UserError& e) {
       throw UserError(UserErrorKind::RuntimeError, std::string("TSCH_CHECK_BUILD: the scheduled module does not build: ") + e.what());
     }
     if (!r.equal) throw UserError(UserErrorKind::RuntimeError, "TSCH_CHECK_BUILD: the schedule changed the results: " + r.note);

@@ -100,6 +100,7 @@ ExcKind exception_kind_of(UserErrorKind kind) {
     case UserErrorKind::TypeError: return ExcKind::TypeError;
     case UserErrorKind::IndexError: return ExcKind::IndexError;
     case UserErrorKind::KeyError: return ExcKind::KeyError;
+    case UserErrorKind::AttributeError: return ExcKind::AttributeError;
     case UserErrorKind::NotImplementedError: return ExcKind::NotImplementedError;
     case UserErrorKind::RuntimeError: return ExcKind::RuntimeError;
   }

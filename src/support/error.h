@@ -15,7 +15,7 @@
 
 namespace tsch {
 
-enum class UserErrorKind { ValueError, TypeError, IndexError, KeyError, NotImplementedError, RuntimeError };
+enum class UserErrorKind { ValueError, TypeError, IndexError, KeyError, AttributeError, NotImplementedError, RuntimeError };
 
 class UserError : public std::runtime_error {
  public:

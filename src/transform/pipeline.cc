@@ -1,5 +1,9 @@
 #include "transform/pipeline.h"
 
+#include <algorithm>
+
+#include "support/error.h"
+
 namespace tsch::transform {
 
 ir::PrimFunc with_body(const ir::PrimFunc& f, ir::Stmt body) {
@@ -24,19 +28,53 @@ const std::vector<Pass>& lowering_passes() {
   return passes;
 }
 
-ir::PrimFunc lower(const ir::PrimFunc& f, const std::string& name, const LowerOptions& options) {
-  ir::PrimFunc cur = f;
-  for (const Pass& p : lowering_passes()) {
-    cur = p.run(cur);
-    if (options.after_pass) options.after_pass(p.name, name, cur);
-  }
-  return cur;
+const std::vector<std::pair<std::string, std::function<Pass()>>>& named_passes() {
+  static const std::vector<std::pair<std::string, std::function<Pass()>>> passes = {
+      {"LowerInitBlock", lower_init_block},
+      {"ConvertBlocksToOpaque", convert_blocks_to_opaque},
+      {"LowerMatchBuffer", lower_match_buffer},
+      {"LowerOpaqueBlock", lower_opaque_block},
+      {"PlanAndUpdateBufferAllocationLocation", plan_buffer_allocation},
+      {"CompactBufferAllocation", compact_buffer_allocation},
+      {"FlattenBuffer", flatten_buffer},
+      {"StorageRewrite", storage_rewrite},
+      {"Simplify", simplify},
+      {"VectorizeLoop", vectorize_loop},
+      {"UnrollLoop", unroll_loop},
+      {"RemoveNoOp", remove_no_op},
+  };
+  return passes;
 }
 
+namespace {
+
+// What code generation cannot do without: everything but the optimizations.
+bool may_disable(const std::string& pass) {
+  return pass == "tir.Simplify" || pass == "tir.StorageRewrite" || pass == "tir.UnrollLoop" || pass == "tir.RemoveNoOp";
+}
+
+}  // namespace
+
 ir::IRModule lower(const ir::IRModule& m, const LowerOptions& options) {
-  auto out = std::make_shared<ir::IRModuleNode>();
-  for (const auto& [name, f] : m->functions) out->functions.emplace_back(name, lower(f, name, options));
-  return out;
+  PassContext ctx = PassContext::current();
+  for (const std::string& name : ctx.disabled_pass) {
+    bool in_pipeline = std::any_of(lowering_passes().begin(), lowering_passes().end(), [&](const Pass& p) { return p.name() == name; });
+    TSCH_USER_ASSERT(!in_pipeline || may_disable(name), ValueError)
+        << "the lowering pipeline cannot run without " << name << ": code generation needs its result (disabled_pass may name "
+        << "tir.Simplify, tir.StorageRewrite, tir.UnrollLoop or tir.RemoveNoOp)";
+  }
+  if (options.after_pass) {
+    ctx.instruments.push_back({"after_pass", nullptr, [&options](const ir::IRModule& mod, const PassInfo& info) {
+                                 for (const auto& [name, f] : mod->functions) options.after_pass(info.name, name, f);
+                               }});
+  }
+  return sequential(lowering_passes(), {"tir.lower", 0, {}})(m, ctx);
+}
+
+ir::PrimFunc lower(const ir::PrimFunc& f, const std::string& name, const LowerOptions& options) {
+  auto mod = std::make_shared<ir::IRModuleNode>();
+  mod->functions.emplace_back(name, f);
+  return lower(ir::IRModule(mod), options)->functions.front().second;
 }
 
 }  // namespace tsch::transform

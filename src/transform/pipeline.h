@@ -1,5 +1,9 @@
 // The lowering pipeline: TensorIR with blocks → flat loops over 1-D buffers, ready for code
-// generation. The order of passes lives in pipeline.cc and nowhere else.
+// generation. The order of passes lives in pipeline.cc and nowhere else. It runs as one
+// Sequential under the current PassContext: its instruments see each pass, its config
+// switches vectorization and memory reuse off, and its disabled_pass may name the passes
+// code generation does not need (tir.Simplify, tir.StorageRewrite, tir.UnrollLoop,
+// tir.RemoveNoOp).
 #pragma once
 
 #include <functional>
@@ -22,6 +26,7 @@ struct LowerOptions {
 };
 
 ir::PrimFunc lower(const ir::PrimFunc& f, const std::string& name, const LowerOptions& options = {});
+// Throws UserError when the current PassContext disables a pass code generation needs.
 ir::IRModule lower(const ir::IRModule& m, const LowerOptions& options = {});
 
 }  // namespace tsch::transform

@@ -56,7 +56,10 @@ class StorageReuser : public ir::IRMutator {
 }  // namespace
 
 Pass storage_rewrite() {
-  return {"tir.StorageRewrite", [](const ir::PrimFunc& f) { return with_body(f, StorageReuser().mutate(f->body)); }};
+  // PassContext config tir.disable_storage_rewrite: every allocation keeps its own memory.
+  return prim_func_pass({"tir.StorageRewrite", 0, {}}, [](const ir::PrimFunc& f, const ir::IRModule&, const PassContext& ctx) {
+    return ctx.config_flag("tir.disable_storage_rewrite") ? f : with_body(f, StorageReuser().mutate(f->body));
+  });
 }
 
 }  // namespace tsch::transform

@@ -149,6 +149,7 @@ int64_t chunk_lanes(int64_t lanes) {
 
 class LoopVectorizer : public ir::IRMutator {
  public:
+  explicit LoopVectorizer(bool enabled) : enabled_(enabled) {}
   using IRMutator::mutate;
   ir::Stmt mutate(const ir::Stmt& s) override {
     ir::Stmt t = mutate_children(s);
@@ -156,7 +157,9 @@ class LoopVectorizer : public ir::IRMutator {
     if (!loop || loop->for_kind != ir::ForKind::Vectorized) return t;
     int64_t lanes;
     std::string why;
-    if (!ir::as_const_int(loop->extent, &lanes)) {
+    if (!enabled_) {
+      // Falls through to the serial loop below.
+    } else if (!ir::as_const_int(loop->extent, &lanes)) {
       why = "its extent " + ir::script(loop->extent) + " is not a constant";
     } else if (lanes > kMaxLanes && chunk_lanes(lanes) == 1) {
       why = "its extent " + std::to_string(lanes) + " has no divisor of at most " + std::to_string(kMaxLanes) + " lanes";
@@ -189,12 +192,17 @@ class LoopVectorizer : public ir::IRMutator {
                                std::to_string(lanes) + " is above " + std::to_string(kMaxLanes) + ")");
     return std::make_shared<ir::ForNode>(outer, ir::make_int(0, t), ir::make_int(lanes / chunk, t), ir::ForKind::Serial, body);
   }
+
+  bool enabled_;
 };
 
 }  // namespace
 
 Pass vectorize_loop() {
-  return {"tir.VectorizeLoop", [](const ir::PrimFunc& f) { return with_body(f, LoopVectorizer().mutate(f->body)); }};
+  // PassContext config tir.disable_vectorize: vectorized loops run as serial loops (no note).
+  return prim_func_pass({"tir.VectorizeLoop", 0, {}}, [](const ir::PrimFunc& f, const ir::IRModule&, const PassContext& ctx) {
+    return with_body(f, LoopVectorizer(!ctx.config_flag("tir.disable_vectorize")).mutate(f->body));
+  });
 }
 
 }  // namespace tsch::transform

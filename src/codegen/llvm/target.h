@@ -1,10 +1,11 @@
-// LLVM targets from TVM's target strings: "llvm", "llvm -mcpu=znver4",
-// "llvm -mtriple=x86_64-linux-gnu -mattr=+avx2 --num-cores=1". Defaults come from the host.
+// What LLVM code generation takes from a target::Target of kind "llvm" (or "c"): triple, CPU,
+// features, cores and optimization level. Defaults come from the host.
 #pragma once
 
 #include <string>
 
 #include "runtime/module.h"
+#include "target/target.h"
 
 namespace tsch::codegen {
 
@@ -13,7 +14,7 @@ using runtime::CompiledModuleRef;
 using runtime::FunctionSignature;
 
 struct LLVMTarget {
-  std::string text;  // as given, for printing
+  std::string text;  // the target's canonical string, for printing
   std::string triple, cpu, features;
   int num_cores = 0;  // 0: the thread pool's size
   int opt_level = 3;
@@ -22,7 +23,9 @@ struct LLVMTarget {
   bool interrupt_checks = true;
 };
 
-// Throws BuildError on an unknown option or a target kind other than llvm.
+// Throws UserError for a target of another kind, and NotImplementedError for options the code
+// generator does not honour yet (fast-math flags, -libs, -vector-width ...).
+LLVMTarget llvm_target_of(const target::Target& t);
 LLVMTarget parse_llvm_target(const std::string& text);
 
 // The CPU LLVM generates code for when a target names none (e.g. "znver4").

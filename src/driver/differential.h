@@ -7,7 +7,7 @@
 
 #include "ir/module.h"
 
-namespace tsch::codegen {
+namespace tsch::driver {
 
 struct DifferentialResult {
   bool compared = false;  // false: skipped (shape expressions, scalar parameters, unsupported dtypes); see `note`
@@ -17,4 +17,4 @@ struct DifferentialResult {
 
 DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IRModule& candidate, uint32_t seed = 1);
 
-}  // namespace tsch::codegen
+}  // namespace tsch::driver

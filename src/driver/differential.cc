@@ -1,16 +1,16 @@
-#include "codegen/differential.h"
+#include "driver/differential.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
-#include "codegen/llvm/llvm_build.h"
+#include "driver/build.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "runtime/call.h"
 #include "transform/pipeline.h"
 
-namespace tsch::codegen {
+namespace tsch::driver {
 namespace {
 
 // Random arrays for a function's buffer parameters; nullopt when a shape is neither constant
@@ -71,12 +71,12 @@ bool has_thread_binding(const ir::IRModule& m) {
 }
 
 // The reference of a schedule stays the same across its primitives: build it once.
-runtime::CompiledModuleRef build_cached(const ir::IRModule& m, const LLVMTarget& target) {
+runtime::CompiledModuleRef build_cached(const ir::IRModule& m, const target::Target& target) {
   static std::vector<std::pair<std::weak_ptr<const ir::IRModuleNode>, runtime::CompiledModuleRef>> cache;
   for (auto& [key, built] : cache)
     if (auto live = key.lock(); live && live == m) return built;
   cache.erase(std::remove_if(cache.begin(), cache.end(), [](auto& e) { return e.first.expired(); }), cache.end());
-  auto built = build_llvm(transform::lower(m), target);
+  auto built = build(m, target);
   cache.emplace_back(m, built);
   return built;
 }
@@ -89,11 +89,11 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
     result.note = "the module binds loops to GPU threads";
     return result;
   }
-  LLVMTarget target = parse_llvm_target("llvm");
-  target.opt_level = 0;  // the check is about semantics; O0 keeps it quick
+  // The check is about semantics; O0 keeps it quick. Notes are for tvm.build's user, not for
+  // this check (BuildOptions drops them).
+  static const target::Target target = target::parse_target("llvm -opt-level=0");
   auto ref = build_cached(reference, target);
-  auto cand = build_llvm(transform::lower(candidate), target);
-  transform::lowering_notes().clear();  // notes are for tvm.build's user, not for this check
+  auto cand = build(candidate, target);
   for (const auto& [name, f] : reference->functions) {
     ir::PrimFunc g = candidate->find(name);
     std::string candidate_name = name;
@@ -139,4 +139,4 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
   return result;
 }
 
-}  // namespace tsch::codegen
+}  // namespace tsch::driver

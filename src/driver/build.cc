@@ -1,0 +1,83 @@
+#include "driver/build.h"
+
+#include <list>
+#include <mutex>
+
+#include "codegen/llvm/llvm_build.h"
+#include "ir/printer.h"
+#include "runtime/thread_pool.h"
+#include "support/error.h"
+#include "transform/pipeline.h"
+
+namespace tsch::driver {
+
+namespace {
+
+// The code generators tsch has, by target kind.
+bool is_llvm_kind(const target::Target& t) { return t->kind->name == "llvm" || t->kind->name == "c"; }
+
+void check_buildable(const target::Target& t) {
+  const std::string& kind = t->kind->name;
+  if (is_llvm_kind(t)) return;
+  if (kind == "cuda" || kind == "nvptx")
+    throw UserError(UserErrorKind::RuntimeError, "not supported yet: target \"" + kind + "\" (CUDA code generation); build with target=\"llvm\"");
+  throw UserError(UserErrorKind::RuntimeError, "not supported yet: target \"" + kind + "\" (tsch generates code for llvm)");
+}
+
+// Repeated builds of the same code (REPL, tuning) reuse the compiled module. Bounded (least
+// recently used dropped first) so a long search does not keep every JIT module alive.
+class BuildCache {
+ public:
+  runtime::CompiledModuleRef find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->first != key) continue;
+      entries_.splice(entries_.begin(), entries_, it);
+      return entries_.front().second;
+    }
+    return nullptr;
+  }
+  void insert(const std::string& key, runtime::CompiledModuleRef m) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.emplace_front(key, std::move(m));
+    if (entries_.size() > kCapacity) entries_.pop_back();
+  }
+
+ private:
+  static constexpr size_t kCapacity = 64;
+  std::mutex mu_;
+  std::list<std::pair<std::string, runtime::CompiledModuleRef>> entries_;
+};
+
+BuildCache& cache() {
+  static BuildCache c;
+  return c;
+}
+
+}  // namespace
+
+ir::IRModule lower(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options) {
+  (void)target;  // device passes (host/device split, thread sync) arrive with CUDA
+  transform::LowerOptions lower_options;
+  lower_options.after_pass = options.after_pass;
+  transform::lowering_notes().clear();
+  ir::IRModule lowered = transform::lower(mod, lower_options);
+  if (options.notes) *options.notes = transform::lowering_notes();
+  transform::lowering_notes().clear();
+  return lowered;
+}
+
+runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options) {
+  check_buildable(target);
+  codegen::LLVMTarget llvm_target = codegen::llvm_target_of(target);
+  llvm_target.interrupt_checks = options.interrupt_checks;
+  ir::IRModule lowered = lower(mod, target, options);
+  if (llvm_target.num_cores > 0) runtime::set_num_threads(llvm_target.num_cores);
+  std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") + ir::script(lowered);
+  if (auto hit = cache().find(key)) return hit;
+  runtime::CompiledModuleRef m = codegen::build_llvm(lowered, llvm_target);
+  cache().insert(key, m);
+  return m;
+}
+
+}  // namespace tsch::driver

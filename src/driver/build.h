@@ -1,0 +1,36 @@
+// The one build entry: lower a module for a target and generate its code. tvm.build,
+// tvm.compile, tvm.lower, the build-check mode (differential.h) and later relax.build, TE and
+// the tuner's builder all come through here.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/module.h"
+#include "runtime/module.h"
+#include "target/target.h"
+
+namespace tsch::driver {
+
+struct BuildOptions {
+  // Called after each lowering pass with the pass name and the function's new state
+  // (TSCH_PRINT_AFTER_ALL).
+  std::function<void(const std::string& pass, const std::string& func, const ir::PrimFunc&)> after_pass;
+  // Where notes the passes leave for the user go (a vectorized loop that runs scalar); null:
+  // dropped.
+  std::vector<std::string>* notes = nullptr;
+  // Poll Ctrl-C at the head of outer loops (bench/matmul_bench measures what it costs).
+  bool interrupt_checks = true;
+};
+
+// The module after the target's TIR lowering pipeline.
+ir::IRModule lower(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options = {});
+
+// Lowers and compiles `mod` for `target`. Builds of the same lowered code for the same target
+// share one compiled module (a bounded cache, safe to use from several threads). Throws
+// UserError for targets tsch cannot build for yet and runtime::BuildError when code
+// generation refuses the module.
+runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options = {});
+
+}  // namespace tsch::driver

@@ -1,0 +1,106 @@
+// target::Target: TVM's string, config and tag forms, the canonical string, and the errors.
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "driver/build.h"
+#include "support/error.h"
+#include "target/target.h"
+
+using namespace tsch;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    target::parse_target(text);
+  } catch (const UserError& e) {
+    CHECK(e.kind == UserErrorKind::ValueError);
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("target strings print in TVM's canonical form", "[target]") {
+  CHECK(target::parse_target("llvm -mcpu=skylake-avx512")->str() == "llvm -keys=cpu -mcpu=skylake-avx512");
+  // Without -mcpu or -mtriple, llvm gets the host's triple (TVM's cpu parser).
+  CHECK(target::parse_target("llvm")->str() == "llvm -keys=cpu -mtriple=" + target::host_triple());
+  // Attributes sorted by name, "--key value" and "-key=value" alike, lists joined by commas.
+  CHECK(target::parse_target("llvm --num-cores 4 -mcpu=znver4 -mattr=+avx2,+fma")->str() ==
+        "llvm -keys=cpu -mattr=+avx2,+fma -mcpu=znver4 -num-cores=4");
+  CHECK(target::parse_target("cuda -arch=sm_90")->str() == "cuda -keys=cuda,gpu -arch=sm_90 -max_num_threads=1024 -thread_warp_size=32");
+  // -device joins the keys in front of the kind's.
+  CHECK(target::parse_target("llvm -device=arm_cpu -mcpu=cortex-a72")->keys == std::vector<std::string>{"arm_cpu", "cpu"});
+  // User keys replace the defaults.
+  CHECK(target::parse_target("cuda -keys=cuda -arch=sm_80")->keys == std::vector<std::string>{"cuda"});
+  // Quoted values keep their spaces.
+  CHECK(*target::parse_target("llvm -mcpu=generic -model='my model'")->get_str("model") == "my model");
+  CHECK(target::parse_target("llvm -mcpu=generic -model='my model'")->str() == "llvm -keys=cpu -mcpu=generic -model='my model'");
+}
+
+TEST_CASE("target options have types", "[target]") {
+  auto t = target::parse_target("llvm -mcpu=znver4 -num-cores=8 -opt-level=2 -mattr=+avx2");
+  CHECK(t->get_int("num-cores") == 8);
+  CHECK(t->get_int("opt-level") == 2);
+  CHECK(t->get_str_array("mattr") == std::vector<std::string>{"+avx2"});
+  CHECK(t->device_type() == target::kDLCPU);
+  CHECK(target::parse_target("cuda -arch=sm_80")->device_type() == target::kDLCUDA);
+  CHECK(target::parse_target("llvm -mcpu=x -fast-math")->get_bool("fast-math"));
+  CHECK(target::parse_target("llvm -mcpu=x -fast-math=false")->get_bool("fast-math", true) == false);
+}
+
+TEST_CASE("targets from configs, JSON text and tags", "[target]") {
+  auto a = target::target_from_config({{"kind", "cuda"}, {"arch", "sm_80"}, {"host", "llvm -mcpu=znver4"}});
+  CHECK(a->str() == "cuda -keys=cuda,gpu -arch=sm_80 -max_num_threads=1024 -thread_warp_size=32");
+  REQUIRE(a->host);
+  CHECK(a->host->str() == "llvm -keys=cpu -mcpu=znver4");
+  auto b = target::parse_target(R"({"kind": "llvm", "mcpu": "znver4", "num-cores": 2})");
+  CHECK(b->str() == "llvm -keys=cpu -mcpu=znver4 -num-cores=2");
+  // The exported config builds the same target again.
+  CHECK(target::target_from_config(a->export_config())->str() == a->str());
+  CHECK(target::target_from_config(a->export_config())->host->str() == a->host->str());
+  auto tag = target::parse_target("nvidia/nvidia-a100");
+  CHECK(tag->kind->name == "cuda");
+  CHECK(*tag->get_str("arch") == "sm_80");
+  CHECK(tag->get_int("l2_cache_size_bytes") == 41943040);
+}
+
+TEST_CASE("target errors are TVM's ValueErrors", "[target]") {
+  CHECK(error_of("llvmx") == "Target kind \"llvmx\" is not defined. Target creation from string failed: llvmx");
+  CHECK(error_of("llvm -bogus=1").rfind("Cannot recognize 'bogus'. Candidates are: cl-opt, device, fast-math", 0) == 0);
+  CHECK(error_of("llvm -bogus=1").find(", during parsing target[\"bogus\"]. Target creation from string failed: llvm -bogus=1") != std::string::npos);
+  CHECK(error_of("llvm -num-cores=four") ==
+        "Cannot parse integer from string: four, during parsing target[\"num-cores\"]. Target creation from string failed: llvm -num-cores=four");
+  CHECK(error_of("llvm -mcpu=a -mcpu=b").find("The key \"mcpu\" appears more than once") == 0);
+  CHECK(error_of("cuda -arch=80").find("CUDA target gets an invalid CUDA arch: -arch=80") == 0);
+  CHECK(error_of("").find("Cannot parse empty target string") == 0);
+  CHECK(error_of("llvm -model='open").find("Mismatched quotes") == 0);
+  CHECK(error_of("{\"arch\": \"sm_80\"}").find("Field \"kind\" is not found") == 0);
+  CHECK_THROWS_AS(target::target_from_config({{"kind", "llvm"}, {"num-cores", "four"}}), UserError);
+}
+
+TEST_CASE("the target scope is per thread", "[target]") {
+  auto t = target::parse_target("llvm -mcpu=znver4");
+  CHECK(target::current_target() == nullptr);
+  target::enter_target_scope(t);
+  CHECK(target::current_target() == t);
+  target::Target seen_elsewhere = t;
+  std::thread([&] { seen_elsewhere = target::current_target(); }).join();
+  CHECK(seen_elsewhere == nullptr);
+  target::exit_target_scope(t);
+  CHECK(target::current_target() == nullptr);
+  CHECK_THROWS_AS(target::exit_target_scope(t), UserError);
+}
+
+TEST_CASE("driver::build refuses targets it has no code generator for", "[target][driver]") {
+  auto mod = std::make_shared<ir::IRModuleNode>();
+  try {
+    driver::build(mod, target::parse_target("cuda -arch=sm_80"));
+    FAIL("cuda built");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()).find("not supported yet: target \"cuda\"") == 0);
+  }
+  CHECK_THROWS_AS(driver::build(mod, target::parse_target("llvm -mcpu=x -fast-math")), UserError);
+}
