@@ -73,6 +73,9 @@ ir::DataType to_dtype(Interpreter& interp, const Value& v, const std::string& wh
 // Runs an IR-building call, turning IRError into TypeError/ValueError.
 template <typename F>
 auto guard_ir(F&& f) -> decltype(f());
+// The same, and a C++ core's UserError (support/error.h) raised as its script exception.
+template <typename F>
+auto guard_core(F&& f) -> decltype(f());
 
 // The IRModule of a module or function value (a PrimFunc becomes {"main": f}).
 ir::IRModule to_module(Interpreter& interp, const Value& v, const std::string& what);

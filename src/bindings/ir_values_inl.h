@@ -3,6 +3,7 @@
 
 #include "ir/op.h"
 #include "script/exceptions.h"
+#include "support/error.h"
 
 namespace tsch::bindings {
 
@@ -12,6 +13,15 @@ auto guard_ir(F&& f) -> decltype(f()) {
     return f();
   } catch (const ir::IRError& e) {
     script::raise(e.kind == ir::IRError::Kind::Type ? script::ExcKind::TypeError : script::ExcKind::ValueError, e.what());
+  }
+}
+
+template <typename F>
+auto guard_core(F&& f) -> decltype(f()) {
+  try {
+    return guard_ir(std::forward<F>(f));
+  } catch (const UserError& e) {
+    script::raise(script::exception_kind_of(e.kind), e.what());
   }
 }
 

@@ -1,5 +1,6 @@
 #include "bindings/target_values.h"
 
+#include "bindings/ir_values.h"
 #include "bindings/json_values.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
@@ -14,15 +15,6 @@ using script::TypeObject;
 using script::TypeRef;
 
 namespace {
-
-template <typename F>
-auto user_errors_raised(F&& f) {
-  try {
-    return f();
-  } catch (const UserError& e) {
-    raise(script::exception_kind_of(e.kind), e.what());
-  }
-}
 
 // A config dict's values as JSON; Target values (a host) become their exported config.
 nlohmann::json config_of(Interpreter& interp, const Value& v) {
@@ -79,10 +71,10 @@ class TargetKindValue : public script::Object {
 }  // namespace
 
 target::Target target_arg(Interpreter& interp, const Value& v, const std::string& fallback) {
-  if (v.is_none()) return fallback.empty() ? nullptr : user_errors_raised([&] { return target::parse_target(fallback); });
+  if (v.is_none()) return fallback.empty() ? nullptr : guard_core([&] { return target::parse_target(fallback); });
   if (auto* t = v.as<TargetValue>()) return t->target;
-  if (auto* s = v.as<script::Str>()) return user_errors_raised([&] { return target::parse_target(s->value); });
-  if (v.as<script::Dict>()) return user_errors_raised([&] { return target::target_from_config(config_of(interp, v)); });
+  if (auto* s = v.as<script::Str>()) return guard_core([&] { return target::parse_target(s->value); });
+  if (v.as<script::Dict>()) return guard_core([&] { return target::target_from_config(config_of(interp, v)); });
   raise(ExcKind::ValueError, "target has to be a string or dictionary. instead get " + Interpreter::type_name(v));
 }
 

@@ -70,15 +70,6 @@ ir::IRModule module_of(Interpreter& interp, const Value& v, const std::string& w
   raise(ExcKind::TypeError, what + ": expected an IRModule, got " + Interpreter::type_name(v) + " (wrap a PrimFunc with tvm.IRModule({\"main\": f}))");
 }
 
-template <typename F>
-auto user_errors_raised(F&& f) {
-  try {
-    return guard_ir(std::forward<F>(f));
-  } catch (const UserError& e) {
-    raise(script::exception_kind_of(e.kind), e.what());
-  }
-}
-
 Value context_value(const PassContext& ctx) { return Value(std::make_shared<PassContextValue>(std::make_shared<PassContext>(ctx))); }
 
 std::string callable_name(Interpreter& interp, const Value& f) {
@@ -146,7 +137,7 @@ TypeObject* PassValue::type() const {
     t->def("__call__", "self, mod", [](Interpreter& interp, Args& a) {
       const Pass& p = a[0].as<PassValue>()->pass;
       ir::IRModule mod = module_of(interp, a[1], p.name());
-      return Value(std::make_shared<IRModuleValue>(user_errors_raised([&] { return p(mod); })));
+      return Value(std::make_shared<IRModuleValue>(guard_core([&] { return p(mod); })));
     }, "pass(mod) -> IRModule: run the pass under the current PassContext.");
     t->def_property("info", [](Interpreter&, const Value& v) { return Value(std::make_shared<PassInfoValue>(v.as<PassValue>()->pass.info())); });
     return t;
@@ -190,13 +181,13 @@ TypeRef pass_context_type() {
         for (const auto& [k, v] : config->items()) {
           auto* key = k.as<script::Str>();
           if (!key) raise(ExcKind::TypeError, "PassContext: config keys must be str, got " + Interpreter::type_name(k));
-          user_errors_raised([&] {
+          guard_core([&] {
             PassContext::validate_config_key(key->value);
             return 0;
           });
           ctx->config[key->value] = value_to_json(interp, v);
         }
-        user_errors_raised([&] {
+        guard_core([&] {
           PassContext::validate_config(ctx->config);
           return 0;
         });

@@ -2,7 +2,9 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <thread>
 
+#include "driver/build.h"
 #include "driver/differential.h"
 #include "codegen/llvm/llvm_build.h"
 #include "ir/op.h"
@@ -113,4 +115,18 @@ TEST_CASE("every buffer's accesses carry a type-based alias tag of their own", "
   }
   CHECK(types == std::set<std::string>{"A", "B", "C"});
   CHECK(ll.find("!tbaa") != std::string::npos);
+}
+
+TEST_CASE("driver::build shares one compiled module between threads building the same code", "[codegen][driver]") {
+  // The cache is the only state builds share; several threads building at once (a tuner's
+  // builder) each get a working module, and builds of identical code get the same one.
+  target::Target llvm = target::parse_target("llvm -opt-level=1");
+  std::vector<runtime::CompiledModuleRef> built(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < built.size(); ++t)
+    threads.emplace_back([&, t] { built[t] = driver::build(elementwise(ir::ExprKind::Mul, 16 + t % 2, ir::ForKind::Serial), llvm); });
+  for (auto& th : threads) th.join();
+  for (const auto& m : built) CHECK(m->entry("f") != nullptr);
+  CHECK(driver::build(elementwise(ir::ExprKind::Mul, 16, ir::ForKind::Serial), llvm) == driver::build(elementwise(ir::ExprKind::Mul, 16, ir::ForKind::Serial), llvm));
+  CHECK(built[0] != built[1]);  // 16 and 17 elements: different code
 }
