@@ -183,66 +183,6 @@ TypeRef make_buffer_type() {
   return t;
 }
 
-TypeRef make_prim_func_type() {
-  auto t = std::make_shared<TypeObject>("PrimFunc");
-  t->set_module("tvm.tir");
-  t->def("script", "self", [](Interpreter&, Args& a) {
-    auto* f = a[0].as<PrimFuncValue>();
-    return script::make_str(ir::script(f->func, f->name));
-  }, "script(): the function as TVMScript text.");
-  t->def("show", "self", [](Interpreter& interp, Args& a) {
-    auto* f = a[0].as<PrimFuncValue>();
-    interp.write_stdout(ir::script(f->func, f->name));
-    return Value();
-  }, "show(): print the function as TVMScript.");
-  t->def_property("params", [](Interpreter&, const Value& v) {
-    std::vector<Value> out;
-    for (const auto& p : v.as<PrimFuncValue>()->func->params) out.push_back(wrap(ir::PrimExpr(p)));
-    return script::make_list(std::move(out));
-  });
-  t->def_property("buffer_map", [](Interpreter& interp, const Value& v) {
-    auto d = std::make_shared<script::Dict>();
-    for (const auto& [var, buf] : v.as<PrimFuncValue>()->func->buffer_map) d->set(interp, wrap(ir::PrimExpr(var)), wrap(buf));
-    return Value(d);
-  });
-  return t;
-}
-
-TypeRef make_ir_module_type() {
-  auto t = std::make_shared<TypeObject>("IRModule");
-  t->set_module("tvm.ir");
-  t->def("script", "self", [](Interpreter&, Args& a) {
-    return script::make_str(ir::script(a[0].as<IRModuleValue>()->module));
-  }, "script(): the module as TVMScript text.");
-  t->def("show", "self", [](Interpreter& interp, Args& a) {
-    interp.write_stdout(ir::script(a[0].as<IRModuleValue>()->module));
-    return Value();
-  }, "show(): print the module as TVMScript.");
-  t->def("__getitem__", "self, name", [](Interpreter& interp, Args& a) -> Value {
-    const auto& mod = a[0].as<IRModuleValue>()->module;
-    std::string name = a[1].as<script::Str>() ? a.get_str(1) : interp.str(a[1]);
-    if (ir::PrimFunc f = mod->find(name)) return Value(std::make_shared<PrimFuncValue>(f, name));
-    script::raise_key_error(a[1]);
-  });
-  t->def("__contains__", "self, name", [](Interpreter&, Args& a) {
-    return Value::boolean(a[0].as<IRModuleValue>()->module->find(a.get_str(1)) != nullptr);
-  });
-  t->def("__len__", "self", [](Interpreter&, Args& a) {
-    return Value::integer(static_cast<int64_t>(a[0].as<IRModuleValue>()->module->functions.size()));
-  });
-  t->def("get_global_vars", "self", [](Interpreter&, Args& a) {
-    std::vector<Value> names;
-    for (const auto& [n, f] : a[0].as<IRModuleValue>()->module->functions) names.push_back(script::make_str(n));
-    return script::make_list(std::move(names));
-  });
-  t->def("keys", "self", [](Interpreter&, Args& a) {
-    std::vector<Value> names;
-    for (const auto& [n, f] : a[0].as<IRModuleValue>()->module->functions) names.push_back(script::make_str(n));
-    return script::make_list(std::move(names));
-  });
-  return t;
-}
-
 }  // namespace
 
 TypeRef expr_type() {
@@ -261,45 +201,14 @@ TypeRef buffer_type() {
   static TypeRef t = make_buffer_type();
   return t;
 }
-TypeRef prim_func_type() {
-  static TypeRef t = make_prim_func_type();
-  return t;
-}
-TypeRef ir_module_type() {
-  static TypeRef t = make_ir_module_type();
-  return t;
-}
-
 TypeObject* ExprValue::type() const { return expr->kind == K::Var ? var_type().get() : expr_type().get(); }
 TypeObject* BufferValue::type() const { return buffer_type().get(); }
-TypeObject* PrimFuncValue::type() const { return prim_func_type().get(); }
-TypeObject* IRModuleValue::type() const { return ir_module_type().get(); }
 
 std::string ExprValue::repr_hook(Interpreter&) { return ir::script(expr); }
 std::string BufferValue::repr_hook(Interpreter&) {
   std::string dims;
   for (size_t i = 0; i < buffer->shape.size(); ++i) dims += (i ? ", " : "") + ir::script(buffer->shape[i]);
   return fmt::format("T.Buffer(({}{}), \"{}\")  # {}", dims, buffer->shape.size() == 1 ? "," : "", buffer->dtype.to_string(), buffer->name);
-}
-std::string PrimFuncValue::repr_hook(Interpreter&) { return ir::script(func, name); }
-std::string IRModuleValue::repr_hook(Interpreter&) { return ir::script(module); }
-
-bool IRModuleValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
-  if (ir::PrimFunc f = module->find(symbol_name(name))) {
-    out = Value(std::make_shared<PrimFuncValue>(f, symbol_name(name)));
-    return true;
-  }
-  return false;
-}
-
-ir::IRModule to_module(Interpreter& interp, const Value& v, const std::string& what) {
-  if (auto* m = v.as<IRModuleValue>()) return m->module;
-  if (auto* f = v.as<PrimFuncValue>()) {
-    auto mod = std::make_shared<ir::IRModuleNode>();
-    mod->functions.emplace_back("main", f->func);
-    return mod;
-  }
-  raise(ExcKind::TypeError, fmt::format("{}: expected an IRModule or a PrimFunc, got {}", what, Interpreter::type_name(v)));
 }
 
 }  // namespace tsch::bindings

@@ -2,6 +2,7 @@
 // functions and modules; and the conversions between script values and IR.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "ir/module.h"
@@ -35,13 +36,32 @@ class BufferValue : public script::Object {
   bool owns_data = true;
 };
 
-class PrimFuncValue : public script::Object {
+// A function of any kind (tvm.ir.BaseFunc); each dialect's function value derives from it.
+// `name` is the name it was defined or looked up under (printing needs one).
+class FunctionValue : public script::Object {
  public:
-  PrimFuncValue(ir::PrimFunc f, std::string n) : func(std::move(f)), name(std::move(n)) {}
-  script::TypeObject* type() const override;
+  explicit FunctionValue(std::string n) : name(std::move(n)) {}
+  virtual ir::BaseFunc base_func() const = 0;
   std::string repr_hook(Interpreter& interp) override;
-  ir::PrimFunc func;
   std::string name;
+};
+
+class PrimFuncValue : public FunctionValue {
+ public:
+  PrimFuncValue(ir::PrimFunc f, std::string n) : FunctionValue(std::move(n)), func(std::move(f)) {}
+  script::TypeObject* type() const override;
+  ir::BaseFunc base_func() const override { return func; }
+  ir::PrimFunc func;
+};
+
+// A module's global name (tvm.ir.GlobalVar). Equal and hashed by name: a module holds one
+// function per name.
+class GlobalVarValue : public script::Object {
+ public:
+  explicit GlobalVarValue(std::string n) : name_hint(std::move(n)) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override { return "I.GlobalVar(\"" + name_hint + "\")"; }
+  std::string name_hint;
 };
 
 class IRModuleValue : public script::Object {
@@ -56,8 +76,10 @@ class IRModuleValue : public script::Object {
 script::TypeRef expr_type();
 script::TypeRef var_type();
 script::TypeRef buffer_type();
+script::TypeRef base_func_type();
 script::TypeRef prim_func_type();
 script::TypeRef ir_module_type();
+script::TypeRef global_var_type();
 
 Value wrap(ir::PrimExpr e);
 Value wrap(ir::Buffer b);
@@ -79,6 +101,10 @@ auto guard_core(F&& f) -> decltype(f());
 
 // The IRModule of a module or function value (a PrimFunc becomes {"main": f}).
 ir::IRModule to_module(Interpreter& interp, const Value& v, const std::string& what);
+// The script value of a function of any kind; dialects other than TIR register theirs.
+Value wrap_function(const ir::BaseFunc& f, const std::string& name);
+using FunctionWrapper = Value (*)(const ir::BaseFunc& f, const std::string& name);
+std::map<ir::FuncKind, FunctionWrapper>& function_wrappers();
 
 }  // namespace tsch::bindings
 

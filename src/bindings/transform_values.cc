@@ -89,7 +89,7 @@ Pass script_pass(Interpreter& interp, Value fn, PassInfo info, bool is_prim_func
   }
   return transform::prim_func_pass(std::move(info), [&interp, fn](const ir::PrimFunc& f, const ir::IRModule& mod, const PassContext& ctx) {
     std::string name = "main";
-    for (const auto& [n, g] : mod->functions)
+    for (const auto& [n, g] : mod->prim_funcs())
       if (g == f) name = n;
     Value out = interp.call(fn, std::vector<Value>{Value(std::make_shared<PrimFuncValue>(f, name)), Value(std::make_shared<IRModuleValue>(mod)),
                                                    context_value(ctx)});

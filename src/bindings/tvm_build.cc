@@ -35,17 +35,16 @@ bool print_after_all() {
 // The module to build, with functions named by their global symbol.
 ir::IRModule module_arg(Interpreter& interp, const Value& v) {
   if (auto* f = v.as<PrimFuncValue>()) {
-    auto mod = std::make_shared<ir::IRModuleNode>();
-    mod->functions.emplace_back(f->name, f->func);
-    return mod;
+    return ir::module_of(f->name, f->func);
   }
   // Compiled functions are named by their global symbol (a scheduled PrimFunc lives under
   // "main" in sch.mod but keeps its own name), as TVM does.
   ir::IRModule m = to_module(interp, v, "tvm.build");
   auto out = std::make_shared<ir::IRModuleNode>();
+  out->attrs = m->attrs;
   for (const auto& [name, f] : m->functions) {
-    const ir::AttrValue* symbol = ir::find_attr(f->attrs, "global_symbol");
-    out->functions.emplace_back(symbol && symbol->kind == ir::AttrValue::Kind::Str ? symbol->s : name, f);
+    std::string symbol = ir::global_symbol(*f);
+    out->functions.emplace_back(symbol.empty() ? name : symbol, f);
   }
   return out;
 }

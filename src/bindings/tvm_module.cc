@@ -4,7 +4,9 @@
 
 #include <atomic>
 
+#include "bindings/attr_values.h"
 #include "bindings/ir_values.h"
+#include "frontend/ir_module_frame.h"
 #include "bindings/roundtrip_check.h"
 #include "bindings/runtime_values.h"
 #include "bindings/transform_values.h"
@@ -30,14 +32,47 @@ void install_schedule(script::Namespace& tir_ns);
 
 namespace {
 
+// `@I.ir_module` (also tvm.script.ir_module): a class of decorated functions to an
+// IRModule. Its own type, so the class hook can recognize it before the body runs.
+class IRModuleDecorator : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+};
+
 Value ir_module_from_class(Interpreter& interp, Args& a) {
-  auto* cls = a[0].as<script::TypeObject>();
-  if (!cls) a.type_error(0, "a class whose methods are @T.prim_func functions");
+  auto* cls = a[1].as<script::TypeObject>();
+  if (!cls) a.type_error(1, "a class whose methods are @T.prim_func functions");
   auto mod = std::make_shared<ir::IRModuleNode>();
   for (const auto& [name, value] : cls->dict().values()) {
-    if (auto* f = value.as<PrimFuncValue>()) mod->functions.emplace_back(symbol_name(name), f->func);
+    if (auto* f = value.as<FunctionValue>()) mod->functions.emplace_back(symbol_name(name), f->base_func());
+  }
+  frontend::IRModuleFrame* frame = frontend::current_ir_module_frame();
+  if (frame && !frame->consumed) {
+    frame->consumed = true;
+    if (frame->attrs) mod->attrs = *frame->attrs;
   }
   return Value(std::make_shared<IRModuleValue>(mod));
+}
+
+script::TypeObject* IRModuleDecorator::type() const {
+  static script::TypeRef t = [] {
+    auto type = std::make_shared<script::TypeObject>("ir_module");
+    type->set_module("tvm.script.ir");
+    type->def("__call__", "self, cls", ir_module_from_class, "@I.ir_module: turn a class of @T.prim_func methods into an IRModule.");
+    return type;
+  }();
+  return t.get();
+}
+
+// I.module_attrs({...}) in an @I.ir_module class body.
+Value module_attrs(Interpreter& interp, Args& a) {
+  frontend::IRModuleFrame* frame = frontend::current_ir_module_frame();
+  if (!frame || frame->consumed) raise(ExcKind::ValueError, "I.module_attrs is only valid in the body of an @I.ir_module class");
+  if (frame->attrs && !interp.truthy(a[1])) {
+    raise(ExcKind::ValueError, "Duplicate module attrs, previous one is:\n" + ir::script(*frame->attrs));
+  }
+  frame->attrs = to_attr_map(interp, a[0], "I.module_attrs");
+  return Value();
 }
 
 std::shared_ptr<script::Module> import(Interpreter& interp, const std::string& name) {
@@ -90,24 +125,16 @@ void build_ir(Interpreter& interp, script::Module& m) {
                       "lhs:\n{}\nrhs:\n{}",
                       d.path, d.lhs, d.path, d.rhs, text_of(interp, a[0]), text_of(interp, a[1])));
   }, "assert_structural_equal(lhs, rhs): raise ValueError naming the first difference.");
-  def_function(ns, "IRModule", "functions=None", [](Interpreter& interp, Args& a) {
-    auto mod = std::make_shared<ir::IRModuleNode>();
-    if (auto* d = a[0].as<script::Dict>()) {
-      for (const auto& [k, v] : d->items()) {
-        auto* f = v.as<PrimFuncValue>();
-        if (!f) raise(ExcKind::TypeError, "IRModule: values must be prim_funcs, got " + Interpreter::type_name(v));
-        mod->functions.emplace_back(interp.str(k), f->func);
-      }
-    } else if (!a[0].is_none()) {
-      a.type_error(0, "a dict of name -> prim_func");
-    }
-    return Value(std::make_shared<IRModuleValue>(mod));
-  });
+  ns.set(intern("IRModule"), Value(ir_module_type()));
+  ns.set(intern("GlobalVar"), Value(global_var_type()));
+  ns.set(intern("BaseFunc"), Value(base_func_type()));
 }
 
 void build_script_ir(Interpreter&, script::Module& m) {
-  def_function(*m.globals, "ir_module", "cls", ir_module_from_class,
-               "@I.ir_module: turn a class of @T.prim_func methods into an IRModule.");
+  m.globals->set(intern("ir_module"), Value(std::make_shared<IRModuleDecorator>()));
+  m.globals->set(intern("GlobalVar"), Value(global_var_type()));
+  def_function(*m.globals, "module_attrs", "attrs, allow_overwrite=False", module_attrs,
+               "I.module_attrs({...}): the attributes of the @I.ir_module class being defined.");
 }
 
 void build_script(Interpreter& interp, script::Module& m) {
@@ -115,7 +142,7 @@ void build_script(Interpreter& interp, script::Module& m) {
   ns.set(intern("tir"), Value(import(interp, "tvm.script.tir")));
   ns.set(intern("tirx"), Value(import(interp, "tvm.script.tirx")));
   ns.set(intern("ir"), Value(import(interp, "tvm.script.ir")));
-  def_function(ns, "ir_module", "cls", ir_module_from_class);
+  ns.set(intern("ir_module"), Value(std::make_shared<IRModuleDecorator>()));
   def_function(ns, "from_source", "text", from_source, "from_source(text): parse printed TVMScript back into IR.");
 }
 
@@ -141,7 +168,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
 void build_tir_analysis(Interpreter&, script::Module& m) {
   def_function(*m.globals, "verify_well_formed", "obj, assert_mode=True", [](Interpreter& interp, Args& a) {
     ir::IRModule mod = to_module(interp, a[0], "verify_well_formed");
-    for (auto [name, f] : mod->functions) {
+    for (auto [name, f] : mod->prim_funcs()) {
       if (auto* pf = a[0].as<PrimFuncValue>()) name = pf->name;
       std::vector<std::string> problems = arith::verify_well_formed(f);
       if (problems.empty()) continue;
@@ -201,6 +228,18 @@ void check_roundtrip(Interpreter& interp, const ir::PrimFunc& f, const std::stri
   if (!d.equal) failed("not structurally equal at " + d.path + ": " + d.lhs + " vs " + d.rhs);
 }
 
+void install_ir_module_hook() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  script::DecoratorHook hook;
+  hook.on_class = [](script::Evaluator&, const Value& decorator, const ast::ClassDef& cls) -> std::shared_ptr<void> {
+    if (!decorator.as<IRModuleDecorator>()) return nullptr;
+    return frontend::open_ir_module_frame(cls);
+  };
+  script::Interpreter::decorator_hooks().push_back(std::move(hook));
+}
+
 void install_prim_func_hook() {
   static bool installed = false;
   if (installed) return;
@@ -223,6 +262,7 @@ void register_tvm_modules() {
   register_tvm_transform_modules();
   register_tvm_build_modules();
   install_prim_func_hook();
+  install_ir_module_hook();
   register_tvmscript_tir_module();
   script::ModuleLoader::register_builtin("tvm", build_tvm);
   script::ModuleLoader::register_builtin("tvm.script", build_script);

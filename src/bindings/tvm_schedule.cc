@@ -234,7 +234,7 @@ std::string schedule_module_text(const Value& sch) { return ir::script(sch.as<Sc
 const void* schedule_module_identity(const Value& sch) { return sch.as<ScheduleValue>()->sch.mod().get(); }
 
 std::string schedule_function_text(const Value& sch, const std::string& func, bool* found) {
-  ir::PrimFunc f = sch.as<ScheduleValue>()->sch.mod()->find(func);
+  ir::PrimFunc f = sch.as<ScheduleValue>()->sch.mod()->prim_func(func);
   *found = f != nullptr;
   return f ? ir::script(f, func) : std::string();
 }
@@ -244,7 +244,7 @@ std::string schedule_trace_text(const Value& sch) { return sch.as<ScheduleValue>
 std::vector<std::string> schedule_block_names(const Value& sch) {
   const schedule::ScheduleState& state = sch.as<ScheduleValue>()->sch.state();
   std::vector<std::string> names;
-  for (const auto& [func, f] : state.mod()->functions) {
+  for (const auto& [func, f] : state.mod()->prim_funcs()) {
     for (uint64_t b : state.blocks_in(func)) names.push_back(state.block(b)->name);
   }
   return names;

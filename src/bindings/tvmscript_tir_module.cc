@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "arith/simplify.h"
+#include "bindings/attr_values.h"
 #include "bindings/ir_values.h"
 #include "frontend/tir_builder.h"
 #include "frontend/tir_specs.h"
@@ -51,48 +52,6 @@ std::vector<ir::PrimExpr> to_shape(Interpreter& interp, const Value& v, const st
     for (auto& e : shape) e = ir::cast(ir::DataType::int64(), e);
   }
   return shape;
-}
-
-ir::AttrValue to_attr(Interpreter& interp, const Value& v) {
-  ir::AttrValue a;
-  if (v.is_bool()) return ir::AttrValue::of_bool(v.as_bool());
-  if (v.is_int()) return ir::AttrValue::of_int(v.as_int());
-  if (v.is_float()) {
-    a.kind = ir::AttrValue::Kind::Float;
-    a.f = v.as_float();
-    return a;
-  }
-  if (auto* s = v.as<script::Str>()) return ir::AttrValue::of_str(s->value);
-  if (auto* e = v.as<ExprValue>()) {
-    int64_t c;
-    if (e->expr->dtype.is_bool() && ir::as_const_int(e->expr, &c)) return ir::AttrValue::of_bool(c != 0);
-    a.kind = ir::AttrValue::Kind::Expr;
-    a.expr = e->expr;
-    return a;
-  }
-  if (v.as<script::List>() || v.as<script::Tuple>()) {
-    a.kind = ir::AttrValue::Kind::Array;
-    for (const auto& item : interp.to_vector(v)) a.array.push_back(to_attr(interp, item));
-    return a;
-  }
-  if (auto* d = v.as<script::Dict>()) {
-    a.kind = ir::AttrValue::Kind::Map;
-    for (const auto& [k, val] : d->items()) a.map.emplace_back(interp.str(k), to_attr(interp, val));
-    return a;
-  }
-  raise(ExcKind::TypeError, "unsupported attribute value of type " + Interpreter::type_name(v));
-}
-
-ir::AttrMap to_attr_map(Interpreter& interp, const Value& v, const std::string& what) {
-  auto* d = v.as<script::Dict>();
-  if (!d) raise(ExcKind::TypeError, what + ": expected a dict, got " + Interpreter::type_name(v));
-  ir::AttrMap out;
-  for (const auto& [k, val] : d->items()) {
-    auto* key = k.as<script::Str>();
-    if (!key) raise(ExcKind::TypeError, what + ": keys must be strings");
-    out.emplace_back(key->value, to_attr(interp, val));
-  }
-  return out;
 }
 
 ir::BufferRegion to_region(Interpreter& interp, const Value& v) {

@@ -69,6 +69,10 @@ ir::IRModule lower(const ir::IRModule& mod, const target::Target& target, const 
 
 runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options) {
   check_buildable(target);
+  for (const auto& [name, f] : mod->functions) {
+    TSCH_USER_ASSERT(f->func_kind() == ir::FuncKind::PrimFunc, NotImplementedError)
+        << "not supported yet: building " << f->type_key() << " \"" << name << "\" (tvm.build compiles PrimFuncs)";
+  }
   codegen::LLVMTarget llvm_target = codegen::llvm_target_of(target);
   llvm_target.interrupt_checks = options.interrupt_checks;
   ir::IRModule lowered = lower(mod, target, options);

@@ -63,7 +63,7 @@ void run(const runtime::CompiledModuleRef& m, const std::string& name, const std
 
 bool has_thread_binding(const ir::IRModule& m) {
   bool found = false;
-  for (const auto& [name, f] : m->functions)
+  for (const auto& [name, f] : m->prim_funcs())
     ir::for_each_stmt(f->body, [&](const ir::Stmt& s) {
       if (auto* loop = ir::as<ir::ForNode>(s)) found |= loop->for_kind == ir::ForKind::ThreadBinding;
     });
@@ -94,14 +94,16 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
   static const target::Target target = target::parse_target("llvm -opt-level=0");
   auto ref = build_cached(reference, target);
   auto cand = build(candidate, target);
-  for (const auto& [name, f] : reference->functions) {
-    ir::PrimFunc g = candidate->find(name);
+  auto candidates = candidate->prim_funcs();
+  auto references = reference->prim_funcs();
+  for (const auto& [name, f] : references) {
+    ir::PrimFunc g = candidate->prim_func(name);
     std::string candidate_name = name;
     // One function on each side is compared whatever its name (a PrimFunc is "main" in a
     // schedule's module but keeps its own name in tvm.lower's).
-    if (!g && reference->functions.size() == 1 && candidate->functions.size() == 1) {
-      candidate_name = candidate->functions.begin()->first;
-      g = candidate->functions.begin()->second;
+    if (!g && references.size() == 1 && candidates.size() == 1) {
+      candidate_name = candidates.front().first;
+      g = candidates.front().second;
     }
     if (!g) continue;
     auto inputs = make_inputs(f, seed);

@@ -60,20 +60,6 @@ Stmt make_seq(std::vector<Stmt> stmts) {
   return std::make_shared<SeqStmtNode>(std::move(flat));
 }
 
-Buffer PrimFuncNode::buffer_of(const Var& param) const {
-  for (const auto& [v, b] : buffer_map) {
-    if (v == param) return b;
-  }
-  return nullptr;
-}
-
-PrimFunc IRModuleNode::find(const std::string& name) const {
-  for (const auto& [n, f] : functions) {
-    if (n == name) return f;
-  }
-  return nullptr;
-}
-
 bool as_const_int(const PrimExpr& e, int64_t* out) {
   if (auto* imm = as<IntImmNode>(e)) {
     *out = imm->value;

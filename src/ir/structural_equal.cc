@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <unordered_map>
 
 #include "ir/printer.h"
@@ -17,14 +18,26 @@ class Comparer {
     if (a->functions.size() != b->functions.size()) {
       return fail("functions", fmt::format("{} functions", a->functions.size()), fmt::format("{} functions", b->functions.size()));
     }
-    for (size_t i = 0; i < a->functions.size(); ++i) {
-      const auto& [na, fa] = a->functions[i];
-      PrimFunc fb = b->find(na);
+    if (!attrs(a->attrs, b->attrs, "attrs")) return false;
+    for (const auto& [na, fa] : a->functions) {
+      BaseFunc fb = b->lookup(na);
       if (!fb) return fail("functions", "function " + na, "no function named " + na);
       Scoped s(*this, "functions[\"" + na + "\"]");
-      if (!function(fa, fb)) return false;
+      if (!base_function(fa, fb)) return false;
     }
     return true;
+  }
+
+  bool base_function(const BaseFunc& a, const BaseFunc& b) {
+    if (a->func_kind() != b->func_kind()) return fail("", a->type_key(), b->type_key());
+    if (a->func_kind() == FuncKind::PrimFunc) return function(as_prim_func(a), as_prim_func(b));
+    auto& table = function_diff_table();
+    auto it = table.find(a->func_kind());
+    if (it == table.end()) return fail("", std::string("a ") + a->type_key() + " (not comparable yet)", b->type_key());
+    StructuralDiff d = it->second(a, b);
+    if (d.equal) return true;
+    Scoped s(*this, d.path);
+    return fail("", d.lhs, d.rhs);
   }
 
   bool function(const PrimFunc& a, const PrimFunc& b) {
@@ -181,7 +194,7 @@ class Comparer {
  private:
   struct Scoped {
     Scoped(Comparer& c, const std::string& part) : c_(c), size_(c.path_.size()) {
-      if (!c.path_.empty() && part[0] != '[') c.path_ += ".";
+      if (!part.empty() && !c.path_.empty() && part[0] != '[') c.path_ += ".";
       c.path_ += part;
     }
     ~Scoped() {
@@ -288,6 +301,11 @@ class Comparer {
 };
 
 }  // namespace
+
+std::map<FuncKind, FunctionDiff>& function_diff_table() {
+  static std::map<FuncKind, FunctionDiff> table;
+  return table;
+}
 
 StructuralDiff structural_diff(const IRModule& a, const IRModule& b) {
   Comparer c;

@@ -3,6 +3,8 @@
 // first differing node path and both sides.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 
 #include "ir/module.h"
@@ -18,6 +20,10 @@ struct StructuralDiff {
 StructuralDiff structural_diff(const IRModule& a, const IRModule& b);
 StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b);
 StructuralDiff structural_diff(const PrimExpr& a, const PrimExpr& b);
+
+// Comparers of the other function kinds (Relax functions), registered by their dialect.
+using FunctionDiff = std::function<StructuralDiff(const BaseFunc&, const BaseFunc&)>;
+std::map<FuncKind, FunctionDiff>& function_diff_table();
 
 inline bool structural_equal(const IRModule& a, const IRModule& b) { return structural_diff(a, b).equal; }
 inline bool structural_equal(const PrimFunc& a, const PrimFunc& b) { return structural_diff(a, b).equal; }

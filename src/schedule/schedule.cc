@@ -44,7 +44,7 @@ Schedule::Schedule(ir::IRModule mod, int64_t seed_value, int64_t debug_mask, Err
 }
 
 void Schedule::work_on(const std::string& func_name) {
-  TSCH_USER_ASSERT_ARG(state_.mod()->find(func_name), ValueError, "func_name") << "no function named \"" << func_name << "\" in the module";
+  TSCH_USER_ASSERT_ARG(state_.mod()->prim_func(func_name), ValueError, "func_name") << "no function named \"" << func_name << "\" in the module";
   state_.set_func_name(func_name);
 }
 
@@ -103,7 +103,7 @@ std::vector<RV> Schedule::apply(const InstructionKind& kind, std::vector<TraceAr
   if (!(state_.mod() == saved.mod())) {
     try {
       if (debug_mask_ != 0) {
-        for (const auto& [name, func] : state_.mod()->functions) {
+        for (const auto& [name, func] : state_.mod()->prim_funcs()) {
           std::vector<std::string> problems = arith::verify_well_formed(func);
           TSCH_INTERNAL_ASSERT(problems.empty()) << kind.name << " left function " << name << " ill-formed: " << problems[0];
         }

@@ -62,22 +62,26 @@ class Replacer : public IRMutator {
 }  // namespace
 
 ScheduleState::ScheduleState(IRModule mod) {
-  auto copy = std::make_shared<IRModuleNode>();
-  for (const auto& [name, f] : mod->functions) {
+  // Functions of other kinds stay as they are; primitives see only the PrimFuncs.
+  auto copy = std::make_shared<IRModuleNode>(*mod);
+  for (auto& [name, base] : copy->functions) {
+    PrimFunc f = as_prim_func(base);
+    if (!f) continue;
     auto func = std::make_shared<PrimFuncNode>(*f);
     Identify id(next_sid_);
     func->body = id.mutate(f->body);
-    copy->functions.emplace_back(name, func);
+    base = func;
   }
   mod_ = copy;
-  if (mod_->functions.size() == 1) func_name_ = mod_->functions[0].first;
+  auto prim_funcs = mod_->prim_funcs();
+  if (prim_funcs.size() == 1) func_name_ = prim_funcs[0].first;
   rebuild_index();
 }
 
 void ScheduleState::rebuild_index() {
   index_.clear();
   roots_.clear();
-  for (const auto& [name, f] : mod_->functions) {
+  for (const auto& [name, f] : mod_->prim_funcs()) {
     const std::string& func = name;
     std::vector<uint64_t> stack;
     std::function<void(const Stmt&, const BlockRealizeNode*)> walk = [&](const Stmt& s, const BlockRealizeNode* realize) {
@@ -196,7 +200,7 @@ std::vector<uint64_t> ScheduleState::child_blocks(uint64_t sid) const {
 
 std::vector<uint64_t> ScheduleState::blocks_in(const std::string& func) const {
   std::vector<uint64_t> out;
-  PrimFunc f = mod_->find(func);
+  PrimFunc f = mod_->prim_func(func);
   if (!f) return out;
   for_each_stmt(f->body, [&](const Stmt& s) {
     if (auto* b = as<BlockNode>(s); b && index_.at(b->sid).parent != 0) out.push_back(b->sid);
@@ -208,13 +212,14 @@ void ScheduleState::replace(uint64_t sid, const Stmt& replacement) {
   const NodeInfo* i = info(sid);
   TSCH_INTERNAL_CHECK(i != nullptr, "replace of a node that is not in the schedule");
   auto copy = std::make_shared<IRModuleNode>(*mod_);
-  for (auto& [name, f] : copy->functions) {
+  for (auto& [name, base] : copy->functions) {
     if (name != i->func) continue;
+    PrimFunc f = as_prim_func(base);
     Replacer r(sid, replacement);
     auto func = std::make_shared<PrimFuncNode>(*f);
     func->body = r.mutate(f->body);
     TSCH_INTERNAL_CHECK(r.done, "replace did not find its target");
-    f = func;
+    base = func;
   }
   mod_ = copy;
   rebuild_index();
@@ -223,16 +228,16 @@ void ScheduleState::replace(uint64_t sid, const Stmt& replacement) {
 void ScheduleState::replace_param_buffer(const std::string& func, const Buffer& from, const Buffer& to) {
   auto copy = std::make_shared<IRModuleNode>(*mod_);
   bool found = false;
-  for (auto& [name, f] : copy->functions) {
+  for (auto& [name, base] : copy->functions) {
     if (name != func) continue;
-    auto changed = std::make_shared<PrimFuncNode>(*f);
+    auto changed = std::make_shared<PrimFuncNode>(*as_prim_func(base));
     for (auto& [param, buffer] : changed->buffer_map) {
       if (buffer == from) {
         buffer = to;
         found = true;
       }
     }
-    f = changed;
+    base = changed;
   }
   TSCH_INTERNAL_CHECK(found, "replace_param_buffer did not find the parameter");
   mod_ = copy;

@@ -487,6 +487,13 @@ void Evaluator::exec_class(const ClassDef& s) {
     bases.push_back(cls);
   }
   if (bases.empty()) bases.push_back(builtin_types().object);
+  std::vector<std::shared_ptr<void>> frames;
+  for (const Value& d : decorators) {
+    for (auto& hook : interp.decorator_hooks()) {
+      if (!hook.on_class) continue;
+      if (auto frame = hook.on_class(*this, d, s)) frames.push_back(std::move(frame));
+    }
+  }
   std::string name = symbol_name(s.name);
   Scope body_scope;
   body_scope.locals = std::make_shared<Namespace>();

@@ -25,6 +25,10 @@ struct Evaluator;
 struct DecoratorHook {
   // Returns true and sets `result` when the hook handles the decorated function definition.
   std::function<bool(Evaluator& defining, const Value& decorator, const ast::FunctionDef&, Value& result)> on_function;
+  // For class decorators that build IR from the class body (@I.ir_module): called before the
+  // body runs; what it returns stays alive until the decorators have been applied (a frame
+  // the body's calls such as I.module_attrs record into). Null when not its decorator.
+  std::function<std::shared_ptr<void>(Evaluator& defining, const Value& decorator, const ast::ClassDef&)> on_class;
 };
 
 class Interpreter {

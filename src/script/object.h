@@ -42,6 +42,9 @@ class TypeObject : public Object {
   bool is_builtin = true;
   // Instances of script classes derived from this type get this native base object kind.
   bool is_exception = false;
+  // A built-in type whose __eq__/__hash__ define equality for `in`, `==` inside containers and
+  // dict keys (as for script classes); other built-in types compare by identity there.
+  bool hashes_by_value = false;
 
   // Registers a native method (first parameter is `self`).
   void def(const std::string& name, const std::string& signature,

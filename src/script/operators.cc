@@ -181,11 +181,12 @@ bool Interpreter::equals(const Value& a, const Value& b) {
     return rb && ra->length() == rb->length() && (ra->length() == 0 || (ra->start == rb->start && (ra->length() == 1 || ra->step == rb->step)));
   }
   Value method;
-  if (a.is_object() && !is_builtin_value(a) && type_method(a, "__eq__", method)) {
+  auto by_value = [](const Value& v) { return v.is_object() && (!is_builtin_value(v) || v.type()->hashes_by_value); };
+  if (by_value(a) && type_method(a, "__eq__", method)) {
     Value r = call_method(*this, a, method, {b});
     if (!is_not_implemented(r)) return truthy(r);
   }
-  if (b.is_object() && !is_builtin_value(b) && type_method(b, "__eq__", method)) {
+  if (by_value(b) && type_method(b, "__eq__", method)) {
     Value r = call_method(*this, b, method, {a});
     if (!is_not_implemented(r)) return truthy(r);
   }
@@ -351,7 +352,7 @@ size_t Interpreter::hash(const Value& v) {
   }
   if (v.as<List>() || v.as<Dict>()) raise(ExcKind::TypeError, "unhashable type: '" + type_name(v) + "'");
   Value method;
-  if (!is_builtin_value(v) && type_method(v, "__hash__", method)) {
+  if ((!is_builtin_value(v) || v.type()->hashes_by_value) && type_method(v, "__hash__", method)) {
     Value h = call_method(*this, v, method, {});
     return static_cast<size_t>(h.as_int());
   }

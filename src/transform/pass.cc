@@ -121,9 +121,12 @@ Pass prim_func_pass(PassInfo info, Pass::FunctionPassFunction run) {
   return Pass(std::move(info), [run = std::move(run)](const ir::IRModule& mod, const PassContext& ctx) -> ir::IRModule {
     auto out = std::make_shared<ir::IRModuleNode>();
     bool changed = false;
-    for (const auto& [name, f] : mod->functions) {
-      ir::PrimFunc g = run(f, mod, ctx);
-      changed |= g != f;
+    out->attrs = mod->attrs;
+    // Functions of other kinds pass through unchanged.
+    for (const auto& [name, base] : mod->functions) {
+      ir::PrimFunc f = ir::as_prim_func(base);
+      ir::BaseFunc g = f ? run(f, mod, ctx) : base;
+      changed |= g != base;
       out->functions.emplace_back(name, std::move(g));
     }
     return changed ? ir::IRModule(out) : mod;

@@ -65,16 +65,14 @@ ir::IRModule lower(const ir::IRModule& m, const LowerOptions& options) {
   }
   if (options.after_pass) {
     ctx.instruments.push_back({"after_pass", nullptr, [&options](const ir::IRModule& mod, const PassInfo& info) {
-                                 for (const auto& [name, f] : mod->functions) options.after_pass(info.name, name, f);
+                                 for (const auto& [name, f] : mod->prim_funcs()) options.after_pass(info.name, name, f);
                                }});
   }
   return sequential(lowering_passes(), {"tir.lower", 0, {}})(m, ctx);
 }
 
 ir::PrimFunc lower(const ir::PrimFunc& f, const std::string& name, const LowerOptions& options) {
-  auto mod = std::make_shared<ir::IRModuleNode>();
-  mod->functions.emplace_back(name, f);
-  return lower(ir::IRModule(mod), options)->functions.front().second;
+  return lower(ir::module_of(name, f), options)->prim_func(name);
 }
 
 }  // namespace tsch::transform

@@ -341,7 +341,7 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   m->setDataLayout(tm->createDataLayout());
   m->setTargetTriple(rt.triple);
   std::vector<FunctionSignature> sigs;
-  for (const auto& [name, f] : lowered->functions) sigs.push_back(emit_function(*m, name, f, target.interrupt_checks));
+  for (const auto& [name, f] : lowered->prim_funcs()) sigs.push_back(emit_function(*m, name, f, target.interrupt_checks));
   std::string verify;
   llvm::raw_string_ostream vs(verify);
   if (llvm::verifyModule(*m, &vs)) throw BuildError("internal: generated LLVM IR is invalid: " + vs.str() + "\n" + print_module(*m));

@@ -8,7 +8,7 @@
 namespace tsch::schedule {
 
 uint64_t get_block(const ScheduleState& s, const std::string& name, const std::string& func) {
-  if (!s.mod()->find(func)) fail("get_block", {}, fmt::format("Cannot find a function named \"{}\" in the module", func));
+  if (!s.mod()->prim_func(func)) fail("get_block", {}, fmt::format("Cannot find a function named \"{}\" in the module", func));
   std::vector<uint64_t> found;
   for (uint64_t b : s.blocks_in(func)) {
     if (s.block(b)->name == name) found.push_back(b);

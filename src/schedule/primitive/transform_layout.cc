@@ -168,7 +168,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     for (const auto& a : s.block(b)->alloc_buffers) allocated |= a == buffer;
   }
   bool is_param = false;
-  for (const auto& [name, f] : s.mod()->functions) {
+  for (const auto& [name, f] : s.mod()->prim_funcs()) {
     if (name != func) continue;
     for (const auto& [param, b] : f->buffer_map) is_param |= b == buffer;
   }

@@ -1,0 +1,329 @@
+// Functions and modules in scripts, with TVM's API: tvm.ir.BaseFunc (attributes, printing),
+// tvm.tir.PrimFunc (params, buffer_map, body), tvm.ir.GlobalVar and tvm.ir.IRModule (lookup
+// by name or GlobalVar, functions, update_func, attributes). Modules are immutable in C++;
+// the editing methods TVM has (`mod[gv] = f`, update_func, update) rebind the value's module.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "bindings/attr_values.h"
+#include "bindings/ir_values.h"
+#include "bindings/stmt_values.h"
+#include "ir/printer.h"
+#include "script/exceptions.h"
+#include "script/signature.h"
+#include "script/types.h"
+
+namespace tsch::bindings {
+
+using script::Args;
+using script::ExcKind;
+using script::raise;
+using script::TypeObject;
+using script::TypeRef;
+
+namespace {
+
+ir::BaseFunc func_of(const Value& v) { return v.as<FunctionValue>()->base_func(); }
+
+const std::string& func_name(const Value& v) { return v.as<FunctionValue>()->name; }
+
+// A function argument of any kind.
+ir::BaseFunc function_arg(Interpreter& interp, const Value& v, const std::string& what) {
+  if (auto* f = v.as<FunctionValue>()) return f->base_func();
+  raise(ExcKind::TypeError, fmt::format("{}: expected a function (PrimFunc), got {}", what, Interpreter::type_name(v)));
+}
+
+// A module key: a name or a GlobalVar.
+std::string key_arg(Interpreter& interp, const Value& v, const std::string& what) {
+  if (auto* s = v.as<script::Str>()) return s->value;
+  if (auto* g = v.as<GlobalVarValue>()) return g->name_hint;
+  raise(ExcKind::TypeError, fmt::format("{}: expected a str or GlobalVar, got {}", what, Interpreter::type_name(v)));
+}
+
+Value global_var(const std::string& name) { return Value(std::make_shared<GlobalVarValue>(name)); }
+
+// TVM's message for a name the module does not have.
+[[noreturn]] void raise_missing(const ir::IRModule& mod, const std::string& name) {
+  std::string candidates;
+  for (const auto& [n, f] : mod->functions) candidates += (candidates.empty() ? "\"" : ", \"") + n + "\"";
+  raise(ExcKind::ValueError, fmt::format("Cannot find global var \"{}\" in the Module\ncandidates are: [{}]", name, candidates));
+}
+
+ir::AttrMap attrs_arg(Interpreter& interp, const Value& v, const std::string& what) {
+  if (v.is_none()) return {};
+  return to_attr_map(interp, v, what);
+}
+
+ir::AttrMap with_key(ir::AttrMap attrs, const std::string& key, ir::AttrValue value) {
+  for (auto& [k, v] : attrs) {
+    if (k == key) {
+      v = std::move(value);
+      return attrs;
+    }
+  }
+  attrs.emplace_back(key, std::move(value));
+  return attrs;
+}
+
+// with_attr(key, value) or with_attr({key: value, ...}), as TVM's BaseFunc.with_attr.
+ir::BaseFunc func_with_attr(Interpreter& interp, ir::BaseFunc f, Args& a) {
+  if (a[1].as<script::Dict>()) {
+    for (auto& [k, v] : to_attr_map(interp, a[1], "with_attr")) f = ir::with_attr(f, k, std::move(v));
+    return f;
+  }
+  return ir::with_attr(f, a.get_str(1), to_attr(interp, a[2]));
+}
+
+TypeRef make_base_func_type() {
+  auto t = std::make_shared<TypeObject>("BaseFunc");
+  t->set_module("tvm.ir");
+  t->def("script", "self", [](Interpreter&, Args& a) {
+    return script::make_str(ir::script(func_of(a[0]), func_name(a[0])));
+  }, "script(): the function as TVMScript text.");
+  t->def("show", "self", [](Interpreter& interp, Args& a) {
+    interp.write_stdout(ir::script(func_of(a[0]), func_name(a[0])));
+    return Value();
+  }, "show(): print the function as TVMScript.");
+  t->def_property("attrs", [](Interpreter&, const Value& v) { return wrap_attrs(func_of(v)->attrs); });
+  t->def("with_attr", "self, attr_key_or_dict, attr_value=None", [](Interpreter& interp, Args& a) {
+    return wrap_function(func_with_attr(interp, func_of(a[0]), a), func_name(a[0]));
+  }, "with_attr(key, value) or with_attr({key: value}): a copy of the function with the attribute(s) set.");
+  t->def("with_attrs", "self, attr_map", [](Interpreter& interp, Args& a) {
+    ir::BaseFunc f = func_of(a[0]);
+    for (auto& [k, v] : to_attr_map(interp, a[1], "with_attrs")) f = ir::with_attr(f, k, std::move(v));
+    return wrap_function(f, func_name(a[0]));
+  });
+  t->def("without_attr", "self, attr_key", [](Interpreter&, Args& a) {
+    return wrap_function(ir::without_attr(func_of(a[0]), a.get_str(1)), func_name(a[0]));
+  });
+  return t;
+}
+
+const ir::PrimFunc& prim_func_of(const Value& v) { return v.as<PrimFuncValue>()->func; }
+
+TypeRef make_prim_func_type() {
+  auto t = std::make_shared<TypeObject>("PrimFunc", std::vector<TypeRef>{base_func_type()});
+  t->set_module("tvm.tir");
+  t->def_property("params", [](Interpreter&, const Value& v) {
+    std::vector<Value> out;
+    for (const auto& p : prim_func_of(v)->params) out.push_back(wrap(ir::PrimExpr(p)));
+    return script::make_list(std::move(out));
+  });
+  t->def_property("buffer_map", [](Interpreter& interp, const Value& v) {
+    auto d = std::make_shared<script::Dict>();
+    for (const auto& [var, buf] : prim_func_of(v)->buffer_map) d->set(interp, wrap(ir::PrimExpr(var)), wrap(buf));
+    return Value(d);
+  });
+  t->def_property("body", [](Interpreter&, const Value& v) { return wrap(prim_func_of(v)->body); });
+  t->def_property("ret_type", [](Interpreter&, const Value& v) { return script::make_str(prim_func_of(v)->ret_type.to_string()); });
+  return t;
+}
+
+TypeRef make_global_var_type() {
+  auto t = std::make_shared<TypeObject>("GlobalVar");
+  t->set_module("tvm.ir");
+  t->hashes_by_value = true;
+  t->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
+    static const script::Signature sig = script::Signature::parse("name_hint");
+    Args a(interp, "GlobalVar", sig, std::move(call));
+    return global_var(a.get_str(0));
+  };
+  t->def_property("name_hint", [](Interpreter&, const Value& v) { return script::make_str(v.as<GlobalVarValue>()->name_hint); });
+  t->def("__eq__", "self, other", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<GlobalVarValue>();
+    return Value::boolean(other && other->name_hint == a[0].as<GlobalVarValue>()->name_hint);
+  });
+  t->def("__ne__", "self, other", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<GlobalVarValue>();
+    return Value::boolean(!other || other->name_hint != a[0].as<GlobalVarValue>()->name_hint);
+  });
+  t->def("__hash__", "self", [](Interpreter&, Args& a) {
+    return Value::integer(static_cast<int64_t>(std::hash<std::string>()(a[0].as<GlobalVarValue>()->name_hint) >> 1));
+  });
+  return t;
+}
+
+IRModuleValue& module_value(const Value& v) { return *v.as<IRModuleValue>(); }
+
+// A copy of the value's module for an edit.
+std::shared_ptr<ir::IRModuleNode> editable(const Value& v) { return std::make_shared<ir::IRModuleNode>(*module_value(v).module); }
+
+Value wrap_module(ir::IRModule m) { return Value(std::make_shared<IRModuleValue>(std::move(m))); }
+
+ir::IRModule module_from_args(Interpreter& interp, const Value& functions, const Value& attrs) {
+  auto mod = std::make_shared<ir::IRModuleNode>();
+  if (auto* d = functions.as<script::Dict>()) {
+    for (const auto& [k, v] : d->items()) {
+      if (!k.as<script::Str>() && !k.as<GlobalVarValue>()) raise(ExcKind::TypeError, "Expect functions to be Dict[GlobalVar, Function]");
+      mod->set(key_arg(interp, k, "IRModule"), function_arg(interp, v, "IRModule"));
+    }
+  } else if (!functions.is_none()) {
+    raise(ExcKind::TypeError, "IRModule: functions must be a dict of GlobalVar (or name) to function, got " + Interpreter::type_name(functions));
+  }
+  mod->attrs = attrs_arg(interp, attrs, "IRModule attrs");
+  return mod;
+}
+
+TypeRef make_ir_module_type() {
+  auto t = std::make_shared<TypeObject>("IRModule");
+  t->set_module("tvm.ir");
+  t->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
+    static const script::Signature sig = script::Signature::parse("functions=None, attrs=None, global_infos=None");
+    Args a(interp, "IRModule", sig, std::move(call));
+    if (a.given(2) && !a[2].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: IRModule global_infos");
+    return wrap_module(module_from_args(interp, a[0], a[1]));
+  };
+  t->def("script", "self", [](Interpreter&, Args& a) {
+    return script::make_str(ir::script(module_value(a[0]).module));
+  }, "script(): the module as TVMScript text.");
+  t->def("show", "self", [](Interpreter& interp, Args& a) {
+    interp.write_stdout(ir::script(module_value(a[0]).module));
+    return Value();
+  }, "show(): print the module as TVMScript.");
+  t->def("__getitem__", "self, var", [](Interpreter& interp, Args& a) -> Value {
+    const ir::IRModule& mod = module_value(a[0]).module;
+    std::string name = key_arg(interp, a[1], "IRModule[]");
+    if (ir::BaseFunc f = mod->lookup(name)) return wrap_function(f, name);
+    raise_missing(mod, name);
+  });
+  t->def("__setitem__", "self, var, val", [](Interpreter& interp, Args& a) {
+    auto mod = editable(a[0]);
+    mod->set(key_arg(interp, a[1], "IRModule[]"), function_arg(interp, a[2], "IRModule[] ="));
+    module_value(a[0]).module = mod;
+    return Value();
+  });
+  t->def("__delitem__", "self, var", [](Interpreter& interp, Args& a) {
+    auto mod = editable(a[0]);
+    std::string name = key_arg(interp, a[1], "del IRModule[]");
+    if (!mod->remove(name)) raise_missing(module_value(a[0]).module, name);
+    module_value(a[0]).module = mod;
+    return Value();
+  });
+  t->def("__contains__", "self, var", [](Interpreter& interp, Args& a) {
+    return Value::boolean(module_value(a[0]).module->lookup(key_arg(interp, a[1], "in IRModule")) != nullptr);
+  });
+  t->def("__len__", "self", [](Interpreter&, Args& a) {
+    return Value::integer(static_cast<int64_t>(module_value(a[0]).module->functions.size()));
+  });
+  t->def_property("functions", [](Interpreter& interp, const Value& v) {
+    auto d = std::make_shared<script::Dict>();
+    for (const auto& [n, f] : module_value(v).module->functions) d->set(interp, global_var(n), wrap_function(f, n));
+    return Value(d);
+  }, "functions: a dict of GlobalVar to function.");
+  t->def("functions_items", "self", [](Interpreter&, Args& a) {
+    auto functions = module_value(a[0]).module->functions;
+    std::stable_sort(functions.begin(), functions.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<Value> items;
+    for (const auto& [n, f] : functions) items.push_back(script::make_tuple({global_var(n), wrap_function(f, n)}));
+    return script::make_list(std::move(items));
+  }, "functions_items(): (GlobalVar, function) pairs sorted by name.");
+  t->def("get_global_var", "self, name", [](Interpreter&, Args& a) {
+    const ir::IRModule& mod = module_value(a[0]).module;
+    if (!mod->lookup(a.get_str(1))) raise_missing(mod, a.get_str(1));
+    return global_var(a.get_str(1));
+  });
+  t->def("get_global_vars", "self", [](Interpreter&, Args& a) {
+    std::vector<std::string> names;
+    for (const auto& [n, f] : module_value(a[0]).module->functions) names.push_back(n);
+    std::sort(names.begin(), names.end());
+    std::vector<Value> vars;
+    for (const auto& n : names) vars.push_back(global_var(n));
+    return script::make_list(std::move(vars));
+  }, "get_global_vars(): the module's GlobalVars sorted by name.");
+  t->def("update_func", "self, var, func", [](Interpreter& interp, Args& a) {
+    auto mod = editable(a[0]);
+    mod->set(key_arg(interp, a[1], "update_func"), function_arg(interp, a[2], "update_func"));
+    module_value(a[0]).module = mod;
+    return Value();
+  }, "update_func(gv, func): bind gv to func in this module.");
+  t->def("update", "self, other", [](Interpreter& interp, Args& a) {
+    auto mod = editable(a[0]);
+    for (const auto& [n, f] : to_module(interp, a[1], "update")->functions) mod->set(n, f);
+    module_value(a[0]).module = mod;
+    return Value();
+  }, "update(other): add other's functions to this module (replacing those of the same name).");
+  t->def("clone", "self", [](Interpreter&, Args& a) { return wrap_module(module_value(a[0]).module); });
+  t->def_property("attrs", [](Interpreter&, const Value& v) { return wrap_attrs(module_value(v).module->attrs); });
+  t->def("get_attr", "self, attr_key", [](Interpreter& interp, Args& a) {
+    const ir::AttrValue* v = ir::find_attr(module_value(a[0]).module->attrs, a.get_str(1));
+    return v ? attr_to_value(interp, *v) : Value();
+  });
+  t->def("with_attr", "self, attr_key, attr_value", [](Interpreter& interp, Args& a) {
+    auto mod = editable(a[0]);
+    mod->attrs = with_key(mod->attrs, a.get_str(1), to_attr(interp, a[2]));
+    return wrap_module(mod);
+  }, "with_attr(key, value): a copy of the module with the attribute set.");
+  t->def("with_attrs", "self, attr_map", [](Interpreter& interp, Args& a) {
+    auto mod = editable(a[0]);
+    for (auto& [k, v] : to_attr_map(interp, a[1], "with_attrs")) mod->attrs = with_key(mod->attrs, k, std::move(v));
+    return wrap_module(mod);
+  });
+  t->def("without_attr", "self, attr_key", [](Interpreter&, Args& a) {
+    auto mod = editable(a[0]);
+    const std::string& key = a.get_str(1);
+    mod->attrs.erase(std::remove_if(mod->attrs.begin(), mod->attrs.end(), [&](const auto& kv) { return kv.first == key; }), mod->attrs.end());
+    return wrap_module(mod);
+  });
+  return t;
+}
+
+}  // namespace
+
+TypeRef base_func_type() {
+  static TypeRef t = make_base_func_type();
+  return t;
+}
+TypeRef prim_func_type() {
+  static TypeRef t = make_prim_func_type();
+  return t;
+}
+TypeRef ir_module_type() {
+  static TypeRef t = make_ir_module_type();
+  return t;
+}
+TypeRef global_var_type() {
+  static TypeRef t = make_global_var_type();
+  return t;
+}
+
+TypeObject* PrimFuncValue::type() const { return prim_func_type().get(); }
+TypeObject* IRModuleValue::type() const { return ir_module_type().get(); }
+TypeObject* GlobalVarValue::type() const { return global_var_type().get(); }
+
+std::string FunctionValue::repr_hook(Interpreter&) { return ir::script(base_func(), name); }
+std::string IRModuleValue::repr_hook(Interpreter&) { return ir::script(module); }
+
+// `mod.main`: the function of that name (TVMScript's `cls.f` inside a module reads the same).
+bool IRModuleValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
+  if (ir::BaseFunc f = module->lookup(symbol_name(name))) {
+    out = wrap_function(f, symbol_name(name));
+    return true;
+  }
+  return false;
+}
+
+std::map<ir::FuncKind, FunctionWrapper>& function_wrappers() {
+  static std::map<ir::FuncKind, FunctionWrapper> table;
+  return table;
+}
+
+Value wrap_function(const ir::BaseFunc& f, const std::string& name) {
+  if (ir::PrimFunc p = ir::as_prim_func(f)) return Value(std::make_shared<PrimFuncValue>(p, name));
+  auto it = function_wrappers().find(f->func_kind());
+  if (it == function_wrappers().end()) raise(ExcKind::NotImplementedError, std::string("not supported yet: ") + f->type_key() + " in scripts");
+  return it->second(f, name);
+}
+
+ir::IRModule to_module(Interpreter& interp, const Value& v, const std::string& what) {
+  if (auto* m = v.as<IRModuleValue>()) return m->module;
+  if (auto* f = v.as<FunctionValue>()) {
+    auto mod = std::make_shared<ir::IRModuleNode>();
+    mod->functions.emplace_back("main", f->base_func());
+    return mod;
+  }
+  raise(ExcKind::TypeError, fmt::format("{}: expected an IRModule or a PrimFunc, got {}", what, Interpreter::type_name(v)));
+}
+
+}  // namespace tsch::bindings

@@ -1,0 +1,90 @@
+#include "ir/printer_base.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace tsch::ir {
+
+void PrintContext::line(int indent, const std::string& text) {
+  out.append(static_cast<size_t>(indent) * 4, ' ');
+  out += text;
+  out += '\n';
+}
+
+void PrintContext::mark(int indent, const std::string& text, const StmtNode* node) {
+  const auto& h = options.highlight;
+  if (std::find(h.begin(), h.end(), node) == h.end()) return;
+  out.append(static_cast<size_t>(indent) * 4, ' ');
+  out.append(text.size(), '^');
+  out += '\n';
+}
+
+void PrintContext::pop_frame() {
+  for (const void* key : frames_.back()) {
+    used_.erase(names_.at(key));
+    names_.erase(key);
+  }
+  frames_.pop_back();
+}
+
+std::string PrintContext::define(const void* key, const std::string& hint) {
+  std::string base = sanitize(hint);
+  std::string name = base;
+  for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+  used_.insert(name);
+  names_[key] = name;
+  frames_.back().push_back(key);
+  return name;
+}
+
+std::string PrintContext::name_of(const void* key, const std::string& hint) const {
+  auto it = names_.find(key);
+  return it != names_.end() ? it->second : sanitize(hint);
+}
+
+std::string PrintContext::header() const {
+  std::string h;
+  if (dialects_.count(Dialect::IR)) h += "# from tvm.script import ir as I\n";
+  if (dialects_.count(Dialect::TIR)) h += "# from tvm.script import tir as T\n";
+  if (dialects_.count(Dialect::Relax)) h += "# from tvm.script import relax as R\n";
+  return h.empty() ? h : h + "\n";
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string float_text(double v) {
+  if (std::isinf(v)) return v > 0 ? "T.float32(\"inf\")" : "T.float32(\"-inf\")";
+  if (std::isnan(v)) return "nan";
+  if (v == std::floor(v) && std::fabs(v) < 1e16) return fmt::format("{:.1f}", v);
+  std::string s = fmt::format("{:.17g}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string sanitize(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v" + out;
+  return out;
+}
+
+std::map<FuncKind, FunctionPrinter>& function_printer_table() {
+  static std::map<FuncKind, FunctionPrinter> table;
+  return table;
+}
+
+}  // namespace tsch::ir

@@ -1,0 +1,69 @@
+// What the TVMScript printers of every dialect share: the output lines (with ^^^ under
+// highlighted nodes), the scoped name table (`A`, `A_1` ...), the dialects used (the header
+// imports only those), and literal spelling.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/function.h"
+
+namespace tsch::ir {
+
+struct PrintOptions {
+  // Print `global_symbol` even when it equals the function name, as TVM before 0.13 did
+  // (seed note 001). Current TVM, which tsch follows by default, leaves it out (note 002).
+  bool keep_global_symbol = false;
+  // Loops and blocks to underline with ^^^ (schedule error reports), by node.
+  std::vector<const StmtNode*> highlight;
+};
+
+// The dialects a printed text may import, in TVM's header order.
+enum class Dialect { IR, TIR, Relax };
+
+class PrintContext {
+ public:
+  explicit PrintContext(const PrintOptions& options) : options(options) {}
+
+  const PrintOptions& options;
+  std::string out;
+
+  void line(int indent, const std::string& text);
+  // Underlines the line just printed when `node` is highlighted (schedule error reports).
+  void mark(int indent, const std::string& text, const StmtNode* node);
+
+  // Names are scoped: a frame's names are released when it is popped, so a later sibling
+  // may reuse them; within the open frames every name is distinct.
+  void push_frame() { frames_.emplace_back(); }
+  void pop_frame();
+  std::string define(const void* key, const std::string& hint);
+  // The name `key` was defined with, else `hint` made a valid identifier.
+  std::string name_of(const void* key, const std::string& hint) const;
+
+  void use(Dialect d) { dialects_.insert(d); }
+  // `# from tvm.script import ... as ...` for the dialects used, then a blank line.
+  std::string header() const;
+
+ private:
+  std::vector<std::vector<const void*>> frames_;
+  std::unordered_map<const void*, std::string> names_;
+  std::set<std::string> used_;
+  std::set<Dialect> dialects_;
+};
+
+std::string quote(const std::string& s);
+// A float literal as TVM prints it (`1.0`, `0.10000000000000001`, `T.float32("inf")`).
+std::string float_text(double v);
+// `hint` made a valid Python identifier.
+std::string sanitize(const std::string& hint);
+
+// Printers of the other function kinds (Relax functions), registered by their dialect:
+// print `func` as a definition named `name` at `indent`.
+using FunctionPrinter = std::function<void(PrintContext& ctx, const BaseFunc& func, const std::string& name, int indent)>;
+std::map<FuncKind, FunctionPrinter>& function_printer_table();
+
+}  // namespace tsch::ir

@@ -1,0 +1,583 @@
+// The TensorIR printer, rule by rule after TVM-REFERENCE.md §2.3 (TVM's
+// src/script/printer/tir/*): T.grid folding, T.axis.remap grouping, implicit root block,
+// typed literals, precedence-aware operators, scoped de-duplicated names.
+#include "ir/tir_printer.h"
+
+#include "ir/printer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/functor.h"
+#include "ir/op.h"
+
+namespace tsch::ir {
+namespace {
+
+// Python operator precedence, higher binds tighter.
+enum Prec : int { kLambda = 0, kIfElse, kOr, kAnd, kNot, kCompare, kBitOr, kBitXor, kBitAnd, kShift, kAdd, kMul, kUnary, kPower, kAtom };
+
+struct Text {
+  std::string s;
+  int prec = kAtom;
+};
+
+class TIRPrinter {
+ public:
+  explicit TIRPrinter(PrintContext& c) : c_(c) { c_.use(Dialect::TIR); }
+
+  void stmt_alone(const Stmt& s) {
+    c_.push_frame();
+    stmt(s, 0);
+    c_.pop_frame();
+  }
+
+  void line(int indent, const std::string& text) { c_.line(indent, text); }
+  void mark(int indent, const std::string& text, const StmtNode* node) { c_.mark(indent, text, node); }
+  void push_frame() { c_.push_frame(); }
+  void pop_frame() { c_.pop_frame(); }
+  std::string define(const void* key, const std::string& hint) { return c_.define(key, hint); }
+  std::string name_of(const VarNode* v) const { return c_.name_of(v, v->name); }
+  std::string name_of(const BufferNode* b) const { return c_.name_of(b, b->name); }
+
+  // ---------------------------------------------------------------- expressions
+
+  static std::string wrap(const Text& t, int min_prec) { return t.prec < min_prec ? "(" + t.s + ")" : t.s; }
+
+  Text literal_int(int64_t v, DataType t) {
+    if (t.is_bool()) return {fmt::format("T.bool({})", v ? "True" : "False")};
+    if (t == DataType::int32()) return {std::to_string(v), v < 0 ? kUnary : kAtom};
+    return {fmt::format("T.{}({})", t.to_string(), v)};
+  }
+
+  Text binary(const char* op, int prec, const PrimExpr& a, const PrimExpr& b, bool right_assoc_safe = false) {
+    Text ta = expr(a), tb = expr(b);
+    // Left-associative: the right operand needs parentheses at equal precedence.
+    std::string left = wrap(ta, prec);
+    std::string right = wrap(tb, right_assoc_safe ? prec : prec + 1);
+    return {left + " " + op + " " + right, prec};
+  }
+
+  Text call(const std::string& fn, const std::vector<PrimExpr>& args) {
+    std::string s = fn + "(";
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i) s += ", ";
+      s += expr(args[i]).s;
+    }
+    return {s + ")"};
+  }
+
+  Text expr(const PrimExpr& e) {
+    switch (e->kind) {
+      case ExprKind::IntImm: return literal_int(as<IntImmNode>(e)->value, e->dtype);
+      case ExprKind::FloatImm:
+        return {fmt::format("T.{}({})", e->dtype.to_string(), float_text(as<FloatImmNode>(e)->value))};
+      case ExprKind::StringImm: return {quote(as<StringImmNode>(e)->value)};
+      case ExprKind::Var: return {name_of(as<VarNode>(e))};
+      case ExprKind::Add:
+      case ExprKind::Sub:
+      case ExprKind::Mul:
+      case ExprKind::FloorDiv:
+      case ExprKind::FloorMod: {
+        const PrimExpr& a = binary_a(e);
+        const PrimExpr& b = binary_b(e);
+        bool both_literal = a->kind == ExprKind::IntImm && b->kind == ExprKind::IntImm;
+        static const std::unordered_map<int, std::pair<const char*, const char*>> names = {
+            {static_cast<int>(ExprKind::Add), {"+", "T.Add"}},
+            {static_cast<int>(ExprKind::Sub), {"-", "T.Sub"}},
+            {static_cast<int>(ExprKind::Mul), {"*", "T.Mul"}},
+            {static_cast<int>(ExprKind::FloorDiv), {"//", "T.FloorDiv"}},
+            {static_cast<int>(ExprKind::FloorMod), {"%", "T.FloorMod"}}};
+        auto [op, fn] = names.at(static_cast<int>(e->kind));
+        // Two literals print as a call so that re-parsing does not fold them.
+        if (both_literal) return call(fn, {a, b});
+        int prec = (e->kind == ExprKind::Add || e->kind == ExprKind::Sub) ? kAdd : kMul;
+        return binary(op, prec, a, b);
+      }
+      case ExprKind::Div:
+        if (e->dtype.is_float()) return binary("/", kMul, binary_a(e), binary_b(e));
+        return call("T.Div", {binary_a(e), binary_b(e)});
+      case ExprKind::Mod: return call("T.truncmod", {binary_a(e), binary_b(e)});
+      case ExprKind::Min: return call("T.min", {binary_a(e), binary_b(e)});
+      case ExprKind::Max: return call("T.max", {binary_a(e), binary_b(e)});
+      case ExprKind::EQ: return binary("==", kCompare, binary_a(e), binary_b(e));
+      case ExprKind::NE: return binary("!=", kCompare, binary_a(e), binary_b(e));
+      case ExprKind::LT: return binary("<", kCompare, binary_a(e), binary_b(e));
+      case ExprKind::LE: return binary("<=", kCompare, binary_a(e), binary_b(e));
+      case ExprKind::GT: return binary(">", kCompare, binary_a(e), binary_b(e));
+      case ExprKind::GE: return binary(">=", kCompare, binary_a(e), binary_b(e));
+      case ExprKind::And: return binary("and", kAnd, binary_a(e), binary_b(e), true);
+      case ExprKind::Or: return binary("or", kOr, binary_a(e), binary_b(e), true);
+      case ExprKind::Not: return {"not " + wrap(expr(as<NotNode>(e)->a), kNot), kNot};
+      case ExprKind::Select: {
+        auto* n = as<SelectNode>(e);
+        return call("T.Select", {n->condition, n->true_value, n->false_value});
+      }
+      case ExprKind::Cast: {
+        auto* n = as<CastNode>(e);
+        return {fmt::format("T.Cast({}, {})", quote(n->dtype.to_string()), expr(n->value).s)};
+      }
+      case ExprKind::BufferLoad: {
+        auto* n = as<BufferLoadNode>(e);
+        return {name_of(n->buffer.get()) + "[" + indices(n->indices) + "]"};
+      }
+      case ExprKind::Call: {
+        auto* n = as<CallNode>(e);
+        if (n->op == "call_extern" || n->op == "call_pure_extern") {
+          std::string s = "T." + n->op + "(" + quote(n->dtype.to_string());
+          for (const auto& a : n->args) s += ", " + expr(a).s;
+          return {s + ")"};
+        }
+        return call("T." + n->op, n->args);
+      }
+      case ExprKind::Ramp: {
+        auto* n = as<RampNode>(e);
+        return {fmt::format("T.Ramp({}, {}, {})", expr(n->base).s, expr(n->stride).s, n->lanes)};
+      }
+      case ExprKind::Broadcast: {
+        auto* n = as<BroadcastNode>(e);
+        return {fmt::format("T.Broadcast({}, {})", expr(n->value).s, n->lanes)};
+      }
+      case ExprKind::Let: {
+        auto* n = as<LetNode>(e);
+        return {fmt::format("T.Let({}, where={{{}: {}}})", expr(n->body).s, name_of(n->var.get()), expr(n->value).s)};
+      }
+    }
+    return {"<?>"};
+  }
+
+  std::string indices(const std::vector<PrimExpr>& idx) {
+    if (idx.empty()) return "()";
+    std::string s;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (i) s += ", ";
+      s += expr(idx[i]).s;
+    }
+    return s;
+  }
+
+  std::string region(const BufferRegion& r) {
+    std::string s = name_of(r.buffer.get()) + "[";
+    for (size_t i = 0; i < r.region.size(); ++i) {
+      if (i) s += ", ";
+      const Range& range = r.region[i];
+      if (is_one(range.extent)) {
+        s += expr(range.min).s;
+      } else {
+        s += expr(range.min).s + ":" + expr(add(range.min, range.extent)).s;
+      }
+    }
+    return s + "]";
+  }
+
+  std::string shape(const std::vector<PrimExpr>& dims) {
+    std::string s = "(";
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (i) s += ", ";
+      s += expr(dims[i]).s;
+    }
+    if (dims.size() == 1) s += ",";
+    return s + ")";
+  }
+
+  std::string attr_value(const AttrValue& v) {
+    switch (v.kind) {
+      case AttrValue::Kind::Int: return std::to_string(v.i);
+      case AttrValue::Kind::Float: return float_text(v.f);
+      case AttrValue::Kind::Str: return quote(v.s);
+      case AttrValue::Kind::Bool: return v.b ? "True" : "False";
+      case AttrValue::Kind::Expr: return expr(v.expr).s;
+      case AttrValue::Kind::Array: {
+        std::string s = "[";
+        for (size_t i = 0; i < v.array.size(); ++i) s += (i ? ", " : "") + attr_value(v.array[i]);
+        return s + "]";
+      }
+      case AttrValue::Kind::Map: return attr_map(v.map);
+    }
+    return "None";
+  }
+
+  std::string attr_map(const AttrMap& m) {
+    std::vector<std::pair<std::string, AttrValue>> sorted = m;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string s = "{";
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (i) s += ", ";
+      s += quote(sorted[i].first) + ": " + attr_value(sorted[i].second);
+    }
+    return s + "}";
+  }
+
+  // ---------------------------------------------------------------- buffers
+
+  std::string buffer_decl(const Buffer& b, const std::string& fn, const std::string& first_arg, bool always_dtype,
+                          const std::string& data = "") {
+    std::string s = "T." + fn + "(";
+    if (!first_arg.empty()) s += first_arg + ", ";
+    s += shape(b->shape);
+    if (always_dtype || b->dtype != DataType::float32()) s += ", " + quote(b->dtype.to_string());
+    if (!data.empty()) s += ", " + data;
+    if (!b->strides.empty()) s += ", strides=" + shape(b->strides);
+    if (b->elem_offset && !is_zero(b->elem_offset)) s += ", elem_offset=" + expr(b->elem_offset).s;
+    if (b->scope != "global") s += ", scope=" + quote(b->scope);
+    if (b->align != 64) s += ", align=" + std::to_string(b->align);
+    if (b->offset_factor != 1) s += ", offset_factor=" + std::to_string(b->offset_factor);
+    return s + ")";
+  }
+
+  static bool simple_buffer(const Buffer& b, const std::unordered_set<const VarNode*>& defined) {
+    if (!b->strides.empty() || b->scope != "global" || b->align != 64 || b->offset_factor != 1) return false;
+    if (b->elem_offset && !is_zero(b->elem_offset)) return false;
+    for (const auto& d : b->shape) {
+      if (uses_var(d, [&](const VarNode* v) { return !defined.count(v); })) return false;
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- functions
+
+  void function(const PrimFunc& f, const std::string& name, int indent) {
+    push_frame();
+    std::unordered_set<const VarNode*> defined;
+    std::vector<std::string> params;
+    std::vector<std::string> body_lines;
+    std::vector<bool> inlined(f->params.size(), false);
+    // Step 1: parameters; simple buffers print inline as `A: T.Buffer(...)`.
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      const Var& p = f->params[i];
+      Buffer b = f->buffer_of(p);
+      if (b) data_owner_.emplace(b->data.get(), b.get());
+      if (b && simple_buffer(b, defined)) {
+        std::string bname = define(b.get(), b->name);
+        params.push_back(bname + ": " + buffer_decl(b, "Buffer", "", true));
+        inlined[i] = true;
+        continue;
+      }
+      std::string pname = define(p.get(), p->name);
+      std::string type = p->dtype.is_handle() ? "T.handle" : "T." + p->dtype.to_string();
+      params.push_back(pname + ": " + type);
+      defined.insert(p.get());
+    }
+    bool has_global = find_attr(f->attrs, "global_symbol") != nullptr;
+    line(indent, has_global ? "@T.prim_func" : "@T.prim_func(private=True)");
+    std::string sig = "def " + name + "(";
+    for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
+    line(indent, sig + "):");
+    int in = indent + 1;
+    // Step 2: symbolic variables used by non-inlined buffers, declared first.
+    std::vector<const VarNode*> free_vars;
+    std::unordered_set<const VarNode*> seen;
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      if (inlined[i]) continue;
+      if (Buffer b = f->buffer_of(f->params[i])) {
+        for (const auto& d : b->shape) {
+          for_each_expr(d, [&](const PrimExpr& x) {
+            auto* v = as<VarNode>(x);
+            if (v && !defined.count(v) && seen.insert(v).second) free_vars.push_back(v);
+          });
+        }
+      }
+    }
+    // Step 3: attributes.
+    if (!f->attrs.empty()) {
+      AttrMap attrs;
+      for (const auto& kv : f->attrs) {
+        const AttrValue& v = kv.second;
+        bool redundant = kv.first == "global_symbol" && v.kind == AttrValue::Kind::Str && v.s == name;
+        if (!redundant || c_.options.keep_global_symbol) attrs.push_back(kv);
+      }
+      if (!attrs.empty()) line(in, "T.func_attr(" + attr_map(attrs) + ")");
+    }
+    for (const VarNode* v : free_vars) line(in, define(v, v->name) + " = T." + v->dtype.to_string() + "()");
+    // Step 4: match_buffer for the other buffer parameters.
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      if (inlined[i]) continue;
+      if (Buffer b = f->buffer_of(f->params[i])) {
+        std::string bname = define(b.get(), b->name);
+        line(in, bname + " = " + buffer_decl(b, "match_buffer", name_of(f->params[i].get()), false));
+      }
+    }
+    // Step 5: the body, with the implicit root block as a comment.
+    const BlockRealizeNode* root = as<BlockRealizeNode>(f->body);
+    bool implicit_root = false;
+    if (root && root->iter_values.empty() && is_one(root->predicate)) {
+      const BlockNode* rb = root->block.get();
+      if (rb->annotations.empty() && rb->match_buffers.empty() && rb->reads.empty() && rb->writes.empty() && !rb->init) {
+        const BlockRealizeNode* inner = as<BlockRealizeNode>(rb->body);
+        bool contains_block = false;
+        for_each_stmt(rb->body, [&](const Stmt& s) { contains_block |= s->kind == StmtKind::BlockRealize; });
+        implicit_root = !rb->alloc_buffers.empty() || (inner && !inner->block->iter_vars.empty()) || (!inner && contains_block);
+      }
+    }
+    if (implicit_root) {
+      line(in, "# with T.block(\"root\"):");
+      for (const auto& b : root->block->alloc_buffers) {
+        line(in, define(b.get(), b->name) + " = " + buffer_decl(b, "alloc_buffer", "", false));
+      }
+      body(root->block->body, in);
+    } else {
+      body(f->body, in);
+    }
+    pop_frame();
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  void body(const Stmt& s, int indent) {
+    if (auto* seq = as<SeqStmtNode>(s)) {
+      for (const auto& c : seq->seq) stmt(c, indent);
+    } else {
+      stmt(s, indent);
+    }
+  }
+
+  void stmt(const Stmt& s, int indent) {
+    switch (s->kind) {
+      case StmtKind::BufferStore: {
+        auto* n = as<BufferStoreNode>(s);
+        line(indent, name_of(n->buffer.get()) + "[" + indices(n->indices) + "] = " + expr(n->value).s);
+        return;
+      }
+      case StmtKind::For: return for_loop(as<ForNode>(s), indent);
+      case StmtKind::BlockRealize: {
+        auto* n = as<BlockRealizeNode>(s);
+        return block(n->block.get(), n, indent);
+      }
+      case StmtKind::Block: return block(as<BlockNode>(s), nullptr, indent);
+      case StmtKind::SeqStmt: return body(s, indent);
+      case StmtKind::IfThenElse: {
+        auto* n = as<IfThenElseNode>(s);
+        line(indent, "if " + expr(n->condition).s + ":");
+        push_frame();
+        body(n->then_case, indent + 1);
+        pop_frame();
+        if (n->else_case) {
+          line(indent, "else:");
+          push_frame();
+          body(n->else_case, indent + 1);
+          pop_frame();
+        }
+        return;
+      }
+      case StmtKind::LetStmt: {
+        auto* n = as<LetStmtNode>(s);
+        std::string value = expr(n->value).s;
+        line(indent, define(n->var.get(), n->var->name) + ": T." + n->var->dtype.to_string() + " = " + value);
+        body(n->body, indent);
+        return;
+      }
+      case StmtKind::Evaluate:
+        line(indent, "T.evaluate(" + expr(as<EvaluateNode>(s)->value).s + ")");
+        return;
+      case StmtKind::Allocate: {
+        auto* n = as<AllocateNode>(s);
+        line(indent, define(n->buffer.get(), n->buffer->name) + " = " + buffer_decl(n->buffer, "decl_buffer", "", false));
+        data_owner_.emplace(n->buffer->data.get(), n->buffer.get());
+        body(n->body, indent);
+        return;
+      }
+      case StmtKind::DeclBuffer: {
+        auto* n = as<DeclBufferNode>(s);
+        // The data pointer is spelled through the buffer that owns it: `data=A.data`.
+        const VarNode* data = n->buffer->data.get();
+        auto owner = data_owner_.find(data);
+        std::string pointer = owner != data_owner_.end() ? name_of(owner->second) + ".data" : name_of(data);
+        line(indent, define(n->buffer.get(), n->buffer->name) + " = " +
+                         buffer_decl(n->buffer, "decl_buffer", "", false, "data=" + pointer));
+        body(n->body, indent);
+        return;
+      }
+    }
+  }
+
+  void for_loop(const ForNode* loop, int indent) {
+    // T.grid: a chain of perfectly nested serial loops starting at 0 without annotations
+    // whose extents do not depend on the chain's own variables.
+    std::vector<const ForNode*> grid;
+    std::unordered_set<const VarNode*> grid_vars;
+    for (const ForNode* l = loop; l != nullptr; l = as<ForNode>(l->body)) {
+      if (l->for_kind != ForKind::Serial || !is_zero(l->min) || !l->annotations.empty() ||
+          uses_var(l->extent, [&](const VarNode* v) { return grid_vars.count(v) > 0; })) {
+        break;
+      }
+      grid.push_back(l);
+      grid_vars.insert(l->loop_var.get());
+    }
+    push_frame();
+    open_loops_.push_back(loop);
+    if (grid.size() > 1) {
+      std::string vars, extents;
+      for (size_t i = 0; i < grid.size(); ++i) {
+        vars += (i ? ", " : "") + define(grid[i]->loop_var.get(), grid[i]->loop_var->name);
+        extents += (i ? ", " : "") + expr(grid[i]->extent).s;
+      }
+      line(indent, "for " + vars + " in T.grid(" + extents + "):");
+      for (const ForNode* l : grid) mark(indent, "for " + vars + " in T.grid(" + extents + "):", l);
+      body(grid.back()->body, indent + 1);
+    } else {
+      std::string var = define(loop->loop_var.get(), loop->loop_var->name);
+      std::vector<std::string> args;
+      if (!is_zero(loop->min)) args.push_back(expr(loop->min).s);
+      args.push_back(expr(is_zero(loop->min) ? loop->extent : add(loop->min, loop->extent)).s);
+      std::string fn;
+      switch (loop->for_kind) {
+        case ForKind::Serial: fn = loop->annotations.empty() ? "range" : "T.serial"; break;
+        case ForKind::Parallel: fn = "T.parallel"; break;
+        case ForKind::Vectorized: fn = "T.vectorized"; break;
+        case ForKind::Unrolled: fn = "T.unroll"; break;
+        case ForKind::ThreadBinding:
+          fn = "T.thread_binding";
+          args.push_back("thread=" + quote(loop->thread_tag));
+          break;
+      }
+      if (!loop->annotations.empty()) args.push_back("annotations=" + attr_map(loop->annotations));
+      std::string call = fn + "(";
+      for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
+      line(indent, "for " + var + " in " + call + "):");
+      mark(indent, "for " + var + " in " + call + "):", loop);
+      body(loop->body, indent + 1);
+    }
+    open_loops_.pop_back();
+    pop_frame();
+  }
+
+  // The loop (among the open ones and their perfectly nested chains) whose variable is v.
+  const ForNode* open_loop_of(const VarNode* v) {
+    for (const ForNode* outer : open_loops_) {
+      for (const ForNode* l = outer; l != nullptr; l = as<ForNode>(l->body)) {
+        if (l->loop_var.get() == v) return l;
+      }
+    }
+    return nullptr;
+  }
+
+  static bool same_expr(const PrimExpr& a, const PrimExpr& b) {
+    if (a == b) return true;
+    int64_t x, y;
+    return as_const_int(a, &x) && as_const_int(b, &y) && x == y && a->dtype == b->dtype;
+  }
+
+  void block(const BlockNode* b, const BlockRealizeNode* realize, int indent) {
+    std::string head = "with T.block(" + quote(b->name) + (realize ? "" : ", no_realize=True") + "):";
+    line(indent, head);
+    mark(indent, head, b);
+    int in = indent + 1;
+    push_frame();
+    // Step 1: iterators, grouping runs bound to enclosing loops into T.axis.remap.
+    std::vector<size_t> remap;
+    auto single = [&](size_t i) {
+      const IterVar& iv = b->iter_vars[i];
+      static const char* kinds[] = {"spatial", "reduce", "scan", "opaque"};
+      std::string dom = is_zero(iv.dom.min) ? expr(iv.dom.extent).s
+                                            : "(" + expr(iv.dom.min).s + ", " + expr(add(iv.dom.min, iv.dom.extent)).s + ")";
+      std::string rhs = std::string("T.axis.") + kinds[static_cast<int>(iv.type)] + "(" + dom;
+      if (realize) rhs += ", " + expr(realize->iter_values[i]).s;
+      // The binding is printed before the iterator is defined: it names outer variables.
+      line(in, define(iv.var.get(), iv.var->name) + " = " + rhs + ")");
+    };
+    auto flush = [&]() {
+      if (remap.empty()) return;
+      if (remap.size() == 1) {
+        single(remap[0]);
+        remap.clear();
+        return;
+      }
+      std::string kinds, loops;
+      std::vector<std::string> values;
+      for (size_t i : remap) values.push_back(expr(realize->iter_values[i]).s);
+      std::string lhs;
+      for (size_t k = 0; k < remap.size(); ++k) {
+        const IterVar& iv = b->iter_vars[remap[k]];
+        lhs += (k ? ", " : "") + define(iv.var.get(), iv.var->name);
+        kinds += iv.type == IterType::DataPar ? "S" : "R";
+        loops += (k ? ", " : "") + values[k];
+      }
+      line(in, lhs + " = T.axis.remap(" + quote(kinds) + ", [" + loops + "])");
+      remap.clear();
+    };
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      const IterVar& iv = b->iter_vars[i];
+      bool remappable = false;
+      if (realize && (iv.type == IterType::DataPar || iv.type == IterType::CommReduce)) {
+        if (auto* v = as<VarNode>(realize->iter_values[i])) {
+          const ForNode* loop = open_loop_of(v);
+          remappable = loop && same_expr(loop->min, iv.dom.min) && same_expr(loop->extent, iv.dom.extent);
+        }
+      }
+      if (remappable) {
+        remap.push_back(i);
+      } else {
+        flush();
+        single(i);
+      }
+    }
+    flush();
+    // Step 2: predicate, regions, annotations.
+    if (realize && !is_one(realize->predicate)) line(in, "T.where(" + expr(realize->predicate).s + ")");
+    std::string reads, writes;
+    for (size_t i = 0; i < b->reads.size(); ++i) reads += (i ? ", " : "") + region(b->reads[i]);
+    for (size_t i = 0; i < b->writes.size(); ++i) writes += (i ? ", " : "") + region(b->writes[i]);
+    line(in, "T.reads(" + reads + ")");
+    line(in, "T.writes(" + writes + ")");
+    if (!b->annotations.empty()) line(in, "T.block_attr(" + attr_map(b->annotations) + ")");
+    // Step 3: allocations and match_buffers.
+    for (const auto& buf : b->alloc_buffers) {
+      line(in, define(buf.get(), buf->name) + " = " + buffer_decl(buf, "alloc_buffer", "", false));
+    }
+    for (const auto& m : b->match_buffers) {
+      line(in, define(m.buffer.get(), m.buffer->name) + " = T.match_buffer(" + region(m.source) + ", " +
+                   shape(m.buffer->shape) +
+                   (m.buffer->dtype != DataType::float32() ? ", " + quote(m.buffer->dtype.to_string()) : "") + ")");
+    }
+    // Step 4: init and body.
+    if (b->init) {
+      line(in, "with T.init():");
+      push_frame();
+      body(b->init, in + 1);
+      pop_frame();
+    }
+    body(b->body, in);
+    pop_frame();
+  }
+
+  PrintContext& c_;
+  // Data pointers and the buffer that owns them (parameters, allocations), for `data=A.data`.
+  std::unordered_map<const VarNode*, const BufferNode*> data_owner_;
+  std::vector<const ForNode*> open_loops_;
+};
+
+}  // namespace
+
+void print_prim_func(PrintContext& ctx, const PrimFunc& func, const std::string& name, int indent) {
+  TIRPrinter(ctx).function(func, name, indent);
+}
+
+std::string script(const PrimExpr& e) {
+  PrintOptions options;
+  PrintContext ctx(options);
+  return TIRPrinter(ctx).expr(e).s;
+}
+
+std::string script(const AttrValue& value) {
+  PrintOptions options;
+  PrintContext ctx(options);
+  return TIRPrinter(ctx).attr_value(value);
+}
+
+std::string script(const AttrMap& attrs) {
+  PrintOptions options;
+  PrintContext ctx(options);
+  return TIRPrinter(ctx).attr_map(attrs);
+}
+
+std::string script(const Stmt& s) {
+  PrintOptions options;
+  PrintContext ctx(options);
+  TIRPrinter(ctx).stmt_alone(s);
+  return ctx.out;
+}
+
+}  // namespace tsch::ir

@@ -1,0 +1,14 @@
+// The TensorIR part of the TVMScript printer: PrimFuncs, statements and expressions.
+#pragma once
+
+#include <string>
+
+#include "ir/module.h"
+#include "ir/printer_base.h"
+
+namespace tsch::ir {
+
+// `func` as an `@T.prim_func def name(...)` at `indent`, into `ctx`.
+void print_prim_func(PrintContext& ctx, const PrimFunc& func, const std::string& name, int indent);
+
+}  // namespace tsch::ir
