@@ -7,6 +7,7 @@
 
 #include "bindings/ndarray_value.h"
 #include "bindings/ir_values.h"
+#include "bindings/registry_values.h"
 #include "driver/differential.h"
 #include "codegen/llvm/llvm_build.h"
 #include "runtime/call.h"
@@ -302,6 +303,7 @@ void register_tvm_runtime_modules() {
   script::ModuleLoader::register_builtin("tvm.runtime", [](Interpreter& interp, script::Module& m) {
     Namespace& ns = *m.globals;
     install_devices(ns);
+    install_function_type(ns);
     ns.set(intern("Module"), Value(module_type()));
     ns.set(intern("ndarray"), Value(interp.modules().import(interp, "tvm.nd", "")));
     script::def_function(ns, "load_module", "path, fmt=''", [](Interpreter&, Args& a) {

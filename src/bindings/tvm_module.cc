@@ -8,6 +8,7 @@
 #include "bindings/ir_values.h"
 #include "frontend/ir_module_frame.h"
 #include "bindings/roundtrip_check.h"
+#include "bindings/registry_values.h"
 #include "bindings/runtime_values.h"
 #include "bindings/transform_values.h"
 #include "bindings/tvm_build.h"
@@ -193,6 +194,7 @@ void build_tvm(Interpreter& interp, script::Module& m) {
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
   install_runtime_devices(ns);
+  install_registry(ns);
 }
 
 }  // namespace

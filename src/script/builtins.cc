@@ -323,10 +323,7 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
     return Value();
   });
   def_function(ns, "callable", "obj", [](Interpreter& interp, Args& a) {
-    Value out;
-    bool yes = a[0].as<Function>() || a[0].as<NativeFunction>() || a[0].as<BoundMethod>() || a[0].as<TypeObject>() ||
-               (a[0].is_object() && a[0].type()->lookup(intern("__call__")));
-    return Value::boolean(yes);
+    return Value::boolean(Interpreter::is_callable(a[0]));
   });
   def_function(ns, "hash", "obj", [](Interpreter& interp, Args& a) {
     return Value::integer(static_cast<int64_t>(interp.hash(a[0]) & 0x7fffffffffffffffULL));

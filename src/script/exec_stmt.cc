@@ -581,23 +581,27 @@ Value Interpreter::call_function(Function& fn, CallArgs& args) {
     if (!kwargs) raise_type_error(fmt::format("{}() got an unexpected keyword argument '{}'", name, symbol_name(key)));
     kwargs->set(*this, make_str(symbol_name(key)), value);
   }
-  std::vector<std::string> missing;
+  // Python reports missing positional parameters first, then keyword-only ones.
+  std::vector<std::string> missing, missing_keyword_only;
+  bool after_star = false;
   for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].kind == ast::Param::Kind::VarArgs || params[i].kind == ast::Param::Kind::KwOnlyMarker) after_star = true;
     if (params[i].kind != ast::Param::Kind::Normal || bound[i]) continue;
     if (fn.has_default[i]) {
       locals->set(params[i].name, fn.defaults[i]);
     } else {
-      missing.push_back("'" + symbol_name(params[i].name) + "'");
+      (after_star ? missing_keyword_only : missing).push_back("'" + symbol_name(params[i].name) + "'");
     }
   }
-  if (!missing.empty()) {
-    std::string list;
-    for (size_t i = 0; i < missing.size(); ++i) {
-      if (i > 0) list += (i + 1 == missing.size()) ? (missing.size() > 2 ? ", and " : " and ") : ", ";
-      list += missing[i];
+  for (const auto* list : {&missing, &missing_keyword_only}) {
+    if (list->empty()) continue;
+    std::string names;
+    for (size_t i = 0; i < list->size(); ++i) {
+      if (i > 0) names += (i + 1 == list->size()) ? (list->size() > 2 ? ", and " : " and ") : ", ";
+      names += (*list)[i];
     }
-    raise_type_error(fmt::format("{}() missing {} required argument{}: {}", name, missing.size(),
-                                 missing.size() == 1 ? "" : "s", list));
+    raise_type_error(fmt::format("{}() missing {} required {} argument{}: {}", name, list->size(),
+                                 list == &missing ? "positional" : "keyword-only", list->size() == 1 ? "" : "s", names));
   }
   if (varargs >= 0) locals->set(params[static_cast<size_t>(varargs)].name, make_tuple(std::move(extra_positional)));
   if (varkw >= 0) locals->set(params[static_cast<size_t>(varkw)].name, Value(kwargs));

@@ -628,4 +628,9 @@ std::string Interpreter::repr(const Value& v) {
   return "<__main__." + v.type()->name() + " object>";
 }
 
+bool Interpreter::is_callable(const Value& v) {
+  return v.as<Function>() || v.as<NativeFunction>() || v.as<BoundMethod>() || v.as<TypeObject>() ||
+         (v.is_object() && v.type()->lookup(intern("__call__")));
+}
+
 }  // namespace tsch::script

@@ -93,9 +93,15 @@ class Interpreter {
 
   // Script-visible type name ("int", "list", "Schedule") for messages.
   static std::string type_name(const Value& v);
+  // Python's callable(v).
+  static bool is_callable(const Value& v);
 
   // Registration point for front ends (see DecoratorHook); shared by all interpreters.
   static std::vector<DecoratorHook>& decorator_hooks();
+
+  // Expires when this interpreter is destroyed: callbacks that can outlive their script (a
+  // function in the process-wide registry) check it before calling back.
+  std::weak_ptr<const void> lifetime() const { return alive_; }
 
   // Current call depth (RecursionError past max_depth).
   int depth() const { return depth_; }
@@ -112,6 +118,7 @@ class Interpreter {
   int depth_ = 0;
   std::vector<std::string> function_names_{"<module>"};
   std::vector<std::vector<Value>> repr_stack_;  // guards repr of self-containing lists
+  std::shared_ptr<const int> alive_ = std::make_shared<const int>(0);
 
  public:
   // Used by the evaluator: call a script function.

@@ -52,7 +52,9 @@ TEST_CASE("closures see later assignments; nonlocal and global write through", "
 }
 
 TEST_CASE("argument binding errors name the function", "[interp]") {
-  CHECK(run("def f(a, b): pass\nf(1)").find("TypeError: f() missing 1 required argument: 'b'") != std::string::npos);
+  CHECK(run("def f(a, b): pass\nf(1)").find("TypeError: f() missing 1 required positional argument: 'b'") != std::string::npos);
+  CHECK(run("def f(a, b, c, *, d): pass\nf()").find("TypeError: f() missing 3 required positional arguments: 'a', 'b', and 'c'") != std::string::npos);
+  CHECK(run("def f(a, *, d, e): pass\nf(1)").find("TypeError: f() missing 2 required keyword-only arguments: 'd' and 'e'") != std::string::npos);
   CHECK(run("def f(a): pass\nf(1, 2)").find("TypeError: f() takes 1 positional argument but 2 were given") != std::string::npos);
   CHECK(run("def f(a): pass\nf(b=1)").find("unexpected keyword argument 'b'") != std::string::npos);
 }
