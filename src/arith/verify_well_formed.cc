@@ -59,7 +59,8 @@ class Verifier : public IRVisitor {
   void visit(const PrimExpr& e) override {
     if (!e) return;
     if (auto* v = as<VarNode>(e)) {
-      if (!defined_.count(v) && reported_.insert(v).second) {
+      // A buffer's data (`A.data`, as T.call_packed passes a buffer) is defined with the buffer.
+      if (!defined_.count(v) && !buffer_data_.count(v) && reported_.insert(v).second) {
         errors.push_back(ended_.count(v) ? fmt::format("variable {} is used outside its scope", v->name)
                                          : fmt::format("variable {} is used but not defined", v->name));
       }

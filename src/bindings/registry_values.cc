@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <thread>
+
 #include "bindings/ir_values.h"
 #include "bindings/ndarray_value.h"
 #include "runtime/registry.h"
@@ -105,9 +107,13 @@ Value any_to_value(Interpreter& interp, const runtime::Any& a) {
 runtime::PackedFunc script_packed_func(Interpreter& interp, const Value& fn, const std::string& name) {
   std::weak_ptr<const void> alive = interp.lifetime();
   Interpreter* ip = &interp;
-  return runtime::make_packed_func([alive, ip, fn, name](const std::vector<runtime::Any>& args) {
-    TSCH_USER_ASSERT(!alive.expired(), RuntimeError)
-        << "the script that registered " << (name.empty() ? "this function" : "`" + name + "`") << " has ended";
+  std::thread::id owner = std::this_thread::get_id();
+  return runtime::make_packed_func([alive, ip, fn, name, owner](const std::vector<runtime::Any>& args) {
+    std::string what = name.empty() ? "a script function" : "the script function `" + name + "`";
+    TSCH_USER_ASSERT(!alive.expired(), RuntimeError) << what << " cannot be called: the script that defined it has ended";
+    // The interpreter runs on one thread: a kernel's parallel loop must not call back into it.
+    TSCH_USER_ASSERT(std::this_thread::get_id() == owner, RuntimeError)
+        << what << " cannot be called from another thread (a packed call in a parallel loop)";
     std::vector<Value> in;
     in.reserve(args.size());
     for (const auto& a : args) in.push_back(any_to_value(*ip, a));

@@ -495,6 +495,31 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     return wrap(ir::cast(dtype_arg(interp, a[1], "T.cast dtype"), to_expr(interp, a[0], "T.cast value")));
   });
   def_function(ns, "evaluate", "value", [](Interpreter& interp, Args& a) { return wrap(to_expr(interp, a[0], "T.evaluate value")); });
+  // T.call_packed("name", A, x, ...): a buffer passes whole (its data and declared shape).
+  def_function(ns, "call_packed", "name, *args", [](Interpreter& interp, Args& a) {
+    std::vector<ir::PrimExpr> args{std::make_shared<ir::StringImmNode>(a.get_str(0))};
+    for (const auto& v : a.varargs()) {
+      if (auto* b = v.as<BufferValue>()) {
+        args.push_back(ir::stack_array_of(b->buffer));
+      } else if (auto* s = v.as<script::Str>()) {
+        args.push_back(std::make_shared<ir::StringImmNode>(s->value));
+      } else {
+        args.push_back(to_expr(interp, v, "T.call_packed argument"));
+      }
+    }
+    return wrap(ir::call(ir::DataType::int32(), "call_packed", args));
+  });
+  def_function(ns, "tvm_stack_make_shape", "*dims", [](Interpreter& interp, Args& a) {
+    std::vector<ir::PrimExpr> dims;
+    for (const auto& v : a.varargs()) dims.push_back(to_expr(interp, v, "T.tvm_stack_make_shape dimension"));
+    return wrap(ir::call(ir::DataType::handle(), "tvm_stack_make_shape", dims));
+  });
+  def_function(ns, "tvm_stack_make_array", "data, shape, strides, ndim, arr_dtype, elem_offset", [](Interpreter& interp, Args& a) {
+    std::vector<ir::PrimExpr> args;
+    for (size_t i = 0; i < 6; ++i) args.push_back(to_expr(interp, a[i], "T.tvm_stack_make_array argument"));
+    if (!args[0]->dtype.is_handle()) raise(ExcKind::TypeError, "T.tvm_stack_make_array: data must be a handle (B.data), got " + args[0]->dtype.to_string());
+    return wrap(ir::call(ir::DataType::handle(), "tvm_stack_make_array", args));
+  });
   def_function(ns, "call_extern", "dtype, name, *args", [](Interpreter& interp, Args& a) {
     std::vector<ir::PrimExpr> args{std::make_shared<ir::StringImmNode>(a.get_str(1))};
     for (const auto& v : a.varargs()) args.push_back(to_expr(interp, v, "T.call_extern argument"));

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "ir/expr_equal.h"
 #include "ir/module.h"
 #include "ir/stmt.h"
 
@@ -58,6 +59,33 @@ Stmt make_seq(std::vector<Stmt> stmts) {
   }
   if (flat.size() == 1) return flat[0];
   return std::make_shared<SeqStmtNode>(std::move(flat));
+}
+
+PrimExpr stack_array_of(const Buffer& b) {
+  PrimExpr zero = b->dtype.is_float() ? make_float(0, b->dtype) : make_int(0, b->dtype);
+  PrimExpr offset = b->elem_offset ? b->elem_offset : make_int(0);
+  return call(DataType::handle(), "tvm_stack_make_array",
+              {b->data, call(DataType::handle(), "tvm_stack_make_shape", b->shape), make_int(0),
+               make_int(static_cast<int64_t>(b->shape.size())), zero, offset});
+}
+
+const BufferNode* buffer_of_stack_array(const PrimExpr& e, const std::function<const BufferNode*(const VarNode*)>& owner) {
+  auto* c = as<CallNode>(e);
+  if (!c || c->op != "tvm_stack_make_array" || c->args.size() != 6) return nullptr;
+  auto* data = as<VarNode>(c->args[0]);
+  auto* shape = as<CallNode>(c->args[1]);
+  const BufferNode* b = data ? owner(data) : nullptr;
+  if (!b || !shape || shape->op != "tvm_stack_make_shape" || shape->args.size() != b->shape.size()) return nullptr;
+  for (size_t i = 0; i < b->shape.size(); ++i) {
+    if (!expr_deep_equal(shape->args[i], b->shape[i])) return nullptr;
+  }
+  auto* fzero = as<FloatImmNode>(c->args[4]);
+  bool zero_of_dtype = c->args[4]->dtype == b->dtype && (is_zero(c->args[4]) || (fzero && fzero->value == 0));
+  bool zero_offset = !b->elem_offset || is_zero(b->elem_offset);
+  if (!is_zero(c->args[2]) || !is_const_int(c->args[3], static_cast<int64_t>(b->shape.size())) || !zero_of_dtype || !zero_offset ||
+      !is_zero(c->args[5]))
+    return nullptr;
+  return b;
 }
 
 bool as_const_int(const PrimExpr& e, int64_t* out) {

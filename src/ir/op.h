@@ -3,6 +3,8 @@
 // are thrown as IRError and become TypeError/ValueError in scripts.
 #pragma once
 
+#include <functional>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,6 +42,12 @@ PrimExpr cast(DataType dtype, PrimExpr value);
 PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f);
 PrimExpr call(DataType dtype, std::string op, std::vector<PrimExpr> args);
 PrimExpr buffer_load(const Buffer& buffer, std::vector<PrimExpr> indices);
+// A buffer as an argument of T.call_packed: TVM's
+// `T.tvm_stack_make_array(B.data, T.tvm_stack_make_shape(*B.shape), 0, ndim, <zero of B.dtype>, elem_offset)`.
+PrimExpr stack_array_of(const Buffer& buffer);
+// The buffer `e` describes when it is exactly stack_array_of(b) for a buffer whose data
+// variable `owner` returns (null otherwise): the printer writes it back as `B`.
+const BufferNode* buffer_of_stack_array(const PrimExpr& e, const std::function<const BufferNode*(const VarNode*)>& owner);
 
 // The value of an integer constant, if `e` is one.
 bool as_const_int(const PrimExpr& e, int64_t* out);

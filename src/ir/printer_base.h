@@ -43,6 +43,7 @@ class PrintContext {
   std::string define(const void* key, const std::string& hint);
   // The name `key` was defined with, else `hint` made a valid identifier.
   std::string name_of(const void* key, const std::string& hint) const;
+  bool is_defined(const void* key) const { return names_.count(key) > 0; }
 
   void use(Dialect d) { dialects_.insert(d); }
   // `# from tvm.script import ... as ...` for the dialects used, then a blank line.

@@ -76,7 +76,13 @@ class TIRPrinter {
       case ExprKind::FloatImm:
         return {fmt::format("T.{}({})", e->dtype.to_string(), float_text(as<FloatImmNode>(e)->value))};
       case ExprKind::StringImm: return {quote(as<StringImmNode>(e)->value)};
-      case ExprKind::Var: return {name_of(as<VarNode>(e))};
+      case ExprKind::Var: {
+        // A buffer's data pointer is spelled through its buffer (`A.data`), as TVM prints it.
+        auto* v = as<VarNode>(e);
+        auto owner = data_owner_.find(v);
+        if (owner != data_owner_.end() && !c_.is_defined(v)) return {name_of(owner->second) + ".data"};
+        return {name_of(v)};
+      }
       case ExprKind::Add:
       case ExprKind::Sub:
       case ExprKind::Mul:
@@ -126,6 +132,18 @@ class TIRPrinter {
       }
       case ExprKind::Call: {
         auto* n = as<CallNode>(e);
+        if (n->op == "call_packed") {
+          // Buffers passed whole print as the buffer, as TVM writes them.
+          std::string s = "T.call_packed(";
+          for (size_t i = 0; i < n->args.size(); ++i) {
+            const BufferNode* b = buffer_of_stack_array(n->args[i], [&](const VarNode* v) {
+              auto it = data_owner_.find(v);
+              return it == data_owner_.end() ? nullptr : it->second;
+            });
+            s += (i ? ", " : "") + (b ? name_of(b) : expr(n->args[i]).s);
+          }
+          return {s + ")"};
+        }
         if (n->op == "call_extern" || n->op == "call_pure_extern") {
           std::string s = "T." + n->op + "(" + quote(n->dtype.to_string());
           for (const auto& a : n->args) s += ", " + expr(a).s;
@@ -316,6 +334,7 @@ class TIRPrinter {
       line(in, "# with T.block(\"root\"):");
       for (const auto& b : root->block->alloc_buffers) {
         line(in, define(b.get(), b->name) + " = " + buffer_decl(b, "alloc_buffer", "", false));
+        data_owner_.emplace(b->data.get(), b.get());
       }
       body(root->block->body, in);
     } else {
@@ -369,9 +388,12 @@ class TIRPrinter {
         body(n->body, indent);
         return;
       }
-      case StmtKind::Evaluate:
-        line(indent, "T.evaluate(" + expr(as<EvaluateNode>(s)->value).s + ")");
+      case StmtKind::Evaluate: {
+        // A call prints as a statement of its own, as TVM prints it.
+        const PrimExpr& value = as<EvaluateNode>(s)->value;
+        line(indent, value->kind == ExprKind::Call ? expr(value).s : "T.evaluate(" + expr(value).s + ")");
         return;
+      }
       case StmtKind::Allocate: {
         auto* n = as<AllocateNode>(s);
         line(indent, define(n->buffer.get(), n->buffer->name) + " = " + buffer_decl(n->buffer, "decl_buffer", "", false));
@@ -526,6 +548,7 @@ class TIRPrinter {
     // Step 3: allocations and match_buffers.
     for (const auto& buf : b->alloc_buffers) {
       line(in, define(buf.get(), buf->name) + " = " + buffer_decl(buf, "alloc_buffer", "", false));
+      data_owner_.emplace(buf->data.get(), buf.get());
     }
     for (const auto& m : b->match_buffers) {
       line(in, define(m.buffer.get(), m.buffer->name) + " = T.match_buffer(" + region(m.source) + ", " +

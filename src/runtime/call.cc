@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "ir/printer.h"
+#include "runtime/packed_call.h"
 #include "runtime/workspace.h"
 #include "support/checked_size.h"
 #include "support/interrupt.h"
@@ -133,6 +134,10 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
     scalars.push_back(value);
   }
   int32_t status = fn(buffers.data(), scalars.data());
+  if (status == kStatusPackedCallFailed) {
+    if (std::exception_ptr e = take_packed_call_error()) std::rethrow_exception(e);
+    throw std::logic_error(sig.name + ": a packed call failed without an error");
+  }
   if (status == kStatusInterrupted) {
     clear_interrupt();
     throw Interrupted();

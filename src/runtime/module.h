@@ -39,6 +39,9 @@ struct FunctionSignature {
 using EntryPoint = int32_t (*)(void** buffers, int64_t* scalars);
 constexpr int32_t kStatusOutOfMemory = 1;
 constexpr int32_t kStatusInterrupted = 2;
+// A packed function called by the kernel (T.call_packed) failed; runtime/packed_call.h holds
+// its exception.
+constexpr int32_t kStatusPackedCallFailed = 3;
 
 class CompiledModule {
  public:

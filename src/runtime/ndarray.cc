@@ -86,6 +86,17 @@ NDArrayRef make_view(const NDArrayRef& base, int64_t offset, Shape shape, Shape 
   return NDArrayRef(new NDArray(base->dtype(), std::move(shape), std::move(strides), std::shared_ptr<uint8_t>(base->data_, first)));
 }
 
+NDArrayRef borrow_memory(ir::DataType dtype, Shape shape, void* data) {
+  Shape strides(shape.size());
+  int64_t step = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = step;
+    step *= shape[d];
+  }
+  // C-order strides: the constructor sees a dense array.
+  return NDArrayRef(new NDArray(dtype, std::move(shape), std::move(strides), std::shared_ptr<uint8_t>(static_cast<uint8_t*>(data), [](uint8_t*) {})));
+}
+
 void* NDArray::data() {
   if (!strides_.empty()) throw std::logic_error("data() of a strided array view");
   return data_.get();

@@ -64,6 +64,7 @@ class NDArray {
 
  private:
   friend std::shared_ptr<NDArray> make_view(const std::shared_ptr<NDArray>&, int64_t, Shape, Shape);
+  friend std::shared_ptr<NDArray> borrow_memory(ir::DataType, Shape, void*);
   NDArray(ir::DataType dtype, Shape shape, Shape strides, std::shared_ptr<uint8_t> first);
 
   ir::DataType dtype_;
@@ -78,6 +79,9 @@ NDArrayRef make_array(ir::DataType dtype, Shape shape);
 // A view of `base`'s memory: its first element `offset` elements after base's first (in
 // base's storage), `strides` elements apart along each axis of `shape`.
 NDArrayRef make_view(const NDArrayRef& base, int64_t offset, Shape shape, Shape strides);
+// A dense array over memory it does not own (a compiled kernel's buffer handed to a packed
+// function): valid only while that memory is.
+NDArrayRef borrow_memory(ir::DataType dtype, Shape shape, void* data);
 // `a` itself when it is dense, else a dense copy kept alive in `keep`.
 const NDArray& dense(const NDArray& a, NDArrayRef& keep);
 

@@ -11,6 +11,8 @@
 #include "support/error.h"
 #include "ir/printer.h"
 #include "runtime/call.h"
+#include "runtime/registry.h"
+#include "target/target.h"
 #include "transform/pipeline.h"
 
 using namespace tsch;
@@ -129,4 +131,45 @@ TEST_CASE("driver::build shares one compiled module between threads building the
   for (const auto& m : built) CHECK(m->entry("f") != nullptr);
   CHECK(driver::build(elementwise(ir::ExprKind::Mul, 16, ir::ForKind::Serial), llvm) == driver::build(elementwise(ir::ExprKind::Mul, 16, ir::ForKind::Serial), llvm));
   CHECK(built[0] != built[1]);  // 16 and 17 elements: different code
+}
+
+TEST_CASE("T.call_packed from a parallel loop: arrays over the kernel's memory, failures return to the caller", "[codegen][registry]") {
+  // for i in T.parallel(64): T.call_packed("test.codegen.touch", A, i)
+  ir::Buffer a = ir::make_buffer("A", DataType::float32(), {ir::make_int(8), ir::make_int(8)});
+  ir::Var i = ir::make_var("i");
+  ir::PrimExpr call = ir::call(DataType::int32(), "call_packed",
+                               {std::make_shared<ir::StringImmNode>("test.codegen.touch"), ir::stack_array_of(a), i});
+  auto f = std::make_shared<ir::PrimFuncNode>();
+  ir::Var p = ir::make_var("A", DataType::handle());
+  f->params.push_back(p);
+  f->buffer_map.emplace_back(p, a);
+  f->body = std::make_shared<ir::ForNode>(i, ir::make_int(0), ir::make_int(64), ir::ForKind::Parallel,
+                                          std::make_shared<ir::EvaluateNode>(call));
+  auto m = std::make_shared<ir::IRModuleNode>();
+  m->functions.emplace_back("f", f);
+  auto lib = driver::build(m, target::parse_target("llvm -num-cores=4"));
+  // Each call writes its index into the kernel's array: the callee sees the kernel's memory.
+  int64_t fail_at = -1;
+  runtime::register_global_func("test.codegen.touch", runtime::make_packed_func([&](const std::vector<runtime::Any>& args) {
+    const runtime::NDArrayRef& arr = args.at(0).as_ndarray();
+    int64_t index = args.at(1).as_int();
+    TSCH_USER_ASSERT(arr->shape() == runtime::Shape({8, 8}), ValueError) << "wrong shape";
+    TSCH_USER_ASSERT(index != fail_at, ValueError) << "failed at " << index;
+    arr->set_f(index, static_cast<double>(index));
+    return runtime::Any();
+  }), true);
+  auto data = runtime::make_array(DataType::float32(), {8, 8});
+  runtime::call_compiled(lib->functions()[0], lib->entry("f"), {{data.get()}});
+  for (int64_t k = 0; k < 64; ++k) CHECK(data->get_f(k) == static_cast<double>(k));
+  fail_at = 37;
+  try {
+    runtime::call_compiled(lib->functions()[0], lib->entry("f"), {{data.get()}});
+    FAIL("the failing call went unnoticed");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) == "failed at 37");
+  }
+  // The error was taken: the next call starts clean.
+  fail_at = -1;
+  runtime::call_compiled(lib->functions()[0], lib->entry("f"), {{data.get()}});
+  runtime::remove_global_func("test.codegen.touch");
 }

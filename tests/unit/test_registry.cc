@@ -107,6 +107,16 @@ TEST_CASE("Registry: C++ calls script functions and scripts call C++ functions",
     CHECK(from_script->name() == "test.script.add");
     CHECK((*from_script)({Any::of_int(2), Any::of_int(40)}).as_int() == 42);
     CHECK((*from_script)({Any::of_str("a"), Any::of_str("b")}).as_str() == "ab");
+    // Another thread (a parallel loop's worker) may not run script code.
+    std::string error;
+    std::thread([&] {
+      try {
+        (*from_script)({Any::of_int(1), Any::of_int(2)});
+      } catch (const UserError& e) {
+        error = e.what();
+      }
+    }).join();
+    CHECK(error == "the script function `test.script.add` cannot be called from another thread (a packed call in a parallel loop)");
   }
   // The interpreter has ended: a clear error, never a call into freed memory.
   try {
@@ -114,7 +124,7 @@ TEST_CASE("Registry: C++ calls script functions and scripts call C++ functions",
     FAIL("called a script function after its interpreter ended");
   } catch (const UserError& e) {
     CHECK(e.kind == UserErrorKind::RuntimeError);
-    CHECK(std::string(e.what()) == "the script that registered `test.script.add` has ended");
+    CHECK(std::string(e.what()) == "the script function `test.script.add` cannot be called: the script that defined it has ended");
   }
   runtime::remove_global_func("test.script.add");
   runtime::remove_global_func("test.cpp.scale");

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "codegen/llvm/loop_facts.h"
+#include "codegen/llvm/packed_call.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -370,6 +371,11 @@ class Emitter {
     const std::string& op = n.op;
     DataType t = n.dtype;
     if (op == "if_then_else") return if_then_else(n);
+    if (op == "call_packed") {
+      PackedCallValues pc = emit_packed_call(b_, mod_, *fn_, n, [this](const PrimExpr& e) { return emit(e); });
+      return_if_failed(b_.CreateICmpNE(pc.status, b_.getInt32(0)), pc.status, "packed_call_failed");
+      return b_.CreateIntCast(pc.result, type_of(t), true);
+    }
     if (op == "likely") return emit(n.args[0]);
     if (op == "sigmoid") {
       llvm::Value* x = emit(n.args[0]);
@@ -598,13 +604,16 @@ class Emitter {
   // `status` (a parallel task returns it to tsch_parallel_for, which hands it to the
   // function that started the loop, and so on up to the caller, which raises).
   void return_if_failed(llvm::Value* failed, int32_t status = runtime::kStatusOutOfMemory) {
-    auto* fail = llvm::BasicBlock::Create(ctx_, status == runtime::kStatusInterrupted ? "interrupted" : "out_of_memory", fn_);
-    auto* go_on = llvm::BasicBlock::Create(ctx_, status == runtime::kStatusInterrupted ? "go_on" : "allocated", fn_);
+    return_if_failed(failed, b_.getInt32(status), status == runtime::kStatusInterrupted ? "interrupted" : "out_of_memory");
+  }
+  void return_if_failed(llvm::Value* failed, llvm::Value* status, const char* what) {
+    auto* fail = llvm::BasicBlock::Create(ctx_, what, fn_);
+    auto* go_on = llvm::BasicBlock::Create(ctx_, "go_on", fn_);
     b_.CreateCondBr(failed, fail, go_on, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
     b_.SetInsertPoint(fail);
     llvm::FunctionCallee release = mod_.getOrInsertFunction("tsch_workspace_free", b_.getVoidTy(), b_.getPtrTy());
     for (auto it = live_workspace_.rbegin(); it != live_workspace_.rend(); ++it) b_.CreateCall(release, {*it});
-    b_.CreateRet(b_.getInt32(status));
+    b_.CreateRet(status);
     b_.SetInsertPoint(go_on);
   }
 
@@ -628,7 +637,8 @@ class Emitter {
     llvm::FunctionCallee parallel_for = mod_.getOrInsertFunction(
         "tsch_parallel_for", b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
     llvm::Value* status = b_.CreateCall(parallel_for, {task_fn, closure, begin, extent});
-    return_if_failed(b_.CreateICmpNE(status, b_.getInt32(0)));
+    // A failed task's own status (out of memory, interrupted, a failed packed call) goes up.
+    return_if_failed(b_.CreateICmpNE(status, b_.getInt32(0)), status, "task_failed");
 
     // Emit the task function's body with its own variable scope.
     llvm::Function* saved_fn = fn_;

@@ -27,6 +27,7 @@
 
 #include "codegen/llvm/emitter.h"
 #include "ir/op.h"
+#include "runtime/packed_call.h"
 #include "runtime/thread_pool.h"
 #include "runtime/workspace.h"
 #include "support/files.h"
@@ -369,6 +370,8 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
       llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_alloc), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   runtime_symbols[(*jit)->mangleAndIntern("tsch_workspace_free")] = {
       llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_free), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  runtime_symbols[(*jit)->mangleAndIntern("tsch_call_packed")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&tsch_call_packed), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   runtime_symbols[(*jit)->mangleAndIntern("tsch_interrupt_pending")] = {
       llvm::orc::ExecutorAddr::fromPtr(const_cast<int32_t*>(&tsch_interrupt_pending)), llvm::JITSymbolFlags::Exported};
   if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime_symbols)))) throw BuildError("LLVM JIT: " + error_text(std::move(err)));
