@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "bindings/array_format.h"
+#include "bindings/ir_values.h"
+#include "bindings/runtime_values.h"
 #include "script/types.h"
 
 namespace tsch::bindings {
@@ -386,7 +388,7 @@ TypeRef make_tvm_type() {
   auto to_numpy = [](Interpreter&, Args& a) { return wrap_array(self_array(a).copy()); };
   t->def("numpy", "self", to_numpy, "numpy(): a copy of the data as a numpy.ndarray.");
   t->def("asnumpy", "self", to_numpy, "asnumpy(): the older name of numpy().");
-  t->def_property("device", [](Interpreter&, const Value&) { return script::make_str("cpu(0)"); });
+  t->def_property("device", [](Interpreter&, const Value& v) { return wrap_device(v.as<ArrayValue>()->array->device()); });
   t->def("copyfrom", "self, source", [](Interpreter& interp, Args& a) {
     NDArray& dst = self_array(a);
     NDArrayRef src = to_array(interp, a[1]);
@@ -397,9 +399,16 @@ TypeRef make_tvm_type() {
     std::memcpy(dst.data(), src->data(), dst.nbytes());
     return a[0];
   });
-  t->def("copyto", "self, target", [](Interpreter&, Args& a) -> Value {
+  t->def("copyto", "self, target", [](Interpreter& interp, Args& a) -> Value {
     auto* dst = a[1].as<ArrayValue>();
-    if (!dst) return wrap_array(self_array(a).copy(), true);  // a device: copy to it
+    if (!dst) {  // a device: copy to it
+      runtime::Device dev = device_arg(interp, a[1]);
+      if (dev.type != runtime::DeviceType::CPU) {
+        guard_core([&] { return &runtime::device_api(dev); });
+        raise(ExcKind::RuntimeError, "not supported yet: arrays on " + dev.str() + " (only cpu arrays)");
+      }
+      return wrap_array(self_array(a).copy(), true);
+    }
     const NDArray& src = self_array(a);
     if (src.shape() != dst->array->shape() || src.dtype() != dst->array->dtype())
       raise(ExcKind::ValueError, "copyto: shape or dtype mismatch");

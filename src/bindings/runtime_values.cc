@@ -11,6 +11,7 @@
 #include "driver/differential.h"
 #include "codegen/llvm/llvm_build.h"
 #include "runtime/call.h"
+#include "runtime/time_evaluator.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
 
@@ -37,25 +38,11 @@ class BenchmarkResult : public script::Object {
                   stddev(), results.size());
     return buf;
   }
-  double mean() const {
-    double s = 0;
-    for (double x : results) s += x;
-    return results.empty() ? 0 : s / results.size();
-  }
-  double median() const {
-    if (results.empty()) return 0;
-    std::vector<double> v = results;
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  }
-  double min() const { return results.empty() ? 0 : *std::min_element(results.begin(), results.end()); }
-  double max() const { return results.empty() ? 0 : *std::max_element(results.begin(), results.end()); }
-  double stddev() const {
-    double m = mean(), s = 0;
-    for (double x : results) s += (x - m) * (x - m);
-    return results.empty() ? 0 : std::sqrt(s / results.size());
-  }
+  double mean() const { return runtime::benchmark_stats(results).mean; }
+  double median() const { return runtime::benchmark_stats(results).median; }
+  double min() const { return runtime::benchmark_stats(results).min; }
+  double max() const { return runtime::benchmark_stats(results).max; }
+  double stddev() const { return runtime::benchmark_stats(results).std; }
   std::vector<double> results;
 };
 
@@ -88,27 +75,9 @@ TypeObject* BenchmarkResult::type() const {
   return t.get();
 }
 
-runtime::CallArg to_call_arg(Interpreter& interp, const Value& v, size_t index, const std::string& fn) {
-  runtime::CallArg arg;
-  if (auto* arr = v.as<ArrayValue>()) {
-    arg.array = arr->array.get();
-  } else if (v.is_float()) {
-    arg.is_float = true;
-    arg.f = v.as_float();
-  } else if (v.is_integral()) {
-    arg.i = v.as_int();
-  } else {
-    raise(ExcKind::TypeError, "argument " + std::to_string(index + 1) + " of " + fn + ": expected a tvm.nd.NDArray or a number, got " +
-                                  Interpreter::type_name(v));
-  }
-  (void)interp;
-  return arg;
-}
-
 Value function_of(const RuntimeModuleValue& m, const std::string& name) {
-  for (const auto& sig : m.module->functions())
-    if (sig.name == name) return Value(std::make_shared<PackedFuncValue>(m.module, &sig, m.module->entry(name)));
-  return Value();
+  runtime::PackedFunc f = runtime::get_function(m.module, name);
+  return f ? wrap_packed_func(f) : Value();
 }
 
 Value lookup_function(RuntimeModuleValue& m, const std::string& name) {
@@ -132,34 +101,17 @@ auto guard_build(F&& f) -> decltype(f()) {
 
 Value time_evaluator(Interpreter& interp, Args& a) {
   auto* m = a[0].as<RuntimeModuleValue>();
-  Value fn = lookup_function(*m, a.get_str(1));
-  int64_t number = a.get_int(3), repeat = a.get_int(4), min_repeat_ms = a.get_int(5);
-  if (number < 1 || repeat < 1) raise(ExcKind::ValueError, "time_evaluator: number and repeat must be at least 1");
-  auto evaluator = [fn, number, repeat, min_repeat_ms](Interpreter& interp, Args& call) {
-    auto* f = fn.as<PackedFuncValue>();
-    std::vector<Value> args = call.varargs();
-    f->call(interp, args);  // warm-up, as TVM does
-    std::vector<double> results;
-    int64_t n = number;
-    for (int64_t r = 0; r < repeat; ++r) {
-      double seconds = 0;
-      for (;;) {
-        auto start = std::chrono::steady_clock::now();
-        for (int64_t i = 0; i < n; ++i) {
-          interp.check_interrupt();
-          f->call(interp, args);
-        }
-        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (seconds * 1e3 >= min_repeat_ms || min_repeat_ms <= 0) break;
-        // Too short: scale `number` up toward min_repeat_ms, as TVM does.
-        double scale = seconds > 0 ? min_repeat_ms / (seconds * 1e3) * 1.618 : 2;
-        n = std::max<int64_t>(n + 1, static_cast<int64_t>(n * std::min(scale, 1e6)));
-      }
-      results.push_back(seconds / n);
-    }
+  runtime::PackedFunc fn = runtime::get_function(m->module, a.get_str(1));
+  if (!fn) lookup_function(*m, a.get_str(1));  // raises, naming the module's functions
+  runtime::Device dev = device_arg(interp, a[2]);
+  runtime::TimeEvaluatorOptions options{a.get_int(3), a.get_int(4), a.get_int(5), a.get_int(6), a.get_int(7)};
+  if (options.number < 1 || options.repeat < 1) raise(ExcKind::ValueError, "time_evaluator: number and repeat must be at least 1");
+  auto evaluator = [fn, dev, options](Interpreter& interp, Args& call) {
+    std::vector<runtime::Any> args;
+    for (const auto& v : call.varargs()) args.push_back(value_to_any(interp, v));
+    std::vector<double> results = guard_core([&] { return runtime::time_evaluate(fn, args, dev, options); });
     return Value(std::make_shared<BenchmarkResult>(std::move(results)));
   };
-  (void)interp;
   return Value(std::make_shared<script::NativeFunction>("time_evaluator.<locals>.evaluator", script::Signature::parse("*args"), evaluator));
 }
 
@@ -179,8 +131,7 @@ TypeRef make_module_type() {
     }
     if (entry.empty() && functions.size() == 1) entry = functions[0].name;
     if (entry.empty()) raise(ExcKind::TypeError, "Module has no entry function (it has: " + names + "); call lib[\"name\"](...)");
-    lookup_function(m, entry).as<PackedFuncValue>()->call(interp, a.varargs());
-    return Value();
+    return interp.call(lookup_function(m, entry), a.varargs());
   });
   t->def("get_function", "self, name, query_imports=False", [](Interpreter&, Args& a) {
     return lookup_function(*a[0].as<RuntimeModuleValue>(), a.get_str(1));
@@ -205,18 +156,38 @@ TypeRef make_module_type() {
 
 }  // namespace
 
-TypeObject* DeviceValue::type() const {
+static const TypeRef& device_type() {
   static TypeRef t = [] {
     auto t = std::make_shared<TypeObject>("Device");
     t->set_module("tvm.runtime");
-    t->def_property("device_type", [](Interpreter&, const Value& v) { return Value::integer(v.as<DeviceValue>()->kind == "cpu" ? 1 : 2); });
-    t->def_property("device_id", [](Interpreter&, const Value& v) { return Value::integer(v.as<DeviceValue>()->id); });
-    t->def_property("exist", [](Interpreter&, const Value& v) { return Value::boolean(v.as<DeviceValue>()->kind == "cpu"); });
-    t->def("sync", "self", [](Interpreter&, Args&) { return Value(); });
+    auto dev = [](const Value& v) { return v.as<DeviceValue>()->device; };
+    t->def_property("device_type", [dev](Interpreter&, const Value& v) { return Value::integer(static_cast<int64_t>(dev(v).type)); });
+    t->def_property("device_id", [dev](Interpreter&, const Value& v) { return Value::integer(dev(v).id); });
+    t->def_property("exist", [dev](Interpreter&, const Value& v) {
+      runtime::DeviceAPI* api = runtime::find_device_api(dev(v).type);
+      return Value::boolean(api && api->exists(dev(v).id));
+    });
+    t->def("sync", "self", [dev](Interpreter&, Args& a) {
+      guard_core([&] {
+        runtime::device_api(dev(a[0])).sync(dev(a[0]).id);
+        return 0;
+      });
+      return Value();
+    });
+    t->def("__eq__", "self, other", [dev](Interpreter&, Args& a) {
+      auto* other = a[1].as<DeviceValue>();
+      return Value::boolean(other && other->device == dev(a[0]));
+    });
+    t->def("__hash__", "self", [dev](Interpreter&, Args& a) {
+      return Value::integer(static_cast<int64_t>(dev(a[0]).type) * 1000003 + dev(a[0]).id);
+    });
+    t->hashes_by_value = true;
     return t;
   }();
-  return t.get();
+  return t;
 }
+
+TypeObject* DeviceValue::type() const { return device_type().get(); }
 
 TypeRef module_type() {
   static TypeRef t = make_module_type();
@@ -232,66 +203,60 @@ bool RuntimeModuleValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
   return !out.is_none();
 }
 
-TypeObject* PackedFuncValue::type() const {
-  static TypeRef t = [] {
-    auto t = std::make_shared<TypeObject>("PackedFunc");
-    t->set_module("tvm.runtime");
-    t->def("__call__", "self, *args", [](Interpreter& interp, Args& a) {
-      a[0].as<PackedFuncValue>()->call(interp, a.varargs());
-      return Value();
-    });
-    return t;
-  }();
-  return t.get();
+Value wrap_module(runtime::CompiledModuleRef m) { return Value(std::make_shared<RuntimeModuleValue>(std::move(m))); }
+
+Value wrap_device(runtime::Device d) { return Value(std::make_shared<DeviceValue>(d)); }
+
+runtime::Device device_arg(Interpreter&, const Value& v) {
+  if (v.is_none()) return runtime::cpu(0);
+  auto* d = v.as<DeviceValue>();
+  if (!d) raise(ExcKind::TypeError, "expected a device such as tvm.cpu(0), got " + Interpreter::type_name(v));
+  return d->device;
 }
 
-void PackedFuncValue::call(Interpreter& interp, const std::vector<Value>& args) {
-  std::vector<runtime::CallArg> converted;
-  for (size_t i = 0; i < args.size(); ++i) converted.push_back(to_call_arg(interp, args[i], i, signature->name));
-  try {
-    runtime::call_compiled(*signature, entry, converted);
-  } catch (const std::invalid_argument& e) {
-    raise(args.size() != signature->param_names.size() ? ExcKind::TypeError : ExcKind::ValueError, e.what());
+// Arrays live on the host until a GPU runtime exists: another device is refused, not faked.
+void check_array_device(Interpreter& interp, const Value& v) {
+  runtime::Device dev = device_arg(interp, v);
+  if (dev.type != runtime::DeviceType::CPU) {
+    guard_core([&] { return &runtime::device_api(dev); });
+    raise(ExcKind::RuntimeError, "not supported yet: arrays on " + dev.str() + " (only cpu arrays)");
   }
 }
 
-Value wrap_module(runtime::CompiledModuleRef m) { return Value(std::make_shared<RuntimeModuleValue>(std::move(m))); }
-
 namespace {
-
-Value device_arg(Interpreter& interp, const Value& v) {
-  if (v.is_none()) return Value(std::make_shared<DeviceValue>("cpu", 0));
-  auto* d = v.as<DeviceValue>();
-  if (!d) raise(ExcKind::TypeError, "expected a device such as tvm.cpu(0), got " + Interpreter::type_name(v));
-  if (d->kind != "cpu") raise(ExcKind::RuntimeError, "not supported yet: arrays on " + d->kind + "(" + std::to_string(d->id) + ") (only cpu arrays)");
-  (void)interp;
-  return v;
-}
 
 void build_nd(Interpreter&, script::Module& m) {
   Namespace& ns = *m.globals;
   script::def_function(ns, "array", "arr, device=None", [](Interpreter& interp, Args& a) {
-    device_arg(interp, a[1]);
+    check_array_device(interp, a[1]);
     return wrap_array(to_array(interp, a[0])->copy(), true);
   }, "array(arr, device=tvm.cpu(0)): a tvm.nd.NDArray holding a copy of arr.");
   script::def_function(ns, "empty", "shape, dtype='float32', device=None", [](Interpreter& interp, Args& a) {
-    device_arg(interp, a[2]);
+    check_array_device(interp, a[2]);
     return wrap_array(runtime::make_array(dtype_arg(interp, a[1]), shape_arg(interp, a[0])), true);
   }, "empty(shape, dtype='float32', device=tvm.cpu(0)): a new array (zero-filled).");
   ns.set(intern("NDArray"), Value(tvm_ndarray_type()));
 }
 
 void install_devices(Namespace& ns) {
-  auto cpu = [](Interpreter&, Args& a) { return Value(std::make_shared<DeviceValue>("cpu", a.get_int(0))); };
-  script::def_function(ns, "cpu", "dev_id=0", cpu);
-  script::def_function(ns, "cuda", "dev_id=0", [](Interpreter&, Args& a) { return Value(std::make_shared<DeviceValue>("cuda", a.get_int(0))); });
-  script::def_function(ns, "gpu", "dev_id=0", [](Interpreter&, Args& a) { return Value(std::make_shared<DeviceValue>("cuda", a.get_int(0))); });
+  static const std::pair<const char*, runtime::DeviceType> constructors[] = {
+      {"cpu", runtime::DeviceType::CPU},       {"cuda", runtime::DeviceType::CUDA},   {"gpu", runtime::DeviceType::CUDA},
+      {"opencl", runtime::DeviceType::OpenCL}, {"cl", runtime::DeviceType::OpenCL},   {"vulkan", runtime::DeviceType::Vulkan},
+      {"metal", runtime::DeviceType::Metal},   {"rocm", runtime::DeviceType::ROCM},   {"ext_dev", runtime::DeviceType::ExtDev},
+      {"hexagon", runtime::DeviceType::Hexagon}, {"webgpu", runtime::DeviceType::WebGPU}, {"vpi", runtime::DeviceType::VPI},
+  };
+  for (const auto& [name, type] : constructors) {
+    runtime::DeviceType t = type;
+    script::def_function(ns, name, "dev_id=0", [t](Interpreter&, Args& a) {
+      return wrap_device({t, static_cast<int32_t>(a.get_int(0))});
+    });
+  }
   script::def_function(ns, "device", "dev_type, dev_id=0", [](Interpreter&, Args& a) {
-    std::string kind = a.get_str(0);
-    if (kind == "llvm" || kind == "cpu" || kind == "c") return Value(std::make_shared<DeviceValue>("cpu", a.get_int(1)));
-    if (kind == "cuda" || kind == "gpu" || kind == "nvptx") return Value(std::make_shared<DeviceValue>("cuda", a.get_int(1)));
-    raise(ExcKind::ValueError, "unknown device type '" + kind + "' (expected \"cpu\", \"llvm\" or \"cuda\")");
-  });
+    auto id = static_cast<int32_t>(a.get_int(1));
+    if (a[0].is_int()) return wrap_device(guard_core([&] { return runtime::device_from_code(a.get_int(0), id); }));
+    return wrap_device(guard_core([&] { return runtime::device_from_name(a.get_str(0), id); }));
+  }, "device(dev_type, dev_id=0): a device from its name (\"cpu\", \"llvm\", \"cuda\", ...) or DLPack type code.");
+  ns.set(intern("Device"), Value(device_type()));
 }
 
 }  // namespace

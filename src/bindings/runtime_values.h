@@ -2,6 +2,7 @@
 // tvm.runtime.Module) and their functions, and timing results (time_evaluator).
 #pragma once
 
+#include "runtime/device.h"
 #include "runtime/module.h"
 #include "script/interpreter.h"
 #include "script/object.h"
@@ -13,11 +14,10 @@ using script::Value;
 
 class DeviceValue : public script::Object {
  public:
-  DeviceValue(std::string kind, int64_t id) : kind(std::move(kind)), id(id) {}
+  explicit DeviceValue(runtime::Device d) : device(d) {}
   script::TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override { return kind + "(" + std::to_string(id) + ")"; }
-  std::string kind;  // "cpu" or "cuda"
-  int64_t id;
+  std::string repr_hook(Interpreter&) override { return device.str(); }
+  runtime::Device device;
 };
 
 class RuntimeModuleValue : public script::Object {
@@ -29,19 +29,10 @@ class RuntimeModuleValue : public script::Object {
   runtime::CompiledModuleRef module;
 };
 
-class PackedFuncValue : public script::Object {
- public:
-  PackedFuncValue(runtime::CompiledModuleRef m, const runtime::FunctionSignature* sig, runtime::EntryPoint fn)
-      : module(std::move(m)), signature(sig), entry(fn) {}
-  script::TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override { return "<tvm.runtime.PackedFunc " + signature->name + ">"; }
-  void call(Interpreter& interp, const std::vector<Value>& args);
-  runtime::CompiledModuleRef module;  // keeps the code alive
-  const runtime::FunctionSignature* signature;
-  runtime::EntryPoint entry;
-};
-
 Value wrap_module(runtime::CompiledModuleRef m);
+Value wrap_device(runtime::Device d);
+// A device argument (None: cpu(0)); TypeError for anything else.
+runtime::Device device_arg(Interpreter& interp, const Value& v);
 // tvm.cpu, tvm.cuda, tvm.device into a namespace.
 void install_runtime_devices(script::Namespace& ns);
 // Registers tvm.nd, tvm.runtime, tvm.testing and the device constructors.

@@ -8,6 +8,7 @@
 #include "runtime/packed_call.h"
 #include "runtime/workspace.h"
 #include "support/checked_size.h"
+#include "support/error.h"
 #include "support/interrupt.h"
 
 namespace tsch::runtime {
@@ -59,7 +60,7 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
   size_t n = sig.param_names.size();
   if (args.size() != n)
     throw std::invalid_argument(sig.name + " expects " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " but " +
-                                std::to_string(args.size()) + " were given");
+                                std::to_string(args.size()) + (args.size() == 1 ? " was given" : " were given"));
   Bindings bound;
   std::vector<void*> buffers;
   for (size_t i = 0; i < n; ++i) {
@@ -147,6 +148,38 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
     throw OutOfMemory("Unable to allocate " + (bytes < 0 ? std::string("more than 2^63") : std::to_string(bytes)) +
                       " bytes of workspace for " + sig.name + " (the kernel stopped; its outputs may be partly written)");
   }
+}
+
+PackedFunc get_function(const CompiledModuleRef& m, const std::string& name) {
+  const FunctionSignature* sig = nullptr;
+  for (const auto& s : m->functions())
+    if (s.name == name) sig = &s;
+  if (!sig) return nullptr;
+  EntryPoint entry = m->entry(name);
+  return make_packed_func([m, sig, entry](const std::vector<Any>& args) {
+    std::vector<CallArg> converted;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Any& a = args[i];
+      CallArg c;
+      switch (a.kind()) {
+        case Any::Kind::NDArray: c.array = a.as_ndarray().get(); break;
+        case Any::Kind::Float: c.is_float = true; c.f = a.as_float(); break;
+        case Any::Kind::Int:
+        case Any::Kind::Bool: c.i = a.as_int(); break;
+        default:
+          TSCH_USER_ASSERT(false, TypeError) << "argument " << i + 1 << " of " << sig->name
+                                             << ": expected a tvm.nd.NDArray or a number, got " << a.type_name();
+      }
+      converted.push_back(c);
+    }
+    try {
+      call_compiled(*sig, entry, converted);
+    } catch (const std::invalid_argument& e) {
+      if (args.size() != sig->param_names.size()) throw UserError(UserErrorKind::TypeError, e.what());
+      throw UserError(UserErrorKind::ValueError, e.what());
+    }
+    return Any();
+  }, name);
 }
 
 }  // namespace tsch::runtime

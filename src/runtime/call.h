@@ -6,6 +6,7 @@
 
 #include "runtime/module.h"
 #include "runtime/ndarray.h"
+#include "runtime/packed_func.h"
 
 namespace tsch::runtime {
 
@@ -18,5 +19,10 @@ struct CallArg {
 
 // Throws std::invalid_argument naming the parameter at fault.
 void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vector<CallArg>& args);
+
+// The function `name` of `m` as a PackedFunc taking NDArrays and numbers (it keeps `m` alive);
+// argument mistakes are UserErrors (TypeError for a wrong count, else ValueError). Null when
+// `m` has no function of that name.
+PackedFunc get_function(const CompiledModuleRef& m, const std::string& name);
 
 }  // namespace tsch::runtime

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "runtime/device.h"
 
 namespace tsch::runtime {
 
@@ -35,6 +36,8 @@ class NDArray {
   NDArray& operator=(const NDArray&) = delete;
 
   ir::DataType dtype() const { return dtype_; }
+  // Where the data lives. Only host (cpu) arrays exist until a GPU runtime arrives (#18).
+  Device device() const { return device_; }
   const Shape& shape() const { return shape_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
   int64_t size() const { return size_; }
@@ -72,6 +75,7 @@ class NDArray {
   int64_t size_;
   Shape strides_;  // empty: dense
   std::shared_ptr<uint8_t> data_;  // the first element; shares the viewed array's memory
+  Device device_ = cpu(0);
 };
 using NDArrayRef = std::shared_ptr<NDArray>;
 

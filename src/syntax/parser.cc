@@ -210,6 +210,8 @@ std::shared_ptr<ast::Module> antlr_parse_module(const SourceFile* source) {
 }
 
 std::shared_ptr<ast::Module> fast_only_parse_module(const SourceFile* source) {
+  // The same gate as run_parser: text Python refuses (bad UTF-8, NUL) never reaches a parser.
+  check_source_text(source);
   std::vector<std::unique_ptr<antlr4::Token>> tokens;
   TokenShaper shaper;
   try {
