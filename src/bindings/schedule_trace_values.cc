@@ -179,6 +179,15 @@ TypeObject* InstructionValue::type() const {
       for (const auto& rv : v.as<InstructionValue>()->inst->outputs) items.push_back(wrap_rv(rv));
       return script::make_list(std::move(items));
     });
+    // The same instruction reached twice (trace.insts[i], a decisions key) is one key.
+    t->hashes_by_value = true;
+    t->def("__eq__", "self, other", [](Interpreter&, Args& a) {
+      auto* other = a[1].as<InstructionValue>();
+      return Value::boolean(other && other->inst == a[0].as<InstructionValue>()->inst);
+    });
+    t->def("__hash__", "self", [](Interpreter&, Args& a) {
+      return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<InstructionValue>()->inst.get()) >> 4));
+    });
     return t;
   }();
   return t.get();
@@ -242,6 +251,28 @@ TypeObject* TraceValue::type() const {
     });
     type->def("simplified", "self, remove_postproc", [](Interpreter&, Args& a) { return make_trace_value(trace_of(a).simplified(a.get_bool(1))); },
               "simplified(remove_postproc) -> Trace: without the queries whose results nothing uses.");
+    type->def_property("decisions", [](Interpreter& interp, const Value& v) {
+      const schedule::Trace& trace = v.as<TraceValue>()->trace;
+      std::vector<std::string> lines = trace.as_python();
+      auto d = std::make_shared<script::Dict>();
+      for (size_t i = 0; i < trace.size(); ++i) {
+        TraceArg decision = trace.get_decision(trace.insts()[i]);
+        if (!decision.is_none()) d->set(interp, Value(std::make_shared<InstructionValue>(trace.insts()[i], lines[i])), arg_value(decision));
+      }
+      return Value(d);
+    }, "decisions: the sampling instructions' decisions, by instruction.");
+    type->def("append", "self, inst, decision=None", [](Interpreter& interp, Args& a) {
+      a[0].as<TraceValue>()->trace.append(instruction_arg(a, 1), a[2].is_none() ? TraceArg::none() : decision_arg(interp, a[2]));
+      return Value();
+    }, "append(inst, decision=None): add an instruction (and its decision) at the end.");
+    type->def("pop", "self", [](Interpreter&, Args& a) -> Value {
+      schedule::Trace& trace = a[0].as<TraceValue>()->trace;
+      if (trace.size() == 0) return Value();
+      std::string line = trace.as_python().back();
+      Instruction last = trace.insts().back();
+      trace.truncate(trace.size() - 1);
+      return Value(std::make_shared<InstructionValue>(last, line));
+    }, "pop(): remove the last instruction and its decision; returns it (None when empty).");
     type->def_property("insts", [](Interpreter&, const Value& v) {
       const schedule::Trace& trace = v.as<TraceValue>()->trace;
       std::vector<std::string> lines = trace.as_python();
