@@ -77,7 +77,7 @@ TEST_CASE("arguments are checked against the signature", "[codegen]") {
                     Catch::Contains("argument 2 ('B')") && Catch::Contains("expected dtype float32, got float64"));
   CHECK_THROWS_WITH(runtime::call_compiled(sig, lib->entry("f"), {{f32.get()}, {wrong.get()}, {f32.get()}}),
                     Catch::Contains("expected shape (4,)"));
-  CHECK_THROWS_WITH(runtime::call_compiled(sig, lib->entry("f"), {{f32.get()}}), Catch::Contains("expects 3 arguments but 1 were given"));
+  CHECK_THROWS_WITH(runtime::call_compiled(sig, lib->entry("f"), {{f32.get()}}), Catch::Contains("expects 3 arguments but 1 was given"));
 }
 
 TEST_CASE("differential execution tells equal modules from different ones", "[codegen]") {

@@ -1,0 +1,336 @@
+#include "codegen/llvm/codegen_llvm.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "codegen/llvm/loop_facts.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+
+namespace tsch::codegen {
+
+void CodeGenLLVM::emit_thread_binding(const ir::ForNode& n) {
+  throw BuildError("loop " + n.loop_var->name + " is bound to " + n.thread_tag +
+                   ", which the llvm target cannot run (build for target=\"cuda\", or remove the binding)");
+}
+
+// ---- types ----
+llvm::Type* CodeGenLLVM::scalar_type(DataType t) {
+  switch (t.code) {
+    case DataType::Code::Int: case DataType::Code::UInt:
+      return llvm::Type::getIntNTy(ctx_, t.bits);
+    case DataType::Code::Float:
+      if (t.bits == 16) return b_.getHalfTy();
+      if (t.bits == 32) return b_.getFloatTy();
+      if (t.bits == 64) return b_.getDoubleTy();
+      break;
+    case DataType::Code::BFloat: return b_.getBFloatTy();
+    case DataType::Code::Handle: return b_.getPtrTy();
+    case DataType::Code::Void: return b_.getVoidTy();
+  }
+  throw BuildError("not supported yet: dtype " + t.to_string() + " in LLVM code generation");
+}
+
+llvm::Type* CodeGenLLVM::type_of(DataType t) {
+  llvm::Type* s = scalar_type(t.element_of());
+  return t.lanes == 1 ? s : llvm::FixedVectorType::get(s, t.lanes);
+}
+
+// In memory, bool takes one byte.
+llvm::Type* CodeGenLLVM::memory_type(DataType t) {
+  llvm::Type* s = t.is_bool() ? b_.getInt8Ty() : scalar_type(t.element_of());
+  return t.lanes == 1 ? s : llvm::FixedVectorType::get(s, t.lanes);
+}
+
+llvm::FastMathFlags CodeGenLLVM::contract() {
+  llvm::FastMathFlags f;
+  f.setAllowContract(true);  // lets the backend fuse multiply-add (as TVM does)
+  return f;
+}
+
+llvm::Value* CodeGenLLVM::emit(const PrimExpr& e) {
+  switch (e->kind) {
+    case ExprKind::IntImm: {
+      auto* n = ir::as<ir::IntImmNode>(e);
+      return llvm::ConstantInt::get(type_of(e->dtype), static_cast<uint64_t>(n->value), e->dtype.is_int());
+    }
+    case ExprKind::FloatImm: return llvm::ConstantFP::get(type_of(e->dtype), ir::as<ir::FloatImmNode>(e)->value);
+    case ExprKind::StringImm: return b_.CreateGlobalStringPtr(ir::as<ir::StringImmNode>(e)->value);
+    case ExprKind::Var: {
+      auto it = vars_.find(static_cast<const ir::VarNode*>(e.get()));
+      if (it == vars_.end()) throw BuildError("variable " + ir::as<ir::VarNode>(e)->name + " is used outside its scope");
+      return it->second;
+    }
+    case ExprKind::Not: return b_.CreateNot(emit(ir::as<ir::NotNode>(e)->a));
+    case ExprKind::Select: {
+      auto* n = ir::as<ir::SelectNode>(e);
+      return b_.CreateSelect(emit(n->condition), emit(n->true_value), emit(n->false_value));
+    }
+    case ExprKind::Cast: return cast(ir::as<ir::CastNode>(e)->value, e->dtype);
+    case ExprKind::BufferLoad: return load(*ir::as<ir::BufferLoadNode>(e));
+    case ExprKind::Call: return call(*ir::as<ir::CallNode>(e));
+    case ExprKind::Ramp: {
+      auto* n = ir::as<ir::RampNode>(e);
+      llvm::Value* base = b_.CreateVectorSplat(n->lanes, emit(n->base));
+      llvm::Value* stride = b_.CreateVectorSplat(n->lanes, emit(n->stride));
+      std::vector<llvm::Constant*> steps;
+      for (int i = 0; i < n->lanes; ++i) steps.push_back(llvm::ConstantInt::get(scalar_type(n->base->dtype), i));
+      return b_.CreateAdd(base, b_.CreateMul(stride, llvm::ConstantVector::get(steps)));
+    }
+    case ExprKind::Broadcast: {
+      auto* n = ir::as<ir::BroadcastNode>(e);
+      return b_.CreateVectorSplat(n->lanes, emit(n->value));
+    }
+    case ExprKind::Let: {
+      auto* n = ir::as<ir::LetNode>(e);
+      vars_[n->var.get()] = emit(n->value);
+      return emit(n->body);
+    }
+    default: break;
+  }
+  if (ir::is_binary(e->kind)) return binary(e->kind, ir::binary_a(e), ir::binary_b(e));
+  throw BuildError("not supported yet: expression " + ir::script(e) + " in LLVM code generation");
+}
+
+llvm::Value* CodeGenLLVM::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& pb) {
+  DataType t = pa->dtype;
+  llvm::Value* a = emit(pa);
+  llvm::Value* b = emit(pb);
+  bool fl = t.is_float(), sgn = t.is_int();
+  bool division = kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
+  int64_t divisor;
+  if (division && !fl && !(ir::as_const_int(pb, &divisor) && divisor != 0)) {
+    // An integer division by a value that may be zero gives 0 (as NumPy does) instead of
+    // trapping the whole process.
+    llvm::Value* zero = llvm::Constant::getNullValue(b->getType());
+    llvm::Value* is_zero = b_.CreateICmpEQ(b, zero);
+    llvm::Value* safe = b_.CreateSelect(is_zero, llvm::ConstantInt::get(b->getType(), 1), b);
+    llvm::Value* q = divide(kind, a, safe, sgn);
+    return b_.CreateSelect(is_zero, llvm::Constant::getNullValue(q->getType()), q);
+  }
+  if (division && !fl) return divide(kind, a, b, sgn);
+  llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
+  b_.setFastMathFlags(contract());
+  switch (kind) {
+    case ExprKind::Add: return fl ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, sgn);
+    case ExprKind::Sub: return fl ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, sgn);
+    case ExprKind::Mul: return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, sgn);
+    case ExprKind::Div: return b_.CreateFDiv(a, b);  // integer divisions returned above
+    case ExprKind::Mod: return b_.CreateFRem(a, b);
+    case ExprKind::FloorDiv: return floor_of(b_.CreateFDiv(a, b));
+    case ExprKind::FloorMod: return b_.CreateFSub(a, b_.CreateFMul(floor_of(b_.CreateFDiv(a, b)), b));
+    case ExprKind::Min: return b_.CreateSelect(less(a, b, t), a, b);
+    case ExprKind::Max: return b_.CreateSelect(less(b, a, t), a, b);
+    case ExprKind::EQ: return fl ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
+    case ExprKind::NE: return fl ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
+    case ExprKind::LT: return less(a, b, t);
+    case ExprKind::LE: return fl ? b_.CreateFCmpOLE(a, b) : sgn ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+    case ExprKind::GT: return less(b, a, t);
+    case ExprKind::GE: return fl ? b_.CreateFCmpOGE(a, b) : sgn ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+    case ExprKind::And: return b_.CreateAnd(a, b);
+    case ExprKind::Or: return b_.CreateOr(a, b);
+    default: break;
+  }
+  throw BuildError("not supported yet: binary operator in LLVM code generation");
+}
+
+// Integer Div/Mod (truncating) and FloorDiv/FloorMod.
+llvm::Value* CodeGenLLVM::divide(ExprKind kind, llvm::Value* a, llvm::Value* b, bool sgn) {
+  switch (kind) {
+    case ExprKind::Div: return sgn ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
+    case ExprKind::Mod: return sgn ? b_.CreateSRem(a, b) : b_.CreateURem(a, b);
+    case ExprKind::FloorDiv: {
+      if (!sgn) return b_.CreateUDiv(a, b);
+      // q = a / b rounded toward zero, minus one when the remainder's sign differs from b's.
+      llvm::Value* q = b_.CreateSDiv(a, b);
+      llvm::Value* r = b_.CreateSRem(a, b);
+      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+      llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
+    }
+    default: {  // FloorMod
+      if (!sgn) return b_.CreateURem(a, b);
+      llvm::Value* r = b_.CreateSRem(a, b);
+      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+      llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+    }
+  }
+}
+
+llvm::Value* CodeGenLLVM::less(llvm::Value* a, llvm::Value* b, DataType t) {
+  if (t.is_float()) return b_.CreateFCmpOLT(a, b);
+  return t.is_int() ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
+}
+
+llvm::Value* CodeGenLLVM::floor_of(llvm::Value* x) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x); }
+
+llvm::Value* CodeGenLLVM::cast(const PrimExpr& value, DataType to) {
+  DataType from = value->dtype;
+  llvm::Value* v = emit(value);
+  llvm::Type* t = type_of(to);
+  if (from == to) return v;
+  if (to.is_bool()) {
+    if (from.is_float()) return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+    return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  }
+  if (from.is_float() && to.is_float()) return b_.CreateFPCast(v, t);
+  if (from.is_float()) return to.is_int() ? b_.CreateFPToSI(v, t) : b_.CreateFPToUI(v, t);
+  if (to.is_float()) return from.is_int() ? b_.CreateSIToFP(v, t) : b_.CreateUIToFP(v, t);
+  return b_.CreateIntCast(v, t, from.is_int());
+}
+
+llvm::Value* CodeGenLLVM::data_of(const ir::Buffer& buf) {
+  auto it = vars_.find(buf->data.get());
+  if (it == vars_.end()) throw BuildError("buffer " + buf->name + " is used outside its allocation");
+  return it->second;
+}
+
+// Type-based alias info as TVM's codegen gives it: every buffer's memory (its data
+// variable) is a type of its own, so accesses to two buffers never alias. Parallel task
+// functions load their buffer pointers from a closure, which loses the parameters'
+// noalias; without the tags LLVM must assume there that a store to one buffer changes
+// the others (e.g. reload a tile of C accumulated in place after every store).
+llvm::Instruction* CodeGenLLVM::tag_access(llvm::Instruction* access, const ir::Buffer& buf) {
+  auto [it, fresh] = tbaa_tags_.try_emplace(buf->data.get(), nullptr);
+  if (fresh) {
+    llvm::MDBuilder md(ctx_);
+    if (!tbaa_root_) tbaa_root_ = md.createTBAARoot("tsch buffers");
+    auto* type = md.createTBAAScalarTypeNode(buf->name + "#" + std::to_string(tbaa_tags_.size()), tbaa_root_);
+    it->second = md.createTBAAStructTagNode(type, type, 0);
+  }
+  access->setMetadata(llvm::LLVMContext::MD_tbaa, it->second);
+  return access;
+}
+
+// Address of element `index` (scalar) of buffer `buf`.
+llvm::Value* CodeGenLLVM::address(const ir::Buffer& buf, llvm::Value* index) {
+  return b_.CreateInBoundsGEP(memory_type(buf->dtype), data_of(buf), index);
+}
+
+llvm::Value* CodeGenLLVM::load(const ir::BufferLoadNode& n) {
+  DataType t = n.dtype;
+  const PrimExpr& index = n.indices[0];
+  llvm::Align align(std::max(1, t.is_bool() ? 1 : t.bits / 8));
+  if (t.lanes == 1) {
+    llvm::Value* v = tag_access(b_.CreateAlignedLoad(memory_type(t), address(n.buffer, emit(index)), align), n.buffer);
+    return t.is_bool() ? b_.CreateTrunc(v, b_.getInt1Ty()) : v;
+  }
+  if (auto* ramp = ir::as<ir::RampNode>(index); ramp && ir::is_one(ramp->stride)) {
+    llvm::Value* v = tag_access(b_.CreateAlignedLoad(memory_type(t), address(n.buffer, emit(ramp->base)), align), n.buffer);
+    return t.is_bool() ? b_.CreateTrunc(v, type_of(t)) : v;
+  }
+  // A gather: one scalar load per lane.
+  llvm::Value* idx = emit(index);
+  llvm::Value* out = llvm::UndefValue::get(type_of(t));
+  for (int i = 0; i < t.lanes; ++i) {
+    llvm::Value* lane = b_.CreateExtractElement(idx, static_cast<uint64_t>(i));
+    llvm::Value* v = tag_access(b_.CreateAlignedLoad(memory_type(t.element_of()), address(n.buffer, lane), align), n.buffer);
+    if (t.is_bool()) v = b_.CreateTrunc(v, b_.getInt1Ty());
+    out = b_.CreateInsertElement(out, v, static_cast<uint64_t>(i));
+  }
+  return out;
+}
+
+void CodeGenLLVM::store(const ir::BufferStoreNode& n) {
+  DataType t = n.value->dtype;
+  const PrimExpr& index = n.indices[0];
+  llvm::Align align(std::max(1, t.is_bool() ? 1 : t.bits / 8));
+  llvm::Value* value = emit(n.value);
+  if (t.is_bool()) value = b_.CreateZExt(value, memory_type(t));
+  if (t.lanes == 1) {
+    tag_access(b_.CreateAlignedStore(value, address(n.buffer, emit(index)), align), n.buffer);
+    return;
+  }
+  if (auto* ramp = ir::as<ir::RampNode>(index); ramp && ir::is_one(ramp->stride)) {
+    tag_access(b_.CreateAlignedStore(value, address(n.buffer, emit(ramp->base)), align), n.buffer);
+    return;
+  }
+  llvm::Value* idx = emit(index);
+  for (int i = 0; i < t.lanes; ++i) {
+    llvm::Value* lane = b_.CreateExtractElement(idx, static_cast<uint64_t>(i));
+    tag_access(b_.CreateAlignedStore(b_.CreateExtractElement(value, static_cast<uint64_t>(i)), address(n.buffer, lane), align), n.buffer);
+  }
+}
+
+void CodeGenLLVM::emit(const Stmt& s) {
+  switch (s->kind) {
+    case ir::StmtKind::BufferStore: store(*ir::as<ir::BufferStoreNode>(s)); return;
+    case ir::StmtKind::SeqStmt:
+      for (const auto& x : ir::as<ir::SeqStmtNode>(s)->seq) emit(x);
+      return;
+    case ir::StmtKind::Evaluate: emit(ir::as<ir::EvaluateNode>(s)->value); return;
+    case ir::StmtKind::LetStmt: {
+      auto* n = ir::as<ir::LetStmtNode>(s);
+      vars_[n->var.get()] = emit(n->value);
+      emit(n->body);
+      vars_.erase(n->var.get());
+      return;
+    }
+    case ir::StmtKind::IfThenElse: {
+      auto* n = ir::as<ir::IfThenElseNode>(s);
+      auto* then_bb = llvm::BasicBlock::Create(ctx_, "if_then", fn_);
+      auto* end_bb = llvm::BasicBlock::Create(ctx_, "if_end", fn_);
+      auto* else_bb = n->else_case ? llvm::BasicBlock::Create(ctx_, "if_else", fn_) : end_bb;
+      b_.CreateCondBr(emit(n->condition), then_bb, else_bb);
+      b_.SetInsertPoint(then_bb);
+      emit(n->then_case);
+      b_.CreateBr(end_bb);
+      if (n->else_case) {
+        b_.SetInsertPoint(else_bb);
+        emit(n->else_case);
+        b_.CreateBr(end_bb);
+      }
+      b_.SetInsertPoint(end_bb);
+      return;
+    }
+    case ir::StmtKind::Allocate: emit_allocate(*ir::as<ir::AllocateNode>(s)); return;
+    case ir::StmtKind::DeclBuffer: emit(ir::as<ir::DeclBufferNode>(s)->body); return;  // same data pointer
+    case ir::StmtKind::For: {
+      auto* n = ir::as<ir::ForNode>(s);
+      if (n->for_kind == ir::ForKind::ThreadBinding) {
+        emit_thread_binding(*n);
+        return;
+      }
+      if (n->for_kind == ir::ForKind::Parallel) {
+        emit_parallel(*n);
+        return;
+      }
+      loop(n->loop_var, emit(n->min), emit(n->extent), n->body, n->for_kind == ir::ForKind::Unrolled);
+      return;
+    }
+    case ir::StmtKind::Block:
+    case ir::StmtKind::BlockRealize:
+      throw BuildError("internal: blocks must be lowered before code generation");
+  }
+}
+
+void CodeGenLLVM::loop(const ir::Var& var, llvm::Value* begin, llvm::Value* extent, const Stmt& body, bool unroll) {
+  llvm::Value* end = b_.CreateAdd(begin, extent, "", false, true);
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  auto* head = llvm::BasicBlock::Create(ctx_, "for_head_" + var->name, fn_);
+  auto* body_bb = llvm::BasicBlock::Create(ctx_, "for_body_" + var->name, fn_);
+  auto* exit = llvm::BasicBlock::Create(ctx_, "for_end_" + var->name, fn_);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* i = b_.CreatePHI(begin->getType(), 2, var->name);
+  i->addIncoming(begin, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(i, end), body_bb, exit);
+  b_.SetInsertPoint(body_bb);
+  vars_[var.get()] = i;
+  at_loop_head(body, unroll);
+  emit(body);
+  llvm::Value* next = b_.CreateAdd(i, llvm::ConstantInt::get(begin->getType(), 1), "", false, true);
+  auto* back = b_.CreateBr(head);
+  if (unroll) {
+    llvm::MDNode* full = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")});
+    llvm::MDNode* self = llvm::MDNode::getDistinct(ctx_, {nullptr, full});
+    self->replaceOperandWith(0, self);
+    back->setMetadata(llvm::LLVMContext::MD_loop, self);
+  }
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.SetInsertPoint(exit);
+  vars_.erase(var.get());
+}
+
+}  // namespace tsch::codegen

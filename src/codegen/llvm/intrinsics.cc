@@ -1,0 +1,101 @@
+// The intrinsic table: TIR's math and logic calls (T.exp, T.sigmoid, T.if_then_else, ...)
+// as LLVM intrinsics or C math library calls; calls it does not know go to the target.
+#include <llvm/IR/Intrinsics.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "codegen/llvm/codegen_llvm.h"
+#include "ir/op.h"
+
+namespace tsch::codegen {
+
+llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
+  const std::string& op = n.op;
+  DataType t = n.dtype;
+  if (op == "if_then_else") return if_then_else(n);
+  if (op == "likely") return emit(n.args[0]);
+  if (op == "sigmoid") {
+    llvm::Value* x = emit(n.args[0]);
+    llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+    llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
+    return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+  }
+  if (op == "rsqrt") {
+    llvm::Value* x = emit(n.args[0]);
+    return b_.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
+  }
+  if (op == "exp10") {
+    llvm::Value* x = emit(n.args[0]);
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, llvm::ConstantFP::get(x->getType(), 10.0), x);
+  }
+  if (op == "isnan") {
+    llvm::Value* x = emit(n.args[0]);
+    return b_.CreateFCmpUNO(x, x);
+  }
+  if (op == "isinf" || op == "isfinite") {
+    llvm::Value* x = emit(n.args[0]);
+    llvm::Value* ax = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+    llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
+    return op == "isinf" ? b_.CreateFCmpOEQ(ax, inf) : b_.CreateFCmpOLT(ax, inf);
+  }
+  static const std::unordered_map<std::string, llvm::Intrinsic::ID> unary = {
+      {"exp", llvm::Intrinsic::exp},   {"exp2", llvm::Intrinsic::exp2},     {"log", llvm::Intrinsic::log},
+      {"log2", llvm::Intrinsic::log2}, {"log10", llvm::Intrinsic::log10},   {"sqrt", llvm::Intrinsic::sqrt},
+      {"fabs", llvm::Intrinsic::fabs}, {"floor", llvm::Intrinsic::floor},   {"ceil", llvm::Intrinsic::ceil},
+      {"trunc", llvm::Intrinsic::trunc}, {"round", llvm::Intrinsic::nearbyint}, {"nearbyint", llvm::Intrinsic::nearbyint},
+      {"sin", llvm::Intrinsic::sin},   {"cos", llvm::Intrinsic::cos},       {"popcount", llvm::Intrinsic::ctpop},
+  };
+  if (auto it = unary.find(op); it != unary.end()) return b_.CreateUnaryIntrinsic(it->second, emit(n.args[0]));
+  if (op == "pow") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, emit(n.args[0]), emit(n.args[1]));
+  static const std::unordered_set<std::string> libm = {"tanh", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "log1p", "atan2", "fmod"};
+  if (libm.count(op)) return libm_call(op, n.args, t);
+  return target_call(n);
+}
+
+// A C math library call, per lane for vectors; float32 uses the `f` variant.
+llvm::Value* CodeGenLLVM::libm_call(const std::string& op, const std::vector<PrimExpr>& args, DataType t) {
+  if (!t.is_float() || (t.bits != 32 && t.bits != 64)) throw BuildError("not supported yet: T." + op + " on " + t.to_string());
+  llvm::Type* s = scalar_type(t.element_of());
+  std::string symbol = t.bits == 32 ? op + "f" : op;
+  std::vector<llvm::Type*> params(args.size(), s);
+  llvm::FunctionCallee fn = mod_.getOrInsertFunction(symbol, llvm::FunctionType::get(s, params, false));
+  std::vector<llvm::Value*> values;
+  for (const auto& a : args) values.push_back(emit(a));
+  if (t.lanes == 1) return b_.CreateCall(fn, values);
+  llvm::Value* out = llvm::UndefValue::get(type_of(t));
+  for (int i = 0; i < t.lanes; ++i) {
+    std::vector<llvm::Value*> lane;
+    for (auto* v : values) lane.push_back(b_.CreateExtractElement(v, static_cast<uint64_t>(i)));
+    out = b_.CreateInsertElement(out, b_.CreateCall(fn, lane), static_cast<uint64_t>(i));
+  }
+  return out;
+}
+
+// Only the chosen branch is evaluated (it may read out of bounds otherwise).
+llvm::Value* CodeGenLLVM::if_then_else(const ir::CallNode& n) {
+  llvm::Value* cond = emit(n.args[0]);
+  auto* then_bb = llvm::BasicBlock::Create(ctx_, "ite_then", fn_);
+  auto* else_bb = llvm::BasicBlock::Create(ctx_, "ite_else", fn_);
+  auto* end_bb = llvm::BasicBlock::Create(ctx_, "ite_end", fn_);
+  b_.CreateCondBr(cond, then_bb, else_bb);
+  b_.SetInsertPoint(then_bb);
+  llvm::Value* t = emit(n.args[1]);
+  llvm::BasicBlock* then_end = b_.GetInsertBlock();
+  b_.CreateBr(end_bb);
+  b_.SetInsertPoint(else_bb);
+  llvm::Value* f = emit(n.args[2]);
+  llvm::BasicBlock* else_end = b_.GetInsertBlock();
+  b_.CreateBr(end_bb);
+  b_.SetInsertPoint(end_bb);
+  llvm::PHINode* phi = b_.CreatePHI(t->getType(), 2);
+  phi->addIncoming(t, then_end);
+  phi->addIncoming(f, else_end);
+  return phi;
+}
+
+llvm::Value* CodeGenLLVM::target_call(const ir::CallNode& n) {
+  throw BuildError("not supported yet: the intrinsic T." + n.op + " in LLVM code generation");
+}
+
+}  // namespace tsch::codegen
