@@ -56,17 +56,6 @@ ir::AttrMap attrs_arg(Interpreter& interp, const Value& v, const std::string& wh
   return to_attr_map(interp, v, what);
 }
 
-ir::AttrMap with_key(ir::AttrMap attrs, const std::string& key, ir::AttrValue value) {
-  for (auto& [k, v] : attrs) {
-    if (k == key) {
-      v = std::move(value);
-      return attrs;
-    }
-  }
-  attrs.emplace_back(key, std::move(value));
-  return attrs;
-}
-
 // with_attr(key, value) or with_attr({key: value, ...}), as TVM's BaseFunc.with_attr.
 ir::BaseFunc func_with_attr(Interpreter& interp, ir::BaseFunc f, Args& a) {
   if (a[1].as<script::Dict>()) {
@@ -252,18 +241,17 @@ TypeRef make_ir_module_type() {
   });
   t->def("with_attr", "self, attr_key, attr_value", [](Interpreter& interp, Args& a) {
     auto mod = editable(a[0]);
-    mod->attrs = with_key(mod->attrs, a.get_str(1), to_attr(interp, a[2]));
+    ir::set_attr(mod->attrs, a.get_str(1), to_attr(interp, a[2]));
     return wrap_module(mod);
   }, "with_attr(key, value): a copy of the module with the attribute set.");
   t->def("with_attrs", "self, attr_map", [](Interpreter& interp, Args& a) {
     auto mod = editable(a[0]);
-    for (auto& [k, v] : to_attr_map(interp, a[1], "with_attrs")) mod->attrs = with_key(mod->attrs, k, std::move(v));
+    for (auto& [k, v] : to_attr_map(interp, a[1], "with_attrs")) ir::set_attr(mod->attrs, k, std::move(v));
     return wrap_module(mod);
   });
   t->def("without_attr", "self, attr_key", [](Interpreter&, Args& a) {
     auto mod = editable(a[0]);
-    const std::string& key = a.get_str(1);
-    mod->attrs.erase(std::remove_if(mod->attrs.begin(), mod->attrs.end(), [&](const auto& kv) { return kv.first == key; }), mod->attrs.end());
+    ir::erase_attr(mod->attrs, a.get_str(1));
     return wrap_module(mod);
   });
   return t;

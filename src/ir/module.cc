@@ -12,20 +12,14 @@ std::string global_symbol(const BaseFuncNode& f) {
 
 BaseFunc with_attr(const BaseFunc& f, const std::string& key, AttrValue value) {
   std::shared_ptr<BaseFuncNode> g = f->copy();
-  for (auto& [k, v] : g->attrs) {
-    if (k == key) {
-      v = std::move(value);
-      return g;
-    }
-  }
-  g->attrs.emplace_back(key, std::move(value));
+  set_attr(g->attrs, key, std::move(value));
   return g;
 }
 
 BaseFunc without_attr(const BaseFunc& f, const std::string& key) {
   if (!find_attr(f->attrs, key)) return f;
   std::shared_ptr<BaseFuncNode> g = f->copy();
-  g->attrs.erase(std::remove_if(g->attrs.begin(), g->attrs.end(), [&](const auto& kv) { return kv.first == key; }), g->attrs.end());
+  erase_attr(g->attrs, key);
   return g;
 }
 

@@ -47,6 +47,26 @@ const AttrValue* find_attr(const AttrMap& attrs, const std::string& key) {
   return nullptr;
 }
 
+void set_attr(AttrMap& attrs, const std::string& key, AttrValue value) {
+  for (auto& [k, v] : attrs) {
+    if (k == key) {
+      v = std::move(value);
+      return;
+    }
+  }
+  attrs.emplace_back(key, std::move(value));
+}
+
+bool erase_attr(AttrMap& attrs, const std::string& key) {
+  for (auto it = attrs.begin(); it != attrs.end(); ++it) {
+    if (it->first == key) {
+      attrs.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
 Stmt make_seq(std::vector<Stmt> stmts) {
   std::vector<Stmt> flat;
   for (auto& s : stmts) {

@@ -38,6 +38,9 @@ inline AttrValue AttrValue::of_bool(bool v) { AttrValue a; a.kind = Kind::Bool; 
 inline AttrValue AttrValue::of_str(std::string v) { AttrValue a; a.kind = Kind::Str; a.s = std::move(v); return a; }
 using AttrMap = std::vector<std::pair<std::string, AttrValue>>;
 const AttrValue* find_attr(const AttrMap& attrs, const std::string& key);
+// Sets `key` (replacing its value in place, else appending) / removes it (false when absent).
+void set_attr(AttrMap& attrs, const std::string& key, AttrValue value);
+bool erase_attr(AttrMap& attrs, const std::string& key);
 
 #define TSCH_IR_STMT_KINDS(X) \
   X(BufferStore) X(For) X(Block) X(BlockRealize) X(SeqStmt) X(IfThenElse) X(LetStmt) X(Evaluate) X(Allocate) X(DeclBuffer)
