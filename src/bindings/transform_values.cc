@@ -163,6 +163,21 @@ TypeObject* PassInfoValue::type() const {
 
 namespace {
 
+// tir.add_lower_pass: [(phase, pass), ...] with phase >= 0 (3 and above: the last phase).
+std::vector<transform::PhasePass> phase_passes(Interpreter& interp, const Value& v) {
+  const char* expected = "PassContext config 'tir.add_lower_pass' expects a list of (phase, pass) pairs";
+  if (!v.as<script::List>() && !v.as<script::Tuple>()) raise(ExcKind::TypeError, std::string(expected) + ", got " + Interpreter::type_name(v));
+  std::vector<transform::PhasePass> out;
+  for (const Value& item : interp.to_vector(v)) {
+    std::vector<Value> pair = item.as<script::List>() || item.as<script::Tuple>() ? interp.to_vector(item) : std::vector<Value>{};
+    auto* pass = pair.size() == 2 ? pair[1].as<PassValue>() : nullptr;
+    if (!pass || !pair[0].is_int()) raise(ExcKind::TypeError, std::string(expected) + ", got " + interp.repr(item));
+    if (pair[0].as_int() < 0) raise(ExcKind::ValueError, "tir.add_lower_pass: phase must be at least 0, got " + std::to_string(pair[0].as_int()));
+    out.push_back({static_cast<int>(std::min<int64_t>(pair[0].as_int(), 3)), std::make_shared<const Pass>(pass->pass)});
+  }
+  return out;
+}
+
 TypeRef pass_context_type() {
   static TypeRef t = [] {
     auto t = std::make_shared<TypeObject>("PassContext");
@@ -185,6 +200,10 @@ TypeRef pass_context_type() {
             PassContext::validate_config_key(key->value);
             return 0;
           });
+          if (key->value == "tir.add_lower_pass") {
+            ctx->lower_passes = phase_passes(interp, v);
+            continue;
+          }
           ctx->config[key->value] = value_to_json(interp, v);
         }
         guard_core([&] {

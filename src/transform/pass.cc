@@ -16,6 +16,7 @@ const std::vector<std::pair<std::string, std::string>>& honoured_configs() {
       {"tir.disable_assert", "bool"},        // tsch's generated code has no asserts (arguments are checked before the call)
       {"tir.noalias", "bool"},               // only True: buffers never alias (tsch's code generator assumes it)
       {"testing.immutable_module", "bool"},  // passes never mutate their input here anyway
+      {"tir.add_lower_pass", "ffi.Array"},   // [(phase, pass), ...]: held in PassContext::lower_passes
   };
   return keys;
 }
@@ -25,7 +26,7 @@ const std::vector<std::string>& other_tvm_configs() {
   static const std::vector<std::string> keys = {
       "cuda.kernels_output_dir", "relax.FuseOps.max_depth", "relax.backend.use_cuda_graph", "relax.fallback_device_type",
       "relax.transform.apply_legalize_ops", "tir.HoistExpression", "tir.HoistIfThenElse", "tir.InjectDoubleBuffer", "tir.LoopPartition",
-      "tir.ReduceBranchingThroughOvercompute", "tir.RemoveNoOp", "tir.Simplify", "tir.UnrollLoop", "tir.add_lower_pass",
+      "tir.ReduceBranchingThroughOvercompute", "tir.RemoveNoOp", "tir.Simplify", "tir.UnrollLoop",
       "tir.debug_keep_trivial_loop", "tir.detect_global_barrier", "tir.disable_cse_tir", "tir.enable_buffer_level_predication",
       "tir.enable_debug", "tir.enable_equiv_terms_in_cse_tir", "tir.instr_siblings", "tir.instrument_bound_checkers",
       "tir.instrument_lwp", "tir.is_entry_func", "tir.lwp_disable_func_prof", "tir.lwp_max_depth", "tir.lwp_min_height",
@@ -92,6 +93,7 @@ void PassContext::validate_config(const nlohmann::json& config) {
   TSCH_USER_ASSERT(config.is_object(), TypeError) << "PassContext config must be a dict";
   for (const auto& [key, value] : config.items()) {
     validate_config_key(key);
+    TSCH_USER_ASSERT(key != "tir.add_lower_pass", TypeError) << "PassContext config 'tir.add_lower_pass' holds passes: set PassContext::lower_passes";
     TSCH_USER_ASSERT(value.is_boolean() || value.is_number_integer(), TypeError)
         << "PassContext config '" << key << "' expects a bool, got " << value.dump();
     bool on = value.is_boolean() ? value.get<bool>() : value.get<int64_t>() != 0;

@@ -29,12 +29,23 @@ struct PassInstrument {
   std::function<void(const ir::IRModule&, const PassInfo&)> run_after_pass;
 };
 
+class Pass;
+
+// A pass added to the lowering pipeline by `tir.add_lower_pass`: it runs at the end of
+// `phase` (0: before lowering, 1: after buffers are flattened, 2: after vectorizing and
+// unrolling, 3: at the end), as TVM's driver places them.
+struct PhasePass {
+  int phase;
+  std::shared_ptr<const Pass> pass;
+};
+
 class PassContext {
  public:
   int opt_level = 2;
   std::vector<std::string> required_pass, disabled_pass;
   nlohmann::json config = nlohmann::json::object();  // checked by validate_config
   std::vector<PassInstrument> instruments;
+  std::vector<PhasePass> lower_passes;  // config "tir.add_lower_pass" (holds passes, not JSON)
 
   // Sequential runs a pass when it is required here, else when it is not disabled here and
   // its opt_level is at most this context's.

@@ -68,7 +68,20 @@ ir::IRModule lower(const ir::IRModule& m, const LowerOptions& options) {
                                  for (const auto& [name, f] : mod->prim_funcs()) options.after_pass(info.name, name, f);
                                }});
   }
-  return sequential(lowering_passes(), {"tir.lower", 0, {}})(m, ctx);
+  // tir.add_lower_pass: the user's passes at the end of their phase, as TVM's driver does.
+  std::vector<Pass> passes;
+  auto add_phase = [&](int phase) {
+    for (const PhasePass& p : ctx.lower_passes)
+      if (std::min(p.phase, 3) == phase) passes.push_back(*p.pass);
+  };
+  add_phase(0);
+  for (const Pass& p : lowering_passes()) {
+    passes.push_back(p);
+    if (p.name() == "tir.FlattenBuffer") add_phase(1);
+    if (p.name() == "tir.UnrollLoop") add_phase(2);
+  }
+  add_phase(3);
+  return sequential(std::move(passes), {"tir.lower", 0, {}})(m, ctx);
 }
 
 ir::PrimFunc lower(const ir::PrimFunc& f, const std::string& name, const LowerOptions& options) {
