@@ -402,11 +402,7 @@ TypeRef make_tvm_type() {
   t->def("copyto", "self, target", [](Interpreter& interp, Args& a) -> Value {
     auto* dst = a[1].as<ArrayValue>();
     if (!dst) {  // a device: copy to it
-      runtime::Device dev = device_arg(interp, a[1]);
-      if (dev.type != runtime::DeviceType::CPU) {
-        guard_core([&] { return &runtime::device_api(dev); });
-        raise(ExcKind::RuntimeError, "not supported yet: arrays on " + dev.str() + " (only cpu arrays)");
-      }
+      check_array_device(interp, a[1]);
       return wrap_array(self_array(a).copy(), true);
     }
     const NDArray& src = self_array(a);

@@ -30,20 +30,16 @@ namespace {
 // TVM's BenchmarkResult: per-repeat mean seconds and their statistics.
 class BenchmarkResult : public script::Object {
  public:
-  explicit BenchmarkResult(std::vector<double> r) : results(std::move(r)) {}
+  explicit BenchmarkResult(std::vector<double> r) : results(std::move(r)), stats(runtime::benchmark_stats(results)) {}
   TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "BenchmarkResult(min=%g, mean=%g, median=%g, max=%g, std=%g, number=%zu)", min(), mean(), median(), max(),
-                  stddev(), results.size());
+    std::snprintf(buf, sizeof buf, "BenchmarkResult(min=%g, mean=%g, median=%g, max=%g, std=%g, number=%zu)", stats.min, stats.mean,
+                  stats.median, stats.max, stats.std, results.size());
     return buf;
   }
-  double mean() const { return runtime::benchmark_stats(results).mean; }
-  double median() const { return runtime::benchmark_stats(results).median; }
-  double min() const { return runtime::benchmark_stats(results).min; }
-  double max() const { return runtime::benchmark_stats(results).max; }
-  double stddev() const { return runtime::benchmark_stats(results).std; }
   std::vector<double> results;
+  runtime::BenchmarkStats stats;
 };
 
 TypeObject* BenchmarkResult::type() const {
@@ -51,11 +47,11 @@ TypeObject* BenchmarkResult::type() const {
     auto t = std::make_shared<TypeObject>("BenchmarkResult");
     t->set_module("tvm.runtime.module");
     auto self = [](const Value& v) { return v.as<BenchmarkResult>(); };
-    t->def_property("mean", [self](Interpreter&, const Value& v) { return Value::real(self(v)->mean()); });
-    t->def_property("median", [self](Interpreter&, const Value& v) { return Value::real(self(v)->median()); });
-    t->def_property("min", [self](Interpreter&, const Value& v) { return Value::real(self(v)->min()); });
-    t->def_property("max", [self](Interpreter&, const Value& v) { return Value::real(self(v)->max()); });
-    t->def_property("std", [self](Interpreter&, const Value& v) { return Value::real(self(v)->stddev()); });
+    t->def_property("mean", [self](Interpreter&, const Value& v) { return Value::real(self(v)->stats.mean); });
+    t->def_property("median", [self](Interpreter&, const Value& v) { return Value::real(self(v)->stats.median); });
+    t->def_property("min", [self](Interpreter&, const Value& v) { return Value::real(self(v)->stats.min); });
+    t->def_property("max", [self](Interpreter&, const Value& v) { return Value::real(self(v)->stats.max); });
+    t->def_property("std", [self](Interpreter&, const Value& v) { return Value::real(self(v)->stats.std); });
     t->def_property("results", [self](Interpreter&, const Value& v) {
       std::vector<Value> out;
       for (double x : self(v)->results) out.push_back(Value::real(x));
@@ -66,8 +62,8 @@ TypeObject* BenchmarkResult::type() const {
       char buf[512];
       std::snprintf(buf, sizeof buf,
                     "Execution time summary:\n %-12s %-12s %-12s %-12s %-12s\n %-12.4f %-12.4f %-12.4f %-12.4f %-12.4f\n",
-                    "mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)", r.mean() * 1e3, r.median() * 1e3,
-                    r.max() * 1e3, r.min() * 1e3, r.stddev() * 1e3);
+                    "mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)", r.stats.mean * 1e3, r.stats.median * 1e3,
+                    r.stats.max * 1e3, r.stats.min * 1e3, r.stats.std * 1e3);
       return script::make_str(buf);
     });
     return t;
@@ -214,7 +210,6 @@ runtime::Device device_arg(Interpreter&, const Value& v) {
   return d->device;
 }
 
-// Arrays live on the host until a GPU runtime exists: another device is refused, not faked.
 void check_array_device(Interpreter& interp, const Value& v) {
   runtime::Device dev = device_arg(interp, v);
   if (dev.type != runtime::DeviceType::CPU) {
