@@ -165,7 +165,8 @@ trailer
     | DOT NAME
     ;
 subscriptlist : subscript ( COMMA subscript )* COMMA? ;
-subscript     : test | test? COLON test? ( COLON test? )? ;
+// Left-factored: a plain index is decided after its test, not by scanning it for a colon.
+subscript     : test ( COLON test? ( COLON test? )? )? | COLON test? ( COLON test? )? ;
 exprlist      : ( expr | star_expr ) ( COMMA ( expr | star_expr ) )* COMMA? ;
 testlist      : test ( COMMA test )* COMMA? ;
 testlist_star_expr : ( test | star_expr ) ( COMMA ( test | star_expr ) )* COMMA? ;

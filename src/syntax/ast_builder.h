@@ -1,4 +1,5 @@
 // Parse tree -> AST. Internal to src/syntax: the only place that reads ANTLR contexts.
+// Statements are built in ast_builder.cc, expressions in ast_builder_expr.cc.
 #pragma once
 
 #include <memory>
@@ -22,6 +23,12 @@ class AstBuilder {
   SourceLoc loc(antlr4::tree::TerminalNode* node) const { return loc(node->getSymbol()); }
   SourceLoc loc(antlr4::ParserRuleContext* ctx) const { return loc(ctx->getStart()); }
   [[noreturn]] void fail(SourceLoc at, const std::string& message) const;
+  // The token type of a terminal child, 0 for rule contexts. typeid is much cheaper than
+  // dynamic_cast here (the parse tree's only terminal class is TerminalNodeImpl).
+  static size_t token_type(antlr4::tree::ParseTree* tree) {
+    if (typeid(*tree) != typeid(antlr4::tree::TerminalNodeImpl)) return 0;
+    return static_cast<antlr4::tree::TerminalNode*>(tree)->getSymbol()->getType();
+  }
 
   // statements
   void add_stmt(P::StmtContext* ctx, ast::Body& out);

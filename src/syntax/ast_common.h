@@ -1,5 +1,5 @@
-// AST construction that both parsers share (the ANTLR parse-tree builder and the fast
-// recursive-descent parser): literals, f-strings, assignment-target checks, operator kinds.
+// What the parse-tree builder needs beyond walking the tree: literals, f-strings,
+// assignment-target checks, operator kinds.
 // Errors are thrown as SyntaxError at the offending place.
 #pragma once
 

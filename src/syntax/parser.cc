@@ -1,15 +1,13 @@
-// Runs the fast scanner and the hand-written parser, or, when either gives up, the ANTLR
-// lexer and parser (two-stage SLL then LL, TOOLCHAIN.md), which turn the first syntax error
-// into a SyntaxError with a Python-like message. TSCH_ANTLR_LEXER=1 / TSCH_ANTLR_PARSER=1
-// force the ANTLR paths.
+// Runs the ANTLR lexer and parser, two-stage (TOOLCHAIN.md): SLL prediction, which takes
+// any valid input, then — only when SLL reports an error — full LL, which decides whether the
+// input really is invalid and turns the first syntax error into a SyntaxError with a
+// Python-like message.
 #include "syntax/parser.h"
 
 #include "TschLexer.h"
 #include "TschParser.h"
 #include "antlr4-runtime.h"
 #include "syntax/ast_builder.h"
-#include "syntax/fast_lexer.h"
-#include "syntax/fast_parser.h"
 
 namespace tsch {
 namespace {
@@ -111,45 +109,20 @@ void check_source_text(const SourceFile* source) {
   }
 }
 
-template <typename Result, typename Fast, typename Entry>
-Result run_parser(const SourceFile* source, bool expression_mode, Fast fast, Entry entry) {
+template <typename Result, typename Entry>
+Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
   check_source_text(source);
   int line_offset = source->first_line() - 1;
   auto shift = [&](SourceLoc at) {
     at.line += line_offset;
     return at;
   };
-  // Tokens come from the fast scanner when it can take the text, else from ANTLR's lexer.
-  std::unique_ptr<antlr4::ANTLRInputStream> input;
-  std::unique_ptr<TschLexer> lexer;
-  std::unique_ptr<antlr4::ListTokenSource> list;
-  TokenShaper fast_shaper;
-  TokenShaper* shaper = &fast_shaper;
-  antlr4::TokenSource* token_source = nullptr;
-  try {
-    std::vector<std::unique_ptr<antlr4::Token>> fast_tokens;
-    static const bool force_antlr = std::getenv("TSCH_ANTLR_LEXER") != nullptr;
-    if (!force_antlr && fast_lex(source->text(), expression_mode, fast_tokens, fast_shaper)) {
-      // The hand-written parser takes valid input; anything else goes to ANTLR below.
-      static const bool force_antlr_parser = std::getenv("TSCH_ANTLR_PARSER") != nullptr;
-      if (!force_antlr_parser) {
-        if (Result result = fast(source, fast_tokens)) return result;
-      }
-      list = std::make_unique<antlr4::ListTokenSource>(std::move(fast_tokens));
-      token_source = list.get();
-    } else {
-      input = std::make_unique<antlr4::ANTLRInputStream>(source->text());
-      lexer = std::make_unique<TschLexer>(input.get());
-      lexer->shaper().set_expression_mode(expression_mode);
-      lexer->removeErrorListeners();
-      shaper = &lexer->shaper();
-      token_source = lexer.get();
-    }
-  } catch (const LexError& e) {
-    SourceLoc at{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1};
-    throw SyntaxError(shift(at), e.message, e.at_end_of_input || fast_shaper.bracket_depth() > 0);
-  }
-  antlr4::CommonTokenStream tokens(token_source);
+  antlr4::ANTLRInputStream input(source->text());
+  TschLexer lexer(&input);
+  lexer.shaper().set_expression_mode(expression_mode);
+  lexer.removeErrorListeners();
+  const TokenShaper& shaper = lexer.shaper();
+  antlr4::CommonTokenStream tokens(&lexer);
   TschParser parser(&tokens);
   parser.removeErrorListeners();
   try {
@@ -157,10 +130,10 @@ Result run_parser(const SourceFile* source, bool expression_mode, Fast fast, Ent
       tokens.fill();
     } catch (const LexError& e) {
       SourceLoc at{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1};
-      bool more = e.at_end_of_input || shaper->bracket_depth() > 0;
+      bool more = e.at_end_of_input || shaper.bracket_depth() > 0;
       throw SyntaxError(shift(at), e.message, more);
     }
-    // Stage 1: fast SLL prediction, bail on the first error.
+    // Stage 1: SLL prediction, bail on the first error.
     parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
         antlr4::atn::PredictionMode::SLL);
     parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
@@ -180,12 +153,12 @@ Result run_parser(const SourceFile* source, bool expression_mode, Fast fast, Ent
     AstBuilder builder(source);
     return entry(parser, builder);
   } catch (const FirstSyntaxError& e) {
-    if (e.at_end && !shaper->open_brackets().empty()) {
-      const auto& open = shaper->open_brackets().back();
+    if (e.at_end && !shaper.open_brackets().empty()) {
+      const auto& open = shaper.open_brackets().back();
       SourceLoc at{source, static_cast<int>(open.line), static_cast<int>(open.column) + 1, 1};
       throw SyntaxError(shift(at), "'" + open.text + "' was never closed", true);
     }
-    bool more = e.at_end || shaper->bracket_depth() > 0;
+    bool more = e.at_end || shaper.bracket_depth() > 0;
     throw SyntaxError(shift(e.loc), e.message, more);
   }
 }
@@ -193,39 +166,14 @@ Result run_parser(const SourceFile* source, bool expression_mode, Fast fast, Ent
 }  // namespace
 
 std::shared_ptr<ast::Module> parse_module(const SourceFile* source) {
-  return run_parser<std::shared_ptr<ast::Module>>(
-      source, false, fast_parse_module, [](TschParser& parser, AstBuilder& builder) {
-        auto* tree = parser.file_input();
-        return builder.build_file(tree);
-      });
-}
-
-std::shared_ptr<ast::Module> antlr_parse_module(const SourceFile* source) {
-  auto no_fast_path = [](const SourceFile*, const std::vector<std::unique_ptr<antlr4::Token>>&) {
-    return std::shared_ptr<ast::Module>();
-  };
-  return run_parser<std::shared_ptr<ast::Module>>(source, false, no_fast_path, [](TschParser& parser, AstBuilder& builder) {
+  return run_parser<std::shared_ptr<ast::Module>>(source, false, [](TschParser& parser, AstBuilder& builder) {
     return builder.build_file(parser.file_input());
   });
 }
 
-std::shared_ptr<ast::Module> fast_only_parse_module(const SourceFile* source) {
-  // The same gate as run_parser: text Python refuses (bad UTF-8, NUL) never reaches a parser.
-  check_source_text(source);
-  std::vector<std::unique_ptr<antlr4::Token>> tokens;
-  TokenShaper shaper;
-  try {
-    if (!fast_lex(source->text(), false, tokens, shaper)) return nullptr;
-  } catch (const LexError&) {
-    return nullptr;
-  }
-  return fast_parse_module(source, tokens);
-}
-
 ast::ExprPtr parse_expression(const SourceFile* source) {
-  return run_parser<ast::ExprPtr>(source, true, fast_parse_expression, [](TschParser& parser, AstBuilder& builder) {
-    auto* tree = parser.eval_input();
-    return builder.build_eval(tree);
+  return run_parser<ast::ExprPtr>(source, true, [](TschParser& parser, AstBuilder& builder) {
+    return builder.build_eval(parser.eval_input());
   });
 }
 
@@ -270,48 +218,6 @@ std::vector<std::string> token_names(const std::string& text) {
     throw SyntaxError(SourceLoc{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1}, e.message);
   }
   return names;
-}
-
-namespace {
-
-[[noreturn]] void rethrow_lex_error(const LexError& e, const std::string& text) {
-  const SourceFile* source = SourceFile::make("<tokens>", text);
-  throw SyntaxError(SourceLoc{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1}, e.message);
-}
-
-}  // namespace
-
-bool fast_token_dump(const std::string& text, std::vector<std::string>& out) {
-  std::vector<std::unique_ptr<antlr4::Token>> tokens;
-  TokenShaper shaper;
-  try {
-    if (!fast_lex(text, false, tokens, shaper)) return false;
-  } catch (const LexError& e) {
-    rethrow_lex_error(e, text);
-  }
-  out.clear();
-  for (const auto& t : tokens) {
-    if (t->getType() == antlr4::Token::EOF) break;
-    out.push_back(std::to_string(t->getType()) + "@" + std::to_string(t->getLine()) + ":" +
-                  std::to_string(t->getCharPositionInLine()) + " " + t->getText());
-  }
-  return true;
-}
-
-std::vector<std::string> antlr_token_dump(const std::string& text) {
-  antlr4::ANTLRInputStream input(text);
-  tsgen::TschLexer lexer(&input);
-  lexer.removeErrorListeners();
-  std::vector<std::string> out;
-  try {
-    for (auto t = lexer.nextToken(); t->getType() != antlr4::Token::EOF; t = lexer.nextToken()) {
-      out.push_back(std::to_string(t->getType()) + "@" + std::to_string(t->getLine()) + ":" +
-                    std::to_string(t->getCharPositionInLine()) + " " + t->getText());
-    }
-  } catch (const LexError& e) {
-    rethrow_lex_error(e, text);
-  }
-  return out;
 }
 
 }  // namespace tsch

@@ -17,11 +17,6 @@ std::shared_ptr<ast::Module> parse_module(const SourceFile* source);
 // Parses one expression (used for f-string fields); `source` may start with padding.
 ast::ExprPtr parse_expression(const SourceFile* source);
 
-// For tests that compare the two parsers: the ANTLR parser alone, and the hand-written
-// parser alone (null when it gives up).
-std::shared_ptr<ast::Module> antlr_parse_module(const SourceFile* source);
-std::shared_ptr<ast::Module> fast_only_parse_module(const SourceFile* source);
-
 // True when `text` is a statement that more lines could complete: an open bracket, a
 // trailing backslash or a block header without its body. The REPL asks for another line.
 bool is_incomplete_input(const std::string& text);
@@ -33,10 +28,5 @@ namespace tsch {
 // The token stream of `text` as names ("NAME", "INDENT", "NEWLINE", "'('", ...), for tests
 // and debugging. Throws SyntaxError on lexing errors.
 std::vector<std::string> token_names(const std::string& text);
-
-// Token dumps ("type@line:col text") from the fast scanner and from ANTLR's lexer, for the
-// test that keeps them equal. fast_token_dump returns false when the scanner defers to ANTLR.
-bool fast_token_dump(const std::string& text, std::vector<std::string>& out);
-std::vector<std::string> antlr_token_dump(const std::string& text);  // throws on lexing errors
 
 }  // namespace tsch

@@ -1,7 +1,7 @@
 // Python's layout rules over a raw token stream: NEWLINE tokens carrying the next line's
 // indentation become NEWLINE/INDENT/DEDENT, newlines inside brackets and blank lines are
-// dropped, and bad characters are reported. Shared by the ANTLR lexer (TschLexerBase) and
-// the fast scanner (fast_lexer.h), so both shape tokens the same way.
+// dropped, and bad characters are reported. The ANTLR lexer's base (TschLexerBase) runs
+// every raw token through it.
 #pragma once
 
 #include <deque>

@@ -1,6 +1,9 @@
 // Parser and AST builder: node kinds, locations and syntax errors.
 #include <catch2/catch.hpp>
 
+#include <random>
+
+#include "golden_scripts.h"
 #include "syntax/parser.h"
 
 using namespace tsch;
@@ -98,4 +101,62 @@ TEST_CASE("incomplete input is detected for the REPL", "[parser]") {
   CHECK_FALSE(is_incomplete_input("for i in range(3):\n    print(i)\n\n"));
   CHECK_FALSE(is_incomplete_input("x = 1\n"));
   CHECK_FALSE(is_incomplete_input("x = )\n"));
+}
+
+TEST_CASE("invalid input is a SyntaxError from the grammar or the AST builder", "[parser]") {
+  const char* cases[] = {
+      "x = (1 +\n",          "f(a=1, a=2)\n",         "f(a=1, b)\n",        "f(x for x in y, 1)\n",
+      "1 = x\n",             "f() = 1\n",             "a, b += 1\n",        "(a, b): int = 1\n",
+      "*a\n",                "x = (*a)\n",            "def f(a=1, b): pass\n", "def f(a, a): pass\n",
+      "def f(**k, a): pass\n", "def f(*a, *b): pass\n", "nonlocal x\n",       "d = {**a for a in b}\n",
+      "try:\n    x\nexcept:\n    y\nexcept E:\n    z\n", "x = a < not b\n",     "lambda a=1, b: 0\n",
+      "del f()\n",          "for f() in x: pass\n",  "x = [a, b for a in c]\n", "from import x\n",
+      "import a.\n",        "  x = 1\n",             "if x:\npass\n",       "x = yield\n",
+      "f'{}'\n",            "a if b\n",              "x = $\n",            "s = 'abc\n",
+  };
+  for (const char* text : cases) {
+    INFO(text);
+    CHECK_THROWS_AS(parse(text), SyntaxError);
+  }
+}
+
+// Every golden script parses (but the syntax-error ones); damaged copies (tokens deleted, duplicated or inserted) either
+// parse or raise SyntaxError — never another exception or a crash.
+TEST_CASE("golden scripts parse, and damaged copies fail only with SyntaxError", "[parser]") {
+  std::vector<std::filesystem::path> files = tsch::testing::golden_scripts();
+  REQUIRE(files.size() > 50);
+  std::mt19937 rng(11);
+  static const char* pieces[] = {"(", ")", "[", "]", ":", ",", "=", "*", "**", "not ", " in ", "lambda ", "if ",
+                                 " else ", "\n", "    ", "@", ".", "{", "}", "-", "for x in y", "==", "'", "f'{"};
+  int parsed = 0, rejected = 0;
+  for (const auto& f : files) {
+    std::string text = tsch::testing::read_file(f);
+    INFO(f.string());
+    // The syntax-error goldens (errors/syntax_*.tsch) are the only ones meant to be rejected.
+    bool expect_error = f.parent_path().filename() == "errors" && f.filename().string().rfind("syntax_", 0) == 0;
+    if (expect_error) {
+      CHECK_THROWS_AS(parse_module(SourceFile::make(f.string(), text)), SyntaxError);
+    } else {
+      CHECK_NOTHROW(parse_module(SourceFile::make(f.string(), text)));
+    }
+    for (int variant = 1; variant < 8 && !text.empty(); ++variant) {
+      std::string t = text;
+      for (int k = 0; k < (variant + 1) / 2; ++k) {
+        size_t pos = std::uniform_int_distribution<size_t>(0, t.size() - 1)(rng);
+        if (variant % 2) {
+          t.erase(pos, std::uniform_int_distribution<size_t>(1, 3)(rng));
+        } else {
+          t.insert(pos, pieces[std::uniform_int_distribution<size_t>(0, std::size(pieces) - 1)(rng)]);
+        }
+      }
+      try {
+        parse_module(SourceFile::make("<damaged>", t));
+        ++parsed;
+      } catch (const SyntaxError&) {
+        ++rejected;
+      }
+    }
+  }
+  CHECK(parsed > 0);
+  CHECK(rejected > 0);
 }
