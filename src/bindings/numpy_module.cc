@@ -388,7 +388,7 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     if (path.size() < 4 || path.substr(path.size() - 4) != ".npy") path += ".npy";
     try {
       runtime::save_npy(path, *to_array(interp, a[1]));
-    } catch (const std::runtime_error& e) {
+    } catch (const runtime::NpyError& e) {
       raise(ExcKind::OSError, e.what());
     }
     return Value();
@@ -396,7 +396,7 @@ void build_numpy(Interpreter& interp, script::Module& m) {
   script::def_function(ns, "load", "file", [](Interpreter&, Args& a) {
     try {
       return wrap_array(runtime::load_npy(a.get_path(0)));
-    } catch (const std::runtime_error& e) {
+    } catch (const runtime::NpyError& e) {
       raise(ExcKind::OSError, e.what());
     }
   });

@@ -118,7 +118,7 @@ void replay(F&& f) {
   try {
     f();
   } catch (const schedule::RenderedScheduleError& e) {
-    throw script::ScriptError(script::make_exception(schedule_error_type().get(), {script::make_str(e.what())}));
+    throw script::ScriptError(make_schedule_error(e));
   } catch (const UserError& e) {
     raise_user_error(e, "apply_to_schedule", {});
   }

@@ -39,6 +39,8 @@ class ScheduleValue : public script::Object {
 script::TypeRef schedule_type();
 // tvm.tir.ScheduleError (a RuntimeError, as TVM's derives from TVMError).
 script::TypeRef schedule_error_type();
+// The script exception for a refusal: message as rendered, `kind` the condition's name.
+script::Value make_schedule_error(const schedule::RenderedScheduleError& e);
 
 // Script arguments of a primitive call (self first) to the instruction's inputs, attributes
 // and decision. A block given by name is looked up with a traced get_block.

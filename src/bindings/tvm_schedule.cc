@@ -57,6 +57,13 @@ TypeRef schedule_error_type() {
   return t;
 }
 
+Value make_schedule_error(const schedule::RenderedScheduleError& e) {
+  Value exc = script::make_exception(schedule_error_type().get(), {script::make_str(e.what())});
+  // tsch's addition: the refused condition's name (TVM's error class), for tests and tools.
+  exc.as<script::Instance>()->attrs().set(intern("kind"), script::make_str(e.kind));
+  return exc;
+}
+
 namespace {
 
 schedule::Schedule& self(Args& a) { return a[0].as<ScheduleValue>()->sch; }
@@ -117,7 +124,7 @@ std::function<Value(Interpreter&, Args&)> primitive_method(const schedule::Instr
       return out;
     } catch (const schedule::RenderedScheduleError& e) {
       sch.truncate_trace(mark);
-      throw script::ScriptError(script::make_exception(schedule_error_type().get(), {script::make_str(e.what())}));
+      throw script::ScriptError(make_schedule_error(e));
     } catch (const UserError& e) {
       sch.truncate_trace(mark);
       std::vector<std::string> names;

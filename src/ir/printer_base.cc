@@ -22,6 +22,12 @@ void PrintContext::mark(int indent, const std::string& text, const StmtNode* nod
   out += '\n';
 }
 
+void PrintContext::annotation(int indent, const StmtNode* node) {
+  for (const auto& [n, name] : options.annotate) {
+    if (n == node) line(indent, "# " + name);
+  }
+}
+
 void PrintContext::pop_frame() {
   for (const void* key : frames_.back()) {
     used_.erase(names_.at(key));

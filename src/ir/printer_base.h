@@ -20,6 +20,12 @@ struct PrintOptions {
   bool keep_global_symbol = false;
   // Loops and blocks to underline with ^^^ (schedule error reports), by node.
   std::vector<const StmtNode*> highlight;
+  // Loops and blocks named in a `# name` comment line above them (TVM's obj_to_annotate:
+  // "tir.For#0" in schedule error reports).
+  std::vector<std::pair<const StmtNode*, std::string>> annotate;
+  // TVM's syntax sugar: T.grid, T.axis.remap, buffers declared in the signature, the implicit
+  // root block. Schedule error reports print without it, as TVM's do.
+  bool syntax_sugar = true;
 };
 
 // The dialects a printed text may import, in TVM's header order.
@@ -35,6 +41,8 @@ class PrintContext {
   void line(int indent, const std::string& text);
   // Underlines the line just printed when `node` is highlighted (schedule error reports).
   void mark(int indent, const std::string& text, const StmtNode* node);
+  // The `# name` comment line above `node` when it is annotated.
+  void annotation(int indent, const StmtNode* node);
 
   // Names are scoped: a frame's names are released when it is popped, so a later sibling
   // may reuse them; within the open frames every name is distinct.

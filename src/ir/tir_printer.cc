@@ -37,6 +37,7 @@ class TIRPrinter {
 
   void line(int indent, const std::string& text) { c_.line(indent, text); }
   void mark(int indent, const std::string& text, const StmtNode* node) { c_.mark(indent, text, node); }
+  bool sugar() const { return c_.options.syntax_sugar; }
   void push_frame() { c_.push_frame(); }
   void pop_frame() { c_.pop_frame(); }
   std::string define(const void* key, const std::string& hint) { return c_.define(key, hint); }
@@ -268,7 +269,7 @@ class TIRPrinter {
       const Var& p = f->params[i];
       Buffer b = f->buffer_of(p);
       if (b) data_owner_.emplace(b->data.get(), b.get());
-      if (b && simple_buffer(b, defined)) {
+      if (b && sugar() && simple_buffer(b, defined)) {
         std::string bname = define(b.get(), b->name);
         params.push_back(bname + ": " + buffer_decl(b, "Buffer", "", true));
         inlined[i] = true;
@@ -321,7 +322,7 @@ class TIRPrinter {
     // Step 5: the body, with the implicit root block as a comment.
     const BlockRealizeNode* root = as<BlockRealizeNode>(f->body);
     bool implicit_root = false;
-    if (root && root->iter_values.empty() && is_one(root->predicate)) {
+    if (sugar() && root && root->iter_values.empty() && is_one(root->predicate)) {
       const BlockNode* rb = root->block.get();
       if (rb->annotations.empty() && rb->match_buffers.empty() && rb->reads.empty() && rb->writes.empty() && !rb->init) {
         const BlockRealizeNode* inner = as<BlockRealizeNode>(rb->body);
@@ -420,7 +421,7 @@ class TIRPrinter {
     // whose extents do not depend on the chain's own variables.
     std::vector<const ForNode*> grid;
     std::unordered_set<const VarNode*> grid_vars;
-    for (const ForNode* l = loop; l != nullptr; l = as<ForNode>(l->body)) {
+    for (const ForNode* l = sugar() ? loop : nullptr; l != nullptr; l = as<ForNode>(l->body)) {
       if (l->for_kind != ForKind::Serial || !is_zero(l->min) || !l->annotations.empty() ||
           uses_var(l->extent, [&](const VarNode* v) { return grid_vars.count(v) > 0; })) {
         break;
@@ -458,6 +459,7 @@ class TIRPrinter {
       if (!loop->annotations.empty()) args.push_back("annotations=" + attr_map(loop->annotations));
       std::string call = fn + "(";
       for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
+      c_.annotation(indent, loop);
       line(indent, "for " + var + " in " + call + "):");
       mark(indent, "for " + var + " in " + call + "):", loop);
       body(loop->body, indent + 1);
@@ -484,6 +486,7 @@ class TIRPrinter {
 
   void block(const BlockNode* b, const BlockRealizeNode* realize, int indent) {
     std::string head = "with T.block(" + quote(b->name) + (realize ? "" : ", no_realize=True") + "):";
+    c_.annotation(indent, b);
     line(indent, head);
     mark(indent, head, b);
     int in = indent + 1;
@@ -523,7 +526,7 @@ class TIRPrinter {
     for (size_t i = 0; i < b->iter_vars.size(); ++i) {
       const IterVar& iv = b->iter_vars[i];
       bool remappable = false;
-      if (realize && (iv.type == IterType::DataPar || iv.type == IterType::CommReduce)) {
+      if (realize && sugar() && (iv.type == IterType::DataPar || iv.type == IterType::CommReduce)) {
         if (auto* v = as<VarNode>(realize->iter_values[i])) {
           const ForNode* loop = open_loop_of(v);
           remappable = loop && same_expr(loop->min, iv.dom.min) && same_expr(loop->extent, iv.dom.extent);

@@ -5,6 +5,7 @@
 
 #include "bindings/schedule_session.h"
 #include "script/exceptions.h"
+#include "support/error.h"
 
 namespace tsch::repl {
 
@@ -32,7 +33,9 @@ bool resolve(script::Interpreter& interp, const script::NamespaceRef& globals, c
     } else {
       try {
         if (!interp.try_get_attr(out, name, out)) return false;
-      } catch (...) {  // a property that raises: nothing to offer
+      } catch (const script::ScriptError&) {  // a property that raises: nothing to offer
+        return false;
+      } catch (const UserError&) {
         return false;
       }
     }
@@ -48,7 +51,8 @@ std::vector<std::string> attributes(script::Interpreter& interp, const Value& ob
     Value* dir = interp.builtins()->find(intern("dir"));
     Value list = interp.call(*dir, std::vector<Value>{obj});
     for (const Value& item : list.as<script::List>()->items) names.push_back(interp.str(item));
-  } catch (...) {
+  } catch (const script::ScriptError&) {  // a __dir__ that raises: nothing to offer
+  } catch (const UserError&) {
   }
   return names;
 }

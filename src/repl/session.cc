@@ -328,7 +328,9 @@ void Session::cmd_help(const std::string& arg) {
   bool found = true;
   try {
     interp_.exec_source(SourceFile::make("<help>", code), scratch);
-  } catch (...) {
+  } catch (const script::ScriptError&) {  // no such primitive (a bug still surfaces)
+    found = false;
+  } catch (const SyntaxError&) {
     found = false;
   }
   Value* doc = found ? scratch->find(intern("__doc")) : nullptr;

@@ -22,24 +22,24 @@ std::string descr_of(DataType t) {
 }
 
 DataType dtype_of_descr(const std::string& d, const std::string& path) {
-  if (d.size() < 3) throw std::runtime_error(path + ": unsupported dtype '" + d + "'");
+  if (d.size() < 3) throw NpyError(path + ": unsupported dtype '" + d + "'");
   char order = d[0], kind = d[1];
   int bytes = std::atoi(d.c_str() + 2);
-  if (order == '>' && bytes > 1) throw std::runtime_error(path + ": not supported yet: big-endian data ('" + d + "')");
+  if (order == '>' && bytes > 1) throw NpyError(path + ": not supported yet: big-endian data ('" + d + "')");
   DataType t;
   if (kind == 'b' && bytes == 1) t = DataType::bool_();
   else if (kind == 'f') t = DataType::float_(bytes * 8);
   else if (kind == 'i') t = DataType::int_(bytes * 8);
   else if (kind == 'u') t = DataType::uint(bytes * 8);
-  else throw std::runtime_error(path + ": not supported yet: dtype '" + d + "'");
-  if (!is_array_dtype(t)) throw std::runtime_error(path + ": not supported yet: dtype '" + d + "'");
+  else throw NpyError(path + ": not supported yet: dtype '" + d + "'");
+  if (!is_array_dtype(t)) throw NpyError(path + ": not supported yet: dtype '" + d + "'");
   return t;
 }
 
 // The value text after `'key':` in the header dict.
 std::string field(const std::string& header, const std::string& key, const std::string& path) {
   size_t k = header.find("'" + key + "'");
-  if (k == std::string::npos) throw std::runtime_error(path + ": not a valid .npy header (no '" + key + "')");
+  if (k == std::string::npos) throw NpyError(path + ": not a valid .npy header (no '" + key + "')");
   size_t colon = header.find(':', k);
   size_t start = header.find_first_not_of(' ', colon + 1);
   if (header[start] == '(') return header.substr(start, header.find(')', start) - start + 1);
@@ -57,29 +57,29 @@ void save_npy(const std::string& path, const NDArray& view) {
   size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("[Errno 2] No such file or directory: '" + path + "'");
+  if (!out) throw NpyError("[Errno 2] No such file or directory: '" + path + "'");
   out.write("\x93NUMPY\x01\x00", 8);
   uint16_t len = static_cast<uint16_t>(header.size());
   char len_bytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
   out.write(len_bytes, 2);
   out.write(header.data(), header.size());
   out.write(static_cast<const char*>(a.data()), a.nbytes());
-  if (!out) throw std::runtime_error(path + ": write failed");
+  if (!out) throw NpyError(path + ": write failed");
 }
 
 NDArrayRef load_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("[Errno 2] No such file or directory: '" + path + "'");
+  if (!in) throw NpyError("[Errno 2] No such file or directory: '" + path + "'");
   char magic[8];
   if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
-    throw std::runtime_error(path + ": not a .npy file (bad magic string)");
+    throw NpyError(path + ": not a .npy file (bad magic string)");
   uint32_t len = 0;
   unsigned char b[4] = {0, 0, 0, 0};
   int major = static_cast<unsigned char>(magic[6]);
   in.read(reinterpret_cast<char*>(b), major == 1 ? 2 : 4);
   len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
   std::string header(len, '\0');
-  if (!in.read(header.data(), len)) throw std::runtime_error(path + ": truncated .npy header");
+  if (!in.read(header.data(), len)) throw NpyError(path + ": truncated .npy header");
   DataType t = dtype_of_descr(field(header, "descr", path), path);
   bool fortran = field(header, "fortran_order", path) == "True";
   std::string shape_text = field(header, "shape", path);
@@ -89,7 +89,7 @@ NDArrayRef load_npy(const std::string& path) {
     while (j < shape_text.size() && std::isdigit(static_cast<unsigned char>(shape_text[j]))) ++j;
     if (j > i) {
       std::optional<int64_t> n = parse_decimal(std::string_view(shape_text).substr(i, j - i));
-      if (!n) throw std::runtime_error(path + ": the .npy header's shape is out of range");
+      if (!n) throw NpyError(path + ": the .npy header's shape is out of range");
       shape.push_back(*n);
     }
     i = j + 1;
@@ -97,7 +97,7 @@ NDArrayRef load_npy(const std::string& path) {
   Shape stored = shape;
   if (fortran) stored.assign(shape.rbegin(), shape.rend());
   auto a = make_array(t, stored);
-  if (!in.read(static_cast<char*>(a->data()), a->nbytes())) throw std::runtime_error(path + ": truncated .npy data");
+  if (!in.read(static_cast<char*>(a->data()), a->nbytes())) throw NpyError(path + ": truncated .npy data");
   if (!fortran) return a;
   std::vector<int> axes;
   for (int d = a->ndim(); d-- > 0;) axes.push_back(d);

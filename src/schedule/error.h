@@ -1,5 +1,7 @@
-// Schedule errors: a refused primitive names itself, the loops and blocks concerned, and what
-// was expected against what was found. The IR is left unchanged (TVM's ScheduleError).
+// Schedule errors: a refused primitive reports one condition (a ScheduleErrorKind, TVM's
+// ScheduleError subclass), the loops and blocks concerned, and a message. The IR is left
+// unchanged. Conditions several primitives share are declared here once; the others in the
+// primitive's own file, with TSCH_SCHEDULE_ERROR_KIND.
 #pragma once
 
 #include <stdexcept>
@@ -10,32 +12,68 @@
 
 namespace tsch::schedule {
 
+// One condition a primitive refuses: TVM's class name, its FastErrorString (without the
+// "ScheduleError: " prefix) and its DetailRenderTemplate, where {0}, {1}, ... stand for the
+// error's loops and blocks ("tir.For#0" in the message, a "# tir.For#0" comment in the IR).
+struct ScheduleErrorKind {
+  const char* name;
+  const char* fast;
+  const char* detail;
+};
+
+// Lists `kind` among all_schedule_error_kinds() (what the coverage check walks) and returns
+// the listed copy.
+const ScheduleErrorKind& declare_schedule_error_kind(const ScheduleErrorKind& kind);
+const std::vector<const ScheduleErrorKind*>& all_schedule_error_kinds();
+
+#define TSCH_SCHEDULE_ERROR_KIND(var, name, fast, detail) \
+  const ::tsch::schedule::ScheduleErrorKind& var =        \
+      ::tsch::schedule::declare_schedule_error_kind(::tsch::schedule::ScheduleErrorKind{name, fast, detail})
+
 class ScheduleError : public std::runtime_error {
  public:
-  ScheduleError(std::string primitive, std::string message, std::vector<uint64_t> nodes)
-      : std::runtime_error(message), primitive(std::move(primitive)), nodes(std::move(nodes)) {}
-  std::string primitive;
-  std::vector<uint64_t> nodes;  // loops/blocks to mark in the rendered IR
-  // TVM's FastErrorString: the condition without names ("ScheduleError: ..."), shown at
-  // error_render_level="fast". Empty: the message is shown.
+  // `detail`: the message when it carries values (built by the caller, still with {0}, {1}
+  // for the locations); the kind's template when empty. `fast` likewise (TVM's fast strings
+  // sometimes name the primitive).
+  ScheduleError(const ScheduleState& s, const ScheduleErrorKind& kind, std::vector<uint64_t> locations,
+                const std::string& detail = "", std::string fast = "");
+
+  const ScheduleErrorKind* kind;
+  std::vector<uint64_t> locations;
+  std::vector<std::string> location_names;  // "tir.For#0", "tir.Block#1"
+  std::string primitive;                     // TVM's spelling ("compute-at"); set by Schedule::apply
+
+  std::string fast_error_string() const { return "ScheduleError: " + (fast.empty() ? std::string(kind->fast) : fast); }
+
+ private:
   std::string fast;
 };
 
-[[noreturn]] inline void fail(const std::string& primitive, std::vector<uint64_t> nodes, const std::string& message) {
-  throw ScheduleError(primitive, message, std::move(nodes));
+[[noreturn]] inline void fail(const ScheduleState& s, const ScheduleErrorKind& kind, std::vector<uint64_t> locations,
+                              const std::string& detail = "", const std::string& fast = "") {
+  throw ScheduleError(s, kind, std::move(locations), detail, fast);
 }
 
-// Conditions several primitives refuse, declared once with TVM's fast and detailed messages.
-[[noreturn]] void fail_loop_not_start_with_zero(const ScheduleState& s, const std::string& primitive, uint64_t loop);
-[[noreturn]] void fail_has_annotation_or_thread_binding(const ScheduleState& s, const std::string& primitive, uint64_t loop);
-// `detail` says what makes the block an output (the buffer it writes).
-[[noreturn]] void fail_output_block(const std::string& primitive, uint64_t block, const std::string& detail);
-[[noreturn]] void fail_block_not_found(const std::string& primitive, const std::string& name);
+// The conditions several primitives refuse (TVM's names).
+extern const ScheduleErrorKind& kLoopNotStartWithZeroError;    // {0}: the loop
+extern const ScheduleErrorKind& kHasAnnotationOrThreadBindingError;  // {0}: the loop
+extern const ScheduleErrorKind& kRootBlockError;                // {0}: the root block
+extern const ScheduleErrorKind& kNotOutputBlockError;           // {0}: the block (output blocks refused)
+extern const ScheduleErrorKind& kBlockNotFoundError;            // no locations; message names the block
+extern const ScheduleErrorKind& kNonAllocatedBufferError;       // {0}: the block; the message names the buffer
+extern const ScheduleErrorKind& kNotInSameScopeError;           // {0}, {1}: the block and the loop
+// {0}: a loop bound to both spatial and reduction iterators of a block ({1}).
+extern const ScheduleErrorKind& kLoopTouchedByBothKindsError;
+extern const ScheduleErrorKind& kNotSupportedYet;               // tsch: a case tsch refuses that TVM may accept
 
-// TVM's detailed report: the primitive, the module with the nodes underlined, the message.
+// TVM's BufferIndexOutOfRangeError: `index` is not one of the block's read (write) regions.
+[[noreturn]] void fail_buffer_index_out_of_range(const ScheduleState& s, uint64_t block, int64_t index, bool is_write);
+
+// "not supported yet: <what>" at `locations`.
+[[noreturn]] void fail_not_supported(const ScheduleState& s, std::vector<uint64_t> locations, const std::string& what);
+
+// TVM's detailed report: the primitive, the module with the nodes underlined and annotated
+// with their names, the message.
 std::string render_schedule_error(const ScheduleState& state, const ScheduleError& error);
-
-// "loop \"j\"" / "block \"C\"" for messages.
-std::string describe(const ScheduleState& state, uint64_t sid);
 
 }  // namespace tsch::schedule

@@ -1,5 +1,6 @@
 #include "schedule/instruction.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/printer.h"
@@ -29,6 +30,16 @@ std::string TraceArg::lambda_text() const {
   s += ": (";
   for (size_t i = 0; i < map_outputs.size(); ++i) s += (i ? ", " : "") + ir::script(map_outputs[i]);
   return s + (map_outputs.size() == 1 ? ",)" : ")");
+}
+
+std::string InstructionKind::report_name() const {
+  // TVM's TVM_TIR_SCHEDULE_END names: dashes, but for these few.
+  for (const char* kept : {"transform_layout", "transform_block_layout", "loop_partition", "reorder_block_iter_var"}) {
+    if (method == kept) return method;
+  }
+  std::string name = method;
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
 }
 
 std::string InstructionKind::signature() const {

@@ -117,6 +117,8 @@ struct InstructionKind {
   std::string help;  // what the primitive checks, and an example
   std::vector<std::string> aliases;  // other TVM names accepted in JSON (GetSBlock)
 
+  // The primitive as TVM's error reports name it: "compute-at", "transform_layout".
+  std::string report_name() const;
   // The script signature: "loop, factors, preserve_unit_iters=True, ...".
   std::string signature() const;
   // The parameter filling `slot` at `index` (variadic inputs and the two attributes of a

@@ -69,8 +69,8 @@ void Schedule::set_change_check(ChangeCheck check) { change_check() = std::move(
 std::string Schedule::render(const ScheduleError& error, const ScheduleState& at) const {
   switch (render_level_) {
     case ErrorRenderLevel::Detail: return render_schedule_error(at, error);
-    case ErrorRenderLevel::Fast: return error.fast.empty() ? fmt::format("ScheduleError: {}", error.what()) : error.fast;
-    case ErrorRenderLevel::None: return "ScheduleError: (not rendered)";
+    case ErrorRenderLevel::Fast: return error.fast_error_string();
+    case ErrorRenderLevel::None: return "(not rendered)";
   }
   return error.what();
 }
@@ -86,11 +86,12 @@ std::vector<RV> Schedule::apply(const InstructionKind& kind, std::vector<TraceAr
   };
   try {
     kind.apply(*this, call);
-  } catch (const ScheduleError& e) {
+  } catch (ScheduleError& e) {
     ScheduleState refused = std::move(state_);
     restore();
+    e.primitive = kind.report_name();
     check_refusal(refused, saved, render_schedule_error(saved, e));
-    throw RenderedScheduleError(render(e, saved));
+    throw RenderedScheduleError(render(e, saved), e.kind->name);
   } catch (const UserError& e) {
     restore();
     // A mistake in an argument the core cannot name: say which primitive refused it.

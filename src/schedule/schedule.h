@@ -24,7 +24,8 @@ ErrorRenderLevel parse_error_render_level(const std::string& text);  // UserErro
 // A refusal as scripts see it: the report rendered at the schedule's level.
 class RenderedScheduleError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  RenderedScheduleError(const std::string& message, std::string kind) : std::runtime_error(message), kind(std::move(kind)) {}
+  std::string kind;  // the condition's name (ScheduleErrorKind::name)
 };
 
 // Loop handles standing for "stay at the root" and "inline" (sample_compute_location's

@@ -271,24 +271,29 @@ uint64_t other_writer(const ScheduleState& s, uint64_t block, const Buffer& buff
   return 0;
 }
 
-void check_complete_or_reduction(const std::string& primitive, const ScheduleState& s, uint64_t block_sid) {
+namespace {
+TSCH_SCHEDULE_ERROR_KIND(kNotCompleteOrReductionBlockError, "NotCompleteOrReductionBlockError", "Not a complete or reduction block",
+                         "The block {0} is neither a complete block nor a reduction block");
+}  // namespace
+
+void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
   const BlockNode* block = s.block(block_sid);
-  auto refuse = [&](const std::string& why) {
-    fail(primitive, {block_sid},
-         fmt::format("The block \"{}\" is neither a complete block nor a reduction block: {}", block->name, why));
+  auto refuse = [&](const std::string& why, std::vector<uint64_t> locations) {
+    locations.insert(locations.begin(), block_sid);
+    fail(s, kNotCompleteOrReductionBlockError, locations, "The block {0} is neither a complete block nor a reduction block: " + why);
   };
   for (const auto& w : block->writes) {
     if (uint64_t other = other_writer(s, block_sid, w.buffer))
-      refuse(fmt::format("it is not the only writer of {} (block \"{}\" writes it too)", w.buffer->name, s.block(other)->name));
+      refuse(fmt::format("it is not the only writer of {} (block {{1}} writes it too)", w.buffer->name), {other});
   }
   if (block->init) return;
   for (const auto& iv : block->iter_vars) {
     if (iv.type != IterType::DataPar)
-      refuse(fmt::format("iterator {} is not data parallel and the block has no T.init", iv.var->name));
+      refuse(fmt::format("iterator {} is not data parallel and the block has no T.init", iv.var->name), {});
   }
   for (const auto& w : block->writes)
     for (const auto& r : block->reads)
-      if (r.buffer == w.buffer) refuse(fmt::format("it reads {}, which it writes, and has no T.init", w.buffer->name));
+      if (r.buffer == w.buffer) refuse(fmt::format("it reads {}, which it writes, and has no T.init", w.buffer->name), {});
 }
 
 }  // namespace tsch::schedule

@@ -78,17 +78,17 @@ void remove_from_scope(ScheduleState& s, uint64_t block, const ir::Buffer& drop)
 // decompose_reduction, for one, the init and the update block both write the output.
 uint64_t other_writer(const ScheduleState& s, uint64_t block, const ir::Buffer& buffer);
 
-// Refuses (as `primitive`) a block that is neither complete (data-parallel iterators only,
+// Refuses a block that is neither complete (data-parallel iterators only,
 // the only writer of its outputs, reading none of them) nor a reduction (a T.init, the only
 // writer of its outputs): moving such a block can repeat or reorder its updates (TVM's
 // CheckCompleteOrReductionBlock, as compute_at and reverse_compute_at ask for).
-void check_complete_or_reduction(const std::string& primitive, const ScheduleState& s, uint64_t block);
+void check_complete_or_reduction(const ScheduleState& s, uint64_t block);
 
-// Refuses (as `primitive`) a loop nest under which a block may not run in parallel: what
+// Refuses a loop nest under which a block may not run in parallel: what
 // parallel/vectorize check (schedule/primitive/loop_kind.cc).
-void check_data_parallel(const ScheduleState& s, uint64_t loop, const char* primitive, const char* kind);
+void check_data_parallel(const ScheduleState& s, uint64_t loop, const char* kind);
 // The same for every parallel or vectorized loop around `block`: a block that compute_at
 // moves under one must be what that loop allows (a reduction there would race).
-void check_parallel_loops_above(const ScheduleState& s, uint64_t block, const char* primitive);
+void check_parallel_loops_above(const ScheduleState& s, uint64_t block);
 
 }  // namespace tsch::schedule

@@ -91,6 +91,8 @@ std::string exception_class_name(const Value& exc) { return exc.type()->name(); 
 std::string describe_exception(Interpreter& interp, const Value& exc) {
   std::string name = exception_class_name(exc);
   std::string text = interp.str(exc);
+  // TVM's rendered ScheduleError already starts with "ScheduleError: ": say it once.
+  if (text.rfind(name + ": ", 0) == 0) return text;
   return text.empty() ? name : name + ": " + text;
 }
 

@@ -3,8 +3,13 @@
 // the render levels, and the instruction registry.
 #include <catch2/catch.hpp>
 
+#include <set>
+
+#include "golden_scripts.h"
+
 #include "ir/op.h"
 #include "ir/structural_equal.h"
+#include "schedule/error.h"
 #include "schedule/schedule.h"
 
 using namespace tsch;
@@ -91,7 +96,8 @@ TEST_CASE("Schedule: a refusal or a user error leaves state and trace as they we
     sch.fuse({loops[1], loops[0]});
     FAIL("fuse of loops in the wrong order was accepted");
   } catch (const RenderedScheduleError& e) {
-    CHECK(std::string(e.what()).rfind("ScheduleError: The loops can't be fused", 0) == 0);
+    CHECK(std::string(e.what()) == "ScheduleError: The outer loop is not the parent of the inner loop");
+    CHECK(e.kind == "OuterNotInnerParent");
   }
   CHECK(sch.mod() == before);
   CHECK(sch.trace().size() == steps);
@@ -137,4 +143,21 @@ TEST_CASE("InstructionKind: every primitive registers one kind under TVM's name"
   CHECK(InstructionKind::find("Fuse")->signature() == "*loops, preserve_unit_iters=True");
   CHECK(InstructionKind::find("TransformLayout")->signature() ==
         "block, buffer, index_map, pad_value=None, *, assume_injective_transform=False");
+}
+
+// Every condition a primitive refuses is exercised by a golden script that prints the
+// refusal's kind ("NotOnlyChildError: The loops can't be fused ..."), so the coverage of
+// refusals is visible and a new kind without a golden case fails here.
+TEST_CASE("ScheduleError: every error kind has a golden case", "[schedule]") {
+  std::string expected;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(TSCH_GOLDEN_DIR)) {
+    if (e.path().extension() == ".expected") expected += tsch::testing::read_file(e.path());
+  }
+  std::set<std::string> names;
+  for (const ScheduleErrorKind* kind : all_schedule_error_kinds()) {
+    INFO(kind->name);
+    CHECK(names.insert(kind->name).second);  // each name declared once
+    CHECK(expected.find(std::string(kind->name) + ": ") != std::string::npos);
+  }
+  CHECK(names.size() > 60);
 }

@@ -52,9 +52,16 @@ void annotate(ScheduleState& s, uint64_t sid, const std::string& key, const Attr
   });
 }
 
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kNoSuchAnnotationError, "NoSuchAnnotationError", "The loop or block has no such annotation",
+                         "{0} has no such annotation");
+
+}  // namespace
+
 void unannotate(ScheduleState& s, uint64_t sid, const std::string& key) {
   const AttrMap& current = s.loop(sid) ? s.loop(sid)->annotations : s.block(sid)->annotations;
-  if (!find_attr(current, key)) fail("unannotate", {sid}, fmt::format("{} has no annotation \"{}\"", describe(s, sid), key));
+  if (!find_attr(current, key)) fail(s, kNoSuchAnnotationError, {sid}, fmt::format("{{0}} has no annotation \"{}\"", key));
   replace_annotations(s, sid, [&](AttrMap& m) {
     AttrMap kept;
     for (auto& kv : m) {
@@ -66,7 +73,7 @@ void unannotate(ScheduleState& s, uint64_t sid, const std::string& key) {
 
 uint64_t add_unit_loop(ScheduleState& s, uint64_t sid) {
   const NodeInfo* info = s.info(sid);
-  if (info->node->kind == StmtKind::Block && info->parent == 0) fail("add_unit_loop", {sid}, "cannot add a loop around the root block");
+  if (info->node->kind == StmtKind::Block && info->parent == 0) fail(s, kRootBlockError, {sid});
   Stmt target = info->node->kind == StmtKind::For ? Stmt(std::shared_ptr<const StmtNode>{}, info->node)
                                                   : Stmt(std::shared_ptr<const StmtNode>{}, info->realize);
   // Copy the target so the new tree owns it.

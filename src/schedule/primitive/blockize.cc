@@ -62,10 +62,35 @@ struct Subspace {
   PrimExpr outer_predicate, inner_predicate;
 };
 
+TSCH_SCHEDULE_ERROR_KIND(kSubspaceNotDivisibleError, "SubspaceNotDivisibleError", "The bindings of the inner block can not be blockized.",
+                         "ScheduleError: The bindings of the inner block {0} can not be blockized by the loops starting at {1}.");
+TSCH_SCHEDULE_ERROR_KIND(kBlocksNotSharingOuterError, "BlocksNotSharingOuterError", "The blocks cannot share an outer block",
+                         "The blocks cannot share an outer block");
+TSCH_SCHEDULE_ERROR_KIND(kUnboundedRegionError, "UnboundedRegionError.blockize", "The region the outer block accesses cannot be bounded",
+                         "The region that the outer block of {0} accesses cannot be bounded");
+TSCH_SCHEDULE_ERROR_KIND(kNoBlockError, "NoBlockError", "blockize needs at least one block", "blockize needs at least one block");
+TSCH_SCHEDULE_ERROR_KIND(kBlockMultiAppearanceError, "BlockMultiAppearanceError", "Some block appears in the input array for multiple times.",
+                         "Block {0} appears in the input array for multiple times.");
+TSCH_SCHEDULE_ERROR_KIND(kBlocksNotInSameScopeError, "BlocksNotInSameScopeError", "The blocks are not in the same scope",
+                         "The blocks {0} and {1} are not in the same scope");
+TSCH_SCHEDULE_ERROR_KIND(kBlocksNotConsecutiveError, "BlocksNotConsecutiveError",
+                         "The blocks to blockize must be consecutive statements under their common loop or block",
+                         "The blocks to blockize must be consecutive statements under their common loop or block");
+TSCH_SCHEDULE_ERROR_KIND(kUnlistedBlockError, "UnlistedBlockError", "The subtrees to blockize also hold a block that is not listed",
+                         "The subtrees to blockize also hold block {0}, which is not listed");
+
 Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, bool preserve_unit_iters) {
   const BlockNode* block = s.block(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  // TVM's SubspaceNotDivisibleError names the block and the first loop of the inner part.
+  std::vector<uint64_t> where{block_sid};
+  if (first_inner < loops.size()) where.push_back(loops[first_inner]);
+  auto not_divisible = [&](const std::string& why) {
+    fail(s, kSubspaceNotDivisibleError, where,
+         std::string("ScheduleError: The bindings of the inner block {0} can not be blockized") +
+             (where.size() > 1 ? " by the loops starting at {1}" : "") + ": " + why);
+  };
   Subspace out;
   std::unordered_set<const VarNode*> inner_vars;
   arith::LoopExtents extents;
@@ -74,7 +99,7 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
     const ForNode* f = s.loop(loops[k]);
     int64_t e;
     if (!is_zero(f->min) || !as_const_int(f->extent, &e)) {
-      fail("blockize", {loops[k]}, "not supported yet: blockize over loops that do not start at 0 or have symbolic extents");
+      fail_not_supported(s, {loops[k]}, "blockize over loops that do not start at 0 or have symbolic extents (loop {0})");
     }
     extents[f->loop_var.get()] = e;
     loop_of[f->loop_var.get()] = f;
@@ -91,17 +116,15 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
     bool uses_inner = uses_var(realize->predicate, [&](const VarNode* v) { return inner_vars.count(v) > 0; });
     bool uses_outer = uses_var(realize->predicate, [&](const VarNode* v) { return extents.count(v) > 0 && inner_vars.count(v) == 0; });
     if (uses_inner && uses_outer) {
-      fail("blockize", {block_sid},
-           "The bindings of the inner block can not be blockized: the predicate " + ir::script(realize->predicate) +
-               " tests both loops inside and outside the blockized loop");
+      not_divisible("the predicate " + ir::script(realize->predicate) + " tests both loops inside and outside the blockized loop");
     }
     if (uses_inner && block->init) {
-      fail("blockize", {block_sid}, "not supported yet: blockize of a reduction block whose predicate tests the inner loops");
+      fail_not_supported(s, {block_sid}, "blockize of a reduction block {0} whose predicate tests the inner loops");
     }
     (uses_inner ? out.inner_predicate : out.outer_predicate) = realize->predicate;
   }
   arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, false);
-  if (!map.ok) fail("blockize", {block_sid}, "The bindings of the inner block can not be blockized: a binding " + map.error);
+  if (!map.ok) not_divisible("a binding " + map.error);
   for (size_t i = 0; i < map.sums.size(); ++i) {
     const arith::IterSum& sum = map.sums[i];
     DataType t = realize->iter_values[i]->dtype;
@@ -114,9 +137,7 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
       if (split.extent == 1 && !preserve_unit_iters) continue;
       bool is_inner = inner_vars.count(split.source) > 0;
       if (is_inner && seen_outer && split.extent > 1) {
-        fail("blockize", {block_sid},
-             "The bindings of the inner block can not be blockized: binding " + ir::script(realize->iter_values[i]) +
-                 " mixes inner loops above outer ones");
+        not_divisible("binding " + ir::script(realize->iter_values[i]) + " mixes inner loops above outer ones");
       }
       PrimExpr value = split_value(split, loop_of.at(split.source));
       if (is_inner && !seen_outer) {
@@ -138,7 +159,7 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
       // All inside: the inner iterator covers the domain, the predicate the rest.
       if (outer_terms.empty()) d.inner_extent = std::min(d.inner_extent, dom_extent);
     }
-    if (sum.base % d.inner_extent != 0) fail("blockize", {block_sid}, "The bindings of the inner block can not be blockized: offset binding");
+    if (sum.base % d.inner_extent != 0) not_divisible("offset binding");
     d.outer = arith::simplify(add(d.outer, make_int(sum.base / d.inner_extent, t)));
     d.inner = arith::simplify(d.inner);
     out.parts.push_back(d);
@@ -174,11 +195,12 @@ struct Inner {
 
 // Creates the outer iterators from the first block (`outer.has_iters` false) or checks
 // that a later block divides into the same ones, then rewrites the block.
-Inner derive(uint64_t block_sid, const BlockNode* block, const Subspace& sub, bool preserve_unit_iters, Outer& outer) {
+Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block, const Subspace& sub, bool preserve_unit_iters,
+             Outer& outer) {
   bool reuse = outer.has_iters;
   if (reuse && outer.block->iter_vars.size() != block->iter_vars.size()) {
-    fail("blockize", {block_sid},
-         fmt::format("The blocks cannot share an outer block: block {} has {} iterators where the first block has {}", block->name,
+    fail(s, kBlocksNotSharingOuterError, {block_sid},
+         fmt::format("The blocks cannot share an outer block: block {{0}} has {} iterators where the first block has {}",
                      block->iter_vars.size(), outer.block->iter_vars.size()));
   }
   Inner in;
@@ -192,10 +214,10 @@ Inner derive(uint64_t block_sid, const BlockNode* block, const Subspace& sub, bo
       const IterVar& shared = outer.block->iter_vars[i];
       int64_t extent = 0;
       if (!as_const_int(shared.dom.extent, &extent) || extent != d.outer_extent || !expr_deep_equal(outer.values[i], d.outer)) {
-        fail("blockize", {block_sid},
-             fmt::format("The blocks cannot share an outer block: iterator {} of block {} divides into {} over [0, {}), the first "
-                         "block's into {}",
-                         iv.var->name, block->name, ir::script(d.outer), d.outer_extent, ir::script(outer.values[i])));
+        fail(s, kBlocksNotSharingOuterError, {block_sid},
+             fmt::format("The blocks cannot share an outer block: iterator {} of block {{0}} divides into {} over [0, {}), the "
+                         "first block's into {}",
+                         iv.var->name, ir::script(d.outer), d.outer_extent, ir::script(outer.values[i])));
       }
       vo = shared.var;
     } else {
@@ -245,14 +267,15 @@ Inner derive(uint64_t block_sid, const BlockNode* block, const Subspace& sub, bo
 }
 
 // What the inner block accesses over all inner iterations.
-std::vector<BufferRegion> relax(uint64_t block_sid, const std::vector<BufferRegion>& regions, const arith::VarDomain& dom) {
+std::vector<BufferRegion> relax(const ScheduleState& s, uint64_t block_sid, const std::vector<BufferRegion>& regions,
+                                const arith::VarDomain& dom) {
   std::vector<BufferRegion> out;
   for (const auto& r : regions) {
     BufferRegion m{r.buffer, {}};
     for (const auto& range : r.region) {
       arith::Interval lo = arith::eval_interval(range.min, dom);
       arith::Interval hi = arith::eval_interval(arith::simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), dom);
-      if (!lo.min || !hi.min) fail("blockize", {block_sid}, "the region of buffer " + r.buffer->name + " cannot be bounded");
+      if (!lo.min || !hi.min) fail(s, kUnboundedRegionError, {block_sid}, "The region of buffer " + r.buffer->name + " that the outer block of {0} accesses cannot be bounded");
       m.region.push_back(arith::range_of(arith::Interval{arith::simplify(lo.min), arith::simplify(hi.max)}));
     }
     out.push_back(m);
@@ -333,7 +356,7 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
     if (std::find(loops.begin(), loops.end(), loop_sid) != loops.end() && s.scope_block(b) == s.scope_block(loop_sid)) blocks.push_back(b);
   }
   if (blocks.size() != 1) {
-    fail("blockize", {loop_sid}, fmt::format("not supported yet: blockize of a loop holding {} blocks (exactly one is supported)", blocks.size()));
+    fail_not_supported(s, {loop_sid}, fmt::format("blockize of a loop {{0}} holding {} blocks (exactly one is supported)", blocks.size()));
   }
   uint64_t block_sid = blocks[0];
   const BlockNode* block = s.block(block_sid);
@@ -343,11 +366,11 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
 
   // Step 2. The outer block "X_o" around the rewritten block and its loops.
   Outer outer;
-  Inner in = derive(block_sid, block, sub, preserve_unit_iters, outer);
+  Inner in = derive(s, block_sid, block, sub, preserve_unit_iters, outer);
   outer.block->name = block->name + "_o";
   outer.block->sid = s.fresh_sid();
-  outer.block->reads = relax(block_sid, in.block->reads, in.dom);
-  outer.block->writes = relax(block_sid, in.block->writes, in.dom);
+  outer.block->reads = relax(s, block_sid, in.block->reads, in.dom);
+  outer.block->writes = relax(s, block_sid, in.block->writes, in.dom);
   if (block->init) {
     outer.block->init = outer_init(s, block, in, sub.inner_loops);
     // The outer block initializes what it writes, so those are not reads (as in the parser).
@@ -367,13 +390,17 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
 uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_sids, bool preserve_unit_iters) {
   // Step 1. Check: blocks of one scope whose subtrees are consecutive children of their
   // lowest common ancestor, each subtree holding only target blocks.
-  if (block_sids.empty()) fail("blockize", {}, "blockize needs at least one block");
+  if (block_sids.empty()) fail(s, kNoBlockError, {});
   std::unordered_set<uint64_t> targets(block_sids.begin(), block_sids.end());
-  if (targets.size() != block_sids.size()) fail("blockize", block_sids, "a block is listed twice");
+  if (targets.size() != block_sids.size()) {
+    for (size_t i = 0; i < block_sids.size(); ++i) {
+      if (std::count(block_sids.begin(), block_sids.begin() + i, block_sids[i])) fail(s, kBlockMultiAppearanceError, {block_sids[i]});
+    }
+  }
   uint64_t scope = s.scope_block(block_sids[0]);
   std::vector<uint64_t> common = s.enclosing_loops(block_sids[0]);
   for (uint64_t b : block_sids) {
-    if (s.scope_block(b) != scope) fail("blockize", block_sids, "The blocks are not in the same scope");
+    if (s.scope_block(b) != scope) fail(s, kBlocksNotInSameScopeError, {block_sids[0], b});
     std::vector<uint64_t> loops = s.enclosing_loops(b);
     size_t n = 0;
     while (n < common.size() && n < loops.size() && common[n] == loops[n]) ++n;
@@ -400,14 +427,14 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   if (sorted.back() - sorted.front() + 1 != sorted.size()) {
-    fail("blockize", block_sids, "The blocks to blockize must be consecutive statements under their common loop or block");
+    fail(s, kBlocksNotConsecutiveError, block_sids);
   }
   for (uint64_t b : s.blocks_in(s.info(block_sids[0])->func)) {
     if (targets.count(b) || s.scope_block(b) != scope) continue;
     std::vector<uint64_t> loops = s.enclosing_loops(b);
     bool under_lca = common.empty() || std::find(loops.begin(), loops.end(), lca) != loops.end();
     if (under_lca && std::find(sorted.begin(), sorted.end(), child_of(b)) != sorted.end()) {
-      fail("blockize", {b}, "The subtrees to blockize also hold block " + s.block(b)->name + ", which is not listed");
+      fail(s, kUnlistedBlockError, {b});
     }
   }
 
@@ -418,14 +445,13 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
   for (uint64_t b : block_sids) {
     const BlockNode* block = s.block(b);
     Subspace sub = divide(s, b, common.size(), preserve_unit_iters);
-    Inner in = derive(b, block, sub, preserve_unit_iters, outer);
+    Inner in = derive(s, b, block, sub, preserve_unit_iters, outer);
     if (block->init) {
       // The reduction stays whole inside the inner block, so its init stays with it (TVM
       // drops it here, which would change the result).
       for (size_t i = 0; i < sub.parts.size(); ++i) {
         if (sub.parts[i].outer_extent > 1 && block->iter_vars[i].type == IterType::CommReduce) {
-          fail("blockize", {b}, "not supported yet: blockize of a block list where block " + block->name +
-                                     " reduces over loops outside the new outer block");
+          fail_not_supported(s, {b}, "blockize of a block list where block {0} reduces over loops outside the new outer block");
         }
       }
       auto with_init = std::make_shared<BlockNode>(*in.block);
@@ -439,14 +465,14 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
       in.nest = in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init), sub.inner_loops);
     }
     if (!is_one(sub.outer_predicate)) {
-      fail("blockize", {b}, "not supported yet: blockize of a block list whose blocks have a T.where over the outer loops");
+      fail_not_supported(s, {b}, "blockize of a block list whose block {0} has a T.where over the outer loops");
     }
     arith::VarDomain outer_dom;
     for (const auto& iv : outer.block->iter_vars) {
       outer_dom[iv.var.get()] = arith::Interval{iv.dom.min, arith::simplify(ir::sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
     }
-    unite(outer.block->reads, relax(b, in.block->reads, in.dom), outer_dom);
-    unite(outer.block->writes, relax(b, in.block->writes, in.dom), outer_dom);
+    unite(outer.block->reads, relax(s, b, in.block->reads, in.dom), outer_dom);
+    unite(outer.block->writes, relax(s, b, in.block->writes, in.dom), outer_dom);
     outer.block->name += block->name + "_";
     nests.emplace_back(child_of(b), in.nest);
   }

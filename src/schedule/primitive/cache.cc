@@ -121,8 +121,13 @@ void rebuild_scope(ScheduleState& s, uint64_t scope, const std::function<void(Bl
   s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
 }
 
-void check_scope(const std::string& primitive, uint64_t block, const std::string& scope) {
-  if (!valid_storage_scope(scope)) fail(primitive, {block}, "The input storage scope \"" + scope + "\" is invalid");
+TSCH_SCHEDULE_ERROR_KIND(kInvalidStorageScopeError, "InvalidStorageScopeError", "The input storage scope is invalid",
+                         "The input storage scope is invalid.");
+TSCH_SCHEDULE_ERROR_KIND(kNotSingleWriteBlock, "NotSingleWriteBlock", "The buffer is allowed to be written by single block.",
+                         "The buffer is expected to be written by single block.");
+
+void check_scope(const ScheduleState& s, const std::string& scope) {
+  if (!valid_storage_scope(scope)) fail(s, kInvalidStorageScopeError, {}, "The input storage scope \"" + scope + "\" is invalid.");
 }
 
 // The rewrite both cache primitives share: the block accesses `cache` instead of `buffer`,
@@ -148,7 +153,7 @@ void install_cache(ScheduleState& s, uint64_t block_sid, uint64_t scope, size_t 
 // statement (after compute_at), that position would copy before the data exists or after
 // it is read. TVM finds a position inside the shared loops; tsch refuses, leaving the
 // schedule unchanged.
-void check_copy_position(const ScheduleState& s, const std::string& primitive, uint64_t block_sid, uint64_t scope,
+void check_copy_position(const ScheduleState& s, const char* primitive, uint64_t block_sid, uint64_t scope,
                          const Buffer& buffer, bool writers) {
   size_t here = top_level_index(s, block_sid, scope);
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
@@ -157,9 +162,9 @@ void check_copy_position(const ScheduleState& s, const std::string& primitive, u
     bool touches = false;
     for (const auto& a : accesses) touches |= a.buffer == buffer;
     if (touches && top_level_index(s, other, scope) == here) {
-      fail(primitive, {block_sid, other},
-           fmt::format("not supported yet: {} of {} while block \"{}\", which {} it, is in the same loop nest as block \"{}\"", primitive,
-                       buffer->name, s.block(other)->name, writers ? "writes" : "reads", s.block(block_sid)->name));
+      fail_not_supported(s, {block_sid, other},
+                         fmt::format("{} of {} while block {{1}}, which {} it, is in the same loop nest as block {{0}}", primitive,
+                                     buffer->name, writers ? "writes" : "reads"));
     }
   }
 }
@@ -168,11 +173,10 @@ void check_copy_position(const ScheduleState& s, const std::string& primitive, u
 
 uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
   // Step 1. Check.
-  check_scope("cache_read", block_sid, scope_name);
+  check_scope(s, scope_name);
   const BlockNode* block = s.block(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->reads.size())) {
-    fail("cache_read", {block_sid},
-         fmt::format("The input index {} is out of range: block \"{}\" reads {} buffer(s)", index, block->name, block->reads.size()));
+    fail_buffer_index_out_of_range(s, block_sid, index, false);
   }
   uint64_t scope = s.scope_block(block_sid);
   const BufferRegion& read = block->reads[static_cast<size_t>(index)];
@@ -180,9 +184,7 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   for (const auto& w : block->writes) {
     // The block would read the copy and update it, and its results never reach `src`.
     if (w.buffer == src) {
-      fail("cache_read", {block_sid},
-           fmt::format("not supported yet: cache_read of {}, which block \"{}\" also writes (cache_write caches both)", src->name,
-                       block->name));
+      fail_not_supported(s, {block_sid}, fmt::format("cache_read of {}, which block {{0}} also writes (cache_write caches both)", src->name));
     }
   }
   check_copy_position(s, "cache_read", block_sid, scope, src, /*writers=*/true);
@@ -196,11 +198,10 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
 }
 
 uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
-  check_scope("cache_write", block_sid, scope_name);
+  check_scope(s, scope_name);
   const BlockNode* block = s.block(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) {
-    fail("cache_write", {block_sid},
-         fmt::format("The input index {} is out of range: block \"{}\" writes {} buffer(s)", index, block->name, block->writes.size()));
+    fail_buffer_index_out_of_range(s, block_sid, index, true);
   }
   uint64_t scope = s.scope_block(block_sid);
   const BufferRegion& write = block->writes[static_cast<size_t>(index)];
@@ -208,7 +209,10 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
     if (other == block_sid) continue;
     for (const auto& w : s.block(other)->writes) {
-      if (w.buffer == dst) fail("cache_write", {block_sid, other}, "The buffer is allowed to be written by single block: " + dst->name + " is also written by block \"" + s.block(other)->name + "\"");
+      if (w.buffer == dst) {
+        fail(s, kNotSingleWriteBlock, {block_sid, other},
+             "The buffer " + dst->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
+      }
     }
   }
   check_copy_position(s, "cache_write", block_sid, scope, dst, /*writers=*/false);
@@ -221,11 +225,10 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
 }
 
 void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
-  check_scope("set_scope", block_sid, scope_name);
+  check_scope(s, scope_name);
   const BlockNode* block = s.block(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) {
-    fail("set_scope", {block_sid},
-         fmt::format("The input index {} is out of range: block \"{}\" writes {} buffer(s)", index, block->name, block->writes.size()));
+    fail_buffer_index_out_of_range(s, block_sid, index, true);
   }
   Buffer buffer = block->writes[static_cast<size_t>(index)].buffer;
   uint64_t root = s.root_of(s.info(block_sid)->func);
@@ -235,7 +238,10 @@ void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::s
   }
   for (const auto& a : s.block(root)->alloc_buffers) allocated |= a == buffer;
   if (!allocated) {
-    fail("set_scope", {block_sid}, "The buffer " + buffer->name + " is a function parameter: only buffers allocated in the function can change scope");
+    fail(s, kNonAllocatedBufferError, {block_sid},
+         "The input buffer " + buffer->name +
+             " is not allocated by a block. This means the buffer is either a function parameter or defined in `match_buffer` of "
+             "a block.");
   }
   Buffer changed = buffer_with(buffer, buffer->name, buffer->shape, scope_name);
   const BlockNode* root_block = s.block(root);

@@ -25,6 +25,18 @@ using namespace ir;
 
 namespace {
 
+TSCH_SCHEDULE_ERROR_KIND(kNotAllRequiredBlocksAreVisitedError, "NotAllRequiredBlocksAreVisitedError",
+                         "Not all required blocks are under the loop scope", "Not all required blocks are under the loop scope");
+TSCH_SCHEDULE_ERROR_KIND(kNoConsumerError, "NoConsumerError", "The block has no consumer to compute at",
+                         "The block {0} has no consumer to compute at");
+TSCH_SCHEDULE_ERROR_KIND(kNoProducerError, "NoProducerError", "The block has no producer to compute at",
+                         "The block {0} has no producer to compute at");
+TSCH_SCHEDULE_ERROR_KIND(kUnboundedRegionError, "UnboundedRegionError", "The region the block must cover cannot be bounded",
+                         "The region that block {0} must cover cannot be bounded");
+TSCH_SCHEDULE_ERROR_KIND(kConsumerRegionNotCoveredError, "ConsumerRegionNotCoveredError",
+                         "The consumer reads more than one iteration of the loop produces",
+                         "The block {0} reads more than one iteration of the loop produces");
+
 bool reads_buffer(const BlockNode* b, const Buffer& buf) {
   for (const auto& r : b->reads) {
     if (r.buffer == buf) return true;
@@ -122,7 +134,7 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<arith::In
 // The iterator ranges a block needs so that its accesses of `buffers` cover `needed`
 // (per buffer, per dimension). An access dimension that is exactly an iterator fixes that
 // iterator's range; iterators not fixed keep their whole domain.
-std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t block_sid, const BlockNode* block,
+std::vector<arith::Interval> iter_ranges(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
                                          const std::vector<BufferRegion>& accesses,
                                          const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& needed,
                                          const arith::VarDomain& loop_dom, bool must_cover = false) {
@@ -134,7 +146,7 @@ std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t 
     if (it == needed.end()) continue;
     for (size_t d = 0; d < access.region.size(); ++d) {
       arith::Interval want = it->second[d];
-      if (!want.min) fail(primitive, {block_sid}, "the region needed of buffer " + access.buffer->name + " cannot be bounded");
+      if (!want.min) fail(s, kUnboundedRegionError, {block_sid}, "The region of buffer " + access.buffer->name + " that block {0} must cover cannot be bounded");
       // Never beyond the buffer (as TVM's CalculateBlockVarDomain): loops of an imperfect
       // split reach past the end, where the consumer's T.where stops it reading.
       const PrimExpr& size = access.buffer->shape[d];
@@ -148,9 +160,7 @@ std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t 
               }
               return false;
             })) {
-          fail(primitive, {block_sid},
-               "not supported yet: block \"" + block->name + "\" accesses " + access.buffer->name +
-                   " with an index that is not a plain block iterator");
+          fail_not_supported(s, {block_sid}, "block {0} accesses " + access.buffer->name + " with an index that is not a plain block iterator");
         }
         // A consumer (reverse_compute_at) reading a fixed range of this dimension runs after
         // each iteration of the loop: all of that range must have been produced by then.
@@ -158,9 +168,9 @@ std::vector<arith::Interval> iter_ranges(const std::string& primitive, uint64_t 
           PrimExpr last = sub(add(r.min, r.extent), make_int(1, r.extent->dtype));
           if (!arith::can_prove(make_binary(ExprKind::LE, want.min, r.min), loop_dom) ||
               !arith::can_prove(make_binary(ExprKind::LE, last, want.max), loop_dom)) {
-            fail(primitive, {block_sid},
-                 fmt::format("block \"{}\" reads elements {}:{} of {} in dimension {}, more than one iteration of the loop produces",
-                             block->name, ir::script(r.min), ir::script(arith::simplify(add(r.min, r.extent))), access.buffer->name, d));
+            fail(s, kConsumerRegionNotCoveredError, {block_sid},
+                 fmt::format("The block {{0}} reads elements {}:{} of {} in dimension {}, more than one iteration of the loop produces",
+                             ir::script(r.min), ir::script(arith::simplify(add(r.min, r.extent))), access.buffer->name, d));
           }
         }
         continue;
@@ -216,31 +226,44 @@ Stmt insert_into(const ForNode* loop, const Stmt& nest, const std::vector<const 
 
 // Checked on the rewritten state (the new bindings are known only then), which is put back
 // on a refusal.
-void recheck_under_parallel_loops(ScheduleState& s, const ScheduleState& before, uint64_t block_sid, const char* primitive) {
+void recheck_under_parallel_loops(ScheduleState& s, const ScheduleState& before, uint64_t block_sid) {
   try {
-    check_parallel_loops_above(s, block_sid, primitive);
+    check_parallel_loops_above(s, block_sid);
   } catch (...) {
     s = before;
     throw;
   }
 }
 
-void check_same_scope(const ScheduleState& s, const std::string& primitive, uint64_t block_sid, uint64_t loop_sid) {
-  if (s.info(block_sid)->func != s.info(loop_sid)->func || s.scope_block(block_sid) != s.scope_block(loop_sid)) {
-    fail(primitive, {block_sid, loop_sid}, "The block and the loop are not in the same scope");
+void check_same_scope(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
+  if (s.info(block_sid)->func != s.info(loop_sid)->func || s.scope_block(block_sid) != s.scope_block(loop_sid) ||
+      is_under(s, block_sid, loop_sid)) {
+    fail(s, kNotInSameScopeError, {block_sid, loop_sid});
   }
-  if (is_under(s, block_sid, loop_sid)) {
-    fail(primitive, {block_sid, loop_sid},
-         fmt::format("The block \"{}\" is already under loop \"{}\"", s.block(block_sid)->name, s.loop(loop_sid)->loop_var->name));
+}
+
+// TVM's NotAllRequiredBlocksAreVisitedError: the consumers (producers) not under the loop.
+void check_all_under(const ScheduleState& s, const std::vector<uint64_t>& required, uint64_t loop_sid, bool consumers) {
+  std::vector<uint64_t> missing;
+  for (uint64_t b : required) {
+    if (!is_under(s, b, loop_sid) && std::find(missing.begin(), missing.end(), b) == missing.end()) missing.push_back(b);
   }
+  if (missing.empty()) return;
+  std::string relation = consumers ? "consumer(s)" : "producer(s)";
+  std::string list;
+  for (size_t i = 0; i < missing.size(); ++i) list += "{" + std::to_string(i) + "}";
+  fail(s, kNotAllRequiredBlocksAreVisitedError, missing,
+       fmt::format("The primitive requires all the {0} of the given block to be present under the target loop. However, there are "
+                   "{1} {0} not satisfying the constraint. List of the {0}:{2}",
+                   relation, missing.size(), list));
 }
 
 }  // namespace
 
 void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
   // Step 1. Checks: same scope; not an output block; every consumer under the loop.
-  check_same_scope(s, "compute_at", block_sid, loop_sid);
-  check_complete_or_reduction("compute_at", s, block_sid);
+  check_same_scope(s, block_sid, loop_sid);
+  check_complete_or_reduction(s, block_sid);
   const BlockNode* block = s.block(block_sid);
   uint64_t scope = s.scope_block(block_sid);
   const BlockNode* scope_block = s.block(scope);
@@ -248,8 +271,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
     bool allocated = false;
     for (const auto& b : scope_block->alloc_buffers) allocated |= b == w.buffer;
     if (!allocated) {
-      fail_output_block("compute_at", block_sid,
-                        fmt::format("block \"{}\" writes {}, which is not allocated in its scope", block->name, w.buffer->name));
+      fail(s, kNotOutputBlockError, {block_sid});
     }
   }
   std::vector<uint64_t> consumers;
@@ -259,16 +281,12 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
       if (reads_buffer(s.block(b), w.buffer)) consumers.push_back(b);
     }
   }
-  if (consumers.empty()) fail("compute_at", {block_sid}, "block \"" + block->name + "\" has no consumer to compute at");
+  if (consumers.empty()) fail(s, kNoConsumerError, {block_sid});
+  check_all_under(s, consumers, loop_sid, true);
   // Step 2. The region the consumers under the loop need, per buffer.
   std::unordered_map<const BufferNode*, std::vector<arith::Interval>> needed;
   std::vector<const StmtNode*> anchors;
   for (uint64_t c : consumers) {
-    if (!is_under(s, c, loop_sid)) {
-      fail("compute_at", {c, loop_sid},
-           fmt::format("Not all required blocks are under the loop scope: consumer block \"{}\" is not under loop \"{}\"",
-                       s.block(c)->name, s.loop(loop_sid)->loop_var->name));
-    }
     anchors.push_back(s.info(c)->node);
     for (const auto& r : s.block(c)->reads) {
       if (!writes_buffer(block, r.buffer)) continue;
@@ -283,7 +301,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
       }
     }
   }
-  std::vector<arith::Interval> ranges = iter_ranges("compute_at", block_sid, block, block->writes, needed, loop_domain(s, loop_sid));
+  std::vector<arith::Interval> ranges = iter_ranges(s, block_sid, block, block->writes, needed, loop_domain(s, loop_sid));
   // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
   Block block_ref = s.info(block_sid)->realize->block;
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
@@ -292,13 +310,13 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   std::vector<const StmtNode*> anchor_nodes;
   for (uint64_t c : consumers) anchor_nodes.push_back(s.info(c)->node);
   s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, true, index));
-  recheck_under_parallel_loops(s, before, block_sid, "compute_at");
+  recheck_under_parallel_loops(s, before, block_sid);
 }
 
 void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
   // Step 1. Checks: same scope; every producer of what the block reads under the loop.
-  check_same_scope(s, "reverse_compute_at", block_sid, loop_sid);
-  check_complete_or_reduction("reverse_compute_at", s, block_sid);
+  check_same_scope(s, block_sid, loop_sid);
+  check_complete_or_reduction(s, block_sid);
   const BlockNode* block = s.block(block_sid);
   uint64_t scope = s.scope_block(block_sid);
   std::vector<uint64_t> producers;
@@ -308,25 +326,21 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
       if (writes_buffer(s.block(b), r.buffer)) producers.push_back(b);
     }
   }
-  if (producers.empty()) fail("reverse_compute_at", {block_sid}, "block \"" + block->name + "\" has no producer to compute at");
+  if (producers.empty()) fail(s, kNoProducerError, {block_sid});
+  check_all_under(s, producers, loop_sid, false);
   // Step 2. The region the producers under the loop write, per buffer.
   std::unordered_map<const BufferNode*, std::vector<arith::Interval>> produced;
   for (uint64_t p : producers) {
-    if (!is_under(s, p, loop_sid)) {
-      fail("reverse_compute_at", {p, loop_sid},
-           fmt::format("Not all required blocks are under the loop scope: producer block \"{}\" is not under loop \"{}\"",
-                       s.block(p)->name, s.loop(loop_sid)->loop_var->name));
-    }
     for (const auto& w : s.block(p)->writes) {
       if (!reads_buffer(block, w.buffer)) continue;
       bool gapped = false;
       std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w, &gapped);
       if (gapped) {
         // The consumer would also read elements the producer writes in later iterations.
-        fail("reverse_compute_at", {p, loop_sid},
-             fmt::format("not supported yet: what block \"{}\" writes of {} in one iteration of loop \"{}\" is not a contiguous "
-                         "region, so block \"{}\" cannot be computed there",
-                         s.block(p)->name, w.buffer->name, s.loop(loop_sid)->loop_var->name, block->name));
+        fail_not_supported(s, {p, loop_sid, block_sid},
+                           fmt::format("what block {{0}} writes of {} in one iteration of loop {{1}} is not a contiguous region, so "
+                                       "block {{2}} cannot be computed there",
+                                       w.buffer->name));
       }
       auto it = produced.find(w.buffer.get());
       if (it == produced.end()) {
@@ -338,7 +352,7 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
       }
     }
   }
-  std::vector<arith::Interval> ranges = iter_ranges("reverse_compute_at", block_sid, block, block->reads, produced, loop_domain(s, loop_sid),
+  std::vector<arith::Interval> ranges = iter_ranges(s, block_sid, block, block->reads, produced, loop_domain(s, loop_sid),
                                                      /*must_cover=*/true);
   // Step 3. Rewrite.
   Block block_ref = s.info(block_sid)->realize->block;
@@ -348,7 +362,7 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   std::vector<const StmtNode*> anchor_nodes;
   for (uint64_t p : producers) anchor_nodes.push_back(s.info(p)->node);
   s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, false, index));
-  recheck_under_parallel_loops(s, before, block_sid, "reverse_compute_at");
+  recheck_under_parallel_loops(s, before, block_sid);
 }
 
 }  // namespace tsch::schedule

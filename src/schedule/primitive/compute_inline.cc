@@ -76,33 +76,51 @@ uint64_t block_guarded_by(const ScheduleState& s, uint64_t scope, const Buffer& 
   return found;
 }
 
-void fail_if_guarded_by(const char* primitive, const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
+void fail_if_guarded_by(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
   if (uint64_t guarded = block_guarded_by(s, scope, buffer)) {
-    fail(primitive, {guarded},
-         fmt::format("not supported yet: block \"{}\" is guarded by a T.where that reads {}", s.block(guarded)->name, buffer->name));
+    fail_not_supported(s, {guarded}, fmt::format("block {{0}} is guarded by a T.where that reads {}", buffer->name));
   }
 }
 
-// TVM's message for a block that is not complete because it is not dominant.
-std::string incomplete_block(const std::string& block, const std::string& other, const std::string& buffer) {
-  return fmt::format("The block \"{}\" is not a complete block - it violates condition #2 (dominant: the block is "
-                     "the only writer of its output), as block \"{}\" writes {} too",
-                     block, other, buffer);
-}
+TSCH_SCHEDULE_ERROR_KIND(kHasInitBlock, "HasInitBlock", "The block has init statement", "ScheduleError: The block has init statement: {0}");
+TSCH_SCHEDULE_ERROR_KIND(kBodyAnalysisError, "BodyAnalysisError",
+                         "The block cannot be inlined because its body pattern does not meet the condition for inlining",
+                         "The body of the inlined block should be in form of\n"
+                         "    'A[f(i, j, k, ...)] = g(i, j, k, ...)',\n"
+                         "where the store indices mapping f on the left are bijective affine.");
+TSCH_SCHEDULE_ERROR_KIND(kReverseBodyAnalysisError, "BodyAnalysisError.reverse",
+                         "The block cannot be inlined because its body pattern does not meet the condition for inlining",
+                         "The body of the inlined block should be in form of\n"
+                         "    `B[...] = g(i, j, k, A[f(i, j, k, ...)] ...)`,\n"
+                         "where A is the only buffer the block consumes, whose indices are distinct atomic variables,\n"
+                         "and there should be no variables other than the index variables), and f is a bijective affine\n"
+                         "mapping and there should not be predicates in the inlined block. The iter domains of the inlined\n"
+                         "block should be covered by the producer block.");
+TSCH_SCHEDULE_ERROR_KIND(kOnlyLeafError, "OnlyLeafError", "Cannot remove the only leaf in the scope",
+                         "Block {0} is the only leaf in the scope {1}, which cannot be removed; Otherwise the scope will be empty.");
+TSCH_SCHEDULE_ERROR_KIND(kSelfReadError, "SelfReadError", "The inlined block reads the buffer it writes",
+                         "The inlined block {0} reads the buffer it writes");
+TSCH_SCHEDULE_ERROR_KIND(kIncompleteBlockError, "IncompleteBlockError", "Incomplete block",
+                         "The block {0} is not a complete block - it violates condition #2.\n"
+                         "Definition of a complete block:\n"
+                         "1) All block vars are data parallel\n"
+                         "2) Dominant: the block is the only writer of its output, dominating the reader of its output buffers\n"
+                         "3) No overlap between the buffers the block reads and writes");
+TSCH_SCHEDULE_ERROR_KIND(kNonSingleProducerError, "NonSingleProducerError",
+                         "The consumer block to be inlined is required to have only a single producer block, and the producer "
+                         "block should be a complete block who has only a single consumer",
+                         "The consumer block {0} to be inlined is required to have only a single producer block, and the "
+                         "producer block should be a complete block who has only a single consumer");
 
 }  // namespace
 
 void compute_inline(ScheduleState& s, uint64_t block_sid) {
   // Step 1. Check the block's shape.
   const BlockNode* block = s.block(block_sid);
-  if (s.info(block_sid)->parent == 0) fail("compute_inline", {block_sid}, "The root block cannot be inlined");
-  if (block->init) fail("compute_inline", {block_sid}, "The block has init statement: block \"" + block->name + "\" is a reduction");
+  if (s.info(block_sid)->parent == 0) fail(s, kRootBlockError, {block_sid});
+  if (block->init) fail(s, kHasInitBlock, {block_sid});
   auto* store = as<BufferStoreNode>(block->body);
-  if (!store) {
-    fail("compute_inline", {block_sid},
-         "The body of the inlined block should be in form of 'A[i, j, k, ...] = f(i, j, k, ...)', where the indices on the "
-         "left are distinct atomic variables");
-  }
+  if (!store) fail(s, kBodyAnalysisError, {block_sid});
   std::vector<Var> index_vars;
   for (const auto& idx : store->indices) {
     auto* v = as<VarNode>(idx);
@@ -110,30 +128,25 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     for (const auto& iv : block->iter_vars) is_iter |= iv.var.get() == v;
     bool repeated = false;
     for (const auto& seen : index_vars) repeated |= seen.get() == v;
-    if (!v || !is_iter || repeated) {
-      fail("compute_inline", {block_sid},
-           "The body of the inlined block should be in form of 'A[i, j, k, ...] = f(i, j, k, ...)', where the indices on the "
-           "left are distinct atomic variables");
-    }
+    if (!v || !is_iter || repeated) fail(s, kBodyAnalysisError, {block_sid});
     index_vars.push_back(std::static_pointer_cast<const VarNode>(idx));
   }
   uint64_t scope = s.scope_block(block_sid);
   const BlockNode* scope_block = s.block(scope);
   bool allocated = false;
   for (const auto& b : scope_block->alloc_buffers) allocated |= b == store->buffer;
-  if (!allocated) fail_output_block("compute_inline", block_sid, "block \"" + block->name + "\" writes " + store->buffer->name);
-  if (s.child_blocks(scope).size() == 1) fail("compute_inline", {block_sid}, "The block is the only leaf in the scope and cannot be inlined");
+  if (!allocated) fail(s, kNotOutputBlockError, {block_sid});
+  if (s.child_blocks(scope).size() == 1) fail(s, kOnlyLeafError, {block_sid, scope});
   for (const auto& r : block->reads) {
-    if (r.buffer == store->buffer) fail("compute_inline", {block_sid}, "The inlined block reads the buffer it writes");
+    if (r.buffer == store->buffer) fail(s, kSelfReadError, {block_sid});
   }
-  if (uint64_t other = other_writer(s, block_sid, store->buffer))
-    fail("compute_inline", {block_sid, other}, incomplete_block(block->name, s.block(other)->name, store->buffer->name));
+  if (other_writer(s, block_sid, store->buffer)) fail(s, kIncompleteBlockError, {block_sid});
 
   // The block with the loops that hold nothing else must be a top-level statement of its scope.
   bool top_level = false;
   block_subtree(s, block_sid, top_level);
-  if (!top_level) fail("compute_inline", {block_sid}, "not supported yet: inlining a block that shares loops with other blocks");
-  fail_if_guarded_by("compute_inline", s, scope, store->buffer);
+  if (!top_level) fail_not_supported(s, {block_sid}, "inlining a block {0} that shares loops with other blocks");
+  fail_if_guarded_by(s, scope, store->buffer);
 
   // Step 2. Rewrite every consumer in the scope, drop the block and its buffer.
   Inliner inliner(store->buffer, index_vars, store->value);
@@ -156,43 +169,32 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
 void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   // Step 1. Check the consumer, its single producer and the load connecting them.
   const BlockNode* c = s.block(block_sid);
-  if (s.info(block_sid)->parent == 0) fail("reverse_compute_inline", {block_sid}, "The root block cannot be inlined");
-  if (c->init) fail("reverse_compute_inline", {block_sid}, "The block has init statement: block \"" + c->name + "\" is a reduction");
+  if (s.info(block_sid)->parent == 0) fail(s, kRootBlockError, {block_sid});
+  if (c->init) fail(s, kHasInitBlock, {block_sid});
   auto* store = as<BufferStoreNode>(c->body);
-  if (!store) fail("reverse_compute_inline", {block_sid}, "The body of the inlined block should be a single buffer store");
+  if (!store) fail(s, kReverseBodyAnalysisError, {block_sid});
   std::vector<uint64_t> producers = get_producers(s, block_sid);
-  if (producers.size() != 1) {
-    fail("reverse_compute_inline", {block_sid},
-         fmt::format("block \"{}\" must have exactly one producer block, found {}", c->name, producers.size()));
-  }
+  if (producers.size() != 1) fail(s, kNonSingleProducerError, {block_sid});
   uint64_t p_sid = producers[0];
   const BlockNode* p = s.block(p_sid);
   auto* p_store = as<BufferStoreNode>(p->body);
-  if (!p_store || p->init) {
-    fail("reverse_compute_inline", {p_sid}, "The producer block \"" + p->name + "\" must be a single buffer store without init");
-  }
+  if (!p_store || p->init) fail(s, kNonSingleProducerError, {block_sid, p_sid});
   Buffer x = p_store->buffer;
   std::vector<const BufferLoadNode*> loads;
   for_each_expr(store->value, [&](const PrimExpr& e) {
     if (auto* l = as<BufferLoadNode>(e); l && l->buffer == x) loads.push_back(l);
   });
-  if (loads.size() != 1) fail("reverse_compute_inline", {block_sid}, fmt::format("block \"{}\" must read {} exactly once", c->name, x->name));
+  if (loads.size() != 1) fail(s, kReverseBodyAnalysisError, {block_sid});
   std::unordered_map<const VarNode*, PrimExpr> vmap;
   for (size_t d = 0; d < loads[0]->indices.size(); ++d) {
     auto* v = as<VarNode>(loads[0]->indices[d]);
     bool is_iter = false;
     for (const auto& iv : c->iter_vars) is_iter |= iv.var.get() == v;
-    if (!v || !is_iter || vmap.count(v)) {
-      fail("reverse_compute_inline", {block_sid},
-           fmt::format("block \"{}\" must load {} with distinct block iterators as indices", c->name, x->name));
-    }
+    if (!v || !is_iter || vmap.count(v)) fail(s, kReverseBodyAnalysisError, {block_sid});
     vmap[v] = p_store->indices[d];
   }
   for (const auto& iv : c->iter_vars) {
-    if (!vmap.count(iv.var.get())) {
-      fail("reverse_compute_inline", {block_sid},
-           fmt::format("block iterator {} of \"{}\" does not index {}, so the producer cannot compute it", iv.var->name, c->name, x->name));
-    }
+    if (!vmap.count(iv.var.get())) fail(s, kReverseBodyAnalysisError, {block_sid});
   }
   // The producer will run the consumer's store once per element it writes, so the consumer
   // must run exactly once per such element: unguarded, and each iterator's domain exactly
@@ -214,8 +216,7 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     return false;
   };
   if (!restates_domain(cr->predicate))
-    fail("reverse_compute_inline", {block_sid},
-         fmt::format("not supported yet: block \"{}\" is guarded by T.where, which the producer would have to take over", c->name));
+    fail_not_supported(s, {block_sid}, "block {0} is guarded by T.where, which the producer would have to take over");
   arith::VarDomain producer_dom;
   for (const auto& iv : p->iter_vars) producer_dom[iv.var.get()] = arith::interval_of(iv.dom);
   for (const auto& iv : c->iter_vars) {
@@ -224,20 +225,19 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     bool same = reach.min && as_const_int(arith::simplify(reach.min), &lo) && as_const_int(arith::simplify(reach.max), &hi) &&
                 as_const_int(iv.dom.min, &dmin) && as_const_int(iv.dom.extent, &dext) && lo == dmin && hi == dmin + dext - 1;
     if (!same)
-      fail("reverse_compute_inline", {block_sid, p_sid},
-           fmt::format("not supported yet: iterator {} of \"{}\" ranges over {} values, which are not exactly the elements "
-                       "\"{}\" writes",
-                       iv.var->name, c->name, ir::script(iv.dom.extent), p->name));
+      fail_not_supported(s, {block_sid, p_sid},
+                         fmt::format("iterator {} of block {{0}} ranges over {} values, which are not exactly the elements block "
+                                     "{{1}} writes",
+                                     iv.var->name, ir::script(iv.dom.extent)));
   }
-  if (uint64_t other = other_writer(s, block_sid, store->buffer))
-    fail("reverse_compute_inline", {block_sid, other}, incomplete_block(c->name, s.block(other)->name, store->buffer->name));
+  if (other_writer(s, block_sid, store->buffer)) fail(s, kIncompleteBlockError, {block_sid});
   bool allocated = false;
   for (const auto& b : s.block(s.scope_block(block_sid))->alloc_buffers) allocated |= b == x;
-  if (!allocated) fail("reverse_compute_inline", {p_sid}, "Cannot operate on an output buffer: " + x->name + " is not allocated in the scope");
+  if (!allocated) fail(s, kNotOutputBlockError, {p_sid});
   bool top_level = false;
   block_subtree(s, block_sid, top_level);
-  if (!top_level) fail("reverse_compute_inline", {block_sid}, "not supported yet: inlining a block that shares loops with other blocks");
-  fail_if_guarded_by("reverse_compute_inline", s, s.scope_block(block_sid), x);
+  if (!top_level) fail_not_supported(s, {block_sid}, "inlining a block {0} that shares loops with other blocks");
+  fail_if_guarded_by(s, s.scope_block(block_sid), x);
 
   // Step 2. The producer stores f(value) into the consumer's buffer.
   struct LoadToValue : IRMutator {

@@ -86,16 +86,34 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
 
 }  // namespace
 
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kNotReductionBlockError, "NotReductionBlockError", "Not a reduction block",
+                         "The block {0} is not a reduction block - it violates condition #1.\n"
+                         "Definition of a reduction block:\n"
+                         "1) The block has the `init` statement\n"
+                         "2) All the block bindings are quasi-affine expressions\n"
+                         "3) All block vars are either data parallel block vars or reduction block vars\n"
+                         "4) Dominant: the block is the only writer of its output, dominating the reader of its output buffers\n"
+                         "5) The reduction block vars are not used to index the output buffers");
+TSCH_SCHEDULE_ERROR_KIND(kLoopPositionError, "LoopPositionError", "decompose_reduction expect the loop to be an ancestor of block",
+                         "ScheduleError: The input loop {0} of decompose_reduction is required to be an ancestor of block {1}.");
+TSCH_SCHEDULE_ERROR_KIND(kLoopHeightError, "LoopHeightError",
+                         "decompose_reduction expect the loop to be higher than all the loops related to reduce block var",
+                         "ScheduleError: decompose_reduction expect the loop {0} to be higher than all the loops related to reduce "
+                         "block var of block {1}");
+
+}  // namespace
+
 uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
   // Step 1. Check: a reduction block under `loop`, with `loop` above every reduction loop.
   const BlockNode* block = s.block(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  if (!block->init) fail("decompose_reduction", {block_sid}, "Not a reduction block: block \"" + block->name + "\" has no T.init()");
+  if (!block->init) fail(s, kNotReductionBlockError, {block_sid});
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   auto pos = std::find(loops.begin(), loops.end(), loop_sid);
   if (pos == loops.end()) {
-    fail("decompose_reduction", {block_sid, loop_sid},
-         fmt::format("The loop \"{}\" is not an ancestor of block \"{}\"", s.loop(loop_sid)->loop_var->name, block->name));
+    fail(s, kLoopPositionError, {loop_sid, block_sid});
   }
   std::vector<uint64_t> below(pos, loops.end());  // `loop` and the loops inside it
   std::vector<uint64_t> above(loops.begin(), pos);
@@ -104,10 +122,10 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
     for (uint64_t l : above) {
       const VarNode* v = s.loop(l)->loop_var.get();
       if (uses_var(realize->iter_values[i], [&](const VarNode* x) { return x == v; })) {
-        fail("decompose_reduction", {loop_sid, l},
-             fmt::format("decompose_reduction expect the loop to be higher than all the loops related to reduce block var: "
-                         "loop \"{}\" binds reduction iterator {} but is outside loop \"{}\"",
-                         s.loop(l)->loop_var->name, block->iter_vars[i].var->name, s.loop(loop_sid)->loop_var->name));
+        fail(s, kLoopHeightError, {loop_sid, block_sid, l},
+             fmt::format("ScheduleError: decompose_reduction expect the loop {{0}} to be higher than all the loops related to "
+                         "reduce block var of block {{1}}: loop {{2}} binds reduction iterator {} but is outside loop {{0}}",
+                         block->iter_vars[i].var->name));
       }
     }
   }
@@ -117,10 +135,9 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   // every sweep of the reduction (a block computed at a loop it does not depend on, or
   // depends on only in part — `vi = i_j_fused // 20` — sweeps each row several times).
   if (!runs_each_instance_once(s, realize, loops, below)) {
-    fail("decompose_reduction", {loop_sid, block_sid},
-         fmt::format("not supported yet: one run of loop \"{}\" may run an instance of block \"{}\" more than once (its "
-                     "bindings are not a one-to-one map of the loops inside), so the init could not move before it",
-                     s.loop(loop_sid)->loop_var->name, block->name));
+    fail_not_supported(s, {loop_sid, block_sid},
+                       "one run of loop {0} may run an instance of block {1} more than once (its bindings are not a one-to-one "
+                       "map of the loops inside), so the init could not move before it");
   }
 
   // Step 2. The init block: the spatial iterators, bound as before but through `_init` loops.
@@ -147,9 +164,8 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   for (const ForNode* f : init_loops) {
     for (const PrimExpr& e : {f->min, f->extent}) {
       if (uses_var(e, [&](const VarNode* x) { return dropped.count(x) > 0; }))
-        fail("decompose_reduction", {loop_sid, block_sid},
-             fmt::format("not supported yet: the range of loop \"{}\" depends on a loop the init block does not iterate over",
-                         f->loop_var->name));
+        fail_not_supported(s, {loop_sid, block_sid},
+                           fmt::format("the range of loop {} depends on a loop the init block does not iterate over", f->loop_var->name));
     }
   }
   auto init_block = std::make_shared<BlockNode>();

@@ -16,26 +16,34 @@ namespace tsch::schedule {
 
 using namespace ir;
 
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kNoLoopError, "NoLoopError", "fuse expects at least one loop", "fuse expects at least one loop");
+TSCH_SCHEDULE_ERROR_KIND(kOuterNotInnerParent, "OuterNotInnerParent", "The outer loop is not the parent of the inner loop",
+                         "The loops can't be fused because the outer loop {0} is not the parent of the inner loop {1}");
+TSCH_SCHEDULE_ERROR_KIND(kNotOnlyChildError, "NotOnlyChildError", "The inner loop is not the only child of outer loop",
+                         "The loops can't be fused because the inner loop {1} is not the only child of outer loop {0}.");
+TSCH_SCHEDULE_ERROR_KIND(kDependentLoopError, "DependentLoopError", "A loop's `extent` is dependent on another loop",
+                         "A loop {0}'s `extent` is dependent on another loop");
+
+}  // namespace
+
 uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool preserve_unit_iters) {
   // Step 1. Check: a chain where each loop is the only child of the previous one.
-  if (loop_sids.empty()) fail("fuse", {}, "fuse expects at least one loop");
+  if (loop_sids.empty()) fail(s, kNoLoopError, {});
   std::vector<const ForNode*> loops;
   for (size_t i = 0; i < loop_sids.size(); ++i) {
     const ForNode* l = s.loop(loop_sids[i]);
     if (!l->annotations.empty() || l->for_kind == ForKind::ThreadBinding) {
-      fail_has_annotation_or_thread_binding(s, "fuse", loop_sids[i]);
+      fail(s, kHasAnnotationOrThreadBindingError, {loop_sids[i]});
     }
-    if (!is_zero(l->min)) fail_loop_not_start_with_zero(s, "fuse", loop_sids[i]);
+    if (!is_zero(l->min)) fail(s, kLoopNotStartWithZeroError, {loop_sids[i]});
     if (i > 0) {
       if (s.info(loop_sids[i])->parent != loop_sids[i - 1]) {
-        fail("fuse", {loop_sids[i - 1], loop_sids[i]},
-             fmt::format("The loops can't be fused because the outer loop \"{}\" is not the parent of the inner loop \"{}\"",
-                         loops.back()->loop_var->name, l->loop_var->name));
+        fail(s, kOuterNotInnerParent, {loop_sids[i - 1], loop_sids[i]});
       }
       if (loops.back()->body.get() != static_cast<const StmtNode*>(l)) {
-        fail("fuse", {loop_sids[i - 1], loop_sids[i]},
-             fmt::format("The loops can't be fused because the inner loop \"{}\" is not the only child of outer loop \"{}\"",
-                         l->loop_var->name, loops.back()->loop_var->name));
+        fail(s, kNotOnlyChildError, {loop_sids[i - 1], loop_sids[i]});
       }
     }
     loops.push_back(l);
@@ -44,7 +52,7 @@ uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool pre
     for (size_t j = 0; j < loops.size(); ++j) {
       const VarNode* v = loops[j]->loop_var.get();
       if (i != j && uses_var(loops[i]->extent, [&](const VarNode* x) { return x == v; })) {
-        fail("fuse", {loop_sids[i]}, fmt::format("The extent of loop \"{}\" depends on loop \"{}\"", loops[i]->loop_var->name, v->name));
+        fail(s, kDependentLoopError, {loop_sids[i]}, "A loop {0}'s `extent` is dependent on another loop " + v->name);
       }
     }
   }

@@ -13,8 +13,25 @@ namespace tsch::schedule {
 
 using namespace ir;
 
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kWrongBlockIterTypeError, "WrongBlockIterTypeError",
+                         "The loop kind cannot be fulfilled with regard to some of its underlying block",
+                         "The loop kind cannot be fulfilled with regard to block {1}");
+TSCH_SCHEDULE_ERROR_KIND(kLoopNotBoundError, "LoopNotBoundError",
+                         "The loop kind cannot be fulfilled: a block under the loop does not depend on it",
+                         "The loop kind cannot be fulfilled with regard to block {1}, whose iterators do not depend on loop {0}");
+TSCH_SCHEDULE_ERROR_KIND(kIncompleteBlockUnderLoopError, "IncompleteBlockError.loop_kind",
+                         "The loop kind cannot be fulfilled: a block under the loop is not complete",
+                         "The loop kind cannot be fulfilled with regard to block {1}, which is not a complete block");
+TSCH_SCHEDULE_ERROR_KIND(kInvalidThreadAxisError, "InvalidThreadAxisError", "The thread axis is invalid",
+                         "The thread axis is invalid for loop {0}");
+
+}  // namespace
+
 // Every block below the loop whose non-data-parallel iterator is bound using the loop var.
-void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* primitive, const char* kind) {
+void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* kind) {
+  std::string fast = fmt::format("The \"{}\" cannot be fulfilled with regard to some of its underlying block", kind);
   const ForNode* loop = s.loop(loop_sid);
   const VarNode* var = loop->loop_var.get();
   int64_t extent = 0;
@@ -31,38 +48,40 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
       all_data_parallel &= r->block->iter_vars[i].type == IterType::DataPar;
     }
     if (!bound_to_loop && !single_iteration) {
-      fail(primitive, {loop_sid, r->block->sid},
-           fmt::format("The \"{}\" cannot be fulfilled with regard to block \"{}\": its iterators do not depend on loop "
-                       "\"{}\", so every iteration would run the same block instance and write the same locations",
-                       kind, r->block->name, loop->loop_var->name));
+      fail(s, kLoopNotBoundError, {loop_sid, r->block->sid},
+           fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: its iterators do not depend on loop {{0}}, "
+                       "so every iteration would run the same block instance and write the same locations",
+                       kind),
+           fast);
     }
     if (all_data_parallel) {
       for (const auto& w : r->block->writes)
         for (const auto& rd : r->block->reads)
           if (rd.buffer.get() == w.buffer.get())
-            fail(primitive, {loop_sid, r->block->sid},
-                 fmt::format("The \"{}\" cannot be fulfilled with regard to block \"{}\": it is not a complete block (it "
+            fail(s, kIncompleteBlockUnderLoopError, {loop_sid, r->block->sid},
+                 fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: it is not a complete block (it "
                              "reads buffer {}, which it writes), so its iterations may depend on each other",
-                             kind, r->block->name, w.buffer->name));
+                             kind, w.buffer->name),
+                 fast);
     }
     for (size_t i = 0; i < r->iter_values.size(); ++i) {
       if (r->block->iter_vars[i].type == IterType::DataPar) continue;
       if (uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var; })) {
-        fail(primitive, {loop_sid, r->block->sid},
-             fmt::format("The \"{}\" cannot be fulfilled with regard to block \"{}\" because some block iter whose block "
-                         "binding contains the loop var is not a data parallel block iter (iterator {} is a reduction "
-                         "bound to {})",
-                         kind, r->block->name, r->block->iter_vars[i].var->name, ir::script(r->iter_values[i])));
+        fail(s, kWrongBlockIterTypeError, {loop_sid, r->block->sid},
+             fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}} because some block iter whose block "
+                         "binding contains the loop var is not a data parallel block iter",
+                         kind),
+             fast);
       }
     }
   });
 }
 
-void check_parallel_loops_above(const ScheduleState& s, uint64_t block_sid, const char* primitive) {
+void check_parallel_loops_above(const ScheduleState& s, uint64_t block_sid) {
   for (uint64_t l : s.enclosing_loops(block_sid)) {
     ForKind kind = s.loop(l)->for_kind;
-    if (kind == ForKind::Parallel) check_data_parallel(s, l, primitive, "parallel");
-    if (kind == ForKind::Vectorized) check_data_parallel(s, l, primitive, "vectorize");
+    if (kind == ForKind::Parallel) check_data_parallel(s, l, "parallel");
+    if (kind == ForKind::Vectorized) check_data_parallel(s, l, "vectorize");
   }
 }
 
@@ -78,12 +97,12 @@ void set_kind(ScheduleState& s, uint64_t loop_sid, ForKind kind, const std::stri
 }  // namespace
 
 void parallel(ScheduleState& s, uint64_t loop) {
-  check_data_parallel(s, loop, "parallel", "parallel");
+  check_data_parallel(s, loop, "parallel");
   set_kind(s, loop, ForKind::Parallel);
 }
 
 void vectorize(ScheduleState& s, uint64_t loop) {
-  check_data_parallel(s, loop, "vectorize", "vectorize");
+  check_data_parallel(s, loop, "vectorize");
   set_kind(s, loop, ForKind::Vectorized);
 }
 
@@ -93,10 +112,11 @@ void bind(ScheduleState& s, uint64_t loop, const std::string& thread_axis) {
   static const char* valid[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
                                 "threadIdx.z", "vthread", "vthread.x", "vthread.y", "vthread.z"};
   if (std::find(std::begin(valid), std::end(valid), thread_axis) == std::end(valid)) {
-    fail("bind", {loop}, fmt::format("\"{}\" is not a thread axis: expected blockIdx.x/y/z, threadIdx.x/y/z or vthread.x/y/z", thread_axis));
+    fail(s, kInvalidThreadAxisError, {loop},
+         fmt::format("\"{}\" is not a thread axis: expected blockIdx.x/y/z, threadIdx.x/y/z or vthread.x/y/z", thread_axis));
   }
   // Cross-thread reductions may bind threadIdx to reduction loops.
-  if (thread_axis.rfind("threadIdx", 0) != 0) check_data_parallel(s, loop, "bind", "bind");
+  if (thread_axis.rfind("threadIdx", 0) != 0) check_data_parallel(s, loop, "bind");
   set_kind(s, loop, ForKind::ThreadBinding, thread_axis);
 }
 

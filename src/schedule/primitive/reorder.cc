@@ -16,10 +16,26 @@ namespace tsch::schedule {
 
 using namespace ir;
 
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kLoopMultiAppearanceError, "LoopMultiAppearanceError", "Some loop appears in the input array for multiple times.",
+                         "Loop {0} appears in the input array for multiple times.");
+TSCH_SCHEDULE_ERROR_KIND(kLoopsNotAChainError, "LoopsNotAChainError", "the loops are not in a chain",
+                         "The loops are not in a chain because there is a non-single-branch stmt in between. Problematic stmt: {0}");
+TSCH_SCHEDULE_ERROR_KIND(kDependentLoopError, "DependentLoopError.reorder",
+                         "An outer loop's `min` or `extent` is dependent on an inner loop in the new order",
+                         "Outer Loop {0}'s `min` or `extent` is dependent on an inner loop in the new order");
+
+}  // namespace
+
 void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
   // Step 1. Check: no loop twice; all on one chain of single-child loops.
   std::unordered_set<uint64_t> given(order.begin(), order.end());
-  if (given.size() != order.size()) fail("reorder", order, "Some loop appears in the input array for multiple times");
+  if (given.size() != order.size()) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (std::count(order.begin(), order.begin() + i, order[i])) fail(s, kLoopMultiAppearanceError, {order[i]});
+    }
+  }
   if (order.size() <= 1) return;
   // The deepest loop's ancestors must contain every other given loop.
   uint64_t bottom = order[0];
@@ -31,17 +47,14 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
   auto top_it = std::find_if(chain.begin(), chain.end(), [&](uint64_t l) { return given.count(l) > 0; });
   for (uint64_t l : order) {
     if (std::find(chain.begin(), chain.end(), l) == chain.end()) {
-      fail("reorder", order, "The loops are not in a chain: " + describe(s, l) + " is not an ancestor or descendant of " +
-                                 describe(s, bottom));
+      fail(s, kLoopsNotAChainError, {l, bottom},
+           "The loops are not in a chain: loop {0} is neither an ancestor nor a descendant of loop {1}");
     }
   }
   std::vector<uint64_t> path(top_it, chain.end());
   for (size_t i = 0; i + 1 < path.size(); ++i) {
     if (s.loop(path[i])->body.get() != s.info(path[i + 1])->node) {
-      fail("reorder", {path[i]},
-           fmt::format("The loops are not in a chain because there is a non-single-branch stmt in between: the body of "
-                       "loop \"{}\" is not just loop \"{}\"",
-                       s.loop(path[i])->loop_var->name, s.loop(path[i + 1])->loop_var->name));
+      fail(s, kLoopsNotAChainError, {path[i]});
     }
   }
   // The new order: given loops take the positions of given loops, in the order asked.
@@ -53,9 +66,8 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
     for (size_t j = i + 1; j < new_path.size(); ++j) {
       const VarNode* inner = s.loop(new_path[j])->loop_var.get();
       if (uses_var(s.loop(new_path[i])->extent, [&](const VarNode* v) { return v == inner; })) {
-        fail("reorder", {new_path[i], new_path[j]},
-             fmt::format("The extent of loop \"{}\" depends on loop \"{}\", which would be inside it",
-                         s.loop(new_path[i])->loop_var->name, inner->name));
+        fail(s, kDependentLoopError, {new_path[i]},
+             "Outer Loop {0}'s `min` or `extent` is dependent on an inner loop " + inner->name + " in the new order");
       }
     }
   }
@@ -70,10 +82,9 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
     for (uint64_t l : order) {
       const VarNode* lv = s.loop(l)->loop_var.get();
       if (binds_spatial_and_reduction(*r, lv))
-        fail("reorder", {l, r->block->sid},
-             fmt::format("The loop \"{}\" is bound to both spatial and reduction iterators of block \"{}\", which has an "
-                         "init: reordering it can run a row's init after its first updates",
-                         lv->name, r->block->name));
+        fail(s, kLoopTouchedByBothKindsError, {l, r->block->sid},
+             "It is not allowed that the loop {0} is touched by both some data parallel block iters and some reduction "
+             "block iters of block {1}, which has an init: reordering it can run a row's init after its first updates");
     }
   });
 

@@ -14,6 +14,7 @@
 #include "arith/block_access.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/printer.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
@@ -47,28 +48,56 @@ bool is_identity(ExprKind combiner, const PrimExpr& init) {
   }
 }
 
+TSCH_SCHEDULE_ERROR_KIND(kNotSerialLoopKindError, "NotSerialLoopKindError", "The input loop of rfactor is required to be `kSerial`",
+                         "ScheduleError: The input loop {0} of rfactor is required to be `Serial`.");
+TSCH_SCHEDULE_ERROR_KIND(kNonSingleChildBlockError, "NonSingleChildBlockError", "The loop is required to have only one child block",
+                         "The loop {0} is required to have only one child block");
+TSCH_SCHEDULE_ERROR_KIND(kRFactorNotApplicableError, "RFactorNotApplicableError",
+                         "RFactor cannot be applied to the block since the block does not meet the requirements",
+                         "RFactor cannot be applied to block {0}, because the block is not of the form `X[...] = X[...] op value` "
+                         "with a T.init() storing op's identity to X[...]");
+TSCH_SCHEDULE_ERROR_KIND(kNoMatchedReducerError, "NoMatchedReducerError",
+                         "No matched reducer for the identity and the combiner of this reduction block. So rfactor and "
+                         "cross-thread reduction cannot be applied.",
+                         "No matched reducer for the identity and the combiner of block {0}");
+TSCH_SCHEDULE_ERROR_KIND(kDataParIterTouchRFactorLoopError, "LoopPropertyError.data_par_touches_rfactor_loop",
+                         "The loop to be applied rfactor is required not to be touched by any data parallel block iter of the block",
+                         "The loop to be applied rfactor is {0}, which is required not to be touched by any data parallel block "
+                         "iter of the block below. However, some of the block's data parallel block iters touch this loop");
+TSCH_SCHEDULE_ERROR_KIND(kFactorAxisOutOfRangeError, "FactorAxisOutOfRangeError",
+                         "The input `factor_axis` is out of range. It is required to be in range [-(ndim + 1), ndim] where `ndim` is "
+                         "the number of dimensions of the write buffer",
+                         "The input `factor_axis` is out of range");
+
 }  // namespace
 
 uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // Step 1. Check: one reduction block under a serial loop that only feeds reduction iterators.
   const ForNode* loop = s.loop(loop_sid);
-  if (loop->for_kind != ForKind::Serial) fail("rfactor", {loop_sid}, "The input loop of rfactor is required to be `kSerial`");
+  if (loop->for_kind != ForKind::Serial) {
+    static const char* kinds[] = {"serial", "parallel", "vectorized", "unroll", "thread_binding"};
+    fail(s, kNotSerialLoopKindError, {loop_sid},
+         fmt::format("ScheduleError: The input loop {{0}} of rfactor is required to be `Serial`. However, the kind of {{0}} is `{}`",
+                     kinds[static_cast<int>(loop->for_kind)]));
+  }
   std::vector<uint64_t> blocks = s.child_blocks(loop_sid);
   if (blocks.size() != 1) {
-    fail("rfactor", {loop_sid}, fmt::format("The loop \"{}\" must have exactly one child block, found {}", loop->loop_var->name, blocks.size()));
+    fail(s, kNonSingleChildBlockError, {loop_sid});
   }
   uint64_t block_sid = blocks[0];
   const BlockNode* block = s.block(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   auto* update = as<BufferStoreNode>(block->body);
   auto* init = block->init ? as<BufferStoreNode>(block->init) : nullptr;
-  const char* shape_error = "RFactor cannot be applied to the block since the block does not meet the requirements: it must be "
-                            "`X[...] = X[...] op value` with a T.init() storing op's identity to X[...]";
-  if (!update || !init || update->buffer != init->buffer || !same_indices(update->indices, init->indices)) fail("rfactor", {block_sid}, shape_error);
+  if (!update || !init || update->buffer != init->buffer || !same_indices(update->indices, init->indices)) {
+    fail(s, kRFactorNotApplicableError, {block_sid});
+  }
   Buffer x = update->buffer;
   ExprKind combiner = update->value->kind;
   if (combiner != ExprKind::Add && combiner != ExprKind::Mul && combiner != ExprKind::Max && combiner != ExprKind::Min) {
-    fail("rfactor", {block_sid}, "No matched reducer for the identity and the combiner of this reduction block");
+    fail(s, kNoMatchedReducerError, {block_sid},
+         fmt::format("No matched reducer for identity {} and combiner {} of block {{0}}. In this case rfactor cannot be applied.",
+                     ir::script(init->value), ir::script(update->value)));
   }
   PrimExpr lhs = binary_a(update->value), rhs = binary_b(update->value);
   auto is_self = [&](const PrimExpr& e) {
@@ -76,15 +105,17 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     return l && l->buffer == x && same_indices(l->indices, update->indices);
   };
   if (!is_self(lhs)) std::swap(lhs, rhs);
-  if (!is_self(lhs)) fail("rfactor", {block_sid}, shape_error);
-  if (!is_identity(combiner, init->value)) fail("rfactor", {block_sid}, "No matched reducer for the identity and the combiner of this reduction block");
+  if (!is_self(lhs)) fail(s, kRFactorNotApplicableError, {block_sid});
+  if (!is_identity(combiner, init->value)) {
+    fail(s, kNoMatchedReducerError, {block_sid},
+         fmt::format("No matched reducer for identity {} and combiner {} of block {{0}}. In this case rfactor cannot be applied.",
+                     ir::script(init->value), ir::script(update->value)));
+  }
   const VarNode* rf_var = loop->loop_var.get();
   auto uses_rf = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return v == rf_var; }); };
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     if (block->iter_vars[i].type == IterType::DataPar && uses_rf(realize->iter_values[i])) {
-      fail("rfactor", {loop_sid, block_sid},
-           fmt::format("The loop \"{}\" binds spatial iterator {}: rfactor needs a loop that only feeds reductions", rf_var->name,
-                       block->iter_vars[i].var->name));
+      fail(s, kDataParIterTouchRFactorLoopError, {loop_sid, block_sid});
     }
   }
   // TVM's rule: no loop of the block may feed both a spatial and a reduction iterator (after
@@ -93,17 +124,18 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   for (uint64_t l : s.enclosing_loops(block_sid)) {
     const VarNode* lv = s.loop(l)->loop_var.get();
     if (binds_spatial_and_reduction(*realize, lv))
-      fail("rfactor", {l, block_sid},
-           fmt::format("The loop \"{}\" is bound to both spatial and reduction iterators of block \"{}\"", lv->name, block->name));
+      fail(s, kLoopTouchedByBothKindsError, {l, block_sid});
   }
   // Under a T.where over the loop (an imperfect split of the reduction), whole rf columns can
   // be guarded off, and their init would never run.
   if (uses_rf(realize->predicate))
-    fail("rfactor", {loop_sid, block_sid},
-         fmt::format("not supported yet: rfactor of loop \"{}\", which the block's T.where guards (an imperfect split)", rf_var->name));
+    fail_not_supported(s, {loop_sid, block_sid}, "rfactor of loop {0}, which the T.where of block {1} guards (an imperfect split)");
   int64_t ndim = static_cast<int64_t>(x->shape.size());
   if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
-    fail("rfactor", {block_sid}, fmt::format("factor_axis {} is out of range [{}, {}]", factor_axis, -(ndim + 1), ndim));
+    fail(s, kFactorAxisOutOfRangeError, {block_sid},
+         fmt::format("The write buffer {} has {} dimension(s), so `factor_axis` is required to be in [{}, {}] for rfactor. However, "
+                     "the input `factor_axis` is {}, which is out of the expected range",
+                     x->name, ndim, -(ndim + 1), ndim, factor_axis));
   }
   if (factor_axis < 0) factor_axis += ndim + 1;
 
@@ -221,14 +253,13 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // Step 4. Rewrite: the rf block replaces the block; the write-back nest follows the nest.
   uint64_t scope = s.scope_block(block_sid);
   uint64_t top = loops.empty() ? block_sid : loops.front();
-  if (s.info(top)->parent != scope) fail("rfactor", {loop_sid}, "not supported yet: rfactor of a block nested in another block's loops");
+  if (s.info(top)->parent != scope) fail_not_supported(s, {loop_sid}, "rfactor of a block nested in another block's loops");
   // The write-back nest goes after the block's whole loop nest; a block sharing those loops
   // (a consumer moved there by reverse_compute_at) would read the output before it is
   // written. TVM keeps the write-back inside the shared loops; tsch refuses.
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
     if (other != block_sid && s.scope_block(other) == scope && is_under(s, other, top)) {
-      fail("rfactor", {loop_sid, other},
-           fmt::format("not supported yet: rfactor of block \"{}\", whose loops also hold block \"{}\"", block->name, s.block(other)->name));
+      fail_not_supported(s, {block_sid, other}, "rfactor of block {0}, whose loops also hold block {1}");
     }
   }
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(rf_values, rf_pred, rf_block));

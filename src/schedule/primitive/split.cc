@@ -20,15 +20,35 @@ namespace tsch::schedule {
 
 using namespace ir;
 
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kNoFactorError, "NoFactorError", "At least one factor is required", "At least one factor is required to split loop {0}");
+TSCH_SCHEDULE_ERROR_KIND(kNotSingleInferFactorError, "NotSingleInferFactorError", "only one factor can be specified as -1 or none",
+                         "Only one factor can be specified as -1 or none");
+TSCH_SCHEDULE_ERROR_KIND(kNonPositiveFactorError, "NonPositiveFactorError",
+                         "All the constant factors are required to be positive. However, some constant input factor is zero or negative.",
+                         "All the constant factors are required to be positive.");
+TSCH_SCHEDULE_ERROR_KIND(kFactorOverflowError, "FactorOverflowError", "The factors do not fit the dtype of the loop",
+                         "The factors do not fit the dtype of loop {0}");
+TSCH_SCHEDULE_ERROR_KIND(kWrongFactorProductError, "WrongFactorProductError",
+                         "The product of factors is not larger than or equal to the extent of loop",
+                         "The product of factors is not larger than or equal to the extent of loop {0}");
+TSCH_SCHEDULE_ERROR_KIND(kSymbolicShapeError, "SymbolicShapeError",
+                         "The min and extent values of the loop are required to be known at compile time. However, dynamic shape has "
+                         "been detected.",
+                         "Detected dynamic shape in either min or extent of a loop {0}");
+
+}  // namespace
+
 std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors,
                             bool preserve_unit_iters, bool disable_predication) {
   // Step 1. Check the loop and the factors.
   const ForNode* loop = s.loop(loop_sid);
   if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding) {
-    fail_has_annotation_or_thread_binding(s, "split", loop_sid);
+    fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
   }
-  if (!is_zero(loop->min)) fail_loop_not_start_with_zero(s, "split", loop_sid);
-  if (factors.empty()) fail("split", {loop_sid}, "at least one factor is required");
+  if (!is_zero(loop->min)) fail(s, kLoopNotStartWithZeroError, {loop_sid});
+  if (factors.empty()) fail(s, kNoFactorError, {loop_sid});
   int inferred = -1;
   int64_t product = 1;
   DataType t = loop->loop_var->dtype;
@@ -37,16 +57,17 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
   // T.grid(1, 4611686018427387904) and ran wrong).
   const int64_t dtype_max = t.bits >= 64 ? INT64_MAX : (int64_t{1} << (t.bits - 1)) - 1;
   auto too_large = [&](const std::string& what, int64_t value) {
-    fail("split", {loop_sid}, fmt::format("{} (= {}) does not fit the dtype {} of loop \"{}\"", what, value, t.to_string(), loop->loop_var->name));
+    fail(s, kFactorOverflowError, {loop_sid}, fmt::format("{} (= {}) does not fit the dtype {} of loop {{0}}", what, value, t.to_string()));
   };
   for (size_t i = 0; i < factors.size(); ++i) {
     if (!factors[i]) {
-      if (inferred >= 0) fail("split", {loop_sid}, "only one factor can be specified as -1 or none");
+      if (inferred >= 0) fail(s, kNotSingleInferFactorError, {loop_sid});
       inferred = static_cast<int>(i);
       continue;
     }
     if (*factors[i] <= 0) {
-      fail("split", {loop_sid}, fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, *factors[i]));
+      fail(s, kNonPositiveFactorError, {loop_sid},
+           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, *factors[i]));
     }
     if (*factors[i] > dtype_max) too_large(fmt::format("the factor at position {}", i), *factors[i]);
     if (__builtin_mul_overflow(product, *factors[i], &product) || product > dtype_max) too_large("the product of the factors", product);
@@ -64,13 +85,9 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
     extents[static_cast<size_t>(inferred)] =
         arith::simplify(floordiv(add(loop->extent, make_int(product - 1, t)), make_int(product, t)));
   } else if (const_extent && product < extent) {
-    std::string list;
-    for (size_t i = 0; i < factors.size(); ++i) list += (i ? ", " : "") + std::to_string(*factors[i]);
-    fail("split", {loop_sid},
-         fmt::format("The product of factors [{}] (= {}) is not larger than or equal to the extent {} of loop \"{}\"", list,
-                     product, extent, loop->loop_var->name));
+    fail(s, kWrongFactorProductError, {loop_sid});
   } else if (!const_extent) {
-    fail("split", {loop_sid}, "the extent of loop \"" + loop->loop_var->name + "\" is symbolic: one factor must be None");
+    fail(s, kSymbolicShapeError, {loop_sid}, "The extent of loop {0} is symbolic: one factor must be None");
   }
 
   // Step 2. New loops i_0, i_1, ... and the value they give the old loop variable.

@@ -12,12 +12,26 @@ namespace tsch::schedule {
 
 using namespace ir;
 
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kStorageAlignAxisOutOfRangeError, "StorageAlignAxisOutOfRangeError",
+                         "The input `axis` is out of range. It is required to be in range [-ndim, ndim) where `ndim` is the number "
+                         "of dimensions of the buffer to set storage alignment.",
+                         "The input `axis` is out of range.");
+TSCH_SCHEDULE_ERROR_KIND(kStorageAlignInvalidFactorError, "StorageAlignInvalidFactorError",
+                         "The input `factor` of storage_align is expected to be a positive number.",
+                         "The input `factor` of storage_align is expected to be a positive number.");
+TSCH_SCHEDULE_ERROR_KIND(kStorageAlignInvalidOffsetError, "StorageAlignInvalidOffsetError",
+                         "The input `offset` of storage_align is expected to be a non-negative number.",
+                         "The input `offset` of storage_align is expected to be a non-negative number.");
+
+}  // namespace
+
 void storage_align(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset) {
   // Step 1. Check: a written buffer allocated by a block, a valid axis, a positive factor.
   const BlockNode* block = s.block(block_sid);
   if (buffer_index < 0 || buffer_index >= static_cast<int64_t>(block->writes.size())) {
-    fail("storage_align", {block_sid},
-         fmt::format("The input index {} is out of range: block \"{}\" writes {} buffer(s)", buffer_index, block->name, block->writes.size()));
+    fail_buffer_index_out_of_range(s, block_sid, buffer_index, true);
   }
   Buffer buffer = block->writes[static_cast<size_t>(buffer_index)].buffer;
   bool allocated = false;
@@ -26,15 +40,31 @@ void storage_align(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, i
   }
   for (const auto& a : s.block(s.root_of(s.info(block_sid)->func))->alloc_buffers) allocated |= a == buffer;
   if (!allocated) {
-    fail("storage_align", {block_sid}, "The buffer " + buffer->name + " is not allocated by a block (function parameters keep their layout)");
+    fail(s, kNonAllocatedBufferError, {block_sid},
+         "The input buffer " + buffer->name +
+             " is not allocated by a block. This means the buffer is either a function parameter or defined in `match_buffer` of "
+             "a block.");
   }
   int64_t ndim = static_cast<int64_t>(buffer->shape.size());
   if (axis < -ndim || axis >= ndim) {
-    fail("storage_align", {block_sid}, fmt::format("The input `axis` {} is out of range for buffer {} with {} dimensions", axis, buffer->name, ndim));
+    fail(s, kStorageAlignAxisOutOfRangeError, {block_sid},
+         fmt::format("The buffer to set storage alignment of, {}, has {} dimension(s), so `axis` is required to be in [{}, {}) for "
+                     "storage_align. However, the input `axis` is {}, which is out of the expected range.",
+                     buffer->name, ndim, -ndim, ndim, axis));
   }
   if (axis < 0) axis += ndim;
-  if (factor <= 0) fail("storage_align", {block_sid}, fmt::format("The input `factor` of storage_align is expected to be a positive number, got {}", factor));
-  if (offset < 0) fail("storage_align", {block_sid}, fmt::format("The input `offset` of storage_align must not be negative, got {}", offset));
+  if (factor <= 0) {
+    fail(s, kStorageAlignInvalidFactorError, {block_sid},
+         fmt::format("The input `factor` of storage_align is expected to be a positive number. However, the input `factor` is {}, "
+                     "which is out of the expected range.",
+                     factor));
+  }
+  if (offset < 0) {
+    fail(s, kStorageAlignInvalidOffsetError, {block_sid},
+         fmt::format("The input `offset` of storage_align is expected to be a non-negative number. However, the input `offset` is "
+                     "{}, which is out of the expected range.",
+                     offset));
+  }
 
   // Step 2. Append [buffer_index, axis, factor, offset] to the block's "buffer_dim_align".
   auto copy = std::make_shared<BlockNode>(*block);

@@ -17,6 +17,7 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
+#include "support/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 #include "schedule/kind_registration.h"
@@ -155,6 +156,17 @@ Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& chang
   return nest;
 }
 
+TSCH_SCHEDULE_ERROR_KIND(kBufferIsSubregionError, "BufferIsSubregionError",
+                         "The input buffer is defined in `match_buffer` of a block, it is expected to be a function parameter or "
+                         "allocated by a block",
+                         "The input buffer is defined in `match_buffer` of a block");
+TSCH_SCHEDULE_ERROR_KIND(kNotBijectiveAffineIndexMapError, "NotBijectiveAffineIndexMapError", "The index map is not bijective affine.",
+                         "The index map is not bijective affine.");
+TSCH_SCHEDULE_ERROR_KIND(kTransformationIntroducesPaddingError, "TransformationIntroducesPaddingError",
+                         "Transformation would introduce padding.", "Transformation would introduce padding.");
+TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingTypeError, "TransformationPaddingTypeError", "Type mismatch",
+                         "The pad value's type does not match the buffer's");
+
 }  // namespace
 
 void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const std::vector<Var>& params,
@@ -172,21 +184,29 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     if (name != func) continue;
     for (const auto& [param, b] : f->buffer_map) is_param |= b == buffer;
   }
-  if (!allocated && !is_param) {
-    fail("transform_layout", {block_sid}, "Buffer " + buffer->name + " is neither allocated in nor a parameter of function " + func);
+  bool is_sub_buffer = false;  // defined by a block's T.match_buffer
+  for (uint64_t b : s.blocks_in(func)) {
+    for (const auto& m : s.block(b)->match_buffers) is_sub_buffer |= m.buffer == buffer;
+  }
+  if (is_sub_buffer) {
+    fail(s, kBufferIsSubregionError, {block_sid},
+         "ScheduleError: The input buffer " + buffer->name +
+             " is defined in `match_buffer` of a block, it is expected to be a function parameter or allocated by a block.");
   }
   if (is_matched(s, func, buffer)) {
-    fail("transform_layout", {block_sid}, "not supported yet: transform_layout of a buffer used by T.match_buffer (" + buffer->name + ")");
+    fail_not_supported(s, {block_sid}, "transform_layout of a buffer used by T.match_buffer (" + buffer->name + ")");
   }
-  if (params.size() != buffer->shape.size()) {
-    fail("transform_layout", {block_sid},
-         fmt::format("The index map takes {} indices but buffer {} has {} dimensions", params.size(), buffer->name, buffer->shape.size()));
-  }
+  // A block accesses only parameters, allocations and match_buffer views.
+  TSCH_INTERNAL_ASSERT(allocated || is_param) << "transform_layout: buffer " << buffer->name << " is not defined in function " << func;
+  // The script binding checks this with the arguments; C++ callers get the same ValueError.
+  TSCH_USER_ASSERT(params.size() == buffer->shape.size(), ValueError)
+      << "the index map takes " << params.size() << " indices but buffer " << buffer->name << " has " << buffer->shape.size()
+      << " dimensions";
   arith::LoopExtents extents;
   arith::VarDomain dom;
   for (size_t i = 0; i < params.size(); ++i) {
     int64_t n;
-    if (!as_const_int(buffer->shape[i], &n)) fail("transform_layout", {block_sid}, "not supported yet: transform_layout of a buffer with a symbolic shape");
+    if (!as_const_int(buffer->shape[i], &n)) fail_not_supported(s, {block_sid}, "transform_layout of a buffer with a symbolic shape");
     extents[params[i].get()] = n;
     dom[params[i].get()] = arith::Interval{make_int(0, params[i]->dtype), make_int(n - 1, params[i]->dtype)};
   }
@@ -195,7 +215,8 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     arith::Interval range = arith::eval_interval(o, dom);
     int64_t lo, hi;
     if (!range.min || !as_const_int(range.min, &lo) || !as_const_int(range.max, &hi) || lo != 0) {
-      fail("transform_layout", {block_sid}, "The index map's outputs must range over [0, n): " + ir::script(o));
+      fail(s, kNotBijectiveAffineIndexMapError, {block_sid},
+           "The index map is not bijective affine: its output " + ir::script(o) + " does not range over [0, n)");
     }
     shape.push_back(make_int(hi + 1, buffer->shape[0]->dtype));
   }
@@ -203,7 +224,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   std::optional<arith::LoopExtents> padded;
   if (!map.ok) {
     padded = padded_extents(params, outputs, extents, shape);
-    if (!padded) fail("transform_layout", {block_sid}, "The index map is not bijective affine: the map " + map.error);
+    if (!padded) fail(s, kNotBijectiveAffineIndexMapError, {block_sid}, "The index map is not bijective affine: the map " + map.error);
     map = arith::detect_iter_map(outputs, *padded, true);
     // The new shape is the map's range over the padded indices.
     arith::VarDomain padded_dom;
@@ -219,15 +240,17 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   uint64_t producer = 0;
   if (padded && !(padding.assume_injective && !padding.value)) {
     if (!padding.value) {
-      fail("transform_layout", {block_sid},
-           fmt::format("The transformation pads buffer {} from {} to {}: pass pad_value (the value of the padding), or "
-                       "assume_injective_transform=True when nothing reads it",
+      fail(s, kTransformationIntroducesPaddingError, {block_sid},
+           fmt::format("The transformation applied on buffer {} of shape {} would result in shape {}, which introduces padding: "
+                       "pass pad_value (the value of the padding), or assume_injective_transform=True when nothing reads it",
                        buffer->name, shape_text(buffer->shape), shape_text(shape)));
     }
     if (padding.value->dtype != buffer->dtype) {
-      fail("transform_layout", {block_sid},
-           fmt::format("The pad value has dtype {}, but buffer {} has dtype {}", padding.value->dtype.to_string(), buffer->name,
-                       buffer->dtype.to_string()));
+      fail(s, kTransformationPaddingTypeError, {block_sid},
+           fmt::format("ScheduleError: Buffer {} has elements of type {}, but the transformation fills padding with {}, which is of "
+                       "type {}",
+                       buffer->name, buffer->dtype.to_string(), ir::script(padding.value), padding.value->dtype.to_string()),
+           fmt::format("Type mismatch {} vs {}", buffer->dtype.to_string(), padding.value->dtype.to_string()));
     }
     std::vector<uint64_t> producers;
     for (uint64_t b : s.blocks_in(func)) {
@@ -239,13 +262,12 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
       }
     }
     if (producers.size() != 1) {
-      fail("transform_layout", {block_sid},
-           fmt::format("not supported yet: padding buffer {}, which {} blocks write (exactly one is supported)", buffer->name,
-                       producers.size()));
+      fail_not_supported(s, {block_sid}, fmt::format("padding buffer {}, which {} blocks write (exactly one is supported)", buffer->name,
+                                                    producers.size()));
     }
     producer = producers[0];
     if (s.scope_block(producer) != root) {
-      fail("transform_layout", {producer}, "not supported yet: padding a buffer whose producer is nested in another block");
+      fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is nested in another block");
     }
     pad_nest = padding_nest(s, s.block(producer)->name + "_pad_" + buffer->name, changed, map, params, extents, padding);
   }
