@@ -124,60 +124,6 @@ Var new_loop_var(const std::string& name, DataType dtype) { return make_var(name
 
 namespace tsch::schedule {
 
-namespace {
-
-class BufferReplacer : public IRMutator {
- public:
-  BufferReplacer(const Buffer& from, const Buffer& to, const BufferReindex* reindex)
-      : from_(from), to_(to), reindex_(reindex) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_) {
-      return std::make_shared<BufferLoadNode>(load->dtype, to_, indices(load->indices));
-    }
-    return out;
-  }
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == from_) {
-      return std::make_shared<BufferStoreNode>(to_, store->value, indices(store->indices));
-    }
-    if (auto* block = as<BlockNode>(out)) {
-      bool touched = false;
-      auto copy = std::make_shared<BlockNode>(*block);
-      auto move = [&](BufferRegion& r) {
-        if (r.buffer != from_) return;
-        r = BufferRegion{to_, reindex_ ? reindex_->region(r.region) : r.region};
-        touched = true;
-      };
-      for (auto* regions : {&copy->reads, &copy->writes}) {
-        for (auto& r : *regions) move(r);
-      }
-      for (auto& m : copy->match_buffers) move(m.source);
-      for (auto& b : copy->alloc_buffers) {
-        if (b == from_) {
-          b = to_;
-          touched = true;
-        }
-      }
-      return touched ? Stmt(copy) : out;
-    }
-    return out;
-  }
-
- private:
-  std::vector<PrimExpr> indices(const std::vector<PrimExpr>& in) const { return reindex_ ? reindex_->indices(in) : in; }
-  const Buffer& from_;
-  const Buffer& to_;
-  const BufferReindex* reindex_;
-};
-
-}  // namespace
-
-Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to, const BufferReindex* reindex) {
-  BufferReplacer r(from, to, reindex);
-  return r.mutate(s);
-}
 
 std::string cache_name(const std::string& buffer, const std::string& scope) {
   std::string s = scope;
@@ -197,62 +143,6 @@ bool valid_storage_scope(const std::string& scope) {
   return false;
 }
 
-}  // namespace tsch::schedule
-
-namespace tsch::schedule {
-
-const StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_level) {
-  uint64_t top = block;
-  const StmtNode* top_node = s.info(block)->realize;
-  while (true) {
-    uint64_t parent = s.info(top)->parent;
-    const ForNode* f = s.loop(parent);
-    if (!f || f->body.get() != top_node) break;
-    top = parent;
-    top_node = f;
-  }
-  uint64_t scope = s.scope_block(block);
-  top_level = s.info(top)->parent == scope && as<SeqStmtNode>(s.block(scope)->body) != nullptr;
-  return top_node;
-}
-
-void remove_from_scope(ScheduleState& s, uint64_t block, const Buffer& drop) {
-  // The statement to drop (the block with the loops holding nothing else) and its holder.
-  bool top_level = false;
-  const StmtNode* subtree = block_subtree(s, block, top_level);
-  uint64_t scope = s.scope_block(block);
-  uint64_t top = block;
-  while (s.info(top)->node != subtree && s.info(top)->realize != subtree) top = s.info(top)->parent;
-  uint64_t holder = s.info(top)->parent;
-  const StmtNode* holder_node = s.info(holder)->node;
-  bool holder_is_loop = holder_node->kind == StmtKind::For;
-  const Stmt& body = holder_is_loop ? static_cast<const ForNode*>(holder_node)->body : static_cast<const BlockNode*>(holder_node)->body;
-  std::vector<Stmt> kept;
-  if (auto* seq = as<SeqStmtNode>(body)) {
-    for (const auto& st : seq->seq) {
-      if (st.get() != subtree) kept.push_back(st);
-    }
-  }
-  Stmt new_body = make_seq(kept);
-  if (!new_body) new_body = std::make_shared<EvaluateNode>(make_int(0));
-  if (holder_is_loop) {
-    auto copy = std::make_shared<ForNode>(*static_cast<const ForNode*>(holder_node));
-    copy->body = new_body;
-    s.replace(holder, copy);
-    if (!drop) return;
-  }
-  // The scope loses the dropped buffer's allocation (and, when it held the subtree, the subtree).
-  auto scope_copy = std::make_shared<BlockNode>(*s.block(scope));
-  if (!holder_is_loop) scope_copy->body = new_body;
-  std::vector<Buffer> allocs;
-  for (const auto& b : scope_copy->alloc_buffers) {
-    if (b != drop) allocs.push_back(b);
-  }
-  scope_copy->alloc_buffers = allocs;
-  const BlockRealizeNode* r = s.info(scope)->realize;
-  s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, scope_copy));
-}
-
 bool binds_spatial_and_reduction(const ir::BlockRealizeNode& realize, const ir::VarNode* loop_var) {
   bool spatial = false, reduce = false;
   for (size_t i = 0; i < realize.iter_values.size(); ++i) {
@@ -260,40 +150,6 @@ bool binds_spatial_and_reduction(const ir::BlockRealizeNode& realize, const ir::
     (realize.block->iter_vars[i].type == ir::IterType::DataPar ? spatial : reduce) = true;
   }
   return spatial && reduce;
-}
-
-uint64_t other_writer(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
-  for (uint64_t other : s.child_blocks(s.scope_block(block))) {
-    if (other == block) continue;
-    for (const auto& w : s.block(other)->writes)
-      if (w.buffer == buffer) return other;
-  }
-  return 0;
-}
-
-namespace {
-TSCH_SCHEDULE_ERROR_KIND(kNotCompleteOrReductionBlockError, "NotCompleteOrReductionBlockError", "Not a complete or reduction block",
-                         "The block {0} is neither a complete block nor a reduction block");
-}  // namespace
-
-void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
-  const BlockNode* block = s.block(block_sid);
-  auto refuse = [&](const std::string& why, std::vector<uint64_t> locations) {
-    locations.insert(locations.begin(), block_sid);
-    fail(s, kNotCompleteOrReductionBlockError, locations, "The block {0} is neither a complete block nor a reduction block: " + why);
-  };
-  for (const auto& w : block->writes) {
-    if (uint64_t other = other_writer(s, block_sid, w.buffer))
-      refuse(fmt::format("it is not the only writer of {} (block {{1}} writes it too)", w.buffer->name), {other});
-  }
-  if (block->init) return;
-  for (const auto& iv : block->iter_vars) {
-    if (iv.type != IterType::DataPar)
-      refuse(fmt::format("iterator {} is not data parallel and the block has no T.init", iv.var->name), {});
-  }
-  for (const auto& w : block->writes)
-    for (const auto& r : block->reads)
-      if (r.buffer == w.buffer) refuse(fmt::format("it reads {}, which it writes, and has no T.init", w.buffer->name), {});
 }
 
 }  // namespace tsch::schedule

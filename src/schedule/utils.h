@@ -1,5 +1,6 @@
-// Helpers shared by the primitives: blocks under a loop, loop-variable substitution in block
-// bindings with simplification, loop construction.
+// Helpers shared by the primitives beyond analysis.h and transform.h (which it includes):
+// blocks under a loop, loop-variable substitution in block bindings with simplification,
+// predicates of re-created blocks, cache names and storage scopes.
 #pragma once
 
 #include <functional>
@@ -10,7 +11,9 @@
 
 #include "arith/interval.h"
 #include "ir/stmt.h"
+#include "schedule/analysis.h"
 #include "schedule/state.h"
+#include "schedule/transform.h"
 
 namespace tsch::schedule {
 
@@ -41,48 +44,11 @@ ir::PrimExpr predicate_without(const ir::PrimExpr& pred, const std::unordered_se
 // from an existing one (TVM reuses names; the printer de-duplicates).
 ir::Var new_loop_var(const std::string& name, ir::DataType dtype);
 
-}  // namespace tsch::schedule
-
-namespace tsch::schedule {
-
-// How accesses move to the replacing buffer when its layout differs (transform_layout).
-struct BufferReindex {
-  std::function<std::vector<ir::PrimExpr>(const std::vector<ir::PrimExpr>&)> indices;
-  std::function<std::vector<ir::Range>(const std::vector<ir::Range>&)> region;
-};
-
-// Replaces buffer `from` by `to` in loads, stores, block regions, allocations and match
-// buffers under `s`, re-indexing accesses through `reindex` when given.
-ir::Stmt replace_buffer(const ir::Stmt& s, const ir::Buffer& from, const ir::Buffer& to,
-                        const BufferReindex* reindex = nullptr);
 
 // A buffer name for a cache in `scope`: A + "shared" -> A_shared, "shared.dyn" -> A_shared_dyn.
 std::string cache_name(const std::string& buffer, const std::string& scope);
 
 bool valid_storage_scope(const std::string& scope);
-
-}  // namespace tsch::schedule
-
-namespace tsch::schedule {
-
-// The statement that holds `block` with the loops that hold nothing else, and whether it
-// is a top-level statement of the block's scope (what inlining can remove).
-const ir::StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_level);
-
-// Removes that subtree from the loop or block holding it, and `drop` (if set) from the
-// allocations of the block's scope.
-void remove_from_scope(ScheduleState& s, uint64_t block, const ir::Buffer& drop);
-
-// Another block of `block`'s scope that writes `buffer`, or 0. A block that is the only
-// writer of its outputs is "dominant", one condition of TVM's complete block: after
-// decompose_reduction, for one, the init and the update block both write the output.
-uint64_t other_writer(const ScheduleState& s, uint64_t block, const ir::Buffer& buffer);
-
-// Refuses a block that is neither complete (data-parallel iterators only,
-// the only writer of its outputs, reading none of them) nor a reduction (a T.init, the only
-// writer of its outputs): moving such a block can repeat or reorder its updates (TVM's
-// CheckCompleteOrReductionBlock, as compute_at and reverse_compute_at ask for).
-void check_complete_or_reduction(const ScheduleState& s, uint64_t block);
 
 // Refuses a loop nest under which a block may not run in parallel: what
 // parallel/vectorize check (schedule/primitive/loop_kind.cc).

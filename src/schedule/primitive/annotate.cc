@@ -1,5 +1,5 @@
 // annotate / unannotate: set or remove an annotation on a loop or block; add_unit_loop: wrap
-// a block or loop in a loop of extent 1; get_producers / get_consumers: dataflow neighbours.
+// a block or loop in a loop of extent 1. (get_producers / get_consumers live in analysis.cc.)
 #include <fmt/format.h>
 
 #include <functional>
@@ -27,15 +27,6 @@ void replace_annotations(ScheduleState& s, uint64_t sid, const std::function<voi
   edit(copy->annotations);
   const BlockRealizeNode* r = s.info(sid)->realize;
   s.replace(sid, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
-}
-
-bool touches(const BlockNode* reader, const BlockNode* writer) {
-  for (const auto& r : reader->reads) {
-    for (const auto& w : writer->writes) {
-      if (r.buffer == w.buffer) return true;
-    }
-  }
-  return false;
 }
 
 }  // namespace
@@ -84,22 +75,6 @@ uint64_t add_unit_loop(ScheduleState& s, uint64_t sid) {
   loop->sid = s.fresh_sid();
   s.replace(sid, loop);
   return loop->sid;
-}
-
-std::vector<uint64_t> get_producers(const ScheduleState& s, uint64_t block) {
-  std::vector<uint64_t> out;
-  for (uint64_t b : s.child_blocks(s.scope_block(block))) {
-    if (b != block && touches(s.block(block), s.block(b))) out.push_back(b);
-  }
-  return out;
-}
-
-std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block) {
-  std::vector<uint64_t> out;
-  for (uint64_t b : s.child_blocks(s.scope_block(block))) {
-    if (b != block && touches(s.block(b), s.block(block))) out.push_back(b);
-  }
-  return out;
 }
 
 }  // namespace tsch::schedule

@@ -167,16 +167,6 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
   return out;
 }
 
-// `body` inside copies of `loops` (outermost first) that keep the loops' identities.
-Stmt in_loops(Stmt body, const std::vector<const ForNode*>& loops) {
-  for (size_t k = loops.size(); k-- > 0;) {
-    auto copy = std::make_shared<ForNode>(*loops[k]);
-    copy->body = body;
-    body = copy;
-  }
-  return body;
-}
-
 // The outer block under construction: its iterators and their bindings.
 struct Outer {
   std::shared_ptr<BlockNode> block = std::make_shared<BlockNode>();
@@ -262,7 +252,7 @@ Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
     reads.insert(reads.end(), in.block->reads.begin(), in.block->reads.end());
     in.block->reads = reads;
   }
-  in.nest = in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, in.block), sub.inner_loops);
+  in.nest = wrap_in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, in.block), sub.inner_loops);
   return in;
 }
 
@@ -336,14 +326,11 @@ Stmt outer_init(ScheduleState& s, const BlockNode* block, const Inner& in, const
   for (auto& w : init_block->writes) {
     for (auto& range : w.region) range.min = substitute(range.min, rename);
   }
-  Stmt init = std::make_shared<BlockRealizeNode>(values, make_bool(true), init_block);
-  for (size_t k = init_loops.size(); k-- > 0;) {
-    auto f = std::make_shared<ForNode>(std::static_pointer_cast<const VarNode>(loop_copy.at(init_loops[k]->loop_var.get())),
-                                       init_loops[k]->min, init_loops[k]->extent, ForKind::Serial, init);
-    f->sid = s.fresh_sid();
-    init = f;
+  std::vector<LoopSpec> specs;
+  for (const ForNode* l : init_loops) {
+    specs.push_back({std::static_pointer_cast<const VarNode>(loop_copy.at(l->loop_var.get())), l->min, l->extent});
   }
-  return init;
+  return make_loop_nest(s, specs, std::make_shared<BlockRealizeNode>(values, make_bool(true), init_block));
 }
 
 }  // namespace
@@ -462,7 +449,7 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
       for (const auto& iv : outer.block->iter_vars) outer_reduction |= iv.type == IterType::CommReduce;
       if (outer_reduction) with_init->reads.erase(with_init->reads.begin(), with_init->reads.begin() + static_cast<long>(with_init->writes.size()));
       in.block = with_init;
-      in.nest = in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init), sub.inner_loops);
+      in.nest = wrap_in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init), sub.inner_loops);
     }
     if (!is_one(sub.outer_predicate)) {
       fail_not_supported(s, {b}, "blockize of a block list whose block {0} has a T.where over the outer loops");

@@ -91,13 +91,9 @@ Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, con
   block->reads = {read};
   block->writes = {write};
   block->body = std::make_shared<BufferStoreNode>(dst, buffer_load(src, indices), indices);
-  Stmt body = std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block);
-  for (size_t k = loops.size(); k-- > 0;) {
-    auto f = std::make_shared<ForNode>(loops[k], make_int(0, loops[k]->dtype), extents[k], ForKind::Serial, body);
-    f->sid = s.fresh_sid();
-    body = f;
-  }
-  return body;
+  std::vector<LoopSpec> nest;
+  for (size_t k = 0; k < loops.size(); ++k) nest.push_back({loops[k], nullptr, extents[k]});
+  return make_loop_nest(s, nest, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block));
 }
 
 // The top-level statement of the scope that holds `sid`, as its index in the scope's body.
@@ -112,13 +108,6 @@ size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope) {
     }
   }
   return 0;
-}
-
-void rebuild_scope(ScheduleState& s, uint64_t scope, const std::function<void(BlockNode&)>& edit) {
-  auto copy = std::make_shared<BlockNode>(*s.block(scope));
-  edit(*copy);
-  const BlockRealizeNode* r = s.info(scope)->realize;
-  s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
 }
 
 TSCH_SCHEDULE_ERROR_KIND(kInvalidStorageScopeError, "InvalidStorageScopeError", "The input storage scope is invalid",
@@ -139,11 +128,7 @@ void install_cache(ScheduleState& s, uint64_t block_sid, uint64_t scope, size_t 
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
                                                           std::static_pointer_cast<const BlockNode>(replaced)));
   rebuild_scope(s, scope, [&](BlockNode& b) {
-    std::vector<Stmt> items;
-    if (auto* seq = as<SeqStmtNode>(b.body)) items = seq->seq;
-    else items.push_back(b.body);
-    items.insert(items.begin() + static_cast<long>(std::min(position, items.size())), nest);
-    b.body = make_seq(items);
+    b.body = insert_into_body(b.body, position, nest);
     b.alloc_buffers.push_back(cache);
   });
 }
@@ -232,12 +217,7 @@ void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::s
   }
   Buffer buffer = block->writes[static_cast<size_t>(index)].buffer;
   uint64_t root = s.root_of(s.info(block_sid)->func);
-  bool allocated = false;
-  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
-    for (const auto& a : s.block(b)->alloc_buffers) allocated |= a == buffer;
-  }
-  for (const auto& a : s.block(root)->alloc_buffers) allocated |= a == buffer;
-  if (!allocated) {
+  if (!allocated_in_function(s, s.info(block_sid)->func, buffer)) {
     fail(s, kNonAllocatedBufferError, {block_sid},
          "The input buffer " + buffer->name +
              " is not allocated by a block. This means the buffer is either a function parameter or defined in `match_buffer` of "

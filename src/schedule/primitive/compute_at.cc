@@ -37,74 +37,6 @@ TSCH_SCHEDULE_ERROR_KIND(kConsumerRegionNotCoveredError, "ConsumerRegionNotCover
                          "The consumer reads more than one iteration of the loop produces",
                          "The block {0} reads more than one iteration of the loop produces");
 
-bool reads_buffer(const BlockNode* b, const Buffer& buf) {
-  for (const auto& r : b->reads) {
-    if (r.buffer == buf) return true;
-  }
-  return false;
-}
-
-bool writes_buffer(const BlockNode* b, const Buffer& buf) {
-  for (const auto& w : b->writes) {
-    if (w.buffer == buf) return true;
-  }
-  return false;
-}
-
-// The region of `regions` (of `block`, whose realize binds its iterators) when the loops
-// strictly inside `loop` are relaxed; outer loops and `loop` itself stay symbolic.
-// `gapped`, when given, is set where the relaxed interval is provably larger than the
-// points it stands for (`j_0 * 16 + j_1` over j_0 in [0, 8) is 8 points spread over 113).
-// The bounds of `e` over `dom`, with no variable of `dom` left in them: a loop whose extent
-// names an outer relaxed loop (compute_at's clamped `ax0`) gives bounds in that loop's
-// variable, which are relaxed in turn. Unbounded (no min) when that does not settle.
-arith::Interval relaxed(const PrimExpr& e, const arith::VarDomain& dom) {
-  auto uses_dom = [&](const PrimExpr& x) { return x && uses_var(x, [&](const VarNode* v) { return dom.count(v) > 0; }); };
-  arith::Interval r = arith::eval_interval(e, dom);
-  for (size_t round = 0; round <= dom.size() && r.min && (uses_dom(r.min) || uses_dom(r.max)); ++round) {
-    r = arith::Interval{arith::eval_interval(r.min, dom).min, arith::eval_interval(r.max, dom).max};
-  }
-  if (!r.min || !r.max || uses_dom(r.min) || uses_dom(r.max)) return {};
-  return r;
-}
-
-std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
-                                            const BufferRegion& region, bool* gapped = nullptr) {
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  const BlockNode* block = s.block(block_sid);
-  std::unordered_map<const VarNode*, PrimExpr> bind;
-  for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
-  arith::VarDomain dom;
-  bool inside = false;
-  for (uint64_t l : s.enclosing_loops(block_sid)) {
-    if (inside) {
-      const ForNode* f = s.loop(l);
-      dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
-    }
-    if (l == loop_sid) inside = true;
-  }
-  std::vector<arith::Interval> out;
-  for (const Range& r : region.region) {
-    PrimExpr lo = substitute(r.min, bind);
-    PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
-    arith::Interval a = relaxed(lo, dom), b = relaxed(hi, dom);
-    out.push_back((!a.min || !b.min) ? arith::Interval{} : arith::Interval{arith::simplify(a.min), arith::simplify(b.max)});
-    if (gapped && a.min) {
-      // At most (product of the relaxed loops the index uses) x (extent per instance) points.
-      int64_t points = 1, per_instance, hull, n;
-      bool known = as_const_int(arith::simplify(r.extent), &per_instance) &&
-                   as_const_int(arith::simplify(add(sub(b.max, a.min), make_int(1, r.extent->dtype))), &hull);
-      for (const auto& [var, range] : dom) {
-        if (!uses_var(lo, [&](const VarNode* x) { return x == var; })) continue;
-        known = known && as_const_int(arith::simplify(add(sub(range.max, range.min), make_int(1, range.min->dtype))), &n);
-        if (known) points *= n;
-      }
-      if (known && hull > points * per_instance) *gapped = true;
-    }
-  }
-  return out;
-}
-
 // Loops covering `ranges` for the block's iterators (ax0, ax1, ...), with the block inside.
 Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<arith::Interval>& ranges, bool preserve_unit_loops) {
   std::vector<Var> loop_vars;
@@ -122,13 +54,9 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<arith::In
     extents.push_back(extent);
     bindings.push_back(arith::simplify(add(ranges[i].min, v)));
   }
-  Stmt body = std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block);
-  for (size_t k = loop_vars.size(); k-- > 0;) {
-    auto f = std::make_shared<ForNode>(loop_vars[k], make_int(0, loop_vars[k]->dtype), extents[k], ForKind::Serial, body);
-    f->sid = s.fresh_sid();
-    body = f;
-  }
-  return body;
+  std::vector<LoopSpec> loops;
+  for (size_t k = 0; k < loop_vars.size(); ++k) loops.push_back({loop_vars[k], nullptr, extents[k]});
+  return make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block));
 }
 
 // The iterator ranges a block needs so that its accesses of `buffers` cover `needed`
@@ -189,9 +117,7 @@ std::vector<arith::Interval> iter_ranges(const ScheduleState& s, uint64_t block_
 // Where in `loop`'s body to insert: the statements are scanned for those holding `anchors`.
 Stmt insert_into(const ForNode* loop, const Stmt& nest, const std::vector<const StmtNode*>& anchors, bool before_first,
                  int64_t index) {
-  std::vector<Stmt> items;
-  if (auto* seq = as<SeqStmtNode>(loop->body)) items = seq->seq;
-  else items.push_back(loop->body);
+  std::vector<Stmt> items = body_items(loop->body);
   auto holds_anchor = [&](const Stmt& st) {
     bool found = false;
     for_each_stmt(st, [&](const Stmt& x) {
@@ -218,9 +144,8 @@ Stmt insert_into(const ForNode* loop, const Stmt& nest, const std::vector<const 
       if (holds_anchor(items[i])) pos = i + 1;
     }
   }
-  items.insert(items.begin() + static_cast<long>(pos), nest);
   auto copy = std::make_shared<ForNode>(*loop);
-  copy->body = make_seq(items);
+  copy->body = insert_into_body(loop->body, pos, nest);
   return copy;
 }
 
@@ -266,14 +191,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   check_complete_or_reduction(s, block_sid);
   const BlockNode* block = s.block(block_sid);
   uint64_t scope = s.scope_block(block_sid);
-  const BlockNode* scope_block = s.block(scope);
-  for (const auto& w : block->writes) {
-    bool allocated = false;
-    for (const auto& b : scope_block->alloc_buffers) allocated |= b == w.buffer;
-    if (!allocated) {
-      fail(s, kNotOutputBlockError, {block_sid});
-    }
-  }
+  if (is_output_block(s, block_sid)) fail(s, kNotOutputBlockError, {block_sid});
   std::vector<uint64_t> consumers;
   for (uint64_t b : s.child_blocks(scope)) {
     if (b == block_sid) continue;

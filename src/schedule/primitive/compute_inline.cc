@@ -132,10 +132,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     index_vars.push_back(std::static_pointer_cast<const VarNode>(idx));
   }
   uint64_t scope = s.scope_block(block_sid);
-  const BlockNode* scope_block = s.block(scope);
-  bool allocated = false;
-  for (const auto& b : scope_block->alloc_buffers) allocated |= b == store->buffer;
-  if (!allocated) fail(s, kNotOutputBlockError, {block_sid});
+  if (!allocated_in_scope(s, scope, store->buffer)) fail(s, kNotOutputBlockError, {block_sid});
   if (s.child_blocks(scope).size() == 1) fail(s, kOnlyLeafError, {block_sid, scope});
   for (const auto& r : block->reads) {
     if (r.buffer == store->buffer) fail(s, kSelfReadError, {block_sid});
@@ -231,9 +228,7 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
                                      iv.var->name, ir::script(iv.dom.extent)));
   }
   if (other_writer(s, block_sid, store->buffer)) fail(s, kIncompleteBlockError, {block_sid});
-  bool allocated = false;
-  for (const auto& b : s.block(s.scope_block(block_sid))->alloc_buffers) allocated |= b == x;
-  if (!allocated) fail(s, kNotOutputBlockError, {p_sid});
+  if (!allocated_in_scope(s, s.scope_block(block_sid), x)) fail(s, kNotOutputBlockError, {p_sid});
   bool top_level = false;
   block_subtree(s, block_sid, top_level);
   if (!top_level) fail_not_supported(s, {block_sid}, "inlining a block {0} that shares loops with other blocks");

@@ -242,13 +242,11 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // TVM gives the write-back block no predicate; then a spatial loop split imperfectly writes
   // past the output's end. It keeps the terms over its own loops instead.
   PrimExpr wb_pred = substitute(predicate_without(realize->predicate, wb_dropped), loop_copy);
-  Stmt wb_nest = std::make_shared<BlockRealizeNode>(wb_values, wb_pred, wb);
-  for (size_t k = wb_loops.size(); k-- > 0;) {
-    auto f = std::make_shared<ForNode>(std::static_pointer_cast<const VarNode>(loop_copy.at(wb_loops[k]->loop_var.get())),
-                                       wb_loops[k]->min, wb_loops[k]->extent, ForKind::Serial, wb_nest);
-    f->sid = s.fresh_sid();
-    wb_nest = f;
+  std::vector<LoopSpec> wb_specs;
+  for (const ForNode* l : wb_loops) {
+    wb_specs.push_back({std::static_pointer_cast<const VarNode>(loop_copy.at(l->loop_var.get())), l->min, l->extent});
   }
+  Stmt wb_nest = make_loop_nest(s, wb_specs, std::make_shared<BlockRealizeNode>(wb_values, wb_pred, wb));
 
   // Step 4. Rewrite: the rf block replaces the block; the write-back nest follows the nest.
   uint64_t scope = s.scope_block(block_sid);

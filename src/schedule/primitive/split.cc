@@ -114,14 +114,10 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
 
   // Step 3. Rewrite.
   Stmt body = substitute_bindings(loop->body, {{loop->loop_var.get(), value}}, dom, predicate);
+  std::vector<LoopSpec> loops;
+  for (size_t i = 0; i < vars.size(); ++i) loops.push_back({vars[i], make_int(0, t), extents[i]});
   std::vector<uint64_t> sids;
-  for (size_t i = 0; i < vars.size(); ++i) sids.push_back(s.fresh_sid());
-  for (size_t i = vars.size(); i-- > 0;) {
-    auto f = std::make_shared<ForNode>(vars[i], make_int(0, t), extents[i], ForKind::Serial, body);
-    f->sid = sids[i];
-    body = f;
-  }
-  s.replace(loop_sid, body);
+  s.replace(loop_sid, make_loop_nest(s, loops, body, &sids));
   return sids;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "ir/op.h"
+#include "schedule/analysis.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/kind_registration.h"
@@ -34,12 +35,7 @@ void storage_align(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, i
     fail_buffer_index_out_of_range(s, block_sid, buffer_index, true);
   }
   Buffer buffer = block->writes[static_cast<size_t>(buffer_index)].buffer;
-  bool allocated = false;
-  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
-    for (const auto& a : s.block(b)->alloc_buffers) allocated |= a == buffer;
-  }
-  for (const auto& a : s.block(s.root_of(s.info(block_sid)->func))->alloc_buffers) allocated |= a == buffer;
-  if (!allocated) {
+  if (!allocated_in_function(s, s.info(block_sid)->func, buffer)) {
     fail(s, kNonAllocatedBufferError, {block_sid},
          "The input buffer " + buffer->name +
              " is not allocated by a block. This means the buffer is either a function parameter or defined in `match_buffer` of "

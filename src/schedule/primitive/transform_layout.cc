@@ -147,13 +147,9 @@ Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& chang
   arith::AccessRegions regions = arith::infer_access_regions(block->body, nullptr, block->alloc_buffers);
   block->reads = regions.reads;
   block->writes = regions.writes;
-  Stmt nest = std::make_shared<BlockRealizeNode>(values, arith::simplify(predicate), block);
-  for (size_t k = loop_vars.size(); k-- > 0;) {
-    auto f = std::make_shared<ForNode>(loop_vars[k], make_int(0, loop_vars[k]->dtype), changed->shape[k], ForKind::Serial, nest);
-    f->sid = s.fresh_sid();
-    nest = f;
-  }
-  return nest;
+  std::vector<LoopSpec> loops;
+  for (size_t k = 0; k < loop_vars.size(); ++k) loops.push_back({loop_vars[k], nullptr, changed->shape[k]});
+  return make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(values, arith::simplify(predicate), block));
 }
 
 TSCH_SCHEDULE_ERROR_KIND(kBufferIsSubregionError, "BufferIsSubregionError",
@@ -174,11 +170,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   // Step 1. Check: a buffer allocated in the function; a bijective affine map of its shape.
   const std::string func = s.info(block_sid)->func;  // a copy: s.replace below frees the index it is in
   uint64_t root = s.root_of(func);
-  bool allocated = false;
-  for (const auto& a : s.block(root)->alloc_buffers) allocated |= a == buffer;
-  for (uint64_t b : s.blocks_in(func)) {
-    for (const auto& a : s.block(b)->alloc_buffers) allocated |= a == buffer;
-  }
+  bool allocated = allocated_in_function(s, func, buffer);
   bool is_param = false;
   for (const auto& [name, f] : s.mod()->prim_funcs()) {
     if (name != func) continue;

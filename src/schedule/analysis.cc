@@ -1,0 +1,175 @@
+#include "schedule/analysis.h"
+
+#include <fmt/format.h>
+
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "schedule/error.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+bool reads_buffer(const BlockNode* b, const Buffer& buf) {
+  for (const auto& r : b->reads) {
+    if (r.buffer == buf) return true;
+  }
+  return false;
+}
+
+bool writes_buffer(const BlockNode* b, const Buffer& buf) {
+  for (const auto& w : b->writes) {
+    if (w.buffer == buf) return true;
+  }
+  return false;
+}
+
+namespace {
+
+bool touches(const BlockNode* reader, const BlockNode* writer) {
+  for (const auto& r : reader->reads) {
+    if (writes_buffer(writer, r.buffer)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<uint64_t> get_producers(const ScheduleState& s, uint64_t block) {
+  std::vector<uint64_t> out;
+  for (uint64_t b : s.child_blocks(s.scope_block(block))) {
+    if (b != block && touches(s.block(block), s.block(b))) out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block) {
+  std::vector<uint64_t> out;
+  for (uint64_t b : s.child_blocks(s.scope_block(block))) {
+    if (b != block && touches(s.block(b), s.block(block))) out.push_back(b);
+  }
+  return out;
+}
+
+uint64_t other_writer(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
+  for (uint64_t other : s.child_blocks(s.scope_block(block))) {
+    if (other == block) continue;
+    for (const auto& w : s.block(other)->writes)
+      if (w.buffer == buffer) return other;
+  }
+  return 0;
+}
+
+bool allocated_in_scope(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
+  for (const auto& b : s.block(scope)->alloc_buffers) {
+    if (b == buffer) return true;
+  }
+  return false;
+}
+
+bool allocated_in_function(const ScheduleState& s, const std::string& func, const Buffer& buffer) {
+  if (allocated_in_scope(s, s.root_of(func), buffer)) return true;
+  for (uint64_t b : s.blocks_in(func)) {
+    if (allocated_in_scope(s, b, buffer)) return true;
+  }
+  return false;
+}
+
+bool is_output_block(const ScheduleState& s, uint64_t block) {
+  uint64_t scope = s.scope_block(block);
+  for (const auto& w : s.block(block)->writes) {
+    if (!allocated_in_scope(s, scope, w.buffer)) return true;
+  }
+  return false;
+}
+
+namespace {
+TSCH_SCHEDULE_ERROR_KIND(kNotCompleteOrReductionBlockError, "NotCompleteOrReductionBlockError", "Not a complete or reduction block",
+                         "The block {0} is neither a complete block nor a reduction block");
+}  // namespace
+
+void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
+  const BlockNode* block = s.block(block_sid);
+  auto refuse = [&](const std::string& why, std::vector<uint64_t> locations) {
+    locations.insert(locations.begin(), block_sid);
+    fail(s, kNotCompleteOrReductionBlockError, locations, "The block {0} is neither a complete block nor a reduction block: " + why);
+  };
+  for (const auto& w : block->writes) {
+    if (uint64_t other = other_writer(s, block_sid, w.buffer))
+      refuse(fmt::format("it is not the only writer of {} (block {{1}} writes it too)", w.buffer->name), {other});
+  }
+  if (block->init) return;
+  for (const auto& iv : block->iter_vars) {
+    if (iv.type != IterType::DataPar)
+      refuse(fmt::format("iterator {} is not data parallel and the block has no T.init", iv.var->name), {});
+  }
+  for (const auto& w : block->writes)
+    for (const auto& r : block->reads)
+      if (r.buffer == w.buffer) refuse(fmt::format("it reads {}, which it writes, and has no T.init", w.buffer->name), {});
+}
+
+const StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_level) {
+  uint64_t top = block;
+  const StmtNode* top_node = s.info(block)->realize;
+  while (true) {
+    uint64_t parent = s.info(top)->parent;
+    const ForNode* f = s.loop(parent);
+    if (!f || f->body.get() != top_node) break;
+    top = parent;
+    top_node = f;
+  }
+  uint64_t scope = s.scope_block(block);
+  top_level = s.info(top)->parent == scope && as<SeqStmtNode>(s.block(scope)->body) != nullptr;
+  return top_node;
+}
+
+arith::Interval relax_bounds(const PrimExpr& e, const arith::VarDomain& dom) {
+  auto uses_dom = [&](const PrimExpr& x) { return x && uses_var(x, [&](const VarNode* v) { return dom.count(v) > 0; }); };
+  arith::Interval r = arith::eval_interval(e, dom);
+  for (size_t round = 0; round <= dom.size() && r.min && (uses_dom(r.min) || uses_dom(r.max)); ++round) {
+    r = arith::Interval{arith::eval_interval(r.min, dom).min, arith::eval_interval(r.max, dom).max};
+  }
+  if (!r.min || !r.max || uses_dom(r.min) || uses_dom(r.max)) return {};
+  return r;
+}
+
+std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const BufferRegion& region,
+                                            bool* gapped) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  const BlockNode* block = s.block(block_sid);
+  std::unordered_map<const VarNode*, PrimExpr> bind;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
+  arith::VarDomain dom;
+  bool inside = false;
+  for (uint64_t l : s.enclosing_loops(block_sid)) {
+    if (inside) {
+      const ForNode* f = s.loop(l);
+      dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
+    }
+    if (l == loop_sid) inside = true;
+  }
+  std::vector<arith::Interval> out;
+  for (const Range& r : region.region) {
+    PrimExpr lo = substitute(r.min, bind);
+    PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
+    arith::Interval a = relax_bounds(lo, dom), b = relax_bounds(hi, dom);
+    out.push_back((!a.min || !b.min) ? arith::Interval{} : arith::Interval{arith::simplify(a.min), arith::simplify(b.max)});
+    if (gapped && a.min) {
+      // At most (product of the relaxed loops the index uses) x (extent per instance) points.
+      int64_t points = 1, per_instance, hull, n;
+      bool known = as_const_int(arith::simplify(r.extent), &per_instance) &&
+                   as_const_int(arith::simplify(add(sub(b.max, a.min), make_int(1, r.extent->dtype))), &hull);
+      for (const auto& [var, range] : dom) {
+        if (!uses_var(lo, [&](const VarNode* x) { return x == var; })) continue;
+        known = known && as_const_int(arith::simplify(add(sub(range.max, range.min), make_int(1, range.min->dtype))), &n);
+        if (known) points *= n;
+      }
+      if (known && hull > points * per_instance) *gapped = true;
+    }
+  }
+  return out;
+}
+
+}  // namespace tsch::schedule

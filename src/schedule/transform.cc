@@ -1,0 +1,144 @@
+#include "schedule/transform.h"
+
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "schedule/analysis.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+Stmt make_loop_nest(ScheduleState& s, const std::vector<LoopSpec>& loops, Stmt body, std::vector<uint64_t>* sids) {
+  std::vector<uint64_t> fresh;
+  for (size_t k = 0; k < loops.size(); ++k) fresh.push_back(s.fresh_sid());
+  for (size_t k = loops.size(); k-- > 0;) {
+    const LoopSpec& l = loops[k];
+    PrimExpr min = l.min ? l.min : make_int(0, l.var->dtype);
+    auto f = std::make_shared<ForNode>(l.var, min, l.extent, ForKind::Serial, body);
+    f->sid = fresh[k];
+    body = f;
+  }
+  if (sids) *sids = fresh;
+  return body;
+}
+
+Stmt wrap_in_loops(Stmt body, const std::vector<const ForNode*>& loops) {
+  for (size_t k = loops.size(); k-- > 0;) {
+    auto copy = std::make_shared<ForNode>(*loops[k]);
+    copy->body = body;
+    body = copy;
+  }
+  return body;
+}
+
+std::vector<Stmt> body_items(const Stmt& body) {
+  if (auto* seq = as<SeqStmtNode>(body)) return seq->seq;
+  return {body};
+}
+
+Stmt insert_into_body(const Stmt& body, size_t pos, const Stmt& stmt) {
+  std::vector<Stmt> items = body_items(body);
+  items.insert(items.begin() + static_cast<long>(std::min(pos, items.size())), stmt);
+  return make_seq(items);
+}
+
+void rebuild_scope(ScheduleState& s, uint64_t scope, const std::function<void(BlockNode&)>& edit) {
+  auto copy = std::make_shared<BlockNode>(*s.block(scope));
+  edit(*copy);
+  const BlockRealizeNode* r = s.info(scope)->realize;
+  s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
+}
+
+void remove_from_scope(ScheduleState& s, uint64_t block, const Buffer& drop) {
+  // The statement to drop (the block with the loops holding nothing else) and its holder.
+  bool top_level = false;
+  const StmtNode* subtree = block_subtree(s, block, top_level);
+  uint64_t scope = s.scope_block(block);
+  uint64_t top = block;
+  while (s.info(top)->node != subtree && s.info(top)->realize != subtree) top = s.info(top)->parent;
+  uint64_t holder = s.info(top)->parent;
+  const StmtNode* holder_node = s.info(holder)->node;
+  bool holder_is_loop = holder_node->kind == StmtKind::For;
+  const Stmt& body = holder_is_loop ? static_cast<const ForNode*>(holder_node)->body : static_cast<const BlockNode*>(holder_node)->body;
+  std::vector<Stmt> kept;
+  if (auto* seq = as<SeqStmtNode>(body)) {
+    for (const auto& st : seq->seq) {
+      if (st.get() != subtree) kept.push_back(st);
+    }
+  }
+  Stmt new_body = make_seq(kept);
+  if (!new_body) new_body = std::make_shared<EvaluateNode>(make_int(0));
+  if (holder_is_loop) {
+    auto copy = std::make_shared<ForNode>(*static_cast<const ForNode*>(holder_node));
+    copy->body = new_body;
+    s.replace(holder, copy);
+    if (!drop) return;
+  }
+  // The scope loses the dropped buffer's allocation (and, when it held the subtree, the subtree).
+  auto scope_copy = std::make_shared<BlockNode>(*s.block(scope));
+  if (!holder_is_loop) scope_copy->body = new_body;
+  std::vector<Buffer> allocs;
+  for (const auto& b : scope_copy->alloc_buffers) {
+    if (b != drop) allocs.push_back(b);
+  }
+  scope_copy->alloc_buffers = allocs;
+  const BlockRealizeNode* r = s.info(scope)->realize;
+  s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, scope_copy));
+}
+
+namespace {
+
+class BufferReplacer : public IRMutator {
+ public:
+  BufferReplacer(const Buffer& from, const Buffer& to, const BufferReindex* reindex)
+      : from_(from), to_(to), reindex_(reindex) {}
+  PrimExpr mutate(const PrimExpr& e) override {
+    PrimExpr out = mutate_children(e);
+    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_) {
+      return std::make_shared<BufferLoadNode>(load->dtype, to_, indices(load->indices));
+    }
+    return out;
+  }
+  Stmt mutate(const Stmt& s) override {
+    Stmt out = mutate_children(s);
+    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == from_) {
+      return std::make_shared<BufferStoreNode>(to_, store->value, indices(store->indices));
+    }
+    if (auto* block = as<BlockNode>(out)) {
+      bool touched = false;
+      auto copy = std::make_shared<BlockNode>(*block);
+      auto move = [&](BufferRegion& r) {
+        if (r.buffer != from_) return;
+        r = BufferRegion{to_, reindex_ ? reindex_->region(r.region) : r.region};
+        touched = true;
+      };
+      for (auto* regions : {&copy->reads, &copy->writes}) {
+        for (auto& r : *regions) move(r);
+      }
+      for (auto& m : copy->match_buffers) move(m.source);
+      for (auto& b : copy->alloc_buffers) {
+        if (b == from_) {
+          b = to_;
+          touched = true;
+        }
+      }
+      return touched ? Stmt(copy) : out;
+    }
+    return out;
+  }
+
+ private:
+  std::vector<PrimExpr> indices(const std::vector<PrimExpr>& in) const { return reindex_ ? reindex_->indices(in) : in; }
+  const Buffer& from_;
+  const Buffer& to_;
+  const BufferReindex* reindex_;
+};
+
+}  // namespace
+
+Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to, const BufferReindex* reindex) {
+  BufferReplacer r(from, to, reindex);
+  return r.mutate(s);
+}
+
+}  // namespace tsch::schedule

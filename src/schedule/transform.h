@@ -1,0 +1,51 @@
+// Rewrites the primitives share (TVM's schedule transform): loop nests built around a
+// body, statements inserted into a sequence, a block's subtree removed from its scope, one
+// buffer replaced by another everywhere it appears.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "ir/stmt.h"
+#include "schedule/state.h"
+
+namespace tsch::schedule {
+
+// One loop of a nest built by make_loop_nest: serial, over [min, min + extent).
+struct LoopSpec {
+  ir::Var var;
+  ir::PrimExpr min;  // null: 0 of the variable's dtype
+  ir::PrimExpr extent;
+};
+
+// `body` inside new serial loops, outermost first, each with a fresh sid (returned in
+// `sids`, outermost first, when given).
+ir::Stmt make_loop_nest(ScheduleState& s, const std::vector<LoopSpec>& loops, ir::Stmt body, std::vector<uint64_t>* sids = nullptr);
+
+// `body` inside copies of `loops` (outermost first) that keep the loops' identities.
+ir::Stmt wrap_in_loops(ir::Stmt body, const std::vector<const ir::ForNode*>& loops);
+
+// The statements of a body: a sequence's items, else the body itself.
+std::vector<ir::Stmt> body_items(const ir::Stmt& body);
+// `body` with `stmt` inserted before its item `pos` (clamped to the end).
+ir::Stmt insert_into_body(const ir::Stmt& body, size_t pos, const ir::Stmt& stmt);
+
+// Replaces the block `scope` by a copy that `edit` changed (same realize).
+void rebuild_scope(ScheduleState& s, uint64_t scope, const std::function<void(ir::BlockNode&)>& edit);
+
+// Removes the block's subtree (block_subtree) from the loop or block holding it, and `drop`
+// (if set) from the allocations of the block's scope.
+void remove_from_scope(ScheduleState& s, uint64_t block, const ir::Buffer& drop);
+
+// How accesses move to the replacing buffer when its layout differs (transform_layout).
+struct BufferReindex {
+  std::function<std::vector<ir::PrimExpr>(const std::vector<ir::PrimExpr>&)> indices;
+  std::function<std::vector<ir::Range>(const std::vector<ir::Range>&)> region;
+};
+
+// Replaces buffer `from` by `to` in loads, stores, block regions, allocations and match
+// buffers under `s`, re-indexing accesses through `reindex` when given.
+ir::Stmt replace_buffer(const ir::Stmt& s, const ir::Buffer& from, const ir::Buffer& to,
+                        const BufferReindex* reindex = nullptr);
+
+}  // namespace tsch::schedule
