@@ -72,7 +72,7 @@ TypeObject* BenchmarkResult::type() const {
 }
 
 Value function_of(const RuntimeModuleValue& m, const std::string& name) {
-  runtime::PackedFunc f = runtime::get_function(m.module, name);
+  runtime::PackedFunc f = runtime::get_function(m.module, name, false);
   return f ? wrap_packed_func(f) : Value();
 }
 
@@ -80,7 +80,7 @@ Value lookup_function(RuntimeModuleValue& m, const std::string& name) {
   Value f = function_of(m, name);
   if (f.is_none()) {
     std::string names;
-    for (const auto& sig : m.module->functions()) names += (names.empty() ? "" : ", ") + sig.name;
+    for (const auto& sig : m.module->code->functions()) names += (names.empty() ? "" : ", ") + sig.name;
     raise(ExcKind::AttributeError, "Module has no function '" + name + "' (it has: " + names + ")");
   }
   return f;
@@ -97,7 +97,7 @@ auto guard_build(F&& f) -> decltype(f()) {
 
 Value time_evaluator(Interpreter& interp, Args& a) {
   auto* m = a[0].as<RuntimeModuleValue>();
-  runtime::PackedFunc fn = runtime::get_function(m->module, a.get_str(1));
+  runtime::PackedFunc fn = runtime::get_function(m->module, a.get_str(1), false);
   if (!fn) lookup_function(*m, a.get_str(1));  // raises, naming the module's functions
   runtime::Device dev = device_arg(interp, a[2]);
   runtime::TimeEvaluatorOptions options{a.get_int(3), a.get_int(4), a.get_int(5), a.get_int(6), a.get_int(7)};
@@ -118,7 +118,7 @@ TypeRef make_module_type() {
   // lib(a, b, c) calls the entry function, as TVM's Module does: "main", or the only one.
   t->def("__call__", "self, *args", [](Interpreter& interp, Args& a) {
     auto& m = *a[0].as<RuntimeModuleValue>();
-    const auto& functions = m.module->functions();
+    const auto& functions = m.module->code->functions();
     std::string entry;
     std::string names;
     for (const auto& sig : functions) {
@@ -130,22 +130,46 @@ TypeRef make_module_type() {
     return interp.call(lookup_function(m, entry), a.varargs());
   });
   t->def("get_function", "self, name, query_imports=False", [](Interpreter&, Args& a) {
-    return lookup_function(*a[0].as<RuntimeModuleValue>(), a.get_str(1));
+    auto& m = *a[0].as<RuntimeModuleValue>();
+    if (!a.get_bool(2)) return lookup_function(m, a.get_str(1));
+    runtime::PackedFunc f = runtime::get_function(m.module, a.get_str(1), true);
+    if (!f) raise(ExcKind::AttributeError, "Module has no function '" + a.get_str(1) + "' (imports searched too)");
+    return wrap_packed_func(f);
+  });
+  t->def("import_module", "self, module", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<RuntimeModuleValue>();
+    if (!other) raise(ExcKind::TypeError, "import_module: expected a tvm.runtime.Module, got " + Interpreter::type_name(a[1]));
+    auto& self = *a[0].as<RuntimeModuleValue>();
+    // A module importing itself (directly or through its imports) would make lookups loop.
+    std::vector<runtime::Module> pending{other->module};
+    while (!pending.empty()) {
+      runtime::Module m = pending.back();
+      pending.pop_back();
+      if (m == self.module) raise(ExcKind::ValueError, "import_module: the import would make a cycle");
+      pending.insert(pending.end(), m->imports.begin(), m->imports.end());
+    }
+    self.module->imports.push_back(other->module);
+    return Value();
+  }, "import_module(module): add a module this one imports (searched by get_function(name, query_imports=True)).");
+  t->def_property("imported_modules", [](Interpreter&, const Value& v) {
+    std::vector<Value> items;
+    for (const auto& m : v.as<RuntimeModuleValue>()->module->imports) items.push_back(wrap_module(m));
+    return script::make_list(std::move(items));
   });
   t->def("time_evaluator", "self, func_name, dev, number=10, repeat=1, min_repeat_ms=0, cooldown_interval_ms=0, repeats_to_cooldown=1, f_preproc=''",
          time_evaluator, "time_evaluator(func_name, dev, number=10, repeat=1, min_repeat_ms=0): a function that runs func_name and returns timing statistics (seconds).");
   t->def("get_source", "self, fmt=''", [](Interpreter&, Args& a) {
     std::string fmt = a.get_str(1);
-    return script::make_str(guard_build([&] { return a[0].as<RuntimeModuleValue>()->module->source(fmt.empty() ? "ll" : fmt); }));
+    return script::make_str(guard_build([&] { return a[0].as<RuntimeModuleValue>()->module->code->source(fmt.empty() ? "ll" : fmt); }));
   });
   t->def("export_library", "self, file_name, fcompile=None", [](Interpreter&, Args& a) {
     guard_build([&] {
-      a[0].as<RuntimeModuleValue>()->module->export_library(a.get_path(1));
+      a[0].as<RuntimeModuleValue>()->module->code->export_library(a.get_path(1));
       return 0;
     });
     return Value();
   });
-  t->def_property("type_key", [](Interpreter&, const Value&) { return script::make_str("llvm"); });
+  t->def_property("type_key", [](Interpreter&, const Value& v) { return script::make_str(v.as<RuntimeModuleValue>()->module->code->type_key()); });
   t->def_property("mod", [](Interpreter&, const Value& v) { return v; });  // tvm.compile's Executable.mod
   return t;
 }
@@ -192,14 +216,15 @@ TypeRef module_type() {
 
 TypeObject* RuntimeModuleValue::type() const { return module_type().get(); }
 
-std::string RuntimeModuleValue::repr_hook(Interpreter&) { return "Module(llvm, " + module->target_text() + ")"; }
+std::string RuntimeModuleValue::repr_hook(Interpreter&) { return "Module(" + module->code->type_key() + ", " + module->code->target_text() + ")"; }
 
 bool RuntimeModuleValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
   out = function_of(*this, symbol_name(name));
   return !out.is_none();
 }
 
-Value wrap_module(runtime::CompiledModuleRef m) { return Value(std::make_shared<RuntimeModuleValue>(std::move(m))); }
+Value wrap_module(runtime::Module m) { return Value(std::make_shared<RuntimeModuleValue>(std::move(m))); }
+Value wrap_module(runtime::CompiledModuleRef m) { return wrap_module(runtime::make_module(std::move(m))); }
 
 Value wrap_device(runtime::Device d) { return Value(std::make_shared<DeviceValue>(d)); }
 

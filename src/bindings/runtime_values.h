@@ -22,14 +22,15 @@ class DeviceValue : public script::Object {
 
 class RuntimeModuleValue : public script::Object {
  public:
-  explicit RuntimeModuleValue(runtime::CompiledModuleRef m) : module(std::move(m)) {}
+  explicit RuntimeModuleValue(runtime::Module m) : module(std::move(m)) {}
   script::TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override;
   bool get_attr_hook(Interpreter& interp, Symbol name, Value& out) override;
-  runtime::CompiledModuleRef module;
+  runtime::Module module;
 };
 
-Value wrap_module(runtime::CompiledModuleRef m);
+Value wrap_module(runtime::CompiledModuleRef m);  // a new handle without imports
+Value wrap_module(runtime::Module m);
 Value wrap_device(runtime::Device d);
 // A device argument (None: cpu(0)); TypeError for anything else.
 runtime::Device device_arg(Interpreter& interp, const Value& v);

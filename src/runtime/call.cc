@@ -183,3 +183,16 @@ PackedFunc get_function(const CompiledModuleRef& m, const std::string& name) {
 }
 
 }  // namespace tsch::runtime
+
+namespace tsch::runtime {
+
+PackedFunc get_function(const Module& m, const std::string& name, bool query_imports) {
+  if (PackedFunc f = get_function(m->code, name)) return f;
+  if (!query_imports) return nullptr;
+  for (const Module& imported : m->imports) {
+    if (PackedFunc f = get_function(imported, name, true)) return f;
+  }
+  return nullptr;
+}
+
+}  // namespace tsch::runtime

@@ -24,5 +24,8 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
 // argument mistakes are UserErrors (TypeError for a wrong count, else ValueError). Null when
 // `m` has no function of that name.
 PackedFunc get_function(const CompiledModuleRef& m, const std::string& name);
+// The same on a module handle; with `query_imports`, its imports are searched too (depth
+// first, in import order), as TVM's Module.get_function(name, query_imports=True).
+PackedFunc get_function(const Module& m, const std::string& name, bool query_imports);
 
 }  // namespace tsch::runtime

@@ -53,7 +53,21 @@ class CompiledModule {
   virtual std::string source(const std::string& format) const = 0;
   virtual void export_library(const std::string& path) const = 0;
   virtual std::string target_text() const = 0;
+  // TVM's type key of the module kind: "llvm" (host code), later "cuda" (device code).
+  virtual std::string type_key() const = 0;
 };
 using CompiledModuleRef = std::shared_ptr<CompiledModule>;
+
+// A module as users hold it (TVM's runtime.Module): compiled code, which the build cache may
+// share between handles, and this handle's own imported modules (a host module imports the
+// device modules its kernels launch; scripts may import more with import_module).
+struct ModuleNode {
+  explicit ModuleNode(CompiledModuleRef code) : code(std::move(code)) {}
+  CompiledModuleRef code;
+  std::vector<std::shared_ptr<ModuleNode>> imports;
+};
+using Module = std::shared_ptr<ModuleNode>;
+
+inline Module make_module(CompiledModuleRef code) { return std::make_shared<ModuleNode>(std::move(code)); }
 
 }  // namespace tsch::runtime

@@ -294,6 +294,7 @@ class JITModule : public CompiledModule {
       throw BuildError(std::string("export_library: ") + e.what());
     }
   }
+  std::string type_key() const override { return "llvm"; }
   std::string target_text() const override { return text_; }
 
  private:
@@ -322,6 +323,7 @@ class SharedLibraryModule : public CompiledModule {
   void export_library(const std::string&) const override {
     throw BuildError("export_library: the module was loaded from " + path_ + "; copy that file instead");
   }
+  std::string type_key() const override { return "library"; }  // TVM's key for a loaded shared library
   std::string target_text() const override { return "llvm"; }
 
  private:
