@@ -2,8 +2,10 @@
 //   [[[kind, inputs, attrs, outputs], ...], [[instruction index, decision], ...]]
 // Inputs name handles ("b0", "l1", "v2"), write None as "None" and strings with their quotes
 // ("\"shared\""); attributes are plain values (bools as 1/0); outputs are handle names.
+// Index maps (transform_layout) are strings holding TVM's JSON object graph of the IndexMap.
 #include <unordered_map>
 
+#include "schedule/index_map_json.h"
 #include "schedule/schedule.h"
 #include "schedule/trace.h"
 #include "support/error.h"
@@ -33,7 +35,7 @@ json input_json(const TraceArg& a, const std::unordered_map<const RVNode*, std::
       for (const TraceArg& x : a.list) out.push_back(input_json(x, names));
       return out;
     }
-    case TraceArg::Kind::IndexMap: return a.lambda_text();
+    case TraceArg::Kind::IndexMap: return index_map_to_json_graph(a);
   }
   return nullptr;
 }
@@ -51,7 +53,7 @@ json attr_json(const TraceArg& a) {
       for (const TraceArg& x : a.list) out.push_back(attr_json(x));
       return out;
     }
-    case TraceArg::Kind::IndexMap: return a.lambda_text();
+    case TraceArg::Kind::IndexMap: return index_map_to_json_graph(a);
   }
   return nullptr;
 }
@@ -64,11 +66,9 @@ struct Reader {
   const Trace::IndexMapParser& parse_index_map;
   std::unordered_map<std::string, RV> handles;
 
+  // An index map: TVM's JSON graph text, or (as tsch wrote traces before) lambda text.
   TraceArg lambda(const std::string& text) {
-    if (!text.empty() && text.front() == '{') {
-      throw UserError(UserErrorKind::NotImplementedError, "not supported yet: an index map in TVM's JSON graph form; tsch reads "
-                                                          "index maps written as lambda text");
-    }
+    if (!text.empty() && text.front() == '{') return index_map_from_json_graph(text);
     if (!parse_index_map) bad_json("an index map cannot be read here");
     return parse_index_map(text);
   }

@@ -1,0 +1,260 @@
+#include "schedule/index_map_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <unordered_map>
+
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "support/error.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+namespace {
+
+// TVM's type keys of the binary expressions, by tsch's kind.
+const std::vector<std::pair<ExprKind, const char*>>& binary_keys() {
+  static const std::vector<std::pair<ExprKind, const char*>> keys = {
+      {ExprKind::Add, "tir.Add"},     {ExprKind::Sub, "tir.Sub"},           {ExprKind::Mul, "tir.Mul"},
+      {ExprKind::Div, "tir.Div"},     {ExprKind::Mod, "tir.Mod"},           {ExprKind::FloorDiv, "tir.FloorDiv"},
+      {ExprKind::FloorMod, "tir.FloorMod"}, {ExprKind::Min, "tir.Min"},     {ExprKind::Max, "tir.Max"},
+      {ExprKind::EQ, "tir.EQ"},       {ExprKind::NE, "tir.NE"},             {ExprKind::LT, "tir.LT"},
+      {ExprKind::LE, "tir.LE"},       {ExprKind::GT, "tir.GT"},             {ExprKind::GE, "tir.GE"},
+      {ExprKind::And, "tir.And"},     {ExprKind::Or, "tir.Or"}};
+  return keys;
+}
+
+// ---- writing: nodes in the order TVM's serializer appends them (children before parents),
+// one node per object and per distinct None or string.
+class GraphWriter {
+ public:
+  int64_t none() {
+    if (none_ < 0) none_ = push("None", nullptr);
+    return none_;
+  }
+
+  int64_t string(const std::string& s) {
+    auto it = strings_.find(s);
+    if (it != strings_.end()) return it->second;
+    return strings_[s] = push("ffi.String", s);
+  }
+
+  int64_t array(const std::vector<int64_t>& items) { return push("ffi.Array", items); }
+  int64_t object(const std::string& type, ordered_json data) { return push(type, std::move(data)); }
+
+  int64_t expr(const PrimExpr& e) {
+    auto it = objects_.find(e.get());
+    if (it != objects_.end()) return it->second;
+    ordered_json data;
+    data["span"] = none();
+    data["dtype"] = e->dtype.to_string();
+    std::string type;
+    if (auto* i = as<IntImmNode>(e)) {
+      type = "ir.IntImm";
+      data["value"] = i->value;
+    } else if (auto* f = as<FloatImmNode>(e)) {
+      type = "ir.FloatImm";
+      data["value"] = f->value;
+    } else if (auto* v = as<VarNode>(e)) {
+      type = v->is_size_var ? "tir.SizeVar" : "tir.Var";
+      data["name"] = string(v->name);
+      ordered_json prim;
+      prim["span"] = none();
+      prim["dtype"] = e->dtype.to_string();
+      data["type_annotation"] = push("ir.PrimType", prim);
+    } else if (auto* c = as<CastNode>(e)) {
+      type = "tir.Cast";
+      data["value"] = expr(c->value);
+    } else if (auto* n = as<NotNode>(e)) {
+      type = "tir.Not";
+      data["a"] = expr(n->a);
+    } else if (auto* s = as<SelectNode>(e)) {
+      type = "tir.Select";
+      data["condition"] = expr(s->condition);
+      data["true_value"] = expr(s->true_value);
+      data["false_value"] = expr(s->false_value);
+    } else {
+      for (const auto& [kind, key] : binary_keys()) {
+        if (e->kind != kind) continue;
+        type = key;
+        auto* b = static_cast<const BinaryNode<ExprKind::Add>*>(e.get());  // every BinaryNode has the same layout
+        data["a"] = expr(b->a);
+        data["b"] = expr(b->b);
+      }
+      TSCH_USER_ASSERT(!type.empty(), NotImplementedError) << "not supported yet: " << ir::script(e) << " in an index map's JSON form";
+    }
+    return objects_[e.get()] = push(type, data);
+  }
+
+  ordered_json finish(int64_t root) {
+    ordered_json out;
+    out["root_index"] = root;
+    out["nodes"] = nodes_;
+    out["metadata"] = ordered_json{{"tvm_version", "0.23.0"}};
+    return out;
+  }
+
+ private:
+  int64_t push(const std::string& type, ordered_json data) {
+    ordered_json node;
+    node["type"] = type;
+    if (!data.is_null() || type != "None") node["data"] = std::move(data);
+    nodes_.push_back(std::move(node));
+    return static_cast<int64_t>(nodes_.size()) - 1;
+  }
+
+  ordered_json nodes_ = ordered_json::array();
+  int64_t none_ = -1;
+  std::map<std::string, int64_t> strings_;
+  std::unordered_map<const ExprNode*, int64_t> objects_;
+};
+
+// ---- reading
+
+[[noreturn]] void bad_graph(const std::string& why) {
+  throw UserError(UserErrorKind::ValueError, "not an IndexMap in TVM's JSON graph form: " + why);
+}
+
+class GraphReader {
+ public:
+  explicit GraphReader(const json& doc) {
+    if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) bad_graph("expected {\"root_index\", \"nodes\"}");
+    nodes_ = &doc["nodes"];
+    // TVM 0.23 writes "root_index"; earlier versions wrote "root".
+    const json* root = doc.contains("root_index") ? &doc["root_index"] : doc.contains("root") ? &doc["root"] : nullptr;
+    if (!root || !root->is_number_integer()) bad_graph("no root_index");
+    root_ = root->get<int64_t>();
+  }
+
+  TraceArg index_map() {
+    const json& node = at(root_);
+    if (type_of(node) != "tir.IndexMap") bad_graph("the root is a " + type_of(node) + ", not a tir.IndexMap");
+    const json& data = field_object(node);
+    std::vector<Var> params;
+    for (int64_t i : sequence(field(data, "initial_indices"))) {
+      PrimExpr e = expr(i);
+      auto* v = as<VarNode>(e);
+      if (!v) bad_graph("an initial index is not a variable");
+      params.push_back(std::static_pointer_cast<const VarNode>(e));
+    }
+    std::vector<PrimExpr> outputs;
+    for (int64_t i : sequence(field(data, "final_indices"))) outputs.push_back(expr(i));
+    return TraceArg::of_index_map(std::move(params), std::move(outputs));
+  }
+
+ private:
+  const json& at(int64_t index) const {
+    if (index < 0 || index >= static_cast<int64_t>(nodes_->size())) bad_graph("node index " + std::to_string(index) + " out of range");
+    const json& node = (*nodes_)[static_cast<size_t>(index)];
+    if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) bad_graph("a node without a type");
+    return node;
+  }
+  static std::string type_of(const json& node) { return node["type"].get<std::string>(); }
+  static const json& field_object(const json& node) {
+    if (!node.contains("data") || !node["data"].is_object()) bad_graph("a " + type_of(node) + " node without its fields");
+    return node["data"];
+  }
+  static int64_t field(const json& data, const char* name) {
+    if (!data.contains(name) || !data[name].is_number_integer()) bad_graph(std::string("missing field ") + name);
+    return data[name].get<int64_t>();
+  }
+  static DataType dtype_of(const json& data) {
+    if (!data.contains("dtype") || !data["dtype"].is_string()) bad_graph("missing field dtype");
+    std::optional<DataType> t = DataType::parse(data["dtype"].get<std::string>());
+    if (!t) bad_graph("unknown dtype " + data["dtype"].get<std::string>());
+    return *t;
+  }
+
+  std::vector<int64_t> sequence(int64_t index) {
+    const json& node = at(index);
+    if (type_of(node) != "ffi.Array" && type_of(node) != "Array" && type_of(node) != "ffi.List") bad_graph("expected an array node");
+    std::vector<int64_t> items;
+    for (const json& x : node["data"]) {
+      if (!x.is_number_integer()) bad_graph("an array item is not a node index");
+      items.push_back(x.get<int64_t>());
+    }
+    return items;
+  }
+
+  std::string string_at(int64_t index) {
+    const json& node = at(index);
+    if (type_of(node) != "ffi.String" || !node["data"].is_string()) bad_graph("expected a string node");
+    return node["data"].get<std::string>();
+  }
+
+  PrimExpr expr(int64_t index) {
+    auto it = exprs_.find(index);
+    if (it != exprs_.end()) return it->second;
+    if (++depth_ > 1000) bad_graph("nested too deeply");
+    const json& node = at(index);
+    std::string type = type_of(node);
+    const json& data = field_object(node);
+    PrimExpr out;
+    try {
+      if (type == "ir.IntImm") {
+        if (!data.contains("value") || !data["value"].is_number_integer()) bad_graph("an IntImm without a value");
+        out = make_int(data["value"].get<int64_t>(), dtype_of(data));
+      } else if (type == "ir.FloatImm") {
+        if (!data.contains("value") || !data["value"].is_number()) bad_graph("a FloatImm without a value");
+        out = make_float(data["value"].get<double>(), dtype_of(data));
+      } else if (type == "tir.Var" || type == "tir.SizeVar") {
+        // TVM 0.23 calls the field "name"; older graphs "name_hint".
+        const char* key = data.contains("name") ? "name" : "name_hint";
+        out = std::make_shared<VarNode>(string_at(field(data, key)), dtype_of(data), type == "tir.SizeVar");
+      } else if (type == "tir.Cast") {
+        out = cast(dtype_of(data), expr(field(data, "value")));
+      } else if (type == "tir.Not") {
+        out = logical_not(expr(field(data, "a")));
+      } else if (type == "tir.Select") {
+        out = select(expr(field(data, "condition")), expr(field(data, "true_value")), expr(field(data, "false_value")));
+      } else {
+        for (const auto& [kind, key] : binary_keys()) {
+          if (type == key) out = make_binary(kind, expr(field(data, "a")), expr(field(data, "b")));
+        }
+      }
+    } catch (const IRError& e) {
+      bad_graph(std::string("a ") + type + " node: " + e.what());
+    }
+    TSCH_USER_ASSERT(out, NotImplementedError) << "not supported yet: a " << type << " node in an index map's JSON form";
+    --depth_;
+    return exprs_[index] = out;
+  }
+
+  const json* nodes_ = nullptr;
+  int64_t root_ = 0;
+  int depth_ = 0;
+  std::unordered_map<int64_t, PrimExpr> exprs_;
+};
+
+}  // namespace
+
+std::string index_map_to_json_graph(const TraceArg& map) {
+  TSCH_INTERNAL_ASSERT(map.kind == TraceArg::Kind::IndexMap) << "not an index map";
+  GraphWriter w;
+  // Fields in TVM's order (initial_indices, final_indices, inverse_index_map), each node
+  // created before the IndexMap that refers to it.
+  std::vector<int64_t> initial, final_indices;
+  for (const Var& p : map.map_params) initial.push_back(w.expr(p));
+  int64_t initial_node = w.array(initial);
+  for (const PrimExpr& e : map.map_outputs) final_indices.push_back(w.expr(e));
+  int64_t final_node = w.array(final_indices);
+  ordered_json data;
+  data["initial_indices"] = initial_node;
+  data["final_indices"] = final_node;
+  data["inverse_index_map"] = w.none();
+  int64_t root = w.object("tir.IndexMap", std::move(data));
+  return w.finish(root).dump(2);
+}
+
+TraceArg index_map_from_json_graph(const std::string& text) {
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) bad_graph("the text is not JSON");
+  return GraphReader(doc).index_map();
+}
+
+}  // namespace tsch::schedule
