@@ -252,7 +252,7 @@ std::vector<std::string> schedule_block_names(const Value& sch) {
   const schedule::ScheduleState& state = sch.as<ScheduleValue>()->sch.state();
   std::vector<std::string> names;
   for (const auto& [func, f] : state.mod()->prim_funcs()) {
-    for (uint64_t b : state.blocks_in(func)) names.push_back(state.block(b)->name);
+    for (uint64_t b : state.blocks_in(func)) names.push_back(state.block_at(b).name);
   }
   return names;
 }

@@ -40,7 +40,7 @@ bool touches(const BlockNode* reader, const BlockNode* writer) {
 std::vector<uint64_t> get_producers(const ScheduleState& s, uint64_t block) {
   std::vector<uint64_t> out;
   for (uint64_t b : s.child_blocks(s.scope_block(block))) {
-    if (b != block && touches(s.block(block), s.block(b))) out.push_back(b);
+    if (b != block && touches(&s.block_at(block), &s.block_at(b))) out.push_back(b);
   }
   return out;
 }
@@ -48,7 +48,7 @@ std::vector<uint64_t> get_producers(const ScheduleState& s, uint64_t block) {
 std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block) {
   std::vector<uint64_t> out;
   for (uint64_t b : s.child_blocks(s.scope_block(block))) {
-    if (b != block && touches(s.block(b), s.block(block))) out.push_back(b);
+    if (b != block && touches(&s.block_at(b), &s.block_at(block))) out.push_back(b);
   }
   return out;
 }
@@ -56,14 +56,14 @@ std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block) {
 uint64_t other_writer(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
   for (uint64_t other : s.child_blocks(s.scope_block(block))) {
     if (other == block) continue;
-    for (const auto& w : s.block(other)->writes)
+    for (const auto& w : s.block_at(other).writes)
       if (w.buffer == buffer) return other;
   }
   return 0;
 }
 
 bool allocated_in_scope(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
-  for (const auto& b : s.block(scope)->alloc_buffers) {
+  for (const auto& b : s.block_at(scope).alloc_buffers) {
     if (b == buffer) return true;
   }
   return false;
@@ -79,7 +79,7 @@ bool allocated_in_function(const ScheduleState& s, const std::string& func, cons
 
 bool is_output_block(const ScheduleState& s, uint64_t block) {
   uint64_t scope = s.scope_block(block);
-  for (const auto& w : s.block(block)->writes) {
+  for (const auto& w : s.block_at(block).writes) {
     if (!allocated_in_scope(s, scope, w.buffer)) return true;
   }
   return false;
@@ -91,7 +91,7 @@ TSCH_SCHEDULE_ERROR_KIND(kNotCompleteOrReductionBlockError, "NotCompleteOrReduct
 }  // namespace
 
 void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   auto refuse = [&](const std::string& why, std::vector<uint64_t> locations) {
     locations.insert(locations.begin(), block_sid);
     fail(s, kNotCompleteOrReductionBlockError, locations, "The block {0} is neither a complete block nor a reduction block: " + why);
@@ -121,7 +121,7 @@ const StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_
     top_node = f;
   }
   uint64_t scope = s.scope_block(block);
-  top_level = s.info(top)->parent == scope && as<SeqStmtNode>(s.block(scope)->body) != nullptr;
+  top_level = s.info(top)->parent == scope && as<SeqStmtNode>(s.block_at(scope).body) != nullptr;
   return top_node;
 }
 
@@ -138,14 +138,14 @@ arith::Interval relax_bounds(const PrimExpr& e, const arith::VarDomain& dom) {
 std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const BufferRegion& region,
                                             bool* gapped) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
   arith::VarDomain dom;
   bool inside = false;
   for (uint64_t l : s.enclosing_loops(block_sid)) {
     if (inside) {
-      const ForNode* f = s.loop(l);
+      const ForNode* f = &s.loop_at(l);
       dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
     }
     if (l == loop_sid) inside = true;

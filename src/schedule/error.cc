@@ -95,7 +95,7 @@ TSCH_SCHEDULE_ERROR_KIND(kReadBufferIndexOutOfRangeError, "BufferIndexOutOfRange
 }  // namespace
 
 void fail_buffer_index_out_of_range(const ScheduleState& s, uint64_t block, int64_t index, bool is_write) {
-  const ir::BlockNode* b = s.block(block);
+  const ir::BlockNode* b = &s.block_at(block);
   size_t num = is_write ? b->writes.size() : b->reads.size();
   fail(s, is_write ? kWriteBufferIndexOutOfRangeError : kReadBufferIndexOutOfRangeError, {block},
        fmt::format("The block {{0}} has {} {} regions, so `buffer_index` is required to be in [0, {}). However, the input "

@@ -5,6 +5,7 @@
 
 #include "ir/functor.h"
 #include "support/diagnostics.h"
+#include "support/error.h"
 
 namespace tsch::schedule {
 
@@ -147,6 +148,18 @@ const ForNode* ScheduleState::loop(uint64_t sid) const {
 const BlockNode* ScheduleState::block(uint64_t sid) const {
   const NodeInfo* i = info(sid);
   return i && i->node->kind == StmtKind::Block ? static_cast<const BlockNode*>(i->node) : nullptr;
+}
+
+const ForNode& ScheduleState::loop_at(uint64_t sid) const {
+  const ForNode* f = loop(sid);
+  TSCH_INTERNAL_ASSERT(f) << "sid " << sid << " is not a loop of the schedule";
+  return *f;
+}
+
+const BlockNode& ScheduleState::block_at(uint64_t sid) const {
+  const BlockNode* b = block(sid);
+  TSCH_INTERNAL_ASSERT(b) << "sid " << sid << " is not a block of the schedule";
+  return *b;
 }
 
 uint64_t ScheduleState::root_of(const std::string& func) const {

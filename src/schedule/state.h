@@ -29,8 +29,14 @@ class ScheduleState {
   void set_func_name(std::string name) { func_name_ = std::move(name); }
 
   const NodeInfo* info(uint64_t sid) const;
+  // The loop or block `sid` names, or null when it names something else or nothing (for
+  // asking "is this a loop?").
   const ir::ForNode* loop(uint64_t sid) const;
   const ir::BlockNode* block(uint64_t sid) const;
+  // The same where `sid` must be a loop (block) of the schedule: anything else is a bug
+  // (InternalError), never a null dereference. The script layer has checked user handles.
+  const ir::ForNode& loop_at(uint64_t sid) const;
+  const ir::BlockNode& block_at(uint64_t sid) const;
   // The sid of the root block of a function.
   uint64_t root_of(const std::string& func) const;
 

@@ -43,7 +43,7 @@ Stmt insert_into_body(const Stmt& body, size_t pos, const Stmt& stmt) {
 }
 
 void rebuild_scope(ScheduleState& s, uint64_t scope, const std::function<void(BlockNode&)>& edit) {
-  auto copy = std::make_shared<BlockNode>(*s.block(scope));
+  auto copy = std::make_shared<BlockNode>(s.block_at(scope));
   edit(*copy);
   const BlockRealizeNode* r = s.info(scope)->realize;
   s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
@@ -75,7 +75,7 @@ void remove_from_scope(ScheduleState& s, uint64_t block, const Buffer& drop) {
     if (!drop) return;
   }
   // The scope loses the dropped buffer's allocation (and, when it held the subtree, the subtree).
-  auto scope_copy = std::make_shared<BlockNode>(*s.block(scope));
+  auto scope_copy = std::make_shared<BlockNode>(s.block_at(scope));
   if (!holder_is_loop) scope_copy->body = new_body;
   std::vector<Buffer> allocs;
   for (const auto& b : scope_copy->alloc_buffers) {

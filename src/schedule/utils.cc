@@ -66,7 +66,7 @@ bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor) {
 arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid) {
   arith::VarDomain dom;
   for (uint64_t l : state.enclosing_loops(sid)) {
-    const ForNode* f = state.loop(l);
+    const ForNode* f = &state.loop_at(l);
     dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
   }
   if (const ForNode* f = state.loop(sid)) dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});

@@ -22,7 +22,7 @@ void replace_annotations(ScheduleState& s, uint64_t sid, const std::function<voi
     s.replace(sid, copy);
     return;
   }
-  const BlockNode* b = s.block(sid);
+  const BlockNode* b = &s.block_at(sid);
   auto copy = std::make_shared<BlockNode>(*b);
   edit(copy->annotations);
   const BlockRealizeNode* r = s.info(sid)->realize;
@@ -51,7 +51,7 @@ TSCH_SCHEDULE_ERROR_KIND(kNoSuchAnnotationError, "NoSuchAnnotationError", "The l
 }  // namespace
 
 void unannotate(ScheduleState& s, uint64_t sid, const std::string& key) {
-  const AttrMap& current = s.loop(sid) ? s.loop(sid)->annotations : s.block(sid)->annotations;
+  const AttrMap& current = s.loop(sid) ? s.loop_at(sid).annotations : s.block_at(sid).annotations;
   if (!find_attr(current, key)) fail(s, kNoSuchAnnotationError, {sid}, fmt::format("{{0}} has no annotation \"{}\"", key));
   replace_annotations(s, sid, [&](AttrMap& m) {
     AttrMap kept;

@@ -80,7 +80,7 @@ TSCH_SCHEDULE_ERROR_KIND(kUnlistedBlockError, "UnlistedBlockError", "The subtree
                          "The subtrees to blockize also hold block {0}, which is not listed");
 
 Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, bool preserve_unit_iters) {
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   // TVM's SubspaceNotDivisibleError names the block and the first loop of the inner part.
@@ -96,7 +96,7 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
   arith::LoopExtents extents;
   std::unordered_map<const VarNode*, const ForNode*> loop_of;
   for (size_t k = 0; k < loops.size(); ++k) {
-    const ForNode* f = s.loop(loops[k]);
+    const ForNode* f = &s.loop_at(loops[k]);
     int64_t e;
     if (!is_zero(f->min) || !as_const_int(f->extent, &e)) {
       fail_not_supported(s, {loops[k]}, "blockize over loops that do not start at 0 or have symbolic extents (loop {0})");
@@ -346,7 +346,7 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
     fail_not_supported(s, {loop_sid}, fmt::format("blockize of a loop {{0}} holding {} blocks (exactly one is supported)", blocks.size()));
   }
   uint64_t block_sid = blocks[0];
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   size_t first_inner = static_cast<size_t>(std::find(loops.begin(), loops.end(), loop_sid) - loops.begin());
   Subspace sub = divide(s, block_sid, first_inner, preserve_unit_iters);
@@ -394,7 +394,7 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
     common.resize(n);
   }
   uint64_t lca = common.empty() ? scope : common.back();
-  const Stmt& lca_body = common.empty() ? s.block(scope)->body : s.loop(lca)->body;
+  const Stmt& lca_body = common.empty() ? s.block_at(scope).body : s.loop_at(lca).body;
   auto* seq = as<SeqStmtNode>(lca_body);
   // Which child of the ancestor's sequence holds each block.
   auto child_of = [&](uint64_t b) -> size_t {
@@ -430,7 +430,7 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
   outer.block->name = "outer_";
   std::vector<std::pair<size_t, Stmt>> nests;
   for (uint64_t b : block_sids) {
-    const BlockNode* block = s.block(b);
+    const BlockNode* block = &s.block_at(b);
     Subspace sub = divide(s, b, common.size(), preserve_unit_iters);
     Inner in = derive(s, b, block, sub, preserve_unit_iters, outer);
     if (block->init) {
@@ -482,7 +482,7 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
   }
   Stmt new_body = make_seq(items);
   if (common.empty()) {
-    auto block = std::make_shared<BlockNode>(*s.block(scope));
+    auto block = std::make_shared<BlockNode>(s.block_at(scope));
     block->body = new_body;
     const BlockRealizeNode* r = s.info(scope)->realize;
     if (r) {
@@ -491,7 +491,7 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
       s.replace(scope, std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), block));
     }
   } else {
-    auto loop = std::make_shared<ForNode>(*s.loop(lca));
+    auto loop = std::make_shared<ForNode>(s.loop_at(lca));
     loop->body = new_body;
     s.replace(lca, loop);
   }

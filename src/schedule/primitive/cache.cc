@@ -26,12 +26,12 @@ namespace {
 // The region of `region` (accessed by `block`) over all loops of its scope.
 std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block_sid, const BufferRegion& region) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
   arith::VarDomain dom;
   for (uint64_t l : s.enclosing_loops(block_sid)) {
-    const ForNode* f = s.loop(l);
+    const ForNode* f = &s.loop_at(l);
     dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
   }
   std::vector<arith::Interval> out;
@@ -101,7 +101,7 @@ size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope) {
   uint64_t top = sid;
   while (s.info(top)->parent != scope) top = s.info(top)->parent;
   const StmtNode* node = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
-  const BlockNode* scope_block = s.block(scope);
+  const BlockNode* scope_block = &s.block_at(scope);
   if (auto* seq = as<SeqStmtNode>(scope_block->body)) {
     for (size_t i = 0; i < seq->seq.size(); ++i) {
       if (seq->seq[i].get() == node) return i;
@@ -124,7 +124,7 @@ void check_scope(const ScheduleState& s, const std::string& scope) {
 void install_cache(ScheduleState& s, uint64_t block_sid, uint64_t scope, size_t position, const Buffer& buffer,
                    const Buffer& cache, const Stmt& nest) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(*s.block(block_sid))), buffer, cache);
+  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(block_sid))), buffer, cache);
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
                                                           std::static_pointer_cast<const BlockNode>(replaced)));
   rebuild_scope(s, scope, [&](BlockNode& b) {
@@ -143,7 +143,7 @@ void check_copy_position(const ScheduleState& s, const char* primitive, uint64_t
   size_t here = top_level_index(s, block_sid, scope);
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
     if (other == block_sid || other == scope || s.scope_block(other) != scope) continue;
-    const auto& accesses = writers ? s.block(other)->writes : s.block(other)->reads;
+    const auto& accesses = writers ? s.block_at(other).writes : s.block_at(other).reads;
     bool touches = false;
     for (const auto& a : accesses) touches |= a.buffer == buffer;
     if (touches && top_level_index(s, other, scope) == here) {
@@ -159,7 +159,7 @@ void check_copy_position(const ScheduleState& s, const char* primitive, uint64_t
 uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
   // Step 1. Check.
   check_scope(s, scope_name);
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->reads.size())) {
     fail_buffer_index_out_of_range(s, block_sid, index, false);
   }
@@ -184,7 +184,7 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
 
 uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
   check_scope(s, scope_name);
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) {
     fail_buffer_index_out_of_range(s, block_sid, index, true);
   }
@@ -193,7 +193,7 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   Buffer dst = write.buffer;
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
     if (other == block_sid) continue;
-    for (const auto& w : s.block(other)->writes) {
+    for (const auto& w : s.block_at(other).writes) {
       if (w.buffer == dst) {
         fail(s, kNotSingleWriteBlock, {block_sid, other},
              "The buffer " + dst->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
@@ -211,7 +211,7 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
 
 void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
   check_scope(s, scope_name);
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) {
     fail_buffer_index_out_of_range(s, block_sid, index, true);
   }
@@ -224,7 +224,7 @@ void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::s
              "a block.");
   }
   Buffer changed = buffer_with(buffer, buffer->name, buffer->shape, scope_name);
-  const BlockNode* root_block = s.block(root);
+  const BlockNode* root_block = &s.block_at(root);
   Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(*root_block)), buffer, changed);
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(replaced)));

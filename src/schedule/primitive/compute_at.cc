@@ -189,14 +189,14 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   // Step 1. Checks: same scope; not an output block; every consumer under the loop.
   check_same_scope(s, block_sid, loop_sid);
   check_complete_or_reduction(s, block_sid);
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   uint64_t scope = s.scope_block(block_sid);
   if (is_output_block(s, block_sid)) fail(s, kNotOutputBlockError, {block_sid});
   std::vector<uint64_t> consumers;
   for (uint64_t b : s.child_blocks(scope)) {
     if (b == block_sid) continue;
     for (const auto& w : block->writes) {
-      if (reads_buffer(s.block(b), w.buffer)) consumers.push_back(b);
+      if (reads_buffer(&s.block_at(b), w.buffer)) consumers.push_back(b);
     }
   }
   if (consumers.empty()) fail(s, kNoConsumerError, {block_sid});
@@ -206,7 +206,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   std::vector<const StmtNode*> anchors;
   for (uint64_t c : consumers) {
     anchors.push_back(s.info(c)->node);
-    for (const auto& r : s.block(c)->reads) {
+    for (const auto& r : s.block_at(c).reads) {
       if (!writes_buffer(block, r.buffer)) continue;
       std::vector<arith::Interval> region = relaxed_region(s, c, loop_sid, r);
       auto it = needed.find(r.buffer.get());
@@ -227,7 +227,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   remove_from_scope(s, block_sid, nullptr);
   std::vector<const StmtNode*> anchor_nodes;
   for (uint64_t c : consumers) anchor_nodes.push_back(s.info(c)->node);
-  s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, true, index));
+  s.replace(loop_sid, insert_into(&s.loop_at(loop_sid), nest, anchor_nodes, true, index));
   recheck_under_parallel_loops(s, before, block_sid);
 }
 
@@ -235,13 +235,13 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   // Step 1. Checks: same scope; every producer of what the block reads under the loop.
   check_same_scope(s, block_sid, loop_sid);
   check_complete_or_reduction(s, block_sid);
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   uint64_t scope = s.scope_block(block_sid);
   std::vector<uint64_t> producers;
   for (uint64_t b : s.child_blocks(scope)) {
     if (b == block_sid) continue;
     for (const auto& r : block->reads) {
-      if (writes_buffer(s.block(b), r.buffer)) producers.push_back(b);
+      if (writes_buffer(&s.block_at(b), r.buffer)) producers.push_back(b);
     }
   }
   if (producers.empty()) fail(s, kNoProducerError, {block_sid});
@@ -249,7 +249,7 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   // Step 2. The region the producers under the loop write, per buffer.
   std::unordered_map<const BufferNode*, std::vector<arith::Interval>> produced;
   for (uint64_t p : producers) {
-    for (const auto& w : s.block(p)->writes) {
+    for (const auto& w : s.block_at(p).writes) {
       if (!reads_buffer(block, w.buffer)) continue;
       bool gapped = false;
       std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w, &gapped);
@@ -279,7 +279,7 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   remove_from_scope(s, block_sid, nullptr);
   std::vector<const StmtNode*> anchor_nodes;
   for (uint64_t p : producers) anchor_nodes.push_back(s.info(p)->node);
-  s.replace(loop_sid, insert_into(s.loop(loop_sid), nest, anchor_nodes, false, index));
+  s.replace(loop_sid, insert_into(&s.loop_at(loop_sid), nest, anchor_nodes, false, index));
   recheck_under_parallel_loops(s, before, block_sid);
 }
 

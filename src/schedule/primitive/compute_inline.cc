@@ -66,7 +66,7 @@ class Inliner : public IRMutator {
 // only, so such a predicate would go on reading a buffer that no longer exists.
 uint64_t block_guarded_by(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
   uint64_t found = 0;
-  for_each_stmt(s.block(scope)->body, [&](const Stmt& st) {
+  for_each_stmt(s.block_at(scope).body, [&](const Stmt& st) {
     auto* realize = as<BlockRealizeNode>(st);
     if (!realize || found) return;
     for_each_expr(realize->predicate, [&](const PrimExpr& e) {
@@ -116,7 +116,7 @@ TSCH_SCHEDULE_ERROR_KIND(kNonSingleProducerError, "NonSingleProducerError",
 
 void compute_inline(ScheduleState& s, uint64_t block_sid) {
   // Step 1. Check the block's shape.
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   if (s.info(block_sid)->parent == 0) fail(s, kRootBlockError, {block_sid});
   if (block->init) fail(s, kHasInitBlock, {block_sid});
   auto* store = as<BufferStoreNode>(block->body);
@@ -149,7 +149,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   Inliner inliner(store->buffer, index_vars, store->value);
   std::vector<uint64_t> consumers = get_consumers(s, block_sid);
   for (uint64_t c : consumers) {
-    const BlockNode* cb = s.block(c);
+    const BlockNode* cb = &s.block_at(c);
     auto copy = std::make_shared<BlockNode>(*cb);
     copy->body = inliner.mutate(cb->body);
     if (cb->init) copy->init = inliner.mutate(cb->init);
@@ -165,7 +165,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
 // producing X, which then stores f of its value straight into D (TVM's ReverseComputeInline).
 void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   // Step 1. Check the consumer, its single producer and the load connecting them.
-  const BlockNode* c = s.block(block_sid);
+  const BlockNode* c = &s.block_at(block_sid);
   if (s.info(block_sid)->parent == 0) fail(s, kRootBlockError, {block_sid});
   if (c->init) fail(s, kHasInitBlock, {block_sid});
   auto* store = as<BufferStoreNode>(c->body);
@@ -173,7 +173,7 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   std::vector<uint64_t> producers = get_producers(s, block_sid);
   if (producers.size() != 1) fail(s, kNonSingleProducerError, {block_sid});
   uint64_t p_sid = producers[0];
-  const BlockNode* p = s.block(p_sid);
+  const BlockNode* p = &s.block_at(p_sid);
   auto* p_store = as<BufferStoreNode>(p->body);
   if (!p_store || p->init) fail(s, kNonSingleProducerError, {block_sid, p_sid});
   Buffer x = p_store->buffer;

@@ -62,7 +62,7 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
                              const std::vector<uint64_t>& inner) {
   arith::LoopExtents extents;
   for (uint64_t l : all) {
-    const ForNode* f = s.loop(l);
+    const ForNode* f = &s.loop_at(l);
     if (!is_zero(f->min)) return false;
     int64_t bound = f->loop_var->dtype.bits >= 64 ? (int64_t{1} << 40) : (int64_t{1} << 31) - 1;
     std::optional<int64_t> upper = upper_bound(f->extent, loop_domain(s, l));
@@ -70,11 +70,11 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
     extents[f->loop_var.get()] = std::max<int64_t>(bound, 1);
   }
   std::unordered_set<const VarNode*> tiled;
-  for (uint64_t l : inner) tiled.insert(s.loop(l)->loop_var.get());
+  for (uint64_t l : inner) tiled.insert(s.loop_at(l).loop_var.get());
   arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, /*require_bijective=*/false, &tiled);
   if (!map.ok) return false;
   for (uint64_t l : inner) {
-    const VarNode* v = s.loop(l)->loop_var.get();
+    const VarNode* v = s.loop_at(l).loop_var.get();
     int64_t covered = 1;
     for (const auto& sum : map.sums)
       for (const auto& split : sum.splits)
@@ -107,7 +107,7 @@ TSCH_SCHEDULE_ERROR_KIND(kLoopHeightError, "LoopHeightError",
 
 uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
   // Step 1. Check: a reduction block under `loop`, with `loop` above every reduction loop.
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   if (!block->init) fail(s, kNotReductionBlockError, {block_sid});
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
@@ -120,7 +120,7 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     if (block->iter_vars[i].type != IterType::CommReduce) continue;
     for (uint64_t l : above) {
-      const VarNode* v = s.loop(l)->loop_var.get();
+      const VarNode* v = s.loop_at(l).loop_var.get();
       if (uses_var(realize->iter_values[i], [&](const VarNode* x) { return x == v; })) {
         fail(s, kLoopHeightError, {loop_sid, block_sid, l},
              fmt::format("ScheduleError: decompose_reduction expect the loop {{0}} to be higher than all the loops related to "
@@ -145,7 +145,7 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   std::unordered_set<const VarNode*> dropped;              // loops the init nest leaves out
   std::vector<const ForNode*> init_loops;
   for (uint64_t l : below) {
-    const ForNode* f = s.loop(l);
+    const ForNode* f = &s.loop_at(l);
     bool used = false;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       if (block->iter_vars[i].type != IterType::DataPar) continue;
@@ -217,7 +217,7 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   Stmt new_realize = std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, update);
   s.replace(block_sid, new_realize);
   // Step 4. Put the init nest right before `loop`.
-  const ForNode* target = s.loop(loop_sid);
+  const ForNode* target = &s.loop_at(loop_sid);
   std::shared_ptr<const ForNode> keep(std::make_shared<ForNode>(*target));
   s.replace(loop_sid, make_seq({init_nest, keep}));
   return init_block->sid;

@@ -33,7 +33,7 @@ uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool pre
   if (loop_sids.empty()) fail(s, kNoLoopError, {});
   std::vector<const ForNode*> loops;
   for (size_t i = 0; i < loop_sids.size(); ++i) {
-    const ForNode* l = s.loop(loop_sids[i]);
+    const ForNode* l = &s.loop_at(loop_sids[i]);
     if (!l->annotations.empty() || l->for_kind == ForKind::ThreadBinding) {
       fail(s, kHasAnnotationOrThreadBindingError, {loop_sids[i]});
     }

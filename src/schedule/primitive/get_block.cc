@@ -20,9 +20,9 @@ uint64_t get_block(const ScheduleState& s, const std::string& name, const std::s
   if (!s.mod()->prim_func(func)) fail(s, kFunctionNotFoundError, {}, fmt::format("Cannot find a function named \"{}\" in the module", func));
   std::vector<uint64_t> found;
   // The root block too, as TVM finds it (`sch.get_block("root")` to annotate the function).
-  if (uint64_t root = s.root_of(func); root != 0 && s.block(root)->name == name) found.push_back(root);
+  if (uint64_t root = s.root_of(func); root != 0 && s.block_at(root).name == name) found.push_back(root);
   for (uint64_t b : s.blocks_in(func)) {
-    if (s.block(b)->name == name) found.push_back(b);
+    if (s.block_at(b).name == name) found.push_back(b);
   }
   if (found.empty()) fail(s, kBlockNotFoundError, {}, "Cannot find a block with the name: " + name);
   if (found.size() > 1) fail(s, kMultipleBlocksError, found, fmt::format("Found {} blocks with the name: {}", found.size(), name));

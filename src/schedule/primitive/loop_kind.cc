@@ -32,7 +32,7 @@ TSCH_SCHEDULE_ERROR_KIND(kInvalidThreadAxisError, "InvalidThreadAxisError", "The
 // Every block below the loop whose non-data-parallel iterator is bound using the loop var.
 void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* kind) {
   std::string fast = fmt::format("The \"{}\" cannot be fulfilled with regard to some of its underlying block", kind);
-  const ForNode* loop = s.loop(loop_sid);
+  const ForNode* loop = &s.loop_at(loop_sid);
   const VarNode* var = loop->loop_var.get();
   int64_t extent = 0;
   bool single_iteration = as_const_int(loop->extent, &extent) && extent == 1;
@@ -79,7 +79,7 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
 
 void check_parallel_loops_above(const ScheduleState& s, uint64_t block_sid) {
   for (uint64_t l : s.enclosing_loops(block_sid)) {
-    ForKind kind = s.loop(l)->for_kind;
+    ForKind kind = s.loop_at(l).for_kind;
     if (kind == ForKind::Parallel) check_data_parallel(s, l, "parallel");
     if (kind == ForKind::Vectorized) check_data_parallel(s, l, "vectorize");
   }
@@ -88,7 +88,7 @@ void check_parallel_loops_above(const ScheduleState& s, uint64_t block_sid) {
 namespace {
 
 void set_kind(ScheduleState& s, uint64_t loop_sid, ForKind kind, const std::string& thread = {}) {
-  auto copy = std::make_shared<ForNode>(*s.loop(loop_sid));
+  auto copy = std::make_shared<ForNode>(s.loop_at(loop_sid));
   copy->for_kind = kind;
   copy->thread_tag = thread;
   s.replace(loop_sid, copy);

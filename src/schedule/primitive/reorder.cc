@@ -53,7 +53,7 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
   }
   std::vector<uint64_t> path(top_it, chain.end());
   for (size_t i = 0; i + 1 < path.size(); ++i) {
-    if (s.loop(path[i])->body.get() != s.info(path[i + 1])->node) {
+    if (s.loop_at(path[i]).body.get() != s.info(path[i + 1])->node) {
       fail(s, kLoopsNotAChainError, {path[i]});
     }
   }
@@ -64,8 +64,8 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
   // Outer extents must not use the variables of loops that end up inside them.
   for (size_t i = 0; i < new_path.size(); ++i) {
     for (size_t j = i + 1; j < new_path.size(); ++j) {
-      const VarNode* inner = s.loop(new_path[j])->loop_var.get();
-      if (uses_var(s.loop(new_path[i])->extent, [&](const VarNode* v) { return v == inner; })) {
+      const VarNode* inner = s.loop_at(new_path[j]).loop_var.get();
+      if (uses_var(s.loop_at(new_path[i]).extent, [&](const VarNode* v) { return v == inner; })) {
         fail(s, kDependentLoopError, {new_path[i]},
              "Outer Loop {0}'s `min` or `extent` is dependent on an inner loop " + inner->name + " in the new order");
       }
@@ -76,11 +76,11 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
   // that feeds both spatial and reduction iterators of a block with init (fuse(i, k) then a
   // split) can put a row's later iterations before its first one, and the init then wipes
   // partial results. TVM requires every loop to bind iterators of one kind for this.
-  for_each_stmt(s.loop(path.front())->body, [&](const Stmt& st) {
+  for_each_stmt(s.loop_at(path.front()).body, [&](const Stmt& st) {
     auto* r = as<BlockRealizeNode>(st);
     if (!r || !r->block->init) return;
     for (uint64_t l : order) {
-      const VarNode* lv = s.loop(l)->loop_var.get();
+      const VarNode* lv = s.loop_at(l).loop_var.get();
       if (binds_spatial_and_reduction(*r, lv))
         fail(s, kLoopTouchedByBothKindsError, {l, r->block->sid},
              "It is not allowed that the loop {0} is touched by both some data parallel block iters and some reduction "
@@ -89,9 +89,9 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
   });
 
   // Step 2. Rebuild the chain bottom-up; loops keep their identities.
-  Stmt body = s.loop(path.back())->body;
+  Stmt body = s.loop_at(path.back()).body;
   for (size_t i = new_path.size(); i-- > 0;) {
-    auto copy = std::make_shared<ForNode>(*s.loop(new_path[i]));
+    auto copy = std::make_shared<ForNode>(s.loop_at(new_path[i]));
     copy->body = body;
     body = copy;
   }

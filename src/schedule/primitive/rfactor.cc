@@ -73,7 +73,7 @@ TSCH_SCHEDULE_ERROR_KIND(kFactorAxisOutOfRangeError, "FactorAxisOutOfRangeError"
 
 uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // Step 1. Check: one reduction block under a serial loop that only feeds reduction iterators.
-  const ForNode* loop = s.loop(loop_sid);
+  const ForNode* loop = &s.loop_at(loop_sid);
   if (loop->for_kind != ForKind::Serial) {
     static const char* kinds[] = {"serial", "parallel", "vectorized", "unroll", "thread_binding"};
     fail(s, kNotSerialLoopKindError, {loop_sid},
@@ -85,7 +85,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     fail(s, kNonSingleChildBlockError, {loop_sid});
   }
   uint64_t block_sid = blocks[0];
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   auto* update = as<BufferStoreNode>(block->body);
   auto* init = block->init ? as<BufferStoreNode>(block->init) : nullptr;
@@ -122,7 +122,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // fuse(i, k0) the rf block made the fused loop a reduction iterator, and its init ran once
   // instead of once per row).
   for (uint64_t l : s.enclosing_loops(block_sid)) {
-    const VarNode* lv = s.loop(l)->loop_var.get();
+    const VarNode* lv = s.loop_at(l).loop_var.get();
     if (binds_spatial_and_reduction(*realize, lv))
       fail(s, kLoopTouchedByBothKindsError, {l, block_sid});
   }
@@ -150,7 +150,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   std::vector<IterVar> reduce_iters;
   std::vector<PrimExpr> reduce_values;
   for (uint64_t l : loops) {
-    const ForNode* f = s.loop(l);
+    const ForNode* f = &s.loop_at(l);
     if (f->loop_var.get() == rf_var) continue;
     bool feeds_reduction = false;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
@@ -202,7 +202,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   std::vector<const ForNode*> wb_loops;
   std::unordered_set<const VarNode*> wb_dropped;  // loops the write-back nest leaves out
   for (uint64_t l : loops) {
-    const ForNode* f = s.loop(l);
+    const ForNode* f = &s.loop_at(l);
     bool needed = f->loop_var.get() == rf_var;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       if (block->iter_vars[i].type == IterType::DataPar) {
@@ -261,7 +261,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     }
   }
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(rf_values, rf_pred, rf_block));
-  const BlockNode* scope_now = s.block(scope);
+  const BlockNode* scope_now = &s.block_at(scope);
   auto copy = std::make_shared<BlockNode>(*scope_now);
   std::vector<Stmt> items;
   if (auto* seq = as<SeqStmtNode>(copy->body)) items = seq->seq;

@@ -43,7 +43,7 @@ TSCH_SCHEDULE_ERROR_KIND(kSymbolicShapeError, "SymbolicShapeError",
 std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors,
                             bool preserve_unit_iters, bool disable_predication) {
   // Step 1. Check the loop and the factors.
-  const ForNode* loop = s.loop(loop_sid);
+  const ForNode* loop = &s.loop_at(loop_sid);
   if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding) {
     fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
   }

@@ -30,7 +30,7 @@ TSCH_SCHEDULE_ERROR_KIND(kStorageAlignInvalidOffsetError, "StorageAlignInvalidOf
 
 void storage_align(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset) {
   // Step 1. Check: a written buffer allocated by a block, a valid axis, a positive factor.
-  const BlockNode* block = s.block(block_sid);
+  const BlockNode* block = &s.block_at(block_sid);
   if (buffer_index < 0 || buffer_index >= static_cast<int64_t>(block->writes.size())) {
     fail_buffer_index_out_of_range(s, block_sid, buffer_index, true);
   }

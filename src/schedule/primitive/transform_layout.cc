@@ -50,7 +50,7 @@ BufferReindex through_index_map(const std::vector<Var>& params, const std::vecto
 
 bool is_matched(const ScheduleState& s, const std::string& func, const Buffer& buffer) {
   for (uint64_t b : s.blocks_in(func)) {
-    for (const auto& m : s.block(b)->match_buffers) {
+    for (const auto& m : s.block_at(b).match_buffers) {
       if (m.source.buffer == buffer) return true;
     }
   }
@@ -178,7 +178,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   }
   bool is_sub_buffer = false;  // defined by a block's T.match_buffer
   for (uint64_t b : s.blocks_in(func)) {
-    for (const auto& m : s.block(b)->match_buffers) is_sub_buffer |= m.buffer == buffer;
+    for (const auto& m : s.block_at(b).match_buffers) is_sub_buffer |= m.buffer == buffer;
   }
   if (is_sub_buffer) {
     fail(s, kBufferIsSubregionError, {block_sid},
@@ -246,7 +246,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     }
     std::vector<uint64_t> producers;
     for (uint64_t b : s.blocks_in(func)) {
-      for (const auto& w : s.block(b)->writes) {
+      for (const auto& w : s.block_at(b).writes) {
         if (w.buffer == buffer) {
           producers.push_back(b);
           break;
@@ -261,10 +261,10 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     if (s.scope_block(producer) != root) {
       fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is nested in another block");
     }
-    pad_nest = padding_nest(s, s.block(producer)->name + "_pad_" + buffer->name, changed, map, params, extents, padding);
+    pad_nest = padding_nest(s, s.block_at(producer).name + "_pad_" + buffer->name, changed, map, params, extents, padding);
   }
   // Step 3. Rewrite the whole function (the padding block goes after the producer's nest).
-  auto root_block = std::make_shared<BlockNode>(*s.block(root));
+  auto root_block = std::make_shared<BlockNode>(s.block_at(root));
   if (pad_nest) {
     std::vector<uint64_t> loops = s.enclosing_loops(producer);
     const StmtNode* top = loops.empty() ? static_cast<const StmtNode*>(s.info(producer)->realize) : s.info(loops[0])->node;
