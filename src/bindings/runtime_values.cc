@@ -160,7 +160,7 @@ TypeRef make_module_type() {
          time_evaluator, "time_evaluator(func_name, dev, number=10, repeat=1, min_repeat_ms=0): a function that runs func_name and returns timing statistics (seconds).");
   t->def("get_source", "self, fmt=''", [](Interpreter&, Args& a) {
     std::string fmt = a.get_str(1);
-    return script::make_str(guard_build([&] { return a[0].as<RuntimeModuleValue>()->module->code->source(fmt.empty() ? "ll" : fmt); }));
+    return script::make_str(guard_build([&] { return a[0].as<RuntimeModuleValue>()->module->code->source(fmt); }));
   });
   t->def("export_library", "self, file_name, fcompile=None", [](Interpreter&, Args& a) {
     guard_build([&] {

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "codegen/llvm/llvm_build.h"
+#include "codegen/source/c_module.h"
 #include "ir/printer.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -13,12 +14,13 @@ namespace tsch::driver {
 
 namespace {
 
-// The code generators tsch has, by target kind.
-bool is_llvm_kind(const target::Target& t) { return t->kind->name == "llvm" || t->kind->name == "c"; }
+// The code generators tsch has, by target kind: LLVM, and C source (TVM's "c" target).
+bool is_llvm_kind(const target::Target& t) { return t->kind->name == "llvm"; }
+bool is_c_kind(const target::Target& t) { return t->kind->name == "c"; }
 
 void check_buildable(const target::Target& t) {
   const std::string& kind = t->kind->name;
-  if (is_llvm_kind(t)) return;
+  if (is_llvm_kind(t) || is_c_kind(t)) return;
   if (kind == "cuda" || kind == "nvptx")
     throw UserError(UserErrorKind::RuntimeError, "not supported yet: target \"" + kind + "\" (CUDA code generation); build with target=\"llvm\"");
   throw UserError(UserErrorKind::RuntimeError, "not supported yet: target \"" + kind + "\" (tsch generates code for llvm)");
@@ -57,11 +59,25 @@ BuildCache& cache() {
 }  // namespace
 
 ir::IRModule lower(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options) {
-  (void)target;  // device passes (host/device split, thread sync) arrive with CUDA
+  // Device passes (host/device split, thread sync) arrive with CUDA. C source is scalar:
+  // vectorized loops stay loops, which the C compiler vectorizes itself.
   transform::LowerOptions lower_options;
   lower_options.after_pass = options.after_pass;
   transform::lowering_notes().clear();
-  ir::IRModule lowered = transform::lower(mod, lower_options);
+  bool scalar_only = is_c_kind(target);
+  if (scalar_only) {
+    auto ctx = std::make_shared<transform::PassContext>(transform::PassContext::current());
+    ctx->config["tir.disable_vectorize"] = true;
+    transform::PassContext::enter(ctx);
+  }
+  ir::IRModule lowered;
+  try {
+    lowered = transform::lower(mod, lower_options);
+  } catch (...) {
+    if (scalar_only) transform::PassContext::exit();
+    throw;
+  }
+  if (scalar_only) transform::PassContext::exit();
   if (options.notes) *options.notes = transform::lowering_notes();
   transform::lowering_notes().clear();
   return lowered;
@@ -72,6 +88,14 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
   for (const auto& [name, f] : mod->functions) {
     TSCH_USER_ASSERT(f->func_kind() == ir::FuncKind::PrimFunc, NotImplementedError)
         << "not supported yet: building " << f->type_key() << " \"" << name << "\" (tvm.build compiles PrimFuncs)";
+  }
+  if (is_c_kind(target)) {
+    ir::IRModule lowered = lower(mod, target, options);
+    std::string key = target->str() + "\n" + ir::script(lowered);
+    if (auto hit = cache().find(key)) return hit;
+    runtime::CompiledModuleRef m = codegen::build_c(lowered, target->str());
+    cache().insert(key, m);
+    return m;
   }
   codegen::LLVMTarget llvm_target = codegen::llvm_target_of(target);
   llvm_target.interrupt_checks = options.interrupt_checks;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "driver/build.h"
@@ -92,8 +93,14 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
   // The check is about semantics; O0 keeps it quick. Notes are for tvm.build's user, not for
   // this check (BuildOptions drops them).
   static const target::Target target = target::parse_target("llvm -opt-level=0");
+  // TSCH_CHECK_BUILD_TARGET=c builds the candidate as C instead: the C code generator then
+  // answers to the LLVM one on every step of the schedule cases.
+  static const target::Target candidate_target = [] {
+    const char* kind = std::getenv("TSCH_CHECK_BUILD_TARGET");
+    return kind && *kind ? target::parse_target(kind) : target;
+  }();
   auto ref = build_cached(reference, target);
-  auto cand = build(candidate, target);
+  auto cand = build(candidate, candidate_target);
   auto candidates = candidate->prim_funcs();
   auto references = reference->prim_funcs();
   for (const auto& [name, f] : references) {

@@ -49,7 +49,8 @@ class CompiledModule {
   // Null when the module has no such function.
   virtual EntryPoint entry(const std::string& name) const = 0;
   virtual const std::vector<FunctionSignature>& functions() const = 0;
-  // "ll" (LLVM IR), "asm" (assembly); throws BuildError for other formats.
+  // The module's source: "ll" (LLVM IR, the default for LLVM), "asm" (assembly), "c" (C,
+  // the default for C); BuildError for a format the module does not have.
   virtual std::string source(const std::string& format) const = 0;
   virtual void export_library(const std::string& path) const = 0;
   virtual std::string target_text() const = 0;

@@ -7,6 +7,7 @@
 
 #include "codegen/llvm/loop_facts.h"
 #include "codegen/llvm/packed_call.h"
+#include "codegen/signature.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 
@@ -15,9 +16,7 @@ namespace tsch::codegen {
 using runtime::BufferParam;
 
 FunctionSignature CodeGenCPU::emit_function(const std::string& name, const ir::PrimFunc& f) {
-  FunctionSignature sig;
-  sig.name = name;
-  collect_signature(f, sig);
+  FunctionSignature sig = collect_signature(name, f);
   // The implementation takes typed, noalias parameters; the entry point unpacks arrays.
   std::vector<llvm::Type*> params;
   std::vector<const ir::VarNode*> bound;
@@ -70,41 +69,6 @@ FunctionSignature CodeGenCPU::emit_function(const std::string& name, const ir::P
   }
   b_.CreateRet(b_.CreateCall(fn_, args));
   return sig;
-}
-
-void CodeGenCPU::collect_signature(const ir::PrimFunc& f, FunctionSignature& sig) {
-  std::unordered_set<const ir::VarNode*> seen;
-  auto slot = [&](const ir::Var& v) {
-    if (seen.insert(v.get()).second) sig.scalar_slots.push_back(v);
-  };
-  for (const auto& p : f->params) {
-    sig.param_names.push_back(p->name);
-    ir::Buffer buf = f->buffer_of(p);
-    if (buf) {
-      if (!runtime_dtype(buf->dtype)) throw BuildError("not supported yet: buffer " + buf->name + " of dtype " + buf->dtype.to_string());
-      sig.buffers.push_back(BufferParam{buf->name, buf->dtype, buf->shape});
-      sig.scalar_params.push_back(nullptr);
-    } else {
-      sig.buffers.push_back(std::nullopt);
-      sig.scalar_params.push_back(p);
-    }
-  }
-  // Shape variables first (bound from arrays), then scalar parameters, then any other free
-  // variable the body reads from a shape (e.g. strides): all become slots.
-  for (const auto& [p, buf] : f->buffer_map)
-    for (const auto& d : buf->shape)
-      ir::for_each_expr(d, [&](const PrimExpr& e) {
-        if (ir::as<ir::VarNode>(e)) slot(std::static_pointer_cast<const ir::VarNode>(e));
-      });
-  for (const auto& p : f->params)
-    if (!f->buffer_of(p)) slot(p);
-}
-
-bool CodeGenCPU::runtime_dtype(DataType t) {
-  if (t.lanes != 1) return false;
-  if (t.is_bool()) return true;
-  if (t.is_float()) return t.bits == 16 || t.bits == 32 || t.bits == 64;
-  return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
 }
 
 void CodeGenCPU::emit_allocate(const ir::AllocateNode& n) {

@@ -22,8 +22,6 @@ class CodeGenCPU final : public CodeGenLLVM {
   // Buffers up to this size live on the stack; larger ones on the heap.
   static constexpr int64_t kMaxStackBytes = 256 * 1024;
 
-  void collect_signature(const ir::PrimFunc& f, FunctionSignature& sig);
-  static bool runtime_dtype(DataType t);
   void emit_allocate(const ir::AllocateNode& n) override;
   void emit_parallel(const ir::ForNode& n) override;
   void at_loop_head(const Stmt& body, bool unroll) override;

@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include "codegen/llvm/emitter.h"
+#include "codegen/signature.h"
 #include "ir/op.h"
 #include "runtime/packed_call.h"
 #include "runtime/thread_pool.h"
@@ -137,107 +138,6 @@ std::string emit_file(const std::string& ll, const ResolvedTarget& t, llvm::Code
   return std::string(buffer.begin(), buffer.end());
 }
 
-// ---- signatures as text, so an exported library carries them ----
-std::string expr_text(const ir::PrimExpr& e) {
-  int64_t v;
-  if (ir::as_const_int(e, &v)) return std::to_string(v);
-  if (auto* var = ir::as<ir::VarNode>(e)) return "$" + var->name;
-  throw BuildError("not supported yet: exporting a function whose buffer shape is a compound expression");
-}
-
-std::string encode(const std::vector<FunctionSignature>& sigs) {
-  std::ostringstream os;
-  for (const auto& s : sigs) {
-    os << "func " << s.name << "\n";
-    for (const auto& v : s.scalar_slots) os << "slot " << v->name << " " << v->dtype.to_string() << "\n";
-    for (size_t i = 0; i < s.param_names.size(); ++i) {
-      if (s.buffers[i]) {
-        os << "buffer " << s.param_names[i] << " " << s.buffers[i]->name << " " << s.buffers[i]->dtype.to_string();
-        for (const auto& d : s.buffers[i]->shape) os << " " << expr_text(d);
-        os << "\n";
-      } else {
-        os << "scalar " << s.param_names[i] << " " << s.scalar_params[i]->name << "\n";
-      }
-    }
-    os << "end\n";
-  }
-  return os.str();
-}
-
-// Reads the table `encode` wrote. A library can come from anywhere, so every line is
-// checked; a defect throws BuildError naming it (the caller adds the path).
-std::vector<FunctionSignature> decode(const std::string& text) {
-  std::vector<FunctionSignature> out;
-  std::istringstream lines(text);
-  std::string line;
-  std::unordered_map<std::string, ir::Var> slots;
-  bool open = false;
-  int number = 0;
-  auto fail = [&](const std::string& why) -> void {
-    throw BuildError("malformed function table, line " + std::to_string(number) + ": " + why);
-  };
-  auto parse_dtype = [&](const std::string& text) {
-    auto t = ir::DataType::parse(text);
-    if (!t) fail("unknown dtype '" + text + "'");
-    return *t;
-  };
-  while (std::getline(lines, line)) {
-    ++number;
-    std::istringstream in(line);
-    std::vector<std::string> w;
-    for (std::string word; in >> word;) w.push_back(word);
-    if (w.empty()) continue;
-    if (w[0] == "func") {
-      if (open || w.size() != 2) fail("expected 'func NAME' after the previous function's 'end'");
-      out.emplace_back();
-      out.back().name = w[1];
-      slots.clear();
-      open = true;
-      continue;
-    }
-    if (!open) fail("'" + w[0] + "' outside a function");
-    FunctionSignature& f = out.back();
-    if (w[0] == "slot" && w.size() == 3) {
-      if (slots.count(w[1])) fail("slot " + w[1] + " declared twice");
-      ir::Var v = ir::make_var(w[1], parse_dtype(w[2]));
-      slots[w[1]] = v;
-      f.scalar_slots.push_back(v);
-    } else if (w[0] == "buffer" && w.size() >= 4) {
-      BufferParam b{w[2], parse_dtype(w[3]), {}};
-      for (size_t i = 4; i < w.size(); ++i) {
-        const std::string& d = w[i];
-        if (d[0] == '$') {
-          auto it = slots.find(d.substr(1));
-          if (it == slots.end()) fail("shape names an undeclared slot " + d);
-          b.shape.push_back(it->second);
-          continue;
-        }
-        int64_t extent = -1;
-        auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), extent);
-        if (ec != std::errc() || end != d.data() + d.size() || extent < 0) fail("bad extent '" + d + "'");
-        b.shape.push_back(ir::make_int(extent, ir::DataType::int64()));
-      }
-      f.param_names.push_back(w[1]);
-      f.buffers.push_back(b);
-      f.scalar_params.push_back(nullptr);
-    } else if (w[0] == "scalar" && w.size() == 3) {
-      auto it = slots.find(w[2]);
-      if (it == slots.end()) fail("scalar parameter names an undeclared slot " + w[2]);
-      f.param_names.push_back(w[1]);
-      f.buffers.push_back(std::nullopt);
-      f.scalar_params.push_back(it->second);
-    } else if (w[0] == "end" && w.size() == 1) {
-      open = false;
-    } else {
-      fail("unexpected '" + line + "'");
-    }
-  }
-  if (open) throw BuildError("malformed function table: the last function has no 'end'");
-  if (out.empty()) throw BuildError("malformed function table: no functions");
-  return out;
-}
-
-constexpr const char* kSignatureSymbol = "__tsch_signatures";
 
 class JITModule : public CompiledModule {
  public:
@@ -255,7 +155,7 @@ class JITModule : public CompiledModule {
   }
   const std::vector<FunctionSignature>& functions() const override { return sigs_; }
   std::string source(const std::string& format) const override {
-    if (format == "ll" || format == "llvm") return ll_;
+    if (format.empty() || format == "ll" || format == "llvm") return ll_;
     if (format == "asm" || format == "s")
       return emit_file(ll_, target_, llvm::CodeGenFileType::AssemblyFile, llvm::Reloc::PIC_);
     throw BuildError("get_source: unknown format \"" + format + "\" (use \"ll\" or \"asm\")");
@@ -264,7 +164,7 @@ class JITModule : public CompiledModule {
     // One object file with the code and its signatures, linked by the system compiler.
     llvm::LLVMContext ctx;
     auto m = reparse(ll_, ctx);
-    std::string sig_text = encode(sigs_);
+    std::string sig_text = encode_signatures(sigs_);
     auto* init = llvm::ConstantDataArray::getString(ctx, sig_text, true);
     new llvm::GlobalVariable(*m, init->getType(), true, llvm::GlobalValue::ExternalLinkage, init, kSignatureSymbol);
     std::string with_sigs = print_module(*m);
@@ -406,7 +306,7 @@ CompiledModuleRef load_llvm_library(const std::string& path) {
     fail("its function table is not a terminated string");
   std::vector<FunctionSignature> sigs;
   try {
-    sigs = decode(table);
+    sigs = decode_signatures(table);
   } catch (const BuildError& e) {
     fail(e.what());
   }

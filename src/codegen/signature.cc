@@ -1,0 +1,158 @@
+#include "codegen/signature.h"
+
+#include <charconv>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/functor.h"
+#include "ir/op.h"
+
+namespace tsch::codegen {
+
+using runtime::BufferParam;
+
+FunctionSignature collect_signature(const std::string& name, const ir::PrimFunc& f) {
+  FunctionSignature sig;
+  sig.name = name;
+  std::unordered_set<const ir::VarNode*> seen;
+  auto slot = [&](const ir::Var& v) {
+    if (seen.insert(v.get()).second) sig.scalar_slots.push_back(v);
+  };
+  for (const auto& p : f->params) {
+    sig.param_names.push_back(p->name);
+    ir::Buffer buf = f->buffer_of(p);
+    if (buf) {
+      if (!runtime_dtype(buf->dtype)) throw BuildError("not supported yet: buffer " + buf->name + " of dtype " + buf->dtype.to_string());
+      sig.buffers.push_back(BufferParam{buf->name, buf->dtype, buf->shape});
+      sig.scalar_params.push_back(nullptr);
+    } else {
+      sig.buffers.push_back(std::nullopt);
+      sig.scalar_params.push_back(p);
+    }
+  }
+  // Shape variables first (bound from arrays), then scalar parameters, then any other free
+  // variable the body reads from a shape (e.g. strides): all become slots.
+  for (const auto& [p, buf] : f->buffer_map)
+    for (const auto& d : buf->shape)
+      ir::for_each_expr(d, [&](const ir::PrimExpr& e) {
+        if (ir::as<ir::VarNode>(e)) slot(std::static_pointer_cast<const ir::VarNode>(e));
+      });
+  for (const auto& p : f->params)
+    if (!f->buffer_of(p)) slot(p);
+  return sig;
+}
+
+bool runtime_dtype(ir::DataType t) {
+  if (t.lanes != 1) return false;
+  if (t.is_bool()) return true;
+  if (t.is_float()) return t.bits == 16 || t.bits == 32 || t.bits == 64;
+  return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+}
+
+
+namespace {
+
+std::string expr_text(const ir::PrimExpr& e) {
+  int64_t v;
+  if (ir::as_const_int(e, &v)) return std::to_string(v);
+  if (auto* var = ir::as<ir::VarNode>(e)) return "$" + var->name;
+  throw BuildError("not supported yet: exporting a function whose buffer shape is a compound expression");
+}
+
+}  // namespace
+
+std::string encode_signatures(const std::vector<FunctionSignature>& sigs) {
+  std::ostringstream os;
+  for (const auto& s : sigs) {
+    os << "func " << s.name << "\n";
+    for (const auto& v : s.scalar_slots) os << "slot " << v->name << " " << v->dtype.to_string() << "\n";
+    for (size_t i = 0; i < s.param_names.size(); ++i) {
+      if (s.buffers[i]) {
+        os << "buffer " << s.param_names[i] << " " << s.buffers[i]->name << " " << s.buffers[i]->dtype.to_string();
+        for (const auto& d : s.buffers[i]->shape) os << " " << expr_text(d);
+        os << "\n";
+      } else {
+        os << "scalar " << s.param_names[i] << " " << s.scalar_params[i]->name << "\n";
+      }
+    }
+    os << "end\n";
+  }
+  return os.str();
+}
+
+// Reads the table encode_signatures wrote. A library can come from anywhere, so every line is
+// checked; a defect throws BuildError naming it (the caller adds the path).
+std::vector<FunctionSignature> decode_signatures(const std::string& text) {
+  std::vector<FunctionSignature> out;
+  std::istringstream lines(text);
+  std::string line;
+  std::unordered_map<std::string, ir::Var> slots;
+  bool open = false;
+  int number = 0;
+  auto fail = [&](const std::string& why) -> void {
+    throw BuildError("malformed function table, line " + std::to_string(number) + ": " + why);
+  };
+  auto parse_dtype = [&](const std::string& text) {
+    auto t = ir::DataType::parse(text);
+    if (!t) fail("unknown dtype '" + text + "'");
+    return *t;
+  };
+  while (std::getline(lines, line)) {
+    ++number;
+    std::istringstream in(line);
+    std::vector<std::string> w;
+    for (std::string word; in >> word;) w.push_back(word);
+    if (w.empty()) continue;
+    if (w[0] == "func") {
+      if (open || w.size() != 2) fail("expected 'func NAME' after the previous function's 'end'");
+      out.emplace_back();
+      out.back().name = w[1];
+      slots.clear();
+      open = true;
+      continue;
+    }
+    if (!open) fail("'" + w[0] + "' outside a function");
+    FunctionSignature& f = out.back();
+    if (w[0] == "slot" && w.size() == 3) {
+      if (slots.count(w[1])) fail("slot " + w[1] + " declared twice");
+      ir::Var v = ir::make_var(w[1], parse_dtype(w[2]));
+      slots[w[1]] = v;
+      f.scalar_slots.push_back(v);
+    } else if (w[0] == "buffer" && w.size() >= 4) {
+      BufferParam b{w[2], parse_dtype(w[3]), {}};
+      for (size_t i = 4; i < w.size(); ++i) {
+        const std::string& d = w[i];
+        if (d[0] == '$') {
+          auto it = slots.find(d.substr(1));
+          if (it == slots.end()) fail("shape names an undeclared slot " + d);
+          b.shape.push_back(it->second);
+          continue;
+        }
+        int64_t extent = -1;
+        auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), extent);
+        if (ec != std::errc() || end != d.data() + d.size() || extent < 0) fail("bad extent '" + d + "'");
+        b.shape.push_back(ir::make_int(extent, ir::DataType::int64()));
+      }
+      f.param_names.push_back(w[1]);
+      f.buffers.push_back(b);
+      f.scalar_params.push_back(nullptr);
+    } else if (w[0] == "scalar" && w.size() == 3) {
+      auto it = slots.find(w[2]);
+      if (it == slots.end()) fail("scalar parameter names an undeclared slot " + w[2]);
+      f.param_names.push_back(w[1]);
+      f.buffers.push_back(std::nullopt);
+      f.scalar_params.push_back(it->second);
+    } else if (w[0] == "end" && w.size() == 1) {
+      open = false;
+    } else {
+      fail("unexpected '" + line + "'");
+    }
+  }
+  if (open) throw BuildError("malformed function table: the last function has no 'end'");
+  if (out.empty()) throw BuildError("malformed function table: no functions");
+  return out;
+}
+
+
+}  // namespace tsch::codegen

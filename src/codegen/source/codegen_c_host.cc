@@ -1,0 +1,102 @@
+#include "codegen/source/codegen_c_host.h"
+
+#include "codegen/signature.h"
+#include "ir/op.h"
+
+namespace tsch::codegen {
+
+using namespace ir;
+
+runtime::FunctionSignature CodeGenCHost::add_function(const std::string& name, const PrimFunc& f) {
+  runtime::FunctionSignature sig = collect_signature(name, f);
+  out_.str("");
+  indent_ = 0;
+  // The implementation: buffer data pointers (never aliasing, as TVM's tir.noalias) and the
+  // scalar slots, in the entry point's order.
+  std::vector<std::string> params, args;
+  size_t n_buffers = 0;
+  for (size_t i = 0; i < f->params.size(); ++i) {
+    if (!sig.buffers[i]) continue;
+    Buffer buf = f->buffer_of(f->params[i]);
+    std::string t = memory_type_of(buf->dtype);
+    params.push_back(t + "* restrict " + define(buf->data.get(), buf->name));
+    args.push_back("(" + t + "*)buffers[" + std::to_string(n_buffers++) + "]");
+  }
+  for (size_t k = 0; k < sig.scalar_slots.size(); ++k) {
+    const Var& v = sig.scalar_slots[k];
+    std::string t = type_of(v->dtype);
+    params.push_back(t + " " + define(v.get(), v->name));
+    std::string slot = "scalars[" + std::to_string(k) + "]";
+    // Float slots hold the bits of a double.
+    args.push_back(v->dtype.is_float() ? "(" + t + ")tsch_slot_as_double(" + slot + ")" : "(" + t + ")" + slot);
+  }
+  bool any_float_slot = false;
+  for (const auto& v : sig.scalar_slots) any_float_slot |= v->dtype.is_float();
+  if (any_float_slot) {
+    helpers_.emplace("tsch_slot_as_double",
+                     "static inline double tsch_slot_as_double(int64_t bits) { double d; memcpy(&d, &bits, sizeof d); return d; }");
+  }
+  std::string joined;
+  for (size_t i = 0; i < params.size(); ++i) joined += (i ? ", " : "") + params[i];
+  open_scope("static int32_t " + name + "_compute(" + (joined.empty() ? "void" : joined) + ")");
+  stmt(f->body);
+  line("return 0;");
+  close_scope();
+  line("");
+  std::string call;
+  for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
+  open_scope("int32_t " + name + "(void** buffers, int64_t* scalars)");
+  line("(void)buffers;");
+  line("(void)scalars;");
+  line("return " + name + "_compute(" + call + ");");
+  close_scope();
+  line("");
+  functions_ += out_.str();
+  return sig;
+}
+
+void CodeGenCHost::emit_allocate(const AllocateNode& n) {
+  const Buffer& buf = n.buffer;
+  std::string t = memory_type_of(buf->dtype);
+  int64_t elem_bytes = buf->dtype.is_bool() ? 1 : buf->dtype.bits / 8;
+  int64_t count = 1;
+  bool constant = true, overflow = false;
+  for (const auto& d : buf->shape) {
+    int64_t c;
+    if (as_const_int(d, &c)) overflow |= c < 0 || __builtin_mul_overflow(count, c, &count);
+    else constant = false;
+  }
+  int64_t bytes = 0;
+  overflow |= __builtin_mul_overflow(count, elem_bytes, &bytes);
+  line("{");
+  ++indent_;
+  std::string name = define(buf->data.get(), buf->name);
+  if (constant && !overflow && bytes <= kMaxStackBytes) {
+    line(t + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) + "] __attribute__((aligned(64)));");
+    stmt(n.body);
+  } else {
+    // The byte count, checked for overflow at run time: an overflowing size fails as out of
+    // memory instead of wrapping to a small buffer the kernel then overruns.
+    std::string size = fresh(name + "_bytes");
+    std::string bad = fresh(name + "_overflow");
+    line("int64_t " + size + " = " + std::to_string(elem_bytes) + ";");
+    line("bool " + bad + " = false;");
+    for (const auto& d : buf->shape) line(bad + " |= __builtin_mul_overflow(" + size + ", (int64_t)" + expr(d) + ", &" + size + ");");
+    line(t + "* restrict " + name + " = " + bad + " || " + size + " < 0 ? NULL : (" + t + "*)malloc((size_t)" + size + " + 1);");
+    open_scope("if (" + name + " == NULL)");
+    for (auto it = live_heap_.rbegin(); it != live_heap_.rend(); ++it) line("free(" + *it + ");");
+    line("return " + std::to_string(runtime::kStatusOutOfMemory) + ";");
+    close_scope();
+    live_heap_.push_back(name);
+    stmt(n.body);
+    live_heap_.pop_back();
+    line("free(" + name + ");");
+  }
+  forget(buf->data.get());
+  --indent_;
+  line("}");
+}
+
+void CodeGenCHost::emit_parallel(const ForNode& n) { serial_loop(n, "/* parallel in TensorIR: runs serially in C */"); }
+
+}  // namespace tsch::codegen

@@ -1,0 +1,32 @@
+// C for the CPU (TVM's CodeGenCHost, target "c"): each function becomes `NAME_compute` with
+// typed restrict parameters and the entry point `int32_t NAME(void** buffers, int64_t*
+// scalars)` the runtime calls; allocations come from malloc (a null return gives
+// runtime::kStatusOutOfMemory, releasing what the function holds) or the stack when small
+// and constant; parallel loops run serially (the C target has no thread pool).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/source/codegen_c.h"
+
+namespace tsch::codegen {
+
+class CodeGenCHost : public CodeGenC {
+ public:
+  // Appends `name`'s C code; returns the signature the runtime binds arguments with.
+  runtime::FunctionSignature add_function(const std::string& name, const ir::PrimFunc& f);
+  // The whole translation unit: the prelude, then the functions.
+  std::string source() const { return prelude() + functions_; }
+
+ protected:
+  void emit_allocate(const ir::AllocateNode& n) override;
+  void emit_parallel(const ir::ForNode& n) override;
+
+ private:
+  static constexpr int64_t kMaxStackBytes = 64 * 1024;
+  std::vector<std::string> live_heap_;  // malloc'd buffers to free on an early return
+  std::string functions_;
+};
+
+}  // namespace tsch::codegen
