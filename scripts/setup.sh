@@ -10,7 +10,7 @@ packages=(
   libfmt-dev catch2 libreadline-dev libjemalloc-dev
   # the schedule trace's JSON form
   nlohmann-json3-dev
-  # code generation (ORC JIT) and export_library's link step (cc, from build-essential)
+  # code generation (ORC JIT); export_library's link step and target "c" use cc (build-essential)
   llvm-19-dev
   # tmux drives the REPL tests; vim runs the syntax tests headless
   tmux vim
