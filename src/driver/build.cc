@@ -91,9 +91,9 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
   }
   if (is_c_kind(target)) {
     ir::IRModule lowered = lower(mod, target, options);
-    std::string key = target->str() + "\n" + ir::script(lowered);
+    std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") + ir::script(lowered);
     if (auto hit = cache().find(key)) return hit;
-    runtime::CompiledModuleRef m = codegen::build_c(lowered, target->str());
+    runtime::CompiledModuleRef m = codegen::build_c(lowered, target->str(), options.interrupt_checks);
     cache().insert(key, m);
     return m;
   }

@@ -163,6 +163,20 @@ if [ "$elapsed_ms" -lt 1500 ]; then passed=$((passed + 1)); else
 send 'acc.numpy()[0] > 1.5'
 contains "the kernel's output survives" "True" "$(since 'acc.numpy()')"
 
+# The same for a kernel built as C (target "c"): it polls the flag its loader bound.
+send 'forever_c = tvm.build(forever, target="c")'
+$T send-keys -t repl -l 'forever_c(acc)'
+$T send-keys -t repl Enter
+sleep 1
+n=$(prompts)
+started=$(date +%s%N)
+$T send-keys -t repl C-c
+wait_prompt "$n"
+elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
+contains "Ctrl-C interrupts a kernel built as C" "KeyboardInterrupt" "$(since 'forever_c(acc)')"
+if [ "$elapsed_ms" -lt 1500 ]; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL the C kernel stopped ${elapsed_ms} ms after Ctrl-C (more than 1.5 s)"; fi
+
 # :save writes a script that reproduces the session's final IR (undone steps commented out).
 send ":save $work/session.tsch"
 send 'print("BEGIN")'

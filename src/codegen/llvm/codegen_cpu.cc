@@ -5,7 +5,7 @@
 
 #include <unordered_set>
 
-#include "codegen/llvm/loop_facts.h"
+#include "codegen/loop_facts.h"
 #include "codegen/llvm/packed_call.h"
 #include "codegen/signature.h"
 #include "ir/functor.h"

@@ -2,7 +2,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
-#include "codegen/llvm/loop_facts.h"
+#include "codegen/loop_facts.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"

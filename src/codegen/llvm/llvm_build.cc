@@ -27,6 +27,7 @@
 
 #include "codegen/llvm/emitter.h"
 #include "codegen/signature.h"
+#include "codegen/source/c_module.h"
 #include "ir/op.h"
 #include "runtime/packed_call.h"
 #include "runtime/thread_pool.h"
@@ -312,6 +313,7 @@ CompiledModuleRef load_llvm_library(const std::string& path) {
   }
   for (const auto& s : sigs)
     if (!dlsym(handle, s.name.c_str())) fail("the function table names " + s.name + ", which the library does not define");
+  bind_interrupt_flag(handle);  // a C library polls Ctrl-C through the runtime's flag
   return std::make_shared<SharedLibraryModule>(handle, std::move(sigs), path);
 }
 

@@ -7,6 +7,7 @@
 #include "codegen/signature.h"
 #include "codegen/source/codegen_c_host.h"
 #include "support/files.h"
+#include "support/interrupt.h"
 
 namespace tsch::codegen {
 
@@ -55,6 +56,7 @@ class CSourceModule : public CompiledModule {
       // The mapping outlives the file, which goes with the directory.
       handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (!handle_) throw BuildError(std::string("building C: cannot load the compiled library: ") + dlerror());
+      bind_interrupt_flag(handle_);
     } catch (const BuildError&) {
       throw;
     } catch (const std::runtime_error& e) {  // TempDir
@@ -100,8 +102,13 @@ class CSourceModule : public CompiledModule {
 
 }  // namespace
 
-runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text) {
-  CodeGenCHost gen;
+void bind_interrupt_flag(void* library_handle) {
+  using Binder = void (*)(volatile int32_t*);
+  if (auto bind = reinterpret_cast<Binder>(dlsym(library_handle, kBindInterruptFlag))) bind(&tsch_interrupt_pending);
+}
+
+runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text, bool interrupt_checks) {
+  CodeGenCHost gen(interrupt_checks);
   std::vector<runtime::FunctionSignature> sigs;
   for (const auto& [name, f] : lowered->prim_funcs()) sigs.push_back(gen.add_function(name, f));
   return std::make_shared<CSourceModule>(gen.source(), std::move(sigs), target_text);

@@ -9,6 +9,10 @@
 
 namespace tsch::codegen {
 
-runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text);
+// With `interrupt_checks`, outer loops return runtime::kStatusInterrupted after Ctrl-C.
+runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text, bool interrupt_checks);
+
+// Hands a loaded library the runtime's Ctrl-C flag when it asks for it (C libraries do).
+void bind_interrupt_flag(void* library_handle);
 
 }  // namespace tsch::codegen

@@ -255,6 +255,7 @@ void CodeGenC::serial_loop(const ForNode& n, const std::string& pragma) {
   if (!pragma.empty()) line(pragma);
   std::string var = define(n.loop_var.get(), n.loop_var->name);
   open_scope("for (" + t + " " + var + " = " + begin + "; " + var + " < " + end + "; ++" + var + ")");
+  at_loop_head(n.body);
   stmt(n.body);
   close_scope();
   forget(n.loop_var.get());

@@ -39,6 +39,8 @@ class CodeGenC {
   virtual void emit_thread_binding(const ir::ForNode& n);
   // Calls the intrinsic table does not know (the runtime's, e.g. T.call_packed).
   virtual std::string target_call(const ir::CallNode& n);
+  // Called at the head of every loop body (Ctrl-C checks on the CPU).
+  virtual void at_loop_head(const Stmt& body) {}
 
   // ---- types ----
   // The C type of a value of `t` (bool: "bool"); BuildError for vectors and unsupported kinds.

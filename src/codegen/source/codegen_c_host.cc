@@ -1,5 +1,6 @@
 #include "codegen/source/codegen_c_host.h"
 
+#include "codegen/loop_facts.h"
 #include "codegen/signature.h"
 #include "ir/op.h"
 
@@ -84,8 +85,7 @@ void CodeGenCHost::emit_allocate(const AllocateNode& n) {
     for (const auto& d : buf->shape) line(bad + " |= __builtin_mul_overflow(" + size + ", (int64_t)" + expr(d) + ", &" + size + ");");
     line(t + "* restrict " + name + " = " + bad + " || " + size + " < 0 ? NULL : (" + t + "*)malloc((size_t)" + size + " + 1);");
     open_scope("if (" + name + " == NULL)");
-    for (auto it = live_heap_.rbegin(); it != live_heap_.rend(); ++it) line("free(" + *it + ");");
-    line("return " + std::to_string(runtime::kStatusOutOfMemory) + ";");
+    return_status(runtime::kStatusOutOfMemory);
     close_scope();
     live_heap_.push_back(name);
     stmt(n.body);
@@ -98,5 +98,22 @@ void CodeGenCHost::emit_allocate(const AllocateNode& n) {
 }
 
 void CodeGenCHost::emit_parallel(const ForNode& n) { serial_loop(n, "/* parallel in TensorIR: runs serially in C */"); }
+
+void CodeGenCHost::return_status(int32_t status) {
+  for (auto it = live_heap_.rbegin(); it != live_heap_.rend(); ++it) line("free(" + *it + ");");
+  line("return " + std::to_string(status) + ";");
+}
+
+// As the LLVM generator: only loops that hold long-running work poll, so innermost loops
+// stay free of the volatile load and vectorize.
+void CodeGenCHost::at_loop_head(const Stmt& body) {
+  if (!interrupt_checks_ || !holds_heavy_loop(body)) return;
+  helpers_.emplace("tsch_interrupt_flag", "static volatile int32_t* tsch_interrupt_flag = NULL;\nvoid " +
+                                              std::string(kBindInterruptFlag) +
+                                              "(volatile int32_t* flag) { tsch_interrupt_flag = flag; }");
+  open_scope("if (tsch_interrupt_flag != NULL && *tsch_interrupt_flag != 0)");
+  return_status(runtime::kStatusInterrupted);
+  close_scope();
+}
 
 }  // namespace tsch::codegen

@@ -2,7 +2,9 @@
 // typed restrict parameters and the entry point `int32_t NAME(void** buffers, int64_t*
 // scalars)` the runtime calls; allocations come from malloc (a null return gives
 // runtime::kStatusOutOfMemory, releasing what the function holds) or the stack when small
-// and constant; parallel loops run serially (the C target has no thread pool).
+// and constant; with interrupt checks, outer loops poll the runtime's Ctrl-C flag, which the
+// loader binds through `tsch_bind_interrupt_flag`, and return runtime::kStatusInterrupted;
+// parallel loops run serially (the C target has no thread pool).
 #pragma once
 
 #include <string>
@@ -12,8 +14,12 @@
 
 namespace tsch::codegen {
 
+// The function a C library defines for the loader to hand it the runtime's Ctrl-C flag.
+constexpr const char* kBindInterruptFlag = "tsch_bind_interrupt_flag";
+
 class CodeGenCHost : public CodeGenC {
  public:
+  explicit CodeGenCHost(bool interrupt_checks) : interrupt_checks_(interrupt_checks) {}
   // Appends `name`'s C code; returns the signature the runtime binds arguments with.
   runtime::FunctionSignature add_function(const std::string& name, const ir::PrimFunc& f);
   // The whole translation unit: the prelude, then the functions.
@@ -22,8 +28,12 @@ class CodeGenCHost : public CodeGenC {
  protected:
   void emit_allocate(const ir::AllocateNode& n) override;
   void emit_parallel(const ir::ForNode& n) override;
+  void at_loop_head(const ir::Stmt& body) override;
 
  private:
+  // Frees what the function holds and returns `status`.
+  void return_status(int32_t status);
+  bool interrupt_checks_;
   static constexpr int64_t kMaxStackBytes = 64 * 1024;
   std::vector<std::string> live_heap_;  // malloc'd buffers to free on an early return
   std::string functions_;

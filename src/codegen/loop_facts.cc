@@ -1,4 +1,4 @@
-#include "codegen/llvm/loop_facts.h"
+#include "codegen/loop_facts.h"
 
 #include <unordered_set>
 
