@@ -147,35 +147,31 @@ def forever(A: T.Buffer((1,), "float32")):
 
 END
 paste "$work/forever.tsch"
+# Runs CALL (a kernel that never ends) and presses Ctrl-C after a second: the kernel must
+# stop with KeyboardInterrupt within 1.5 s. LABEL names the check.
+interrupt_kernel() {
+  local label=$1 call=$2
+  $T send-keys -t repl -l "$call"
+  $T send-keys -t repl Enter
+  sleep 1
+  local n started elapsed_ms
+  n=$(prompts)
+  started=$(date +%s%N)
+  $T send-keys -t repl C-c
+  wait_prompt "$n"
+  elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
+  contains "Ctrl-C interrupts $label" "KeyboardInterrupt" "$(since "$call")"
+  if [ "$elapsed_ms" -lt 1500 ]; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL $label stopped ${elapsed_ms} ms after Ctrl-C (more than 1.5 s)"; fi
+}
 send 'forever_lib = tvm.build(forever, target="llvm")'
 send 'acc = tvm.nd.array(np.zeros((1,), dtype="float32"))'
-$T send-keys -t repl -l 'forever_lib(acc)'
-$T send-keys -t repl Enter
-sleep 1
-n=$(prompts)
-started=$(date +%s%N)
-$T send-keys -t repl C-c
-wait_prompt "$n"
-elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
-contains "Ctrl-C interrupts a compiled kernel" "KeyboardInterrupt" "$(since 'forever_lib(acc)')"
-if [ "$elapsed_ms" -lt 1500 ]; then passed=$((passed + 1)); else
-  failed=$((failed + 1)); echo "FAIL the kernel stopped ${elapsed_ms} ms after Ctrl-C (more than 1.5 s)"; fi
+interrupt_kernel "a compiled kernel" 'forever_lib(acc)'
 send 'acc.numpy()[0] > 1.5'
 contains "the kernel's output survives" "True" "$(since 'acc.numpy()')"
-
 # The same for a kernel built as C (target "c"): it polls the flag its loader bound.
 send 'forever_c = tvm.build(forever, target="c")'
-$T send-keys -t repl -l 'forever_c(acc)'
-$T send-keys -t repl Enter
-sleep 1
-n=$(prompts)
-started=$(date +%s%N)
-$T send-keys -t repl C-c
-wait_prompt "$n"
-elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
-contains "Ctrl-C interrupts a kernel built as C" "KeyboardInterrupt" "$(since 'forever_c(acc)')"
-if [ "$elapsed_ms" -lt 1500 ]; then passed=$((passed + 1)); else
-  failed=$((failed + 1)); echo "FAIL the C kernel stopped ${elapsed_ms} ms after Ctrl-C (more than 1.5 s)"; fi
+interrupt_kernel "a kernel built as C" 'forever_c(acc)'
 
 # :save writes a script that reproduces the session's final IR (undone steps commented out).
 send ":save $work/session.tsch"
