@@ -7,6 +7,7 @@
 #include "bindings/ir_values.h"
 #include "bindings/ndarray_value.h"
 #include "runtime/registry.h"
+#include "runtime/vm/vm.h"
 #include "script/exceptions.h"
 #include "script/signature.h"
 #include "script/types.h"
@@ -96,9 +97,23 @@ Value any_to_value(Interpreter& interp, const runtime::Any& a) {
     case K::NDArray: return wrap_array(a.as_ndarray(), true);
     case K::Function: return wrap_packed_func(a.as_function());
     case K::Object: {
+      // Objects the runtime itself makes (VM storage, the VM) are not script values.
+      if (a.is_object_of(runtime::vm::kStorageTypeName) || a.is_object_of(runtime::vm::kVirtualMachineTypeName)) {
+        raise(ExcKind::TypeError, "a " + a.type_name() + " from the VM cannot be used in a script");
+      }
       auto* held = static_cast<const Value*>(a.as_object().get());
       if (held) return *held;
       raise(ExcKind::TypeError, "a " + a.type_name() + " from C++ cannot be used in a script");
+    }
+    case K::Tuple: {
+      std::vector<Value> items;
+      for (const auto& item : a.as_tuple()) items.push_back(any_to_value(interp, item));
+      return script::make_tuple(std::move(items));
+    }
+    case K::Shape: {
+      std::vector<Value> dims;
+      for (int64_t d : a.as_shape()) dims.push_back(Value::integer(d));
+      return script::make_tuple(std::move(dims));
     }
   }
   return Value();

@@ -4,8 +4,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+
+#include "ir/module.h"
+#include "script/interpreter.h"
 
 namespace tsch::bindings {
+
+// Prints `f`, parses the text back and raises RuntimeError unless printing is a fixed point
+// and the result is structurally equal (only when TSCH_CHECK_ROUNDTRIP is set for modules).
+void check_roundtrip(script::Interpreter& interp, const ir::BaseFunc& f, const std::string& name);
+void check_module_roundtrip(script::Interpreter& interp, const ir::IRModule& mod);
 
 // The round trips that failed so far in this process. The fuzz target watches this count,
 // not the error's text, which an input could print itself.

@@ -8,6 +8,7 @@
 #include "bindings/ndarray_value.h"
 #include "bindings/ir_values.h"
 #include "bindings/registry_values.h"
+#include "bindings/relax_module.h"
 #include "driver/differential.h"
 #include "codegen/llvm/llvm_build.h"
 #include "runtime/call.h"
@@ -283,6 +284,8 @@ void install_devices(Namespace& ns) {
 
 void install_runtime_devices(Namespace& ns) { install_devices(ns); }
 
+Value make_benchmark_result(std::vector<double> seconds) { return Value(std::make_shared<BenchmarkResult>(std::move(seconds))); }
+
 void register_tvm_runtime_modules() {
   script::ModuleLoader::register_builtin("tvm.nd", build_nd);
   script::ModuleLoader::register_builtin("tvm.runtime", [](Interpreter& interp, script::Module& m) {
@@ -292,6 +295,9 @@ void register_tvm_runtime_modules() {
     ns.set(intern("Module"), Value(module_type()));
     ns.set(intern("ndarray"), Value(interp.modules().import(interp, "tvm.nd", "")));
     script::def_function(ns, "load_module", "path, fmt=''", [](Interpreter&, Args& a) {
+      // An executable from relax.build's export_library carries its bytecode.
+      Value ex = load_relax_executable(a.get_path(0));
+      if (!ex.is_none()) return ex;
       return wrap_module(guard_build([&] { return codegen::load_llvm_library(a.get_path(0)); }));
     }, "load_module(path): load a library written by export_library.");
   });

@@ -39,6 +39,8 @@ runtime::Device device_arg(Interpreter& interp, const Value& v);
 void check_array_device(Interpreter& interp, const Value& v);
 // tvm.cpu, tvm.cuda, tvm.device into a namespace.
 void install_runtime_devices(script::Namespace& ns);
+// TVM's BenchmarkResult over per-repeat mean seconds (what time_evaluator returns).
+Value make_benchmark_result(std::vector<double> seconds);
 // Registers tvm.nd, tvm.runtime, tvm.testing and the device constructors.
 void register_tvm_runtime_modules();
 

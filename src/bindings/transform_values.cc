@@ -311,6 +311,8 @@ void build_tir_transform(Interpreter&, script::Module& m) {
 
 }  // namespace
 
+Value wrap_transform_pass(transform::Pass p) { return wrap_pass(std::move(p)); }
+
 void register_tvm_transform_modules() {
   script::ModuleLoader::register_builtin("tvm.transform", build_transform);
   script::ModuleLoader::register_builtin("tvm.ir.transform", build_transform);

@@ -4,8 +4,13 @@
 // TVM name (tvm.tir.transform.LowerInitBlock() ...).
 #pragma once
 
+#include "script/value.h"
+#include "transform/pass.h"
+
 namespace tsch::bindings {
 
 void register_tvm_transform_modules();
+// A pass as a script value (tvm.transform.Pass): callable on a module, usable in Sequential.
+script::Value wrap_transform_pass(transform::Pass p);
 
 }  // namespace tsch::bindings

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "bindings/ir_values.h"
+#include "bindings/relax_module.h"
 #include "bindings/runtime_values.h"
 #include "bindings/tvm_build.h"
 #include "bindings/target_values.h"
@@ -105,7 +106,8 @@ void install_build_functions(Namespace& ns) {
   script::def_function(ns, "build", "inputs, target=None, target_host=None, name=None", [](Interpreter& interp, Args& a) {
     return build(interp, a[0], a[1]);
   }, "build(mod, target=\"llvm\"): lower and compile a PrimFunc or IRModule; returns a module whose functions take arrays.");
-  script::def_function(ns, "compile", "mod, target=None", [](Interpreter& interp, Args& a) {
+  script::def_function(ns, "compile", "mod, target=None, relax_pipeline=\"default\", tir_pipeline=\"default\"", [](Interpreter& interp, Args& a) {
+    if (has_relax_functions(interp, a[0])) return compile_relax_module(interp, a[0], a[1]);
     return build(interp, a[0], a[1]);
   }, "compile(mod, target=\"llvm\"): as build; the result's .mod is the module itself.");
   script::def_function(ns, "lower", "inp, args=None, name='main', binds=None, simple_mode=False", [](Interpreter& interp, Args& a) {

@@ -9,6 +9,8 @@
 #include "frontend/ir_module_frame.h"
 #include "bindings/roundtrip_check.h"
 #include "bindings/registry_values.h"
+#include "bindings/relax_module.h"
+#include "bindings/relax_values.h"
 #include "bindings/runtime_values.h"
 #include "bindings/transform_values.h"
 #include "bindings/tvm_build.h"
@@ -29,7 +31,10 @@ using script::Namespace;
 using script::raise;
 
 void register_tvmscript_tir_module();
+void register_tvmscript_relax_module();
 void install_schedule(script::Namespace& tir_ns);
+
+void check_module_roundtrip(Interpreter& interp, const ir::IRModule& mod);
 
 namespace {
 
@@ -46,12 +51,19 @@ Value ir_module_from_class(Interpreter& interp, Args& a) {
   auto mod = std::make_shared<ir::IRModuleNode>();
   for (const auto& [name, value] : cls->dict().values()) {
     if (auto* f = value.as<FunctionValue>()) mod->functions.emplace_back(symbol_name(name), f->base_func());
+    // `my_ext = R.ExternFunc("my_ext")`: a function the module declares but does not define.
+    if (auto* e = value.as<RelaxExprValue>(); e && e->expr->kind == relax::ExprKind::ExternFunc) {
+      auto ext = std::make_shared<relax::ExternFuncDeclNode>();
+      ext->global_symbol_name = relax::as<relax::ExternFuncNode>(e->expr)->global_symbol;
+      mod->functions.emplace_back(symbol_name(name), ext);
+    }
   }
   frontend::IRModuleFrame* frame = frontend::current_ir_module_frame();
   if (frame && !frame->consumed) {
     frame->consumed = true;
     if (frame->attrs) mod->attrs = *frame->attrs;
   }
+  check_module_roundtrip(interp, mod);
   return Value(std::make_shared<IRModuleValue>(mod));
 }
 
@@ -87,6 +99,7 @@ Value from_source(Interpreter& interp, Args& a) {
   globals->set(intern("__name__"), script::make_str("__from_source__"));
   globals->set(intern("T"), Value(import(interp, "tvm.script.tir")));
   globals->set(intern("I"), Value(import(interp, "tvm.script.ir")));
+  globals->set(intern("R"), Value(import(interp, "tvm.script.relax")));
   globals->set(intern("tvm"), Value(import(interp, "tvm")));
   try {
     interp.exec_source(source, globals);
@@ -95,9 +108,9 @@ Value from_source(Interpreter& interp, Args& a) {
   }
   const auto& values = globals->values();
   for (auto it = values.rbegin(); it != values.rend(); ++it) {
-    if (it->second.as<IRModuleValue>() || it->second.as<PrimFuncValue>()) return it->second;
+    if (it->second.as<IRModuleValue>() || it->second.as<FunctionValue>()) return it->second;
   }
-  raise(ExcKind::ValueError, "from_source: the text defines no IRModule or prim_func");
+  raise(ExcKind::ValueError, "from_source: the text defines no IRModule or function");
 }
 
 ir::StructuralDiff diff_values(Interpreter& interp, Args& a) {
@@ -143,6 +156,7 @@ void build_script(Interpreter& interp, script::Module& m) {
   ns.set(intern("tir"), Value(import(interp, "tvm.script.tir")));
   ns.set(intern("tirx"), Value(import(interp, "tvm.script.tirx")));
   ns.set(intern("ir"), Value(import(interp, "tvm.script.ir")));
+  ns.set(intern("relax"), Value(import(interp, "tvm.script.relax")));
   ns.set(intern("ir_module"), Value(std::make_shared<IRModuleDecorator>()));
   def_function(ns, "from_source", "text", from_source, "from_source(text): parse printed TVMScript back into IR.");
 }
@@ -190,7 +204,7 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("tir"), Value(import(interp, "tvm.tir")));
   ns.set(intern("s_tir"), Value(import(interp, "tvm.s_tir")));
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
-  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform"})
+  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax"})
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
   install_runtime_devices(ns);
@@ -205,29 +219,66 @@ std::atomic<int64_t> failed_roundtrips{0};
 
 int64_t roundtrip_failures() { return failed_roundtrips; }
 
-// With TSCH_CHECK_ROUNDTRIP=1 every prim_func is printed, parsed back and compared as it is
-// created: the test suite runs its TVMScript cases this way (printing is a fixed point).
-void check_roundtrip(Interpreter& interp, const ir::PrimFunc& f, const std::string& name) {
+// With TSCH_CHECK_ROUNDTRIP=1 every function (and every module holding functions other than
+// prim_funcs) is printed, parsed back and compared as it is created: the test suite runs its
+// TVMScript cases this way (printing is a fixed point).
+namespace {
+
+bool roundtrip_enabled() {
+  static const bool on = std::getenv("TSCH_CHECK_ROUNDTRIP") != nullptr;
+  return on;
+}
+
+void check_text_roundtrip(Interpreter& interp, const std::string& what, const std::string& text,
+                          const std::function<std::string(const Value&)>& print_again,
+                          const std::function<ir::StructuralDiff(const Value&)>& compare) {
   static thread_local bool inside = false;
   if (inside) return;
   inside = true;
   struct Reset {
     ~Reset() { inside = false; }
   } reset;
-  std::string text = ir::script(f, name);
   script::CallArgs args;
   args.positional.push_back(script::make_str(text));
   Value again = interp.call(*import(interp, "tvm.script")->globals->find(intern("from_source")), std::move(args));
   auto failed = [&](const std::string& why) {
     ++failed_roundtrips;
-    raise(ExcKind::RuntimeError, "round trip of " + name + ": " + why);
+    raise(ExcKind::RuntimeError, "round trip of " + what + ": " + why);
   };
-  auto* g = again.as<PrimFuncValue>();
-  if (!g) failed("the printed text is not a prim_func");
-  std::string text2 = ir::script(g->func, g->name);
+  std::string text2 = print_again(again);
+  if (text2.empty()) failed("the printed text does not define the same kind of object");
   if (text2 != text) failed("printing is not a fixed point:\n" + text + "\n---\n" + text2);
-  ir::StructuralDiff d = ir::structural_diff(f, g->func);
+  ir::StructuralDiff d = compare(again);
   if (!d.equal) failed("not structurally equal at " + d.path + ": " + d.lhs + " vs " + d.rhs);
+}
+
+}  // namespace
+
+void check_roundtrip(Interpreter& interp, const ir::BaseFunc& f, const std::string& name) {
+  std::string text = ir::script(f, name);
+  auto module_of = [&](const ir::BaseFunc& g) {
+    auto m = std::make_shared<ir::IRModuleNode>();
+    m->functions.emplace_back("main", g);
+    return ir::IRModule(m);
+  };
+  check_text_roundtrip(
+      interp, name, text,
+      [&](const Value& v) {
+        auto* g = v.as<FunctionValue>();
+        return g && g->base_func()->func_kind() == f->func_kind() ? ir::script(g->base_func(), g->name) : std::string();
+      },
+      [&](const Value& v) { return ir::structural_diff(module_of(f), module_of(v.as<FunctionValue>()->base_func())); });
+}
+
+void check_module_roundtrip(Interpreter& interp, const ir::IRModule& mod) {
+  if (!roundtrip_enabled() || mod->has_only_prim_funcs()) return;
+  check_text_roundtrip(
+      interp, "the module", ir::script(mod),
+      [&](const Value& v) {
+        auto* m = v.as<IRModuleValue>();
+        return m ? ir::script(m->module) : std::string();
+      },
+      [&](const Value& v) { return ir::structural_diff(mod, v.as<IRModuleValue>()->module); });
 }
 
 void install_ir_module_hook() {
@@ -247,16 +298,18 @@ void install_prim_func_hook() {
   if (installed) return;
   installed = true;
   bool roundtrip = std::getenv("TSCH_CHECK_ROUNDTRIP") != nullptr;
-  script::Interpreter::decorator_hooks().push_back(script::DecoratorHook{
+  script::DecoratorHook hook;
+  hook.on_function = 
       [roundtrip](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def, Value& result) {
         auto* deco = decorator.as<frontend::PrimFuncDecorator>();
         if (!deco) return false;
         ir::PrimFunc f = guard_ir([&] { return frontend::parse_prim_func(defining, def, deco->is_private, deco->check_well_formed); });
         std::string name = symbol_name(def.name);
-        if (roundtrip && deco->check_well_formed) check_roundtrip(defining.interp, f, name);
+        if (roundtrip && deco->check_well_formed) check_roundtrip(defining.interp, ir::BaseFunc(f), name);
         result = Value(std::make_shared<PrimFuncValue>(f, name));
         return true;
-      }});
+      };
+  script::Interpreter::decorator_hooks().push_back(std::move(hook));
 }
 
 void register_tvm_modules() {
@@ -266,6 +319,8 @@ void register_tvm_modules() {
   install_prim_func_hook();
   install_ir_module_hook();
   register_tvmscript_tir_module();
+  register_tvmscript_relax_module();
+  register_tvm_relax_modules();
   script::ModuleLoader::register_builtin("tvm", build_tvm);
   script::ModuleLoader::register_builtin("tvm.script", build_script);
   script::ModuleLoader::register_builtin("tvm.script.ir", build_script_ir);

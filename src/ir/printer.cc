@@ -47,17 +47,18 @@ std::string script(const IRModule& mod, const PrintOptions& options) {
   bool first = true;
   for (const auto& [name, func] : functions) {
     if (!first) ctx.out += "\n";
-    first = false;
+    // An ExternFunc declaration is one line, printed without a blank line after it (as TVM).
+    first = func->func_kind() == FuncKind::ExternFunc;
     print_function(ctx, func, name, 1);
   }
   if (functions.empty() && mod->attrs.empty()) ctx.line(1, "pass");
-  return ctx.header() + ctx.out;
+  return ctx.header() + ctx.out + ctx.footer;
 }
 
 std::string script(const BaseFunc& func, const std::string& name, const PrintOptions& options) {
   PrintContext ctx(options);
   print_function(ctx, func, name, 0);
-  return ctx.header() + ctx.out;
+  return ctx.header() + ctx.out + ctx.footer;
 }
 
 }  // namespace tsch::ir

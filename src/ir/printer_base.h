@@ -37,6 +37,8 @@ class PrintContext {
 
   const PrintOptions& options;
   std::string out;
+  // Printed after everything (TVM's "# Metadata omitted ..." line for Relax constants).
+  std::string footer;
 
   void line(int indent, const std::string& text);
   // Underlines the line just printed when `node` is highlighted (schedule error reports).

@@ -49,6 +49,8 @@ class TIRPrinter {
   static std::string wrap(const Text& t, int min_prec) { return t.prec < min_prec ? "(" + t.s + ")" : t.s; }
 
   Text literal_int(int64_t v, DataType t) {
+    if (plain_ints_ && t.is_bool()) return {v ? "True" : "False"};
+    if (plain_ints_) return {std::to_string(v), v < 0 ? kUnary : kAtom};
     if (t.is_bool()) return {fmt::format("T.bool({})", v ? "True" : "False")};
     if (t == DataType::int32()) return {std::to_string(v), v < 0 ? kUnary : kAtom};
     return {fmt::format("T.{}({})", t.to_string(), v)};
@@ -573,12 +575,20 @@ class TIRPrinter {
   // Data pointers and the buffer that owns them (parameters, allocations), for `data=A.data`.
   std::unordered_map<const VarNode*, const BufferNode*> data_owner_;
   std::vector<const ForNode*> open_loops_;
+  // Relax prints the integer literals of shapes plainly (`R.Tensor((1, n))`).
+  bool plain_ints_ = false;
 };
 
 }  // namespace
 
 void print_prim_func(PrintContext& ctx, const PrimFunc& func, const std::string& name, int indent) {
   TIRPrinter(ctx).function(func, name, indent);
+}
+
+std::string print_prim_expr(PrintContext& ctx, const PrimExpr& e, bool plain_ints) {
+  TIRPrinter p(ctx);
+  p.plain_ints_ = plain_ints;
+  return p.expr(e).s;
 }
 
 std::string script(const PrimExpr& e) {

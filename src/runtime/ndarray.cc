@@ -86,15 +86,25 @@ NDArrayRef make_view(const NDArrayRef& base, int64_t offset, Shape shape, Shape 
   return NDArrayRef(new NDArray(base->dtype(), std::move(shape), std::move(strides), std::shared_ptr<uint8_t>(base->data_, first)));
 }
 
-NDArrayRef borrow_memory(ir::DataType dtype, Shape shape, void* data) {
+// C-order strides: the view constructor sees a dense array.
+static Shape c_order_strides(const Shape& shape) {
   Shape strides(shape.size());
   int64_t step = 1;
   for (size_t d = shape.size(); d-- > 0;) {
     strides[d] = step;
     step *= shape[d];
   }
-  // C-order strides: the constructor sees a dense array.
+  return strides;
+}
+
+NDArrayRef borrow_memory(ir::DataType dtype, Shape shape, void* data) {
+  Shape strides = c_order_strides(shape);
   return NDArrayRef(new NDArray(dtype, std::move(shape), std::move(strides), std::shared_ptr<uint8_t>(static_cast<uint8_t*>(data), [](uint8_t*) {})));
+}
+
+NDArrayRef view_memory(ir::DataType dtype, Shape shape, std::shared_ptr<uint8_t> first) {
+  Shape strides = c_order_strides(shape);
+  return NDArrayRef(new NDArray(dtype, std::move(shape), std::move(strides), std::move(first)));
 }
 
 void* NDArray::data() {

@@ -1,6 +1,7 @@
 // NDArray: a dense, contiguous, row-major tensor on the host. It backs both tvm.nd.NDArray
 // and the built-in numpy's ndarray; compiled functions read and write its data in place.
-// Storage is 64-byte aligned (vector loads in generated code and cache lines).
+// Storage is 64-byte aligned (vector loads in generated code and cache lines); a view (basic
+// indexing, a tensor inside a Relax VM storage) starts wherever its owner's bytes do.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +69,7 @@ class NDArray {
  private:
   friend std::shared_ptr<NDArray> make_view(const std::shared_ptr<NDArray>&, int64_t, Shape, Shape);
   friend std::shared_ptr<NDArray> borrow_memory(ir::DataType, Shape, void*);
+  friend std::shared_ptr<NDArray> view_memory(ir::DataType, Shape, std::shared_ptr<uint8_t>);
   NDArray(ir::DataType dtype, Shape shape, Shape strides, std::shared_ptr<uint8_t> first);
 
   ir::DataType dtype_;
@@ -86,6 +88,11 @@ NDArrayRef make_view(const NDArrayRef& base, int64_t offset, Shape shape, Shape 
 // A dense array over memory it does not own (a compiled kernel's buffer handed to a packed
 // function): valid only while that memory is.
 NDArrayRef borrow_memory(ir::DataType dtype, Shape shape, void* data);
+// A dense array of `dtype` and `shape` whose first element is `first`, an aliasing pointer
+// into a block some owner holds (the Relax VM's tensors inside one storage): the array keeps
+// that block alive. The caller checks that the bytes fit the block; the array is as aligned
+// as `first` is (a storage's base is 64-byte aligned, an offset into it may not be).
+NDArrayRef view_memory(ir::DataType dtype, Shape shape, std::shared_ptr<uint8_t> first);
 // `a` itself when it is dense, else a dense copy kept alive in `keep`.
 const NDArray& dense(const NDArray& a, NDArrayRef& keep);
 

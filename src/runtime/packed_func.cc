@@ -54,6 +54,20 @@ Any Any::of_object(std::shared_ptr<void> object, std::string type_name) {
   return a;
 }
 
+Any Any::of_tuple(std::vector<Any> items) {
+  Any a;
+  a.kind_ = Kind::Tuple;
+  a.object_ = std::make_shared<std::vector<Any>>(std::move(items));
+  return a;
+}
+
+Any Any::of_shape(Shape dims) {
+  Any a;
+  a.kind_ = Kind::Shape;
+  a.object_ = std::make_shared<Shape>(std::move(dims));
+  return a;
+}
+
 std::string Any::type_name() const {
   switch (kind_) {
     case Kind::None: return "None";
@@ -64,6 +78,8 @@ std::string Any::type_name() const {
     case Kind::NDArray: return "NDArray";
     case Kind::Function: return "Function";
     case Kind::Object: return s_;
+    case Kind::Tuple: return "Array";
+    case Kind::Shape: return "ShapeTuple";
   }
   return "?";
 }
@@ -97,6 +113,22 @@ const NDArrayRef& Any::as_ndarray() const {
 const PackedFunc& Any::as_function() const {
   TSCH_USER_ASSERT(kind_ == Kind::Function, TypeError) << "expected a Function, got " << type_name();
   return function_;
+}
+
+const std::shared_ptr<void>& Any::as_object() const {
+  static const std::shared_ptr<void> none;
+  return kind_ == Kind::Object ? object_ : none;
+}
+
+// Tuples and shapes are never written after of_tuple/of_shape made them, so copies share them.
+const std::vector<Any>& Any::as_tuple() const {
+  TSCH_USER_ASSERT(kind_ == Kind::Tuple, TypeError) << "expected an Array, got " << type_name();
+  return *static_cast<const std::vector<Any>*>(object_.get());
+}
+
+const Shape& Any::as_shape() const {
+  TSCH_USER_ASSERT(kind_ == Kind::Shape, TypeError) << "expected a ShapeTuple, got " << type_name();
+  return *static_cast<const Shape*>(object_.get());
 }
 
 }  // namespace tsch::runtime

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/ndarray.h"
@@ -19,9 +20,11 @@ using PackedFunc = std::shared_ptr<const PackedFuncObj>;
 
 // A value crossing a packed call. `Object` is a value the runtime does not look into (a
 // script value passing through C++ code back to a script); `type_name` names it in errors.
+// `Tuple` (TVM's Array) and `Shape` (TVM's ShapeTuple) are the Relax VM's immutable
+// aggregates: copies share the items.
 class Any {
  public:
-  enum class Kind { None, Bool, Int, Float, Str, NDArray, Function, Object };
+  enum class Kind { None, Bool, Int, Float, Str, NDArray, Function, Object, Tuple, Shape };
 
   Any() = default;
   static Any of_bool(bool b);
@@ -31,9 +34,13 @@ class Any {
   static Any of_ndarray(NDArrayRef a);
   static Any of_function(PackedFunc f);
   static Any of_object(std::shared_ptr<void> object, std::string type_name);
+  static Any of_tuple(std::vector<Any> items);
+  static Any of_shape(Shape dims);
 
   Kind kind() const { return kind_; }
   bool is_none() const { return kind_ == Kind::None; }
+  // An `Object` made with this type name (no string is built: hot paths ask it).
+  bool is_object_of(std::string_view type_name) const { return kind_ == Kind::Object && s_ == type_name; }
   // Checked accessors: a UserError (TypeError) naming what was expected.
   bool as_bool() const;
   int64_t as_int() const;
@@ -41,8 +48,12 @@ class Any {
   const std::string& as_str() const;
   const NDArrayRef& as_ndarray() const;
   const PackedFunc& as_function() const;
-  const std::shared_ptr<void>& as_object() const { return object_; }
-  // "int", "float", "str", "NDArray", "Function", "None", or the object's type name.
+  // The object of an `Object` (null for the other kinds).
+  const std::shared_ptr<void>& as_object() const;
+  const std::vector<Any>& as_tuple() const;
+  const Shape& as_shape() const;
+  // "int", "float", "str", "NDArray", "Function", "None", "Array", "ShapeTuple", or the
+  // object's type name.
   std::string type_name() const;
 
  private:
@@ -52,7 +63,7 @@ class Any {
   std::string s_;
   NDArrayRef ndarray_;
   PackedFunc function_;
-  std::shared_ptr<void> object_;
+  std::shared_ptr<void> object_;  // also the items of a Tuple or the dims of a Shape
 };
 
 class PackedFuncObj {

@@ -4,6 +4,8 @@
 // schedule, the build driver).
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include "driver/build.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -46,15 +48,21 @@ PrimFunc increment(const std::string& name, int64_t n) {
   return f;
 }
 
-// Registers the fake kind's printer for the test's duration.
+// Registers the fake kind's printer for the test's duration (Relax's own, when registered,
+// comes back afterwards).
 struct ExternPrinter {
+  std::optional<FunctionPrinter> saved;
   ExternPrinter() {
+    if (function_printer_table().count(FuncKind::ExternFunc)) saved = function_printer_table()[FuncKind::ExternFunc];
     function_printer_table()[FuncKind::ExternFunc] = [](PrintContext& ctx, const BaseFunc& f, const std::string& name, int indent) {
       ctx.use(Dialect::Relax);
       ctx.line(indent, name + " = R.ExternFunc(" + quote(static_cast<const FakeExternNode&>(*f).symbol) + ")");
     };
   }
-  ~ExternPrinter() { function_printer_table().erase(FuncKind::ExternFunc); }
+  ~ExternPrinter() {
+    if (saved) function_printer_table()[FuncKind::ExternFunc] = *saved;
+    else function_printer_table().erase(FuncKind::ExternFunc);
+  }
 };
 
 IRModule mixed_module() {
@@ -123,6 +131,18 @@ TEST_CASE("IRModule printer: TVM's order, module attributes, dialect printers an
 
 TEST_CASE("Structural equality: module attributes and functions of other kinds", "[ir][module]") {
   IRModule a = mixed_module(), b = mixed_module();
+  // The fake ExternFunc kind replaces Relax's comparer for the length of this test.
+  auto& table = function_diff_table();
+  std::optional<FunctionDiff> saved;
+  if (table.count(FuncKind::ExternFunc)) saved = table[FuncKind::ExternFunc];
+  table.erase(FuncKind::ExternFunc);
+  struct Restore {
+    std::optional<FunctionDiff>& saved;
+    ~Restore() {
+      if (saved) function_diff_table()[FuncKind::ExternFunc] = *saved;
+      else function_diff_table().erase(FuncKind::ExternFunc);
+    }
+  } restore{saved};
   // No comparer registered for the fake kind: reported, never silently equal.
   StructuralDiff d = structural_diff(a, b);
   CHECK_FALSE(d.equal);
@@ -141,7 +161,6 @@ TEST_CASE("Structural equality: module attributes and functions of other kinds",
   auto e = std::make_shared<IRModuleNode>(*b);
   e->attrs[0].second = AttrValue::of_int(3);
   CHECK_FALSE(structural_equal(a, e));
-  function_diff_table().erase(FuncKind::ExternFunc);
 }
 
 TEST_CASE("Function passes, the schedule and the driver leave other function kinds alone", "[ir][module]") {

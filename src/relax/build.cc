@@ -1,0 +1,107 @@
+#include "relax/build.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "codegen/llvm/llvm_build.h"
+#include "relax/transform/passes.h"
+#include "relax/vm_codegen.h"
+#include "support/error.h"
+#include "transform/pass.h"
+
+namespace tsch::relax {
+namespace {
+
+// The footer after the library: the bytecode's size and this tag.
+constexpr char kTag[8] = {'T', 'S', 'C', 'H', 'V', 'M', 'E', 'X'};
+
+ir::IRModule prim_funcs_only(const ir::IRModule& mod) {
+  auto out = std::make_shared<ir::IRModuleNode>();
+  out->attrs = mod->attrs;
+  for (const auto& [name, f] : mod->prim_funcs()) out->functions.emplace_back(name, f);
+  return out;
+}
+
+}  // namespace
+
+ir::IRModule lower_for_vm(const ir::IRModule& mod, const RelaxBuildOptions& options) {
+  ir::IRModule m = mod;
+  for (const auto& pass : transform::default_build_pipeline()) {
+    m = pass(m);
+    if (options.after_pass) options.after_pass(pass.name(), m);
+  }
+  return m;
+}
+
+Executable build(const ir::IRModule& mod, const target::Target& target, const RelaxBuildOptions& options) {
+  ir::IRModule lowered = lower_for_vm(mod, options);
+  Executable ex;
+  ex.target = target;
+  ex.bytecode = vm_codegen(lowered);
+  ir::IRModule tir = prim_funcs_only(lowered);
+  if (!tir->functions.empty()) ex.library = runtime::make_module(driver::build(tir, target, options.tir));
+  return ex;
+}
+
+void export_executable(const Executable& ex, const std::string& path) {
+  std::string blob = ex.bytecode->save();
+  if (ex.library) {
+    ex.library->code->export_library(path);
+  } else {
+    std::ofstream(path, std::ios::binary | std::ios::trunc).flush();
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  TSCH_USER_ASSERT(out, ValueError) << "export_library: cannot write " << path;
+  uint64_t size = blob.size();
+  uint8_t has_library = ex.library ? 1 : 0;
+  out.write(blob.data(), static_cast<std::streamsize>(blob.size()));
+  out.write(reinterpret_cast<const char*>(&has_library), 1);
+  out.write(reinterpret_cast<const char*>(&size), sizeof size);
+  out.write(kTag, sizeof kTag);
+  TSCH_USER_ASSERT(out.good(), ValueError) << "export_library: cannot write " << path;
+}
+
+namespace {
+
+bool read_footer(const std::string& path, uint64_t& size, bool& has_library, uint64_t& file_size) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return false;
+  file_size = static_cast<uint64_t>(in.tellg());
+  if (file_size < sizeof kTag + sizeof size + 1) return false;
+  in.seekg(static_cast<std::streamoff>(file_size - sizeof kTag - sizeof size - 1));
+  uint8_t lib = 0;
+  char tag[sizeof kTag];
+  in.read(reinterpret_cast<char*>(&lib), 1);
+  in.read(reinterpret_cast<char*>(&size), sizeof size);
+  in.read(tag, sizeof tag);
+  if (!in || std::memcmp(tag, kTag, sizeof kTag) != 0) return false;
+  has_library = lib != 0;
+  return size + sizeof kTag + sizeof size + 1 <= file_size;
+}
+
+}  // namespace
+
+bool is_exported_executable(const std::string& path) {
+  uint64_t size = 0, file_size = 0;
+  bool lib = false;
+  return read_footer(path, size, lib, file_size);
+}
+
+Executable load_executable(const std::string& path) {
+  uint64_t size = 0, file_size = 0;
+  bool has_library = false;
+  TSCH_USER_ASSERT(read_footer(path, size, has_library, file_size), ValueError)
+      << "load_module: " << path << " is not an executable written by export_library";
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(file_size - sizeof kTag - sizeof size - 1 - size));
+  std::string blob(size, '\0');
+  in.read(blob.data(), static_cast<std::streamsize>(size));
+  TSCH_USER_ASSERT(in.good(), ValueError) << "load_module: cannot read " << path;
+  Executable ex;
+  ex.bytecode = runtime::vm::Executable::load(blob);
+  if (has_library) ex.library = runtime::make_module(codegen::load_llvm_library(path));
+  return ex;
+}
+
+}  // namespace tsch::relax
