@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "bindings/ndarray_value.h"
 #include "bindings/registry_values.h"
 #include "bindings/relax_module.h"
 #include "bindings/relax_values.h"
@@ -16,7 +17,10 @@
 #include "bindings/transform_values.h"
 #include "ir/printer.h"
 #include "relax/build.h"
+#include "relax/expr.h"
+#include "relax/reference.h"
 #include "relax/transform/passes.h"
+#include "runtime/registry.h"
 #include "runtime/time_evaluator.h"
 #include "runtime/vm/vm.h"
 #include "script/exceptions.h"
@@ -43,11 +47,39 @@ class ExecutableValue : public script::Object {
 
 class VirtualMachineValue : public script::Object {
  public:
-  explicit VirtualMachineValue(std::shared_ptr<runtime::vm::VirtualMachine> v) : vm(std::move(v)) {}
+  VirtualMachineValue(std::shared_ptr<runtime::vm::VirtualMachine> v, relax::Executable e) : vm(std::move(v)), ex(std::move(e)) {}
   TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override { return "<tvm.relax.VirtualMachine>"; }
   std::shared_ptr<runtime::vm::VirtualMachine> vm;
+  relax::Executable ex;
 };
+
+bool as_relax_function_of(const ir::IRModule& mod, const std::string& name) {
+  return relax::as_relax_function(mod->lookup(name)) != nullptr;
+}
+
+// TSCH_CHECK_RELAX=1: each call of a VM function is also interpreted on the module as written
+// (relax/reference.h) and the results compared; a difference is a RuntimeError.
+bool check_relax() {
+  static const bool on = [] {
+    const char* env = std::getenv("TSCH_CHECK_RELAX");
+    return env && *env && std::string(env) != "0";
+  }();
+  return on;
+}
+
+runtime::PackedFunc checked(runtime::PackedFunc f, const relax::Executable& ex, const std::string& name) {
+  if (!f || !check_relax() || !ex.source || !as_relax_function_of(ex.source, name)) return f;
+  ir::IRModule source = ex.source;
+  runtime::Module lib = ex.library;
+  return runtime::make_packed_func([f, source, lib, name](const std::vector<runtime::Any>& args) {
+    runtime::Any out = (*f)(args);
+    runtime::Any ref = relax::reference_call(source, lib, name, args);
+    std::string diff = relax::compare_results(out, ref);
+    TSCH_USER_ASSERT(diff.empty(), RuntimeError) << "TSCH_CHECK_RELAX: " << name << ": the VM and the reference interpretation differ: " << diff;
+    return out;
+  }, name);
+}
 
 bool print_after_all() {
   const char* env = std::getenv("TSCH_PRINT_AFTER_ALL");
@@ -94,7 +126,7 @@ runtime::vm::VirtualMachine& vm_of(const Value& v) { return *v.as<VirtualMachine
 
 runtime::PackedFunc vm_function(const Value& self, const std::string& name) {
   auto& vm = vm_of(self);
-  runtime::PackedFunc f = vm.get_function(name);
+  runtime::PackedFunc f = checked(vm.get_function(name), self.as<VirtualMachineValue>()->ex, name);
   if (!f) {
     std::string names;
     for (const auto& info : vm.executable().func_table) {
@@ -148,7 +180,7 @@ Value make_vm(Interpreter& interp, Args& a) {
     }
   }
   auto vm = guard_core([&] { return std::make_shared<runtime::vm::VirtualMachine>(ex->ex.bytecode, ex->ex.library, devices); });
-  return Value(std::make_shared<VirtualMachineValue>(vm));
+  return Value(std::make_shared<VirtualMachineValue>(vm, ex->ex));
 }
 
 TypeRef vm_type() {
@@ -203,7 +235,66 @@ TypeRef vm_type() {
 
 TypeObject* VirtualMachineValue::type() const { return vm_type().get(); }
 
+// How relax.run.print shows a value: arrays as numpy prints them, tuples of them in parens.
+std::string render(Interpreter& interp, const Value& v) {
+  if (auto* t = v.as<script::Tuple>()) {
+    std::string s = "(";
+    for (size_t i = 0; i < t->items.size(); ++i) s += (i ? ", " : "") + render(interp, t->items[i]);
+    return s + ")";
+  }
+  if (auto* arr = v.as<ArrayValue>()) return interp.str(wrap_array(arr->array, false));
+  return interp.str(v);
+}
+
+// `format` with each "{}" replaced by the next value ("" prints the values space-separated).
+std::string format_values(Interpreter& interp, const std::string& format, const std::vector<Value>& values) {
+  std::vector<std::string> rendered;
+  for (const auto& v : values) rendered.push_back(render(interp, v));
+  if (format.empty()) {
+    std::string s;
+    for (size_t i = 0; i < rendered.size(); ++i) s += (i ? " " : "") + rendered[i];
+    return s;
+  }
+  std::string out;
+  size_t next = 0;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format.compare(i, 2, "{}") == 0 && next < rendered.size()) {
+      out += rendered[next++];
+      ++i;
+    } else {
+      out += format[i];
+    }
+  }
+  return out;
+}
+
+// R.print and R.assert_op at run time (TVM registers them from Python: relax.run.print,
+// relax.run.assert_op); they print and raise through this interpreter.
+void register_run_functions(Interpreter& interp) {
+  auto ns = std::make_shared<Namespace>();
+  def_function(*ns, "print", "format, *values", [](Interpreter& interp, Args& a) {
+    interp.write_stdout(format_values(interp, a.get_str(0), a.varargs()) + "\n");
+    return Value();
+  });
+  def_function(*ns, "assert_op", "condition, format, *values", [](Interpreter& interp, Args& a) {
+    Value cond = a[0];
+    if (auto* arr = cond.as<ArrayValue>()) cond = Value::boolean(arr->array->get_i(0) != 0);
+    if (interp.truthy(cond)) return Value();
+    std::string message = a.get_str(1).empty() && a.varargs().empty() ? "Assertion Failed" : format_values(interp, a.get_str(1), a.varargs());
+    if (a.get_str(1).empty() && !a.varargs().empty()) {
+      message.clear();
+      for (size_t i = 0; i < a.varargs().size(); ++i) message += (i ? ", " : "") + render(interp, a.varargs()[i]);
+    }
+    raise(ExcKind::AssertionError, message);
+  });
+  for (const char* name : {"print", "assert_op"}) {
+    runtime::register_global_func(std::string("relax.run.") + name,
+                                   script_packed_func(interp, *ns->find(intern(name)), std::string("relax.run.") + name), true);
+  }
+}
+
 void build_relax(Interpreter& interp, script::Module& m) {
+  register_run_functions(interp);
   Namespace& ns = *m.globals;
   def_function(ns, "build", "mod, target=None, params=None, relax_pipeline=None, exec_mode=\"bytecode\"", [](Interpreter& interp, Args& a) {
     return relax_build(interp, a[0], a[1]);

@@ -27,7 +27,15 @@ ir::IRModule prim_funcs_only(const ir::IRModule& mod) {
 
 ir::IRModule lower_for_vm(const ir::IRModule& mod, const RelaxBuildOptions& options) {
   ir::IRModule m = mod;
+  const auto& ctx = tsch::transform::PassContext::current();
   for (const auto& pass : transform::default_build_pipeline()) {
+    // Memory planning may be left out (to measure what it saves); VM code generation needs
+    // every other pass.
+    if (!ctx.pass_enabled(pass.info())) {
+      TSCH_USER_ASSERT(pass.name() == "StaticPlanBlockMemory", ValueError)
+          << "relax.build: the pass " << pass.name() << " cannot be disabled: VM code generation needs its output";
+      continue;
+    }
     m = pass(m);
     if (options.after_pass) options.after_pass(pass.name(), m);
   }
@@ -38,6 +46,7 @@ Executable build(const ir::IRModule& mod, const target::Target& target, const Re
   ir::IRModule lowered = lower_for_vm(mod, options);
   Executable ex;
   ex.target = target;
+  ex.source = mod;
   ex.bytecode = vm_codegen(lowered);
   ir::IRModule tir = prim_funcs_only(lowered);
   if (!tir->functions.empty()) ex.library = runtime::make_module(driver::build(tir, target, options.tir));

@@ -21,6 +21,8 @@ struct Executable {
   std::shared_ptr<const runtime::vm::Executable> bytecode;
   runtime::Module library;  // null when the module has no prim_funcs
   target::Target target;
+  // The module as given to build (for TSCH_CHECK_RELAX); null for a loaded executable.
+  ir::IRModule source;
 };
 
 struct RelaxBuildOptions {

@@ -34,6 +34,25 @@ out=$(TSCH_PRINT_AFTER_ALL=1 "$tsch" lower.tsch 2>&1)
 contains "TSCH_PRINT_AFTER_ALL=1" "# IR after tir.Simplify (f):" "$out"
 check "passes stay quiet by default" "" "$("$tsch" lower.tsch 2>&1)"
 
+cat > relax_build.tsch <<'EOF'
+import tvm
+from tvm import relax
+from tvm.script import relax as R
+
+@R.function
+def main(x: R.Tensor((4,), "float32")):
+    with R.dataflow():
+        y = R.call_dps_packed("env.copy", (x,), R.Tensor((4,), "float32"))
+        R.output(y)
+    return y
+
+ex = relax.build(main, "llvm")
+EOF
+out=$("$tsch" --print-after-all relax_build.tsch 2>&1)
+contains "--print-after-all logs each Relax pass" "# IR after CallTIRRewrite:" "$out"
+contains "--print-after-all shows the allocation" 'alloc: R.Tensor((4,), dtype="float32") = R.builtin.alloc_tensor(' "$out"
+contains "--print-after-all reaches VMShapeLower" "# IR after VMShapeLower:" "$out"
+
 out=$("$tsch" missing.tsch 2>&1)
 check "missing file exit status" "1" "$?"
 check "missing file message" "missing.tsch: error: cannot open file: No such file or directory" "$out"

@@ -63,6 +63,9 @@ class ShapeLowerer {
                                     {make_extern_func("vm.builtin.alloc_shape_heap"), make_tuple({prim(static_cast<int64_t>(slots_.size()))})},
                                     {}, {heap_sinfo}),
                        "shape_heap");
+    } else {
+      // Static shapes: the matches only compare with constants and need no heap (TVM's null).
+      heap_ = bb_.emit(make_op_call("relax.null_value", {}), "shape_heap");
     }
     for (size_t i = 0; i < f_->params.size(); ++i) {
       const Var& p = f_->params[i];
