@@ -28,7 +28,7 @@ Any Any::of_float(double f) {
 Any Any::of_str(std::string s) {
   Any a;
   a.kind_ = Kind::Str;
-  a.s_ = std::move(s);
+  a.s_ = std::make_shared<const std::string>(std::move(s));
   return a;
 }
 
@@ -50,7 +50,7 @@ Any Any::of_object(std::shared_ptr<void> object, std::string type_name) {
   Any a;
   a.kind_ = Kind::Object;
   a.object_ = std::move(object);
-  a.s_ = std::move(type_name);
+  a.s_ = std::make_shared<const std::string>(std::move(type_name));
   return a;
 }
 
@@ -77,7 +77,7 @@ std::string Any::type_name() const {
     case Kind::Str: return "str";
     case Kind::NDArray: return "NDArray";
     case Kind::Function: return "Function";
-    case Kind::Object: return s_;
+    case Kind::Object: return *s_;
     case Kind::Tuple: return "Array";
     case Kind::Shape: return "ShapeTuple";
   }
@@ -102,7 +102,7 @@ double Any::as_float() const {
 
 const std::string& Any::as_str() const {
   TSCH_USER_ASSERT(kind_ == Kind::Str, TypeError) << "expected a str, got " << type_name();
-  return s_;
+  return *s_;
 }
 
 const NDArrayRef& Any::as_ndarray() const {

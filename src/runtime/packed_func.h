@@ -40,7 +40,7 @@ class Any {
   Kind kind() const { return kind_; }
   bool is_none() const { return kind_ == Kind::None; }
   // An `Object` made with this type name (no string is built: hot paths ask it).
-  bool is_object_of(std::string_view type_name) const { return kind_ == Kind::Object && s_ == type_name; }
+  bool is_object_of(std::string_view type_name) const { return kind_ == Kind::Object && *s_ == type_name; }
   // Checked accessors: a UserError (TypeError) naming what was expected.
   bool as_bool() const;
   int64_t as_int() const;
@@ -60,7 +60,8 @@ class Any {
   Kind kind_ = Kind::None;
   int64_t i_ = 0;
   double f_ = 0;
-  std::string s_;
+  // Strings and object type names are shared: registers and argument lists copy Anys often.
+  std::shared_ptr<const std::string> s_;
   NDArrayRef ndarray_;
   PackedFunc function_;
   std::shared_ptr<void> object_;  // also the items of a Tuple or the dims of a Shape
