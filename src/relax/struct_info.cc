@@ -77,7 +77,10 @@ bool dims_base_of(const std::vector<PrimExpr>& base, const std::vector<PrimExpr>
   for (size_t i = 0; i < base.size(); ++i) {
     Tri t = dims_match(base[i], derived[i]);
     if (t == Tri::No) return false;
-    if (t == Tri::Maybe && maybe) *maybe = true;
+    if (t == Tri::Maybe) {
+      if (!maybe) return false;  // only a run-time check could decide: not provable
+      *maybe = true;
+    }
   }
   return true;
 }
@@ -131,7 +134,10 @@ bool sinfo_is_base_of(const StructInfo& base, const StructInfo& derived, bool* m
         return maybe != nullptr;
       }
       Tri t = dims_match(b->value, d->value);
-      if (t == Tri::Maybe && maybe) *maybe = true;
+      if (t == Tri::Maybe) {
+        if (!maybe) return false;
+        *maybe = true;
+      }
       return t != Tri::No;
     }
     case SInfoKind::Shape: {
