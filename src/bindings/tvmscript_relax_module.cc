@@ -197,6 +197,7 @@ Value r_call_tir(Interpreter& interp, Args& a) {
     }
   }
   if (a[2].is_none()) raise(ExcKind::TypeError, "R.call_tir needs out_sinfo: the struct info of its output(s)");
+  if (a[3].as<script::Str>() && a[4].is_none()) std::swap(a[3], a[4]);  // R.call_tir(f, args, shape, "float32")
   std::vector<relax::Expr> args{callee, tuple_arg(interp, a[1], "R.call_tir args")};
   size_t n_tir_vars = 0;
   if (!a[3].is_none()) {
@@ -205,7 +206,9 @@ Value r_call_tir(Interpreter& interp, Args& a) {
     if (auto* s = relax::as<relax::ShapeSInfoNode>(relax::sinfo_of(tv)); s && s->ndim >= 0) n_tir_vars = static_cast<size_t>(s->ndim);
     args.push_back(tv);
   }
-  relax::StructInfo out = out_sinfo_arg(interp, a[2], "R.call_tir out_sinfo");
+  // The 2022 MLC course spelling: R.call_tir(f, args, (1, n), dtype="float32").
+  relax::StructInfo out = !a[4].is_none() ? relax::tensor_sinfo(to_dims(interp, a[2], "R.call_tir shape"), to_dtype(interp, a[4], "R.call_tir dtype"))
+                                          : out_sinfo_arg(interp, a[2], "R.call_tir out_sinfo");
   // The prim_func takes the inputs, then the outputs, then the tir_vars (destination passing).
   if (frontend::IRModuleFrame* m = frontend::current_ir_module_frame(); m && !m->consumed) {
     for (size_t i = 0; i < m->global_names.size(); ++i) {
@@ -398,7 +401,7 @@ void build_relax_script_module(Interpreter& interp, script::Module& m) {
   ns.set(intern("Prim"), Value(std::make_shared<SInfoFactory>(relax::SInfoKind::Prim)));
   ns.set(intern("Callable"), Value(std::make_shared<SInfoFactory>(relax::SInfoKind::Func)));
   ns.set(intern("Object"), Value(std::make_shared<StructInfoValue>(relax::object_sinfo())));
-  def_function(ns, "call_tir", "gvar, args, out_sinfo=None, tir_vars=None", r_call_tir,
+  def_function(ns, "call_tir", "gvar, args, out_sinfo=None, tir_vars=None, dtype=None", r_call_tir,
                "R.call_tir(cls.f, (x, y), out_sinfo=R.Tensor(...)): call a prim_func in destination-passing style.");
   def_function(ns, "call_dps_packed", "func, args, out_sinfo=None", r_call_dps_packed,
                "R.call_dps_packed(\"name\", (x, y), out_sinfo): call a packed function by name, outputs allocated by the caller.");
