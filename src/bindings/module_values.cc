@@ -65,16 +65,23 @@ ir::BaseFunc func_with_attr(Interpreter& interp, ir::BaseFunc f, Args& a) {
   return ir::with_attr(f, a.get_str(1), to_attr(interp, a[2]));
 }
 
+// script() / show() keywords: show_meta.
+ir::PrintOptions print_options(Interpreter& interp, Args& a) {
+  ir::PrintOptions options;
+  options.show_meta = interp.truthy(a[1]);
+  return options;
+}
+
 TypeRef make_base_func_type() {
   auto t = std::make_shared<TypeObject>("BaseFunc");
   t->set_module("tvm.ir");
-  t->def("script", "self", [](Interpreter&, Args& a) {
-    return script::make_str(ir::script(func_of(a[0]), func_name(a[0])));
-  }, "script(): the function as TVMScript text.");
-  t->def("show", "self", [](Interpreter& interp, Args& a) {
-    interp.write_stdout(ir::script(func_of(a[0]), func_name(a[0])));
+  t->def("script", "self, show_meta=False", [](Interpreter& interp, Args& a) {
+    return script::make_str(ir::script(func_of(a[0]), func_name(a[0]), print_options(interp, a)));
+  }, "script(show_meta=False): the function as TVMScript text (show_meta: constants included, so the text reads back).");
+  t->def("show", "self, show_meta=False", [](Interpreter& interp, Args& a) {
+    interp.write_stdout(ir::script(func_of(a[0]), func_name(a[0]), print_options(interp, a)));
     return Value();
-  }, "show(): print the function as TVMScript.");
+  }, "show(show_meta=False): print the function as TVMScript.");
   t->def_property("attrs", [](Interpreter&, const Value& v) { return wrap_attrs(func_of(v)->attrs); });
   t->def("with_attr", "self, attr_key_or_dict, attr_value=None", [](Interpreter& interp, Args& a) {
     return wrap_function(func_with_attr(interp, func_of(a[0]), a), func_name(a[0]));
@@ -164,11 +171,11 @@ TypeRef make_ir_module_type() {
     if (a.given(2) && !a[2].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: IRModule global_infos");
     return wrap_module(module_from_args(interp, a[0], a[1]));
   };
-  t->def("script", "self", [](Interpreter&, Args& a) {
-    return script::make_str(ir::script(module_value(a[0]).module));
-  }, "script(): the module as TVMScript text.");
-  t->def("show", "self", [](Interpreter& interp, Args& a) {
-    interp.write_stdout(ir::script(module_value(a[0]).module));
+  t->def("script", "self, show_meta=False", [](Interpreter& interp, Args& a) {
+    return script::make_str(ir::script(module_value(a[0]).module, print_options(interp, a)));
+  }, "script(show_meta=False): the module as TVMScript text (show_meta: constants included, so the text reads back).");
+  t->def("show", "self, show_meta=False", [](Interpreter& interp, Args& a) {
+    interp.write_stdout(ir::script(module_value(a[0]).module, print_options(interp, a)));
     return Value();
   }, "show(): print the module as TVMScript.");
   t->def("__getitem__", "self, var", [](Interpreter& interp, Args& a) -> Value {

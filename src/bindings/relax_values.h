@@ -70,8 +70,8 @@ class HiddenDataflowVarValue : public script::Object {
   int block_line = 0;
 };
 
-// `metadata[...]` in a printed module: TVM's printer leaves constants out unless asked
-// (show_meta=True); reading them back is not supported yet, which this says when indexed.
+// `metadata[...]` in a text printed without show_meta=True: the constants' values are not in
+// it, which this says when indexed (show_meta text defines `metadata` itself).
 class MetadataPlaceholderValue : public script::Object {
  public:
   script::TypeObject* type() const override;

@@ -18,6 +18,7 @@
 #include "frontend/tir_parser.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
+#include "relax/metadata_json.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"
@@ -142,6 +143,16 @@ void build_ir(Interpreter& interp, script::Module& m) {
   ns.set(intern("IRModule"), Value(ir_module_type()));
   ns.set(intern("GlobalVar"), Value(global_var_type()));
   ns.set(intern("BaseFunc"), Value(base_func_type()));
+  def_function(ns, "load_json", "json_str", [](Interpreter& interp, Args& a) {
+    auto groups = guard_core([&] { return relax::metadata_from_json_graph(a.get_str(0)); });
+    auto d = std::make_shared<script::Dict>();
+    for (auto& [key, exprs] : groups) {
+      std::vector<Value> items;
+      for (auto& e : exprs) items.push_back(wrap_relax(e));
+      d->set(interp, script::make_str(key), script::make_list(std::move(items)));
+    }
+    return Value(d);
+  }, "load_json(text): the metadata of a module printed with show_meta=True (Relax constants by type key).");
 }
 
 void build_script_ir(Interpreter&, script::Module& m) {
@@ -254,8 +265,15 @@ void check_text_roundtrip(Interpreter& interp, const std::string& what, const st
 
 }  // namespace
 
+// Printed with their constants (show_meta), so modules holding arrays read back too.
+ir::PrintOptions roundtrip_options() {
+  ir::PrintOptions o;
+  o.show_meta = true;
+  return o;
+}
+
 void check_roundtrip(Interpreter& interp, const ir::BaseFunc& f, const std::string& name) {
-  std::string text = ir::script(f, name);
+  std::string text = ir::script(f, name, roundtrip_options());
   auto module_of = [&](const ir::BaseFunc& g) {
     auto m = std::make_shared<ir::IRModuleNode>();
     m->functions.emplace_back("main", g);
@@ -265,7 +283,7 @@ void check_roundtrip(Interpreter& interp, const ir::BaseFunc& f, const std::stri
       interp, name, text,
       [&](const Value& v) {
         auto* g = v.as<FunctionValue>();
-        return g && g->base_func()->func_kind() == f->func_kind() ? ir::script(g->base_func(), g->name) : std::string();
+        return g && g->base_func()->func_kind() == f->func_kind() ? ir::script(g->base_func(), g->name, roundtrip_options()) : std::string();
       },
       [&](const Value& v) { return ir::structural_diff(module_of(f), module_of(v.as<FunctionValue>()->base_func())); });
 }
@@ -273,10 +291,10 @@ void check_roundtrip(Interpreter& interp, const ir::BaseFunc& f, const std::stri
 void check_module_roundtrip(Interpreter& interp, const ir::IRModule& mod) {
   if (!roundtrip_enabled() || mod->has_only_prim_funcs()) return;
   check_text_roundtrip(
-      interp, "the module", ir::script(mod),
+      interp, "the module", ir::script(mod, roundtrip_options()),
       [&](const Value& v) {
         auto* m = v.as<IRModuleValue>();
-        return m ? ir::script(m->module) : std::string();
+        return m ? ir::script(m->module, roundtrip_options()) : std::string();
       },
       [&](const Value& v) { return ir::structural_diff(mod, v.as<IRModuleValue>()->module); });
 }

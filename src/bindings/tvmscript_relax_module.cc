@@ -15,6 +15,7 @@
 #include "ir/printer.h"
 #include "relax/op.h"
 #include "relax/printer.h"
+#include "relax/metadata_json.h"
 #include "relax/structural_equal.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
@@ -536,9 +537,9 @@ TypeObject* MetadataPlaceholderValue::type() const {
     auto type = std::make_shared<TypeObject>("metadata");
     type->set_module("tvm.script.relax");
     type->def("__getitem__", "self, key", [](Interpreter&, Args&) -> Value {
-      raise(ExcKind::NotImplementedError,
-            "not supported yet: metadata constants (the printed module leaves their values out; define the constant with "
-            "R.const(numpy_array) instead)");
+      raise(ExcKind::ValueError,
+            "metadata constants: this text was printed without show_meta=True, which leaves their values out (print it "
+            "with script(show_meta=True), or define the constants with R.const(numpy_array))");
     });
     return type;
   }();
@@ -644,6 +645,7 @@ void register_tvmscript_relax_module() {
   done = true;
   relax::register_relax_printer();
   relax::register_relax_structural_equal();
+  relax::register_metadata_writer();
   function_wrappers()[ir::FuncKind::RelaxFunction] = wrap_relax_function;
   script::DecoratorHook hook;
   hook.on_function = [](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def, Value& result) {

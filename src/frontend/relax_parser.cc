@@ -100,7 +100,11 @@ class RelaxParser {
     scope_.enclosing.insert(scope_.enclosing.end(), defining.scope.enclosing.begin(), defining.scope.enclosing.end());
     scope_.owner = defining.scope.owner;
     ev_ = std::make_unique<script::Evaluator>(interp_, scope_);
-    scope_.locals->set(intern("metadata"), Value(std::make_shared<bindings::MetadataPlaceholderValue>()));
+    // `metadata[...]` reads the module's metadata (show_meta=True text defines it first); a
+    // text printed without it says what is missing.
+    if (!scope_.globals->find(intern("metadata"))) {
+      scope_.locals->set(intern("metadata"), Value(std::make_shared<bindings::MetadataPlaceholderValue>()));
+    }
     // Inside a module class, the class's name refers to the module being defined (`cls.f`).
     if (IRModuleFrame* m = current_ir_module_frame(); m && !m->consumed) {
       auto ref = std::make_shared<bindings::ModuleRefValue>();

@@ -52,13 +52,13 @@ std::string script(const IRModule& mod, const PrintOptions& options) {
     print_function(ctx, func, name, 1);
   }
   if (functions.empty() && mod->attrs.empty()) ctx.line(1, "pass");
-  return ctx.header() + ctx.out + ctx.footer;
+  return metadata_prefix(ctx) + ctx.header() + ctx.out + metadata_suffix(ctx);
 }
 
 std::string script(const BaseFunc& func, const std::string& name, const PrintOptions& options) {
   PrintContext ctx(options);
   print_function(ctx, func, name, 0);
-  return ctx.header() + ctx.out + ctx.footer;
+  return metadata_prefix(ctx) + ctx.header() + ctx.out + metadata_suffix(ctx);
 }
 
 }  // namespace tsch::ir

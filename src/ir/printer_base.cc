@@ -88,6 +88,38 @@ std::string sanitize(const std::string& name) {
   return out;
 }
 
+size_t PrintContext::metadata_index(const std::string& type_key, const std::shared_ptr<const void>& object) {
+  size_t index = 0;
+  for (const auto& [key, o] : metadata) {
+    if (key != type_key) continue;
+    if (o == object) return index;
+    ++index;
+  }
+  metadata.emplace_back(type_key, object);
+  return index;
+}
+
+MetadataWriter& metadata_writer() {
+  static MetadataWriter writer;
+  return writer;
+}
+
+std::string metadata_prefix(const PrintContext& ctx) {
+  if (ctx.metadata.empty() || !ctx.options.show_meta || !metadata_writer()) return "";
+  std::string json = metadata_writer()(ctx.metadata);
+  std::string escaped;
+  for (char c : json) {
+    if (c == '\\' || c == '"') escaped += '\\';
+    escaped += c;
+  }
+  return "metadata = tvm.ir.load_json(\"\"\"" + escaped + "\"\"\")\n";
+}
+
+std::string metadata_suffix(const PrintContext& ctx) {
+  if (ctx.metadata.empty() || (ctx.options.show_meta && metadata_writer())) return "";
+  return "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n";
+}
+
 std::map<FuncKind, FunctionPrinter>& function_printer_table() {
   static std::map<FuncKind, FunctionPrinter> table;
   return table;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -26,6 +27,10 @@ struct PrintOptions {
   // TVM's syntax sugar: T.grid, T.axis.remap, buffers declared in the signature, the implicit
   // root block. Schedule error reports print without it, as TVM's do.
   bool syntax_sugar = true;
+  // TVM's show_meta: constants the text refers to as metadata["..."][i] are printed first as
+  // `metadata = tvm.ir.load_json("""...""")`, so the text reads back; otherwise a comment
+  // says they are omitted.
+  bool show_meta = false;
 };
 
 // The dialects a printed text may import, in TVM's header order.
@@ -37,8 +42,10 @@ class PrintContext {
 
   const PrintOptions& options;
   std::string out;
-  // Printed after everything (TVM's "# Metadata omitted ..." line for Relax constants).
-  std::string footer;
+  // Objects printed as metadata["<type key>"][i] (Relax's array constants), in index order.
+  std::vector<std::pair<std::string, std::shared_ptr<const void>>> metadata;
+  // The index of `object` in metadata under `type_key`, added when new.
+  size_t metadata_index(const std::string& type_key, const std::shared_ptr<const void>& object);
 
   void line(int indent, const std::string& text);
   // Underlines the line just printed when `node` is highlighted (schedule error reports).
@@ -76,5 +83,14 @@ std::string sanitize(const std::string& hint);
 // print `func` as a definition named `name` at `indent`.
 using FunctionPrinter = std::function<void(PrintContext& ctx, const BaseFunc& func, const std::string& name, int indent)>;
 std::map<FuncKind, FunctionPrinter>& function_printer_table();
+
+// Writes the metadata a printed text refers to as TVM's JSON graph (registered by the dialect
+// whose objects go there: Relax); empty when none is registered.
+using MetadataWriter = std::function<std::string(const std::vector<std::pair<std::string, std::shared_ptr<const void>>>&)>;
+MetadataWriter& metadata_writer();
+// What follows and precedes the printed text for its metadata: the load_json line (show_meta)
+// or TVM's closing comment.
+std::string metadata_prefix(const PrintContext& ctx);
+std::string metadata_suffix(const PrintContext& ctx);
 
 }  // namespace tsch::ir

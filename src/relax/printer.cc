@@ -61,7 +61,7 @@ class RelaxPrinter {
     for (const auto& l : prelude_) ctx_.line(indent + 1, l);
     for (const auto& [in, text] : lines_) ctx_.line(in, text);
     ctx_.pop_frame();
-    if (!constants_.empty()) ctx_.footer = "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n";
+
   }
 
  private:
@@ -171,7 +171,7 @@ class RelaxPrinter {
   std::string expr(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Var: return ctx_.name_of(e.get(), as<VarNode>(e)->name);
-      case ExprKind::Constant: return constant(*as<ConstantNode>(e));
+      case ExprKind::Constant: return constant(e);
       case ExprKind::Tuple: {
         auto* t = as<TupleNode>(e);
         if (t->fields.empty()) return "R.tuple()";
@@ -199,7 +199,8 @@ class RelaxPrinter {
 
   static std::string strip(const std::string& op) { return op.rfind("relax.", 0) == 0 ? op.substr(6) : op; }
 
-  std::string constant(const ConstantNode& c) {
+  std::string constant(const Expr& constant) {
+    const ConstantNode& c = *as<ConstantNode>(constant);
     const runtime::NDArray& a = *c.data;
     if (a.ndim() == 0) {
       ir::DataType t = a.dtype();
@@ -209,10 +210,7 @@ class RelaxPrinter {
       else v = std::to_string(a.get_i(0));
       return "R.const(" + v + ", " + ir::quote(t.to_string()) + ")";
     }
-    int index = 0;
-    for (; index < static_cast<int>(constants_.size()) && constants_[index] != &c; ++index) {
-    }
-    if (index == static_cast<int>(constants_.size())) constants_.push_back(&c);
+    size_t index = ctx_.metadata_index("relax.expr.Constant", std::shared_ptr<const void>(constant));
     return fmt::format("metadata[\"relax.expr.Constant\"][{}]", index);
   }
 
@@ -340,7 +338,6 @@ class RelaxPrinter {
   std::unordered_set<const ir::VarNode*> func_vars_;
   std::vector<std::string> prelude_;
   std::vector<std::pair<int, std::string>> lines_;
-  std::vector<const ConstantNode*> constants_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "relax/build.h"
+#include "relax/metadata_json.h"
 #include "relax/op.h"
 #include "relax/printer.h"
 #include "relax/structural_equal.h"
@@ -215,4 +216,32 @@ TEST_CASE("Relax build: a function with if/else and a registered function runs i
     CHECK(std::string(e.what()).find("param=x") != std::string::npos);
   }
   runtime::remove_global_func("test.relax.double");
+}
+
+TEST_CASE("Relax metadata: constants through TVM's JSON graph and back; damaged text refused", "[relax]") {
+  auto a = std::make_shared<runtime::NDArray>(f32(), runtime::Shape{2, 3});
+  for (int i = 0; i < 6; ++i) a->set_f(i, i * 0.5);
+  auto b = std::make_shared<runtime::NDArray>(ir::DataType::bool_(), runtime::Shape{2});
+  b->set_i(0, 1);
+  std::string text = metadata_to_json_graph({{"relax.expr.Constant", make_constant(a)}, {"relax.expr.Constant", make_constant(b)}});
+  // TVM's tensor bytes start with its magic number: base64 "P6G0lvBAXt0".
+  CHECK(text.find("\"P6G0lvBAXt0") != std::string::npos);
+  auto groups = metadata_from_json_graph(text);
+  REQUIRE(groups.size() == 1);
+  CHECK(groups[0].first == "relax.expr.Constant");
+  REQUIRE(groups[0].second.size() == 2);
+  const auto& back = *as<ConstantNode>(groups[0].second[0])->data;
+  CHECK(back.shape() == runtime::Shape{2, 3});
+  CHECK(back.get_f(5) == 2.5);
+  CHECK(as<ConstantNode>(groups[0].second[1])->data->dtype() == ir::DataType::bool_());
+  CHECK(as<ConstantNode>(groups[0].second[1])->data->get_i(0) == 1);
+  // Damaged: not JSON, a truncated tensor, an index out of range.
+  CHECK_THROWS_AS(metadata_from_json_graph("{"), UserError);
+  std::string truncated = text;
+  size_t at = truncated.find("P6G0lvBAXt0");
+  truncated.replace(at, 20, "P6G0");
+  CHECK_THROWS_AS(metadata_from_json_graph(truncated), UserError);
+  std::string bad_index = text;
+  bad_index.replace(bad_index.find("\"root_index\": "), 16, "\"root_index\": 99");
+  CHECK_THROWS_AS(metadata_from_json_graph(bad_index), UserError);
 }
