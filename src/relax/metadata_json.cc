@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "ir/json_graph.h"
 #include "support/error.h"
 
 namespace tsch::relax {
@@ -144,87 +145,46 @@ runtime::NDArrayRef load_tensor(const std::string& bytes) {
   return arr;
 }
 
-class Writer {
+class Writer : public ir::JsonGraphWriter {
  public:
-  int64_t none() {
-    if (none_ < 0) none_ = push("None", nullptr);
-    return none_;
-  }
-  int64_t string(const std::string& s) {
-    auto it = strings_.find(s);
-    if (it != strings_.end()) return it->second;
-    return strings_[s] = push("ffi.String", s);
-  }
   int64_t int_imm(int64_t v) {
     ordered_json d;
     d["span"] = none();
     d["dtype"] = "int64";
     d["value"] = v;
-    return push("ir.IntImm", d);
+    return object("ir.IntImm", d);
   }
+  // A constant with its struct info (TVM's fields: span, struct_info_, data).
   int64_t constant(const ConstantNode& c) {
     const runtime::NDArray& a = *c.data;
     std::vector<int64_t> dims;
     for (int64_t d : a.shape()) dims.push_back(int_imm(d));
-    int64_t values = push("ffi.Array", dims);
+    int64_t values = array(dims);
     ordered_json ssi;
     ssi["span"] = none();
     ssi["values"] = values;
     ssi["ndim"] = a.ndim();
-    int64_t shape_sinfo = push("relax.ShapeStructInfo", ssi);
+    int64_t shape_sinfo = object("relax.ShapeStructInfo", ssi);
     ordered_json shape;
     shape["span"] = none();
     shape["struct_info_"] = shape_sinfo;
     shape["values"] = values;
-    int64_t shape_expr = push("relax.expr.ShapeExpr", shape);
+    int64_t shape_expr = object("relax.expr.ShapeExpr", shape);
     ordered_json tsi;
     tsi["span"] = none();
     tsi["shape"] = shape_expr;
     tsi["vdevice"] = none();
     tsi["dtype"] = a.dtype().to_string();
     tsi["ndim"] = a.ndim();
-    int64_t sinfo = push("relax.TensorStructInfo", tsi);
-    int64_t tensor = push("ffi.Tensor", base64_encode(save_tensor(a)));
+    int64_t sinfo = object("relax.TensorStructInfo", tsi);
+    int64_t tensor = object("ffi.Tensor", base64_encode(save_tensor(a)));
     ordered_json node;
     node["span"] = none();
     node["struct_info_"] = sinfo;
     node["data"] = tensor;
-    return push("relax.expr.Constant", node);
+    return object("relax.expr.Constant", node);
   }
-  int64_t push(const std::string& type, ordered_json data) {
-    ordered_json node;
-    node["type"] = type;
-    if (!data.is_null()) node["data"] = std::move(data);
-    nodes_.push_back(std::move(node));
-    return static_cast<int64_t>(nodes_.size()) - 1;
-  }
-  std::string finish(int64_t root) {
-    ordered_json out;
-    out["root_index"] = root;
-    out["nodes"] = nodes_;
-    out["metadata"] = ordered_json{{"tvm_version", "0.23.0"}};
-    return out.dump(2);
-  }
-
- private:
-  ordered_json nodes_ = ordered_json::array();
-  int64_t none_ = -1;
-  std::map<std::string, int64_t> strings_;
 };
-
-[[noreturn]] void bad(const std::string& why) { throw UserError(UserErrorKind::ValueError, "load_json: " + why); }
-
-const json& node_at(const json& nodes, const json& index) {
-  if (!index.is_number_integer()) bad("expected a node index");
-  int64_t i = index.get<int64_t>();
-  if (i < 0 || i >= static_cast<int64_t>(nodes.size())) bad("node index " + std::to_string(i) + " is out of range");
-  return nodes[static_cast<size_t>(i)];
-}
-
-std::string type_of(const json& node) {
-  if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) bad("a node without a type");
-  return node["type"].get<std::string>();
-}
 
 }  // namespace
 
@@ -246,48 +206,38 @@ std::string metadata_to_json_graph(const std::vector<std::pair<std::string, Expr
   for (const auto& [key, items] : groups) {
     int64_t k = w.string(key);
     map.push_back(k);
-    map.push_back(w.push("ffi.Array", items));
+    map.push_back(w.array(items));
   }
-  return w.finish(w.push("ffi.Map", map));
+  return w.finish(w.object("ffi.Map", map)).dump(2);
 }
 
 std::vector<std::pair<std::string, std::vector<Expr>>> metadata_from_json_graph(const std::string& text) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    bad(std::string("not JSON: ") + e.what());
-  }
-  if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) bad("expected {\"root_index\", \"nodes\"}");
-  const json& nodes = doc["nodes"];
-  const json* root = doc.contains("root_index") ? &doc["root_index"] : doc.contains("root") ? &doc["root"] : nullptr;
-  if (!root) bad("no root_index");
-  const json& map = node_at(nodes, *root);
-  std::string t = type_of(map);
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) throw UserError(UserErrorKind::ValueError, "load_json: the text is not JSON");
+  ir::JsonGraphReader r(doc, "Relax metadata");
+  const json& map = r.at(r.root());
+  std::string t = r.type_of(map);
   if (t != "ffi.Map" && t != "Map") throw UserError(UserErrorKind::NotImplementedError, "load_json: not supported yet: a " + t + " (tsch reads Relax metadata)");
-  if (!map.contains("data") || !map["data"].is_array() || map["data"].size() % 2) bad("a map's data must be key/value pairs");
+  if (!map.contains("data") || !map["data"].is_array() || map["data"].size() % 2) r.bad("a map's data must be key/value pairs");
   std::vector<std::pair<std::string, std::vector<Expr>>> out;
   const json& kv = map["data"];
   for (size_t i = 0; i < kv.size(); i += 2) {
-    const json& key = node_at(nodes, kv[i]);
-    if (type_of(key) != "ffi.String" || !key["data"].is_string()) bad("a map key is not a string");
-    const json& items = node_at(nodes, kv[i + 1]);
-    if (type_of(items) != "ffi.Array" || !items["data"].is_array()) bad("a map value is not an array");
+    if (!kv[i].is_number_integer() || !kv[i + 1].is_number_integer()) r.bad("a map entry is not a pair of node indices");
+    std::string key = r.string_at(kv[i].get<int64_t>());
     std::vector<Expr> exprs;
-    for (const auto& item : items["data"]) {
-      const json& c = node_at(nodes, item);
-      if (type_of(c) != "relax.expr.Constant") {
-        throw UserError(UserErrorKind::NotImplementedError, "load_json: not supported yet: a " + type_of(c) + " in metadata");
+    for (int64_t item : r.sequence(kv[i + 1].get<int64_t>())) {
+      const json& c = r.at(item);
+      if (r.type_of(c) != "relax.expr.Constant") {
+        throw UserError(UserErrorKind::NotImplementedError, "load_json: not supported yet: a " + r.type_of(c) + " in metadata");
       }
-      if (!c.contains("data") || !c["data"].is_object() || !c["data"].contains("data")) bad("a constant without data");
-      const json& tensor = node_at(nodes, c["data"]["data"]);
-      std::string tt = type_of(tensor);
-      if ((tt != "ffi.Tensor" && tt != "runtime.Tensor" && tt != "runtime.NDArray") || !tensor["data"].is_string()) {
-        bad("a constant's data is not a tensor");
+      const json& tensor = r.at(r.field(r.fields(c), "data"));
+      std::string tt = r.type_of(tensor);
+      if ((tt != "ffi.Tensor" && tt != "runtime.Tensor" && tt != "runtime.NDArray") || !tensor.contains("data") || !tensor["data"].is_string()) {
+        r.bad("a constant's data is not a tensor");
       }
       exprs.push_back(make_constant(load_tensor(base64_decode(tensor["data"].get<std::string>()))));
     }
-    out.emplace_back(key["data"].get<std::string>(), std::move(exprs));
+    out.emplace_back(key, std::move(exprs));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "ir/json_graph.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "support/error.h"
@@ -31,22 +32,8 @@ const std::vector<std::pair<ExprKind, const char*>>& binary_keys() {
 
 // ---- writing: nodes in the order TVM's serializer appends them (children before parents),
 // one node per object and per distinct None or string.
-class GraphWriter {
+class GraphWriter : public JsonGraphWriter {
  public:
-  int64_t none() {
-    if (none_ < 0) none_ = push("None", nullptr);
-    return none_;
-  }
-
-  int64_t string(const std::string& s) {
-    auto it = strings_.find(s);
-    if (it != strings_.end()) return it->second;
-    return strings_[s] = push("ffi.String", s);
-  }
-
-  int64_t array(const std::vector<int64_t>& items) { return push("ffi.Array", items); }
-  int64_t object(const std::string& type, ordered_json data) { return push(type, std::move(data)); }
-
   int64_t expr(const PrimExpr& e) {
     auto it = objects_.find(e.get());
     if (it != objects_.end()) return it->second;
@@ -66,7 +53,7 @@ class GraphWriter {
       ordered_json prim;
       prim["span"] = none();
       prim["dtype"] = e->dtype.to_string();
-      data["type_annotation"] = push("ir.PrimType", prim);
+      data["type_annotation"] = object("ir.PrimType", prim);
     } else if (auto* c = as<CastNode>(e)) {
       type = "tir.Cast";
       data["value"] = expr(c->value);
@@ -88,29 +75,10 @@ class GraphWriter {
       }
       TSCH_USER_ASSERT(!type.empty(), NotImplementedError) << "not supported yet: " << ir::script(e) << " in an index map's JSON form";
     }
-    return objects_[e.get()] = push(type, data);
-  }
-
-  ordered_json finish(int64_t root) {
-    ordered_json out;
-    out["root_index"] = root;
-    out["nodes"] = nodes_;
-    out["metadata"] = ordered_json{{"tvm_version", "0.23.0"}};
-    return out;
+    return objects_[e.get()] = object(type, data);
   }
 
  private:
-  int64_t push(const std::string& type, ordered_json data) {
-    ordered_json node;
-    node["type"] = type;
-    if (!data.is_null() || type != "None") node["data"] = std::move(data);
-    nodes_.push_back(std::move(node));
-    return static_cast<int64_t>(nodes_.size()) - 1;
-  }
-
-  ordered_json nodes_ = ordered_json::array();
-  int64_t none_ = -1;
-  std::map<std::string, int64_t> strings_;
   std::unordered_map<const ExprNode*, int64_t> objects_;
 };
 
@@ -120,21 +88,14 @@ class GraphWriter {
   throw UserError(UserErrorKind::ValueError, "not an IndexMap in TVM's JSON graph form: " + why);
 }
 
-class GraphReader {
+class GraphReader : public JsonGraphReader {
  public:
-  explicit GraphReader(const json& doc) {
-    if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) bad_graph("expected {\"root_index\", \"nodes\"}");
-    nodes_ = &doc["nodes"];
-    // TVM 0.23 writes "root_index"; earlier versions wrote "root".
-    const json* root = doc.contains("root_index") ? &doc["root_index"] : doc.contains("root") ? &doc["root"] : nullptr;
-    if (!root || !root->is_number_integer()) bad_graph("no root_index");
-    root_ = root->get<int64_t>();
-  }
+  explicit GraphReader(const json& doc) : JsonGraphReader(doc, "an IndexMap") {}
 
   TraceArg index_map() {
-    const json& node = at(root_);
-    if (type_of(node) != "tir.IndexMap") bad_graph("the root is a " + type_of(node) + ", not a tir.IndexMap");
-    const json& data = field_object(node);
+    const json& node = at(root());
+    if (type_of(node) != "tir.IndexMap") bad("the root is a " + type_of(node) + ", not a tir.IndexMap");
+    const json& data = fields(node);
     std::vector<Var> params;
     for (int64_t i : sequence(field(data, "initial_indices"))) {
       PrimExpr e = expr(i);
@@ -148,43 +109,11 @@ class GraphReader {
   }
 
  private:
-  const json& at(int64_t index) const {
-    if (index < 0 || index >= static_cast<int64_t>(nodes_->size())) bad_graph("node index " + std::to_string(index) + " out of range");
-    const json& node = (*nodes_)[static_cast<size_t>(index)];
-    if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) bad_graph("a node without a type");
-    return node;
-  }
-  static std::string type_of(const json& node) { return node["type"].get<std::string>(); }
-  static const json& field_object(const json& node) {
-    if (!node.contains("data") || !node["data"].is_object()) bad_graph("a " + type_of(node) + " node without its fields");
-    return node["data"];
-  }
-  static int64_t field(const json& data, const char* name) {
-    if (!data.contains(name) || !data[name].is_number_integer()) bad_graph(std::string("missing field ") + name);
-    return data[name].get<int64_t>();
-  }
   static DataType dtype_of(const json& data) {
     if (!data.contains("dtype") || !data["dtype"].is_string()) bad_graph("missing field dtype");
     std::optional<DataType> t = DataType::parse(data["dtype"].get<std::string>());
     if (!t) bad_graph("unknown dtype " + data["dtype"].get<std::string>());
     return *t;
-  }
-
-  std::vector<int64_t> sequence(int64_t index) {
-    const json& node = at(index);
-    if (type_of(node) != "ffi.Array" && type_of(node) != "Array" && type_of(node) != "ffi.List") bad_graph("expected an array node");
-    std::vector<int64_t> items;
-    for (const json& x : node["data"]) {
-      if (!x.is_number_integer()) bad_graph("an array item is not a node index");
-      items.push_back(x.get<int64_t>());
-    }
-    return items;
-  }
-
-  std::string string_at(int64_t index) {
-    const json& node = at(index);
-    if (type_of(node) != "ffi.String" || !node["data"].is_string()) bad_graph("expected a string node");
-    return node["data"].get<std::string>();
   }
 
   PrimExpr expr(int64_t index) {
@@ -193,7 +122,7 @@ class GraphReader {
     if (++depth_ > 1000) bad_graph("nested too deeply");
     const json& node = at(index);
     std::string type = type_of(node);
-    const json& data = field_object(node);
+    const json& data = fields(node);
     PrimExpr out;
     try {
       if (type == "ir.IntImm") {
@@ -225,8 +154,6 @@ class GraphReader {
     return exprs_[index] = out;
   }
 
-  const json* nodes_ = nullptr;
-  int64_t root_ = 0;
   int depth_ = 0;
   std::unordered_map<int64_t, PrimExpr> exprs_;
 };

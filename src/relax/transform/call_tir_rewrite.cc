@@ -21,63 +21,38 @@ Expr alloc_for(const StructInfo& s) {
                       {}, {s});
 }
 
-// Rewrites the bindings of one block sequence; If branches are rewritten too.
-SeqExpr rewrite(const SeqExpr& seq);
-
-Expr rewrite_value(const Expr& e) {
-  if (auto* i = as<IfNode>(e)) {
-    auto n = std::make_shared<IfNode>(i->cond, rewrite(i->true_branch), rewrite(i->false_branch));
-    n->struct_info = e->struct_info;
-    return n;
+Expr rewrite(BlockBuilder& bb, const Binding& binding) {
+  auto* call = as<CallNode>(binding.value);
+  std::string op = call ? op_name_of(call->op) : "";
+  if (op != "relax.call_tir" && op != "relax.call_dps_packed") return binding.value;
+  // Step 1. Allocate the outputs.
+  std::vector<Expr> outs;
+  const StructInfo& out = call->sinfo_args.at(0);
+  if (auto* tuple = as<TupleSInfoNode>(out)) {
+    for (const auto& f : tuple->fields) outs.push_back(bb.emit(alloc_for(f), "alloc"));
+  } else {
+    outs.push_back(bb.emit(alloc_for(out), "alloc"));
   }
-  return e;
-}
-
-SeqExpr rewrite(const SeqExpr& seq) {
-  BlockBuilder bb;
-  for (const auto& block : seq->blocks) {
-    bb.begin_block(block.is_dataflow);
-    for (const auto& binding : block.bindings) {
-      auto* call = as<CallNode>(binding.value);
-      std::string op = call ? op_name_of(call->op) : "";
-      if (binding.is_match_cast() || (op != "relax.call_tir" && op != "relax.call_dps_packed")) {
-        Binding b = binding;
-        b.value = rewrite_value(binding.value);
-        bb.emit_binding(std::move(b));
-        continue;
-      }
-      // Step 1. Allocate the outputs.
-      std::vector<Expr> outs;
-      const StructInfo& out = call->sinfo_args.at(0);
-      if (auto* tuple = as<TupleSInfoNode>(out)) {
-        for (const auto& f : tuple->fields) outs.push_back(bb.emit(alloc_for(f), "alloc"));
-      } else {
-        outs.push_back(bb.emit(alloc_for(out), "alloc"));
-      }
-      // Step 2. The call writing them.
-      std::vector<Expr> args = as<TupleNode>(call->args[1])->fields;
-      args.insert(args.end(), outs.begin(), outs.end());
-      if (call->args.size() == 3) {
-        args.push_back(call->args[2]);
-        bb.emit(make_op_call("relax.vm.call_tir_dyn", {call->args[0], make_tuple(args)}), "_");
-      } else {
-        bb.emit(make_call(call->args[0], args), "_");
-      }
-      // Step 3. The result is the output(s).
-      Expr result = outs.size() == 1 ? outs[0] : make_tuple(outs);
-      bb.emit_binding(Binding{binding.var, result, nullptr});
-    }
+  // Step 2. The call writing them.
+  std::vector<Expr> args = as<TupleNode>(call->args[1])->fields;
+  args.insert(args.end(), outs.begin(), outs.end());
+  if (call->args.size() == 3) {
+    args.push_back(call->args[2]);
+    bb.emit(make_op_call("relax.vm.call_tir_dyn", {call->args[0], make_tuple(args)}), "_");
+  } else {
+    bb.emit(make_call(call->args[0], args), "_");
   }
-  auto n = std::make_shared<SeqExprNode>(bb.finish(), seq->body);
-  n->struct_info = seq->struct_info;
-  return n;
+  // Step 3. The result is the output(s).
+  return outs.size() == 1 ? outs[0] : make_tuple(outs);
 }
 
 }  // namespace
 
 Pass call_tir_rewrite() {
   return relax_module_pass("CallTIRRewrite", 0, [](const ir::IRModule& mod) {
-    return map_relax_functions(mod, [](const std::string&, const Function& f) { return with_body(f, rewrite(f->body)); });
+    return map_relax_functions(mod, [](const std::string&, const Function& f) {
+      return with_body(f, rewrite_bindings(f->body, BlockBuilder(), rewrite));
+    });
   });
 }
 

@@ -1,6 +1,5 @@
 // LowerAllocTensor: each R.builtin.alloc_tensor left after memory planning (the tensors a
 // function returns) becomes a storage of its size in bytes and a tensor in it.
-#include "arith/simplify.h"
 #include "ir/op.h"
 #include "relax/op.h"
 #include "relax/transform/passes.h"
@@ -9,40 +8,17 @@
 namespace tsch::relax::transform {
 namespace {
 
-SeqExpr lower(const SeqExpr& seq, BlockBuilder bb);
-
-Expr lower_value(BlockBuilder& bb, const Expr& e) {
-  if (auto* i = as<IfNode>(e)) {
-    auto n = std::make_shared<IfNode>(i->cond, lower(i->true_branch, bb.nested()), lower(i->false_branch, bb.nested()));
-    n->struct_info = e->struct_info;
-    return n;
-  }
-  auto* c = as<CallNode>(e);
-  if (!c || op_name_of(c->op) != "relax.builtin.alloc_tensor") return e;
+Expr lower(BlockBuilder& bb, const Binding& binding) {
+  auto* c = as<CallNode>(binding.value);
+  if (!c || op_name_of(c->op) != "relax.builtin.alloc_tensor") return binding.value;
   ir::DataType t = as<DataTypeImmNode>(c->args[1])->value;
-  ir::PrimExpr size = ir::make_int((t.bits * t.lanes + 7) / 8, ir::DataType::int64());
-  for (const auto& d : as<ShapeExprNode>(c->args[0])->values) size = ir::mul(size, ir::cast(ir::DataType::int64(), d));
   Expr scope = c->args.size() > 3 ? c->args[3] : make_string_imm("global");
   Var storage = bb.emit(make_op_call("relax.memory.alloc_storage",
-                                     {make_shape_expr({arith::simplify(size)}), c->args[2], scope,
+                                     {make_shape_expr({storage_bytes(as<ShapeExprNode>(c->args[0])->values, t)}), c->args[2], scope,
                                       std::make_shared<DataTypeImmNode>(ir::DataType::uint(8))}),
                         "storage");
   return make_op_call("relax.memory.alloc_tensor",
                       {storage, make_prim_value(ir::make_int(0, ir::DataType::int64())), c->args[0], c->args[1], c->args[2]});
-}
-
-SeqExpr lower(const SeqExpr& seq, BlockBuilder bb) {
-  for (const auto& block : seq->blocks) {
-    bb.begin_block(block.is_dataflow);
-    for (const auto& binding : block.bindings) {
-      Binding b = binding;
-      if (!b.is_match_cast()) b.value = lower_value(bb, binding.value);
-      bb.emit_binding(std::move(b));
-    }
-  }
-  auto n = std::make_shared<SeqExprNode>(bb.finish(), seq->body);
-  n->struct_info = seq->struct_info;
-  return n;
 }
 
 }  // namespace
@@ -55,7 +31,7 @@ Pass lower_alloc_tensor() {
       for (const auto& b : f->body->blocks) {
         for (const auto& binding : b.bindings) bb.fresh_name(binding.var->name);
       }
-      return with_body(f, lower(f->body, bb));
+      return with_body(f, rewrite_bindings(f->body, bb, lower));
     });
   });
 }

@@ -37,10 +37,7 @@ bool is_alloc(const Binding& b) {
 }
 
 PrimExpr bytes_of(const CallNode& alloc) {
-  ir::DataType t = as<DataTypeImmNode>(alloc.args[1])->value;
-  PrimExpr size = ir::make_int((t.bits * t.lanes + 7) / 8, ir::DataType::int64());
-  for (const auto& d : as<ShapeExprNode>(alloc.args[0])->values) size = ir::mul(size, ir::cast(ir::DataType::int64(), d));
-  return arith::simplify(size);
+  return storage_bytes(as<ShapeExprNode>(alloc.args[0])->values, as<DataTypeImmNode>(alloc.args[1])->value);
 }
 
 // Every variable `e` mentions directly (call arguments, tuple fields, ...; If branches whole).

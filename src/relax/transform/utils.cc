@@ -1,5 +1,7 @@
 #include "relax/transform/utils.h"
 
+#include "arith/simplify.h"
+#include "ir/op.h"
 #include "relax/op.h"
 #include "support/error.h"
 
@@ -63,6 +65,33 @@ void BlockBuilder::emit_binding(Binding b) { current_.bindings.push_back(std::mo
 std::vector<BindingBlock> BlockBuilder::finish() {
   end_block();
   return std::move(blocks_);
+}
+
+SeqExpr rewrite_bindings(const SeqExpr& seq, BlockBuilder bb, const BindingRewrite& rewrite) {
+  for (const auto& block : seq->blocks) {
+    bb.begin_block(block.is_dataflow);
+    for (const auto& binding : block.bindings) {
+      Binding b = binding;
+      if (auto* i = as<IfNode>(binding.value)) {
+        auto n = std::make_shared<IfNode>(i->cond, rewrite_bindings(i->true_branch, bb.nested(), rewrite),
+                                          rewrite_bindings(i->false_branch, bb.nested(), rewrite));
+        n->struct_info = binding.value->struct_info;
+        b.value = n;
+      } else if (!binding.is_match_cast()) {
+        b.value = rewrite(bb, binding);
+      }
+      bb.emit_binding(std::move(b));
+    }
+  }
+  auto n = std::make_shared<SeqExprNode>(bb.finish(), seq->body);
+  n->struct_info = seq->struct_info;
+  return n;
+}
+
+ir::PrimExpr storage_bytes(const std::vector<ir::PrimExpr>& shape, ir::DataType dtype) {
+  ir::PrimExpr size = ir::make_int((dtype.bits * dtype.lanes + 7) / 8, ir::DataType::int64());
+  for (const auto& d : shape) size = ir::mul(size, ir::cast(ir::DataType::int64(), d));
+  return arith::simplify(size);
 }
 
 namespace {

@@ -49,6 +49,15 @@ class BlockBuilder {
   std::shared_ptr<std::unordered_map<std::string, int>> names_;
 };
 
+// `seq` rebuilt binding by binding into `bb`: each binding's value is what `rewrite` returns
+// for it (it may emit bindings of its own first); match_casts are kept; if/else branches are
+// rewritten the same way, each into a nested builder.
+using BindingRewrite = std::function<Expr(BlockBuilder& bb, const Binding& binding)>;
+SeqExpr rewrite_bindings(const SeqExpr& seq, BlockBuilder bb, const BindingRewrite& rewrite);
+
+// The bytes a tensor of `shape` and `dtype` takes (simplified; symbolic when the shape is).
+ir::PrimExpr storage_bytes(const std::vector<ir::PrimExpr>& shape, ir::DataType dtype);
+
 using VarMap = std::unordered_map<const ExprNode*, Expr>;
 // `e` with variables replaced as `vmap` says (other nodes rebuilt only where something changed).
 Expr substitute(const Expr& e, const VarMap& vmap);
