@@ -9,6 +9,7 @@
 
 #include "bindings/attr_values.h"
 #include "bindings/ir_values.h"
+#include "bindings/relax_values.h"
 #include "bindings/stmt_values.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
@@ -32,7 +33,8 @@ const std::string& func_name(const Value& v) { return v.as<FunctionValue>()->nam
 // A function argument of any kind.
 ir::BaseFunc function_arg(Interpreter& interp, const Value& v, const std::string& what) {
   if (auto* f = v.as<FunctionValue>()) return f->base_func();
-  raise(ExcKind::TypeError, fmt::format("{}: expected a function (PrimFunc), got {}", what, Interpreter::type_name(v)));
+  if (ir::BaseFunc ext = as_extern_func_decl(v)) return ext;
+  raise(ExcKind::TypeError, fmt::format("{}: expected a function (PrimFunc, Relax function, ExternFunc), got {}", what, Interpreter::type_name(v)));
 }
 
 // A module key: a name or a GlobalVar.

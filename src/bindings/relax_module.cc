@@ -303,6 +303,7 @@ void build_relax(Interpreter& interp, script::Module& m) {
   ns.set(intern("transform"), Value(interp.modules().import(interp, "tvm.relax.transform", "")));
   ns.set(intern("Function"), Value(relax_function_type()));
   ns.set(intern("Executable"), Value(executable_type()));
+  ns.set(intern("ExternFunc"), *interp.modules().import(interp, "tvm.script.relax", "")->globals->find(intern("ExternFunc")));
 }
 
 void build_relax_transform(Interpreter&, script::Module& m) {

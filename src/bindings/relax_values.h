@@ -83,6 +83,9 @@ relax::Expr to_relax_expr(Interpreter& interp, const Value& v, const std::string
 bool is_relax_expr(const Value& v);
 relax::StructInfo to_struct_info(Interpreter& interp, const Value& v, const std::string& what);
 Value wrap_relax(relax::Expr e);
+// `R.ExternFunc("name")` / `relax.ExternFunc("name")` as a module function (a declaration the
+// module holds under a name), or null when `v` is not one.
+ir::BaseFunc as_extern_func_decl(const Value& v);
 script::TypeRef relax_function_type();
 
 }  // namespace tsch::bindings

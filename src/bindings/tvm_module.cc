@@ -53,11 +53,7 @@ Value ir_module_from_class(Interpreter& interp, Args& a) {
   for (const auto& [name, value] : cls->dict().values()) {
     if (auto* f = value.as<FunctionValue>()) mod->functions.emplace_back(symbol_name(name), f->base_func());
     // `my_ext = R.ExternFunc("my_ext")`: a function the module declares but does not define.
-    if (auto* e = value.as<RelaxExprValue>(); e && e->expr->kind == relax::ExprKind::ExternFunc) {
-      auto ext = std::make_shared<relax::ExternFuncDeclNode>();
-      ext->global_symbol_name = relax::as<relax::ExternFuncNode>(e->expr)->global_symbol;
-      mod->functions.emplace_back(symbol_name(name), ext);
-    }
+    if (ir::BaseFunc ext = as_extern_func_decl(value)) mod->functions.emplace_back(symbol_name(name), ext);
   }
   frontend::IRModuleFrame* frame = frontend::current_ir_module_frame();
   if (frame && !frame->consumed) {

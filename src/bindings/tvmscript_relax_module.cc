@@ -579,6 +579,14 @@ bool ModuleRefValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
   return true;
 }
 
+ir::BaseFunc as_extern_func_decl(const Value& v) {
+  auto* e = v.as<RelaxExprValue>();
+  if (!e || e->expr->kind != relax::ExprKind::ExternFunc) return nullptr;
+  auto ext = std::make_shared<relax::ExternFuncDeclNode>();
+  ext->global_symbol_name = relax::as<relax::ExternFuncNode>(e->expr)->global_symbol;
+  return ext;
+}
+
 bool is_relax_expr(const Value& v) { return v.as<RelaxExprValue>() || v.as<HiddenDataflowVarValue>(); }
 
 Value wrap_relax(relax::Expr e) { return Value(std::make_shared<RelaxExprValue>(std::move(e))); }
