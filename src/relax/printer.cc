@@ -343,7 +343,15 @@ class RelaxPrinter {
 }  // namespace
 
 void print_relax_function(ir::PrintContext& ctx, const Function& f, const std::string& name, int indent) {
-  RelaxPrinter(ctx, indent > 0).function(f, name, indent);
+  bool in_module = indent > 0;
+  // Outside a module a function is named by its global symbol; a private one has none and
+  // prints as `main`, as TVM's printer does.
+  std::string shown = name;
+  if (!in_module) {
+    std::string symbol = ir::global_symbol(*f);
+    shown = symbol.empty() ? "main" : symbol;
+  }
+  RelaxPrinter(ctx, in_module).function(f, shown, indent);
 }
 
 void register_relax_printer() {
