@@ -171,7 +171,7 @@ class RelaxParser {
         result_loc_ = r.value->loc;
         continue;
       }
-      statement(s, def.body, i);
+      statement(s, i);
     }
     if (!result_) raise_at(ExcKind::ValueError, "a Relax function must end with `return <value>`", def.name_loc);
     close_block();
@@ -233,7 +233,7 @@ class RelaxParser {
 
   // ------------------------------------------------------------------ statements
 
-  void statement(const ast::Stmt& s, const ast::Body& body, size_t index) {
+  void statement(const ast::Stmt& s, size_t index) {
     try {
       switch (s.kind) {
         case ast::StmtKind::Pass: return;
@@ -242,14 +242,14 @@ class RelaxParser {
           const auto& a = static_cast<const ast::Assign&>(s);
           if (a.targets.size() != 1) raise_at(ExcKind::ValueError, "chained assignments (a = b = c) are not allowed in Relax", s.loc);
           Value v = ev_->eval(*a.value);
-          return assign(*a.targets[0], v, nullptr, a.value->loc, body, index);
+          return assign(*a.targets[0], v, nullptr, a.value->loc, index);
         }
         case ast::StmtKind::AnnAssign: {
           const auto& a = static_cast<const ast::AnnAssign&>(s);
           if (!a.value) raise_at(ExcKind::ValueError, "a Relax binding needs a value", s.loc);
           Value v = ev_->eval(*a.value);
           relax::StructInfo ann = annotation(*a.annotation);
-          return assign(*a.target, v, ann, a.value->loc, body, index);
+          return assign(*a.target, v, ann, a.value->loc, index);
         }
         case ast::StmtKind::With: return with(static_cast<const ast::With&>(s));
         case ast::StmtKind::If: return if_else(static_cast<const ast::If&>(s));
@@ -302,8 +302,8 @@ class RelaxParser {
     current_.bindings.push_back(relax::Binding{var, value, match});
   }
 
-  void assign(const ast::Expr& target, const Value& value, const relax::StructInfo& ann, SourceLoc value_loc,
-              const ast::Body& body, size_t index) {
+  // `index` is the statement's position in its block (dataflow outputs are known by it).
+  void assign(const ast::Expr& target, const Value& value, const relax::StructInfo& ann, SourceLoc value_loc, size_t index) {
     if (target.kind == ast::ExprKind::Tuple) {
       const auto& elts = static_cast<const ast::Tuple&>(target).elts;
       std::vector<Value> items;
@@ -312,7 +312,7 @@ class RelaxParser {
         raise_at(ExcKind::NotImplementedError, "not supported yet: unpacking a Relax value into several names (index it: t[0])",
                  target.loc);
       }
-      for (size_t i = 0; i < elts.size(); ++i) assign(*elts[i], items[i], nullptr, value_loc, body, index);
+      for (size_t i = 0; i < elts.size(); ++i) assign(*elts[i], items[i], nullptr, value_loc, index);
       return;
     }
     if (target.kind != ast::ExprKind::Name) raise_at(ExcKind::ValueError, "only names can be bound in a Relax function", target.loc);
@@ -341,7 +341,7 @@ class RelaxParser {
       if (ann && !relax::sinfo_equal(ann, mc->sinfo)) {
         raise_at(ExcKind::TypeError, "the annotation of a match_cast binding must be the struct info it casts to", target.loc);
       }
-      relax::Var v = relax::make_var(text, mc->sinfo, is_dataflow_binding(name, body, index));
+      relax::Var v = relax::make_var(text, mc->sinfo, is_dataflow_binding(name, index));
       emit(v, mc->value, mc->sinfo, value_loc);
       scope_.locals->set(name, bindings::wrap_relax(v));
       return;
@@ -367,19 +367,18 @@ class RelaxParser {
       }
       s = ann;
     }
-    relax::Var v = relax::make_var(text, s, is_dataflow_binding(name, body, index));
+    relax::Var v = relax::make_var(text, s, is_dataflow_binding(name, index));
     emit(v, e, nullptr, value_loc);
     scope_.locals->set(name, bindings::wrap_relax(v));
   }
 
   // In a dataflow block every binding makes a dataflow variable, except the last binding of
   // each name the block lists in R.output(...).
-  bool is_dataflow_binding(Symbol name, const ast::Body& body, size_t index) {
+  bool is_dataflow_binding(Symbol name, size_t index) {
     if (!frame_.in_dataflow) return false;
     for (const auto& [out, last] : dataflow_outputs_) {
       if (out == name && last == index) return false;
     }
-    (void)body;
     return true;
   }
 
@@ -428,7 +427,7 @@ class RelaxParser {
       if (frame_.output_seen) raise_at(ExcKind::ValueError, "R.output(...) must be the last statement of a dataflow block", st.loc);
       if (st.kind == ast::StmtKind::Return) raise_at(ExcKind::ValueError, "return cannot be inside a dataflow block", st.loc);
       if (st.kind == ast::StmtKind::If) raise_at(ExcKind::ValueError, "if/else cannot be inside a dataflow block", st.loc);
-      statement(st, w.body, i);
+      statement(st, i);
     }
     frame_.in_dataflow = false;
     dataflow_outputs_.clear();
@@ -463,7 +462,7 @@ class RelaxParser {
     auto saved_current = std::move(current_);
     blocks_.clear();
     current_ = relax::BindingBlock{};
-    for (size_t i = 0; i + 1 < body.size(); ++i) statement(*body[i], body, i);
+    for (size_t i = 0; i + 1 < body.size(); ++i) statement(*body[i], i);
     const ast::Stmt& last = *body.back();
     Branch b;
     const ast::Expr* target = nullptr;
