@@ -33,6 +33,7 @@ using script::raise;
 
 void register_tvmscript_tir_module();
 void register_tvmscript_relax_module();
+void register_tvm_te_module();
 void install_schedule(script::Namespace& tir_ns);
 
 void check_module_roundtrip(Interpreter& interp, const ir::IRModule& mod);
@@ -211,7 +212,7 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("tir"), Value(import(interp, "tvm.tir")));
   ns.set(intern("s_tir"), Value(import(interp, "tvm.s_tir")));
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
-  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax"})
+  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te"})
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
   install_runtime_devices(ns);
@@ -335,6 +336,7 @@ void register_tvm_modules() {
   register_tvmscript_tir_module();
   register_tvmscript_relax_module();
   register_tvm_relax_modules();
+  register_tvm_te_module();
   script::ModuleLoader::register_builtin("tvm", build_tvm);
   script::ModuleLoader::register_builtin("tvm.script", build_script);
   script::ModuleLoader::register_builtin("tvm.script.ir", build_script_ir);

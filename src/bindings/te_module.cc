@@ -1,0 +1,288 @@
+// `tvm.te` in scripts, first part: tensors (te.placeholder, te.compute with a lambda whose
+// parameter names name the axes, indexing), reductions (te.reduce_axis, te.sum / max / min
+// with where=), te.var / size_var / const, and te.create_prim_func. The stage schedule
+// (te.create_schedule, s[C].split ...) is not there yet and says so.
+#include <fmt/format.h>
+
+#include <mutex>
+#include <unordered_map>
+
+#include "bindings/ir_values.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "script/exceptions.h"
+#include "script/interpreter.h"
+#include "script/modules.h"
+#include "te/operation.h"
+
+namespace tsch::bindings {
+
+using script::Args;
+using script::ExcKind;
+using script::Namespace;
+using script::raise;
+using script::TypeObject;
+using script::TypeRef;
+
+namespace {
+
+// A tensor: an operation's output (TVM's te.Tensor).
+class TensorValue : public script::Object {
+ public:
+  explicit TensorValue(te::Operation o) : op(std::move(o)) {}
+  TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override {
+    return fmt::format("Tensor(shape={}, op.name={})", shape_text(), op->name);
+  }
+  std::string shape_text() const {
+    std::string s = "[";
+    for (size_t i = 0; i < op->buffer->shape.size(); ++i) s += (i ? ", " : "") + ir::script(op->buffer->shape[i]);
+    return s + "]";
+  }
+  te::Operation op;
+};
+
+// An operation (TVM's te.Operation: `C.op`).
+class OperationValue : public script::Object {
+ public:
+  explicit OperationValue(te::Operation o) : op(std::move(o)) {}
+  TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override {
+    return std::string(op->kind == te::OperationNode::Kind::Compute ? "compute(" : "placeholder(") + op->name + ")";
+  }
+  te::Operation op;
+};
+
+// te.sum(...): only a compute's value may be one.
+class ReduceValue : public script::Object {
+ public:
+  explicit ReduceValue(te::Reduce r) : reduce(std::move(r)) {}
+  TypeObject* type() const override;
+  te::Reduce reduce;
+};
+
+// Reduce axes are variables (they index tensors like any other); their domains are kept here.
+std::mutex& axes_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::unordered_map<const ir::VarNode*, std::pair<std::weak_ptr<const ir::VarNode>, ir::Range>>& reduce_axes() {
+  static std::unordered_map<const ir::VarNode*, std::pair<std::weak_ptr<const ir::VarNode>, ir::Range>> m;
+  return m;
+}
+
+ir::IterVar reduce_axis_of(Interpreter& interp, const Value& v) {
+  ir::PrimExpr e = to_expr(interp, v, "te reduction axis");
+  auto* var = ir::as<ir::VarNode>(e);
+  std::lock_guard<std::mutex> lock(axes_mutex());
+  auto it = var ? reduce_axes().find(var) : reduce_axes().end();
+  if (it == reduce_axes().end() || it->second.first.expired()) {
+    raise(ExcKind::TypeError, "te reduction: axis must be made by te.reduce_axis, got " + interp.repr(v));
+  }
+  return ir::IterVar{std::static_pointer_cast<const ir::VarNode>(e), it->second.second, ir::IterType::CommReduce};
+}
+
+std::vector<ir::PrimExpr> shape_arg(Interpreter& interp, const Value& v, const std::string& what) {
+  std::vector<Value> dims = v.as<script::Tuple>() || v.as<script::List>() ? interp.to_vector(v) : std::vector<Value>{v};
+  std::vector<ir::PrimExpr> shape;
+  for (const auto& d : dims) {
+    ir::PrimExpr e = to_expr(interp, d, what);
+    if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: dimensions must be integers, got {}", what, e->dtype.to_string()));
+    shape.push_back(e);
+  }
+  return shape;
+}
+
+Value make_reduce(Interpreter& interp, Args& a, te::ReduceKind kind, const char* what) {
+  te::Reduce r;
+  r.kind = kind;
+  r.source = to_expr(interp, a[0], what);
+  std::vector<Value> axes = a[1].as<script::List>() || a[1].as<script::Tuple>() ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
+  if (axes.empty()) raise(ExcKind::ValueError, std::string(what) + ": needs at least one reduction axis");
+  for (const auto& ax : axes) r.axis.push_back(reduce_axis_of(interp, ax));
+  if (!a[2].is_none()) r.condition = to_expr_as(interp, a[2], ir::DataType::bool_(), "where");
+  return Value(std::make_shared<ReduceValue>(std::move(r)));
+}
+
+Value te_compute(Interpreter& interp, Args& a) {
+  std::vector<ir::PrimExpr> shape = shape_arg(interp, a[0], "te.compute shape");
+  const Value& fcompute = a[1];
+  // The axes are named after the lambda's parameters (TVM reads fcompute.__code__).
+  std::vector<std::string> names;
+  if (auto* f = fcompute.as<script::Function>(); f && f->params) {
+    for (const auto& p : *f->params) {
+      if (p.kind == ast::Param::Kind::Normal) names.push_back(symbol_name(p.name));
+    }
+    if (names.size() != shape.size()) {
+      raise(ExcKind::ValueError, fmt::format("fcompute do not match dimension, ndim={} (the function takes {} index{})", shape.size(),
+                                             names.size(), names.size() == 1 ? "" : "es"));
+    }
+  } else {
+    for (size_t i = 0; i < shape.size(); ++i) names.push_back("i" + std::to_string(i));
+  }
+  std::vector<ir::Var> axis;
+  std::vector<Value> indices;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    axis.push_back(ir::make_var(names[i], shape[i]->dtype));
+    indices.push_back(wrap(ir::PrimExpr(axis.back())));
+  }
+  Value result = interp.call(fcompute, indices);
+  std::optional<te::Reduce> reduce;
+  ir::PrimExpr value;
+  if (auto* r = result.as<ReduceValue>()) {
+    reduce = r->reduce;
+  } else if (result.as<script::Tuple>() || result.as<script::List>()) {
+    raise(ExcKind::NotImplementedError, "not supported yet: te.compute with several outputs (fcompute returned a tuple)");
+  } else {
+    value = to_expr(interp, result, "the value fcompute returns");
+  }
+  ir::AttrMap attrs;
+  if (!a[4].is_none()) {
+    raise(ExcKind::NotImplementedError, "not supported yet: te.compute attrs");
+  }
+  te::Operation op = guard_core([&] {
+    return te::compute(std::move(shape), std::move(axis), value, std::move(reduce), a.get_str(2), a.get_str(3), std::move(attrs));
+  });
+  return Value(std::make_shared<TensorValue>(op));
+}
+
+TypeRef tensor_type() {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("Tensor");
+    type->set_module("tvm.te");
+    type->def("__getitem__", "self, indices", [](Interpreter& interp, Args& a) {
+      const te::Operation& op = a[0].as<TensorValue>()->op;
+      std::vector<Value> items = a[1].as<script::Tuple>() ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
+      if (items.size() != op->buffer->shape.size()) {
+        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", op->name, op->buffer->shape.size(), items.size()));
+      }
+      std::vector<ir::PrimExpr> idx;
+      for (const auto& i : items) idx.push_back(to_expr(interp, i, "tensor index"));
+      return wrap(guard_ir([&] { return ir::buffer_load(op->buffer, idx); }));
+    });
+    type->def_property("shape", [](Interpreter&, const Value& v) {
+      std::vector<Value> dims;
+      for (const auto& d : v.as<TensorValue>()->op->buffer->shape) dims.push_back(wrap(d));
+      return script::make_list(std::move(dims));
+    });
+    type->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<TensorValue>()->op->buffer->dtype.to_string()); });
+    type->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<TensorValue>()->op->name); });
+    type->def_property("op", [](Interpreter&, const Value& v) { return Value(std::make_shared<OperationValue>(v.as<TensorValue>()->op)); });
+    type->def_property("ndim", [](Interpreter&, const Value& v) {
+      return Value::integer(static_cast<int64_t>(v.as<TensorValue>()->op->buffer->shape.size()));
+    });
+    return type;
+  }();
+  return t;
+}
+
+TypeObject* TensorValue::type() const { return tensor_type().get(); }
+
+TypeObject* OperationValue::type() const {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("Operation");
+    type->set_module("tvm.te");
+    type->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<OperationValue>()->op->name); });
+    type->def_property("tag", [](Interpreter&, const Value& v) { return script::make_str(v.as<OperationValue>()->op->tag); });
+    type->def_property("num_outputs", [](Interpreter&, const Value&) { return Value::integer(1); });
+    // The axes as their variables (TVM's IterVars convert to them in expressions).
+    type->def_property("axis", [](Interpreter&, const Value& v) {
+      std::vector<Value> out;
+      for (const auto& ax : v.as<OperationValue>()->op->axis) out.push_back(wrap(ir::PrimExpr(ax.var)));
+      return script::make_list(std::move(out));
+    });
+    type->def_property("reduce_axis", [](Interpreter&, const Value& v) {
+      std::vector<Value> out;
+      const auto& op = v.as<OperationValue>()->op;
+      if (op->reduce) {
+        for (const auto& ax : op->reduce->axis) out.push_back(wrap(ir::PrimExpr(ax.var)));
+      }
+      return script::make_list(std::move(out));
+    });
+    type->def_property("input_tensors", [](Interpreter&, const Value& v) {
+      std::vector<Value> out;
+      for (const auto& in : v.as<OperationValue>()->op->inputs) out.push_back(Value(std::make_shared<TensorValue>(in)));
+      return script::make_list(std::move(out));
+    });
+    type->def("output", "self, index", [](Interpreter&, Args& a) {
+      if (a.get_int(1) != 0) a.value_error(1, "a te operation here has one output");
+      return Value(std::make_shared<TensorValue>(a[0].as<OperationValue>()->op));
+    });
+    return type;
+  }();
+  return t.get();
+}
+
+TypeObject* ReduceValue::type() const {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("Reduce");
+    type->set_module("tvm.tir");
+    return type;
+  }();
+  return t.get();
+}
+
+void build_te(Interpreter&, script::Module& m) {
+  Namespace& ns = *m.globals;
+  def_function(ns, "placeholder", "shape, dtype=\"float32\", name=\"placeholder\"", [](Interpreter& interp, Args& a) {
+    std::vector<ir::PrimExpr> shape = shape_arg(interp, a[0], "te.placeholder shape");
+    ir::DataType dtype = to_dtype(interp, a[1], "te.placeholder dtype");
+    return Value(std::make_shared<TensorValue>(te::placeholder(std::move(shape), dtype, a.get_str(2))));
+  }, "te.placeholder(shape, dtype=\"float32\", name=\"placeholder\"): an input tensor.");
+  def_function(ns, "compute", "shape, fcompute, name=\"compute\", tag=\"\", attrs=None", te_compute,
+               "te.compute(shape, lambda i, j: ..., name=\"compute\"): a tensor computed per index (or a reduction).");
+  def_function(ns, "reduce_axis", "dom, name=\"rv\", thread_tag=\"\", span=None", [](Interpreter& interp, Args& a) {
+    std::vector<Value> dom = interp.to_vector(a[0]);
+    if (dom.size() != 2) a.value_error(0, "a reduction domain is (min, max)");
+    ir::PrimExpr lo = to_expr(interp, dom[0], "reduce_axis min"), hi = to_expr(interp, dom[1], "reduce_axis max");
+    ir::PrimExpr extent = guard_ir([&] { return ir::sub(hi, lo); });
+    ir::Var v = ir::make_var(a.get_str(1), extent->dtype);
+    {
+      std::lock_guard<std::mutex> lock(axes_mutex());
+      auto& axes = reduce_axes();
+      for (auto it = axes.begin(); it != axes.end();) it = it->second.first.expired() ? axes.erase(it) : std::next(it);
+      axes[v.get()] = {v, ir::Range{lo, extent}};
+    }
+    return wrap(ir::PrimExpr(v));
+  }, "te.reduce_axis((min, max), name=\"rv\"): a reduction axis for te.sum / te.max / te.min.");
+  def_function(ns, "sum", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Sum, "te.sum"); });
+  def_function(ns, "max", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Max, "te.max"); });
+  def_function(ns, "min", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Min, "te.min"); });
+  def_function(ns, "var", "name=\"tindex\", dtype=\"int32\", span=None", [](Interpreter& interp, Args& a) {
+    return wrap(ir::PrimExpr(ir::make_var(a.get_str(0), to_dtype(interp, a[1], "te.var dtype"))));
+  });
+  def_function(ns, "size_var", "name=\"size\", dtype=\"int32\", span=None", [](Interpreter& interp, Args& a) {
+    return wrap(ir::PrimExpr(std::make_shared<ir::VarNode>(a.get_str(0), to_dtype(interp, a[1], "te.size_var dtype"), true)));
+  });
+  def_function(ns, "const", "value, dtype=None, span=None", [](Interpreter& interp, Args& a) {
+    ir::DataType t = a[1].is_none() ? (a[0].is_float() ? ir::DataType::float32() : ir::DataType::int32()) : to_dtype(interp, a[1], "te.const dtype");
+    return wrap(ir::make_const(t, a[0].as_float()));
+  });
+  def_function(ns, "create_prim_func", "ops, index_dtype_override=None", [](Interpreter& interp, Args& a) {
+    if (!a[1].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: create_prim_func index_dtype_override");
+    std::vector<te::FuncArg> args;
+    for (const auto& v : interp.to_vector(a[0])) {
+      if (auto* t = v.as<TensorValue>()) {
+        args.push_back({t->op, nullptr});
+        continue;
+      }
+      ir::PrimExpr e = to_expr(interp, v, "create_prim_func argument");
+      auto* var = ir::as<ir::VarNode>(e);
+      if (!var) raise(ExcKind::TypeError, "create_prim_func: arguments are tensors or scalar variables, got " + interp.repr(v));
+      args.push_back({nullptr, std::static_pointer_cast<const ir::VarNode>(e)});
+    }
+    ir::PrimFunc f = guard_core([&] { return te::create_prim_func(args); });
+    return Value(std::make_shared<PrimFuncValue>(f, "main"));
+  }, "te.create_prim_func([A, B, C]): the tensors' computation as a PrimFunc (blocks named after the computes).");
+  ns.set(intern("Tensor"), Value(tensor_type()));
+  def_function(ns, "create_schedule", "ops", [](Interpreter&, Args&) -> Value {
+    raise(ExcKind::NotImplementedError,
+          "not supported yet: te.create_schedule (the stage schedule); use tvm.tir.Schedule(te.create_prim_func([...]))");
+  });
+}
+
+}  // namespace
+
+void register_tvm_te_module() { script::ModuleLoader::register_builtin("tvm.te", build_te); }
+
+}  // namespace tsch::bindings

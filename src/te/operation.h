@@ -1,0 +1,69 @@
+// Tensor expressions (TVM's te): operations that produce tensors — placeholders (inputs) and
+// computes (a value per output index, or a reduction over reduce axes) — and
+// create_prim_func, which turns a set of them into a schedulable PrimFunc with TVM's block
+// and iterator names. A tensor is read as a load of its operation's buffer, so a compute's
+// body is an ordinary TIR expression; the operation a buffer belongs to is looked up when
+// functions are created.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/buffer.h"
+#include "ir/module.h"
+#include "ir/stmt.h"
+
+namespace tsch::te {
+
+enum class ReduceKind { Sum, Max, Min };
+
+// `te.sum(source, axis=[k], where=cond)`: the reduction a compute's value is.
+struct Reduce {
+  ReduceKind kind = ReduceKind::Sum;
+  ir::PrimExpr source;
+  std::vector<ir::IterVar> axis;
+  ir::PrimExpr condition;  // null: always
+};
+
+struct OperationNode;
+using Operation = std::shared_ptr<const OperationNode>;
+
+struct OperationNode {
+  enum class Kind { Placeholder, Compute };
+  Kind kind = Kind::Placeholder;
+  std::string name;
+  std::string tag;
+  ir::AttrMap attrs;
+  ir::Buffer buffer;  // the output tensor: its shape, dtype and the loads that read it
+  // Compute: the output axes (one per dimension), the value or the reduction.
+  std::vector<ir::IterVar> axis;
+  ir::PrimExpr body;
+  std::optional<Reduce> reduce;
+  // The operations whose tensors the value reads (found from its loads).
+  std::vector<Operation> inputs;
+};
+
+Operation placeholder(std::vector<ir::PrimExpr> shape, ir::DataType dtype, std::string name);
+// `axis` holds the index variables the value was built with (named as the lambda's
+// parameters); `value` is the element value, or `reduce` the reduction.
+Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir::PrimExpr value, std::optional<Reduce> reduce,
+                  std::string name, std::string tag, ir::AttrMap attrs);
+
+// The operation whose output `buffer` is, or null.
+Operation operation_of(const ir::BufferNode* buffer);
+
+// An argument of create_prim_func: a tensor (its operation) or a scalar variable.
+struct FuncArg {
+  Operation op;
+  ir::Var var;
+};
+
+// TVM's te.create_prim_func: `args` become the parameters in order; every compute they depend
+// on becomes a block, in dependency order (blocks named after their operations, iterators
+// v_<axis>, reductions with T.init); computes outside `args` get buffers allocated in the root
+// block. UserError (ValueError) when a placeholder an output reads is not an argument.
+ir::PrimFunc create_prim_func(const std::vector<FuncArg>& args);
+
+}  // namespace tsch::te
