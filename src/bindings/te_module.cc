@@ -93,7 +93,32 @@ std::vector<ir::PrimExpr> shape_arg(Interpreter& interp, const Value& v, const s
   return shape;
 }
 
+bool is_reduce_axis(Interpreter& interp, const Value& v) {
+  if (!is_expr(v)) return false;
+  auto* var = ir::as<ir::VarNode>(to_expr(interp, v, "axis"));
+  std::lock_guard<std::mutex> lock(axes_mutex());
+  auto it = var ? reduce_axes().find(var) : reduce_axes().end();
+  return it != reduce_axes().end() && !it->second.first.expired();
+}
+
 Value make_reduce(Interpreter& interp, Args& a, te::ReduceKind kind, const char* what) {
+  // As TVM's comm_reducer: with expressions instead of reduce axes, te.max(a, b) combines them.
+  bool axis_list = a[1].as<script::List>() || a[1].as<script::Tuple>();
+  if (!axis_list && !is_reduce_axis(interp, a[1])) {
+    ir::PrimExpr acc = to_expr(interp, a[0], what);
+    for (size_t i = 1; i < 3 && !a[i].is_none(); ++i) {
+      ir::PrimExpr x = to_expr(interp, a[i], what);
+      acc = guard_ir([&] {
+        switch (kind) {
+          case te::ReduceKind::Sum: return ir::add(acc, x);
+          case te::ReduceKind::Max: return ir::make_binary(ir::ExprKind::Max, acc, x);
+          case te::ReduceKind::Min: return ir::make_binary(ir::ExprKind::Min, acc, x);
+        }
+        return acc;
+      });
+    }
+    return wrap(acc);
+  }
   te::Reduce r;
   r.kind = kind;
   r.source = to_expr(interp, a[0], what);
@@ -222,7 +247,7 @@ TypeObject* ReduceValue::type() const {
   return t.get();
 }
 
-void build_te(Interpreter&, script::Module& m) {
+void build_te(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
   def_function(ns, "placeholder", "shape, dtype=\"float32\", name=\"placeholder\"", [](Interpreter& interp, Args& a) {
     std::vector<ir::PrimExpr> shape = shape_arg(interp, a[0], "te.placeholder shape");
@@ -258,6 +283,15 @@ void build_te(Interpreter&, script::Module& m) {
     ir::DataType t = a[1].is_none() ? (a[0].is_float() ? ir::DataType::float32() : ir::DataType::int32()) : to_dtype(interp, a[1], "te.const dtype");
     return wrap(ir::make_const(t, a[0].as_float()));
   });
+  // Element-wise math, as tvm.te re-exports it from tvm.tir.
+  {
+    Namespace& tir = *interp.modules().import(interp, "tvm.script.tir", "")->globals;
+    for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "floor",
+                          "ceil", "round", "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv",
+                          "floormod", "truncdiv", "truncmod"}) {
+      if (Value* v = tir.find(intern(f))) ns.set(intern(f), *v);
+    }
+  }
   def_function(ns, "create_prim_func", "ops, index_dtype_override=None", [](Interpreter& interp, Args& a) {
     if (!a[1].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: create_prim_func index_dtype_override");
     std::vector<te::FuncArg> args;
