@@ -15,6 +15,7 @@
 #include "bindings/runtime_values.h"
 #include "bindings/target_values.h"
 #include "bindings/transform_values.h"
+#include "bindings/tvm_build.h"
 #include "ir/printer.h"
 #include "relax/build.h"
 #include "relax/expr.h"
@@ -81,27 +82,18 @@ runtime::PackedFunc checked(runtime::PackedFunc f, const relax::Executable& ex, 
   }, name);
 }
 
-bool print_after_all() {
-  const char* env = std::getenv("TSCH_PRINT_AFTER_ALL");
-  return env && *env && std::string(env) != "0";
-}
-
 // The module to build: Relax and TIR functions under their names.
 ir::IRModule relax_module_arg(Interpreter& interp, const Value& v) { return to_module(interp, v, "relax.build"); }
 
 Value relax_build(Interpreter& interp, const Value& mod_value, const Value& target_value) {
   ir::IRModule mod = relax_module_arg(interp, mod_value);
-  target::Target target = target_value.is_none() ? target::current_target() : target::Target();
-  if (!target) target = target_arg(interp, target_value, "llvm");
+  target::Target target = build_target(interp, target_value);
   relax::RelaxBuildOptions options;
   std::vector<std::string> notes;
-  options.tir.notes = &notes;
+  options.tir = build_options(interp, &notes);
   if (print_after_all()) {
     options.after_pass = [&interp](const std::string& pass, const ir::IRModule& m) {
       interp.write_stdout("# IR after " + pass + ":\n" + ir::script(m));
-    };
-    options.tir.after_pass = [&interp](const std::string& pass, const std::string& func, const ir::PrimFunc& f) {
-      interp.write_stdout("# IR after " + pass + " (" + func + "):\n" + ir::script(f, func));
     };
   }
   relax::Executable ex;
@@ -110,9 +102,7 @@ Value relax_build(Interpreter& interp, const Value& mod_value, const Value& targ
   } catch (const runtime::BuildError& e) {
     raise(ExcKind::RuntimeError, e.what());
   }
-  std::fflush(stdout);
-  for (const auto& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-  std::fflush(stderr);
+  print_notes(notes);
   return Value(std::make_shared<ExecutableValue>(std::move(ex)));
 }
 

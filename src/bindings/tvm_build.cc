@@ -26,12 +26,12 @@ using script::TypeObject;
 using script::TypeRef;
 using tsch::intern;
 
-namespace {
-
 bool print_after_all() {
   const char* env = std::getenv("TSCH_PRINT_AFTER_ALL");
   return env && *env && std::string(env) != "0";
 }
+
+namespace {
 
 // The module to build, with functions named by their global symbol.
 ir::IRModule module_arg(Interpreter& interp, const Value& v) {
@@ -49,6 +49,8 @@ ir::IRModule module_arg(Interpreter& interp, const Value& v) {
   }
   return out;
 }
+
+}  // namespace
 
 driver::BuildOptions build_options(Interpreter& interp, std::vector<std::string>* notes) {
   driver::BuildOptions options;
@@ -73,6 +75,8 @@ target::Target build_target(Interpreter& interp, const Value& v) {
     if (target::Target current = target::current_target()) return current;
   return target_arg(interp, v, "llvm");
 }
+
+namespace {
 
 Value lower(Interpreter& interp, const Value& mod_value) {
   std::vector<std::string> notes;
