@@ -107,6 +107,19 @@ TypeRef make_expr_type() {
     if (e->kind == K::NE) return Value::boolean(ir::binary_a(e) != ir::binary_b(e));
     raise(ExcKind::TypeError, "cannot use the symbolic expression " + ir::script(e) + " as a Python bool");
   });
+  // int(IntImm) / float(FloatImm), as TVM's constants convert (int(C.shape[0])).
+  t->def("__int__", "self", [](Interpreter&, Args& a) {
+    const ir::PrimExpr& e = a[0].as<ExprValue>()->expr;
+    if (auto* i = ir::as<ir::IntImmNode>(e)) return Value::integer(i->value);
+    if (auto* f = ir::as<ir::FloatImmNode>(e)) return Value::integer(static_cast<int64_t>(f->value));
+    raise(ExcKind::TypeError, "int() argument must be a constant expression, not the symbolic " + ir::script(e));
+  });
+  t->def("__float__", "self", [](Interpreter&, Args& a) {
+    const ir::PrimExpr& e = a[0].as<ExprValue>()->expr;
+    if (auto* i = ir::as<ir::IntImmNode>(e)) return Value::real(static_cast<double>(i->value));
+    if (auto* f = ir::as<ir::FloatImmNode>(e)) return Value::real(f->value);
+    raise(ExcKind::TypeError, "float() argument must be a constant expression, not the symbolic " + ir::script(e));
+  });
   t->def("__hash__", "self", [](Interpreter&, Args& a) {
     return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<ExprValue>()->expr.get())));
   });

@@ -77,7 +77,25 @@ Value function_of(const RuntimeModuleValue& m, const std::string& name) {
   return f ? wrap_packed_func(f) : Value();
 }
 
-Value lookup_function(RuntimeModuleValue& m, const std::string& name) {
+// TVM's Module.entry_name: the name that stands for the module's entry function — "main",
+// or its only function.
+constexpr const char* kEntryName = "__tvm_main__";
+
+std::string entry_function(const RuntimeModuleValue& m) {
+  const auto& functions = m.module->code->functions();
+  std::string names;
+  for (const auto& sig : functions) {
+    if (sig.name == "main") return "main";
+    names += (names.empty() ? "" : ", ") + sig.name;
+  }
+  if (functions.size() == 1) return functions[0].name;
+  raise(ExcKind::TypeError, "Module has no entry function (it has: " + names + "); call lib[\"name\"](...)");
+}
+
+std::string function_name(const RuntimeModuleValue& m, const std::string& name) { return name == kEntryName ? entry_function(m) : name; }
+
+Value lookup_function(RuntimeModuleValue& m, const std::string& given) {
+  std::string name = function_name(m, given);
   Value f = function_of(m, name);
   if (f.is_none()) {
     std::string names;
@@ -98,7 +116,7 @@ auto guard_build(F&& f) -> decltype(f()) {
 
 Value time_evaluator(Interpreter& interp, Args& a) {
   auto* m = a[0].as<RuntimeModuleValue>();
-  runtime::PackedFunc fn = runtime::get_function(m->module, a.get_str(1), false);
+  runtime::PackedFunc fn = runtime::get_function(m->module, function_name(*m, a.get_str(1)), false);
   if (!fn) lookup_function(*m, a.get_str(1));  // raises, naming the module's functions
   runtime::Device dev = device_arg(interp, a[2]);
   runtime::TimeEvaluatorOptions options{a.get_int(3), a.get_int(4), a.get_int(5), a.get_int(6), a.get_int(7)};
@@ -119,21 +137,13 @@ TypeRef make_module_type() {
   // lib(a, b, c) calls the entry function, as TVM's Module does: "main", or the only one.
   t->def("__call__", "self, *args", [](Interpreter& interp, Args& a) {
     auto& m = *a[0].as<RuntimeModuleValue>();
-    const auto& functions = m.module->code->functions();
-    std::string entry;
-    std::string names;
-    for (const auto& sig : functions) {
-      if (sig.name == "main") entry = "main";
-      names += (names.empty() ? "" : ", ") + sig.name;
-    }
-    if (entry.empty() && functions.size() == 1) entry = functions[0].name;
-    if (entry.empty()) raise(ExcKind::TypeError, "Module has no entry function (it has: " + names + "); call lib[\"name\"](...)");
-    return interp.call(lookup_function(m, entry), a.varargs());
+    return interp.call(lookup_function(m, entry_function(m)), a.varargs());
   });
+  t->def_property("entry_name", [](Interpreter&, const Value&) { return script::make_str(kEntryName); });
   t->def("get_function", "self, name, query_imports=False", [](Interpreter&, Args& a) {
     auto& m = *a[0].as<RuntimeModuleValue>();
     if (!a.get_bool(2)) return lookup_function(m, a.get_str(1));
-    runtime::PackedFunc f = runtime::get_function(m.module, a.get_str(1), true);
+    runtime::PackedFunc f = runtime::get_function(m.module, function_name(m, a.get_str(1)), true);
     if (!f) raise(ExcKind::AttributeError, "Module has no function '" + a.get_str(1) + "' (imports searched too)");
     return wrap_packed_func(f);
   });

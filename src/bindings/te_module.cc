@@ -1,13 +1,17 @@
-// `tvm.te` in scripts, first part: tensors (te.placeholder, te.compute with a lambda whose
-// parameter names name the axes, indexing), reductions (te.reduce_axis, te.sum / max / min
-// with where=), te.var / size_var / const, and te.create_prim_func. The stage schedule
-// (te.create_schedule, s[C].split ...) is not there yet and says so.
+// `tvm.te` in scripts: tensors (te.placeholder, te.compute with a lambda whose parameter
+// names name the axes, indexing), reductions (te.reduce_axis, te.sum / max / min with
+// where=), te.var / size_var / const, and te.create_prim_func. The stage schedule is in
+// te_schedule_values.cc.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <unordered_map>
 
 #include "bindings/ir_values.h"
+#include "bindings/te_values.h"
+#include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
@@ -25,33 +29,6 @@ using script::TypeObject;
 using script::TypeRef;
 
 namespace {
-
-// A tensor: an operation's output (TVM's te.Tensor).
-class TensorValue : public script::Object {
- public:
-  explicit TensorValue(te::Operation o) : op(std::move(o)) {}
-  TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override {
-    return fmt::format("Tensor(shape={}, op.name={})", shape_text(), op->name);
-  }
-  std::string shape_text() const {
-    std::string s = "[";
-    for (size_t i = 0; i < op->buffer->shape.size(); ++i) s += (i ? ", " : "") + ir::script(op->buffer->shape[i]);
-    return s + "]";
-  }
-  te::Operation op;
-};
-
-// An operation (TVM's te.Operation: `C.op`).
-class OperationValue : public script::Object {
- public:
-  explicit OperationValue(te::Operation o) : op(std::move(o)) {}
-  TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override {
-    return std::string(op->kind == te::OperationNode::Kind::Compute ? "compute(" : "placeholder(") + op->name + ")";
-  }
-  te::Operation op;
-};
 
 // te.sum(...): only a compute's value may be one.
 class ReduceValue : public script::Object {
@@ -86,6 +63,12 @@ std::vector<ir::PrimExpr> shape_arg(Interpreter& interp, const Value& v, const s
   std::vector<Value> dims = v.as<script::Tuple>() || v.as<script::List>() ? interp.to_vector(v) : std::vector<Value>{v};
   std::vector<ir::PrimExpr> shape;
   for (const auto& d : dims) {
+    // TVM's tutorials write `N / bn` (a float in Python 3) for a dimension; a whole float is
+    // taken as the integer it is.
+    if (d.is_float() && d.as_float() == std::floor(d.as_float()) && std::fabs(d.as_float()) < 9.0e15) {
+      shape.push_back(ir::make_int(static_cast<int64_t>(d.as_float())));
+      continue;
+    }
     ir::PrimExpr e = to_expr(interp, d, what);
     if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: dimensions must be integers, got {}", what, e->dtype.to_string()));
     shape.push_back(e);
@@ -161,6 +144,31 @@ Value te_compute(Interpreter& interp, Args& a) {
   } else {
     value = to_expr(interp, result, "the value fcompute returns");
   }
+  // A reduce axis read outside a reduction over it would be an unbound variable.
+  {
+    std::vector<const ir::VarNode*> reduced;
+    if (reduce) {
+      for (const auto& ax : reduce->axis) reduced.push_back(ax.var.get());
+    }
+    auto check = [&](const ir::PrimExpr& e) {
+      if (!e) return;
+      ir::for_each_expr(e, [&](const ir::PrimExpr& x) {
+        auto* var = ir::as<ir::VarNode>(x);
+        if (!var || std::find(reduced.begin(), reduced.end(), var) != reduced.end()) return;
+        std::lock_guard<std::mutex> lock(axes_mutex());
+        auto it = reduce_axes().find(var);
+        if (it != reduce_axes().end() && !it->second.first.expired()) {
+          raise(ExcKind::ValueError, fmt::format("te.compute: the reduce axis {} is used outside a reduction over it (te.sum(..., axis={}))",
+                                                 var->name, var->name));
+        }
+      });
+    };
+    check(value);
+    if (reduce) {
+      check(reduce->source);
+      check(reduce->condition);
+    }
+  }
   ir::AttrMap attrs;
   if (!a[4].is_none()) {
     raise(ExcKind::NotImplementedError, "not supported yet: te.compute attrs");
@@ -201,7 +209,42 @@ TypeRef tensor_type() {
   return t;
 }
 
+}  // namespace
+
 TypeObject* TensorValue::type() const { return tensor_type().get(); }
+
+std::string TensorValue::repr_hook(Interpreter&) {
+  std::string shape = "[";
+  for (size_t i = 0; i < op->buffer->shape.size(); ++i) shape += (i ? ", " : "") + ir::script(op->buffer->shape[i]);
+  return fmt::format("Tensor(shape={}], op.name={})", shape, op->name);
+}
+
+std::string OperationValue::repr_hook(Interpreter&) {
+  return std::string(op->kind == te::OperationNode::Kind::Compute ? "compute(" : "placeholder(") + op->name + ")";
+}
+
+te::Operation operation_arg(const Value& v) {
+  if (auto* t = v.as<TensorValue>()) return t->op;
+  if (auto* o = v.as<OperationValue>()) return o->op;
+  return nullptr;
+}
+
+std::vector<te::FuncArg> te_func_args(Interpreter& interp, const Value& list, const std::string& what) {
+  std::vector<te::FuncArg> args;
+  for (const auto& v : interp.to_vector(list)) {
+    if (auto* t = v.as<TensorValue>()) {
+      args.push_back({t->op, nullptr});
+      continue;
+    }
+    ir::PrimExpr e = to_expr(interp, v, what + " argument");
+    auto* var = ir::as<ir::VarNode>(e);
+    if (!var) raise(ExcKind::TypeError, what + ": arguments are tensors or scalar variables, got " + interp.repr(v));
+    args.push_back({nullptr, std::static_pointer_cast<const ir::VarNode>(e)});
+  }
+  return args;
+}
+
+
 
 TypeObject* OperationValue::type() const {
   static TypeRef t = [] {
@@ -237,6 +280,8 @@ TypeObject* OperationValue::type() const {
   }();
   return t.get();
 }
+
+namespace {
 
 TypeObject* ReduceValue::type() const {
   static TypeRef t = [] {
@@ -294,25 +339,12 @@ void build_te(Interpreter& interp, script::Module& m) {
   }
   def_function(ns, "create_prim_func", "ops, index_dtype_override=None", [](Interpreter& interp, Args& a) {
     if (!a[1].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: create_prim_func index_dtype_override");
-    std::vector<te::FuncArg> args;
-    for (const auto& v : interp.to_vector(a[0])) {
-      if (auto* t = v.as<TensorValue>()) {
-        args.push_back({t->op, nullptr});
-        continue;
-      }
-      ir::PrimExpr e = to_expr(interp, v, "create_prim_func argument");
-      auto* var = ir::as<ir::VarNode>(e);
-      if (!var) raise(ExcKind::TypeError, "create_prim_func: arguments are tensors or scalar variables, got " + interp.repr(v));
-      args.push_back({nullptr, std::static_pointer_cast<const ir::VarNode>(e)});
-    }
+    std::vector<te::FuncArg> args = te_func_args(interp, a[0], "create_prim_func");
     ir::PrimFunc f = guard_core([&] { return te::create_prim_func(args); });
     return Value(std::make_shared<PrimFuncValue>(f, "main"));
   }, "te.create_prim_func([A, B, C]): the tensors' computation as a PrimFunc (blocks named after the computes).");
   ns.set(intern("Tensor"), Value(tensor_type()));
-  def_function(ns, "create_schedule", "ops", [](Interpreter&, Args&) -> Value {
-    raise(ExcKind::NotImplementedError,
-          "not supported yet: te.create_schedule (the stage schedule); use tvm.tir.Schedule(te.create_prim_func([...]))");
-  });
+  install_te_schedule(interp, ns);
 }
 
 }  // namespace

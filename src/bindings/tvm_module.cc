@@ -34,6 +34,7 @@ using script::raise;
 void register_tvmscript_tir_module();
 void register_tvmscript_relax_module();
 void register_tvm_te_module();
+void register_tvm_contrib_modules();
 void install_schedule(script::Namespace& tir_ns);
 
 void check_module_roundtrip(Interpreter& interp, const ir::IRModule& mod);
@@ -186,6 +187,16 @@ void build_tir(Interpreter& interp, script::Module& m) {
   def_function(ns, "FloatImm", "dtype, value", [](Interpreter& interp, Args& a) {
     return wrap(ir::make_float(a.get_float(1), to_dtype(interp, a[0], "tvm.tir.FloatImm dtype")));
   });
+  // The expression functions tvm.tir exports (the same as T.*'s), and indexdiv / indexmod,
+  // TVM's names for the floor division and modulo of index expressions.
+  Namespace& t = *import(interp, "tvm.script.tir")->globals;
+  for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "floor", "ceil", "round",
+                        "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv", "floormod", "truncdiv",
+                        "truncmod", "Select", "Cast", "call_packed", "call_extern"}) {
+    if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
+  }
+  if (Value* v = t.find(intern("floordiv"))) ns.set(intern("indexdiv"), *v);
+  if (Value* v = t.find(intern("floormod"))) ns.set(intern("indexmod"), *v);
 }
 
 void build_tir_analysis(Interpreter&, script::Module& m) {
@@ -212,7 +223,7 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("tir"), Value(import(interp, "tvm.tir")));
   ns.set(intern("s_tir"), Value(import(interp, "tvm.s_tir")));
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
-  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te"})
+  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te", "contrib"})
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
   install_runtime_devices(ns);
@@ -337,6 +348,7 @@ void register_tvm_modules() {
   register_tvmscript_relax_module();
   register_tvm_relax_modules();
   register_tvm_te_module();
+  register_tvm_contrib_modules();
   script::ModuleLoader::register_builtin("tvm", build_tvm);
   script::ModuleLoader::register_builtin("tvm.script", build_script);
   script::ModuleLoader::register_builtin("tvm.script.ir", build_script_ir);

@@ -156,8 +156,45 @@ bool is_comparison(BinaryOp op) {
 
 }  // namespace
 
+namespace {
+
+// The common case at full speed: dense float32/float64 operands of the result's type, of one
+// shape (or one of them a single element), under + - * /. The same arithmetic as the
+// general path (one IEEE operation in the result type), without per-element dispatch.
+template <typename T>
+void fast_binary(BinaryOp op, const T* x, int64_t sx, const T* y, int64_t sy, T* out, int64_t n) {
+  switch (op) {
+    case BinaryOp::Add: for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] + y[i * sy]; break;
+    case BinaryOp::Sub: for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] - y[i * sy]; break;
+    case BinaryOp::Mul: for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] * y[i * sy]; break;
+    case BinaryOp::TrueDiv: for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] / y[i * sy]; break;
+    default: break;
+  }
+}
+
+bool try_fast_binary(BinaryOp op, const NDArray& a, const NDArray& b, DataType result, const Shape& out_shape, NDArray& out) {
+  if (op != BinaryOp::Add && op != BinaryOp::Sub && op != BinaryOp::Mul && op != BinaryOp::TrueDiv) return false;
+  if (!result.is_float() || (result.bits != 32 && result.bits != 64) || result.lanes != 1) return false;
+  if (!(a.dtype() == result) || !(b.dtype() == result) || !a.is_dense() || !b.is_dense()) return false;
+  int64_t n = shape_size(out_shape), na = shape_size(a.shape()), nb = shape_size(b.shape());
+  if ((na != n && na != 1) || (nb != n && nb != 1)) return false;
+  int64_t sx = na == 1 ? 0 : 1, sy = nb == 1 ? 0 : 1;
+  if (result.bits == 32) {
+    fast_binary(op, static_cast<const float*>(a.data()), sx, static_cast<const float*>(b.data()), sy, static_cast<float*>(out.data()), n);
+  } else {
+    fast_binary(op, static_cast<const double*>(a.data()), sx, static_cast<const double*>(b.data()), sy, static_cast<double*>(out.data()), n);
+  }
+  return true;
+}
+
+}  // namespace
+
 NDArrayRef binary(BinaryOp op, const NDArray& a, const NDArray& b, DataType result) {
   Shape out_shape = broadcast_shapes(a.shape(), b.shape());
+  if (!is_comparison(op)) {
+    auto out = make_array(result, out_shape);
+    if (try_fast_binary(op, a, b, result, out_shape, *out)) return out;
+  }
   // Comparisons compute in the operands' common type; arithmetic in the result type.
   DataType compute = is_comparison(op) ? promote(a.dtype(), b.dtype()) : result;
   auto out = make_array(is_comparison(op) ? DataType::bool_() : result, out_shape);

@@ -73,6 +73,8 @@ ir::PrimExpr combine(ReduceKind kind, ir::PrimExpr acc, ir::PrimExpr x) {
 
 class FuncBuilder {
  public:
+  explicit FuncBuilder(std::unordered_map<const OperationNode*, std::string>* block_names) : block_names_(block_names) {}
+
   ir::PrimFunc build(const std::vector<FuncArg>& args) {
     auto func = std::make_shared<ir::PrimFuncNode>();
     std::unordered_set<const OperationNode*> is_arg;
@@ -150,6 +152,7 @@ class FuncBuilder {
     for (size_t i = 0; i < op.axis.size(); ++i) store_at.push_back(to_iter.at(op.axis[i].var.get()));
     auto block = std::make_shared<ir::BlockNode>();
     block->name = fresh(op.name);
+    if (block_names_) (*block_names_)[&op] = block->name;
     block->iter_vars = iters;
     block->annotations = op.attrs;
     if (op.reduce) {
@@ -173,6 +176,7 @@ class FuncBuilder {
     return body;
   }
 
+  std::unordered_map<const OperationNode*, std::string>* block_names_;
   std::unordered_set<const OperationNode*> visited_;
   std::vector<Operation> order_;
   std::map<std::string, int> names_;
@@ -220,6 +224,8 @@ Operation operation_of(const ir::BufferNode* buffer) {
   return it == registry().end() ? nullptr : it->second.lock();
 }
 
-ir::PrimFunc create_prim_func(const std::vector<FuncArg>& args) { return FuncBuilder().build(args); }
+ir::PrimFunc create_prim_func(const std::vector<FuncArg>& args, std::unordered_map<const OperationNode*, std::string>* block_names) {
+  return FuncBuilder(block_names).build(args);
+}
 
 }  // namespace tsch::te

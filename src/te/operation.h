@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/buffer.h"
@@ -64,6 +65,8 @@ struct FuncArg {
 // on becomes a block, in dependency order (blocks named after their operations, iterators
 // v_<axis>, reductions with T.init); computes outside `args` get buffers allocated in the root
 // block. UserError (ValueError) when a placeholder an output reads is not an argument.
-ir::PrimFunc create_prim_func(const std::vector<FuncArg>& args);
+// `block_names` (optional) receives the block each compute became.
+ir::PrimFunc create_prim_func(const std::vector<FuncArg>& args,
+                              std::unordered_map<const OperationNode*, std::string>* block_names = nullptr);
 
 }  // namespace tsch::te

@@ -1,5 +1,6 @@
 // tir.LowerOpaqueBlock: blocks disappear. A block's predicate becomes an `if`, its
-// alloc_buffers become allocations around its body.
+// alloc_buffers become allocations around its body. As TVM's, a loop of extent 1 without
+// annotations or a thread binding goes too (its variable replaced by the loop's start).
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "transform/pass.h"
@@ -11,6 +12,11 @@ class BlockRemover : public ir::IRMutator {
  public:
   using IRMutator::mutate;
   ir::Stmt mutate(const ir::Stmt& s) override {
+    if (auto* loop = ir::as<ir::ForNode>(s)) {
+      if (ir::is_one(loop->extent) && loop->annotations.empty() && loop->for_kind != ir::ForKind::ThreadBinding) {
+        return mutate(ir::substitute(loop->body, {{loop->loop_var.get(), loop->min}}));
+      }
+    }
     auto* realize = ir::as<ir::BlockRealizeNode>(s);
     if (!realize) return mutate_children(s);
     const ir::BlockNode& block = *realize->block;

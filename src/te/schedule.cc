@@ -1,0 +1,344 @@
+// The stage record: what each stage call changes, checked as TVM's legacy schedule checks it
+// (schedule_lang.cc's messages), then confirmed by replaying the schedule as tir primitives.
+#include "te/schedule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "support/error.h"
+
+namespace tsch::te {
+
+ir::IterType Stage::type_of(const ir::VarNode* v) const {
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i].get() == v) return all_types[i];
+  }
+  return ir::IterType::DataPar;
+}
+
+namespace {
+
+void add_var(Stage& s, const ir::Var& v, ir::IterType t) {
+  s.all.push_back(v);
+  s.all_types.push_back(t);
+}
+
+Stage make_stage(int id, Operation op) {
+  Stage s;
+  s.id = id;
+  s.op = std::move(op);
+  for (const auto& ax : s.op->axis) {
+    s.root.push_back(ax.var);
+    add_var(s, ax.var, ir::IterType::DataPar);
+  }
+  if (s.op->reduce) {
+    for (const auto& ax : s.op->reduce->axis) {
+      s.root.push_back(ax.var);
+      add_var(s, ax.var, ir::IterType::CommReduce);
+    }
+  }
+  s.leaf = s.root;
+  return s;
+}
+
+std::string stage_text(const Stage& s) { return "stage(" + s.op->name + ")"; }
+
+}  // namespace
+
+Schedule::Schedule(const std::vector<Operation>& outputs) : outputs_(outputs) {
+  // Every operation the outputs depend on, inputs first (TVM's post-DFS order).
+  std::unordered_map<const OperationNode*, int> ids;
+  std::function<void(const Operation&)> visit = [&](const Operation& op) {
+    if (ids.count(op.get())) return;
+    for (const auto& in : op->inputs) visit(in);
+    int id = next_id_++;
+    ids[op.get()] = id;
+    Stage s = make_stage(id, op);
+    for (const auto& in : op->inputs) s.inputs.push_back(ids.at(in.get()));
+    stages_.push_back(std::move(s));
+  };
+  for (const auto& op : outputs) visit(op);
+  for (const auto& op : outputs) mut(ids.at(op.get())).is_output = true;
+}
+
+int Schedule::stage_of(const OperationNode* op) const {
+  for (const auto& s : stages_) {
+    if (s.op.get() == op) return s.id;
+  }
+  return -1;
+}
+
+const Stage& Schedule::stage(int id) const {
+  for (const auto& s : stages_) {
+    if (s.id == id) return s;
+  }
+  TSCH_INTERNAL_ASSERT(false) << "no stage " << id;
+}
+
+Stage& Schedule::mut(int id) { return const_cast<Stage&>(stage(id)); }
+
+size_t Schedule::leaf_position(const Stage& s, const ir::Var& v) const {
+  for (size_t i = 0; i < s.leaf.size(); ++i) {
+    if (s.leaf[i] == v) return i;
+  }
+  bool known = std::find(s.all.begin(), s.all.end(), v) != s.all.end();
+  TSCH_USER_ASSERT(!known, ValueError) << "Operate on iter var " << v->name << " that has already been split (or fused) in " << stage_text(s);
+  std::string owner;
+  for (const auto& other : stages_) {
+    if (std::find(other.all.begin(), other.all.end(), v) != other.all.end()) owner = " (it is an axis of " + stage_text(other) + ")";
+  }
+  TSCH_USER_ASSERT(false, ValueError) << "Operate on iter var " << v->name << " that is not part of the schedule of " << stage_text(s) << owner;
+}
+
+template <class F>
+auto Schedule::checked(F&& change) {
+  Schedule next = *this;
+  auto result = change(next);
+  next.to_prim_func(next.default_args(), "main");
+  *this = std::move(next);
+  return result;
+}
+
+namespace {
+void check_schedulable(const Stage& s) {
+  TSCH_USER_ASSERT(!s.is_placeholder(), ValueError)
+      << stage_text(s) << " is a placeholder (an input): it has no loops to schedule";
+}
+}  // namespace
+
+std::pair<ir::Var, ir::Var> Schedule::split(int id, const ir::Var& parent, std::optional<int64_t> factor, std::optional<int64_t> nparts) {
+  return checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    size_t pos = next.leaf_position(s, parent);
+    int64_t by = factor ? *factor : *nparts;
+    TSCH_USER_ASSERT(by > 0, ValueError) << "split: the " << (factor ? "factor" : "nparts") << " must be positive, got " << by;
+    ir::IterType t = s.type_of(parent.get());
+    ir::Var outer = ir::make_var(parent->name + "_outer", parent->dtype), inner = ir::make_var(parent->name + "_inner", parent->dtype);
+    s.relations.push_back(IterRelation{IterRelation::Kind::Split, {parent, outer, inner}, factor, nparts});
+    add_var(s, outer, t);
+    add_var(s, inner, t);
+    s.leaf.erase(s.leaf.begin() + static_cast<std::ptrdiff_t>(pos));
+    s.leaf.insert(s.leaf.begin() + static_cast<std::ptrdiff_t>(pos), {outer, inner});
+    return std::make_pair(outer, inner);
+  });
+}
+
+std::vector<ir::Var> Schedule::tile(int id, const ir::Var& x, const ir::Var& y, int64_t x_factor, int64_t y_factor) {
+  auto [xo, xi] = split(id, x, x_factor, std::nullopt);
+  auto [yo, yi] = split(id, y, y_factor, std::nullopt);
+  reorder(id, {xo, yo, xi, yi});
+  return {xo, yo, xi, yi};
+}
+
+ir::Var Schedule::fuse(int id, const std::vector<ir::Var>& vars) {
+  TSCH_USER_ASSERT(!vars.empty(), NotImplementedError) << "not supported yet: fuse of no axes (TVM's singleton loop)";
+  return checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    ir::Var fused = vars[0];
+    next.leaf_position(s, fused);
+    for (size_t k = 1; k < vars.size(); ++k) {
+      ir::Var outer = fused, inner = vars[k];
+      size_t pos_outer = next.leaf_position(s, outer), pos_inner = next.leaf_position(s, inner);
+      if (pos_inner + 1 == pos_outer) {
+        std::swap(outer, inner);
+        std::swap(pos_outer, pos_inner);
+      }
+      TSCH_USER_ASSERT(pos_inner == pos_outer + 1, ValueError)
+          << "Can only fuse iterations that are consecutive between each other (" << outer->name << " and " << inner->name
+          << " are not next to each other in " << stage_text(s) << ")";
+      ir::IterType t = std::max(s.type_of(outer.get()), s.type_of(inner.get()));
+      ir::DataType dtype = outer->dtype.bits >= inner->dtype.bits ? outer->dtype : inner->dtype;
+      fused = ir::make_var(outer->name + "_" + inner->name + "_fused", dtype);
+      s.relations.push_back(IterRelation{IterRelation::Kind::Fuse, {outer, inner, fused}, std::nullopt, std::nullopt});
+      add_var(s, fused, t);
+      s.leaf.erase(s.leaf.begin() + static_cast<std::ptrdiff_t>(pos_outer), s.leaf.begin() + static_cast<std::ptrdiff_t>(pos_inner) + 1);
+      s.leaf.insert(s.leaf.begin() + static_cast<std::ptrdiff_t>(pos_outer), fused);
+    }
+    return fused;
+  });
+}
+
+void Schedule::reorder(int id, const std::vector<ir::Var>& order) {
+  checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    std::unordered_set<const ir::VarNode*> seen;
+    std::vector<size_t> pos;
+    for (const auto& v : order) {
+      TSCH_USER_ASSERT(seen.insert(v.get()).second, ValueError) << "Same axis can not appear more than once " << v->name;
+      pos.push_back(next.leaf_position(s, v));
+    }
+    std::sort(pos.begin(), pos.end());
+    for (size_t i = 0; i < pos.size(); ++i) s.leaf[pos[i]] = order[i];
+    s.relations.push_back(IterRelation{IterRelation::Kind::Reorder, order, std::nullopt, std::nullopt});
+    return 0;
+  });
+}
+
+void Schedule::annotate(int id, LoopAnnotation annotation) {
+  checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    next.leaf_position(s, annotation.iter_var);
+    s.annotations.push_back(std::move(annotation));
+    return 0;
+  });
+}
+
+bool Schedule::depends_on(int consumer, int producer) const {
+  std::vector<int> work{consumer};
+  std::unordered_set<int> seen;
+  while (!work.empty()) {
+    int id = work.back();
+    work.pop_back();
+    for (int in : stage(id).inputs) {
+      if (in == producer) return true;
+      if (seen.insert(in).second) work.push_back(in);
+    }
+  }
+  return false;
+}
+
+void Schedule::compute_at(int id, int parent, const ir::Var& var) {
+  checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    const Stage& p = next.stage(parent);
+    TSCH_USER_ASSERT(std::find(p.leaf.begin(), p.leaf.end(), var) != p.leaf.end(), ValueError)
+        << "Cannot find the axis " << var->name << " in parent's leaf_iter_vars parent=" << stage_text(p);
+    TSCH_USER_ASSERT(next.depends_on(parent, id), ValueError)
+        << "compute_at: " << stage_text(p) << " does not consume " << stage_text(s)
+        << " (a stage is computed at a loop of a stage that reads its result)";
+    s.attach = AttachKind::At;
+    s.attach_stage = parent;
+    s.attach_var = var;
+    return 0;
+  });
+}
+
+void Schedule::compute_inline(int id) {
+  checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    s.attach = AttachKind::Inline;
+    return 0;
+  });
+}
+
+void Schedule::compute_root(int id) {
+  checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    s.attach = AttachKind::Root;
+    s.attach_stage = -1;
+    s.attach_var = nullptr;
+    return 0;
+  });
+}
+
+int Schedule::cache_read(const Operation& tensor, const std::string& scope, const std::vector<int>& readers) {
+  return checked([&](Schedule& next) {
+    int source = next.stage_of(tensor.get());
+    TSCH_USER_ASSERT(source >= 0, ValueError) << "cache_read: " << tensor->name << " is not a tensor of this schedule";
+    TSCH_USER_ASSERT(!readers.empty(), ValueError) << "cache_read: no readers given";
+    std::vector<int> all_readers;
+    for (const auto& s : next.stages_) {
+      if (std::find(s.inputs.begin(), s.inputs.end(), source) != s.inputs.end()) all_readers.push_back(s.id);
+    }
+    for (int r : readers) {
+      TSCH_USER_ASSERT(std::find(all_readers.begin(), all_readers.end(), r) != all_readers.end(), ValueError)
+          << "cache_read: " << stage_text(next.stage(r)) << " does not read " << tensor->name;
+    }
+    for (int r : all_readers) {
+      TSCH_USER_ASSERT(std::find(readers.begin(), readers.end(), r) != readers.end(), NotImplementedError)
+          << "not supported yet: cache_read for some of the readers of " << tensor->name << " only (" << stage_text(next.stage(r))
+          << " reads it too and is not in the list)";
+    }
+    // The cache: a copy of the tensor, its axes ax0, ax1, ... as TVM names them.
+    std::vector<ir::Var> axes;
+    std::vector<ir::PrimExpr> index;
+    for (size_t i = 0; i < tensor->buffer->shape.size(); ++i) {
+      axes.push_back(ir::make_var("ax" + std::to_string(i), tensor->buffer->shape[i]->dtype));
+      index.push_back(axes.back());
+    }
+    Operation copy = compute(tensor->buffer->shape, axes, ir::buffer_load(tensor->buffer, index), std::nullopt,
+                             tensor->name + "." + scope, "", {});
+    Stage cache = make_stage(next.next_id_++, copy);
+    cache.origin = Stage::Origin::CacheRead;
+    cache.scope = scope;
+    cache.cached = tensor;
+    cache.readers = readers;
+    cache.inputs = {source};
+    for (int r : readers) {
+      for (int& in : next.mut(r).inputs) {
+        if (in == source) in = cache.id;
+      }
+    }
+    auto at = std::find_if(next.stages_.begin(), next.stages_.end(), [&](const Stage& s) { return s.id == source; });
+    int id = cache.id;
+    next.stages_.insert(at + 1, std::move(cache));
+    next.cache_order_.push_back(id);
+    return id;
+  });
+}
+
+int Schedule::cache_write(int id, const std::string& scope) {
+  return checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    TSCH_USER_ASSERT(s.relations.empty() && s.annotations.empty() && s.attach == AttachKind::Root && s.origin == Stage::Origin::Op,
+                     NotImplementedError)
+        << "not supported yet: cache_write of " << stage_text(s) << " after it was scheduled (call cache_write before the stage's "
+        << "split, fuse, reorder, compute_at or annotations)";
+    // The compute moves to a new stage whose axes are the old ones with `_c` (TVM's ".c");
+    // the reduce axes stay.
+    const Operation& op = s.op;
+    std::unordered_map<const ir::VarNode*, ir::PrimExpr> rename;
+    std::vector<ir::Var> axes;
+    for (const auto& ax : op->axis) {
+      axes.push_back(ir::make_var(ax.var->name + "_c", ax.var->dtype));
+      rename[ax.var.get()] = axes.back();
+    }
+    std::optional<Reduce> reduce = op->reduce;
+    ir::PrimExpr body = op->body ? ir::substitute(op->body, rename) : nullptr;
+    if (reduce) {
+      reduce->source = ir::substitute(reduce->source, rename);
+      if (reduce->condition) reduce->condition = ir::substitute(reduce->condition, rename);
+    }
+    Operation moved = compute(op->buffer->shape, axes, body, reduce, op->name + "." + scope, op->tag, op->attrs);
+    Stage cache = make_stage(next.next_id_++, moved);
+    cache.origin = Stage::Origin::CacheWrite;
+    cache.scope = scope;
+    cache.cache_write_of = id;
+    cache.inputs = s.inputs;
+    // The original stage now copies the cache out: its loops are the output axes only.
+    s.inputs = {cache.id};
+    s.root.resize(op->axis.size());
+    s.leaf = s.root;
+    s.all = s.root;
+    s.all_types.assign(s.root.size(), ir::IterType::DataPar);
+    int cache_id = cache.id;
+    auto at = std::find_if(next.stages_.begin(), next.stages_.end(), [&](const Stage& st) { return st.id == id; });
+    next.stages_.insert(at, std::move(cache));
+    next.cache_order_.push_back(cache_id);
+    return cache_id;
+  });
+}
+
+std::vector<FuncArg> Schedule::default_args() const {
+  std::vector<FuncArg> args;
+  for (const auto& s : stages_) {
+    if (s.is_placeholder()) args.push_back({s.op, nullptr});
+  }
+  for (const auto& op : outputs_) args.push_back({op, nullptr});
+  return args;
+}
+
+}  // namespace tsch::te

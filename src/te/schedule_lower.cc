@@ -1,0 +1,206 @@
+// The stage schedule replayed as tir.Schedule primitives on create_prim_func's output:
+//   1. the cache steps, in the order they were made (cache_read / cache_write);
+//   2. the stages, consumers before producers: compute_inline, or compute_at the consumer's
+//      loop (preserve_unit_loops, so there is a loop per axis), then the stage's own splits,
+//      fuses and reorders on its loops — which carry the stage's variable names (i_outer ...);
+//   3. reductions: the init moved before the first reduction loop (decompose_reduction),
+//      where TVM's legacy lowering puts it;
+//   4. the loop annotations (vectorize, parallel, unroll, bind, pragma), on the init's
+//      copies of the loops too.
+// Each primitive checks what it is given, so a stage schedule the tir primitives refuse is
+// refused — never lowered to a different computation.
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "schedule/schedule.h"
+#include "support/error.h"
+#include "te/schedule.h"
+
+namespace tsch::te {
+namespace {
+
+using schedule::RV;
+
+class StageLowering {
+ public:
+  StageLowering(const Schedule& s) : s_(s) {}
+
+  ir::PrimFunc run(const std::vector<FuncArg>& args, const std::string& name) {
+    std::unordered_map<const OperationNode*, std::string> names;
+    ir::PrimFunc f = create_prim_func(args, &names);
+    sch_.emplace(ir::module_of("main", f), 0);
+    for (const auto& st : s_.stages()) {
+      if (st.origin != Stage::Origin::Op || st.is_placeholder()) continue;
+      auto it = names.find(st.op.get());
+      if (it != names.end()) block_of_[st.id] = sch_->get_block(it->second);
+    }
+    for (int id : s_.cache_order()) replay_cache(s_.stage(id));
+    const auto& stages = s_.stages();
+    for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+      if (!it->is_placeholder() && block_of_.count(it->id)) place(*it);
+    }
+    for (const auto& st : stages) {
+      if (!st.is_placeholder() && block_of_.count(st.id) && st.attach != AttachKind::Inline && st.op->reduce) decompose(st);
+    }
+    for (const auto& st : stages) {
+      if (!st.is_placeholder() && block_of_.count(st.id) && st.attach != AttachKind::Inline) annotate(st);
+    }
+    auto out = std::make_shared<ir::PrimFuncNode>(*sch_->mod()->prim_func("main"));
+    ir::AttrMap attrs{{"from_legacy_te_schedule", ir::AttrValue::of_bool(true)}, {"global_symbol", ir::AttrValue::of_str(name)}};
+    for (const auto& [key, value] : out->attrs) {
+      if (key != "global_symbol") attrs.emplace_back(key, value);
+    }
+    out->attrs = attrs;
+    return out;
+  }
+
+ private:
+  void replay_cache(const Stage& st) {
+    if (st.origin == Stage::Origin::CacheRead) {
+      int source_reader = st.readers.front();
+      TSCH_USER_ASSERT(block_of_.count(source_reader), ValueError)
+          << "cache_read: " << s_.stage(source_reader).op->name << " is not computed by the function being lowered";
+      RV reader = block_of_.at(source_reader);
+      const ir::BlockNode& block = sch_->block(reader->sid);
+      int64_t index = -1;
+      for (size_t i = 0; i < block.reads.size(); ++i) {
+        if (block.reads[i].buffer == st.cached->buffer) index = static_cast<int64_t>(i);
+      }
+      TSCH_INTERNAL_ASSERT(index >= 0) << "the reader of a cache does not read " << st.cached->name;
+      block_of_[st.id] = sch_->cache_read(reader, index, st.scope);
+    } else {
+      RV writer = block_of_.at(st.cache_write_of);
+      block_of_[st.cache_write_of] = sch_->cache_write(writer, 0, st.scope);
+      block_of_[st.id] = writer;
+    }
+  }
+
+  // Gives the loop the stage variable's name and remembers it as that variable's loop.
+  void bind_loop(const ir::Var& var, const RV& loop) {
+    const ir::ForNode& f = sch_->loop(loop->sid);
+    if (f.loop_var->name != var->name) {
+      auto renamed = std::make_shared<ir::ForNode>(f);
+      renamed->loop_var = ir::make_var(var->name, f.loop_var->dtype);
+      renamed->body = ir::substitute(f.body, {{f.loop_var.get(), ir::PrimExpr(renamed->loop_var)}});
+      sch_->state().replace(loop->sid, renamed);
+    }
+    loop_of_[var.get()] = loop;
+  }
+
+  RV loop_of(const Stage& st, const ir::Var& var, const char* what) {
+    auto it = loop_of_.find(var.get());
+    TSCH_USER_ASSERT(it != loop_of_.end() && std::find(st.leaf.begin(), st.leaf.end(), var) != st.leaf.end(), ValueError)
+        << what << ": the axis " << var->name << " of stage(" << st.op->name << ") was split or fused after it was chosen";
+    return it->second;
+  }
+
+  void place(const Stage& st) {
+    RV block = block_of_.at(st.id);
+    std::vector<RV> loops;
+    if (st.attach == AttachKind::Inline) {
+      sch_->compute_inline(block);
+      return;
+    }
+    if (st.attach == AttachKind::At) {
+      const Stage& parent = s_.stage(st.attach_stage);
+      RV at = loop_of(parent, st.attach_var, "compute_at");
+      sch_->compute_at(block, at, /*preserve_unit_loops=*/true);
+      std::vector<RV> all = sch_->get_loops(block);
+      size_t k = 0;
+      while (k < all.size() && all[k]->sid != at->sid) ++k;
+      loops.assign(all.begin() + static_cast<std::ptrdiff_t>(std::min(k + 1, all.size())), all.end());
+    } else {
+      loops = sch_->get_loops(block);
+    }
+    TSCH_INTERNAL_ASSERT(loops.size() == st.root.size())
+        << "stage " << st.op->name << " has " << st.root.size() << " axes but " << loops.size() << " loops";
+    for (size_t i = 0; i < loops.size(); ++i) bind_loop(st.root[i], loops[i]);
+    for (const auto& rel : st.relations) {
+      switch (rel.kind) {
+        case IterRelation::Kind::Split: {
+          std::vector<std::optional<int64_t>> factors = rel.factor ? std::vector<std::optional<int64_t>>{std::nullopt, rel.factor}
+                                                                   : std::vector<std::optional<int64_t>>{rel.nparts, std::nullopt};
+          std::vector<RV> parts = sch_->split(loop_of_.at(rel.vars[0].get()), factors);
+          bind_loop(rel.vars[1], parts[0]);
+          bind_loop(rel.vars[2], parts[1]);
+          break;
+        }
+        case IterRelation::Kind::Fuse:
+          bind_loop(rel.vars[2], sch_->fuse({loop_of_.at(rel.vars[0].get()), loop_of_.at(rel.vars[1].get())}));
+          break;
+        case IterRelation::Kind::Reorder: {
+          std::vector<RV> order;
+          for (const auto& v : rel.vars) order.push_back(loop_of_.at(v.get()));
+          sch_->reorder(order);
+          break;
+        }
+      }
+    }
+  }
+
+  // The init goes before the stage's first reduction loop, as TVM's legacy lowering puts
+  // it; its copies of the data-parallel loops below that point take their annotations.
+  void decompose(const Stage& st) {
+    size_t first = 0;
+    while (first < st.leaf.size() && st.type_of(st.leaf[first].get()) != ir::IterType::CommReduce) ++first;
+    if (first == st.leaf.size()) return;
+    for (const auto& ann : st.annotations) {
+      if (ann.kind == LoopAnnotation::Kind::Bind && ann.iter_var == st.leaf[first]) return;  // a cross-thread reduction
+    }
+    RV loop = loop_of_.at(st.leaf[first].get());
+    std::vector<RV> outer = sch_->get_loops(block_of_.at(st.id));
+    size_t depth = 0;
+    while (depth < outer.size() && outer[depth]->sid != loop->sid) ++depth;
+    RV init = sch_->decompose_reduction(block_of_.at(st.id), loop);
+    std::vector<RV> init_loops = sch_->get_loops(init);
+    std::vector<ir::Var> spatial;
+    for (size_t i = first + 1; i < st.leaf.size(); ++i) {
+      if (st.type_of(st.leaf[i].get()) == ir::IterType::DataPar) spatial.push_back(st.leaf[i]);
+    }
+    if (init_loops.size() != depth + spatial.size()) return;
+    for (size_t i = 0; i < spatial.size(); ++i) init_copy_[spatial[i].get()] = init_loops[depth + i];
+  }
+
+  void annotate(const Stage& st) {
+    for (const auto& ann : st.annotations) {
+      // TVM ignores an annotation on an axis that was split or fused afterwards.
+      if (std::find(st.leaf.begin(), st.leaf.end(), ann.iter_var) == st.leaf.end()) continue;
+      apply(ann, loop_of_.at(ann.iter_var.get()));
+      if (auto it = init_copy_.find(ann.iter_var.get()); it != init_copy_.end()) apply(ann, it->second);
+    }
+  }
+
+  void apply(const LoopAnnotation& ann, const RV& loop) {
+    switch (ann.kind) {
+      case LoopAnnotation::Kind::Vectorize: sch_->vectorize(loop); break;
+      case LoopAnnotation::Kind::Parallel: sch_->parallel(loop); break;
+      case LoopAnnotation::Kind::Unroll: sch_->unroll(loop); break;
+      case LoopAnnotation::Kind::Bind: sch_->bind(loop, ann.text); break;
+      case LoopAnnotation::Kind::Pragma: {
+        schedule::TraceArg value = schedule::TraceArg::of_int(1);
+        if (ann.value) {
+          if (auto* imm = ir::as<ir::IntImmNode>(ann.value)) value = schedule::TraceArg::of_int(imm->value);
+        }
+        sch_->annotate(loop, "pragma_" + ann.text, value);
+        break;
+      }
+    }
+  }
+
+  const Schedule& s_;
+  std::optional<schedule::Schedule> sch_;
+  std::unordered_map<int, RV> block_of_;
+  std::unordered_map<const ir::VarNode*, RV> loop_of_;
+  std::unordered_map<const ir::VarNode*, RV> init_copy_;
+};
+
+}  // namespace
+
+ir::PrimFunc Schedule::to_prim_func(const std::vector<FuncArg>& args, const std::string& name) const {
+  return StageLowering(*this).run(args, name);
+}
+
+}  // namespace tsch::te
