@@ -107,6 +107,10 @@ TypeRef make_expr_type() {
     if (e->kind == K::NE) return Value::boolean(ir::binary_a(e) != ir::binary_b(e));
     raise(ExcKind::TypeError, "cannot use the symbolic expression " + ir::script(e) + " as a Python bool");
   });
+  t->def("astype", "self, dtype, span=None", [](Interpreter& interp, Args& a) {
+    ir::DataType t = to_dtype(interp, a[1], "astype dtype");
+    return wrap(guard_ir([&] { return ir::cast(t, a[0].as<ExprValue>()->expr); }));
+  });
   // int(IntImm) / float(FloatImm), as TVM's constants convert (int(C.shape[0])).
   t->def("__int__", "self", [](Interpreter&, Args& a) {
     const ir::PrimExpr& e = a[0].as<ExprValue>()->expr;

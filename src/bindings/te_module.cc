@@ -9,6 +9,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "bindings/attr_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/te_values.h"
 #include "ir/functor.h"
@@ -112,14 +113,25 @@ Value make_reduce(Interpreter& interp, Args& a, te::ReduceKind kind, const char*
   return Value(std::make_shared<ReduceValue>(std::move(r)));
 }
 
-Value te_compute(Interpreter& interp, Args& a) {
+// `index_prefix` non-empty: the axes are <prefix>0, <prefix>1, ... whatever fcompute's
+// parameters are called (TVM's C++ compute names them ax0, ax1, ...; TOPI's operators
+// written in C++ in TVM have those names).
+Value te_compute(Interpreter& interp, Args& a, const std::string& index_prefix = "") {
   std::vector<ir::PrimExpr> shape = shape_arg(interp, a[0], "te.compute shape");
   const Value& fcompute = a[1];
   // The axes are named after the lambda's parameters (TVM reads fcompute.__code__).
   std::vector<std::string> names;
-  if (auto* f = fcompute.as<script::Function>(); f && f->params) {
+  bool varargs = false;
+  if (!index_prefix.empty()) {
+    for (size_t i = 0; i < shape.size(); ++i) names.push_back(index_prefix + std::to_string(i));
+  } else if (auto* f = fcompute.as<script::Function>(); f && f->params) {
     for (const auto& p : *f->params) {
       if (p.kind == ast::Param::Kind::Normal) names.push_back(symbol_name(p.name));
+      if (p.kind == ast::Param::Kind::VarArgs) varargs = true;
+    }
+    // `lambda *i: ...` takes any number of indices, named i0, i1, ... as TVM names them.
+    if (varargs && names.empty()) {
+      for (size_t i = 0; i < shape.size(); ++i) names.push_back("i" + std::to_string(i));
     }
     if (names.size() != shape.size()) {
       raise(ExcKind::ValueError, fmt::format("fcompute do not match dimension, ndim={} (the function takes {} index{})", shape.size(),
@@ -169,10 +181,9 @@ Value te_compute(Interpreter& interp, Args& a) {
       check(reduce->condition);
     }
   }
+  // attrs become the block's annotations, as TVM's create_prim_func carries them.
   ir::AttrMap attrs;
-  if (!a[4].is_none()) {
-    raise(ExcKind::NotImplementedError, "not supported yet: te.compute attrs");
-  }
+  if (!a[4].is_none()) attrs = to_attr_map(interp, a[4], "te.compute attrs");
   te::Operation op = guard_core([&] {
     return te::compute(std::move(shape), std::move(axis), value, std::move(reduce), a.get_str(2), a.get_str(3), std::move(attrs));
   });
@@ -186,6 +197,17 @@ TypeRef tensor_type() {
     type->def("__getitem__", "self, indices", [](Interpreter& interp, Args& a) {
       const te::Operation& op = a[0].as<TensorValue>()->op;
       std::vector<Value> items = a[1].as<script::Tuple>() ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
+      if (items.size() != op->buffer->shape.size()) {
+        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", op->name, op->buffer->shape.size(), items.size()));
+      }
+      std::vector<ir::PrimExpr> idx;
+      for (const auto& i : items) idx.push_back(to_expr(interp, i, "tensor index"));
+      return wrap(guard_ir([&] { return ir::buffer_load(op->buffer, idx); }));
+    });
+    // A(i, j): the same as A[i, j] (TVM's Tensor.__call__).
+    type->def("__call__", "self, *indices", [](Interpreter& interp, Args& a) {
+      const te::Operation& op = a[0].as<TensorValue>()->op;
+      std::vector<Value> items = a.varargs();
       if (items.size() != op->buffer->shape.size()) {
         raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", op->name, op->buffer->shape.size(), items.size()));
       }
@@ -299,7 +321,10 @@ void build_te(Interpreter& interp, script::Module& m) {
     ir::DataType dtype = to_dtype(interp, a[1], "te.placeholder dtype");
     return Value(std::make_shared<TensorValue>(te::placeholder(std::move(shape), dtype, a.get_str(2))));
   }, "te.placeholder(shape, dtype=\"float32\", name=\"placeholder\"): an input tensor.");
-  def_function(ns, "compute", "shape, fcompute, name=\"compute\", tag=\"\", attrs=None", te_compute,
+  def_function(ns, "_compute_indexed", "shape, fcompute, name=\"compute\", tag=\"\", attrs=None", [](Interpreter& interp, Args& a) {
+    return te_compute(interp, a, "ax");
+  }, "te._compute_indexed(shape, fcompute, ...) (tsch, for TOPI): te.compute with the axes named ax0, ax1, ... as TVM's C++ compute names them.");
+  def_function(ns, "compute", "shape, fcompute, name=\"compute\", tag=\"\", attrs=None", [](Interpreter& interp, Args& a) { return te_compute(interp, a); },
                "te.compute(shape, lambda i, j: ..., name=\"compute\"): a tensor computed per index (or a reduction).");
   def_function(ns, "reduce_axis", "dom, name=\"rv\", thread_tag=\"\", span=None", [](Interpreter& interp, Args& a) {
     std::vector<Value> dom = interp.to_vector(a[0]);
@@ -325,8 +350,20 @@ void build_te(Interpreter& interp, script::Module& m) {
     return wrap(ir::PrimExpr(std::make_shared<ir::VarNode>(a.get_str(0), to_dtype(interp, a[1], "te.size_var dtype"), true)));
   });
   def_function(ns, "const", "value, dtype=None, span=None", [](Interpreter& interp, Args& a) {
-    ir::DataType t = a[1].is_none() ? (a[0].is_float() ? ir::DataType::float32() : ir::DataType::int32()) : to_dtype(interp, a[1], "te.const dtype");
-    return wrap(ir::make_const(t, a[0].as_float()));
+    double value = 0;
+    bool is_float = a[0].is_float();
+    if (a[0].is_integral() || a[0].is_float()) {
+      value = a[0].as_float();
+    } else if (is_expr(a[0])) {
+      ir::PrimExpr e = to_expr(interp, a[0], "te.const value");
+      if (auto* i = ir::as<ir::IntImmNode>(e)) value = static_cast<double>(i->value);
+      else if (auto* f = ir::as<ir::FloatImmNode>(e)) value = f->value, is_float = true;
+      else raise(ExcKind::TypeError, "const: the value must be a number, got the symbolic " + ir::script(e));
+    } else {
+      raise(ExcKind::TypeError, "const: the value must be a number, got " + interp.repr(a[0]));
+    }
+    ir::DataType t = a[1].is_none() ? (is_float ? ir::DataType::float32() : ir::DataType::int32()) : to_dtype(interp, a[1], "te.const dtype");
+    return wrap(ir::make_const(t, value));
   });
   // Element-wise math, as tvm.te re-exports it from tvm.tir.
   {

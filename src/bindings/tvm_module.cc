@@ -195,6 +195,8 @@ void build_tir(Interpreter& interp, script::Module& m) {
                         "truncmod", "Select", "Cast", "call_packed", "call_extern"}) {
     if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
   }
+  // tvm.tir.const(value, dtype): as te.const.
+  if (Value* v = import(interp, "tvm.te")->globals->find(intern("const"))) ns.set(intern("const"), *v);
   if (Value* v = t.find(intern("floordiv"))) ns.set(intern("indexdiv"), *v);
   if (Value* v = t.find(intern("floormod"))) ns.set(intern("indexmod"), *v);
 }
@@ -215,6 +217,12 @@ void build_tir_analysis(Interpreter&, script::Module& m) {
   }, "verify_well_formed(func_or_mod, assert_mode=True): check variables, bindings and bounds.");
 }
 
+// tvm.topi is written in tsch (stdlib/tvm_topi): the built-in module holds what it defines.
+void build_topi(Interpreter& interp, script::Module& m) {
+  auto topi = import(interp, "tvm_topi");
+  for (const auto& [name, v] : topi->globals->values()) m.globals->set(name, v);
+}
+
 void build_tvm(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
   ns.set(intern("__version__"), script::make_str("0.23.0-tsch"));
@@ -223,7 +231,7 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("tir"), Value(import(interp, "tvm.tir")));
   ns.set(intern("s_tir"), Value(import(interp, "tvm.s_tir")));
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
-  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te", "contrib"})
+  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te", "contrib", "topi"})
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
   install_runtime_devices(ns);
@@ -354,6 +362,7 @@ void register_tvm_modules() {
   script::ModuleLoader::register_builtin("tvm.script.ir", build_script_ir);
   script::ModuleLoader::register_builtin("tvm.ir", build_ir);
   script::ModuleLoader::register_builtin("tvm.tir", build_tir);
+  script::ModuleLoader::register_builtin("tvm.topi", build_topi);
   script::ModuleLoader::register_builtin("tvm.tir.analysis", build_tir_analysis);
   // TVM 0.24+ spelling: tvm.s_tir.Schedule.
   script::ModuleLoader::register_builtin("tvm.s_tir", [](Interpreter&, script::Module& m) { install_schedule(*m.globals); });
