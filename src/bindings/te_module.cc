@@ -1,7 +1,7 @@
 // `tvm.te` in scripts: tensors (te.placeholder, te.compute with a lambda whose parameter
 // names name the axes, indexing), reductions (te.reduce_axis, te.sum / max / min with
-// where=), te.var / size_var / const, and te.create_prim_func. The stage schedule is in
-// te_schedule_values.cc.
+// where=, te.comm_reducer), te.var / size_var / const, and te.create_prim_func. The stage
+// schedule is in te_schedule_values.cc.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -97,12 +97,14 @@ Value make_reduce(Interpreter& interp, Args& a, te::ReduceKind kind, const char*
           case te::ReduceKind::Sum: return ir::add(acc, x);
           case te::ReduceKind::Max: return ir::make_binary(ir::ExprKind::Max, acc, x);
           case te::ReduceKind::Min: return ir::make_binary(ir::ExprKind::Min, acc, x);
+          case te::ReduceKind::Custom: break;
         }
         return acc;
       });
     }
     return wrap(acc);
   }
+  if (!a[3].is_none()) raise(ExcKind::NotImplementedError, std::string("not supported yet: ") + what + " with init=");
   te::Reduce r;
   r.kind = kind;
   r.source = to_expr(interp, a[0], what);
@@ -111,6 +113,60 @@ Value make_reduce(Interpreter& interp, Args& a, te::ReduceKind kind, const char*
   for (const auto& ax : axes) r.axis.push_back(reduce_axis_of(interp, ax));
   if (!a[2].is_none()) r.condition = to_expr_as(interp, a[2], ir::DataType::bool_(), "where");
   return Value(std::make_shared<ReduceValue>(std::move(r)));
+}
+
+// te.comm_reducer(fcombine, fidentity, name=): a reducer called as te.sum is, with the
+// combiner and identity the script gives (one value; TVM's tuple reducers are not there yet).
+class CommReducerValue : public script::Object {
+ public:
+  CommReducerValue(Value combine, Value identity, std::string name)
+      : fcombine(std::move(combine)), fidentity(std::move(identity)), name(std::move(name)) {}
+  TypeObject* type() const override;
+  Value fcombine, fidentity;
+  std::string name;
+};
+
+Value call_comm_reducer(Interpreter& interp, CommReducerValue& self, const std::vector<Value>& a) {
+  bool axis_list = a[1].as<script::List>() || a[1].as<script::Tuple>();
+  if (a[0].as<script::Tuple>() || a[0].as<script::List>()) {
+    raise(ExcKind::NotImplementedError, "not supported yet: comm_reducer over tuples of values (argmax-style reducers)");
+  }
+  if (!axis_list && !is_reduce_axis(interp, a[1])) {
+    // With expressions instead of reduce axes, the combiner combines them.
+    Value acc = a[0];
+    for (size_t i = 1; i < 3 && !a[i].is_none(); ++i) acc = interp.call(self.fcombine, std::vector<Value>{acc, a[i]});
+    return acc;
+  }
+  if (!a[3].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: " + self.name + " with init=");
+  te::Reduce r;
+  r.kind = te::ReduceKind::Custom;
+  r.source = to_expr(interp, a[0], self.name);
+  ir::DataType t = r.source->dtype;
+  r.lhs = ir::make_var("x", t);
+  r.rhs = ir::make_var("y", t);
+  r.combiner = to_expr_as(interp, interp.call(self.fcombine, std::vector<Value>{wrap(ir::PrimExpr(r.lhs)), wrap(ir::PrimExpr(r.rhs))}), t,
+                          self.name + " combiner");
+  r.identity = to_expr_as(interp, interp.call(self.fidentity, std::vector<Value>{script::make_str(t.to_string())}), t, self.name + " identity");
+  if (!(r.combiner->dtype == t) || !(r.identity->dtype == t)) {
+    raise(ExcKind::TypeError, fmt::format("{}: the combiner and identity must have the reduced value's dtype {}", self.name, t.to_string()));
+  }
+  std::vector<Value> axes = axis_list ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
+  if (axes.empty()) raise(ExcKind::ValueError, self.name + ": needs at least one reduction axis");
+  for (const auto& ax : axes) r.axis.push_back(reduce_axis_of(interp, ax));
+  if (!a[2].is_none()) r.condition = to_expr_as(interp, a[2], ir::DataType::bool_(), "where");
+  return Value(std::make_shared<ReduceValue>(std::move(r)));
+}
+
+TypeObject* CommReducerValue::type() const {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("CommReducer");
+    type->set_module("tvm.tir");
+    type->def("__call__", "self, expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) {
+      return call_comm_reducer(interp, *a[0].as<CommReducerValue>(), {a[1], a[2], a[3], a[4]});
+    });
+    return type;
+  }();
+  return t.get();
 }
 
 // `index_prefix` non-empty: the axes are <prefix>0, <prefix>1, ... whatever fcompute's
@@ -340,6 +396,9 @@ void build_te(Interpreter& interp, script::Module& m) {
     }
     return wrap(ir::PrimExpr(v));
   }, "te.reduce_axis((min, max), name=\"rv\"): a reduction axis for te.sum / te.max / te.min.");
+  def_function(ns, "comm_reducer", "fcombine, fidentity, name=\"reduce\"", [](Interpreter&, Args& a) {
+    return Value(std::make_shared<CommReducerValue>(a[0], a[1], a.get_str(2)));
+  }, "te.comm_reducer(lambda x, y: ..., lambda dtype: ..., name=): a commutative reducer used as te.sum is.");
   def_function(ns, "sum", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Sum, "te.sum"); });
   def_function(ns, "max", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Max, "te.max"); });
   def_function(ns, "min", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Min, "te.min"); });

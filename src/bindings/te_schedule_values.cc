@@ -245,9 +245,13 @@ TypeObject* TeScheduleValue::type() const {
     });
     // tsch's stages need no rebasing: their loops start at 0 already.
     type->def("normalize", "self", [](Interpreter&, Args& a) { return a[0]; });
-    type->def("rfactor", "self, tensor, axis, factor_axis=0", [](Interpreter&, Args&) -> Value {
-      raise(ExcKind::NotImplementedError,
-            "not supported yet: rfactor in the te stage schedule; use tvm.tir.Schedule(te.create_prim_func(...)).rfactor(loop, factor_axis)");
+    type->def("rfactor", "self, tensor, axis, factor_axis=0", [](Interpreter& interp, Args& a) {
+      auto& s = a[0].as<TeScheduleValue>()->sched;
+      int stage = stage_id_of(*s, a[1], interp);
+      ir::Var axis = iter_var_arg(interp, a[2], "rfactor");
+      int factor_axis = static_cast<int>(a.get_int(3));
+      int id = guard_stage([&] { return s->rfactor(stage, axis, factor_axis); });
+      return Value(std::make_shared<TensorValue>(s->stage(id).op));
     });
     type->def("create_group", "self, outputs, inputs, include_inputs=False", [](Interpreter&, Args&) -> Value {
       raise(ExcKind::NotImplementedError, "not supported yet: create_group in the te stage schedule");

@@ -50,7 +50,9 @@ void collect_inputs(const ir::PrimExpr& e, std::vector<Operation>& out) {
   });
 }
 
-ir::PrimExpr identity(ReduceKind kind, ir::DataType t) {
+ir::PrimExpr identity(const Reduce& r, ir::DataType t) {
+  ReduceKind kind = r.kind;
+  if (kind == ReduceKind::Custom) return r.identity;
   if (kind == ReduceKind::Sum) return ir::make_const(t, 0);
   bool max = kind == ReduceKind::Min;  // min starts from the largest value, max from the smallest
   if (t.is_float()) {
@@ -62,8 +64,9 @@ ir::PrimExpr identity(ReduceKind kind, ir::DataType t) {
   return ir::make_int(v, t);
 }
 
-ir::PrimExpr combine(ReduceKind kind, ir::PrimExpr acc, ir::PrimExpr x) {
-  switch (kind) {
+ir::PrimExpr combine(const Reduce& r, ir::PrimExpr acc, ir::PrimExpr x) {
+  switch (r.kind) {
+    case ReduceKind::Custom: return ir::substitute(r.combiner, {{r.lhs.get(), acc}, {r.rhs.get(), x}});
     case ReduceKind::Sum: return ir::add(std::move(acc), std::move(x));
     case ReduceKind::Max: return ir::make_binary(ir::ExprKind::Max, std::move(acc), std::move(x));
     case ReduceKind::Min: return ir::make_binary(ir::ExprKind::Min, std::move(acc), std::move(x));
@@ -158,9 +161,9 @@ class FuncBuilder {
     if (op.reduce) {
       const Reduce& r = *op.reduce;
       ir::DataType t = op.buffer->dtype;
-      block->init = std::make_shared<ir::BufferStoreNode>(op.buffer, identity(r.kind, t), store_at);
+      block->init = std::make_shared<ir::BufferStoreNode>(op.buffer, identity(r, t), store_at);
       ir::PrimExpr acc = ir::buffer_load(op.buffer, store_at);
-      ir::PrimExpr value = combine(r.kind, acc, ir::substitute(r.source, to_iter));
+      ir::PrimExpr value = combine(r, acc, ir::substitute(r.source, to_iter));
       if (r.condition) value = ir::select(ir::substitute(r.condition, to_iter), value, acc);
       block->body = std::make_shared<ir::BufferStoreNode>(op.buffer, value, store_at);
     } else {

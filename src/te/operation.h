@@ -18,7 +18,8 @@
 
 namespace tsch::te {
 
-enum class ReduceKind { Sum, Max, Min };
+// Custom: a te.comm_reducer's combiner and identity.
+enum class ReduceKind { Sum, Max, Min, Custom };
 
 // `te.sum(source, axis=[k], where=cond)`: the reduction a compute's value is.
 struct Reduce {
@@ -26,6 +27,9 @@ struct Reduce {
   ir::PrimExpr source;
   std::vector<ir::IterVar> axis;
   ir::PrimExpr condition;  // null: always
+  // Custom: combiner(lhs, rhs) — lhs the accumulator — and the identity element.
+  ir::Var lhs, rhs;
+  ir::PrimExpr combiner, identity;
 };
 
 struct OperationNode;

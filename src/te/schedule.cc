@@ -32,6 +32,7 @@ Stage make_stage(int id, Operation op) {
   Stage s;
   s.id = id;
   s.op = std::move(op);
+  s.origin_op = s.op;
   for (const auto& ax : s.op->axis) {
     s.root.push_back(ax.var);
     add_var(s, ax.var, ir::IterType::DataPar);
@@ -68,7 +69,7 @@ Schedule::Schedule(const std::vector<Operation>& outputs) : outputs_(outputs) {
 
 int Schedule::stage_of(const OperationNode* op) const {
   for (const auto& s : stages_) {
-    if (s.op.get() == op) return s.id;
+    if (s.op.get() == op || s.origin_op.get() == op) return s.id;
   }
   return -1;
 }
@@ -284,7 +285,7 @@ int Schedule::cache_read(const Operation& tensor, const std::string& scope, cons
     auto at = std::find_if(next.stages_.begin(), next.stages_.end(), [&](const Stage& s) { return s.id == source; });
     int id = cache.id;
     next.stages_.insert(at + 1, std::move(cache));
-    next.cache_order_.push_back(id);
+    next.step_order_.push_back(id);
     return id;
   });
 }
@@ -327,8 +328,110 @@ int Schedule::cache_write(int id, const std::string& scope) {
     int cache_id = cache.id;
     auto at = std::find_if(next.stages_.begin(), next.stages_.end(), [&](const Stage& st) { return st.id == id; });
     next.stages_.insert(at, std::move(cache));
-    next.cache_order_.push_back(cache_id);
+    next.step_order_.push_back(cache_id);
     return cache_id;
+  });
+}
+
+int Schedule::rfactor(int id, const ir::Var& axis, int factor_axis) {
+  return checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    TSCH_USER_ASSERT(s.op->reduce.has_value(), ValueError) << "rfactor: " << stage_text(s) << " is not a reduction";
+    next.leaf_position(s, axis);
+    TSCH_USER_ASSERT(s.type_of(axis.get()) == ir::IterType::CommReduce, ValueError) << "Can only factor reduction axis (" << axis->name << ")";
+    TSCH_USER_ASSERT(s.origin == Stage::Origin::Op && s.attach == AttachKind::Root && s.annotations.empty(), NotImplementedError)
+        << "not supported yet: rfactor of " << stage_text(s) << " after compute_at, annotations or caching (call rfactor first)";
+    // The extent of every variable, and the value of each split variable in its parts.
+    const Operation& op = s.op;
+    std::unordered_map<const ir::VarNode*, ir::PrimExpr> extent, value;
+    for (const auto& ax : op->axis) extent[ax.var.get()] = ax.dom.extent;
+    for (const auto& ax : op->reduce->axis) extent[ax.var.get()] = ax.dom.extent;
+    std::unordered_map<const ir::VarNode*, const ir::VarNode*> root_of;
+    for (const auto& v : s.root) root_of[v.get()] = v.get();
+    for (const auto& rel : s.relations) {
+      TSCH_USER_ASSERT(rel.kind == IterRelation::Kind::Split && s.type_of(rel.vars[0].get()) == ir::IterType::CommReduce, NotImplementedError)
+          << "not supported yet: rfactor of " << stage_text(s) << " after a fuse, a reorder or a split of a data-parallel axis "
+          << "(TVM drops those; call rfactor right after splitting the reduction axis)";
+      ir::PrimExpr ext = extent.at(rel.vars[0].get());
+      ir::PrimExpr inner = rel.factor ? ir::make_int(*rel.factor, ext->dtype) : ir::floordiv(ir::add(ext, ir::make_int(*rel.nparts - 1, ext->dtype)), ir::make_int(*rel.nparts, ext->dtype));
+      ir::PrimExpr outer = rel.factor ? ir::floordiv(ir::add(ext, ir::make_int(*rel.factor - 1, ext->dtype)), inner) : ir::make_int(*rel.nparts, ext->dtype);
+      extent[rel.vars[1].get()] = outer;
+      extent[rel.vars[2].get()] = inner;
+      root_of[rel.vars[1].get()] = root_of[rel.vars[2].get()] = root_of.at(rel.vars[0].get());
+    }
+    const ir::VarNode* touched = root_of.at(axis.get());
+    for (const auto& rel : s.relations) {
+      TSCH_USER_ASSERT(root_of.at(rel.vars[0].get()) == touched, NotImplementedError)
+          << "not supported yet: rfactor with another reduction axis split too (" << rel.vars[0]->name << ")";
+    }
+    for (auto it = s.relations.rbegin(); it != s.relations.rend(); ++it) {
+      auto part = [&](const ir::Var& v) { return value.count(v.get()) ? value.at(v.get()) : ir::PrimExpr(v); };
+      value[it->vars[0].get()] = ir::add(ir::mul(part(it->vars[1]), extent.at(it->vars[2].get())), part(it->vars[2]));
+    }
+    int ndim = static_cast<int>(op->axis.size());
+    TSCH_USER_ASSERT(factor_axis >= -(ndim + 1) && factor_axis <= ndim, ValueError)
+        << "rfactor: factor_axis " << factor_axis << " is out of range [" << -(ndim + 1) << ", " << ndim << "]";
+    int pos = factor_axis >= 0 ? factor_axis : ndim + 1 + factor_axis;
+
+    // "B.rf": B's axes with the factored variable (now data parallel) at `pos`, reducing over
+    // the untouched reduce axes and the touched leaves but `axis`.
+    std::vector<ir::PrimExpr> rf_shape = op->buffer->shape;
+    std::vector<ir::Var> rf_axes;
+    for (const auto& ax : op->axis) rf_axes.push_back(ax.var);
+    rf_shape.insert(rf_shape.begin() + pos, extent.at(axis.get()));
+    rf_axes.insert(rf_axes.begin() + pos, axis);
+    Reduce rf_reduce = *op->reduce;
+    rf_reduce.axis.clear();
+    std::unordered_map<const ir::VarNode*, ir::PrimExpr> vsub;
+    for (const auto& ax : op->reduce->axis) {
+      if (ax.var.get() != touched) rf_reduce.axis.push_back(ax);
+      else if (value.count(touched)) vsub[touched] = value.at(touched);
+    }
+    for (const auto& v : s.leaf) {
+      if (v != axis && root_of.count(v.get()) && root_of.at(v.get()) == touched && s.type_of(v.get()) == ir::IterType::CommReduce) {
+        rf_reduce.axis.push_back(ir::IterVar{v, ir::Range{ir::make_int(0, v->dtype), extent.at(v.get())}, ir::IterType::CommReduce});
+      }
+    }
+    rf_reduce.source = ir::substitute(rf_reduce.source, vsub);
+    if (rf_reduce.condition) rf_reduce.condition = ir::substitute(rf_reduce.condition, vsub);
+    Operation rf_op = compute(rf_shape, rf_axes, nullptr, rf_reduce, op->name + ".rf", "", {});
+    Stage rf = make_stage(next.next_id_++, rf_op);
+    rf.origin = Stage::Origin::Rfactor;
+    rf.rfactor_of = id;
+    rf.rfactor_var = axis;
+    rf.factor_axis = pos;
+    rf.rfactor_root = s.root;
+    rf.rfactor_relations = s.relations;
+    rf.inputs = s.inputs;
+
+    // "B.repl": B's shape, reducing B.rf over <axis>_v.
+    std::vector<ir::Var> axes;
+    std::vector<ir::PrimExpr> index;
+    for (size_t i = 0; i < op->axis.size(); ++i) {
+      axes.push_back(ir::make_var("ax" + std::to_string(i), op->axis[i].var->dtype));
+      index.push_back(axes.back());
+    }
+    ir::Var v = ir::make_var(axis->name + "_v", axis->dtype);
+    index.insert(index.begin() + pos, v);
+    Reduce repl_reduce = *op->reduce;
+    repl_reduce.source = ir::buffer_load(rf_op->buffer, index);
+    repl_reduce.axis = {ir::IterVar{v, ir::Range{ir::make_int(0, v->dtype), extent.at(axis.get())}, ir::IterType::CommReduce}};
+    repl_reduce.condition = nullptr;
+    Operation repl = compute(op->buffer->shape, axes, nullptr, repl_reduce, op->name + ".repl", op->tag, op->attrs);
+    Stage fresh = make_stage(id, repl);
+    s.op = repl;
+    s.root = fresh.root;
+    s.all = fresh.all;
+    s.all_types = fresh.all_types;
+    s.leaf = fresh.leaf;
+    s.relations.clear();
+    s.inputs = {rf.id};
+    int rf_id = rf.id;
+    auto at = std::find_if(next.stages_.begin(), next.stages_.end(), [&](const Stage& st) { return st.id == id; });
+    next.stages_.insert(at, std::move(rf));
+    next.step_order_.push_back(rf_id);
+    return rf_id;
   });
 }
 

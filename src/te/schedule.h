@@ -41,13 +41,21 @@ enum class AttachKind { Root, Inline, At };
 
 struct Stage {
   int id = 0;
-  Operation op;  // the operation the stage computes (for a cache stage, its copy)
-  // How the stage came to be: an operation of the computation, or a cache step.
-  enum class Origin { Op, CacheRead, CacheWrite } origin = Origin::Op;
+  Operation op;         // the operation the stage computes (for a cache stage, its copy)
+  Operation origin_op;  // the operation it was made for (op until rfactor replaces it)
+  // How the stage came to be: an operation of the computation, or a cache or rfactor step.
+  enum class Origin { Op, CacheRead, CacheWrite, Rfactor } origin = Origin::Op;
   std::string scope;          // cache stages: the storage scope
   Operation cached;           // CacheRead: the tensor read through the cache
   std::vector<int> readers;   // CacheRead: the stages that read the cache
   int cache_write_of = -1;    // CacheWrite: the stage that now copies this one's result out
+  // Rfactor: the reduction stage factored, along which of its variables, where the factored
+  // axis goes, and that stage's variables and splits before (they make the loops factored).
+  int rfactor_of = -1;
+  ir::Var rfactor_var;
+  int factor_axis = 0;
+  std::vector<ir::Var> rfactor_root;
+  std::vector<IterRelation> rfactor_relations;
 
   std::vector<ir::Var> root;       // axes, then reduce axes
   std::vector<ir::Var> all;        // every variable the stage ever had
@@ -78,7 +86,7 @@ class Schedule {
 
   const std::vector<Stage>& stages() const { return stages_; }
   const std::vector<Operation>& outputs() const { return outputs_; }
-  const std::vector<int>& cache_order() const { return cache_order_; }
+  const std::vector<int>& step_order() const { return step_order_; }
   // The stage computing `op` (after cache_write, the stage that writes the tensor out), or
   // -1. Operations are looked up by the result tensor the script holds.
   int stage_of(const OperationNode* op) const;
@@ -98,6 +106,9 @@ class Schedule {
   // s.cache_read(A, scope, readers) / s.cache_write(C, scope): the new stage's id.
   int cache_read(const Operation& tensor, const std::string& scope, const std::vector<int>& readers);
   int cache_write(int stage, const std::string& scope);
+  // s.rfactor(B, ki, factor_axis): the factored stage's id (TVM's "B.rf"); B's stage then
+  // reduces over it (TVM's "B.repl": axes ax0, ..., reduce axis <ki>_v).
+  int rfactor(int stage, const ir::Var& axis, int factor_axis);
 
   // The scheduled computation as a PrimFunc named `name` with `args` as its parameters.
   ir::PrimFunc to_prim_func(const std::vector<FuncArg>& args, const std::string& name) const;
@@ -114,7 +125,7 @@ class Schedule {
 
   std::vector<Operation> outputs_;
   std::vector<Stage> stages_;  // producers before their consumers
-  std::vector<int> cache_order_;  // the cache stages in the order they were made
+  std::vector<int> step_order_;  // the stages cache and rfactor steps made, in call order
   int next_id_ = 0;
 };
 

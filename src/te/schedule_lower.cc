@@ -1,5 +1,5 @@
 // The stage schedule replayed as tir.Schedule primitives on create_prim_func's output:
-//   1. the cache steps, in the order they were made (cache_read / cache_write);
+//   1. the cache and rfactor steps, in the order they were made;
 //   2. the stages, consumers before producers: compute_inline, or compute_at the consumer's
 //      loop (preserve_unit_loops, so there is a loop per axis), then the stage's own splits,
 //      fuses and reorders on its loops — which carry the stage's variable names (i_outer ...);
@@ -34,10 +34,10 @@ class StageLowering {
     sch_.emplace(ir::module_of("main", f), 0);
     for (const auto& st : s_.stages()) {
       if (st.origin != Stage::Origin::Op || st.is_placeholder()) continue;
-      auto it = names.find(st.op.get());
+      auto it = names.find(st.origin_op.get());
       if (it != names.end()) block_of_[st.id] = sch_->get_block(it->second);
     }
-    for (int id : s_.cache_order()) replay_cache(s_.stage(id));
+    for (int id : s_.step_order()) replay_step(s_.stage(id));
     const auto& stages = s_.stages();
     for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
       if (!it->is_placeholder() && block_of_.count(it->id)) place(*it);
@@ -58,8 +58,10 @@ class StageLowering {
   }
 
  private:
-  void replay_cache(const Stage& st) {
-    if (st.origin == Stage::Origin::CacheRead) {
+  void replay_step(const Stage& st) {
+    if (st.origin == Stage::Origin::Rfactor) {
+      replay_rfactor(st);
+    } else if (st.origin == Stage::Origin::CacheRead) {
       int source_reader = st.readers.front();
       TSCH_USER_ASSERT(block_of_.count(source_reader), ValueError)
           << "cache_read: " << s_.stage(source_reader).op->name << " is not computed by the function being lowered";
@@ -75,6 +77,52 @@ class StageLowering {
       RV writer = block_of_.at(st.cache_write_of);
       block_of_[st.cache_write_of] = sch_->cache_write(writer, 0, st.scope);
       block_of_[st.id] = writer;
+    }
+  }
+
+  // The reduction's loops as they were when rfactor was called (its splits), then tir's
+  // rfactor, then the factored block's loops in TVM's order for B.rf (its axes with the
+  // factored one at factor_axis, then its reduce axes).
+  void replay_rfactor(const Stage& st) {
+    TSCH_USER_ASSERT(block_of_.count(st.rfactor_of), ValueError)
+        << "rfactor: " << s_.stage(st.rfactor_of).origin_op->name << " is not computed by the function being lowered";
+    RV block = block_of_.at(st.rfactor_of);
+    std::string name = sch_->block(block->sid).name;
+    std::vector<RV> loops = sch_->get_loops(block);
+    TSCH_INTERNAL_ASSERT(loops.size() == st.rfactor_root.size()) << "rfactor: the reduction has " << loops.size() << " loops";
+    for (size_t i = 0; i < loops.size(); ++i) bind_loop(st.rfactor_root[i], loops[i]);
+    apply_relations(st.rfactor_relations);
+    block_of_[st.id] = sch_->rfactor(loop_of_.at(st.rfactor_var.get()), st.factor_axis);
+    block_of_[st.rfactor_of] = sch_->get_block(name);
+    std::vector<RV> order;
+    for (const auto& v : st.root) order.push_back(loop_of_.at(v.get()));
+    std::vector<RV> now = sch_->get_loops(block_of_.at(st.id));
+    bool same = now.size() == order.size();
+    for (size_t i = 0; same && i < now.size(); ++i) same = now[i]->sid == order[i]->sid;
+    if (!same) sch_->reorder(order);
+  }
+
+  void apply_relations(const std::vector<IterRelation>& relations) {
+    for (const auto& rel : relations) {
+      switch (rel.kind) {
+        case IterRelation::Kind::Split: {
+          std::vector<std::optional<int64_t>> factors = rel.factor ? std::vector<std::optional<int64_t>>{std::nullopt, rel.factor}
+                                                                   : std::vector<std::optional<int64_t>>{rel.nparts, std::nullopt};
+          std::vector<RV> parts = sch_->split(loop_of_.at(rel.vars[0].get()), factors);
+          bind_loop(rel.vars[1], parts[0]);
+          bind_loop(rel.vars[2], parts[1]);
+          break;
+        }
+        case IterRelation::Kind::Fuse:
+          bind_loop(rel.vars[2], sch_->fuse({loop_of_.at(rel.vars[0].get()), loop_of_.at(rel.vars[1].get())}));
+          break;
+        case IterRelation::Kind::Reorder: {
+          std::vector<RV> order;
+          for (const auto& v : rel.vars) order.push_back(loop_of_.at(v.get()));
+          sch_->reorder(order);
+          break;
+        }
+      }
     }
   }
 
@@ -118,27 +166,7 @@ class StageLowering {
     TSCH_INTERNAL_ASSERT(loops.size() == st.root.size())
         << "stage " << st.op->name << " has " << st.root.size() << " axes but " << loops.size() << " loops";
     for (size_t i = 0; i < loops.size(); ++i) bind_loop(st.root[i], loops[i]);
-    for (const auto& rel : st.relations) {
-      switch (rel.kind) {
-        case IterRelation::Kind::Split: {
-          std::vector<std::optional<int64_t>> factors = rel.factor ? std::vector<std::optional<int64_t>>{std::nullopt, rel.factor}
-                                                                   : std::vector<std::optional<int64_t>>{rel.nparts, std::nullopt};
-          std::vector<RV> parts = sch_->split(loop_of_.at(rel.vars[0].get()), factors);
-          bind_loop(rel.vars[1], parts[0]);
-          bind_loop(rel.vars[2], parts[1]);
-          break;
-        }
-        case IterRelation::Kind::Fuse:
-          bind_loop(rel.vars[2], sch_->fuse({loop_of_.at(rel.vars[0].get()), loop_of_.at(rel.vars[1].get())}));
-          break;
-        case IterRelation::Kind::Reorder: {
-          std::vector<RV> order;
-          for (const auto& v : rel.vars) order.push_back(loop_of_.at(v.get()));
-          sch_->reorder(order);
-          break;
-        }
-      }
-    }
+    apply_relations(st.relations);
   }
 
   // The init goes before the stage's first reduction loop, as TVM's legacy lowering puts
