@@ -1,7 +1,8 @@
 // The classic stage schedule in scripts: te.create_schedule, `s[C]` stages with TVM's legacy
-// methods (split, tile, fuse, reorder, vectorize, parallel, unroll, bind, pragma, compute_at,
-// compute_inline, compute_root), s.cache_read / s.cache_write, te.thread_axis, and the module
-// tvm.lower / tvm.build make of a schedule. Axes are their variables, as in expressions.
+// methods (split, tile, fuse, reorder, vectorize, parallel, unroll, bind, pragma, storage_align,
+// compute_at, compute_inline, compute_root), s.cache_read / cache_write / rfactor,
+// te.thread_axis, and the module tvm.lower / tvm.build make of a schedule. Axes are their
+// variables, as in expressions.
 #include <fmt/format.h>
 
 #include "bindings/ir_values.h"
@@ -195,7 +196,13 @@ TypeObject* StageValue::type() const {
       guard_stage([&] { st.sched->compute_root(st.id); });
       return Value();
     });
-    not_supported(*type, "storage_align", "self, axis, factor, offset", "use tvm.tir.Schedule.storage_align on te.create_prim_func's output");
+    type->def("storage_align", "self, axis, factor, offset", [](Interpreter& interp, Args& a) {
+      StageValue& st = self_stage(a);
+      ir::Var v = iter_var_arg(interp, a[1], "storage_align");
+      int64_t factor = int_arg(interp, a[2], "storage_align factor"), offset = int_arg(interp, a[3], "storage_align offset");
+      guard_stage([&] { st.sched->storage_align(st.id, v, factor, offset); });
+      return Value();
+    });
     not_supported(*type, "set_store_predicate", "self, predicate", "tir has no store predicate to translate it to");
     not_supported(*type, "set_scope", "self, scope", "use s.cache_read / s.cache_write");
     not_supported(*type, "double_buffer", "self", "use tvm.tir.Schedule on te.create_prim_func's output");

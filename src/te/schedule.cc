@@ -193,6 +193,23 @@ void Schedule::annotate(int id, LoopAnnotation annotation) {
   });
 }
 
+void Schedule::storage_align(int id, const ir::Var& axis, int64_t factor, int64_t offset) {
+  checked([&](Schedule& next) {
+    Stage& s = next.mut(id);
+    check_schedulable(s);
+    int dim = -1;
+    for (size_t i = 0; i < s.op->axis.size(); ++i) {
+      if (s.op->axis[i].var == axis) dim = static_cast<int>(i);
+    }
+    TSCH_USER_ASSERT(dim >= 0, ValueError) << "storage_align: " << axis->name << " is not an axis of " << stage_text(s)
+                                           << "'s output (the axis names the dimension aligned)";
+    TSCH_USER_ASSERT(factor > 0 && offset >= 0 && offset < factor, ValueError)
+        << "storage_align: the factor must be positive and the offset in [0, factor), got factor " << factor << ", offset " << offset;
+    s.aligns.push_back(Stage::Align{dim, factor, offset});
+    return 0;
+  });
+}
+
 bool Schedule::depends_on(int consumer, int producer) const {
   std::vector<int> work{consumer};
   std::unordered_set<int> seen;

@@ -63,6 +63,12 @@ struct Stage {
   std::vector<ir::Var> leaf;       // the current loop order
   std::vector<IterRelation> relations;
   std::vector<LoopAnnotation> annotations;
+  // storage_align: the output buffer's dimension (of a root axis), factor, offset.
+  struct Align {
+    int dim;
+    int64_t factor, offset;
+  };
+  std::vector<Align> aligns;
   AttachKind attach = AttachKind::Root;
   int attach_stage = -1;
   ir::Var attach_var;
@@ -100,6 +106,7 @@ class Schedule {
   ir::Var fuse(int stage, const std::vector<ir::Var>& vars);
   void reorder(int stage, const std::vector<ir::Var>& order);
   void annotate(int stage, LoopAnnotation annotation);
+  void storage_align(int stage, const ir::Var& axis, int64_t factor, int64_t offset);
   void compute_at(int stage, int parent, const ir::Var& var);
   void compute_inline(int stage);
   void compute_root(int stage);

@@ -5,8 +5,8 @@
 //      fuses and reorders on its loops — which carry the stage's variable names (i_outer ...);
 //   3. reductions: the init moved before the first reduction loop (decompose_reduction),
 //      where TVM's legacy lowering puts it;
-//   4. the loop annotations (vectorize, parallel, unroll, bind, pragma), on the init's
-//      copies of the loops too.
+//   4. storage_align on the stages' outputs; the loop annotations (vectorize, parallel,
+//      unroll, bind, pragma), on the init's copies of the loops too.
 // Each primitive checks what it is given, so a stage schedule the tir primitives refuse is
 // refused — never lowered to a different computation.
 #include <fmt/format.h>
@@ -46,7 +46,9 @@ class StageLowering {
       if (!st.is_placeholder() && block_of_.count(st.id) && st.attach != AttachKind::Inline && st.op->reduce) decompose(st);
     }
     for (const auto& st : stages) {
-      if (!st.is_placeholder() && block_of_.count(st.id) && st.attach != AttachKind::Inline) annotate(st);
+      if (st.is_placeholder() || !block_of_.count(st.id) || st.attach == AttachKind::Inline) continue;
+      for (const auto& al : st.aligns) sch_->storage_align(block_of_.at(st.id), 0, al.dim, al.factor, al.offset);
+      annotate(st);
     }
     auto out = std::make_shared<ir::PrimFuncNode>(*sch_->mod()->prim_func("main"));
     ir::AttrMap attrs{{"from_legacy_te_schedule", ir::AttrValue::of_bool(true)}, {"global_symbol", ir::AttrValue::of_str(name)}};
