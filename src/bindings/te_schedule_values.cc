@@ -9,6 +9,7 @@
 #include "bindings/schedule_values.h"
 #include "bindings/te_values.h"
 #include "ir/op.h"
+#include "ir/printer.h"
 #include "schedule/schedule.h"
 #include "script/exceptions.h"
 #include "te/schedule.h"
@@ -45,7 +46,10 @@ class ThreadAxisValue : public script::Object {
  public:
   explicit ThreadAxisValue(te::ThreadAxis a) : axis(std::move(a)) {}
   TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override { return "T.iter_var(" + axis.var->name + ", None, \"ThreadIndex\", \"" + axis.tag + "\")"; }
+  std::string repr_hook(Interpreter&) override {
+    std::string dom = axis.extent ? "T.Range(0, " + ir::script(axis.extent) + ")" : "None";
+    return "T.iter_var(" + axis.var->name + ", " + dom + ", \"ThreadIndex\", \"" + axis.tag + "\")";
+  }
   te::ThreadAxis axis;
 };
 
@@ -164,7 +168,7 @@ TypeObject* StageValue::type() const {
       ir::Var v = iter_var_arg(interp, a[1], "bind");
       auto* thread = a[2].as<ThreadAxisValue>();
       if (!thread) raise(ExcKind::TypeError, "bind: the second argument is a thread axis (te.thread_axis(\"threadIdx.x\")), got " + interp.repr(a[2]));
-      guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{te::LoopAnnotation::Kind::Bind, v, thread->axis.tag, nullptr}); });
+      guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{te::LoopAnnotation::Kind::Bind, v, thread->axis.tag, thread->axis.extent}); });
       return Value();
     });
     type->def("pragma", "self, var, pragma_type, pragma_value=None", [](Interpreter& interp, Args& a) {
@@ -295,14 +299,20 @@ void install_te_schedule(Interpreter&, Namespace& ns) {
   }, "te.create_schedule(C.op): the stage schedule of the computation of C (s[C].split, ..., then tvm.lower / tvm.build).");
   script::def_function(ns, "thread_axis", "dom=None, tag=\"\", name=\"\", span=None", [](Interpreter& interp, Args& a) {
     std::string tag = a.get_str(1);
+    ir::PrimExpr extent;
     if (a[0].as<script::Str>()) {
       tag = a.get_str(0);
     } else if (!a[0].is_none()) {
-      raise(ExcKind::NotImplementedError, "not supported yet: a thread axis with a domain (the extent comes from the loop it is bound to)");
+      // The domain: (min, max) or a range's extent.
+      std::vector<Value> dom = a[0].as<script::Tuple>() || a[0].as<script::List>() ? interp.to_vector(a[0]) : std::vector<Value>{};
+      if (dom.size() != 2) a.value_error(0, "a thread axis domain is (min, max)");
+      ir::PrimExpr lo = to_expr(interp, dom[0], "thread_axis domain"), hi = to_expr(interp, dom[1], "thread_axis domain");
+      if (!ir::is_zero(lo)) raise(ExcKind::NotImplementedError, "not supported yet: a thread axis domain that does not start at 0");
+      extent = hi;
     }
     if (tag.empty()) raise(ExcKind::ValueError, "thread_axis: tag must be given as Positional or keyword argument");
     std::string name = a.get_str(2);
-    return Value(std::make_shared<ThreadAxisValue>(te::ThreadAxis{tag, ir::make_var(name.empty() ? tag : name)}));
+    return Value(std::make_shared<ThreadAxisValue>(te::ThreadAxis{tag, ir::make_var(name.empty() ? tag : name), extent}));
   }, "te.thread_axis(\"threadIdx.x\"): a GPU thread axis for s[C].bind.");
 }
 

@@ -24,7 +24,7 @@ struct LoopAnnotation {
   Kind kind;
   ir::Var iter_var;
   std::string text;    // Bind: the thread tag; Pragma: the pragma's name
-  ir::PrimExpr value;  // Pragma: its value (may be null)
+  ir::PrimExpr value;  // Pragma: its value; Bind: the thread axis's extent (either may be null)
 };
 
 // One step of a stage's iteration space, in call order.
@@ -83,6 +83,7 @@ struct Stage {
 struct ThreadAxis {
   std::string tag;
   ir::Var var;
+  ir::PrimExpr extent;  // te.thread_axis((0, n), tag): n; null without a domain
 };
 
 class Schedule {

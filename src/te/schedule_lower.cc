@@ -15,6 +15,7 @@
 
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/printer.h"
 #include "schedule/schedule.h"
 #include "support/error.h"
 #include "te/schedule.h"
@@ -208,7 +209,20 @@ class StageLowering {
       case LoopAnnotation::Kind::Vectorize: sch_->vectorize(loop); break;
       case LoopAnnotation::Kind::Parallel: sch_->parallel(loop); break;
       case LoopAnnotation::Kind::Unroll: sch_->unroll(loop); break;
-      case LoopAnnotation::Kind::Bind: sch_->bind(loop, ann.text); break;
+      case LoopAnnotation::Kind::Bind: {
+        // A thread axis made with a domain binds loops of that extent only (TVM would guard a
+        // shorter loop inside more threads).
+        if (ann.value) {
+          const ir::ForNode& f = sch_->loop(loop->sid);
+          int64_t want = 0, have = 0;
+          bool equal = ir::as_const_int(ann.value, &want) && ir::as_const_int(f.extent, &have) && want == have;
+          TSCH_USER_ASSERT(equal, NotImplementedError)
+              << "not supported yet: binding loop " << f.loop_var->name << " (extent " << ir::script(f.extent) << ") to the thread axis "
+              << ann.text << " made with the extent " << ir::script(ann.value) << " (TVM guards the extra threads)";
+        }
+        sch_->bind(loop, ann.text);
+        break;
+      }
       case LoopAnnotation::Kind::Pragma: {
         schedule::TraceArg value = schedule::TraceArg::of_int(1);
         if (ann.value) {
