@@ -235,7 +235,12 @@ bool RuntimeModuleValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
 }
 
 Value wrap_module(runtime::Module m) { return Value(std::make_shared<RuntimeModuleValue>(std::move(m))); }
-Value wrap_module(runtime::CompiledModuleRef m) { return wrap_module(runtime::make_module(std::move(m))); }
+// A host module imports the device modules its kernels come from.
+Value wrap_module(runtime::CompiledModuleRef m) {
+  runtime::Module module = runtime::make_module(m);
+  for (auto& device : m->device_modules()) module->imports.push_back(runtime::make_module(device));
+  return wrap_module(module);
+}
 
 Value wrap_device(runtime::Device d) { return Value(std::make_shared<DeviceValue>(d)); }
 

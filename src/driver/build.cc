@@ -5,10 +5,12 @@
 
 #include "codegen/llvm/llvm_build.h"
 #include "codegen/source/c_module.h"
+#include "codegen/source/codegen_cuda.h"
 #include "ir/printer.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "transform/pipeline.h"
+#include "transform/split_host_device.h"
 
 namespace tsch::driver {
 
@@ -17,12 +19,13 @@ namespace {
 // The code generators tsch has, by target kind: LLVM, and C source (TVM's "c" target).
 bool is_llvm_kind(const target::Target& t) { return t->kind->name == "llvm"; }
 bool is_c_kind(const target::Target& t) { return t->kind->name == "c"; }
+bool is_cuda_kind(const target::Target& t) { return t->kind->name == "cuda"; }
 
 void check_buildable(const target::Target& t) {
   const std::string& kind = t->kind->name;
-  if (is_llvm_kind(t) || is_c_kind(t)) return;
-  if (kind == "cuda" || kind == "nvptx")
-    throw UserError(UserErrorKind::RuntimeError, "not supported yet: target \"" + kind + "\" (CUDA code generation); build with target=\"llvm\"");
+  if (is_llvm_kind(t) || is_c_kind(t) || is_cuda_kind(t)) return;
+  if (kind == "nvptx")
+    throw UserError(UserErrorKind::RuntimeError, "not supported yet: target \"nvptx\" (PTX from LLVM); build with target=\"cuda\" for CUDA C");
   throw UserError(UserErrorKind::RuntimeError, "not supported yet: target \"" + kind + "\" (tsch generates code for llvm)");
 }
 
@@ -59,12 +62,13 @@ BuildCache& cache() {
 }  // namespace
 
 ir::IRModule lower(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options) {
-  // Device passes (host/device split, thread sync) arrive with CUDA. C source is scalar:
-  // vectorized loops stay loops, which the C compiler vectorizes itself.
+  // The host/device split follows lowering for CUDA (build). C source is scalar: vectorized
+  // loops stay loops, which the C compiler vectorizes itself.
   transform::LowerOptions lower_options;
   lower_options.after_pass = options.after_pass;
   transform::lowering_notes().clear();
-  bool scalar_only = is_c_kind(target);
+  // CUDA C is scalar too until vector types (float4) arrive with the CUDA runtime.
+  bool scalar_only = is_c_kind(target) || is_cuda_kind(target);
   if (scalar_only) {
     auto ctx = std::make_shared<transform::PassContext>(transform::PassContext::current());
     ctx->config["tir.disable_vectorize"] = true;
@@ -88,6 +92,19 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
   for (const auto& [name, f] : mod->functions) {
     TSCH_USER_ASSERT(f->func_kind() == ir::FuncKind::PrimFunc, NotImplementedError)
         << "not supported yet: building " << f->type_key() << " \"" << name << "\" (tvm.build compiles PrimFuncs)";
+  }
+  if (is_cuda_kind(target)) {
+    // Host and device split (TVM's SplitHostDevice); the kernels become CUDA C, which the
+    // host module imports.
+    ir::IRModule lowered = transform::split_host_device(lower(mod, target, options), "cuda");
+    auto host = std::make_shared<ir::IRModuleNode>(), kernels = std::make_shared<ir::IRModuleNode>();
+    for (const auto& [name, f] : lowered->prim_funcs()) {
+      if (options.after_pass) options.after_pass("tir.SplitHostDevice", name, f);
+      const ir::AttrValue* conv = ir::find_attr(f->attrs, "calling_conv");
+      (conv && conv->i == 2 ? kernels : host)->functions.emplace_back(name, f);
+    }
+    runtime::CompiledModuleRef device = codegen::build_cuda_device(kernels, target->str(), target->get_str("arch").value_or("sm_80"));
+    return codegen::cuda_host_module(host, device, target->host ? target->host->str() : "llvm");
   }
   if (is_c_kind(target)) {
     ir::IRModule lowered = lower(mod, target, options);

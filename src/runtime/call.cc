@@ -156,6 +156,9 @@ PackedFunc get_function(const CompiledModuleRef& m, const std::string& name) {
     if (s.name == name) sig = &s;
   if (!sig) return nullptr;
   EntryPoint entry = m->entry(name);
+  if (std::string why = m->unavailable(); !why.empty()) {
+    return make_packed_func([why](const std::vector<Any>&) -> Any { throw UserError(UserErrorKind::RuntimeError, why); }, name);
+  }
   return make_packed_func([m, sig, entry](const std::vector<Any>& args) {
     std::vector<CallArg> converted;
     for (size_t i = 0; i < args.size(); ++i) {

@@ -54,8 +54,12 @@ class CompiledModule {
   virtual std::string source(const std::string& format) const = 0;
   virtual void export_library(const std::string& path) const = 0;
   virtual std::string target_text() const = 0;
-  // TVM's type key of the module kind: "llvm" (host code), later "cuda" (device code).
+  // TVM's type key of the module kind: "llvm" (host code), "c", "cuda" (device code).
   virtual std::string type_key() const = 0;
+  // The device modules a host module launches kernels from (its imported_modules).
+  virtual std::vector<std::shared_ptr<CompiledModule>> device_modules() const { return {}; }
+  // Non-empty: why this module's functions cannot run here (calling one raises it).
+  virtual std::string unavailable() const { return {}; }
 };
 using CompiledModuleRef = std::shared_ptr<CompiledModule>;
 

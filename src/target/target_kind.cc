@@ -34,8 +34,8 @@ void parse_cpu(Json& config) {
   if (config["kind"] == "llvm" && !config.contains("mtriple") && !config.contains("mcpu")) config["mtriple"] = host_triple();
 }
 
-// A GPU architecture: checked when given ("sm_80"), else asked of device 0, else sm_50 with
-// TVM's warning.
+// A GPU architecture: checked when given ("sm_80"), else asked of device 0, else sm_80 with
+// TVM's warning (TVM falls back to sm_50, which CUDA 13 no longer compiles for).
 std::function<void(Json&)> gpu_arch_parser(std::string option, int device_type) {
   return [option, device_type](Json& config) {
     if (config.contains(option)) {
@@ -46,8 +46,8 @@ std::function<void(Json&)> gpu_arch_parser(std::string option, int device_type) 
     std::optional<std::string> version;
     if (device_query()) version = device_query()(device_type, "compute_version");
     if (!version) {
-      std::fprintf(stderr, "warning: Unable to detect CUDA version, default to \"-%s=sm_50\" instead\n", option.c_str());
-      config[option] = "sm_50";
+      std::fprintf(stderr, "warning: Unable to detect CUDA version, default to \"-%s=sm_80\" instead\n", option.c_str());
+      config[option] = "sm_80";
       return;
     }
     std::string digits;

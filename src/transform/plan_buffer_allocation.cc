@@ -5,7 +5,8 @@
 // in registers. In a sequence it covers only the statements from its first to its last
 // user, so later passes see where its lifetime ends. It never moves into vectorized or
 // unrolled loops, which need plain bodies, nor into a loop whose iterations pass values to
-// each other through the buffer.
+// each other through the buffer; into a GPU thread binding only as its storage scope allows
+// (local: any, shared: blockIdx only, global: none).
 #include <unordered_map>
 
 #include "arith/simplify.h"
@@ -91,7 +92,12 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
     // there: a reduction's accumulator whose init (`if k == 0`) is outside this loop's body.
     // The allocation stays outside (TVM keeps it above the loops of reduction iterators).
     bool carried = first_access(loop->body, buf.get()) == FirstAccess::Read;
-    if (!carried && (loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel)) {
+    // Under a GPU thread binding a buffer is private to each thread (local), to each block
+    // (shared: below blockIdx only), or to no one (global: stays above, on the host).
+    bool thread_private = loop->for_kind == ir::ForKind::ThreadBinding &&
+                          (buf->scope == "local" || buf->scope == "warp" ||
+                           (buf->scope.rfind("shared", 0) == 0 && loop->thread_tag.rfind("threadIdx", 0) != 0));
+    if (!carried && (loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel || thread_private)) {
       auto f = std::make_shared<ir::ForNode>(*loop);
       f->body = sink(buf, loop->body);
       return f;

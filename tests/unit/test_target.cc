@@ -4,6 +4,9 @@
 #include <thread>
 
 #include "driver/build.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "transform/split_host_device.h"
 #include "support/error.h"
 #include "target/target.h"
 
@@ -97,10 +100,52 @@ TEST_CASE("the target scope is per thread", "[target]") {
 TEST_CASE("driver::build refuses targets it has no code generator for", "[target][driver]") {
   auto mod = std::make_shared<ir::IRModuleNode>();
   try {
-    driver::build(mod, target::parse_target("cuda -arch=sm_80"));
-    FAIL("cuda built");
+    driver::build(mod, target::parse_target("nvptx"));
+    FAIL("nvptx built");
   } catch (const UserError& e) {
-    CHECK(std::string(e.what()).find("not supported yet: target \"cuda\"") == 0);
+    CHECK(std::string(e.what()).find("not supported yet: target \"nvptx\"") == 0);
   }
+  // CUDA builds: the host module imports the device module, and says why it cannot run.
+  runtime::CompiledModuleRef cuda = driver::build(mod, target::parse_target("cuda -arch=sm_80"));
+  CHECK(cuda->device_modules().size() == 1);
+  CHECK(cuda->device_modules()[0]->type_key() == "cuda");
+  CHECK(cuda->unavailable().find("not supported yet: running CUDA kernels") == 0);
   CHECK_THROWS_AS(driver::build(mod, target::parse_target("llvm -mcpu=x -fast-math")), UserError);
+}
+
+TEST_CASE("SplitHostDevice: a bound loop nest becomes a kernel the host launches", "[target][cuda]") {
+  // for bx in blockIdx.x(n / 64): for tx in threadIdx.x(64): B[bx * 64 + tx] = A[...] * x
+  ir::Var n = ir::make_var("n"), x = ir::make_var("x", ir::DataType::float32());
+  ir::Buffer a = ir::make_buffer("A", ir::DataType::float32(), {n});
+  ir::Buffer b = ir::make_buffer("B", ir::DataType::float32(), {n});
+  ir::Var bx = ir::make_var("bx"), tx = ir::make_var("tx");
+  ir::PrimExpr i = ir::add(ir::mul(bx, ir::make_int(64)), tx);
+  ir::Stmt store = std::make_shared<ir::BufferStoreNode>(b, ir::mul(ir::buffer_load(a, {i}), x), std::vector<ir::PrimExpr>{i});
+  auto inner = std::make_shared<ir::ForNode>(tx, ir::make_int(0), ir::make_int(64), ir::ForKind::ThreadBinding, store);
+  inner->thread_tag = "threadIdx.x";
+  auto outer = std::make_shared<ir::ForNode>(bx, ir::make_int(0), ir::floordiv(n, ir::make_int(64)), ir::ForKind::ThreadBinding, inner);
+  outer->thread_tag = "blockIdx.x";
+  auto f = std::make_shared<ir::PrimFuncNode>();
+  ir::Var ha = ir::make_var("A", ir::DataType::handle()), hb = ir::make_var("B", ir::DataType::handle());
+  f->params = {ha, hb, x};
+  f->buffer_map = {{ha, a}, {hb, b}};
+  f->body = outer;
+  ir::IRModule split = transform::split_host_device(ir::module_of("f", f), "cuda");
+  REQUIRE(split->functions.size() == 2);
+  ir::PrimFunc kernel = ir::as_prim_func(split->functions[1].second);
+  CHECK(split->functions[1].first == "f_kernel");
+  // Pointers first, then scalars by name; the launch passes them and the grid and block.
+  REQUIRE(kernel->params.size() == 4);
+  CHECK(kernel->params[0] == a->data);
+  CHECK(kernel->params[1] == b->data);
+  CHECK(kernel->params[2] == n);
+  CHECK(kernel->params[3] == x);
+  std::string host = ir::script(ir::as_prim_func(split->functions[0].second), "f");
+  INFO(host);
+  CHECK(host.find("T.call_packed(\"f_kernel\", A") != std::string::npos);
+  CHECK(host.find(".data, n, x, n // 64, 64)") != std::string::npos);
+  // An access outside any binding is TVM's "did you forget to bind?".
+  auto unbound = std::make_shared<ir::PrimFuncNode>(*f);
+  unbound->body = std::make_shared<ir::ForNode>(bx, ir::make_int(0), n, ir::ForKind::Serial, store);
+  CHECK_THROWS_WITH(transform::split_host_device(ir::module_of("g", unbound), "cuda"), Catch::Contains("Did you forget to bind?"));
 }

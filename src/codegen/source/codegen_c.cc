@@ -28,7 +28,7 @@ std::string CodeGenC::type_of(DataType t) const {
   throw BuildError("not supported yet: the type " + t.to_string() + " in C code generation");
 }
 
-std::string CodeGenC::memory_type_of(DataType t) const { return t.is_bool() ? "uint8_t" : type_of(t); }
+std::string CodeGenC::memory_type_of(DataType t) const { return type_of(t.is_bool() ? DataType::uint(8) : t); }
 
 std::string CodeGenC::define(const VarNode* v, const std::string& hint) {
   std::string base = sanitize(hint);
@@ -70,8 +70,12 @@ std::string CodeGenC::helper(const std::string& name, const std::string& definit
   return name;
 }
 
+std::string CodeGenC::headers() const {
+  return "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n";
+}
+
 std::string CodeGenC::prelude() const {
-  std::string out = "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n";
+  std::string out = headers();
   for (const auto& [name, definition] : helpers_) out += definition + "\n";
   return helpers_.empty() ? out : out + "\n";
 }

@@ -23,7 +23,8 @@ class CodeGenC {
  public:
   virtual ~CodeGenC() = default;
 
-  // The helper definitions the emitted code uses (floordiv for signed integers, min/max).
+  // The headers, then the helper definitions the emitted code uses (floordiv for signed
+  // integers, min/max).
   std::string prelude() const;
 
  protected:
@@ -33,6 +34,8 @@ class CodeGenC {
   using Stmt = ir::Stmt;
 
   // ---- what a target decides ----
+  // What the translation unit starts with (C: the standard headers).
+  virtual std::string headers() const;
   virtual void emit_allocate(const ir::AllocateNode& n) = 0;
   virtual void emit_parallel(const ir::ForNode& n) = 0;
   // A loop bound to a GPU thread; the base refuses it.
@@ -44,7 +47,7 @@ class CodeGenC {
 
   // ---- types ----
   // The C type of a value of `t` (bool: "bool"); BuildError for vectors and unsupported kinds.
-  std::string type_of(DataType t) const;
+  virtual std::string type_of(DataType t) const;
   // The C type of an element of a buffer of `t` in memory (bool: one byte).
   std::string memory_type_of(DataType t) const;
 
@@ -52,6 +55,13 @@ class CodeGenC {
   std::string define(const ir::VarNode* v, const std::string& hint);
   std::string name_of(const ir::VarNode* v) const;
   void forget(const ir::VarNode* v) { names_.erase(v); }
+  // Starts a new function: its identifiers may repeat another function's.
+  void reset_names() {
+    names_.clear();
+    used_.clear();
+  }
+  // Makes `v` read as `text` (a GPU thread index: `((int)threadIdx.x)`).
+  void bind_text(const ir::VarNode* v, std::string text) { names_[v] = std::move(text); }
   // A fresh identifier for generated temporaries (loop ends).
   std::string fresh(const std::string& hint);
 

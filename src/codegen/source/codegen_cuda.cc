@@ -1,0 +1,197 @@
+#include "codegen/source/codegen_cuda.h"
+
+#include <mutex>
+
+#include "codegen/signature.h"
+#include "codegen/source/nvrtc.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "transform/split_host_device.h"
+
+namespace tsch::codegen {
+
+using namespace ir;
+
+namespace {
+
+// The element type of the data pointer `data` in `body` (from the buffer declared over it).
+DataType pointee_type(const Stmt& body, const VarNode* data) {
+  DataType t = DataType::void_();
+  bool found = false;
+  for_each_stmt(body, [&](const Stmt& s) {
+    if (found) return;
+    if (auto* d = as<DeclBufferNode>(s); d && d->buffer->data.get() == data) t = d->buffer->dtype, found = true;
+    if (auto* st = as<BufferStoreNode>(s); st && st->buffer->data.get() == data) t = st->buffer->dtype, found = true;
+  });
+  if (!found) {
+    for_each_expr(body, [&](const PrimExpr& e) {
+      if (auto* l = as<BufferLoadNode>(e); !found && l && l->buffer->data.get() == data) t = l->buffer->dtype, found = true;
+    });
+  }
+  if (!found) throw BuildError("internal: no buffer declares the kernel parameter " + data->name);
+  return t;
+}
+
+}  // namespace
+
+std::string CodeGenCUDA::headers() const {
+  return "#ifdef _WIN32\n"
+         "  using uint = unsigned int;\n"
+         "  using uchar = unsigned char;\n"
+         "  using ushort = unsigned short;\n"
+         "  using int64_t = long long;\n"
+         "  using uint64_t = unsigned long long;\n"
+         "#else\n"
+         "  #define uint unsigned int\n"
+         "  #define uchar unsigned char\n"
+         "  #define ushort unsigned short\n"
+         "  #define int64_t long long\n"
+         "  #define uint64_t unsigned long long\n"
+         "#endif\n";
+}
+
+std::string CodeGenCUDA::type_of(DataType t) const {
+  if (t.lanes == 1 && (t.is_int() || t.is_uint())) {
+    bool s = t.is_int();
+    switch (t.bits) {
+      case 8: return s ? "signed char" : "uchar";
+      case 16: return s ? "short" : "ushort";
+      case 32: return s ? "int" : "uint";
+      case 64: return s ? "int64_t" : "uint64_t";
+      default: break;
+    }
+  }
+  return CodeGenC::type_of(t);
+}
+
+void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
+  out_.str("");
+  indent_ = 0;
+  reset_names();
+  std::vector<std::string> params;
+  for (const auto& p : f->params) {
+    if (p->dtype.is_handle()) {
+      params.push_back(memory_type_of(pointee_type(f->body, p.get())) + "* __restrict__ " + define(p.get(), p->name));
+    } else {
+      params.push_back(type_of(p->dtype) + " " + define(p.get(), p->name));
+    }
+  }
+  // The block's thread count, when every threadIdx extent is a constant.
+  int64_t threads = 1;
+  bool constant = true;
+  for_each_stmt(f->body, [&](const Stmt& s) {
+    auto* loop = as<ForNode>(s);
+    if (!loop || loop->for_kind != ForKind::ThreadBinding || loop->thread_tag.rfind("threadIdx", 0) != 0) return;
+    int64_t e;
+    if (as_const_int(loop->extent, &e)) threads *= e;
+    else constant = false;
+  });
+  std::string bounds = constant ? "__launch_bounds__(" + std::to_string(threads) + ") " : "";
+  std::string joined;
+  for (size_t i = 0; i < params.size(); ++i) joined += (i ? ", " : "") + params[i];
+  open_scope("extern \"C\" __global__ void " + bounds + name + "(" + joined + ")");
+  stmt(f->body);
+  close_scope();
+  line("");
+  functions_ += out_.str();
+}
+
+void CodeGenCUDA::emit_thread_binding(const ForNode& n) {
+  // A loop nested in another bound to the same axis (extents checked equal) reads the same index.
+  bind_text(n.loop_var.get(), "((" + type_of(n.loop_var->dtype) + ")" + n.thread_tag + ")");
+  stmt(n.body);
+  forget(n.loop_var.get());
+}
+
+void CodeGenCUDA::emit_allocate(const AllocateNode& n) {
+  const Buffer& buf = n.buffer;
+  int64_t count = 1;
+  for (const auto& d : buf->shape) {
+    int64_t c;
+    if (!as_const_int(d, &c)) throw BuildError("not supported yet: the local buffer " + buf->name + " of a symbolic size in a CUDA kernel");
+    count *= c;
+  }
+  line("{");
+  ++indent_;
+  line(memory_type_of(buf->dtype) + " " + define(buf->data.get(), buf->name) + "[" + std::to_string(std::max<int64_t>(count, 1)) + "];");
+  stmt(n.body);
+  forget(buf->data.get());
+  --indent_;
+  line("}");
+}
+
+void CodeGenCUDA::emit_parallel(const ForNode& n) {
+  throw BuildError("loop " + n.loop_var->name + " is a CPU parallel loop inside a CUDA kernel (bind it to a GPU thread axis instead)");
+}
+
+namespace {
+
+class CUDADeviceModule : public runtime::CompiledModule {
+ public:
+  CUDADeviceModule(std::string source, std::string target_text, std::string arch)
+      : source_(std::move(source)), target_text_(std::move(target_text)), arch_(std::move(arch)) {}
+  runtime::EntryPoint entry(const std::string&) const override { return nullptr; }
+  const std::vector<runtime::FunctionSignature>& functions() const override { return none_; }
+  std::string source(const std::string& format) const override {
+    if (format.empty() || format == "cu" || format == "cuda") return source_;
+    if (format == "ptx") {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (ptx_.empty()) ptx_ = compile_cuda_to_ptx(source_, arch_);
+      return ptx_;
+    }
+    throw BuildError("get_source: unknown format \"" + format + "\" (a CUDA module has \"cu\" and \"ptx\")");
+  }
+  void export_library(const std::string&) const override {
+    throw BuildError("not supported yet: export_library of CUDA device code (loading it back needs the CUDA runtime)");
+  }
+  std::string target_text() const override { return target_text_; }
+  std::string type_key() const override { return "cuda"; }
+
+ private:
+  std::string source_, target_text_, arch_;
+  std::vector<runtime::FunctionSignature> none_;
+  mutable std::mutex mu_;
+  mutable std::string ptx_;  // compiled on first request
+};
+
+class CUDAHostModule : public runtime::CompiledModule {
+ public:
+  CUDAHostModule(std::vector<runtime::FunctionSignature> sigs, runtime::CompiledModuleRef device, std::string target_text)
+      : sigs_(std::move(sigs)), device_(std::move(device)), target_text_(std::move(target_text)) {}
+  runtime::EntryPoint entry(const std::string&) const override { return nullptr; }
+  const std::vector<runtime::FunctionSignature>& functions() const override { return sigs_; }
+  std::string source(const std::string&) const override {
+    throw BuildError("not supported yet: the host code of a CUDA build (the device code is imported_modules[0].get_source())");
+  }
+  void export_library(const std::string&) const override {
+    throw BuildError("not supported yet: export_library of a CUDA build (tsch has no CUDA runtime yet)");
+  }
+  std::string target_text() const override { return target_text_; }
+  std::string type_key() const override { return "llvm"; }
+  std::vector<runtime::CompiledModuleRef> device_modules() const override { return {device_}; }
+  std::string unavailable() const override {
+    return "not supported yet: running CUDA kernels (tsch generates their CUDA C — imported_modules[0].get_source() — but has no "
+           "CUDA runtime yet)";
+  }
+
+ private:
+  std::vector<runtime::FunctionSignature> sigs_;
+  runtime::CompiledModuleRef device_;
+  std::string target_text_;
+};
+
+}  // namespace
+
+runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std::string& target_text, const std::string& arch) {
+  CodeGenCUDA gen;
+  for (const auto& [name, f] : kernels->prim_funcs()) gen.add_kernel(name, f);
+  return std::make_shared<CUDADeviceModule>(gen.source(), target_text, arch);
+}
+
+runtime::CompiledModuleRef cuda_host_module(const IRModule& host, runtime::CompiledModuleRef device, const std::string& target_text) {
+  std::vector<runtime::FunctionSignature> sigs;
+  for (const auto& [name, f] : host->prim_funcs()) sigs.push_back(collect_signature(name, f));
+  return std::make_shared<CUDAHostModule>(std::move(sigs), std::move(device), target_text);
+}
+
+}  // namespace tsch::codegen

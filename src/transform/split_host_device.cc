@@ -1,0 +1,212 @@
+#include "transform/split_host_device.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "support/error.h"
+#include "transform/pass.h"
+
+namespace tsch::transform {
+namespace {
+
+using namespace ir;
+
+bool is_thread_loop(const Stmt& s) {
+  auto* f = as<ForNode>(s);
+  return f && f->for_kind == ForKind::ThreadBinding;
+}
+
+// The order TVM launches with: blockIdx.x/y/z, then threadIdx.x/y/z.
+int launch_rank(const std::string& tag) {
+  static const char* order[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  for (int i = 0; i < 6; ++i) {
+    if (tag == order[i]) return i;
+  }
+  return -1;
+}
+
+// What a kernel's loop nest uses from outside: variables (scalars and data pointers) and
+// the buffers declared outside it; and the extent of each thread axis it binds.
+class KernelUses : public IRVisitor {
+ public:
+  void visit(const Stmt& s) override {
+    if (auto* f = as<ForNode>(s)) {
+      defined_.insert(f->loop_var.get());
+      if (f->for_kind == ForKind::ThreadBinding) {
+        TSCH_USER_ASSERT(launch_rank(f->thread_tag) >= 0, NotImplementedError)
+            << "not supported yet: the thread axis " << f->thread_tag << " in a CUDA kernel (blockIdx.x/y/z and threadIdx.x/y/z are)";
+        TSCH_USER_ASSERT(is_zero(f->min), RuntimeError) << "the loop " << f->loop_var->name << " bound to " << f->thread_tag << " does not start at 0";
+        auto [it, fresh] = extents_.emplace(f->thread_tag, f->extent);
+        int64_t a = 0, b = 0;
+        bool same = it->second == f->extent || (as_const_int(it->second, &a) && as_const_int(f->extent, &b) && a == b);
+        TSCH_USER_ASSERT(fresh || same, RuntimeError)
+            << "the thread axis " << f->thread_tag << " is bound to loops of different extents in one kernel (" << f->loop_var->name
+            << " has extent " << expr_text(f->extent) << ", another loop " << expr_text(it->second) << ")";
+      }
+    } else if (auto* l = as<LetStmtNode>(s)) {
+      defined_.insert(l->var.get());
+    } else if (auto* a = as<AllocateNode>(s)) {
+      TSCH_USER_ASSERT(a->buffer->scope == "local", NotImplementedError)
+          << "not supported yet: the " << a->buffer->scope << " buffer " << a->buffer->name
+          << " in a CUDA kernel (kernels allocate local arrays only; shared memory needs TVM's ThreadSync pass)";
+      defined_.insert(a->buffer->data.get());
+      declared_.insert(a->buffer.get());
+    } else if (auto* d = as<DeclBufferNode>(s)) {
+      declared_.insert(d->buffer.get());
+    } else if (auto* st = as<BufferStoreNode>(s)) {
+      use_buffer(st->buffer);
+    }
+    visit_children(s);
+  }
+  void visit(const PrimExpr& e) override {
+    if (auto* v = as<VarNode>(e)) use_var(v, std::static_pointer_cast<const VarNode>(e));
+    if (auto* l = as<BufferLoadNode>(e)) use_buffer(l->buffer);
+    visit_children(e);
+  }
+
+  std::vector<Var> free_vars;
+  std::vector<Buffer> outer_buffers;  // declared outside the kernel, in order of first use
+  std::map<std::string, PrimExpr> extents_;
+
+ private:
+  static std::string expr_text(const PrimExpr& e) {
+    int64_t v;
+    return as_const_int(e, &v) ? std::to_string(v) : "(symbolic)";
+  }
+  void use_var(const VarNode* v, const Var& ref) {
+    if (defined_.count(v) || seen_.count(v)) return;
+    seen_.insert(v);
+    free_vars.push_back(ref);
+  }
+  void use_buffer(const Buffer& b) {
+    if (declared_.count(b.get()) || seen_buffers_.count(b.get())) return;
+    seen_buffers_.insert(b.get());
+    outer_buffers.push_back(b);
+    use_var(b->data.get(), b->data);
+    for (const auto& d : b->shape) visit(d);
+  }
+  std::unordered_set<const VarNode*> defined_, seen_;
+  std::unordered_set<const BufferNode*> declared_, seen_buffers_;
+};
+
+// A buffer access outside every thread-bound loop of a GPU function (TVM's VerifyMemory).
+class HostAccessCheck : public IRVisitor {
+ public:
+  void visit(const Stmt& s) override {
+    if (is_thread_loop(s)) return;  // becomes a kernel
+    if (auto* a = as<AllocateNode>(s)) {
+      TSCH_USER_ASSERT(false, NotImplementedError)
+          << "not supported yet: the buffer " << a->buffer->name << " allocated outside the kernels of a CUDA build "
+          << "(tsch has no device memory yet: compute it inside a thread-bound loop nest, or inline it)";
+    }
+    if (auto* st = as<BufferStoreNode>(s)) fail(st->buffer);
+    visit_children(s);
+  }
+  void visit(const PrimExpr& e) override {
+    if (auto* l = as<BufferLoadNode>(e)) fail(l->buffer);
+    visit_children(e);
+  }
+
+ private:
+  [[noreturn]] static void fail(const Buffer& b) {
+    TSCH_USER_ASSERT(false, RuntimeError) << "Memory verification failed with the following errors:\n    Variable `" << b->name
+                                          << "` is directly accessed by host memory (it is not contained in a thread environment "
+                                             "or in the function arguments.\n  Did you forget to bind?";
+  }
+};
+
+class Splitter : public IRMutator {
+ public:
+  Splitter(std::string func_name, std::vector<std::pair<std::string, PrimFunc>>& kernels, std::set<std::string>& names,
+           std::string target_kind)
+      : func_name_(std::move(func_name)), kernels_(kernels), names_(names), target_kind_(std::move(target_kind)) {}
+
+  using IRMutator::mutate;
+  Stmt mutate(const Stmt& s) override {
+    if (!is_thread_loop(s)) return mutate_children(s);
+    KernelUses uses;
+    uses.visit(s);
+    // Parameters: data pointers first, then by name (TVM's order).
+    std::vector<Var> params = uses.free_vars;
+    std::stable_sort(params.begin(), params.end(), [](const Var& a, const Var& b) {
+      return std::make_tuple(!a->dtype.is_handle(), a->name) < std::make_tuple(!b->dtype.is_handle(), b->name);
+    });
+    Stmt body = s;
+    for (auto it = uses.outer_buffers.rbegin(); it != uses.outer_buffers.rend(); ++it) body = std::make_shared<DeclBufferNode>(*it, body);
+    std::string name = unique(func_name_ + "_kernel");
+    auto kernel = std::make_shared<PrimFuncNode>();
+    kernel->params = params;
+    kernel->body = body;
+    std::vector<std::pair<std::string, PrimExpr>> launch(uses.extents_.begin(), uses.extents_.end());
+    // A CUDA block has at most 1024 threads (the target's max_num_threads).
+    int64_t threads = 1;
+    std::string dims;
+    for (const auto& [tag, extent] : launch) {
+      int64_t e;
+      if (tag.rfind("threadIdx", 0) != 0 || !as_const_int(extent, &e)) continue;
+      threads *= e;
+      dims += (dims.empty() ? "" : ", ") + tag + "=" + std::to_string(e);
+    }
+    TSCH_USER_ASSERT(threads <= 1024, RuntimeError)
+        << "the kernel of " << func_name_ << " launches " << threads << " threads per block (" << dims
+        << "), over the 1024 a CUDA block may have";
+    std::sort(launch.begin(), launch.end(), [](const auto& a, const auto& b) { return launch_rank(a.first) < launch_rank(b.first); });
+    AttrValue launch_attr;
+    launch_attr.kind = AttrValue::Kind::Array;
+    for (const auto& [tag, extent] : launch) launch_attr.array.push_back(AttrValue::of_str(tag));
+    kernel->attrs = {{"calling_conv", AttrValue::of_int(2)},
+                     {"global_symbol", AttrValue::of_str(name)},
+                     {"target", AttrValue::of_str(target_kind_)},
+                     {"tir.is_global_func", AttrValue::of_bool(true)},
+                     {kKernelLaunchParams, launch_attr},
+                     {"tir.noalias", AttrValue::of_bool(true)}};
+    kernels_.emplace_back(name, kernel);
+    // The launch: the kernel's arguments, then its grid and block extents.
+    std::vector<PrimExpr> args{std::make_shared<StringImmNode>(name)};
+    for (const auto& p : params) args.push_back(p);
+    for (const auto& [tag, extent] : launch) args.push_back(extent);
+    return std::make_shared<EvaluateNode>(call(DataType::int32(), "call_packed", args));
+  }
+
+ private:
+  std::string unique(const std::string& base) {
+    std::string name = base;
+    for (int k = 1; names_.count(name); ++k) name = base + "_" + std::to_string(k);
+    names_.insert(name);
+    return name;
+  }
+  std::string func_name_;
+  std::vector<std::pair<std::string, PrimFunc>>& kernels_;
+  std::set<std::string>& names_;
+  std::string target_kind_;
+};
+
+}  // namespace
+
+IRModule split_host_device(const IRModule& mod, const std::string& target_kind) {
+  auto out = std::make_shared<IRModuleNode>();
+  out->attrs = mod->attrs;
+  std::vector<std::pair<std::string, PrimFunc>> kernels;
+  std::set<std::string> names;
+  for (const auto& [name, f] : mod->functions) names.insert(name);
+  for (const auto& [name, base] : mod->functions) {
+    PrimFunc f = as_prim_func(base);
+    if (!f) {
+      out->functions.emplace_back(name, base);
+      continue;
+    }
+    HostAccessCheck().visit(f->body);
+    Stmt body = Splitter(name, kernels, names, target_kind).mutate(f->body);
+    out->functions.emplace_back(name, with_body(f, body));
+  }
+  for (auto& [name, k] : kernels) out->functions.emplace_back(name, k);
+  return out;
+}
+
+}  // namespace tsch::transform

@@ -1,0 +1,25 @@
+// TVM's tir.SplitHostDevice and LowerDeviceKernelLaunch for a GPU target, on lowered
+// PrimFuncs: each outermost loop nest bound to GPU threads becomes a kernel function
+// (`<func>_kernel`, `<func>_kernel_1`, ...; parameters: the data pointers and scalars it uses,
+// pointers first, then by name, as TVM sorts them), and the host function launches it with
+// `T.call_packed("<kernel>", <parameters>..., <grid and block extents>...)`. Buffer accesses
+// left on the host are TVM's VerifyMemory error ("Did you forget to bind?"), and one thread
+// axis bound with two extents in one kernel is refused.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/module.h"
+
+namespace tsch::transform {
+
+// The attribute a kernel carries: its launch extents by thread tag, in launch order.
+constexpr const char* kKernelLaunchParams = "tir.kernel_launch_params";
+
+// Host functions keep their names; the kernels are added after them. UserError (RuntimeError)
+// for the conditions above, and NotImplementedError for what tsch's GPU path lacks (a global
+// buffer allocated on the host, a kernel that allocates shared memory).
+ir::IRModule split_host_device(const ir::IRModule& mod, const std::string& target_kind);
+
+}  // namespace tsch::transform

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# tsch's CUDA C for the kernels of ptx_kernels.tsch, compiled to PTX by NVRTC and assembled by
+# ptxas for sm_80. Where the CUDA toolkit is absent (a bare Debian), the test is skipped
+# (exit 77) with the reason tsch gives. usage: ptx_test.sh TSCH
+set -uo pipefail
+tsch=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(cd "$here" && "$tsch" ptx_kernels.tsch 2>&1)
+status=$?
+if [ $status -ne 0 ]; then
+  printf '%s\n' "$out"
+  echo "FAIL ptx_kernels.tsch exited with $status"
+  exit 1
+fi
+if grep -q '^NO PTX:' <<< "$out"; then
+  if grep -q 'NVRTC (libnvrtc.so) is not found' <<< "$out"; then
+    echo "SKIP: $(grep -m1 '^NO PTX:' <<< "$out")"
+    exit 77
+  fi
+  printf '%s\n' "$out"
+  echo "FAIL: NVRTC is there but did not compile tsch's CUDA C"
+  exit 1
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# One file per kernel module.
+awk -v dir="$work" '/^== PTX .* ==$/ { name = $3; file = dir "/" name ".ptx"; next } /^== END ==$/ { file = ""; next } file { print > file }' <<< "$out"
+failed=0
+for want in myadd:myadd_kernel math:main_kernel math:main_kernel_1 rowsum:rowsum_kernel; do
+  file="$work/${want%%:*}.ptx"
+  if ! grep -q "\.entry ${want#*:}(" "$file" 2>/dev/null; then
+    echo "FAIL ${want%%:*}: no .entry ${want#*:} in its PTX"
+    failed=1
+  fi
+done
+ptxas=""
+for c in "${CUDA_HOME:-}/bin/ptxas" /usr/local/cuda/bin/ptxas "$(command -v ptxas 2>/dev/null)"; do
+  if [ -n "$c" ] && [ -x "$c" ]; then ptxas=$c; break; fi
+done
+if [ -z "$ptxas" ]; then
+  echo "note: ptxas not found: the PTX is not assembled"
+else
+  for f in "$work"/*.ptx; do
+    if ! "$ptxas" -arch=sm_80 -o "$work/out.cubin" "$f"; then
+      echo "FAIL ptxas rejected $(basename "$f")"
+      failed=1
+    fi
+  done
+fi
+[ $failed -eq 0 ] && echo "ptx: the CUDA C of $(ls "$work"/*.ptx | wc -l) modules compiles (NVRTC) and assembles (${ptxas:-not assembled})"
+exit $failed
