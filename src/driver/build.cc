@@ -95,16 +95,26 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
   }
   if (is_cuda_kind(target)) {
     // Host and device split (TVM's SplitHostDevice); the kernels become CUDA C, which the
-    // host module imports.
-    ir::IRModule lowered = transform::split_host_device(lower(mod, target, options), "cuda");
-    auto host = std::make_shared<ir::IRModuleNode>(), kernels = std::make_shared<ir::IRModuleNode>();
-    for (const auto& [name, f] : lowered->prim_funcs()) {
+    // host module imports. Its functions run the kernels on the CPU, threads as loops.
+    ir::IRModule lowered = lower(mod, target, options);
+    ir::IRModule split = transform::split_host_device(lowered, "cuda");
+    auto kernels = std::make_shared<ir::IRModuleNode>();
+    for (const auto& [name, f] : split->prim_funcs()) {
       if (options.after_pass) options.after_pass("tir.SplitHostDevice", name, f);
       const ir::AttrValue* conv = ir::find_attr(f->attrs, "calling_conv");
-      (conv && conv->i == 2 ? kernels : host)->functions.emplace_back(name, f);
+      if (conv && conv->i == 2) kernels->functions.emplace_back(name, f);
     }
+    std::string key = target->str() + (target->host ? "\nhost " + target->host->str() : "") + "\n" + ir::script(lowered);
+    if (auto hit = cache().find(key)) return hit;
     runtime::CompiledModuleRef device = codegen::build_cuda_device(kernels, target->str(), target->get_str("arch").value_or("sm_80"));
-    return codegen::cuda_host_module(host, device, target->host ? target->host->str() : "llvm");
+    // The emulation is compiled for the target's host (llvm when none is given).
+    codegen::LLVMTarget host_target =
+        codegen::llvm_target_of(target->host && target->host->kind->name == "llvm" ? target->host : target::parse_target("llvm"));
+    host_target.interrupt_checks = options.interrupt_checks;
+    runtime::CompiledModuleRef emulation = codegen::build_llvm(transform::threads_as_loops(lowered), host_target);
+    runtime::CompiledModuleRef m = codegen::cuda_host_module(emulation, device, target->host ? target->host->str() : "llvm");
+    cache().insert(key, m);
+    return m;
   }
   if (is_c_kind(target)) {
     ir::IRModule lowered = lower(mod, target, options);

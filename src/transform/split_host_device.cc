@@ -187,7 +187,31 @@ class Splitter : public IRMutator {
   std::string target_kind_;
 };
 
+class ThreadsAsLoops : public IRMutator {
+ public:
+  using IRMutator::mutate;
+  Stmt mutate(const Stmt& s) override {
+    Stmt out = mutate_children(s);
+    auto* f = as<ForNode>(out);
+    if (!f || f->for_kind != ForKind::ThreadBinding) return out;
+    auto serial = std::make_shared<ForNode>(*f);
+    serial->for_kind = ForKind::Serial;
+    serial->thread_tag.clear();
+    return serial;
+  }
+};
+
 }  // namespace
+
+IRModule threads_as_loops(const IRModule& lowered) {
+  auto out = std::make_shared<IRModuleNode>();
+  out->attrs = lowered->attrs;
+  for (const auto& [name, base] : lowered->functions) {
+    PrimFunc f = as_prim_func(base);
+    out->functions.emplace_back(name, f ? with_body(f, ThreadsAsLoops().mutate(f->body)) : base);
+  }
+  return out;
+}
 
 IRModule split_host_device(const IRModule& mod, const std::string& target_kind) {
   auto out = std::make_shared<IRModuleNode>();

@@ -22,4 +22,9 @@ constexpr const char* kKernelLaunchParams = "tir.kernel_launch_params";
 // buffer allocated on the host, a kernel that allocates shared memory).
 ir::IRModule split_host_device(const ir::IRModule& mod, const std::string& target_kind);
 
+// tsch's CPU emulation of GPU code (lowered, before the split): every thread-bound loop runs
+// as a serial loop. Exact for kernels whose threads do not communicate — no shared memory,
+// no barriers, which the CUDA build refuses today.
+ir::IRModule threads_as_loops(const ir::IRModule& lowered);
+
 }  // namespace tsch::transform

@@ -105,11 +105,11 @@ TEST_CASE("driver::build refuses targets it has no code generator for", "[target
   } catch (const UserError& e) {
     CHECK(std::string(e.what()).find("not supported yet: target \"nvptx\"") == 0);
   }
-  // CUDA builds: the host module imports the device module, and says why it cannot run.
+  // CUDA builds: the host module imports the device module and runs (on the CPU emulation).
   runtime::CompiledModuleRef cuda = driver::build(mod, target::parse_target("cuda -arch=sm_80"));
   CHECK(cuda->device_modules().size() == 1);
   CHECK(cuda->device_modules()[0]->type_key() == "cuda");
-  CHECK(cuda->unavailable().find("not supported yet: running CUDA kernels") == 0);
+  CHECK(cuda->unavailable().empty());
   CHECK_THROWS_AS(driver::build(mod, target::parse_target("llvm -mcpu=x -fast-math")), UserError);
 }
 

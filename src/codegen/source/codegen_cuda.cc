@@ -156,12 +156,15 @@ class CUDADeviceModule : public runtime::CompiledModule {
 
 class CUDAHostModule : public runtime::CompiledModule {
  public:
-  CUDAHostModule(std::vector<runtime::FunctionSignature> sigs, runtime::CompiledModuleRef device, std::string target_text)
-      : sigs_(std::move(sigs)), device_(std::move(device)), target_text_(std::move(target_text)) {}
-  runtime::EntryPoint entry(const std::string&) const override { return nullptr; }
-  const std::vector<runtime::FunctionSignature>& functions() const override { return sigs_; }
-  std::string source(const std::string&) const override {
-    throw BuildError("not supported yet: the host code of a CUDA build (the device code is imported_modules[0].get_source())");
+  CUDAHostModule(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device, std::string target_text)
+      : emulation_(std::move(emulation)), device_(std::move(device)), target_text_(std::move(target_text)) {}
+  runtime::EntryPoint entry(const std::string& name) const override { return emulation_->entry(name); }
+  const std::vector<runtime::FunctionSignature>& functions() const override { return emulation_->functions(); }
+  std::string source(const std::string& format) const override {
+    if (format.empty() || format == "ll" || format == "asm") {
+      throw BuildError("not supported yet: the host code of a CUDA build (the kernels' CUDA C is imported_modules[0].get_source())");
+    }
+    throw BuildError("get_source: unknown format \"" + format + "\"");
   }
   void export_library(const std::string&) const override {
     throw BuildError("not supported yet: export_library of a CUDA build (tsch has no CUDA runtime yet)");
@@ -169,14 +172,9 @@ class CUDAHostModule : public runtime::CompiledModule {
   std::string target_text() const override { return target_text_; }
   std::string type_key() const override { return "llvm"; }
   std::vector<runtime::CompiledModuleRef> device_modules() const override { return {device_}; }
-  std::string unavailable() const override {
-    return "not supported yet: running CUDA kernels (tsch generates their CUDA C — imported_modules[0].get_source() — but has no "
-           "CUDA runtime yet)";
-  }
 
  private:
-  std::vector<runtime::FunctionSignature> sigs_;
-  runtime::CompiledModuleRef device_;
+  runtime::CompiledModuleRef emulation_, device_;
   std::string target_text_;
 };
 
@@ -188,10 +186,9 @@ runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std:
   return std::make_shared<CUDADeviceModule>(gen.source(), target_text, arch);
 }
 
-runtime::CompiledModuleRef cuda_host_module(const IRModule& host, runtime::CompiledModuleRef device, const std::string& target_text) {
-  std::vector<runtime::FunctionSignature> sigs;
-  for (const auto& [name, f] : host->prim_funcs()) sigs.push_back(collect_signature(name, f));
-  return std::make_shared<CUDAHostModule>(std::move(sigs), std::move(device), target_text);
+runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device,
+                                            const std::string& target_text) {
+  return std::make_shared<CUDAHostModule>(std::move(emulation), std::move(device), target_text);
 }
 
 }  // namespace tsch::codegen

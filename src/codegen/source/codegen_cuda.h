@@ -3,7 +3,8 @@
 // pointer parameters, thread-bound loops read as `((int)blockIdx.x)` / `((int)threadIdx.x)`,
 // local arrays for local allocations, and TVM's CUDA header. A device module holds the source
 // (`get_source()`) and its PTX (`get_source("ptx")`, compiled with NVRTC for the target's
-// -arch when asked); running kernels needs the CUDA runtime, which is not there yet, and says so.
+// -arch when asked); the host module runs the kernels on the CPU emulation until a CUDA
+// runtime exists.
 #pragma once
 
 #include <string>
@@ -32,8 +33,10 @@ class CodeGenCUDA : public CodeGenC {
 // The device module of the kernels in `kernels` (the functions SplitHostDevice added), for
 // the GPU architecture `arch` (sm_80).
 runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const std::string& target_text, const std::string& arch);
-// The host module of a CUDA build: its functions' signatures, the device module imported;
-// calling a function says that running CUDA kernels is not supported yet.
-runtime::CompiledModuleRef cuda_host_module(const ir::IRModule& host, runtime::CompiledModuleRef device, const std::string& target_text);
+// The host module of a CUDA build: the device module imported, and its functions run by
+// `emulation` — the kernels compiled for the CPU with their threads as loops (tsch has no CUDA
+// runtime yet; arrays live on the CPU).
+runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device,
+                                            const std::string& target_text);
 
 }  // namespace tsch::codegen
