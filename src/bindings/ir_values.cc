@@ -70,6 +70,8 @@ void def_binop(TypeObject& t, const char* name, K kind, bool reflected) {
 TypeRef make_expr_type() {
   auto t = std::make_shared<TypeObject>("PrimExpr");
   t->set_module("tvm.tir");
+  // Keys of dicts by node (func.buffer_map[func.params[0]]), as TVM's objects hash.
+  t->hashes_by_value = true;
   def_binop(*t, "__add__", K::Add, false);
   def_binop(*t, "__radd__", K::Add, true);
   def_binop(*t, "__sub__", K::Sub, false);
@@ -86,7 +88,14 @@ TypeRef make_expr_type() {
   def_binop(*t, "__le__", K::LE, false);
   def_binop(*t, "__gt__", K::GT, false);
   def_binop(*t, "__ge__", K::GE, false);
-  def_binop(*t, "__eq__", K::EQ, false);
+  // == on handles (a PrimFunc's parameters) means the same variable, as TVM's EqualOp
+  // decides it when there is no comparison to build.
+  t->def("__eq__", "self, other", [](Interpreter& interp, Args& a) {
+    auto* other = a[1].as<ExprValue>();
+    if (other && (other->expr->dtype.is_handle() || a[0].as<ExprValue>()->expr->dtype.is_handle()))
+      return Value::boolean(other->expr == a[0].as<ExprValue>()->expr);
+    return binop(interp, a, K::EQ, false);
+  });
   def_binop(*t, "__ne__", K::NE, false);
   def_binop(*t, "__tsch_and__", K::And, false);
   def_binop(*t, "__tsch_or__", K::Or, false);
@@ -106,6 +115,11 @@ TypeRef make_expr_type() {
     if (e->kind == K::EQ) return Value::boolean(ir::binary_a(e) == ir::binary_b(e));
     if (e->kind == K::NE) return Value::boolean(ir::binary_a(e) != ir::binary_b(e));
     raise(ExcKind::TypeError, "cannot use the symbolic expression " + ir::script(e) + " as a Python bool");
+  });
+  // TVM's ExprOp.equal: the expression `self == other` (== itself is kept for identity tests).
+  t->def("equal", "self, other, span=None", [](Interpreter& interp, Args& a) {
+    ir::PrimExpr other = to_expr(interp, a[1], "equal");
+    return wrap(guard_ir([&] { return ir::make_binary(ir::ExprKind::EQ, a[0].as<ExprValue>()->expr, other); }));
   });
   t->def("astype", "self, dtype, span=None", [](Interpreter& interp, Args& a) {
     ir::DataType t = to_dtype(interp, a[1], "astype dtype");
@@ -210,6 +224,7 @@ TypeRef var_type() {
   static TypeRef t = [] {
     auto v = std::make_shared<TypeObject>("Var", std::vector<TypeRef>{expr_type()});
     v->set_module("tvm.tir");
+    v->hashes_by_value = true;
     return v;
   }();
   return t;

@@ -173,6 +173,16 @@ TypeRef make_ir_module_type() {
     if (a.given(2) && !a[2].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: IRModule global_infos");
     return wrap_module(module_from_args(interp, a[0], a[1]));
   };
+  // IRModule.from_expr(func): a module holding func under its global symbol, else "main"
+  // (TVM's IRModule::FromExpr; called on the class).
+  t->def("from_expr", "expr, functions=None, type_defs=None", [](Interpreter& interp, Args& a) {
+    ir::IRModule mod = module_from_args(interp, a[1], Value());
+    auto out = std::make_shared<ir::IRModuleNode>(*mod);
+    ir::BaseFunc f = function_arg(interp, a[0], "IRModule.from_expr");
+    const ir::AttrValue* symbol = ir::find_attr(f->attrs, "global_symbol");
+    out->set(symbol && symbol->kind == ir::AttrValue::Kind::Str ? symbol->s : "main", f);
+    return wrap_module(out);
+  });
   t->def("script", "self, show_meta=False", [](Interpreter& interp, Args& a) {
     return script::make_str(ir::script(module_value(a[0]).module, print_options(interp, a)));
   }, "script(show_meta=False): the module as TVMScript text (show_meta: constants included, so the text reads back).");

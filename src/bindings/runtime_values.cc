@@ -308,7 +308,13 @@ void register_tvm_runtime_modules() {
     install_devices(ns);
     install_function_type(ns);
     ns.set(intern("Module"), Value(module_type()));
-    ns.set(intern("ndarray"), Value(interp.modules().import(interp, "tvm.nd", "")));
+    auto nd = interp.modules().import(interp, "tvm.nd", "");
+    ns.set(intern("ndarray"), Value(nd));
+    // TVM 0.23's names: tvm.runtime.tensor(arr, device=) and tvm.runtime.Tensor.
+    ns.set(intern("tensor"), *nd->globals->find(intern("array")));
+    ns.set(intern("empty"), *nd->globals->find(intern("empty")));
+    ns.set(intern("Tensor"), Value(tvm_ndarray_type()));
+    ns.set(intern("NDArray"), Value(tvm_ndarray_type()));
     script::def_function(ns, "load_module", "path, fmt=''", [](Interpreter&, Args& a) {
       // An executable from relax.build's export_library carries its bytecode.
       Value ex = load_relax_executable(a.get_path(0));

@@ -39,6 +39,8 @@ class ScheduleValue : public script::Object {
 script::TypeRef schedule_type();
 // tvm.tir.ScheduleError (a RuntimeError, as TVM's derives from TVMError).
 script::TypeRef schedule_error_type();
+// tvm.TVMError (tvm.error.TVMError): a RuntimeError, the base of TVM's errors as in TVM.
+script::TypeRef tvm_error_type();
 // The script exception for a refusal: message as rendered, `kind` the condition's name.
 script::Value make_schedule_error(const schedule::RenderedScheduleError& e);
 

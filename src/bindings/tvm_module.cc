@@ -12,6 +12,7 @@
 #include "bindings/relax_module.h"
 #include "bindings/relax_values.h"
 #include "bindings/runtime_values.h"
+#include "bindings/schedule_values.h"
 #include "bindings/transform_values.h"
 #include "bindings/tvm_build.h"
 #include "arith/verify_well_formed.h"
@@ -36,6 +37,7 @@ void register_tvmscript_relax_module();
 void register_tvm_te_module();
 void register_tvm_contrib_modules();
 void install_schedule(script::Namespace& tir_ns);
+void install_schedule_module(script::Namespace& ns);
 
 void check_module_roundtrip(Interpreter& interp, const ir::IRModule& mod);
 
@@ -170,14 +172,10 @@ void build_script(Interpreter& interp, script::Module& m) {
   def_function(ns, "from_source", "text", from_source, "from_source(text): parse printed TVMScript back into IR.");
 }
 
-void build_tir(Interpreter& interp, script::Module& m) {
+// tvm.tir.expr: the expression constructors (also in tvm.tir).
+void build_tir_expr(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
-  ns.set(intern("PrimFunc"), Value(prim_func_type()));
   ns.set(intern("PrimExpr"), Value(expr_type()));
-  ns.set(intern("Buffer"), Value(buffer_type()));
-  ns.set(intern("analysis"), Value(import(interp, "tvm.tir.analysis")));
-  ns.set(intern("transform"), Value(import(interp, "tvm.tir.transform")));
-  install_schedule(ns);
   def_function(ns, "Var", "name, dtype", [](Interpreter& interp, Args& a) {
     return wrap(ir::PrimExpr(ir::make_var(a.get_str(0), to_dtype(interp, a[1], "tvm.tir.Var dtype"))));
   });
@@ -187,6 +185,24 @@ void build_tir(Interpreter& interp, script::Module& m) {
   def_function(ns, "FloatImm", "dtype, value", [](Interpreter& interp, Args& a) {
     return wrap(ir::make_float(a.get_float(1), to_dtype(interp, a[0], "tvm.tir.FloatImm dtype")));
   });
+  Namespace& t = *import(interp, "tvm.script.tir")->globals;
+  for (const char* f : {"Select", "Cast"}) {
+    if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
+  }
+}
+
+void build_tir(Interpreter& interp, script::Module& m) {
+  Namespace& ns = *m.globals;
+  ns.set(intern("PrimFunc"), Value(prim_func_type()));
+  ns.set(intern("Buffer"), Value(buffer_type()));
+  ns.set(intern("analysis"), Value(import(interp, "tvm.tir.analysis")));
+  ns.set(intern("transform"), Value(import(interp, "tvm.tir.transform")));
+  install_schedule(ns);
+  std::shared_ptr<script::Module> expr = import(interp, "tvm.tir.expr");
+  ns.set(intern("expr"), Value(expr));
+  for (const char* f : {"PrimExpr", "Var", "IntImm", "FloatImm"}) ns.set(intern(f), *expr->globals->find(intern(f)));
+  // tvm.tir.build(mod, target): TVM 0.23's name for building TensorIR.
+  ns.set(intern("build"), *import(interp, "tvm.driver")->globals->find(intern("build")));
   // The expression functions tvm.tir exports (the same as T.*'s), and indexdiv / indexmod,
   // TVM's names for the floor division and modulo of index expressions.
   Namespace& t = *import(interp, "tvm.script.tir")->globals;
@@ -231,6 +247,8 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("tir"), Value(import(interp, "tvm.tir")));
   ns.set(intern("s_tir"), Value(import(interp, "tvm.s_tir")));
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
+  ns.set(intern("error"), Value(import(interp, "tvm.error")));
+  ns.set(intern("TVMError"), Value(tvm_error_type()));
   for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te", "contrib", "topi"})
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
@@ -361,7 +379,16 @@ void register_tvm_modules() {
   script::ModuleLoader::register_builtin("tvm.script", build_script);
   script::ModuleLoader::register_builtin("tvm.script.ir", build_script_ir);
   script::ModuleLoader::register_builtin("tvm.ir", build_ir);
+  // `from tvm.ir.module import IRModule`: the first line of the MLC course's notebooks.
+  script::ModuleLoader::register_builtin("tvm.ir.module", [](Interpreter&, script::Module& m) {
+    m.globals->set(intern("IRModule"), Value(ir_module_type()));
+  });
   script::ModuleLoader::register_builtin("tvm.tir", build_tir);
+  script::ModuleLoader::register_builtin("tvm.tir.expr", build_tir_expr);
+  script::ModuleLoader::register_builtin("tvm.tir.schedule.schedule", [](Interpreter&, script::Module& m) { install_schedule_module(*m.globals); });
+  script::ModuleLoader::register_builtin("tvm.error", [](Interpreter&, script::Module& m) {
+    m.globals->set(intern("TVMError"), Value(tvm_error_type()));
+  });
   script::ModuleLoader::register_builtin("tvm.topi", build_topi);
   script::ModuleLoader::register_builtin("tvm.tir.analysis", build_tir_analysis);
   // TVM 0.24+ spelling: tvm.s_tir.Schedule.

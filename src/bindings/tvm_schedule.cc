@@ -48,9 +48,18 @@ TypeObject* RVValue::type() const { return rv_type(rv->kind).get(); }
 
 Value wrap_rv(const RV& rv) { return Value(std::make_shared<RVValue>(rv)); }
 
+TypeRef tvm_error_type() {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("TVMError", std::vector<TypeRef>{script::exception_type_ref(ExcKind::RuntimeError)});
+    type->set_module("tvm.error");
+    return type;
+  }();
+  return t;
+}
+
 TypeRef schedule_error_type() {
   static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("ScheduleError", std::vector<TypeRef>{script::exception_type_ref(ExcKind::RuntimeError)});
+    auto type = std::make_shared<TypeObject>("ScheduleError", std::vector<TypeRef>{tvm_error_type()});
     type->set_module("tvm.tir");
     return type;
   }();
@@ -216,6 +225,8 @@ TypeRef schedule_type() {
 
 TypeObject* ScheduleValue::type() const { return schedule_type().get(); }
 
+void install_schedule_module(script::Namespace& ns);
+
 void install_schedule(script::Namespace& tir_ns) {
   install_build_check();
   tir_ns.set(intern("Schedule"), Value(schedule_type()));
@@ -223,13 +234,21 @@ void install_schedule(script::Namespace& tir_ns) {
   tir_ns.set(intern("BlockRV"), Value(rv_type(RVNode::Kind::Block)));
   tir_ns.set(intern("LoopRV"), Value(rv_type(RVNode::Kind::Loop)));
   auto sched = std::make_shared<script::Module>("tvm.tir.schedule");
-  sched->globals->set(intern("Schedule"), Value(schedule_type()));
-  sched->globals->set(intern("ScheduleError"), Value(schedule_error_type()));
-  sched->globals->set(intern("BlockRV"), Value(rv_type(RVNode::Kind::Block)));
-  sched->globals->set(intern("LoopRV"), Value(rv_type(RVNode::Kind::Loop)));
-  sched->globals->set(intern("ExprRV"), Value(rv_type(RVNode::Kind::Expr)));
+  install_schedule_module(*sched->globals);
   install_trace_types(*sched->globals);
+  // tvm.tir.schedule.schedule: where TVM defines them.
+  auto defining = std::make_shared<script::Module>("tvm.tir.schedule.schedule");
+  install_schedule_module(*defining->globals);
+  sched->globals->set(intern("schedule"), Value(defining));
   tir_ns.set(intern("schedule"), Value(sched));
+}
+
+void install_schedule_module(script::Namespace& ns) {
+  ns.set(intern("Schedule"), Value(schedule_type()));
+  ns.set(intern("ScheduleError"), Value(schedule_error_type()));
+  ns.set(intern("BlockRV"), Value(rv_type(RVNode::Kind::Block)));
+  ns.set(intern("LoopRV"), Value(rv_type(RVNode::Kind::Loop)));
+  ns.set(intern("ExprRV"), Value(rv_type(RVNode::Kind::Expr)));
 }
 
 // ---- access for the REPL (schedule_session.h)
