@@ -168,7 +168,7 @@ TypeObject* StageValue::type() const {
       ir::Var v = iter_var_arg(interp, a[1], "bind");
       auto* thread = a[2].as<ThreadAxisValue>();
       if (!thread) raise(ExcKind::TypeError, "bind: the second argument is a thread axis (te.thread_axis(\"threadIdx.x\")), got " + interp.repr(a[2]));
-      guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{te::LoopAnnotation::Kind::Bind, v, thread->axis.tag, thread->axis.extent}); });
+      guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{te::LoopAnnotation::Kind::Bind, v, thread->axis.tag, thread->axis.extent, thread->axis.var}); });
       return Value();
     });
     type->def("pragma", "self, var, pragma_type, pragma_value=None", [](Interpreter& interp, Args& a) {
@@ -207,7 +207,12 @@ TypeObject* StageValue::type() const {
       guard_stage([&] { st.sched->storage_align(st.id, v, factor, offset); });
       return Value();
     });
-    not_supported(*type, "set_store_predicate", "self, predicate", "tir has no store predicate to translate it to");
+    type->def("set_store_predicate", "self, predicate", [](Interpreter& interp, Args& a) {
+      StageValue& st = self_stage(a);
+      ir::PrimExpr predicate = to_expr(interp, a[1], "set_store_predicate predicate");
+      guard_stage([&] { st.sched->set_store_predicate(st.id, predicate); });
+      return Value();
+    });
     not_supported(*type, "set_scope", "self, scope", "use s.cache_read / s.cache_write");
     not_supported(*type, "double_buffer", "self", "use tvm.tir.Schedule on te.create_prim_func's output");
     not_supported(*type, "tensorize", "self, var, tensor_intrin", "tensor intrinsics come with the TVM fidelity issue");

@@ -22,6 +22,9 @@ struct BuildOptions {
   std::vector<std::string>* notes = nullptr;
   // Poll Ctrl-C at the head of outer loops (bench/matmul_bench measures what it costs).
   bool interrupt_checks = true;
+  // The CPU emulation of a CUDA build runs the threads of a block in reverse order (the
+  // build-check runs both orders: a result that depends on it is a race).
+  bool reverse_thread_order = false;
 };
 
 // The module after the target's TIR lowering pipeline.

@@ -98,7 +98,7 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
   }();
   // A module bound to GPU threads is built for CUDA and run on the CPU emulation; one the CUDA
   // build refuses (a step on the way to a complete GPU schedule) is not compared.
-  runtime::CompiledModuleRef cand;
+  runtime::CompiledModuleRef cand, cand_reversed;
   if (has_thread_binding(candidate)) {
     // Its CPU emulation at O0, as the other builds of this check.
     static const target::Target cuda = [] {
@@ -108,6 +108,9 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
     }();
     try {
       cand = build(candidate, cuda);
+      BuildOptions reversed;
+      reversed.reverse_thread_order = true;
+      cand_reversed = build(candidate, cuda, reversed);
     } catch (const tsch::UserError& e) {
       result.note = std::string("the module binds loops to GPU threads and does not build for CUDA yet: ") + e.what();
       return result;
@@ -144,22 +147,25 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
       result.note = name + " has a symbolic or unsupported parameter";
       continue;
     }
-    std::vector<runtime::NDArrayRef> a, b;
-    for (const auto& x : *inputs) {
-      a.push_back(x->copy());
-      b.push_back(x->copy());
-    }
+    std::vector<runtime::NDArrayRef> a;
+    for (const auto& x : *inputs) a.push_back(x->copy());
     run(ref, name, a);
-    run(cand, candidate_name, b);
-    result.compared = true;
-    for (size_t p = 0; p < a.size(); ++p) {
-      for (int64_t i = 0; i < a[p]->size(); ++i) {
-        double x = a[p]->get_f(i), y = b[p]->get_f(i);
-        if (std::fabs(x - y) <= 1e-4 + 1e-4 * std::fabs(x) || (std::isnan(x) && std::isnan(y))) continue;
-        result.equal = false;
-        result.note = name + ": parameter " + f->params[p]->name + " differs at flat index " + std::to_string(i) + ": " +
-                      std::to_string(x) + " before, " + std::to_string(y) + " after";
-        return result;
+    // GPU code: the threads of each block in both orders.
+    for (const auto& [built, order] : {std::pair{cand, ""}, std::pair{cand_reversed, " (the threads of each block in reverse order)"}}) {
+      if (!built) continue;
+      std::vector<runtime::NDArrayRef> b;
+      for (const auto& x : *inputs) b.push_back(x->copy());
+      run(built, candidate_name, b);
+      result.compared = true;
+      for (size_t p = 0; p < a.size(); ++p) {
+        for (int64_t i = 0; i < a[p]->size(); ++i) {
+          double x = a[p]->get_f(i), y = b[p]->get_f(i);
+          if (std::fabs(x - y) <= 1e-4 + 1e-4 * std::fabs(x) || (std::isnan(x) && std::isnan(y))) continue;
+          result.equal = false;
+          result.note = name + ": parameter " + f->params[p]->name + " differs at flat index " + std::to_string(i) + ": " +
+                        std::to_string(x) + " before, " + std::to_string(y) + " after" + order;
+          return result;
+        }
       }
     }
   }

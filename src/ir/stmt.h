@@ -181,4 +181,10 @@ struct DeclBufferNode : StmtNode {
 // Builds a SeqStmt, flattening nested sequences; one statement stays itself.
 Stmt make_seq(std::vector<Stmt> stmts);
 
+// A loop bound to a GPU thread axis (T.thread_binding).
+inline bool is_thread_loop(const Stmt& s) {
+  auto* f = as<ForNode>(s);
+  return f && f->for_kind == ForKind::ThreadBinding;
+}
+
 }  // namespace tsch::ir

@@ -6,6 +6,7 @@
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/thread_storage_scope.h"
 #include "schedule/error.h"
 
 namespace tsch::schedule {
@@ -136,7 +137,7 @@ arith::Interval relax_bounds(const PrimExpr& e, const arith::VarDomain& dom) {
 }
 
 std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const BufferRegion& region,
-                                            bool* gapped) {
+                                            bool* gapped, bool relax_threads_by_scope) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const BlockNode* block = &s.block_at(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
@@ -144,11 +145,11 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
   arith::VarDomain dom;
   bool inside = false;
   for (uint64_t l : s.enclosing_loops(block_sid)) {
-    if (inside) {
-      const ForNode* f = &s.loop_at(l);
-      dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
-    }
     if (l == loop_sid) inside = true;
+    const ForNode* f = &s.loop_at(l);
+    bool thread_shared = relax_threads_by_scope && f->for_kind == ForKind::ThreadBinding &&
+                         ir::storage_shared_by_thread(region.buffer->scope, f->thread_tag);
+    if ((inside && l != loop_sid) || thread_shared) dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
   }
   std::vector<arith::Interval> out;
   for (const Range& r : region.region) {

@@ -61,7 +61,10 @@ arith::Interval relax_bounds(const ir::PrimExpr& e, const arith::VarDomain& dom)
 // strictly inside `loop` are relaxed; outer loops and `loop` itself stay symbolic.
 // `gapped`, when given, is set where the relaxed interval is provably larger than the
 // points it stands for (`j_0 * 16 + j_1` over j_0 in [0, 8) is 8 points spread over 113).
+// With `relax_threads_by_scope` (compute_at), thread-bound loops at or above `loop` are
+// relaxed too where the buffer's storage scope is shared by their threads (TVM's
+// CanRelaxStorageUnderThread): a "shared" buffer is filled for the whole thread block.
 std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block, uint64_t loop, const ir::BufferRegion& region,
-                                            bool* gapped = nullptr);
+                                            bool* gapped = nullptr, bool relax_threads_by_scope = false);
 
 }  // namespace tsch::schedule

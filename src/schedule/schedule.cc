@@ -214,6 +214,9 @@ void Schedule::storage_align(const RV& block, int64_t buffer_index, int64_t axis
   apply("StorageAlign", {ref(block)},
         {TraceArg::of_int(buffer_index), TraceArg::of_int(axis), TraceArg::of_int(factor), TraceArg::of_int(offset)});
 }
+void Schedule::set_scope(const RV& block, int64_t buffer_index, const std::string& scope) {
+  apply("SetScope", {ref(block)}, {TraceArg::of_int(buffer_index), TraceArg::of_str(scope)});
+}
 void Schedule::annotate(const RV& block_or_loop, const std::string& key, const TraceArg& value) {
   apply("Annotate", {ref(block_or_loop), value}, {TraceArg::of_str(key)});
 }

@@ -98,6 +98,7 @@ class Schedule {
   RV rfactor(const RV& loop, int64_t factor_axis);
   RV decompose_reduction(const RV& block, const RV& loop);
   void storage_align(const RV& block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset);
+  void set_scope(const RV& block, int64_t buffer_index, const std::string& scope);
   void annotate(const RV& block_or_loop, const std::string& key, const TraceArg& value);
   std::vector<RV> sample_perfect_tile(const RV& loop, int64_t n, int64_t max_innermost_factor = 16);
 

@@ -10,6 +10,7 @@
 
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/printer.h"
 #include "support/error.h"
 
 namespace tsch::te {
@@ -191,6 +192,38 @@ void Schedule::annotate(int id, LoopAnnotation annotation) {
     s.annotations.push_back(std::move(annotation));
     return 0;
   });
+}
+
+void Schedule::set_store_predicate(int id, const ir::PrimExpr& predicate) {
+  const Stage& s = stage(id);
+  check_schedulable(s);
+  // The thread variables bound to reduce axes of the stage.
+  std::vector<const ir::VarNode*> reduce_threads;
+  for (const auto& ann : s.annotations) {
+    if (ann.kind == LoopAnnotation::Kind::Bind && ann.thread_var && ann.text.rfind("threadIdx", 0) == 0 &&
+        s.type_of(ann.iter_var.get()) == ir::IterType::CommReduce)
+      reduce_threads.push_back(ann.thread_var.get());
+  }
+  std::vector<ir::PrimExpr> terms{predicate}, leaves;
+  while (!terms.empty()) {
+    ir::PrimExpr e = terms.back();
+    terms.pop_back();
+    if (auto* a = ir::as<ir::AndNode>(e)) {
+      terms.push_back(a->a);
+      terms.push_back(a->b);
+    } else {
+      leaves.push_back(e);
+    }
+  }
+  for (const auto& e : leaves) {
+    auto* eq = ir::as<ir::EQNode>(e);
+    auto* v = eq ? ir::as<ir::VarNode>(eq->a) : nullptr;
+    bool ok = v && ir::is_zero(eq->b) && std::find(reduce_threads.begin(), reduce_threads.end(), v) != reduce_threads.end();
+    TSCH_USER_ASSERT(ok, NotImplementedError)
+        << "not supported yet: set_store_predicate(" << ir::script(predicate) << ") on " << stage_text(s)
+        << " (tsch translates only `tx.var.equal(0)` for threads already bound to its reduce axes: the cross-thread "
+           "reduction stores from thread 0 anyway)";
+  }
 }
 
 void Schedule::storage_align(int id, const ir::Var& axis, int64_t factor, int64_t offset) {

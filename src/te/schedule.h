@@ -25,6 +25,7 @@ struct LoopAnnotation {
   ir::Var iter_var;
   std::string text;    // Bind: the thread tag; Pragma: the pragma's name
   ir::PrimExpr value;  // Pragma: its value; Bind: the thread axis's extent (either may be null)
+  ir::Var thread_var;  // Bind: the thread axis's variable (te.thread_axis(...).var)
 };
 
 // One step of a stage's iteration space, in call order.
@@ -107,6 +108,11 @@ class Schedule {
   ir::Var fuse(int stage, const std::vector<ir::Var>& vars);
   void reorder(int stage, const std::vector<ir::Var>& order);
   void annotate(int stage, LoopAnnotation annotation);
+  // s[B].set_store_predicate(tx.var.equal(0)): only the form TVM's cross-thread reduction
+  // tutorial uses, a reduction whose reduce axes are bound to the threads compared with 0 —
+  // what the cross-thread lowering does already (one thread stores the result); others are
+  // NotImplementedError.
+  void set_store_predicate(int stage, const ir::PrimExpr& predicate);
   void storage_align(int stage, const ir::Var& axis, int64_t factor, int64_t offset);
   void compute_at(int stage, int parent, const ir::Var& var);
   void compute_inline(int stage);

@@ -51,6 +51,9 @@ class StageLowering {
       for (const auto& al : st.aligns) sch_->storage_align(block_of_.at(st.id), 0, al.dim, al.factor, al.offset);
       annotate(st);
     }
+    for (const auto& st : stages) {
+      if (!st.is_placeholder() && block_of_.count(st.id) && st.attach == AttachKind::At) infer_storage_scope(st);
+    }
     auto out = std::make_shared<ir::PrimFuncNode>(*sch_->mod()->prim_func("main"));
     ir::AttrMap attrs{{"from_legacy_te_schedule", ir::AttrValue::of_bool(true)}, {"global_symbol", ir::AttrValue::of_str(name)}};
     for (const auto& [key, value] : out->attrs) {
@@ -162,6 +165,7 @@ class StageLowering {
       std::vector<RV> all = sch_->get_loops(block);
       size_t k = 0;
       while (k < all.size() && all[k]->sid != at->sid) ++k;
+      attach_depth_[st.id] = std::min(k + 1, all.size());
       loops.assign(all.begin() + static_cast<std::ptrdiff_t>(std::min(k + 1, all.size())), all.end());
     } else {
       loops = sch_->get_loops(block);
@@ -170,6 +174,26 @@ class StageLowering {
         << "stage " << st.op->name << " has " << st.root.size() << " axes but " << loops.size() << " loops";
     for (size_t i = 0; i < loops.size(); ++i) bind_loop(st.root[i], loops[i]);
     apply_relations(st.relations);
+  }
+
+  // A stage with no scope of its own computed under GPU thread loops gets one from them, as
+  // TVM's legacy InferStorageScope gives it: under threadIdx "local" (one per thread), under
+  // blockIdx only "shared" (one per block).
+  void infer_storage_scope(const Stage& st) {
+    if (!st.scope.empty() || st.origin == Stage::Origin::CacheRead || st.origin == Stage::Origin::CacheWrite) return;
+    RV block = block_of_.at(st.id);
+    const ir::BlockNode& b = sch_->block(block->sid);
+    if (b.writes.size() != 1) return;
+    for (const auto& [param, buffer] : sch_->mod()->prim_func("main")->buffer_map)
+      if (buffer == b.writes[0].buffer) return;  // an output keeps its memory
+    std::vector<RV> loops = sch_->get_loops(block);
+    int rank = -1;
+    for (size_t i = 0; i < std::min(attach_depth_[st.id], loops.size()); ++i) {
+      const ir::ForNode& f = sch_->loop(loops[i]->sid);
+      if (f.for_kind != ir::ForKind::ThreadBinding) continue;
+      rank = std::max(rank, f.thread_tag.rfind("threadIdx", 0) == 0 ? 1 : f.thread_tag.rfind("blockIdx", 0) == 0 ? 0 : rank);
+    }
+    if (rank >= 0) sch_->set_scope(block, 0, rank == 1 ? "local" : "shared");
   }
 
   // The init goes before the stage's first reduction loop, as TVM's legacy lowering puts
@@ -237,6 +261,7 @@ class StageLowering {
   const Schedule& s_;
   std::optional<schedule::Schedule> sch_;
   std::unordered_map<int, RV> block_of_;
+  std::unordered_map<int, size_t> attach_depth_;  // loops above a compute_at stage's own
   std::unordered_map<const ir::VarNode*, RV> loop_of_;
   std::unordered_map<const ir::VarNode*, RV> init_copy_;
 };

@@ -1,11 +1,13 @@
 // tir.CompactBufferAllocation: an allocated buffer shrinks to the region its accesses touch
 // while the loops inside the allocation run: each dimension becomes the constant extent of
 // that region and accesses are shifted by its start (an expression of the outer loops).
-// Dimensions whose extent is not constant keep their size.
+// Dimensions whose extent is not constant keep their size. A shared buffer allocated under
+// threadIdx loops covers the region of all their threads.
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/thread_storage_scope.h"
 #include "transform/buffer_rewrite.h"
 #include "transform/pass.h"
 
@@ -16,6 +18,13 @@ class Compactor : public ir::IRMutator {
  public:
   using IRMutator::mutate;
   ir::Stmt mutate(const ir::Stmt& s) override {
+    auto* loop = ir::as<ir::ForNode>(s);
+    if (loop && loop->for_kind == ir::ForKind::ThreadBinding) {
+      threads_.push_back(loop);
+      ir::Stmt t = mutate_children(s);
+      threads_.pop_back();
+      return t;
+    }
     ir::Stmt t = mutate_children(s);
     auto* alloc = ir::as<ir::AllocateNode>(t);
     if (!alloc || !alloc->buffer->strides.empty() || alloc->buffer->elem_offset) return t;
@@ -27,6 +36,12 @@ class Compactor : public ir::IRMutator {
       if (auto* loop = ir::as<ir::ForNode>(x))
         dom[loop->loop_var.get()] = {loop->min, arith::simplify(ir::sub(ir::add(loop->min, loop->extent), ir::make_int(1, loop->extent->dtype)))};
     });
+    // A buffer the threads of enclosing thread-bound loops share (shared memory under
+    // threadIdx) holds what all of them touch.
+    for (const ir::ForNode* l : threads_) {
+      if (ir::storage_shared_by_thread(buf->scope, l->thread_tag))
+        dom[l->loop_var.get()] = {l->min, arith::simplify(ir::sub(ir::add(l->min, l->extent), ir::make_int(1, l->extent->dtype)))};
+    }
     std::vector<std::optional<arith::Interval>> region(rank);
     bool ok = true;
     auto cover = [&](const std::vector<ir::PrimExpr>& idx) {
@@ -78,6 +93,9 @@ class Compactor : public ir::IRMutator {
     });
     return std::make_shared<ir::AllocateNode>(compact, body);
   }
+
+ private:
+  std::vector<const ir::ForNode*> threads_;
 };
 
 }  // namespace

@@ -102,6 +102,7 @@ Pass sequential(std::vector<Pass> passes, PassInfo info = {"sequential", 0, {}})
 ir::PrimFunc with_body(const ir::PrimFunc& f, ir::Stmt body);
 
 // The lowering passes, one per file.
+Pass lower_cross_thread_reduction();
 Pass lower_init_block();
 Pass convert_blocks_to_opaque();
 Pass lower_match_buffer();
@@ -114,6 +115,9 @@ Pass simplify();
 Pass vectorize_loop();
 Pass unroll_loop();
 Pass remove_no_op();
+// The device passes of a GPU build (before the host/device split, as TVM's mixed-module
+// pipeline runs them).
+Pass thread_sync(const std::string& scope);
 
 // Every lowering pass by TVM's name, for tvm.tir.transform.<Name>() in scripts.
 const std::vector<std::pair<std::string, std::function<Pass()>>>& named_passes();

@@ -6,7 +6,7 @@
 // user, so later passes see where its lifetime ends. It never moves into vectorized or
 // unrolled loops, which need plain bodies, nor into a loop whose iterations pass values to
 // each other through the buffer; into a GPU thread binding only as its storage scope allows
-// (local: any, shared: blockIdx only, global: none).
+// (local and shared: any, global: none).
 #include <unordered_map>
 
 #include "arith/simplify.h"
@@ -92,12 +92,12 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
     // there: a reduction's accumulator whose init (`if k == 0`) is outside this loop's body.
     // The allocation stays outside (TVM keeps it above the loops of reduction iterators).
     bool carried = first_access(loop->body, buf.get()) == FirstAccess::Read;
-    // Under a GPU thread binding a buffer is private to each thread (local), to each block
-    // (shared: below blockIdx only), or to no one (global: stays above, on the host).
-    bool thread_private = loop->for_kind == ir::ForKind::ThreadBinding &&
-                          (buf->scope == "local" || buf->scope == "warp" ||
-                           (buf->scope.rfind("shared", 0) == 0 && loop->thread_tag.rfind("threadIdx", 0) != 0));
-    if (!carried && (loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel || thread_private)) {
+    // A GPU buffer goes under thread bindings as TVM's LCA detector places it: local and
+    // shared ones anywhere (a shared buffer under threadIdx is still one per block: its
+    // region is relaxed over those threads when compacted), global ones stay on the host.
+    bool on_device = loop->for_kind == ir::ForKind::ThreadBinding &&
+                     (buf->scope == "local" || buf->scope == "warp" || buf->scope.rfind("shared", 0) == 0);
+    if (!carried && (loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel || on_device)) {
       auto f = std::make_shared<ir::ForNode>(*loop);
       f->body = sink(buf, loop->body);
       return f;

@@ -17,11 +17,6 @@ namespace {
 
 using namespace ir;
 
-bool is_thread_loop(const Stmt& s) {
-  auto* f = as<ForNode>(s);
-  return f && f->for_kind == ForKind::ThreadBinding;
-}
-
 // The order TVM launches with: blockIdx.x/y/z, then threadIdx.x/y/z.
 int launch_rank(const std::string& tag) {
   static const char* order[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z"};
@@ -52,9 +47,10 @@ class KernelUses : public IRVisitor {
     } else if (auto* l = as<LetStmtNode>(s)) {
       defined_.insert(l->var.get());
     } else if (auto* a = as<AllocateNode>(s)) {
-      TSCH_USER_ASSERT(a->buffer->scope == "local", NotImplementedError)
+      TSCH_USER_ASSERT(a->buffer->scope == "local" || a->buffer->scope == "shared", NotImplementedError)
           << "not supported yet: the " << a->buffer->scope << " buffer " << a->buffer->name
-          << " in a CUDA kernel (kernels allocate local arrays only; shared memory needs TVM's ThreadSync pass)";
+          << " in a CUDA kernel (kernels allocate \"local\" and \"shared\" buffers)";
+      if (a->buffer->scope == "shared") add_shared(*a->buffer);
       defined_.insert(a->buffer->data.get());
       declared_.insert(a->buffer.get());
     } else if (auto* d = as<DeclBufferNode>(s)) {
@@ -71,6 +67,8 @@ class KernelUses : public IRVisitor {
   }
 
   std::vector<Var> free_vars;
+  int64_t shared_bytes = 0;
+  std::vector<std::string> shared_buffers;
   std::vector<Buffer> outer_buffers;  // declared outside the kernel, in order of first use
   std::map<std::string, PrimExpr> extents_;
 
@@ -78,6 +76,17 @@ class KernelUses : public IRVisitor {
   static std::string expr_text(const PrimExpr& e) {
     int64_t v;
     return as_const_int(e, &v) ? std::to_string(v) : "(symbolic)";
+  }
+  void add_shared(const BufferNode& b) {
+    int64_t n = 1, d;
+    for (const auto& e : b.shape) {
+      TSCH_USER_ASSERT(as_const_int(e, &d), NotImplementedError)
+          << "not supported yet: the shared buffer " << b.name << " of symbolic size in a CUDA kernel (dynamic shared memory)";
+      n *= d;
+    }
+    int64_t bytes = n * ((b.dtype.bits * b.dtype.lanes + 7) / 8);
+    shared_bytes += bytes;
+    shared_buffers.push_back(b.name + " (" + std::to_string(bytes) + " bytes)");
   }
   void use_var(const VarNode* v, const Var& ref) {
     if (defined_.count(v) || seen_.count(v)) return;
@@ -156,6 +165,13 @@ class Splitter : public IRMutator {
     TSCH_USER_ASSERT(threads <= 1024, RuntimeError)
         << "the kernel of " << func_name_ << " launches " << threads << " threads per block (" << dims
         << "), over the 1024 a CUDA block may have";
+    // What a block may allocate statically (TVM's max_shared_memory_per_block for CUDA).
+    constexpr int64_t kMaxSharedBytes = 49152;
+    std::string shared_list;
+    for (const auto& b : uses.shared_buffers) shared_list += (shared_list.empty() ? "" : ", ") + b;
+    TSCH_USER_ASSERT(uses.shared_bytes <= kMaxSharedBytes, RuntimeError)
+        << "the kernel of " << func_name_ << " uses " << uses.shared_bytes << " bytes of shared memory per block (" << shared_list
+        << "), over the " << kMaxSharedBytes << " a CUDA block may allocate statically";
     std::sort(launch.begin(), launch.end(), [](const auto& a, const auto& b) { return launch_rank(a.first) < launch_rank(b.first); });
     AttrValue launch_attr;
     launch_attr.kind = AttrValue::Kind::Array;
@@ -187,31 +203,7 @@ class Splitter : public IRMutator {
   std::string target_kind_;
 };
 
-class ThreadsAsLoops : public IRMutator {
- public:
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
-    auto* f = as<ForNode>(out);
-    if (!f || f->for_kind != ForKind::ThreadBinding) return out;
-    auto serial = std::make_shared<ForNode>(*f);
-    serial->for_kind = ForKind::Serial;
-    serial->thread_tag.clear();
-    return serial;
-  }
-};
-
 }  // namespace
-
-IRModule threads_as_loops(const IRModule& lowered) {
-  auto out = std::make_shared<IRModuleNode>();
-  out->attrs = lowered->attrs;
-  for (const auto& [name, base] : lowered->functions) {
-    PrimFunc f = as_prim_func(base);
-    out->functions.emplace_back(name, f ? with_body(f, ThreadsAsLoops().mutate(f->body)) : base);
-  }
-  return out;
-}
 
 IRModule split_host_device(const IRModule& mod, const std::string& target_kind) {
   auto out = std::make_shared<IRModuleNode>();

@@ -19,12 +19,9 @@ constexpr const char* kKernelLaunchParams = "tir.kernel_launch_params";
 
 // Host functions keep their names; the kernels are added after them. UserError (RuntimeError)
 // for the conditions above, and NotImplementedError for what tsch's GPU path lacks (a global
-// buffer allocated on the host, a kernel that allocates shared memory).
+// buffer allocated on the host, a kernel that allocates global memory), and a kernel's shared
+// memory over the 48 KB a block may have statically.
 ir::IRModule split_host_device(const ir::IRModule& mod, const std::string& target_kind);
 
-// tsch's CPU emulation of GPU code (lowered, before the split): every thread-bound loop runs
-// as a serial loop. Exact for kernels whose threads do not communicate — no shared memory,
-// no barriers, which the CUDA build refuses today.
-ir::IRModule threads_as_loops(const ir::IRModule& lowered);
 
 }  // namespace tsch::transform

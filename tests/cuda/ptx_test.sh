@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tsch's CUDA C for the kernels of ptx_kernels.tsch, compiled to PTX by NVRTC and assembled by
+# The PTX of ptx_kernels.tsch (tsch's CUDA C compiled by NVRTC, or LLVM's NVPTX output), assembled by
 # ptxas for sm_80. Where the CUDA toolkit is absent (a bare Debian), the test is skipped
 # (exit 77) with the reason tsch gives. usage: ptx_test.sh TSCH
 set -uo pipefail
@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 # One file per kernel module.
 awk -v dir="$work" '/^== PTX .* ==$/ { name = $3; file = dir "/" name ".ptx"; next } /^== END ==$/ { file = ""; next } file { print > file }' <<< "$out"
 failed=0
-for want in myadd:myadd_kernel math:main_kernel math:main_kernel_1 rowsum:rowsum_kernel; do
+for want in myadd:myadd_kernel math:main_kernel math:main_kernel_1 rowsum:rowsum_kernel matmul:mm_kernel nvptx_matmul:mm_kernel; do
   file="$work/${want%%:*}.ptx"
   if ! grep -q "\.entry ${want#*:}(" "$file" 2>/dev/null; then
     echo "FAIL ${want%%:*}: no .entry ${want#*:} in its PTX"
@@ -47,5 +47,5 @@ else
     fi
   done
 fi
-[ $failed -eq 0 ] && echo "ptx: the CUDA C of $(ls "$work"/*.ptx | wc -l) modules compiles (NVRTC) and assembles (${ptxas:-not assembled})"
+[ $failed -eq 0 ] && echo "ptx: $(ls "$work"/*.ptx | wc -l) modules of PTX (CUDA C through NVRTC, and LLVM NVPTX) assemble (${ptxas:-not assembled})"
 exit $failed

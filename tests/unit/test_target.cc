@@ -4,6 +4,8 @@
 #include <thread>
 
 #include "driver/build.h"
+#include "driver/differential.h"
+#include "transform/pass.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "transform/split_host_device.h"
@@ -100,11 +102,15 @@ TEST_CASE("the target scope is per thread", "[target]") {
 TEST_CASE("driver::build refuses targets it has no code generator for", "[target][driver]") {
   auto mod = std::make_shared<ir::IRModuleNode>();
   try {
-    driver::build(mod, target::parse_target("nvptx"));
-    FAIL("nvptx built");
+    driver::build(mod, target::parse_target("rocm"));
+    FAIL("rocm built");
   } catch (const UserError& e) {
-    CHECK(std::string(e.what()).find("not supported yet: target \"nvptx\"") == 0);
+    CHECK(std::string(e.what()).find("not supported yet: target \"rocm\"") == 0);
   }
+  // nvptx builds (PTX from LLVM): its device module is a CUDA module, as TVM's.
+  runtime::CompiledModuleRef nvptx = driver::build(mod, target::parse_target("nvptx -mcpu=sm_80"));
+  REQUIRE(nvptx->device_modules().size() == 1);
+  CHECK(nvptx->device_modules()[0]->type_key() == "cuda");
   // CUDA builds: the host module imports the device module and runs (on the CPU emulation).
   runtime::CompiledModuleRef cuda = driver::build(mod, target::parse_target("cuda -arch=sm_80"));
   CHECK(cuda->device_modules().size() == 1);
@@ -148,4 +154,65 @@ TEST_CASE("SplitHostDevice: a bound loop nest becomes a kernel the host launches
   auto unbound = std::make_shared<ir::PrimFuncNode>(*f);
   unbound->body = std::make_shared<ir::ForNode>(bx, ir::make_int(0), n, ir::ForKind::Serial, store);
   CHECK_THROWS_WITH(transform::split_host_device(ir::module_of("g", unbound), "cuda"), Catch::Contains("Did you forget to bind?"));
+}
+
+TEST_CASE("ThreadSync places the barrier a shared-memory exchange needs; the emulation shows the race without it",
+          "[target][cuda]") {
+  // for bx in blockIdx.x(1): S = shared[4]; for tx in threadIdx.x(4): S[tx] = A[tx]; B[tx] = S[3 - tx]; S[tx] = 0
+  ir::Buffer a = ir::make_buffer("A", ir::DataType::float32(), {ir::make_int(4)});
+  ir::Buffer b = ir::make_buffer("B", ir::DataType::float32(), {ir::make_int(4)});
+  ir::Buffer s = ir::make_buffer("S", ir::DataType::float32(), {ir::make_int(4)}, "shared");
+  ir::Var bx = ir::make_var("bx"), tx = ir::make_var("tx"), i = ir::make_var("i");
+  auto exchange = [&](const ir::Var& t) {
+    return ir::make_seq({std::make_shared<ir::BufferStoreNode>(s, ir::buffer_load(a, {t}), std::vector<ir::PrimExpr>{t}),
+                         std::make_shared<ir::BufferStoreNode>(b, ir::buffer_load(s, {ir::sub(ir::make_int(3), t)}),
+                                                               std::vector<ir::PrimExpr>{t}),
+                         // Cleared after use: a later run cannot find the values there by chance.
+                         std::make_shared<ir::BufferStoreNode>(s, ir::make_float(0, ir::DataType::float32()), std::vector<ir::PrimExpr>{t})});
+  };
+  auto threads = std::make_shared<ir::ForNode>(tx, ir::make_int(0), ir::make_int(4), ir::ForKind::ThreadBinding, exchange(tx));
+  threads->thread_tag = "threadIdx.x";
+  auto blocks = std::make_shared<ir::ForNode>(bx, ir::make_int(0), ir::make_int(1), ir::ForKind::ThreadBinding,
+                                              std::make_shared<ir::AllocateNode>(s, threads));
+  blocks->thread_tag = "blockIdx.x";
+  ir::Var ha = ir::make_var("A", ir::DataType::handle()), hb = ir::make_var("B", ir::DataType::handle());
+  auto gpu = std::make_shared<ir::PrimFuncNode>();
+  gpu->params = {ha, hb};
+  gpu->buffer_map = {{ha, a}, {hb, b}};
+  gpu->body = blocks;
+  // The same exchange in one thread: B[i] = A[3 - i].
+  auto cpu = std::make_shared<ir::PrimFuncNode>(*gpu);
+  cpu->body = std::make_shared<ir::ForNode>(
+      i, ir::make_int(0), ir::make_int(4), ir::ForKind::Serial,
+      std::make_shared<ir::BufferStoreNode>(b, ir::buffer_load(a, {ir::sub(ir::make_int(3), i)}), std::vector<ir::PrimExpr>{i}));
+  ir::IRModule reference = ir::module_of("main", cpu), candidate = ir::module_of("main", gpu);
+
+  std::vector<std::string> kernels;
+  driver::BuildOptions options;
+  options.after_pass = [&](const std::string& pass, const std::string&, const ir::PrimFunc& f) {
+    if (pass == "tir.ThreadSync") kernels.push_back(ir::script(f, "main"));
+  };
+  driver::build(candidate, target::parse_target("cuda -arch=sm_80"), options);
+  REQUIRE(kernels.size() == 1);
+  INFO(kernels[0]);
+  // The barrier sits between the write of S and the read of another thread's element.
+  size_t store = kernels[0].find("S[tx] = A[tx]"), sync = kernels[0].find("T.tvm_storage_sync(\"shared\")"), load = kernels[0].find("B[tx] = S[");
+  REQUIRE(sync != std::string::npos);
+  CHECK(store < sync);
+  CHECK(sync < load);
+  // ... and another between that read and the write that clears S.
+  size_t second = kernels[0].find("T.tvm_storage_sync(\"shared\")", sync + 1);
+  CHECK(second > load);
+  CHECK(second < kernels[0].find("S[tx] = T.float32(0"));
+  driver::DifferentialResult synced = driver::compare_execution(reference, candidate);
+  CHECK(synced.compared);
+  CHECK(synced.equal);
+
+  auto ctx = std::make_shared<transform::PassContext>(transform::PassContext::current());
+  ctx->disabled_pass.push_back("tir.ThreadSync");
+  transform::PassContext::enter(ctx);
+  driver::DifferentialResult racy = driver::compare_execution(reference, candidate);
+  transform::PassContext::exit();
+  CHECK(racy.compared);
+  CHECK_FALSE(racy.equal);
 }

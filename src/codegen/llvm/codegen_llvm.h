@@ -41,6 +41,8 @@ class CodeGenLLVM {
   virtual void at_loop_head(const Stmt& body, bool unroll) {}
   // Calls the intrinsic table does not know (the runtime's, e.g. T.call_packed).
   virtual llvm::Value* target_call(const ir::CallNode& n);
+  // Refuses (BuildError) a call the target's backend cannot lower (math without a library).
+  virtual void check_call(const ir::CallNode& n) {}
 
   // ---- types ----
   llvm::Type* scalar_type(DataType t);

@@ -15,6 +15,7 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   DataType t = n.dtype;
   if (op == "if_then_else") return if_then_else(n);
   if (op == "likely") return emit(n.args[0]);
+  check_call(n);
   if (op == "sigmoid") {
     llvm::Value* x = emit(n.args[0]);
     llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);

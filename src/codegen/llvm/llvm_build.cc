@@ -140,6 +140,34 @@ std::string emit_file(const std::string& ll, const ResolvedTarget& t, llvm::Code
 }
 
 
+}  // namespace
+
+std::string emit_device_assembly(llvm::Module& m, const std::string& triple, const std::string& cpu, const std::string& features) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+  auto tm = make_machine(ResolvedTarget{triple, cpu, features}, llvm::Reloc::PIC_);
+  m.setTargetTriple(triple);
+  m.setDataLayout(tm->createDataLayout());
+  std::string problems;
+  llvm::raw_string_ostream report(problems);
+  if (llvm::verifyModule(m, &report)) throw BuildError("internal: the generated " + triple + " LLVM IR does not verify: " + report.str());
+  optimize(m, *tm, 3);
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw BuildError("LLVM cannot emit assembly for " + triple);
+  pm.run(m);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+namespace {
+
 class JITModule : public CompiledModule {
  public:
   JITModule(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<FunctionSignature> sigs, std::string ll, ResolvedTarget target, std::string text)

@@ -1,5 +1,6 @@
 #include "codegen/source/codegen_cuda.h"
 
+#include <map>
 #include <mutex>
 
 #include "codegen/signature.h"
@@ -77,19 +78,32 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
     }
   }
   // The block's thread count, when every threadIdx extent is a constant.
+  // (Loops nested in a loop bound to the same axis read the same index: one extent per axis.)
+  std::map<std::string, PrimExpr> extents;
+  std::vector<const AllocateNode*> shared;
+  for_each_stmt(f->body, [&](const Stmt& s) {
+    if (auto* a = as<AllocateNode>(s); a && a->buffer->scope == "shared") shared.push_back(a);
+    auto* loop = as<ForNode>(s);
+    if (loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag.rfind("threadIdx", 0) == 0) extents.emplace(loop->thread_tag, loop->extent);
+  });
   int64_t threads = 1;
   bool constant = true;
-  for_each_stmt(f->body, [&](const Stmt& s) {
-    auto* loop = as<ForNode>(s);
-    if (!loop || loop->for_kind != ForKind::ThreadBinding || loop->thread_tag.rfind("threadIdx", 0) != 0) return;
+  for (const auto& [tag, extent] : extents) {
     int64_t e;
-    if (as_const_int(loop->extent, &e)) threads *= e;
+    if (as_const_int(extent, &e)) threads *= e;
     else constant = false;
-  });
+  }
   std::string bounds = constant ? "__launch_bounds__(" + std::to_string(threads) + ") " : "";
   std::string joined;
   for (size_t i = 0; i < params.size(); ++i) joined += (i ? ", " : "") + params[i];
   open_scope("extern \"C\" __global__ void " + bounds + name + "(" + joined + ")");
+  // Shared memory is declared at the top of the kernel, as TVM's StorageRewrite places it.
+  hoisted_.clear();
+  for (const AllocateNode* a : shared) {
+    line("__shared__ " + memory_type_of(a->buffer->dtype) + " " + define(a->buffer->data.get(), a->buffer->name) + "[" +
+         std::to_string(element_count(*a->buffer)) + "];");
+    hoisted_.insert(a->buffer->data.get());
+  }
   stmt(f->body);
   close_scope();
   line("");
@@ -103,21 +117,39 @@ void CodeGenCUDA::emit_thread_binding(const ForNode& n) {
   forget(n.loop_var.get());
 }
 
-void CodeGenCUDA::emit_allocate(const AllocateNode& n) {
-  const Buffer& buf = n.buffer;
+int64_t CodeGenCUDA::element_count(const BufferNode& buf) {
   int64_t count = 1;
-  for (const auto& d : buf->shape) {
+  for (const auto& d : buf.shape) {
     int64_t c;
-    if (!as_const_int(d, &c)) throw BuildError("not supported yet: the local buffer " + buf->name + " of a symbolic size in a CUDA kernel");
+    if (!as_const_int(d, &c)) throw BuildError("not supported yet: the " + buf.scope + " buffer " + buf.name + " of a symbolic size in a CUDA kernel");
     count *= c;
   }
+  return std::max<int64_t>(count, 1);
+}
+
+void CodeGenCUDA::emit_allocate(const AllocateNode& n) {
+  const Buffer& buf = n.buffer;
+  if (hoisted_.count(buf->data.get())) {
+    stmt(n.body);
+    return;
+  }
+  int64_t count = element_count(*buf);
   line("{");
   ++indent_;
-  line(memory_type_of(buf->dtype) + " " + define(buf->data.get(), buf->name) + "[" + std::to_string(std::max<int64_t>(count, 1)) + "];");
+  line(memory_type_of(buf->dtype) + " " + define(buf->data.get(), buf->name) + "[" + std::to_string(count) + "];");
   stmt(n.body);
   forget(buf->data.get());
   --indent_;
   line("}");
+}
+
+std::string CodeGenCUDA::target_call(const CallNode& n) {
+  if (n.op == "tvm_storage_sync") {
+    auto* scope = n.args.size() == 1 ? as<StringImmNode>(n.args[0]) : nullptr;
+    if (scope && scope->value == "shared") return "__syncthreads()";
+    throw BuildError("not supported yet: T.tvm_storage_sync(" + (scope ? "\"" + scope->value + "\"" : std::string("...")) + ") in CUDA C");
+  }
+  return CodeGenC::target_call(n);
 }
 
 void CodeGenCUDA::emit_parallel(const ForNode& n) {

@@ -1,13 +1,14 @@
 // CUDA C for the kernels SplitHostDevice made (TVM's CodeGenCUDA): `extern "C" __global__`
 // functions with `__launch_bounds__` (the block's thread count, when constant), restrict
 // pointer parameters, thread-bound loops read as `((int)blockIdx.x)` / `((int)threadIdx.x)`,
-// local arrays for local allocations, and TVM's CUDA header. A device module holds the source
+// local arrays and `__shared__` arrays for allocations, `__syncthreads()` for barriers, and TVM's CUDA header. A device module holds the source
 // (`get_source()`) and its PTX (`get_source("ptx")`, compiled with NVRTC for the target's
 // -arch when asked); the host module runs the kernels on the CPU emulation until a CUDA
 // runtime exists.
 #pragma once
 
 #include <string>
+#include <unordered_set>
 
 #include "codegen/source/codegen_c.h"
 
@@ -25,9 +26,13 @@ class CodeGenCUDA : public CodeGenC {
   void emit_allocate(const ir::AllocateNode& n) override;
   void emit_parallel(const ir::ForNode& n) override;
   void emit_thread_binding(const ir::ForNode& n) override;
+  // T.tvm_storage_sync("shared") is __syncthreads().
+  std::string target_call(const ir::CallNode& n) override;
 
  private:
+  static int64_t element_count(const ir::BufferNode& buf);
   std::string functions_;
+  std::unordered_set<const ir::VarNode*> hoisted_;  // shared buffers declared at the kernel's top
 };
 
 // The device module of the kernels in `kernels` (the functions SplitHostDevice added), for

@@ -208,7 +208,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
     anchors.push_back(s.info(c)->node);
     for (const auto& r : s.block_at(c).reads) {
       if (!writes_buffer(block, r.buffer)) continue;
-      std::vector<arith::Interval> region = relaxed_region(s, c, loop_sid, r);
+      std::vector<arith::Interval> region = relaxed_region(s, c, loop_sid, r, nullptr, /*relax_threads_by_scope=*/true);
       auto it = needed.find(r.buffer.get());
       if (it == needed.end()) {
         needed[r.buffer.get()] = region;

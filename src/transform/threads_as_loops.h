@@ -1,0 +1,17 @@
+// tsch's CPU emulation of GPU code: a lowered module (before the host/device split) whose
+// kernels run as loops on the CPU — the thread blocks one after another, the threads of a
+// block in turn between barriers (see threads_as_loops.cc). Running the threads of a block in
+// two orders and comparing the results exposes a missing barrier.
+#pragma once
+
+#include "ir/module.h"
+
+namespace tsch::transform {
+
+enum class ThreadOrder { Forward, Reverse };
+
+// NotImplementedError for a barrier the emulation cannot place: under a condition or inside
+// a loop that depends on the thread, or after a per-thread value read from memory.
+ir::IRModule threads_as_loops(const ir::IRModule& lowered, ThreadOrder order = ThreadOrder::Forward);
+
+}  // namespace tsch::transform
