@@ -160,6 +160,16 @@ TypeRef make_buffer_type() {
   t->set_module("tvm.tir");
   t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<BufferValue>()->buffer->name); });
   t->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<BufferValue>()->buffer->dtype.to_string()); });
+  t->def_property("elem_offset", [](Interpreter&, const Value& v) {
+    const ir::Buffer& b = v.as<BufferValue>()->buffer;
+    return wrap(b->elem_offset ? b->elem_offset : ir::make_int(0));
+  });
+  t->def_property("offset_factor", [](Interpreter&, const Value& v) { return Value::integer(v.as<BufferValue>()->buffer->offset_factor); });
+  t->def_property("data_alignment", [](Interpreter&, const Value& v) { return Value::integer(v.as<BufferValue>()->buffer->align); });
+  t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<BufferValue>();
+    return Value::boolean(other && other->buffer == a[0].as<BufferValue>()->buffer);
+  });
   t->def_property("shape", [](Interpreter&, const Value& v) {
     std::vector<Value> dims;
     for (const auto& d : v.as<BufferValue>()->buffer->shape) {

@@ -85,6 +85,10 @@ TypeRef make_base_func_type() {
     return Value();
   }, "show(show_meta=False): print the function as TVMScript.");
   t->def_property("attrs", [](Interpreter&, const Value& v) { return wrap_attrs(func_of(v)->attrs); });
+  t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<FunctionValue>();
+    return Value::boolean(other && other->base_func() == func_of(a[0]));
+  });
   t->def("with_attr", "self, attr_key_or_dict, attr_value=None", [](Interpreter& interp, Args& a) {
     return wrap_function(func_with_attr(interp, func_of(a[0]), a), func_name(a[0]));
   }, "with_attr(key, value) or with_attr({key: value}): a copy of the function with the attribute(s) set.");
@@ -173,6 +177,10 @@ TypeRef make_ir_module_type() {
     if (a.given(2) && !a[2].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: IRModule global_infos");
     return wrap_module(module_from_args(interp, a[0], a[1]));
   };
+  t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<IRModuleValue>();
+    return Value::boolean(other && other->module == a[0].as<IRModuleValue>()->module);
+  });
   // IRModule.from_expr(func): a module holding func under its global symbol, else "main"
   // (TVM's IRModule::FromExpr; called on the class).
   t->def("from_expr", "expr, functions=None, type_defs=None", [](Interpreter& interp, Args& a) {

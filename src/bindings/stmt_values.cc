@@ -24,6 +24,18 @@ TypeRef make_type(const char* name) {
     interp.write_stdout(a[0].as<StmtValue>()->repr_hook(interp) + "\n");
     return Value();
   }, "show(): print the statement as TVMScript.");
+  // As TVM's objects: == and hash by node (sch.get(block) == sch.get(block)).
+  auto same = [](script::Args& a) {
+    auto* other = a[1].as<StmtValue>();
+    return other && other->stmt.get() == a[0].as<StmtValue>()->stmt.get();
+  };
+  t->def("same_as", "self, other", [same](Interpreter&, script::Args& a) { return Value::boolean(same(a)); });
+  t->def("__eq__", "self, other", [same](Interpreter&, script::Args& a) { return Value::boolean(same(a)); });
+  t->def("__ne__", "self, other", [same](Interpreter&, script::Args& a) { return Value::boolean(!same(a)); });
+  t->def("__hash__", "self", [](Interpreter&, script::Args& a) {
+    return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<StmtValue>()->stmt.get())));
+  });
+  t->hashes_by_value = true;
   return t;
 }
 

@@ -118,10 +118,12 @@ ir::StructuralDiff diff_values(Interpreter& interp, Args& a) {
   if (auto* x = a[0].as<ExprValue>()) {
     return ir::structural_diff(x->expr, to_expr(interp, a[1], "rhs"));
   }
+  // As TVM's: block names are not compared.
+  ir::StructuralOptions tvm_equality{/*block_names=*/false};
   if (a[0].as<PrimFuncValue>() && a[1].as<PrimFuncValue>()) {
-    return ir::structural_diff(a[0].as<PrimFuncValue>()->func, a[1].as<PrimFuncValue>()->func);
+    return ir::structural_diff(a[0].as<PrimFuncValue>()->func, a[1].as<PrimFuncValue>()->func, tvm_equality);
   }
-  return ir::structural_diff(to_module(interp, a[0], "lhs"), to_module(interp, a[1], "rhs"));
+  return ir::structural_diff(to_module(interp, a[0], "lhs"), to_module(interp, a[1], "rhs"), tvm_equality);
 }
 
 std::string text_of(Interpreter& interp, const Value& v) { return interp.repr(v); }
@@ -207,7 +209,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   // TVM's names for the floor division and modulo of index expressions.
   Namespace& t = *import(interp, "tvm.script.tir")->globals;
   for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "floor", "ceil", "round",
-                        "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv", "floormod", "truncdiv",
+                        "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv", "floormod", "ceildiv", "truncdiv",
                         "truncmod", "Select", "Cast", "call_packed", "call_extern"}) {
     if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
   }

@@ -144,7 +144,8 @@ Value make_axis(Interpreter& interp, Args& a, ir::IterType type) {
 
 void def_math(Namespace& ns, const char* name, int arity, const char* op = nullptr) {
   std::string op_name = op ? op : name;
-  std::string sig = arity == 1 ? "x" : arity == 2 ? "x, y" : "x, y, z";
+  // dtype= is accepted and dropped, as TVM's ir_builder wrappers of these functions do.
+  std::string sig = std::string(arity == 1 ? "x" : arity == 2 ? "x, y" : "x, y, z") + ", dtype=None";
   def_function(ns, name, sig, [op_name, arity](Interpreter& interp, Args& a) {
     std::vector<ir::PrimExpr> args;
     for (int i = 0; i < arity; ++i) args.push_back(to_expr(interp, a[static_cast<size_t>(i)], op_name + " argument"));
@@ -444,6 +445,11 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
       return wrap(guard_ir([&] { return ir::make_binary(kind, x, y); }));
     });
   };
+  // T.ceildiv(a, b): (a + b - 1) // b, as TVM builds it.
+  def_function(ns, "ceildiv", "lhs, rhs, span=None", [](Interpreter& interp, Args& a) {
+    ir::PrimExpr x = to_expr(interp, a[0], "operand"), y = to_expr(interp, a[1], "operand");
+    return wrap(guard_ir([&] { return ir::floordiv(ir::sub(ir::add(x, y), ir::make_int(1, y->dtype)), y); }));
+  });
   binary("max", ir::ExprKind::Max);
   binary("min", ir::ExprKind::Min);
   binary("floordiv", ir::ExprKind::FloorDiv);

@@ -109,6 +109,9 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
         << "not supported yet: building " << f->type_key() << " \"" << name << "\" (tvm.build compiles PrimFuncs)";
   }
   if (is_cuda_kind(target)) {
+    TSCH_USER_ASSERT(!target->host || target->host->kind->name == "llvm" || target->host->kind->name == "c", ValueError)
+        << "the host of a " << target->kind->name << " target must be a CPU target (llvm or c), as it launches the kernels; got \""
+        << target->host->str() << "\"";
     // Host and device split (TVM's SplitHostDevice); the kernels become CUDA C, which the
     // host module imports. Its functions run the kernels on the CPU, threads as loops.
     ir::IRModule lowered = device_passes(lower(mod, target, options), options);

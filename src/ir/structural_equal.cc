@@ -12,6 +12,7 @@ namespace {
 
 class Comparer {
  public:
+  explicit Comparer(StructuralOptions options = {}) : options_(options) {}
   StructuralDiff diff;
 
   bool module(const IRModule& a, const IRModule& b) {
@@ -127,7 +128,7 @@ class Comparer {
       }
       case StmtKind::Block: {
         auto *x = as<BlockNode>(a), *y = as<BlockNode>(b);
-        if (x->name != y->name) return fail("name", x->name, y->name);
+        if (options_.block_names && x->name != y->name) return fail("name", x->name, y->name);
         if (x->iter_vars.size() != y->iter_vars.size()) return fail("iter_vars", fmt::format("{} iterators", x->iter_vars.size()), fmt::format("{} iterators", y->iter_vars.size()));
         for (size_t i = 0; i < x->iter_vars.size(); ++i) {
           Scoped s(*this, fmt::format("iter_vars[{}]", i));
@@ -298,6 +299,7 @@ class Comparer {
   std::string path_;
   std::unordered_map<const VarNode*, const VarNode*> vars_, rvars_;
   std::unordered_map<const BufferNode*, const BufferNode*> buffers_;
+  StructuralOptions options_;
 };
 
 }  // namespace
@@ -307,14 +309,14 @@ std::map<FuncKind, FunctionDiff>& function_diff_table() {
   return table;
 }
 
-StructuralDiff structural_diff(const IRModule& a, const IRModule& b) {
-  Comparer c;
+StructuralDiff structural_diff(const IRModule& a, const IRModule& b, StructuralOptions options) {
+  Comparer c(options);
   c.module(a, b);
   return c.diff;
 }
 
-StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b) {
-  Comparer c;
+StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b, StructuralOptions options) {
+  Comparer c(options);
   c.function(a, b);
   return c.diff;
 }

@@ -17,8 +17,14 @@ struct StructuralDiff {
   std::string lhs, rhs;
 };
 
-StructuralDiff structural_diff(const IRModule& a, const IRModule& b);
-StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b);
+// TVM's tvm.ir.structural_equal does not compare block names (name_hint); tsch's own checks
+// (schedule replays, round trips) keep them, so a wrong name is still caught there.
+struct StructuralOptions {
+  bool block_names = true;
+};
+
+StructuralDiff structural_diff(const IRModule& a, const IRModule& b, StructuralOptions options = {});
+StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b, StructuralOptions options = {});
 StructuralDiff structural_diff(const PrimExpr& a, const PrimExpr& b);
 
 // Comparers of the other function kinds (Relax functions), registered by their dialect.
