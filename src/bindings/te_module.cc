@@ -18,6 +18,7 @@
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"
+#include "te/index_dtype.h"
 #include "te/operation.h"
 
 namespace tsch::bindings {
@@ -434,9 +435,12 @@ void build_te(Interpreter& interp, script::Module& m) {
     }
   }
   def_function(ns, "create_prim_func", "ops, index_dtype_override=None", [](Interpreter& interp, Args& a) {
-    if (!a[1].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: create_prim_func index_dtype_override");
     std::vector<te::FuncArg> args = te_func_args(interp, a[0], "create_prim_func");
     ir::PrimFunc f = guard_core([&] { return te::create_prim_func(args); });
+    if (!a[1].is_none()) {
+      ir::DataType index = to_dtype(interp, a[1], "index_dtype_override");
+      f = guard_core([&] { return te::override_index_dtype(f, index); });
+    }
     return Value(std::make_shared<PrimFuncValue>(f, "main"));
   }, "te.create_prim_func([A, B, C]): the tensors' computation as a PrimFunc (blocks named after the computes).");
   ns.set(intern("Tensor"), Value(tensor_type()));
