@@ -1,7 +1,9 @@
 // Script arguments of a schedule primitive to the instruction's inputs and attributes, by
 // the parameter types its kind declares (schedule/instruction.h).
+#include <optional>
 #include <fmt/format.h>
 
+#include "bindings/index_map_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/schedule_values.h"
 #include "schedule/primitives.h"
@@ -158,11 +160,27 @@ class Converter {
 
   TraceArg ann_value(size_t i) {
     const Value& v = a_[i];
+    if (rv_of(v, RVNode::Kind::Expr)) return TraceArg::of_ref(v.as<RVValue>()->rv);
+    std::optional<TraceArg> constant = ann_constant(v);
+    if (!constant) a_.type_error(i, "an int, float, bool, str, ExprRV or a list of them");
+    return *constant;
+  }
+  // An annotation value: a number, bool or str, or a list of them.
+  std::optional<TraceArg> ann_constant(const Value& v) {
     if (v.is_bool()) return TraceArg::of_bool(v.as_bool());
     if (v.is_int()) return TraceArg::of_int(v.as_int());
+    if (v.is_float()) return TraceArg::of_float(v.as_float());
     if (auto* s = v.as<script::Str>()) return TraceArg::of_str(s->value);
-    if (rv_of(v, RVNode::Kind::Expr)) return TraceArg::of_ref(v.as<RVValue>()->rv);
-    a_.type_error(i, "an int, bool, str or ExprRV");
+    if (v.as<script::List>() || v.as<script::Tuple>()) {
+      std::vector<TraceArg> items;
+      for (const Value& x : interp_.to_vector(v)) {
+        std::optional<TraceArg> item = ann_constant(x);
+        if (!item) return std::nullopt;
+        items.push_back(*item);
+      }
+      return TraceArg::of_list(std::move(items));
+    }
+    return std::nullopt;
   }
 
   // A buffer of the block: its index, its name or the Buffer.
@@ -218,6 +236,28 @@ class Converter {
   // A function of the buffer's indices, or its lambda text (from a printed trace).
   TraceArg index_map(size_t i) {
     Value fn = a_[i].as<script::Str>() ? eval_lambda(interp_, a_[i].as<script::Str>()->value) : a_[i];
+    if (auto* m = fn.as<IndexMapValue>()) {
+      // A tvm.tir.IndexMap: called again with indices of the buffer's type when it came from
+      // a function; otherwise used as it is when its types are the buffer's.
+      if (m->params.size() != buffer_->shape.size()) {
+        a_.value_error(i, fmt::format("the index map takes {} indices but buffer {} has {} dimensions", m->params.size(), buffer_->name,
+                                      buffer_->shape.size()));
+      }
+      if (!m->function.is_none()) {
+        std::vector<ir::Var> params;
+        for (size_t d = 0; d < m->params.size(); ++d) params.push_back(ir::make_var(m->params[d]->name, buffer_->shape[d]->dtype));
+        map_ = call_index_map(interp_, m->function, std::move(params));
+        return map_;
+      }
+      for (size_t d = 0; d < m->params.size(); ++d) {
+        if (m->params[d]->dtype != buffer_->shape[d]->dtype)
+          raise(ExcKind::NotImplementedError, "not supported yet: an IndexMap over " + m->params[d]->dtype.to_string() +
+                                                  " indices for buffer " + buffer_->name + " of " + buffer_->shape[d]->dtype.to_string() +
+                                                  " dimensions (make it with IndexMap.from_func, or index_dtype=)");
+      }
+      map_ = TraceArg::of_index_map(m->params, m->outputs);
+      return map_;
+    }
     auto* script_fn = fn.as<script::Function>();
     if (script_fn && script_fn->params->size() != buffer_->shape.size()) {
       a_.value_error(i, fmt::format("the index map takes {} indices but buffer {} has {} dimensions", script_fn->params->size(),

@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "bindings/attr_values.h"
+#include "bindings/index_map_values.h"
 #include "bindings/ir_values.h"
 #include "frontend/ir_module_frame.h"
 #include "bindings/roundtrip_check.h"
@@ -203,6 +204,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   std::shared_ptr<script::Module> expr = import(interp, "tvm.tir.expr");
   ns.set(intern("expr"), Value(expr));
   for (const char* f : {"PrimExpr", "Var", "IntImm", "FloatImm"}) ns.set(intern(f), *expr->globals->find(intern(f)));
+  ns.set(intern("IndexMap"), Value(index_map_type()));
   // tvm.tir.build(mod, target): TVM 0.23's name for building TensorIR.
   ns.set(intern("build"), *import(interp, "tvm.driver")->globals->find(intern("build")));
   // The expression functions tvm.tir exports (the same as T.*'s), and indexdiv / indexmod,

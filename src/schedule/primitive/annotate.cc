@@ -83,6 +83,35 @@ uint64_t add_unit_loop(ScheduleState& s, uint64_t sid) {
 
 namespace tsch::schedule {
 
+namespace {
+
+// ann_val: a constant, a list of constants, or an ExprRV (its sampled value).
+AttrValue annotation_value(const TraceArg& v) {
+  switch (v.kind) {
+    case TraceArg::Kind::Bool: return AttrValue::of_bool(v.b);
+    case TraceArg::Kind::Int: return AttrValue::of_int(v.i);
+    case TraceArg::Kind::Str: return AttrValue::of_str(v.s);
+    case TraceArg::Kind::Float: {
+      AttrValue f;
+      f.kind = AttrValue::Kind::Float;
+      f.f = v.f;
+      return f;
+    }
+    case TraceArg::Kind::List: {
+      AttrValue list;
+      list.kind = AttrValue::Kind::Array;
+      for (const TraceArg& item : v.list) list.array.push_back(annotation_value(item));
+      return list;
+    }
+    default:
+      TSCH_USER_ASSERT_ARG(v.kind == TraceArg::Kind::Ref && v.ref->kind == RVNode::Kind::Expr, TypeError, "ann_val")
+          << "expected an int, float, bool, str, ExprRV or a list of them";
+      return AttrValue::of_int(v.ref->value);
+  }
+}
+
+}  // namespace
+
 void register_annotate_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "Annotate", "annotate",
@@ -90,18 +119,7 @@ void register_annotate_kinds(KindList& kinds) {
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t sid = sch.block_or_loop_sid(c.inputs[0]);
-        const TraceArg& v = c.inputs[1];
-        AttrValue value;
-        switch (v.kind) {
-          case TraceArg::Kind::Bool: value = AttrValue::of_bool(v.b); break;
-          case TraceArg::Kind::Int: value = AttrValue::of_int(v.i); break;
-          case TraceArg::Kind::Str: value = AttrValue::of_str(v.s); break;
-          default:
-            TSCH_USER_ASSERT_ARG(v.kind == TraceArg::Kind::Ref && v.ref->kind == RVNode::Kind::Expr, TypeError, "ann_val")
-                << "expected an int, bool, str or ExprRV";
-            value = AttrValue::of_int(v.ref->value);
-        }
-        annotate(sch.state(), sid, c.attrs[0].s, value);
+        annotate(sch.state(), sid, c.attrs[0].s, annotation_value(c.inputs[1]));
       },
       "annotate(block_or_loop, ann_key, ann_val): attach an annotation (e.g. pragma_auto_unroll_max_step)."));
   kinds.push_back(define_kind(
