@@ -67,40 +67,13 @@ std::vector<ir::PrimExpr> map_through(const IndexMapValue& m, const std::vector<
   return out;
 }
 
-// Builds the map from a function: parameters by name (`*args` count from ndim).
+// Builds the map from a function (`*args` counted from ndim).
 std::shared_ptr<IndexMapValue> from_function(Interpreter& interp, const Value& fn, const Value& ndim_value, ir::DataType dtype) {
-  std::vector<ir::Var> params;
-  if (auto* f = fn.as<script::Function>()) {
-    size_t named = 0;
-    bool var_args = false;
-    for (const auto& p : *f->params) {
-      if (p.kind == ast::Param::Kind::Normal) ++named;
-      if (p.kind == ast::Param::Kind::VarArgs) var_args = true;
-    }
-    int64_t ndim = ndim_value.is_none() ? static_cast<int64_t>(named) : ndim_value.as_int();
-    if (var_args && ndim_value.is_none()) raise(ExcKind::ValueError, "IndexMap.from_func: ndim must be specified when *args is used");
-    for (const auto& p : *f->params) {
-      if (p.kind == ast::Param::Kind::Normal) params.push_back(ir::make_var(symbol_name(p.name), dtype));
-      if (p.kind == ast::Param::Kind::VarArgs) {
-        for (int64_t i = 0; i < ndim - static_cast<int64_t>(named); ++i)
-          params.push_back(ir::make_var(fmt::format("{}_{}", symbol_name(p.name), i), dtype));
-      }
-    }
-  } else {
-    if (ndim_value.is_none()) raise(ExcKind::ValueError, "IndexMap.from_func: ndim must be given for a function without named parameters");
-    for (int64_t i = 0; i < ndim_value.as_int(); ++i) params.push_back(ir::make_var(fmt::format("i{}", i), dtype));
-  }
-  std::vector<Value> args;
-  for (const auto& v : params) args.push_back(wrap(ir::PrimExpr(v)));
-  Value result = interp.call(fn, args);
-  std::vector<Value> items = result.as<script::List>() || result.as<script::Tuple>() ? interp.to_vector(result) : std::vector<Value>{result};
-  std::vector<ir::PrimExpr> outputs;
-  for (const Value& v : items) {
-    if (auto* s = v.as<script::Str>(); s && s->value == kAxisSeparator)
-      raise(ExcKind::NotImplementedError, "not supported yet: IndexMap.AXIS_SEPARATOR (axis separators)");
-    outputs.push_back(to_expr(interp, v, "index map output"));
-  }
-  auto m = make_map(std::move(params), std::move(outputs));
+  int64_t arity = index_function_arity(fn);
+  if (ndim_value.is_none() && arity < 0) raise(ExcKind::ValueError, "IndexMap.from_func: ndim must be specified when *args is used");
+  int64_t ndim = ndim_value.is_none() ? arity : ndim_value.as_int();
+  IndexFunctionCall call = call_index_function(interp, fn, std::vector<ir::DataType>(static_cast<size_t>(ndim), dtype));
+  auto m = make_map(std::move(call.params), std::move(call.outputs));
   m->function = fn;
   return m;
 }
@@ -208,6 +181,63 @@ TypeRef make_index_map_type() {
 }
 
 }  // namespace
+
+int64_t index_function_arity(const Value& fn) {
+  auto* f = fn.as<script::Function>();
+  if (!f) return -1;
+  int64_t named = 0;
+  for (const auto& p : *f->params) {
+    if (p.kind == ast::Param::Kind::VarArgs) return -1;
+    if (p.kind == ast::Param::Kind::Normal) ++named;
+  }
+  return named;
+}
+
+IndexFunctionCall call_index_function(Interpreter& interp, const Value& fn, const std::vector<ir::DataType>& dtypes) {
+  IndexFunctionCall out;
+  script::CallArgs call;
+  std::vector<ir::Var> keyword_vars;
+  size_t ndim = dtypes.size(), next = 0;
+  auto fresh = [&](const std::string& name) {
+    if (next >= ndim) raise(ExcKind::ValueError, fmt::format("the index map function takes more than the {} indices given", ndim));
+    return ir::make_var(name, dtypes[next++]);
+  };
+  if (auto* f = fn.as<script::Function>()) {
+    // Positional parameters, then *args, then keyword-only ones (TVM's order).
+    std::string var_args;
+    std::vector<std::pair<std::string, bool>> names;  // name, keyword-only
+    bool keyword_only = false;
+    for (const auto& p : *f->params) {
+      if (p.kind == ast::Param::Kind::VarArgs) var_args = symbol_name(p.name);
+      if (p.kind == ast::Param::Kind::VarArgs || p.kind == ast::Param::Kind::KwOnlyMarker) keyword_only = true;
+      if (p.kind == ast::Param::Kind::Normal) names.emplace_back(symbol_name(p.name), keyword_only);
+    }
+    size_t keywords = 0;
+    for (const auto& [name, kw] : names) keywords += kw;
+    size_t positional = names.size() - keywords;
+    if (var_args.empty() && names.size() != ndim)
+      raise(ExcKind::ValueError, fmt::format("the index map takes {} indices but {} are given", names.size(), ndim));
+    if (!var_args.empty() && names.size() > ndim)
+      raise(ExcKind::ValueError, fmt::format("the index map takes at least {} indices but {} are given", names.size(), ndim));
+    for (size_t i = 0; i < positional; ++i) out.params.push_back(fresh(names[i].first));
+    for (size_t i = 0; !var_args.empty() && i < ndim - names.size(); ++i) out.params.push_back(fresh(fmt::format("{}_{}", var_args, i)));
+    for (size_t i = positional; i < names.size(); ++i) keyword_vars.push_back(fresh(names[i].first));
+    for (const auto& v : out.params) call.positional.push_back(wrap(ir::PrimExpr(v)));
+    for (const auto& v : keyword_vars) call.keywords.emplace_back(intern(v->name), wrap(ir::PrimExpr(v)));
+    out.params.insert(out.params.end(), keyword_vars.begin(), keyword_vars.end());
+  } else {
+    for (size_t i = 0; i < ndim; ++i) out.params.push_back(fresh(fmt::format("i{}", i)));
+    for (const auto& v : out.params) call.positional.push_back(wrap(ir::PrimExpr(v)));
+  }
+  Value result = interp.call(fn, std::move(call));
+  std::vector<Value> items = result.as<script::List>() || result.as<script::Tuple>() ? interp.to_vector(result) : std::vector<Value>{result};
+  for (const Value& v : items) {
+    if (auto* s = v.as<script::Str>(); s && s->value == kAxisSeparator)
+      raise(ExcKind::NotImplementedError, "not supported yet: IndexMap.AXIS_SEPARATOR (axis separators)");
+    out.outputs.push_back(to_expr(interp, v, "index map output"));
+  }
+  return out;
+}
 
 std::string index_map_lambda(const IndexMapValue& m) {
   std::string params, outputs;

@@ -26,6 +26,17 @@ class IndexMapValue : public script::Object {
 };
 
 script::TypeRef index_map_type();
+
+// An index-mapping function called as TVM's IndexMap.from_func calls it: one variable per
+// dimension (of the given types), passed as its positional parameters, then `*args` (named
+// `<name>_0`, ...), then its keyword-only parameters by name; the variables in that order.
+struct IndexFunctionCall {
+  std::vector<ir::Var> params;
+  std::vector<ir::PrimExpr> outputs;
+};
+IndexFunctionCall call_index_function(Interpreter& interp, const Value& fn, const std::vector<ir::DataType>& dtypes);
+// The number of indices the function takes (-1: any, it has *args).
+int64_t index_function_arity(const Value& fn);
 // `lambda i, j: (j, i)`, and the whole map as TVM prints it: `T.index_map(lambda ...)`.
 std::string index_map_lambda(const IndexMapValue& m);
 std::string index_map_text(const IndexMapValue& m);

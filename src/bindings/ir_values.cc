@@ -164,8 +164,6 @@ TypeRef make_buffer_type() {
     const ir::Buffer& b = v.as<BufferValue>()->buffer;
     return wrap(b->elem_offset ? b->elem_offset : ir::make_int(0));
   });
-  t->def_property("offset_factor", [](Interpreter&, const Value& v) { return Value::integer(v.as<BufferValue>()->buffer->offset_factor); });
-  t->def_property("data_alignment", [](Interpreter&, const Value& v) { return Value::integer(v.as<BufferValue>()->buffer->align); });
   t->def("same_as", "self, other", [](Interpreter&, Args& a) {
     auto* other = a[1].as<BufferValue>();
     return Value::boolean(other && other->buffer == a[0].as<BufferValue>()->buffer);

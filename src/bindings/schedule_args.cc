@@ -244,9 +244,10 @@ class Converter {
                                       buffer_->shape.size()));
       }
       if (!m->function.is_none()) {
-        std::vector<ir::Var> params;
-        for (size_t d = 0; d < m->params.size(); ++d) params.push_back(ir::make_var(m->params[d]->name, buffer_->shape[d]->dtype));
-        map_ = call_index_map(interp_, m->function, std::move(params));
+        std::vector<ir::DataType> dtypes;
+        for (const auto& d : buffer_->shape) dtypes.push_back(d->dtype);
+        IndexFunctionCall call = call_index_function(interp_, m->function, dtypes);
+        map_ = TraceArg::of_index_map(std::move(call.params), std::move(call.outputs));
         return map_;
       }
       for (size_t d = 0; d < m->params.size(); ++d) {
@@ -258,17 +259,15 @@ class Converter {
       map_ = TraceArg::of_index_map(m->params, m->outputs);
       return map_;
     }
-    auto* script_fn = fn.as<script::Function>();
-    if (script_fn && script_fn->params->size() != buffer_->shape.size()) {
-      a_.value_error(i, fmt::format("the index map takes {} indices but buffer {} has {} dimensions", script_fn->params->size(),
-                                    buffer_->name, buffer_->shape.size()));
+    int64_t arity = index_function_arity(fn);
+    if (arity >= 0 && fn.as<script::Function>() && static_cast<size_t>(arity) != buffer_->shape.size()) {
+      a_.value_error(i, fmt::format("the index map takes {} indices but buffer {} has {} dimensions", arity, buffer_->name,
+                                    buffer_->shape.size()));
     }
-    std::vector<ir::Var> params;
-    for (size_t d = 0; d < buffer_->shape.size(); ++d) {
-      std::string name = script_fn && d < script_fn->params->size() ? symbol_name((*script_fn->params)[d].name) : "i" + std::to_string(d);
-      params.push_back(ir::make_var(name, buffer_->shape[d]->dtype));
-    }
-    map_ = call_index_map(interp_, fn, std::move(params));
+    std::vector<ir::DataType> dtypes;
+    for (const auto& d : buffer_->shape) dtypes.push_back(d->dtype);
+    IndexFunctionCall call = call_index_function(interp_, fn, dtypes);
+    map_ = TraceArg::of_index_map(std::move(call.params), std::move(call.outputs));
     return map_;
   }
 

@@ -515,6 +515,21 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     }
     return wrap(ir::call(ir::DataType::int32(), "call_packed", args));
   });
+  // T.assume(cond): what later passes may take as true (code generation drops it).
+  def_function(ns, "assume", "cond=None", [](Interpreter& interp, Args& a) {
+    ir::PrimExpr cond = a[0].is_none() ? ir::make_bool(true) : to_expr_as(interp, a[0], ir::DataType::bool_(), "T.assume condition");
+    return wrap(ir::call(ir::DataType::bool_(), "assume", {cond}));
+  });
+  // The tensor-core builtins TVM's wmma intrinsic descriptions use (source level: printed,
+  // parsed and scheduled; no code generator emits them yet).
+  for (const char* name : {"tvm_fill_fragment", "tvm_load_matrix_sync", "tvm_store_matrix_sync", "tvm_mma_sync", "tvm_bmma_sync"}) {
+    std::string op = name;
+    def_function(ns, name, "*args", [op](Interpreter& interp, Args& a) {
+      std::vector<ir::PrimExpr> args;
+      for (const auto& v : a.varargs()) args.push_back(to_expr(interp, v, "T." + op + " argument"));
+      return wrap(ir::call(ir::DataType::handle(), op, args));
+    });
+  }
   def_function(ns, "tvm_stack_make_shape", "*dims", [](Interpreter& interp, Args& a) {
     std::vector<ir::PrimExpr> dims;
     for (const auto& v : a.varargs()) dims.push_back(to_expr(interp, v, "T.tvm_stack_make_shape dimension"));

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/verify_well_formed.h"
@@ -233,10 +235,21 @@ class TirParser {
     DataType expected = b->dtype.with_lanes(lanes);
     PrimExpr value = bindings::to_expr_as(interp_, rhs, expected, "stored value");
     if (value->dtype != expected) {
-      raise_at(ExcKind::TypeError,
-               fmt::format("cannot store a {} value into buffer {} of dtype {}", value->dtype.to_string(), b->name,
-                           expected.to_string()),
-               loc);
+      // As TVM's ir_builder: a value of another type with the same lanes is cast (with TVM's
+      // warning where the cast may lose precision); other lanes are a TypeError.
+      if (value->dtype.lanes != expected.lanes) {
+        raise_at(ExcKind::TypeError,
+                 fmt::format("Incompatible types in BufferStore: LHS is `{}`, RHS is `{}`, indexing lanes: {} (buffer {})",
+                             expected.to_string(), value->dtype.to_string(), lanes, b->name),
+                 loc);
+      }
+      bool lossy = expected.is_handle() || value->dtype.is_handle() ||
+                   ((expected.is_int() || expected.is_uint()) && (value->dtype.is_float() || value->dtype.code == DataType::Code::BFloat));
+      if (lossy && value->dtype.code != expected.code) {
+        std::fprintf(stderr, "warning: Casting in BufferStore may lose precision: LHS is `%s`, RHS is `%s`, indexing lanes: %d\n",
+                     expected.to_string().c_str(), value->dtype.to_string().c_str(), lanes);
+      }
+      value = bindings::guard_ir([&] { return ir::cast(expected, value); });
     }
     return std::make_shared<BufferStoreNode>(b, value, std::move(indices));
   }
