@@ -254,7 +254,8 @@ runtime::Device device_arg(Interpreter&, const Value& v) {
 void check_array_device(Interpreter& interp, const Value& v) {
   runtime::Device dev = device_arg(interp, v);
   if (dev.type != runtime::DeviceType::CPU) {
-    guard_core([&] { return &runtime::device_api(dev); });
+    // The device's API says why not: no such device, or not supported yet.
+    guard_core([&] { return runtime::device_api(dev).alloc(dev.id, 0, 64); });
     raise(ExcKind::RuntimeError, "not supported yet: arrays on " + dev.str() + " (only cpu arrays)");
   }
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "runtime/cuda/cuda_device_api.h"
 #include "support/error.h"
 
 namespace tsch::runtime {
@@ -41,6 +42,7 @@ Apis& apis() {
     auto* out = new Apis();
     static CPUDeviceAPI cpu_api;
     out->table[DeviceType::CPU] = &cpu_api;
+    out->table[DeviceType::CUDA] = cuda_device_api();
     return out;
   }();
   return *a;

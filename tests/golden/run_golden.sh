@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs one golden case: `tsch NAME.tsch` in the case's folder, stdout and stderr merged, and
 # compares with NAME.expected. The expected exit status is given by a `# exit: N` line in the
-# script (default 0). Usage: run_golden.sh TSCH CASE.tsch
+# script (default 0); `# env: NAME=VALUE` lines set environment variables for the run (e.g.
+# TSCH_CUDA_DRIVER=none where the output must not depend on the machine having a GPU).
+# Usage: run_golden.sh TSCH CASE.tsch
 set -uo pipefail
 tsch=$1
 case_path=$2
@@ -10,6 +12,9 @@ base=$(basename "$case_path" .tsch)
 cd "$dir" || exit 2
 expected_exit=$(sed -n 's/^# exit: *\([0-9]*\).*/\1/p' "$base.tsch" | head -n 1)
 expected_exit=${expected_exit:-0}
+while IFS= read -r assignment; do
+  export "${assignment?}"
+done < <(sed -n 's/^# env: *\([A-Za-z_][A-Za-z0-9_]*=.*\)$/\1/p' "$base.tsch")
 # A hang guard, generous: build-check runs of the random-sequence cases take ~50 s on an idle
 # 2-core machine and more while other tests build beside them.
 actual=$(NO_COLOR=1 timeout 300 "$tsch" "$base.tsch" 2>&1)

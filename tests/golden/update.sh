@@ -11,7 +11,9 @@ fi
 for c in "${cases[@]}"; do
   dir=$(dirname "$c")
   base=$(basename "$c" .tsch)
-  out=$(cd "$dir" && NO_COLOR=1 timeout 60 "$tsch" "$base.tsch" 2>&1)
+  # The case's `# env: NAME=VALUE` lines, as run_golden.sh sets them.
+  mapfile -t env_vars < <(sed -n 's/^# env: *\([A-Za-z_][A-Za-z0-9_]*=.*\)$/\1/p' "$dir/$base.tsch")
+  out=$(cd "$dir" && env ${env_vars[@]+"${env_vars[@]}"} NO_COLOR=1 timeout 60 "$tsch" "$base.tsch" 2>&1)
   printf '%s\n' "$out" > "$dir/$base.expected"
   echo "updated $dir/$base.expected"
 done
