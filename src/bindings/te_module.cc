@@ -127,11 +127,56 @@ class CommReducerValue : public script::Object {
   std::string name;
 };
 
+std::vector<ir::IterVar> reduce_axes_arg(Interpreter& interp, const Value& v, const std::string& what) {
+  bool axis_list = v.as<script::List>() || v.as<script::Tuple>();
+  std::vector<Value> axes = axis_list ? interp.to_vector(v) : std::vector<Value>{v};
+  if (axes.empty()) raise(ExcKind::ValueError, what + ": needs at least one reduction axis");
+  std::vector<ir::IterVar> out;
+  for (const auto& ax : axes) out.push_back(reduce_axis_of(interp, ax));
+  return out;
+}
+
+// A reducer over tuples (TVM's argmax): fcombine((x0, x1), (y0, y1)) -> (z0, z1), x the
+// accumulators; fidentity(dtype0, dtype1) -> the identities.
+Value call_tuple_reducer(Interpreter& interp, CommReducerValue& self, const std::vector<Value>& a) {
+  if (!a[3].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: " + self.name + " with init=");
+  std::vector<Value> items = interp.to_vector(a[0]);
+  if (items.size() < 2) raise(ExcKind::ValueError, self.name + ": a tuple reduction needs at least two values");
+  te::Reduce r;
+  r.kind = te::ReduceKind::Custom;
+  std::vector<Value> xs, ys, dtypes;
+  for (size_t i = 0; i < items.size(); ++i) {
+    r.sources.push_back(to_expr(interp, items[i], self.name));
+    ir::DataType t = r.sources.back()->dtype;
+    r.lhs_vars.push_back(ir::make_var("x" + std::to_string(i), t));
+    r.rhs_vars.push_back(ir::make_var("y" + std::to_string(i), t));
+    xs.push_back(wrap(ir::PrimExpr(r.lhs_vars.back())));
+    ys.push_back(wrap(ir::PrimExpr(r.rhs_vars.back())));
+    dtypes.push_back(script::make_str(t.to_string()));
+  }
+  auto values_of = [&](const Value& result, const std::string& what) {
+    std::vector<Value> out = result.as<script::Tuple>() || result.as<script::List>() ? interp.to_vector(result) : std::vector<Value>{result};
+    if (out.size() != items.size())
+      raise(ExcKind::ValueError, fmt::format("{}: the {} gives {} values for a reduction of {}", self.name, what, out.size(), items.size()));
+    std::vector<ir::PrimExpr> exprs;
+    for (size_t i = 0; i < out.size(); ++i) exprs.push_back(to_expr_as(interp, out[i], r.sources[i]->dtype, self.name + " " + what));
+    return exprs;
+  };
+  r.combiners = values_of(interp.call(self.fcombine, std::vector<Value>{script::make_tuple(xs), script::make_tuple(ys)}), "combiner");
+  r.identities = values_of(interp.call(self.fidentity, dtypes), "identity");
+  r.source = r.sources[0];
+  r.lhs = r.lhs_vars[0];
+  r.rhs = r.rhs_vars[0];
+  r.combiner = r.combiners[0];
+  r.identity = r.identities[0];
+  r.axis = reduce_axes_arg(interp, a[1], self.name);
+  if (!a[2].is_none()) r.condition = to_expr_as(interp, a[2], ir::DataType::bool_(), "where");
+  return Value(std::make_shared<ReduceValue>(std::move(r)));
+}
+
 Value call_comm_reducer(Interpreter& interp, CommReducerValue& self, const std::vector<Value>& a) {
   bool axis_list = a[1].as<script::List>() || a[1].as<script::Tuple>();
-  if (a[0].as<script::Tuple>() || a[0].as<script::List>()) {
-    raise(ExcKind::NotImplementedError, "not supported yet: comm_reducer over tuples of values (argmax-style reducers)");
-  }
+  if (a[0].as<script::Tuple>() || a[0].as<script::List>()) return call_tuple_reducer(interp, self, a);
   if (!axis_list && !is_reduce_axis(interp, a[1])) {
     // With expressions instead of reduce axes, the combiner combines them.
     Value acc = a[0];
@@ -206,10 +251,17 @@ Value te_compute(Interpreter& interp, Args& a, const std::string& index_prefix =
   Value result = interp.call(fcompute, indices);
   std::optional<te::Reduce> reduce;
   ir::PrimExpr value;
+  std::vector<ir::PrimExpr> values;  // several outputs
   if (auto* r = result.as<ReduceValue>()) {
     reduce = r->reduce;
   } else if (result.as<script::Tuple>() || result.as<script::List>()) {
-    raise(ExcKind::NotImplementedError, "not supported yet: te.compute with several outputs (fcompute returned a tuple)");
+    for (const Value& v : interp.to_vector(result)) {
+      if (v.as<ReduceValue>())
+        raise(ExcKind::NotImplementedError, "not supported yet: te.compute returning several reductions (a tuple reducer makes one of several values)");
+      values.push_back(to_expr(interp, v, "a value fcompute returns"));
+    }
+    if (values.size() == 1) value = values[0], values.clear();
+    if (values.empty() && !value) raise(ExcKind::ValueError, "te.compute: fcompute returned no value");
   } else {
     value = to_expr(interp, result, "the value fcompute returns");
   }
@@ -233,18 +285,26 @@ Value te_compute(Interpreter& interp, Args& a, const std::string& index_prefix =
       });
     };
     check(value);
+    for (const auto& v : values) check(v);
     if (reduce) {
       check(reduce->source);
+      for (const auto& s : reduce->sources) check(s);
       check(reduce->condition);
     }
   }
   // attrs become the block's annotations, as TVM's create_prim_func carries them.
   ir::AttrMap attrs;
   if (!a[4].is_none()) attrs = to_attr_map(interp, a[4], "te.compute attrs");
+  bool several = !values.empty() || (reduce && !reduce->sources.empty());
   te::Operation op = guard_core([&] {
+    if (several) return te::compute_outputs(std::move(shape), std::move(axis), std::move(values), std::move(reduce), a.get_str(2), a.get_str(3), std::move(attrs));
     return te::compute(std::move(shape), std::move(axis), value, std::move(reduce), a.get_str(2), a.get_str(3), std::move(attrs));
   });
-  return Value(std::make_shared<TensorValue>(op));
+  if (!several) return Value(std::make_shared<TensorValue>(op));
+  // Several outputs: a list of tensors, as TVM returns them.
+  std::vector<Value> tensors;
+  for (size_t i = 0; i < op->outputs.size(); ++i) tensors.push_back(Value(std::make_shared<TensorValue>(op, i)));
+  return script::make_list(std::move(tensors));
 }
 
 TypeRef tensor_type() {
@@ -252,36 +312,41 @@ TypeRef tensor_type() {
     auto type = std::make_shared<TypeObject>("Tensor");
     type->set_module("tvm.te");
     type->def("__getitem__", "self, indices", [](Interpreter& interp, Args& a) {
-      const te::Operation& op = a[0].as<TensorValue>()->op;
+      const TensorValue& tensor = *a[0].as<TensorValue>();
       std::vector<Value> items = a[1].as<script::Tuple>() ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
-      if (items.size() != op->buffer->shape.size()) {
-        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", op->name, op->buffer->shape.size(), items.size()));
+      if (items.size() != tensor.buffer()->shape.size()) {
+        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", tensor.op->name, tensor.buffer()->shape.size(), items.size()));
       }
       std::vector<ir::PrimExpr> idx;
       for (const auto& i : items) idx.push_back(to_expr(interp, i, "tensor index"));
-      return wrap(guard_ir([&] { return ir::buffer_load(op->buffer, idx); }));
+      return wrap(guard_ir([&] { return ir::buffer_load(tensor.buffer(), idx); }));
     });
     // A(i, j): the same as A[i, j] (TVM's Tensor.__call__).
     type->def("__call__", "self, *indices", [](Interpreter& interp, Args& a) {
-      const te::Operation& op = a[0].as<TensorValue>()->op;
+      const TensorValue& tensor = *a[0].as<TensorValue>();
       std::vector<Value> items = a.varargs();
-      if (items.size() != op->buffer->shape.size()) {
-        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", op->name, op->buffer->shape.size(), items.size()));
+      if (items.size() != tensor.buffer()->shape.size()) {
+        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", tensor.op->name, tensor.buffer()->shape.size(), items.size()));
       }
       std::vector<ir::PrimExpr> idx;
       for (const auto& i : items) idx.push_back(to_expr(interp, i, "tensor index"));
-      return wrap(guard_ir([&] { return ir::buffer_load(op->buffer, idx); }));
+      return wrap(guard_ir([&] { return ir::buffer_load(tensor.buffer(), idx); }));
     });
     type->def_property("shape", [](Interpreter&, const Value& v) {
       std::vector<Value> dims;
-      for (const auto& d : v.as<TensorValue>()->op->buffer->shape) dims.push_back(wrap(d));
+      for (const auto& d : v.as<TensorValue>()->buffer()->shape) dims.push_back(wrap(d));
       return script::make_list(std::move(dims));
     });
-    type->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<TensorValue>()->op->buffer->dtype.to_string()); });
-    type->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<TensorValue>()->op->name); });
+    type->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<TensorValue>()->buffer()->dtype.to_string()); });
+    // TVM's names: the operation's, `<op>.v<i>` for one of several outputs.
+    type->def_property("name", [](Interpreter&, const Value& v) {
+      const TensorValue& t = *v.as<TensorValue>();
+      return script::make_str(t.op->outputs.size() > 1 ? t.op->name + ".v" + std::to_string(t.value_index) : t.op->name);
+    });
+    type->def_property("value_index", [](Interpreter&, const Value& v) { return Value::integer(static_cast<int64_t>(v.as<TensorValue>()->value_index)); });
     type->def_property("op", [](Interpreter&, const Value& v) { return Value(std::make_shared<OperationValue>(v.as<TensorValue>()->op)); });
     type->def_property("ndim", [](Interpreter&, const Value& v) {
-      return Value::integer(static_cast<int64_t>(v.as<TensorValue>()->op->buffer->shape.size()));
+      return Value::integer(static_cast<int64_t>(v.as<TensorValue>()->buffer()->shape.size()));
     });
     return type;
   }();
@@ -294,7 +359,7 @@ TypeObject* TensorValue::type() const { return tensor_type().get(); }
 
 std::string TensorValue::repr_hook(Interpreter&) {
   std::string shape = "[";
-  for (size_t i = 0; i < op->buffer->shape.size(); ++i) shape += (i ? ", " : "") + ir::script(op->buffer->shape[i]);
+  for (size_t i = 0; i < buffer()->shape.size(); ++i) shape += (i ? ", " : "") + ir::script(buffer()->shape[i]);
   return fmt::format("Tensor(shape={}], op.name={})", shape, op->name);
 }
 
@@ -312,7 +377,7 @@ std::vector<te::FuncArg> te_func_args(Interpreter& interp, const Value& list, co
   std::vector<te::FuncArg> args;
   for (const auto& v : interp.to_vector(list)) {
     if (auto* t = v.as<TensorValue>()) {
-      args.push_back({t->op, nullptr});
+      args.push_back({t->op, nullptr, t->value_index});
       continue;
     }
     ir::PrimExpr e = to_expr(interp, v, what + " argument");
@@ -352,8 +417,13 @@ TypeObject* OperationValue::type() const {
       return script::make_list(std::move(out));
     });
     type->def("output", "self, index", [](Interpreter&, Args& a) {
-      if (a.get_int(1) != 0) a.value_error(1, "a te operation here has one output");
-      return Value(std::make_shared<TensorValue>(a[0].as<OperationValue>()->op));
+      const te::Operation& op = a[0].as<OperationValue>()->op;
+      int64_t i = a.get_int(1);
+      if (i < 0 || static_cast<size_t>(i) >= op->outputs.size()) a.value_error(1, fmt::format("an output index below {}", op->outputs.size()));
+      return Value(std::make_shared<TensorValue>(op, static_cast<size_t>(i)));
+    });
+    type->def_property("num_outputs", [](Interpreter&, const Value& v) {
+      return Value::integer(static_cast<int64_t>(v.as<OperationValue>()->op->outputs.size()));
     });
     return type;
   }();
@@ -430,7 +500,7 @@ void build_te(Interpreter& interp, script::Module& m) {
     Namespace& tir = *interp.modules().import(interp, "tvm.script.tir", "")->globals;
     for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "floor",
                           "ceil", "round", "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv",
-                          "floormod", "truncdiv", "truncmod"}) {
+                          "floormod", "truncdiv", "truncmod", "min_value", "max_value"}) {
       if (Value* v = tir.find(intern(f))) ns.set(intern(f), *v);
     }
   }

@@ -16,10 +16,12 @@ namespace tsch::bindings {
 // A tensor: an operation's output (TVM's te.Tensor).
 class TensorValue : public script::Object {
  public:
-  explicit TensorValue(te::Operation o) : op(std::move(o)) {}
+  explicit TensorValue(te::Operation o, size_t index = 0) : op(std::move(o)), value_index(index) {}
   script::TypeObject* type() const override;
   std::string repr_hook(script::Interpreter&) override;
+  const ir::Buffer& buffer() const { return op->outputs.at(value_index); }
   te::Operation op;
+  size_t value_index;  // which output of op (TVM's Tensor.value_index)
 };
 
 // An operation (TVM's te.Operation: `C.op`).

@@ -212,7 +212,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   Namespace& t = *import(interp, "tvm.script.tir")->globals;
   for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "floor", "ceil", "round",
                         "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv", "floormod", "ceildiv", "truncdiv",
-                        "truncmod", "Select", "Cast", "call_packed", "call_extern"}) {
+                        "truncmod", "Select", "Cast", "call_packed", "call_extern", "min_value", "max_value"}) {
     if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
   }
   // tvm.tir.const(value, dtype): as te.const.

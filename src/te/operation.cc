@@ -32,7 +32,7 @@ void record(const Operation& op) {
   auto& r = registry();
   // Forget the entries whose operations are gone before adding one.
   for (auto it = r.begin(); it != r.end();) it = it->second.expired() ? r.erase(it) : std::next(it);
-  r[op->buffer.get()] = op;
+  for (const auto& b : op->outputs) r[b.get()] = op;
 }
 
 // The operations whose tensors `e` reads, in order of first read.
@@ -84,9 +84,11 @@ class FuncBuilder {
     for (const auto& a : args) {
       if (a.op) {
         is_arg.insert(a.op.get());
-        ir::Var handle = ir::make_var(a.op->buffer->name, ir::DataType::handle());
+        const ir::Buffer& buffer = a.op->outputs.at(a.value_index);
+        ir::Var handle = ir::make_var(buffer->name, ir::DataType::handle());
         func->params.push_back(handle);
-        func->buffer_map.emplace_back(handle, a.op->buffer);
+        func->buffer_map.emplace_back(handle, buffer);
+        arg_buffers_.insert(buffer.get());
       } else {
         func->params.push_back(a.var);
       }
@@ -105,7 +107,9 @@ class FuncBuilder {
             << "create_prim_func: the placeholder " << op->name << " is read but is not in the argument list";
         continue;
       }
-      if (!is_arg.count(op.get())) allocs.push_back(op->buffer);
+      for (const auto& b : op->outputs) {
+        if (!arg_buffers_.count(b.get())) allocs.push_back(b);
+      }
       stmts.push_back(compute_stmt(*op));
     }
     auto root = std::make_shared<ir::BlockNode>();
@@ -153,12 +157,36 @@ class FuncBuilder {
     }
     std::vector<ir::PrimExpr> store_at;
     for (size_t i = 0; i < op.axis.size(); ++i) store_at.push_back(to_iter.at(op.axis[i].var.get()));
+    if (op.bodies.size() > 1) return multi_value_stmt(op, axes, loops, bindings);
     auto block = std::make_shared<ir::BlockNode>();
     block->name = fresh(op.name);
     if (block_names_) (*block_names_)[&op] = block->name;
     block->iter_vars = iters;
     block->annotations = op.attrs;
-    if (op.reduce) {
+    if (op.reduce && !op.reduce->sources.empty()) {
+      // A tuple reduction: each combined value bound first (v_<output>), then stored, as TVM's
+      // create_prim_func writes it — every combiner reads the accumulators before the stores.
+      const Reduce& r = *op.reduce;
+      std::vector<ir::Stmt> init, stores;
+      std::unordered_map<const ir::VarNode*, ir::PrimExpr> vmap;
+      for (size_t i = 0; i < r.sources.size(); ++i) {
+        vmap[r.lhs_vars[i].get()] = ir::buffer_load(op.outputs[i], store_at);
+        vmap[r.rhs_vars[i].get()] = ir::substitute(r.sources[i], to_iter);
+        init.push_back(std::make_shared<ir::BufferStoreNode>(op.outputs[i], r.identities[i], store_at));
+      }
+      std::vector<std::pair<ir::Var, ir::PrimExpr>> lets;
+      for (size_t i = 0; i < r.sources.size(); ++i) {
+        ir::PrimExpr value = ir::substitute(r.combiners[i], vmap);
+        if (r.condition) value = ir::select(ir::substitute(r.condition, to_iter), value, vmap.at(r.lhs_vars[i].get()));
+        ir::Var v = ir::make_var("v_" + op.outputs[i]->name, op.outputs[i]->dtype);
+        lets.emplace_back(v, value);
+        stores.push_back(std::make_shared<ir::BufferStoreNode>(op.outputs[i], v, store_at));
+      }
+      ir::Stmt body = ir::make_seq(stores);
+      for (size_t i = lets.size(); i-- > 0;) body = std::make_shared<ir::LetStmtNode>(lets[i].first, lets[i].second, body);
+      block->init = ir::make_seq(init);
+      block->body = body;
+    } else if (op.reduce) {
       const Reduce& r = *op.reduce;
       ir::DataType t = op.buffer->dtype;
       block->init = std::make_shared<ir::BufferStoreNode>(op.buffer, identity(r, t), store_at);
@@ -179,7 +207,41 @@ class FuncBuilder {
     return body;
   }
 
+  // Several values: a block per output (`<name>.v<i>`), all under the same loops, as TVM's
+  // create_prim_func makes them.
+  ir::Stmt multi_value_stmt(const OperationNode& op, const std::vector<ir::IterVar>& axes, const std::vector<ir::Var>& loops,
+                            const std::vector<ir::PrimExpr>& bindings) {
+    std::vector<ir::Stmt> blocks;
+    for (size_t out = 0; out < op.bodies.size(); ++out) {
+      std::vector<ir::IterVar> iters;
+      std::unordered_map<const ir::VarNode*, ir::PrimExpr> to_iter;
+      for (const auto& ax : axes) {
+        ir::Var iter = ir::make_var("v_" + ax.var->name, ax.dom.extent->dtype);
+        iters.push_back(ir::IterVar{iter, ax.dom, ax.type});
+        to_iter[ax.var.get()] = iter;
+      }
+      std::vector<ir::PrimExpr> store_at;
+      for (const auto& ax : op.axis) store_at.push_back(to_iter.at(ax.var.get()));
+      auto block = std::make_shared<ir::BlockNode>();
+      block->name = fresh(op.name + ".v" + std::to_string(out));
+      if (block_names_ && out == 0) (*block_names_)[&op] = block->name;
+      block->iter_vars = iters;
+      block->annotations = op.attrs;
+      block->body = std::make_shared<ir::BufferStoreNode>(op.outputs[out], ir::substitute(op.bodies[out], to_iter), store_at);
+      arith::AccessRegions regions = arith::infer_access_regions(block->body, block->init);
+      block->reads = regions.reads;
+      block->writes = regions.writes;
+      blocks.push_back(std::make_shared<ir::BlockRealizeNode>(bindings, ir::make_bool(true), block));
+    }
+    ir::Stmt body = ir::make_seq(blocks);
+    for (size_t i = loops.size(); i-- > 0;) {
+      body = std::make_shared<ir::ForNode>(loops[i], axes[i].dom.min, axes[i].dom.extent, ir::ForKind::Serial, body);
+    }
+    return body;
+  }
+
   std::unordered_map<const OperationNode*, std::string>* block_names_;
+  std::unordered_set<const ir::BufferNode*> arg_buffers_;
   std::unordered_set<const OperationNode*> visited_;
   std::vector<Operation> order_;
   std::map<std::string, int> names_;
@@ -192,12 +254,14 @@ Operation placeholder(std::vector<ir::PrimExpr> shape, ir::DataType dtype, std::
   op->kind = OperationNode::Kind::Placeholder;
   op->name = name;
   op->buffer = ir::make_buffer(std::move(name), dtype, std::move(shape));
+  op->outputs = {op->buffer};
   record(op);
   return op;
 }
 
-Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir::PrimExpr value, std::optional<Reduce> reduce,
-                  std::string name, std::string tag, ir::AttrMap attrs) {
+// A compute's name, tag, attributes and axes (data parallel, over the shape).
+static std::shared_ptr<OperationNode> compute_head(const std::vector<ir::PrimExpr>& shape, const std::vector<ir::Var>& axis,
+                                            const std::string& name, std::string tag, ir::AttrMap attrs) {
   TSCH_USER_ASSERT(axis.size() == shape.size(), ValueError)
       << "te.compute: " << axis.size() << " index variables for a shape of " << shape.size() << " dimensions";
   auto op = std::make_shared<OperationNode>();
@@ -208,6 +272,12 @@ Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir
   for (size_t i = 0; i < shape.size(); ++i) {
     op->axis.push_back(ir::IterVar{axis[i], ir::Range{ir::make_int(0, shape[i]->dtype), shape[i]}, ir::IterType::DataPar});
   }
+  return op;
+}
+
+Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir::PrimExpr value, std::optional<Reduce> reduce,
+                  std::string name, std::string tag, ir::AttrMap attrs) {
+  std::shared_ptr<OperationNode> op = compute_head(shape, axis, name, std::move(tag), std::move(attrs));
   ir::DataType dtype = reduce ? reduce->source->dtype : value->dtype;
   op->body = value;
   op->reduce = std::move(reduce);
@@ -217,6 +287,30 @@ Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir
     collect_inputs(op->reduce->condition, op->inputs);
   }
   op->buffer = ir::make_buffer(std::move(name), dtype, std::move(shape));
+  op->outputs = {op->buffer};
+  op->bodies = {op->body};
+  record(op);
+  return op;
+}
+
+Operation compute_outputs(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, std::vector<ir::PrimExpr> values,
+                          std::optional<Reduce> reduce, std::string name, std::string tag, ir::AttrMap attrs) {
+  std::shared_ptr<OperationNode> op = compute_head(shape, axis, name, std::move(tag), std::move(attrs));
+  std::vector<ir::DataType> dtypes;
+  if (reduce) {
+    for (const auto& s : reduce->sources) dtypes.push_back(s->dtype);
+    for (const auto& s : reduce->sources) collect_inputs(s, op->inputs);
+    collect_inputs(reduce->condition, op->inputs);
+  } else {
+    for (const auto& v : values) dtypes.push_back(v->dtype);
+    for (const auto& v : values) collect_inputs(v, op->inputs);
+  }
+  TSCH_INTERNAL_ASSERT(dtypes.size() > 1) << "compute_outputs makes several outputs";
+  for (size_t i = 0; i < dtypes.size(); ++i) op->outputs.push_back(ir::make_buffer(name + "_v" + std::to_string(i), dtypes[i], shape));
+  op->buffer = op->outputs[0];
+  op->bodies = std::move(values);
+  if (!op->bodies.empty()) op->body = op->bodies[0];
+  op->reduce = std::move(reduce);
   record(op);
   return op;
 }

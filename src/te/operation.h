@@ -30,6 +30,11 @@ struct Reduce {
   // Custom: combiner(lhs, rhs) — lhs the accumulator — and the identity element.
   ir::Var lhs, rhs;
   ir::PrimExpr combiner, identity;
+  // A tuple reduction (te.comm_reducer over tuples, TVM's argmax): per output its source,
+  // accumulator and value variables, combiner (of all of them) and identity. Empty for one
+  // value (the fields above).
+  std::vector<ir::PrimExpr> sources, combiners, identities;
+  std::vector<ir::Var> lhs_vars, rhs_vars;
 };
 
 struct OperationNode;
@@ -42,9 +47,13 @@ struct OperationNode {
   std::string tag;
   ir::AttrMap attrs;
   ir::Buffer buffer;  // the output tensor: its shape, dtype and the loads that read it
+  // Every output (`buffer` is the first): a compute of several values has one per value
+  // (TVM's op.output(i), buffers `<name>_v<i>`).
+  std::vector<ir::Buffer> outputs;
   // Compute: the output axes (one per dimension), the value or the reduction.
   std::vector<ir::IterVar> axis;
   ir::PrimExpr body;
+  std::vector<ir::PrimExpr> bodies;  // several values: one per output (body is the first)
   std::optional<Reduce> reduce;
   // The operations whose tensors the value reads (found from its loads).
   std::vector<Operation> inputs;
@@ -55,6 +64,9 @@ Operation placeholder(std::vector<ir::PrimExpr> shape, ir::DataType dtype, std::
 // parameters); `value` is the element value, or `reduce` the reduction.
 Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir::PrimExpr value, std::optional<Reduce> reduce,
                   std::string name, std::string tag, ir::AttrMap attrs);
+// A compute of several outputs: `values` (one each), or a tuple `reduce`.
+Operation compute_outputs(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, std::vector<ir::PrimExpr> values,
+                          std::optional<Reduce> reduce, std::string name, std::string tag, ir::AttrMap attrs);
 
 // The operation whose output `buffer` is, or null.
 Operation operation_of(const ir::BufferNode* buffer);
@@ -63,6 +75,7 @@ Operation operation_of(const ir::BufferNode* buffer);
 struct FuncArg {
   Operation op;
   ir::Var var;
+  size_t value_index = 0;  // which output of op
 };
 
 // TVM's te.create_prim_func: `args` become the parameters in order; every compute they depend

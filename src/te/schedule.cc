@@ -344,6 +344,8 @@ int Schedule::cache_write(int id, const std::string& scope) {
   return checked([&](Schedule& next) {
     Stage& s = next.mut(id);
     check_schedulable(s);
+    TSCH_USER_ASSERT(s.op->outputs.size() == 1, NotImplementedError)
+        << "not supported yet: cache_write of " << stage_text(s) << ", a compute of " << s.op->outputs.size() << " outputs";
     TSCH_USER_ASSERT(s.relations.empty() && s.annotations.empty() && s.attach == AttachKind::Root && s.origin == Stage::Origin::Op,
                      NotImplementedError)
         << "not supported yet: cache_write of " << stage_text(s) << " after it was scheduled (call cache_write before the stage's "
@@ -388,6 +390,8 @@ int Schedule::rfactor(int id, const ir::Var& axis, int factor_axis) {
     Stage& s = next.mut(id);
     check_schedulable(s);
     TSCH_USER_ASSERT(s.op->reduce.has_value(), ValueError) << "rfactor: " << stage_text(s) << " is not a reduction";
+    TSCH_USER_ASSERT(s.op->reduce->sources.empty(), NotImplementedError)
+        << "not supported yet: rfactor of " << stage_text(s) << ", a reduction of several values (a tuple reducer)";
     next.leaf_position(s, axis);
     TSCH_USER_ASSERT(s.type_of(axis.get()) == ir::IterType::CommReduce, ValueError) << "Can only factor reduction axis (" << axis->name << ")";
     TSCH_USER_ASSERT(s.origin == Stage::Origin::Op && s.attach == AttachKind::Root && s.annotations.empty(), NotImplementedError)

@@ -153,6 +153,13 @@ class StageLowering {
 
   void place(const Stage& st) {
     RV block = block_of_.at(st.id);
+    // Several values are a block each (B.v0, B.v1): a stage primitive would move one of them.
+    if (st.op->bodies.size() > 1) {
+      TSCH_USER_ASSERT(st.relations.empty() && st.annotations.empty() && st.attach == AttachKind::Root, NotImplementedError)
+          << "not supported yet: scheduling stage(" << st.op->name << "), a compute of " << st.op->bodies.size()
+          << " values (one block each); use tvm.tir.Schedule on te.create_prim_func's output";
+      return;
+    }
     std::vector<RV> loops;
     if (st.attach == AttachKind::Inline) {
       sch_->compute_inline(block);
