@@ -17,6 +17,9 @@ namespace tsch::schedule {
 uint64_t get_block(const ScheduleState& s, const std::string& name, const std::string& func);
 std::vector<uint64_t> get_loops(const ScheduleState& s, uint64_t block);
 std::vector<uint64_t> get_child_blocks(const ScheduleState& s, uint64_t block_or_loop);
+std::vector<uint64_t> get_output_blocks(const ScheduleState& s, uint64_t scope_block);
+// TVM's ReorderBlockIterVar: the block's iterators (and their bindings) in `new_order`.
+void reorder_block_iter_var(ScheduleState& s, uint64_t block, const std::vector<int64_t>& new_order);
 
 // Loop transformations.
 std::vector<uint64_t> split(ScheduleState& s, uint64_t loop, const std::vector<std::optional<int64_t>>& factors,

@@ -1,6 +1,7 @@
-// get_block, get_loops, get_child_blocks: handles to blocks and loops by name and position.
+// get_block, get_loops, get_child_blocks, get_output_blocks: handles to blocks and loops by name and position.
 #include <fmt/format.h>
 
+#include "schedule/analysis.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/kind_registration.h"
@@ -33,6 +34,25 @@ std::vector<uint64_t> get_loops(const ScheduleState& s, uint64_t block) { return
 
 std::vector<uint64_t> get_child_blocks(const ScheduleState& s, uint64_t block_or_loop) {
   return s.child_blocks(block_or_loop);
+}
+
+std::vector<uint64_t> get_output_blocks(const ScheduleState& s, uint64_t scope_block) {
+  // Every block under the scope (nested ones too) that writes a buffer its own scope does not
+  // allocate, in IR order — TVM's GetOutputBlocks.
+  std::vector<uint64_t> out;
+  std::vector<uint64_t> pending = s.child_blocks(scope_block);
+  std::vector<uint64_t> order;
+  while (!pending.empty()) {
+    uint64_t b = pending.front();
+    pending.erase(pending.begin());
+    order.push_back(b);
+    std::vector<uint64_t> inner = s.child_blocks(b);
+    pending.insert(pending.begin(), inner.begin(), inner.end());
+  }
+  for (uint64_t b : order) {
+    if (is_output_block(s, b)) out.push_back(b);
+  }
+  return out;
 }
 
 }  // namespace tsch::schedule
@@ -70,6 +90,13 @@ void register_get_block_kinds(KindList& kinds) {
         output_blocks(c, get_child_blocks(sch.state(), sch.block_or_loop_sid(c.inputs[0])));
       },
       "get_child_blocks(block_or_loop) -> list of BlockRV directly under it"));
+  kinds.back()->is_pure = true;
+  kinds.push_back(define_kind(
+      "GetOutputBlocks", "get_output_blocks", {input("scope_block", ParamType::Block)}, OutputForm::List,
+      [](Schedule& sch, InstructionCall& c) { output_blocks(c, get_output_blocks(sch.state(), sch.block_sid(c.inputs[0]))); },
+      "get_output_blocks(scope_block) -> list of BlockRV under the scope that write a buffer it does not allocate",
+      "scope_block is a block (get_block(\"root\") for the whole function)",
+      "sch.get_output_blocks(sch.get_block(\"root\"))  ->  [BlockRV C]"));
   kinds.back()->is_pure = true;
   kinds.push_back(define_kind(
       "GetProducers", "get_producers", {input("block", ParamType::Block)}, OutputForm::List,

@@ -1,4 +1,5 @@
-// reorder: permute loops along one chain; loops not named keep their places (TVM's Reorder).
+// reorder: permute loops along one chain; loops not named keep their places (TVM's Reorder);
+// reorder_block_iter_var: permute a block's iterators.
 //
 //   for i, j, k in T.grid(...):      sch.reorder(k, i)      for k, j, i in T.grid(...):
 #include <fmt/format.h>
@@ -26,7 +27,37 @@ TSCH_SCHEDULE_ERROR_KIND(kDependentLoopError, "DependentLoopError.reorder",
                          "An outer loop's `min` or `extent` is dependent on an inner loop in the new order",
                          "Outer Loop {0}'s `min` or `extent` is dependent on an inner loop in the new order");
 
+TSCH_SCHEDULE_ERROR_KIND(kInvalidReorderIndex, "InvalidReorderIndex", "The specified reorder indices are invalid.",
+                         "The user provided block reorder indices `{1}` is not a valid permutation of [0, {2}).");
+
 }  // namespace
+
+void reorder_block_iter_var(ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>& new_order) {
+  const BlockNode& block = s.block_at(block_sid);
+  size_t n = block.iter_vars.size();
+  std::vector<bool> seen(n, false);
+  bool valid = new_order.size() == n;
+  for (int64_t i : new_order) {
+    valid = valid && i >= 0 && static_cast<size_t>(i) < n && !seen[static_cast<size_t>(i)];
+    if (i >= 0 && static_cast<size_t>(i) < n) seen[static_cast<size_t>(i)] = true;
+  }
+  if (!valid) {
+    std::string list;
+    for (size_t i = 0; i < new_order.size(); ++i) list += (i ? ", " : "") + std::to_string(new_order[i]);
+    std::string detail = kInvalidReorderIndex.detail;
+    detail.replace(detail.find("{1}"), 3, "[" + list + "]");
+    detail.replace(detail.find("{2}"), 3, std::to_string(n));
+    fail(s, kInvalidReorderIndex, {block_sid}, detail);
+  }
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  auto reordered = std::make_shared<BlockNode>(block);
+  std::vector<PrimExpr> values;
+  for (size_t i = 0; i < n; ++i) {
+    reordered->iter_vars[i] = block.iter_vars[static_cast<size_t>(new_order[i])];
+    values.push_back(realize->iter_values[static_cast<size_t>(new_order[i])]);
+  }
+  s.replace(block_sid, std::make_shared<BlockRealizeNode>(values, realize->predicate, reordered));
+}
 
 void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
   // Step 1. Check: no loop twice; all on one chain of single-child loops.
@@ -116,6 +147,17 @@ void register_reorder_kinds(KindList& kinds) {
       "reorder(*ordered_loops): put the loops of one chain in the given order.",
       "the loops form a single chain (each under the previous), no loop given twice, nothing but loops between them",
       "for i, j, k in T.grid(...)        ->  sch.reorder(k, i)  gives  for k, j, i in T.grid(...)"));
+  kinds.push_back(define_kind(
+      "ReorderBlockIterVar", "reorder_block_iter_var", {input("block", ParamType::Block), input("new_order", ParamType::IntList)},
+      OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) {
+        std::vector<int64_t> order;
+        for (const TraceArg& a : c.inputs[1].list) order.push_back(a.as_int());
+        reorder_block_iter_var(sch.state(), sch.block_sid(c.inputs[0]), order);
+      },
+      "reorder_block_iter_var(block, new_order): list the block's iterators (and their bindings) in the order given.",
+      "new_order is a permutation of range(number of the block's iterators)",
+      "vi, vj = T.axis.remap(\"SS\", [i, j])  ->  sch.reorder_block_iter_var(block, [1, 0])  gives  vj, vi = T.axis.remap(\"SS\", [j, i])"));
 }
 
 }  // namespace tsch::schedule
