@@ -16,8 +16,9 @@ while IFS= read -r assignment; do
   export "${assignment?}"
 done < <(sed -n 's/^# env: *\([A-Za-z_][A-Za-z0-9_]*=.*\)$/\1/p' "$base.tsch")
 # A hang guard, generous: build-check runs of the random-sequence cases take ~50 s on an idle
-# 2-core machine and more while other tests build beside them.
-actual=$(NO_COLOR=1 timeout 300 "$tsch" "$base.tsch" 2>&1)
+# 2-core machine, the c-check of random_imperfect (a C compile per step) ~130-210 s, and more
+# while other tests build beside them.
+actual=$(NO_COLOR=1 timeout 600 "$tsch" "$base.tsch" 2>&1)
 status=$?
 fail=0
 if [ "$status" != "$expected_exit" ]; then
