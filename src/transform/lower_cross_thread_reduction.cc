@@ -184,6 +184,10 @@ class CrossThreadReduction : public IRMutator {
     bool rebuild;  // the whole nest is rebuilt, thread loops outside (TVM moves them so)
     std::vector<const ForNode*> reduction_loops;
     for (const ForNode* l : loops_) {
+      // A thread loop both spatial and reduction (a fused i and k) has threads updating the
+      // same element with no reduction between them.
+      if (is_thread_idx(l) && reduce_vars.count(l->loop_var.get()) && spatial_vars.count(l->loop_var.get()))
+        refuse(block.name, "the thread-bound loop " + l->loop_var->name + " drives both a spatial and a reduction iterator");
       if (!reduction_loop(l)) continue;
       if (l->for_kind == ForKind::ThreadBinding && !is_thread_idx(l))
         refuse(block.name, "its reduction loop " + l->loop_var->name + " is bound to " + l->thread_tag + " (a reduction across thread blocks)");
