@@ -18,10 +18,9 @@ namespace tsch::transform {
 constexpr const char* kKernelLaunchParams = "tir.kernel_launch_params";
 
 // Host functions keep their names; the kernels are added after them. UserError (RuntimeError)
-// for the conditions above, and NotImplementedError for what tsch's GPU path lacks (a global
-// buffer allocated on the host, a kernel that allocates global memory), and a kernel's shared
-// memory over the 48 KB a block may have statically.
+// for the conditions above and for a kernel's shared memory over the 48 KB a block may have
+// statically; NotImplementedError for what tsch's GPU path lacks (a global buffer allocated
+// on the host, a kernel that allocates global memory).
 ir::IRModule split_host_device(const ir::IRModule& mod, const std::string& target_kind);
-
 
 }  // namespace tsch::transform
