@@ -2,6 +2,7 @@
 // sum(coeff * term) + constant; floordiv/floormod by a positive constant split the sum into
 // the part divisible by the divisor and a remainder whose range decides the result.
 #include "arith/simplify.h"
+#include <optional>
 
 #include <vector>
 
@@ -211,18 +212,22 @@ PrimExpr extent_between(const PrimExpr& lo, const PrimExpr& hi) {
 bool can_prove(const PrimExpr& e, const VarDomain& dom) {
   int64_t c;
   if (as_const_int(e, &c)) return c != 0;
-  auto bounds_of = [&](const PrimExpr& x, int64_t& lo, int64_t& hi) {
-    Interval iv = eval_interval(simplify(x, dom), dom);
-    return iv.min && as_const_int(iv.min, &lo) && as_const_int(iv.max, &hi);
+  // One side of the difference's interval may be symbolic: `i_0 * 32 + i_1 >= 0` needs only
+  // the lower bound.
+  std::optional<int64_t> lo, hi;
+  auto bound_diff = [&] {
+    Interval iv = eval_interval(simplify(sub(binary_a(e), binary_b(e)), dom), dom);
+    int64_t v;
+    if (iv.min && as_const_int(iv.min, &v)) lo = v;
+    if (iv.max && as_const_int(iv.max, &v)) hi = v;
   };
-  int64_t lo, hi;
   switch (e->kind) {
-    case ExprKind::LT: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && hi < 0;
-    case ExprKind::LE: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && hi <= 0;
-    case ExprKind::GT: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && lo > 0;
-    case ExprKind::GE: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && lo >= 0;
-    case ExprKind::EQ: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && lo == 0 && hi == 0;
-    case ExprKind::NE: return bounds_of(sub(binary_a(e), binary_b(e)), lo, hi) && (lo > 0 || hi < 0);
+    case ExprKind::LT: bound_diff(); return hi && *hi < 0;
+    case ExprKind::LE: bound_diff(); return hi && *hi <= 0;
+    case ExprKind::GT: bound_diff(); return lo && *lo > 0;
+    case ExprKind::GE: bound_diff(); return lo && *lo >= 0;
+    case ExprKind::EQ: bound_diff(); return lo && hi && *lo == 0 && *hi == 0;
+    case ExprKind::NE: bound_diff(); return (lo && *lo > 0) || (hi && *hi < 0);
     case ExprKind::And: return can_prove(binary_a(e), dom) && can_prove(binary_b(e), dom);
     case ExprKind::Or: return can_prove(binary_a(e), dom) || can_prove(binary_b(e), dom);
     default: return false;

@@ -355,6 +355,33 @@ TypeRef tensor_type() {
 
 }  // namespace
 
+// One value of a reduction as `op.body` shows it (TVM's tir.Reduce); printing only.
+class ReduceBodyValue : public script::Object {
+ public:
+  ReduceBodyValue(te::Operation o, size_t index) : op(std::move(o)), value_index(index) {}
+  TypeObject* type() const override {
+    static TypeRef t = [] {
+      auto type = std::make_shared<TypeObject>("Reduce");
+      type->set_module("tvm.tir.expr");
+      type->def_property("value_index", [](Interpreter&, const Value& v) {
+        return Value::integer(static_cast<int64_t>(v.as<ReduceBodyValue>()->value_index));
+      });
+      type->def_property("axis", [](Interpreter&, const Value& v) {
+        std::vector<Value> out;
+        for (const auto& ax : v.as<ReduceBodyValue>()->op->reduce->axis) out.push_back(wrap(ir::PrimExpr(ax.var)));
+        return script::make_list(std::move(out));
+      });
+      return type;
+    }();
+    return t.get();
+  }
+  std::string repr_hook(Interpreter&) override {
+    return te::reduce_script(*op->reduce, op->outputs.at(value_index)->dtype, value_index);
+  }
+  te::Operation op;
+  size_t value_index;
+};
+
 TypeObject* TensorValue::type() const { return tensor_type().get(); }
 
 std::string TensorValue::repr_hook(Interpreter&) {
@@ -409,6 +436,18 @@ TypeObject* OperationValue::type() const {
       if (op->reduce) {
         for (const auto& ax : op->reduce->axis) out.push_back(wrap(ir::PrimExpr(ax.var)));
       }
+      return script::make_list(std::move(out));
+    });
+    // TVM's op.body: the value of each output, a T.reduce for a reduction.
+    type->def_property("body", [](Interpreter& interp, const Value& v) {
+      const te::Operation& op = v.as<OperationValue>()->op;
+      if (op->kind != te::OperationNode::Kind::Compute) raise(ExcKind::AttributeError, "'PlaceholderOp' object has no attribute 'body'");
+      std::vector<Value> out;
+      for (size_t i = 0; i < op->outputs.size(); ++i) {
+        if (op->reduce) out.push_back(Value(std::make_shared<ReduceBodyValue>(op, i)));
+        else out.push_back(wrap(op->bodies.empty() ? op->body : op->bodies.at(i)));
+      }
+      (void)interp;
       return script::make_list(std::move(out));
     });
     type->def_property("input_tensors", [](Interpreter&, const Value& v) {

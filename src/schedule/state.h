@@ -58,6 +58,14 @@ class ScheduleState {
   // parameter); the body is rewritten separately through replace().
   void replace_param_buffer(const std::string& func, const ir::Buffer& from, const ir::Buffer& to);
 
+  // Set only by te's legacy-schedule lowering. rfactor refuses a loop whose T.where can skip
+  // one of its values for every iteration of the other reduction loops (a symbolic extent
+  // below the split factor): that lane's X_rf entry would never be initialised. The legacy
+  // lowering moves every rf init out of the reduction loops (decompose_reduction), which makes
+  // it right, so there rfactor accepts and lists the blocks for the lowering to confirm.
+  bool rfactor_init_decomposed_later = false;
+  std::vector<uint64_t> rfactor_blocks_to_decompose;
+
  private:
   void rebuild_index();
   ir::IRModule mod_;

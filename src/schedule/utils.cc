@@ -34,8 +34,8 @@ std::vector<const BlockRealizeNode*> realizes_under(const Stmt& s) {
   return out;
 }
 
-PrimExpr predicate_without(const PrimExpr& pred, const std::unordered_set<const VarNode*>& dropped) {
-  std::vector<PrimExpr> terms, kept;
+std::vector<PrimExpr> conjuncts(const PrimExpr& pred) {
+  std::vector<PrimExpr> terms;
   std::vector<PrimExpr> pending = {pred};
   while (!pending.empty()) {
     PrimExpr e = pending.back();
@@ -47,6 +47,11 @@ PrimExpr predicate_without(const PrimExpr& pred, const std::unordered_set<const 
       terms.push_back(e);
     }
   }
+  return terms;
+}
+
+PrimExpr predicate_without(const PrimExpr& pred, const std::unordered_set<const VarNode*>& dropped) {
+  std::vector<PrimExpr> terms = conjuncts(pred), kept;
   for (const PrimExpr& t : terms) {
     if (!uses_var(t, [&](const VarNode* v) { return dropped.count(v) > 0; })) kept.push_back(t);
   }

@@ -35,6 +35,9 @@ arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid);
 ir::Stmt substitute_bindings(const ir::Stmt& body, const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& vmap,
                              const arith::VarDomain& dom, const ir::PrimExpr& extra_predicate = nullptr);
 
+// The terms of `pred`'s `and`-chain, left to right.
+std::vector<ir::PrimExpr> conjuncts(const ir::PrimExpr& pred);
+
 // The terms of `pred`'s `and`-chain that use none of the `dropped` loop variables (TVM's
 // RemakePredicate): the predicate of a block re-created outside some of the loops around
 // the original — decompose_reduction's init, rfactor's write-back. True when none is left.

@@ -50,30 +50,6 @@ void collect_inputs(const ir::PrimExpr& e, std::vector<Operation>& out) {
   });
 }
 
-ir::PrimExpr identity(const Reduce& r, ir::DataType t) {
-  ReduceKind kind = r.kind;
-  if (kind == ReduceKind::Custom) return r.identity;
-  if (kind == ReduceKind::Sum) return ir::make_const(t, 0);
-  bool max = kind == ReduceKind::Min;  // min starts from the largest value, max from the smallest
-  if (t.is_float()) {
-    double v = t.bits == 16 ? 65504.0 : t.bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
-    return ir::make_float(max ? v : -v, t);
-  }
-  int64_t v = t.is_uint() ? (max ? static_cast<int64_t>((1ull << (t.bits == 64 ? 63 : t.bits)) - 1) : 0)
-                          : (max ? static_cast<int64_t>((1ull << (t.bits - 1)) - 1) : -static_cast<int64_t>(1ull << (t.bits - 1)));
-  return ir::make_int(v, t);
-}
-
-ir::PrimExpr combine(const Reduce& r, ir::PrimExpr acc, ir::PrimExpr x) {
-  switch (r.kind) {
-    case ReduceKind::Custom: return ir::substitute(r.combiner, {{r.lhs.get(), acc}, {r.rhs.get(), x}});
-    case ReduceKind::Sum: return ir::add(std::move(acc), std::move(x));
-    case ReduceKind::Max: return ir::make_binary(ir::ExprKind::Max, std::move(acc), std::move(x));
-    case ReduceKind::Min: return ir::make_binary(ir::ExprKind::Min, std::move(acc), std::move(x));
-  }
-  return acc;
-}
-
 class FuncBuilder {
  public:
   explicit FuncBuilder(std::unordered_map<const OperationNode*, std::string>* block_names) : block_names_(block_names) {}
@@ -189,9 +165,9 @@ class FuncBuilder {
     } else if (op.reduce) {
       const Reduce& r = *op.reduce;
       ir::DataType t = op.buffer->dtype;
-      block->init = std::make_shared<ir::BufferStoreNode>(op.buffer, identity(r, t), store_at);
+      block->init = std::make_shared<ir::BufferStoreNode>(op.buffer, reduce_identity(r, t), store_at);
       ir::PrimExpr acc = ir::buffer_load(op.buffer, store_at);
-      ir::PrimExpr value = combine(r, acc, ir::substitute(r.source, to_iter));
+      ir::PrimExpr value = reduce_combine(r, acc, ir::substitute(r.source, to_iter));
       if (r.condition) value = ir::select(ir::substitute(r.condition, to_iter), value, acc);
       block->body = std::make_shared<ir::BufferStoreNode>(op.buffer, value, store_at);
     } else {
@@ -248,6 +224,30 @@ class FuncBuilder {
 };
 
 }  // namespace
+
+ir::PrimExpr reduce_identity(const Reduce& r, ir::DataType t) {
+  ReduceKind kind = r.kind;
+  if (kind == ReduceKind::Custom) return r.identity;
+  if (kind == ReduceKind::Sum) return ir::make_const(t, 0);
+  bool max = kind == ReduceKind::Min;  // min starts from the largest value, max from the smallest
+  if (t.is_float()) {
+    double v = t.bits == 16 ? 65504.0 : t.bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+    return ir::make_float(max ? v : -v, t);
+  }
+  int64_t v = t.is_uint() ? (max ? static_cast<int64_t>((1ull << (t.bits == 64 ? 63 : t.bits)) - 1) : 0)
+                          : (max ? static_cast<int64_t>((1ull << (t.bits - 1)) - 1) : -static_cast<int64_t>(1ull << (t.bits - 1)));
+  return ir::make_int(v, t);
+}
+
+ir::PrimExpr reduce_combine(const Reduce& r, ir::PrimExpr acc, ir::PrimExpr x) {
+  switch (r.kind) {
+    case ReduceKind::Custom: return ir::substitute(r.combiner, {{r.lhs.get(), acc}, {r.rhs.get(), x}});
+    case ReduceKind::Sum: return ir::add(std::move(acc), std::move(x));
+    case ReduceKind::Max: return ir::make_binary(ir::ExprKind::Max, std::move(acc), std::move(x));
+    case ReduceKind::Min: return ir::make_binary(ir::ExprKind::Min, std::move(acc), std::move(x));
+  }
+  return acc;
+}
 
 Operation placeholder(std::vector<ir::PrimExpr> shape, ir::DataType dtype, std::string name) {
   auto op = std::make_shared<OperationNode>();

@@ -37,6 +37,13 @@ struct Reduce {
   std::vector<ir::Var> lhs_vars, rhs_vars;
 };
 
+// The reduction's identity for values of type `t`, and `acc` combined with `x` (one value).
+ir::PrimExpr reduce_identity(const Reduce& r, ir::DataType t);
+ir::PrimExpr reduce_combine(const Reduce& r, ir::PrimExpr acc, ir::PrimExpr x);
+// Output `value_index` of a reduction as TVM prints `op.body[i]`: `T.reduce(T.comm_reducer(
+// lambda x, y: x + y, [T.float32(0.0)]), source=[...], init=[], axis=[T.iter_var(...)], ...)`.
+std::string reduce_script(const Reduce& r, ir::DataType t, size_t value_index);
+
 struct OperationNode;
 using Operation = std::shared_ptr<const OperationNode>;
 

@@ -33,6 +33,7 @@ class StageLowering {
     std::unordered_map<const OperationNode*, std::string> names;
     ir::PrimFunc f = create_prim_func(args, &names);
     sch_.emplace(ir::module_of("main", f), 0);
+    sch_->state().rfactor_init_decomposed_later = true;  // decompose() below moves every rf init out
     for (const auto& st : s_.stages()) {
       if (st.origin != Stage::Origin::Op || st.is_placeholder()) continue;
       auto it = names.find(st.origin_op.get());
@@ -46,6 +47,7 @@ class StageLowering {
     for (const auto& st : stages) {
       if (!st.is_placeholder() && block_of_.count(st.id) && st.attach != AttachKind::Inline && st.op->reduce) decompose(st);
     }
+    confirm_rfactor_inits();
     for (const auto& st : stages) {
       if (st.is_placeholder() || !block_of_.count(st.id) || st.attach == AttachKind::Inline) continue;
       for (const auto& al : st.aligns) sch_->storage_align(block_of_.at(st.id), 0, al.dim, al.factor, al.offset);
@@ -98,7 +100,18 @@ class StageLowering {
     TSCH_INTERNAL_ASSERT(loops.size() == st.rfactor_root.size()) << "rfactor: the reduction has " << loops.size() << " loops";
     for (size_t i = 0; i < loops.size(); ++i) bind_loop(st.rfactor_root[i], loops[i]);
     apply_relations(st.rfactor_relations);
+    // An rf block over an imperfect split is right only once its init leaves the reduction
+    // loops: then the steps from here to decompose() are checked together.
+    bool waiting = before_rfactor_init_.has_value();
+    if (!waiting) {
+      before_rfactor_init_.emplace(sch_->state());
+      sch_->suspend_change_check();
+    }
     block_of_[st.id] = sch_->rfactor(loop_of_.at(st.rfactor_var.get()), st.factor_axis);
+    if (!waiting && sch_->state().rfactor_blocks_to_decompose.empty()) {
+      sch_->resume_change_check(*before_rfactor_init_);
+      before_rfactor_init_.reset();
+    }
     block_of_[st.rfactor_of] = sch_->get_block(name);
     std::vector<RV> order;
     for (const auto& v : st.root) order.push_back(loop_of_.at(v.get()));
@@ -226,6 +239,20 @@ class StageLowering {
     for (size_t i = 0; i < spatial.size(); ++i) init_copy_[spatial[i].get()] = init_loops[depth + i];
   }
 
+  // An rfactor of an imperfect split whose rf init stayed inside the reduction loops (its
+  // reduction bound to threads) would leave lanes uninitialised: refused.
+  void confirm_rfactor_inits() {
+    if (!before_rfactor_init_) return;
+    for (uint64_t sid : sch_->state().rfactor_blocks_to_decompose) {
+      const ir::BlockNode* block = sch_->state().block(sid);
+      TSCH_USER_ASSERT(!block || !block->init, NotImplementedError)
+          << "not supported yet: rfactor of a reduction split imperfectly (" << block->name
+          << "), whose factored reduction keeps its init inside the reduction loops";
+    }
+    sch_->resume_change_check(*before_rfactor_init_);
+    before_rfactor_init_.reset();
+  }
+
   void annotate(const Stage& st) {
     for (const auto& ann : st.annotations) {
       // TVM ignores an annotation on an axis that was split or fused afterwards.
@@ -267,6 +294,7 @@ class StageLowering {
 
   const Schedule& s_;
   std::optional<schedule::Schedule> sch_;
+  std::optional<schedule::ScheduleState> before_rfactor_init_;  // set while the change check waits for decompose()
   std::unordered_map<int, RV> block_of_;
   std::unordered_map<int, size_t> attach_depth_;  // loops above a compute_at stage's own
   std::unordered_map<const ir::VarNode*, RV> loop_of_;

@@ -97,7 +97,10 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
     // region is relaxed over those threads when compacted), global ones stay on the host.
     bool on_device = loop->for_kind == ir::ForKind::ThreadBinding &&
                      (buf->scope == "local" || buf->scope == "warp" || buf->scope.rfind("shared", 0) == 0);
-    if (!carried && (loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel || on_device)) {
+    // Threads and blocks never pass values through local or shared storage (each has its
+    // own), so on the device a first access that looks carried (a write under the block's
+    // T.where) does not keep the buffer out.
+    if (on_device || (!carried && (loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel))) {
       auto f = std::make_shared<ir::ForNode>(*loop);
       f->body = sink(buf, loop->body);
       return f;

@@ -1,16 +1,19 @@
 // compute_at and reverse_compute_at: move a producer (consumer) block under a loop of its
 // consumers (producers), regenerating loops `ax0, ax1, ...` that cover exactly the region
-// needed (produced) per iteration of that loop (TVM's ComputeAt / ReverseComputeAt).
+// needed (produced) per iteration of that loop (TVM's ComputeAt / ReverseComputeAt). Where
+// that region may pass the buffer's end (an imperfect split) a T.where keeps the block in.
 //
 //   for i, j_0 in T.grid(128, 32):                 sch.reverse_compute_at(C, j_0)
 //       for k, j_1 in T.grid(128, 4): Y[...]   ─▶      for ax0 in range(4):
 //   for i, j in T.grid(128, 128): C[...]                   vi = i; vj = j_0 * 4 + ax0
 #include <fmt/format.h>
 
+#include <optional>
 #include <unordered_set>
 
 #include "arith/int_set.h"
 #include "arith/simplify.h"
+#include "ir/expr_equal.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -37,37 +40,110 @@ TSCH_SCHEDULE_ERROR_KIND(kConsumerRegionNotCoveredError, "ConsumerRegionNotCover
                          "The consumer reads more than one iteration of the loop produces",
                          "The block {0} reads more than one iteration of the loop produces");
 
-// Loops covering `ranges` for the block's iterators (ax0, ax1, ...), with the block inside.
-Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<arith::Interval>& ranges, bool preserve_unit_loops) {
+// An iterator's values under the new loops (TVM's BlockVarDomainInfo): the loops cover
+// `range`, what the consumers need; where that may pass the iterator's domain or the
+// buffer's end, a T.where keeps the block inside `bound`.
+struct IterRange {
+  arith::Interval range;
+  std::optional<arith::Interval> bound;
+};
+
+// The original T.where restated over the block's iterators, so it can guard the block under
+// its new loops. A term over loops that feed only spatial iterators is dropped, as TVM drops
+// the whole predicate: it only kept the block from writing elements no consumer under the
+// loop reads. A term over a loop feeding a reduction iterator limits the reduction (rfactor
+// of an imperfect split: `k_0 * 16 + k_1 < m`) and must stay; when it cannot be restated
+// (a loop bound through an expression) the primitive is refused.
+PrimExpr restated_predicate(const ScheduleState& s, uint64_t block_sid, const BlockRealizeNode* realize) {
+  const BlockNode* block = realize->block.get();
+  std::unordered_map<const VarNode*, PrimExpr> loop_to_iter;
+  std::unordered_set<const VarNode*> feeds_reduction;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+    const PrimExpr& value = realize->iter_values[i];
+    if (auto* v = as<VarNode>(value)) loop_to_iter[v] = block->iter_vars[i].var;
+    if (block->iter_vars[i].type == IterType::CommReduce) {
+      for_each_expr(value, [&](const PrimExpr& e) {
+        if (auto* v = as<VarNode>(e)) feeds_reduction.insert(v);
+      });
+    }
+  }
+  std::unordered_set<const VarNode*> loop_vars;
+  for (uint64_t l : s.enclosing_loops(block_sid)) loop_vars.insert(s.loop_at(l).loop_var.get());
+  PrimExpr out = make_bool(true);
+  for (const PrimExpr& term : conjuncts(realize->predicate)) {
+    if (is_one(term)) continue;
+    if (!uses_var(term, [&](const VarNode* v) { return feeds_reduction.count(v) > 0; })) continue;
+    PrimExpr restated = term;
+    // A side that is exactly a binding (`k_0 * 4 + k_1 < 10` over vk = k_0 * 4 + k_1).
+    if (term->kind == ExprKind::LT || term->kind == ExprKind::LE || term->kind == ExprKind::GE || term->kind == ExprKind::GT) {
+      for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+        if (expr_deep_equal(binary_a(term), realize->iter_values[i])) {
+          restated = make_binary(term->kind, block->iter_vars[i].var, binary_b(term));
+        }
+      }
+    }
+    restated = substitute(restated, loop_to_iter);
+    if (uses_var(restated, [&](const VarNode* v) { return loop_vars.count(v) > 0; })) {
+      fail_not_supported(s, {block_sid},
+                         "moving block {0}, whose T.where (" + ir::script(term) +
+                             ") limits its reduction through loops that no block iterator names");
+    }
+    out = is_one(out) ? restated : make_binary(ExprKind::And, out, restated);
+  }
+  return out;
+}
+
+// Loops covering `ranges` for the block's iterators (ax0, ax1, ...), with the block inside,
+// guarded by `predicate` (over the iterators) where the new loops do not already imply it.
+Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<IterRange>& ranges, bool preserve_unit_loops,
+               const PrimExpr& predicate, arith::VarDomain dom) {
   std::vector<Var> loop_vars;
   std::vector<PrimExpr> extents;
   std::vector<PrimExpr> bindings;
+  std::unordered_map<const VarNode*, PrimExpr> iter_to_binding;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     DataType t = block->iter_vars[i].var->dtype;
-    PrimExpr extent = arith::simplify(add(sub(ranges[i].max, ranges[i].min), make_int(1, t)));
+    // Simplified under the outer loops' ranges: a clamp they decide goes (`T.max(i_0 * 32 + i_1, 0)`).
+    PrimExpr lo = arith::simplify(ranges[i].range.min, dom);
+    PrimExpr extent = arith::simplify(add(sub(arith::simplify(ranges[i].range.max, dom), lo), make_int(1, t)), dom);
     if (!preserve_unit_loops && is_one(extent)) {
-      bindings.push_back(ranges[i].min);
-      continue;
+      bindings.push_back(lo);
+    } else {
+      Var v = make_var("ax" + std::to_string(loop_vars.size()), t);
+      loop_vars.push_back(v);
+      extents.push_back(extent);
+      bindings.push_back(arith::simplify(add(lo, v)));
     }
-    Var v = make_var("ax" + std::to_string(loop_vars.size()), t);
-    loop_vars.push_back(v);
-    extents.push_back(extent);
-    bindings.push_back(arith::simplify(add(ranges[i].min, v)));
+    iter_to_binding[block->iter_vars[i].var.get()] = bindings.back();
   }
   std::vector<LoopSpec> loops;
   for (size_t k = 0; k < loop_vars.size(); ++k) loops.push_back({loop_vars[k], nullptr, extents[k]});
-  return make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block));
+  for (size_t k = 0; k < loop_vars.size(); ++k) dom[loop_vars[k].get()] = arith::interval_of(Range{make_int(0, extents[k]->dtype), extents[k]});
+  std::vector<PrimExpr> terms = conjuncts(predicate);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (!ranges[i].bound) continue;
+    const arith::Interval& b = *ranges[i].bound;
+    terms.push_back(make_binary(ExprKind::GE, block->iter_vars[i].var, b.min));
+    terms.push_back(make_binary(ExprKind::LT, block->iter_vars[i].var, arith::simplify(add(b.max, make_int(1, b.max->dtype)))));
+  }
+  PrimExpr guard = make_bool(true);
+  for (const PrimExpr& term : terms) {
+    PrimExpr t = arith::simplify(substitute(term, iter_to_binding));
+    if (is_one(t) || arith::can_prove(t, dom)) continue;
+    guard = is_one(guard) ? t : make_binary(ExprKind::And, guard, t);
+  }
+  return make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(bindings, guard, block));
 }
 
 // The iterator ranges a block needs so that its accesses of `buffers` cover `needed`
 // (per buffer, per dimension). An access dimension that is exactly an iterator fixes that
 // iterator's range; iterators not fixed keep their whole domain.
-std::vector<arith::Interval> iter_ranges(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
+std::vector<IterRange> iter_ranges(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
                                          const std::vector<BufferRegion>& accesses,
                                          const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& needed,
                                          const arith::VarDomain& loop_dom, bool must_cover = false) {
-  std::vector<arith::Interval> ranges;
-  for (const auto& iv : block->iter_vars) ranges.push_back(arith::interval_of(iv.dom));
+  std::vector<IterRange> ranges;
+  for (const auto& iv : block->iter_vars) ranges.push_back({arith::interval_of(iv.dom), std::nullopt});
   std::vector<bool> fixed(block->iter_vars.size(), false);
   for (const auto& access : accesses) {
     auto it = needed.find(access.buffer.get());
@@ -75,10 +151,10 @@ std::vector<arith::Interval> iter_ranges(const ScheduleState& s, uint64_t block_
     for (size_t d = 0; d < access.region.size(); ++d) {
       arith::Interval want = it->second[d];
       if (!want.min) fail(s, kUnboundedRegionError, {block_sid}, "The region of buffer " + access.buffer->name + " that block {0} must cover cannot be bounded");
-      // Never beyond the buffer (as TVM's CalculateBlockVarDomain): loops of an imperfect
-      // split reach past the end, where the consumer's T.where stops it reading.
+      // Loops of an imperfect split reach past the buffer's end, where the consumer's T.where
+      // stops it reading: the block is bounded by the buffer too (TVM's `bound`).
       const PrimExpr& size = access.buffer->shape[d];
-      want = arith::interval_clamp(want, arith::interval_of(Range{make_int(0, size->dtype), size}), loop_dom);
+      arith::Interval in_buffer = arith::interval_of(Range{make_int(0, size->dtype), size});
       const Range& r = access.region[d];
       auto* v = as<VarNode>(r.min);
       if (!v || !is_one(r.extent)) {
@@ -94,8 +170,9 @@ std::vector<arith::Interval> iter_ranges(const ScheduleState& s, uint64_t block_
         // each iteration of the loop: all of that range must have been produced by then.
         if (must_cover) {
           PrimExpr last = sub(add(r.min, r.extent), make_int(1, r.extent->dtype));
-          if (!arith::can_prove(make_binary(ExprKind::LE, want.min, r.min), loop_dom) ||
-              !arith::can_prove(make_binary(ExprKind::LE, last, want.max), loop_dom)) {
+          arith::Interval produced = arith::interval_clamp(want, in_buffer, loop_dom);
+          if (!arith::can_prove(make_binary(ExprKind::LE, produced.min, r.min), loop_dom) ||
+              !arith::can_prove(make_binary(ExprKind::LE, last, produced.max), loop_dom)) {
             fail(s, kConsumerRegionNotCoveredError, {block_sid},
                  fmt::format("The block {{0}} reads elements {}:{} of {} in dimension {}, more than one iteration of the loop produces",
                              ir::script(r.min), ir::script(arith::simplify(add(r.min, r.extent))), access.buffer->name, d));
@@ -105,9 +182,30 @@ std::vector<arith::Interval> iter_ranges(const ScheduleState& s, uint64_t block_
       }
       for (size_t i = 0; i < block->iter_vars.size(); ++i) {
         if (block->iter_vars[i].var.get() != v) continue;
-        ranges[i] = arith::interval_clamp(fixed[i] ? arith::interval_union(ranges[i], want) : want,
-                                          arith::interval_of(block->iter_vars[i].dom), loop_dom);
+        arith::Interval bound = arith::interval_clamp(in_buffer, arith::interval_of(block->iter_vars[i].dom), loop_dom);
+        ranges[i].range = fixed[i] ? arith::interval_union(ranges[i].range, want) : want;
+        ranges[i].bound = fixed[i] && ranges[i].bound ? arith::interval_union(*ranges[i].bound, bound) : bound;
         fixed[i] = true;
+      }
+    }
+  }
+  // TVM's BlockVarDomainInfo::Simplify: no bound where the range is inside it; the bound as
+  // the range where it is inside the range, or where the two meet in constants.
+  for (auto& r : ranges) {
+    if (!r.bound) continue;
+    const arith::Interval& b = *r.bound;
+    auto le = [&](const PrimExpr& x, const PrimExpr& y) { return arith::can_prove(make_binary(ExprKind::LE, x, y), loop_dom); };
+    if (le(b.min, r.range.min) && le(r.range.max, b.max)) {
+      r.bound.reset();
+    } else if (le(r.range.min, b.min) && le(b.max, r.range.max)) {
+      r.range = b;
+      r.bound.reset();
+    } else {
+      arith::Interval meet = arith::interval_clamp(r.range, b, loop_dom);
+      int64_t lo, hi;
+      if (as_const_int(meet.min, &lo) && as_const_int(meet.max, &hi)) {
+        r.range = meet;
+        r.bound.reset();
       }
     }
   }
@@ -219,10 +317,11 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
       }
     }
   }
-  std::vector<arith::Interval> ranges = iter_ranges(s, block_sid, block, block->writes, needed, loop_domain(s, loop_sid));
+  std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->writes, needed, loop_domain(s, loop_sid));
   // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
   Block block_ref = s.info(block_sid)->realize->block;
-  Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
+  PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);
+  Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops, predicate, loop_domain(s, loop_sid));
   ScheduleState before = s;
   remove_from_scope(s, block_sid, nullptr);
   std::vector<const StmtNode*> anchor_nodes;
@@ -270,11 +369,12 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
       }
     }
   }
-  std::vector<arith::Interval> ranges = iter_ranges(s, block_sid, block, block->reads, produced, loop_domain(s, loop_sid),
+  std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->reads, produced, loop_domain(s, loop_sid),
                                                      /*must_cover=*/true);
   // Step 3. Rewrite.
   Block block_ref = s.info(block_sid)->realize->block;
-  Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops);
+  PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);
+  Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops, predicate, loop_domain(s, loop_sid));
   ScheduleState before = s;
   remove_from_scope(s, block_sid, nullptr);
   std::vector<const StmtNode*> anchor_nodes;

@@ -71,7 +71,13 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
   }
   std::unordered_set<const VarNode*> tiled;
   for (uint64_t l : inner) tiled.insert(s.loop_at(l).loop_var.get());
-  arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, /*require_bijective=*/false, &tiled);
+  // A binding of the outer loops alone is fixed during one run of `loop`, whatever its form
+  // (affine or not); only the bindings of inner loops matter.
+  std::vector<PrimExpr> varying;
+  for (const PrimExpr& value : realize->iter_values) {
+    if (uses_var(value, [&](const VarNode* v) { return tiled.count(v) > 0; })) varying.push_back(value);
+  }
+  arith::IterMapResult map = arith::detect_iter_map(varying, extents, /*require_bijective=*/false, &tiled);
   if (!map.ok) return false;
   for (uint64_t l : inner) {
     const VarNode* v = s.loop_at(l).loop_var.get();

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "arith/block_access.h"
+#include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -126,10 +127,37 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     if (binds_spatial_and_reduction(*realize, lv))
       fail(s, kLoopTouchedByBothKindsError, {l, block_sid});
   }
-  // Under a T.where over the loop (an imperfect split of the reduction), whole rf columns can
-  // be guarded off, and their init would never run.
-  if (uses_rf(realize->predicate))
-    fail_not_supported(s, {loop_sid, block_sid}, "rfactor of loop {0}, which the T.where of block {1} guards (an imperfect split)");
+  // Under a T.where over the loop (an imperfect split of the reduction) each X_rf entry is
+  // initialised where the other reduction loops start, and the write-back reads every entry:
+  // the predicate must hold there for every value of the loop. TVM does not check (with an
+  // extent below the factor it reads entries nothing wrote).
+  bool init_needs_decompose = false;
+  if (uses_rf(realize->predicate)) {
+    std::unordered_map<const VarNode*, PrimExpr> at_start;
+    for (uint64_t l : s.enclosing_loops(block_sid)) {
+      const ForNode* f = &s.loop_at(l);
+      if (f->loop_var.get() == rf_var) continue;
+      for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+        if (block->iter_vars[i].type == IterType::CommReduce &&
+            uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); })) {
+          at_start[f->loop_var.get()] = f->min;
+        }
+      }
+    }
+    arith::VarDomain dom = loop_domain(s, block_sid);
+    for (const PrimExpr& term : conjuncts(realize->predicate)) {
+      bool reduction_term = uses_rf(term) || uses_var(term, [&](const VarNode* v) { return at_start.count(v) > 0; });
+      if (!reduction_term || arith::can_prove(substitute(term, at_start), dom)) continue;
+      if (!s.rfactor_init_decomposed_later) {
+        fail_not_supported(s, {loop_sid, block_sid},
+                           fmt::format("rfactor of loop {{0}}: where its other reduction loops start, the T.where of block {{1}} "
+                                       "({}) may be false for some values of {{0}}, whose {}_rf entries would then never be "
+                                       "initialised (a reduction extent that can be below the split factor)",
+                                       ir::script(term), update->buffer->name));
+      }
+      init_needs_decompose = true;
+    }
+  }
   int64_t ndim = static_cast<int64_t>(x->shape.size());
   if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
     fail(s, kFactorAxisOutOfRangeError, {block_sid},
@@ -261,6 +289,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     }
   }
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(rf_values, rf_pred, rf_block));
+  if (init_needs_decompose) s.rfactor_blocks_to_decompose.push_back(rf_block->sid);
   const BlockNode* scope_now = &s.block_at(scope);
   auto copy = std::make_shared<BlockNode>(*scope_now);
   std::vector<Stmt> items;
