@@ -2,8 +2,8 @@
 // sum(coeff * term) + constant; floordiv/floormod by a positive constant split the sum into
 // the part divisible by the divisor and a remainder whose range decides the result.
 #include "arith/simplify.h"
-#include <optional>
 
+#include <optional>
 #include <vector>
 
 #include "arith/int_set.h"
