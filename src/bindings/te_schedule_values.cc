@@ -267,7 +267,12 @@ TypeObject* TeScheduleValue::type() const {
       ir::Var axis = iter_var_arg(interp, a[2], "rfactor");
       int factor_axis = static_cast<int>(a.get_int(3));
       int id = guard_stage([&] { return s->rfactor(stage, axis, factor_axis); });
-      return Value(std::make_shared<TensorValue>(s->stage(id).op));
+      // TVM returns the factored tensor, or a list of them for a tuple reduction.
+      const te::Operation& rf = s->stage(id).op;
+      if (rf->outputs.size() == 1) return Value(std::make_shared<TensorValue>(rf));
+      std::vector<Value> out;
+      for (size_t i = 0; i < rf->outputs.size(); ++i) out.push_back(Value(std::make_shared<TensorValue>(rf, i)));
+      return script::make_list(std::move(out));
     });
     type->def("create_group", "self, outputs, inputs, include_inputs=False", [](Interpreter&, Args&) -> Value {
       raise(ExcKind::NotImplementedError, "not supported yet: create_group in the te stage schedule");

@@ -192,6 +192,33 @@ void build_tir_expr(Interpreter& interp, script::Module& m) {
   for (const char* f : {"Select", "Cast"}) {
     if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
   }
+  // The logical nodes (tvm.tir.And / Or / Not), and all / any of several conditions.
+  auto condition = [](Interpreter& interp, const Value& v, const char* what) {
+    ir::PrimExpr e = to_expr(interp, v, what);
+    if (!e->dtype.is_bool()) raise(ExcKind::TypeError, std::string(what) + ": expected a boolean expression, got " + e->dtype.to_string());
+    return e;
+  };
+  for (auto [name, kind] : {std::pair{"And", ir::ExprKind::And}, std::pair{"Or", ir::ExprKind::Or}}) {
+    def_function(ns, name, "a, b", [kind, name, condition](Interpreter& interp, Args& a) {
+      std::string what = std::string("tvm.tir.") + name;
+      return wrap(ir::make_binary(kind, condition(interp, a[0], what.c_str()), condition(interp, a[1], what.c_str())));
+    });
+  }
+  def_function(ns, "Not", "a", [condition](Interpreter& interp, Args& a) {
+    return wrap(ir::PrimExpr(std::make_shared<ir::NotNode>(condition(interp, a[0], "tvm.tir.Not"))));
+  });
+  for (auto [name, kind] : {std::pair{"all", ir::ExprKind::And}, std::pair{"any", ir::ExprKind::Or}}) {
+    def_function(ns, name, "*args", [kind, name, condition](Interpreter& interp, Args& a) {
+      std::string what = std::string("tvm.tir.") + name;
+      if (a.varargs().empty()) raise(ExcKind::ValueError, what + ": at least one condition is needed");
+      ir::PrimExpr out;
+      for (const auto& v : a.varargs()) {
+        ir::PrimExpr c = condition(interp, v, what.c_str());
+        out = out ? ir::make_binary(kind, out, c) : c;
+      }
+      return wrap(out);
+    });
+  }
 }
 
 void build_tir(Interpreter& interp, script::Module& m) {
@@ -203,7 +230,9 @@ void build_tir(Interpreter& interp, script::Module& m) {
   install_schedule(ns);
   std::shared_ptr<script::Module> expr = import(interp, "tvm.tir.expr");
   ns.set(intern("expr"), Value(expr));
-  for (const char* f : {"PrimExpr", "Var", "IntImm", "FloatImm"}) ns.set(intern(f), *expr->globals->find(intern(f)));
+  for (const char* f : {"PrimExpr", "Var", "IntImm", "FloatImm", "And", "Or", "Not", "all", "any"}) {
+    ns.set(intern(f), *expr->globals->find(intern(f)));
+  }
   ns.set(intern("IndexMap"), Value(index_map_type()));
   // tvm.tir.build(mod, target): TVM 0.23's name for building TensorIR.
   ns.set(intern("build"), *import(interp, "tvm.driver")->globals->find(intern("build")));

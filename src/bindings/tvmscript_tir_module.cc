@@ -549,14 +549,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   auto limit = [](bool max) {
     return [max](Interpreter& interp, Args& a) {
       ir::DataType dt = dtype_arg(interp, a[0], max ? "T.max_value" : "T.min_value");
-      if (dt.is_float()) {
-        double v = dt.bits == 16 ? 65504.0 : dt.bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
-        return wrap(ir::make_float(max ? v : -v, dt));
-      }
-      if (dt.is_bool()) return wrap(ir::make_bool(max));
-      int64_t v = dt.is_uint() ? (max ? static_cast<int64_t>((1ull << (dt.bits == 64 ? 63 : dt.bits)) - 1) : 0)
-                               : (max ? static_cast<int64_t>((1ull << (dt.bits - 1)) - 1) : -static_cast<int64_t>(1ull << (dt.bits - 1)));
-      return wrap(ir::make_int(v, dt));
+      return wrap(max ? ir::max_value(dt) : ir::min_value(dt));
     };
   };
   def_function(ns, "max_value", "dtype", limit(true));

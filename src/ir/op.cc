@@ -23,6 +23,21 @@ PrimExpr make_const(DataType dtype, double value) {
   return make_int(static_cast<int64_t>(value), dtype);
 }
 
+namespace {
+PrimExpr limit_value(DataType t, bool max) {
+  if (t.is_float()) {
+    double v = t.bits == 16 ? 65504.0 : t.bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+    return make_float(max ? v : -v, t);
+  }
+  if (t.is_bool()) return make_bool(max);
+  if (t.is_uint()) return make_int(max ? static_cast<int64_t>((1ull << (t.bits == 64 ? 63 : t.bits)) - 1) : 0, t);
+  return make_int(max ? static_cast<int64_t>((1ull << (t.bits - 1)) - 1) : -static_cast<int64_t>(1ull << (t.bits - 1)), t);
+}
+}  // namespace
+
+PrimExpr min_value(DataType dtype) { return limit_value(dtype, false); }
+PrimExpr max_value(DataType dtype) { return limit_value(dtype, true); }
+
 Var make_var(std::string name, DataType dtype) { return std::make_shared<VarNode>(std::move(name), dtype); }
 
 Buffer make_buffer(std::string name, DataType dtype, std::vector<PrimExpr> shape, std::string scope) {

@@ -25,6 +25,9 @@ PrimExpr make_int(int64_t value, DataType dtype = DataType::int32());
 PrimExpr make_float(double value, DataType dtype = DataType::float32());
 PrimExpr make_bool(bool value);
 PrimExpr make_const(DataType dtype, double value);  // int, float or bool by dtype
+// The smallest / largest value of `dtype` (TVM's min_value / max_value: float32 ±3.4028234663852886e+38).
+PrimExpr min_value(DataType dtype);
+PrimExpr max_value(DataType dtype);
 Var make_var(std::string name, DataType dtype = DataType::int32());
 
 // Binary operations with type matching and folding (`kind` in Add..Or).

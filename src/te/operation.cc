@@ -229,14 +229,8 @@ ir::PrimExpr reduce_identity(const Reduce& r, ir::DataType t) {
   ReduceKind kind = r.kind;
   if (kind == ReduceKind::Custom) return r.identity;
   if (kind == ReduceKind::Sum) return ir::make_const(t, 0);
-  bool max = kind == ReduceKind::Min;  // min starts from the largest value, max from the smallest
-  if (t.is_float()) {
-    double v = t.bits == 16 ? 65504.0 : t.bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
-    return ir::make_float(max ? v : -v, t);
-  }
-  int64_t v = t.is_uint() ? (max ? static_cast<int64_t>((1ull << (t.bits == 64 ? 63 : t.bits)) - 1) : 0)
-                          : (max ? static_cast<int64_t>((1ull << (t.bits - 1)) - 1) : -static_cast<int64_t>(1ull << (t.bits - 1)));
-  return ir::make_int(v, t);
+  // min starts from the largest value, max from the smallest
+  return kind == ReduceKind::Min ? ir::max_value(t) : ir::min_value(t);
 }
 
 ir::PrimExpr reduce_combine(const Reduce& r, ir::PrimExpr acc, ir::PrimExpr x) {

@@ -390,8 +390,6 @@ int Schedule::rfactor(int id, const ir::Var& axis, int factor_axis) {
     Stage& s = next.mut(id);
     check_schedulable(s);
     TSCH_USER_ASSERT(s.op->reduce.has_value(), ValueError) << "rfactor: " << stage_text(s) << " is not a reduction";
-    TSCH_USER_ASSERT(s.op->reduce->sources.empty(), NotImplementedError)
-        << "not supported yet: rfactor of " << stage_text(s) << ", a reduction of several values (a tuple reducer)";
     next.leaf_position(s, axis);
     TSCH_USER_ASSERT(s.type_of(axis.get()) == ir::IterType::CommReduce, ValueError) << "Can only factor reduction axis (" << axis->name << ")";
     TSCH_USER_ASSERT(s.origin == Stage::Origin::Op && s.attach == AttachKind::Root && s.annotations.empty(), NotImplementedError)
@@ -448,8 +446,12 @@ int Schedule::rfactor(int id, const ir::Var& axis, int factor_axis) {
       }
     }
     rf_reduce.source = ir::substitute(rf_reduce.source, vsub);
+    for (auto& src : rf_reduce.sources) src = ir::substitute(src, vsub);
     if (rf_reduce.condition) rf_reduce.condition = ir::substitute(rf_reduce.condition, vsub);
-    Operation rf_op = compute(rf_shape, rf_axes, nullptr, rf_reduce, op->name + ".rf", "", {});
+    // A tuple reduction (argmax) factors into a tuple reduction: B.rf has an output per value.
+    bool tuple = !rf_reduce.sources.empty();
+    Operation rf_op = tuple ? compute_outputs(rf_shape, rf_axes, {}, rf_reduce, op->name + ".rf", "", {})
+                            : compute(rf_shape, rf_axes, nullptr, rf_reduce, op->name + ".rf", "", {});
     Stage rf = make_stage(next.next_id_++, rf_op);
     rf.origin = Stage::Origin::Rfactor;
     rf.rfactor_of = id;
@@ -470,9 +472,11 @@ int Schedule::rfactor(int id, const ir::Var& axis, int factor_axis) {
     index.insert(index.begin() + pos, v);
     Reduce repl_reduce = *op->reduce;
     repl_reduce.source = ir::buffer_load(rf_op->buffer, index);
+    for (size_t i = 0; i < repl_reduce.sources.size(); ++i) repl_reduce.sources[i] = ir::buffer_load(rf_op->outputs.at(i), index);
     repl_reduce.axis = {ir::IterVar{v, ir::Range{ir::make_int(0, v->dtype), extent.at(axis.get())}, ir::IterType::CommReduce}};
     repl_reduce.condition = nullptr;
-    Operation repl = compute(op->buffer->shape, axes, nullptr, repl_reduce, op->name + ".repl", op->tag, op->attrs);
+    Operation repl = tuple ? compute_outputs(op->buffer->shape, axes, {}, repl_reduce, op->name + ".repl", op->tag, op->attrs)
+                           : compute(op->buffer->shape, axes, nullptr, repl_reduce, op->name + ".repl", op->tag, op->attrs);
     Stage fresh = make_stage(id, repl);
     s.op = repl;
     s.root = fresh.root;

@@ -53,14 +53,7 @@ struct Reducer {
       case ExprKind::Mul: return make_const(t, 1);
       default: break;
     }
-    bool lowest = op == ExprKind::Max;
-    if (t.is_float()) {
-      double v = t.bits == 16 ? 65504.0 : t.bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
-      return make_float(lowest ? -v : v, t);
-    }
-    int bits = t.bits;
-    if (t.is_uint()) return make_int(lowest ? 0 : static_cast<int64_t>((1ull << (bits == 64 ? 63 : bits)) - 1), t);
-    return make_int(lowest ? -static_cast<int64_t>(1ull << (bits - 1)) : static_cast<int64_t>((1ull << (bits - 1)) - 1), t);
+    return op == ExprKind::Max ? min_value(t) : max_value(t);
   }
   // max and min give the same result whatever number of times a value takes part.
   bool idempotent() const { return op == ExprKind::Max || op == ExprKind::Min; }

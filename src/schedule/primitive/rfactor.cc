@@ -8,6 +8,7 @@
 // Supported combiners: +, *, max, min with their identities as the init value.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 
@@ -16,7 +17,9 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "ir/expr_equal.h"
 #include "schedule/error.h"
+#include "schedule/primitive/reducer.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 #include "schedule/kind_registration.h"
@@ -33,20 +36,6 @@ bool same_indices(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b
     if (a[i] != b[i] && !(as<VarNode>(a[i]) && a[i].get() == b[i].get())) return false;
   }
   return true;
-}
-
-bool is_identity(ExprKind combiner, const PrimExpr& init) {
-  double v;
-  if (auto* i = as<IntImmNode>(init)) v = static_cast<double>(i->value);
-  else if (auto* f = as<FloatImmNode>(init)) v = f->value;
-  else return false;
-  switch (combiner) {
-    case ExprKind::Add: return v == 0;
-    case ExprKind::Mul: return v == 1;
-    case ExprKind::Max: return v <= -3.0e38 || (init->dtype.is_int() && v <= -2147483648.0);
-    case ExprKind::Min: return v >= 3.0e38 || (init->dtype.is_int() && v >= 2147483647.0);
-    default: return false;
-  }
 }
 
 TSCH_SCHEDULE_ERROR_KIND(kNotSerialLoopKindError, "NotSerialLoopKindError", "The input loop of rfactor is required to be `kSerial`",
@@ -70,6 +59,181 @@ TSCH_SCHEDULE_ERROR_KIND(kFactorAxisOutOfRangeError, "FactorAxisOutOfRangeError"
                          "the number of dimensions of the write buffer",
                          "The input `factor_axis` is out of range");
 
+
+// What rfactor (and a cross-thread reduction) accepts as a reduction over several buffers;
+// a refusal names the condition the block breaks (TVM's numbering).
+const char* kReductionBlockDefinition =
+    "A block rfactor can apply to:\n"
+    "1) has an init that is one BufferStore or a SeqStmt of BufferStores\n"
+    "2) initialises each buffer once\n"
+    "3) has as many nested LetStmts at the top of its body as the init has BufferStores\n"
+    "4) binds a different variable in each of those LetStmts\n"
+    "5) has, inside the innermost LetStmt, one BufferStore or a SeqStmt of BufferStores\n"
+    "6) has as many of those BufferStores as the init has\n"
+    "7) stores exactly the LetStmts' variables, nothing else\n"
+    "8) stores each of those variables once\n"
+    "9) stores into each buffer once\n"
+    "10) stores into the buffers its init initialises\n"
+    "11) writes buffers of one shape\n"
+    "12) accesses every buffer at the same indices";
+
+// The reduction a block performs, in either of TVM's forms: one store `X[idx] = X[idx] op v`
+// with the init `X[idx] = identity`; or, for several buffers (argmax), lets binding each
+// buffer's combined value, then a store of each let into its buffer, with an init store per
+// buffer. Buffers are in the order of the lets.
+struct ReductionForm {
+  std::vector<Buffer> buffers;
+  std::vector<PrimExpr> indices;  // the same for every buffer
+  std::vector<Var> let_vars;      // several buffers: the lets' variables, one per buffer
+  ReducerMatch match;             // the reducer, and the new values it combines
+};
+
+ReductionForm reduction_form(const ScheduleState& s, uint64_t block_sid, const BlockNode& block) {
+  auto not_applicable = [&] { fail(s, kRFactorNotApplicableError, {block_sid}); };
+  auto no_reducer = [&](const std::vector<PrimExpr>& inits, const std::vector<PrimExpr>& values) {
+    std::string ids, vals;
+    for (size_t i = 0; i < inits.size(); ++i) {
+      ids += (i ? ", " : "") + ir::script(inits[i]);
+      vals += (i ? ", " : "") + ir::script(values[i]);
+    }
+    fail(s, kNoMatchedReducerError, {block_sid},
+         fmt::format("No matched reducer for identity {} and combiner {} of block {{0}}. In this case rfactor cannot be applied.",
+                     inits.size() == 1 ? ids : "[" + ids + "]", values.size() == 1 ? vals : "[" + vals + "]"));
+  };
+  if (!block.init) not_applicable();
+  ReductionForm form;
+  if (auto* update = as<BufferStoreNode>(block.body)) {
+    auto* init = as<BufferStoreNode>(block.init);
+    if (!init || update->buffer != init->buffer || !same_indices(update->indices, init->indices)) not_applicable();
+    form.buffers = {update->buffer};
+    form.indices = update->indices;
+    PrimExpr current = buffer_load(update->buffer, update->indices);
+    std::optional<ReducerMatch> m = match_reducer({init->value}, {update->value}, {current});
+    // The commutative reducers match with the operands either way round (`A[vi, vk] + X[vi]`).
+    if (!m && is_binary(update->value->kind)) {
+      m = match_reducer({init->value}, {make_binary(update->value->kind, binary_b(update->value), binary_a(update->value))}, {current});
+    }
+    if (!m) {
+      // TVM's distinction: a store not of the form `X = X op v` is not a reduction rfactor knows.
+      bool reads_self = false;
+      for_each_expr(update->value, [&](const PrimExpr& e) {
+        if (auto* l = as<BufferLoadNode>(e)) reads_self |= l->buffer == update->buffer && same_indices(l->indices, update->indices);
+      });
+      if (!reads_self) not_applicable();
+      no_reducer({init->value}, {update->value});
+    }
+    form.match = *m;
+    return form;
+  }
+  // Several buffers: the init is one store per buffer, the body lets then stores of the lets.
+  // The checks in TVM's order, each refusal naming the condition it breaks.
+  auto violates = [&](int condition) {
+    fail(s, kRFactorNotApplicableError, {block_sid},
+         fmt::format("RFactor cannot be applied to block {{0}}, because the block violates condition #{}.\n{}", condition,
+                     kReductionBlockDefinition));
+  };
+  std::vector<const BufferStoreNode*> inits;
+  std::vector<Stmt> init_stmts;
+  if (auto* init_seq = as<SeqStmtNode>(block.init)) init_stmts = init_seq->seq;
+  else if (as<BufferStoreNode>(block.init)) init_stmts = {block.init};
+  else violates(1);
+  for (const auto& st : init_stmts) {
+    auto* store = as<BufferStoreNode>(st);
+    if (!store) violates(1);
+    for (const auto* other : inits) {
+      if (other->buffer == store->buffer) violates(2);
+    }
+    inits.push_back(store);
+  }
+  size_t n = inits.size();
+  std::vector<const LetStmtNode*> lets;
+  Stmt body = block.body;
+  while (auto* let = as<LetStmtNode>(body)) {
+    if (lets.size() == n) violates(3);
+    for (const auto* other : lets) {
+      if (other->var.get() == let->var.get()) violates(4);
+    }
+    lets.push_back(let);
+    body = let->body;
+  }
+  if (lets.size() != n) violates(3);
+  std::vector<Stmt> seq;
+  if (auto* stores_seq = as<SeqStmtNode>(body)) seq = stores_seq->seq;
+  else if (as<BufferStoreNode>(body)) seq = {body};
+  else violates(5);
+  if (seq.size() != n) violates(6);
+  std::vector<const BufferStoreNode*> stores(n, nullptr);  // by let
+  for (const auto& st : seq) {
+    auto* store = as<BufferStoreNode>(st);
+    if (!store) violates(5);
+    auto* value = as<VarNode>(store->value);
+    if (!value) violates(7);
+    size_t j = n;
+    for (size_t i = 0; i < n; ++i) {
+      if (lets[i]->var.get() == value) j = i;
+    }
+    if (j == n) violates(7);
+    if (stores[j]) violates(8);
+    for (const auto* other : stores) {
+      if (other && other->buffer == store->buffer) violates(9);
+    }
+    stores[j] = store;
+  }
+  const BufferStoreNode* first = stores[0];
+  std::vector<PrimExpr> init_values(n), values, current;
+  for (const BufferStoreNode* init : inits) {
+    size_t j = n;
+    for (size_t i = 0; i < n; ++i) {
+      if (stores[i]->buffer == init->buffer) j = i;
+    }
+    if (stores[j == n ? 0 : j]->buffer->shape.size() != first->indices.size()) violates(11);
+    if (init->indices.size() != first->indices.size()) violates(12);
+    if (j == n) violates(10);
+    const BufferStoreNode* store = stores[j];
+    for (size_t d = 0; d < first->indices.size(); ++d) {
+      if (!expr_deep_equal(store->buffer->shape[d], first->buffer->shape[d])) violates(11);
+    }
+    if (!same_indices(init->indices, first->indices) || !same_indices(store->indices, first->indices)) violates(12);
+    init_values[j] = init->value;
+  }
+  for (size_t j = 0; j < n; ++j) {
+    form.buffers.push_back(stores[j]->buffer);
+    form.let_vars.push_back(lets[j]->var);
+    values.push_back(lets[j]->value);
+    current.push_back(buffer_load(stores[j]->buffer, stores[j]->indices));
+  }
+  form.indices = stores[0]->indices;
+  std::optional<ReducerMatch> m = match_reducer(init_values, values, current);
+  if (!m) no_reducer(init_values, values);
+  form.match = *m;
+  return form;
+}
+
+// `regions` stably sorted by where their buffers come in `order` (others last).
+std::vector<BufferRegion> ordered_like(std::vector<BufferRegion> regions, const std::vector<Buffer>& order) {
+  auto rank = [&](const BufferRegion& r) {
+    return static_cast<size_t>(std::find(order.begin(), order.end(), r.buffer) - order.begin());
+  };
+  std::stable_sort(regions.begin(), regions.end(), [&](const BufferRegion& a, const BufferRegion& b) { return rank(a) < rank(b); });
+  return regions;
+}
+
+// The update storing `values` (one per buffer of `form`) into `buffers` at `indices`: a store,
+// or for several buffers TVM's lets (named after the block's, plus `suffix`) then stores.
+Stmt update_stmt(const ReductionForm& form, const std::vector<Buffer>& buffers, const std::vector<PrimExpr>& indices,
+                 const std::vector<PrimExpr>& values, const std::string& suffix) {
+  if (form.let_vars.empty()) return std::make_shared<BufferStoreNode>(buffers[0], values[0], indices);
+  std::vector<Var> vars;
+  std::vector<Stmt> stores;
+  for (size_t j = 0; j < buffers.size(); ++j) {
+    vars.push_back(make_var(form.let_vars[j]->name + suffix, form.let_vars[j]->dtype));
+    stores.push_back(std::make_shared<BufferStoreNode>(buffers[j], vars[j], indices));
+  }
+  Stmt body = make_seq(stores);
+  for (size_t j = buffers.size(); j-- > 0;) body = std::make_shared<LetStmtNode>(vars[j], values[j], body);
+  return body;
+}
+
 }  // namespace
 
 uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
@@ -88,30 +252,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   uint64_t block_sid = blocks[0];
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  auto* update = as<BufferStoreNode>(block->body);
-  auto* init = block->init ? as<BufferStoreNode>(block->init) : nullptr;
-  if (!update || !init || update->buffer != init->buffer || !same_indices(update->indices, init->indices)) {
-    fail(s, kRFactorNotApplicableError, {block_sid});
-  }
-  Buffer x = update->buffer;
-  ExprKind combiner = update->value->kind;
-  if (combiner != ExprKind::Add && combiner != ExprKind::Mul && combiner != ExprKind::Max && combiner != ExprKind::Min) {
-    fail(s, kNoMatchedReducerError, {block_sid},
-         fmt::format("No matched reducer for identity {} and combiner {} of block {{0}}. In this case rfactor cannot be applied.",
-                     ir::script(init->value), ir::script(update->value)));
-  }
-  PrimExpr lhs = binary_a(update->value), rhs = binary_b(update->value);
-  auto is_self = [&](const PrimExpr& e) {
-    auto* l = as<BufferLoadNode>(e);
-    return l && l->buffer == x && same_indices(l->indices, update->indices);
-  };
-  if (!is_self(lhs)) std::swap(lhs, rhs);
-  if (!is_self(lhs)) fail(s, kRFactorNotApplicableError, {block_sid});
-  if (!is_identity(combiner, init->value)) {
-    fail(s, kNoMatchedReducerError, {block_sid},
-         fmt::format("No matched reducer for identity {} and combiner {} of block {{0}}. In this case rfactor cannot be applied.",
-                     ir::script(init->value), ir::script(update->value)));
-  }
+  ReductionForm form = reduction_form(s, block_sid, *block);
   const VarNode* rf_var = loop->loop_var.get();
   auto uses_rf = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return v == rf_var; }); };
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
@@ -153,9 +294,31 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
                            fmt::format("rfactor of loop {{0}}: where its other reduction loops start, the T.where of block {{1}} "
                                        "({}) may be false for some values of {{0}}, whose {}_rf entries would then never be "
                                        "initialised (a reduction extent that can be below the split factor)",
-                                       ir::script(term), update->buffer->name));
+                                       ir::script(term), form.buffers[0]->name));
       }
       init_needs_decompose = true;
+    }
+  }
+  const Buffer& x = form.buffers[0];
+  // A reducer that is associative but not commutative gives the same result only when the
+  // partial results combine in the original order: when the factored loop is the outermost
+  // of the reduction's loops (each lane a contiguous run of the original fold).
+  if (!form.match.reducer.commutative) {
+    for (uint64_t l : s.enclosing_loops(block_sid)) {
+      if (l == loop_sid) break;
+      const VarNode* lv = s.loop_at(l).loop_var.get();
+      bool feeds_reduction = false;
+      for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+        if (block->iter_vars[i].type == IterType::CommReduce)
+          feeds_reduction |= uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == lv; });
+      }
+      if (feeds_reduction) {
+        fail_not_supported(s, {loop_sid, block_sid, l},
+                           "rfactor of loop {0}, inside reduction loop {2}: the reducer of block {1} keeps the earlier value on "
+                           "ties (`>=` / `<=`), so combining the partial results in another order can find another index of "
+                           "the same best value. Factor the outermost reduction loop, or use the reducer that breaks ties "
+                           "by index (`x1 > y1 or x1 == y1 and x0 < y0`)");
+      }
     }
   }
   int64_t ndim = static_cast<int64_t>(x->shape.size());
@@ -203,21 +366,31 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   }
   rf_iters.insert(rf_iters.end(), reduce_iters.begin(), reduce_iters.end());
   rf_values.insert(rf_values.end(), reduce_values.begin(), reduce_values.end());
-  std::vector<PrimExpr> rf_shape = x->shape;
-  rf_shape.insert(rf_shape.begin() + factor_axis, loop->extent);
-  Buffer x_rf = buffer_with(x, x->name + "_rf", rf_shape, x->scope);
-  std::vector<PrimExpr> rf_indices = update->indices;
+  std::vector<PrimExpr> rf_indices = form.indices;
   rf_indices.insert(rf_indices.begin() + factor_axis, v_rf);
-  PrimExpr rf_rhs = substitute(rhs, iter_subst);
+  std::vector<Buffer> rf_buffers;
+  std::vector<PrimExpr> rf_current, rf_new;
+  std::vector<Stmt> rf_inits;
+  for (size_t j = 0; j < form.buffers.size(); ++j) {
+    const Buffer& b = form.buffers[j];
+    std::vector<PrimExpr> rf_shape = b->shape;
+    rf_shape.insert(rf_shape.begin() + factor_axis, loop->extent);
+    rf_buffers.push_back(buffer_with(b, b->name + "_rf", rf_shape, b->scope));
+    rf_current.push_back(buffer_load(rf_buffers[j], rf_indices));
+    rf_new.push_back(substitute(form.match.rhs[j], iter_subst));
+    rf_inits.push_back(std::make_shared<BufferStoreNode>(rf_buffers[j], form.match.reducer.identities[j], rf_indices));
+  }
   auto rf_block = std::make_shared<BlockNode>();
   rf_block->name = block->name + "_rf";
   rf_block->sid = s.fresh_sid();
   rf_block->iter_vars = rf_iters;
-  rf_block->init = std::make_shared<BufferStoreNode>(x_rf, init->value, rf_indices);
-  rf_block->body = std::make_shared<BufferStoreNode>(x_rf, make_binary(combiner, buffer_load(x_rf, rf_indices), rf_rhs), rf_indices);
+  rf_block->init = make_seq(rf_inits);
+  rf_block->body = update_stmt(form, rf_buffers, rf_indices, form.match.reducer.combine(rf_current, rf_new), "_rf");
   arith::AccessRegions rf_regions = arith::infer_access_regions(rf_block->body, rf_block->init);
-  rf_block->reads = rf_regions.reads;
-  rf_block->writes = rf_regions.writes;
+  std::vector<Buffer> read_order;  // TVM's rf block reads what the block read, in its order
+  for (const auto& r : block->reads) read_order.push_back(r.buffer);
+  rf_block->reads = ordered_like(rf_regions.reads, read_order);
+  rf_block->writes = ordered_like(rf_regions.writes, rf_buffers);
   PrimExpr rf_pred = realize->predicate;
 
   // Step 3. The write-back block: reduce X_rf along the factored dimension into X, under
@@ -257,16 +430,25 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     wb_values.push_back(substitute(realize->iter_values[i], loop_copy));
   }
   std::vector<PrimExpr> wb_indices;
-  for (const auto& index : update->indices) wb_indices.push_back(substitute(index, wb_own));
+  for (const auto& index : form.indices) wb_indices.push_back(substitute(index, wb_own));
   std::vector<PrimExpr> read_indices = wb_indices;
   read_indices.insert(read_indices.begin() + factor_axis, v_wb);
   wb->iter_vars = wb_iters;
-  if (wb->init) wb->init = substitute(wb->init, wb_own);
-  wb->body = std::make_shared<BufferStoreNode>(x, make_binary(combiner, buffer_load(x, wb_indices), buffer_load(x_rf, read_indices)),
-                                               wb_indices);
+  // The init as TVM re-creates it: a store per buffer, in the order of the lets.
+  std::vector<Stmt> wb_inits;
+  for (size_t j = 0; j < form.buffers.size(); ++j) {
+    wb_inits.push_back(std::make_shared<BufferStoreNode>(form.buffers[j], form.match.reducer.identities[j], wb_indices));
+  }
+  wb->init = make_seq(wb_inits);
+  std::vector<PrimExpr> wb_current, wb_new;
+  for (size_t j = 0; j < form.buffers.size(); ++j) {
+    wb_current.push_back(buffer_load(form.buffers[j], wb_indices));
+    wb_new.push_back(buffer_load(rf_buffers[j], read_indices));
+  }
+  wb->body = update_stmt(form, form.buffers, wb_indices, form.match.reducer.combine(wb_current, wb_new), "");
   arith::AccessRegions wb_regions = arith::infer_access_regions(wb->body, wb->init, wb->alloc_buffers);
-  wb->reads = wb_regions.reads;
-  wb->writes = wb_regions.writes;
+  wb->reads = ordered_like(wb_regions.reads, rf_buffers);
+  wb->writes = ordered_like(wb_regions.writes, form.buffers);
   // TVM gives the write-back block no predicate; then a spatial loop split imperfectly writes
   // past the output's end. It keeps the terms over its own loops instead.
   PrimExpr wb_pred = substitute(predicate_without(realize->predicate, wb_dropped), loop_copy);
@@ -303,7 +485,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   }
   items.insert(items.begin() + static_cast<long>(pos), wb_nest);
   copy->body = make_seq(items);
-  copy->alloc_buffers.push_back(x_rf);
+  for (const auto& b : rf_buffers) copy->alloc_buffers.push_back(b);
   const BlockRealizeNode* sr = s.info(scope)->realize;
   s.replace(scope, std::make_shared<BlockRealizeNode>(sr->iter_values, sr->predicate, copy));
   return rf_block->sid;
