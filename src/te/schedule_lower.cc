@@ -166,12 +166,13 @@ class StageLowering {
 
   void place(const Stage& st) {
     RV block = block_of_.at(st.id);
-    // Several values are a block each (B.v0, B.v1): a stage primitive would move one of them.
+    // Several values are a block each (B.v0, B.v1) under the same loops: the stage's splits,
+    // fuses, reorders and annotations act on those loops, but moving the stage would move
+    // one of its blocks.
     if (st.op->bodies.size() > 1) {
-      TSCH_USER_ASSERT(st.relations.empty() && st.annotations.empty() && st.attach == AttachKind::Root, NotImplementedError)
-          << "not supported yet: scheduling stage(" << st.op->name << "), a compute of " << st.op->bodies.size()
+      TSCH_USER_ASSERT(st.attach == AttachKind::Root, NotImplementedError)
+          << "not supported yet: compute_at / compute_inline of stage(" << st.op->name << "), a compute of " << st.op->bodies.size()
           << " values (one block each); use tvm.tir.Schedule on te.create_prim_func's output";
-      return;
     }
     std::vector<RV> loops;
     if (st.attach == AttachKind::Inline) {
