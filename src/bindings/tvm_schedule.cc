@@ -28,7 +28,8 @@ using script::TypeRef;
 
 std::string RVValue::repr_hook(Interpreter&) {
   const char* kind = rv->kind == RVNode::Kind::Block ? "BlockRV" : rv->kind == RVNode::Kind::Loop ? "LoopRV" : "ExprRV";
-  return fmt::format("{}({})", kind, rv->kind == RVNode::Kind::Expr ? static_cast<uint64_t>(rv->value) : rv->sid);
+  if (rv->kind == RVNode::Kind::Expr) return fmt::format("{}({})", kind, rv->value);  // its value (-1: a factor left to infer)
+  return fmt::format("{}({})", kind, rv->sid);
 }
 
 TypeRef rv_type(RVNode::Kind kind) {
