@@ -254,10 +254,29 @@ TypeObject* TeScheduleValue::type() const {
     });
     type->def("cache_write", "self, tensor, scope", [](Interpreter& interp, Args& a) {
       auto& s = a[0].as<TeScheduleValue>()->sched;
-      if (a[1].as<script::List>() || a[1].as<script::Tuple>()) raise(ExcKind::NotImplementedError, "not supported yet: cache_write of several tensors");
-      int stage = stage_id_of(*s, a[1], interp);
+      // A compute of several outputs caches all of them at once (TVM: a list of all its
+      // outputs in, a list of the cached tensors out).
+      bool several = a[1].as<script::List>() || a[1].as<script::Tuple>();
+      std::vector<Value> tensors = several ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
+      if (tensors.empty()) a.value_error(1, "a tensor or a list of the outputs of one compute");
+      te::Operation op = operation_arg(tensors[0]);
+      std::vector<bool> seen(op ? op->outputs.size() : 0, false);
+      for (const auto& t : tensors) {
+        auto* tv = t.as<TensorValue>();
+        if (!tv || tv->op != op || seen[tv->value_index]) a.value_error(1, "a tensor or a list of the outputs of one compute");
+        seen[tv->value_index] = true;
+      }
+      if (tensors.size() != op->outputs.size()) {
+        raise(ExcKind::ValueError, fmt::format("cache_write: {} has {} outputs, and they are cached together: give all of them, "
+                                               "s.cache_write([...], scope)", op->name, op->outputs.size()));
+      }
+      int stage = stage_id_of(*s, tensors[0], interp);
       int id = guard_stage([&] { return s->cache_write(stage, a.get_str(2)); });
-      return Value(std::make_shared<TensorValue>(s->stage(id).op));
+      const te::Operation& cache = s->stage(id).op;
+      if (!several) return Value(std::make_shared<TensorValue>(cache));
+      std::vector<Value> out;
+      for (size_t i = 0; i < cache->outputs.size(); ++i) out.push_back(Value(std::make_shared<TensorValue>(cache, i)));
+      return script::make_list(std::move(out));
     });
     // tsch's stages need no rebasing: their loops start at 0 already.
     type->def("normalize", "self", [](Interpreter&, Args& a) { return a[0]; });

@@ -344,8 +344,6 @@ int Schedule::cache_write(int id, const std::string& scope) {
   return checked([&](Schedule& next) {
     Stage& s = next.mut(id);
     check_schedulable(s);
-    TSCH_USER_ASSERT(s.op->outputs.size() == 1, NotImplementedError)
-        << "not supported yet: cache_write of " << stage_text(s) << ", a compute of " << s.op->outputs.size() << " outputs";
     TSCH_USER_ASSERT(s.relations.empty() && s.annotations.empty() && s.attach == AttachKind::Root && s.origin == Stage::Origin::Op,
                      NotImplementedError)
         << "not supported yet: cache_write of " << stage_text(s) << " after it was scheduled (call cache_write before the stage's "
@@ -363,9 +361,16 @@ int Schedule::cache_write(int id, const std::string& scope) {
     ir::PrimExpr body = op->body ? ir::substitute(op->body, rename) : nullptr;
     if (reduce) {
       reduce->source = ir::substitute(reduce->source, rename);
+      for (auto& src : reduce->sources) src = ir::substitute(src, rename);
       if (reduce->condition) reduce->condition = ir::substitute(reduce->condition, rename);
     }
-    Operation moved = compute(op->buffer->shape, axes, body, reduce, op->name + "." + scope, op->tag, op->attrs);
+    // Several outputs (all cached together, as TVM requires): the cache computes them all.
+    std::vector<ir::PrimExpr> bodies;
+    for (const auto& b : op->bodies) bodies.push_back(ir::substitute(b, rename));
+    Operation moved = op->outputs.size() > 1
+                          ? compute_outputs(op->buffer->shape, axes, reduce ? std::vector<ir::PrimExpr>{} : bodies, reduce,
+                                            op->name + "." + scope, op->tag, op->attrs)
+                          : compute(op->buffer->shape, axes, body, reduce, op->name + "." + scope, op->tag, op->attrs);
     Stage cache = make_stage(next.next_id_++, moved);
     cache.origin = Stage::Origin::CacheWrite;
     cache.scope = scope;

@@ -117,7 +117,8 @@ class Schedule {
   void compute_at(int stage, int parent, const ir::Var& var);
   void compute_inline(int stage);
   void compute_root(int stage);
-  // s.cache_read(A, scope, readers) / s.cache_write(C, scope): the new stage's id.
+  // s.cache_read(A, scope, readers) / s.cache_write(C, scope): the new stage's id. A compute
+  // of several outputs caches all of them in one stage (the binding checks all were given).
   int cache_read(const Operation& tensor, const std::string& scope, const std::vector<int>& readers);
   int cache_write(int stage, const std::string& scope);
   // s.rfactor(B, ki, factor_axis): the factored stage's id (TVM's "B.rf"); B's stage then

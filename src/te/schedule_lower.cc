@@ -13,10 +13,12 @@
 
 #include <unordered_map>
 
+#include "ir/expr_equal.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/schedule.h"
+#include "schedule/transform.h"
 #include "support/error.h"
 #include "te/schedule.h"
 
@@ -37,7 +39,16 @@ class StageLowering {
     for (const auto& st : s_.stages()) {
       if (st.origin != Stage::Origin::Op || st.is_placeholder()) continue;
       auto it = names.find(st.origin_op.get());
-      if (it != names.end()) block_of_[st.id] = sch_->get_block(it->second);
+      if (it == names.end()) continue;
+      block_of_[st.id] = sch_->get_block(it->second);
+      // A compute of several values: blocks B.v0, B.v1, ... (the first named in `names`).
+      if (st.origin_op->bodies.size() > 1) {
+        size_t at = it->second.rfind(".v0");
+        for (size_t i = 1; at != std::string::npos && i < st.origin_op->bodies.size(); ++i) {
+          std::string name = it->second.substr(0, at) + ".v" + std::to_string(i) + it->second.substr(at + 3);
+          siblings_[st.id].push_back(sch_->get_block(name));
+        }
+      }
     }
     for (int id : s_.step_order()) replay_step(s_.stage(id));
     const auto& stages = s_.stages();
@@ -82,8 +93,23 @@ class StageLowering {
       TSCH_INTERNAL_ASSERT(index >= 0) << "the reader of a cache does not read " << st.cached->name;
       block_of_[st.id] = sch_->cache_read(reader, index, st.scope);
     } else {
+      // Each output gets its cache; the original stage copies them out (a block each).
       RV writer = block_of_.at(st.cache_write_of);
-      block_of_[st.cache_write_of] = sch_->cache_write(writer, 0, st.scope);
+      const Stage& original = s_.stage(st.cache_write_of);
+      std::vector<RV> copies;
+      for (const auto& out : original.op->outputs) {
+        const ir::BlockNode& block = sch_->block(writer->sid);
+        int64_t index = -1;
+        for (size_t i = 0; i < block.writes.size(); ++i) {
+          if (block.writes[i].buffer == out) index = static_cast<int64_t>(i);
+        }
+        TSCH_INTERNAL_ASSERT(index >= 0) << "cache_write: the block does not write " << out->name;
+        copies.push_back(sch_->cache_write(writer, index, st.scope));
+      }
+      block_of_[st.cache_write_of] = copies[0];
+      for (size_t i = 1; i < copies.size(); ++i) {
+        if (!merge_into(copies[0], copies[i], 0)) siblings_[st.cache_write_of].push_back(copies[i]);
+      }
       block_of_[st.id] = writer;
     }
   }
@@ -164,16 +190,106 @@ class StageLowering {
     return it->second;
   }
 
-  void place(const Stage& st) {
-    RV block = block_of_.at(st.id);
-    // Several values are a block each (B.v0, B.v1) under the same loops: the stage's splits,
-    // fuses, reorders and annotations act on those loops, but moving the stage would move
-    // one of its blocks.
-    if (st.op->bodies.size() > 1) {
-      TSCH_USER_ASSERT(st.attach == AttachKind::Root, NotImplementedError)
-          << "not supported yet: compute_at / compute_inline of stage(" << st.op->name << "), a compute of " << st.op->bodies.size()
-          << " values (one block each); use tvm.tir.Schedule on te.create_prim_func's output";
+  // Moves block `other` into the loops of block `first` below the outer `depth` loops, when
+  // its own loops there are copies of those (same ranges, holding only it): the values of
+  // one compute (or the copies of a cache_write of several outputs) then share one nest, as
+  // TVM's legacy lowering writes a stage. False (nothing changed) otherwise. The two are
+  // independent (neither reads what the other writes), so running them in one nest is
+  // the same computation.
+  bool merge_into(const RV& first, const RV& other, size_t depth) {
+    std::vector<RV> mine = sch_->get_loops(first), theirs = sch_->get_loops(other);
+    if (mine.size() != theirs.size() || mine.size() <= depth) return false;
+    const ir::BlockNode& a = sch_->block(first->sid);
+    const ir::BlockNode& b = sch_->block(other->sid);
+    for (const auto& w : b.writes) {
+      for (const auto& r : a.reads) if (r.buffer == w.buffer) return false;
     }
+    for (const auto& w : a.writes) {
+      for (const auto& r : b.reads) if (r.buffer == w.buffer) return false;
+    }
+    std::unordered_map<const ir::VarNode*, ir::PrimExpr> to_mine;
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const ir::ForNode& x = sch_->loop(mine[i]->sid);
+      const ir::ForNode& y = sch_->loop(theirs[i]->sid);
+      if (i < depth) {
+        if (mine[i]->sid != theirs[i]->sid) return false;
+        continue;
+      }
+      bool only_child = i + 1 < theirs.size() ? ir::as<ir::ForNode>(y.body) && static_cast<const ir::ForNode*>(y.body.get())->sid == theirs[i + 1]->sid
+                                              : ir::as<ir::BlockRealizeNode>(y.body) != nullptr;
+      if (!only_child || x.for_kind != y.for_kind || !ir::expr_deep_equal(ir::substitute(y.min, to_mine), x.min) ||
+          !ir::expr_deep_equal(ir::substitute(y.extent, to_mine), x.extent)) {
+        return false;
+      }
+      to_mine[y.loop_var.get()] = x.loop_var;
+    }
+    const ir::BlockRealizeNode* realize = sch_->state().info(other->sid)->realize;
+    std::vector<ir::PrimExpr> values;
+    for (const auto& v : realize->iter_values) values.push_back(ir::substitute(v, to_mine));
+    ir::Stmt moved = std::make_shared<ir::BlockRealizeNode>(values, ir::substitute(realize->predicate, to_mine), realize->block);
+    schedule::remove_from_scope(sch_->state(), other->sid, nullptr);
+    const ir::ForNode& inner = sch_->loop(mine.back()->sid);
+    auto with_both = std::make_shared<ir::ForNode>(inner);
+    with_both->body = ir::make_seq({inner.body, moved});
+    sch_->state().replace(mine.back()->sid, with_both);
+    return true;
+  }
+
+  // A stage with several blocks (the values of one compute, or the copies of a cache_write
+  // of several outputs) that share their loops is placed as one; otherwise each block gets
+  // the stage's placement and relations on its own loops, the first block last so the
+  // stage's variables name its loops (consumers computed at this stage attach there).
+  void place(const Stage& st) {
+    auto sib = siblings_.find(st.id);
+    if (sib != siblings_.end() && !sib->second.empty() && st.attach == AttachKind::At) {
+      // Each value computed at the loop, then in one nest again where they can share it.
+      const Stage& parent = s_.stage(st.attach_stage);
+      RV at = loop_of(parent, st.attach_var, "compute_at");
+      std::vector<RV> blocks{block_of_.at(st.id)};
+      blocks.insert(blocks.end(), sib->second.begin(), sib->second.end());
+      for (const RV& b : blocks) sch_->compute_at(b, at, /*preserve_unit_loops=*/true);
+      std::vector<RV> outer = sch_->get_loops(blocks[0]);
+      size_t depth = 0;
+      while (depth < outer.size() && outer[depth]->sid != at->sid) ++depth;
+      std::vector<RV> apart;
+      for (size_t i = 1; i < blocks.size(); ++i) {
+        if (!merge_into(blocks[0], blocks[i], depth + 1)) apart.push_back(blocks[i]);
+      }
+      sib->second = apart;
+      for (const RV& b : apart) place_sibling(st, b, /*already_at=*/true);
+      place_block(st, blocks[0], /*already_at=*/true);
+      return;
+    }
+    if (sib != siblings_.end() && !sib->second.empty() && !(st.attach == AttachKind::Root && shares_loops(st))) {
+      for (const RV& block : sib->second) place_sibling(st, block, /*already_at=*/false);
+    }
+    place_block(st, block_of_.at(st.id));
+  }
+
+  // Another block of the stage in loops of its own: the stage's relations there too, its
+  // loops remembered for the annotations.
+  void place_sibling(const Stage& st, const RV& block, bool already_at) {
+    place_block(st, block, already_at);
+    std::unordered_map<const ir::VarNode*, RV> loops;
+    for (const auto& v : st.all) {
+      if (auto it = loop_of_.find(v.get()); it != loop_of_.end()) loops[v.get()] = it->second;
+    }
+    sibling_loops_[st.id].push_back(std::move(loops));
+  }
+
+  bool shares_loops(const Stage& st) {
+    std::vector<RV> first = sch_->get_loops(block_of_.at(st.id));
+    for (const RV& block : siblings_.at(st.id)) {
+      std::vector<RV> loops = sch_->get_loops(block);
+      if (loops.size() != first.size()) return false;
+      for (size_t i = 0; i < loops.size(); ++i) {
+        if (loops[i]->sid != first[i]->sid) return false;
+      }
+    }
+    return true;
+  }
+
+  void place_block(const Stage& st, const RV& block, bool already_at = false) {
     std::vector<RV> loops;
     if (st.attach == AttachKind::Inline) {
       sch_->compute_inline(block);
@@ -182,7 +298,7 @@ class StageLowering {
     if (st.attach == AttachKind::At) {
       const Stage& parent = s_.stage(st.attach_stage);
       RV at = loop_of(parent, st.attach_var, "compute_at");
-      sch_->compute_at(block, at, /*preserve_unit_loops=*/true);
+      if (!already_at) sch_->compute_at(block, at, /*preserve_unit_loops=*/true);
       std::vector<RV> all = sch_->get_loops(block);
       size_t k = 0;
       while (k < all.size() && all[k]->sid != at->sid) ++k;
@@ -260,6 +376,9 @@ class StageLowering {
       if (std::find(st.leaf.begin(), st.leaf.end(), ann.iter_var) == st.leaf.end()) continue;
       apply(ann, loop_of_.at(ann.iter_var.get()));
       if (auto it = init_copy_.find(ann.iter_var.get()); it != init_copy_.end()) apply(ann, it->second);
+      if (auto it = sibling_loops_.find(st.id); it != sibling_loops_.end()) {
+        for (const auto& loops : it->second) apply(ann, loops.at(ann.iter_var.get()));
+      }
     }
   }
 
@@ -297,6 +416,8 @@ class StageLowering {
   std::optional<schedule::Schedule> sch_;
   std::optional<schedule::ScheduleState> before_rfactor_init_;  // set while the change check waits for decompose()
   std::unordered_map<int, RV> block_of_;
+  std::unordered_map<int, std::vector<RV>> siblings_;  // a stage's other blocks
+  std::unordered_map<int, std::vector<std::unordered_map<const ir::VarNode*, RV>>> sibling_loops_;  // their loops, by variable
   std::unordered_map<int, size_t> attach_depth_;  // loops above a compute_at stage's own
   std::unordered_map<const ir::VarNode*, RV> loop_of_;
   std::unordered_map<const ir::VarNode*, RV> init_copy_;
