@@ -112,6 +112,18 @@ TSCH_SCHEDULE_ERROR_KIND(kNonSingleProducerError, "NonSingleProducerError",
                          "The consumer block {0} to be inlined is required to have only a single producer block, and the "
                          "producer block should be a complete block who has only a single consumer");
 
+// Whether the block's subtree (the block and the loops holding only it) can be cut out of
+// the statement holding it: a sequence, in a loop or in the scope block.
+bool removable_subtree(const ScheduleState& s, uint64_t block_sid) {
+  bool top_level = false;
+  const StmtNode* subtree = block_subtree(s, block_sid, top_level);
+  if (top_level) return true;
+  uint64_t top = block_sid;
+  while (s.info(top)->node != subtree && s.info(top)->realize != subtree) top = s.info(top)->parent;
+  const ForNode* holder = s.loop(s.info(top)->parent);
+  return holder && as<SeqStmtNode>(holder->body) != nullptr;
+}
+
 }  // namespace
 
 void compute_inline(ScheduleState& s, uint64_t block_sid) {
@@ -140,9 +152,9 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   if (other_writer(s, block_sid, store->buffer)) fail(s, kIncompleteBlockError, {block_sid});
 
   // The block with the loops that hold nothing else must be a top-level statement of its scope.
-  bool top_level = false;
-  block_subtree(s, block_sid, top_level);
-  if (!top_level) fail_not_supported(s, {block_sid}, "inlining a block {0} that shares loops with other blocks");
+  // The block leaves with the loops that hold nothing else; a loop it shares with other
+  // blocks stays for them (TVM's LeafBlockRemovalPlan).
+  if (!removable_subtree(s, block_sid)) fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
   fail_if_guarded_by(s, scope, store->buffer);
 
   // Step 2. Rewrite every consumer in the scope, drop the block and its buffer.
@@ -229,9 +241,9 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   }
   if (other_writer(s, block_sid, store->buffer)) fail(s, kIncompleteBlockError, {block_sid});
   if (!allocated_in_scope(s, s.scope_block(block_sid), x)) fail(s, kNotOutputBlockError, {p_sid});
-  bool top_level = false;
-  block_subtree(s, block_sid, top_level);
-  if (!top_level) fail_not_supported(s, {block_sid}, "inlining a block {0} that shares loops with other blocks");
+  // The block leaves with the loops that hold nothing else; a loop it shares with other
+  // blocks stays for them (TVM's LeafBlockRemovalPlan).
+  if (!removable_subtree(s, block_sid)) fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
   fail_if_guarded_by(s, s.scope_block(block_sid), x);
 
   // Step 2. The producer stores f(value) into the consumer's buffer.
