@@ -221,8 +221,9 @@ void Schedule::set_store_predicate(int id, const ir::PrimExpr& predicate) {
     bool ok = v && ir::is_zero(eq->b) && std::find(reduce_threads.begin(), reduce_threads.end(), v) != reduce_threads.end();
     TSCH_USER_ASSERT(ok, NotImplementedError)
         << "not supported yet: set_store_predicate(" << ir::script(predicate) << ") on " << stage_text(s)
-        << " (tsch translates only `tx.var.equal(0)` for threads already bound to its reduce axes: the cross-thread "
-           "reduction stores from thread 0 anyway)";
+        << ": tsch accepts a store predicate only where the stores it skips are redundant, `tx.var.equal(0)` for threads "
+           "already bound to the stage's reduce axes (the cross-thread reduction stores from thread 0 anyway); any other "
+           "predicate changes what the stage computes";
   }
 }
 
