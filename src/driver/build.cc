@@ -82,8 +82,8 @@ ir::IRModule lower(const ir::IRModule& mod, const target::Target& target, const 
   transform::LowerOptions lower_options;
   lower_options.after_pass = options.after_pass;
   transform::lowering_notes().clear();
-  // CUDA C is scalar too until vector types (float4) arrive with the CUDA runtime.
-  bool scalar_only = is_c_kind(target) || is_cuda_kind(target);
+  // (CUDA C writes vectorized loops with its vector types, codegen_cuda_vector.cc.)
+  bool scalar_only = is_c_kind(target);
   if (scalar_only) {
     auto ctx = std::make_shared<transform::PassContext>(transform::PassContext::current());
     ctx->config["tir.disable_vectorize"] = true;

@@ -4,6 +4,7 @@
 // cannot handle (symbolic extent, inner loops, branches, reductions into one element) run as
 // scalar loops, with a note. Loops of more than 64 iterations become a loop over vectors of
 // at most 64 lanes.
+#include "arith/known_divisor.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -31,19 +32,41 @@ PrimExpr make_node(ir::DataType t, PrimExpr a, PrimExpr b) {
   return std::make_shared<ir::BinaryNode<K>>(t, std::move(a), std::move(b));
 }
 
+// The one value of every lane of `e` (a scalar, or a Broadcast's value), or null.
+PrimExpr uniform_value(const PrimExpr& e) {
+  if (e->dtype.lanes == 1) return e;
+  if (auto* b = ir::as<ir::BroadcastNode>(e)) return b->value;
+  return nullptr;
+}
+
 PrimExpr vector_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
   int lanes = std::max(a->dtype.lanes, b->dtype.lanes);
   auto* ra = ir::as<ir::RampNode>(a);
   auto* rb = ir::as<ir::RampNode>(b);
+  PrimExpr ua = uniform_value(a), ub = uniform_value(b);
+  if (ua && ub) {
+    PrimExpr scalar = ir::make_binary(kind, ua, ub);
+    return lanes == 1 ? scalar : broadcast(scalar, lanes);
+  }
   // Keep index arithmetic in Ramp form so code generation sees contiguous accesses.
   if (kind == ExprKind::Add || kind == ExprKind::Sub) {
-    if (ra && b->dtype.lanes == 1) return std::make_shared<ir::RampNode>(ir::make_binary(kind, ra->base, b), ra->stride, lanes);
-    if (rb && a->dtype.lanes == 1 && kind == ExprKind::Add) return std::make_shared<ir::RampNode>(ir::add(a, rb->base), rb->stride, lanes);
+    if (ra && ub) return std::make_shared<ir::RampNode>(ir::make_binary(kind, ra->base, ub), ra->stride, lanes);
+    if (rb && ua && kind == ExprKind::Add) return std::make_shared<ir::RampNode>(ir::add(ua, rb->base), rb->stride, lanes);
     if (ra && rb) return std::make_shared<ir::RampNode>(ir::make_binary(kind, ra->base, rb->base), ir::make_binary(kind, ra->stride, rb->stride), lanes);
   }
   if (kind == ExprKind::Mul) {
-    if (ra && b->dtype.lanes == 1) return std::make_shared<ir::RampNode>(ir::mul(ra->base, b), ir::mul(ra->stride, b), lanes);
-    if (rb && a->dtype.lanes == 1) return std::make_shared<ir::RampNode>(ir::mul(a, rb->base), ir::mul(a, rb->stride), lanes);
+    if (ra && ub) return std::make_shared<ir::RampNode>(ir::mul(ra->base, ub), ir::mul(ra->stride, ub), lanes);
+    if (rb && ua) return std::make_shared<ir::RampNode>(ir::mul(ua, rb->base), ir::mul(ua, rb->stride), lanes);
+  }
+  // A contiguous run of `lanes` starting at a multiple of `lanes` stays inside one block of a
+  // divisor that `lanes` divides: `Ramp(4t, 1, 4) // 8` is `Broadcast(4t // 8)`, and `% 8` a
+  // Ramp again (TVM's vectorized index simplification; it keeps a fused loop's fetch contiguous).
+  int64_t c;
+  if ((kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod) && ra && ir::is_one(ra->stride) && ub &&
+      ir::as_const_int(ub, &c) && c > 0 && c % ra->lanes == 0 &&
+      arith::known_multiple_of(arith::simplify(ra->base), ra->lanes)) {
+    if (kind == ExprKind::FloorDiv) return broadcast(ir::floordiv(ra->base, ub), lanes);
+    return std::make_shared<ir::RampNode>(ir::floormod(ra->base, ub), ra->stride, lanes);
   }
   if (a->dtype.lanes == 1 && b->dtype.lanes == 1) return ir::make_binary(kind, a, b);
   a = broadcast(a, lanes);

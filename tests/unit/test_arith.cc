@@ -3,6 +3,7 @@
 
 #include "arith/block_access.h"
 #include "arith/int_set.h"
+#include "arith/known_divisor.h"
 #include "arith/simplify.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -118,4 +119,19 @@ TEST_CASE("x // c * c + x % c recombines to x", "[arith]") {
   // Not when the coefficients or divisors disagree.
   CHECK(s(simplify(add(mul(floordiv(i, c(128)), c(64)), floormod(i, c(128))))) == "i // 128 * 64 + i % 128");
   CHECK(s(simplify(add(mul(floordiv(i, c(128)), c(128)), floormod(i, c(64))))) == "i // 128 * 128 + i % 64");
+}
+
+TEST_CASE("known_divisor proves what vector accesses need and no more", "[arith]") {
+  Var t = make_var("t"), tx = make_var("tx"), k = make_var("k");
+  PrimExpr x = add(mul(t, c(256)), mul(tx, c(4)));
+  CHECK(arith::known_divisor(x) == 4);
+  CHECK(arith::known_multiple_of(floormod(x, c(8)), 4));          // a multiple of 4 mod 8 stays one
+  CHECK(arith::known_divisor(floordiv(x, c(8))) == 1);            // 4t // 8: nothing known
+  CHECK(arith::known_divisor(floordiv(mul(t, c(64)), c(8))) == 8);
+  CHECK(arith::known_multiple_of(add(add(mul(floordiv(x, c(8)), c(256)), mul(k, c(8))), floormod(x, c(8))), 4));
+  CHECK_FALSE(arith::known_multiple_of(add(x, c(1)), 4));
+  CHECK_FALSE(arith::known_multiple_of(add(x, k), 2));
+  CHECK(arith::known_divisor(c(0)) == 0);  // zero: every integer divides it
+  CHECK(arith::known_multiple_of(c(0), 16));
+  CHECK(arith::known_multiple_of(c(-12), 4));
 }

@@ -104,7 +104,16 @@ std::string CodeGenC::literal(const PrimExpr& e) const {
   return single ? text + "f" : text;
 }
 
+std::string CodeGenC::vector_expr(const PrimExpr& e) {
+  throw BuildError("not supported yet: " + script(e) + " in C code generation");
+}
+
+void CodeGenC::vector_store(const BufferStoreNode& n) {
+  throw BuildError("not supported yet: the vector store to " + n.buffer->name + " in C code generation");
+}
+
 std::string CodeGenC::expr(const PrimExpr& e) {
+  if (e->dtype.lanes > 1) return vector_expr(e);
   switch (e->kind) {
     case ExprKind::IntImm:
     case ExprKind::FloatImm: return literal(e);
@@ -274,6 +283,10 @@ void CodeGenC::stmt(const Stmt& s) {
     case StmtKind::BufferStore: {
       auto* n = as<BufferStoreNode>(s);
       if (n->indices.size() != 1) throw BuildError("buffer " + n->buffer->name + " is not flattened");
+      if (n->value->dtype.lanes > 1 || n->indices[0]->dtype.lanes > 1) {
+        vector_store(*n);
+        return;
+      }
       std::string value = expr(n->value);
       if (n->value->dtype.is_bool()) value = "(uint8_t)" + value;
       line(data_of(n->buffer) + "[" + expr(n->indices[0]) + "] = " + value + ";");

@@ -42,6 +42,10 @@ class CodeGenC {
   virtual void emit_thread_binding(const ir::ForNode& n);
   // Calls the intrinsic table does not know (the runtime's, e.g. T.call_packed).
   virtual std::string target_call(const ir::CallNode& n);
+  // Vectorized code (a loop VectorizeLoop turned into Ramp / Broadcast / vector loads): a
+  // vector value, and a store of one. C source has none (its vectorized loops stay loops).
+  virtual std::string vector_expr(const PrimExpr& e);
+  virtual void vector_store(const ir::BufferStoreNode& n);
   // Called at the head of every loop body (Ctrl-C checks on the CPU).
   virtual void at_loop_head(const Stmt& body) {}
 

@@ -97,11 +97,25 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
   std::string joined;
   for (size_t i = 0; i < params.size(); ++i) joined += (i ? ", " : "") + params[i];
   open_scope("extern \"C\" __global__ void " + bounds + name + "(" + joined + ")");
+  // Arrays read or written with an aligned vector access are declared aligned for it.
+  vector_alignment_.clear();
+  auto note_vector_access = [&](const Buffer& buf, const PrimExpr& index, DataType t) {
+    if (t.lanes > 1 && aligned_start(index, t)) {
+      int& bytes = vector_alignment_[buf->data.get()];
+      bytes = std::max(bytes, t.bits / 8 * t.lanes);
+    }
+  };
+  for_each_stmt(f->body, [&](const Stmt& s) {
+    if (auto* st = as<BufferStoreNode>(s); st && st->indices.size() == 1) note_vector_access(st->buffer, st->indices[0], st->value->dtype);
+  });
+  for_each_expr(f->body, [&](const PrimExpr& e) {
+    if (auto* l = as<BufferLoadNode>(e); l && l->indices.size() == 1) note_vector_access(l->buffer, l->indices[0], l->dtype);
+  });
   // Shared memory is declared at the top of the kernel, as TVM's StorageRewrite places it.
   hoisted_.clear();
   for (const AllocateNode* a : shared) {
-    line("__shared__ " + memory_type_of(a->buffer->dtype) + " " + define(a->buffer->data.get(), a->buffer->name) + "[" +
-         std::to_string(element_count(*a->buffer)) + "];");
+    line("__shared__ " + alignment_of(a->buffer) + memory_type_of(a->buffer->dtype) + " " + define(a->buffer->data.get(), a->buffer->name) +
+         "[" + std::to_string(element_count(*a->buffer)) + "];");
     hoisted_.insert(a->buffer->data.get());
   }
   stmt(f->body);
@@ -115,6 +129,11 @@ void CodeGenCUDA::emit_thread_binding(const ForNode& n) {
   bind_text(n.loop_var.get(), "((" + type_of(n.loop_var->dtype) + ")" + n.thread_tag + ")");
   stmt(n.body);
   forget(n.loop_var.get());
+}
+
+std::string CodeGenCUDA::alignment_of(const Buffer& buf) const {
+  auto it = vector_alignment_.find(buf->data.get());
+  return it == vector_alignment_.end() ? "" : "__align__(" + std::to_string(it->second) + ") ";
 }
 
 int64_t CodeGenCUDA::element_count(const BufferNode& buf) {
@@ -136,7 +155,7 @@ void CodeGenCUDA::emit_allocate(const AllocateNode& n) {
   int64_t count = element_count(*buf);
   line("{");
   ++indent_;
-  line(memory_type_of(buf->dtype) + " " + define(buf->data.get(), buf->name) + "[" + std::to_string(count) + "];");
+  line(alignment_of(buf) + memory_type_of(buf->dtype) + " " + define(buf->data.get(), buf->name) + "[" + std::to_string(count) + "];");
   stmt(n.body);
   forget(buf->data.get());
   --indent_;

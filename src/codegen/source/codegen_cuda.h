@@ -8,7 +8,9 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "codegen/source/codegen_c.h"
 
@@ -28,9 +30,28 @@ class CodeGenCUDA : public CodeGenC {
   void emit_thread_binding(const ir::ForNode& n) override;
   // T.tvm_storage_sync("shared") is __syncthreads().
   std::string target_call(const ir::CallNode& n) override;
+  // Vectorized loops (see codegen_cuda_vector.cc): a contiguous access whose start is a
+  // multiple of its lanes reads and writes CUDA's vector types (`*(float4*)(A + i)`, TVM's
+  // form); everything else is computed lane by lane.
+  std::string vector_expr(const ir::PrimExpr& e) override;
+  void vector_store(const ir::BufferStoreNode& n) override;
 
  private:
   static int64_t element_count(const ir::BufferNode& buf);
+  // CUDA's vector type for `t` (float4, int2, ...), or "" when it has none.
+  static std::string vector_type(ir::DataType t);
+  // The start of `index` when it is a contiguous Ramp over `lanes` whose start is a multiple of
+  // them, for a type with a CUDA vector type (an aligned vector access); null otherwise.
+  static ir::PrimExpr aligned_start(const ir::PrimExpr& index, ir::DataType value_type);
+  // Lane `k` of vector expression `e`, as a scalar expression (hoisted loads read their temporaries).
+  ir::PrimExpr scalar_lane(const ir::PrimExpr& e, int k);
+  // Aligned vector loads in `e` read once into temporaries `float4 v = *(float4*)(A + i);`.
+  void hoist_vector_loads(const ir::PrimExpr& e);
+  // `__align__(16) ` for an array accessed as float4 (the alignment its vector accesses need).
+  std::string alignment_of(const ir::Buffer& buf) const;
+  // The alignment (bytes) the vector accesses of each local / shared array need.
+  std::unordered_map<const ir::VarNode*, int> vector_alignment_;
+  std::unordered_map<const ir::BufferLoadNode*, std::vector<ir::Var>> hoisted_loads_;
   std::string functions_;
   std::unordered_set<const ir::VarNode*> hoisted_;  // shared buffers declared at the kernel's top
 };
