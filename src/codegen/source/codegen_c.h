@@ -75,7 +75,7 @@ class CodeGenC {
   std::string cast(const PrimExpr& value, DataType to);
   std::string load(const ir::BufferLoadNode& n);
   std::string call(const ir::CallNode& n);
-  std::string literal(const PrimExpr& e) const;
+  virtual std::string literal(const PrimExpr& e) const;
 
   // ---- statements ----
   void stmt(const Stmt& s);

@@ -48,10 +48,24 @@ std::string CodeGenCUDA::headers() const {
          "  #define ushort unsigned short\n"
          "  #define int64_t long long\n"
          "  #define uint64_t unsigned long long\n"
-         "#endif\n";
+         "#endif\n" +
+         std::string(uses_half_ ? "#include <cuda_fp16.h>\n" : "");
+}
+
+std::string CodeGenCUDA::literal(const PrimExpr& e) const {
+  if (e->dtype.is_float() && e->dtype.bits == 16) return "((half)" + CodeGenC::literal(make_float(as<FloatImmNode>(e)->value)) + ")";
+  return CodeGenC::literal(e);
 }
 
 std::string CodeGenCUDA::type_of(DataType t) const {
+  if (t.lanes == 1 && t.is_float() && t.bits == 16) {
+    uses_half_ = true;
+    return "half";
+  }
+  if (t.lanes > 1) {
+    std::string v = vector_type(t);
+    if (!v.empty()) return v;
+  }
   if (t.lanes == 1 && (t.is_int() || t.is_uint())) {
     bool s = t.is_int();
     switch (t.bits) {

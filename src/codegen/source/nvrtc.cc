@@ -1,6 +1,7 @@
 #include "codegen/source/nvrtc.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -79,8 +80,17 @@ std::string compile_cuda_to_ptx(const std::string& source, const std::string& ar
   };
   check(api.CreateProgram(&prog, source.c_str(), "tsch_kernels.cu", 0, nullptr, nullptr), "nvrtcCreateProgram");
   std::string option = "--gpu-architecture=" + compute;
-  const char* options[] = {option.c_str(), "-default-device"};
-  nvrtcResult compiled = api.CompileProgram(prog, 2, options);
+  std::vector<const char*> options = {option.c_str(), "-default-device"};
+  // The toolkit's headers (cuda_fp16.h for half kernels).
+  std::string include;
+  for (std::string home : {std::string(std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : ""), std::string("/usr/local/cuda")}) {
+    if (!home.empty() && access((home + "/include/cuda_fp16.h").c_str(), R_OK) == 0) {
+      include = "--include-path=" + home + "/include";
+      options.push_back(include.c_str());
+      break;
+    }
+  }
+  nvrtcResult compiled = api.CompileProgram(prog, static_cast<int>(options.size()), options.data());
   std::string log;
   size_t log_size = 0;
   if (api.GetProgramLogSize(prog, &log_size) == 0 && log_size > 1) {
