@@ -11,6 +11,7 @@
 // refused — never lowered to a different computation.
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <unordered_map>
 
 #include "ir/expr_equal.h"
@@ -223,6 +224,19 @@ class StageLowering {
       }
       to_mine[y.loop_var.get()] = x.loop_var;
     }
+    // Next to each other in one sequence: nothing in between reads what `other` writes.
+    const schedule::ScheduleState& state = sch_->state();
+    uint64_t parent = state.info(mine[depth]->sid)->parent;
+    if (parent != state.info(theirs[depth]->sid)->parent) return false;
+    const ir::ForNode* parent_loop = state.loop(parent);
+    std::vector<ir::Stmt> items = schedule::body_items(parent_loop ? parent_loop->body : sch_->block(parent).body);
+    auto position = [&](const RV& loop) {
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (items[i].get() == state.info(loop->sid)->node) return static_cast<long>(i);
+      }
+      return -10L;
+    };
+    if (std::abs(position(mine[depth]) - position(theirs[depth])) != 1) return false;
     const ir::BlockRealizeNode* realize = sch_->state().info(other->sid)->realize;
     std::vector<ir::PrimExpr> values;
     for (const auto& v : realize->iter_values) values.push_back(ir::substitute(v, to_mine));
