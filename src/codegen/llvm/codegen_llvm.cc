@@ -92,8 +92,38 @@ llvm::Value* CodeGenLLVM::emit(const PrimExpr& e) {
   throw BuildError("not supported yet: expression " + ir::script(e) + " in LLVM code generation");
 }
 
+llvm::Value* CodeGenLLVM::bf16_to_f32(llvm::Value* v) {
+  llvm::Type* f32 = b_.getFloatTy();
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) f32 = llvm::VectorType::get(f32, vt->getElementCount());
+  return b_.CreateFPExt(v, f32);  // exact: the upper half of the float's bits
+}
+
+llvm::Value* CodeGenLLVM::f32_to_bf16(llvm::Value* v) {
+  llvm::Type* i32 = b_.getInt32Ty(), *i16 = b_.getInt16Ty(), *bf = b_.getBFloatTy();
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) {
+    i32 = llvm::VectorType::get(i32, vt->getElementCount());
+    i16 = llvm::VectorType::get(i16, vt->getElementCount());
+    bf = llvm::VectorType::get(bf, vt->getElementCount());
+  }
+  llvm::Value* bits = b_.CreateBitCast(v, i32);
+  // bits + 0x7fff + (bit 16 of bits), then the upper half: round to nearest, ties to even.
+  llvm::Value* odd = b_.CreateAnd(b_.CreateLShr(bits, 16), llvm::ConstantInt::get(i32, 1));
+  llvm::Value* rounded = b_.CreateLShr(b_.CreateAdd(bits, b_.CreateAdd(llvm::ConstantInt::get(i32, 0x7fff), odd)), 16);
+  llvm::Value* is_nan = b_.CreateFCmpUNO(v, v);
+  llvm::Value* half = b_.CreateSelect(is_nan, llvm::ConstantInt::get(i32, 0x7fc0), rounded);
+  return b_.CreateBitCast(b_.CreateTrunc(half, i16), bf);
+}
+
 llvm::Value* CodeGenLLVM::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& pb) {
   DataType t = pa->dtype;
+  if (t.code == DataType::Code::BFloat) {
+    // In float32, rounded back for arithmetic (comparisons give bools as they are).
+    DataType f32{DataType::Code::Float, 32, t.lanes};
+    PrimExpr a32 = std::make_shared<ir::CastNode>(f32, pa), b32 = std::make_shared<ir::CastNode>(f32, pb);
+    llvm::Value* r = binary(kind, a32, b32);
+    bool compare = kind >= ExprKind::EQ && kind <= ExprKind::GE;
+    return compare || kind == ExprKind::And || kind == ExprKind::Or ? r : f32_to_bf16(r);
+  }
   llvm::Value* a = emit(pa);
   llvm::Value* b = emit(pb);
   bool fl = t.is_float(), sgn = t.is_int();
@@ -173,6 +203,19 @@ llvm::Value* CodeGenLLVM::cast(const PrimExpr& value, DataType to) {
   if (to.is_bool()) {
     if (from.is_float()) return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
     return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  }
+  bool from_bf16 = from.code == DataType::Code::BFloat, to_bf16 = to.code == DataType::Code::BFloat;
+  if (from_bf16 || to_bf16) {
+    // Through float32: bfloat16 widens exactly, and narrows with f32_to_bf16's rounding.
+    DataType f32{DataType::Code::Float, 32, to.lanes};
+    llvm::Value* wide = from_bf16 ? bf16_to_f32(v) : nullptr;
+    if (!wide) {
+      llvm::Type* ft = type_of(f32);
+      wide = from.is_float() ? b_.CreateFPCast(v, ft) : from.is_int() ? b_.CreateSIToFP(v, ft) : b_.CreateUIToFP(v, ft);
+    }
+    if (to_bf16) return f32_to_bf16(wide);
+    if (to.is_float()) return b_.CreateFPCast(wide, t);
+    return to.is_int() ? b_.CreateFPToSI(wide, t) : b_.CreateFPToUI(wide, t);
   }
   if (from.is_float() && to.is_float()) return b_.CreateFPCast(v, t);
   if (from.is_float()) return to.is_int() ? b_.CreateFPToSI(v, t) : b_.CreateFPToUI(v, t);

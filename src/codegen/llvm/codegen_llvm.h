@@ -57,6 +57,10 @@ class CodeGenLLVM {
   llvm::Value* less(llvm::Value* a, llvm::Value* b, DataType t);
   llvm::Value* floor_of(llvm::Value* x);
   llvm::Value* cast(const PrimExpr& value, DataType to);
+  // bfloat16 is computed in float32 (TVM's BF16ComputeLegalize): the CPU has no bfloat16
+  // arithmetic, and LLVM would call a libgcc routine this toolchain lacks to round to it.
+  llvm::Value* bf16_to_f32(llvm::Value* v);
+  llvm::Value* f32_to_bf16(llvm::Value* v);  // round to nearest even, NaN kept NaN
   llvm::Value* data_of(const ir::Buffer& buf);
   llvm::Instruction* tag_access(llvm::Instruction* access, const ir::Buffer& buf);
   llvm::Value* address(const ir::Buffer& buf, llvm::Value* index);

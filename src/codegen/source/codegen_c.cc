@@ -149,7 +149,7 @@ std::string CodeGenC::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& 
   std::string a = expr(pa), b = expr(pb);
   auto infix = [&](const char* op) { return "(" + a + " " + op + " " + b + ")"; };
   std::string ct = type_of(t);
-  std::string suffix = (t.is_float() ? "f" : t.is_int() ? "i" : "u") + std::to_string(t.bits);
+  std::string suffix = (t.code == DataType::Code::BFloat ? "bf" : t.is_float() ? "f" : t.is_int() ? "i" : "u") + std::to_string(t.bits);
   if (t.is_bool()) suffix = "b";
   // C computes integers narrower than int in int: the result is cut back to the type, as
   // TensorIR's arithmetic wraps there.

@@ -49,15 +49,21 @@ std::string CodeGenCUDA::headers() const {
          "  #define int64_t long long\n"
          "  #define uint64_t unsigned long long\n"
          "#endif\n" +
-         std::string(uses_half_ ? "#include <cuda_fp16.h>\n" : "");
+         std::string(uses_half_ ? "#include <cuda_fp16.h>\n" : "") + std::string(uses_bf16_ ? "#include <cuda_bf16.h>\n" : "");
 }
 
 std::string CodeGenCUDA::literal(const PrimExpr& e) const {
-  if (e->dtype.is_float() && e->dtype.bits == 16) return "((half)" + CodeGenC::literal(make_float(as<FloatImmNode>(e)->value)) + ")";
+  if (e->dtype.is_float() && e->dtype.bits == 16) {
+    return "((" + type_of(e->dtype) + ")" + CodeGenC::literal(make_float(as<FloatImmNode>(e)->value)) + ")";
+  }
   return CodeGenC::literal(e);
 }
 
 std::string CodeGenCUDA::type_of(DataType t) const {
+  if (t.lanes == 1 && t.code == DataType::Code::BFloat && t.bits == 16) {
+    uses_bf16_ = true;
+    return "nv_bfloat16";
+  }
   if (t.lanes == 1 && t.is_float() && t.bits == 16) {
     uses_half_ = true;
     return "half";

@@ -23,10 +23,10 @@ class CodeGenCUDA : public CodeGenC {
 
  protected:
   std::string headers() const override;
-  // TVM's CUDA spellings: int, uint, uchar, int64_t (the header defines them); half
-  // (cuda_fp16.h, included when a kernel uses it).
+  // TVM's CUDA spellings: int, uint, uchar, int64_t (the header defines them); half and
+  // nv_bfloat16 (cuda_fp16.h / cuda_bf16.h, included when a kernel uses them).
   std::string type_of(ir::DataType t) const override;
-  // A half constant is a float one converted: `((half)0.5f)`.
+  // A half / bfloat16 constant is a float one converted: `((half)0.5f)`.
   std::string literal(const ir::PrimExpr& e) const override;
   void emit_allocate(const ir::AllocateNode& n) override;
   void emit_parallel(const ir::ForNode& n) override;
@@ -57,6 +57,7 @@ class CodeGenCUDA : public CodeGenC {
   std::unordered_map<const ir::BufferLoadNode*, std::vector<ir::Var>> hoisted_loads_;
   std::string functions_;
   mutable bool uses_half_ = false;  // a kernel uses half: the header includes cuda_fp16.h
+  mutable bool uses_bf16_ = false;  // ... nv_bfloat16: cuda_bf16.h
   std::unordered_set<const ir::VarNode*> hoisted_;  // shared buffers declared at the kernel's top
 };
 
