@@ -56,10 +56,11 @@ struct RegionSet {
 class Detector : public IRVisitor {
  public:
   RegionSet reads, writes;
+  std::unordered_map<const BufferNode*, const BufferRegion*> matched;  // match_buffer -> its source
 
   void visit(const PrimExpr& e) override {
     if (auto* load = as<BufferLoadNode>(e)) {
-      reads.add(load->buffer, relax(load->indices));
+      add_access(reads, load->buffer, load->indices);
     }
     visit_children(e);
   }
@@ -78,7 +79,7 @@ class Detector : public IRVisitor {
       }
       case StmtKind::BufferStore: {
         auto* store = as<BufferStoreNode>(s);
-        writes.add(store->buffer, relax(store->indices));
+        add_access(writes, store->buffer, store->indices);
         visit_children(s);
         return;
       }
@@ -120,6 +121,22 @@ class Detector : public IRVisitor {
   using IRVisitor::visit;
 
  private:
+  void add_access(RegionSet& into, const Buffer& buffer, const std::vector<PrimExpr>& indices) {
+    auto it = matched.find(buffer.get());
+    if (it == matched.end()) {
+      into.add(buffer, relax(indices));
+      return;
+    }
+    // TVM's detector: the whole source region the match_buffer stands for.
+    std::vector<Interval> dims;
+    for (const auto& range : it->second->region) {
+      Interval lo = eval_interval(range.min, dom_);
+      Interval hi = eval_interval(simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), dom_);
+      dims.push_back((!lo.min || !hi.min) ? Interval{} : Interval{lo.min, hi.max});
+    }
+    into.add(it->second->buffer, dims);
+  }
+
   Interval eval_bounds(const Interval& i) {
     Interval lo = eval_interval(i.min, dom_), hi = eval_interval(i.max, dom_);
     if (!lo.min || !hi.min) return Interval{};
@@ -137,8 +154,10 @@ class Detector : public IRVisitor {
 
 }  // namespace
 
-AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated) {
+AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
+                                   const std::vector<MatchBufferRegion>& matches) {
   Detector d;
+  for (const auto& m : matches) d.matched[m.buffer.get()] = &m.source;
   if (init) d.visit(init);
   d.visit(body);
   std::unordered_set<const BufferNode*> own;

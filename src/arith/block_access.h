@@ -1,6 +1,7 @@
 // The regions a block reads and writes, inferred from its body as TVM does when TVMScript
 // omits T.reads/T.writes: loops inside the block are relaxed to their full range, nested
-// blocks contribute their declared regions, and with an init the written buffers are not
+// blocks contribute their declared regions, an access through a match_buffer is one of its
+// source region, and with an init the written buffers are not
 // counted as reads.
 #pragma once
 
@@ -14,7 +15,9 @@ struct AccessRegions {
   std::vector<ir::BufferRegion> reads, writes;
 };
 
-// `allocated`: the block's own alloc_buffers, which are not part of its signature.
-AccessRegions infer_access_regions(const ir::Stmt& body, const ir::Stmt& init, const std::vector<ir::Buffer>& allocated = {});
+// `allocated`: the block's own alloc_buffers, which are not part of its signature;
+// `matches`: its match_buffers, whose accesses count as accesses of their source regions.
+AccessRegions infer_access_regions(const ir::Stmt& body, const ir::Stmt& init, const std::vector<ir::Buffer>& allocated = {},
+                                   const std::vector<ir::MatchBufferRegion>& matches = {});
 
 }  // namespace tsch::arith

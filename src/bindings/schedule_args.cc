@@ -1,5 +1,6 @@
 // Script arguments of a schedule primitive to the instruction's inputs and attributes, by
 // the parameter types its kind declares (schedule/instruction.h).
+#include <algorithm>
 #include <optional>
 #include <fmt/format.h>
 
@@ -99,7 +100,7 @@ class Converter {
   TraceArg block(size_t i) {
     if (auto* s = a_[i].as<script::Str>()) {
       const std::string& func = sch_.func_working_on();
-      if (func.empty()) raise(ExcKind::ValueError, "the module has several functions: call sch.work_on(name) before naming blocks");
+      if (func.empty()) raise(ExcKind::ValueError, "the schedule does not know which function to be working on: the module has several functions; call sch.work_on(name) before naming blocks");
       try {
         schedule::get_block(sch_.state(), s->value, func);
       } catch (const schedule::ScheduleError& e) {
@@ -120,6 +121,7 @@ class Converter {
       if (f.is_none()) slot.push_back(TraceArg::none());
       else if (f.is_integral()) slot.push_back(TraceArg::of_int(f.as_int()));
       else if (auto* rv = f.as<RVValue>(); rv && rv->rv->kind == RVNode::Kind::Expr) slot.push_back(TraceArg::of_ref(rv->rv));
+      else if (int64_t c; is_expr(f) && ir::as_const_int(to_expr(interp_, f, "factors"), &c)) slot.push_back(TraceArg::of_int(c));
       else {
         raise(ExcKind::TypeError, fmt::format("argument {}, 'factors' to {}: expected a list of int or None, got a list containing {}",
                                               i, a_.function_name(), Interpreter::type_name(f)));
@@ -162,7 +164,7 @@ class Converter {
     const Value& v = a_[i];
     if (rv_of(v, RVNode::Kind::Expr)) return TraceArg::of_ref(v.as<RVValue>()->rv);
     std::optional<TraceArg> constant = ann_constant(v);
-    if (!constant) a_.type_error(i, "an int, float, bool, str, ExprRV or a list of them");
+    if (!constant) a_.type_error(i, "an int, float, bool, str, ExprRV, or a list or dict of them");
     return *constant;
   }
   // An annotation value: a number, bool or str, or a list of them.
@@ -179,6 +181,24 @@ class Converter {
         items.push_back(*item);
       }
       return TraceArg::of_list(std::move(items));
+    }
+    if (auto* d = v.as<script::Dict>()) {
+      std::vector<std::string> keys;
+      std::vector<TraceArg> values;
+      // Keys in sorted order, as the trace's JSON object keeps them (TVM's Map has no order).
+      std::vector<std::pair<std::string, TraceArg>> entries;
+      for (const auto& [k, x] : d->items()) {
+        auto* key = k.as<script::Str>();
+        std::optional<TraceArg> item = ann_constant(x);
+        if (!key || !item) return std::nullopt;
+        entries.emplace_back(key->value, *item);
+      }
+      std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto& [k, x] : entries) {
+        keys.push_back(k);
+        values.push_back(std::move(x));
+      }
+      return TraceArg::of_dict(std::move(keys), std::move(values));
     }
     return std::nullopt;
   }
@@ -235,37 +255,42 @@ class Converter {
 
   // A function of the buffer's indices, or its lambda text (from a printed trace).
   TraceArg index_map(size_t i) {
+    // What the map re-indexes: the buffer of a layout transformation, else (transform_block_layout)
+    // the block's iterators.
+    std::vector<ir::DataType> dtypes;
+    std::string what;
+    if (buffer_) {
+      for (const auto& d : buffer_->shape) dtypes.push_back(d->dtype);
+      what = "buffer " + buffer_->name + " has {} dimensions";
+    } else {
+      const ir::BlockNode& b = block_node();
+      for (const auto& iv : b.iter_vars) dtypes.push_back(iv.var->dtype);
+      what = "block " + b.name + " has {} iterators";
+    }
+    auto mismatch = [&](size_t takes) {
+      a_.value_error(i, fmt::format("the index map takes {} indices but ", takes) + fmt::format(fmt::runtime(what), dtypes.size()));
+    };
     Value fn = a_[i].as<script::Str>() ? eval_lambda(interp_, a_[i].as<script::Str>()->value) : a_[i];
     if (auto* m = fn.as<IndexMapValue>()) {
-      // A tvm.tir.IndexMap: called again with indices of the buffer's type when it came from
-      // a function; otherwise used as it is when its types are the buffer's.
-      if (m->params.size() != buffer_->shape.size()) {
-        a_.value_error(i, fmt::format("the index map takes {} indices but buffer {} has {} dimensions", m->params.size(), buffer_->name,
-                                      buffer_->shape.size()));
-      }
+      // A tvm.tir.IndexMap: called again with indices of the right type when it came from a
+      // function; otherwise used as it is when its types are those.
+      if (m->params.size() != dtypes.size()) mismatch(m->params.size());
       if (!m->function.is_none()) {
-        std::vector<ir::DataType> dtypes;
-        for (const auto& d : buffer_->shape) dtypes.push_back(d->dtype);
         IndexFunctionCall call = call_index_function(interp_, m->function, dtypes);
         map_ = TraceArg::of_index_map(std::move(call.params), std::move(call.outputs));
         return map_;
       }
       for (size_t d = 0; d < m->params.size(); ++d) {
-        if (m->params[d]->dtype != buffer_->shape[d]->dtype)
+        if (m->params[d]->dtype != dtypes[d])
           raise(ExcKind::NotImplementedError, "not supported yet: an IndexMap over " + m->params[d]->dtype.to_string() +
-                                                  " indices for buffer " + buffer_->name + " of " + buffer_->shape[d]->dtype.to_string() +
-                                                  " dimensions (make it with IndexMap.from_func, or index_dtype=)");
+                                                  " indices where " + fmt::format(fmt::runtime(what), dtypes.size()) + " of " +
+                                                  dtypes[d].to_string() + " (make it with IndexMap.from_func, or index_dtype=)");
       }
       map_ = TraceArg::of_index_map(m->params, m->outputs);
       return map_;
     }
     int64_t arity = index_function_arity(fn);
-    if (arity >= 0 && fn.as<script::Function>() && static_cast<size_t>(arity) != buffer_->shape.size()) {
-      a_.value_error(i, fmt::format("the index map takes {} indices but buffer {} has {} dimensions", arity, buffer_->name,
-                                    buffer_->shape.size()));
-    }
-    std::vector<ir::DataType> dtypes;
-    for (const auto& d : buffer_->shape) dtypes.push_back(d->dtype);
+    if (arity >= 0 && fn.as<script::Function>() && static_cast<size_t>(arity) != dtypes.size()) mismatch(static_cast<size_t>(arity));
     IndexFunctionCall call = call_index_function(interp_, fn, dtypes);
     map_ = TraceArg::of_index_map(std::move(call.params), std::move(call.outputs));
     return map_;

@@ -31,7 +31,7 @@ class InstructionValue : public script::Object {
  public:
   InstructionValue(Instruction i, std::string t) : inst(std::move(i)), text(std::move(t)) {}
   TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override { return text; }
+  std::string repr_hook(Interpreter&) override { return text.empty() ? schedule::instruction_python(*inst) : text; }
   Instruction inst;
   std::string text;  // "l1, l2 = sch.split(...)"
 };
@@ -44,7 +44,7 @@ class InstructionKindValue : public script::Object {
   const schedule::InstructionKind* kind;
 };
 
-Value arg_value(const TraceArg& a) {
+Value arg_value(Interpreter& interp, const TraceArg& a) {
   switch (a.kind) {
     case TraceArg::Kind::None: return Value();
     case TraceArg::Kind::Int: return Value::integer(a.i);
@@ -54,10 +54,15 @@ Value arg_value(const TraceArg& a) {
     case TraceArg::Kind::Ref: return wrap_rv(a.ref);
     case TraceArg::Kind::List: {
       std::vector<Value> items;
-      for (const TraceArg& x : a.list) items.push_back(arg_value(x));
+      for (const TraceArg& x : a.list) items.push_back(arg_value(interp, x));
       return script::make_list(std::move(items));
     }
     case TraceArg::Kind::IndexMap: return script::make_str(a.lambda_text());
+    case TraceArg::Kind::Dict: {
+      auto d = std::make_shared<script::Dict>();
+      for (size_t i = 0; i < a.list.size(); ++i) d->set(interp, script::make_str(a.keys[i]), arg_value(interp, a.list[i]));
+      return Value(d);
+    }
   }
   return Value();
 }
@@ -134,6 +139,10 @@ TypeObject* InstructionKindValue::type() const {
     t->set_module("tvm.tir.schedule");
     t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<InstructionKindValue>()->kind->name); });
     t->def_property("is_pure", [](Interpreter&, const Value& v) { return Value::boolean(v.as<InstructionKindValue>()->kind->is_pure); });
+    t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+      auto* other = a[1].as<InstructionKindValue>();
+      return Value::boolean(other && other->kind == a[0].as<InstructionKindValue>()->kind);
+    });
     t->def("get", "name", [](Interpreter&, Args& a) {
       const schedule::InstructionKind* k = schedule::InstructionKind::find(a.get_str(0));
       if (!k) a.value_error(0, "no instruction kind named " + a.get_str(0));
@@ -167,13 +176,13 @@ TypeObject* InstructionValue::type() const {
     t->def_property("kind", [](Interpreter&, const Value& v) {
       return Value(std::make_shared<InstructionKindValue>(v.as<InstructionValue>()->inst->kind));
     });
-    auto list_of = [](const std::vector<TraceArg>& args) {
+    auto list_of = [](Interpreter& interp, const std::vector<TraceArg>& args) {
       std::vector<Value> items;
-      for (const TraceArg& a : args) items.push_back(arg_value(a));
+      for (const TraceArg& a : args) items.push_back(arg_value(interp, a));
       return script::make_list(std::move(items));
     };
-    t->def_property("inputs", [list_of](Interpreter&, const Value& v) { return list_of(v.as<InstructionValue>()->inst->inputs); });
-    t->def_property("attrs", [list_of](Interpreter&, const Value& v) { return list_of(v.as<InstructionValue>()->inst->attrs); });
+    t->def_property("inputs", [list_of](Interpreter& interp, const Value& v) { return list_of(interp, v.as<InstructionValue>()->inst->inputs); });
+    t->def_property("attrs", [list_of](Interpreter& interp, const Value& v) { return list_of(interp, v.as<InstructionValue>()->inst->attrs); });
     t->def_property("outputs", [](Interpreter&, const Value& v) {
       std::vector<Value> items;
       for (const auto& rv : v.as<InstructionValue>()->inst->outputs) items.push_back(wrap_rv(rv));
@@ -187,6 +196,10 @@ TypeObject* InstructionValue::type() const {
     });
     t->def("__hash__", "self", [](Interpreter&, Args& a) {
       return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<InstructionValue>()->inst.get()) >> 4));
+    });
+    t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+      auto* other = a[1].as<InstructionValue>();
+      return Value::boolean(other && other->inst == a[0].as<InstructionValue>()->inst);
     });
     return t;
   }();
@@ -227,10 +240,10 @@ TypeObject* TraceValue::type() const {
         Value fn = a[3];
         provider = [&interp, fn](const Instruction& inst, const TraceArg& decision) {
           std::vector<Value> inputs, attrs;
-          for (const TraceArg& x : inst->inputs) inputs.push_back(arg_value(x));
-          for (const TraceArg& x : inst->attrs) attrs.push_back(arg_value(x));
+          for (const TraceArg& x : inst->inputs) inputs.push_back(arg_value(interp, x));
+          for (const TraceArg& x : inst->attrs) attrs.push_back(arg_value(interp, x));
           Value out = interp.call(fn, {Value(std::make_shared<InstructionValue>(inst, "")), script::make_list(std::move(inputs)),
-                                       script::make_list(std::move(attrs)), arg_value(decision)});
+                                       script::make_list(std::move(attrs)), arg_value(interp, decision)});
           return decision_arg(interp, out);
         };
       }
@@ -245,7 +258,7 @@ TypeObject* TraceValue::type() const {
       });
       return Value();
     }, "Trace.apply_json_to_schedule(json, sch): replay a trace in TVM's JSON form.");
-    type->def("get_decision", "self, inst", [](Interpreter&, Args& a) { return arg_value(trace_of(a).get_decision(instruction_arg(a, 1))); });
+    type->def("get_decision", "self, inst", [](Interpreter& interp, Args& a) { return arg_value(interp, trace_of(a).get_decision(instruction_arg(a, 1))); });
     type->def("with_decision", "self, inst, decision, remove_postproc", [](Interpreter& interp, Args& a) {
       return make_trace_value(trace_of(a).with_decision(instruction_arg(a, 1), decision_arg(interp, a[2]), a.get_bool(3)));
     });
@@ -257,7 +270,7 @@ TypeObject* TraceValue::type() const {
       auto d = std::make_shared<script::Dict>();
       for (size_t i = 0; i < trace.size(); ++i) {
         TraceArg decision = trace.get_decision(trace.insts()[i]);
-        if (!decision.is_none()) d->set(interp, Value(std::make_shared<InstructionValue>(trace.insts()[i], lines[i])), arg_value(decision));
+        if (!decision.is_none()) d->set(interp, Value(std::make_shared<InstructionValue>(trace.insts()[i], lines[i])), arg_value(interp, decision));
       }
       return Value(d);
     }, "decisions: the sampling instructions' decisions, by instruction.");

@@ -31,10 +31,18 @@ Value wrap_rv(const schedule::RV& rv);
 
 class ScheduleValue : public script::Object {
  public:
-  explicit ScheduleValue(schedule::Schedule s) : sch(std::move(s)) {}
+  explicit ScheduleValue(schedule::Schedule s) : sch(std::move(s)), identity(next_identity()) {}
   script::TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override { return "<tvm.tir.Schedule>"; }
   schedule::Schedule sch;
+  // Which schedule a StmtSRef belongs to: a copy is another schedule with its own srefs.
+  uint64_t identity;
+
+ private:
+  static uint64_t next_identity() {
+    static uint64_t counter = 0;
+    return ++counter;
+  }
 };
 script::TypeRef schedule_type();
 // tvm.tir.ScheduleError (a RuntimeError, as TVM's derives from TVMError).

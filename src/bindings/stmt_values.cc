@@ -106,6 +106,27 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     }
     return true;
   }
+  if (auto* realize = ir::as<ir::BlockRealizeNode>(stmt)) {
+    if (field == "block") out = child(stmt, realize->block);
+    else if (field == "predicate") out = wrap(realize->predicate);
+    else if (field == "iter_values") {
+      std::vector<Value> values;
+      for (const auto& v : realize->iter_values) values.push_back(wrap(v));
+      out = script::make_list(std::move(values));
+    } else {
+      return false;
+    }
+    return true;
+  }
+  if (auto* seq = ir::as<ir::SeqStmtNode>(stmt)) {
+    if (field == "seq") {
+      std::vector<Value> items;
+      for (const auto& st : seq->seq) items.push_back(child(stmt, st));
+      out = script::make_list(std::move(items));
+      return true;
+    }
+    return false;
+  }
   return false;
 }
 

@@ -98,7 +98,7 @@ void annotation_method(TypeObject& type, const char* name, te::LoopAnnotation::K
   type.def(name, "self, var", [kind, name](Interpreter& interp, Args& a) {
     StageValue& st = self_stage(a);
     ir::Var v = iter_var_arg(interp, a[1], name);
-    guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{kind, v, "", nullptr}); });
+    guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{kind, v, "", nullptr, nullptr}); });
     return Value();
   });
 }
@@ -179,7 +179,7 @@ TypeObject* StageValue::type() const {
         value = to_expr(interp, a[3], "pragma_value");
         if (!ir::as<ir::IntImmNode>(value)) raise(ExcKind::NotImplementedError, "not supported yet: a pragma value that is not an integer");
       }
-      guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{te::LoopAnnotation::Kind::Pragma, v, a.get_str(2), value}); });
+      guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{te::LoopAnnotation::Kind::Pragma, v, a.get_str(2), value, nullptr}); });
       return Value();
     });
     type->def("compute_at", "self, parent, scope", [](Interpreter& interp, Args& a) {

@@ -7,6 +7,7 @@
 #include "bindings/attr_values.h"
 #include "bindings/index_map_values.h"
 #include "bindings/ir_values.h"
+#include "bindings/stmt_values.h"
 #include "frontend/ir_module_frame.h"
 #include "bindings/roundtrip_check.h"
 #include "bindings/registry_values.h"
@@ -37,6 +38,7 @@ void register_tvmscript_tir_module();
 void register_tvmscript_relax_module();
 void register_tvm_te_module();
 void register_tvm_contrib_modules();
+void register_schedule_testing_modules();
 void install_schedule(script::Namespace& tir_ns);
 void install_schedule_module(script::Namespace& ns);
 
@@ -123,6 +125,9 @@ ir::StructuralDiff diff_values(Interpreter& interp, Args& a) {
   ir::StructuralOptions tvm_equality{/*block_names=*/false};
   if (a[0].as<PrimFuncValue>() && a[1].as<PrimFuncValue>()) {
     return ir::structural_diff(a[0].as<PrimFuncValue>()->func, a[1].as<PrimFuncValue>()->func, tvm_equality);
+  }
+  if (a[0].as<StmtValue>() && a[1].as<StmtValue>()) {
+    return ir::structural_diff(a[0].as<StmtValue>()->stmt, a[1].as<StmtValue>()->stmt, tvm_equality);
   }
   return ir::structural_diff(to_module(interp, a[0], "lhs"), to_module(interp, a[1], "rhs"), tvm_equality);
 }
@@ -408,6 +413,7 @@ void register_tvm_modules() {
   register_tvm_relax_modules();
   register_tvm_te_module();
   register_tvm_contrib_modules();
+  register_schedule_testing_modules();
   script::ModuleLoader::register_builtin("tvm", build_tvm);
   script::ModuleLoader::register_builtin("tvm.script", build_script);
   script::ModuleLoader::register_builtin("tvm.script.ir", build_script_ir);

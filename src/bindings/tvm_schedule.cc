@@ -38,6 +38,10 @@ TypeRef rv_type(RVNode::Kind kind) {
     auto t = std::make_shared<TypeObject>(name);
     t->set_module("tvm.tir.schedule");
     t->constructor = [kind](Interpreter&, TypeObject*, script::CallArgs&) { return wrap_rv(schedule::make_rv(kind, 0)); };
+    t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+      auto* other = a[1].as<RVValue>();
+      return Value::boolean(other && other->rv == a[0].as<RVValue>()->rv);
+    });
     return t;
   };
   static TypeRef block = make("BlockRV", RVNode::Kind::Block), loop = make("LoopRV", RVNode::Kind::Loop),
@@ -77,6 +81,98 @@ Value make_schedule_error(const schedule::RenderedScheduleError& e) {
 namespace {
 
 schedule::Schedule& self(Args& a) { return a[0].as<ScheduleValue>()->sch; }
+
+// TVM's StmtSRef: a loop or block of one schedule's state (`.stmt`, `.parent`). The
+// schedule's module keeps the statement alive; two srefs are the same when they name the
+// same statement of the same schedule.
+class StmtSRefValue : public script::Object {
+ public:
+  StmtSRefValue(std::shared_ptr<ScheduleValue> owner, uint64_t sid) : owner(std::move(owner)), sid(sid) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override;
+  std::shared_ptr<ScheduleValue> owner;
+  uint64_t sid;
+};
+
+const ir::StmtNode* sref_stmt(const StmtSRefValue& r) {
+  const schedule::NodeInfo* info = r.owner->sch.state().info(r.sid);
+  return info ? info->node : nullptr;
+}
+
+TypeRef stmt_sref_type() {
+  static TypeRef t = [] {
+    auto t = std::make_shared<TypeObject>("StmtSRef");
+    t->set_module("tvm.tir");
+    t->def_property("stmt", [](Interpreter&, const Value& v) -> Value {
+      auto* r = v.as<StmtSRefValue>();
+      const ir::StmtNode* node = sref_stmt(*r);
+      if (!node) return Value();
+      return wrap(ir::Stmt(r->owner->sch.mod(), node));
+    });
+    t->def_property("parent", [](Interpreter&, const Value& v) -> Value {
+      auto* r = v.as<StmtSRefValue>();
+      const schedule::NodeInfo* info = r->owner->sch.state().info(r->sid);
+      if (!info || info->parent == 0) return Value();
+      return Value(std::make_shared<StmtSRefValue>(r->owner, info->parent));
+    });
+    t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+      auto* x = a[0].as<StmtSRefValue>();
+      auto* y = a[1].as<StmtSRefValue>();
+      return Value::boolean(y && x->owner->identity == y->owner->identity && x->sid == y->sid);
+    });
+    return t;
+  }();
+  return t;
+}
+
+script::TypeObject* StmtSRefValue::type() const { return stmt_sref_type().get(); }
+
+std::string StmtSRefValue::repr_hook(Interpreter&) {
+  const ir::StmtNode* node = sref_stmt(*this);
+  if (!node) return "StmtSRef(None)";
+  if (node->kind == ir::StmtKind::For) return "StmtSRef(for " + static_cast<const ir::ForNode*>(node)->loop_var->name + ")";
+  return "StmtSRef(block " + static_cast<const ir::BlockNode*>(node)->name + ")";
+}
+
+// A handle this schedule gave out, else IndexError (TVM's symbol-table lookup).
+const schedule::RV& known_rv(Args& a, size_t i) {
+  auto* rv = a[i].as<RVValue>();
+  if (!rv) a.type_error(i, "a BlockRV, LoopRV or ExprRV");
+  if (!self(a).has_rv(rv->rv)) {
+    raise(ExcKind::IndexError, "Cannot find the corresponding RandomVariable: the handle was made by another schedule, or removed "
+                               "with remove_rv");
+  }
+  return rv->rv;
+}
+
+// sch.state: TVM's ScheduleState, for `.mod` and `.get_sref(stmt)`.
+class ScheduleStateValue : public script::Object {
+ public:
+  explicit ScheduleStateValue(std::shared_ptr<ScheduleValue> owner) : owner(std::move(owner)) {}
+  script::TypeObject* type() const override {
+    static TypeRef t = [] {
+      auto t = std::make_shared<TypeObject>("ScheduleState");
+      t->set_module("tvm.tir");
+      t->def_property("mod", [](Interpreter&, const Value& v) {
+        return Value(std::make_shared<IRModuleValue>(v.as<ScheduleStateValue>()->owner->sch.mod()));
+      });
+      t->def("get_sref", "self, stmt", [](Interpreter&, Args& a) -> Value {
+        auto owner = a[0].as<ScheduleStateValue>()->owner;
+        uint64_t sid = 0;
+        auto* stmt = a[1].as<StmtValue>();
+        if (auto* loop = stmt ? ir::as<ir::ForNode>(stmt->stmt) : nullptr) sid = loop->sid;
+        else if (auto* block = stmt ? ir::as<ir::BlockNode>(stmt->stmt) : nullptr) sid = block->sid;
+        else a.type_error(1, "a For or a Block");
+        const schedule::NodeInfo* info = owner->sch.state().info(sid);
+        if (!info) return Value();
+        return Value(std::make_shared<StmtSRefValue>(owner, sid));
+      });
+      return t;
+    }();
+    return t.get();
+  }
+  std::shared_ptr<ScheduleValue> owner;
+};
 
 // With TSCH_CHECK_BUILD=1 (the schedule tests), every primitive that changes the module is
 // checked by building the module before and after it and comparing results on random inputs.
@@ -196,9 +292,23 @@ TypeRef make_schedule_type() {
     }
     return Value();
   });
+  t->def("get_sref", "self, rv", [](Interpreter&, Args& a) -> Value {
+    const schedule::RV& rv = known_rv(a, 1);
+    if (rv->kind == RVNode::Kind::Expr) a.type_error(1, "a BlockRV or LoopRV");
+    if (!self(a).state().info(rv->sid)) raise(ExcKind::ValueError, "get_sref: the handle is no longer in the schedule");
+    return Value(std::make_shared<StmtSRefValue>(a[0].as_ref<ScheduleValue>(), rv->sid));
+  }, "get_sref(rv) -> StmtSRef: the loop or block the handle names in this schedule's state.");
+  t->def("remove_rv", "self, rand_var", [](Interpreter&, Args& a) -> Value {
+    self(a).remove_rv(known_rv(a, 1));
+    return Value();
+  }, "remove_rv(rv): forget a handle; using it afterwards is an IndexError.");
+  t->def_property("state", [](Interpreter&, const Value& v) {
+    return Value(std::make_shared<ScheduleStateValue>(v.as_ref<ScheduleValue>()));
+  });
   t->def("get", "self, rv", [](Interpreter&, Args& a) -> Value {
     auto* rv = a[1].as<RVValue>();
     if (!rv) a.type_error(1, "a BlockRV, LoopRV or ExprRV");
+    known_rv(a, 1);
     if (rv->rv->kind == RVNode::Kind::Expr) return Value::integer(rv->rv->value);
     const schedule::NodeInfo* info = self(a).state().info(rv->rv->sid);
     if (!info) raise(ExcKind::ValueError, "get: the handle is no longer in the schedule");

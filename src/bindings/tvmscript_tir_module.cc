@@ -524,10 +524,10 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   // parsed and scheduled; no code generator emits them yet).
   for (const char* name : {"tvm_fill_fragment", "tvm_load_matrix_sync", "tvm_store_matrix_sync", "tvm_mma_sync", "tvm_bmma_sync"}) {
     std::string op = name;
-    def_function(ns, name, "*args", [op](Interpreter& interp, Args& a) {
+    def_function(ns, name, "*args, dtype=\"handle\"", [op](Interpreter& interp, Args& a) {
       std::vector<ir::PrimExpr> args;
       for (const auto& v : a.varargs()) args.push_back(to_expr(interp, v, "T." + op + " argument"));
-      return wrap(ir::call(ir::DataType::handle(), op, args));
+      return wrap(ir::call(dtype_arg(interp, a[1], "T." + op + " dtype"), op, args));
     });
   }
   def_function(ns, "tvm_stack_make_shape", "*dims", [](Interpreter& interp, Args& a) {
@@ -541,10 +541,22 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     if (!args[0]->dtype.is_handle()) raise(ExcKind::TypeError, "T.tvm_stack_make_array: data must be a handle (B.data), got " + args[0]->dtype.to_string());
     return wrap(ir::call(ir::DataType::handle(), "tvm_stack_make_array", args));
   });
-  def_function(ns, "call_extern", "dtype, name, *args", [](Interpreter& interp, Args& a) {
-    std::vector<ir::PrimExpr> args{std::make_shared<ir::StringImmNode>(a.get_str(1))};
-    for (const auto& v : a.varargs()) args.push_back(to_expr(interp, v, "T.call_extern argument"));
-    return wrap(ir::call(dtype_arg(interp, a[0], "T.call_extern dtype"), "call_extern", args));
+  // T.call_extern(dtype, name, *args), or T.call_extern(name, *args, dtype=...) as TVMScript's
+  // dtype forwarding allows ("" is void).
+  def_function(ns, "call_extern", "*args, dtype=None", [](Interpreter& interp, Args& a) {
+    std::vector<Value> rest = a.varargs();
+    Value dtype = a[1];
+    if (dtype.is_none()) {
+      if (rest.empty()) raise(ExcKind::TypeError, "T.call_extern: missing the dtype and the function name");
+      dtype = rest.front();
+      rest.erase(rest.begin());
+    }
+    if (rest.empty() || !rest.front().as<script::Str>()) raise(ExcKind::TypeError, "T.call_extern: expected the function name (a str)");
+    std::vector<ir::PrimExpr> args{std::make_shared<ir::StringImmNode>(rest.front().as<script::Str>()->value)};
+    for (size_t i = 1; i < rest.size(); ++i) args.push_back(to_expr(interp, rest[i], "T.call_extern argument"));
+    auto* text = dtype.as<script::Str>();
+    ir::DataType t = text && text->value.empty() ? ir::DataType::void_() : dtype_arg(interp, dtype, "T.call_extern dtype");
+    return wrap(ir::call(t, "call_extern", args));
   });
   auto limit = [](bool max) {
     return [max](Interpreter& interp, Args& a) {

@@ -484,7 +484,7 @@ class TirParser {
     block->body = make_seq(stmts);
     if (!block->body) block->body = std::make_shared<EvaluateNode>(make_int(0));
     if (!frame.reads || !frame.writes) {
-      arith::AccessRegions regions = arith::infer_access_regions(block->body, block->init);
+      arith::AccessRegions regions = arith::infer_access_regions(block->body, block->init, {}, block->match_buffers);
       // Buffers allocated by the block itself are not part of its signature.
       auto drop_own = [&](std::vector<BufferRegion>& rs) {
         std::vector<BufferRegion> kept;

@@ -321,6 +321,12 @@ StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b, StructuralO
   return c.diff;
 }
 
+StructuralDiff structural_diff(const Stmt& a, const Stmt& b, StructuralOptions options) {
+  Comparer c(options);
+  c.stmt(a, b);
+  return c.diff;
+}
+
 StructuralDiff structural_diff(const PrimExpr& a, const PrimExpr& b) {
   Comparer c;
   c.expr(a, b);

@@ -26,6 +26,7 @@ struct StructuralOptions {
 StructuralDiff structural_diff(const IRModule& a, const IRModule& b, StructuralOptions options = {});
 StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b, StructuralOptions options = {});
 StructuralDiff structural_diff(const PrimExpr& a, const PrimExpr& b);
+StructuralDiff structural_diff(const Stmt& a, const Stmt& b, StructuralOptions options = {});
 
 // Comparers of the other function kinds (Relax functions), registered by their dialect.
 using FunctionDiff = std::function<StructuralDiff(const BaseFunc&, const BaseFunc&)>;

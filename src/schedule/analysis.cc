@@ -173,4 +173,28 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
   return out;
 }
 
+namespace {
+
+// The degree of `e` in the iterators: 0 free of them, 1 affine, 2 anything else.
+int iter_degree(const PrimExpr& e, const std::function<bool(const VarNode*)>& is_iter) {
+  if (!uses_var(e, is_iter)) return 0;
+  switch (e->kind) {
+    case ExprKind::Var: return 1;
+    case ExprKind::Add:
+    case ExprKind::Sub: return std::max(iter_degree(binary_a(e), is_iter), iter_degree(binary_b(e), is_iter));
+    case ExprKind::Mul: return std::min(2, iter_degree(binary_a(e), is_iter) + iter_degree(binary_b(e), is_iter));
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod: {
+      int64_t k;
+      if (!as_const_int(binary_b(e), &k) || k <= 0) return 2;
+      return iter_degree(binary_a(e), is_iter);
+    }
+    default: return 2;
+  }
+}
+
+}  // namespace
+
+bool is_quasi_affine(const PrimExpr& e, const std::function<bool(const VarNode*)>& is_iter) { return iter_degree(e, is_iter) <= 1; }
+
 }  // namespace tsch::schedule

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <functional>
 #include <vector>
 
 #include "arith/interval.h"
@@ -37,6 +38,11 @@ bool allocated_in_scope(const ScheduleState& s, uint64_t scope, const ir::Buffer
 bool allocated_in_function(const ScheduleState& s, const std::string& func, const ir::Buffer& buffer);
 // TVM's output block: one that writes a buffer its scope does not allocate (a parameter).
 bool is_output_block(const ScheduleState& s, uint64_t block);
+
+// Whether `e` is quasi-affine in the variables `is_iter` accepts (TVM's affine bindings, the
+// iterators' mixed-radix structure left aside): sums of iterators times constants, floordiv
+// and floormod of such a sum by a positive constant; anything free of iterators is a symbol.
+bool is_quasi_affine(const ir::PrimExpr& e, const std::function<bool(const ir::VarNode*)>& is_iter);
 
 // ---- block kinds
 

@@ -5,6 +5,7 @@
 #include <deque>
 #include <mutex>
 
+#include "ir/functor.h"
 #include "ir/printer.h"
 
 namespace tsch::schedule {
@@ -102,6 +103,10 @@ void fail_buffer_index_out_of_range(const ScheduleState& s, uint64_t block, int6
                    "`buffer_index` is {}, which is out of the expected range.",
                    num, is_write ? "write" : "read", num, index));
 }
+TSCH_SCHEDULE_ERROR_KIND(kNotReductionBlockError, "NotReductionBlockError", "Not a reduction block",
+                         "The block {0} is not a reduction block - it violates condition #1.\n" TSCH_REDUCTION_BLOCK_DEFINITION);
+TSCH_SCHEDULE_ERROR_KIND(kNotOnlyChildError, "NotOnlyChildError", "The inner loop is not the only child of outer loop",
+                         "The loops can't be fused because the inner loop {1} is not the only child of outer loop {0}.");
 TSCH_SCHEDULE_ERROR_KIND(kLoopTouchedByBothKindsError, "LoopPropertyError.both_kinds",
                          "The loops outside of the reduction block are required not to be touched by both data parallel block "
                          "iters and reduction block iters",
@@ -127,6 +132,22 @@ std::string render_schedule_error(const ScheduleState& state, const ScheduleErro
   std::string ir = ir::script(state.mod(), options);
   return fmt::format("ScheduleError: An error occurred in the schedule primitive '{}'.\n\nThe IR with diagnostic is:\n{}\nError message: {}",
                      error.primitive, ir, error.what());
+}
+
+void fail_not_reduction_block(const ScheduleState& s, uint64_t block, int condition) {
+  fail(s, kNotReductionBlockError, {block},
+       "The block {0} is not a reduction block - it violates condition #" + std::to_string(condition) +
+           ".\n" TSCH_REDUCTION_BLOCK_DEFINITION);
+}
+
+const ir::VarNode* reduction_var_in(const ir::BlockNode& block, const std::vector<ir::PrimExpr>& indices) {
+  for (const auto& iv : block.iter_vars) {
+    if (iv.type != ir::IterType::CommReduce) continue;
+    for (const auto& idx : indices) {
+      if (ir::uses_var(idx, [&](const ir::VarNode* v) { return v == iv.var.get(); })) return iv.var.get();
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace tsch::schedule

@@ -27,7 +27,7 @@ RV make_rv(RVNode::Kind kind, uint64_t sid, int64_t value = 0);
 
 // A value in an instruction's inputs, attributes or decision (TVM's Any).
 struct TraceArg {
-  enum class Kind { None, Int, Float, Bool, Str, Ref, List, IndexMap };
+  enum class Kind { None, Int, Float, Bool, Str, Ref, List, IndexMap, Dict };
   Kind kind = Kind::None;
   int64_t i = 0;
   double f = 0;
@@ -35,6 +35,7 @@ struct TraceArg {
   std::string s;
   RV ref;
   std::vector<TraceArg> list;
+  std::vector<std::string> keys;  // Dict: the keys of `list`'s values, in order (annotation values)
   // IndexMap: `lambda params: (outputs)`.
   std::vector<ir::Var> map_params;
   std::vector<ir::PrimExpr> map_outputs;
@@ -46,6 +47,13 @@ struct TraceArg {
   static TraceArg of_str(std::string v) { TraceArg a; a.kind = Kind::Str; a.s = std::move(v); return a; }
   static TraceArg of_ref(RV v) { TraceArg a; a.kind = Kind::Ref; a.ref = std::move(v); return a; }
   static TraceArg of_list(std::vector<TraceArg> v) { TraceArg a; a.kind = Kind::List; a.list = std::move(v); return a; }
+  static TraceArg of_dict(std::vector<std::string> k, std::vector<TraceArg> v) {
+    TraceArg a;
+    a.kind = Kind::Dict;
+    a.keys = std::move(k);
+    a.list = std::move(v);
+    return a;
+  }
   static TraceArg of_index_map(std::vector<ir::Var> params, std::vector<ir::PrimExpr> outputs);
 
   bool is_none() const { return kind == Kind::None; }
@@ -147,7 +155,7 @@ using KindList = std::vector<std::unique_ptr<InstructionKind>>;
 #define TSCH_SCHEDULE_KIND_FILES(X)                                                                      \
   X(get_block) X(split) X(fuse) X(reorder) X(loop_kind) X(compute_at) X(compute_inline)                  \
   X(decompose_reduction) X(rfactor) X(blockize) X(cache) X(annotate) X(storage_align) X(transform_layout) \
-  X(sampling) X(postproc)
+  X(sampling) X(postproc) X(set_dtype) X(merge) X(reindex)
 #define TSCH_DECLARE_REGISTER(file) void register_##file##_kinds(KindList& kinds);
 TSCH_SCHEDULE_KIND_FILES(TSCH_DECLARE_REGISTER)
 #undef TSCH_DECLARE_REGISTER

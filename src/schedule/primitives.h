@@ -26,6 +26,8 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop, const std::vector<s
                             bool preserve_unit_iters, bool disable_predication);
 uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loops, bool preserve_unit_iters);
 void reorder(ScheduleState& s, const std::vector<uint64_t>& loops);
+// primitive/merge.cc: sibling nests of one shape into one; returns the innermost merged loop.
+uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loops);
 
 // Blocks (primitive/blockize.cc): returns the outer block.
 uint64_t blockize(ScheduleState& s, uint64_t loop, bool preserve_unit_iters);
@@ -55,6 +57,11 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block);
 uint64_t cache_read(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope);
 uint64_t cache_write(ScheduleState& s, uint64_t block, int64_t write_buffer_index, const std::string& scope);
 void set_scope(ScheduleState& s, uint64_t block, int64_t buffer_index, const std::string& scope);
+// primitive/reindex.cc: the block accesses the buffer through one indexed by its iterators;
+// returns the copy block.
+uint64_t reindex(ScheduleState& s, uint64_t block, int64_t buffer_index, bool is_write);
+// primitive/set_dtype.cc: stores cast to `dtype`, loads cast back (TVM's UnsafeSetDType).
+void unsafe_set_dtype(ScheduleState& s, uint64_t block, int64_t buffer_index, const std::string& dtype);
 // Padding for transform_layout: the value of a padded element (null: none given), an
 // expression of `indices` (one variable per dimension of the transformed buffer).
 struct LayoutPadding {
@@ -64,14 +71,21 @@ struct LayoutPadding {
 };
 void transform_layout(ScheduleState& s, uint64_t block, const ir::Buffer& buffer, const std::vector<ir::Var>& params,
                       const std::vector<ir::PrimExpr>& outputs, const LayoutPadding& padding);
+// primitive/transform_layout.cc: the block's iteration space re-indexed by a bijective affine map.
+void transform_block_layout(ScheduleState& s, uint64_t block, const std::vector<ir::Var>& params, const std::vector<ir::PrimExpr>& outputs);
 void storage_align(ScheduleState& s, uint64_t block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset);
 
 // Sampling (primitive/sampling.cc): deterministic for a given random state.
 std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state);
 int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_state);
-// The loops a block may be computed at (its enclosing loops is not allowed; candidates are
-// loops of its consumers' nests where compute_at would succeed), outermost first.
-std::vector<uint64_t> compute_location_candidates(const ScheduleState& s, uint64_t block);
+// Where sample_compute_location may put a block (TVM's CollectComputeLocation): inline when
+// compute_inline would succeed, and loops of the first consumer's nest where compute_at
+// would (no unit loops, none after a reduction loop), each with its position in that nest.
+struct ComputeLocations {
+  bool can_inline = false;
+  std::vector<std::pair<int64_t, uint64_t>> loops;  // (position, loop sid), outermost first
+};
+ComputeLocations compute_location_candidates(const ScheduleState& s, uint64_t block);
 
 // Loop kinds (primitive/loop_kind.cc): parallel, vectorize, unroll, bind.
 void parallel(ScheduleState& s, uint64_t loop);

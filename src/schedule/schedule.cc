@@ -120,6 +120,9 @@ std::vector<RV> Schedule::apply(const InstructionKind& kind, std::vector<TraceAr
       throw;
     }
   }
+  for (const RV& rv : call.outputs) {
+    if (rv) symbols_.insert(rv);
+  }
   auto inst = std::make_shared<InstructionNode>();
   inst->kind = &kind;
   inst->inputs = std::move(call.inputs);
@@ -136,8 +139,19 @@ std::vector<RV> Schedule::apply(const std::string& kind_name, std::vector<TraceA
   return apply(*kind, std::move(inputs), std::move(attrs), std::move(decision));
 }
 
+void Schedule::check_known(const RV& rv) const {
+  TSCH_USER_ASSERT(symbols_.count(rv), IndexError)
+      << "Cannot find the corresponding RandomVariable: the handle was made by another schedule, or removed with remove_rv";
+}
+
+void Schedule::remove_rv(const RV& rv) {
+  check_known(rv);
+  symbols_.erase(rv);
+}
+
 uint64_t Schedule::loop_sid(const TraceArg& arg) const {
   TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Loop, TypeError) << "expected a LoopRV";
+  check_known(arg.ref);
   uint64_t sid = arg.ref->sid;
   if (sid == kRootLoop || sid == kInlineLoop) return sid;
   TSCH_USER_ASSERT(state_.loop(sid), ValueError)
@@ -147,6 +161,7 @@ uint64_t Schedule::loop_sid(const TraceArg& arg) const {
 
 uint64_t Schedule::block_sid(const TraceArg& arg) const {
   TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Block, TypeError) << "expected a BlockRV";
+  check_known(arg.ref);
   TSCH_USER_ASSERT(state_.block(arg.ref->sid), ValueError)
       << "the block no longer exists in the IRModule (an earlier primitive removed it)";
   return arg.ref->sid;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "schedule/error.h"
@@ -73,6 +74,12 @@ class Schedule {
   const ir::ForNode& loop(uint64_t sid) const;
   const ir::BlockNode& block(uint64_t sid) const;
 
+  // The handles this schedule has given out (TVM's symbol table): a copy knows those of the
+  // schedule it copies, not the ones either makes later. Using another handle is an
+  // IndexError; remove_rv forgets one.
+  bool has_rv(const RV& rv) const { return symbols_.count(rv) > 0; }
+  void remove_rv(const RV& rv);
+
   // Called after each primitive that changed the module, with the state before it; throwing
   // rolls the primitive back (TSCH_CHECK_BUILD builds and compares through this).
   using ChangeCheck = std::function<void(const Schedule& sch, const ScheduleState& before)>;
@@ -110,7 +117,10 @@ class Schedule {
  private:
   std::string render(const ScheduleError& error, const ScheduleState& at) const;
 
+  void check_known(const RV& rv) const;
+
   ScheduleState state_;
+  std::unordered_set<RV> symbols_;
   bool change_check_suspended_ = false;
   ir::IRModule original_;
   Trace trace_;

@@ -38,12 +38,17 @@ std::string value_text(const TraceArg& a, const Names& names) {
       return s + "]";
     }
     case TraceArg::Kind::IndexMap: return a.lambda_text();
+    case TraceArg::Kind::Dict: {
+      std::string s = "{";
+      for (size_t i = 0; i < a.list.size(); ++i) s += (i ? ", " : "") + ("\"" + a.keys[i] + "\": ") + value_text(a.list[i], names);
+      return s + "}";
+    }
   }
   return "None";
 }
 
 // TVM's PythonAPICall: `outputs = sch.method(name=value, ...)`.
-std::string python_line(const InstructionNode& inst, const TraceArg& decision, Names& names, int& counter) {
+std::string python_line(const InstructionNode& inst, const TraceArg& decision, Names& names, int& counter, bool anonymous = false) {
   const InstructionKind& kind = *inst.kind;
   std::vector<std::pair<std::string, std::string>> args;  // (keyword or "", text)
   for (const ParamSpec& p : kind.params) {
@@ -80,7 +85,7 @@ std::string python_line(const InstructionNode& inst, const TraceArg& decision, N
   std::string lhs;
   for (size_t i = 0; i < inst.outputs.size(); ++i) {
     const RV& rv = inst.outputs[i];
-    std::string name = !rv ? "_" : std::string(1, rv->kind == RVNode::Kind::Block ? 'b' : rv->kind == RVNode::Kind::Loop ? 'l' : 'v') + std::to_string(counter);
+    std::string name = !rv || anonymous ? "_" : std::string(1, rv->kind == RVNode::Kind::Block ? 'b' : rv->kind == RVNode::Kind::Loop ? 'l' : 'v') + std::to_string(counter);
     ++counter;
     if (rv) names[rv.get()] = name;
     lhs += (i ? ", " : "") + name;
@@ -183,6 +188,17 @@ std::vector<std::string> Trace::as_python(bool remove_postproc) const {
     lines.push_back(python_line(*insts_[k], get_decision(insts_[k]), names, counter));
   }
   return lines;
+}
+
+std::string instruction_python(const InstructionNode& inst) {
+  Names names;
+  std::function<void(const TraceArg&)> unnamed = [&](const TraceArg& a) {
+    if (a.kind == TraceArg::Kind::Ref && a.ref) names[a.ref.get()] = "_";
+    for (const TraceArg& x : a.list) unnamed(x);
+  };
+  for (const TraceArg& a : inst.inputs) unnamed(a);
+  int counter = 0;
+  return python_line(inst, TraceArg::none(), names, counter, /*anonymous=*/true);
 }
 
 std::string Trace::str() const {

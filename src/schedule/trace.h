@@ -53,4 +53,7 @@ class Trace {
   std::map<const InstructionNode*, TraceArg> decisions_;
 };
 
+// One instruction as TVM prints it on its own, every handle `_`: "_, _ = sch.get_loops(block=_)".
+std::string instruction_python(const InstructionNode& inst);
+
 }  // namespace tsch::schedule

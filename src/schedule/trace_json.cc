@@ -36,6 +36,11 @@ json input_json(const TraceArg& a, const std::unordered_map<const RVNode*, std::
       return out;
     }
     case TraceArg::Kind::IndexMap: return index_map_to_json_graph(a);
+    case TraceArg::Kind::Dict: {
+      json out = json::object();
+      for (size_t i = 0; i < a.list.size(); ++i) out[a.keys[i]] = input_json(a.list[i], names);
+      return out;
+    }
   }
   return nullptr;
 }
@@ -54,6 +59,11 @@ json attr_json(const TraceArg& a) {
       return out;
     }
     case TraceArg::Kind::IndexMap: return index_map_to_json_graph(a);
+    case TraceArg::Kind::Dict: {
+      json out = json::object();
+      for (size_t i = 0; i < a.list.size(); ++i) out[a.keys[i]] = attr_json(a.list[i]);
+      return out;
+    }
   }
   return nullptr;
 }
@@ -65,6 +75,18 @@ json attr_json(const TraceArg& a) {
 struct Reader {
   const Trace::IndexMapParser& parse_index_map;
   std::unordered_map<std::string, RV> handles;
+
+  // A JSON object (an annotation's dict value), each value read by `read`.
+  template <typename F>
+  static TraceArg dict(const json& v, F&& read) {
+    std::vector<std::string> keys;
+    std::vector<TraceArg> values;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      keys.push_back(it.key());
+      values.push_back(read(it.value()));
+    }
+    return TraceArg::of_dict(std::move(keys), std::move(values));
+  }
 
   // An index map: TVM's JSON graph text, or (as tsch wrote traces before) lambda text.
   TraceArg lambda(const std::string& text) {
@@ -87,6 +109,7 @@ struct Reader {
       for (const json& x : v) items.push_back(input(x, p));
       return TraceArg::of_list(std::move(items));
     }
+    if (v.is_object()) return dict(v, [&](const json& x) { return input(x, p); });
     if (!v.is_string()) bad_json("unexpected input " + v.dump());
     const std::string& s = v.get_ref<const std::string&>();
     if (s == "None") return TraceArg::none();
@@ -108,6 +131,7 @@ struct Reader {
       for (const json& x : v) items.push_back(attr(x, nullptr));
       return TraceArg::of_list(std::move(items));
     }
+    if (v.is_object()) return dict(v, [&](const json& x) { return attr(x, nullptr); });
     if (!v.is_string()) bad_json("unexpected attribute " + v.dump());
     const std::string& s = v.get_ref<const std::string&>();
     if (p && (p->type == ParamType::IndexMap || p->type == ParamType::PadValue)) return lambda(s);

@@ -1,5 +1,7 @@
 #include "schedule/transform.h"
 
+#include <unordered_map>
+
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "schedule/analysis.h"
@@ -134,11 +136,94 @@ class BufferReplacer : public IRMutator {
   const BufferReindex* reindex_;
 };
 
+Buffer changed(const Buffer& b, const BufferChange& change) {
+  Buffer out = buffer_with(b, b->name, b->shape, change.scope ? *change.scope : b->scope);
+  if (change.dtype) std::const_pointer_cast<BufferNode>(out)->dtype = *change.dtype;
+  return out;
+}
+
+// Replaces the buffer (and the buffers matched to parts of it) by changed copies; with
+// another type, a cast at every store and load.
+class BufferChanger : public IRMutator {
+ public:
+  BufferChanger(const Buffer& from, const BufferChange& change) : change_(change) { replaced_[from.get()] = changed(from, change); }
+
+  PrimExpr mutate(const PrimExpr& e) override {
+    PrimExpr out = mutate_children(e);
+    if (auto* load = as<BufferLoadNode>(out)) {
+      if (const Buffer* to = find(load->buffer)) {
+        if (!change_.dtype) return std::make_shared<BufferLoadNode>(load->dtype, *to, load->indices);
+        DataType loaded = change_.dtype->with_lanes(load->dtype.lanes);
+        return std::make_shared<CastNode>(load->dtype, std::make_shared<BufferLoadNode>(loaded, *to, load->indices));
+      }
+    }
+    return out;
+  }
+
+  Stmt mutate(const Stmt& s) override {
+    // A block's match buffers first: the matched buffers change type before its body is seen.
+    if (auto* block = as<BlockNode>(s)) {
+      for (const auto& m : block->match_buffers) {
+        if (find(m.source.buffer)) replaced_[m.buffer.get()] = changed(m.buffer, change_);
+      }
+    }
+    Stmt out = mutate_children(s);
+    if (auto* store = as<BufferStoreNode>(out)) {
+      if (const Buffer* to = find(store->buffer)) {
+        if (!change_.dtype) return std::make_shared<BufferStoreNode>(*to, store->value, store->indices);
+        DataType stored = change_.dtype->with_lanes(store->value->dtype.lanes);
+        return std::make_shared<BufferStoreNode>(*to, std::make_shared<CastNode>(stored, store->value), store->indices);
+      }
+    }
+    if (auto* block = as<BlockNode>(out)) {
+      auto copy = std::make_shared<BlockNode>(*block);
+      bool touched = false;
+      auto move = [&](BufferRegion& r) {
+        if (const Buffer* to = find(r.buffer)) {
+          r.buffer = *to;
+          touched = true;
+        }
+      };
+      for (auto* regions : {&copy->reads, &copy->writes}) {
+        for (auto& r : *regions) move(r);
+      }
+      for (auto& m : copy->match_buffers) {
+        move(m.source);
+        if (const Buffer* to = find(m.buffer)) {
+          m.buffer = *to;
+          touched = true;
+        }
+      }
+      for (auto& b : copy->alloc_buffers) {
+        if (const Buffer* to = find(b)) {
+          b = *to;
+          touched = true;
+        }
+      }
+      if (touched) return copy;
+    }
+    return out;
+  }
+
+ private:
+  const Buffer* find(const Buffer& b) const {
+    auto it = replaced_.find(b.get());
+    return it == replaced_.end() ? nullptr : &it->second;
+  }
+  const BufferChange& change_;
+  std::unordered_map<const BufferNode*, Buffer> replaced_;
+};
+
 }  // namespace
 
 Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to, const BufferReindex* reindex) {
   BufferReplacer r(from, to, reindex);
   return r.mutate(s);
+}
+
+Stmt change_buffer(const Stmt& s, const Buffer& from, const BufferChange& change) {
+  BufferChanger changer(from, change);
+  return changer.mutate(s);
 }
 
 }  // namespace tsch::schedule

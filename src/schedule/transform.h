@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/stmt.h"
@@ -47,5 +49,14 @@ struct BufferReindex {
 // buffers under `s`, re-indexing accesses through `reindex` when given.
 ir::Stmt replace_buffer(const ir::Stmt& s, const ir::Buffer& from, const ir::Buffer& to,
                         const BufferReindex* reindex = nullptr);
+
+// A buffer's element type and/or storage scope changed everywhere under `s`, and the buffers
+// matched to parts of it (match_buffer) with it; with a new type every store casts to it
+// and every load back (unsafe_set_dtype, set_scope).
+struct BufferChange {
+  std::optional<ir::DataType> dtype;
+  std::optional<std::string> scope;
+};
+ir::Stmt change_buffer(const ir::Stmt& s, const ir::Buffer& from, const BufferChange& change);
 
 }  // namespace tsch::schedule

@@ -22,6 +22,8 @@ std::string CodeGenC::type_of(DataType t) const {
   if (t.is_float()) {
     if (t.bits == 32) return "float";
     if (t.bits == 64) return "double";
+    // GCC and Clang's IEEE half type (arithmetic in float, rounded on conversion back).
+    if (t.bits == 16 && t.code == DataType::Code::Float) return "_Float16";
   } else if ((t.is_int() || t.is_uint()) && (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)) {
     return std::string(t.is_int() ? "int" : "uint") + std::to_string(t.bits) + "_t";
   }
@@ -95,6 +97,10 @@ std::string CodeGenC::literal(const PrimExpr& e) const {
     return "((" + type_of(t) + ")" + std::to_string(i->value) + ")";
   }
   auto* f = as<FloatImmNode>(e);
+  if (e->dtype.bits == 16) {
+    PrimExpr as_float = std::make_shared<FloatImmNode>(DataType::float32(), f->value);
+    return "((_Float16)" + literal(as_float) + ")";
+  }
   bool single = e->dtype.bits == 32;
   if (std::isnan(f->value)) return single ? "((float)NAN)" : "((double)NAN)";
   if (std::isinf(f->value)) return std::string(f->value < 0 ? "-" : "") + (single ? "((float)INFINITY)" : "((double)INFINITY)");

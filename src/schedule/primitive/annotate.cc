@@ -103,9 +103,15 @@ AttrValue annotation_value(const TraceArg& v) {
       for (const TraceArg& item : v.list) list.array.push_back(annotation_value(item));
       return list;
     }
+    case TraceArg::Kind::Dict: {
+      AttrValue map;
+      map.kind = AttrValue::Kind::Map;
+      for (size_t i = 0; i < v.list.size(); ++i) map.map.emplace_back(v.keys[i], annotation_value(v.list[i]));
+      return map;
+    }
     default:
       TSCH_USER_ASSERT_ARG(v.kind == TraceArg::Kind::Ref && v.ref->kind == RVNode::Kind::Expr, TypeError, "ann_val")
-          << "expected an int, float, bool, str, ExprRV or a list of them";
+          << "expected an int, float, bool, str, ExprRV, or a list or dict of them";
       return AttrValue::of_int(v.ref->value);
   }
 }

@@ -162,6 +162,16 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
     if (sum.base % d.inner_extent != 0) not_divisible("offset binding");
     d.outer = arith::simplify(add(d.outer, make_int(sum.base / d.inner_extent, t)));
     d.inner = arith::simplify(d.inner);
+    // With preserve_unit_iters an outer part that is only a unit loop stays that loop's
+    // variable (TVM's `vi_o = T.axis.spatial(1, i0)`), which the iter map dropped as 0.
+    if (preserve_unit_iters && d.outer_extent == 1 && is_zero(d.outer)) {
+      std::vector<const ForNode*> unit;
+      for (const auto& [var, loop] : loop_of) {
+        if (!inner_vars.count(var) && extents.at(var) == 1 && uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == var; }))
+          unit.push_back(loop);
+      }
+      if (unit.size() == 1) d.outer = cast(t, unit[0]->loop_var);
+    }
     out.parts.push_back(d);
   }
   return out;

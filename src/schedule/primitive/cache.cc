@@ -216,6 +216,7 @@ void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::s
     fail_buffer_index_out_of_range(s, block_sid, index, true);
   }
   Buffer buffer = block->writes[static_cast<size_t>(index)].buffer;
+  if (buffer->scope == scope_name) return;  // as TVM: the same scope changes nothing
   uint64_t root = s.root_of(s.info(block_sid)->func);
   if (!allocated_in_function(s, s.info(block_sid)->func, buffer)) {
     fail(s, kNonAllocatedBufferError, {block_sid},
@@ -223,9 +224,8 @@ void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::s
              " is not allocated by a block. This means the buffer is either a function parameter or defined in `match_buffer` of "
              "a block.");
   }
-  Buffer changed = buffer_with(buffer, buffer->name, buffer->shape, scope_name);
   const BlockNode* root_block = &s.block_at(root);
-  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(*root_block)), buffer, changed);
+  Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(*root_block)), buffer, BufferChange{std::nullopt, scope_name});
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(replaced)));
 }

@@ -48,7 +48,7 @@ class Inliner : public IRMutator {
     if (!block) return out;
     auto copy = std::make_shared<BlockNode>(*block);
     copy->reads.clear();
-    for (const auto& r : arith::infer_access_regions(copy->body, copy->init).reads) {
+    for (const auto& r : arith::infer_access_regions(copy->body, copy->init, {}, copy->match_buffers).reads) {
       bool own = false;
       for (const auto& a : copy->alloc_buffers) own |= a == r.buffer;
       if (!own) copy->reads.push_back(r);
@@ -80,6 +80,24 @@ void fail_if_guarded_by(const ScheduleState& s, uint64_t scope, const Buffer& bu
   if (uint64_t guarded = block_guarded_by(s, scope, buffer)) {
     fail_not_supported(s, {guarded}, fmt::format("block {{0}} is guarded by a T.where that reads {}", buffer->name));
   }
+}
+
+TSCH_SCHEDULE_ERROR_KIND(kOpaqueAccessError, "OpaqueAccessError",
+                         "ScheduleError: The buffer to be inlined has opaque access (e.g. `B.data`), or its subregion is matched "
+                         "into other blocks",
+                         "The buffer to be inlined has opaque access (e.g. `B.data`), or its subregion is matched into other blocks: {0}");
+
+// TVM's opaque-access check: inlining rewrites loads and stores only, so a buffer some block
+// matches a part of (match_buffer) or uses by its data pointer cannot go away.
+void fail_if_opaque(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
+  bool opaque = false;
+  for_each_stmt(s.block_at(scope).body, [&](const Stmt& st) {
+    if (auto* block = as<BlockNode>(st)) {
+      for (const auto& m : block->match_buffers) opaque |= m.source.buffer == buffer;
+    }
+  });
+  for_each_expr(s.block_at(scope).body, [&](const PrimExpr& e) { opaque |= e.get() == buffer->data.get(); });
+  if (opaque) fail(s, kOpaqueAccessError, {scope});
 }
 
 TSCH_SCHEDULE_ERROR_KIND(kHasInitBlock, "HasInitBlock", "The block has init statement", "ScheduleError: The block has init statement: {0}");
@@ -156,6 +174,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   // blocks stays for them (TVM's LeafBlockRemovalPlan).
   if (!removable_subtree(s, block_sid)) fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
   fail_if_guarded_by(s, scope, store->buffer);
+  fail_if_opaque(s, scope, store->buffer);
 
   // Step 2. Rewrite every consumer in the scope, drop the block and its buffer.
   Inliner inliner(store->buffer, index_vars, store->value);
@@ -165,7 +184,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     auto copy = std::make_shared<BlockNode>(*cb);
     copy->body = inliner.mutate(cb->body);
     if (cb->init) copy->init = inliner.mutate(cb->init);
-    arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers);
+    arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers);
     copy->reads = regions.reads;
     const BlockRealizeNode* r = s.info(c)->realize;
     s.replace(c, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
@@ -245,6 +264,7 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   // blocks stays for them (TVM's LeafBlockRemovalPlan).
   if (!removable_subtree(s, block_sid)) fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
   fail_if_guarded_by(s, s.scope_block(block_sid), x);
+  fail_if_opaque(s, s.scope_block(block_sid), x);
 
   // Step 2. The producer stores f(value) into the consumer's buffer.
   struct LoadToValue : IRMutator {
@@ -262,7 +282,7 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   for (const auto& idx : store->indices) new_indices.push_back(substitute(idx, vmap));
   auto new_p = std::make_shared<BlockNode>(*p);
   new_p->body = std::make_shared<BufferStoreNode>(store->buffer, new_value, new_indices);
-  arith::AccessRegions regions = arith::infer_access_regions(new_p->body, nullptr, new_p->alloc_buffers);
+  arith::AccessRegions regions = arith::infer_access_regions(new_p->body, nullptr, new_p->alloc_buffers, new_p->match_buffers);
   new_p->reads = regions.reads;
   new_p->writes = regions.writes;
   const BlockRealizeNode* pr = s.info(p_sid)->realize;

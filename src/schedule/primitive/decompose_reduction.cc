@@ -94,14 +94,6 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kNotReductionBlockError, "NotReductionBlockError", "Not a reduction block",
-                         "The block {0} is not a reduction block - it violates condition #1.\n"
-                         "Definition of a reduction block:\n"
-                         "1) The block has the `init` statement\n"
-                         "2) All the block bindings are quasi-affine expressions\n"
-                         "3) All block vars are either data parallel block vars or reduction block vars\n"
-                         "4) Dominant: the block is the only writer of its output, dominating the reader of its output buffers\n"
-                         "5) The reduction block vars are not used to index the output buffers");
 TSCH_SCHEDULE_ERROR_KIND(kLoopPositionError, "LoopPositionError", "decompose_reduction expect the loop to be an ancestor of block",
                          "ScheduleError: The input loop {0} of decompose_reduction is required to be an ancestor of block {1}.");
 TSCH_SCHEDULE_ERROR_KIND(kLoopHeightError, "LoopHeightError",
@@ -116,6 +108,9 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   if (!block->init) fail(s, kNotReductionBlockError, {block_sid});
+  for_each_stmt(block->body, [&](const Stmt& st) {
+    if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*block, store->indices)) fail_not_reduction_block(s, block_sid, 5);
+  });
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   auto pos = std::find(loops.begin(), loops.end(), loop_sid);
   if (pos == loops.end()) {
@@ -176,6 +171,7 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   }
   auto init_block = std::make_shared<BlockNode>();
   init_block->name = block->name + "_init";
+  init_block->annotations = block->annotations;  // as TVM: the init keeps the block's annotations
   init_block->sid = s.fresh_sid();
   std::unordered_map<const VarNode*, PrimExpr> iter_map;  // old iter var -> init iter var
   std::vector<PrimExpr> init_values;
@@ -208,7 +204,7 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   auto update = std::make_shared<BlockNode>(*block);
   update->name = block->name + "_update";
   update->init = nullptr;
-  arith::AccessRegions regions = arith::infer_access_regions(update->body, nullptr, update->alloc_buffers);
+  arith::AccessRegions regions = arith::infer_access_regions(update->body, nullptr, update->alloc_buffers, update->match_buffers);
   update->reads = regions.reads;
   // Keep written buffers first among the reads, as TVM's detector sees the store first.
   std::stable_sort(update->reads.begin(), update->reads.end(), [&](const BufferRegion& a, const BufferRegion& b) {

@@ -21,8 +21,6 @@ namespace {
 TSCH_SCHEDULE_ERROR_KIND(kNoLoopError, "NoLoopError", "fuse expects at least one loop", "fuse expects at least one loop");
 TSCH_SCHEDULE_ERROR_KIND(kOuterNotInnerParent, "OuterNotInnerParent", "The outer loop is not the parent of the inner loop",
                          "The loops can't be fused because the outer loop {0} is not the parent of the inner loop {1}");
-TSCH_SCHEDULE_ERROR_KIND(kNotOnlyChildError, "NotOnlyChildError", "The inner loop is not the only child of outer loop",
-                         "The loops can't be fused because the inner loop {1} is not the only child of outer loop {0}.");
 TSCH_SCHEDULE_ERROR_KIND(kDependentLoopError, "DependentLoopError", "A loop's `extent` is dependent on another loop",
                          "A loop {0}'s `extent` is dependent on another loop");
 
@@ -58,7 +56,11 @@ uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool pre
   }
 
   // Step 2. The fused variable and what each old variable becomes.
+  // The widest of the loops' types, as TVM's (a narrower variable gets its value cast back).
   DataType t = loops[0]->loop_var->dtype;
+  for (const ForNode* l : loops) {
+    if (l->loop_var->dtype.bits > t.bits) t = l->loop_var->dtype;
+  }
   std::string name;
   for (const ForNode* l : loops) name += l->loop_var->name + "_";
   Var fused = new_loop_var(name + "fused", t);
@@ -67,16 +69,16 @@ uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool pre
   for (const ForNode* l : loops) {
     if (!preserve_unit_iters && is_one(l->extent)) continue;
     kept.push_back(l);
-    extent = mul(extent, l->extent);
+    extent = mul(extent, cast(t, l->extent));
   }
   std::unordered_map<const VarNode*, PrimExpr> vmap;
-  for (const ForNode* l : loops) vmap[l->loop_var.get()] = make_int(0, t);
+  for (const ForNode* l : loops) vmap[l->loop_var.get()] = make_int(0, l->loop_var->dtype);
   PrimExpr inner = make_int(1, t);
   for (size_t i = kept.size(); i-- > 0;) {
     PrimExpr v = floordiv(fused, inner);
-    if (i > 0) v = floormod(v, kept[i]->extent);
-    vmap[kept[i]->loop_var.get()] = v;
-    inner = mul(inner, kept[i]->extent);
+    if (i > 0) v = floormod(v, cast(t, kept[i]->extent));
+    vmap[kept[i]->loop_var.get()] = cast(kept[i]->loop_var->dtype, v);
+    inner = mul(inner, cast(t, kept[i]->extent));
   }
   arith::VarDomain dom = loop_domain(s, loop_sids[0]);
   for (const ForNode* l : loops) dom.erase(l->loop_var.get());

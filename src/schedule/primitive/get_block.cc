@@ -67,7 +67,7 @@ void register_get_block_kinds(KindList& kinds) {
       [](Schedule& sch, InstructionCall& c) {
         // The function worked on is filled in, so the trace replays on a module with several.
         std::string func = c.attrs[1].is_none() ? sch.func_working_on() : c.attrs[1].s;
-        TSCH_USER_ASSERT(!func.empty(), ValueError) << "the module has several functions: pass func_name= or call sch.work_on(name)";
+        TSCH_USER_ASSERT(!func.empty(), ValueError) << "the schedule does not know which function to be working on: the module has several functions; pass func_name= or call sch.work_on(name)";
         c.attrs[1] = TraceArg::of_str(func);
         output_blocks(c, {get_block(sch.state(), c.attrs[0].s, func)});
       },

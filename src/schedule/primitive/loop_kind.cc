@@ -5,8 +5,10 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "schedule/analysis.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
+#include "schedule/utils.h"
 #include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
@@ -24,6 +26,12 @@ TSCH_SCHEDULE_ERROR_KIND(kLoopNotBoundError, "LoopNotBoundError",
 TSCH_SCHEDULE_ERROR_KIND(kIncompleteBlockUnderLoopError, "IncompleteBlockError.loop_kind",
                          "The loop kind cannot be fulfilled: a block under the loop is not complete",
                          "The loop kind cannot be fulfilled with regard to block {1}, which is not a complete block");
+TSCH_SCHEDULE_ERROR_KIND(kNotAffineBindingError, "NotAffineBindingError",
+                         "The loop kind cannot be fulfilled: a block under the loop does not have an affine binding",
+                         "The loop kind cannot be fulfilled with regard to block {1}, whose binding is not affine");
+TSCH_SCHEDULE_ERROR_KIND(kNotCompactDataFlowError, "NotCompactDataFlowError",
+                         "The loop kind cannot be fulfilled: a block under the loop is neither complete nor a reduction",
+                         "The loop kind cannot be fulfilled with regard to block {1}, which is neither complete nor a reduction block");
 TSCH_SCHEDULE_ERROR_KIND(kInvalidThreadAxisError, "InvalidThreadAxisError", "The thread axis is invalid",
                          "The thread axis is invalid for loop {0}");
 
@@ -37,11 +45,36 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
   int64_t extent = 0;
   bool single_iteration = as_const_int(loop->extent, &extent) && extent == 1;
   auto uses_loop_var = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return v == var; }); };
-  for_each_stmt(loop->body, [&](const Stmt& st) {
-    auto* r = as<BlockRealizeNode>(st);
-    if (!r) return;
+  // The blocks right under the loop (a nested block runs inside one instance of its parent,
+  // which the checks below cover; it may depend on the loop through its parent's iterators).
+  for (const BlockRealizeNode* r : realizes_under(loop->body)) {
     // The iterations must be independent instances of each block below (TVM: every block is
     // complete or a reduction, with the loop var only in data-parallel bindings).
+    std::vector<uint64_t> loops = s.enclosing_loops(r->block->sid);
+    std::unordered_set<const VarNode*> loop_vars;
+    for (uint64_t l : loops) loop_vars.insert(s.loop_at(l).loop_var.get());
+    for (const PrimExpr& value : r->iter_values) {
+      if (!is_quasi_affine(value, [&](const VarNode* v) { return loop_vars.count(v) > 0; })) {
+        fail(s, kNotAffineBindingError, {loop_sid, r->block->sid},
+             fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: its binding {} is not a quasi-affine "
+                         "expression of the loops",
+                         kind, ir::script(value)),
+             fast);
+      }
+    }
+    // A reduction whose output is indexed by a reduction iterator does not split into
+    // independent instances (TVM's compact data flow).
+    if (r->block->init) {
+      for_each_stmt(r->block->body, [&](const Stmt& st) {
+        if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*r->block, store->indices)) {
+          fail(s, kNotCompactDataFlowError, {loop_sid, r->block->sid},
+               fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: it is neither a complete block nor a "
+                           "reduction block (it stores to {} at an index of a reduction iterator)",
+                           kind, store->buffer->name),
+               fast);
+        }
+      });
+    }
     bool bound_to_loop = false, all_data_parallel = true;
     for (size_t i = 0; i < r->iter_values.size(); ++i) {
       bound_to_loop |= uses_loop_var(r->iter_values[i]);
@@ -74,7 +107,7 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
              fast);
       }
     }
-  });
+  }
 }
 
 void check_parallel_loops_above(const ScheduleState& s, uint64_t block_sid) {

@@ -5,9 +5,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
+#include <functional>
 #include <unordered_set>
 
+#include "arith/iter_map.h"
 #include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "schedule/analysis.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
@@ -27,8 +33,34 @@ TSCH_SCHEDULE_ERROR_KIND(kDependentLoopError, "DependentLoopError.reorder",
                          "An outer loop's `min` or `extent` is dependent on an inner loop in the new order",
                          "Outer Loop {0}'s `min` or `extent` is dependent on an inner loop in the new order");
 
+TSCH_SCHEDULE_ERROR_KIND(kBlockPropertyError, "BlockPropertyError",
+                         "The block under the loops to be reordered have block iter type other than data-parallel or reduction",
+                         "The block {0} under the loops to be reordered have block iter type other than data-parallel or reduction");
+
 TSCH_SCHEDULE_ERROR_KIND(kInvalidReorderIndex, "InvalidReorderIndex", "The specified reorder indices are invalid.",
                          "The user provided block reorder indices `{1}` is not a valid permutation of [0, {2}).");
+
+// A sum of loop variables times constants whose smallest step is 1 (`v0 * 2 + v1`: the
+// instances overlap but cover a range, which TVM's surjective iter map accepts; `l * 16`
+// skips values and is refused).
+bool unit_step_linear(const PrimExpr& e) {
+  int64_t smallest = INT64_MAX;
+  std::function<bool(const PrimExpr&, int64_t)> walk = [&](const PrimExpr& x, int64_t scale) {
+    int64_t c;
+    if (as_const_int(x, &c)) return true;
+    switch (x->kind) {
+      case ExprKind::Var: smallest = std::min(smallest, scale < 0 ? -scale : scale); return true;
+      case ExprKind::Add:
+      case ExprKind::Sub: return walk(binary_a(x), scale) && walk(binary_b(x), x->kind == ExprKind::Sub ? -scale : scale);
+      case ExprKind::Mul:
+        if (as_const_int(binary_b(x), &c)) return walk(binary_a(x), scale * c);
+        if (as_const_int(binary_a(x), &c)) return walk(binary_b(x), scale * c);
+        return false;
+      default: return false;
+    }
+  };
+  return walk(e, 1) && (smallest == 1 || smallest == INT64_MAX);
+}
 
 }  // namespace
 
@@ -88,6 +120,55 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
       fail(s, kLoopsNotAChainError, {path[i]});
     }
   }
+  // TVM's BlockPropertyError: the blocks under the chain have data-parallel or reduction
+  // iterators only, bound quasi-affinely by the loops from the top of the chain down (loops
+  // further out count as symbols).
+  for (const BlockRealizeNode* r : realizes_under(s.loop_at(path.back()).body)) {
+    std::vector<uint64_t> loops = s.enclosing_loops(r->block->sid);
+    std::unordered_set<const VarNode*> inner;
+    for (auto it = std::find(loops.begin(), loops.end(), path.front()); it != loops.end(); ++it) inner.insert(s.loop_at(*it).loop_var.get());
+    auto is_inner = [&](const VarNode* v) { return inner.count(v) > 0; };
+    auto not_affine = [&](const std::string& why) {
+      fail(s, kBlockPropertyError, {r->block->sid},
+           "The block {0} under the loops to be reordered does not have an affine binding with regard to the loops: " + why);
+    };
+    for (size_t i = 0; i < r->iter_values.size(); ++i) {
+      IterType t = r->block->iter_vars[i].type;
+      if (t != IterType::DataPar && t != IterType::CommReduce) fail(s, kBlockPropertyError, {r->block->sid});
+      if (!is_quasi_affine(r->iter_values[i], is_inner)) not_affine("binding " + ir::script(r->iter_values[i]));
+      // Over loops of constant extents only, the binding must also be a mixed-radix sum of
+      // them (TVM's surjective iter map: `l * 16` skips values and is refused). Under a
+      // T.where (an imperfect split) TVM fuses with the predicate's bound, which tsch's iter
+      // map does not: it accepts those bindings.
+      arith::LoopExtents extents;
+      bool known = true;
+      for_each_expr(r->iter_values[i], [&](const PrimExpr& e) {
+        auto* v = as<VarNode>(e);
+        if (!v) return;
+        int64_t extent;
+        const ForNode* f = nullptr;
+        for (uint64_t l : loops) {
+          if (s.loop_at(l).loop_var.get() == v) f = &s.loop_at(l);
+        }
+        if (f && is_inner(v) && is_zero(f->min) && as_const_int(f->extent, &extent)) extents[v] = extent;
+        else known = false;
+      });
+      if (known && is_one(r->predicate) && !arith::detect_iter_map({r->iter_values[i]}, extents, false).ok && !unit_step_linear(r->iter_values[i])) {
+        not_affine("binding " + ir::script(r->iter_values[i]) + " skips values of its iterator");
+      }
+    }
+    // A T.where must be quasi-affine too. (TVM also refuses a predicate over several
+    // iterators' loops that no one binding covers; tsch's te lowering reorders such blocks
+    // after rfactor, and reordering never changes what they compute, so it is accepted.)
+    for (const PrimExpr& c : conjuncts(r->predicate)) {
+      bool comparison = c->kind == ExprKind::LT || c->kind == ExprKind::LE || c->kind == ExprKind::GT || c->kind == ExprKind::GE;
+      if (uses_var(c, is_inner) &&
+          (!comparison || !is_quasi_affine(binary_a(c), is_inner) || !is_quasi_affine(binary_b(c), is_inner))) {
+        not_affine("the predicate " + ir::script(c) + " is not a bound of a quasi-affine expression");
+      }
+    }
+  }
+
   // The new order: given loops take the positions of given loops, in the order asked.
   std::vector<uint64_t> new_path;
   size_t next = 0;

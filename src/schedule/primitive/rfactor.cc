@@ -253,6 +253,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   ReductionForm form = reduction_form(s, block_sid, *block);
+  if (reduction_var_in(*block, form.indices)) fail_not_reduction_block(s, block_sid, 5);
   const VarNode* rf_var = loop->loop_var.get();
   auto uses_rf = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return v == rf_var; }); };
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
@@ -446,7 +447,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     wb_new.push_back(buffer_load(rf_buffers[j], read_indices));
   }
   wb->body = update_stmt(form, form.buffers, wb_indices, form.match.reducer.combine(wb_current, wb_new), "");
-  arith::AccessRegions wb_regions = arith::infer_access_regions(wb->body, wb->init, wb->alloc_buffers);
+  arith::AccessRegions wb_regions = arith::infer_access_regions(wb->body, wb->init, wb->alloc_buffers, wb->match_buffers);
   wb->reads = ordered_like(wb_regions.reads, rf_buffers);
   wb->writes = ordered_like(wb_regions.writes, form.buffers);
   // TVM gives the write-back block no predicate; then a spatial loop split imperfectly writes

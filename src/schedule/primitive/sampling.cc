@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ir/functor.h"
 #include "ir/op.h"
+#include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/kind_registration.h"
 
@@ -102,7 +104,8 @@ std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_
 int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_state) {
   double total = 0;
   for (double p : probs) total += p;
-  double r = static_cast<double>(next(rand_state) % 1000000007ULL) / 1000000007.0 * total;
+  // next() gives 31 uniform bits: r is uniform in [0, total).
+  double r = std::ldexp(static_cast<double>(next(rand_state)), -31) * total;
   for (size_t i = 0; i < probs.size(); ++i) {
     if (r < probs[i]) return static_cast<int64_t>(i);
     r -= probs[i];
@@ -114,19 +117,86 @@ int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_stat
 
 namespace tsch::schedule {
 
-std::vector<uint64_t> compute_location_candidates(const ScheduleState& s, uint64_t block) {
-  std::vector<uint64_t> consumers = get_consumers(s, block);
-  std::vector<uint64_t> out;
-  if (consumers.empty()) return out;
-  // Loops that enclose every consumer (and not the block itself).
-  std::vector<uint64_t> own = s.enclosing_loops(block);
-  for (uint64_t l : s.enclosing_loops(consumers[0])) {
-    bool all = true;
-    for (uint64_t c : consumers) {
-      std::vector<uint64_t> loops = s.enclosing_loops(c);
-      all &= std::find(loops.begin(), loops.end(), l) != loops.end();
+using namespace ir;
+
+namespace {
+
+// TVM's GetLoopIterType: data-parallel unless some block under the loop binds it to an
+// iterator of another kind.
+bool loop_is_data_parallel(const ScheduleState& s, uint64_t loop) {
+  const VarNode* var = s.loop_at(loop).loop_var.get();
+  bool data_parallel = true;
+  for_each_stmt(s.loop_at(loop).body, [&](const Stmt& st) {
+    auto* r = as<BlockRealizeNode>(st);
+    if (!r) return;
+    for (size_t i = 0; i < r->iter_values.size(); ++i) {
+      if (r->block->iter_vars[i].type != IterType::DataPar && uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var; }))
+        data_parallel = false;
     }
-    if (all && std::find(own.begin(), own.end(), l) == own.end()) out.push_back(l);
+  });
+  return data_parallel;
+}
+
+// Whether `f` succeeds on a copy of the state (TVM's CanComputeAt / CanComputeInline).
+template <typename F>
+bool succeeds_on_copy(const ScheduleState& s, F&& f) {
+  ScheduleState copy = s;
+  try {
+    f(copy);
+    return true;
+  } catch (const ScheduleError&) {
+    return false;
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+ComputeLocations compute_location_candidates(const ScheduleState& s, uint64_t block) {
+  ComputeLocations out;
+  out.can_inline = succeeds_on_copy(s, [&](ScheduleState& c) { compute_inline(c, block); });
+  std::vector<uint64_t> consumers = get_consumers(s, block);
+  if (consumers.empty()) return out;
+  // The deepest loop every consumer is under (TVM's boundary): one consumer's parent, or
+  // the consumers' lowest common ancestor; none when that is a block.
+  std::vector<uint64_t> loops = s.enclosing_loops(consumers[0]);
+  size_t common = loops.size();
+  if (consumers.size() == 1) {
+    if (!s.loop(s.info(consumers[0])->parent)) return out;
+  } else {
+    for (uint64_t c : consumers) {
+      std::vector<uint64_t> other = s.enclosing_loops(c);
+      size_t k = 0;
+      while (k < common && k < other.size() && other[k] == loops[k]) ++k;
+      common = k;
+    }
+    // The consumers' common ancestor is the loop at common - 1 only if nothing but loops lies
+    // between; a common block ancestor below the loops ends the candidates there.
+    if (common == 0) return out;
+  }
+  size_t n = common;
+  int last_data_parallel = -1;
+  std::vector<bool> data_parallel(n);
+  for (size_t i = 0; i < n; ++i) {
+    data_parallel[i] = loop_is_data_parallel(s, loops[i]);
+    if (data_parallel[i]) last_data_parallel = static_cast<int>(i);
+  }
+  // TVM's rules: skip unit loops; no data-parallel loop after a reduction loop; no trailing
+  // reduction loops.
+  bool visited_reduce = false;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t extent;
+    if (as_const_int(s.loop_at(loops[i]).extent, &extent) && extent == 1) continue;
+    if (data_parallel[i]) {
+      if (visited_reduce) break;
+    } else {
+      visited_reduce = true;
+      if (static_cast<int>(i) > last_data_parallel) break;
+    }
+    if (succeeds_on_copy(s, [&](ScheduleState& c) { compute_at(c, block, loops[i], true, -1); })) {
+      out.loops.emplace_back(static_cast<int64_t>(i), loops[i]);
+    }
   }
   return out;
 }
@@ -203,18 +273,27 @@ void apply_sample_categorical(Schedule& sch, InstructionCall& c) {
 }
 
 void apply_sample_compute_location(Schedule& sch, InstructionCall& c) {
-  std::vector<uint64_t> candidates = compute_location_candidates(sch.state(), sch.block_sid(c.inputs[0]));
+  ComputeLocations where = compute_location_candidates(sch.state(), sch.block_sid(c.inputs[0]));
+  // The choices as TVM numbers them: -2 inline (when possible), -1 root, else the position
+  // of the loop among the first consumer's loops.
+  std::vector<int64_t> choices;
+  if (where.can_inline) choices.push_back(-2);
+  choices.push_back(-1);
+  for (const auto& [index, sid] : where.loops) choices.push_back(index);
   int64_t decision;
   if (c.decision.is_none()) {
-    std::vector<double> probs(candidates.size() + 1, 1.0);
-    decision = sample_categorical(probs, sch.rand_state()) - 1;  // -1: root
+    std::vector<double> probs(choices.size(), 1.0);
+    decision = choices[static_cast<size_t>(sample_categorical(probs, sch.rand_state()))];
   } else {
     TSCH_USER_ASSERT_ARG(c.decision.kind == TraceArg::Kind::Int, TypeError, "decision") << "expected an int";
     decision = c.decision.i;
-    TSCH_USER_ASSERT_ARG(decision >= -2 && decision < static_cast<int64_t>(candidates.size()), ValueError, "decision")
+    TSCH_USER_ASSERT_ARG(std::find(choices.begin(), choices.end(), decision) != choices.end(), ValueError, "decision")
         << "not a valid location";
   }
-  uint64_t sid = decision == -1 ? kRootLoop : decision == -2 ? kInlineLoop : candidates[static_cast<size_t>(decision)];
+  uint64_t sid = decision == -1 ? kRootLoop : decision == -2 ? kInlineLoop : 0;
+  for (const auto& [index, loop] : where.loops) {
+    if (index == decision) sid = loop;
+  }
   output_loops(c, {sid});
   c.decision = TraceArg::of_int(decision);
 }

@@ -144,7 +144,7 @@ Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& chang
     predicate = predicate ? make_binary(ExprKind::Or, predicate, outside) : outside;
   }
   block->body = std::make_shared<BufferStoreNode>(changed, substitute(padding.value, to_iters), iter_exprs);
-  arith::AccessRegions regions = arith::infer_access_regions(block->body, nullptr, block->alloc_buffers);
+  arith::AccessRegions regions = arith::infer_access_regions(block->body, nullptr, block->alloc_buffers, block->match_buffers);
   block->reads = regions.reads;
   block->writes = regions.writes;
   std::vector<LoopSpec> loops;
@@ -289,6 +289,155 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
 
 namespace tsch::schedule {
 
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kNotTrivialBindingError, "NotTrivialBindingError",
+                         "The binding values of the block are not variables of outer loops.",
+                         "The binding values of the {0} are not variables of outer loops.");
+TSCH_SCHEDULE_ERROR_KIND(kIndexMapNotApplicableToBlockIterError, "IndexMapNotApplicableToBlockIterError",
+                         "The index map can't be applied to block iters because the number of parameters mismatch.",
+                         "The index map can't be applied to block iters of {0} because the number of parameters mismatch.");
+TSCH_SCHEDULE_ERROR_KIND(kOpaqueNewIterTypeError, "OpaqueNewIterTypeError",
+                         "Cannot detect the new block iter type because it contains more than one type of original iter vars.",
+                         "Cannot detect the block iter type for a new iter value in {0} because it contains more than one type of "
+                         "original iter vars.");
+TSCH_SCHEDULE_ERROR_KIND(kNonSingleChildBlockError, "NonSingleChildBlockError.block_layout",
+                         "The loops above the block hold more than the block",
+                         "The loops above block {0} hold more than the block: transform_block_layout rebuilds them");
+
+// Simplifies the indices of every load and store and the block's regions (TVM's
+// BlockBufferAccessSimplifier).
+class AccessSimplifier : public IRMutator {
+ public:
+  explicit AccessSimplifier(const arith::VarDomain& dom) : dom_(dom) {}
+  PrimExpr mutate(const PrimExpr& e) override {
+    PrimExpr out = mutate_children(e);
+    if (auto* load = as<BufferLoadNode>(out)) return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices));
+    return out;
+  }
+  Stmt mutate(const Stmt& s) override {
+    Stmt out = mutate_children(s);
+    if (auto* store = as<BufferStoreNode>(out)) return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices));
+    return out;
+  }
+
+ private:
+  std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& indices) const {
+    std::vector<PrimExpr> out;
+    for (const auto& i : indices) out.push_back(arith::simplify(i, dom_));
+    return out;
+  }
+  const arith::VarDomain& dom_;
+};
+
+}  // namespace
+
+// transform_block_layout: re-index a block's iteration space by a bijective affine map of its
+// iterators (TVM's TransformBlockLayout); the block gets one iterator (and one loop) per
+// output of the map, and its body reads the old iterators through the inverse map.
+//
+//   for i, j in T.grid(128, 128): vi, vj = i, j        lambda i, j: (i * 128 + j,)
+//   ───────────────────────────────────────────▶  for ax0 in range(16384): v0 = ax0; B[v0 // 128, v0 % 128] = ...
+void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
+  // Step 1. The loops above the block: from 0, one chain holding only the block, bound trivially.
+  const BlockNode* block = &s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  for (uint64_t l : loops) {
+    if (!is_zero(s.loop_at(l).min)) fail(s, kLoopNotStartWithZeroError, {l});
+  }
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const StmtNode* below = i + 1 < loops.size() ? static_cast<const StmtNode*>(&s.loop_at(loops[i + 1])) : realize;
+    if (s.loop_at(loops[i]).body.get() != below) fail(s, kNonSingleChildBlockError, {block_sid});
+  }
+  bool trivial = loops.size() == realize->iter_values.size() && is_one(realize->predicate);
+  for (size_t i = 0; trivial && i < loops.size(); ++i) trivial = realize->iter_values[i].get() == s.loop_at(loops[i]).loop_var.get();
+  if (!trivial) fail(s, kNotTrivialBindingError, {block_sid});
+  if (params.size() != block->iter_vars.size()) {
+    fail(s, kIndexMapNotApplicableToBlockIterError, {block_sid},
+         fmt::format("The index map can't be applied to block iters of {{0}} because the number of parameters mismatch. Expected: {}, "
+                     "actual: {}",
+                     params.size(), block->iter_vars.size()));
+  }
+
+  // Step 2. The map over the iterators' domains: bijective affine, with its inverse.
+  arith::LoopExtents extents;
+  std::unordered_map<const VarNode*, PrimExpr> to_params;
+  for (size_t i = 0; i < params.size(); ++i) {
+    int64_t n;
+    const IterVar& iv = block->iter_vars[i];
+    if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &n)) {
+      fail_not_supported(s, {block_sid}, "transform_block_layout of a block whose iterators have symbolic domains ({0})");
+    }
+    extents[params[i].get()] = n;
+  }
+  arith::IterMapResult map = arith::detect_iter_map(outputs, extents, true);
+  if (!map.ok) fail(s, kNotBijectiveAffineIndexMapError, {}, "The index map is not bijective affine: the map " + map.error);
+
+  // Step 3. The new iterators: one per output, the type of the old ones it combines.
+  auto copy = std::make_shared<BlockNode>(*block);
+  copy->iter_vars.clear();
+  std::vector<PrimExpr> new_vars;
+  arith::VarDomain new_dom;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    DataType t = block->iter_vars.empty() ? DataType::int32() : block->iter_vars[0].var->dtype;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (uses_var(outputs[k], [&](const VarNode* v) { return v == params[i].get(); })) t = block->iter_vars[i].var->dtype;
+    }
+    int64_t extent = map.sums[k].extent;
+    std::optional<IterType> type;
+    bool mixed = false;
+    for (const auto& split : map.sums[k].splits) {
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (split.source != params[i].get()) continue;
+        IterType it = block->iter_vars[i].type;
+        if (type && *type != it) mixed = true;
+        type = it;
+      }
+    }
+    if (extent == 1) type = IterType::DataPar;
+    if (mixed && extent != 1) {
+      fail(s, kOpaqueNewIterTypeError, {block_sid},
+           "Cannot detect the block iter type for new iter value " + ir::script(outputs[k]) +
+               " in {0} because it contains more than one type of original iter vars.");
+    }
+    Var v = make_var("v" + std::to_string(k), t);
+    copy->iter_vars.push_back(IterVar{v, Range{make_int(0, t), make_int(extent, t)}, type.value_or(IterType::DataPar)});
+    new_vars.push_back(v);
+    new_dom[v.get()] = arith::Interval{make_int(0, t), make_int(extent - 1, t)};
+  }
+  std::unordered_map<const VarNode*, PrimExpr> inverse = arith::inverse_iter_map(map, new_vars);
+  std::unordered_map<const VarNode*, PrimExpr> old_to_new;
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto it = inverse.find(params[i].get());
+    PrimExpr value = it == inverse.end() ? make_int(0, block->iter_vars[i].var->dtype) : arith::simplify(it->second, new_dom);
+    // A unit iterator the map passes through whole stays that new iterator (TVM's form), not 0.
+    for (size_t k = 0; it == inverse.end() && k < outputs.size(); ++k) {
+      if (outputs[k].get() == params[i].get()) value = new_vars[k];
+    }
+    old_to_new[block->iter_vars[i].var.get()] = cast(block->iter_vars[i].var->dtype, value);
+  }
+  AccessSimplifier simplify(new_dom);
+  copy->body = simplify.mutate(substitute(block->body, old_to_new));
+  if (block->init) copy->init = simplify.mutate(substitute(block->init, old_to_new));
+  for (auto* regions : {&copy->reads, &copy->writes}) {
+    for (auto& r : *regions) {
+      for (auto& range : r.region) range = Range{arith::simplify(substitute(range.min, old_to_new), new_dom), range.extent};
+    }
+  }
+
+  // Step 4. New loops, one per new iterator, in place of the old nest.
+  std::vector<LoopSpec> specs;
+  std::vector<PrimExpr> values;
+  for (size_t k = 0; k < new_vars.size(); ++k) {
+    Var ax = make_var("ax" + std::to_string(k), new_vars[k]->dtype);
+    specs.push_back({ax, nullptr, copy->iter_vars[k].dom.extent});
+    values.push_back(ax);
+  }
+  Stmt nest = make_loop_nest(s, specs, std::make_shared<BlockRealizeNode>(values, make_bool(true), copy));
+  s.replace(loops.empty() ? block_sid : loops.front(), nest);
+}
+
 void register_transform_layout_kinds(KindList& kinds) {
   ParamSpec assume = attr("assume_injective_transform", ParamType::Bool, "False");
   assume.keyword_only = true;
@@ -323,6 +472,19 @@ void register_transform_layout_kinds(KindList& kinds) {
       "a map that pads (lambda i: (i // 4, i % 4) on 14 elements) needs pad_value of the buffer's dtype (written by a "
       "block <producer>_pad_<buffer> after the one producer) or assume_injective_transform=True",
       "Y (128, 128), lambda i, j: (i // 16, j, i % 16)  ->  Y (8, 128, 16), Y[vi // 16, vj, vi % 16]"));
+  kinds.push_back(define_kind(
+      "TransformBlockLayout", "transform_block_layout", {input("block", ParamType::Block), attr("index_map", ParamType::IndexMap)},
+      OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) {
+        const TraceArg& map = c.attrs[0];
+        TSCH_USER_ASSERT_ARG(map.kind == TraceArg::Kind::IndexMap, TypeError, "index_map") << "expected an index map";
+        transform_block_layout(sch.state(), sch.block_sid(c.inputs[0]), map.map_params, map.map_outputs);
+      },
+      "transform_block_layout(block, index_map): re-index the block's iteration space, e.g. lambda i, j: (i * 128 + j,); "
+      "its loops are rebuilt, one per output of the map.",
+      "the block's loops start at 0, hold only it and bind its iterators in order; the map is a bijective affine map of "
+      "its iterators whose outputs each combine iterators of one kind",
+      "for i, j in T.grid(128, 128): vi, vj = i, j  ->  for ax0 in range(16384): v0 = ax0; ... [v0 // 128, v0 % 128]"));
 }
 
 }  // namespace tsch::schedule

@@ -1,0 +1,252 @@
+// reindex: give a block's access to one buffer its own buffer indexed by the block's
+// iterators, with a copy stage between it and the original (TVM's ReIndex). After it the
+// block reads (writes) `X_reindex[v0, v1, ...]`, its iterators as the indices, and a new
+// block "X_reindex" copies X into it before the block's nest (out of it after).
+//
+//   B[vi, vj] = A[vj, vi] * 2        sch.reindex(B, ("read", 0))
+//                                 ─────────────────────────────▶
+//   A_reindex[v0, v1] = A[v1, v0]      (new block, before B's loops)
+//   B[vi, vj] = A_reindex[vi, vj] * 2
+//
+// Beyond TVM's checks tsch refuses what would change results: a write through the new buffer
+// where the block does not write every element of it (a T.where, indices that are not one
+// to one), or where the block reads the old values without initialising them.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "arith/int_set.h"
+#include "arith/iter_map.h"
+#include "arith/simplify.h"
+#include "ir/expr_equal.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "schedule/analysis.h"
+#include "schedule/error.h"
+#include "schedule/kind_registration.h"
+#include "schedule/primitives.h"
+#include "schedule/transform.h"
+#include "schedule/utils.h"
+
+namespace tsch::schedule {
+
+using namespace ir;
+
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kNotLeafBlockError, "NotLeafBlockError", "The target block is not a leaf block.",
+                         "The target block {0} is not a leaf block.");
+TSCH_SCHEDULE_ERROR_KIND(kInvalidBufferAccessError, "InvalidBufferAccessError",
+                         "The target buffer should be accessed via BufferLoad or BufferStore. The indices should be the same if "
+                         "there are multiple accesses to the target buffer.",
+                         "The target buffer should be accessed in the leaf block {0} via BufferLoad or BufferStore.");
+
+// The indices of every load and store of `buffer` in the block's body (they must agree).
+std::vector<PrimExpr> access_indices(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer) {
+  const BlockNode& block = s.block_at(block_sid);
+  auto invalid = [&](const char* why) {
+    fail(s, kInvalidBufferAccessError, {block_sid},
+         fmt::format("The target buffer {} should be accessed in the leaf block {{0}} via BufferLoad or BufferStore. The indices "
+                     "should be the same if there are multiple accesses to the target buffer. {}",
+                     buffer->name, why));
+  };
+  std::optional<std::vector<PrimExpr>> found;
+  auto see = [&](const std::vector<PrimExpr>& indices) {
+    if (!found) {
+      found = indices;
+      return;
+    }
+    bool same = found->size() == indices.size();
+    for (size_t i = 0; same && i < indices.size(); ++i) same = expr_deep_equal((*found)[i], indices[i]);
+    if (!same) invalid("Multiple buffer accesses have non-unique indices.");
+  };
+  for (const Stmt& part : {block.init, block.body}) {
+    if (!part) continue;
+    for_each_stmt(part, [&](const Stmt& st) {
+      if (as<BlockRealizeNode>(st) || as<BlockNode>(st)) fail(s, kNotLeafBlockError, {block_sid});
+      if (auto* store = as<BufferStoreNode>(st); store && store->buffer == buffer) see(store->indices);
+    });
+    for_each_expr(part, [&](const PrimExpr& e) {
+      if (auto* load = as<BufferLoadNode>(e); load && load->buffer == buffer) see(load->indices);
+      if (e.get() == buffer->data.get()) invalid("Opaque buffer accesses found.");
+    });
+  }
+  if (!found) invalid("No buffer accesses found.");
+  return *found;
+}
+
+// Rewrites the block's loads and stores of `from` to `to[indices]`.
+class AccessRewriter : public IRMutator {
+ public:
+  AccessRewriter(const Buffer& from, const Buffer& to, const std::vector<PrimExpr>& indices) : from_(from), to_(to), indices_(indices) {}
+  PrimExpr mutate(const PrimExpr& e) override {
+    PrimExpr out = mutate_children(e);
+    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_) return std::make_shared<BufferLoadNode>(load->dtype, to_, indices_);
+    return out;
+  }
+  Stmt mutate(const Stmt& s) override {
+    Stmt out = mutate_children(s);
+    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == from_) {
+      return std::make_shared<BufferStoreNode>(to_, store->value, indices_);
+    }
+    return out;
+  }
+
+ private:
+  const Buffer& from_;
+  const Buffer& to_;
+  const std::vector<PrimExpr>& indices_;
+};
+
+}  // namespace
+
+uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, bool is_write) {
+  // Step 1. The buffer, and the indices of its accesses, simplified over the iterators' domains.
+  const BlockNode* block = &s.block_at(block_sid);
+  const std::vector<BufferRegion>& regions = is_write ? block->writes : block->reads;
+  if (buffer_index < 0 || buffer_index >= static_cast<int64_t>(regions.size())) {
+    fail_buffer_index_out_of_range(s, block_sid, buffer_index, is_write);
+  }
+  Buffer buffer = regions[static_cast<size_t>(buffer_index)].buffer;
+  uint64_t scope = s.scope_block(block_sid);
+  std::vector<PrimExpr> indices = access_indices(s, block_sid, buffer);
+  arith::VarDomain iter_dom;
+  for (const IterVar& iv : block->iter_vars) iter_dom[iv.var.get()] = arith::interval_of(iv.dom);
+  for (auto& index : indices) index = arith::simplify(index, iter_dom);
+  std::vector<const IterVar*> covered;
+  for (const IterVar& iv : block->iter_vars) {
+    bool used = false;
+    for (const auto& index : indices) used |= uses_var(index, [&](const VarNode* v) { return v == iv.var.get(); });
+    if (used) covered.push_back(&iv);
+  }
+
+  // The block must be the only thing in its nest below the scope (TVM's chain of loops).
+  uint64_t top = block_sid;
+  while (s.info(top)->parent != scope) {
+    uint64_t parent = s.info(top)->parent;
+    const ForNode* loop = s.loop(parent);
+    const StmtNode* child = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
+    if (!loop || loop->body.get() != child) {
+      fail_not_supported(s, {block_sid}, "reindex of block {0}, which shares its loops with other statements");
+    }
+    top = parent;
+  }
+
+  // What would change results (tsch's checks).
+  bool also_other_side = false;
+  for (const BufferRegion& r : is_write ? block->reads : block->writes) also_other_side |= r.buffer == buffer;
+  if (!is_write && also_other_side) {
+    fail_not_supported(s, {block_sid}, fmt::format("reindex of {} for reading while block {{0}} also writes it", buffer->name));
+  }
+  if (is_write) {
+    const BlockRealizeNode* realize = s.info(block_sid)->realize;
+    if (also_other_side && !block->init) {
+      fail_not_supported(s, {block_sid},
+                         fmt::format("reindex of {} for writing: block {{0}} reads its old values, which the new buffer would not hold",
+                                     buffer->name));
+    }
+    if (!is_one(realize->predicate)) {
+      fail_not_supported(s, {block_sid},
+                         fmt::format("reindex of {} for writing: block {{0}} is guarded by a T.where, so the copy back would write "
+                                     "elements it never computed",
+                                     buffer->name));
+    }
+    arith::LoopExtents extents;
+    bool constant = true;
+    for (const IterVar* iv : covered) {
+      int64_t extent;
+      if (is_zero(iv->dom.min) && as_const_int(iv->dom.extent, &extent)) extents[iv->var.get()] = extent;
+      else constant = false;
+    }
+    bool one_to_one = true;
+    for (const auto& index : indices) one_to_one &= as<VarNode>(index) != nullptr;
+    if (!one_to_one && !(constant && arith::detect_iter_map(indices, extents, true).ok)) {
+      fail_not_supported(s, {block_sid},
+                         fmt::format("reindex of {} for writing: its indices are not a one-to-one map of the block's iterators",
+                                     buffer->name));
+    }
+  }
+
+  // Step 2. The new buffer: one dimension per covered iterator, its domain's end as extent.
+  std::vector<PrimExpr> shape;
+  for (const IterVar* iv : covered) shape.push_back(arith::simplify(add(iv->dom.min, iv->dom.extent)));
+  Buffer reindexed = buffer_with(buffer, buffer->name + "_reindex", shape, buffer->scope);
+  std::const_pointer_cast<BufferNode>(reindexed)->strides.clear();
+
+  // Step 3. The copy block "X_reindex" and its loops over the covered iterators' domains.
+  auto copy = std::make_shared<BlockNode>();
+  copy->name = reindexed->name;
+  copy->sid = s.fresh_sid();
+  std::unordered_map<const VarNode*, PrimExpr> to_copy_iter;
+  std::vector<PrimExpr> reindex_indices, bindings;
+  std::vector<LoopSpec> loops;
+  for (size_t k = 0; k < covered.size(); ++k) {
+    const IterVar& iv = *covered[k];
+    Var v = make_var("v" + std::to_string(k), iv.var->dtype);
+    Var ax = make_var("ax" + std::to_string(k), iv.var->dtype);
+    copy->iter_vars.push_back(IterVar{v, iv.dom, IterType::DataPar});
+    to_copy_iter[iv.var.get()] = v;
+    reindex_indices.push_back(v);
+    bindings.push_back(ax);
+    loops.push_back({ax, iv.dom.min, iv.dom.extent});
+  }
+  std::vector<PrimExpr> target_indices;
+  for (const auto& index : indices) target_indices.push_back(substitute(index, to_copy_iter));
+  const Buffer& src = is_write ? reindexed : buffer;
+  const Buffer& dst = is_write ? buffer : reindexed;
+  const std::vector<PrimExpr>& src_indices = is_write ? reindex_indices : target_indices;
+  const std::vector<PrimExpr>& dst_indices = is_write ? target_indices : reindex_indices;
+  auto point = [](const Buffer& b, const std::vector<PrimExpr>& at) {
+    BufferRegion r{b, {}};
+    for (const auto& i : at) r.region.push_back(Range{i, make_int(1, i->dtype)});
+    return r;
+  };
+  copy->reads = {point(src, src_indices)};
+  copy->writes = {point(dst, dst_indices)};
+  copy->body = std::make_shared<BufferStoreNode>(dst, buffer_load(src, src_indices), dst_indices);
+  Stmt nest = make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), copy));
+
+  // Step 4. The block accesses the new buffer at its covered iterators.
+  std::vector<PrimExpr> own_indices;
+  for (const IterVar* iv : covered) own_indices.push_back(iv->var);
+  auto rewritten = std::make_shared<BlockNode>(*block);
+  AccessRewriter rewriter(buffer, reindexed, own_indices);
+  rewritten->body = rewriter.mutate(block->body);
+  if (block->init) rewritten->init = rewriter.mutate(block->init);
+  for (auto* list : {&rewritten->reads, &rewritten->writes}) {
+    for (auto& r : *list) {
+      if (r.buffer == buffer) r = point(reindexed, own_indices);
+    }
+  }
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, rewritten));
+
+  // Step 5. The copy next to the block's nest (before it for a read, after it for a write).
+  const StmtNode* top_node = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
+  std::vector<Stmt> items = body_items(s.block_at(scope).body);
+  size_t position = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].get() == top_node) position = i;
+  }
+  rebuild_scope(s, scope, [&](BlockNode& b) {
+    b.body = insert_into_body(b.body, position + (is_write ? 1 : 0), nest);
+    b.alloc_buffers.push_back(reindexed);
+  });
+  return copy->sid;
+}
+
+void register_reindex_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "ReIndex", "reindex", {input("block", ParamType::Block), attr("buffer", ParamType::LayoutBuffer)}, OutputForm::Single,
+      [](Schedule& sch, InstructionCall& c) {
+        output_blocks(c, {reindex(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), c.attrs[1].as_int() != 0)});
+      },
+      "reindex(block, buffer) -> BlockRV: access the buffer through a new one indexed by the block's iterators, with a copy "
+      "block between them; buffer is (\"read\" | \"write\", index), a name or a Buffer.",
+      "the block is a leaf alone in its loop nest and accesses the buffer at one set of indices",
+      "B[vi, vj] = A[vj, vi]  ->  A_reindex[v0, v1] = A[v1, v0]; B[vi, vj] = A_reindex[vi, vj]"));
+}
+
+}  // namespace tsch::schedule
