@@ -176,11 +176,43 @@ TypeRef make_buffer_type() {
     }
     return script::make_tuple(std::move(dims));
   });
+  t->def_property("strides", [](Interpreter&, const Value& v) {
+    std::vector<Value> dims;
+    for (const auto& d : v.as<BufferValue>()->buffer->strides) dims.push_back(wrap(d));
+    return script::make_list(std::move(dims));
+  });
   t->def_property("ndim", [](Interpreter&, const Value& v) {
     return Value::integer(static_cast<int64_t>(v.as<BufferValue>()->buffer->shape.size()));
   });
   t->def_property("data", [](Interpreter&, const Value& v) { return wrap(ir::PrimExpr(v.as<BufferValue>()->buffer->data)); });
   t->def("scope", "self", [](Interpreter&, Args& a) { return script::make_str(a[0].as<BufferValue>()->buffer->scope); });
+  // TVM's Buffer.access_ptr: `T.tvm_access_ptr(T.type_annotation(dtype), B.data, offset, extent,
+  // mask)`, an opaque pointer into the buffer (mask 1 read, 2 write); offset counts elements
+  // from the buffer's own offset, extent defaults to the rest of the buffer.
+  t->def("access_ptr", "self, access_mask, ptr_type=\"handle\", content_lanes=1, offset=0, extent=None",
+         [](Interpreter& interp, Args& a) {
+    const ir::Buffer& b = a[0].as<BufferValue>()->buffer;
+    int64_t mask = 0;
+    if (auto* text = a[1].as<script::Str>()) {
+      for (char c : text->value) {
+        if (c == 'r') mask |= 1;
+        else if (c == 'w') mask |= 2;
+        else a.value_error(1, "expected a mask of \"r\" and \"w\", got \"" + text->value + "\"");
+      }
+    } else {
+      mask = a.get_int(1);
+    }
+    if (a.get_str(2) != "handle") raise(ExcKind::NotImplementedError, "not supported yet: access_ptr with ptr_type other than \"handle\"");
+    if (a.get_int(3) != 1) raise(ExcKind::NotImplementedError, "not supported yet: access_ptr with content_lanes other than 1");
+    ir::DataType index_type = b->shape.empty() ? ir::DataType::int32() : b->shape[0]->dtype;
+    ir::PrimExpr offset = to_expr_as(interp, a[4], index_type, "access_ptr offset");
+    ir::PrimExpr total = ir::make_int(1, index_type);
+    for (const auto& d : b->shape) total = ir::mul(total, d);
+    ir::PrimExpr extent = a[5].is_none() ? arith::simplify(ir::sub(total, offset)) : to_expr_as(interp, a[5], index_type, "access_ptr extent");
+    if (b->elem_offset && !ir::is_zero(b->elem_offset)) offset = ir::add(b->elem_offset, offset);
+    ir::PrimExpr annotation = ir::call(b->dtype, "type_annotation", {});
+    return wrap(ir::call(ir::DataType::handle(), "tvm_access_ptr", {annotation, ir::PrimExpr(b->data), offset, extent, ir::make_int(mask)}));
+  }, "access_ptr(access_mask, ptr_type=\"handle\", content_lanes=1, offset=0, extent=None): an opaque pointer into the buffer.");
   t->def("same_as", "self, other", [](Interpreter&, Args& a) {
     auto* other = a[1].as<BufferValue>();
     return Value::boolean(other && other->buffer == a[0].as<BufferValue>()->buffer);

@@ -4,6 +4,7 @@
 
 #include "bindings/ir_values.h"
 #include "ir/printer.h"
+#include "script/exceptions.h"
 #include "script/types.h"
 
 namespace tsch::bindings {
@@ -47,15 +48,33 @@ TypeRef block_type() {
   static TypeRef t = make_type("Block");
   return t;
 }
-TypeRef stmt_type() {
-  static TypeRef t = make_type("Stmt");
-  return t;
-}
-
 // A child node kept alive by the parent's owner.
 Value child(const ir::Stmt& owner, const ir::Stmt& node) {
   if (!node) return Value();
   return wrap(ir::Stmt(owner, node.get()));
+}
+
+TypeRef stmt_type() {
+  static TypeRef t = [] {
+    TypeRef type = make_type("Stmt");
+    // A SeqStmt indexes and counts its statements (`func.body.block.body[1]`), as TVM's.
+    type->def("__getitem__", "self, index", [](Interpreter&, script::Args& a) -> Value {
+      const ir::Stmt& stmt = a[0].as<StmtValue>()->stmt;
+      auto* seq = ir::as<ir::SeqStmtNode>(stmt);
+      if (!seq) script::raise(script::ExcKind::TypeError, "'Stmt' object is not subscriptable");
+      int64_t i = a.get_int(1), n = static_cast<int64_t>(seq->seq.size());
+      if (i < 0) i += n;
+      if (i < 0 || i >= n) script::raise(script::ExcKind::IndexError, "SeqStmt index out of range");
+      return child(stmt, seq->seq[static_cast<size_t>(i)]);
+    });
+    type->def("__len__", "self", [](Interpreter&, script::Args& a) -> Value {
+      auto* seq = ir::as<ir::SeqStmtNode>(a[0].as<StmtValue>()->stmt);
+      if (!seq) script::raise(script::ExcKind::TypeError, "object of type 'Stmt' has no len()");
+      return Value::integer(static_cast<int64_t>(seq->seq.size()));
+    });
+    return type;
+  }();
+  return t;
 }
 
 Value buffers(const std::vector<ir::Buffer>& list) {

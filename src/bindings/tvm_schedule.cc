@@ -51,7 +51,8 @@ TypeRef rv_type(RVNode::Kind kind) {
 
 TypeObject* RVValue::type() const { return rv_type(rv->kind).get(); }
 
-Value wrap_rv(const RV& rv) { return Value(std::make_shared<RVValue>(rv)); }
+// A null handle (sample_perfect_tile's factor left to infer) is None.
+Value wrap_rv(const RV& rv) { return rv ? Value(std::make_shared<RVValue>(rv)) : Value(); }
 
 TypeRef tvm_error_type() {
   static TypeRef t = [] {
@@ -268,9 +269,11 @@ TypeRef make_schedule_type() {
   };
   t->def_property("mod", [](Interpreter&, const Value& v) { return Value(std::make_shared<IRModuleValue>(v.as<ScheduleValue>()->sch.mod())); });
   t->def_property("trace", [](Interpreter&, const Value& v) { return make_trace_value(v.as<ScheduleValue>()->sch.trace()); });
+  // TVM's: the GlobalVar of the function worked on (None while the module has several and
+  // work_on was not called).
   t->def_property("func_working_on", [](Interpreter&, const Value& v) -> Value {
     const std::string& f = v.as<ScheduleValue>()->sch.func_working_on();
-    return f.empty() ? Value() : script::make_str(f);
+    return f.empty() ? Value() : Value(std::make_shared<GlobalVarValue>(f));
   });
   t->def("show", "self", [](Interpreter& interp, Args& a) {
     interp.write_stdout(ir::script(self(a).mod()));

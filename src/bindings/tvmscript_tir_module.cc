@@ -526,10 +526,30 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     std::string op = name;
     def_function(ns, name, "*args, dtype=\"handle\"", [op](Interpreter& interp, Args& a) {
       std::vector<ir::PrimExpr> args;
-      for (const auto& v : a.varargs()) args.push_back(to_expr(interp, v, "T." + op + " argument"));
+      for (const auto& v : a.varargs()) {
+        // The layout ("row_major" / "col_major") is a string argument.
+        if (auto* text = v.as<script::Str>()) args.push_back(std::make_shared<ir::StringImmNode>(text->value));
+        else args.push_back(to_expr(interp, v, "T." + op + " argument"));
+      }
       return wrap(ir::call(dtype_arg(interp, a[1], "T." + op + " dtype"), op, args));
     });
   }
+  // T.type_annotation(dtype): a value of no use but its type (the first argument of
+  // T.tvm_access_ptr); T.tvm_access_ptr(ptype, data, offset, extent, rw_mask): an opaque
+  // pointer to element `offset` of the data.
+  def_function(ns, "type_annotation", "dtype", [](Interpreter& interp, Args& a) {
+    return wrap(ir::call(dtype_arg(interp, a[0], "T.type_annotation dtype"), "type_annotation", {}));
+  });
+  def_function(ns, "tvm_access_ptr", "ptype, data, offset, extent, rw_mask, dtype=\"handle\"", [](Interpreter& interp, Args& a) {
+    ir::PrimExpr ptype = to_expr(interp, a[0], "T.tvm_access_ptr type annotation");
+    auto* annotation = ir::as<ir::CallNode>(ptype);
+    if (!annotation || annotation->op != "type_annotation") raise(ExcKind::TypeError, "T.tvm_access_ptr: the first argument is T.type_annotation(dtype)");
+    ir::PrimExpr data = to_expr(interp, a[1], "T.tvm_access_ptr data");
+    if (!data->dtype.is_handle()) raise(ExcKind::TypeError, "T.tvm_access_ptr: data must be a handle (B.data), got " + data->dtype.to_string());
+    std::vector<ir::PrimExpr> args{ptype, data};
+    for (size_t i = 2; i < 5; ++i) args.push_back(to_expr(interp, a[i], "T.tvm_access_ptr argument"));
+    return wrap(ir::call(dtype_arg(interp, a[5], "T.tvm_access_ptr dtype"), "tvm_access_ptr", args));
+  });
   def_function(ns, "tvm_stack_make_shape", "*dims", [](Interpreter& interp, Args& a) {
     std::vector<ir::PrimExpr> dims;
     for (const auto& v : a.varargs()) dims.push_back(to_expr(interp, v, "T.tvm_stack_make_shape dimension"));

@@ -41,6 +41,7 @@ PrimExpr max_value(DataType dtype) { return limit_value(dtype, true); }
 Var make_var(std::string name, DataType dtype) { return std::make_shared<VarNode>(std::move(name), dtype); }
 
 Buffer make_buffer(std::string name, DataType dtype, std::vector<PrimExpr> shape, std::string scope) {
+  if (scope.empty()) scope = "global";  // TVM's: an empty storage scope is the global one
   auto b = std::make_shared<BufferNode>(std::move(name), dtype, std::move(shape), std::move(scope));
   b->data = make_var(b->name, DataType::handle());
   return b;
@@ -50,7 +51,7 @@ Buffer buffer_with(const Buffer& src, std::string name, std::vector<PrimExpr> sh
   auto b = std::make_shared<BufferNode>(*src);
   b->name = std::move(name);
   b->shape = std::move(shape);
-  b->scope = std::move(scope);
+  b->scope = scope.empty() ? "global" : std::move(scope);
   b->data = make_var(b->name, DataType::handle());
   return b;
 }

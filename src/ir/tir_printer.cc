@@ -147,6 +147,7 @@ class TIRPrinter {
           }
           return {s + ")"};
         }
+        if (n->op == "type_annotation") return {"T.type_annotation(" + quote(n->dtype.to_string()) + ")"};
         if (n->op == "call_extern" || n->op == "call_pure_extern") {
           std::string s = "T." + n->op + "(" + quote(n->dtype.to_string());
           for (const auto& a : n->args) s += ", " + expr(a).s;

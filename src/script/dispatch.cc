@@ -23,7 +23,10 @@ const char* dunder_name(ast::BinOpKind op, bool reflected) {
 }
 
 // `__iadd__` for `+=`, ...: "__i" + the name without its leading "__".
-std::string inplace_dunder_name(ast::BinOpKind op) { return std::string("__i") + (dunder_name(op, false) + 2); }
+std::string inplace_dunder_name(ast::BinOpKind op) {
+  std::string name = dunder_name(op, false);
+  return name.size() > 2 ? "__i" + name.substr(2) : std::string();
+}
 
 bool is_builtin_value(const Value& v) { return !v.is_object() || v.type()->is_builtin; }
 

@@ -21,6 +21,11 @@ using namespace ir;
 enum class AccessKind { Read, Write, Sync };
 
 struct Access {
+  static Access sync() {
+    Access a;
+    a.kind = AccessKind::Sync;
+    return a;
+  }
   AccessKind kind = AccessKind::Read;
   const VarNode* data = nullptr;  // the buffer's data variable
   std::vector<PrimExpr> index;
@@ -113,7 +118,7 @@ class SyncPlanner {
       case StmtKind::Evaluate: {
         auto* ev = as<EvaluateNode>(s);
         if (is_sync(ev->value, scope_)) {
-          add(node, {Access{AccessKind::Sync}});
+          add(node, {Access::sync()});
           return;
         }
         std::vector<Access> acc;
@@ -224,7 +229,7 @@ class SyncPlanner {
     int syncs = 0;
     auto barrier = [&] {
       if (syncs++ == 0) {
-        head.push_back(Access{AccessKind::Sync});
+        head.push_back(Access::sync());
       } else {
         tail.clear();
       }

@@ -14,6 +14,8 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   const std::string& op = n.op;
   DataType t = n.dtype;
   if (op == "if_then_else") return if_then_else(n);
+  // T.tvm_access_ptr(T.type_annotation(dtype), data, offset, extent, mask): &data[offset].
+  if (op == "tvm_access_ptr") return b_.CreateInBoundsGEP(scalar_type(n.args[0]->dtype), emit(n.args[1]), emit(n.args[2]));
   if (op == "likely") return emit(n.args[0]);
   if (op == "assume") return b_.getTrue();  // an assumption, no code
   check_call(n);

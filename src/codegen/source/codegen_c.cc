@@ -222,6 +222,7 @@ std::string CodeGenC::load(const BufferLoadNode& n) {
 std::string CodeGenC::call(const CallNode& n) {
   const std::string& op = n.op;
   if (op == "if_then_else") return "(" + expr(n.args[0]) + " ? " + expr(n.args[1]) + " : " + expr(n.args[2]) + ")";
+  if (op == "tvm_access_ptr") return "((void*)((" + type_of(n.args[0]->dtype) + "*)" + expr(n.args[1]) + " + " + expr(n.args[2]) + "))";
   if (op == "likely") return expr(n.args[0]);
   static const std::unordered_set<std::string> math = {"exp", "exp2", "log", "log2", "log10", "sqrt", "fabs", "floor",
                                                        "ceil", "trunc", "nearbyint", "sin", "cos", "tanh", "tan",

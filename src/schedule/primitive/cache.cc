@@ -78,8 +78,9 @@ Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, con
     Var ax = make_var("ax" + std::to_string(d), t);
     Var v = make_var("v" + std::to_string(d), t);
     loops.push_back(ax);
-    extents.push_back(arith::simplify(add(sub(region[d].max, region[d].min), make_int(1, t))));
-    bindings.push_back(arith::simplify(add(region[d].min, ax)));
+    // The copy loops take the buffer's index type (int64 loops for an int64 shape, as TVM).
+    extents.push_back(arith::simplify(cast(t, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype)))));
+    bindings.push_back(arith::simplify(add(cast(t, region[d].min), ax)));
     indices.push_back(v);
     block->iter_vars.push_back(IterVar{v, Range{make_int(0, t), extent_of_dim}, IterType::DataPar});
   }

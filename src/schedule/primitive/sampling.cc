@@ -244,7 +244,8 @@ void apply_sample_perfect_tile(Schedule& sch, InstructionCall& c) {
   }
   std::vector<TraceArg> decision;
   for (int64_t f : factors) {
-    c.outputs.push_back(make_rv(RVNode::Kind::Expr, 0, f));
+    // TVM 0.23: the factor left to infer (-1, a loop of symbolic extent) is None, no handle.
+    c.outputs.push_back(f == -1 ? RV() : make_rv(RVNode::Kind::Expr, 0, f));
     decision.push_back(TraceArg::of_int(f));
   }
   c.decision = TraceArg::of_list(std::move(decision));

@@ -138,8 +138,8 @@ void register_split_kinds(KindList& kinds) {
         std::vector<std::optional<int64_t>> factors;
         for (size_t i = 1; i < c.inputs.size(); ++i) {
           const TraceArg& f = c.inputs[i];
-          if (f.is_none() || (f.kind == TraceArg::Kind::Int && f.i == -1)) {
-            factors.push_back(std::nullopt);  // -1 means "infer", like None
+          if (f.is_none() || (f.kind == TraceArg::Kind::Int && f.i == -1) || (f.kind == TraceArg::Kind::Ref && !f.ref)) {
+            factors.push_back(std::nullopt);  // -1 (or sample_perfect_tile's None) means "infer", like None
           } else if (f.kind == TraceArg::Kind::Int) {
             factors.push_back(f.i);
           } else {
