@@ -75,8 +75,10 @@ uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool pre
   for (const ForNode* l : loops) vmap[l->loop_var.get()] = make_int(0, l->loop_var->dtype);
   PrimExpr inner = make_int(1, t);
   for (size_t i = kept.size(); i-- > 0;) {
-    PrimExpr v = floordiv(fused, inner);
-    if (i > 0) v = floormod(v, cast(t, kept[i]->extent));
+    // TVM's form: `fused % (inner * extent) // inner` for a middle loop, `fused // inner` for
+    // the outermost, `fused % extent` for the innermost.
+    PrimExpr v = i > 0 ? floormod(fused, mul(inner, cast(t, kept[i]->extent))) : fused;
+    if (!is_one(inner)) v = floordiv(v, inner);
     vmap[kept[i]->loop_var.get()] = cast(kept[i]->loop_var->dtype, v);
     inner = mul(inner, cast(t, kept[i]->extent));
   }
