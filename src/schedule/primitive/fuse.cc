@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "arith/int_set.h"
+#include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "schedule/error.h"
@@ -88,7 +89,8 @@ uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool pre
 
   // Step 3. Rewrite.
   Stmt body = substitute_bindings(loops.back()->body, vmap, dom);
-  auto f = std::make_shared<ForNode>(fused, make_int(0, t), extent, ForKind::Serial, body);
+  // TVM simplifies the product (`n * 16384`, `T.min(31, 126 - i * 32) * 128 + 128`).
+  auto f = std::make_shared<ForNode>(fused, make_int(0, t), arith::simplify(extent), ForKind::Serial, body);
   f->sid = s.fresh_sid();
   s.replace(loop_sids[0], f);
   return f->sid;
