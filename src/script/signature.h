@@ -79,7 +79,7 @@ class Args {
 
  private:
   Interpreter& interp_;
-  const std::string& function_;
+  std::string function_;  // a copy: callers pass string literals
   const Signature& sig_;
   std::vector<Value> values_;
   std::vector<Value> varargs_;
