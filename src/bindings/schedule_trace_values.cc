@@ -168,7 +168,10 @@ TypeObject* InstructionValue::type() const {
       for (const Value& v : interp.to_vector(a[2])) inst->attrs.push_back(value_arg(interp, v));
       for (const Value& v : interp.to_vector(a[3])) {
         auto* rv = v.as<RVValue>();
-        if (!rv) a.type_error(3, "a list of BlockRV, LoopRV or ExprRV");
+        if (!rv) {
+          raise(ExcKind::TypeError, "argument 4, 'outputs' to Instruction: expected a list of BlockRV, LoopRV or ExprRV, got a list "
+                                    "holding " + Interpreter::type_name(v));
+        }
         inst->outputs.push_back(rv->rv);
       }
       return Value(std::make_shared<InstructionValue>(inst, ""));
