@@ -134,7 +134,21 @@ uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, boo
     top = parent;
   }
 
-  // What would change results (tsch's checks).
+  // What would change results (tsch's checks). The copy runs over the iterators' whole
+  // domains, where a guarded block may run only part of them: its accesses must stay inside
+  // the buffer there.
+  for (size_t d = 0; d < indices.size() && d < buffer->shape.size(); ++d) {
+    const PrimExpr& index = indices[d];
+    PrimExpr bound = cast(index->dtype, buffer->shape[d]);
+    bool inside = arith::can_prove(make_binary(ExprKind::GE, index, make_int(0, index->dtype)), iter_dom) &&
+                  arith::can_prove(make_binary(ExprKind::LT, index, bound), iter_dom);
+    if (!inside) {
+      fail_not_supported(s, {block_sid},
+                         fmt::format("reindex of {}: index {} may leave the buffer over the block's iterator domains, which the "
+                                     "copy runs over",
+                                     buffer->name, ir::script(indices[d])));
+    }
+  }
   bool also_other_side = false;
   for (const BufferRegion& r : is_write ? block->reads : block->writes) also_other_side |= r.buffer == buffer;
   if (!is_write && also_other_side) {
