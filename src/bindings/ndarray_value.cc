@@ -26,7 +26,17 @@ using script::TypeRef;
 
 namespace {
 
-NDArray& self_array(Args& a) { return *a[0].as<ArrayValue>()->array; }
+// The array a method works on; its elements must be on the host (a GPU array's are read
+// with .numpy(), as in TVM, where NumPy's operations take host arrays only).
+NDArray& self_array(Args& a) {
+  NDArray& arr = *a[0].as<ArrayValue>()->array;
+  if (!arr.on_host())
+    raise(ExcKind::RuntimeError, "not supported yet: reading the elements of an array on " + arr.device().str() +
+                                     " in place (copy it to the host with .numpy())");
+  return arr;
+}
+// The array of a method that works wherever the array lives (numpy(), copyto, ...).
+NDArray& any_array(Args& a) { return *a[0].as<ArrayValue>()->array; }
 
 int64_t index_value(const Value& v) {
   if (v.is_integral()) return v.as_int();
@@ -247,7 +257,7 @@ void install_common(TypeObject& t, bool tvm) {
   t.def_property("ndim", [](Interpreter&, const Value& v) { return Value::integer(v.as<ArrayValue>()->array->ndim()); });
   t.def_property("size", [](Interpreter&, const Value& v) { return Value::integer(v.as<ArrayValue>()->array->size()); });
   t.def("__len__", "self", [](Interpreter&, Args& a) {
-    const NDArray& arr = self_array(a);
+    const NDArray& arr = any_array(a);
     if (arr.ndim() == 0) raise(ExcKind::TypeError, "len() of unsized object");
     return Value::integer(arr.shape()[0]);
   });
@@ -385,31 +395,40 @@ TypeRef make_tvm_type() {
   auto t = std::make_shared<TypeObject>("NDArray");
   t->set_module("tvm.nd");
   install_common(*t, true);
-  auto to_numpy = [](Interpreter&, Args& a) { return wrap_array(self_array(a).copy()); };
-  t->def("numpy", "self", to_numpy, "numpy(): a copy of the data as a numpy.ndarray.");
+  auto to_numpy = [](Interpreter&, Args& a) { return wrap_array(guard_core([&] { return runtime::to_host(any_array(a)); })); };
+  t->def("numpy", "self", to_numpy, "numpy(): a copy of the data as a numpy.ndarray (from the device for a GPU array).");
   t->def("asnumpy", "self", to_numpy, "asnumpy(): the older name of numpy().");
   t->def_property("device", [](Interpreter&, const Value& v) { return wrap_device(v.as<ArrayValue>()->array->device()); });
   t->def("copyfrom", "self, source", [](Interpreter& interp, Args& a) {
-    NDArray& dst = self_array(a);
+    NDArray& dst = any_array(a);
     NDArrayRef src = to_array(interp, a[1]);
     if (src->shape() != dst.shape())
       raise(ExcKind::ValueError, "array shape do not match the shape of NDArray " + runtime::shape_string(src->shape()) + " vs " +
                                      runtime::shape_string(dst.shape()));
     if (src->dtype() != dst.dtype() || !src->is_dense()) src = src->astype(dst.dtype());
-    std::memcpy(dst.data(), src->data(), dst.nbytes());
+    guard_core([&] {
+      runtime::copy_array(*src, dst);
+      return 0;
+    });
     return a[0];
   });
   t->def("copyto", "self, target", [](Interpreter& interp, Args& a) -> Value {
+    const NDArray& src = any_array(a);
     auto* dst = a[1].as<ArrayValue>();
-    if (!dst) {  // a device: copy to it
-      check_array_device(interp, a[1]);
-      return wrap_array(self_array(a).copy(), true);
+    if (!dst) {  // a device: a copy there
+      runtime::Device dev = device_arg(interp, a[1]);
+      return wrap_array(guard_core([&] {
+        runtime::NDArrayRef out = runtime::make_device_array(src.dtype(), src.shape(), dev);
+        runtime::copy_array(src, *out);
+        return out;
+      }), true);
     }
-    const NDArray& src = self_array(a);
     if (src.shape() != dst->array->shape() || src.dtype() != dst->array->dtype())
       raise(ExcKind::ValueError, "copyto: shape or dtype mismatch");
-    runtime::NDArrayRef keep;
-    std::memcpy(dst->array->data(), runtime::dense(src, keep).data(), src.nbytes());
+    guard_core([&] {
+      runtime::copy_array(src, *dst->array);
+      return 0;
+    });
     return a[1];
   });
   return t;
@@ -431,7 +450,8 @@ TypeObject* ArrayValue::type() const { return is_tvm ? tvm_ndarray_type().get() 
 
 std::string ArrayValue::repr_hook(Interpreter&) {
   if (!is_tvm) return array_repr(*array);
-  return "<tvm.nd.NDArray shape=" + runtime::shape_string(array->shape()) + ", cpu(0)>\n" + array_repr(*array);
+  NDArrayRef host = array->on_host() ? array : guard_core([&] { return runtime::to_host(*array); });
+  return "<tvm.nd.NDArray shape=" + runtime::shape_string(array->shape()) + ", " + array->device().str() + ">\n" + array_repr(*host);
 }
 
 TypeObject* DTypeValue::type() const {
@@ -498,6 +518,11 @@ DataType dtype_arg(Interpreter& interp, const Value& v) {
 
 NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<DataType> dtype) {
   if (auto* arr = v.as<ArrayValue>()) {
+    // A GPU array's elements come to the host (np.asarray(nd) does as much in TVM).
+    if (!arr->array->on_host()) {
+      NDArrayRef host = guard_core([&] { return runtime::to_host(*arr->array); });
+      return dtype && *dtype != host->dtype() ? host->astype(*dtype) : host;
+    }
     if (dtype && *dtype != arr->array->dtype()) return arr->array->astype(*dtype);
     return arr->array;
   }

@@ -251,27 +251,32 @@ runtime::Device device_arg(Interpreter&, const Value& v) {
   return d->device;
 }
 
-void check_array_device(Interpreter& interp, const Value& v) {
-  runtime::Device dev = device_arg(interp, v);
-  if (dev.type != runtime::DeviceType::CPU) {
-    // The device's API says why not: no such device, or not supported yet.
-    guard_core([&] { return runtime::device_api(dev).alloc(dev.id, 0, 64); });
-    raise(ExcKind::RuntimeError, "not supported yet: arrays on " + dev.str() + " (only cpu arrays)");
-  }
-}
-
 namespace {
 
 void build_nd(Interpreter&, script::Module& m) {
   Namespace& ns = *m.globals;
   script::def_function(ns, "array", "arr, device=None", [](Interpreter& interp, Args& a) {
-    check_array_device(interp, a[1]);
-    return wrap_array(to_array(interp, a[0])->copy(), true);
-  }, "array(arr, device=tvm.cpu(0)): a tvm.nd.NDArray holding a copy of arr.");
+    runtime::Device dev = device_arg(interp, a[1]);
+    runtime::NDArrayRef src = to_array(interp, a[0]);
+    if (dev.type == runtime::DeviceType::CPU) return wrap_array(src->copy(), true);
+    return wrap_array(guard_core([&] {
+      runtime::NDArrayRef out = runtime::make_device_array(src->dtype(), src->shape(), dev);
+      runtime::copy_array(*src, *out);
+      return out;
+    }), true);
+  }, "array(arr, device=tvm.cpu(0)): a tvm.nd.NDArray holding a copy of arr, on the device.");
   script::def_function(ns, "empty", "shape, dtype='float32', device=None", [](Interpreter& interp, Args& a) {
-    check_array_device(interp, a[2]);
-    return wrap_array(runtime::make_array(dtype_arg(interp, a[1]), shape_arg(interp, a[0])), true);
-  }, "empty(shape, dtype='float32', device=tvm.cpu(0)): a new array (zero-filled).");
+    runtime::Device dev = device_arg(interp, a[2]);
+    ir::DataType dtype = dtype_arg(interp, a[1]);
+    runtime::Shape shape = shape_arg(interp, a[0]);
+    if (dev.type == runtime::DeviceType::CPU) return wrap_array(runtime::make_array(dtype, shape), true);
+    return wrap_array(guard_core([&] {
+      // Zero-filled like a host array, so a kernel that writes only part of it reads the same.
+      runtime::NDArrayRef out = runtime::make_device_array(dtype, shape, dev);
+      runtime::copy_array(*runtime::make_array(dtype, shape), *out);
+      return out;
+    }), true);
+  }, "empty(shape, dtype='float32', device=tvm.cpu(0)): a new array (zero-filled), on the device.");
   ns.set(intern("NDArray"), Value(tvm_ndarray_type()));
 }
 

@@ -34,9 +34,6 @@ Value wrap_module(runtime::Module m);
 Value wrap_device(runtime::Device d);
 // A device argument (None: cpu(0)); TypeError for anything else.
 runtime::Device device_arg(Interpreter& interp, const Value& v);
-// The same, for an array: only cpu arrays exist until a GPU runtime arrives (#18), so another
-// device is refused ("not supported yet"), not faked.
-void check_array_device(Interpreter& interp, const Value& v);
 // tvm.cpu, tvm.cuda, tvm.device into a namespace.
 void install_runtime_devices(script::Namespace& ns);
 // TVM's BenchmarkResult over per-repeat mean seconds (what time_evaluator returns).

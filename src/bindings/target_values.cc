@@ -1,5 +1,11 @@
 #include "bindings/target_values.h"
 
+#include <optional>
+
+#include "runtime/cuda/cuda_device_api.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "target/target_kind.h"
+
 #include "bindings/ir_values.h"
 #include "bindings/json_values.h"
 #include "script/exceptions.h"
@@ -150,6 +156,15 @@ TypeRef target_type() {
 TypeObject* TargetValue::type() const { return target_type().get(); }
 
 void register_tvm_target_module() {
+  // A CUDA target without -arch takes the architecture of device 0 where there is one.
+  target::set_device_query([](int device_type, const std::string& attr) -> std::optional<std::string> {
+    if (device_type != 2 || attr != "compute_version" || runtime::cuda_device_count() == 0) return std::nullopt;
+    try {
+      return runtime::cuda::compute_version(0);
+    } catch (const UserError&) {
+      return std::nullopt;
+    }
+  });
   script::ModuleLoader::register_builtin("tvm.target", [](Interpreter&, script::Module& m) {
     m.globals->set(intern("Target"), Value(target_type()));
     script::def_function(*m.globals, "cuda", "model='unknown', arch=None, options=None", [](Interpreter& interp, Args& a) {

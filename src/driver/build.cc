@@ -136,7 +136,17 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     runtime::CompiledModuleRef emulation = codegen::build_llvm(
         transform::threads_as_loops(lowered, options.reverse_thread_order ? transform::ThreadOrder::Reverse : transform::ThreadOrder::Forward),
         host_target);
-    runtime::CompiledModuleRef m = codegen::cuda_host_module(emulation, device, target->host ? target->host->str() : "llvm");
+    // The host functions (the split module without its kernels), compiled for a GPU run.
+    auto host_functions = std::make_shared<ir::IRModuleNode>();
+    for (const auto& [name, f] : split->functions) {
+      bool is_kernel = false;
+      for (const auto& [kname, k] : kernels->functions) is_kernel = is_kernel || kname == name;
+      if (!is_kernel) host_functions->functions.emplace_back(name, f);
+    }
+    ir::IRModule host_ir = host_functions;
+    auto build_host = [host_ir, host_target] { return codegen::build_llvm(host_ir, host_target); };
+    runtime::CompiledModuleRef m =
+        codegen::cuda_host_module(emulation, device, target->host ? target->host->str() : "llvm", kernels, build_host);
     cache().insert(key, m);
     return m;
   }

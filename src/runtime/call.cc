@@ -1,6 +1,7 @@
 #include "runtime/call.h"
 
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -150,6 +151,34 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
   }
 }
 
+DeviceEntry CompiledModule::entry_on(const std::string& name, Device dev) const {
+  TSCH_USER_ASSERT(dev.type == DeviceType::CPU, ValueError)
+      << name << " is " << type_key() << " code for the cpu, but its arrays are on " << dev.str()
+      << " (copy them to the host with tvm.nd.array(x.numpy(), tvm.cpu()))";
+  return {entry(name), nullptr};
+}
+
+// The device a call's arrays are on (cpu when it has none); all must be on the same one.
+static Device device_of_arrays(const FunctionSignature& sig, const std::vector<CallArg>& args) {
+  std::optional<Device> dev;
+  size_t first = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].array) continue;
+    Device d = args[i].array->device();
+    if (!dev) {
+      dev = d;
+      first = i;
+      continue;
+    }
+    auto name = [&](size_t k) {
+      return "argument " + std::to_string(k + 1) + (k < sig.param_names.size() ? " ('" + sig.param_names[k] + "')" : std::string());
+    };
+    TSCH_USER_ASSERT(d == *dev, ValueError) << sig.name << ": " << name(i) << " is on " << d.str() << " but " << name(first) << " is on "
+                                            << dev->str() << " (a function's arrays must all be on one device)";
+  }
+  return dev.value_or(cpu(0));
+}
+
 PackedFunc get_function(const CompiledModuleRef& m, const std::string& name) {
   const FunctionSignature* sig = nullptr;
   for (const auto& s : m->functions())
@@ -175,8 +204,11 @@ PackedFunc get_function(const CompiledModuleRef& m, const std::string& name) {
       }
       converted.push_back(c);
     }
+    Device dev = device_of_arrays(*sig, converted);
+    DeviceEntry run = dev.type == DeviceType::CPU && entry ? DeviceEntry{entry, nullptr} : m->entry_on(sig->name, dev);
+    ScopedKernelLauncher launcher(run.launcher.get());
     try {
-      call_compiled(*sig, entry, converted);
+      call_compiled(*sig, run.entry, converted);
     } catch (const std::invalid_argument& e) {
       if (args.size() != sig->param_names.size()) throw UserError(UserErrorKind::TypeError, e.what());
       throw UserError(UserErrorKind::ValueError, e.what());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "runtime/device.h"
 
 namespace tsch::runtime {
 
@@ -43,6 +44,15 @@ constexpr int32_t kStatusInterrupted = 2;
 // its exception.
 constexpr int32_t kStatusPackedCallFailed = 3;
 
+class KernelLauncher;
+
+// How a function runs with its arrays on one device: its entry point, and the launcher its
+// host code's kernel launches go to (null for CPU code).
+struct DeviceEntry {
+  EntryPoint entry = nullptr;
+  std::shared_ptr<const KernelLauncher> launcher;
+};
+
 class CompiledModule {
  public:
   virtual ~CompiledModule() = default;
@@ -60,6 +70,10 @@ class CompiledModule {
   virtual std::vector<std::shared_ptr<CompiledModule>> device_modules() const { return {}; }
   // Non-empty: why this module's functions cannot run here (calling one raises it).
   virtual std::string unavailable() const { return {}; }
+  // The entry of `name` for arrays on `dev`. CPU code runs on cpu arrays only; a CUDA build's
+  // host module runs on cpu arrays (the CPU emulation) and on cuda arrays (the GPU). A
+  // UserError (ValueError) when the module cannot run on `dev`.
+  virtual DeviceEntry entry_on(const std::string& name, Device dev) const;
 };
 using CompiledModuleRef = std::shared_ptr<CompiledModule>;
 

@@ -213,4 +213,36 @@ std::shared_ptr<NDArray> NDArray::astype(DataType t) const {
 
 NDArrayRef make_array(DataType dtype, Shape shape) { return std::make_shared<NDArray>(dtype, std::move(shape)); }
 
+NDArrayRef make_device_array(DataType dtype, Shape shape, Device dev) {
+  if (dev.type == DeviceType::CPU) return make_array(dtype, std::move(shape));
+  DeviceAPI& api = device_api(dev);
+  int64_t bytes = checked_mul(shape_size(shape), element_bytes(dtype));
+  void* p = api.alloc(dev.id, static_cast<size_t>(bytes), 64);
+  Shape strides = c_order_strides(shape);
+  int32_t id = dev.id;
+  auto* out = new NDArray(dtype, std::move(shape), std::move(strides),
+                          std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [&api, id](uint8_t* q) { api.free(id, q); }));
+  out->device_ = dev;
+  return NDArrayRef(out);
+}
+
+void copy_array(const NDArray& src, NDArray& dst) {
+  if (src.size() != dst.size() || src.dtype() != dst.dtype()) throw std::logic_error("copy_array: arrays of different size or dtype");
+  NDArrayRef keep;
+  const NDArray& from = src.on_host() ? dense(src, keep) : src;
+  if (from.on_host() && dst.on_host()) {
+    std::memcpy(dst.data(), from.data(), dst.nbytes());
+    return;
+  }
+  Device gpu = from.on_host() ? dst.device() : from.device();
+  device_api(gpu).copy(from.data(), from.device(), dst.data(), dst.device(), dst.nbytes());
+}
+
+NDArrayRef to_host(const NDArray& a) {
+  if (a.on_host()) return a.copy();
+  NDArrayRef out = make_array(a.dtype(), a.shape());
+  copy_array(a, *out);
+  return out;
+}
+
 }  // namespace tsch::runtime

@@ -37,8 +37,10 @@ class NDArray {
   NDArray& operator=(const NDArray&) = delete;
 
   ir::DataType dtype() const { return dtype_; }
-  // Where the data lives. Only host (cpu) arrays exist until a GPU runtime arrives (#18).
+  // Where the data lives. Host code reads and writes only cpu arrays' elements; an array on
+  // a GPU is moved with copy_array / to_host, and its data() is a device address.
   Device device() const { return device_; }
+  bool on_host() const { return device_.type == DeviceType::CPU; }
   const Shape& shape() const { return shape_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
   int64_t size() const { return size_; }
@@ -70,6 +72,7 @@ class NDArray {
   friend std::shared_ptr<NDArray> make_view(const std::shared_ptr<NDArray>&, int64_t, Shape, Shape);
   friend std::shared_ptr<NDArray> borrow_memory(ir::DataType, Shape, void*);
   friend std::shared_ptr<NDArray> view_memory(ir::DataType, Shape, std::shared_ptr<uint8_t>);
+  friend std::shared_ptr<NDArray> make_device_array(ir::DataType, Shape, Device);
   NDArray(ir::DataType dtype, Shape shape, Shape strides, std::shared_ptr<uint8_t> first);
 
   ir::DataType dtype_;
@@ -93,6 +96,15 @@ NDArrayRef borrow_memory(ir::DataType dtype, Shape shape, void* data);
 // that block alive. The caller checks that the bytes fit the block; the array is as aligned
 // as `first` is (a storage's base is 64-byte aligned, an offset into it may not be).
 NDArrayRef view_memory(ir::DataType dtype, Shape shape, std::shared_ptr<uint8_t> first);
+// A dense array in the memory of `dev`, allocated through its DeviceAPI (a UserError when
+// the device has none or does not exist); its elements are not zeroed.
+NDArrayRef make_device_array(ir::DataType dtype, Shape shape, Device dev);
+// `src`'s elements copied into `dst` (same dtype and element count; `dst` dense), between any
+// devices; a strided host view is made dense first.
+void copy_array(const NDArray& src, NDArray& dst);
+// A dense host copy of `a`, wherever it lives.
+NDArrayRef to_host(const NDArray& a);
+
 // `a` itself when it is dense, else a dense copy kept alive in `keep`.
 const NDArray& dense(const NDArray& a, NDArrayRef& keep);
 

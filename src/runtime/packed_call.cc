@@ -44,7 +44,14 @@ Any to_any(const TschPackedArg& a) {
   return Any();
 }
 
+thread_local const KernelLauncher* current_launcher = nullptr;
+
 }  // namespace
+
+ScopedKernelLauncher::ScopedKernelLauncher(const KernelLauncher* launcher) : saved_(current_launcher) { current_launcher = launcher; }
+ScopedKernelLauncher::~ScopedKernelLauncher() { current_launcher = saved_; }
+
+const KernelLauncher* kernel_launcher() { return current_launcher; }
 
 std::exception_ptr take_packed_call_error() {
   std::lock_guard<std::mutex> lock(slot().mutex);
@@ -59,6 +66,7 @@ extern "C" int32_t tsch_call_packed(const char* name, const TschPackedArg* args,
   using namespace tsch::runtime;
   *result = 0;
   try {
+    if (const KernelLauncher* launcher = kernel_launcher(); launcher && launcher->launch(name, args, num_args)) return 0;
     PackedFunc f = get_global_func(name);
     std::vector<Any> in;
     in.reserve(static_cast<size_t>(num_args));

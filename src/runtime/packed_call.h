@@ -40,4 +40,29 @@ enum PackedArgCode : int32_t { kPackedInt = 0, kPackedFloat = 1, kPackedStr = 2,
 // The exception the last failed packed call raised (null when none), cleared by taking it.
 std::exception_ptr take_packed_call_error();
 
+// The kernels a host function launches by name (a CUDA build's host code calls
+// T.call_packed("main_kernel", A.data, ..., 8, 128)): the module being called installs its
+// launcher for the call, and tsch_call_packed offers each name to it before the registry.
+class KernelLauncher {
+ public:
+  virtual ~KernelLauncher() = default;
+  // Launches kernel `name` with the packed arguments (its parameters, then the launch extents);
+  // false when `name` is not one of its kernels. Failures are exceptions.
+  virtual bool launch(const char* name, const TschPackedArg* args, int32_t num_args) const = 0;
+};
+
+// Installs `launcher` (may be null) on this thread for the scope's lifetime.
+class ScopedKernelLauncher {
+ public:
+  explicit ScopedKernelLauncher(const KernelLauncher* launcher);
+  ~ScopedKernelLauncher();
+  ScopedKernelLauncher(const ScopedKernelLauncher&) = delete;
+  ScopedKernelLauncher& operator=(const ScopedKernelLauncher&) = delete;
+
+ private:
+  const KernelLauncher* saved_;
+};
+// The launcher installed on this thread, or null.
+const KernelLauncher* kernel_launcher();
+
 }  // namespace tsch::runtime

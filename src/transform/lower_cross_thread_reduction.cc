@@ -3,10 +3,12 @@
 // the same element — a race on a GPU. As TVM does, the reduction is split: each thread reduces
 // its share into a local accumulator over the reduction loops that are not bound (the
 // in-thread reduction), the threads combine their accumulators, and one thread writes the
-// result. TVM emits `T.tvm_thread_allreduce` here and lowers it in LowerThreadAllreduce (warp
-// shuffles); tsch lowers it at once to a tree over a shared buffer (`red_buf`): each thread
-// stores its value, then at each level the first half of the threads combine with the second
-// half. tir.ThreadSync places the barriers between the levels.
+// result. TVM emits `T.tvm_thread_allreduce` here and lowers it in LowerThreadAllreduce; tsch
+// lowers it at once: within one warp (at most 32 threads on threadIdx.x, a power of two, a
+// 32-bit value) by register shuffles as TVM does (T.tvm_warp_shuffle_down, then
+// T.tvm_warp_shuffle broadcasting lane 0); otherwise by a tree over a shared buffer
+// (`red_buf`): each thread stores its value, then at each level the first half of the threads
+// combine with the second half, and tir.ThreadSync places the barriers between the levels.
 //
 // The reduction loops (a loop whose variable only reduction iterators use) either form one
 // perfect nest around the block (rebuilt with the thread-bound loops outside), or the serial
@@ -27,6 +29,9 @@ namespace tsch::transform {
 namespace {
 
 using namespace ir;
+
+// Threads per warp on NVIDIA GPUs (the target's thread_warp_size).
+constexpr int64_t kWarpSize = 32;
 
 bool is_thread_idx(const ForNode* loop) {
   return loop->for_kind == ForKind::ThreadBinding && loop->thread_tag.rfind("threadIdx", 0) == 0;
@@ -260,8 +265,16 @@ class CrossThreadReduction : public IRMutator {
       group = add(mul(group, make_int(e)), l->loop_var);
       groups *= e;
     }
+    // TVM's warp-level allreduce (LowerThreadAllreduce): when one threadIdx.x loop of at most
+    // 32 threads, a power of two, reduces a 32-bit scalar, each group of lanes lies inside one
+    // warp (threadIdx.x is the innermost thread index and the block's x extent is the lane
+    // count), so register shuffles combine it, no shared memory or barrier needed. Other
+    // reductions go through a tree over shared memory.
+    bool warp = threads.size() == 1 && threads[0]->thread_tag == "threadIdx.x" && lanes > 1 && lanes <= kWarpSize &&
+                (lanes & (lanes - 1)) == 0 && t.lanes == 1 && t.bits == 32 && (t.is_float() || t.is_int() || t.is_uint());
     Buffer acc = make_buffer(out->name + "_normal_reduce", t, {make_int(1)}, "local");
-    Buffer red = make_buffer(out->name + "_red_buf", t, {make_int(groups), make_int(lanes)}, "shared");
+    Buffer red = warp ? make_buffer(out->name + "_red_buf", t, {make_int(1)}, "local")
+                      : make_buffer(out->name + "_red_buf", t, {make_int(groups), make_int(lanes)}, "shared");
     PrimExpr zero = make_int(0);
     auto slot = [&](PrimExpr l) { return std::vector<PrimExpr>{group, std::move(l)}; };
     std::vector<Stmt> body;
@@ -274,19 +287,42 @@ class CrossThreadReduction : public IRMutator {
       step = loop;
     }
     body.push_back(step);
-    // 2. The tree over red_buf: fold the lanes past the largest power of two, then halve.
-    body.push_back(store(red, slot(lane), buffer_load(acc, {zero})));
-    int64_t half = 1;
-    while (half * 2 <= lanes) half *= 2;
-    auto fold = [&](int64_t active, int64_t offset) {
-      PrimExpr other = buffer_load(red, slot(add(lane, make_int(offset))));
-      body.push_back(when(make_binary(ExprKind::LT, lane, make_int(active)),
-                          store(red, slot(lane), reducer->combine(buffer_load(red, slot(lane)), other))));
-    };
-    if (half < lanes) fold(lanes - half, half);
-    for (int64_t s = half / 2; s >= 1; s /= 2) fold(s, s);
+    std::vector<Buffer> buffers = {acc, red};
+    PrimExpr result;
+    if (warp) {
+      // 2. Shuffles down by lanes/2, ..., 1 (lane 0 of each group then holds the whole), and
+      // lane 0's value broadcast to the group, as TVM does.
+      Buffer mask = make_buffer("mask", DataType::uint(32), {make_int(1)}, "local");
+      Buffer t0 = make_buffer("t0", t, {make_int(1)}, "local");
+      buffers.push_back(mask);
+      buffers.push_back(t0);
+      auto shuffle = [&](const char* op, int64_t arg) {
+        return std::make_shared<CallNode>(t, op, std::vector<PrimExpr>{buffer_load(mask, {zero}), buffer_load(red, {zero}), make_int(arg),
+                                                                        make_int(lanes), make_int(kWarpSize)});
+      };
+      body.push_back(store(red, {zero}, buffer_load(acc, {zero})));
+      body.push_back(store(mask, {zero}, std::make_shared<CallNode>(DataType::uint(32), "tvm_warp_activemask", std::vector<PrimExpr>{})));
+      for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+        body.push_back(store(t0, {zero}, shuffle("tvm_warp_shuffle_down", offset)));
+        body.push_back(store(red, {zero}, reducer->combine(buffer_load(red, {zero}), buffer_load(t0, {zero}))));
+      }
+      body.push_back(store(red, {zero}, shuffle("tvm_warp_shuffle", 0)));
+      result = buffer_load(red, {zero});
+    } else {
+      // 2. The tree over red_buf: fold the lanes past the largest power of two, then halve.
+      body.push_back(store(red, slot(lane), buffer_load(acc, {zero})));
+      int64_t half = 1;
+      while (half * 2 <= lanes) half *= 2;
+      auto fold = [&](int64_t active, int64_t offset) {
+        PrimExpr other = buffer_load(red, slot(add(lane, make_int(offset))));
+        body.push_back(when(make_binary(ExprKind::LT, lane, make_int(active)),
+                            store(red, slot(lane), reducer->combine(buffer_load(red, slot(lane)), other))));
+      };
+      if (half < lanes) fold(lanes - half, half);
+      for (int64_t s = half / 2; s >= 1; s /= 2) fold(s, s);
+      result = buffer_load(red, slot(make_int(0)));
+    }
     // 3. One thread writes the result.
-    PrimExpr result = buffer_load(red, slot(make_int(0)));
     if (!init) result = reducer->combine(buffer_load(out, index), result);
     std::vector<PrimExpr> write_guard = result_guard;
     write_guard.insert(write_guard.begin(), make_binary(ExprKind::EQ, lane, make_int(0)));
@@ -309,7 +345,7 @@ class CrossThreadReduction : public IRMutator {
     for (const auto& r : block.reads)
       if (seen.insert(r.buffer.get()).second) opaque->reads.push_back(whole(r.buffer));
     opaque->writes.push_back(whole(out));
-    opaque->alloc_buffers = {acc, red};
+    opaque->alloc_buffers = buffers;
     opaque->body = inner;
     *top = rebuild ? nest.front() : serial.empty() ? original : serial.front();
     return std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), opaque);

@@ -100,7 +100,10 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
     // Threads and blocks never pass values through local or shared storage (each has its
     // own), so on the device a first access that looks carried (a write under the block's
     // T.where) does not keep the buffer out.
-    if (on_device || (!carried && (loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel))) {
+    // An unrolled loop is a serial one written out: a buffer its body uses goes inside, so
+    // each unrolled copy gets the small per-iteration buffer (registers, not a spilled array).
+    bool serial_like = loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel || loop->for_kind == ir::ForKind::Unrolled;
+    if (on_device || (!carried && serial_like)) {
       auto f = std::make_shared<ir::ForNode>(*loop);
       f->body = sink(buf, loop->body);
       return f;

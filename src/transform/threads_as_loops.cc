@@ -7,6 +7,8 @@
 // barrier as one copy per thread.
 #include "transform/threads_as_loops.h"
 
+#include "transform/emulate_warp_shuffles.h"
+
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -260,7 +262,9 @@ class EmulateKernels : public IRMutator {
 
 }  // namespace
 
-IRModule threads_as_loops(const IRModule& lowered, ThreadOrder order) {
+IRModule threads_as_loops(const IRModule& module, ThreadOrder order) {
+  // Warp shuffles first become exchanges through shared memory between barriers.
+  IRModule lowered = emulate_warp_shuffles(module);
   auto out = std::make_shared<IRModuleNode>();
   out->attrs = lowered->attrs;
   for (const auto& [name, base] : lowered->functions) {

@@ -1,9 +1,14 @@
 #include "codegen/llvm/codegen_nvptx.h"
 
+#include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <unordered_set>
 
@@ -16,6 +21,80 @@ namespace {
 
 // NVPTX's address space of shared memory.
 constexpr unsigned kSharedAddressSpace = 3;
+
+// NVIDIA's libdevice (the CUDA toolkit's math library as LLVM bitcode), which the math that
+// NVPTX cannot lower by itself calls: TSCH_LIBDEVICE (a path, or "none"), else
+// $CUDA_HOME/nvvm/libdevice/libdevice.10.bc, else /usr/local/cuda's. Empty, with `why`, when
+// there is none.
+std::string libdevice_path(std::string* why) {
+  const char* chosen = std::getenv("TSCH_LIBDEVICE");
+  if (chosen && std::string(chosen) == "none") {
+    *why = "TSCH_LIBDEVICE=none";
+    return {};
+  }
+  std::vector<std::string> candidates;
+  if (chosen && *chosen) candidates.push_back(chosen);
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) candidates.push_back(std::string(home) + "/nvvm/libdevice/libdevice.10.bc");
+  candidates.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
+  for (const auto& c : candidates)
+    if (access(c.c_str(), R_OK) == 0) return c;
+  *why = "libdevice.10.bc is not found in $TSCH_LIBDEVICE, $CUDA_HOME/nvvm/libdevice or /usr/local/cuda/nvvm/libdevice";
+  return {};
+}
+
+// The math libdevice provides (__nv_<op>f / __nv_<op>), as LLVM intrinsics or C math calls.
+const std::unordered_set<std::string>& libdevice_ops() {
+  static const std::unordered_set<std::string> ops = {"exp", "exp2", "log", "log2", "log10", "sin", "cos", "pow", "tanh", "tan", "asin",
+                                                      "acos", "atan", "sinh", "cosh", "erf", "log1p", "atan2", "fmod", "sigmoid", "exp10"};
+  return ops;
+}
+
+// Calls of llvm.<op>.f32 / .f64 and of C's <op>f / <op> become calls of libdevice's
+// __nv_<op>f / __nv_<op>, and libdevice is linked in (only what is called; internalized, so
+// O3 inlines it and drops the rest).
+void link_libdevice(llvm::Module& m, const std::string& path) {
+  std::vector<llvm::Function*> declarations;
+  for (llvm::Function& f : m)
+    if (f.isDeclaration()) declarations.push_back(&f);
+  for (llvm::Function* f : declarations) {
+    std::string name = f->getName().str();
+    std::string base, suffix;
+    llvm::Type* ret = f->getReturnType();
+    if (f->isIntrinsic()) {
+      if (name.rfind("llvm.nvvm.", 0) == 0) continue;
+      std::string rest = name.substr(5);  // after "llvm."
+      base = rest.substr(0, rest.find('.'));
+      if (!libdevice_ops().count(base)) continue;
+      if (!ret->isFloatTy() && !ret->isDoubleTy())
+        throw BuildError("not supported yet: " + name + " in nvptx code (libdevice has scalar math only; vectorized math is not lowered)");
+    } else {
+      base = name;
+      if (!ret->isFloatTy() && !ret->isDoubleTy()) continue;
+      if (ret->isFloatTy() && !base.empty() && base.back() == 'f') base.pop_back();
+      if (!libdevice_ops().count(base)) continue;
+    }
+    suffix = ret->isFloatTy() ? "f" : "";
+    llvm::FunctionCallee nv = m.getOrInsertFunction("__nv_" + base + suffix, f->getFunctionType());
+    f->replaceAllUsesWith(nv.getCallee());
+    f->eraseFromParent();
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) throw BuildError("cannot read libdevice " + path + ": " + buffer.getError().message());
+  auto lib = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), m.getContext());
+  if (!lib) {
+    std::string message;
+    llvm::handleAllErrors(lib.takeError(), [&](const llvm::ErrorInfoBase& e) { message = e.message(); });
+    throw BuildError("cannot parse libdevice " + path + ": " + message);
+  }
+  (*lib)->setTargetTriple(m.getTargetTriple());
+  (*lib)->setDataLayout(m.getDataLayout());
+  if (llvm::Linker::linkModules(m, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded))
+    throw BuildError("cannot link libdevice " + path + " into the kernels");
+  for (llvm::Function& f : m)
+    if (!f.isDeclaration() && f.getCallingConv() != llvm::CallingConv::PTX_Kernel) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  // libdevice asks __nvvm_reflect whether to flush denormals: no (CUDA's default).
+  m.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", static_cast<uint32_t>(0));
+}
 
 class CodeGenNVPTX final : public CodeGenLLVM {
  public:
@@ -103,17 +182,45 @@ class CodeGenNVPTX final : public CodeGenLLVM {
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
       return b_.getInt32(0);
     }
+    if (n.op == "tvm_warp_activemask") return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_activemask, {}, {});
+    if ((n.op == "tvm_warp_shuffle_down" || n.op == "tvm_warp_shuffle") && n.args.size() == 5) {
+      // shfl.sync's c operand: the segment mask ((32 - width) << 8) and the lane clamp 31.
+      int64_t width = 32;
+      if (!ir::as_const_int(n.args[3], &width)) throw BuildError("not supported yet: a warp shuffle of symbolic width in nvptx code");
+      DataType t = n.args[1]->dtype;
+      bool f32 = t.is_float() && t.bits == 32, i32 = (t.is_int() || t.is_uint()) && t.bits == 32;
+      if (t.lanes != 1 || (!f32 && !i32)) throw BuildError("not supported yet: a warp shuffle of " + t.to_string() + " in nvptx code");
+      bool down = n.op == "tvm_warp_shuffle_down";
+      llvm::Intrinsic::ID id = down ? (f32 ? llvm::Intrinsic::nvvm_shfl_sync_down_f32 : llvm::Intrinsic::nvvm_shfl_sync_down_i32)
+                                    : (f32 ? llvm::Intrinsic::nvvm_shfl_sync_idx_f32 : llvm::Intrinsic::nvvm_shfl_sync_idx_i32);
+      llvm::Value* clamp = b_.getInt32(static_cast<uint32_t>(((32 - width) << 8) | 0x1f));
+      llvm::Value* lane = b_.CreateIntCast(emit(n.args[2]), b_.getInt32Ty(), true);
+      return b_.CreateIntrinsic(id, {}, {emit(n.args[0]), emit(n.args[1]), lane, clamp});
+    }
     throw BuildError("not supported yet: the intrinsic T." + n.op + " in nvptx code");
   }
 
-  // What NVPTX lowers by itself; the rest of the math needs libdevice.
+  // What NVPTX lowers by itself; the rest of the math needs libdevice (linked when found).
   void check_call(const ir::CallNode& n) override {
     static const std::unordered_set<std::string> native = {"sqrt", "rsqrt", "fabs", "abs", "floor", "ceil", "trunc", "round",
-                                                           "nearbyint", "isnan", "isinf", "isfinite", "popcount", "tvm_storage_sync"};
+                                                           "nearbyint", "isnan", "isinf", "isfinite", "popcount", "tvm_storage_sync",
+                                                           "tvm_warp_activemask", "tvm_warp_shuffle_down", "tvm_warp_shuffle"};
     if (native.count(n.op)) return;
-    throw BuildError("not supported yet: T." + n.op +
-                     " in nvptx code (LLVM's NVPTX backend needs NVIDIA's libdevice for it; target=\"cuda\" compiles it)");
+    std::string why;
+    if (libdevice_ops().count(n.op)) {
+      libdevice_ = libdevice_path(&why);
+      if (!libdevice_.empty()) return;
+    }
+    throw BuildError("not supported yet: T." + n.op + " in nvptx code (LLVM's NVPTX backend needs NVIDIA's libdevice for it" +
+                     (why.empty() ? std::string() : ": " + why) + "; target=\"cuda\" compiles it)");
   }
+
+ public:
+  // libdevice's path when the kernels call its math, else empty.
+  const std::string& libdevice() const { return libdevice_; }
+
+ private:
+  std::string libdevice_;
 };
 
 class NVPTXDeviceModule : public runtime::CompiledModule {
@@ -159,6 +266,10 @@ runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const
   {
     llvm::raw_string_ostream os(ll);
     m.print(os, nullptr);
+  }
+  if (!gen.libdevice().empty()) {
+    m.setTargetTriple("nvptx64-nvidia-cuda");
+    link_libdevice(m, gen.libdevice());
   }
   std::string ptx = emit_device_assembly(m, "nvptx64-nvidia-cuda", arch, ptx_features(arch));
   return std::make_shared<NVPTXDeviceModule>(std::move(ptx), std::move(ll), target_text);

@@ -18,6 +18,21 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   if (op == "tvm_access_ptr") return b_.CreateInBoundsGEP(scalar_type(n.args[0]->dtype), emit(n.args[1]), emit(n.args[2]));
   if (op == "likely") return emit(n.args[0]);
   if (op == "assume") return b_.getTrue();  // an assumption, no code
+  // float16 / bfloat16 math is computed in float and rounded back (as the C and CUDA
+  // generators do): C's math library has no half functions.
+  static const std::unordered_set<std::string> math = {"exp", "exp2", "log", "log2", "log10", "sqrt", "fabs", "floor", "ceil", "trunc",
+                                                       "round", "nearbyint", "sin", "cos", "pow", "tanh", "tan", "asin", "acos", "atan",
+                                                       "sinh", "cosh", "erf", "log1p", "atan2", "fmod", "sigmoid", "rsqrt", "exp10"};
+  if (!n.args.empty() && math.count(op)) {
+    DataType a = n.args[0]->dtype;
+    if (a.bits == 16 && (a.is_float() || a.code == DataType::Code::BFloat)) {
+      DataType wide = DataType::float32().with_lanes(a.lanes);
+      std::vector<PrimExpr> args;
+      for (const auto& x : n.args) args.push_back(ir::cast(wide, x));
+      PrimExpr widened = std::make_shared<ir::CallNode>(wide, op, std::move(args));
+      return emit(ir::cast(n.dtype, widened));
+    }
+  }
   check_call(n);
   if (op == "sigmoid") {
     llvm::Value* x = emit(n.args[0]);

@@ -232,7 +232,17 @@ std::string CodeGenC::call(const CallNode& n) {
   if (op == "popcount") return "((" + type_of(n.dtype) + ")__builtin_popcountll((uint64_t)" + expr(n.args[0]) + "))";
   if (!math.count(op)) return target_call(n);
   DataType t = n.args.at(0)->dtype;
-  if (!t.is_float() || (t.bits != 32 && t.bits != 64)) throw BuildError("not supported yet: T." + op + " on " + t.to_string());
+  // float16 / bfloat16 math is computed in float and rounded back (C and CUDA have the float
+  // functions for every op; the result is float's, correctly rounded to the narrow type).
+  bool narrow = (t.is_float() || t.code == DataType::Code::BFloat) && t.bits == 16 && t.lanes == 1;
+  if (!narrow && (!t.is_float() || (t.bits != 32 && t.bits != 64))) throw BuildError("not supported yet: T." + op + " on " + t.to_string());
+  if (narrow) {
+    auto widened = std::make_shared<CallNode>(n);
+    widened->dtype = n.dtype.is_bool() ? n.dtype : DataType::float32();
+    for (auto& a : widened->args) a = ir::cast(DataType::float32(), a);
+    std::string inner = call(*widened);
+    return n.dtype.is_bool() ? inner : "((" + type_of(n.dtype) + ")" + inner + ")";
+  }
   std::string f = t.bits == 32 ? "f" : "";
   std::vector<std::string> args;
   for (const auto& a : n.args) args.push_back(expr(a));

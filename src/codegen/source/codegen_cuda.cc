@@ -5,6 +5,8 @@
 
 #include "codegen/signature.h"
 #include "codegen/source/nvrtc.h"
+#include "runtime/cuda/cuda_module.h"
+#include "support/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "transform/split_host_device.h"
@@ -188,6 +190,12 @@ std::string CodeGenCUDA::target_call(const CallNode& n) {
     if (scope && scope->value == "shared") return "__syncthreads()";
     throw BuildError("not supported yet: T.tvm_storage_sync(" + (scope ? "\"" + scope->value + "\"" : std::string("...")) + ") in CUDA C");
   }
+  // TVM's warp intrinsics: (mask, value, offset or lane, width, warp_size).
+  if (n.op == "tvm_warp_activemask") return "__activemask()";
+  if ((n.op == "tvm_warp_shuffle_down" || n.op == "tvm_warp_shuffle") && n.args.size() == 5) {
+    std::string f = n.op == "tvm_warp_shuffle" ? "__shfl_sync" : "__shfl_down_sync";
+    return f + "(" + expr(n.args[0]) + ", " + expr(n.args[1]) + ", " + expr(n.args[2]) + ", " + expr(n.args[3]) + ")";
+  }
   return CodeGenC::target_call(n);
 }
 
@@ -227,27 +235,70 @@ class CUDADeviceModule : public runtime::CompiledModule {
 
 class CUDAHostModule : public runtime::CompiledModule {
  public:
-  CUDAHostModule(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device, std::string target_text)
-      : emulation_(std::move(emulation)), device_(std::move(device)), target_text_(std::move(target_text)) {}
+  CUDAHostModule(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device, std::string target_text,
+                 std::vector<runtime::cuda::KernelInfo> kernels, std::function<runtime::CompiledModuleRef()> build_host)
+      : emulation_(std::move(emulation)), device_(std::move(device)), target_text_(std::move(target_text)),
+        kernels_(std::move(kernels)), build_host_(std::move(build_host)) {}
   runtime::EntryPoint entry(const std::string& name) const override { return emulation_->entry(name); }
   const std::vector<runtime::FunctionSignature>& functions() const override { return emulation_->functions(); }
   std::string source(const std::string& format) const override {
-    if (format.empty() || format == "ll" || format == "asm") {
-      throw BuildError("not supported yet: the host code of a CUDA build (the kernels' CUDA C is imported_modules[0].get_source())");
-    }
+    if (format.empty() || format == "ll" || format == "asm") return host()->source(format);
     throw BuildError("get_source: unknown format \"" + format + "\"");
   }
   void export_library(const std::string&) const override {
-    throw BuildError("not supported yet: export_library of a CUDA build (tsch has no CUDA runtime yet)");
+    throw BuildError("not supported yet: export_library of a CUDA build (its device code cannot be saved yet)");
   }
   std::string target_text() const override { return target_text_; }
   std::string type_key() const override { return "llvm"; }
   std::vector<runtime::CompiledModuleRef> device_modules() const override { return {device_}; }
+  runtime::DeviceEntry entry_on(const std::string& name, runtime::Device dev) const override {
+    if (dev.type == runtime::DeviceType::CPU) return {emulation_->entry(name), nullptr};
+    TSCH_USER_ASSERT(dev.type == runtime::DeviceType::CUDA, ValueError)
+        << name << " runs on cuda or (emulated) cpu arrays, but its arrays are on " << dev.str();
+    std::shared_ptr<const runtime::KernelLauncher> launcher;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& slot = launchers_[dev.id];
+      if (!slot) {
+        runtime::CompiledModuleRef device = device_;
+        slot = std::make_shared<runtime::cuda::CUDAKernelLauncher>([device] { return device->source("ptx"); }, kernels_, dev.id);
+      }
+      launcher = slot;
+    }
+    return {host()->entry(name), launcher};
+  }
 
  private:
+  // The host code compiled on first use: CPU-only sessions never pay for it.
+  runtime::CompiledModuleRef host() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!host_) host_ = build_host_();
+    return host_;
+  }
+
   runtime::CompiledModuleRef emulation_, device_;
   std::string target_text_;
+  std::vector<runtime::cuda::KernelInfo> kernels_;
+  std::function<runtime::CompiledModuleRef()> build_host_;
+  mutable std::mutex mu_;
+  mutable runtime::CompiledModuleRef host_;
+  mutable std::map<int32_t, std::shared_ptr<const runtime::KernelLauncher>> launchers_;
 };
+
+// What a launch needs of each kernel: its parameters' types and its launch tags.
+std::vector<runtime::cuda::KernelInfo> kernel_infos(const IRModule& kernels) {
+  std::vector<runtime::cuda::KernelInfo> out;
+  for (const auto& [name, f] : kernels->prim_funcs()) {
+    runtime::cuda::KernelInfo k;
+    k.name = name;
+    for (const auto& p : f->params) k.params.push_back(p->dtype);
+    if (const ir::AttrValue* tags = ir::find_attr(f->attrs, transform::kKernelLaunchParams)) {
+      for (const ir::AttrValue& t : tags->array) k.launch_tags.push_back(t.s);
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -258,8 +309,9 @@ runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std:
 }
 
 runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device,
-                                            const std::string& target_text) {
-  return std::make_shared<CUDAHostModule>(std::move(emulation), std::move(device), target_text);
+                                            const std::string& target_text, const IRModule& kernels,
+                                            std::function<runtime::CompiledModuleRef()> build_host) {
+  return std::make_shared<CUDAHostModule>(std::move(emulation), std::move(device), target_text, kernel_infos(kernels), std::move(build_host));
 }
 
 }  // namespace tsch::codegen

@@ -7,6 +7,7 @@
 // runtime exists.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -64,10 +65,13 @@ class CodeGenCUDA : public CodeGenC {
 // The device module of the kernels in `kernels` (the functions SplitHostDevice added), for
 // the GPU architecture `arch` (sm_80).
 runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const std::string& target_text, const std::string& arch);
-// The host module of a CUDA build: the device module imported, and its functions run by
-// `emulation` — the kernels compiled for the CPU with their threads as loops (tsch has no CUDA
-// runtime yet; arrays live on the CPU).
+// The host module of a CUDA build: the device module imported; its functions run on the
+// CPU emulation (`emulation`: the kernels compiled for the CPU with their threads as loops)
+// when called with arrays on tvm.cpu(), and on the GPU when called with arrays on
+// tvm.cuda(n) — the host code (`build_host`, compiled on the first such call) launching the
+// device module's kernels (`kernels`: the functions SplitHostDevice added) from its PTX.
 runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device,
-                                            const std::string& target_text);
+                                            const std::string& target_text, const ir::IRModule& kernels,
+                                            std::function<runtime::CompiledModuleRef()> build_host);
 
 }  // namespace tsch::codegen

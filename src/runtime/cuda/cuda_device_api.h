@@ -1,9 +1,6 @@
-// The CUDA device as tsch's runtime sees it: the NVIDIA driver (libcuda.so.1) loaded with
-// dlopen — never linked, so tsch builds and runs without it — and asked whether a device
-// exists (cuInit, cuDeviceGetCount). Device memory and kernel launches are not there yet:
-// arrays on cuda(n) are "not supported yet" where a device exists, and "no CUDA device"
-// (with the reason: no driver, no device) where none does. TSCH_CUDA_DRIVER names another
-// driver library, or "none".
+// The CUDA device as tsch's runtime sees it, over the driver (cuda_driver.h): presence
+// (`tvm.cuda(0).exist`), device memory (cuMemAlloc), copies between host and device, and
+// synchronization. Without a driver or device every use is "no CUDA device: <why>".
 #pragma once
 
 #include <string>
