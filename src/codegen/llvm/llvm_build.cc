@@ -2,6 +2,8 @@
 // ORC LLJIT for execution, assembly and shared libraries from the same optimized IR.
 #include "codegen/llvm/llvm_build.h"
 
+#include "codegen/source/codegen_cuda.h"
+
 #include <dlfcn.h>
 #include <link.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -189,13 +191,19 @@ class JITModule : public CompiledModule {
       return emit_file(ll_, target_, llvm::CodeGenFileType::AssemblyFile, llvm::Reloc::PIC_);
     throw BuildError("get_source: unknown format \"" + format + "\" (use \"ll\" or \"asm\")");
   }
-  void export_library(const std::string& path) const override {
-    // One object file with the code and its signatures, linked by the system compiler.
+  void export_library(const std::string& path) const override { export_with(path, {}); }
+
+  // The code and its signatures (and `data`: further string symbols) in one object file,
+  // linked by the system compiler.
+  void export_with(const std::string& path, const std::vector<std::pair<std::string, std::string>>& data) const {
     llvm::LLVMContext ctx;
     auto m = reparse(ll_, ctx);
-    std::string sig_text = encode_signatures(sigs_);
-    auto* init = llvm::ConstantDataArray::getString(ctx, sig_text, true);
-    new llvm::GlobalVariable(*m, init->getType(), true, llvm::GlobalValue::ExternalLinkage, init, kSignatureSymbol);
+    std::vector<std::pair<std::string, std::string>> strings = data;
+    strings.emplace_back(kSignatureSymbol, encode_signatures(sigs_));
+    for (const auto& [symbol, text] : strings) {
+      auto* init = llvm::ConstantDataArray::getString(ctx, text, true);
+      new llvm::GlobalVariable(*m, init->getType(), true, llvm::GlobalValue::ExternalLinkage, init, symbol);
+    }
     std::string with_sigs = print_module(*m);
     std::string obj = emit_file(with_sigs, target_, llvm::CodeGenFileType::ObjectFile, llvm::Reloc::PIC_);
     // The object and the linked library are made in a private directory and moved onto
@@ -311,6 +319,25 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   return std::make_shared<JITModule>(std::move(*jit), std::move(sigs), std::move(ll), rt, target.text);
 }
 
+void export_llvm_library(const CompiledModuleRef& m, const std::string& path, const std::vector<std::pair<std::string, std::string>>& data) {
+  auto* jit = dynamic_cast<const JITModule*>(m.get());
+  if (!jit) throw BuildError("internal: export_llvm_library of a module that is not LLVM JIT code");
+  jit->export_with(path, data);
+}
+
+// A NUL-terminated string symbol of `handle`, read no further than the symbol's size; null
+// when the library does not define it, `bad` set when it is not terminated inside itself.
+static const char* string_symbol(void* handle, const char* name, bool& bad) {
+  auto* text = static_cast<const char*>(dlsym(handle, name));
+  if (!text) return nullptr;
+  Dl_info info;
+  void* sym_entry = nullptr;
+  const auto* sym = static_cast<const ElfW(Sym)*>(nullptr);
+  if (dladdr1(text, &info, &sym_entry, RTLD_DL_SYMENT)) sym = static_cast<const ElfW(Sym)*>(sym_entry);
+  bad = !sym || sym->st_size == 0 || std::memchr(text, '\0', sym->st_size) == nullptr;
+  return text;
+}
+
 CompiledModuleRef load_llvm_library(const std::string& path) {
   std::string p = path.find('/') == std::string::npos ? "./" + path : path;
   void* handle = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -323,16 +350,11 @@ CompiledModuleRef load_llvm_library(const std::string& path) {
     dlclose(handle);
     throw BuildError("cannot load module " + path + ": " + why);
   };
-  auto* table = static_cast<const char*>(dlsym(handle, kSignatureSymbol));
+  bool bad = false;
+  const char* table = string_symbol(handle, kSignatureSymbol, bad);
   if (!table) fail("it was not written by export_library (no function signatures)");
-  // The table must end inside its own symbol: read no further than the symbol's size.
-  Dl_info info;
-  void* sym_entry = nullptr;
-  const auto* sym = static_cast<const ElfW(Sym)*>(nullptr);
-  if (dladdr1(table, &info, &sym_entry, RTLD_DL_SYMENT)) sym = static_cast<const ElfW(Sym)*>(sym_entry);
-  if (!sym || sym->st_size == 0 ||
-      std::memchr(table, '\0', sym->st_size) == nullptr)
-    fail("its function table is not a terminated string");
+  // The table must end inside its own symbol.
+  if (bad) fail("its function table is not a terminated string");
   std::vector<FunctionSignature> sigs;
   try {
     sigs = decode_signatures(table);
@@ -342,7 +364,19 @@ CompiledModuleRef load_llvm_library(const std::string& path) {
   for (const auto& s : sigs)
     if (!dlsym(handle, s.name.c_str())) fail("the function table names " + s.name + ", which the library does not define");
   bind_interrupt_flag(handle);  // a C library polls Ctrl-C through the runtime's flag
-  return std::make_shared<SharedLibraryModule>(handle, std::move(sigs), path);
+  auto library = std::make_shared<SharedLibraryModule>(handle, std::move(sigs), path);
+  // A CUDA build: its host functions launch the kernels of the PTX it carries.
+  bool bad_ptx = false, bad_kernels = false;
+  const char* ptx = string_symbol(handle, kCudaPtxSymbol, bad_ptx);
+  const char* kernels = string_symbol(handle, kCudaKernelsSymbol, bad_kernels);
+  if (!ptx && !kernels) return library;
+  if (!ptx || !kernels || bad_ptx || bad_kernels) fail("its CUDA kernels (PTX and kernel table) are incomplete");
+  try {
+    return cuda_library_module(library, ptx, kernels, path);
+  } catch (const BuildError& e) {
+    fail(e.what());
+  }
+  return nullptr;
 }
 
 }  // namespace tsch::codegen

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "codegen/signature.h"
+#include "codegen/llvm/llvm_build.h"
 #include "codegen/source/nvrtc.h"
 #include "runtime/cuda/cuda_module.h"
 #include "support/error.h"
@@ -245,8 +246,11 @@ class CUDAHostModule : public runtime::CompiledModule {
     if (format.empty() || format == "ll" || format == "asm") return host()->source(format);
     throw BuildError("get_source: unknown format \"" + format + "\"");
   }
-  void export_library(const std::string&) const override {
-    throw BuildError("not supported yet: export_library of a CUDA build (its device code cannot be saved yet)");
+  // The host code with the kernels' PTX and table: load_module gives a module that runs on a
+  // CUDA device (TVM's exported CUDA library; the CPU emulation is not exported).
+  void export_library(const std::string& path) const override {
+    export_llvm_library(host(), path,
+                        {{kCudaPtxSymbol, device_->source("ptx")}, {kCudaKernelsSymbol, runtime::cuda::encode_kernel_table(kernels_)}});
   }
   std::string target_text() const override { return target_text_; }
   std::string type_key() const override { return "llvm"; }
@@ -285,6 +289,67 @@ class CUDAHostModule : public runtime::CompiledModule {
   mutable std::map<int32_t, std::shared_ptr<const runtime::KernelLauncher>> launchers_;
 };
 
+// The PTX of an exported CUDA build, as its loaded module's imported module.
+class LoadedPTXModule : public runtime::CompiledModule {
+ public:
+  explicit LoadedPTXModule(std::string ptx) : ptx_(std::move(ptx)) {}
+  runtime::EntryPoint entry(const std::string&) const override { return nullptr; }
+  const std::vector<runtime::FunctionSignature>& functions() const override { return none_; }
+  std::string source(const std::string& format) const override {
+    if (format.empty() || format == "ptx") return ptx_;
+    throw BuildError("get_source: unknown format \"" + format + "\" (a loaded CUDA module has \"ptx\")");
+  }
+  void export_library(const std::string&) const override { throw BuildError("export_library: export the module that imports this one"); }
+  std::string target_text() const override { return "cuda"; }
+  std::string type_key() const override { return "cuda"; }
+
+ private:
+  std::string ptx_;
+  std::vector<runtime::FunctionSignature> none_;
+};
+
+// A CUDA build loaded from a library export_library wrote: its host functions launch the
+// kernels of the PTX it carries, on a CUDA device only.
+class CUDALibraryModule : public runtime::CompiledModule {
+ public:
+  CUDALibraryModule(runtime::CompiledModuleRef host, std::string ptx, std::vector<runtime::cuda::KernelInfo> kernels, std::string path)
+      : host_(std::move(host)), device_(std::make_shared<LoadedPTXModule>(std::move(ptx))), kernels_(std::move(kernels)),
+        path_(std::move(path)) {}
+  // No CPU entry: a call with cpu arrays asks entry_on, which says why.
+  runtime::EntryPoint entry(const std::string&) const override { return nullptr; }
+  const std::vector<runtime::FunctionSignature>& functions() const override { return host_->functions(); }
+  std::string source(const std::string& format) const override { return host_->source(format); }
+  void export_library(const std::string&) const override {
+    throw BuildError("export_library: the module was loaded from " + path_ + "; copy that file instead");
+  }
+  std::string target_text() const override { return "cuda"; }
+  std::string type_key() const override { return "library"; }
+  std::vector<runtime::CompiledModuleRef> device_modules() const override { return {device_}; }
+  runtime::DeviceEntry entry_on(const std::string& name, runtime::Device dev) const override {
+    TSCH_USER_ASSERT(dev.type == runtime::DeviceType::CUDA, ValueError)
+        << name << " was loaded from " << path_ << ", a CUDA build exported with its kernels' PTX: it runs on a CUDA device, but its arrays are on "
+        << dev.str() << " (the CPU emulation is not exported; build the module again to run it on the cpu)";
+    std::shared_ptr<const runtime::KernelLauncher> launcher;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& slot = launchers_[dev.id];
+      if (!slot) {
+        runtime::CompiledModuleRef device = device_;
+        slot = std::make_shared<runtime::cuda::CUDAKernelLauncher>([device] { return device->source("ptx"); }, kernels_, dev.id);
+      }
+      launcher = slot;
+    }
+    return {host_->entry(name), launcher};
+  }
+
+ private:
+  runtime::CompiledModuleRef host_, device_;
+  std::vector<runtime::cuda::KernelInfo> kernels_;
+  std::string path_;
+  mutable std::mutex mu_;
+  mutable std::map<int32_t, std::shared_ptr<const runtime::KernelLauncher>> launchers_;
+};
+
 // What a launch needs of each kernel: its parameters' types and its launch tags.
 std::vector<runtime::cuda::KernelInfo> kernel_infos(const IRModule& kernels) {
   std::vector<runtime::cuda::KernelInfo> out;
@@ -306,6 +371,11 @@ runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std:
   CodeGenCUDA gen;
   for (const auto& [name, f] : kernels->prim_funcs()) gen.add_kernel(name, f);
   return std::make_shared<CUDADeviceModule>(gen.source(), target_text, arch);
+}
+
+runtime::CompiledModuleRef cuda_library_module(runtime::CompiledModuleRef host, const std::string& ptx, const std::string& kernel_table,
+                                               const std::string& path) {
+  return std::make_shared<CUDALibraryModule>(std::move(host), ptx, runtime::cuda::decode_kernel_table(kernel_table), path);
 }
 
 runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device,

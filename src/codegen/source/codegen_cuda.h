@@ -74,4 +74,10 @@ runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation
                                             const std::string& target_text, const ir::IRModule& kernels,
                                             std::function<runtime::CompiledModuleRef()> build_host);
 
+// A CUDA build loaded from a library export_library wrote: `host` (the library's host
+// functions) launches the kernels of `ptx`, described by `kernel_table`; it runs on a CUDA
+// device only. BuildError for a malformed table.
+runtime::CompiledModuleRef cuda_library_module(runtime::CompiledModuleRef host, const std::string& ptx, const std::string& kernel_table,
+                                               const std::string& path);
+
 }  // namespace tsch::codegen

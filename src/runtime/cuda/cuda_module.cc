@@ -9,6 +9,53 @@
 
 namespace tsch::runtime::cuda {
 
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  size_t start = 0;
+  for (;;) {
+    size_t end = s.find(sep, start);
+    out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
+std::string encode_kernel_table(const std::vector<KernelInfo>& kernels) {
+  std::string out;
+  for (const KernelInfo& k : kernels) {
+    out += k.name + "\t";
+    for (size_t i = 0; i < k.params.size(); ++i) out += (i ? "," : "") + k.params[i].to_string();
+    out += "\t";
+    for (size_t i = 0; i < k.launch_tags.size(); ++i) out += (i ? "," : "") + k.launch_tags[i];
+    out += "\n";
+  }
+  return out;
+}
+
+std::vector<KernelInfo> decode_kernel_table(const std::string& text) {
+  std::vector<KernelInfo> out;
+  for (const std::string& line : split(text, '\n')) {
+    if (line.empty()) continue;
+    std::vector<std::string> fields = split(line, '\t');
+    if (fields.size() != 3 || fields[0].empty()) throw BuildError("a malformed CUDA kernel table line: " + line);
+    KernelInfo k;
+    k.name = fields[0];
+    for (const std::string& t : split(fields[1], ',')) {
+      auto dtype = ir::DataType::parse(t);
+      if (!dtype) throw BuildError("a CUDA kernel table names an unknown type: " + t);
+      k.params.push_back(*dtype);
+    }
+    k.launch_tags = split(fields[2], ',');
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
 struct CUDAKernelLauncher::Loaded {
   CUmodule module = nullptr;
   std::map<std::string, CUfunction> functions;

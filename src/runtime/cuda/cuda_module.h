@@ -23,6 +23,12 @@ struct KernelInfo {
   std::vector<std::string> launch_tags;  // "blockIdx.x", "threadIdx.x", ...
 };
 
+// The kernel table an exported CUDA build carries: a line per kernel, its name, parameter
+// types and launch tags separated by tabs (types and tags by commas). decode throws
+// runtime::BuildError for a malformed table.
+std::string encode_kernel_table(const std::vector<KernelInfo>& kernels);
+std::vector<KernelInfo> decode_kernel_table(const std::string& text);
+
 class CUDAKernelLauncher final : public KernelLauncher {
  public:
   // `ptx` is asked for once, on the first launch (NVRTC runs only where a GPU runs).
