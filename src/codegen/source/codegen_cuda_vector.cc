@@ -30,6 +30,8 @@ std::string CodeGenCUDA::vector_type(DataType t) {
   if (t.is_float() && t.bits == 64 && t.lanes == 2) return "double2";
   if (t.is_int() && t.bits == 32) return "int" + lanes;
   if (t.is_uint() && t.bits == 32) return "uint" + lanes;
+  // cuda_fp16.h's pair of halves (make_half2); four halves have no CUDA type.
+  if (t.is_float() && t.bits == 16 && t.lanes == 2) return "half2";
   return "";
 }
 
