@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace tsch::runtime {
@@ -33,6 +34,17 @@ std::string device_type_name(DeviceType t);
 Device device_from_name(const std::string& name, int32_t id);
 Device device_from_code(int64_t type, int32_t id);
 
+// Measures the time between start() and stop() of work queued on a device (TVM's Timer): the
+// host's clock around a synchronization by default, CUDA events on a CUDA device.
+class DeviceTimer {
+ public:
+  virtual ~DeviceTimer() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  // Seconds between start and stop (waits for the device to reach stop).
+  virtual double seconds() = 0;
+};
+
 class DeviceAPI {
  public:
   virtual ~DeviceAPI() = default;
@@ -42,6 +54,8 @@ class DeviceAPI {
   // Copies between host memory and the device (or within it).
   virtual void copy(const void* from, Device from_dev, void* to, Device to_dev, size_t nbytes) = 0;
   virtual void sync(int32_t id) = 0;
+  // A timer for work on device `id`.
+  virtual std::unique_ptr<DeviceTimer> timer(int32_t id);
 };
 
 // The API of `type`, or null when tsch has none for it.

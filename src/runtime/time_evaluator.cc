@@ -28,13 +28,14 @@ std::vector<double> time_evaluate(const PackedFunc& f, const std::vector<Any>& a
       std::this_thread::sleep_for(std::chrono::milliseconds(o.cooldown_interval_ms));
     double seconds = 0;
     for (;;) {
-      auto start = std::chrono::steady_clock::now();
+      std::unique_ptr<DeviceTimer> timer = api.timer(dev.id);
+      timer->start();
       for (int64_t i = 0; i < n; ++i) {
         check_interrupt();
         (*f)(args);
       }
-      api.sync(dev.id);
-      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      timer->stop();
+      seconds = timer->seconds();
       if (o.min_repeat_ms <= 0 || seconds * 1e3 >= static_cast<double>(o.min_repeat_ms)) break;
       // Too short: scale `number` up toward min_repeat_ms, as TVM does.
       double scale = seconds > 0 ? static_cast<double>(o.min_repeat_ms) / (seconds * 1e3) * 1.618 : 2;

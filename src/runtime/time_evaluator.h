@@ -1,6 +1,6 @@
 // TVM's time evaluator: run a function once to warm up, then `repeat` times `number` calls,
 // growing `number` until a repeat lasts min_repeat_ms; each repeat's mean seconds per call,
-// with the device synchronized before the clock stops.
+// measured by the device's timer (the host clock around synchronizations; CUDA events).
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,40 @@
 namespace tsch::runtime {
 namespace {
 
+// CUDA events recorded on the default stream around the work (TVM's CUDA timer).
+class CUDAEventTimer final : public DeviceTimer {
+ public:
+  explicit CUDAEventTimer(int32_t id) : id_(id), d_(cuda::driver_for(id)) {
+    cuda::set_device(id);
+    cuda::check(d_.EventCreate(&begin_, 0), "cuEventCreate");
+    cuda::check(d_.EventCreate(&end_, 0), "cuEventCreate");
+  }
+  ~CUDAEventTimer() override {
+    d_.EventDestroy(begin_);
+    d_.EventDestroy(end_);
+  }
+  void start() override {
+    cuda::set_device(id_);
+    cuda::check(d_.EventRecord(begin_, nullptr), "cuEventRecord");
+  }
+  void stop() override {
+    cuda::set_device(id_);
+    cuda::check(d_.EventRecord(end_, nullptr), "cuEventRecord");
+  }
+  double seconds() override {
+    cuda::set_device(id_);
+    cuda::check(d_.EventSynchronize(end_), "cuEventSynchronize");
+    float ms = 0;
+    cuda::check(d_.EventElapsedTime(&ms, begin_, end_), "cuEventElapsedTime");
+    return static_cast<double>(ms) / 1e3;
+  }
+
+ private:
+  int32_t id_;
+  const cuda::DriverAPI& d_;
+  cuda::CUevent begin_ = nullptr, end_ = nullptr;
+};
+
 class CUDADeviceAPI final : public DeviceAPI {
  public:
   bool exists(int32_t id) override { return id >= 0 && id < cuda_device_count(); }
@@ -50,6 +84,7 @@ class CUDADeviceAPI final : public DeviceAPI {
     cuda::set_device(id);
     cuda::check(d.CtxSynchronize(), "cuCtxSynchronize");
   }
+  std::unique_ptr<DeviceTimer> timer(int32_t id) override { return std::make_unique<CUDAEventTimer>(id); }
 };
 
 }  // namespace
