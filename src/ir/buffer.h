@@ -1,6 +1,8 @@
 // Buffers: a named, typed, shaped region of memory with a storage scope.
 #pragma once
 
+#include <array>
+
 #include <string>
 #include <vector>
 
@@ -22,6 +24,11 @@ struct BufferNode {
   int offset_factor = 1;
   // The handle variable holding the data pointer (created with the buffer).
   Var data;
+  // Lowering's record of storage_align requests on an allocated buffer, (axis, factor,
+  // offset) each: CompactBufferAllocation pads the axis's stride to factor * k + offset. Not
+  // part of the buffer's identity (never printed or compared); set by LowerOpaqueBlock from
+  // the writer block's "buffer_dim_align" annotation.
+  std::vector<std::array<int64_t, 3>> dim_align;
 };
 
 // Creates a buffer with a fresh data pointer variable.

@@ -2,7 +2,8 @@
 // while the loops inside the allocation run: each dimension becomes the constant extent of
 // that region and accesses are shifted by its start (an expression of the outer loops).
 // Dimensions whose extent is not constant keep their size. A shared buffer allocated under
-// threadIdx loops covers the region of all their threads.
+// threadIdx loops covers the region of all their threads. A buffer storage_align asked for
+// gets strides padded as it asked (TVM applies buffer_dim_align here too).
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
@@ -82,8 +83,29 @@ class Compactor : public ir::IRMutator {
         offset.push_back(ir::make_int(0, buf->shape[d]->dtype));
       }
     }
-    if (!changed) return t;
+    if (!changed && buf->dim_align.empty()) return t;
     ir::Buffer compact = ir::buffer_with(buf, buf->name, shape, buf->scope);
+    if (!buf->dim_align.empty()) {
+      // storage_align (TVM's rule): from the innermost axis out, an axis asked for
+      // (factor, offset) gets the next stride s with s % factor == offset.
+      std::vector<int64_t> extents(rank);
+      bool constant = true;
+      for (size_t d = 0; d < rank; ++d) constant = constant && ir::as_const_int(shape[d], &extents[d]);
+      if (constant) {
+        std::vector<ir::PrimExpr> strides(rank);
+        int64_t stride = 1;
+        for (size_t d = rank; d-- > 0;) {
+          for (const auto& [axis, factor, off] : buf->dim_align) {
+            if (static_cast<size_t>(axis) == d && factor > 0) stride += ((factor + off - stride % factor) % factor);
+          }
+          strides[d] = ir::make_int(stride, shape[d]->dtype);
+          stride *= extents[d];
+        }
+        auto node = std::make_shared<ir::BufferNode>(*compact);
+        node->strides = std::move(strides);
+        compact = node;
+      }
+    }
     // Accesses shift by the region's start.
     ir::Stmt body = redirect_buffer(alloc->body, buf.get(), compact, [&offset](const std::vector<ir::PrimExpr>& idx) {
       std::vector<ir::PrimExpr> out;
