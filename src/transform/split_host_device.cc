@@ -47,9 +47,9 @@ class KernelUses : public IRVisitor {
     } else if (auto* l = as<LetStmtNode>(s)) {
       defined_.insert(l->var.get());
     } else if (auto* a = as<AllocateNode>(s)) {
-      TSCH_USER_ASSERT(a->buffer->scope == "local" || a->buffer->scope == "shared", NotImplementedError)
+      TSCH_USER_ASSERT(a->buffer->scope == "local" || a->buffer->scope == "shared" || a->buffer->scope == "shared.dyn", NotImplementedError)
           << "not supported yet: the " << a->buffer->scope << " buffer " << a->buffer->name
-          << " in a CUDA kernel (kernels allocate \"local\" and \"shared\" buffers)";
+          << " in a CUDA kernel (kernels allocate \"local\", \"shared\" and \"shared.dyn\" buffers)";
       if (a->buffer->scope == "shared") add_shared(*a->buffer);
       defined_.insert(a->buffer->data.get());
       declared_.insert(a->buffer.get());
@@ -173,6 +173,9 @@ class Splitter : public IRMutator {
         << "the kernel of " << func_name_ << " uses " << uses.shared_bytes << " bytes of shared memory per block (" << shared_list
         << "), over the " << kMaxSharedBytes << " a CUDA block may allocate statically";
     std::sort(launch.begin(), launch.end(), [](const auto& a, const auto& b) { return launch_rank(a.first) < launch_rank(b.first); });
+    // Dynamic shared memory: its size is the launch's last parameter, as TVM passes it.
+    int64_t dyn_bytes = 0;
+    if (!dyn_shared_layout(body, &dyn_bytes).empty()) launch.emplace_back(kDynSharedMemoryTag, make_int(dyn_bytes));
     AttrValue launch_attr;
     launch_attr.kind = AttrValue::Kind::Array;
     for (const auto& [tag, extent] : launch) launch_attr.array.push_back(AttrValue::of_str(tag));
@@ -222,6 +225,26 @@ IRModule split_host_device(const IRModule& mod, const std::string& target_kind) 
     out->functions.emplace_back(name, with_body(f, body));
   }
   for (auto& [name, k] : kernels) out->functions.emplace_back(name, k);
+  return out;
+}
+
+std::vector<std::pair<const BufferNode*, int64_t>> dyn_shared_layout(const Stmt& kernel_body, int64_t* total) {
+  std::vector<std::pair<const BufferNode*, int64_t>> out;
+  int64_t offset = 0;
+  for_each_stmt(kernel_body, [&](const Stmt& s) {
+    auto* a = as<AllocateNode>(s);
+    if (!a || a->buffer->scope != "shared.dyn") return;
+    int64_t n = 1, d;
+    for (const auto& e : a->buffer->shape) {
+      TSCH_USER_ASSERT(as_const_int(e, &d), NotImplementedError)
+          << "not supported yet: the shared.dyn buffer " << a->buffer->name << " of symbolic size in a CUDA kernel";
+      n *= d;
+    }
+    offset = (offset + 15) / 16 * 16;
+    out.emplace_back(a->buffer.get(), offset);
+    offset += n * ((a->buffer->dtype.bits * a->buffer->dtype.lanes + 7) / 8);
+  });
+  *total = offset;
   return out;
 }
 

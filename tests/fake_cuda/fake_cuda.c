@@ -104,6 +104,12 @@ static void describe_pointer(FILE* f, unsigned long long p) {
   fprintf(f, "%lld", (long long)p);  /* not a pointer into an allocation: a 64-bit integer */
 }
 
+CUresult cuFuncSetAttribute(void* fn, int attr, int value) {
+  (void)fn;
+  fprintf(log_file(), "set attribute %d = %d\n", attr, value);
+  return OK;
+}
+
 CUresult cuLaunchKernel(void* fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shared,
                         void* stream, void** params, void** extra) {
   (void)stream; (void)extra;

@@ -15,6 +15,7 @@
 #include "codegen/llvm/codegen_llvm.h"
 #include "codegen/llvm/llvm_build.h"
 #include "ir/op.h"
+#include "transform/split_host_device.h"
 
 namespace tsch::codegen {
 namespace {
@@ -119,6 +120,7 @@ class CodeGenNVPTX final : public CodeGenLLVM {
       vars_[f->params[i].get()] = arg;
     }
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
+    kernel_body_ = f->body;
     emit(f->body);
     b_.CreateRetVoid();
     vars_.clear();
@@ -157,6 +159,23 @@ class CodeGenNVPTX final : public CodeGenLLVM {
                                               buf->name, nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
       global->setAlignment(llvm::Align(16));
       data = b_.CreateAddrSpaceCast(global, b_.getPtrTy());
+    } else if (buf->scope == "shared.dyn") {
+      // The kernel's dynamic shared memory (an extern array in the shared address space, sized
+      // at launch), this buffer at its offset in the layout the launch was sized by.
+      int64_t total = 0;
+      int64_t offset = -1;
+      for (const auto& [b, off] : transform::dyn_shared_layout(kernel_body_, &total))
+        if (b == buf.get()) offset = off;
+      if (offset < 0) throw BuildError("internal: the shared.dyn buffer " + buf->name + " is not in its kernel's layout");
+      llvm::GlobalVariable* block = mod_.getGlobalVariable("buf_dyn_shmem", true);
+      if (!block) {
+        auto* type = llvm::ArrayType::get(b_.getInt8Ty(), 0);
+        block = new llvm::GlobalVariable(mod_, type, false, llvm::GlobalValue::ExternalLinkage, nullptr, "buf_dyn_shmem", nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+        block->setAlignment(llvm::Align(16));
+      }
+      llvm::Value* at = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), block, static_cast<uint64_t>(offset));
+      data = b_.CreateAddrSpaceCast(at, b_.getPtrTy());
     } else if (buf->scope == "local") {
       // At the function's entry, so that the stack slot is made once (and promoted to registers).
       llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
@@ -178,7 +197,8 @@ class CodeGenNVPTX final : public CodeGenLLVM {
   llvm::Value* target_call(const ir::CallNode& n) override {
     if (n.op == "tvm_storage_sync") {
       auto* scope = n.args.size() == 1 ? ir::as<ir::StringImmNode>(n.args[0]) : nullptr;
-      if (!scope || scope->value != "shared") throw BuildError("not supported yet: T.tvm_storage_sync other than \"shared\" in nvptx code");
+      if (!scope || (scope->value != "shared" && scope->value != "shared.dyn"))
+        throw BuildError("not supported yet: T.tvm_storage_sync other than \"shared\" in nvptx code");
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
       return b_.getInt32(0);
     }
@@ -221,6 +241,7 @@ class CodeGenNVPTX final : public CodeGenLLVM {
 
  private:
   std::string libdevice_;
+  ir::Stmt kernel_body_;  // the kernel being emitted (its shared.dyn layout)
 };
 
 class NVPTXDeviceModule : public runtime::CompiledModule {

@@ -141,6 +141,16 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
          "[" + std::to_string(element_count(*a->buffer)) + "];");
     hoisted_.insert(a->buffer->data.get());
   }
+  // Dynamic shared memory: one extern block, each shared.dyn buffer a pointer into it (TVM's
+  // merged buf_dyn_shmem; the launch gives the block's size).
+  int64_t dyn_bytes = 0;
+  auto dyn = transform::dyn_shared_layout(f->body, &dyn_bytes);
+  if (!dyn.empty()) line("extern __shared__ __align__(16) uchar buf_dyn_shmem[];");
+  for (const auto& [buf, offset] : dyn) {
+    std::string type = memory_type_of(buf->dtype);
+    line(type + "* " + define(buf->data.get(), buf->name) + " = (" + type + "*)(buf_dyn_shmem + " + std::to_string(offset) + ");");
+    hoisted_.insert(buf->data.get());
+  }
   stmt(f->body);
   close_scope();
   line("");
@@ -188,7 +198,7 @@ void CodeGenCUDA::emit_allocate(const AllocateNode& n) {
 std::string CodeGenCUDA::target_call(const CallNode& n) {
   if (n.op == "tvm_storage_sync") {
     auto* scope = n.args.size() == 1 ? as<StringImmNode>(n.args[0]) : nullptr;
-    if (scope && scope->value == "shared") return "__syncthreads()";
+    if (scope && (scope->value == "shared" || scope->value == "shared.dyn")) return "__syncthreads()";
     throw BuildError("not supported yet: T.tvm_storage_sync(" + (scope ? "\"" + scope->value + "\"" : std::string("...")) + ") in CUDA C");
   }
   // TVM's warp intrinsics: (mask, value, offset or lane, width, warp_size).

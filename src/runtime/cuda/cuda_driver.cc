@@ -60,6 +60,7 @@ const Loaded& loaded() {
     need(a.ModuleLoadDataEx, "cuModuleLoadDataEx");
     need(a.ModuleUnload, "cuModuleUnload");
     need(a.ModuleGetFunction, "cuModuleGetFunction");
+    need(a.FuncSetAttribute, "cuFuncSetAttribute");
     need(a.LaunchKernel, "cuLaunchKernel");
     need(a.EventCreate, "cuEventCreate");
     need(a.EventRecord, "cuEventRecord");

@@ -37,6 +37,7 @@ struct DriverAPI {
   CUresult (*ModuleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**);
   CUresult (*ModuleUnload)(CUmodule);
   CUresult (*ModuleGetFunction)(CUfunction*, CUmodule, const char*);
+  CUresult (*FuncSetAttribute)(CUfunction, int, int);
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void**, void**);
   CUresult (*EventCreate)(CUevent*, unsigned);
   CUresult (*EventRecord)(CUevent, CUstream);
@@ -51,6 +52,8 @@ struct DriverAPI {
 constexpr int kAttrMaxThreadsPerBlock = 1;
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
+// CUfunction_attribute: the dynamic shared memory a kernel may be launched with.
+constexpr int kFuncAttrMaxDynamicSharedBytes = 8;
 
 // The number of devices (0 without a driver or device); `why_none` says why when 0.
 int device_count(std::string* why_none = nullptr);

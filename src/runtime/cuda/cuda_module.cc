@@ -163,6 +163,9 @@ bool CUDAKernelLauncher::launch(const char* name, const TschPackedArg* args, int
   const Loaded& l = load();
   const DriverAPI& d = driver_for(device_id_);
   set_device(device_id_);
+  // Past the 48 KB every kernel may take, dynamic shared memory must be asked for.
+  if (dynamic_shared > 48 * 1024)
+    check(d.FuncSetAttribute(l.functions.at(info->name), kFuncAttrMaxDynamicSharedBytes, static_cast<int>(dynamic_shared)), "cuFuncSetAttribute");
   check(d.LaunchKernel(l.functions.at(info->name), grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamic_shared, nullptr,
                        pointers.data(), nullptr),
         "cuLaunchKernel");
