@@ -244,12 +244,17 @@ class CUDADeviceModule : public runtime::CompiledModule {
   mutable std::string ptx_;  // compiled on first request
 };
 
+// The PTX of a device module, asked for on the first launch (NVRTC runs only where a GPU does).
+std::function<std::string()> ptx_of(const runtime::CompiledModuleRef& device) {
+  return [device] { return device->source("ptx"); };
+}
+
 class CUDAHostModule : public runtime::CompiledModule {
  public:
   CUDAHostModule(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device, std::string target_text,
                  std::vector<runtime::cuda::KernelInfo> kernels, std::function<runtime::CompiledModuleRef()> build_host)
       : emulation_(std::move(emulation)), device_(std::move(device)), target_text_(std::move(target_text)),
-        kernels_(std::move(kernels)), build_host_(std::move(build_host)) {}
+        launchers_(ptx_of(device_), std::move(kernels)), build_host_(std::move(build_host)) {}
   runtime::EntryPoint entry(const std::string& name) const override { return emulation_->entry(name); }
   const std::vector<runtime::FunctionSignature>& functions() const override { return emulation_->functions(); }
   std::string source(const std::string& format) const override {
@@ -260,7 +265,7 @@ class CUDAHostModule : public runtime::CompiledModule {
   // CUDA device (TVM's exported CUDA library; the CPU emulation is not exported).
   void export_library(const std::string& path) const override {
     export_llvm_library(host(), path,
-                        {{kCudaPtxSymbol, device_->source("ptx")}, {kCudaKernelsSymbol, runtime::cuda::encode_kernel_table(kernels_)}});
+                        {{kCudaPtxSymbol, device_->source("ptx")}, {kCudaKernelsSymbol, runtime::cuda::encode_kernel_table(launchers_.kernels())}});
   }
   std::string target_text() const override { return target_text_; }
   std::string type_key() const override { return "llvm"; }
@@ -269,17 +274,7 @@ class CUDAHostModule : public runtime::CompiledModule {
     if (dev.type == runtime::DeviceType::CPU) return {emulation_->entry(name), nullptr};
     TSCH_USER_ASSERT(dev.type == runtime::DeviceType::CUDA, ValueError)
         << name << " runs on cuda or (emulated) cpu arrays, but its arrays are on " << dev.str();
-    std::shared_ptr<const runtime::KernelLauncher> launcher;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto& slot = launchers_[dev.id];
-      if (!slot) {
-        runtime::CompiledModuleRef device = device_;
-        slot = std::make_shared<runtime::cuda::CUDAKernelLauncher>([device] { return device->source("ptx"); }, kernels_, dev.id);
-      }
-      launcher = slot;
-    }
-    return {host()->entry(name), launcher};
+    return {host()->entry(name), launchers_.on(dev.id)};
   }
 
  private:
@@ -292,11 +287,10 @@ class CUDAHostModule : public runtime::CompiledModule {
 
   runtime::CompiledModuleRef emulation_, device_;
   std::string target_text_;
-  std::vector<runtime::cuda::KernelInfo> kernels_;
+  runtime::cuda::KernelLaunchers launchers_;
   std::function<runtime::CompiledModuleRef()> build_host_;
   mutable std::mutex mu_;
   mutable runtime::CompiledModuleRef host_;
-  mutable std::map<int32_t, std::shared_ptr<const runtime::KernelLauncher>> launchers_;
 };
 
 // The PTX of an exported CUDA build, as its loaded module's imported module.
@@ -323,7 +317,7 @@ class LoadedPTXModule : public runtime::CompiledModule {
 class CUDALibraryModule : public runtime::CompiledModule {
  public:
   CUDALibraryModule(runtime::CompiledModuleRef host, std::string ptx, std::vector<runtime::cuda::KernelInfo> kernels, std::string path)
-      : host_(std::move(host)), device_(std::make_shared<LoadedPTXModule>(std::move(ptx))), kernels_(std::move(kernels)),
+      : host_(std::move(host)), device_(std::make_shared<LoadedPTXModule>(std::move(ptx))), launchers_(ptx_of(device_), std::move(kernels)),
         path_(std::move(path)) {}
   // No CPU entry: a call with cpu arrays asks entry_on, which says why.
   runtime::EntryPoint entry(const std::string&) const override { return nullptr; }
@@ -339,25 +333,13 @@ class CUDALibraryModule : public runtime::CompiledModule {
     TSCH_USER_ASSERT(dev.type == runtime::DeviceType::CUDA, ValueError)
         << name << " was loaded from " << path_ << ", a CUDA build exported with its kernels' PTX: it runs on a CUDA device, but its arrays are on "
         << dev.str() << " (the CPU emulation is not exported; build the module again to run it on the cpu)";
-    std::shared_ptr<const runtime::KernelLauncher> launcher;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto& slot = launchers_[dev.id];
-      if (!slot) {
-        runtime::CompiledModuleRef device = device_;
-        slot = std::make_shared<runtime::cuda::CUDAKernelLauncher>([device] { return device->source("ptx"); }, kernels_, dev.id);
-      }
-      launcher = slot;
-    }
-    return {host_->entry(name), launcher};
+    return {host_->entry(name), launchers_.on(dev.id)};
   }
 
  private:
   runtime::CompiledModuleRef host_, device_;
-  std::vector<runtime::cuda::KernelInfo> kernels_;
+  runtime::cuda::KernelLaunchers launchers_;
   std::string path_;
-  mutable std::mutex mu_;
-  mutable std::map<int32_t, std::shared_ptr<const runtime::KernelLauncher>> launchers_;
 };
 
 // What a launch needs of each kernel: its parameters' types and its launch tags.

@@ -136,7 +136,7 @@ bool CUDAKernelLauncher::launch(const char* name, const TschPackedArg* args, int
         TSCH_USER_ASSERT(false, RuntimeError) << "not supported yet: a " << t.to_string() << " scalar parameter of kernel " << info->name;
       }
     } else {
-      int64_t v = a.type_code == kPackedFloat ? 0 : a.value;
+      int64_t v = a.value;
       if (a.type_code == kPackedFloat) {
         double dv;
         std::memcpy(&dv, &a.value, sizeof dv);
@@ -170,6 +170,13 @@ bool CUDAKernelLauncher::launch(const char* name, const TschPackedArg* args, int
                        pointers.data(), nullptr),
         "cuLaunchKernel");
   return true;
+}
+
+std::shared_ptr<const KernelLauncher> KernelLaunchers::on(int device_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = by_device_[device_id];
+  if (!slot) slot = std::make_shared<CUDAKernelLauncher>(ptx_, kernels_, device_id);
+  return slot;
 }
 
 }  // namespace tsch::runtime::cuda

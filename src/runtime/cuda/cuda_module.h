@@ -47,4 +47,20 @@ class CUDAKernelLauncher final : public KernelLauncher {
   mutable std::unique_ptr<Loaded> loaded_;
 };
 
+// The launchers of one device module's kernels, one per device, made on first use (a
+// module's kernels are loaded into each device's context once).
+class KernelLaunchers {
+ public:
+  KernelLaunchers(std::function<std::string()> ptx, std::vector<KernelInfo> kernels)
+      : ptx_(std::move(ptx)), kernels_(std::move(kernels)) {}
+  std::shared_ptr<const KernelLauncher> on(int device_id) const;
+  const std::vector<KernelInfo>& kernels() const { return kernels_; }
+
+ private:
+  std::function<std::string()> ptx_;
+  std::vector<KernelInfo> kernels_;
+  mutable std::mutex mu_;
+  mutable std::map<int, std::shared_ptr<const KernelLauncher>> by_device_;
+};
+
 }  // namespace tsch::runtime::cuda
