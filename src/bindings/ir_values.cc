@@ -97,6 +97,22 @@ TypeRef make_expr_type() {
     return binop(interp, a, K::EQ, false);
   });
   def_binop(*t, "__ne__", K::NE, false);
+  // & | ^ << >> ~ on integers are TVM's bitwise calls; & and | on booleans are And / Or.
+  struct Bitwise { const char* name; const char* op; K logical; bool reflected; };
+  for (Bitwise b : {Bitwise{"__and__", "bitwise_and", K::And, false}, {"__rand__", "bitwise_and", K::And, true},
+                    {"__or__", "bitwise_or", K::Or, false}, {"__ror__", "bitwise_or", K::Or, true},
+                    {"__xor__", "bitwise_xor", K::Add, false}, {"__rxor__", "bitwise_xor", K::Add, true},
+                    {"__lshift__", "shift_left", K::Add, false}, {"__rlshift__", "shift_left", K::Add, true},
+                    {"__rshift__", "shift_right", K::Add, false}, {"__rrshift__", "shift_right", K::Add, true}}) {
+    t->def(b.name, "self, other", [b](Interpreter& interp, Args& a) {
+      ir::PrimExpr self = a[0].as<ExprValue>()->expr, other = to_expr(interp, a[1], b.name);
+      bool logical = b.logical != K::Add && self->dtype.is_bool() && (other->dtype.is_bool() || a[1].is_bool());
+      if (logical) return binop(interp, a, b.logical, b.reflected);
+      if (b.reflected) std::swap(self, other);
+      return wrap(guard_ir([&] { return ir::bitwise(b.op, self, other); }));
+    });
+  }
+  t->def("__invert__", "self", [](Interpreter&, Args& a) { return wrap(guard_ir([&] { return ir::bitwise_not(a[0].as<ExprValue>()->expr); })); });
   def_binop(*t, "__tsch_and__", K::And, false);
   def_binop(*t, "__tsch_or__", K::Or, false);
   t->def("__neg__", "self", [](Interpreter&, Args& a) { return wrap(guard_ir([&] { return ir::neg(a[0].as<ExprValue>()->expr); })); });

@@ -445,6 +445,18 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
       return wrap(guard_ir([&] { return ir::make_binary(kind, x, y); }));
     });
   };
+  // TVM's bitwise intrinsics (what `&`, `|`, `^`, `<<`, `>>`, `~` build on integers).
+  for (const char* op : {"bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right"}) {
+    std::string name = op;
+    def_function(ns, op, "a, b, span=None", [name](Interpreter& interp, Args& a) {
+      ir::PrimExpr x = to_expr(interp, a[0], "operand"), y = to_expr(interp, a[1], "operand");
+      return wrap(guard_ir([&] { return ir::bitwise(name, x, y); }));
+    });
+  }
+  def_function(ns, "bitwise_not", "a, span=None", [](Interpreter& interp, Args& a) {
+    ir::PrimExpr x = to_expr(interp, a[0], "operand");
+    return wrap(guard_ir([&] { return ir::bitwise_not(x); }));
+  });
   // T.ceildiv(a, b): (a + b - 1) // b, as TVM builds it.
   def_function(ns, "ceildiv", "lhs, rhs, span=None", [](Interpreter& interp, Args& a) {
     ir::PrimExpr x = to_expr(interp, a[0], "operand"), y = to_expr(interp, a[1], "operand");

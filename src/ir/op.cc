@@ -346,6 +346,34 @@ PrimExpr div(PrimExpr a, PrimExpr b) {
   return make_binary(ExprKind::Div, std::move(a), std::move(b));
 }
 
+PrimExpr bitwise(const std::string& op, PrimExpr a, PrimExpr b) {
+  auto integral = [](const DataType& t) { return (t.is_int() || t.is_uint()) && !t.is_bool(); };
+  if (!integral(a->dtype) || !integral(b->dtype))
+    throw IRError(IRError::Kind::Type, "T." + op + " takes integers, got " + a->dtype.to_string() + " and " + b->dtype.to_string());
+  match_types(ExprKind::Add, a, b);  // the arithmetic operators' common type
+  auto* x = as<IntImmNode>(a);
+  auto* y = as<IntImmNode>(b);
+  if (x && y && y->value >= 0 && y->value < 64) {
+    int64_t u = x->value, v = y->value, r = 0;
+    if (op == "bitwise_and") r = u & v;
+    else if (op == "bitwise_or") r = u | v;
+    else if (op == "bitwise_xor") r = u ^ v;
+    else if (op == "shift_left") r = static_cast<int64_t>(static_cast<uint64_t>(u) << v);
+    else if (op == "shift_right") r = u >> v;
+    return make_int(r, a->dtype);
+  }
+  DataType t = a->dtype;
+  return std::make_shared<CallNode>(t, op, std::vector<PrimExpr>{std::move(a), std::move(b)});
+}
+
+PrimExpr bitwise_not(PrimExpr a) {
+  if (!(a->dtype.is_int() || a->dtype.is_uint()) || a->dtype.is_bool())
+    throw IRError(IRError::Kind::Type, "T.bitwise_not takes an integer, got " + a->dtype.to_string());
+  if (auto* x = as<IntImmNode>(a)) return make_int(~x->value, a->dtype);
+  DataType t = a->dtype;
+  return std::make_shared<CallNode>(t, "bitwise_not", std::vector<PrimExpr>{std::move(a)});
+}
+
 PrimExpr logical_not(PrimExpr a) {
   if (auto* i = as<IntImmNode>(a)) return make_bool(i->value == 0);
   if (!a->dtype.is_bool()) a = cast(DataType::bool_(a->dtype.lanes), a);

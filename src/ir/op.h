@@ -40,6 +40,11 @@ inline PrimExpr floormod(PrimExpr a, PrimExpr b) { return make_binary(ExprKind::
 // `/`: true division for floats, truncating Div for ints (as tvm.tir.Div).
 PrimExpr div(PrimExpr a, PrimExpr b);
 PrimExpr logical_not(PrimExpr a);
+// TVM's bitwise operators on integers (`a & b`, `a | b`, `a ^ b`, `~a`, `a << b`, `a >> b`):
+// calls T.bitwise_and / bitwise_or / bitwise_xor / bitwise_not / shift_left / shift_right
+// with the operands' common integer type (constants folded). IRError (Type) for other types.
+PrimExpr bitwise(const std::string& op, PrimExpr a, PrimExpr b);
+PrimExpr bitwise_not(PrimExpr a);
 PrimExpr neg(PrimExpr a);
 PrimExpr cast(DataType dtype, PrimExpr value);
 PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f);

@@ -18,6 +18,14 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   if (op == "tvm_access_ptr") return b_.CreateInBoundsGEP(scalar_type(n.args[0]->dtype), emit(n.args[1]), emit(n.args[2]));
   if (op == "likely") return emit(n.args[0]);
   if (op == "assume") return b_.getTrue();  // an assumption, no code
+  // TVM's bitwise intrinsics; >> is arithmetic on signed integers, logical on unsigned.
+  if (op == "bitwise_not") return b_.CreateNot(emit(n.args[0]));
+  if (op == "bitwise_and") return b_.CreateAnd(emit(n.args[0]), emit(n.args[1]));
+  if (op == "bitwise_or") return b_.CreateOr(emit(n.args[0]), emit(n.args[1]));
+  if (op == "bitwise_xor") return b_.CreateXor(emit(n.args[0]), emit(n.args[1]));
+  if (op == "shift_left") return b_.CreateShl(emit(n.args[0]), emit(n.args[1]));
+  if (op == "shift_right")
+    return t.is_uint() ? b_.CreateLShr(emit(n.args[0]), emit(n.args[1])) : b_.CreateAShr(emit(n.args[0]), emit(n.args[1]));
   // float16 / bfloat16 math is computed in float and rounded back (as the C and CUDA
   // generators do): C's math library has no half functions.
   static const std::unordered_set<std::string> math = {"exp", "exp2", "log", "log2", "log10", "sqrt", "fabs", "floor", "ceil", "trunc",

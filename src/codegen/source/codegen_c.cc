@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/op.h"
@@ -224,6 +225,11 @@ std::string CodeGenC::call(const CallNode& n) {
   if (op == "if_then_else") return "(" + expr(n.args[0]) + " ? " + expr(n.args[1]) + " : " + expr(n.args[2]) + ")";
   if (op == "tvm_access_ptr") return "((void*)((" + type_of(n.args[0]->dtype) + "*)" + expr(n.args[1]) + " + " + expr(n.args[2]) + "))";
   if (op == "likely") return expr(n.args[0]);
+  // TVM's bitwise intrinsics, as C writes them.
+  static const std::unordered_map<std::string, std::string> bitwise = {{"bitwise_and", " & "}, {"bitwise_or", " | "}, {"bitwise_xor", " ^ "},
+                                                                       {"shift_left", " << "}, {"shift_right", " >> "}};
+  if (auto it = bitwise.find(op); it != bitwise.end()) return "(" + expr(n.args[0]) + it->second + expr(n.args[1]) + ")";
+  if (op == "bitwise_not") return "(~" + expr(n.args[0]) + ")";
   static const std::unordered_set<std::string> math = {"exp", "exp2", "log", "log2", "log10", "sqrt", "fabs", "floor",
                                                        "ceil", "trunc", "nearbyint", "sin", "cos", "tanh", "tan",
                                                        "asin", "acos", "atan", "sinh", "cosh", "erf", "log1p", "atan2",
