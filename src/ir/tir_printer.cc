@@ -148,7 +148,8 @@ class TIRPrinter {
           return {s + ")"};
         }
         if (n->op == "type_annotation") return {"T.type_annotation(" + quote(n->dtype.to_string()) + ")"};
-        if (n->op == "call_extern" || n->op == "call_pure_extern") {
+        // TVM spells the element type of these first (`T.ptx_cp_async("float32", ...)`).
+        if (n->op == "call_extern" || n->op == "call_pure_extern" || n->op == "ptx_cp_async") {
           std::string s = "T." + n->op + "(" + quote(n->dtype.to_string());
           for (const auto& a : n->args) s += ", " + expr(a).s;
           return {s + ")"};

@@ -1,5 +1,7 @@
 #include "transform/buffer_rewrite.h"
 
+#include "ir/op.h"
+
 namespace tsch::transform {
 namespace {
 
@@ -9,6 +11,9 @@ class Redirector : public ir::IRMutator {
       : from_(from), to_(std::move(to)), indices_(std::move(indices)) {}
   using IRMutator::mutate;
   ir::PrimExpr mutate(const ir::PrimExpr& e) override {
+    // The data pointer itself (T.ptx_cp_async, T.tvm_access_ptr) follows when elements keep
+    // their offsets.
+    if (!indices_ && e.get() == from_->data.get()) return to_->data;
     ir::PrimExpr t = mutate_children(e);
     auto* load = ir::as<ir::BufferLoadNode>(t);
     if (!load || load->buffer.get() != from_) return t;
@@ -28,7 +33,22 @@ class Redirector : public ir::IRMutator {
   IndexMap indices_;
 };
 
+class FreshAllocations : public ir::IRMutator {
+ public:
+  using IRMutator::mutate;
+  ir::Stmt mutate(const ir::Stmt& s) override {
+    auto* alloc = ir::as<ir::AllocateNode>(s);
+    if (!alloc) return mutate_children(s);
+    const ir::Buffer& old = alloc->buffer;
+    ir::Buffer fresh = ir::buffer_with(old, old->name, old->shape, old->scope);
+    ir::Stmt body = redirect_buffer(alloc->body, old.get(), fresh);  // its pointer's uses too
+    return std::make_shared<ir::AllocateNode>(fresh, mutate(body));
+  }
+};
+
 }  // namespace
+
+ir::Stmt fresh_allocations(const ir::Stmt& s) { return FreshAllocations().mutate(s); }
 
 ir::Stmt redirect_buffer(const ir::Stmt& body, const ir::BufferNode* from, const ir::Buffer& to, IndexMap indices) {
   return Redirector(from, to, std::move(indices)).mutate(body);

@@ -4,16 +4,93 @@
 // Dimensions whose extent is not constant keep their size. A shared buffer allocated under
 // threadIdx loops covers the region of all their threads. A buffer storage_align asked for
 // gets strides padded as it asked (TVM applies buffer_dim_align here too).
+#include <cstdlib>
+#include <optional>
+
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/printer.h"
 #include "ir/thread_storage_scope.h"
 #include "transform/buffer_rewrite.h"
 #include "transform/pass.h"
 
 namespace tsch::transform {
 namespace {
+
+struct Region {
+  std::vector<ir::PrimExpr> shape, offset;
+};
+
+arith::Interval range_of(const ir::ForNode* l) {
+  return {l->min, arith::simplify(ir::sub(ir::add(l->min, l->extent), ir::make_int(1, l->extent->dtype)))};
+}
+
+// The region of `buf` its accesses in `body` touch with the variables of `dom` over their
+// ranges: per dimension its start and constant extent (the whole dimension when not constant).
+std::optional<Region> touched_region(const ir::Stmt& body, const ir::Buffer& buf, const arith::VarDomain& dom) {
+  size_t rank = buf->shape.size();
+  std::vector<std::optional<arith::Interval>> region(rank);
+  bool ok = true;
+  auto cover = [&](const std::vector<ir::PrimExpr>& idx) {
+    if (idx.size() != rank) {
+      ok = false;
+      return;
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      arith::Interval iv = arith::eval_interval(idx[d], dom);
+      if (!iv.min || !iv.max) {
+        ok = false;
+        return;
+      }
+      region[d] = region[d] ? arith::interval_union(*region[d], iv) : iv;
+    }
+  };
+  ir::for_each_expr(body, [&](const ir::PrimExpr& e) {
+    if (auto* load = ir::as<ir::BufferLoadNode>(e); load && load->buffer == buf) cover(load->indices);
+  });
+  ir::for_each_stmt(body, [&](const ir::Stmt& x) {
+    if (auto* store = ir::as<ir::BufferStoreNode>(x); store && store->buffer == buf) cover(store->indices);
+  });
+  if (!ok) return std::nullopt;
+  Region out;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t extent, full;
+    ir::PrimExpr lo = region[d] ? arith::simplify(region[d]->min) : ir::PrimExpr();
+    ir::PrimExpr ext = region[d] ? arith::simplify(ir::add(ir::sub(region[d]->max, region[d]->min), ir::make_int(1, region[d]->min->dtype)))
+                                 : ir::PrimExpr();
+    if (lo && ir::as_const_int(ext, &extent) && extent > 0 && (!ir::as_const_int(buf->shape[d], &full) || extent <= full)) {
+      out.shape.push_back(ir::make_int(extent, buf->shape[d]->dtype));
+      out.offset.push_back(lo);
+    } else {
+      out.shape.push_back(buf->shape[d]);
+      out.offset.push_back(ir::make_int(0, buf->shape[d]->dtype));
+    }
+  }
+  return out;
+}
+
+// Whether consecutive iterations of each pipelined loop touch regions that cannot overlap:
+// some dimension's start moves by at least its extent per iteration. Then no value passes
+// from one iteration to the next through the buffer, and one iteration's region is enough.
+bool disjoint_per_iteration(const Region& r, const std::vector<const ir::ForNode*>& loops) {
+  for (const ir::ForNode* l : loops) {
+    bool uses = false, disjoint = false;
+    for (size_t d = 0; d < r.offset.size(); ++d) {
+      const ir::VarNode* v = l->loop_var.get();
+      if (!ir::uses_var(r.offset[d], [v](const ir::VarNode* x) { return x == v; })) continue;
+      uses = true;
+      ir::PrimExpr next = ir::substitute(r.offset[d], {{v, ir::add(l->loop_var, ir::make_int(1, l->loop_var->dtype))}});
+      int64_t step, extent;
+      if (ir::as_const_int(arith::simplify(ir::sub(next, r.offset[d])), &step) && ir::as_const_int(r.shape[d], &extent) &&
+          std::abs(step) >= extent)
+        disjoint = true;
+    }
+    if (uses && !disjoint) return false;
+  }
+  return true;
+}
 
 class Compactor : public ir::IRMutator {
  public:
@@ -31,58 +108,32 @@ class Compactor : public ir::IRMutator {
     if (!alloc || !alloc->buffer->strides.empty() || alloc->buffer->elem_offset) return t;
     const ir::Buffer& buf = alloc->buffer;
     size_t rank = buf->shape.size();
-    // Ranges of the loops inside the allocation; outer variables stay symbolic.
+    // Ranges of the loops inside the allocation; outer variables stay symbolic. A software-
+    // pipelined loop's variable stays symbolic too when each of its iterations touches a region
+    // of its own (then the buffer holds one iteration's: InjectSoftwarePipeline gives it versions).
     arith::VarDomain dom;
+    std::vector<const ir::ForNode*> pipelined;
     ir::for_each_stmt(alloc->body, [&](const ir::Stmt& x) {
-      if (auto* loop = ir::as<ir::ForNode>(x))
-        dom[loop->loop_var.get()] = {loop->min, arith::simplify(ir::sub(ir::add(loop->min, loop->extent), ir::make_int(1, loop->extent->dtype)))};
+      auto* loop = ir::as<ir::ForNode>(x);
+      if (!loop) return;
+      if (ir::find_attr(loop->annotations, "software_pipeline_stage")) pipelined.push_back(loop);
+      else dom[loop->loop_var.get()] = range_of(loop);
     });
     // A buffer the threads of enclosing thread-bound loops share (shared memory under
     // threadIdx) holds what all of them touch.
     for (const ir::ForNode* l : threads_) {
-      if (ir::storage_shared_by_thread(buf->scope, l->thread_tag))
-        dom[l->loop_var.get()] = {l->min, arith::simplify(ir::sub(ir::add(l->min, l->extent), ir::make_int(1, l->extent->dtype)))};
+      if (ir::storage_shared_by_thread(buf->scope, l->thread_tag)) dom[l->loop_var.get()] = range_of(l);
     }
-    std::vector<std::optional<arith::Interval>> region(rank);
-    bool ok = true;
-    auto cover = [&](const std::vector<ir::PrimExpr>& idx) {
-      if (idx.size() != rank) {
-        ok = false;
-        return;
-      }
-      for (size_t d = 0; d < rank; ++d) {
-        arith::Interval iv = arith::eval_interval(idx[d], dom);
-        if (!iv.min || !iv.max) {
-          ok = false;
-          return;
-        }
-        region[d] = region[d] ? arith::interval_union(*region[d], iv) : iv;
-      }
-    };
-    ir::for_each_expr(alloc->body, [&](const ir::PrimExpr& e) {
-      if (auto* load = ir::as<ir::BufferLoadNode>(e); load && load->buffer == buf) cover(load->indices);
-    });
-    ir::for_each_stmt(alloc->body, [&](const ir::Stmt& x) {
-      if (auto* store = ir::as<ir::BufferStoreNode>(x); store && store->buffer == buf) cover(store->indices);
-    });
-    if (!ok) return t;
-    std::vector<ir::PrimExpr> shape, offset;
+    std::optional<Region> region = touched_region(alloc->body, buf, dom);
+    if (region && !pipelined.empty() && !disjoint_per_iteration(*region, pipelined)) {
+      for (const ir::ForNode* l : pipelined) dom[l->loop_var.get()] = range_of(l);
+      region = touched_region(alloc->body, buf, dom);
+    }
+    if (!region) return t;
+    const std::vector<ir::PrimExpr>& shape = region->shape;
+    const std::vector<ir::PrimExpr>& offset = region->offset;
     bool changed = false;
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t extent, full;
-      ir::PrimExpr lo = region[d] ? arith::simplify(region[d]->min) : ir::PrimExpr();
-      ir::PrimExpr ext = region[d] ? arith::simplify(ir::add(ir::sub(region[d]->max, region[d]->min), ir::make_int(1, region[d]->min->dtype)))
-                                   : ir::PrimExpr();
-      if (lo && ir::as_const_int(ext, &extent) && extent > 0 &&
-          (!ir::as_const_int(buf->shape[d], &full) || extent <= full)) {
-        shape.push_back(ir::make_int(extent, buf->shape[d]->dtype));
-        offset.push_back(lo);
-        changed |= !ir::is_const_int(buf->shape[d], extent) || !ir::is_zero(lo);
-      } else {
-        shape.push_back(buf->shape[d]);
-        offset.push_back(ir::make_int(0, buf->shape[d]->dtype));
-      }
-    }
+    for (size_t d = 0; d < rank; ++d) changed |= !ir::is_zero(offset[d]) || ir::script(shape[d]) != ir::script(buf->shape[d]);
     if (!changed && buf->dim_align.empty()) return t;
     ir::Buffer compact = ir::buffer_with(buf, buf->name, shape, buf->scope);
     if (!buf->dim_align.empty()) {

@@ -109,6 +109,7 @@ Pass lower_match_buffer();
 Pass lower_opaque_block();
 Pass plan_buffer_allocation();
 Pass compact_buffer_allocation();
+Pass inject_software_pipeline();
 Pass flatten_buffer();
 Pass storage_rewrite();
 Pass simplify();

@@ -22,6 +22,7 @@ const std::vector<Pass>& lowering_passes() {
   // The order TVM's default TIR pipeline applies the same rewrites in.
   static const std::vector<Pass> passes = {
       lower_cross_thread_reduction(), lower_init_block(), convert_blocks_to_opaque(), lower_match_buffer(), lower_opaque_block(), plan_buffer_allocation(), compact_buffer_allocation(),
+      inject_software_pipeline(),
       flatten_buffer(),     storage_rewrite(),     simplify(),                 vectorize_loop(),     unroll_loop(),
       simplify(),           remove_no_op(),
   };
@@ -37,6 +38,7 @@ const std::vector<std::pair<std::string, std::function<Pass()>>>& named_passes()
       {"LowerOpaqueBlock", lower_opaque_block},
       {"PlanAndUpdateBufferAllocationLocation", plan_buffer_allocation},
       {"CompactBufferAllocation", compact_buffer_allocation},
+      {"InjectSoftwarePipeline", inject_software_pipeline},
       {"FlattenBuffer", flatten_buffer},
       {"StorageRewrite", storage_rewrite},
       {"Simplify", simplify},

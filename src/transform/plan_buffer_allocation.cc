@@ -103,6 +103,15 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
     // An unrolled loop is a serial one written out: a buffer its body uses goes inside, so
     // each unrolled copy gets the small per-iteration buffer (registers, not a spilled array).
     bool serial_like = loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel || loop->for_kind == ir::ForKind::Unrolled;
+    // A software-pipelined loop runs its body's statements in different iterations: a buffer
+    // two of them share stays outside, where InjectSoftwarePipeline can give it versions.
+    if (ir::find_attr(loop->annotations, "software_pipeline_stage")) {
+      int users = 0;
+      if (auto* seq = ir::as<ir::SeqStmtNode>(loop->body)) {
+        for (const auto& item : seq->seq) users += accesses(item, buf.get()) ? 1 : 0;
+      }
+      if (users > 1) return std::make_shared<ir::AllocateNode>(buf, s);
+    }
     if (on_device || (!carried && serial_like)) {
       auto f = std::make_shared<ir::ForNode>(*loop);
       f->body = sink(buf, loop->body);

@@ -4,6 +4,7 @@
 // summarized per statement sequence, a loop is simulated twice for its loop-carried
 // dependencies, and two accesses at the same single index that depends on the innermost
 // thread index are assumed to be the same thread's).
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/expr_equal.h"
@@ -123,6 +124,12 @@ class SyncPlanner {
         }
         std::vector<Access> acc;
         reads(ev->value, acc);
+        // An asynchronous copy writes its shared destination (some elements from its offset).
+        if (auto* c = as<CallNode>(ev->value); c && c->op == "ptx_cp_async" && c->args.size() == 5) {
+          auto* dst = as<VarNode>(c->args[0]);
+          auto scope = dst ? scope_of_.find(dst) : scope_of_.end();
+          if (scope != scope_of_.end() && scope->second == scope_) acc.push_back({AccessKind::Write, dst, {c->args[1]}, false, thread()});
+        }
         add(node, std::move(acc));
         return;
       }
@@ -135,6 +142,7 @@ class SyncPlanner {
         return;
       }
       case StmtKind::Allocate:
+        scope_of_[as<AllocateNode>(s)->buffer->data.get()] = as<AllocateNode>(s)->buffer->scope;
         visit(as<AllocateNode>(s)->body);
         return;
       case StmtKind::DeclBuffer:
@@ -251,6 +259,7 @@ class SyncPlanner {
   std::string scope_;
   std::vector<std::vector<Entry>> scopes_;
   std::vector<const VarNode*> threads_;
+  std::unordered_map<const VarNode*, std::string> scope_of_;  // allocated buffers' data
   std::unordered_set<const StmtNode*> syncs_;
   int condition_depth_ = 0;
 };

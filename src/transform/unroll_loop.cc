@@ -19,23 +19,6 @@ int64_t stmt_count(const ir::Stmt& s) {
   return n;
 }
 
-// The allocations inside one unrolled copy get buffers of their own: each copy's buffer is
-// then defined once (a body that allocates, once the planner has put a per-iteration buffer
-// inside the loop, would otherwise define the same buffer in every copy).
-class FreshAllocations : public ir::IRMutator {
- public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    auto* alloc = ir::as<ir::AllocateNode>(s);
-    if (!alloc) return mutate_children(s);
-    const ir::Buffer& old = alloc->buffer;
-    ir::Buffer fresh = ir::buffer_with(old, old->name, old->shape, old->scope);
-    ir::Stmt body = redirect_buffer(alloc->body, old.get(), fresh);
-    body = ir::substitute(body, {{old->data.get(), fresh->data}});  // other uses of its pointer
-    return std::make_shared<ir::AllocateNode>(fresh, mutate(body));
-  }
-};
-
 class Unroller : public ir::IRMutator {
  public:
   using IRMutator::mutate;
@@ -53,7 +36,7 @@ class Unroller : public ir::IRMutator {
     for (int64_t i = 0; i < n; ++i) {
       ir::PrimExpr value = ir::add(loop->min, ir::make_int(i, loop->loop_var->dtype));
       ir::Stmt copy = ir::substitute(loop->body, {{loop->loop_var.get(), value}});
-      copies.push_back(i == 0 ? copy : FreshAllocations().mutate(copy));
+      copies.push_back(i == 0 ? copy : fresh_allocations(copy));
     }
     return ir::make_seq(std::move(copies));
   }

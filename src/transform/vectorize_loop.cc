@@ -137,6 +137,27 @@ class Vectorizer : public ir::IRMutator {
     throw CannotVectorize{"expression"};
   }
 
+  // T.ptx_cp_async(dst, dst_offset, src, src_offset, bytes) of each lane's element: one copy
+  // of lanes * bytes when both runs are contiguous, start at a multiple of the lane count and
+  // make 8 or 16 bytes (cp.async's sizes; its addresses must be aligned to them).
+  ir::Stmt async_copy(const ir::EvaluateNode& ev) {
+    auto* c = ir::as<ir::CallNode>(ev.value);
+    if (!c || c->op != "ptx_cp_async" || c->args.size() != 5) throw CannotVectorize{"a statement kind"};
+    PrimExpr dst = mutate(c->args[1]), src = mutate(c->args[3]);
+    if (dst == c->args[1] && src == c->args[3]) throw CannotVectorize{"an asynchronous copy to one element"};
+    auto* rd = ir::as<ir::RampNode>(dst);
+    auto* rs = ir::as<ir::RampNode>(src);
+    int64_t bytes;
+    if (!rd || !rs || !ir::is_one(rd->stride) || !ir::is_one(rs->stride) || !ir::as_const_int(c->args[4], &bytes))
+      throw CannotVectorize{"an asynchronous copy of elements that are not contiguous"};
+    int64_t total = bytes * rd->lanes;
+    if ((total != 8 && total != 16) || !arith::known_multiple_of(arith::simplify(rd->base), rd->lanes) ||
+        !arith::known_multiple_of(arith::simplify(rs->base), rs->lanes))
+      throw CannotVectorize{"an asynchronous copy not of 8 or 16 aligned bytes"};
+    return std::make_shared<ir::EvaluateNode>(
+        ir::call(c->dtype, c->op, {c->args[0], rd->base, c->args[2], rs->base, ir::make_int(total, c->args[4]->dtype)}));
+  }
+
   ir::Stmt mutate(const ir::Stmt& s) override {
     if (auto* store = ir::as<ir::BufferStoreNode>(s)) {
       PrimExpr idx = mutate(store->indices[0]), value = mutate(store->value);
@@ -145,6 +166,7 @@ class Vectorizer : public ir::IRMutator {
       return std::make_shared<ir::BufferStoreNode>(store->buffer, broadcast(value, idx->dtype.lanes), std::vector<PrimExpr>{idx});
     }
     if (ir::as<ir::SeqStmtNode>(s)) return mutate_children(s);
+    if (auto* ev = ir::as<ir::EvaluateNode>(s)) return async_copy(*ev);
     if (auto* let = ir::as<ir::LetStmtNode>(s)) {
       if (mutate(let->value) != let->value) throw CannotVectorize{"a let binding that depends on the loop variable"};
       return mutate_children(s);

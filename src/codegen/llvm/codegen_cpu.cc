@@ -219,6 +219,21 @@ void CodeGenCPU::at_loop_head(const Stmt& body, bool unroll) {
 }
 
 llvm::Value* CodeGenCPU::target_call(const ir::CallNode& n) {
+  // CUDA's asynchronous copies, run by the CPU emulation of a kernel: a plain copy, complete
+  // at once (so committing and waiting do nothing).
+  if (n.op == "ptx_cp_async" && n.args.size() == 5) {
+    int64_t bytes = 0;
+    if (!ir::as_const_int(n.args[4], &bytes)) throw BuildError("T.ptx_cp_async: the byte count must be a constant");
+    llvm::Value* elem = b_.getInt64(n.dtype.bits / 8);
+    auto address = [&](const ir::PrimExpr& data, const ir::PrimExpr& offset) {
+      llvm::Value* i = b_.CreateMul(b_.CreateIntCast(emit(offset), b_.getInt64Ty(), true), elem);
+      return b_.CreateGEP(b_.getInt8Ty(), emit(data), i);
+    };
+    b_.CreateMemCpy(address(n.args[0], n.args[1]), llvm::MaybeAlign(1), address(n.args[2], n.args[3]), llvm::MaybeAlign(1),
+                    static_cast<uint64_t>(bytes));
+    return b_.getInt32(0);
+  }
+  if (n.op == "ptx_commit_group" || n.op == "ptx_wait_group") return b_.getInt32(0);
   if (n.op != "call_packed") return CodeGenLLVM::target_call(n);
   PackedCallValues pc = emit_packed_call(b_, mod_, *fn_, n, [this](const PrimExpr& e) { return emit(e); });
   return_if_failed(b_.CreateICmpNE(pc.status, b_.getInt32(0)), pc.status, "packed_call_failed");

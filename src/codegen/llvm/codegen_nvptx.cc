@@ -14,6 +14,7 @@
 
 #include "codegen/llvm/codegen_llvm.h"
 #include "codegen/llvm/llvm_build.h"
+#include "codegen/source/codegen_cuda.h"
 #include "ir/op.h"
 #include "transform/split_host_device.h"
 
@@ -203,6 +204,37 @@ class CodeGenNVPTX final : public CodeGenLLVM {
       return b_.getInt32(0);
     }
     if (n.op == "tvm_warp_activemask") return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_activemask, {}, {});
+    // Asynchronous copies (sm_80): the shared destination and global source in their own
+    // address spaces; 16 bytes bypass L1 as in CUDA C.
+    if (n.op == "ptx_cp_async" && n.args.size() == 5) {
+      int64_t bytes = 0;
+      if (!ir::as_const_int(n.args[4], &bytes) || (bytes != 4 && bytes != 8 && bytes != 16))
+        throw BuildError("T.ptx_cp_async copies 4, 8 or 16 bytes");
+      uses_cp_async_ = true;
+      llvm::Value* elem = b_.getInt64(n.dtype.bits / 8);
+      auto address = [&](const ir::PrimExpr& data, const ir::PrimExpr& offset, unsigned space) {
+        llvm::Value* i = b_.CreateMul(b_.CreateIntCast(emit(offset), b_.getInt64Ty(), true), elem);
+        llvm::Value* p = b_.CreateGEP(b_.getInt8Ty(), emit(data), i);
+        return b_.CreateAddrSpaceCast(p, llvm::PointerType::get(ctx_, space));
+      };
+      llvm::Intrinsic::ID id = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16
+                               : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8
+                                            : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4;
+      b_.CreateIntrinsic(id, {}, {address(n.args[0], n.args[1], kSharedAddressSpace), address(n.args[2], n.args[3], 1)});
+      return b_.getInt32(0);
+    }
+    if (n.op == "ptx_commit_group" && n.args.empty()) {
+      uses_cp_async_ = true;
+      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+      return b_.getInt32(0);
+    }
+    if (n.op == "ptx_wait_group" && n.args.size() == 1) {
+      int64_t count = 0;
+      if (!ir::as_const_int(n.args[0], &count)) throw BuildError("T.ptx_wait_group needs a constant count");
+      uses_cp_async_ = true;
+      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {}, {b_.getInt32(static_cast<uint32_t>(count))});
+      return b_.getInt32(0);
+    }
     if ((n.op == "tvm_warp_shuffle_down" || n.op == "tvm_warp_shuffle") && n.args.size() == 5) {
       // shfl.sync's c operand: the segment mask ((32 - width) << 8) and the lane clamp 31.
       int64_t width = 32;
@@ -224,7 +256,8 @@ class CodeGenNVPTX final : public CodeGenLLVM {
   void check_call(const ir::CallNode& n) override {
     static const std::unordered_set<std::string> native = {"sqrt", "rsqrt", "fabs", "abs", "floor", "ceil", "trunc", "round",
                                                            "nearbyint", "isnan", "isinf", "isfinite", "popcount", "tvm_storage_sync",
-                                                           "tvm_warp_activemask", "tvm_warp_shuffle_down", "tvm_warp_shuffle"};
+                                                           "tvm_warp_activemask", "tvm_warp_shuffle_down", "tvm_warp_shuffle",
+                                                           "ptx_cp_async", "ptx_commit_group", "ptx_wait_group"};
     if (native.count(n.op)) return;
     std::string why;
     if (libdevice_ops().count(n.op)) {
@@ -238,9 +271,11 @@ class CodeGenNVPTX final : public CodeGenLLVM {
  public:
   // libdevice's path when the kernels call its math, else empty.
   const std::string& libdevice() const { return libdevice_; }
+  bool uses_cp_async() const { return uses_cp_async_; }
 
  private:
   std::string libdevice_;
+  bool uses_cp_async_ = false;
   ir::Stmt kernel_body_;  // the kernel being emitted (its shared.dyn layout)
 };
 
@@ -283,6 +318,7 @@ runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const
   llvm::Module m("tsch_nvptx", ctx);
   CodeGenNVPTX gen(m);
   for (const auto& [name, f] : kernels->prim_funcs()) gen.emit_kernel(name, f);
+  check_cp_async_arch(gen.uses_cp_async(), arch);
   std::string ll;
   {
     llvm::raw_string_ostream os(ll);

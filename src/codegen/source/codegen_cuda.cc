@@ -1,5 +1,6 @@
 #include "codegen/source/codegen_cuda.h"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -30,11 +31,35 @@ DataType pointee_type(const Stmt& body, const VarNode* data) {
   if (!found) {
     for_each_expr(body, [&](const PrimExpr& e) {
       if (auto* l = as<BufferLoadNode>(e); !found && l && l->buffer->data.get() == data) t = l->buffer->dtype, found = true;
+      // An asynchronous copy's source or destination, in elements of the call's type.
+      if (auto* c = as<CallNode>(e); !found && c && c->op == "ptx_cp_async" && c->args.size() == 5 &&
+                                     (c->args[0].get() == data || c->args[2].get() == data))
+        t = c->dtype, found = true;
     });
   }
   if (!found) throw BuildError("internal: no buffer declares the kernel parameter " + data->name);
   return t;
 }
+
+}  // namespace
+
+namespace {
+
+// sm_80's asynchronous copies from global to shared memory (TVM writes the same PTX inline):
+// 16 bytes bypass L1 (.cg), smaller copies cache in it (.ca, the only form for them).
+const char* kCpAsyncHelpers =
+    "__device__ __forceinline__ void tvm_cp_async_4(void* dst, const void* src) {\n"
+    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src));\n"
+    "}\n"
+    "__device__ __forceinline__ void tvm_cp_async_8(void* dst, const void* src) {\n"
+    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 8;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src));\n"
+    "}\n"
+    "__device__ __forceinline__ void tvm_cp_async_16(void* dst, const void* src) {\n"
+    "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src));\n"
+    "}\n"
+    "__device__ __forceinline__ void tvm_cp_async_commit_group() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
+    "template <int n>\n"
+    "__device__ __forceinline__ void tvm_cp_async_wait_group() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(n)); }\n";
 
 }  // namespace
 
@@ -52,7 +77,8 @@ std::string CodeGenCUDA::headers() const {
          "  #define int64_t long long\n"
          "  #define uint64_t unsigned long long\n"
          "#endif\n" +
-         std::string(uses_half_ ? "#include <cuda_fp16.h>\n" : "") + std::string(uses_bf16_ ? "#include <cuda_bf16.h>\n" : "");
+         std::string(uses_half_ ? "#include <cuda_fp16.h>\n" : "") + std::string(uses_bf16_ ? "#include <cuda_bf16.h>\n" : "") +
+         std::string(uses_cp_async_ ? kCpAsyncHelpers : "");
 }
 
 std::string CodeGenCUDA::literal(const PrimExpr& e) const {
@@ -133,6 +159,12 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
   });
   for_each_expr(f->body, [&](const PrimExpr& e) {
     if (auto* l = as<BufferLoadNode>(e); l && l->indices.size() == 1) note_vector_access(l->buffer, l->indices[0], l->dtype);
+    // cp.async's shared address is aligned to its size.
+    int64_t bytes;
+    if (auto* c = as<CallNode>(e); c && c->op == "ptx_cp_async" && c->args.size() == 5 && as<VarNode>(c->args[0]) && as_const_int(c->args[4], &bytes)) {
+      int& align = vector_alignment_[as<VarNode>(c->args[0])];
+      align = std::max(align, static_cast<int>(bytes));
+    }
   });
   // Shared memory is declared at the top of the kernel, as TVM's StorageRewrite places it.
   hoisted_.clear();
@@ -200,6 +232,28 @@ std::string CodeGenCUDA::target_call(const CallNode& n) {
     auto* scope = n.args.size() == 1 ? as<StringImmNode>(n.args[0]) : nullptr;
     if (scope && (scope->value == "shared" || scope->value == "shared.dyn")) return "__syncthreads()";
     throw BuildError("not supported yet: T.tvm_storage_sync(" + (scope ? "\"" + scope->value + "\"" : std::string("...")) + ") in CUDA C");
+  }
+  // Asynchronous copies (T.ptx_cp_async(dst, dst_offset, src, src_offset, bytes), offsets in
+  // elements of the call's type) and their groups.
+  if (n.op == "ptx_cp_async" && n.args.size() == 5) {
+    int64_t bytes = 0;
+    if (!as_const_int(n.args[4], &bytes) || (bytes != 4 && bytes != 8 && bytes != 16))
+      throw BuildError("T.ptx_cp_async copies 4, 8 or 16 bytes, got " + expr(n.args[4]));
+    uses_cp_async_ = true;
+    auto address = [&](const PrimExpr& data, const PrimExpr& offset) {
+      return "(" + memory_type_of(n.dtype) + "*)" + expr(data) + " + " + expr(offset);
+    };
+    return "tvm_cp_async_" + std::to_string(bytes) + "(" + address(n.args[0], n.args[1]) + ", " + address(n.args[2], n.args[3]) + ")";
+  }
+  if (n.op == "ptx_commit_group" && n.args.empty()) {
+    uses_cp_async_ = true;
+    return "tvm_cp_async_commit_group()";
+  }
+  if (n.op == "ptx_wait_group" && n.args.size() == 1) {
+    int64_t count = 0;
+    if (!as_const_int(n.args[0], &count)) throw BuildError("T.ptx_wait_group needs a constant count, got " + expr(n.args[0]));
+    uses_cp_async_ = true;
+    return "tvm_cp_async_wait_group<" + std::to_string(count) + ">()";
   }
   // TVM's warp intrinsics: (mask, value, offset or lane, width, warp_size).
   if (n.op == "tvm_warp_activemask") return "__activemask()";
@@ -359,9 +413,18 @@ std::vector<runtime::cuda::KernelInfo> kernel_infos(const IRModule& kernels) {
 
 }  // namespace
 
+void check_cp_async_arch(bool uses_cp_async, const std::string& arch) {
+  if (!uses_cp_async) return;
+  int sm = 0;
+  if (arch.rfind("sm_", 0) == 0) sm = std::atoi(arch.c_str() + 3);
+  if (sm < 80)
+    throw BuildError("asynchronous copies (software_pipeline_async_stages: cp.async) need sm_80 or later; the target's architecture is " + arch);
+}
+
 runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std::string& target_text, const std::string& arch) {
   CodeGenCUDA gen;
   for (const auto& [name, f] : kernels->prim_funcs()) gen.add_kernel(name, f);
+  check_cp_async_arch(gen.uses_cp_async(), arch);
   return std::make_shared<CUDADeviceModule>(gen.source(), target_text, arch);
 }
 

@@ -21,6 +21,7 @@ class CodeGenCUDA : public CodeGenC {
  public:
   void add_kernel(const std::string& name, const ir::PrimFunc& f);
   std::string source() const { return prelude() + functions_; }
+  bool uses_cp_async() const { return uses_cp_async_; }
 
  protected:
   std::string headers() const override;
@@ -59,11 +60,14 @@ class CodeGenCUDA : public CodeGenC {
   std::string functions_;
   mutable bool uses_half_ = false;  // a kernel uses half: the header includes cuda_fp16.h
   mutable bool uses_bf16_ = false;  // ... nv_bfloat16: cuda_bf16.h
+  bool uses_cp_async_ = false;      // a kernel copies asynchronously: the cp.async helpers
   std::unordered_set<const ir::VarNode*> hoisted_;  // shared buffers declared at the kernel's top
 };
 
 // The device module of the kernels in `kernels` (the functions SplitHostDevice added), for
 // the GPU architecture `arch` (sm_80).
+// Refuses cp.async (BuildError) for an architecture before sm_80.
+void check_cp_async_arch(bool uses_cp_async, const std::string& arch);
 runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const std::string& target_text, const std::string& arch);
 // The host module of a CUDA build: the device module imported; its functions run on the
 // CPU emulation (`emulation`: the kernels compiled for the CPU with their threads as loops)

@@ -1,0 +1,378 @@
+// tir.InjectSoftwarePipeline: a loop annotated "software_pipeline_stage" (one stage per
+// statement of its body) runs statement j of iteration i at pipeline step i + stage[j], the
+// statements of a step in "software_pipeline_order": a prologue fills the pipeline, the
+// steady-state loop runs every statement, an epilogue drains it. A buffer written in stage s
+// and read in stage s' > s gets s' - s + 1 versions (a leading dimension indexed by the
+// iteration modulo the count), so a step's writers never overwrite what a later stage has
+// still to read: double buffering.
+//
+// "software_pipeline_async_stages" (in a GPU kernel) makes the copies of those stages from
+// global to shared memory asynchronous (TVM's async pipeline with InjectPTXAsyncCopy): each
+// becomes T.ptx_cp_async, a step's copies of one stage are one commit group
+// (T.ptx_commit_group()), and the first reader of their results waits until at most as many
+// later groups as it may leave in flight are pending (T.ptx_wait_group(n)), then a barrier
+// makes every thread's copies visible.
+//
+// Refused, as changing what the loop computes: dependences the schedule would reorder (a
+// buffer written in a later stage than a reader, two writers in different stages, same-stage
+// statements reordered across a dependence), a versioned buffer used outside the loop.
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "arith/simplify.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "support/error.h"
+#include "transform/buffer_rewrite.h"
+#include "transform/pass.h"
+
+namespace tsch::transform {
+namespace {
+
+using namespace ir;
+
+struct Accesses {
+  std::unordered_set<const BufferNode*> reads, writes;
+};
+
+Accesses accesses_of(const Stmt& s) {
+  Accesses a;
+  for_each_expr(s, [&](const PrimExpr& e) {
+    if (auto* l = as<BufferLoadNode>(e)) a.reads.insert(l->buffer.get());
+  });
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (auto* st = as<BufferStoreNode>(x)) a.writes.insert(st->buffer.get());
+  });
+  return a;
+}
+
+std::vector<int64_t> int_list(const AttrValue& v, const std::string& key, const std::string& loop) {
+  std::vector<int64_t> out;
+  bool ok = v.kind == AttrValue::Kind::Array;
+  for (const AttrValue& x : v.array) {
+    ok = ok && (x.kind == AttrValue::Kind::Int || (x.kind == AttrValue::Kind::Expr && as<IntImmNode>(x.expr)));
+    if (ok) out.push_back(x.kind == AttrValue::Kind::Int ? x.i : as<IntImmNode>(x.expr)->value);
+  }
+  TSCH_USER_ASSERT(ok, TypeError) << "the annotation \"" << key << "\" of loop " << loop << " must be a list of integers";
+  return out;
+}
+
+// The element offset of `indices` in the memory of `b` (its strides, else row-major).
+PrimExpr flat_offset(const Buffer& b, const std::vector<PrimExpr>& indices) {
+  DataType t = indices.empty() ? DataType::int32() : indices[0]->dtype;
+  PrimExpr offset = b->elem_offset ? b->elem_offset : make_int(0, t);
+  PrimExpr stride = make_int(1, t);
+  for (size_t k = indices.size(); k-- > 0;) {
+    PrimExpr s = b->strides.empty() ? stride : b->strides[k];
+    offset = add(offset, mul(indices[k], s));
+    if (b->strides.empty()) stride = mul(stride, b->shape[k]);
+  }
+  return arith::simplify(offset);
+}
+
+// Copies of global memory into shared memory in an asynchronous stage: T.ptx_cp_async of each
+// element (VectorizeLoop merges a vectorized loop's into one copy of up to 16 bytes). Other
+// statements of the stage stay synchronous; elements under 4 bytes too (cp.async's smallest).
+class AsyncCopyRewriter : public IRMutator {
+ public:
+  using IRMutator::mutate;
+  Stmt mutate(const Stmt& s) override {
+    Stmt t = mutate_children(s);
+    auto* st = as<BufferStoreNode>(t);
+    if (!st || st->buffer->scope.rfind("shared", 0) != 0) return t;
+    auto* load = as<BufferLoadNode>(st->value);
+    if (!load || load->buffer->scope != "global" || load->dtype != st->buffer->dtype || load->dtype.lanes != 1) return t;
+    int bytes = load->dtype.bits / 8;
+    if (bytes != 4 && bytes != 8 && bytes != 16) return t;
+    ++copies;
+    return std::make_shared<EvaluateNode>(call(load->dtype, "ptx_cp_async",
+                                               {PrimExpr(st->buffer->data), flat_offset(st->buffer, st->indices),
+                                                PrimExpr(load->buffer->data), flat_offset(load->buffer, load->indices), make_int(bytes)}));
+  }
+  int copies = 0;
+};
+
+Stmt evaluate(const std::string& op, std::vector<PrimExpr> args) {
+  return std::make_shared<EvaluateNode>(call(DataType::int32(), op, std::move(args)));
+}
+
+class PipelineInjector : public IRMutator {
+ public:
+  using IRMutator::mutate;
+  Stmt mutate(const Stmt& s) override {
+    if (auto* f = as<ForNode>(s); f && f->for_kind == ForKind::ThreadBinding) {
+      ++thread_depth_;
+      Stmt out = mutate_children(s);
+      --thread_depth_;
+      return out;
+    }
+    Stmt t = mutate_children(s);
+    if (auto* alloc = as<AllocateNode>(t)) return reallocate(t, alloc);
+    auto* loop = as<ForNode>(t);
+    if (!loop || !find_attr(loop->annotations, "software_pipeline_stage")) return t;
+    return pipeline(*loop);
+  }
+
+ private:
+  struct Versioned {
+    Buffer buffer;  // with the leading version dimension
+    int64_t versions;
+    std::string loop;
+  };
+
+  // An allocation of a buffer the pipeline versioned allocates the versioned buffer instead.
+  Stmt reallocate(const Stmt& s, const AllocateNode* alloc) {
+    auto it = versioned_.find(alloc->buffer.get());
+    if (it == versioned_.end()) return s;
+    Accesses left = accesses_of(alloc->body);
+    TSCH_USER_ASSERT(!left.reads.count(alloc->buffer.get()) && !left.writes.count(alloc->buffer.get()), NotImplementedError)
+        << "not supported yet: the buffer " << alloc->buffer->name << " has " << it->second.versions << " versions in the software pipeline of loop "
+        << it->second.loop << " and is used outside that loop too";
+    return std::make_shared<AllocateNode>(it->second.buffer, alloc->body);
+  }
+
+  static void flatten(const Stmt& s, std::vector<Stmt>& stmts, std::vector<Buffer>& allocs) {
+    if (auto* a = as<AllocateNode>(s)) {
+      allocs.push_back(a->buffer);
+      flatten(a->body, stmts, allocs);
+    } else if (auto* seq = as<SeqStmtNode>(s)) {
+      for (const Stmt& x : seq->seq) flatten(x, stmts, allocs);
+    } else {
+      stmts.push_back(s);
+    }
+  }
+
+  Buffer with_versions(const Buffer& b, int64_t versions) {
+    std::vector<PrimExpr> shape = b->shape;
+    DataType t = shape.empty() ? DataType::int32() : shape[0]->dtype;
+    shape.insert(shape.begin(), make_int(versions, t));
+    Buffer nb = buffer_with(b, b->name, shape, b->scope);
+    if (!b->strides.empty()) {
+      auto node = std::const_pointer_cast<BufferNode>(nb);
+      PrimExpr size = arith::simplify(mul(b->shape[0], b->strides[0]));
+      node->strides.insert(node->strides.begin(), size);
+    }
+    return nb;
+  }
+
+  Stmt pipeline(const ForNode& loop) {
+    const std::string& name = loop.loop_var->name;
+    std::vector<int64_t> stage = int_list(*find_attr(loop.annotations, "software_pipeline_stage"), "software_pipeline_stage", name);
+    std::vector<Stmt> stmts;
+    std::vector<Buffer> hoisted;
+    flatten(loop.body, stmts, hoisted);
+    size_t n = stmts.size();
+    TSCH_USER_ASSERT(stage.size() == n, ValueError)
+        << "software_pipeline_stage of loop " << name << " gives " << stage.size() << " stages, but the loop body has " << n
+        << " statements (one stage per statement)";
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    if (const AttrValue* o = find_attr(loop.annotations, "software_pipeline_order")) order = int_list(*o, "software_pipeline_order", name);
+    std::vector<int64_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    bool permutation = sorted.size() == n;
+    for (size_t j = 0; permutation && j < n; ++j) permutation = sorted[j] == static_cast<int64_t>(j);
+    TSCH_USER_ASSERT(permutation, ValueError) << "software_pipeline_order of loop " << name << " must be a permutation of 0.." << n - 1;
+    for (int64_t s : stage) TSCH_USER_ASSERT(s >= 0, ValueError) << "software_pipeline_stage of loop " << name << " has a negative stage";
+    std::unordered_set<int64_t> async;
+    if (const AttrValue* a = find_attr(loop.annotations, "software_pipeline_async_stages")) {
+      for (int64_t s : int_list(*a, "software_pipeline_async_stages", name)) async.insert(s);
+    }
+    if (thread_depth_ == 0) async.clear();  // on a CPU the copies are plain stores anyway
+    int64_t min, extent;
+    TSCH_USER_ASSERT(as_const_int(loop.min, &min) && as_const_int(loop.extent, &extent), NotImplementedError)
+        << "not supported yet: software pipelining loop " << name << " of a symbolic range";
+    TSCH_USER_ASSERT(loop.for_kind == ForKind::Serial, ValueError) << "software pipelining needs a serial loop; loop " << name << " is not";
+    int64_t max_stage = *std::max_element(stage.begin(), stage.end());
+
+    // Dependences: what the pipeline may reorder, and what needs versions.
+    std::vector<Accesses> acc;
+    for (const Stmt& s : stmts) acc.push_back(accesses_of(s));
+    std::unordered_map<const BufferNode*, int64_t> versions;
+    std::unordered_map<const BufferNode*, Buffer> buffer_of;
+    for (const Stmt& s : stmts) {
+      for_each_stmt(s, [&](const Stmt& x) {
+        if (auto* st = as<BufferStoreNode>(x)) buffer_of[st->buffer.get()] = st->buffer;
+      });
+    }
+    auto refuse = [&](const std::string& why) {
+      TSCH_USER_ASSERT(false, ValueError) << "cannot software-pipeline loop " << name << ": " << why;
+    };
+    for (size_t w = 0; w < n; ++w) {
+      for (const BufferNode* b : acc[w].writes) {
+        for (size_t r = 0; r < n; ++r) {
+          if (r == w || (!acc[r].reads.count(b) && !acc[r].writes.count(b))) continue;
+          std::string what = "statement " + std::to_string(w) + " (stage " + std::to_string(stage[w]) + ") writes " + b->name +
+                             ", which statement " + std::to_string(r) + " (stage " + std::to_string(stage[r]) + ")";
+          if (stage[r] == stage[w]) {
+            if ((w < r) != (order[w] < order[r])) refuse(what + " also uses, but software_pipeline_order swaps them");
+            continue;
+          }
+          if (acc[r].writes.count(b)) refuse(what + " writes too");
+          if (stage[r] < stage[w]) refuse(what + " reads in an earlier stage");
+          if (r < w) refuse(what + " reads before it in the loop body (a value of the previous iteration)");
+          if (acc[w].reads.count(b)) refuse(what + " reads, but the writer also reads it (a value of the previous iteration)");
+          if (!allocated_.count(b)) refuse(what + " reads in a later stage, and " + b->name + " is not allocated by the function: it cannot be given versions");
+          versions[b] = std::max(versions[b], stage[r] - stage[w] + 1);
+        }
+      }
+    }
+    std::unordered_map<const BufferNode*, Buffer> multi;
+    for (const auto& [b, v] : versions) {
+      Buffer nb = with_versions(buffer_of.at(b), v);
+      multi[b] = nb;
+      versioned_[b] = {nb, v, name};
+    }
+    // The body's own allocations move out of the loop (a versioned one takes its versions).
+    std::vector<Buffer> allocs;
+    for (const Buffer& b : hoisted) {
+      if (multi.count(b.get())) {
+        allocs.push_back(multi.at(b.get()));
+        versioned_.erase(b.get());
+      } else {
+        allocs.push_back(b);
+      }
+    }
+
+    // Statement j of iteration i (an expression), its versioned buffers indexed by i.
+    DataType it = loop.loop_var->dtype;
+    auto instance = [&](size_t j, const PrimExpr& i) {
+      std::unordered_map<const VarNode*, PrimExpr> vmap{{loop.loop_var.get(), i}};
+      Stmt s = fresh_allocations(substitute(stmts[j], vmap));
+      for (const auto& [b, nb] : multi) {
+        PrimExpr version = arith::simplify(floormod(sub(i, make_int(min, it)), make_int(versions.at(b), it)));
+        s = redirect_buffer(s, b, nb, [version](const std::vector<PrimExpr>& idx) {
+          std::vector<PrimExpr> out{version};
+          out.insert(out.end(), idx.begin(), idx.end());
+          return out;
+        });
+      }
+      if (async.count(stage[j])) {
+        AsyncCopyRewriter rewrite;
+        s = rewrite.mutate(s);
+      }
+      return s;
+    };
+    std::vector<size_t> by_order(n);
+    std::iota(by_order.begin(), by_order.end(), 0);
+    std::sort(by_order.begin(), by_order.end(), [&](size_t a, size_t b) { return order[a] < order[b]; });
+    // Which async stage each statement reads results of (the first reader of a step waits).
+    std::vector<int64_t> consumes(n, -1);
+    for (size_t r = 0; r < n; ++r) {
+      for (size_t w = 0; w < n; ++w) {
+        if (w == r || !async.count(stage[w])) continue;
+        for (const BufferNode* b : acc[w].writes) {
+          if (!acc[r].reads.count(b)) continue;
+          if (consumes[r] >= 0 && consumes[r] != stage[w]) refuse("statement " + std::to_string(r) + " reads the results of two asynchronous stages");
+          consumes[r] = stage[w];
+        }
+      }
+    }
+    // One commit group per asynchronous stage and step: its statements adjacent in the order.
+    for (int64_t p : async) {
+      int runs = 0;
+      bool in = false;
+      for (size_t j : by_order) {
+        bool mine = stage[j] == p;
+        if (mine && !in) ++runs;
+        in = mine;
+      }
+      TSCH_USER_ASSERT(runs <= 1, NotImplementedError)
+          << "not supported yet: the statements of asynchronous stage " << p << " of loop " << name
+          << " separated by others in software_pipeline_order (one commit group per step)";
+    }
+    auto sync_scope = [&](size_t r) {
+      for (size_t w = 0; w < n; ++w) {
+        if (!async.count(stage[w])) continue;
+        for (const BufferNode* b : acc[w].writes)
+          if (acc[r].reads.count(b) && b->scope == "shared.dyn") return std::string("shared.dyn");
+      }
+      return std::string("shared");
+    };
+
+    // The latest iteration each asynchronous stage committed, as the steps are emitted.
+    std::map<int64_t, PrimExpr> head;
+    // One step t (a constant, or the steady-state loop's variable): the statements whose
+    // iteration t - stage is in range, in order.
+    auto step = [&](const PrimExpr& t, bool steady) {
+      std::vector<Stmt> out;
+      // In the steady state the previous step committed each stage's iteration t - 1 - stage.
+      if (steady) {
+        for (int64_t p : async) head[p] = arith::simplify(sub(t, make_int(1 + p, it)));
+      }
+      // The iteration each stage's results were last waited for in this step.
+      std::map<int64_t, PrimExpr> waited;
+      for (size_t k = 0; k < n; ++k) {
+        size_t j = by_order[k];
+        PrimExpr i = arith::simplify(sub(t, make_int(stage[j], it)));
+        int64_t ic;
+        if (!steady && as_const_int(i, &ic) && (ic < min || ic >= min + extent)) continue;
+        int64_t newer = 1;
+        if (consumes[j] >= 0 && waited.count(consumes[j]) && !as_const_int(arith::simplify(sub(i, waited.at(consumes[j]))), &newer)) newer = 1;
+        if (consumes[j] >= 0 && newer > 0 && head.count(consumes[j])) {
+          waited[consumes[j]] = i;
+          int64_t in_flight = 0;
+          PrimExpr diff = arith::simplify(sub(head.at(consumes[j]), i));
+          if (!as_const_int(diff, &in_flight) || in_flight < 0) in_flight = 0;
+          out.push_back(evaluate("ptx_wait_group", {make_int(in_flight)}));
+          out.push_back(evaluate("tvm_storage_sync", {std::make_shared<StringImmNode>(sync_scope(j))}));
+        }
+        out.push_back(instance(j, i));
+        bool last_of_group = async.count(stage[j]) && (k + 1 == n || stage[by_order[k + 1]] != stage[j]);
+        if (last_of_group) {
+          out.push_back(evaluate("ptx_commit_group", {}));
+          head[stage[j]] = i;
+        }
+      }
+      return out;
+    };
+
+    std::vector<Stmt> body;
+    int64_t steady_begin = min + max_stage, steady_end = min + extent;
+    for (int64_t t = min; t < std::min(steady_begin, min + extent + max_stage); ++t) {
+      if (t >= steady_begin && t < steady_end) break;
+      for (Stmt& s : step(make_int(t, it), false)) body.push_back(std::move(s));
+    }
+    if (steady_end > steady_begin) {
+      Var t = make_var(name, it);
+      std::vector<Stmt> steady = step(PrimExpr(t), true);
+      auto f = std::make_shared<ForNode>(t, make_int(steady_begin, it), make_int(steady_end - steady_begin, it), ForKind::Serial,
+                                         make_seq(std::move(steady)));
+      f->annotations = loop.annotations;
+      for (const char* key : {"software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages"}) erase_attr(f->annotations, key);
+      body.push_back(f);
+      // After the loop, each stage's head is its last iteration.
+      for (auto& [p, h] : head) h = arith::simplify(substitute(h, {{t.get(), make_int(steady_end - 1, it)}}));
+    }
+    for (int64_t t = std::max(steady_begin, steady_end); t < min + extent + max_stage; ++t) {
+      for (Stmt& s : step(make_int(t, it), false)) body.push_back(std::move(s));
+    }
+    Stmt out = make_seq(std::move(body));
+    for (size_t k = allocs.size(); k-- > 0;) out = std::make_shared<AllocateNode>(allocs[k], out);
+    return out;
+  }
+
+  std::unordered_map<const BufferNode*, Versioned> versioned_;
+  int thread_depth_ = 0;
+
+ public:
+  std::unordered_set<const BufferNode*> allocated_;  // the function's allocations
+};
+
+}  // namespace
+
+Pass inject_software_pipeline() {
+  return {"tir.InjectSoftwarePipeline", [](const PrimFunc& f) {
+            PipelineInjector injector;
+            for_each_stmt(f->body, [&](const Stmt& s) {
+              if (auto* a = as<AllocateNode>(s)) injector.allocated_.insert(a->buffer.get());
+            });
+            return with_body(f, injector.mutate(f->body));
+          }};
+}
+
+}  // namespace tsch::transform
