@@ -1,6 +1,7 @@
 #include "arith/iter_map.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "arith/simplify.h"
 #include "ir/op.h"
@@ -195,6 +196,72 @@ std::unordered_map<const VarNode*, PrimExpr> inverse_iter_map(const IterMapResul
     }
   }
   for (auto& [v, e] : inverse) e = simplify(e);
+  return inverse;
+}
+
+std::unordered_map<const VarNode*, PrimExpr> inverse_iter_map_fused(const IterMapResult& map, const std::vector<PrimExpr>& outputs,
+                                                                   const std::vector<std::pair<const VarNode*, int64_t>>& loops) {
+  // Bindings that share a loop variable are digits of one number (TVM's IterMark): group them.
+  size_t n = map.sums.size();
+  std::vector<size_t> group(n);
+  for (size_t i = 0; i < n; ++i) group[i] = i;
+  std::function<size_t(size_t)> find = [&](size_t i) { return group[i] == i ? i : group[i] = find(group[i]); };
+  std::unordered_map<const VarNode*, size_t> binding_of;
+  for (size_t i = 0; i < n; ++i) {
+    for (const IterSplit& sp : map.sums[i].splits) {
+      auto [it, fresh] = binding_of.emplace(sp.source, i);
+      if (!fresh) group[find(i)] = find(it->second);
+    }
+  }
+  std::unordered_map<const VarNode*, PrimExpr> inverse;
+  for (size_t g = 0; g < n; ++g) {
+    if (find(g) != g) continue;
+    // The group's loop variables (outermost first) and their weights in its number.
+    std::vector<std::pair<const VarNode*, int64_t>> vars;
+    for (const auto& l : loops) {
+      auto it = binding_of.find(l.first);
+      if (it != binding_of.end() && find(it->second) == g) vars.push_back(l);
+    }
+    std::unordered_map<const VarNode*, int64_t> weight;
+    int64_t total = 1;
+    for (size_t k = vars.size(); k-- > 0;) {
+      weight[vars[k].first] = total;
+      total *= vars[k].second;
+    }
+    // Each binding's weight: every one of its splits must sit where its variable's digits do.
+    std::vector<std::pair<int64_t, size_t>> order;
+    for (size_t i = 0; i < n; ++i) {
+      if (find(i) != g) continue;
+      int64_t w = -1;
+      for (const IterSplit& sp : map.sums[i].splits) {
+        int64_t at = weight.at(sp.source) * sp.lower_factor;
+        if (at % sp.scale != 0 || (w >= 0 && at / sp.scale != w)) return {};
+        w = at / sp.scale;
+      }
+      if (w < 0) return {};
+      order.emplace_back(w, i);
+    }
+    std::sort(order.begin(), order.end());
+    int64_t expect = 1;  // the bindings tile the number: weights 1, e0, e0 * e1, ...
+    for (const auto& [w, i] : order) {
+      if (w != expect) return {};
+      expect *= map.sums[i].extent;
+    }
+    if (expect != total) return {};
+    DataType t = outputs[order[0].second]->dtype;
+    PrimExpr fused;
+    for (const auto& [w, i] : order) {
+      PrimExpr out = map.sums[i].base == 0 ? outputs[i] : sub(outputs[i], make_int(map.sums[i].base, t));
+      PrimExpr term = w == 1 ? out : mul(out, make_int(w, t));
+      fused = fused ? add(fused, term) : term;
+    }
+    for (const auto& [v, extent] : vars) {
+      int64_t w = weight.at(v);
+      PrimExpr e = w == 1 ? fused : floordiv(fused, make_int(w, t));
+      if (w * extent < total) e = floormod(e, make_int(extent, t));
+      inverse[v] = e;
+    }
+  }
   return inverse;
 }
 

@@ -52,4 +52,12 @@ IterMapResult detect_iter_map(const std::vector<ir::PrimExpr>& bindings, const L
 std::unordered_map<const ir::VarNode*, ir::PrimExpr> inverse_iter_map(const IterMapResult& map,
                                                                       const std::vector<ir::PrimExpr>& outputs);
 
+// TVM's form of the inverse (InverseAffineIterMap): bindings that share loop variables are the
+// digits of one number over those loops (`loops`: outermost first), which is rebuilt from the
+// outputs, innermost first (`o1 + o0 * 128`), and each loop variable read off it
+// (`(o1 + o0 * 128) // 64 % 32`); the expressions are left as built. Empty when the bindings
+// are not such digits.
+std::unordered_map<const ir::VarNode*, ir::PrimExpr> inverse_iter_map_fused(const IterMapResult& map, const std::vector<ir::PrimExpr>& outputs,
+                                                                            const std::vector<std::pair<const ir::VarNode*, int64_t>>& loops);
+
 }  // namespace tsch::arith

@@ -527,6 +527,16 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     }
     return wrap(ir::call(ir::DataType::int32(), "call_packed", args));
   });
+  // T.q_multiply_shift(x, y, q, s): TVM's fixed-point multiply of int32 values, round(x * y *
+  // 2^(s - q)); code generation expands it into int64 arithmetic as TVM's lowering does.
+  def_function(ns, "q_multiply_shift", "x, y, q, s, dtype=\"int32\"", [](Interpreter& interp, Args& a) {
+    std::vector<ir::PrimExpr> args;
+    for (size_t i = 0; i < 4; ++i) args.push_back(to_expr(interp, a[i], "T.q_multiply_shift argument"));
+    for (size_t i = 0; i < 4; ++i) {
+      if (!(args[i]->dtype.is_int() && args[i]->dtype.bits == 32 && args[i]->dtype.lanes == 1)) a.type_error(i, "an int32 value");
+    }
+    return wrap(ir::call(dtype_arg(interp, a[4], "T.q_multiply_shift dtype"), "q_multiply_shift", args));
+  });
   // T.assume(cond): what later passes may take as true (code generation drops it).
   def_function(ns, "assume", "cond=None", [](Interpreter& interp, Args& a) {
     ir::PrimExpr cond = a[0].is_none() ? ir::make_bool(true) : to_expr_as(interp, a[0], ir::DataType::bool_(), "T.assume condition");

@@ -66,7 +66,7 @@ static ir::IRModule device_passes(const ir::IRModule& lowered, const BuildOption
   // TVM's mixed-module passes of a GPU build, before the split.
   ir::IRModule out = lowered;
   transform::PassContext ctx = transform::PassContext::current();
-  for (const transform::Pass& pass : {transform::thread_sync("shared"), transform::thread_sync("shared.dyn")}) {
+  for (const transform::Pass& pass : {transform::lower_warp_memory(), transform::thread_sync("shared"), transform::thread_sync("shared.dyn")}) {
     if (!ctx.pass_enabled(pass.info())) continue;  // disabled_pass=["tir.ThreadSync"]: races show in the emulation
     out = pass(out, ctx);
     if (options.after_pass) {

@@ -5,6 +5,7 @@
 #include "ir/expr_equal.h"
 #include "ir/module.h"
 #include "ir/stmt.h"
+#include "support/error.h"
 
 namespace tsch::ir {
 
@@ -411,6 +412,26 @@ PrimExpr buffer_load(const Buffer& buffer, std::vector<PrimExpr> indices) {
   int lanes = 1;
   for (const auto& i : indices) lanes = std::max(lanes, static_cast<int>(i->dtype.lanes));
   return std::make_shared<BufferLoadNode>(buffer->dtype.with_lanes(lanes), buffer, std::move(indices));
+}
+
+PrimExpr expand_q_multiply_shift(const CallNode& call) {
+  TSCH_USER_ASSERT(call.args.size() == 4, TypeError) << "T.q_multiply_shift takes 4 arguments (x, y, q, s), got " << call.args.size();
+  for (const auto& a : call.args) {
+    TSCH_USER_ASSERT(a->dtype.is_int() && a->dtype.bits == 32, TypeError)
+        << "T.q_multiply_shift works on int32 values, got " << a->dtype.to_string();
+  }
+  DataType wide = DataType::int64().with_lanes(call.args[0]->dtype.lanes);
+  const PrimExpr& q = call.args[2];
+  const PrimExpr& s = call.args[3];
+  PrimExpr zero = make_int(0, s->dtype);
+  PrimExpr left = select(make_binary(ExprKind::GT, s, zero), s, zero);
+  PrimExpr right = select(make_binary(ExprKind::GT, s, zero), zero, sub(zero, s));
+  PrimExpr x = cast(wide, call.args[0]), y = cast(wide, call.args[1]);
+  x = select(make_binary(ExprKind::NE, left, zero), bitwise("shift_left", x, cast(wide, left)), x);
+  x = mul(x, y);
+  PrimExpr total = cast(wide, add(right, q));
+  x = add(x, bitwise("shift_left", make_int(1, wide), sub(total, make_int(1, wide))));
+  return cast(call.dtype, bitwise("shift_right", x, total));
 }
 
 }  // namespace tsch::ir

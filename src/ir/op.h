@@ -45,6 +45,9 @@ PrimExpr logical_not(PrimExpr a);
 // with the operands' common integer type (constants folded). IRError (Type) for other types.
 PrimExpr bitwise(const std::string& op, PrimExpr a, PrimExpr b);
 PrimExpr bitwise_not(PrimExpr a);
+// T.q_multiply_shift(x, y, q, s) as the int64 arithmetic TVM lowers it to: round(x * y *
+// 2^(s - q)) for int32 x, y (a fixed-point multiply), cast back to int32.
+PrimExpr expand_q_multiply_shift(const CallNode& call);
 PrimExpr neg(PrimExpr a);
 PrimExpr cast(DataType dtype, PrimExpr value);
 PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f);

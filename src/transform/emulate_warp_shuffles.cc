@@ -81,7 +81,8 @@ class Emulator : public IRMutator {
       read = buffer_load(xchg, {add(sub(tid, lane), arg)});
     }
     const CallNode* target = &shuffle;
-    Stmt replaced = substitute_calls(s, target, read);
+    // A statement reading several shuffles exchanges them one after the other.
+    Stmt replaced = mutate(substitute_calls(s, target, read));
     auto barrier = [] { return std::make_shared<EvaluateNode>(call(DataType::int32(), "tvm_storage_sync", {std::make_shared<StringImmNode>("shared")})); };
     Stmt body = make_seq({std::make_shared<BufferStoreNode>(xchg, value, std::vector<PrimExpr>{tid}), barrier(), replaced, barrier()});
     return std::make_shared<AllocateNode>(xchg, body);

@@ -119,6 +119,8 @@ Pass remove_no_op();
 // The device passes of a GPU build (before the host/device split, as TVM's mixed-module
 // pipeline runs them).
 Pass thread_sync(const std::string& scope);
+// tir.LowerWarpMemory: "warp" buffers striped across the lanes, read through warp shuffles.
+Pass lower_warp_memory();
 
 // Every lowering pass by TVM's name, for tvm.tir.transform.<Name>() in scripts.
 const std::vector<std::pair<std::string, std::function<Pass()>>>& named_passes();

@@ -69,10 +69,25 @@ PrimExpr restated_predicate(const ScheduleState& s, uint64_t block_sid, const Bl
   }
   std::unordered_set<const VarNode*> loop_vars;
   for (uint64_t l : s.enclosing_loops(block_sid)) loop_vars.insert(s.loop_at(l).loop_var.get());
+  // Over its whole iteration domain, does the block stay inside the buffers it writes? If
+  // not (an overcomputing producer that reverse_compute_inline guarded), its T.where keeps it
+  // in bounds and stays, spatial terms too.
+  arith::VarDomain iter_dom;
+  for (const auto& iv : block->iter_vars) iter_dom[iv.var.get()] = arith::interval_of(iv.dom);
+  bool writes_in_bounds = true;
+  for (const BufferRegion& w : block->writes) {
+    for (size_t d = 0; d < w.region.size() && d < w.buffer->shape.size(); ++d) {
+      arith::Interval lo = arith::eval_interval(w.region[d].min, iter_dom);
+      arith::Interval hi = arith::eval_interval(sub(add(w.region[d].min, w.region[d].extent), make_int(1, w.region[d].extent->dtype)), iter_dom);
+      bool inside = lo.min && hi.max && arith::can_prove(make_binary(ExprKind::GE, lo.min, make_int(0, lo.min->dtype)), {}) &&
+                    arith::can_prove(make_binary(ExprKind::LT, hi.max, cast(hi.max->dtype, w.buffer->shape[d])), {});
+      writes_in_bounds = writes_in_bounds && inside;
+    }
+  }
   PrimExpr out = make_bool(true);
   for (const PrimExpr& term : conjuncts(realize->predicate)) {
     if (is_one(term)) continue;
-    if (!uses_var(term, [&](const VarNode* v) { return feeds_reduction.count(v) > 0; })) continue;
+    if (writes_in_bounds && !uses_var(term, [&](const VarNode* v) { return feeds_reduction.count(v) > 0; })) continue;
     PrimExpr restated = term;
     // A side that is exactly a binding (`k_0 * 4 + k_1 < 10` over vk = k_0 * 4 + k_1).
     if (term->kind == ExprKind::LT || term->kind == ExprKind::LE || term->kind == ExprKind::GE || term->kind == ExprKind::GT) {
@@ -85,8 +100,9 @@ PrimExpr restated_predicate(const ScheduleState& s, uint64_t block_sid, const Bl
     restated = substitute(restated, loop_to_iter);
     if (uses_var(restated, [&](const VarNode* v) { return loop_vars.count(v) > 0; })) {
       fail_not_supported(s, {block_sid},
-                         "moving block {0}, whose T.where (" + ir::script(term) +
-                             ") limits its reduction through loops that no block iterator names");
+                         "moving block {0}, whose T.where (" + ir::script(term) + ") limits " +
+                             (writes_in_bounds ? "its reduction" : "its writes to the buffer's bounds") +
+                             " through loops that no block iterator names");
     }
     out = is_one(out) ? restated : make_binary(ExprKind::And, out, restated);
   }

@@ -10,6 +10,7 @@
 
 #include "arith/block_access.h"
 #include "arith/int_set.h"
+#include "arith/iter_map.h"
 #include "arith/simplify.h"
 #include "ir/expr_equal.h"
 #include "ir/functor.h"
@@ -206,28 +207,88 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   uint64_t p_sid = producers[0];
   const BlockNode* p = &s.block_at(p_sid);
   auto* p_store = as<BufferStoreNode>(p->body);
-  if (!p_store || p->init) fail(s, kNonSingleProducerError, {block_sid, p_sid});
+  if (!p_store) fail(s, kNonSingleProducerError, {block_sid, p_sid});
   Buffer x = p_store->buffer;
+  // A producer with an init (a reduction) takes over a consumer that only copies its result
+  // (TVM's RecursionResolver): its init and update then accumulate in the copy's place.
+  // Anything else done to the result would be applied at every step of the reduction.
+  auto* copied = as<BufferLoadNode>(store->value);
+  auto* p_init = p->init ? as<BufferStoreNode>(p->init) : nullptr;
+  if (p->init && (!copied || copied->buffer != x || !p_init || p_init->buffer != x))
+    fail(s, kNonSingleProducerError, {block_sid, p_sid});
+  if (p->init) {
+    bool same_element = true;  // the update reads X only at the element it writes
+    for_each_expr(p_store->value, [&](const PrimExpr& e) {
+      auto* l = as<BufferLoadNode>(e);
+      if (!l || l->buffer != x) return;
+      for (size_t d = 0; d < l->indices.size(); ++d) same_element = same_element && expr_deep_equal(l->indices[d], p_store->indices[d]);
+    });
+    if (!same_element) fail(s, kNonSingleProducerError, {block_sid, p_sid});
+  }
   std::vector<const BufferLoadNode*> loads;
   for_each_expr(store->value, [&](const PrimExpr& e) {
     if (auto* l = as<BufferLoadNode>(e); l && l->buffer == x) loads.push_back(l);
   });
-  if (loads.size() != 1) fail(s, kReverseBodyAnalysisError, {block_sid});
+  // Every load of X reads the same element (C[v] = B[f(v)] + B[f(v)] is fine).
+  if (loads.empty()) fail(s, kReverseBodyAnalysisError, {block_sid});
+  for (const BufferLoadNode* l : loads) {
+    bool same = l->indices.size() == loads[0]->indices.size();
+    for (size_t d = 0; same && d < l->indices.size(); ++d) same = expr_deep_equal(l->indices[d], loads[0]->indices[d]);
+    if (!same) fail(s, kReverseBodyAnalysisError, {block_sid});
+  }
+  const std::vector<PrimExpr>& load_indices = loads[0]->indices;
+  // vmap: each consumer iterator as an expression of the producer's iterators (through the
+  // producer's store indices). Loads at the iterators themselves map directly; otherwise the
+  // load must be a bijective affine map of the iterators (TVM's affine load), inverted.
   std::unordered_map<const VarNode*, PrimExpr> vmap;
-  for (size_t d = 0; d < loads[0]->indices.size(); ++d) {
-    auto* v = as<VarNode>(loads[0]->indices[d]);
+  bool direct = load_indices.size() == c->iter_vars.size();
+  for (size_t d = 0; direct && d < load_indices.size(); ++d) {
+    auto* v = as<VarNode>(load_indices[d]);
     bool is_iter = false;
     for (const auto& iv : c->iter_vars) is_iter |= iv.var.get() == v;
-    if (!v || !is_iter || vmap.count(v)) fail(s, kReverseBodyAnalysisError, {block_sid});
-    vmap[v] = p_store->indices[d];
+    direct = v && is_iter && !vmap.count(v);
+    if (direct) vmap[v] = p_store->indices[d];
+  }
+  if (!direct) {
+    vmap.clear();
+    arith::LoopExtents extents;
+    for (const auto& iv : c->iter_vars) {
+      int64_t extent;
+      if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &extent)) fail(s, kReverseBodyAnalysisError, {block_sid});
+      extents[iv.var.get()] = extent;
+    }
+    arith::IterMapResult map = arith::detect_iter_map(load_indices, extents, /*require_bijective=*/true);
+    if (!map.ok) fail(s, kReverseBodyAnalysisError, {block_sid});
+    // The elements read must be exactly those written: a producer writing more would wrap
+    // into other consumer iterations through the inverse's divisions.
+    arith::VarDomain pdom;
+    for (const auto& iv : p->iter_vars) pdom[iv.var.get()] = arith::interval_of(iv.dom);
+    for (size_t d = 0; d < load_indices.size(); ++d) {
+      arith::Interval w = arith::eval_interval(p_store->indices[d], pdom);
+      int64_t lo, hi;
+      bool exact = w.min && w.max && as_const_int(arith::simplify(w.min), &lo) && as_const_int(arith::simplify(w.max), &hi) &&
+                   lo == map.sums[d].base && hi == map.sums[d].base + map.sums[d].extent - 1;
+      if (!exact)
+        fail_not_supported(s, {block_sid, p_sid},
+                           "block {1} writes other elements of " + x->name + " than block {0} reads through its affine load");
+    }
+    std::vector<std::pair<const VarNode*, int64_t>> loops;
+    for (const auto& iv : c->iter_vars) loops.emplace_back(iv.var.get(), extents.at(iv.var.get()));
+    vmap = arith::inverse_iter_map_fused(map, p_store->indices, loops);
+    if (vmap.empty()) vmap = arith::inverse_iter_map(map, p_store->indices);
+    for (const auto& iv : c->iter_vars) {
+      if (!vmap.count(iv.var.get())) vmap[iv.var.get()] = iv.dom.min;  // an iterator of extent 1
+
+    }
   }
   for (const auto& iv : c->iter_vars) {
     if (!vmap.count(iv.var.get())) fail(s, kReverseBodyAnalysisError, {block_sid});
   }
   // The producer will run the consumer's store once per element it writes, so the consumer
-  // must run exactly once per such element: unguarded, and each iterator's domain exactly
-  // the range of the producer index it reads (a consumer over 10 of the 12 elements written
-  // would otherwise store to C[10] and C[11], past its end).
+  // must run exactly once per such element: unguarded, and each iterator's domain inside the
+  // range of the producer index it reads (a consumer over 10 of the 12 elements written
+  // stores only for the producer's iterations that write those 10: a T.where on the producer,
+  // TVM's form for an overcomputing producer).
   // A T.where that only restates an iterator's domain (`i_0 * 4 + i_1 < 10` after an
   // imperfect split of vi's loop) drops out with the consumer's loops; any other guard
   // would have to move to the producer, which is not supported.
@@ -247,16 +308,42 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     fail_not_supported(s, {block_sid}, "block {0} is guarded by T.where, which the producer would have to take over");
   arith::VarDomain producer_dom;
   for (const auto& iv : p->iter_vars) producer_dom[iv.var.get()] = arith::interval_of(iv.dom);
+  const BlockRealizeNode* pr = s.info(p_sid)->realize;
+  std::unordered_map<const VarNode*, PrimExpr> producer_binding;
+  for (size_t k = 0; k < p->iter_vars.size(); ++k) producer_binding[p->iter_vars[k].var.get()] = pr->iter_values[k];
+  std::vector<PrimExpr> guards;  // the producer iterations the consumer has
   for (const auto& iv : c->iter_vars) {
     arith::Interval reach = arith::eval_interval(vmap.at(iv.var.get()), producer_dom);
-    int64_t lo, hi, dmin, dext;
-    bool same = reach.min && as_const_int(arith::simplify(reach.min), &lo) && as_const_int(arith::simplify(reach.max), &hi) &&
-                as_const_int(iv.dom.min, &dmin) && as_const_int(iv.dom.extent, &dext) && lo == dmin && hi == dmin + dext - 1;
-    if (!same)
+    PrimExpr dmin = iv.dom.min, dmax = arith::simplify(sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)));
+    auto prove = [](const PrimExpr& cond) { return arith::can_prove(cond, {}); };
+    bool covers = reach.min && reach.max && prove(make_binary(ExprKind::LE, reach.min, dmin)) && prove(make_binary(ExprKind::GE, reach.max, dmax));
+    if (!covers)
       fail_not_supported(s, {block_sid, p_sid},
-                         fmt::format("iterator {} of block {{0}} ranges over {} values, which are not exactly the elements block "
-                                     "{{1}} writes",
+                         fmt::format("iterator {} of block {{0}} ranges over {} values, which block {{1}} does not all write",
                                      iv.var->name, ir::script(iv.dom.extent)));
+    PrimExpr at = substitute(vmap.at(iv.var.get()), producer_binding);
+    if (!prove(make_binary(ExprKind::GE, reach.min, dmin)))
+      guards.push_back(arith::simplify(make_binary(ExprKind::GE, at, cast(at->dtype, dmin))));
+    if (!prove(make_binary(ExprKind::LE, reach.max, dmax)))
+      guards.push_back(arith::simplify(make_binary(ExprKind::LT, at, cast(at->dtype, arith::simplify(add(dmin, iv.dom.extent))))));
+  }
+  // The producer's own guard first; a new condition it already states is not repeated.
+  std::function<void(const PrimExpr&, std::vector<PrimExpr>&)> conjuncts = [&](const PrimExpr& e, std::vector<PrimExpr>& out) {
+    if (auto* both = as<AndNode>(e)) {
+      conjuncts(both->a, out);
+      conjuncts(both->b, out);
+    } else if (!is_one(e)) {
+      out.push_back(e);
+    }
+  };
+  std::vector<PrimExpr> stated;
+  conjuncts(pr->predicate, stated);
+  PrimExpr predicate = pr->predicate;
+  for (const PrimExpr& g : guards) {
+    bool known = false;
+    for (const PrimExpr& e : stated) known |= expr_deep_equal(e, g);
+    if (known) continue;
+    predicate = is_one(predicate) ? g : make_binary(ExprKind::And, predicate, g);
   }
   if (other_writer(s, block_sid, store->buffer)) fail(s, kIncompleteBlockError, {block_sid});
   if (!allocated_in_scope(s, s.scope_block(block_sid), x)) fail(s, kNotOutputBlockError, {p_sid});
@@ -277,16 +364,32 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     }
     using IRMutator::mutate;
   } to_value(x, p_store->value);
-  PrimExpr new_value = substitute(to_value.mutate(store->value), vmap);
   std::vector<PrimExpr> new_indices;
   for (const auto& idx : store->indices) new_indices.push_back(substitute(idx, vmap));
   auto new_p = std::make_shared<BlockNode>(*p);
-  new_p->body = std::make_shared<BufferStoreNode>(store->buffer, new_value, new_indices);
-  arith::AccessRegions regions = arith::infer_access_regions(new_p->body, nullptr, new_p->alloc_buffers, new_p->match_buffers);
+  if (p->init) {
+    // The reduction accumulates in the copy's element: its loads of X there read it too.
+    struct Redirect : IRMutator {
+      const Buffer& from;
+      const Buffer& to;
+      const std::vector<PrimExpr>& at;
+      Redirect(const Buffer& f, const Buffer& t, const std::vector<PrimExpr>& a) : from(f), to(t), at(a) {}
+      PrimExpr mutate(const PrimExpr& e) override {
+        if (auto* l = as<BufferLoadNode>(e); l && l->buffer == from) return std::make_shared<BufferLoadNode>(l->dtype, to, at);
+        return mutate_children(e);
+      }
+      using IRMutator::mutate;
+    } redirect(x, store->buffer, new_indices);
+    new_p->body = std::make_shared<BufferStoreNode>(store->buffer, redirect.mutate(p_store->value), new_indices);
+    new_p->init = std::make_shared<BufferStoreNode>(store->buffer, redirect.mutate(p_init->value), new_indices);
+  } else {
+    PrimExpr new_value = substitute(to_value.mutate(store->value), vmap);
+    new_p->body = std::make_shared<BufferStoreNode>(store->buffer, new_value, new_indices);
+  }
+  arith::AccessRegions regions = arith::infer_access_regions(new_p->body, new_p->init, new_p->alloc_buffers, new_p->match_buffers);
   new_p->reads = regions.reads;
   new_p->writes = regions.writes;
-  const BlockRealizeNode* pr = s.info(p_sid)->realize;
-  s.replace(p_sid, std::make_shared<BlockRealizeNode>(pr->iter_values, pr->predicate, new_p));
+  s.replace(p_sid, std::make_shared<BlockRealizeNode>(pr->iter_values, predicate, new_p));
   remove_from_scope(s, block_sid, x);
 }
 

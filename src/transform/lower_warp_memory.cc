@@ -1,0 +1,197 @@
+// tir.LowerWarpMemory: a buffer of storage scope "warp" is striped across the lanes of a warp
+// (TVM's rule; width = the threadIdx.x extent, at most the warp size). For an allocation of
+// n * width * m elements whose stores write element m * lane + (width * m) * y + x (x < m,
+// y < n; m is threadIdx.x's coefficient in the stores), each lane keeps its n * m elements
+// in a "local" buffer at m * y + x; a store is the lane's own, a load of another lane's
+// element is T.tvm_warp_shuffle(mask, local[m * y + x], lane, width, 32). Refused (with the
+// reason): a store to another lane's element, a load whose position in the lane depends on
+// the lane (a shuffle reads the same register in every lane), a symbolic size or width.
+#include <vector>
+
+#include "arith/int_set.h"
+#include "arith/simplify.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
+#include "support/error.h"
+#include "transform/pass.h"
+
+namespace tsch::transform {
+namespace {
+
+using namespace ir;
+
+constexpr int64_t kWarpSize = 32;
+
+bool uses(const PrimExpr& e, const VarNode* v) {
+  return uses_var(e, [v](const VarNode* x) { return x == v; });
+}
+
+// Loops and threadIdx.x bindings around the statement being rewritten, for the simplifier.
+class ScopedLoops : public IRMutator {
+ protected:
+  Stmt mutate(const Stmt& s) override {
+    auto* loop = as<ForNode>(s);
+    if (!loop) return visit(s);
+    const ForNode* saved = lane_loop_;
+    if (loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") lane_loop_ = loop;
+    dom_[loop->loop_var.get()] = {loop->min, arith::simplify(sub(add(loop->min, loop->extent), make_int(1, loop->extent->dtype)))};
+    Stmt out = visit(s);
+    dom_.erase(loop->loop_var.get());
+    lane_loop_ = saved;
+    return out;
+  }
+  virtual Stmt visit(const Stmt& s) { return mutate_children(s); }
+  PrimExpr simplify(const PrimExpr& e) const { return arith::simplify(e, dom_); }
+  const ForNode* lane_loop_ = nullptr;
+  arith::VarDomain dom_;
+};
+
+// threadIdx.x's coefficient in the indices of the stores to `buf` (one for all of them).
+class StoreCoefficient : public ScopedLoops {
+ public:
+  StoreCoefficient(const BufferNode* buf) : buf_(buf) {}
+  using IRMutator::mutate;
+  int64_t find(const Stmt& body) {
+    mutate(body);
+    return m_;
+  }
+
+ private:
+  Stmt visit(const Stmt& s) override {
+    auto* st = as<BufferStoreNode>(s);
+    if (!st || st->buffer.get() != buf_) return mutate_children(s);
+    TSCH_USER_ASSERT(lane_loop_, ValueError) << "the warp buffer " << buf_->name << " is stored to outside a loop bound to threadIdx.x";
+    const Var& tx = lane_loop_->loop_var;
+    const PrimExpr& idx = st->indices.at(0);
+    int64_t m = 0;
+    PrimExpr step = arith::simplify(sub(substitute(idx, {{tx.get(), add(tx, make_int(1, tx->dtype))}}), idx));
+    TSCH_USER_ASSERT(as_const_int(step, &m) && m > 0, NotImplementedError)
+        << "not supported yet: a store to the warp buffer " << buf_->name << " at " << script(idx)
+        << ", not a constant positive multiple of threadIdx.x (" << tx->name << ") plus the lane's own offset";
+    TSCH_USER_ASSERT(m_ == 0 || m_ == m, NotImplementedError)
+        << "not supported yet: stores to the warp buffer " << buf_->name << " with different strides of threadIdx.x (" << m_ << " and " << m << ")";
+    m_ = m;
+    return s;
+  }
+  const BufferNode* buf_;
+  int64_t m_ = 0;
+};
+
+class WarpAccessRewriter : public ScopedLoops {
+ public:
+  WarpAccessRewriter(const BufferNode* warp, Buffer local, int64_t width, int64_t m)
+      : warp_(warp), local_(std::move(local)), width_(width), m_(m) {}
+  using IRMutator::mutate;
+
+  PrimExpr mutate(const PrimExpr& e) override {
+    PrimExpr t = mutate_children(e);
+    auto* load = as<BufferLoadNode>(t);
+    if (!load || load->buffer.get() != warp_) return t;
+    TSCH_USER_ASSERT(load->dtype.lanes == 1, NotImplementedError) << "not supported yet: a vector load of the warp buffer " << warp_->name;
+    TSCH_USER_ASSERT(lane_loop_, ValueError) << "the warp buffer " << warp_->name << " is read outside a loop bound to threadIdx.x";
+    const PrimExpr& idx = load->indices.at(0);
+    PrimExpr lane = lane_of(idx), at = local_index(idx);
+    TSCH_USER_ASSERT(!uses(at, lane_loop_->loop_var.get()), NotImplementedError)
+        << "not supported yet: a load of the warp buffer " << warp_->name << " at " << script(idx)
+        << ": its place within the lane, " << script(at) << ", depends on threadIdx.x (a shuffle reads the same register in every lane)";
+    PrimExpr value = std::make_shared<BufferLoadNode>(load->dtype, local_, std::vector<PrimExpr>{at});
+    if (is_zero(simplify(sub(lane, lane_loop_->loop_var)))) return value;  // the lane's own element
+    PrimExpr mask = call(DataType::uint(32), "tvm_warp_activemask", {});
+    return call(load->dtype, "tvm_warp_shuffle", {mask, value, lane, make_int(width_), make_int(kWarpSize)});
+  }
+
+ private:
+  Stmt visit(const Stmt& s) override {
+    Stmt t = mutate_children(s);
+    auto* st = as<BufferStoreNode>(t);
+    if (!st || st->buffer.get() != warp_) return t;
+    const PrimExpr& idx = st->indices.at(0);
+    TSCH_USER_ASSERT(is_zero(simplify(sub(lane_of(idx), lane_loop_->loop_var))), ValueError)
+        << "cannot store to the warp buffer " << warp_->name << " at " << script(idx) << ": the element belongs to another lane than threadIdx.x ("
+        << lane_loop_->loop_var->name << ")";
+    return std::make_shared<BufferStoreNode>(local_, st->value, std::vector<PrimExpr>{local_index(idx)});
+  }
+  // Element i is lane (i % (width * m)) // m's, at (i // (width * m)) * m + i % m there.
+  PrimExpr lane_of(const PrimExpr& i) const {
+    DataType t = i->dtype;
+    return simplify(floordiv(mod(i, width_ * m_), make_int(m_, t)));
+  }
+  PrimExpr local_index(const PrimExpr& i) const {
+    DataType t = i->dtype;
+    PrimExpr group = make_int(0, t);
+    arith::Interval range = arith::eval_interval(i, dom_);
+    int64_t lo, hi;
+    // An index known to be inside the first width * m elements (`(2j + 2) % 64` over 64) is in group 0.
+    if (!(range.min && range.max && as_const_int(simplify(range.min), &lo) && as_const_int(simplify(range.max), &hi) && lo >= 0 &&
+          hi < width_ * m_))
+      group = floordiv(i, make_int(width_ * m_, t));
+    return simplify(add(mul(group, make_int(m_, t)), mod(i, m_)));
+  }
+  // i % k, where (a % c) % k is a % k when k divides c.
+  static PrimExpr mod(const PrimExpr& i, int64_t k) {
+    int64_t c;
+    if (i->kind == ExprKind::FloorMod && as_const_int(binary_b(i), &c) && c > 0 && c % k == 0) return mod(binary_a(i), k);
+    return floormod(i, make_int(k, i->dtype));
+  }
+  const BufferNode* warp_;
+  Buffer local_;
+  int64_t width_, m_;
+};
+
+class WarpMemoryLowerer : public IRMutator {
+ public:
+  using IRMutator::mutate;
+  Stmt mutate(const Stmt& s) override {
+    if (auto* loop = as<ForNode>(s); loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") {
+      int64_t width = 0;
+      TSCH_USER_ASSERT(as_const_int(loop->extent, &width), NotImplementedError)
+          << "not supported yet: warp memory in a kernel whose threadIdx.x extent is symbolic";
+      int64_t saved = width_;
+      width_ = width;
+      Stmt out = mutate_children(s);
+      width_ = saved;
+      return out;
+    }
+    Stmt t = mutate_children(s);
+    auto* alloc = as<AllocateNode>(t);
+    if (!alloc || alloc->buffer->scope != "warp") return t;
+    const Buffer& buf = alloc->buffer;
+    int64_t width = width_ ? width_ : thread_extent(alloc->body);
+    TSCH_USER_ASSERT(width > 0 && width <= kWarpSize, ValueError)
+        << "the warp buffer " << buf->name << " needs threadIdx.x of at most " << kWarpSize << " threads (the lanes of a warp), got "
+        << (width > 0 ? std::to_string(width) : std::string("none"));
+    int64_t size = 0;
+    TSCH_USER_ASSERT(buf->shape.size() == 1 && as_const_int(buf->shape[0], &size), NotImplementedError)
+        << "not supported yet: the warp buffer " << buf->name << " of a symbolic size";
+    int64_t m = StoreCoefficient(buf.get()).find(alloc->body);
+    if (m == 0) m = 1;  // never stored: read only
+    TSCH_USER_ASSERT(size % (width * m) == 0, ValueError)
+        << "the warp buffer " << buf->name << " has " << size << " elements, not a multiple of threadIdx.x's " << width << " lanes times "
+        << m << " elements each";
+    Buffer local = buffer_with(buf, buf->name, {make_int(size / width, buf->shape[0]->dtype)}, "local");
+    Stmt body = WarpAccessRewriter(buf.get(), local, width, m).mutate(alloc->body);
+    return std::make_shared<AllocateNode>(local, body);
+  }
+
+ private:
+  // The threadIdx.x extent of the loops in `s` (a warp buffer allocated above its binding).
+  static int64_t thread_extent(const Stmt& s) {
+    int64_t width = 0;
+    for_each_stmt(s, [&](const Stmt& x) {
+      auto* loop = as<ForNode>(x);
+      int64_t e;
+      if (loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x" && as_const_int(loop->extent, &e)) width = e;
+    });
+    return width;
+  }
+  int64_t width_ = 0;
+};
+
+}  // namespace
+
+Pass lower_warp_memory() {
+  return {"tir.LowerWarpMemory", [](const PrimFunc& f) { return with_body(f, WarpMemoryLowerer().mutate(f->body)); }};
+}
+
+}  // namespace tsch::transform
