@@ -21,6 +21,7 @@
 #include "frontend/tir_parser.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
+#include "ir/structural_hash.h"
 #include "relax/metadata_json.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
@@ -140,6 +141,14 @@ void build_ir(Interpreter& interp, script::Module& m) {
   def_function(ns, "structural_equal", "lhs, rhs, map_free_vars=False", [](Interpreter& interp, Args& a) {
     return Value::boolean(diff_values(interp, a).equal);
   }, "structural_equal(lhs, rhs): True when the two IRs are equal up to variable renaming.");
+  def_function(ns, "structural_hash", "node, map_free_vars=False", [](Interpreter& interp, Args& a) {
+    uint64_t h;
+    if (auto* x = a[0].as<ExprValue>()) h = ir::structural_hash(x->expr);
+    else if (auto* f = a[0].as<PrimFuncValue>()) h = ir::structural_hash(f->func);
+    else if (auto* st = a[0].as<StmtValue>()) h = ir::structural_hash(st->stmt);
+    else h = ir::structural_hash(to_module(interp, a[0], "node"));
+    return Value::integer(static_cast<int64_t>(h & 0x7fffffffffffffffULL));  // a non-negative int, as TVM's
+  }, "structural_hash(node): a hash that agrees with structural_equal (equal IRs hash alike; names do not count).");
   def_function(ns, "assert_structural_equal", "lhs, rhs, map_free_vars=False", [](Interpreter& interp, Args& a) {
     ir::StructuralDiff d = diff_values(interp, a);
     if (d.equal) return Value();
