@@ -145,7 +145,16 @@ class Detector : public IRVisitor {
 
   std::vector<Interval> relax(const std::vector<PrimExpr>& indices) {
     std::vector<Interval> out;
-    for (const auto& idx : indices) out.push_back(eval_interval(idx, dom_));
+    for (const auto& idx : indices) {
+      // A vector access (T.Ramp) covers its lanes: base .. base + stride * (lanes - 1).
+      if (auto* ramp = as<RampNode>(idx)) {
+        PrimExpr last = add(ramp->base, mul(ramp->stride, make_int(ramp->lanes - 1, ramp->stride->dtype)));
+        Interval lo = eval_interval(ramp->base, dom_), hi = eval_interval(simplify(last), dom_);
+        out.push_back(!lo.min || !hi.min ? Interval{} : interval_union(Interval{lo.min, lo.max}, Interval{hi.min, hi.max}));
+        continue;
+      }
+      out.push_back(eval_interval(idx, dom_));
+    }
     return out;
   }
 

@@ -17,6 +17,22 @@ using namespace ir;
 
 namespace {
 
+// The variables a buffer declaration (T.match_buffer) may define: those of its shape, strides
+// and elem_offset.
+std::vector<Var> declared_vars(const Buffer& b) {
+  std::vector<Var> out;
+  auto collect = [&](const PrimExpr& d) {
+    if (!d) return;
+    for_each_expr(d, [&](const PrimExpr& e) {
+      if (as<VarNode>(e)) out.push_back(std::static_pointer_cast<const VarNode>(e));
+    });
+  };
+  for (const auto& d : b->shape) collect(d);
+  for (const auto& d : b->strides) collect(d);
+  collect(b->elem_offset);
+  return out;
+}
+
 class Verifier : public IRVisitor {
  public:
   std::vector<std::string> errors;
@@ -160,9 +176,16 @@ class Verifier : public IRVisitor {
           for (const auto& d : b->shape) visit(d);
           define_buffer(b);
         }
+        std::vector<Var> view_vars;  // what the views' declarations define
         for (const auto& m : block->match_buffers) {
           visit_buffer_region(m.source);
           define_buffer(m.buffer);
+          for (const Var& x : declared_vars(m.buffer)) {
+            if (!defined_.count(x.get())) {
+              define(x);
+              view_vars.push_back(x);
+            }
+          }
         }
         for (const auto& r : block->reads) visit_buffer_region(r);
         for (const auto& r : block->writes) visit_buffer_region(r);
@@ -171,6 +194,7 @@ class Verifier : public IRVisitor {
         for (const auto& iv : block->iter_vars) undefine(iv.var);
         for (const auto& b : block->alloc_buffers) undefine_buffer(b);
         for (const auto& m : block->match_buffers) undefine_buffer(m.buffer);
+        for (const Var& x : view_vars) undefine(x);
         dom_ = saved;
         return;
       }
@@ -321,11 +345,7 @@ std::vector<std::string> verify_well_formed(const PrimFunc& func) {
   // Symbolic sizes of parameter buffers are defined by the call (T.match_buffer).
   for (const auto& [param, buffer] : func->buffer_map) {
     v.define_buffer(buffer);
-    for (const auto& d : buffer->shape) {
-      for_each_expr(d, [&](const PrimExpr& e) {
-        if (as<VarNode>(e)) v.define(std::static_pointer_cast<const VarNode>(e));
-      });
-    }
+    for (const Var& x : declared_vars(buffer)) v.define(x);
   }
   v.visit(func->body);
   return v.errors;

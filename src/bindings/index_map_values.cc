@@ -73,6 +73,10 @@ std::shared_ptr<IndexMapValue> from_function(Interpreter& interp, const Value& f
   if (ndim_value.is_none() && arity < 0) raise(ExcKind::ValueError, "IndexMap.from_func: ndim must be specified when *args is used");
   int64_t ndim = ndim_value.is_none() ? arity : ndim_value.as_int();
   IndexFunctionCall call = call_index_function(interp, fn, std::vector<ir::DataType>(static_cast<size_t>(ndim), dtype));
+  if (!call.axis_separators.empty()) {
+    raise(ExcKind::ValueError, "IndexMap.from_func: the function returns IndexMap.AXIS_SEPARATOR, which only sch.transform_layout "
+                               "takes (as TVM's from_func_with_separators)");
+  }
   auto m = make_map(std::move(call.params), std::move(call.outputs));
   m->function = fn;
   return m;
@@ -232,8 +236,10 @@ IndexFunctionCall call_index_function(Interpreter& interp, const Value& fn, cons
   Value result = interp.call(fn, std::move(call));
   std::vector<Value> items = result.as<script::List>() || result.as<script::Tuple>() ? interp.to_vector(result) : std::vector<Value>{result};
   for (const Value& v : items) {
-    if (auto* s = v.as<script::Str>(); s && s->value == kAxisSeparator)
-      raise(ExcKind::NotImplementedError, "not supported yet: IndexMap.AXIS_SEPARATOR (axis separators)");
+    if (auto* s = v.as<script::Str>(); s && s->value == kAxisSeparator) {
+      out.axis_separators.push_back(static_cast<int64_t>(out.outputs.size()));
+      continue;
+    }
     out.outputs.push_back(to_expr(interp, v, "index map output"));
   }
   return out;

@@ -33,6 +33,9 @@ script::TypeRef index_map_type();
 struct IndexFunctionCall {
   std::vector<ir::Var> params;
   std::vector<ir::PrimExpr> outputs;
+  // Where the function returned IndexMap.AXIS_SEPARATOR: the number of outputs before each
+  // (TVM's IndexMap.from_func_with_separators). Only transform_layout accepts them.
+  std::vector<int64_t> axis_separators;
 };
 IndexFunctionCall call_index_function(Interpreter& interp, const Value& fn, const std::vector<ir::DataType>& dtypes);
 // The number of indices the function takes (-1: any, it has *args).

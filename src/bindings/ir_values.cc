@@ -205,6 +205,28 @@ TypeRef make_buffer_type() {
   // TVM's Buffer.access_ptr: `T.tvm_access_ptr(T.type_annotation(dtype), B.data, offset, extent,
   // mask)`, an opaque pointer into the buffer (mask 1 read, 2 write); offset counts elements
   // from the buffer's own offset, extent defaults to the rest of the buffer.
+  // TVM's Buffer.vload(begin, dtype): a vector load of dtype's lanes from `begin` on (the last
+  // index becomes a ramp, which may run past the last axis into the next rows, as in TVM);
+  // vstore(begin, value) the store.
+  auto vector_indices = [](Interpreter& interp, const ir::Buffer& b, const Value& begin, int lanes, const char* what) {
+    std::vector<ir::PrimExpr> idx;
+    for (const Value& v : interp.to_vector(begin)) idx.push_back(to_expr(interp, v, std::string(what) + " index"));
+    if (idx.size() != b->shape.size()) {
+      raise(ExcKind::IndexError, fmt::format("{}: buffer {} has {} dimensions, {} indices given", what, b->name, b->shape.size(), idx.size()));
+    }
+    if (lanes > 1 && !idx.empty()) idx.back() = std::make_shared<ir::RampNode>(idx.back(), ir::make_int(1, idx.back()->dtype), lanes);
+    return idx;
+  };
+  t->def("vload", "self, begin, dtype=None, predicate=None", [vector_indices](Interpreter& interp, Args& a) {
+    const ir::Buffer& b = a[0].as<BufferValue>()->buffer;
+    if (!a[3].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: Buffer.vload with a predicate");
+    ir::DataType t = a[2].is_none() ? b->dtype : to_dtype(interp, a[2], "Buffer.vload dtype");
+    if (t.element_of() != b->dtype.element_of() || t.lanes % b->dtype.lanes != 0) {
+      raise(ExcKind::ValueError, fmt::format("Buffer.vload: {} is not a vector of buffer {}'s {}", t.to_string(), b->name, b->dtype.to_string()));
+    }
+    auto idx = vector_indices(interp, b, a[1], t.lanes / b->dtype.lanes, "Buffer.vload");
+    return wrap(ir::PrimExpr(std::make_shared<ir::BufferLoadNode>(t, b, idx)));
+  }, "vload(begin, dtype): a vector of dtype's lanes loaded from begin on.");
   t->def("access_ptr", "self, access_mask, ptr_type=\"handle\", content_lanes=1, offset=0, extent=None",
          [](Interpreter& interp, Args& a) {
     const ir::Buffer& b = a[0].as<BufferValue>()->buffer;

@@ -224,7 +224,9 @@ class Converter {
     bool write = true;
     auto pick = [&](bool w, int64_t k) {
       const auto& regions = w ? b.writes : b.reads;
-      if (k < 0 || k >= static_cast<int64_t>(regions.size())) a_.value_error(i, fmt::format("the block has no {} buffer {}", w ? "write" : "read", k));
+      // TVM's _normalize_buffer_arg asserts this.
+      if (k < 0 || k >= static_cast<int64_t>(regions.size()))
+        raise(ExcKind::AssertionError, fmt::format("Invalid buffer_index {}. Must be in range [0, {})", k, regions.size()));
       write = w;
       index = k;
       buffer_ = regions[static_cast<size_t>(k)].buffer;
@@ -277,6 +279,7 @@ class Converter {
       if (m->params.size() != dtypes.size()) mismatch(m->params.size());
       if (!m->function.is_none()) {
         IndexFunctionCall call = call_index_function(interp_, m->function, dtypes);
+        axis_separators = call.axis_separators;
         map_ = TraceArg::of_index_map(std::move(call.params), std::move(call.outputs));
         return map_;
       }
@@ -292,9 +295,15 @@ class Converter {
     int64_t arity = index_function_arity(fn);
     if (arity >= 0 && fn.as<script::Function>() && static_cast<size_t>(arity) != dtypes.size()) mismatch(static_cast<size_t>(arity));
     IndexFunctionCall call = call_index_function(interp_, fn, dtypes);
+    axis_separators = call.axis_separators;
     map_ = TraceArg::of_index_map(std::move(call.params), std::move(call.outputs));
     return map_;
   }
+
+ public:
+  std::vector<int64_t> axis_separators;
+
+ private:
 
   // None, a constant, an expression, or a function of the transformed indices (or its text).
   TraceArg pad_value(size_t i) {
@@ -345,6 +354,10 @@ ConvertedCall convert_call(Interpreter& interp, Args& a, ScheduleValue& self, co
   ConvertedCall out;
   Converter c(interp, a, self);
   for (size_t k = 0; k < kind.params.size(); ++k) c.convert(kind.params[k], k + 1, out);
+  if (!c.axis_separators.empty() && kind.name != "TransformLayout") {
+    raise(ExcKind::ValueError, "IndexMap.AXIS_SEPARATOR is only taken by transform_layout");
+  }
+  out.axis_separators = c.axis_separators;
   return out;
 }
 

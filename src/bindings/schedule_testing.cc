@@ -3,6 +3,7 @@
 // schedule of the original module, through the Python text of the trace and through its JSON
 // form, and checks that the module and the trace come out the same.
 #include "bindings/schedule_values.h"
+#include "schedule/analysis.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
 #include "support/source.h"
@@ -86,9 +87,22 @@ void build_schedule_testing(Interpreter&, script::Module& m) {
   }, "assert_structural_equal_ignore_global_symbol(func1, func2): assert_structural_equal with both named main.");
 }
 
+// tvm.tir.schedule.analysis: what a schedule's analyses answer about a block.
+void build_schedule_analysis(Interpreter&, script::Module& m) {
+  script::def_function(*m.globals, "is_output_block", "sch, block", [](Interpreter&, Args& a) {
+    auto* sch = a[0].as<ScheduleValue>();
+    auto* rv = a[1].as<RVValue>();
+    if (!sch) a.type_error(0, "a tvm.tir.Schedule");
+    if (!rv || rv->rv->kind != schedule::RVNode::Kind::Block) a.type_error(1, "a BlockRV");
+    uint64_t sid = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
+    return Value::boolean(schedule::is_output_block(sch->sch.state(), sid));
+  }, "is_output_block(sch, block): whether the block writes a buffer its scope does not allocate.");
+}
+
 }  // namespace
 
 void register_schedule_testing_modules() {
+  script::ModuleLoader::register_builtin("tvm.tir.schedule.analysis", build_schedule_analysis);
   script::ModuleLoader::register_builtin("tvm.tir.schedule.testing", build_schedule_testing);
   script::ModuleLoader::register_builtin("tvm.s_tir.schedule.testing", build_schedule_testing);
 }

@@ -57,6 +57,8 @@ script::Value make_schedule_error(const schedule::RenderedScheduleError& e);
 struct ConvertedCall {
   std::vector<schedule::TraceArg> inputs, attrs;
   schedule::TraceArg decision;
+  // transform_layout's index map returned IndexMap.AXIS_SEPARATOR: set_axis_separator follows.
+  std::vector<int64_t> axis_separators;
 };
 ConvertedCall convert_call(Interpreter& interp, script::Args& a, ScheduleValue& self, const schedule::InstructionKind& kind);
 

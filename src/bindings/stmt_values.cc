@@ -2,7 +2,10 @@
 // the integer of TVM's ForKind enum (SERIAL=0 ... THREAD_BINDING=4).
 #include "bindings/stmt_values.h"
 
+#include "bindings/attr_values.h"
+
 #include "bindings/ir_values.h"
+#include "frontend/tir_specs.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
 #include "script/types.h"
@@ -107,6 +110,7 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     else if (field == "extent") out = wrap(loop->extent);
     else if (field == "kind") out = Value::integer(static_cast<int64_t>(loop->for_kind));
     else if (field == "thread_binding") out = loop->thread_tag.empty() ? Value() : script::make_str(loop->thread_tag);
+    else if (field == "annotations") out = wrap_attrs(loop->annotations);
     else if (field == "body") out = child(stmt, loop->body);
     else return false;
     return true;
@@ -116,6 +120,12 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     else if (field == "body") out = child(stmt, block->body);
     else if (field == "init") out = child(stmt, block->init);
     else if (field == "alloc_buffers") out = buffers(block->alloc_buffers);
+    else if (field == "annotations") out = wrap_attrs(block->annotations);
+    else if (field == "reads" || field == "writes") {
+      std::vector<Value> regions;
+      for (const auto& r : field == "reads" ? block->reads : block->writes) regions.push_back(Value(std::make_shared<frontend::RegionValue>(r)));
+      out = script::make_list(std::move(regions));
+    }
     else if (field == "iter_vars") {
       std::vector<Value> vars;
       for (const auto& iv : block->iter_vars) vars.push_back(wrap(ir::PrimExpr(iv.var)));

@@ -5,7 +5,9 @@
 #include <atomic>
 
 #include "bindings/attr_values.h"
+#include "bindings/buffer_options.h"
 #include "bindings/index_map_values.h"
+#include "bindings/tensor_intrin_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/stmt_values.h"
 #include "frontend/ir_module_frame.h"
@@ -248,6 +250,24 @@ void build_tir(Interpreter& interp, script::Module& m) {
     ns.set(intern(f), *expr->globals->find(intern(f)));
   }
   ns.set(intern("IndexMap"), Value(index_map_type()));
+  ns.set(intern("TensorIntrin"), Value(tensor_intrin_type()));
+  // tvm.tir.decl_buffer(shape, dtype, name, ...): a buffer value outside TVMScript.
+  def_function(ns, "decl_buffer",
+               "shape, dtype=\"float32\", name=\"buffer\", data=None, strides=None, elem_offset=None, scope=\"\", data_alignment=-1, "
+               "offset_factor=0, buffer_type=\"\", axis_separators=None, span=None",
+               [](Interpreter& interp, Args& a) {
+                 std::vector<ir::PrimExpr> shape;
+                 for (const Value& d : a[0].as<script::Tuple>() || a[0].as<script::List>() ? interp.to_vector(a[0]) : std::vector<Value>{a[0]}) {
+                   shape.push_back(to_expr(interp, d, "decl_buffer shape"));
+                 }
+                 if (!a[3].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: tvm.tir.decl_buffer with data=");
+                 ir::Buffer b = ir::make_buffer(a.get_str(2), to_dtype(interp, a[1], "decl_buffer dtype"), shape, a.get_str(6));
+                 b = with_buffer_options(interp, b, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "tvm.tir.decl_buffer");
+                 if (auto* v = b->elem_offset ? ir::as<ir::VarNode>(b->elem_offset) : nullptr; v && v->name == "elem_offset") {
+                   v->name = b->name + "_elem_offset";
+                 }
+                 return wrap(b);
+               });
   // tvm.tir.build(mod, target): TVM 0.23's name for building TensorIR.
   ns.set(intern("build"), *import(interp, "tvm.driver")->globals->find(intern("build")));
   // The expression functions tvm.tir exports (the same as T.*'s), and indexdiv / indexmod,
@@ -284,6 +304,13 @@ void build_tir_analysis(Interpreter&, script::Module& m) {
 void build_topi(Interpreter& interp, script::Module& m) {
   auto topi = import(interp, "tvm_topi");
   for (const auto& [name, v] : topi->globals->values()) m.globals->set(name, v);
+}
+
+// tvm.tir.tensor_intrin and its target modules are written in tsch
+// (stdlib/tvm_tensor_intrin): importing one registers its intrinsics, as in TVM.
+void mirror_module(Interpreter& interp, script::Module& m, const std::string& source) {
+  auto src = import(interp, source);
+  for (const auto& [name, v] : src->globals->values()) m.globals->set(name, v);
 }
 
 void build_tvm(Interpreter& interp, script::Module& m) {
@@ -438,6 +465,15 @@ void register_tvm_modules() {
     m.globals->set(intern("TVMError"), Value(tvm_error_type()));
   });
   script::ModuleLoader::register_builtin("tvm.topi", build_topi);
+  script::ModuleLoader::register_builtin("tvm.tir.tensor_intrin", [](Interpreter& interp, script::Module& m) {
+    mirror_module(interp, m, "tvm_tensor_intrin");
+  });
+  for (const char* target : {"x86", "arm_cpu", "hexagon", "rocm", "dot_product_common"}) {
+    std::string name = target;
+    script::ModuleLoader::register_builtin("tvm.tir.tensor_intrin." + name, [name](Interpreter& interp, script::Module& m) {
+      mirror_module(interp, m, "tvm_tensor_intrin." + name);
+    });
+  }
   script::ModuleLoader::register_builtin("tvm.tir.analysis", build_tir_analysis);
   // TVM 0.24+ spelling: tvm.s_tir.Schedule.
   script::ModuleLoader::register_builtin("tvm.s_tir", [](Interpreter&, script::Module& m) { install_schedule(*m.globals); });

@@ -226,7 +226,19 @@ std::function<Value(Interpreter&, Args&)> primitive_method(const schedule::Instr
     size_t mark = sch.trace().size();
     try {
       ConvertedCall c = convert_call(interp, a, *a[0].as<ScheduleValue>(), *kind);
+      // An index map with IndexMap.AXIS_SEPARATOR: the layout, then the separators (two
+      // instructions, as TVM's Python transform_layout issues them).
+      std::vector<schedule::TraceArg> separator_inputs, separator_attrs;
+      if (!c.axis_separators.empty()) {
+        separator_inputs = {c.inputs[0]};
+        std::vector<schedule::TraceArg> seps;
+        for (int64_t v : c.axis_separators) seps.push_back(schedule::TraceArg::of_int(v));
+        separator_attrs = {c.attrs[0], c.attrs[1], schedule::TraceArg::of_list(seps)};
+      }
       Value out = wrap_outputs(*kind, sch.apply(*kind, std::move(c.inputs), std::move(c.attrs), std::move(c.decision)));
+      if (!separator_inputs.empty()) {
+        sch.apply(*schedule::InstructionKind::find("SetAxisSeparator"), std::move(separator_inputs), std::move(separator_attrs), {});
+      }
       check_trace(interp, sch);
       return out;
     } catch (const schedule::RenderedScheduleError& e) {
@@ -324,9 +336,6 @@ TypeRef make_schedule_type() {
   }
   // TVM v0.23 spells get_block get_sblock (the trace keeps TVM v0.18's GetBlock).
   t->def("get_sblock", "self, name, func_name=None", primitive_method(schedule::InstructionKind::find("GetBlock")));
-  t->def("tensorize", "self, *args, **kwargs", [](Interpreter&, Args&) -> Value {
-    raise(ExcKind::NotImplementedError, "not supported yet: the schedule primitive tensorize");
-  });
   return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include "arith/simplify.h"
 #include "bindings/attr_values.h"
+#include "bindings/buffer_options.h"
 #include "bindings/ir_values.h"
 #include "frontend/tir_builder.h"
 #include "frontend/tir_specs.h"
@@ -30,6 +31,52 @@ using script::Namespace;
 using script::raise;
 using script::TypeObject;
 using script::TypeRef;
+
+// Declared in buffer_options.h.
+ir::Buffer with_buffer_options(Interpreter& interp, ir::Buffer buf, const BufferOptions& o, const std::string& what) {
+  auto node = std::make_shared<ir::BufferNode>(*buf);
+  if (!o.strides.is_none()) {
+    for (const Value& v : interp.to_vector(o.strides)) {
+      if (auto* s = v.as<script::Str>()) {
+        node->strides.push_back(ir::make_var(s->value, ir::DataType::int32()));
+        continue;
+      }
+      ir::PrimExpr e = to_expr(interp, v, what + " strides");
+      if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: strides must be integers, got {}", what, e->dtype.to_string()));
+      node->strides.push_back(e);
+    }
+    // TVM accepts a stride count other than the rank here (its tests print such buffers);
+    // lowering refuses one.
+  }
+  int64_t factor = o.offset_factor.is_none() ? 0 : o.offset_factor.as_int();
+  int64_t align = o.align.is_none() ? 0 : o.align.as_int();
+  if (factor < 0) raise(ExcKind::ValueError, fmt::format("{}: offset_factor must not be negative, got {}", what, factor));
+  node->offset_factor = factor == 0 ? 1 : static_cast<int>(factor);
+  node->align = align <= 0 ? 64 : static_cast<int>(align);
+  if (!o.elem_offset.is_none()) {
+    ir::PrimExpr e = to_expr(interp, o.elem_offset, what + " elem_offset");
+    if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: elem_offset must be an integer, got {}", what, e->dtype.to_string()));
+    node->elem_offset = ir::is_zero(e) ? nullptr : e;
+  } else if (factor != 0) {
+    ir::DataType t = node->shape.empty() ? ir::DataType::int32() : node->shape[0]->dtype;
+    node->elem_offset = ir::make_var("elem_offset", t);
+  }
+  if (!o.axis_separators.is_none()) {
+    int64_t prev = 0;
+    for (const Value& v : interp.to_vector(o.axis_separators)) {
+      if (!v.is_int()) raise(ExcKind::TypeError, what + ": axis_separators must be integers");
+      int64_t sep = v.as_int();
+      if (sep < prev || sep > static_cast<int64_t>(node->shape.size())) {
+        raise(ExcKind::ValueError, fmt::format("{}: axis_separators must be non-decreasing axes of the buffer (0..{}), got {}", what,
+                                               node->shape.size(), sep));
+      }
+      prev = sep;
+      node->axis_separators.push_back(sep);
+    }
+  }
+  return node;
+}
+
 
 namespace {
 
@@ -169,6 +216,13 @@ TypeRef dtype_type() {
         v->fresh = true;
         return Value(v);
       }
+      if (dt.lanes > 1 && !a[1].is_none()) {
+        // A vector type called on a scalar broadcasts it (`T.int16x32(1)`).
+        ir::DataType elem = dt.element_of();
+        ir::PrimExpr scalar = a[1].is_number() ? (elem.is_float() ? ir::make_float(a[1].as_float(), elem) : ir::make_int(a[1].as_int(), elem))
+                                               : guard_ir([&] { return ir::cast(elem, to_expr(interp, a[1], "value")); });
+        return wrap(ir::PrimExpr(std::make_shared<ir::BroadcastNode>(scalar, dt.lanes)));
+      }
       if (a[1].is_number()) {
         if (dt.is_float()) return wrap(ir::make_float(a[1].as_float(), dt));
         if (dt.is_bool()) return wrap(ir::make_bool(interp.truthy(a[1])));
@@ -211,19 +265,25 @@ class BufferFactory : public script::Object {
     static TypeRef t = [] {
       auto type = std::make_shared<TypeObject>("Buffer");
       type->set_module("tvm.script.tir");
-      auto build = [](Interpreter& interp, const Value& shape, const Value& dtype, const Value& scope) {
+      auto build = [](Interpreter& interp, const Value& shape, const Value& dtype, const Value& scope, const BufferOptions& options) {
         auto bt = std::make_shared<BufferTypeValue>();
         bt->shape = to_shape(interp, shape, "T.Buffer shape");
         if (!dtype.is_none()) bt->dtype = dtype_arg(interp, dtype, "T.Buffer dtype");
         if (auto* s = scope.as<script::Str>()) bt->scope = s->value;
+        ir::Buffer proto = with_buffer_options(interp, ir::make_buffer("buffer", bt->dtype, bt->shape, bt->scope), options, "T.Buffer");
+        bt->axis_separators = proto->axis_separators;
+        bt->strides = proto->strides;
+        bt->elem_offset = proto->elem_offset;
+        bt->align = proto->align;
+        bt->offset_factor = proto->offset_factor;
         return Value(bt);
       };
       type->def("__call__", "self, shape, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=0, offset_factor=0, buffer_type=\"\", axis_separators=None",
-                [build](Interpreter& interp, Args& a) { return build(interp, a[1], a[2], a[6]); });
+                [build](Interpreter& interp, Args& a) { return build(interp, a[1], a[2], a[6], BufferOptions{a[4], a[5], a[7], a[8], a[10]}); });
       type->def("__getitem__", "self, key", [build](Interpreter& interp, Args& a) {
         std::vector<Value> parts = a[1].as<script::Tuple>() ? a[1].as<script::Tuple>()->items : std::vector<Value>{a[1]};
         if (parts.size() == 2 && !parts[1].as<script::Str>() && !parts[1].as<DTypeValue>()) parts = {a[1]};
-        return build(interp, parts[0], parts.size() > 1 ? parts[1] : Value(), Value());
+        return build(interp, parts[0], parts.size() > 1 ? parts[1] : Value(), Value(), BufferOptions{});
       });
       return type;
     }();
@@ -290,6 +350,13 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   for (const char* name : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
                            "float64", "bfloat16", "bool", "handle"}) {
     ns.set(intern(name), Value(std::make_shared<DTypeValue>(*ir::DataType::parse(name))));
+  }
+  // Vector types (`T.int16x32(1)` broadcasts; `T.float32x4` as an annotation).
+  for (const char* base : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"}) {
+    for (int lanes : {2, 3, 4, 8, 16, 32, 64}) {
+      std::string name = std::string(base) + "x" + std::to_string(lanes);
+      ns.set(intern(name), Value(std::make_shared<DTypeValue>(*ir::DataType::parse(name))));
+    }
   }
   def_function(ns, "var", "dtype, name=\"v\"", [](Interpreter& interp, Args& a) {
     auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var(a.get_str(1), to_dtype(interp, a[0], "T.var"))));
@@ -365,6 +432,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     auto& b = builder("T.alloc_buffer");
     ir::Buffer buf = ir::make_buffer("buffer", dtype_arg(interp, a[1], "T.alloc_buffer dtype"),
                                      to_shape(interp, a[0], "T.alloc_buffer shape"), a.get_str(5));
+    buf = with_buffer_options(interp, buf, BufferOptions{a[3], a[4], a[6], a[7], a[9]}, "T.alloc_buffer");
     if (b.in_block()) b.blocks.back().alloc_buffers.push_back(buf);
     else b.root_allocs.push_back(buf);
     auto v = std::make_shared<BufferValue>(buf);
@@ -379,6 +447,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     auto& b = builder("T.decl_buffer");
     ir::Buffer buf = ir::make_buffer("buffer", dtype_arg(interp, a[1], "T.decl_buffer dtype"),
                                      to_shape(interp, a[0], "T.decl_buffer shape"), a.get_str(5));
+    buf = with_buffer_options(interp, buf, BufferOptions{a[3], a[4], a[6], a[7], a[9]}, "T.decl_buffer");
     bool allocates = a[2].is_none();
     if (!allocates) {
       auto* ev = a[2].as<ExprValue>();
@@ -411,6 +480,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
                      if (v == param) a.value_error(0, "parameter " + param->name + " is already bound to buffer " + buf->name);
                    }
                    ir::Buffer buf = ir::make_buffer("buffer", dt, to_shape(interp, a[1], "T.match_buffer shape"), a.get_str(6));
+                   buf = with_buffer_options(interp, buf, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "T.match_buffer");
                    b.buffer_map.emplace_back(param, buf);
                    auto v = std::make_shared<BufferValue>(buf);
                    v->fresh = true;
@@ -424,6 +494,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
                    shape = to_shape(interp, a[1], "T.match_buffer shape");
                  }
                  ir::Buffer buf = ir::make_buffer("buffer", dt, shape, a.get_str(6));
+                 buf = with_buffer_options(interp, buf, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "T.match_buffer");
                  b.block("T.match_buffer of a region").match_buffers.push_back(ir::MatchBufferRegion{buf, source});
                  auto v = std::make_shared<BufferValue>(buf);
                  v->fresh = true;
@@ -506,6 +577,80 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     if (value->dtype.lanes != 1) a.type_error(0, "a scalar");
     return wrap(std::make_shared<ir::BroadcastNode>(value, static_cast<int>(lanes)));
   });
+  // TVM's lower-case spellings (tvm.tir.ramp / broadcast), as tensor intrinsics write them.
+  ns.set(intern("ramp"), *ns.find(intern("Ramp")));
+  ns.set(intern("broadcast"), *ns.find(intern("Broadcast")));
+  // T.reinterpret(value, dtype=...) / T.reinterpret(dtype, value): the same bits read as
+  // another type of the same total width (a bitcast).
+  def_function(ns, "reinterpret", "*args, dtype=None", [](Interpreter& interp, Args& a) {
+    std::vector<Value> rest = a.varargs();
+    Value dtype = a[1];
+    if (dtype.is_none()) {
+      if (rest.size() != 2) raise(ExcKind::TypeError, "T.reinterpret(dtype, value): expected the dtype and the value");
+      dtype = rest[0];
+      rest.erase(rest.begin());
+    }
+    if (rest.size() != 1) raise(ExcKind::TypeError, "T.reinterpret: expected one value");
+    ir::DataType t = dtype_arg(interp, dtype, "T.reinterpret dtype");
+    ir::PrimExpr value = to_expr(interp, rest[0], "T.reinterpret value");
+    if (t.bits * t.lanes != value->dtype.bits * value->dtype.lanes) {
+      raise(ExcKind::ValueError, fmt::format("T.reinterpret: {} and {} differ in size ({} vs {} bits)", value->dtype.to_string(),
+                                             t.to_string(), value->dtype.bits * value->dtype.lanes, t.bits * t.lanes));
+    }
+    return wrap(ir::call(t, "reinterpret", {value}));
+  });
+  // T.vectorlow / T.vectorhigh(vec, dtype=...): the first / second half of a vector's lanes.
+  for (const char* op : {"vectorlow", "vectorhigh"}) {
+    std::string name = op;
+    def_function(ns, op, "*args, dtype=None", [name](Interpreter& interp, Args& a) {
+      std::vector<Value> rest = a.varargs();
+      Value dtype = a[1];
+      if (dtype.is_none()) {
+        if (rest.size() != 2) raise(ExcKind::TypeError, "T." + name + "(dtype, vector): expected the dtype and the vector");
+        dtype = rest[0];
+        rest.erase(rest.begin());
+      }
+      if (rest.size() != 1) raise(ExcKind::TypeError, "T." + name + ": expected one vector");
+      ir::DataType t = dtype_arg(interp, dtype, "T." + name + " dtype");
+      ir::PrimExpr v = to_expr(interp, rest[0], "T." + name + " vector");
+      if (v->dtype.lanes % 2 != 0 || t != v->dtype.with_lanes(v->dtype.lanes / 2)) {
+        raise(ExcKind::ValueError, "T." + name + ": " + t.to_string() + " is not half of " + v->dtype.to_string());
+      }
+      return wrap(ir::call(t, name, {v}));
+    });
+  }
+  // T.llvm_lookup_intrinsic_id("llvm.x86...."): the intrinsic, named (code generation looks it
+  // up); T.call_llvm_pure_intrin / T.call_llvm_intrin(dtype, intrinsic, *args) call it. TVM
+  // v0.18's leading argument count (T.uint32(n)) is accepted and dropped.
+  def_function(ns, "llvm_lookup_intrinsic_id", "name", [](Interpreter&, Args& a) {
+    const std::string& name = a.get_str(0);
+    if (name.rfind("llvm.", 0) != 0) a.value_error(0, "an LLVM intrinsic name such as \"llvm.x86.avx2.pmadd.wd\"");
+    return wrap(ir::PrimExpr(std::make_shared<ir::StringImmNode>(name)));
+  });
+  for (const char* op : {"call_llvm_pure_intrin", "call_llvm_intrin"}) {
+    std::string name = op;
+    def_function(ns, op, "*args, dtype=None", [name](Interpreter& interp, Args& a) {
+      std::vector<Value> rest = a.varargs();
+      Value dtype = a[1];
+      if (dtype.is_none()) {
+        if (rest.empty()) raise(ExcKind::TypeError, "T." + name + ": missing the dtype");
+        dtype = rest.front();
+        rest.erase(rest.begin());
+      }
+      if (rest.empty()) raise(ExcKind::TypeError, "T." + name + ": missing the intrinsic (a name or T.llvm_lookup_intrinsic_id(name))");
+      ir::PrimExpr intrinsic = to_expr(interp, rest.front(), "T." + name + " intrinsic");
+      auto* text = ir::as<ir::StringImmNode>(intrinsic);
+      if (!text || text->value.rfind("llvm.", 0) != 0) raise(ExcKind::TypeError, "T." + name + ": the intrinsic must be named, e.g. T.llvm_lookup_intrinsic_id(\"llvm.x86.avx2.pmadd.wd\")");
+      std::vector<ir::PrimExpr> args{intrinsic};
+      for (size_t i = 1; i < rest.size(); ++i) args.push_back(to_expr(interp, rest[i], "T." + name + " argument"));
+      int64_t count;
+      if (args.size() >= 2 && args[1]->dtype == ir::DataType::uint(32) && ir::as_const_int(args[1], &count) &&
+          count == static_cast<int64_t>(args.size()) - 2) {
+        args.erase(args.begin() + 1);
+      }
+      return wrap(ir::call(dtype_arg(interp, dtype, "T." + name + " dtype"), name, args));
+    });
+  }
   def_function(ns, "Cast", "dtype, value", [](Interpreter& interp, Args& a) {
     return wrap(ir::cast(dtype_arg(interp, a[0], "T.Cast dtype"), to_expr(interp, a[1], "T.Cast value")));
   });
@@ -585,21 +730,25 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   });
   // T.call_extern(dtype, name, *args), or T.call_extern(name, *args, dtype=...) as TVMScript's
   // dtype forwarding allows ("" is void).
-  def_function(ns, "call_extern", "*args, dtype=None", [](Interpreter& interp, Args& a) {
-    std::vector<Value> rest = a.varargs();
-    Value dtype = a[1];
-    if (dtype.is_none()) {
-      if (rest.empty()) raise(ExcKind::TypeError, "T.call_extern: missing the dtype and the function name");
-      dtype = rest.front();
-      rest.erase(rest.begin());
-    }
-    if (rest.empty() || !rest.front().as<script::Str>()) raise(ExcKind::TypeError, "T.call_extern: expected the function name (a str)");
-    std::vector<ir::PrimExpr> args{std::make_shared<ir::StringImmNode>(rest.front().as<script::Str>()->value)};
-    for (size_t i = 1; i < rest.size(); ++i) args.push_back(to_expr(interp, rest[i], "T.call_extern argument"));
-    auto* text = dtype.as<script::Str>();
-    ir::DataType t = text && text->value.empty() ? ir::DataType::void_() : dtype_arg(interp, dtype, "T.call_extern dtype");
-    return wrap(ir::call(t, "call_extern", args));
-  });
+  // T.call_pure_extern: the same, for a function without side effects.
+  for (const char* op : {"call_extern", "call_pure_extern"}) {
+    std::string name = op;
+    def_function(ns, op, "*args, dtype=None", [name](Interpreter& interp, Args& a) {
+      std::vector<Value> rest = a.varargs();
+      Value dtype = a[1];
+      if (dtype.is_none()) {
+        if (rest.empty()) raise(ExcKind::TypeError, "T." + name + ": missing the dtype and the function name");
+        dtype = rest.front();
+        rest.erase(rest.begin());
+      }
+      if (rest.empty() || !rest.front().as<script::Str>()) raise(ExcKind::TypeError, "T." + name + ": expected the function name (a str)");
+      std::vector<ir::PrimExpr> args{std::make_shared<ir::StringImmNode>(rest.front().as<script::Str>()->value)};
+      for (size_t i = 1; i < rest.size(); ++i) args.push_back(to_expr(interp, rest[i], "T." + name + " argument"));
+      auto* text = dtype.as<script::Str>();
+      ir::DataType t = text && text->value.empty() ? ir::DataType::void_() : dtype_arg(interp, dtype, "T." + name + " dtype");
+      return wrap(ir::call(t, name, args));
+    });
+  }
   auto limit = [](bool max) {
     return [max](Interpreter& interp, Args& a) {
       ir::DataType dt = dtype_arg(interp, a[0], max ? "T.max_value" : "T.min_value");

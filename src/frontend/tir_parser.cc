@@ -28,6 +28,14 @@ using script::ScriptError;
 
 namespace {
 
+// A parameter's elem_offset from its T.Buffer annotation: the buffer's own variable (made by
+// offset_factor without elem_offset) is fresh per parameter and named after it.
+PrimExpr own_elem_offset(const PrimExpr& e, const std::string& buffer_name) {
+  auto* v = e ? as<VarNode>(e) : nullptr;
+  if (!v || v->name != "elem_offset") return e;
+  return make_var(buffer_name + "_elem_offset", v->dtype);
+}
+
 // Restores a name's previous binding when an IR scope (loop, block) ends.
 class NameScope {
  public:
@@ -77,7 +85,13 @@ class TirParser {
       Value ann = ev_->eval(*p.annotation);
       std::string name = symbol_name(p.name);
       if (auto* bt = ann.as<BufferTypeValue>()) {
-        Buffer b = make_buffer(name, bt->dtype, bt->shape, bt->scope);
+        auto node = std::make_shared<BufferNode>(*make_buffer(name, bt->dtype, bt->shape, bt->scope));
+        node->strides = bt->strides;
+        node->elem_offset = own_elem_offset(bt->elem_offset, name);
+        node->align = bt->align;
+        node->offset_factor = bt->offset_factor;
+        node->axis_separators = bt->axis_separators;
+        Buffer b = node;
         Var handle = make_var(name, DataType::handle());
         builder_.params.push_back(handle);
         builder_.buffer_map.emplace_back(handle, b);
@@ -316,6 +330,9 @@ class TirParser {
     if (auto* bv = value.as<BufferValue>(); bv && bv->fresh) {
       bv->buffer->name = symbol_name(name);
       if (bv->owns_data) bv->buffer->data->name = symbol_name(name);
+      if (auto* v = bv->buffer->elem_offset ? ir::as<VarNode>(bv->buffer->elem_offset) : nullptr; v && v->name == "elem_offset") {
+        v->name = symbol_name(name) + "_elem_offset";
+      }
       bv->fresh = false;
     } else if (auto* ev = value.as<ExprValue>()) {
       if (ev->fresh) {

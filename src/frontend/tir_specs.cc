@@ -1,6 +1,8 @@
 // Script types of the front-end values (what `type(T.grid(4))` shows and how they repr).
 #include "frontend/tir_specs.h"
 
+#include "bindings/ir_values.h"
+#include "script/interpreter.h"
 #include "script/object.h"
 
 namespace tsch::frontend {
@@ -32,7 +34,11 @@ script::TypeObject* BlockHeaderValue::type() const {
   return t.get();
 }
 script::TypeObject* RegionValue::type() const {
-  static auto t = make("BufferRegion");
+  static auto t = [] {
+    auto type = make("BufferRegion");
+    type->def_property("buffer", [](script::Interpreter&, const script::Value& v) { return bindings::wrap(v.as<RegionValue>()->region.buffer); });
+    return type;
+  }();
   return t.get();
 }
 

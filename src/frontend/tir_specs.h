@@ -28,6 +28,12 @@ class BufferTypeValue : public script::Object {
   std::vector<ir::PrimExpr> shape;
   ir::DataType dtype = ir::DataType::float32();
   std::string scope = "global";
+  // The declaration's options (T.Buffer(..., strides=, elem_offset=, align=, offset_factor=));
+  // an elem_offset variable named "elem_offset" is the buffer's own, renamed per parameter.
+  std::vector<ir::PrimExpr> strides;
+  ir::PrimExpr elem_offset;
+  int align = 64, offset_factor = 1;
+  std::vector<int64_t> axis_separators;
 };
 
 // One block iterator: `T.axis.spatial(128, i)`.

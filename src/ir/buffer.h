@@ -22,6 +22,9 @@ struct BufferNode {
   PrimExpr elem_offset;           // null: 0
   int align = 64;
   int offset_factor = 1;
+  // Where the physical layout starts a new dimension (TVM's axis_separators): the logical
+  // axes before separator k flatten into physical axis k. Empty: one flat dimension.
+  std::vector<int64_t> axis_separators;
   // The handle variable holding the data pointer (created with the buffer).
   Var data;
   // Lowering's record of storage_align requests on an allocated buffer, (axis, factor,

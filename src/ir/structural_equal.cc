@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "ir/op.h"
 #include "ir/printer.h"
 
 namespace tsch::ir {
@@ -257,6 +258,28 @@ class Comparer {
     for (size_t i = 0; i < a->shape.size(); ++i) {
       Scoped s(*this, fmt::format("buffer {}.shape[{}]", a->name, i));
       if (!expr(a->shape[i], b->shape[i])) return false;
+    }
+    if (a->strides.size() != b->strides.size()) {
+      return fail("buffer " + a->name + ".strides", fmt::format("{} strides", a->strides.size()), fmt::format("{} strides", b->strides.size()));
+    }
+    for (size_t i = 0; i < a->strides.size(); ++i) {
+      Scoped s(*this, fmt::format("buffer {}.strides[{}]", a->name, i));
+      if (!expr(a->strides[i], b->strides[i])) return false;
+    }
+    {
+      Scoped s(*this, fmt::format("buffer {}.elem_offset", a->name));
+      PrimExpr zero = make_int(0);
+      const PrimExpr& ea = a->elem_offset ? a->elem_offset : zero;
+      const PrimExpr& eb = b->elem_offset ? b->elem_offset : zero;
+      if (is_zero(ea) != is_zero(eb) || (!is_zero(ea) && !expr(ea, eb))) return fail("", script(ea), script(eb));
+    }
+    if (a->offset_factor != b->offset_factor) {
+      return fail("buffer " + a->name + ".offset_factor", std::to_string(a->offset_factor), std::to_string(b->offset_factor));
+    }
+    if (a->align != b->align) return fail("buffer " + a->name + ".align", std::to_string(a->align), std::to_string(b->align));
+    if (a->axis_separators != b->axis_separators) {
+      return fail("buffer " + a->name + ".axis_separators", fmt::format("{} separators", a->axis_separators.size()),
+                  fmt::format("{} separators", b->axis_separators.size()));
     }
     return true;
   }

@@ -43,6 +43,11 @@ class Hasher {
     mix(b->scope);
     mix(static_cast<uint64_t>(b->shape.size()));
     for (const auto& d : b->shape) expr(d);
+    mix(static_cast<uint64_t>(b->strides.size()));
+    mix(static_cast<uint64_t>(b->offset_factor));
+    mix(static_cast<uint64_t>(b->align));
+    mix(static_cast<uint64_t>(b->axis_separators.size()));
+    for (int64_t a : b->axis_separators) mix(static_cast<uint64_t>(a));
   }
   void function(const PrimFunc& f) {
     mix(static_cast<uint64_t>(f->params.size()));

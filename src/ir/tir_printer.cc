@@ -84,6 +84,8 @@ class TIRPrinter {
         auto* v = as<VarNode>(e);
         auto owner = data_owner_.find(v);
         if (owner != data_owner_.end() && !c_.is_defined(v)) return {name_of(owner->second) + ".data"};
+        auto field = field_owner_.find(v);
+        if (field != field_owner_.end() && !c_.is_defined(v)) return {name_of(field->second.first) + field->second.second};
         return {name_of(v)};
       }
       case ExprKind::Add:
@@ -149,7 +151,8 @@ class TIRPrinter {
         }
         if (n->op == "type_annotation") return {"T.type_annotation(" + quote(n->dtype.to_string()) + ")"};
         // TVM spells the element type of these first (`T.ptx_cp_async("float32", ...)`).
-        if (n->op == "call_extern" || n->op == "call_pure_extern" || n->op == "ptx_cp_async") {
+        if (n->op == "call_extern" || n->op == "call_pure_extern" || n->op == "ptx_cp_async" || n->op == "reinterpret" ||
+            n->op == "call_llvm_pure_intrin" || n->op == "call_llvm_intrin" || n->op == "vectorlow" || n->op == "vectorhigh") {
           std::string s = "T." + n->op + "(" + quote(n->dtype.to_string());
           for (const auto& a : n->args) s += ", " + expr(a).s;
           return {s + ")"};
@@ -183,6 +186,7 @@ class TIRPrinter {
   }
 
   std::string region(const BufferRegion& r) {
+    if (r.region.empty()) return name_of(r.buffer.get()) + "[()]";
     std::string s = name_of(r.buffer.get()) + "[";
     for (size_t i = 0; i < r.region.size(); ++i) {
       if (i) s += ", ";
@@ -243,16 +247,46 @@ class TIRPrinter {
     s += shape(b->shape);
     if (always_dtype || b->dtype != DataType::float32()) s += ", " + quote(b->dtype.to_string());
     if (!data.empty()) s += ", " + data;
-    if (!b->strides.empty()) s += ", strides=" + shape(b->strides);
-    if (b->elem_offset && !is_zero(b->elem_offset)) s += ", elem_offset=" + expr(b->elem_offset).s;
+    // A variable first seen here belongs to the buffer (TVM's BufferAttrs): a stride prints as
+    // its name in quotes and is used as `A.strides[i]`; an elem_offset is used as
+    // `A.elem_offset`, implied by printing offset_factor.
+    auto is_new_var = [&](const PrimExpr& e) {
+      auto* v = e ? as<VarNode>(e) : nullptr;
+      return v && !c_.is_defined(v) && !data_owner_.count(v) && !field_owner_.count(v);
+    };
+    if (!b->strides.empty()) {
+      s += ", strides=(";
+      for (size_t i = 0; i < b->strides.size(); ++i) {
+        const PrimExpr& e = b->strides[i];
+        if (is_new_var(e)) {
+          s += (i ? ", " : "") + quote(as<VarNode>(e)->name);
+          field_owner_.emplace(as<VarNode>(e), std::make_pair(b.get(), ".strides[" + std::to_string(i) + "]"));
+        } else {
+          s += (i ? ", " : "") + expr(e).s;
+        }
+      }
+      s += b->strides.size() == 1 ? ",)" : ")";
+    }
+    bool needs_factor = false;
+    if (is_new_var(b->elem_offset)) {
+      field_owner_.emplace(as<VarNode>(b->elem_offset), std::make_pair(b.get(), ".elem_offset"));
+      needs_factor = true;
+    } else if (b->elem_offset && !is_zero(b->elem_offset)) {
+      s += ", elem_offset=" + expr(b->elem_offset).s;
+    }
     if (b->scope != "global") s += ", scope=" + quote(b->scope);
     if (b->align != 64) s += ", align=" + std::to_string(b->align);
-    if (b->offset_factor != 1) s += ", offset_factor=" + std::to_string(b->offset_factor);
+    if (needs_factor || b->offset_factor != 1) s += ", offset_factor=" + std::to_string(b->offset_factor);
+    if (!b->axis_separators.empty()) {
+      s += ", axis_separators=[";
+      for (size_t i = 0; i < b->axis_separators.size(); ++i) s += (i ? ", " : "") + std::to_string(b->axis_separators[i]);
+      s += "]";
+    }
     return s + ")";
   }
 
   static bool simple_buffer(const Buffer& b, const std::unordered_set<const VarNode*>& defined) {
-    if (!b->strides.empty() || b->scope != "global" || b->align != 64 || b->offset_factor != 1) return false;
+    if (!b->strides.empty() || b->scope != "global" || b->align != 64 || b->offset_factor != 1 || !b->axis_separators.empty()) return false;
     if (b->elem_offset && !is_zero(b->elem_offset)) return false;
     for (const auto& d : b->shape) {
       if (uses_var(d, [&](const VarNode* v) { return !defined.count(v); })) return false;
@@ -558,9 +592,18 @@ class TIRPrinter {
       data_owner_.emplace(buf->data.get(), buf.get());
     }
     for (const auto& m : b->match_buffers) {
-      line(in, define(m.buffer.get(), m.buffer->name) + " = T.match_buffer(" + region(m.source) + ", " +
-                   shape(m.buffer->shape) +
-                   (m.buffer->dtype != DataType::float32() ? ", " + quote(m.buffer->dtype.to_string()) : "") + ")");
+      std::string source = region(m.source);
+      // Variables of the view's shape that nothing defined yet come first.
+      for (const auto& d : m.buffer->shape) {
+        for_each_expr(d, [&](const PrimExpr& x) {
+          auto* v = as<VarNode>(x);
+          if (v && !c_.is_defined(v) && !data_owner_.count(v) && !field_owner_.count(v))
+            line(in, define(v, v->name) + " = T." + v->dtype.to_string() + "()");
+        });
+      }
+      std::string decl = buffer_decl(m.buffer, "match_buffer", source, false);
+      line(in, define(m.buffer.get(), m.buffer->name) + " = " + decl);
+      data_owner_.emplace(m.buffer->data.get(), m.buffer.get());
     }
     // Step 4: init and body.
     if (b->init) {
@@ -576,6 +619,8 @@ class TIRPrinter {
   PrintContext& c_;
   // Data pointers and the buffer that owns them (parameters, allocations), for `data=A.data`.
   std::unordered_map<const VarNode*, const BufferNode*> data_owner_;
+  // Variables a buffer declaration defined, spelled through it (`A.elem_offset`, `A.strides[0]`).
+  std::unordered_map<const VarNode*, std::pair<const BufferNode*, std::string>> field_owner_;
   std::vector<const ForNode*> open_loops_;
   // Relax prints the integer literals of shapes plainly (`R.Tensor((1, n))`).
   bool plain_ints_ = false;

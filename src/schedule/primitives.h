@@ -24,6 +24,8 @@ void reorder_block_iter_var(ScheduleState& s, uint64_t block, const std::vector<
 // Loop transformations.
 std::vector<uint64_t> split(ScheduleState& s, uint64_t loop, const std::vector<std::optional<int64_t>>& factors,
                             bool preserve_unit_iters, bool disable_predication);
+// primitive/split.cc: consecutive loops over the factors' lengths; returns them.
+std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop, const std::vector<std::optional<int64_t>>& factors);
 uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loops, bool preserve_unit_iters);
 void reorder(ScheduleState& s, const std::vector<uint64_t>& loops);
 // primitive/merge.cc: sibling nests of one shape into one; returns the innermost merged loop.
@@ -32,6 +34,8 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loops);
 // Blocks (primitive/blockize.cc): returns the outer block.
 uint64_t blockize(ScheduleState& s, uint64_t loop, bool preserve_unit_iters);
 uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& blocks, bool preserve_unit_iters);
+// primitive/tensorize.cc: the block (or the blockized loop) becomes the registered intrinsic.
+void tensorize(ScheduleState& s, uint64_t block_or_loop, const std::string& intrin, bool preserve_unit_iters);
 
 // Compute location (primitive/compute_at.cc). `index`: -1 the last valid position, -2 the
 // first, k >= 0 that position in the loop body.
@@ -69,6 +73,8 @@ struct LayoutPadding {
   ir::PrimExpr value;
   bool assume_injective = false;
 };
+// primitive/transform_layout.cc: the buffer's physical layout split at `separators`.
+void set_axis_separator(ScheduleState& s, uint64_t block, const ir::Buffer& buffer, const std::vector<int64_t>& separators);
 void transform_layout(ScheduleState& s, uint64_t block, const ir::Buffer& buffer, const std::vector<ir::Var>& params,
                       const std::vector<ir::PrimExpr>& outputs, const LayoutPadding& padding);
 // primitive/transform_layout.cc: the block's iteration space re-indexed by a bijective affine map.

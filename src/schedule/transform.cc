@@ -136,7 +136,12 @@ class BufferReplacer : public IRMutator {
   const BufferReindex* reindex_;
 };
 
-Buffer changed(const Buffer& b, const BufferChange& change) {
+Buffer changed(const Buffer& b, const BufferChange& change, size_t source_rank) {
+  if (change.axis_separators && !change.scope && !change.dtype) {
+    auto out = std::make_shared<BufferNode>(*b);
+    out->axis_separators = b->shape.size() == source_rank ? *change.axis_separators : std::vector<int64_t>(change.axis_separators->size(), 0);
+    return out;
+  }
   Buffer out = buffer_with(b, b->name, b->shape, change.scope ? *change.scope : b->scope);
   if (change.dtype) std::const_pointer_cast<BufferNode>(out)->dtype = *change.dtype;
   return out;
@@ -146,7 +151,10 @@ Buffer changed(const Buffer& b, const BufferChange& change) {
 // another type, a cast at every store and load.
 class BufferChanger : public IRMutator {
  public:
-  BufferChanger(const Buffer& from, const BufferChange& change) : change_(change) { replaced_[from.get()] = changed(from, change); }
+  BufferChanger(const Buffer& from, const BufferChange& change) : change_(change) {
+    replaced_[from.get()] = changed(from, change, from->shape.size());
+  }
+  Buffer replacement(const Buffer& from) const { return *find(from); }
 
   PrimExpr mutate(const PrimExpr& e) override {
     PrimExpr out = mutate_children(e);
@@ -164,7 +172,7 @@ class BufferChanger : public IRMutator {
     // A block's match buffers first: the matched buffers change type before its body is seen.
     if (auto* block = as<BlockNode>(s)) {
       for (const auto& m : block->match_buffers) {
-        if (find(m.source.buffer)) replaced_[m.buffer.get()] = changed(m.buffer, change_);
+        if (find(m.source.buffer)) replaced_[m.buffer.get()] = changed(m.buffer, change_, m.source.buffer->shape.size());
       }
     }
     Stmt out = mutate_children(s);
@@ -221,8 +229,9 @@ Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to, const B
   return r.mutate(s);
 }
 
-Stmt change_buffer(const Stmt& s, const Buffer& from, const BufferChange& change) {
+Stmt change_buffer(const Stmt& s, const Buffer& from, const BufferChange& change, Buffer* replacement) {
   BufferChanger changer(from, change);
+  if (replacement) *replacement = changer.replacement(from);
   return changer.mutate(s);
 }
 

@@ -56,7 +56,11 @@ ir::Stmt replace_buffer(const ir::Stmt& s, const ir::Buffer& from, const ir::Buf
 struct BufferChange {
   std::optional<ir::DataType> dtype;
   std::optional<std::string> scope;
+  // set_axis_separator: a view of the same rank takes the same separators, another rank as
+  // many zeros (TVM's rule); the buffers keep their data pointers.
+  std::optional<std::vector<int64_t>> axis_separators;
 };
-ir::Stmt change_buffer(const ir::Stmt& s, const ir::Buffer& from, const BufferChange& change);
+// `replacement`, when given, receives the buffer that takes `from`'s place.
+ir::Stmt change_buffer(const ir::Stmt& s, const ir::Buffer& from, const BufferChange& change, ir::Buffer* replacement = nullptr);
 
 }  // namespace tsch::schedule

@@ -125,6 +125,52 @@ Stmt substitute_bindings(const Stmt& body, const std::unordered_map<const VarNod
 
 Var new_loop_var(const std::string& name, DataType dtype) { return make_var(name, dtype); }
 
+namespace {
+
+class SubstituteSimplifier : public IRMutator {
+ public:
+  SubstituteSimplifier(const std::unordered_map<const VarNode*, PrimExpr>& vmap, arith::VarDomain dom, bool all)
+      : vmap_(vmap), dom_(std::move(dom)), all_(all) {}
+
+  using IRMutator::mutate;
+  PrimExpr mutate(const PrimExpr& e) override {
+    if (auto* v = as<VarNode>(e)) {
+      auto it = vmap_.find(v);
+      return it == vmap_.end() ? e : it->second;
+    }
+    PrimExpr t = mutate_children(e);
+    bool integer = t->dtype.lanes == 1 && (t->dtype.is_integer() || t->dtype.is_bool());
+    bool opaque = t->kind == ExprKind::BufferLoad || t->kind == ExprKind::Call;
+    if (integer && !opaque && (all_ || t != e)) return arith::simplify(t, dom_);
+    return t;
+  }
+
+  Stmt mutate(const Stmt& s) override {
+    if (all_) {
+      if (auto* f = as<ForNode>(s)) bind(f->loop_var, f->min, f->extent);
+      if (auto* b = as<BlockNode>(s)) {
+        for (const auto& iv : b->iter_vars) bind(iv.var, iv.dom.min, iv.dom.extent);
+      }
+    }
+    return mutate_children(s);
+  }
+
+ private:
+  void bind(const Var& v, const PrimExpr& min, const PrimExpr& extent) {
+    dom_[v.get()] = arith::Interval{min, arith::simplify(sub(add(min, extent), make_int(1, extent->dtype)), dom_)};
+  }
+
+  const std::unordered_map<const VarNode*, PrimExpr>& vmap_;
+  arith::VarDomain dom_;
+  bool all_;
+};
+
+}  // namespace
+
+Stmt substitute_simplify(const Stmt& s, const std::unordered_map<const VarNode*, PrimExpr>& vmap, const arith::VarDomain& dom, bool all) {
+  return SubstituteSimplifier(vmap, dom, all).mutate(s);
+}
+
 }  // namespace tsch::schedule
 
 namespace tsch::schedule {

@@ -35,6 +35,13 @@ arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid);
 ir::Stmt substitute_bindings(const ir::Stmt& body, const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& vmap,
                              const arith::VarDomain& dom, const ir::PrimExpr& extra_predicate = nullptr);
 
+// `vmap` substituted into every expression under `s`, each integer expression that changed
+// simplified under `dom` (TVM's blockize Substitute with its analyzer); with `all`, every
+// integer expression, loop and block iterator ranges added to `dom` on the way (TVM's Simplify
+// of a tensor intrinsic's description).
+ir::Stmt substitute_simplify(const ir::Stmt& s, const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& vmap,
+                             const arith::VarDomain& dom, bool all = false);
+
 // The terms of `pred`'s `and`-chain, left to right.
 std::vector<ir::PrimExpr> conjuncts(const ir::PrimExpr& pred);
 

@@ -4,8 +4,11 @@
 // for a parameter it is declared at the top of the body (`A_1 = T.decl_buffer((n,),
 // data=A.data)`), while the signature keeps the parameter's own shape.
 #include "arith/simplify.h"
+#include <unordered_set>
+
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "support/error.h"
 #include "transform/pass.h"
 
 namespace tsch::transform {
@@ -19,6 +22,16 @@ ir::DataType index_type(const std::vector<ir::PrimExpr>& exprs) {
 
 ir::PrimExpr as_index(const ir::PrimExpr& e, ir::DataType t) {
   return e->dtype.element_of() == t ? e : ir::cast(t.with_lanes(e->dtype.lanes), e);
+}
+
+// a + b where one side may be a ramp: a scalar added to a ramp moves into its base, so a
+// vector access stays one contiguous ramp (`T.Ramp(i * 32 + j * 8, 1, 8)`).
+ir::PrimExpr add_index(const ir::PrimExpr& a, const ir::PrimExpr& b) {
+  auto* rb = ir::as<ir::RampNode>(b);
+  if (rb && a->dtype.lanes == 1) return std::make_shared<ir::RampNode>(ir::add(a, rb->base), rb->stride, rb->lanes);
+  auto* ra = ir::as<ir::RampNode>(a);
+  if (ra && b->dtype.lanes == 1) return std::make_shared<ir::RampNode>(ir::add(ra->base, b), ra->stride, ra->lanes);
+  return ir::add(a, b);
 }
 
 class Flattener : public ir::IRMutator {
@@ -55,9 +68,17 @@ class Flattener : public ir::IRMutator {
   ir::Buffer flat(const ir::Buffer& b) {
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
-    if (b->shape.size() == 1 && b->strides.empty() && (!b->elem_offset || ir::is_zero(b->elem_offset))) {
+    if (b->shape.size() == 1 && b->strides.empty() && (!b->elem_offset || ir::is_zero(b->elem_offset) || param_offset(b))) {
       flat_[b.get()] = b;  // already flat
       return b;
+    }
+    // TVM flattens such a buffer to one physical axis per separated group, for memories
+    // addressed in several dimensions (textures, Hexagon VTCM); tsch's targets have none.
+    TSCH_USER_ASSERT(b->axis_separators.empty(), NotImplementedError)
+        << "not supported yet: lowering buffer " << b->name << " with axis_separators (a physical layout of "
+        << b->axis_separators.size() + 1 << " dimensions); tsch's targets address memory in one";
+    if (!b->strides.empty() && b->strides.size() != b->shape.size()) {
+      TSCH_USER_ASSERT(false, ValueError) << "buffer " << b->name << " has " << b->strides.size() << " strides for its " << b->shape.size() << " dimensions";
     }
     ir::DataType t = index_type(b->shape);
     ir::PrimExpr size = ir::make_int(1, t);
@@ -86,19 +107,28 @@ class Flattener : public ir::IRMutator {
     if (b->strides.empty()) {
       for (size_t i = 0; i < indices.size(); ++i) {
         ir::PrimExpr idx = as_index(indices[i], t);
-        off = off ? ir::add(ir::mul(off, as_index(b->shape[i], t)), idx) : idx;
+        off = off ? add_index(ir::mul(off, as_index(b->shape[i], t)), idx) : idx;
       }
     } else {
       for (size_t i = 0; i < indices.size(); ++i) {
         ir::PrimExpr term = ir::mul(as_index(indices[i], t), as_index(b->strides[i], t));
-        off = off ? ir::add(off, term) : term;
+        off = off ? add_index(off, term) : term;
       }
     }
     if (!off) off = ir::make_int(0, t);
-    if (b->elem_offset) off = ir::add(off, as_index(b->elem_offset, t));
+    if (b->elem_offset && !param_offset(b)) off = add_index(off, as_index(b->elem_offset, t));
     return off;
   }
 
+  // A parameter's own elem_offset variable: 0 (see tir.LowerMatchBuffer).
+  bool param_offset(const ir::Buffer& b) const {
+    return ir::as<ir::VarNode>(b->elem_offset) && params_.count(b.get());
+  }
+
+ public:
+  std::unordered_set<const ir::BufferNode*> params_;
+
+ private:
   std::unordered_map<const ir::BufferNode*, ir::Buffer> flat_;
 };
 
@@ -107,6 +137,7 @@ class Flattener : public ir::IRMutator {
 Pass flatten_buffer() {
   return {"tir.FlattenBuffer", [](const ir::PrimFunc& f) {
             Flattener flattener;
+            for (const auto& [param, b] : f->buffer_map) flattener.params_.insert(b.get());
             ir::Stmt body = flattener.mutate(f->body);
             return with_body(f, flattener.declare_views(f, body));
           }};

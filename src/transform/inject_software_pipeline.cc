@@ -25,7 +25,6 @@
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
-#include "ir/printer.h"
 #include "support/error.h"
 #include "transform/buffer_rewrite.h"
 #include "transform/pass.h"

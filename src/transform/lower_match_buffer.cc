@@ -1,5 +1,6 @@
 // tir.LowerMatchBuffer: accesses to a buffer declared with T.match_buffer (a view of a region
 // of another buffer) become accesses to the source buffer, offset by the region's start.
+#include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "transform/pass.h"
@@ -12,10 +13,41 @@ struct View {
   std::vector<size_t> axes;  // source axis of each view axis (unit axes of the region skipped)
 };
 
+// A buffer's elem_offset as lowering sees it. A parameter's own variable is 0: the runtime
+// passes the data pointer of a view already advanced by its offset (TVM binds it to the
+// DLTensor's byte_offset).
+ir::PrimExpr effective_elem_offset(const ir::Buffer& b, const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& vars) {
+  if (!b->elem_offset) return ir::make_int(0);
+  return ir::substitute(b->elem_offset, vars);
+}
+
+// The strides of `b`: its own, else the compact row-major ones.
+std::vector<ir::PrimExpr> strides_of(const ir::Buffer& b) {
+  if (!b->strides.empty()) return b->strides;
+  std::vector<ir::PrimExpr> out(b->shape.size());
+  ir::DataType t = b->shape.empty() ? ir::DataType::int32() : b->shape[0]->dtype;
+  ir::PrimExpr acc = ir::make_int(1, t);
+  for (size_t i = b->shape.size(); i-- > 0;) {
+    out[i] = acc;
+    acc = ir::mul(acc, ir::cast(t, b->shape[i]));
+  }
+  return out;
+}
+
 class MatchBufferLowerer : public ir::IRMutator {
  public:
+  explicit MatchBufferLowerer(const ir::PrimFunc& f) {
+    for (const auto& [param, b] : f->buffer_map) {
+      if (auto* v = b->elem_offset ? ir::as<ir::VarNode>(b->elem_offset) : nullptr) vars_[v] = ir::make_int(0, v->dtype);
+    }
+  }
+
   using IRMutator::mutate;
   ir::PrimExpr mutate(const ir::PrimExpr& e) override {
+    if (auto* v = ir::as<ir::VarNode>(e)) {
+      auto it = vars_.find(v);
+      return it == vars_.end() ? e : it->second;
+    }
     ir::PrimExpr t = mutate_children(e);
     auto* load = ir::as<ir::BufferLoadNode>(t);
     if (!load) return t;
@@ -26,7 +58,13 @@ class MatchBufferLowerer : public ir::IRMutator {
 
   ir::Stmt mutate(const ir::Stmt& s) override {
     if (auto* realize = ir::as<ir::BlockRealizeNode>(s); realize && !realize->block->match_buffers.empty()) {
-      for (const auto& m : realize->block->match_buffers) views_[m.buffer.get()] = make_view(m);
+      for (const auto& m : realize->block->match_buffers) {
+        ir::MatchBufferRegion bound{m.buffer, {m.source.buffer, {}}};
+        for (const auto& r : m.source.region) bound.source.region.push_back({mutate(r.min), mutate(r.extent)});
+        View v = make_view(bound);
+        bind_view_vars(m.buffer, v);
+        views_[m.buffer.get()] = v;
+      }
       auto b = std::make_shared<ir::BlockNode>(*realize->block);
       b->match_buffers.clear();
       b->body = mutate(b->body);
@@ -71,23 +109,50 @@ class MatchBufferLowerer : public ir::IRMutator {
     return v;
   }
 
+  // The view's own variables take the values its region gives them (TVM's LowerMatchBuffer
+  // binds data, elem_offset, strides and shape): its data is the source's, its elem_offset
+  // the source element at the region's start, its strides the source's on the axes it keeps.
+  void bind_view_vars(const ir::Buffer& view, const View& v) {
+    const ir::Buffer& src = v.source.buffer;
+    auto bind = [&](const ir::PrimExpr& what, const ir::PrimExpr& value) {
+      if (auto* var = what ? ir::as<ir::VarNode>(what) : nullptr; var && !vars_.count(var)) {
+        vars_[var] = value->dtype == var->dtype ? value : ir::cast(var->dtype, value);
+      }
+    };
+    bind(view->data, src->data);
+    std::vector<ir::PrimExpr> strides = strides_of(src);
+    ir::PrimExpr offset = effective_elem_offset(src, vars_);
+    for (size_t i = 0; i < v.source.region.size(); ++i) {
+      const ir::PrimExpr& min = v.source.region[i].min;
+      offset = ir::add(offset, ir::mul(ir::cast(offset->dtype, min), ir::cast(offset->dtype, strides[i])));
+    }
+    bind(view->elem_offset, arith::simplify(offset));
+    for (size_t k = 0; k < view->strides.size() && k < v.axes.size(); ++k) bind(view->strides[k], strides[v.axes[k]]);
+    for (size_t k = 0; k < view->shape.size() && k < v.axes.size(); ++k) bind(view->shape[k], v.source.region[v.axes[k]].extent);
+  }
+
   std::vector<ir::PrimExpr> source_indices(const View& v, const std::vector<ir::PrimExpr>& idx) {
     std::vector<ir::PrimExpr> out;
     for (const auto& r : v.source.region) out.push_back(r.min);
     for (size_t k = 0; k < idx.size() && k < v.axes.size(); ++k) {
       size_t ax = v.axes[k];
-      out[ax] = ir::add(out[ax], ir::cast(out[ax]->dtype, idx[k]));
+      ir::PrimExpr i = ir::cast(out[ax]->dtype.with_lanes(idx[k]->dtype.lanes), idx[k]);
+      // A ramp keeps its form with the region's start in its base.
+      auto* ramp = ir::as<ir::RampNode>(i);
+      out[ax] = ramp && out[ax]->dtype.lanes == 1 ? std::make_shared<ir::RampNode>(ir::add(out[ax], ramp->base), ramp->stride, ramp->lanes)
+                                                  : ir::add(out[ax], i);
     }
     return out;
   }
 
   std::unordered_map<const ir::BufferNode*, View> views_;
+  std::unordered_map<const ir::VarNode*, ir::PrimExpr> vars_;
 };
 
 }  // namespace
 
 Pass lower_match_buffer() {
-  return {"tir.LowerMatchBuffer", [](const ir::PrimFunc& f) { return with_body(f, MatchBufferLowerer().mutate(f->body)); }};
+  return {"tir.LowerMatchBuffer", [](const ir::PrimFunc& f) { return with_body(f, MatchBufferLowerer(f).mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

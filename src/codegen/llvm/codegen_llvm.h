@@ -73,6 +73,7 @@ class CodeGenLLVM {
   llvm::Value* call(const ir::CallNode& n);
   llvm::Value* libm_call(const std::string& op, const std::vector<PrimExpr>& args, DataType t);
   llvm::Value* if_then_else(const ir::CallNode& n);
+  llvm::Value* llvm_intrinsic(const ir::CallNode& n);
 
   llvm::Module& mod_;
   llvm::LLVMContext& ctx_;

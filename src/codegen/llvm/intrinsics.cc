@@ -1,6 +1,8 @@
 // The intrinsic table: TIR's math and logic calls (T.exp, T.sigmoid, T.if_then_else, ...)
 // as LLVM intrinsics or C math library calls; calls it does not know go to the target.
+#include <fmt/format.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <unordered_map>
 #include <unordered_set>
@@ -10,6 +12,40 @@
 
 namespace tsch::codegen {
 
+// T.call_llvm_pure_intrin(dtype, "llvm.<name>", args...): the intrinsic by name. An
+// overloaded one is instantiated at the call's result type; arguments must have the types
+// the intrinsic declares (no implicit conversion: a mismatch is the script's error).
+llvm::Value* CodeGenLLVM::llvm_intrinsic(const ir::CallNode& n) {
+  const std::string& name = ir::as<ir::StringImmNode>(n.args[0])->value;
+  llvm::Intrinsic::ID id = llvm::Function::lookupIntrinsicID(name);
+  if (id == llvm::Intrinsic::not_intrinsic) throw BuildError("T." + n.op + ": LLVM has no intrinsic " + name);
+  std::vector<llvm::Type*> overload;
+  if (llvm::Intrinsic::isOverloaded(id)) overload.push_back(type_of(n.dtype));
+  llvm::Function* f = llvm::Intrinsic::getDeclaration(&mod_, id, overload);
+  llvm::FunctionType* ft = f->getFunctionType();
+  std::vector<llvm::Value*> args;
+  for (size_t i = 1; i < n.args.size(); ++i) args.push_back(emit(n.args[i]));
+  auto type_text = [](llvm::Type* t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    t->print(os);
+    return os.str();
+  };
+  if (ft->getNumParams() != args.size()) {
+    throw BuildError(fmt::format("T.{}: {} takes {} arguments, {} given", n.op, name, ft->getNumParams(), args.size()));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i]->getType() != ft->getParamType(i)) {
+      throw BuildError(fmt::format("T.{}: argument {} of {} is {} ({}), the intrinsic takes {}", n.op, i + 1, name, n.args[i + 1]->dtype.to_string(),
+                                   type_text(args[i]->getType()), type_text(ft->getParamType(i))));
+    }
+  }
+  if (ft->getReturnType() != type_of(n.dtype)) {
+    throw BuildError(fmt::format("T.{}: {} returns {}, the call says {}", n.op, name, type_text(ft->getReturnType()), n.dtype.to_string()));
+  }
+  return b_.CreateCall(f, args);
+}
+
 llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   const std::string& op = n.op;
   DataType t = n.dtype;
@@ -17,6 +53,13 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   // T.tvm_access_ptr(T.type_annotation(dtype), data, offset, extent, mask): &data[offset].
   if (op == "tvm_access_ptr") return b_.CreateInBoundsGEP(scalar_type(n.args[0]->dtype), emit(n.args[1]), emit(n.args[2]));
   if (op == "likely") return emit(n.args[0]);
+  if (op == "reinterpret") return b_.CreateBitCast(emit(n.args[0]), type_of(t));
+  if (op == "vectorlow" || op == "vectorhigh") {
+    std::vector<int> lanes;
+    for (int i = 0; i < t.lanes; ++i) lanes.push_back(op == "vectorlow" ? i : t.lanes + i);
+    return b_.CreateShuffleVector(emit(n.args[0]), lanes);
+  }
+  if (op == "call_llvm_pure_intrin" || op == "call_llvm_intrin") return llvm_intrinsic(n);
   if (op == "assume") return b_.getTrue();  // an assumption, no code
   // TVM's bitwise intrinsics; >> is arithmetic on signed integers, logical on unsigned.
   if (op == "q_multiply_shift") return emit(ir::expand_q_multiply_shift(n));

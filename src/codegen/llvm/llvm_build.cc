@@ -12,6 +12,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/IRReader/IRReader.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/SourceMgr.h>
@@ -19,6 +20,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <charconv>
 #include <cstdio>
@@ -92,6 +94,45 @@ std::unique_ptr<llvm::TargetMachine> make_machine(const ResolvedTarget& t, llvm:
   return std::unique_ptr<llvm::TargetMachine>(tm);
 }
 
+// The CPU feature an x86 intrinsic needs (T.call_llvm_pure_intrin), or "" when not known:
+// LLVM aborts the process on an intrinsic its target cannot select, so tsch refuses first.
+std::string x86_intrinsic_feature(llvm::StringRef name) {
+  static const std::pair<const char*, const char*> table[] = {
+      {"llvm.x86.avx512.vpdpbusd", "avx512vnni"}, {"llvm.x86.avx512.vpdpwssd", "avx512vnni"},
+      {"llvm.x86.avx512.pmaddubs.w.512", "avx512bw"}, {"llvm.x86.avx512.pmaddw.d.512", "avx512bw"},
+      {"llvm.x86.avx512.", "avx512f"}, {"llvm.x86.avx2.", "avx2"}, {"llvm.x86.fma.", "fma"},
+      {"llvm.x86.avx.", "avx"}, {"llvm.x86.sse41.", "sse4.1"}, {"llvm.x86.ssse3.", "ssse3"}};
+  for (const auto& [prefix, feature] : table) {
+    if (name.starts_with(prefix)) return feature;
+  }
+  return "";
+}
+
+void check_intrinsic_features(const llvm::Module& m, const llvm::TargetMachine& tm, const std::string& target_text) {
+  for (const llvm::Function& f : m) {
+    if (!f.isDeclaration() || !f.getName().starts_with("llvm.x86.")) continue;
+    std::string feature = x86_intrinsic_feature(f.getName());
+    if (feature.empty() || tm.getMCSubtargetInfo()->checkFeatures("+" + feature)) continue;
+    throw BuildError("the LLVM intrinsic " + f.getName().str() + " needs the CPU feature " + feature + ", which target \"" + target_text +
+                     "\" (cpu " + tm.getTargetCPU().str() + ") does not have: build for a CPU that has it (e.g. -mcpu=cascadelake for "
+                     "avx512vnni) or tensorize with an intrinsic this CPU has");
+  }
+}
+
+// CPU features the generated code may use that this machine lacks: code built for another
+// CPU (-mcpu=...) compiles here but would die of an illegal instruction if run.
+std::vector<std::string> features_missing_here(const llvm::TargetMachine& tm) {
+  std::vector<std::string> out;
+  if (llvm::Triple(tm.getTargetTriple()).getArch() != llvm::Triple(llvm::sys::getProcessTriple()).getArch()) return out;
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  if (host.empty()) return out;
+  for (const char* f : {"sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512vnni",
+                        "avxvnni", "avx512bf16", "avx512fp16", "amx-tile", "amx-int8", "amx-bf16"}) {
+    if (tm.getMCSubtargetInfo()->checkFeatures(std::string("+") + f) && !host.lookup(f)) out.push_back(f);
+  }
+  return out;
+}
+
 void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -133,6 +174,7 @@ std::string emit_file(const std::string& ll, const ResolvedTarget& t, llvm::Code
   auto m = reparse(ll, ctx);
   auto tm = make_machine(t, reloc);
   m->setDataLayout(tm->createDataLayout());
+  check_intrinsic_features(*m, *tm, t.triple);
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
@@ -181,6 +223,13 @@ class JITModule : public CompiledModule {
     }
   }
   EntryPoint entry(const std::string& name) const override {
+    if (!missing_features.empty()) {
+      std::string list;
+      for (const auto& f : missing_features) list += (list.empty() ? "" : ", ") + f;
+      throw BuildError("cannot run " + name + " here: it was built for target \"" + text_ + "\" (cpu " + target_.cpu +
+                       "), whose instructions this machine's CPU (" + llvm::sys::getHostCPUName().str() + ") lacks: " + list +
+                       " (export_library it and run it on such a machine)");
+    }
     auto it = entries_.find(name);
     return it == entries_.end() ? nullptr : it->second;
   }
@@ -192,6 +241,7 @@ class JITModule : public CompiledModule {
     throw BuildError("get_source: unknown format \"" + format + "\" (use \"ll\" or \"asm\")");
   }
   void export_library(const std::string& path) const override { export_with(path, {}); }
+  std::vector<std::string> missing_features;
 
   // The code and its signatures (and `data`: further string symbols) in one object file,
   // linked by the system compiler.
@@ -285,6 +335,8 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   std::string verify;
   llvm::raw_string_ostream vs(verify);
   if (llvm::verifyModule(*m, &vs)) throw BuildError("internal: generated LLVM IR is invalid: " + vs.str() + "\n" + print_module(*m));
+  check_intrinsic_features(*m, *tm, target.text);
+  std::vector<std::string> missing = features_missing_here(*tm);
   optimize(*m, *tm, target.opt_level);
   std::string ll = print_module(*m);
 
@@ -316,7 +368,9 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime_symbols)))) throw BuildError("LLVM JIT: " + error_text(std::move(err)));
   if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
     throw BuildError("LLVM JIT: " + error_text(std::move(err)));
-  return std::make_shared<JITModule>(std::move(*jit), std::move(sigs), std::move(ll), rt, target.text);
+  auto out = std::make_shared<JITModule>(std::move(*jit), std::move(sigs), std::move(ll), rt, target.text);
+  out->missing_features = std::move(missing);
+  return out;
 }
 
 void export_llvm_library(const CompiledModuleRef& m, const std::string& path, const std::vector<std::pair<std::string, std::string>>& data) {

@@ -164,13 +164,17 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
     d.inner = arith::simplify(d.inner);
     // With preserve_unit_iters an outer part that is only a unit loop stays that loop's
     // variable (TVM's `vi_o = T.axis.spatial(1, i0)`), which the iter map dropped as 0.
-    if (preserve_unit_iters && d.outer_extent == 1 && is_zero(d.outer)) {
-      std::vector<const ForNode*> unit;
-      for (const auto& [var, loop] : loop_of) {
-        if (!inner_vars.count(var) && extents.at(var) == 1 && uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == var; }))
-          unit.push_back(loop);
+    // Likewise a unit loop among other outer loops stays in the binding, after them
+    // (`ax0_0 * 2 + ax0_1 + ax0`), as TVM writes it.
+    if (preserve_unit_iters) {
+      for (uint64_t sid : loops) {
+        const ForNode* loop = &s.loop_at(sid);
+        const VarNode* var = loop->loop_var.get();
+        if (inner_vars.count(var) || extents.at(var) != 1) continue;
+        if (!uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == var; })) continue;
+        if (uses_var(d.outer, [&](const VarNode* v) { return v == var; })) continue;
+        d.outer = is_zero(d.outer) ? cast(t, loop->loop_var) : add(d.outer, cast(t, loop->loop_var));
       }
-      if (unit.size() == 1) d.outer = cast(t, unit[0]->loop_var);
     }
     out.parts.push_back(d);
   }
@@ -240,13 +244,13 @@ Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
   outer.has_iters = true;
   in.block = std::make_shared<BlockNode>(*block);
   in.block->iter_vars = inner_iters;
-  in.block->body = substitute(block->body, in.vmap);
+  in.block->body = substitute_simplify(block->body, in.vmap, in.dom);
   in.block->init = nullptr;
   auto map_regions = [&](const std::vector<BufferRegion>& regions) {
     std::vector<BufferRegion> out;
     for (const auto& r : regions) {
       BufferRegion m{r.buffer, {}};
-      for (const auto& range : r.region) m.region.push_back(Range{arith::simplify(substitute(range.min, in.vmap)), range.extent});
+      for (const auto& range : r.region) m.region.push_back(Range{arith::simplify(substitute(range.min, in.vmap), in.dom), range.extent});
       out.push_back(m);
     }
     return out;

@@ -209,6 +209,13 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   auto* p_store = as<BufferStoreNode>(p->body);
   if (!p_store) fail(s, kNonSingleProducerError, {block_sid, p_sid});
   Buffer x = p_store->buffer;
+  // The producer's only consumer (TVM's condition): its result stops being written.
+  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
+    if (b == block_sid || b == p_sid || is_under(s, block_sid, b)) continue;
+    for (const auto& r : s.block_at(b).reads) {
+      if (r.buffer == x && !is_under(s, p_sid, b)) fail(s, kNonSingleProducerError, {block_sid, p_sid});
+    }
+  }
   // A producer with an init (a reduction) takes over a consumer that only copies its result
   // (TVM's RecursionResolver): its init and update then accumulate in the copy's place.
   // Anything else done to the result would be applied at every step of the reduction.

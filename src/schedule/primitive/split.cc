@@ -7,8 +7,12 @@
 // extent, blocks under the loop get the predicate `i_0 * 4 + i_1 < extent` (T.where).
 #include <fmt/format.h>
 
+#include <unordered_map>
+
+#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/simplify.h"
+#include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
@@ -121,6 +125,219 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
   return sids;
 }
 
+
+namespace {
+
+TSCH_SCHEDULE_ERROR_KIND(kWrongFactorSumError, "WrongFactorError", "The sum of factors is larger than or equal to the extent of loop",
+                         "The sum of factors is larger than or equal to the extent of loop {0}");
+
+// One partition of loop_partition: a copy of the loop's body over [min, end) with its own
+// variables and identities (TVM's BlockMutator). Every block in it is renamed after the
+// partition's loop variable; a block bound directly to that variable iterates over the
+// partition's range, and a region dimension its body indexes by one of its iterators covers
+// that iterator's domain.
+class PartitionCopier : public IRMutator {
+ public:
+  PartitionCopier(ScheduleState& s, const Var& from, const Var& to, PrimExpr min, PrimExpr end)
+      : s_(s), to_(to), min_(std::move(min)), end_(std::move(end)) {
+    vars_[from.get()] = to;
+  }
+
+  using IRMutator::mutate;
+  PrimExpr mutate(const PrimExpr& e) override {
+    if (auto* v = as<VarNode>(e)) {
+      auto it = vars_.find(v);
+      return it == vars_.end() ? e : it->second;
+    }
+    return mutate_children(e);
+  }
+
+  Stmt mutate(const Stmt& st) override {
+    if (auto* f = as<ForNode>(st)) {
+      Var v = fresh(f->loop_var);
+      auto loop = std::make_shared<ForNode>(*f);
+      loop->loop_var = v;
+      loop->min = mutate(f->min);
+      loop->extent = mutate(f->extent);
+      loop->body = mutate(f->body);
+      loop->sid = s_.fresh_sid();
+      return loop;
+    }
+    if (auto* r = as<BlockRealizeNode>(st)) {
+      int bound = -1;  // the iterator bound to the partitioned loop itself
+      for (size_t i = 0; i < r->iter_values.size() && bound < 0; ++i) {
+        auto it = vars_.find(as<VarNode>(r->iter_values[i]));
+        if (as<VarNode>(r->iter_values[i]) && it != vars_.end() && it->second == PrimExpr(to_)) bound = static_cast<int>(i);
+      }
+      std::vector<PrimExpr> values;
+      for (const auto& v : r->iter_values) values.push_back(mutate(v));
+      return std::make_shared<BlockRealizeNode>(values, mutate(r->predicate), block(*r->block, bound));
+    }
+    if (auto* l = as<LetStmtNode>(st)) {
+      PrimExpr value = mutate(l->value);
+      Var v = fresh(l->var);
+      return std::make_shared<LetStmtNode>(v, value, mutate(l->body));
+    }
+    return mutate_children(st);
+  }
+
+ private:
+  Var fresh(const Var& v) {
+    Var n = make_var(v->name, v->dtype);
+    vars_[v.get()] = n;
+    return n;
+  }
+
+  Block block(const BlockNode& b, int bound) {
+    auto out = std::make_shared<BlockNode>(b);
+    std::unordered_map<const VarNode*, Range> dom;
+    for (size_t i = 0; i < out->iter_vars.size(); ++i) {
+      IterVar& iv = out->iter_vars[i];
+      iv.dom = Range{mutate(iv.dom.min), mutate(iv.dom.extent)};
+      if (static_cast<int>(i) == bound) {
+        DataType t = iv.var->dtype;
+        iv.dom = Range{arith::simplify(cast(t, min_)), arith::simplify(cast(t, sub(end_, min_)))};
+      }
+      iv.var = fresh(iv.var);
+      dom[iv.var.get()] = iv.dom;
+    }
+    if (out->init) out->init = mutate(out->init);
+    out->body = mutate(out->body);
+    // The first access of each buffer in the body whose indices are all variables.
+    std::unordered_map<const BufferNode*, std::vector<const VarNode*>> indexed;
+    auto note = [&](const Buffer& buf, const std::vector<PrimExpr>& indices) {
+      if (indexed.count(buf.get())) return;
+      std::vector<const VarNode*> vars;
+      for (const auto& i : indices) {
+        if (!as<VarNode>(i)) return;
+        vars.push_back(as<VarNode>(i));
+      }
+      indexed[buf.get()] = vars;
+    };
+    for_each_stmt(out->body, [&](const Stmt& x) {
+      if (auto* st = as<BufferStoreNode>(x)) note(st->buffer, st->indices);
+      for_each_expr(x, [&](const PrimExpr& e) {
+        if (auto* ld = as<BufferLoadNode>(e)) note(ld->buffer, ld->indices);
+      });
+    });
+    for (auto* regions : {&out->reads, &out->writes}) {
+      for (auto& region : *regions) {
+        for (auto& r : region.region) r = Range{mutate(r.min), mutate(r.extent)};
+        auto it = indexed.find(region.buffer.get());
+        if (it == indexed.end() || it->second.size() != region.region.size()) continue;
+        for (size_t d = 0; d < region.region.size(); ++d) {
+          auto iv = dom.find(it->second[d]);
+          if (iv != dom.end()) region.region[d] = iv->second;
+        }
+      }
+    }
+    out->name = b.name + "_" + to_->name;
+    out->sid = s_.fresh_sid();
+    return out;
+  }
+
+  ScheduleState& s_;
+  Var to_;
+  PrimExpr min_, end_;
+  std::unordered_map<const VarNode*, PrimExpr> vars_;
+};
+
+std::string first_block_name(const Stmt& s) {
+  std::string name;
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (auto* b = as<BlockNode>(x); b && name.empty()) name = b->name;
+  });
+  return name;
+}
+
+}  // namespace
+
+std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors) {
+  // Step 1. Check the loop and the factors; the partitions' ends.
+  const ForNode* loop = &s.loop_at(loop_sid);
+  if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding) fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
+  int64_t min, extent;
+  if (!as_const_int(loop->min, &min) || !as_const_int(loop->extent, &extent)) fail(s, kSymbolicShapeError, {loop_sid});
+  if (factors.empty()) fail(s, kNoFactorError, {loop_sid});
+  int inferred = -1;
+  int64_t total = 0;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (!factors[i]) {
+      if (inferred >= 0) fail(s, kNotSingleInferFactorError, {loop_sid});
+      inferred = static_cast<int>(i);
+      continue;
+    }
+    if (*factors[i] <= 0) {
+      fail(s, kNonPositiveFactorError, {loop_sid},
+           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, *factors[i]));
+    }
+    if (__builtin_add_overflow(total, *factors[i], &total)) total = INT64_MAX;
+  }
+  if (total >= extent) fail(s, kWrongFactorSumError, {loop_sid});
+  std::vector<int64_t> sizes;
+  for (const auto& f : factors) sizes.push_back(f ? *f : extent - total);
+  if (inferred < 0) sizes.push_back(extent - total);  // the rest
+  const BlockNode* inside = nullptr;
+  for_each_stmt(loop->body, [&](const Stmt& x) {
+    auto* b = as<BlockNode>(x);
+    if (b && (!b->alloc_buffers.empty() || !b->match_buffers.empty()) && !inside) inside = b;
+  });
+  // A partition narrows the domain of the iterator bound to the loop; a reduction iterator's
+  // init would then run again at the start of each partition (TVM re-initializes there).
+  for_each_stmt(loop->body, [&](const Stmt& x) {
+    auto* r = as<BlockRealizeNode>(x);
+    if (!r || !r->block->init || inside) return;
+    for (size_t i = 0; i < r->iter_values.size(); ++i) {
+      if (r->block->iter_vars[i].type == IterType::CommReduce && r->iter_values[i].get() == loop->loop_var.get()) {
+        fail_not_supported(s, {loop_sid, r->block->sid},
+                           "loop_partition of loop {0}, the reduction loop of block {1}: each partition would run its init again "
+                           "(decompose_reduction first)");
+      }
+    }
+  });
+  if (inside) {
+    fail_not_supported(s, {loop_sid, inside->sid},
+                       "loop_partition of loop {0}, under which block {1} allocates or matches buffers (each partition would need its own)");
+  }
+
+  // Step 2. One block per partition around a copy of the loop over its range, all in one
+  // "<block>_<loop>_common" block in the loop's place.
+  DataType t = loop->loop_var->dtype;
+  std::string base = first_block_name(loop->body) + "_" + loop->loop_var->name;
+  std::vector<Stmt> partitions;
+  std::vector<uint64_t> out;
+  int64_t begin = min;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Var v = make_var(loop->loop_var->name + std::to_string(i), t);
+    PrimExpr lo = make_int(begin, t), hi = make_int(begin + sizes[i], t);
+    PartitionCopier copier(s, loop->loop_var, v, lo, hi);
+    auto copy = std::make_shared<ForNode>(v, lo, make_int(sizes[i], t), ForKind::Serial, copier.mutate(loop->body));
+    copy->sid = s.fresh_sid();
+    out.push_back(copy->sid);
+    auto block = std::make_shared<BlockNode>();
+    block->name = base + std::to_string(i) + "_partition";
+    block->sid = s.fresh_sid();
+    block->body = copy;
+    // Unlike TVM (empty T.reads/T.writes), the block declares what its loop accesses: the
+    // dependency analysis of later primitives must see the accesses inside (with none, a
+    // compute_inline dropped a buffer still read in here).
+    arith::AccessRegions inside_regions = arith::infer_access_regions(copy, nullptr);
+    block->reads = inside_regions.reads;
+    block->writes = inside_regions.writes;
+    partitions.push_back(std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), block));
+    begin += sizes[i];
+  }
+  auto common = std::make_shared<BlockNode>();
+  common->name = base + "_common";
+  common->sid = s.fresh_sid();
+  common->body = make_seq(partitions);
+  arith::AccessRegions all = arith::infer_access_regions(common->body, nullptr);
+  common->reads = all.reads;
+  common->writes = all.writes;
+  s.replace(loop_sid, std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), common));
+  return out;
+}
+
 }  // namespace tsch::schedule
 
 // ---- instruction kind
@@ -128,6 +345,32 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
 namespace tsch::schedule {
 
 void register_split_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "LoopPartition", "loop_partition",
+      {input("loop", ParamType::Loop), input("factors", ParamType::Factors), attr("preserve_unit_iters", ParamType::Bool, "True")},
+      OutputForm::List,
+      [](Schedule& sch, InstructionCall& c) {
+        std::vector<std::optional<int64_t>> factors;
+        for (size_t i = 1; i < c.inputs.size(); ++i) {
+          const TraceArg& f = c.inputs[i];
+          if (f.is_none() || (f.kind == TraceArg::Kind::Int && f.i == -1)) {
+            factors.push_back(std::nullopt);
+          } else if (f.kind == TraceArg::Kind::Int) {
+            factors.push_back(f.i);
+          } else {
+            TSCH_USER_ASSERT_ARG(f.kind == TraceArg::Kind::Ref && f.ref && f.ref->kind == RVNode::Kind::Expr, TypeError, "factors")
+                << "expected a list of int or None";
+            factors.push_back(f.ref->value);
+          }
+        }
+        output_loops(c, loop_partition(sch.state(), sch.loop_sid(c.inputs[0]), factors));
+      },
+      "loop_partition(loop, factors, preserve_unit_iters=True) -> list of LoopRV\n"
+      "Cut the loop into consecutive loops of the given lengths (one None: the rest; without one, a last loop takes the rest), "
+      "each in a block of its own.",
+      "the loop has constant bounds, no annotation or thread binding; the factors are positive and sum to less than the extent",
+      "for i in range(128):  ->  with T.block(\"B_i_common\"): (B_i0_partition: for i0 in range(2)), "
+      "(B_i1_partition: for i1 in range(2, 128))"));
   kinds.push_back(define_kind(
       "Split", "split",
       {input("loop", ParamType::Loop), input("factors", ParamType::Factors), attr("preserve_unit_iters", ParamType::Bool, "True"),

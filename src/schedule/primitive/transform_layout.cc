@@ -185,6 +185,11 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
          "ScheduleError: The input buffer " + buffer->name +
              " is defined in `match_buffer` of a block, it is expected to be a function parameter or allocated by a block.");
   }
+  // The identity (what remains of `lambda i, j: [i, IndexMap.AXIS_SEPARATOR, j]`) changes
+  // nothing, views of the buffer included.
+  bool identity = outputs.size() == params.size() && params.size() == buffer->shape.size() && !padding.value;
+  for (size_t i = 0; identity && i < params.size(); ++i) identity = outputs[i].get() == params[i].get();
+  if (identity) return;
   if (is_matched(s, func, buffer)) {
     fail_not_supported(s, {block_sid}, "transform_layout of a buffer used by T.match_buffer (" + buffer->name + ")");
   }
@@ -281,6 +286,33 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
   if (is_param) s.replace_param_buffer(func, buffer, changed);
+}
+
+// set_axis_separator: the buffer (a parameter or an allocation, not a match_buffer view) gets
+// `separators`; the views of it follow (TVM's SetAxisSeparator). The layout itself is lowering's.
+void set_axis_separator(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const std::vector<int64_t>& separators) {
+  const std::string& func = s.info(block_sid)->func;
+  PrimFunc f = s.mod()->prim_func(func);
+  bool is_param = false;
+  for (const auto& [param, b] : f->buffer_map) is_param |= b == buffer;
+  if (!is_param && !allocated_in_function(s, func, buffer)) {
+    fail(s, kBufferIsSubregionError, {block_sid},
+         "ScheduleError: The input buffer " + buffer->name +
+             " is defined in `match_buffer` of a block, it is expected to be a function parameter or allocated by a block.");
+  }
+  int64_t prev = 0;
+  for (int64_t sep : separators) {
+    TSCH_USER_ASSERT_ARG(sep >= prev && sep <= static_cast<int64_t>(buffer->shape.size()), ValueError, "axis_separators")
+        << "axis separators must be non-decreasing axes of buffer " << buffer->name << " (0.." << buffer->shape.size() << "), got " << sep;
+    prev = sep;
+  }
+  uint64_t root = s.root_of(func);
+  Buffer replacement;
+  Stmt new_root = change_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(root))), buffer, BufferChange{std::nullopt, std::nullopt, separators},
+                                &replacement);
+  const BlockRealizeNode* r = s.info(root)->realize;
+  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
+  if (is_param) s.replace_param_buffer(func, buffer, replacement);
 }
 
 }  // namespace tsch::schedule
@@ -439,6 +471,26 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
 }
 
 void register_transform_layout_kinds(KindList& kinds) {
+  kinds.push_back(define_kind(
+      "SetAxisSeparator", "set_axis_separator",
+      {input("block", ParamType::Block), attr("buffer", ParamType::LayoutBuffer), attr("axis_separators", ParamType::IntList)},
+      OutputForm::None,
+      [](Schedule& sch, InstructionCall& c) {
+        uint64_t block = sch.block_sid(c.inputs[0]);
+        const BlockNode& b = sch.block(block);
+        bool write = c.attrs[1].as_int() != 0;
+        const std::vector<BufferRegion>& regions = write ? b.writes : b.reads;
+        int64_t index = c.attrs[0].as_int();
+        TSCH_USER_ASSERT_ARG(index >= 0 && index < static_cast<int64_t>(regions.size()), ValueError, "buffer")
+            << "the block has no " << (write ? "write" : "read") << " buffer " << index;
+        std::vector<int64_t> separators;
+        for (const TraceArg& v : c.attrs[2].list) separators.push_back(v.as_int());
+        set_axis_separator(sch.state(), block, regions[static_cast<size_t>(index)].buffer, separators);
+      },
+      "set_axis_separator(block, buffer, axis_separators): where the buffer's physical layout starts a new dimension "
+      "(e.g. [1]: a 2-d physical buffer of rows); for memories addressed in more than one dimension.",
+      "the buffer is a parameter or allocated by a block (not a match_buffer view); separators are non-decreasing axes",
+      "B = T.alloc_buffer((128, 128))  ->  B = T.alloc_buffer((128, 128), axis_separators=[1])"));
   ParamSpec assume = attr("assume_injective_transform", ParamType::Bool, "False");
   assume.keyword_only = true;
   kinds.push_back(define_kind(
