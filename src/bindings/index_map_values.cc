@@ -235,7 +235,24 @@ IndexFunctionCall call_index_function(Interpreter& interp, const Value& fn, cons
   }
   Value result = interp.call(fn, std::move(call));
   std::vector<Value> items = result.as<script::List>() || result.as<script::Tuple>() ? interp.to_vector(result) : std::vector<Value>{result};
+  // annotate_buffer_access's ranges come as (start, end) pairs: flattened, as TVM's IndexMap
+  // holds them.
+  // Among pairs, a single index x is the range (x, x + 1).
+  bool pairs = false;
+  for (const Value& v : items) pairs |= v.as<script::Tuple>() || v.as<script::List>();
+  std::vector<Value> flat;
   for (const Value& v : items) {
+    if (v.as<script::Tuple>() || v.as<script::List>()) {
+      for (const Value& x : interp.to_vector(v)) flat.push_back(x);
+    } else if (pairs) {
+      ir::PrimExpr x = to_expr(interp, v, "index map output");
+      flat.push_back(v);
+      flat.push_back(wrap(ir::add(x, ir::make_int(1, x->dtype))));
+    } else {
+      flat.push_back(v);
+    }
+  }
+  for (const Value& v : flat) {
     if (auto* s = v.as<script::Str>(); s && s->value == kAxisSeparator) {
       out.axis_separators.push_back(static_cast<int64_t>(out.outputs.size()));
       continue;

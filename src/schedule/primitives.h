@@ -48,6 +48,10 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop, int64_t factor_axis);
 
 // Annotations and small structural helpers (primitive/annotate.cc).
 void annotate(ScheduleState& s, uint64_t block_or_loop, const std::string& key, const ir::AttrValue& value);
+// The block's region of one read (write) buffer, [start, end) per dimension from `ranges`
+// (functions of `params`, the block's iterators).
+void annotate_buffer_access(ScheduleState& s, uint64_t block, int64_t index, bool write, const std::vector<ir::Var>& params,
+                            const std::vector<ir::PrimExpr>& ranges);
 void unannotate(ScheduleState& s, uint64_t block_or_loop, const std::string& key);
 uint64_t add_unit_loop(ScheduleState& s, uint64_t block_or_loop);
 std::vector<uint64_t> get_producers(const ScheduleState& s, uint64_t block);
