@@ -14,6 +14,8 @@ using script::Args;
 using script::ExcKind;
 using script::raise;
 
+void install_schedule_analysis(script::Namespace& ns);  // tvm_schedule.cc
+
 namespace {
 
 Value attr(Interpreter& interp, const Value& obj, const char* name) { return interp.get_attr(obj, intern(name)); }
@@ -89,6 +91,7 @@ void build_schedule_testing(Interpreter&, script::Module& m) {
 
 // tvm.tir.schedule.analysis: what a schedule's analyses answer about a block.
 void build_schedule_analysis(Interpreter&, script::Module& m) {
+  install_schedule_analysis(*m.globals);
   script::def_function(*m.globals, "is_output_block", "sch, block", [](Interpreter&, Args& a) {
     auto* sch = a[0].as<ScheduleValue>();
     auto* rv = a[1].as<RVValue>();

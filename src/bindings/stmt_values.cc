@@ -88,6 +88,37 @@ Value buffers(const std::vector<ir::Buffer>& list) {
 
 }  // namespace
 
+script::TypeRef for_stmt_type() { return for_type(); }
+script::TypeRef block_stmt_type() { return block_type(); }
+
+// tvm.tir.stmt_functor.pre_order_visit(stmt, fvisit): fvisit on each statement, parents
+// first; a falsy result skips the statement's children (expressions are not visited).
+void pre_order_visit(Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const Value& fn) {
+  if (!s) return;
+  if (!interp.truthy(interp.call(fn, {wrap(ir::Stmt(root, s.get()))}))) return;
+  switch (s->kind) {
+    case ir::StmtKind::For: return pre_order_visit(interp, root, ir::as<ir::ForNode>(s)->body, fn);
+    case ir::StmtKind::BlockRealize: return pre_order_visit(interp, root, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn);
+    case ir::StmtKind::Block: {
+      auto* b = ir::as<ir::BlockNode>(s);
+      if (b->init) pre_order_visit(interp, root, b->init, fn);
+      return pre_order_visit(interp, root, b->body, fn);
+    }
+    case ir::StmtKind::SeqStmt:
+      for (const auto& c : ir::as<ir::SeqStmtNode>(s)->seq) pre_order_visit(interp, root, c, fn);
+      return;
+    case ir::StmtKind::IfThenElse: {
+      auto* n = ir::as<ir::IfThenElseNode>(s);
+      pre_order_visit(interp, root, n->then_case, fn);
+      return pre_order_visit(interp, root, n->else_case, fn);
+    }
+    case ir::StmtKind::LetStmt: return pre_order_visit(interp, root, ir::as<ir::LetStmtNode>(s)->body, fn);
+    case ir::StmtKind::Allocate: return pre_order_visit(interp, root, ir::as<ir::AllocateNode>(s)->body, fn);
+    case ir::StmtKind::DeclBuffer: return pre_order_visit(interp, root, ir::as<ir::DeclBufferNode>(s)->body, fn);
+    default: return;
+  }
+}
+
 Value wrap(ir::Stmt s) { return Value(std::make_shared<StmtValue>(std::move(s))); }
 
 TypeObject* StmtValue::type() const {

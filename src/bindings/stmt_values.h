@@ -19,5 +19,10 @@ class StmtValue : public script::Object {
 };
 
 script::Value wrap(ir::Stmt s);
+// tvm.tir.For / tvm.tir.Block (isinstance).
+script::TypeRef for_stmt_type();
+script::TypeRef block_stmt_type();
+// tvm.tir.stmt_functor.pre_order_visit over the statements under `s` (part of `root`).
+void pre_order_visit(script::Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const script::Value& fn);
 
 }  // namespace tsch::bindings

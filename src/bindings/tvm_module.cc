@@ -251,6 +251,8 @@ void build_tir(Interpreter& interp, script::Module& m) {
   }
   ns.set(intern("IndexMap"), Value(index_map_type()));
   ns.set(intern("TensorIntrin"), Value(tensor_intrin_type()));
+  ns.set(intern("For"), Value(for_stmt_type()));
+  ns.set(intern("Block"), Value(block_stmt_type()));
   // tvm.tir.decl_buffer(shape, dtype, name, ...): a buffer value outside TVMScript.
   def_function(ns, "decl_buffer",
                "shape, dtype=\"float32\", name=\"buffer\", data=None, strides=None, elem_offset=None, scope=\"\", data_alignment=-1, "
@@ -465,6 +467,17 @@ void register_tvm_modules() {
     m.globals->set(intern("TVMError"), Value(tvm_error_type()));
   });
   script::ModuleLoader::register_builtin("tvm.topi", build_topi);
+  script::ModuleLoader::register_builtin("tvm.tir.stmt_functor", [](Interpreter&, script::Module& m) {
+    script::def_function(*m.globals, "pre_order_visit", "stmt, fvisit", [](Interpreter& interp, Args& a) {
+      auto* s = a[0].as<StmtValue>();
+      if (!s) a.type_error(0, "a statement (a For, Block, ...)");
+      pre_order_visit(interp, s->stmt, s->stmt, a[1]);
+      return Value();
+    }, "pre_order_visit(stmt, fvisit): fvisit on each statement, parents first; False skips its children.");
+  });
+  script::ModuleLoader::register_builtin("tvm.tir.schedule.transform", [](Interpreter& interp, script::Module& m) {
+    mirror_module(interp, m, "tvm_schedule_transform");
+  });
   script::ModuleLoader::register_builtin("tvm.tir.tensor_intrin", [](Interpreter& interp, script::Module& m) {
     mirror_module(interp, m, "tvm_tensor_intrin");
   });

@@ -8,6 +8,7 @@
 #include "bindings/ir_values.h"
 #include "bindings/schedule_session.h"
 #include "bindings/schedule_values.h"
+#include "schedule/tensorize_mapping.h"
 #include "bindings/stmt_values.h"
 #include "driver/differential.h"
 #include "runtime/module.h"
@@ -134,6 +135,46 @@ std::string StmtSRefValue::repr_hook(Interpreter&) {
   if (node->kind == ir::StmtKind::For) return "StmtSRef(for " + static_cast<const ir::ForNode*>(node)->loop_var->name + ")";
   return "StmtSRef(block " + static_cast<const ir::BlockNode*>(node)->name + ")";
 }
+
+// TVM's TensorizeInfo (tvm.tir.schedule.analysis): which block loop a tensor intrinsic's
+// description loop maps to. loop_map: StmtSRef -> the description's For; desc_loop_indexer:
+// For -> its position; block_iter_paddings: None, or a padding per block iterator.
+class TensorizeInfoValue : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+  std::vector<std::pair<Value, Value>> loop_map;
+  std::vector<Value> desc_loops;
+  std::vector<int64_t> paddings;
+};
+
+TypeRef tensorize_info_type() {
+  static TypeRef t = [] {
+    auto t = std::make_shared<TypeObject>("TensorizeInfo");
+    t->set_module("tvm.tir.schedule.analysis");
+    t->def_property("loop_map", [](Interpreter& interp, const Value& v) -> Value {
+      auto d = std::make_shared<script::Dict>();
+      for (const auto& [k, x] : v.as<TensorizeInfoValue>()->loop_map) d->set(interp, k, x);
+      return Value(d);
+    });
+    t->def_property("desc_loop_indexer", [](Interpreter& interp, const Value& v) -> Value {
+      auto d = std::make_shared<script::Dict>();
+      const auto& loops = v.as<TensorizeInfoValue>()->desc_loops;
+      for (size_t i = 0; i < loops.size(); ++i) d->set(interp, loops[i], Value::integer(static_cast<int64_t>(i)));
+      return Value(d);
+    });
+    t->def_property("block_iter_paddings", [](Interpreter&, const Value& v) -> Value {
+      const auto& p = v.as<TensorizeInfoValue>()->paddings;
+      if (p.empty()) return Value();
+      std::vector<Value> items;
+      for (int64_t x : p) items.push_back(Value::integer(x));
+      return script::make_list(std::move(items));
+    });
+    return t;
+  }();
+  return t;
+}
+
+script::TypeObject* TensorizeInfoValue::type() const { return tensorize_info_type().get(); }
 
 // A handle this schedule gave out, else IndexError (TVM's symbol-table lookup).
 const schedule::RV& known_rv(Args& a, size_t i) {
@@ -321,8 +362,15 @@ TypeRef make_schedule_type() {
     return Value(std::make_shared<ScheduleStateValue>(v.as_ref<ScheduleValue>()));
   });
   t->def("get", "self, rv", [](Interpreter&, Args& a) -> Value {
+    // A StmtSRef of this schedule: its statement (TVM's Schedule.get takes both).
+    if (auto* sref = a[1].as<StmtSRefValue>()) {
+      if (sref->owner->identity != a[0].as<ScheduleValue>()->identity) raise(ExcKind::ValueError, "get: the StmtSRef belongs to another schedule");
+      const ir::StmtNode* node = sref_stmt(*sref);
+      if (!node) raise(ExcKind::ValueError, "get: the StmtSRef is no longer in the schedule");
+      return wrap(ir::Stmt(self(a).mod(), node));
+    }
     auto* rv = a[1].as<RVValue>();
-    if (!rv) a.type_error(1, "a BlockRV, LoopRV or ExprRV");
+    if (!rv) a.type_error(1, "a BlockRV, LoopRV, ExprRV or StmtSRef");
     known_rv(a, 1);
     if (rv->rv->kind == RVNode::Kind::Expr) return Value::integer(rv->rv->value);
     const schedule::NodeInfo* info = self(a).state().info(rv->rv->sid);
@@ -364,6 +412,31 @@ void install_schedule(script::Namespace& tir_ns) {
   install_schedule_module(*defining->globals);
   sched->globals->set(intern("schedule"), Value(defining));
   tir_ns.set(intern("schedule"), Value(sched));
+}
+
+// tvm.tir.schedule.analysis.get_tensorize_loop_mapping(sch, block, desc_func, allow_padding=False).
+void install_schedule_analysis(script::Namespace& ns) {
+  ns.set(intern("TensorizeInfo"), Value(tensorize_info_type()));
+  script::def_function(ns, "get_tensorize_loop_mapping", "sch, block, desc_func, allow_padding=False", [](Interpreter& interp, Args& a) -> Value {
+    auto* sch = a[0].as<ScheduleValue>();
+    if (!sch) a.type_error(0, "a tvm.tir.Schedule");
+    auto* rv = a[1].as<RVValue>();
+    if (!rv || rv->rv->kind != RVNode::Kind::Block) a.type_error(1, "a BlockRV");
+    auto* desc = a[2].as<PrimFuncValue>();
+    if (!desc) a.type_error(2, "a T.prim_func (a tensor intrinsic's description)");
+    uint64_t block = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
+    auto mapping = schedule::get_tensorize_loop_mapping(sch->sch.state(), block, desc->func, interp.truthy(a[3]));
+    if (!mapping) return Value();
+    auto info = std::make_shared<TensorizeInfoValue>();
+    auto wrap_desc_loop = [&](const ir::ForNode* f) { return wrap(ir::Stmt(desc->func->body, f)); };
+    for (const auto& [loop, desc_loop] : mapping->loop_map) {
+      info->loop_map.emplace_back(Value(std::make_shared<StmtSRefValue>(a[0].as_ref<ScheduleValue>(), loop)), wrap_desc_loop(desc_loop));
+    }
+    for (const ir::ForNode* f : mapping->desc_loops) info->desc_loops.push_back(wrap_desc_loop(f));
+    info->paddings = mapping->block_iter_paddings;
+    return Value(info);
+  }, "get_tensorize_loop_mapping(sch, block, desc_func, allow_padding=False) -> TensorizeInfo or None: the block loops a "
+     "tensor intrinsic's description loops map to.");
 }
 
 void install_schedule_module(script::Namespace& ns) {

@@ -42,6 +42,21 @@ TSCH_SCHEDULE_ERROR_KIND(kSymbolicShapeError, "SymbolicShapeError",
                          "been detected.",
                          "Detected dynamic shape in either min or extent of a loop {0}");
 
+// At most one factor to infer (its position, or -1) and the others positive.
+int check_factors(const ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors) {
+  int inferred = -1;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (!factors[i]) {
+      if (inferred >= 0) fail(s, kNotSingleInferFactorError, {loop_sid});
+      inferred = static_cast<int>(i);
+    } else if (*factors[i] <= 0) {
+      fail(s, kNonPositiveFactorError, {loop_sid},
+           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, *factors[i]));
+    }
+  }
+  return inferred;
+}
+
 }  // namespace
 
 std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors,
@@ -53,7 +68,7 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
   }
   if (!is_zero(loop->min)) fail(s, kLoopNotStartWithZeroError, {loop_sid});
   if (factors.empty()) fail(s, kNoFactorError, {loop_sid});
-  int inferred = -1;
+  int inferred = check_factors(s, loop_sid, factors);
   int64_t product = 1;
   DataType t = loop->loop_var->dtype;
   // The new loops' extents, and the index they rebuild (i_0 * f_1 + i_1 ...), are values of
@@ -64,15 +79,7 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
     fail(s, kFactorOverflowError, {loop_sid}, fmt::format("{} (= {}) does not fit the dtype {} of loop {{0}}", what, value, t.to_string()));
   };
   for (size_t i = 0; i < factors.size(); ++i) {
-    if (!factors[i]) {
-      if (inferred >= 0) fail(s, kNotSingleInferFactorError, {loop_sid});
-      inferred = static_cast<int>(i);
-      continue;
-    }
-    if (*factors[i] <= 0) {
-      fail(s, kNonPositiveFactorError, {loop_sid},
-           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, *factors[i]));
-    }
+    if (!factors[i]) continue;
     if (*factors[i] > dtype_max) too_large(fmt::format("the factor at position {}", i), *factors[i]);
     if (__builtin_mul_overflow(product, *factors[i], &product) || product > dtype_max) too_large("the product of the factors", product);
   }
@@ -259,18 +266,10 @@ std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid, const 
   int64_t min, extent;
   if (!as_const_int(loop->min, &min) || !as_const_int(loop->extent, &extent)) fail(s, kSymbolicShapeError, {loop_sid});
   if (factors.empty()) fail(s, kNoFactorError, {loop_sid});
-  int inferred = -1;
+  int inferred = check_factors(s, loop_sid, factors);
   int64_t total = 0;
   for (size_t i = 0; i < factors.size(); ++i) {
-    if (!factors[i]) {
-      if (inferred >= 0) fail(s, kNotSingleInferFactorError, {loop_sid});
-      inferred = static_cast<int>(i);
-      continue;
-    }
-    if (*factors[i] <= 0) {
-      fail(s, kNonPositiveFactorError, {loop_sid},
-           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, *factors[i]));
-    }
+    if (!factors[i]) continue;
     if (__builtin_add_overflow(total, *factors[i], &total)) total = INT64_MAX;
   }
   if (total >= extent) fail(s, kWrongFactorSumError, {loop_sid});
@@ -344,26 +343,35 @@ std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid, const 
 
 namespace tsch::schedule {
 
+namespace {
+
+// The factors after the loop: None, -1 (or sample_perfect_tile's None) mean "infer".
+std::vector<std::optional<int64_t>> factor_args(const InstructionCall& c) {
+  std::vector<std::optional<int64_t>> factors;
+  for (size_t i = 1; i < c.inputs.size(); ++i) {
+    const TraceArg& f = c.inputs[i];
+    if (f.is_none() || (f.kind == TraceArg::Kind::Int && f.i == -1) || (f.kind == TraceArg::Kind::Ref && !f.ref)) {
+      factors.push_back(std::nullopt);
+    } else if (f.kind == TraceArg::Kind::Int) {
+      factors.push_back(f.i);
+    } else {
+      TSCH_USER_ASSERT_ARG(f.kind == TraceArg::Kind::Ref && f.ref->kind == RVNode::Kind::Expr, TypeError, "factors")
+          << "expected a list of int or None";
+      factors.push_back(f.ref->value);
+    }
+  }
+  return factors;
+}
+
+}  // namespace
+
 void register_split_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "LoopPartition", "loop_partition",
       {input("loop", ParamType::Loop), input("factors", ParamType::Factors), attr("preserve_unit_iters", ParamType::Bool, "True")},
       OutputForm::List,
       [](Schedule& sch, InstructionCall& c) {
-        std::vector<std::optional<int64_t>> factors;
-        for (size_t i = 1; i < c.inputs.size(); ++i) {
-          const TraceArg& f = c.inputs[i];
-          if (f.is_none() || (f.kind == TraceArg::Kind::Int && f.i == -1)) {
-            factors.push_back(std::nullopt);
-          } else if (f.kind == TraceArg::Kind::Int) {
-            factors.push_back(f.i);
-          } else {
-            TSCH_USER_ASSERT_ARG(f.kind == TraceArg::Kind::Ref && f.ref && f.ref->kind == RVNode::Kind::Expr, TypeError, "factors")
-                << "expected a list of int or None";
-            factors.push_back(f.ref->value);
-          }
-        }
-        output_loops(c, loop_partition(sch.state(), sch.loop_sid(c.inputs[0]), factors));
+        output_loops(c, loop_partition(sch.state(), sch.loop_sid(c.inputs[0]), factor_args(c)));
       },
       "loop_partition(loop, factors, preserve_unit_iters=True) -> list of LoopRV\n"
       "Cut the loop into consecutive loops of the given lengths (one None: the rest; without one, a last loop takes the rest), "
@@ -378,20 +386,7 @@ void register_split_kinds(KindList& kinds) {
       OutputForm::List,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t loop = sch.loop_sid(c.inputs[0]);
-        std::vector<std::optional<int64_t>> factors;
-        for (size_t i = 1; i < c.inputs.size(); ++i) {
-          const TraceArg& f = c.inputs[i];
-          if (f.is_none() || (f.kind == TraceArg::Kind::Int && f.i == -1) || (f.kind == TraceArg::Kind::Ref && !f.ref)) {
-            factors.push_back(std::nullopt);  // -1 (or sample_perfect_tile's None) means "infer", like None
-          } else if (f.kind == TraceArg::Kind::Int) {
-            factors.push_back(f.i);
-          } else {
-            TSCH_USER_ASSERT_ARG(f.kind == TraceArg::Kind::Ref && f.ref->kind == RVNode::Kind::Expr, TypeError, "factors")
-                << "expected a list of int or None";
-            factors.push_back(f.ref->value);
-          }
-        }
-        output_loops(c, split(sch.state(), loop, factors, c.attrs[0].as_bool(), c.attrs[1].as_bool()));
+        output_loops(c, split(sch.state(), loop, factor_args(c), c.attrs[0].as_bool(), c.attrs[1].as_bool()));
       },
       "split(loop, factors, preserve_unit_iters=True, disable_predication=False) -> list of LoopRV\n"
       "Replace the loop by nested loops with the given extents; at most one factor may be None.",

@@ -470,6 +470,22 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
   s.replace(loops.empty() ? block_sid : loops.front(), nest);
 }
 
+namespace {
+
+// The buffer a LayoutBuffer argument names: attributes (index, kind) as TVM's BufferIndexType
+// (0 read, 1 write).
+Buffer layout_buffer(Schedule& sch, uint64_t block, const InstructionCall& c) {
+  const BlockNode& b = sch.block(block);
+  bool write = c.attrs[1].as_int() != 0;
+  const std::vector<BufferRegion>& regions = write ? b.writes : b.reads;
+  int64_t index = c.attrs[0].as_int();
+  TSCH_USER_ASSERT_ARG(index >= 0 && index < static_cast<int64_t>(regions.size()), ValueError, "buffer")
+      << "the block has no " << (write ? "write" : "read") << " buffer " << index;
+  return regions[static_cast<size_t>(index)].buffer;
+}
+
+}  // namespace
+
 void register_transform_layout_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "SetAxisSeparator", "set_axis_separator",
@@ -477,15 +493,9 @@ void register_transform_layout_kinds(KindList& kinds) {
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t block = sch.block_sid(c.inputs[0]);
-        const BlockNode& b = sch.block(block);
-        bool write = c.attrs[1].as_int() != 0;
-        const std::vector<BufferRegion>& regions = write ? b.writes : b.reads;
-        int64_t index = c.attrs[0].as_int();
-        TSCH_USER_ASSERT_ARG(index >= 0 && index < static_cast<int64_t>(regions.size()), ValueError, "buffer")
-            << "the block has no " << (write ? "write" : "read") << " buffer " << index;
         std::vector<int64_t> separators;
         for (const TraceArg& v : c.attrs[2].list) separators.push_back(v.as_int());
-        set_axis_separator(sch.state(), block, regions[static_cast<size_t>(index)].buffer, separators);
+        set_axis_separator(sch.state(), block, layout_buffer(sch, block, c), separators);
       },
       "set_axis_separator(block, buffer, axis_separators): where the buffer's physical layout starts a new dimension "
       "(e.g. [1]: a 2-d physical buffer of rows); for memories addressed in more than one dimension.",
@@ -500,13 +510,7 @@ void register_transform_layout_kinds(KindList& kinds) {
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t block = sch.block_sid(c.inputs[0]);
-        // The buffer: attributes (index, kind) as TVM's BufferIndexType (0 read, 1 write).
-        const BlockNode& b = sch.block(block);
-        bool write = c.attrs[1].as_int() != 0;
-        const std::vector<BufferRegion>& regions = write ? b.writes : b.reads;
-        int64_t index = c.attrs[0].as_int();
-        TSCH_USER_ASSERT_ARG(index >= 0 && index < static_cast<int64_t>(regions.size()), ValueError, "buffer")
-            << "the block has no " << (write ? "write" : "read") << " buffer " << index;
+        Buffer buffer = layout_buffer(sch, block, c);
         const TraceArg& map = c.inputs[1];
         TSCH_USER_ASSERT_ARG(map.kind == TraceArg::Kind::IndexMap, TypeError, "index_map") << "expected an index map";
         LayoutPadding padding;
@@ -516,7 +520,7 @@ void register_transform_layout_kinds(KindList& kinds) {
           padding.indices = c.attrs[2].map_params;
           padding.value = c.attrs[2].map_outputs[0];
         }
-        transform_layout(sch.state(), block, regions[static_cast<size_t>(index)].buffer, map.map_params, map.map_outputs, padding);
+        transform_layout(sch.state(), block, buffer, map.map_params, map.map_outputs, padding);
       },
       "transform_layout(block, buffer, index_map, pad_value=None, *, assume_injective_transform=False): re-index a buffer, "
       "e.g. index_map=lambda i, j: (i // 16, j, i % 16); padding needs pad_value (a constant or a function of the new indices).",
