@@ -7,6 +7,7 @@
 #include "bindings/attr_values.h"
 #include "bindings/buffer_options.h"
 #include "bindings/ir_values.h"
+#include "bindings/tvmscript_tir_vector.h"
 #include "frontend/tir_builder.h"
 #include "frontend/tir_specs.h"
 #include "ir/op.h"
@@ -31,52 +32,6 @@ using script::Namespace;
 using script::raise;
 using script::TypeObject;
 using script::TypeRef;
-
-// Declared in buffer_options.h.
-ir::Buffer with_buffer_options(Interpreter& interp, ir::Buffer buf, const BufferOptions& o, const std::string& what) {
-  auto node = std::make_shared<ir::BufferNode>(*buf);
-  if (!o.strides.is_none()) {
-    for (const Value& v : interp.to_vector(o.strides)) {
-      if (auto* s = v.as<script::Str>()) {
-        node->strides.push_back(ir::make_var(s->value, ir::DataType::int32()));
-        continue;
-      }
-      ir::PrimExpr e = to_expr(interp, v, what + " strides");
-      if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: strides must be integers, got {}", what, e->dtype.to_string()));
-      node->strides.push_back(e);
-    }
-    // TVM accepts a stride count other than the rank here (its tests print such buffers);
-    // lowering refuses one.
-  }
-  int64_t factor = o.offset_factor.is_none() ? 0 : o.offset_factor.as_int();
-  int64_t align = o.align.is_none() ? 0 : o.align.as_int();
-  if (factor < 0) raise(ExcKind::ValueError, fmt::format("{}: offset_factor must not be negative, got {}", what, factor));
-  node->offset_factor = factor == 0 ? 1 : static_cast<int>(factor);
-  node->align = align <= 0 ? 64 : static_cast<int>(align);
-  if (!o.elem_offset.is_none()) {
-    ir::PrimExpr e = to_expr(interp, o.elem_offset, what + " elem_offset");
-    if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: elem_offset must be an integer, got {}", what, e->dtype.to_string()));
-    node->elem_offset = ir::is_zero(e) ? nullptr : e;
-  } else if (factor != 0) {
-    ir::DataType t = node->shape.empty() ? ir::DataType::int32() : node->shape[0]->dtype;
-    node->elem_offset = ir::make_var("elem_offset", t);
-  }
-  if (!o.axis_separators.is_none()) {
-    int64_t prev = 0;
-    for (const Value& v : interp.to_vector(o.axis_separators)) {
-      if (!v.is_int()) raise(ExcKind::TypeError, what + ": axis_separators must be integers");
-      int64_t sep = v.as_int();
-      if (sep < prev || sep > static_cast<int64_t>(node->shape.size())) {
-        raise(ExcKind::ValueError, fmt::format("{}: axis_separators must be non-decreasing axes of the buffer (0..{}), got {}", what,
-                                               node->shape.size(), sep));
-      }
-      prev = sep;
-      node->axis_separators.push_back(sep);
-    }
-  }
-  return node;
-}
-
 
 namespace {
 
@@ -577,80 +532,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     if (value->dtype.lanes != 1) a.type_error(0, "a scalar");
     return wrap(std::make_shared<ir::BroadcastNode>(value, static_cast<int>(lanes)));
   });
-  // TVM's lower-case spellings (tvm.tir.ramp / broadcast), as tensor intrinsics write them.
-  ns.set(intern("ramp"), *ns.find(intern("Ramp")));
-  ns.set(intern("broadcast"), *ns.find(intern("Broadcast")));
-  // T.reinterpret(value, dtype=...) / T.reinterpret(dtype, value): the same bits read as
-  // another type of the same total width (a bitcast).
-  def_function(ns, "reinterpret", "*args, dtype=None", [](Interpreter& interp, Args& a) {
-    std::vector<Value> rest = a.varargs();
-    Value dtype = a[1];
-    if (dtype.is_none()) {
-      if (rest.size() != 2) raise(ExcKind::TypeError, "T.reinterpret(dtype, value): expected the dtype and the value");
-      dtype = rest[0];
-      rest.erase(rest.begin());
-    }
-    if (rest.size() != 1) raise(ExcKind::TypeError, "T.reinterpret: expected one value");
-    ir::DataType t = dtype_arg(interp, dtype, "T.reinterpret dtype");
-    ir::PrimExpr value = to_expr(interp, rest[0], "T.reinterpret value");
-    if (t.bits * t.lanes != value->dtype.bits * value->dtype.lanes) {
-      raise(ExcKind::ValueError, fmt::format("T.reinterpret: {} and {} differ in size ({} vs {} bits)", value->dtype.to_string(),
-                                             t.to_string(), value->dtype.bits * value->dtype.lanes, t.bits * t.lanes));
-    }
-    return wrap(ir::call(t, "reinterpret", {value}));
-  });
-  // T.vectorlow / T.vectorhigh(vec, dtype=...): the first / second half of a vector's lanes.
-  for (const char* op : {"vectorlow", "vectorhigh"}) {
-    std::string name = op;
-    def_function(ns, op, "*args, dtype=None", [name](Interpreter& interp, Args& a) {
-      std::vector<Value> rest = a.varargs();
-      Value dtype = a[1];
-      if (dtype.is_none()) {
-        if (rest.size() != 2) raise(ExcKind::TypeError, "T." + name + "(dtype, vector): expected the dtype and the vector");
-        dtype = rest[0];
-        rest.erase(rest.begin());
-      }
-      if (rest.size() != 1) raise(ExcKind::TypeError, "T." + name + ": expected one vector");
-      ir::DataType t = dtype_arg(interp, dtype, "T." + name + " dtype");
-      ir::PrimExpr v = to_expr(interp, rest[0], "T." + name + " vector");
-      if (v->dtype.lanes % 2 != 0 || t != v->dtype.with_lanes(v->dtype.lanes / 2)) {
-        raise(ExcKind::ValueError, "T." + name + ": " + t.to_string() + " is not half of " + v->dtype.to_string());
-      }
-      return wrap(ir::call(t, name, {v}));
-    });
-  }
-  // T.llvm_lookup_intrinsic_id("llvm.x86...."): the intrinsic, named (code generation looks it
-  // up); T.call_llvm_pure_intrin / T.call_llvm_intrin(dtype, intrinsic, *args) call it. TVM
-  // v0.18's leading argument count (T.uint32(n)) is accepted and dropped.
-  def_function(ns, "llvm_lookup_intrinsic_id", "name", [](Interpreter&, Args& a) {
-    const std::string& name = a.get_str(0);
-    if (name.rfind("llvm.", 0) != 0) a.value_error(0, "an LLVM intrinsic name such as \"llvm.x86.avx2.pmadd.wd\"");
-    return wrap(ir::PrimExpr(std::make_shared<ir::StringImmNode>(name)));
-  });
-  for (const char* op : {"call_llvm_pure_intrin", "call_llvm_intrin"}) {
-    std::string name = op;
-    def_function(ns, op, "*args, dtype=None", [name](Interpreter& interp, Args& a) {
-      std::vector<Value> rest = a.varargs();
-      Value dtype = a[1];
-      if (dtype.is_none()) {
-        if (rest.empty()) raise(ExcKind::TypeError, "T." + name + ": missing the dtype");
-        dtype = rest.front();
-        rest.erase(rest.begin());
-      }
-      if (rest.empty()) raise(ExcKind::TypeError, "T." + name + ": missing the intrinsic (a name or T.llvm_lookup_intrinsic_id(name))");
-      ir::PrimExpr intrinsic = to_expr(interp, rest.front(), "T." + name + " intrinsic");
-      auto* text = ir::as<ir::StringImmNode>(intrinsic);
-      if (!text || text->value.rfind("llvm.", 0) != 0) raise(ExcKind::TypeError, "T." + name + ": the intrinsic must be named, e.g. T.llvm_lookup_intrinsic_id(\"llvm.x86.avx2.pmadd.wd\")");
-      std::vector<ir::PrimExpr> args{intrinsic};
-      for (size_t i = 1; i < rest.size(); ++i) args.push_back(to_expr(interp, rest[i], "T." + name + " argument"));
-      int64_t count;
-      if (args.size() >= 2 && args[1]->dtype == ir::DataType::uint(32) && ir::as_const_int(args[1], &count) &&
-          count == static_cast<int64_t>(args.size()) - 2) {
-        args.erase(args.begin() + 1);
-      }
-      return wrap(ir::call(dtype_arg(interp, dtype, "T." + name + " dtype"), name, args));
-    });
-  }
+  def_vector_functions(ns);
   def_function(ns, "Cast", "dtype, value", [](Interpreter& interp, Args& a) {
     return wrap(ir::cast(dtype_arg(interp, a[0], "T.Cast dtype"), to_expr(interp, a[1], "T.Cast value")));
   });
