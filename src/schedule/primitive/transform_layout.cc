@@ -291,7 +291,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
 // set_axis_separator: the buffer (a parameter or an allocation, not a match_buffer view) gets
 // `separators`; the views of it follow (TVM's SetAxisSeparator). The layout itself is lowering's.
 void set_axis_separator(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const std::vector<int64_t>& separators) {
-  const std::string& func = s.info(block_sid)->func;
+  const std::string func = s.info(block_sid)->func;  // a copy: s.replace below frees the index it is in
   PrimFunc f = s.mod()->prim_func(func);
   bool is_param = false;
   for (const auto& [param, b] : f->buffer_map) is_param |= b == buffer;
