@@ -124,7 +124,7 @@ std::vector<float> host_values(const runtime::NDArray& a) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   std::string why;
   if (runtime::cuda::device_count(&why) == 0) {
     std::printf("matmul_gpu: skipped: no CUDA device: %s\n", why.c_str());
@@ -167,7 +167,11 @@ int main() {
   target::Target target = target::parse_target("cuda");
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1, 1);
-  for (const char* dtype_name : {"float32", "float16"}) {
+  // `matmul_gpu float16` times only the float16 kernels (every dtype without arguments).
+  std::vector<std::string> dtypes(argv + 1, argv + argc);
+  if (dtypes.empty()) dtypes = {"float32", "float16"};
+  for (const std::string& dtype_text : dtypes) {
+    const char* dtype_name = dtype_text.c_str();
     ir::DataType dtype = *ir::DataType::parse(dtype_name);
     bool half = dtype.bits == 16;
     // Inputs: uniform in [-1, 1]; float16 ones rounded to half. `values` keeps them as floats.

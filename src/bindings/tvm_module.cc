@@ -481,7 +481,7 @@ void register_tvm_modules() {
   script::ModuleLoader::register_builtin("tvm.tir.tensor_intrin", [](Interpreter& interp, script::Module& m) {
     mirror_module(interp, m, "tvm_tensor_intrin");
   });
-  for (const char* target : {"x86", "arm_cpu", "hexagon", "rocm", "dot_product_common"}) {
+  for (const char* target : {"x86", "arm_cpu", "hexagon", "rocm", "cuda", "dot_product_common"}) {
     std::string name = target;
     script::ModuleLoader::register_builtin("tvm.tir.tensor_intrin." + name, [name](Interpreter& interp, script::Module& m) {
       mirror_module(interp, m, "tvm_tensor_intrin." + name);

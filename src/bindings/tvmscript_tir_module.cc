@@ -564,6 +564,9 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     }
     return wrap(ir::call(dtype_arg(interp, a[4], "T.q_multiply_shift dtype"), "q_multiply_shift", args));
   });
+  // T.meta_var(value): a script value used as it is (TVM's marker that an assignment binds a
+  // Python value, not an IR variable; tsch binds script values that way already).
+  def_function(ns, "meta_var", "value", [](Interpreter&, Args& a) { return a[0]; });
   // T.assume(cond): what later passes may take as true (code generation drops it).
   def_function(ns, "assume", "cond=None", [](Interpreter& interp, Args& a) {
     ir::PrimExpr cond = a[0].is_none() ? ir::make_bool(true) : to_expr_as(interp, a[0], ir::DataType::bool_(), "T.assume condition");
@@ -617,12 +620,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     std::string name = op;
     def_function(ns, op, "*args, dtype=None", [name](Interpreter& interp, Args& a) {
       std::vector<Value> rest = a.varargs();
-      Value dtype = a[1];
-      if (dtype.is_none()) {
-        if (rest.empty()) raise(ExcKind::TypeError, "T." + name + ": missing the dtype and the function name");
-        dtype = rest.front();
-        rest.erase(rest.begin());
-      }
+      Value dtype = take_dtype(rest, a[1], "T." + name);
       if (rest.empty() || !rest.front().as<script::Str>()) raise(ExcKind::TypeError, "T." + name + ": expected the function name (a str)");
       std::vector<ir::PrimExpr> args{std::make_shared<ir::StringImmNode>(rest.front().as<script::Str>()->value)};
       for (size_t i = 1; i < rest.size(); ++i) args.push_back(to_expr(interp, rest[i], "T." + name + " argument"));

@@ -19,6 +19,14 @@ using script::Interpreter;
 using script::raise;
 using script::Value;
 
+Value take_dtype(std::vector<Value>& args, const Value& dtype_keyword, const std::string& function) {
+  if (!dtype_keyword.is_none()) return dtype_keyword;
+  if (args.empty()) raise(ExcKind::TypeError, function + ": missing the dtype");
+  Value dtype = args.front();
+  args.erase(args.begin());
+  return dtype;
+}
+
 void def_vector_functions(script::Namespace& ns) {
   // TVM's lower-case spellings (tvm.tir.ramp / broadcast), as tensor intrinsics write them.
   ns.set(intern("ramp"), *ns.find(intern("Ramp")));
@@ -27,12 +35,7 @@ void def_vector_functions(script::Namespace& ns) {
   // another type of the same total width (a bitcast).
   def_function(ns, "reinterpret", "*args, dtype=None", [](Interpreter& interp, Args& a) {
     std::vector<Value> rest = a.varargs();
-    Value dtype = a[1];
-    if (dtype.is_none()) {
-      if (rest.size() != 2) raise(ExcKind::TypeError, "T.reinterpret(dtype, value): expected the dtype and the value");
-      dtype = rest[0];
-      rest.erase(rest.begin());
-    }
+    Value dtype = take_dtype(rest, a[1], "T.reinterpret");
     if (rest.size() != 1) raise(ExcKind::TypeError, "T.reinterpret: expected one value");
     ir::DataType t = to_dtype(interp, dtype, "T.reinterpret dtype");
     ir::PrimExpr value = to_expr(interp, rest[0], "T.reinterpret value");
@@ -47,12 +50,7 @@ void def_vector_functions(script::Namespace& ns) {
     std::string name = op;
     def_function(ns, op, "*args, dtype=None", [name](Interpreter& interp, Args& a) {
       std::vector<Value> rest = a.varargs();
-      Value dtype = a[1];
-      if (dtype.is_none()) {
-        if (rest.size() != 2) raise(ExcKind::TypeError, "T." + name + "(dtype, vector): expected the dtype and the vector");
-        dtype = rest[0];
-        rest.erase(rest.begin());
-      }
+      Value dtype = take_dtype(rest, a[1], "T." + name);
       if (rest.size() != 1) raise(ExcKind::TypeError, "T." + name + ": expected one vector");
       ir::DataType t = to_dtype(interp, dtype, "T." + name + " dtype");
       ir::PrimExpr v = to_expr(interp, rest[0], "T." + name + " vector");
@@ -74,12 +72,7 @@ void def_vector_functions(script::Namespace& ns) {
     std::string name = op;
     def_function(ns, op, "*args, dtype=None", [name](Interpreter& interp, Args& a) {
       std::vector<Value> rest = a.varargs();
-      Value dtype = a[1];
-      if (dtype.is_none()) {
-        if (rest.empty()) raise(ExcKind::TypeError, "T." + name + ": missing the dtype");
-        dtype = rest.front();
-        rest.erase(rest.begin());
-      }
+      Value dtype = take_dtype(rest, a[1], "T." + name);
       if (rest.empty()) raise(ExcKind::TypeError, "T." + name + ": missing the intrinsic (a name or T.llvm_lookup_intrinsic_id(name))");
       ir::PrimExpr intrinsic = to_expr(interp, rest.front(), "T." + name + " intrinsic");
       auto* text = ir::as<ir::StringImmNode>(intrinsic);

@@ -282,11 +282,17 @@ class TirParser {
                sub.loc);
     }
     Value value = ev_->eval(*a.value);
-    for (const auto& target : a.targets) bind_target(*target, value, let_var, let_value);
+    // `x = T.meta_var(e)` binds the script value itself (TVM: a Python value, no variable).
+    bool meta = false;
+    if (a.value->kind == ast::ExprKind::Call) {
+      const auto& call = static_cast<const ast::Call&>(*a.value);
+      meta = call.func->kind == ast::ExprKind::Attribute && symbol_name(static_cast<const ast::Attribute&>(*call.func).attr) == "meta_var";
+    }
+    for (const auto& target : a.targets) bind_target(*target, value, let_var, let_value, meta);
     return nullptr;
   }
 
-  void bind_target(const ast::Expr& target, const Value& value, Var& let_var, PrimExpr& let_value) {
+  void bind_target(const ast::Expr& target, const Value& value, Var& let_var, PrimExpr& let_value, bool meta = false) {
     if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) {
       const auto& elts = target.kind == ast::ExprKind::Tuple ? static_cast<const ast::Tuple&>(target).elts
                                                               : static_cast<const ast::List&>(target).elts;
@@ -294,7 +300,7 @@ class TirParser {
       if (items.size() != elts.size()) {
         raise_at(ExcKind::ValueError, fmt::format("cannot unpack {} values into {} names", items.size(), elts.size()), target.loc);
       }
-      for (size_t i = 0; i < elts.size(); ++i) bind_target(*elts[i], items[i], let_var, let_value);
+      for (size_t i = 0; i < elts.size(); ++i) bind_target(*elts[i], items[i], let_var, let_value, meta);
       return;
     }
     if (target.kind != ast::ExprKind::Name) {
@@ -338,7 +344,7 @@ class TirParser {
       if (ev->fresh) {
         ir::as<VarNode>(ev->expr)->name = symbol_name(name);
         ev->fresh = false;
-      } else if (!let_var) {
+      } else if (!let_var && !meta) {
         // `x = expr` binds a new variable for the rest of the body.
         let_var = make_var(symbol_name(name), ev->expr->dtype);
         let_value = ev->expr;

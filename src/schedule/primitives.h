@@ -84,6 +84,9 @@ void transform_layout(ScheduleState& s, uint64_t block, const ir::Buffer& buffer
 // primitive/transform_layout.cc: the block's iteration space re-indexed by a bijective affine map.
 void transform_block_layout(ScheduleState& s, uint64_t block, const std::vector<ir::Var>& params, const std::vector<ir::PrimExpr>& outputs);
 void storage_align(ScheduleState& s, uint64_t block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset);
+// primitive/rolling_buffer.cc: the written intermediate buffer kept as a rolling window along
+// the outermost loop whose tiles overlap (TVM's RollingBuffer).
+void rolling_buffer(ScheduleState& s, uint64_t block, int64_t write_buffer_index);
 
 // Sampling (primitive/sampling.cc): deterministic for a given random state.
 std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state);

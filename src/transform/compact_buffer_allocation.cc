@@ -92,6 +92,61 @@ bool disjoint_per_iteration(const Region& r, const std::vector<const ir::ForNode
   return true;
 }
 
+// LowerMatchBuffer's placeholders for a view of an allocated buffer whose pointer is used
+// itself (lower_match_buffer.cc) resolved against the layout the buffer now has: its data, its
+// strides, and an offset that moves the view's start by the region's shift; its region markers
+// dropped.
+class ResolvePlaceholders : public ir::IRMutator {
+ public:
+  ResolvePlaceholders(const ir::VarNode* old_data, ir::Buffer now, const std::vector<ir::PrimExpr>& shift) : old_(old_data), now_(std::move(now)) {
+    strides_ = now_->strides;
+    if (strides_.empty()) {
+      strides_.resize(now_->shape.size());
+      ir::PrimExpr acc = ir::make_int(1);
+      for (size_t i = now_->shape.size(); i-- > 0;) {
+        strides_[i] = acc;
+        acc = arith::simplify(ir::mul(acc, ir::cast(ir::DataType::int32(), now_->shape[i])));
+      }
+    }
+    offset_ = ir::make_int(0);
+    for (size_t i = 0; i < shift.size() && i < strides_.size(); ++i)
+      offset_ = ir::sub(offset_, ir::mul(ir::cast(ir::DataType::int32(), shift[i]), ir::cast(ir::DataType::int32(), strides_[i])));
+    offset_ = arith::simplify(offset_);
+  }
+  using IRMutator::mutate;
+  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
+    if (e.get() == old_) return now_->data;
+    auto* c = ir::as<ir::CallNode>(e);
+    if (c && !c->args.empty() && mine(c->args[0])) {
+      int64_t axis = 0;
+      if (c->op == "tsch_buffer_stride" && c->args.size() == 2 && ir::as_const_int(c->args[1], &axis) && axis < static_cast<int64_t>(strides_.size()))
+        return ir::cast(c->dtype, strides_[axis]);
+      if (c->op == "tsch_buffer_elem_offset") return ir::cast(c->dtype, offset_);
+    }
+    return mutate_children(e);
+  }
+  ir::Stmt mutate(const ir::Stmt& s) override {
+    auto* ev = ir::as<ir::EvaluateNode>(s);
+    auto* c = ev ? ir::as<ir::CallNode>(ev->value) : nullptr;
+    if (c && c->op == "tsch_buffer_region" && !c->args.empty()) {
+      auto* first = ir::as<ir::BufferLoadNode>(c->args[0]);
+      if (first && (first->buffer->data.get() == old_ || first->buffer->data == now_->data)) return ir::make_seq({});
+    }
+    return mutate_children(s);
+  }
+
+ private:
+  bool mine(const ir::PrimExpr& data) const { return data.get() == old_ || data == now_->data; }
+  const ir::VarNode* old_;
+  ir::Buffer now_;
+  std::vector<ir::PrimExpr> strides_;
+  ir::PrimExpr offset_;
+};
+
+ir::Stmt resolve_placeholders(const ir::AllocateNode& alloc, const ir::Buffer& now, ir::Stmt body, const std::vector<ir::PrimExpr>& shift) {
+  return std::make_shared<ir::AllocateNode>(now, ResolvePlaceholders(alloc.buffer->data.get(), now, shift).mutate(body));
+}
+
 class Compactor : public ir::IRMutator {
  public:
   using IRMutator::mutate;
@@ -129,12 +184,12 @@ class Compactor : public ir::IRMutator {
       for (const ir::ForNode* l : pipelined) dom[l->loop_var.get()] = range_of(l);
       region = touched_region(alloc->body, buf, dom);
     }
-    if (!region) return t;
+    if (!region) return resolve_placeholders(*alloc, buf, alloc->body, {});
     const std::vector<ir::PrimExpr>& shape = region->shape;
     const std::vector<ir::PrimExpr>& offset = region->offset;
     bool changed = false;
     for (size_t d = 0; d < rank; ++d) changed |= !ir::is_zero(offset[d]) || ir::script(shape[d]) != ir::script(buf->shape[d]);
-    if (!changed && buf->dim_align.empty()) return t;
+    if (!changed && buf->dim_align.empty()) return resolve_placeholders(*alloc, buf, alloc->body, {});
     ir::Buffer compact = ir::buffer_with(buf, buf->name, shape, buf->scope);
     if (!buf->dim_align.empty()) {
       // storage_align (TVM's rule): from the innermost axis out, an axis asked for
@@ -164,7 +219,7 @@ class Compactor : public ir::IRMutator {
         out.push_back(ir::is_zero(offset[i]) ? idx[i] : arith::simplify(ir::sub(idx[i], ir::cast(idx[i]->dtype, offset[i]))));
       return out;
     });
-    return std::make_shared<ir::AllocateNode>(compact, body);
+    return resolve_placeholders(*alloc, compact, body, offset);
   }
 
  private:

@@ -38,10 +38,30 @@ struct Accesses {
   std::unordered_set<const BufferNode*> reads, writes;
 };
 
-Accesses accesses_of(const Stmt& s) {
+// Loads and stores, and the buffers of `by_data` reached through their pointer: an access_ptr
+// reads or writes as its mask says; another use of the pointer (a tensor-core fragment) both.
+Accesses accesses_of(const Stmt& s, const std::unordered_map<const VarNode*, const BufferNode*>* by_data = nullptr) {
   Accesses a;
   for_each_expr(s, [&](const PrimExpr& e) {
     if (auto* l = as<BufferLoadNode>(e)) a.reads.insert(l->buffer.get());
+    if (!by_data) return;
+    int64_t mask = 0;
+    if (auto* p = as<CallNode>(e); p && p->op == "tvm_access_ptr" && p->args.size() == 5 && as_const_int(p->args[4], &mask)) {
+      auto it = by_data->find(as<VarNode>(p->args[1]));
+      if (it == by_data->end()) return;
+      if (mask & 1) a.reads.insert(it->second);
+      if (mask & 2) a.writes.insert(it->second);
+      return;
+    }
+    if (auto* c = as<CallNode>(e)) {
+      for (size_t k = 0; k < c->args.size(); ++k) {
+        if (c->op == "tvm_access_ptr" && k == 1) continue;
+        auto it = by_data->find(as<VarNode>(c->args[k]));
+        if (it == by_data->end()) continue;
+        a.reads.insert(it->second);
+        a.writes.insert(it->second);
+      }
+    }
   });
   for_each_stmt(s, [&](const Stmt& x) {
     if (auto* st = as<BufferStoreNode>(x)) a.writes.insert(st->buffer.get());
@@ -80,19 +100,38 @@ class AsyncCopyRewriter : public IRMutator {
  public:
   using IRMutator::mutate;
   Stmt mutate(const Stmt& s) override {
+    // Elements of under 4 bytes (halves) are copied asynchronously only as the body of a
+    // vectorized loop whose lanes make 8 or 16 bytes: VectorizeLoop merges them into one copy
+    // (unmerged, CUDA C refuses the copy's size at build).
+    auto* loop = as<ForNode>(s);
+    int64_t lanes = 0;
+    if (loop && loop->for_kind == ForKind::Vectorized && as_const_int(loop->extent, &lanes)) {
+      int64_t outer = vector_lanes_;
+      vector_lanes_ = lanes;
+      Stmt out = mutate_children(s);
+      vector_lanes_ = outer;
+      return out;
+    }
+    int64_t lanes_here = vector_lanes_;
+    vector_lanes_ = 0;
     Stmt t = mutate_children(s);
+    vector_lanes_ = lanes_here;
     auto* st = as<BufferStoreNode>(t);
     if (!st || st->buffer->scope.rfind("shared", 0) != 0) return t;
     auto* load = as<BufferLoadNode>(st->value);
     if (!load || load->buffer->scope != "global" || load->dtype != st->buffer->dtype || load->dtype.lanes != 1) return t;
     int bytes = load->dtype.bits / 8;
-    if (bytes != 4 && bytes != 8 && bytes != 16) return t;
+    bool merged = bytes < 4 && (lanes_here * bytes == 8 || lanes_here * bytes == 16);
+    if (bytes != 4 && bytes != 8 && bytes != 16 && !merged) return t;
     ++copies;
     return std::make_shared<EvaluateNode>(call(load->dtype, "ptx_cp_async",
                                                {PrimExpr(st->buffer->data), flat_offset(st->buffer, st->indices),
                                                 PrimExpr(load->buffer->data), flat_offset(load->buffer, load->indices), make_int(bytes)}));
   }
   int copies = 0;
+
+ private:
+  int64_t vector_lanes_ = 0;  // the extent of the vectorized loop whose body this is
 };
 
 Stmt evaluate(const std::string& op, std::vector<PrimExpr> args) {
@@ -145,6 +184,36 @@ class PipelineInjector : public IRMutator {
     }
   }
 
+  // Pointers into a versioned buffer (an access_ptr) point into the iteration's version.
+  class VersionedPointer : public IRMutator {
+   public:
+    VersionedPointer(const BufferNode* old, Buffer now, PrimExpr version) : old_(old), now_(std::move(now)), version_(std::move(version)) {
+      const Buffer& b = now_;  // [versions, ...]
+      size_ = b->strides.empty() ? make_int(1) : cast(DataType::int32(), b->strides[0]);
+      if (b->strides.empty())
+        for (size_t i = 1; i < b->shape.size(); ++i) size_ = mul(size_, cast(DataType::int32(), b->shape[i]));
+      size_ = arith::simplify(size_);
+    }
+    using IRMutator::mutate;
+    PrimExpr mutate(const PrimExpr& e) override {
+      auto* p = as<CallNode>(e);
+      if (p && p->op == "tvm_access_ptr" && p->args.size() == 5 && p->args[1].get() == old_->data.get()) {
+        std::vector<PrimExpr> args = p->args;
+        args[1] = now_->data;
+        args[2] = arith::simplify(add(mul(cast(args[2]->dtype, version_), cast(args[2]->dtype, size_)), mutate(args[2])));
+        return std::make_shared<CallNode>(p->dtype, p->op, args);
+      }
+      TSCH_USER_ASSERT(e.get() != old_->data.get(), NotImplementedError)
+          << "not supported yet: software pipelining gives " << old_->name << " versions, and its pointer is used other than through access_ptr";
+      return mutate_children(e);
+    }
+
+   private:
+    const BufferNode* old_;
+    Buffer now_;
+    PrimExpr version_, size_;
+  };
+
   Buffer with_versions(const Buffer& b, int64_t versions) {
     std::vector<PrimExpr> shape = b->shape;
     DataType t = shape.empty() ? DataType::int32() : shape[0]->dtype;
@@ -190,7 +259,7 @@ class PipelineInjector : public IRMutator {
 
     // Dependences: what the pipeline may reorder, and what needs versions.
     std::vector<Accesses> acc;
-    for (const Stmt& s : stmts) acc.push_back(accesses_of(s));
+    for (const Stmt& s : stmts) acc.push_back(accesses_of(s, &by_data_));
     std::unordered_map<const BufferNode*, int64_t> versions;
     std::unordered_map<const BufferNode*, Buffer> buffer_of;
     for (const Stmt& s : stmts) {
@@ -198,6 +267,8 @@ class PipelineInjector : public IRMutator {
         if (auto* st = as<BufferStoreNode>(x)) buffer_of[st->buffer.get()] = st->buffer;
       });
     }
+    for (const Buffer& b : hoisted) buffer_of.emplace(b.get(), b);
+    for (const auto& [data, b] : buffers_) buffer_of.emplace(b.get(), b);
     auto refuse = [&](const std::string& why) {
       TSCH_USER_ASSERT(false, ValueError) << "cannot software-pipeline loop " << name << ": " << why;
     };
@@ -249,6 +320,7 @@ class PipelineInjector : public IRMutator {
           out.insert(out.end(), idx.begin(), idx.end());
           return out;
         });
+        s = VersionedPointer(b, nb, version).mutate(s);
       }
       if (async.count(stage[j])) {
         AsyncCopyRewriter rewrite;
@@ -360,6 +432,8 @@ class PipelineInjector : public IRMutator {
 
  public:
   std::unordered_set<const BufferNode*> allocated_;  // the function's allocations
+  std::unordered_map<const VarNode*, const BufferNode*> by_data_;
+  std::unordered_map<const VarNode*, Buffer> buffers_;
 };
 
 }  // namespace
@@ -368,7 +442,11 @@ Pass inject_software_pipeline() {
   return {"tir.InjectSoftwarePipeline", [](const PrimFunc& f) {
             PipelineInjector injector;
             for_each_stmt(f->body, [&](const Stmt& s) {
-              if (auto* a = as<AllocateNode>(s)) injector.allocated_.insert(a->buffer.get());
+              if (auto* a = as<AllocateNode>(s)) {
+                injector.allocated_.insert(a->buffer.get());
+                injector.by_data_[a->buffer->data.get()] = a->buffer.get();
+                injector.buffers_[a->buffer->data.get()] = a->buffer;
+              }
             });
             return with_body(f, injector.mutate(f->body));
           }};

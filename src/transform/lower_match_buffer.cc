@@ -5,6 +5,8 @@
 #include "ir/op.h"
 #include "transform/pass.h"
 
+#include <unordered_set>
+
 namespace tsch::transform {
 namespace {
 
@@ -38,6 +40,7 @@ class MatchBufferLowerer : public ir::IRMutator {
  public:
   explicit MatchBufferLowerer(const ir::PrimFunc& f) {
     for (const auto& [param, b] : f->buffer_map) {
+      params_.insert(b.get());
       if (auto* v = b->elem_offset ? ir::as<ir::VarNode>(b->elem_offset) : nullptr) vars_[v] = ir::make_int(0, v->dtype);
     }
   }
@@ -58,16 +61,23 @@ class MatchBufferLowerer : public ir::IRMutator {
 
   ir::Stmt mutate(const ir::Stmt& s) override {
     if (auto* realize = ir::as<ir::BlockRealizeNode>(s); realize && !realize->block->match_buffers.empty()) {
+      std::vector<ir::Stmt> markers;
       for (const auto& m : realize->block->match_buffers) {
         ir::MatchBufferRegion bound{m.buffer, {m.source.buffer, {}}};
         for (const auto& r : m.source.region) bound.source.region.push_back({mutate(r.min), mutate(r.extent)});
         View v = make_view(bound);
-        bind_view_vars(m.buffer, v);
+        bool opaque = used_opaquely(*m.buffer, realize->block->body);
+        if (opaque && movable(v.source.buffer)) markers.push_back(region_marker(v.source, access_mask(*realize->block, m.source.buffer.get())));
+        bind_view_vars(m.buffer, v, opaque);
         views_[m.buffer.get()] = v;
       }
       auto b = std::make_shared<ir::BlockNode>(*realize->block);
       b->match_buffers.clear();
       b->body = mutate(b->body);
+      if (!markers.empty()) {
+        markers.push_back(b->body);
+        b->body = ir::make_seq(std::move(markers));
+      }
       if (b->init) b->init = mutate(b->init);
       return std::make_shared<ir::BlockRealizeNode>(realize->iter_values, realize->predicate, b);
     }
@@ -112,7 +122,14 @@ class MatchBufferLowerer : public ir::IRMutator {
   // The view's own variables take the values its region gives them (TVM's LowerMatchBuffer
   // binds data, elem_offset, strides and shape): its data is the source's, its elem_offset
   // the source element at the region's start, its strides the source's on the axes it keeps.
-  void bind_view_vars(const ir::Buffer& view, const View& v) {
+  //
+  // A view whose pointer, offset or strides the block uses itself (an access_ptr, the
+  // tensor-core builtins) over a buffer the function allocates is expressed in placeholders —
+  // T.tsch_buffer_elem_offset(data), T.tsch_buffer_stride(data, axis) — with a marker of the
+  // region it covers (T.tsch_buffer_region(first element, last element)): the allocation's
+  // layout is CompactBufferAllocation's to choose, and it resolves them (as TVM's order, which
+  // compacts before lowering match buffers, gets for free).
+  void bind_view_vars(const ir::Buffer& view, const View& v, bool opaque) {
     const ir::Buffer& src = v.source.buffer;
     auto bind = [&](const ir::PrimExpr& what, const ir::PrimExpr& value) {
       if (auto* var = what ? ir::as<ir::VarNode>(what) : nullptr; var && !vars_.count(var)) {
@@ -122,6 +139,12 @@ class MatchBufferLowerer : public ir::IRMutator {
     bind(view->data, src->data);
     std::vector<ir::PrimExpr> strides = strides_of(src);
     ir::PrimExpr offset = effective_elem_offset(src, vars_);
+    if (opaque && movable(src)) {
+      ir::DataType t = offset->dtype;
+      for (size_t i = 0; i < strides.size(); ++i)
+        strides[i] = ir::call(strides[i]->dtype, "tsch_buffer_stride", {src->data, ir::make_int(static_cast<int64_t>(i))});
+      offset = ir::call(t, "tsch_buffer_elem_offset", {src->data});
+    }
     for (size_t i = 0; i < v.source.region.size(); ++i) {
       const ir::PrimExpr& min = v.source.region[i].min;
       offset = ir::add(offset, ir::mul(ir::cast(offset->dtype, min), ir::cast(offset->dtype, strides[i])));
@@ -129,6 +152,42 @@ class MatchBufferLowerer : public ir::IRMutator {
     bind(view->elem_offset, arith::simplify(offset));
     for (size_t k = 0; k < view->strides.size() && k < v.axes.size(); ++k) bind(view->strides[k], strides[v.axes[k]]);
     for (size_t k = 0; k < view->shape.size() && k < v.axes.size(); ++k) bind(view->shape[k], v.source.region[v.axes[k]].extent);
+  }
+
+  // Whether the block uses the view's pointer, offset or strides other than through loads and
+  // stores of the view.
+  static bool used_opaquely(const ir::BufferNode& view, const ir::Stmt& body) {
+    std::unordered_set<const ir::VarNode*> own{view.data.get()};
+    if (auto* v = view.elem_offset ? ir::as<ir::VarNode>(view.elem_offset) : nullptr) own.insert(v);
+    for (const auto& st : view.strides)
+      if (auto* v = ir::as<ir::VarNode>(st)) own.insert(v);
+    bool used = false;
+    ir::for_each_expr(body, [&](const ir::PrimExpr& e) {
+      if (auto* v = ir::as<ir::VarNode>(e); v && own.count(v)) used = true;
+    });
+    return used;
+  }
+  // An allocated buffer of the default layout, which CompactBufferAllocation may reshape.
+  bool movable(const ir::Buffer& b) const { return !params_.count(b.get()) && b->strides.empty() && !b->elem_offset; }
+
+  // 1: the block reads the buffer, 2: writes it, 3: both (its declared regions).
+  static int64_t access_mask(const ir::BlockNode& block, const ir::BufferNode* buf) {
+    int64_t mask = 0;
+    for (const auto& r : block.reads)
+      if (r.buffer.get() == buf) mask |= 1;
+    for (const auto& r : block.writes)
+      if (r.buffer.get() == buf) mask |= 2;
+    return mask ? mask : 3;
+  }
+
+  static ir::Stmt region_marker(const ir::BufferRegion& r, int64_t mask) {
+    std::vector<ir::PrimExpr> first, last;
+    for (const auto& d : r.region) {
+      first.push_back(d.min);
+      last.push_back(arith::simplify(ir::sub(ir::add(d.min, d.extent), ir::make_int(1, d.extent->dtype))));
+    }
+    return std::make_shared<ir::EvaluateNode>(
+        ir::call(ir::DataType::int32(), "tsch_buffer_region", {ir::buffer_load(r.buffer, first), ir::buffer_load(r.buffer, last), ir::make_int(mask)}));
   }
 
   std::vector<ir::PrimExpr> source_indices(const View& v, const std::vector<ir::PrimExpr>& idx) {
@@ -147,6 +206,7 @@ class MatchBufferLowerer : public ir::IRMutator {
 
   std::unordered_map<const ir::BufferNode*, View> views_;
   std::unordered_map<const ir::VarNode*, ir::PrimExpr> vars_;
+  std::unordered_set<const ir::BufferNode*> params_;
 };
 
 }  // namespace

@@ -17,10 +17,13 @@
 namespace tsch::transform {
 namespace {
 
+// Loads and stores, and uses of the buffer's pointer itself (an access_ptr, a tensor-core
+// builtin's fragment).
 bool accesses(const ir::Stmt& s, const ir::BufferNode* buf) {
   bool found = false;
   ir::for_each_expr(s, [&](const ir::PrimExpr& e) {
     if (auto* load = ir::as<ir::BufferLoadNode>(e)) found |= load->buffer.get() == buf;
+    found |= e.get() == buf->data.get();
   });
   if (found) return true;
   ir::for_each_stmt(s, [&](const ir::Stmt& x) {
@@ -76,6 +79,14 @@ FirstAccess first_access(const ir::Stmt& s, const ir::BufferNode* buf, FirstIter
     return accesses(s, buf) ? FirstAccess::Read : FirstAccess::None;
   }
   if (auto* let = ir::as<ir::LetStmtNode>(s)) return reads(let->value, buf) ? FirstAccess::Read : first_access(let->body, buf, first);
+  // LowerMatchBuffer's marker of a region a builtin reaches through the pointer says whether
+  // the block only writes it (mask 2).
+  auto* ev = ir::as<ir::EvaluateNode>(s);
+  auto* marker = ev ? ir::as<ir::CallNode>(ev->value) : nullptr;
+  if (marker && marker->op == "tsch_buffer_region" && marker->args.size() == 3) {
+    auto* region = ir::as<ir::BufferLoadNode>(marker->args[0]);
+    if (region && region->buffer.get() == buf) return ir::is_const_int(marker->args[2], 2) ? FirstAccess::Write : FirstAccess::Read;
+  }
   if (auto* alloc = ir::as<ir::AllocateNode>(s)) return first_access(alloc->body, buf, first);
   if (auto* decl = ir::as<ir::DeclBufferNode>(s)) return first_access(decl->body, buf, first);
   return accesses(s, buf) ? FirstAccess::Read : FirstAccess::None;
@@ -94,9 +105,10 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
     bool carried = first_access(loop->body, buf.get()) == FirstAccess::Read;
     // A GPU buffer goes under thread bindings as TVM's LCA detector places it: local and
     // shared ones anywhere (a shared buffer under threadIdx is still one per block: its
-    // region is relaxed over those threads when compacted), global ones stay on the host.
+    // region is relaxed over those threads when compacted), tensor-core fragments (a warp's
+    // registers) too, global ones stay on the host.
     bool on_device = loop->for_kind == ir::ForKind::ThreadBinding &&
-                     (buf->scope == "local" || buf->scope == "warp" || buf->scope.rfind("shared", 0) == 0);
+                     (buf->scope == "local" || buf->scope == "warp" || buf->scope.rfind("shared", 0) == 0 || buf->scope.rfind("wmma.", 0) == 0);
     // Threads and blocks never pass values through local or shared storage (each has its
     // own), so on the device a first access that looks carried (a write under the block's
     // T.where) does not keep the buffer out.

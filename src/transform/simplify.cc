@@ -7,6 +7,7 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "transform/pass.h"
+#include "transform/wmma_fragments.h"
 
 namespace tsch::transform {
 namespace {
@@ -20,6 +21,19 @@ class Simplifier : public ir::IRMutator {
       bool changed = false;
       auto idx = simplify_all(load->indices, changed);
       return changed ? std::make_shared<ir::BufferLoadNode>(load->dtype, load->buffer, std::move(idx)) : t;
+    }
+    // The offsets, strides and fragment indices of pointer-taking builtins (the tensor-core
+    // calls, access_ptr) are index arithmetic too.
+    if (auto* c = ir::as<ir::CallNode>(t); c && (transform::is_wmma_call(*c) || c->op == "tvm_access_ptr")) {
+      std::vector<ir::PrimExpr> args = c->args;
+      bool changed = false;
+      for (auto& a : args) {
+        if (!(a->dtype.is_int() && a->dtype.lanes == 1) || ir::as<ir::IntImmNode>(a)) continue;
+        ir::PrimExpr simple = simplify_int(a);
+        changed |= simple != a;
+        a = simple;
+      }
+      return changed ? std::make_shared<ir::CallNode>(c->dtype, c->op, std::move(args)) : t;
     }
     return t;
   }

@@ -1,4 +1,5 @@
 #include "transform/split_host_device.h"
+#include "transform/wmma_fragments.h"
 
 #include <algorithm>
 #include <map>
@@ -47,9 +48,10 @@ class KernelUses : public IRVisitor {
     } else if (auto* l = as<LetStmtNode>(s)) {
       defined_.insert(l->var.get());
     } else if (auto* a = as<AllocateNode>(s)) {
-      TSCH_USER_ASSERT(a->buffer->scope == "local" || a->buffer->scope == "shared" || a->buffer->scope == "shared.dyn", NotImplementedError)
-          << "not supported yet: the " << a->buffer->scope << " buffer " << a->buffer->name
-          << " in a CUDA kernel (kernels allocate \"local\", \"shared\" and \"shared.dyn\" buffers)";
+      const std::string& scope = a->buffer->scope;
+      TSCH_USER_ASSERT(scope == "local" || scope == "shared" || scope == "shared.dyn" || is_wmma_scope(scope), NotImplementedError)
+          << "not supported yet: the " << scope << " buffer " << a->buffer->name
+          << " in a CUDA kernel (kernels allocate \"local\", \"shared\", \"shared.dyn\" and \"wmma.*\" buffers)";
       if (a->buffer->scope == "shared") add_shared(*a->buffer);
       defined_.insert(a->buffer->data.get());
       declared_.insert(a->buffer.get());

@@ -130,6 +130,18 @@ class SyncPlanner {
           auto scope = dst ? scope_of_.find(dst) : scope_of_.end();
           if (scope != scope_of_.end() && scope->second == scope_) acc.push_back({AccessKind::Write, dst, {c->args[1]}, false, thread()});
         }
+        // A builtin given a buffer's access_ptr (the tensor-core loads and stores) reads or
+        // writes it as the pointer's mask says (1 read, 2 write).
+        for_each_expr(ev->value, [&](const PrimExpr& x) {
+          auto* p = as<CallNode>(x);
+          int64_t mask = 0;
+          if (!p || p->op != "tvm_access_ptr" || p->args.size() != 5 || !as_const_int(p->args[4], &mask)) return;
+          auto* data = as<VarNode>(p->args[1]);
+          auto scope = data ? scope_of_.find(data) : scope_of_.end();
+          if (scope == scope_of_.end() || scope->second != scope_) return;
+          if (mask & 1) acc.push_back({AccessKind::Read, data, {p->args[2]}, false, thread()});
+          if (mask & 2) acc.push_back({AccessKind::Write, data, {p->args[2]}, false, thread()});
+        });
         add(node, std::move(acc));
         return;
       }

@@ -8,6 +8,7 @@
 #include "transform/threads_as_loops.h"
 
 #include "transform/emulate_warp_shuffles.h"
+#include "transform/emulate_wmma.h"
 
 #include <map>
 #include <unordered_map>
@@ -48,7 +49,7 @@ class KernelEmulation {
   KernelEmulation(const Stmt& kernel, ThreadOrder order) : order_(order) { collect(kernel); }
 
   Stmt run(const Stmt& kernel) {
-    Stmt body = fission(strip(kernel));
+    Stmt body = fission(strip(wmma_on_first_lanes(kernel)));
     for (int i = 2; i >= 0; --i) {
       auto it = axes_.find(kBlockTags[i]);
       if (it != axes_.end()) body = std::make_shared<ForNode>(it->second.var, make_int(0), it->second.extent, ForKind::Serial, body);
@@ -77,6 +78,16 @@ class KernelEmulation {
       threads_.push_back(it->second);
       thread_vars_.insert(it->second.var.get());
     }
+  }
+
+  // Tensor-core operations run once per warp (emulate_wmma.h).
+  Stmt wmma_on_first_lanes(const Stmt& kernel) const {
+    auto x = axes_.find("threadIdx.x");
+    if (x == axes_.end()) return emulate_wmma(kernel, nullptr, nullptr, {});
+    std::unordered_set<const VarNode*> x_vars{x->second.var.get()};
+    for (const auto& [v, canonical] : canonical_)
+      if (canonical.get() == x->second.var.get()) x_vars.insert(v);
+    return emulate_wmma(kernel, x->second.var, x->second.extent, x_vars);
   }
 
   // The kernel as one thread's program: thread-bound loops replaced by their bodies.

@@ -184,7 +184,7 @@ class CodeGenNVPTX final : public CodeGenLLVM {
       slot->setAlignment(llvm::Align(16));
       data = slot;
     } else {
-      throw BuildError("not supported yet: the " + buf->scope + " buffer " + buf->name + " in nvptx code");
+      throw BuildError("not supported yet: the " + buf->scope + " buffer " + buf->name + " in nvptx code" + (buf->scope.rfind("wmma.", 0) == 0 ? std::string(" (tensor-core fragments: build for target cuda, whose CUDA C has them)") : std::string()));
     }
     vars_[buf->data.get()] = data;
     emit(n.body);

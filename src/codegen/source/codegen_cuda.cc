@@ -4,6 +4,8 @@
 #include <map>
 #include <mutex>
 
+#include "arith/known_divisor.h"
+#include "arith/simplify.h"
 #include "codegen/signature.h"
 #include "codegen/llvm/llvm_build.h"
 #include "codegen/source/nvrtc.h"
@@ -35,6 +37,9 @@ DataType pointee_type(const Stmt& body, const VarNode* data) {
       if (auto* c = as<CallNode>(e); !found && c && c->op == "ptx_cp_async" && c->args.size() == 5 &&
                                      (c->args[0].get() == data || c->args[2].get() == data))
         t = c->dtype, found = true;
+      // A pointer into it (T.tvm_access_ptr: the tensor-core loads and stores), of its type.
+      if (auto* c = as<CallNode>(e); !found && c && c->op == "tvm_access_ptr" && c->args.size() == 5 && c->args[1].get() == data)
+        t = c->args[0]->dtype, found = true;
     });
   }
   if (!found) throw BuildError("internal: no buffer declares the kernel parameter " + data->name);
@@ -78,7 +83,7 @@ std::string CodeGenCUDA::headers() const {
          "  #define uint64_t unsigned long long\n"
          "#endif\n" +
          std::string(uses_half_ ? "#include <cuda_fp16.h>\n" : "") + std::string(uses_bf16_ ? "#include <cuda_bf16.h>\n" : "") +
-         std::string(uses_cp_async_ ? kCpAsyncHelpers : "");
+         std::string(wmma_min_sm_ ? "#include <mma.h>\n" : "") + std::string(uses_cp_async_ ? kCpAsyncHelpers : "");
 }
 
 std::string CodeGenCUDA::literal(const PrimExpr& e) const {
@@ -118,6 +123,11 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
   out_.str("");
   indent_ = 0;
   reset_names();
+  fragments_ = transform::infer_wmma_fragments(f->body);
+  for (const auto& [var, frag] : fragments_) {
+    bool byte = frag.buffer->dtype.bits == 8;
+    wmma_min_sm_ = std::max(wmma_min_sm_, byte ? 72 : 70);
+  }
   std::vector<std::string> params;
   for (const auto& p : f->params) {
     if (p->dtype.is_handle()) {
@@ -149,7 +159,10 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
   // Arrays read or written with an aligned vector access are declared aligned for it.
   vector_alignment_.clear();
   auto note_vector_access = [&](const Buffer& buf, const PrimExpr& index, DataType t) {
-    if (t.lanes > 1 && aligned_start(index, t)) {
+    auto* ramp = as<RampNode>(index);
+    bool word_copy = ramp && is_one(ramp->stride) && vector_type(t).empty() && !copy_type(t).empty() &&
+                     arith::known_multiple_of(arith::simplify(ramp->base), ramp->lanes);
+    if (t.lanes > 1 && (aligned_start(index, t) || word_copy)) {
       int& bytes = vector_alignment_[buf->data.get()];
       bytes = std::max(bytes, t.bits / 8 * t.lanes);
     }
@@ -164,6 +177,14 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
     if (auto* c = as<CallNode>(e); c && c->op == "ptx_cp_async" && c->args.size() == 5 && as<VarNode>(c->args[0]) && as_const_int(c->args[4], &bytes)) {
       int& align = vector_alignment_[as<VarNode>(c->args[0])];
       align = std::max(align, static_cast<int>(bytes));
+    }
+    // A tensor-core load or store takes a 256-bit aligned pointer.
+    if (auto* c = as<CallNode>(e); c && transform::is_wmma_call(*c) && c->args.size() == 8 && (c->op == "tvm_load_matrix_sync" || c->op == "tvm_store_matrix_sync")) {
+      auto* ptr = as<CallNode>(c->args[5]);
+      if (auto* data = ptr && ptr->op == "tvm_access_ptr" && ptr->args.size() == 5 ? as<VarNode>(ptr->args[1]) : nullptr) {
+        int& align = vector_alignment_[data];
+        align = std::max(align, 32);
+      }
     }
   });
   // Shared memory is declared at the top of the kernel, as TVM's StorageRewrite places it.
@@ -220,6 +241,18 @@ void CodeGenCUDA::emit_allocate(const AllocateNode& n) {
   int64_t count = element_count(*buf);
   line("{");
   ++indent_;
+  if (auto frag = fragments_.find(buf->data.get()); frag != fragments_.end()) {
+    // TVM's form: nvcuda::wmma::fragment<use, m, n, k, type[, layout]> name[fragments];
+    const transform::WmmaFragment& f = frag->second;
+    std::string type = "nvcuda::wmma::fragment<nvcuda::wmma::" + f.scope.substr(5) + ", " + std::to_string(f.m) + ", " + std::to_string(f.n) + ", " +
+                       std::to_string(f.k) + ", " + type_of(buf->dtype) + (f.layout.empty() ? "" : ", nvcuda::wmma::" + f.layout) + ">";
+    line(type + " " + define(buf->data.get(), buf->name) + "[" + std::to_string(f.count()) + "];");
+    stmt(n.body);
+    forget(buf->data.get());
+    --indent_;
+    line("}");
+    return;
+  }
   line(alignment_of(buf) + memory_type_of(buf->dtype) + " " + define(buf->data.get(), buf->name) + "[" + std::to_string(count) + "];");
   stmt(n.body);
   forget(buf->data.get());
@@ -255,6 +288,7 @@ std::string CodeGenCUDA::target_call(const CallNode& n) {
     uses_cp_async_ = true;
     return "tvm_cp_async_wait_group<" + std::to_string(count) + ">()";
   }
+  if (transform::is_wmma_call(n)) return wmma_call(n);
   // TVM's warp intrinsics: (mask, value, offset or lane, width, warp_size).
   if (n.op == "tvm_warp_activemask") return "__activemask()";
   if ((n.op == "tvm_warp_shuffle_down" || n.op == "tvm_warp_shuffle") && n.args.size() == 5) {
@@ -262,6 +296,28 @@ std::string CodeGenCUDA::target_call(const CallNode& n) {
     return f + "(" + expr(n.args[0]) + ", " + expr(n.args[1]) + ", " + expr(n.args[2]) + ", " + expr(n.args[3]) + ")";
   }
   return CodeGenC::target_call(n);
+}
+
+// The WMMA builtins as TVM's CodeGenCUDA writes them (nvcuda::wmma's warp-wide functions on
+// fragment `index` of a fragment array); a memory operand is a typed pointer into the buffer.
+std::string CodeGenCUDA::wmma_call(const CallNode& n) {
+  auto fragment = [&](size_t array, size_t index) { return expr(n.args[array]) + "[" + expr(n.args[index]) + "]"; };
+  auto pointer = [&](const PrimExpr& p) {
+    auto* ptr = as<CallNode>(p);  // T.tvm_access_ptr (wmma_fragments.h checked)
+    return "((" + memory_type_of(ptr->args[0]->dtype) + "*)" + expr(ptr->args[1]) + " + " + expr(ptr->args[2]) + ")";
+  };
+  if (n.op == "tvm_fill_fragment") return "nvcuda::wmma::fill_fragment(" + fragment(0, 4) + ", " + expr(n.args[5]) + ")";
+  if (n.op == "tvm_mma_sync") {
+    return "nvcuda::wmma::mma_sync(" + fragment(0, 1) + ", " + fragment(2, 3) + ", " + fragment(4, 5) + ", " + fragment(6, 7) + ")";
+  }
+  std::string layout = "nvcuda::wmma::mem_" + as<StringImmNode>(n.args[7])->value;
+  const transform::WmmaFragment& f = fragments_.at(as<VarNode>(n.args[0]));
+  if (n.op == "tvm_load_matrix_sync") {
+    // An accumulator's load names the memory layout; matrix_a/b carry theirs in their type.
+    return "nvcuda::wmma::load_matrix_sync(" + fragment(0, 4) + ", " + pointer(n.args[5]) + ", " + expr(n.args[6]) +
+           (f.scope == "wmma.accumulator" ? ", " + layout : "") + ")";
+  }
+  return "nvcuda::wmma::store_matrix_sync(" + pointer(n.args[5]) + ", " + fragment(0, 4) + ", " + expr(n.args[6]) + ", " + layout + ")";
 }
 
 void CodeGenCUDA::emit_parallel(const ForNode& n) {
@@ -421,10 +477,19 @@ void check_cp_async_arch(bool uses_cp_async, const std::string& arch) {
     throw BuildError("asynchronous copies (software_pipeline_async_stages: cp.async) need sm_80 or later; the target's architecture is " + arch);
 }
 
+void check_wmma_arch(int wmma_min_sm, const std::string& arch) {
+  if (!wmma_min_sm) return;
+  int sm = 0;
+  if (arch.rfind("sm_", 0) == 0) sm = std::atoi(arch.c_str() + 3);
+  if (sm < wmma_min_sm)
+    throw BuildError("tensor-core fragments (wmma) of these types need sm_" + std::to_string(wmma_min_sm) + " or later; the target's architecture is " + arch);
+}
+
 runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std::string& target_text, const std::string& arch) {
   CodeGenCUDA gen;
   for (const auto& [name, f] : kernels->prim_funcs()) gen.add_kernel(name, f);
   check_cp_async_arch(gen.uses_cp_async(), arch);
+  check_wmma_arch(gen.wmma_min_sm(), arch);
   return std::make_shared<CUDADeviceModule>(gen.source(), target_text, arch);
 }
 

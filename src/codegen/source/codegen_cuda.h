@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codegen/source/codegen_c.h"
+#include "transform/wmma_fragments.h"
 
 namespace tsch::codegen {
 
@@ -22,6 +23,9 @@ class CodeGenCUDA : public CodeGenC {
   void add_kernel(const std::string& name, const ir::PrimFunc& f);
   std::string source() const { return prelude() + functions_; }
   bool uses_cp_async() const { return uses_cp_async_; }
+  // The oldest architecture the kernels' tensor-core fragments run on (sm_70 for float16,
+  // sm_72 for int8); 0 without fragments.
+  int wmma_min_sm() const { return wmma_min_sm_; }
 
  protected:
   std::string headers() const override;
@@ -45,6 +49,8 @@ class CodeGenCUDA : public CodeGenC {
   static int64_t element_count(const ir::BufferNode& buf);
   // CUDA's vector type for `t` (float4, int2, ...), or "" when it has none.
   static std::string vector_type(ir::DataType t);
+  // The word type a vector of `t` is copied as (uint / uint2 / uint4), or "".
+  static std::string copy_type(ir::DataType t);
   // The start of `index` when it is a contiguous Ramp over `lanes` whose start is a multiple of
   // them, for a type with a CUDA vector type (an aligned vector access); null otherwise.
   static ir::PrimExpr aligned_start(const ir::PrimExpr& index, ir::DataType value_type);
@@ -62,12 +68,17 @@ class CodeGenCUDA : public CodeGenC {
   mutable bool uses_bf16_ = false;  // ... nv_bfloat16: cuda_bf16.h
   bool uses_cp_async_ = false;      // a kernel copies asynchronously: the cp.async helpers
   std::unordered_set<const ir::VarNode*> hoisted_;  // shared buffers declared at the kernel's top
+  // The kernel's tensor-core fragments (wmma_fragments.h): arrays of nvcuda::wmma::fragment.
+  std::unordered_map<const ir::VarNode*, transform::WmmaFragment> fragments_;
+  std::string wmma_call(const ir::CallNode& n);
+  int wmma_min_sm_ = 0;
 };
 
 // The device module of the kernels in `kernels` (the functions SplitHostDevice added), for
 // the GPU architecture `arch` (sm_80).
-// Refuses cp.async (BuildError) for an architecture before sm_80.
+// Refuses cp.async (BuildError) for an architecture before sm_80, tensor cores before wmma_min_sm.
 void check_cp_async_arch(bool uses_cp_async, const std::string& arch);
+void check_wmma_arch(int wmma_min_sm, const std::string& arch);
 runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const std::string& target_text, const std::string& arch);
 // The host module of a CUDA build: the device module imported; its functions run on the
 // CPU emulation (`emulation`: the kernels compiled for the CPU with their threads as loops)

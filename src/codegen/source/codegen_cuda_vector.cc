@@ -35,6 +35,15 @@ std::string CodeGenCUDA::vector_type(DataType t) {
   return "";
 }
 
+std::string CodeGenCUDA::copy_type(DataType t) {
+  switch (t.bits * t.lanes) {
+    case 32: return "uint";
+    case 64: return "uint2";
+    case 128: return "uint4";
+    default: return "";
+  }
+}
+
 PrimExpr CodeGenCUDA::aligned_start(const PrimExpr& index, DataType value_type) {
   auto* ramp = as<RampNode>(index);
   if (!ramp || !is_one(ramp->stride) || vector_type(value_type).empty() || ramp->lanes != value_type.lanes) return nullptr;
@@ -105,8 +114,22 @@ void CodeGenCUDA::vector_store(const BufferStoreNode& n) {
   const PrimExpr& index = n.indices.at(0);
   int lanes = std::max(index->dtype.lanes, n.value->dtype.lanes);
   PrimExpr start = n.value->dtype.lanes == lanes ? aligned_start(index, n.value->dtype) : nullptr;
-  // A copy between aligned vectors: one vector load stored whole, as TVM writes it.
+  // A copy between aligned vectors: one vector load stored whole, as TVM writes it. A copy of
+  // a type CUDA has no vector of (eight halves, sixteen bytes) moves as words (uint4).
   auto* copied = as<BufferLoadNode>(n.value);
+  std::string words = copy_type(n.value->dtype);
+  auto aligned_copy = [&](const PrimExpr& idx) -> PrimExpr {
+    auto* ramp = as<RampNode>(idx);
+    if (!ramp || !is_one(ramp->stride) || ramp->lanes != lanes) return nullptr;
+    return arith::known_multiple_of(arith::simplify(ramp->base), ramp->lanes) ? ramp->base : nullptr;
+  };
+  if (copied && vector_type(n.value->dtype).empty() && !words.empty() && copied->dtype == n.value->dtype && n.value->dtype.lanes == lanes) {
+    PrimExpr to = aligned_copy(index), from = aligned_copy(copied->indices.at(0));
+    if (to && from) {
+      line("*(" + words + "*)(" + data_of(n.buffer) + " + " + expr(to) + ") = *(" + words + "*)(" + data_of(copied->buffer) + " + " + expr(from) + ");");
+      return;
+    }
+  }
   if (PrimExpr from = start && copied ? aligned_start(copied->indices.at(0), copied->dtype) : nullptr) {
     std::string type = vector_type(n.value->dtype);
     line("*(" + type + "*)(" + data_of(n.buffer) + " + " + expr(start) + ") = *(" + type + "*)(" + data_of(copied->buffer) + " + " +

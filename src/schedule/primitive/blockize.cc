@@ -123,7 +123,9 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
     }
     (uses_inner ? out.inner_predicate : out.outer_predicate) = realize->predicate;
   }
-  arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, false);
+  // Only the inner loops must tile: the outer ones are the outer block's (a warp index bound
+  // as `fused // 2` in one binding and `fused % 2` in another is an outer value like any).
+  arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, false, &inner_vars);
   if (!map.ok) not_divisible("a binding " + map.error);
   for (size_t i = 0; i < map.sums.size(); ++i) {
     const arith::IterSum& sum = map.sums[i];
