@@ -28,6 +28,7 @@
 #include "support/error.h"
 #include "transform/buffer_rewrite.h"
 #include "transform/pass.h"
+#include "transform/wmma_fragments.h"
 
 namespace tsch::transform {
 namespace {
@@ -54,12 +55,17 @@ Accesses accesses_of(const Stmt& s, const std::unordered_map<const VarNode*, con
       return;
     }
     if (auto* c = as<CallNode>(e)) {
+      // The tensor-core builtins write their first fragment (mma_sync: d) and read the others
+      // (a store reads its fragment).
+      bool wmma = is_wmma_call(*c);
       for (size_t k = 0; k < c->args.size(); ++k) {
         if (c->op == "tvm_access_ptr" && k == 1) continue;
         auto it = by_data->find(as<VarNode>(c->args[k]));
         if (it == by_data->end()) continue;
-        a.reads.insert(it->second);
-        a.writes.insert(it->second);
+        bool written = !wmma || (k == 0 && c->op != "tvm_store_matrix_sync");
+        bool read = !wmma || k > 0 || c->op == "tvm_store_matrix_sync";
+        if (read) a.reads.insert(it->second);
+        if (written) a.writes.insert(it->second);
       }
     }
   });
