@@ -98,19 +98,21 @@ class Converter {
   // A BlockRV, or a block name in the function worked on (which, as in TVM, goes through
   // get_block and appears in the trace as such).
   TraceArg block(size_t i) {
-    if (auto* s = a_[i].as<script::Str>()) {
-      const std::string& func = sch_.func_working_on();
-      if (func.empty()) raise(ExcKind::ValueError, "the schedule does not know which function to be working on: the module has several functions; call sch.work_on(name) before naming blocks");
-      try {
-        schedule::get_block(sch_.state(), s->value, func);
-      } catch (const schedule::ScheduleError& e) {
-        raise(ExcKind::ValueError, a_.function_name() + ": " + e.what());
-      }
-      block_ = sch_.apply("GetBlock", {}, {TraceArg::of_str(s->value), TraceArg::of_str(func)})[0];
-    } else {
-      block_ = handle(a_[i], i, "a BlockRV or a block name", false, true);
-    }
+    block_ = block_or_name(a_[i], i, "a BlockRV or a block name");
     return TraceArg::of_ref(block_);
+  }
+
+  schedule::RV block_or_name(const Value& v, size_t i, const char* expected) {
+    auto* s = v.as<script::Str>();
+    if (!s) return handle(v, i, expected, false, true);
+    const std::string& func = sch_.func_working_on();
+    if (func.empty()) raise(ExcKind::ValueError, "the schedule does not know which function to be working on: the module has several functions; call sch.work_on(name) before naming blocks");
+    try {
+      schedule::get_block(sch_.state(), s->value, func);
+    } catch (const schedule::ScheduleError& e) {
+      raise(ExcKind::ValueError, a_.function_name() + ": " + e.what());
+    }
+    return sch_.apply("GetBlock", {}, {TraceArg::of_str(s->value), TraceArg::of_str(func)})[0];
   }
 
   const ir::BlockNode& block_node() { return sch_.block(sch_.block_sid(TraceArg::of_ref(block_))); }
@@ -144,8 +146,8 @@ class Converter {
   TraceArg blocks(size_t i) {
     std::vector<TraceArg> refs;
     if (a_[i].is_none()) return TraceArg::of_list({});
-    if (!is_sequence(a_[i])) a_.type_error(i, "a list of BlockRVs");
-    for (const Value& v : interp_.to_vector(a_[i])) refs.push_back(TraceArg::of_ref(handle(v, i, "a list of BlockRVs", false, true)));
+    if (!is_sequence(a_[i])) a_.type_error(i, "a list of BlockRVs or block names");
+    for (const Value& v : interp_.to_vector(a_[i])) refs.push_back(TraceArg::of_ref(block_or_name(v, i, "a list of BlockRVs or block names")));
     return TraceArg::of_list(std::move(refs));
   }
 

@@ -62,7 +62,8 @@ void compute_inline(ScheduleState& s, uint64_t block);
 void reverse_compute_inline(ScheduleState& s, uint64_t block);
 
 // Caches (primitive/cache.cc): return the new copy block.
-uint64_t cache_read(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope);
+uint64_t cache_read(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope,
+                    const std::vector<uint64_t>& consumer_blocks = {});
 uint64_t cache_write(ScheduleState& s, uint64_t block, int64_t write_buffer_index, const std::string& scope);
 void set_scope(ScheduleState& s, uint64_t block, int64_t buffer_index, const std::string& scope);
 // primitive/reindex.cc: the block accesses the buffer through one indexed by its iterators;

@@ -222,8 +222,10 @@ void Schedule::reverse_compute_at(const RV& block, const RV& loop, bool preserve
 }
 void Schedule::compute_inline(const RV& block) { apply("ComputeInline", {ref(block)}, {}); }
 void Schedule::reverse_compute_inline(const RV& block) { apply("ReverseComputeInline", {ref(block)}, {}); }
-RV Schedule::cache_read(const RV& block, int64_t read_buffer_index, const std::string& scope) {
-  return apply("CacheRead", {ref(block), TraceArg::of_list({})}, {TraceArg::of_int(read_buffer_index), TraceArg::of_str(scope)})[0];
+RV Schedule::cache_read(const RV& block, int64_t read_buffer_index, const std::string& scope, const std::vector<RV>& consumer_blocks) {
+  std::vector<TraceArg> consumers;
+  for (const RV& c : consumer_blocks) consumers.push_back(ref(c));
+  return apply("CacheRead", {ref(block), TraceArg::of_list(consumers)}, {TraceArg::of_int(read_buffer_index), TraceArg::of_str(scope)})[0];
 }
 RV Schedule::cache_write(const RV& block, int64_t write_buffer_index, const std::string& scope) {
   return apply("CacheWrite", {ref(block), TraceArg::of_list({})}, {TraceArg::of_int(write_buffer_index), TraceArg::of_str(scope)})[0];

@@ -105,7 +105,8 @@ class Schedule {
   void reverse_compute_at(const RV& block, const RV& loop, bool preserve_unit_loops = false, int64_t index = -1);
   void compute_inline(const RV& block);
   void reverse_compute_inline(const RV& block);
-  RV cache_read(const RV& block, int64_t read_buffer_index, const std::string& scope);
+  // consumer_blocks: the blocks that read the cache (empty: every reader of the buffer, as TVM).
+  RV cache_read(const RV& block, int64_t read_buffer_index, const std::string& scope, const std::vector<RV>& consumer_blocks = {});
   RV cache_write(const RV& block, int64_t write_buffer_index, const std::string& scope);
   RV rfactor(const RV& loop, int64_t factor_axis);
   RV decompose_reduction(const RV& block, const RV& loop);

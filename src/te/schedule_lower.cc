@@ -92,7 +92,12 @@ class StageLowering {
         if (block.reads[i].buffer == st.cached->buffer) index = static_cast<int64_t>(i);
       }
       TSCH_INTERNAL_ASSERT(index >= 0) << "the reader of a cache does not read " << st.cached->name;
-      block_of_[st.id] = sch_->cache_read(reader, index, st.scope);
+      // te's cache_read redirects only the readers it names.
+      std::vector<RV> readers;
+      for (int r : st.readers) {
+        if (block_of_.count(r)) readers.push_back(block_of_.at(r));
+      }
+      block_of_[st.id] = sch_->cache_read(reader, index, st.scope, readers);
     } else {
       // Each output gets its cache; the original stage copies them out (a block each).
       RV writer = block_of_.at(st.cache_write_of);

@@ -1,9 +1,12 @@
 // cache_read / cache_write: stage a buffer through a copy in another storage scope (TVM's
 // CacheRead / CacheWrite); set_scope: change the scope of a buffer allocated in the function.
 //
-//   cache_read(C, 0, "shared"):  a block "A_shared" copies A into A_shared before C's loop
-//   nest, and C reads A_shared. cache_write(C, 0, "local"): C writes C_local and a block
-//   "C_local" after it copies C_local back to C.
+//   cache_read(C, 0, "shared"):  a block "A_shared" copies A into A_shared and C — with every
+//   other reader of A, or the consumer_blocks named — reads A_shared. As TVM places it: an
+//   input of the scope is copied whole at the scope's start; a buffer written in the scope
+//   right after its writer, inside the loops the writer shares with its first consumer (what
+//   the writer wrote there). cache_write(C, 0, "local"): C writes C_local and a block
+//   "C_local" after it copies C_local back to C (placed at the top level of the scope).
 #include <fmt/format.h>
 
 #include <functional>
@@ -23,16 +26,20 @@ using namespace ir;
 
 namespace {
 
-// The region of `region` (accessed by `block`) over all loops of its scope.
-std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block_sid, const BufferRegion& region) {
+// The region of `region` (accessed by `block`) over the loops of its scope below loop
+// `below` (all of them when 0): the loops outside stay symbolic.
+std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block_sid, const BufferRegion& region, uint64_t below = 0) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const BlockNode* block = &s.block_at(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
-  arith::VarDomain dom;
-  for (uint64_t l : s.enclosing_loops(block_sid)) {
-    const ForNode* f = &s.loop_at(l);
-    dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
+  arith::VarDomain dom, outer;  // the loops relaxed; the loops left symbolic
+  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  auto from = std::find(loops.begin(), loops.end(), below);
+  auto first = from == loops.end() ? loops.begin() : from + 1;
+  for (auto it = loops.begin(); it != loops.end(); ++it) {
+    const ForNode* f = &s.loop_at(*it);
+    (it >= first ? dom : outer)[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
   }
   std::vector<arith::Interval> out;
   for (size_t d = 0; d < region.region.size(); ++d) {
@@ -59,14 +66,16 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
     }
     // Loops of an imperfect split reach past the end (where the block's T.where stops the
     // access): the copy stays inside the buffer.
-    out.push_back(arith::interval_clamp({arith::simplify(lo.min), arith::simplify(hi.max)}, whole, {}));
+    out.push_back(arith::interval_clamp({arith::simplify(lo.min), arith::simplify(hi.max)}, whole, outer));
   }
   return out;
 }
 
 // for ax0, ax1 in T.grid(...): with T.block(name): v0, v1 = ...; dst[v] = src[v]
+// With `compact` (a cache of the region's shape, TVM's cache_full_region = false) the
+// iterators range over the region and the cache is indexed from 0: dst[v] = src[min + v].
 Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, const Buffer& dst,
-               const std::vector<arith::Interval>& region, uint64_t& block_sid) {
+               const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact = false) {
   auto block = std::make_shared<BlockNode>();
   block->name = name;
   block->sid = block_sid = s.fresh_sid();
@@ -79,19 +88,24 @@ Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, con
     Var v = make_var("v" + std::to_string(d), t);
     loops.push_back(ax);
     // The copy loops take the buffer's index type (int64 loops for an int64 shape, as TVM).
-    extents.push_back(arith::simplify(cast(t, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype)))));
-    bindings.push_back(arith::simplify(add(cast(t, region[d].min), ax)));
+    PrimExpr extent = arith::simplify(cast(t, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype))));
+    extents.push_back(extent);
+    bindings.push_back(compact ? PrimExpr(ax) : arith::simplify(add(cast(t, region[d].min), ax)));
     indices.push_back(v);
-    block->iter_vars.push_back(IterVar{v, Range{make_int(0, t), extent_of_dim}, IterType::DataPar});
+    block->iter_vars.push_back(IterVar{v, Range{make_int(0, t), compact ? extent : extent_of_dim}, IterType::DataPar});
+  }
+  std::vector<PrimExpr> src_indices = indices;
+  if (compact) {
+    for (size_t d = 0; d < region.size(); ++d) src_indices[d] = arith::simplify(add(cast(indices[d]->dtype, region[d].min), indices[d]));
   }
   BufferRegion read{src, {}}, write{dst, {}};
-  for (const auto& idx : indices) {
-    read.region.push_back(Range{idx, make_int(1, idx->dtype)});
-    write.region.push_back(Range{idx, make_int(1, idx->dtype)});
+  for (size_t d = 0; d < indices.size(); ++d) {
+    read.region.push_back(Range{src_indices[d], make_int(1, indices[d]->dtype)});
+    write.region.push_back(Range{indices[d], make_int(1, indices[d]->dtype)});
   }
   block->reads = {read};
   block->writes = {write};
-  block->body = std::make_shared<BufferStoreNode>(dst, buffer_load(src, indices), indices);
+  block->body = std::make_shared<BufferStoreNode>(dst, buffer_load(src, src_indices), indices);
   std::vector<LoopSpec> nest;
   for (size_t k = 0; k < loops.size(); ++k) nest.push_back({loops[k], nullptr, extents[k]});
   return make_loop_nest(s, nest, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block));
@@ -157,7 +171,97 @@ void check_copy_position(const ScheduleState& s, const char* primitive, uint64_t
 
 }  // namespace
 
-uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
+namespace {
+
+// TVM's CacheLocDetector for cache_read: where the copy goes once the buffer's writer has
+// run and before the first of its consumers — the statement sequence where both have been
+// seen, inside the innermost loop around it (or the scope block), at the position of the
+// statement holding that first consumer.
+class CacheLocDetector {
+ public:
+  CacheLocDetector(uint64_t writer, uint64_t scope, std::unordered_set<uint64_t> related)
+      : writer_(writer), scope_(scope), related_(std::move(related)) {}
+
+  uint64_t loc = 0;                   // a loop's sid, or the scope block's
+  int64_t pos = -1;                   // index in `seq` (or before / after a lone body)
+  const SeqStmtNode* seq = nullptr;   // the sequence `pos` indexes
+
+  void visit(const Stmt& st) {
+    if (!st) return;
+    switch (st->kind) {
+      case StmtKind::SeqStmt: {
+        auto* sq = as<SeqStmtNode>(st);
+        bool previous = visited_block_;
+        visited_block_ = false;
+        for (size_t i = 0; i < sq->seq.size(); ++i) {
+          if (pos != -1) break;
+          visit(sq->seq[i]);
+          if (visited_block_ && visited_related_ && pos == -1) {
+            pos = static_cast<int64_t>(i);
+            seq = sq;
+            break;
+          }
+          if (visited_related_) break;
+        }
+        visited_block_ = visited_block_ || previous;
+        return;
+      }
+      case StmtKind::BlockRealize: visit(Stmt(as<BlockRealizeNode>(st)->block)); return;
+      case StmtKind::Block: {
+        auto* b = as<BlockNode>(st);
+        if (b->sid == scope_) {
+          visit(b->body);
+          if (visited_related_ && !loc) {
+            loc = scope_;
+            if (!visited_block_ && pos == -1) pos = 0;
+          }
+          return;
+        }
+        if (b->sid == writer_) visited_block_ = true;
+        else if (related_.count(b->sid)) visited_related_ = true;
+        return;
+      }
+      case StmtKind::For: {
+        auto* f = as<ForNode>(st);
+        visit(f->body);
+        if (visited_block_ && visited_related_ && !loc && pos != -1) loc = f->sid;
+        return;
+      }
+      case StmtKind::IfThenElse: {
+        auto* branch = as<IfThenElseNode>(st);
+        visit(branch->then_case);
+        visit(branch->else_case);
+        return;
+      }
+      case StmtKind::LetStmt: visit(as<LetStmtNode>(st)->body); return;
+      default: return;
+    }
+  }
+
+ private:
+  uint64_t writer_, scope_;
+  std::unordered_set<uint64_t> related_;
+  bool visited_block_ = false, visited_related_ = false;
+};
+
+// The blocks of the scope (at any depth) that read `buffer`, except those writing it.
+std::vector<uint64_t> readers_in_scope(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
+  std::vector<uint64_t> out;
+  for (uint64_t b : s.blocks_in(s.info(scope)->func)) {
+    uint64_t up = b;
+    while (up && up != scope) up = s.scope_block(up);
+    if (!up || b == scope) continue;
+    bool reads = false, writes = false;
+    for (const auto& r : s.block_at(b).reads) reads |= r.buffer == buffer;
+    for (const auto& w : s.block_at(b).writes) writes |= w.buffer == buffer;
+    if (reads && !writes) out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace
+
+uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name, const std::vector<uint64_t>& consumer_blocks) {
   // Step 1. Check.
   check_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
@@ -165,21 +269,150 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
     fail_buffer_index_out_of_range(s, block_sid, index, false);
   }
   uint64_t scope = s.scope_block(block_sid);
-  const BufferRegion& read = block->reads[static_cast<size_t>(index)];
-  Buffer src = read.buffer;
+  Buffer src = block->reads[static_cast<size_t>(index)].buffer;
   for (const auto& w : block->writes) {
     // The block would read the copy and update it, and its results never reach `src`.
     if (w.buffer == src) {
       fail_not_supported(s, {block_sid}, fmt::format("cache_read of {}, which block {{0}} also writes (cache_write caches both)", src->name));
     }
   }
-  check_copy_position(s, "cache_read", block_sid, scope, src, /*writers=*/true);
-  // Step 2. The cache buffer, the copy block, and the consumer reading the cache.
-  Buffer cache = buffer_with(src, cache_name(src->name, scope_name), src->shape, scope_name);
+  // The consumers that read the copy: those named (with the blocks inside them), else all.
+  std::unordered_set<uint64_t> consumers;
+  for (uint64_t c : consumer_blocks) {
+    consumers.insert(c);
+    for (uint64_t b : s.blocks_in(s.info(c)->func)) {
+      for (uint64_t up = s.scope_block(b); up; up = s.scope_block(up)) {
+        if (up == c) consumers.insert(b);
+      }
+    }
+  }
+  std::vector<uint64_t> readers = readers_in_scope(s, scope, src);
+  // Step 2. Where the copy goes and what it copies (TVM's CacheRead).
+  std::vector<uint64_t> writers;
+  for (uint64_t b : s.child_blocks(scope)) {
+    for (const auto& w : s.block_at(b).writes) {
+      if (w.buffer == src) writers.push_back(b);
+    }
+  }
+  if (writers.size() > 1) {
+    fail(s, kNotSingleWriteBlock, {writers[0], writers[1]},
+         "The buffer " + src->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
+  }
+  const BlockNode& scope_block = s.block_at(scope);
+  uint64_t loc = scope;
+  int64_t pos = 0;
+  const SeqStmtNode* loc_seq = nullptr;
+  std::vector<arith::Interval> region;
+  if (!writers.empty()) {
+    // Case 1: the buffer is written in the scope. The copy follows the writer, covering what
+    // it writes below the insertion point.
+    uint64_t writer = writers[0];
+    std::unordered_set<uint64_t> related = consumers.empty() ? std::unordered_set<uint64_t>(readers.begin(), readers.end()) : consumers;
+    related.erase(writer);
+    if (related.empty()) {
+      auto items = body_items(scope_block.body);
+      pos = static_cast<int64_t>(items.size());
+    } else {
+      CacheLocDetector detector(writer, scope, related);
+      detector.visit(Stmt(std::make_shared<BlockNode>(scope_block)));
+      if (detector.pos < 0 || !detector.loc) fail_not_supported(s, {block_sid}, "cache_read where its consumers run before the writer of " + src->name);
+      loc = detector.loc;
+      pos = detector.pos;
+      loc_seq = detector.seq;
+    }
+    const BufferRegion* written = nullptr;
+    for (const auto& w : s.block_at(writer).writes) {
+      if (w.buffer == src) written = &w;
+    }
+    region = scope_region(s, writer, *written, loc == scope ? 0 : loc);
+  } else {
+    // Case 2: an input of the scope: the whole buffer (or what the scope block declares it
+    // reads), copied first.
+    const BufferRegion* declared = nullptr;
+    for (const auto& r : scope_block.reads) {
+      if (r.buffer == src) declared = &r;
+    }
+    for (size_t d = 0; d < src->shape.size(); ++d) {
+      Range r = declared ? declared->region[d] : Range{make_int(0, src->shape[d]->dtype), src->shape[d]};
+      region.push_back({r.min, arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))});
+    }
+  }
+  // A copy inside a loop, or with consumers outside the insertion point, keeps the buffer's
+  // shape; otherwise the cache is the region's shape (TVM's cache_full_region).
+  bool full = loc != scope;
+  if (!full) {
+    for (uint64_t r : readers) {
+      if (!consumers.empty() && !consumers.count(r)) continue;
+      uint64_t up = r;
+      while (up && up != loc) up = s.info(up)->parent;
+      full = full || up != loc;
+    }
+  }
+  std::vector<PrimExpr> shape = src->shape;
+  if (!full) {
+    for (size_t d = 0; d < region.size(); ++d)
+      shape[d] = arith::simplify(cast(src->shape[d]->dtype, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype))));
+  }
+  Buffer cache = buffer_with(src, cache_name(src->name, scope_name), shape, scope_name);
   uint64_t copy_sid = 0;
-  Stmt nest = copy_nest(s, cache->name, src, cache, scope_region(s, block_sid, read), copy_sid);
-  // The copy runs before the consumer.
-  install_cache(s, block_sid, scope, top_level_index(s, block_sid, scope), src, cache, nest);
+  Stmt nest = copy_nest(s, cache->name, src, cache, region, copy_sid, !full);
+  // Step 3. The consumers read the cache (re-indexed from the region's start when compact).
+  BufferReindex shift;
+  shift.indices = [&region](const std::vector<PrimExpr>& idx) {
+    std::vector<PrimExpr> out;
+    for (size_t d = 0; d < idx.size(); ++d) out.push_back(arith::simplify(sub(idx[d], cast(idx[d]->dtype, region[d].min))));
+    return out;
+  };
+  shift.region = [&region](const std::vector<Range>& rs) {
+    std::vector<Range> out;
+    for (size_t d = 0; d < rs.size(); ++d) out.push_back(Range{arith::simplify(sub(rs[d].min, cast(rs[d].min->dtype, region[d].min))), rs[d].extent});
+    return out;
+  };
+  std::unordered_set<uint64_t> redirected;
+  for (uint64_t r : readers) {
+    if (consumers.empty() || consumers.count(r)) redirected.insert(r);
+  }
+  class Rewriter : public IRMutator {
+   public:
+    Rewriter(const std::unordered_set<uint64_t>& redirected, const Buffer& src, const Buffer& cache, const BufferReindex* shift,
+             uint64_t loc, size_t pos, const SeqStmtNode* loc_seq, const Stmt& nest)
+        : redirected_(redirected), src_(src), cache_(cache), shift_(shift), loc_(loc), pos_(pos), loc_seq_(loc_seq), nest_(nest) {}
+    using IRMutator::mutate;
+    Stmt mutate(const Stmt& st) override {
+      if (auto* realize = as<BlockRealizeNode>(st); realize && redirected_.count(realize->block->sid)) {
+        return replace_buffer(st, src_, cache_, shift_);
+      }
+      Stmt t = mutate_children(st);
+      if (auto* f = as<ForNode>(t); f && f->sid == loc_) {
+        auto out = std::make_shared<ForNode>(*f);
+        out->body = insert(f->body);
+        return out;
+      }
+      return t;
+    }
+    Stmt insert(const Stmt& body) {
+      ++inserted;
+      return insert_into_body(body, pos_, nest_);
+    }
+    int inserted = 0;
+
+   private:
+    const std::unordered_set<uint64_t>& redirected_;
+    Buffer src_, cache_;
+    const BufferReindex* shift_;
+    uint64_t loc_;
+    size_t pos_;
+    const SeqStmtNode* loc_seq_;
+    Stmt nest_;
+  };
+  Rewriter rewrite(redirected, src, cache, full ? nullptr : &shift, loc, static_cast<size_t>(pos), loc_seq, nest);
+  auto new_scope = std::make_shared<BlockNode>(scope_block);
+  new_scope->body = rewrite.mutate(scope_block.body);
+  if (loc == scope) new_scope->body = rewrite.insert(new_scope->body);
+  new_scope->alloc_buffers.push_back(cache);
+  TSCH_INTERNAL_ASSERT(rewrite.inserted == 1) << "cache_read: the insertion point was not found";
+  const BlockRealizeNode* realize = s.info(scope)->realize;
+  s.replace(scope, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, new_scope));
   return copy_sid;
 }
 
@@ -247,10 +480,12 @@ void register_cache_kinds(KindList& kinds) {
         [read](Schedule& sch, InstructionCall& c) {
           uint64_t block = sch.block_sid(c.inputs[0]);
           if (c.inputs[1].is_none()) c.inputs[1] = TraceArg::of_list({});
-          TSCH_USER_ASSERT_ARG(c.inputs[1].list.empty(), NotImplementedError, "consumer_blocks")
-              << "not supported yet: caching for some of the consumers only (consumer_blocks)";
+          TSCH_USER_ASSERT_ARG(read || c.inputs[1].list.empty(), NotImplementedError, "consumer_blocks")
+              << "not supported yet: cache_write with consumer_blocks";
+          std::vector<uint64_t> consumers;
+          for (const TraceArg& b : c.inputs[1].list) consumers.push_back(sch.block_sid(b));
           int64_t index = c.attrs[0].as_int();
-          output_blocks(c, {read ? cache_read(sch.state(), block, index, c.attrs[1].s) : cache_write(sch.state(), block, index, c.attrs[1].s)});
+          output_blocks(c, {read ? cache_read(sch.state(), block, index, c.attrs[1].s, consumers) : cache_write(sch.state(), block, index, c.attrs[1].s)});
         },
         read ? "cache_read(block, read_buffer_index, storage_scope) -> BlockRV: read a buffer through a copy in storage_scope."
              : "cache_write(block, write_buffer_index, storage_scope) -> BlockRV: write through a copy in storage_scope.",
