@@ -148,23 +148,19 @@ void install_cache(ScheduleState& s, uint64_t block_sid, uint64_t scope, size_t 
   });
 }
 
-// The copy nest goes between the producer and the consumers at the top level of the scope;
-// where another block that `writes` (or reads) `buffer` shares the block's top-level
-// statement (after compute_at), that position would copy before the data exists or after
-// it is read. TVM finds a position inside the shared loops; tsch refuses, leaving the
-// schedule unchanged.
-void check_copy_position(const ScheduleState& s, const char* primitive, uint64_t block_sid, uint64_t scope,
-                         const Buffer& buffer, bool writers) {
+// cache_write's copy-back goes after the producer at the top level of the scope; where a
+// block that reads `buffer` shares the producer's top-level statement (after compute_at),
+// that position would copy after the data is read. TVM finds a position inside the shared
+// loops; tsch refuses, leaving the schedule unchanged.
+void check_copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64_t scope, const Buffer& buffer) {
   size_t here = top_level_index(s, block_sid, scope);
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
     if (other == block_sid || other == scope || s.scope_block(other) != scope) continue;
-    const auto& accesses = writers ? s.block_at(other).writes : s.block_at(other).reads;
     bool touches = false;
-    for (const auto& a : accesses) touches |= a.buffer == buffer;
+    for (const auto& a : s.block_at(other).reads) touches |= a.buffer == buffer;
     if (touches && top_level_index(s, other, scope) == here) {
       fail_not_supported(s, {block_sid, other},
-                         fmt::format("{} of {} while block {{1}}, which {} it, is in the same loop nest as block {{0}}", primitive,
-                                     buffer->name, writers ? "writes" : "reads"));
+                         fmt::format("cache_write of {} while block {{1}}, which reads it, is in the same loop nest as block {{0}}", buffer->name));
     }
   }
 }
@@ -184,7 +180,7 @@ class CacheLocDetector {
 
   uint64_t loc = 0;                   // a loop's sid, or the scope block's
   int64_t pos = -1;                   // index in `seq` (or before / after a lone body)
-  const SeqStmtNode* seq = nullptr;   // the sequence `pos` indexes
+  const SeqStmtNode* seq = nullptr;   // the sequence `pos` indexes (null: the scope's start)
 
   void visit(const Stmt& st) {
     if (!st) return;
@@ -301,7 +297,6 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   const BlockNode& scope_block = s.block_at(scope);
   uint64_t loc = scope;
   int64_t pos = 0;
-  const SeqStmtNode* loc_seq = nullptr;
   std::vector<arith::Interval> region;
   if (!writers.empty()) {
     // Case 1: the buffer is written in the scope. The copy follows the writer, covering what
@@ -318,7 +313,12 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
       if (detector.pos < 0 || !detector.loc) fail_not_supported(s, {block_sid}, "cache_read where its consumers run before the writer of " + src->name);
       loc = detector.loc;
       pos = detector.pos;
-      loc_seq = detector.seq;
+      // The position indexes the loop's (or scope's) own body; a sequence nested deeper (under
+      // a branch inside the loop) has no insertion point here.
+      const Stmt& body = loc == scope ? scope_block.body : s.loop_at(loc).body;
+      if (detector.seq && body.get() != detector.seq) {
+        fail_not_supported(s, {block_sid}, "cache_read where the writer of " + src->name + " and its first consumer meet under a branch or binding");
+      }
     }
     const BufferRegion* written = nullptr;
     for (const auto& w : s.block_at(writer).writes) {
@@ -375,8 +375,8 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   class Rewriter : public IRMutator {
    public:
     Rewriter(const std::unordered_set<uint64_t>& redirected, const Buffer& src, const Buffer& cache, const BufferReindex* shift,
-             uint64_t loc, size_t pos, const SeqStmtNode* loc_seq, const Stmt& nest)
-        : redirected_(redirected), src_(src), cache_(cache), shift_(shift), loc_(loc), pos_(pos), loc_seq_(loc_seq), nest_(nest) {}
+             uint64_t loc, size_t pos, const Stmt& nest)
+        : redirected_(redirected), src_(src), cache_(cache), shift_(shift), loc_(loc), pos_(pos), nest_(nest) {}
     using IRMutator::mutate;
     Stmt mutate(const Stmt& st) override {
       if (auto* realize = as<BlockRealizeNode>(st); realize && redirected_.count(realize->block->sid)) {
@@ -402,10 +402,9 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
     const BufferReindex* shift_;
     uint64_t loc_;
     size_t pos_;
-    const SeqStmtNode* loc_seq_;
     Stmt nest_;
   };
-  Rewriter rewrite(redirected, src, cache, full ? nullptr : &shift, loc, static_cast<size_t>(pos), loc_seq, nest);
+  Rewriter rewrite(redirected, src, cache, full ? nullptr : &shift, loc, static_cast<size_t>(pos), nest);
   auto new_scope = std::make_shared<BlockNode>(scope_block);
   new_scope->body = rewrite.mutate(scope_block.body);
   if (loc == scope) new_scope->body = rewrite.insert(new_scope->body);
@@ -434,7 +433,7 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
       }
     }
   }
-  check_copy_position(s, "cache_write", block_sid, scope, dst, /*writers=*/false);
+  check_copy_back_position(s, block_sid, scope, dst);
   Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), dst->shape, scope_name);
   uint64_t copy_sid = 0;
   Stmt nest = copy_nest(s, cache->name, cache, dst, scope_region(s, block_sid, write), copy_sid);
