@@ -8,6 +8,7 @@
 
 #include "arith/int_set.h"
 #include "ir/expr_equal.h"
+#include "ir/functor.h"
 #include "ir/op.h"
 
 namespace tsch::arith {
@@ -203,6 +204,17 @@ class Simplifier {
 PrimExpr simplify(const PrimExpr& e) { return Simplifier(nullptr).run(e); }
 
 PrimExpr simplify(const PrimExpr& e, const VarDomain& dom) { return Simplifier(&dom).run(e); }
+
+PrimExpr simplify_folding_points(const PrimExpr& e, const VarDomain& dom) {
+  std::unordered_map<const VarNode*, PrimExpr> points;
+  for (const auto& [var, range] : dom) {
+    int64_t lo, hi;
+    if (range.min && range.max && as_const_int(range.min, &lo) && as_const_int(range.max, &hi) && lo == hi)
+      points[var] = make_int(lo, var->dtype);
+  }
+  if (points.empty() || !uses_var(e, [&](const VarNode* v) { return points.count(v) > 0; })) return simplify(e, dom);
+  return simplify(substitute(e, points), dom);
+}
 
 PrimExpr extent_between(const PrimExpr& lo, const PrimExpr& hi) {
   if (hi->kind == ExprKind::Add && binary_b(hi)->dtype == hi->dtype && expr_deep_equal(binary_a(hi), lo)) return binary_b(hi);

@@ -11,6 +11,9 @@ namespace tsch::arith {
 
 ir::PrimExpr simplify(const ir::PrimExpr& e);
 ir::PrimExpr simplify(const ir::PrimExpr& e, const VarDomain& dom);
+// The same, a variable whose range is one point first replaced by it (TVM's analyzer folds a
+// unit loop's variable to 0; `simplify` keeps it, as TVM's passes that do not simplify do).
+ir::PrimExpr simplify_folding_points(const ir::PrimExpr& e, const VarDomain& dom);
 
 // The extent of [lo, hi): `hi - lo` simplified, or `e` itself when `hi` is written `lo + e`,
 // which is how the printer writes a slice and a loop range; so printing and parsing a

@@ -8,6 +8,7 @@
 #include "bindings/ir_values.h"
 #include "bindings/schedule_session.h"
 #include "bindings/schedule_values.h"
+#include "schedule/primitives.h"
 #include "schedule/tensorize_mapping.h"
 #include "bindings/stmt_values.h"
 #include "driver/differential.h"
@@ -358,6 +359,16 @@ TypeRef make_schedule_type() {
     self(a).remove_rv(known_rv(a, 1));
     return Value();
   }, "remove_rv(rv): forget a handle; using it afterwards is an IndexError.");
+  // TVM's CanDecomposePadding: not an instruction (nothing is traced or changed).
+  t->def("can_decompose_padding", "self, block, loop", [](Interpreter&, Args& a) -> Value {
+    const schedule::RV& block = known_rv(a, 1);
+    const schedule::RV& loop = known_rv(a, 2);
+    if (block->kind != RVNode::Kind::Block) a.type_error(1, "a BlockRV");
+    if (loop->kind != RVNode::Kind::Loop) a.type_error(2, "a LoopRV");
+    schedule::ScheduleState& state = self(a).state();
+    if (!state.block(block->sid) || !state.loop(loop->sid)) raise(ExcKind::ValueError, "can_decompose_padding: the handle is no longer in the schedule");
+    return Value::boolean(schedule::can_decompose_padding(state, block->sid, loop->sid));
+  }, "can_decompose_padding(block, loop) -> bool: whether decompose_padding(block, loop) would be accepted.");
   t->def_property("state", [](Interpreter&, const Value& v) {
     return Value(std::make_shared<ScheduleStateValue>(v.as_ref<ScheduleValue>()));
   });

@@ -52,6 +52,11 @@ bool is_quasi_affine(const ir::PrimExpr& e, const std::function<bool(const ir::V
 // CheckCompleteOrReductionBlock, as compute_at and reverse_compute_at ask for).
 void check_complete_or_reduction(const ScheduleState& s, uint64_t block);
 
+// Refuses a block that is not complete (TVM's CheckCompleteBlock, IncompleteBlockError):
+// 1) data-parallel iterators only, 2) the only writer of its outputs in its scope, 3) reading
+// none of the buffers it writes.
+void check_complete_block(const ScheduleState& s, uint64_t block);
+
 // The statement that holds `block` with the loops that hold nothing else, and whether it
 // is a top-level statement of the block's scope (what inlining can remove).
 const ir::StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_level);

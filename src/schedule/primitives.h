@@ -85,6 +85,12 @@ void transform_layout(ScheduleState& s, uint64_t block, const ir::Buffer& buffer
 // primitive/transform_layout.cc: the block's iteration space re-indexed by a bijective affine map.
 void transform_block_layout(ScheduleState& s, uint64_t block, const std::vector<ir::Var>& params, const std::vector<ir::PrimExpr>& outputs);
 void storage_align(ScheduleState& s, uint64_t block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset);
+// primitive/decompose_padding.cc: a padding block split into a block filling the pad value
+// before `loop` (returned) and the block itself writing the in-bound part only; with
+// `check_only` nothing changes (can_decompose_padding: false where it would refuse).
+uint64_t decompose_padding(ScheduleState& s, uint64_t block, uint64_t loop, bool check_only = false);
+bool can_decompose_padding(ScheduleState& s, uint64_t block, uint64_t loop);
+
 // primitive/rolling_buffer.cc: the written intermediate buffer kept as a rolling window along
 // the outermost loop whose tiles overlap (TVM's RollingBuffer).
 void rolling_buffer(ScheduleState& s, uint64_t block, int64_t write_buffer_index);

@@ -120,8 +120,9 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<IterRange
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     DataType t = block->iter_vars[i].var->dtype;
     // Simplified under the outer loops' ranges: a clamp they decide goes (`T.max(i_0 * 32 + i_1, 0)`).
-    PrimExpr lo = arith::simplify(ranges[i].range.min, dom);
-    PrimExpr extent = arith::simplify(add(sub(arith::simplify(ranges[i].range.max, dom), lo), make_int(1, t)), dom);
+    // A unit outer loop's variable is 0 there (TVM binds `T.axis.spatial(1, 0)`).
+    PrimExpr lo = arith::simplify_folding_points(ranges[i].range.min, dom);
+    PrimExpr extent = arith::simplify(add(sub(arith::simplify_folding_points(ranges[i].range.max, dom), lo), make_int(1, t)), dom);
     if (!preserve_unit_loops && is_one(extent)) {
       bindings.push_back(lo);
     } else {
