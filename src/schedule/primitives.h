@@ -91,6 +91,10 @@ void storage_align(ScheduleState& s, uint64_t block, int64_t buffer_index, int64
 uint64_t decompose_padding(ScheduleState& s, uint64_t block, uint64_t loop, bool check_only = false);
 bool can_decompose_padding(ScheduleState& s, uint64_t block, uint64_t loop);
 
+// primitive/pad_einsum.cc: the einsum block's iterators padded to multiples of `padding`, the
+// buffers they index replaced by padded copies (inputs copied in, outputs copied back).
+void pad_einsum(ScheduleState& s, uint64_t block, const std::vector<int64_t>& padding);
+
 // primitive/rolling_buffer.cc: the written intermediate buffer kept as a rolling window along
 // the outermost loop whose tiles overlap (TVM's RollingBuffer).
 void rolling_buffer(ScheduleState& s, uint64_t block, int64_t write_buffer_index);
