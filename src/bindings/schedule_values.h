@@ -45,6 +45,26 @@ class ScheduleValue : public script::Object {
   }
 };
 script::TypeRef schedule_type();
+
+// TVM's StmtSRef: a loop or block of one schedule's state (`.stmt`, `.parent`). The
+// schedule's module keeps the statement alive; two srefs are the same when they name the
+// same statement of the same schedule (schedule_state_values.cc).
+class StmtSRefValue : public script::Object {
+ public:
+  StmtSRefValue(std::shared_ptr<ScheduleValue> owner, uint64_t sid) : owner(std::move(owner)), sid(sid) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter&) override;
+  std::shared_ptr<ScheduleValue> owner;
+  uint64_t sid;
+};
+script::TypeRef stmt_sref_type();
+// The loop or block an sref names, null once it is gone from the schedule.
+const ir::StmtNode* sref_stmt(const StmtSRefValue& r);
+// tvm.tir.ScheduleState over a schedule's state (`sch.state`, or `tir.ScheduleState(mod)`).
+Value make_schedule_state(std::shared_ptr<ScheduleValue> owner);
+// tvm.tir.ScheduleState, StmtSRef, BlockScope, Dependency, DepKind in `tir_ns` and the
+// schedule namespace; tvm.tir.schedule.state.
+void install_schedule_state(script::Namespace& tir_ns, script::Namespace& schedule_ns);
 // tvm.tir.ScheduleError (a RuntimeError, as TVM's derives from TVMError).
 script::TypeRef schedule_error_type();
 // tvm.TVMError (tvm.error.TVMError): a RuntimeError, the base of TVM's errors as in TVM.

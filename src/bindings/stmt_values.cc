@@ -119,6 +119,36 @@ void pre_order_visit(Interpreter& interp, const ir::Stmt& root, const ir::Stmt& 
   }
 }
 
+// tvm.tir.stmt_functor.post_order_visit(stmt, fvisit): fvisit on each statement, children
+// first (tsch visits statements only; TVM's visits expressions too).
+void post_order_visit(Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const Value& fn) {
+  if (!s) return;
+  switch (s->kind) {
+    case ir::StmtKind::For: post_order_visit(interp, root, ir::as<ir::ForNode>(s)->body, fn); break;
+    case ir::StmtKind::BlockRealize: post_order_visit(interp, root, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn); break;
+    case ir::StmtKind::Block: {
+      auto* b = ir::as<ir::BlockNode>(s);
+      if (b->init) post_order_visit(interp, root, b->init, fn);
+      post_order_visit(interp, root, b->body, fn);
+      break;
+    }
+    case ir::StmtKind::SeqStmt:
+      for (const auto& c : ir::as<ir::SeqStmtNode>(s)->seq) post_order_visit(interp, root, c, fn);
+      break;
+    case ir::StmtKind::IfThenElse: {
+      auto* n = ir::as<ir::IfThenElseNode>(s);
+      post_order_visit(interp, root, n->then_case, fn);
+      post_order_visit(interp, root, n->else_case, fn);
+      break;
+    }
+    case ir::StmtKind::LetStmt: post_order_visit(interp, root, ir::as<ir::LetStmtNode>(s)->body, fn); break;
+    case ir::StmtKind::Allocate: post_order_visit(interp, root, ir::as<ir::AllocateNode>(s)->body, fn); break;
+    case ir::StmtKind::DeclBuffer: post_order_visit(interp, root, ir::as<ir::DeclBufferNode>(s)->body, fn); break;
+    default: break;
+  }
+  interp.call(fn, {wrap(ir::Stmt(root, s.get()))});
+}
+
 Value wrap(ir::Stmt s) { return Value(std::make_shared<StmtValue>(std::move(s))); }
 
 TypeObject* StmtValue::type() const {

@@ -24,5 +24,6 @@ script::TypeRef for_stmt_type();
 script::TypeRef block_stmt_type();
 // tvm.tir.stmt_functor.pre_order_visit over the statements under `s` (part of `root`).
 void pre_order_visit(script::Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const script::Value& fn);
+void post_order_visit(script::Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const script::Value& fn);
 
 }  // namespace tsch::bindings

@@ -244,6 +244,8 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.set(intern("analysis"), Value(import(interp, "tvm.tir.analysis")));
   ns.set(intern("transform"), Value(import(interp, "tvm.tir.transform")));
   install_schedule(ns);
+  // tvm.tir.schedule.state, imported with tvm.tir as TVM's package does.
+  ns.find(intern("schedule"))->as<script::Module>()->globals->set(intern("state"), Value(import(interp, "tvm.tir.schedule.state")));
   std::shared_ptr<script::Module> expr = import(interp, "tvm.tir.expr");
   ns.set(intern("expr"), Value(expr));
   for (const char* f : {"PrimExpr", "Var", "IntImm", "FloatImm", "And", "Or", "Not", "all", "any"}) {
@@ -474,6 +476,12 @@ void register_tvm_modules() {
       pre_order_visit(interp, s->stmt, s->stmt, a[1]);
       return Value();
     }, "pre_order_visit(stmt, fvisit): fvisit on each statement, parents first; False skips its children.");
+    script::def_function(*m.globals, "post_order_visit", "stmt, fvisit", [](Interpreter& interp, Args& a) {
+      auto* s = a[0].as<StmtValue>();
+      if (!s) a.type_error(0, "a statement (a For, Block, ...)");
+      post_order_visit(interp, s->stmt, s->stmt, a[1]);
+      return Value();
+    }, "post_order_visit(stmt, fvisit): fvisit on each statement, children first (statements only).");
   });
   script::ModuleLoader::register_builtin("tvm.tir.schedule.transform", [](Interpreter& interp, script::Module& m) {
     mirror_module(interp, m, "tvm_schedule_transform");

@@ -85,58 +85,6 @@ namespace {
 
 schedule::Schedule& self(Args& a) { return a[0].as<ScheduleValue>()->sch; }
 
-// TVM's StmtSRef: a loop or block of one schedule's state (`.stmt`, `.parent`). The
-// schedule's module keeps the statement alive; two srefs are the same when they name the
-// same statement of the same schedule.
-class StmtSRefValue : public script::Object {
- public:
-  StmtSRefValue(std::shared_ptr<ScheduleValue> owner, uint64_t sid) : owner(std::move(owner)), sid(sid) {}
-  script::TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override;
-  std::shared_ptr<ScheduleValue> owner;
-  uint64_t sid;
-};
-
-const ir::StmtNode* sref_stmt(const StmtSRefValue& r) {
-  const schedule::NodeInfo* info = r.owner->sch.state().info(r.sid);
-  return info ? info->node : nullptr;
-}
-
-TypeRef stmt_sref_type() {
-  static TypeRef t = [] {
-    auto t = std::make_shared<TypeObject>("StmtSRef");
-    t->set_module("tvm.tir");
-    t->def_property("stmt", [](Interpreter&, const Value& v) -> Value {
-      auto* r = v.as<StmtSRefValue>();
-      const ir::StmtNode* node = sref_stmt(*r);
-      if (!node) return Value();
-      return wrap(ir::Stmt(r->owner->sch.mod(), node));
-    });
-    t->def_property("parent", [](Interpreter&, const Value& v) -> Value {
-      auto* r = v.as<StmtSRefValue>();
-      const schedule::NodeInfo* info = r->owner->sch.state().info(r->sid);
-      if (!info || info->parent == 0) return Value();
-      return Value(std::make_shared<StmtSRefValue>(r->owner, info->parent));
-    });
-    t->def("same_as", "self, other", [](Interpreter&, Args& a) {
-      auto* x = a[0].as<StmtSRefValue>();
-      auto* y = a[1].as<StmtSRefValue>();
-      return Value::boolean(y && x->owner->identity == y->owner->identity && x->sid == y->sid);
-    });
-    return t;
-  }();
-  return t;
-}
-
-script::TypeObject* StmtSRefValue::type() const { return stmt_sref_type().get(); }
-
-std::string StmtSRefValue::repr_hook(Interpreter&) {
-  const ir::StmtNode* node = sref_stmt(*this);
-  if (!node) return "StmtSRef(None)";
-  if (node->kind == ir::StmtKind::For) return "StmtSRef(for " + static_cast<const ir::ForNode*>(node)->loop_var->name + ")";
-  return "StmtSRef(block " + static_cast<const ir::BlockNode*>(node)->name + ")";
-}
-
 // TVM's TensorizeInfo (tvm.tir.schedule.analysis): which block loop a tensor intrinsic's
 // description loop maps to. loop_map: StmtSRef -> the description's For; desc_loop_indexer:
 // For -> its position; block_iter_paddings: None, or a padding per block iterator.
@@ -187,35 +135,6 @@ const schedule::RV& known_rv(Args& a, size_t i) {
   }
   return rv->rv;
 }
-
-// sch.state: TVM's ScheduleState, for `.mod` and `.get_sref(stmt)`.
-class ScheduleStateValue : public script::Object {
- public:
-  explicit ScheduleStateValue(std::shared_ptr<ScheduleValue> owner) : owner(std::move(owner)) {}
-  script::TypeObject* type() const override {
-    static TypeRef t = [] {
-      auto t = std::make_shared<TypeObject>("ScheduleState");
-      t->set_module("tvm.tir");
-      t->def_property("mod", [](Interpreter&, const Value& v) {
-        return Value(std::make_shared<IRModuleValue>(v.as<ScheduleStateValue>()->owner->sch.mod()));
-      });
-      t->def("get_sref", "self, stmt", [](Interpreter&, Args& a) -> Value {
-        auto owner = a[0].as<ScheduleStateValue>()->owner;
-        uint64_t sid = 0;
-        auto* stmt = a[1].as<StmtValue>();
-        if (auto* loop = stmt ? ir::as<ir::ForNode>(stmt->stmt) : nullptr) sid = loop->sid;
-        else if (auto* block = stmt ? ir::as<ir::BlockNode>(stmt->stmt) : nullptr) sid = block->sid;
-        else a.type_error(1, "a For or a Block");
-        const schedule::NodeInfo* info = owner->sch.state().info(sid);
-        if (!info) return Value();
-        return Value(std::make_shared<StmtSRefValue>(owner, sid));
-      });
-      return t;
-    }();
-    return t.get();
-  }
-  std::shared_ptr<ScheduleValue> owner;
-};
 
 // With TSCH_CHECK_BUILD=1 (the schedule tests), every primitive that changes the module is
 // checked by building the module before and after it and comparing results on random inputs.
@@ -370,7 +289,7 @@ TypeRef make_schedule_type() {
     return Value::boolean(schedule::can_decompose_padding(state, block->sid, loop->sid));
   }, "can_decompose_padding(block, loop) -> bool: whether decompose_padding(block, loop) would be accepted.");
   t->def_property("state", [](Interpreter&, const Value& v) {
-    return Value(std::make_shared<ScheduleStateValue>(v.as_ref<ScheduleValue>()));
+    return make_schedule_state(v.as_ref<ScheduleValue>());
   });
   t->def("get", "self, rv", [](Interpreter&, Args& a) -> Value {
     // A StmtSRef of this schedule: its statement (TVM's Schedule.get takes both).
@@ -418,6 +337,7 @@ void install_schedule(script::Namespace& tir_ns) {
   auto sched = std::make_shared<script::Module>("tvm.tir.schedule");
   install_schedule_module(*sched->globals);
   install_trace_types(*sched->globals);
+  install_schedule_state(tir_ns, *sched->globals);
   // tvm.tir.schedule.schedule: where TVM defines them.
   auto defining = std::make_shared<script::Module>("tvm.tir.schedule.schedule");
   install_schedule_module(*defining->globals);

@@ -203,4 +203,52 @@ bool binds_spatial_and_reduction(const ir::BlockRealizeNode& realize, const ir::
   return spatial && reduce;
 }
 
+bool linear_form(const PrimExpr& e, int64_t scale, LinearForm& out) {
+  int64_t c;
+  if (as_const_int(e, &c)) {
+    out.constant += scale * c;
+    return true;
+  }
+  if (auto* v = as<VarNode>(e)) {
+    for (auto& t : out.terms) {
+      if (t.first == v) {
+        t.second += scale;
+        return true;
+      }
+    }
+    out.terms.push_back({v, scale});
+    return true;
+  }
+  switch (e->kind) {
+    case ExprKind::Add: return linear_form(binary_a(e), scale, out) && linear_form(binary_b(e), scale, out);
+    case ExprKind::Sub: return linear_form(binary_a(e), scale, out) && linear_form(binary_b(e), -scale, out);
+    case ExprKind::Mul:
+      if (as_const_int(binary_b(e), &c)) return linear_form(binary_a(e), scale * c, out);
+      if (as_const_int(binary_a(e), &c)) return linear_form(binary_b(e), scale * c, out);
+      return false;
+    default: return false;
+  }
+}
+
+std::optional<PredicateBound> comparison_bound(const PrimExpr& c) {
+  if (c->kind != ExprKind::LT && c->kind != ExprKind::LE && c->kind != ExprKind::GT && c->kind != ExprKind::GE) return std::nullopt;
+  // a < b  <=>  a - b < 0; normalised to `x + k` cmp 0 with x the non-constant part.
+  PrimExpr diff = arith::simplify(sub(binary_a(c), binary_b(c)));
+  LinearForm lin;
+  if (!linear_form(diff, 1, lin) || lin.terms.empty()) return std::nullopt;
+  int64_t k = lin.constant;
+  PrimExpr x = arith::simplify(sub(diff, make_int(k, diff->dtype)));
+  PredicateBound b;
+  b.expr = x;
+  switch (c->kind) {
+    case ExprKind::LT: b.hi = -k; break;       // x + k < 0  -> x < -k
+    case ExprKind::LE: b.hi = -k + 1; break;   // x + k <= 0 -> x < -k + 1
+    case ExprKind::GT: b.lo = -k + 1; break;   // x + k > 0  -> x >= -k + 1
+    case ExprKind::GE: b.lo = -k; break;       // x + k >= 0 -> x >= -k
+    default: break;
+  }
+  return b;
+}
+
+
 }  // namespace tsch::schedule

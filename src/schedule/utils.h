@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -54,6 +55,22 @@ ir::PrimExpr predicate_without(const ir::PrimExpr& pred, const std::unordered_se
 // from an existing one (TVM reuses names; the printer de-duplicates).
 ir::Var new_loop_var(const std::string& name, ir::DataType dtype);
 
+
+// `e` as constant coefficients of variables plus a constant, when it is linear (sums,
+// differences and products by constants of variables and constants).
+struct LinearForm {
+  std::vector<std::pair<const ir::VarNode*, int64_t>> terms;
+  int64_t constant = 0;
+};
+bool linear_form(const ir::PrimExpr& e, int64_t scale, LinearForm& out);
+
+// A comparison of an expression with a constant offset as the interval it allows:
+// `3 <= x + 1` is x + 1 - 3 >= 0, i.e. `expr` = x with lo = 2. Null for anything else.
+struct PredicateBound {
+  ir::PrimExpr expr;
+  std::optional<int64_t> lo, hi;  // expr >= lo, expr < hi
+};
+std::optional<PredicateBound> comparison_bound(const ir::PrimExpr& c);
 
 // A buffer name for a cache in `scope`: A + "shared" -> A_shared, "shared.dyn" -> A_shared_dyn.
 std::string cache_name(const std::string& buffer, const std::string& scope);

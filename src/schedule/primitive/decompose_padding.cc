@@ -53,64 +53,6 @@ bool has_side_effect(const PrimExpr& e) {
   return found;
 }
 
-// `e` as constant coefficients of variables plus a constant, when it is linear.
-struct Linear {
-  std::vector<std::pair<const VarNode*, int64_t>> terms;
-  int64_t constant = 0;
-};
-bool linear_form(const PrimExpr& e, int64_t scale, Linear& out) {
-  int64_t c;
-  if (as_const_int(e, &c)) {
-    out.constant += scale * c;
-    return true;
-  }
-  if (auto* v = as<VarNode>(e)) {
-    for (auto& t : out.terms) {
-      if (t.first == v) {
-        t.second += scale;
-        return true;
-      }
-    }
-    out.terms.push_back({v, scale});
-    return true;
-  }
-  switch (e->kind) {
-    case ExprKind::Add: return linear_form(binary_a(e), scale, out) && linear_form(binary_b(e), scale, out);
-    case ExprKind::Sub: return linear_form(binary_a(e), scale, out) && linear_form(binary_b(e), -scale, out);
-    case ExprKind::Mul:
-      if (as_const_int(binary_b(e), &c)) return linear_form(binary_a(e), scale * c, out);
-      if (as_const_int(binary_a(e), &c)) return linear_form(binary_b(e), scale * c, out);
-      return false;
-    default: return false;
-  }
-}
-
-// The in-bound interval [lo, hi) a conjunct puts on an expression, which it returns; null
-// when the conjunct is not a comparison of an expression with a constant offset.
-struct Bound {
-  PrimExpr expr;  // compared against a constant: expr >= lo or expr < hi
-  std::optional<int64_t> lo, hi;
-};
-std::optional<Bound> comparison_bound(const PrimExpr& c) {
-  if (c->kind != ExprKind::LT && c->kind != ExprKind::LE && c->kind != ExprKind::GT && c->kind != ExprKind::GE) return std::nullopt;
-  // a < b  <=>  a - b < 0; normalised to `x + k` cmp 0 with x the non-constant part.
-  PrimExpr diff = arith::simplify(sub(binary_a(c), binary_b(c)));
-  Linear lin;
-  if (!linear_form(diff, 1, lin) || lin.terms.empty()) return std::nullopt;
-  int64_t k = lin.constant;
-  PrimExpr x = arith::simplify(sub(diff, make_int(k, diff->dtype)));
-  Bound b;
-  b.expr = x;
-  switch (c->kind) {
-    case ExprKind::LT: b.hi = -k; break;       // x + k < 0  -> x < -k
-    case ExprKind::LE: b.hi = -k + 1; break;   // x + k <= 0 -> x < -k + 1
-    case ExprKind::GT: b.lo = -k + 1; break;   // x + k > 0  -> x >= -k + 1
-    case ExprKind::GE: b.lo = -k; break;       // x + k >= 0 -> x >= -k
-    default: break;
-  }
-  return b;
-}
-
 PrimExpr drop_likely(const PrimExpr& e) {
   if (auto* call = as<CallNode>(e); call && call->op == "likely" && call->args.size() == 1) return call->args[0];
   return e;
@@ -172,7 +114,7 @@ PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const ar
   size_t n = block.iter_vars.size();
   std::vector<std::optional<int64_t>> lo(n), hi(n);
   for (const PrimExpr& t : conjuncts(pred)) {
-    std::optional<Bound> b = comparison_bound(drop_likely(t));
+    std::optional<PredicateBound> b = comparison_bound(drop_likely(t));
     if (!b) fail_pattern(s, block_sid, not_independent);
     bool matched = false;
     for (size_t i = 0; i < n && !matched; ++i) {
@@ -207,7 +149,7 @@ PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const ar
       fail_not_supported(s, {block_sid}, "decompose_padding of a block with a symbolic iterator domain");
     int64_t region_lo = dom_min, region_hi = dom_min + dom_extent;
     if (lo[i] || hi[i]) {
-      Linear lin;
+      LinearForm lin;
       if (!linear_form(arith::simplify(value), 1, lin)) fail_pattern(s, block_sid, not_independent);
       int64_t step = INT64_MAX;
       for (const auto& [v, coeff] : lin.terms) {
@@ -241,7 +183,7 @@ PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const ar
 bool writes_each_element_once(const BlockNode& block, const BufferStoreNode& store) {
   std::unordered_set<const VarNode*> seen;
   for (const PrimExpr& index : store.indices) {
-    Linear lin;
+    LinearForm lin;
     if (!linear_form(index, 1, lin)) return false;
     if (lin.terms.empty()) continue;
     if (lin.terms.size() != 1 || lin.terms[0].second != 1 || !seen.insert(lin.terms[0].first).second) return false;

@@ -1,0 +1,34 @@
+// TVM's BlockScope and BlockInfo flags over a schedule's state: the dependences among the
+// child blocks of a scope (RAW, WAW, WAR, in program order), and per block the three cached
+// flags TVM's ScheduleState keeps — affine_binding (the bindings are an affine map of the
+// loops up to the scope), region_cover (each producer in the scope writes at least what the
+// block reads of it, where they meet) and stage_pipeline (the block's own scope has neither
+// write-after-read dependences nor a consumer its producers do not cover).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "schedule/state.h"
+
+namespace tsch::schedule {
+
+enum class DepKind { RAW = 0, WAW = 1, WAR = 2, Opaque = 3 };
+
+struct Dependency {
+  uint64_t src = 0, dst = 0;
+  DepKind kind = DepKind::RAW;
+};
+
+// The dependences among the child blocks of `scope` (blocks in its init excluded), in the
+// order TVM's BlockScope adds them.
+std::vector<Dependency> block_dependencies(const ScheduleState& s, uint64_t scope);
+
+struct CachedFlags {
+  bool affine_binding = false, region_cover = false, stage_pipeline = false;
+};
+
+// The flags of `block` (a root block included).
+CachedFlags cached_flags(const ScheduleState& s, uint64_t block);
+
+}  // namespace tsch::schedule
