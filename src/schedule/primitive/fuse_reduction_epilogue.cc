@@ -236,7 +236,8 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   if (!has_reduction_iter) fail(s, kReverseBodyAnalysisError, {epilogue_sid});
 
   // Step 3. What tsch asks besides, so that the fused block computes what the two did.
-  if (s.scope_block(reduction_sid) != scope) fail_not_supported(s, {reduction_sid, epilogue_sid}, "fusing blocks {0} and {1} of different scopes");
+  if (s.scope_block(reduction_sid) != scope)
+    fail_not_supported(s, {reduction_sid, epilogue_sid}, "fusing blocks {0} and {1} of different scopes");
   if (!is_sum_from_zero(*reduction, temp))
     fail_not_supported(s, {reduction_sid},
                        "fusing an epilogue into block {0}, which is not a single sum `" + temp->name +
@@ -254,7 +255,9 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
     same_domain = expr_deep_equal(e.dom.min, spatial[i]->dom.min) && expr_deep_equal(e.dom.extent, spatial[i]->dom.extent);
     vmap[e.var.get()] = spatial[i]->var;
   }
-  if (!same_domain) fail_not_supported(s, {reduction_sid, epilogue_sid}, "fusing block {1}, whose iterators range otherwise than the spatial ones of block {0}");
+  if (!same_domain)
+    fail_not_supported(s, {reduction_sid, epilogue_sid},
+                       "fusing block {1}, whose iterators range otherwise than the spatial ones of block {0}");
   auto* update = as<BufferStoreNode>(reduction->body);
   if (!same_indices(substitute_all(temp_loads[0]->indices, vmap), update->indices) ||
       !same_indices(substitute_all(store->indices, vmap), update->indices)) {
@@ -264,7 +267,8 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   }
   const Buffer& out = store->buffer;
   for (const BufferRegion& r : reduction->reads) {
-    if (r.buffer == out) fail_not_supported(s, {reduction_sid, epilogue_sid}, "fusing into block {0}, which reads " + out->name + ", the output of block {1}");
+    if (r.buffer == out)
+      fail_not_supported(s, {reduction_sid, epilogue_sid}, "fusing into block {0}, which reads " + out->name + ", the output of block {1}");
   }
   // Nothing writes temp any more: no other block may use it (TVM keeps them reading it).
   for (uint64_t b : s.blocks_in(s.info(epilogue_sid)->func)) {
@@ -305,7 +309,8 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
     ToOutput(const Buffer& f, const Buffer& t) : from(f), to(t) {}
     PrimExpr mutate(const PrimExpr& e) override {
       PrimExpr m = mutate_children(e);
-      if (auto* load = as<BufferLoadNode>(m); load && load->buffer == from) return std::make_shared<BufferLoadNode>(load->dtype, to, load->indices);
+      auto* load = as<BufferLoadNode>(m);
+      if (load && load->buffer == from) return std::make_shared<BufferLoadNode>(load->dtype, to, load->indices);
       return m;
     }
     using IRMutator::mutate;
