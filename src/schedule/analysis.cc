@@ -8,6 +8,7 @@
 #include "ir/op.h"
 #include "ir/thread_storage_scope.h"
 #include "schedule/error.h"
+#include "schedule/primitive/inline_checks.h"
 
 namespace tsch::schedule {
 
@@ -111,27 +112,19 @@ void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
       if (r.buffer == w.buffer) refuse(fmt::format("it reads {}, which it writes, and has no T.init", w.buffer->name), {});
 }
 
-namespace {
-TSCH_SCHEDULE_ERROR_KIND(kIncompleteBlockError, "IncompleteBlockError", "Incomplete block",
-                         "The block {0} is not a complete block - it violates condition #1.\n" TSCH_COMPLETE_BLOCK_DEFINITION);
-}  // namespace
-
+// TVM's CheckCompleteBlock, its conditions in order (the error kind lives with compute_inline,
+// which TVM's shares it with).
 void check_complete_block(const ScheduleState& s, uint64_t block_sid) {
   const BlockNode& block = s.block_at(block_sid);
-  int violated = 0;
   for (const auto& iv : block.iter_vars) {
-    if (iv.type != IterType::DataPar) violated = 1;
+    if (iv.type != IterType::DataPar) fail_incomplete_block(s, block_sid, 1);
   }
   for (const auto& w : block.writes) {
-    if (!violated && other_writer(s, block_sid, w.buffer)) violated = 2;
+    if (other_writer(s, block_sid, w.buffer)) fail_incomplete_block(s, block_sid, 2);
   }
   for (const auto& w : block.writes)
     for (const auto& r : block.reads)
-      if (!violated && r.buffer == w.buffer) violated = 3;
-  if (violated) {
-    fail(s, kIncompleteBlockError, {block_sid},
-         fmt::format("The block {{0}} is not a complete block - it violates condition #{}.\n", violated) + TSCH_COMPLETE_BLOCK_DEFINITION);
-  }
+      if (r.buffer == w.buffer) fail_incomplete_block(s, block_sid, 3);
 }
 
 const StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_level) {

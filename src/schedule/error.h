@@ -75,11 +75,6 @@ extern const ScheduleErrorKind& kNotReductionBlockError;
   "3) All block vars are either data parallel block vars or reduction block vars\n"                       \
   "4) Dominant: the block is the only writer of its output, dominating the reader of its output buffers\n" \
   "5) The reduction block vars are not used to index the output buffers"
-#define TSCH_COMPLETE_BLOCK_DEFINITION                                                                     \
-  "Definition of a complete block:\n"                                                                      \
-  "1) All block vars are data parallel\n"                                                                  \
-  "2) Dominant: the block is the only writer of its output, dominating the reader of its output buffers\n" \
-  "3) No overlap between the buffers the block reads and writes"
 [[noreturn]] void fail_not_reduction_block(const ScheduleState& s, uint64_t block, int condition);
 // Condition 5 of a reduction block: a reduction iterator of `block` used in `indices` (a
 // store into its output), or null.

@@ -98,6 +98,9 @@ void pad_einsum(ScheduleState& s, uint64_t block, const std::vector<int64_t>& pa
 // primitive/rolling_buffer.cc: the written intermediate buffer kept as a rolling window along
 // the outermost loop whose tiles overlap (TVM's RollingBuffer).
 void rolling_buffer(ScheduleState& s, uint64_t block, int64_t write_buffer_index);
+// primitive/fuse_reduction_epilogue.cc: an elementwise epilogue (bias, bias + ReLU, clipping)
+// folded into the sum reduction producing its input (TVM's FuseReductionEpilogue).
+void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_block, uint64_t epilogue_block);
 
 // Sampling (primitive/sampling.cc): deterministic for a given random state.
 std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state);

@@ -17,6 +17,7 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
+#include "schedule/primitive/inline_checks.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 #include "schedule/kind_registration.h"
@@ -24,6 +25,33 @@
 namespace tsch::schedule {
 
 using namespace ir;
+
+TSCH_SCHEDULE_ERROR_KIND(kIncompleteBlockError, "IncompleteBlockError", "Incomplete block",
+                         "The block {0} is not a complete block - it violates condition #2.\n" TSCH_COMPLETE_BLOCK_DEFINITION);
+TSCH_SCHEDULE_ERROR_KIND(kReverseBodyAnalysisError, "BodyAnalysisError.reverse",
+                         "The block cannot be inlined because its body pattern does not meet the condition for inlining",
+                         "The body of the inlined block should be in form of\n"
+                         "    `B[...] = g(i, j, k, A[f(i, j, k, ...)] ...)`,\n"
+                         "where A is the only buffer the block consumes, whose indices are distinct atomic variables,\n"
+                         "and there should be no variables other than the index variables), and f is a bijective affine\n"
+                         "mapping and there should not be predicates in the inlined block. The iter domains of the inlined\n"
+                         "block should be covered by the producer block.");
+
+void fail_incomplete_block(const ScheduleState& s, uint64_t block, int condition) {
+  fail(s, kIncompleteBlockError, {block},
+       "The block {0} is not a complete block - it violates condition #" + std::to_string(condition) +
+           ".\n" TSCH_COMPLETE_BLOCK_DEFINITION);
+}
+
+bool removable_subtree(const ScheduleState& s, uint64_t block_sid) {
+  bool top_level = false;
+  const StmtNode* subtree = block_subtree(s, block_sid, top_level);
+  if (top_level) return true;
+  uint64_t top = block_sid;
+  while (s.info(top)->node != subtree && s.info(top)->realize != subtree) top = s.info(top)->parent;
+  const ForNode* holder = s.loop(s.info(top)->parent);
+  return holder && as<SeqStmtNode>(holder->body) != nullptr;
+}
 
 namespace {
 
@@ -107,41 +135,15 @@ TSCH_SCHEDULE_ERROR_KIND(kBodyAnalysisError, "BodyAnalysisError",
                          "The body of the inlined block should be in form of\n"
                          "    'A[f(i, j, k, ...)] = g(i, j, k, ...)',\n"
                          "where the store indices mapping f on the left are bijective affine.");
-TSCH_SCHEDULE_ERROR_KIND(kReverseBodyAnalysisError, "BodyAnalysisError.reverse",
-                         "The block cannot be inlined because its body pattern does not meet the condition for inlining",
-                         "The body of the inlined block should be in form of\n"
-                         "    `B[...] = g(i, j, k, A[f(i, j, k, ...)] ...)`,\n"
-                         "where A is the only buffer the block consumes, whose indices are distinct atomic variables,\n"
-                         "and there should be no variables other than the index variables), and f is a bijective affine\n"
-                         "mapping and there should not be predicates in the inlined block. The iter domains of the inlined\n"
-                         "block should be covered by the producer block.");
 TSCH_SCHEDULE_ERROR_KIND(kOnlyLeafError, "OnlyLeafError", "Cannot remove the only leaf in the scope",
                          "Block {0} is the only leaf in the scope {1}, which cannot be removed; Otherwise the scope will be empty.");
 TSCH_SCHEDULE_ERROR_KIND(kSelfReadError, "SelfReadError", "The inlined block reads the buffer it writes",
                          "The inlined block {0} reads the buffer it writes");
-TSCH_SCHEDULE_ERROR_KIND(kIncompleteBlockError, "IncompleteBlockError", "Incomplete block",
-                         "The block {0} is not a complete block - it violates condition #2.\n"
-                         "Definition of a complete block:\n"
-                         "1) All block vars are data parallel\n"
-                         "2) Dominant: the block is the only writer of its output, dominating the reader of its output buffers\n"
-                         "3) No overlap between the buffers the block reads and writes");
 TSCH_SCHEDULE_ERROR_KIND(kNonSingleProducerError, "NonSingleProducerError",
                          "The consumer block to be inlined is required to have only a single producer block, and the producer "
                          "block should be a complete block who has only a single consumer",
                          "The consumer block {0} to be inlined is required to have only a single producer block, and the "
                          "producer block should be a complete block who has only a single consumer");
-
-// Whether the block's subtree (the block and the loops holding only it) can be cut out of
-// the statement holding it: a sequence, in a loop or in the scope block.
-bool removable_subtree(const ScheduleState& s, uint64_t block_sid) {
-  bool top_level = false;
-  const StmtNode* subtree = block_subtree(s, block_sid, top_level);
-  if (top_level) return true;
-  uint64_t top = block_sid;
-  while (s.info(top)->node != subtree && s.info(top)->realize != subtree) top = s.info(top)->parent;
-  const ForNode* holder = s.loop(s.info(top)->parent);
-  return holder && as<SeqStmtNode>(holder->body) != nullptr;
-}
 
 }  // namespace
 
