@@ -385,8 +385,16 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   rf_block->name = block->name + "_rf";
   rf_block->sid = s.fresh_sid();
   rf_block->iter_vars = rf_iters;
-  rf_block->init = make_seq(rf_inits);
-  rf_block->body = update_stmt(form, rf_buffers, rf_indices, form.match.reducer.combine(rf_current, rf_new), "_rf");
+  rf_block->annotations = block->annotations;  // as TVM's: the rf block keeps them
+  if (reduce_iters.empty() && form.buffers.size() == 1) {
+    // Nothing left to reduce in the rf block (TVM's spatial-only form): each instance stores
+    // its value, identity (+) value being the value. (Tuple reducers keep their combine: an
+    // argmax tie-break against the identity's index can pick the identity.)
+    rf_block->body = update_stmt(form, rf_buffers, rf_indices, rf_new, "_rf");
+  } else {
+    rf_block->init = make_seq(rf_inits);
+    rf_block->body = update_stmt(form, rf_buffers, rf_indices, form.match.reducer.combine(rf_current, rf_new), "_rf");
+  }
   arith::AccessRegions rf_regions = arith::infer_access_regions(rf_block->body, rf_block->init);
   std::vector<Buffer> read_order;  // TVM's rf block reads what the block read, in its order
   for (const auto& r : block->reads) read_order.push_back(r.buffer);
