@@ -121,7 +121,8 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
     int64_t outer;
     exact = as_const_int(extents[static_cast<size_t>(inferred)], &outer) && outer * product == extent;
   }
-  if (!exact && !disable_predication) predicate = make_binary(ExprKind::LT, arith::simplify(value, dom), loop->extent);
+  // TVM writes the guard in the nested form it builds the value in: `(i_0 * 2 + i_1) * 3 + i_2 < 128`.
+  if (!exact && !disable_predication) predicate = make_binary(ExprKind::LT, value, loop->extent);
 
   // Step 3. Rewrite.
   Stmt body = substitute_bindings(loop->body, {{loop->loop_var.get(), value}}, dom, predicate);
