@@ -31,7 +31,7 @@ syn match tschDecorator "@\h[[:alnum:]_.]*"
 syn match tschBuiltin "\<\(T\|R\|I\|te\)\.\h\w*\(\.\h\w*\)*"
 
 " tvm.tir.Schedule primitives called as methods (`sch.split(...)`).
-syn match tschPrimitive "\.\zs\(add_unit_loop\|annotate\|annotate_buffer_access\|bind\|blockize\|cache_read\|cache_write\|compute_at\|compute_inline\|decompose_reduction\|enter_postproc\|fuse\|get_block\|get_child_blocks\|get_consumers\|get_loops\|get_output_blocks\|get_producers\|get_sblock\|get_sref\|loop_partition\|merge\|parallel\|reindex\|remove_rv\|reorder\|reorder_block_iter_var\|reverse_compute_at\|reverse_compute_inline\|rfactor\|rolling_buffer\|sample_categorical\|sample_compute_location\|sample_perfect_tile\|set_axis_separator\|set_scope\|split\|state\|storage_align\|tensorize\|transform_block_layout\|transform_layout\|unannotate\|unroll\|unsafe_set_dtype\|vectorize\)\ze\s*("
+syn match tschPrimitive "\.\zs\(add_unit_loop\|annotate\|annotate_buffer_access\|bind\|blockize\|cache_index\|cache_inplace\|cache_read\|cache_write\|compute_at\|compute_inline\|decompose_reduction\|enter_postproc\|fuse\|get_block\|get_child_blocks\|get_consumers\|get_loops\|get_output_blocks\|get_producers\|get_sblock\|get_sref\|loop_partition\|merge\|parallel\|read_at\|reindex\|remove_rv\|reorder\|reorder_block_iter_var\|reverse_compute_at\|reverse_compute_inline\|rfactor\|rolling_buffer\|sample_categorical\|sample_compute_location\|sample_perfect_tile\|set_axis_separator\|set_scope\|split\|state\|storage_align\|tensorize\|transform_block_layout\|transform_layout\|unannotate\|unroll\|unsafe_set_dtype\|vectorize\|write_at\)\ze\s*("
 
 hi def link tschKeyword Statement
 hi def link tschConstant Constant
