@@ -99,7 +99,7 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
   }
 
   // Step 4. Rewrite: copy in, the block on the copy, copy back; the scope allocates the copy.
-  Buffer cache = buffer_with(buffer, buffer->name + "_" + scope_name, buffer->shape, scope_name);
+  Buffer cache = buffer_with(buffer, cache_name(buffer->name, scope_name), buffer->shape, scope_name);
   uint64_t in_sid = 0, out_sid = 0;
   Stmt copy_in = copy_nest(s, buffer->name + "_" + scope_name, buffer, cache, read_region, in_sid);
   Stmt copy_out = copy_nest(s, buffer->name + "_" + scope_name, cache, buffer, write_region, out_sid);

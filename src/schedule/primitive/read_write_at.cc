@@ -71,7 +71,7 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
   const auto& regions = is_read ? block->reads : block->writes;
   if (index < 0 || index >= static_cast<int64_t>(regions.size())) fail_buffer_index_out_of_range(s, block_sid, index, !is_read);
   Buffer src = regions[static_cast<size_t>(index)].buffer;
-  Buffer dst = buffer_with(src, src->name + "_" + scope_name, src->shape, scope_name);
+  Buffer dst = buffer_with(src, cache_name(src->name, scope_name), src->shape, scope_name);
   const ForNode& loop = s.loop_at(loop_sid);
 
   // Step 2. Which statements of the loop's body read and write the buffer, and the region the
