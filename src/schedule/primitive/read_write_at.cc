@@ -20,6 +20,7 @@
 
 #include "arith/int_set.h"
 #include "arith/simplify.h"
+#include "ir/expr_equal.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "schedule/analysis.h"
@@ -140,11 +141,27 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
     ed = insert_pos;
     // The statements before the copy access the copy only: a block reading the buffer there
     // would read elements the copy never received, unless it first writes them itself (a
-    // reduction's T.init).
+    // reduction's T.init) and reads nothing else of it.
     for (size_t i = st; i < ed; ++i) {
       for (const BlockRealizeNode* realize : realizes_under(subtrees[i])) {
         const BlockNode* b = realize->block.get();
-        if (has_buffer(b->reads, src) && !b->init) {
+        // A reduction reads back only the elements it writes (after its T.init).
+        bool reads_own_writes = true;
+        for (const BufferRegion& r : b->reads) {
+          if (r.buffer != src) continue;
+          bool same = false;
+          for (const BufferRegion& w : b->writes) {
+            if (w.buffer != src || w.region.size() != r.region.size()) continue;
+            bool all = true;
+            for (size_t d = 0; d < r.region.size(); ++d) {
+              all = all && expr_deep_equal(arith::simplify(sub(r.region[d].min, w.region[d].min)), make_int(0, r.region[d].min->dtype)) &&
+                    expr_deep_equal(arith::simplify(sub(r.region[d].extent, w.region[d].extent)), make_int(0, r.region[d].extent->dtype));
+            }
+            same = same || all;
+          }
+          reads_own_writes = reads_own_writes && same;
+        }
+        if (has_buffer(b->reads, src) && (!b->init || !reads_own_writes)) {
           fail_not_supported(s, {loop_sid, b->sid},
                              fmt::format("write_at where block {{1}} reads {} before the copy (it would read the new buffer's "
                                          "unwritten elements)",
@@ -267,7 +284,8 @@ void register_read_write_at_kinds(KindList& kinds) {
         read ? "read_buffer_index names a buffer the block reads; under the loop no block writes it after the first statement "
                "reading it; the region copied lies inside the buffer"
              : "write_buffer_index names a buffer the block writes; under the loop no block reads it after the last statement "
-               "writing it, and the blocks before the copy that read it have a T.init; the writes cover the region copied back",
+               "writing it, and the blocks before the copy that read it have a T.init and read only what they write; the writes cover "
+               "the region copied back",
         read ? "for k0: C reads A  ->  for k0: block A_shared (auto_copy) copies A's tile into A_shared; C reads A_shared"
              : "for tx: C writes C  ->  for tx: C writes C_shared; block C_shared (auto_copy) copies the tile back to C"));
   }
