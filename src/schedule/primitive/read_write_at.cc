@@ -23,6 +23,7 @@
 #include "ir/expr_equal.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/thread_storage_scope.h"
 #include "schedule/analysis.h"
 #include "schedule/error.h"
 #include "schedule/kind_registration.h"
@@ -63,6 +64,53 @@ bool has_buffer(const std::vector<BufferRegion>& regions, const Buffer& buffer) 
   return false;
 }
 
+// Whether the block writes every element of the region `r` spans over the loops relaxed below
+// `loop` (and the thread loops sharing `scope`): each dimension's start is the outer loops'
+// part plus constant multiples of the relaxed loops, which, smallest step first, never step
+// past what the smaller ones and the region's own extent cover (a mixed radix). write_at copies
+// the whole span back, so a gap would copy elements nobody wrote.
+bool writes_densely(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const BufferRegion& r, const std::string& scope) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  const BlockNode& block = s.block_at(block_sid);
+  std::unordered_map<const VarNode*, PrimExpr> bind;
+  for (size_t i = 0; i < block.iter_vars.size(); ++i) bind[block.iter_vars[i].var.get()] = realize->iter_values[i];
+  std::vector<const ForNode*> relaxed;
+  bool inside = false;
+  for (uint64_t l : s.enclosing_loops(block_sid)) {
+    if (l == loop_sid) inside = true;
+    const ForNode* f = &s.loop_at(l);
+    bool thread_shared = f->for_kind == ForKind::ThreadBinding && storage_shared_by_thread(scope, f->thread_tag);
+    if ((inside && l != loop_sid) || thread_shared) relaxed.push_back(f);
+  }
+  for (const Range& range : r.region) {
+    PrimExpr lo = substitute(range.min, bind);
+    std::unordered_map<const VarNode*, PrimExpr> zero;
+    for (const ForNode* f : relaxed) zero[f->loop_var.get()] = make_int(0, f->loop_var->dtype);
+    PrimExpr base = substitute(lo, zero);
+    PrimExpr linear = base;
+    int64_t covered = 0;
+    if (!as_const_int(arith::simplify(range.extent), &covered)) return false;
+    std::vector<std::pair<int64_t, int64_t>> steps;  // (coefficient, extent)
+    for (const ForNode* f : relaxed) {
+      std::unordered_map<const VarNode*, PrimExpr> one = zero;
+      one[f->loop_var.get()] = make_int(1, f->loop_var->dtype);
+      int64_t c = 0, e = 0;
+      if (!as_const_int(arith::simplify(sub(substitute(lo, one), base)), &c)) return false;
+      if (!as_const_int(arith::simplify(f->extent), &e)) return false;
+      linear = add(linear, mul(make_int(c, f->loop_var->dtype), f->loop_var));
+      if (c != 0 && e > 1) steps.emplace_back(c < 0 ? -c : c, e);
+    }
+    int64_t diff = 1;
+    if (!as_const_int(arith::simplify(sub(lo, linear)), &diff) || diff != 0) return false;  // not linear in them
+    std::sort(steps.begin(), steps.end());
+    for (const auto& [c, e] : steps) {
+      if (c > covered) return false;
+      covered += c * (e - 1);
+    }
+  }
+  return true;
+}
+
 uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, int64_t index, const std::string& scope_name,
                        bool is_read) {
   const char* prim = is_read ? "read_at" : "write_at";
@@ -101,7 +149,7 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
           }
         }
         // write_at copies the whole region back: every element of it must have been written.
-        if (!is_read && (gapped || (realize->predicate && !is_one(realize->predicate)))) {
+        if (!is_read && (gapped || !writes_densely(s, b->sid, loop_sid, r, dst->scope) || (realize->predicate && !is_one(realize->predicate)))) {
           fail_not_supported(s, {loop_sid, b->sid},
                              fmt::format("write_at where block {{1}} writes only part of the region of {} it spans (a predicate or "
                                          "a strided access)",
