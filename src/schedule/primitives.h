@@ -66,6 +66,18 @@ uint64_t cache_read(ScheduleState& s, uint64_t block, int64_t read_buffer_index,
                     const std::vector<uint64_t>& consumer_blocks = {});
 uint64_t cache_write(ScheduleState& s, uint64_t block, int64_t write_buffer_index, const std::string& scope);
 void set_scope(ScheduleState& s, uint64_t block, int64_t buffer_index, const std::string& scope);
+// primitive/read_write_at.cc: a copy block (annotated auto_copy) at the top level of `loop`,
+// before the first subtree reading (after the last subtree writing) the block's buffer, which
+// the subtrees from (up to) there access in `scope` instead (TVM's ReadAt / WriteAt).
+uint64_t read_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t read_buffer_index, const std::string& scope);
+uint64_t write_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t write_buffer_index, const std::string& scope);
+// primitive/cache_inplace.cc: a block that reads and writes a buffer works on a copy in
+// `scope`: copied in before it and back after it, inside its innermost loop; returns the two
+// copy blocks (TVM's CacheInplace).
+std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope);
+// primitive/cache_index.cc: the index expressions of the block's buffer accesses precomputed
+// into int32 buffers in `scope` by blocks before it (TVM's CacheIndex); returns those blocks.
+std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block, const std::string& scope, int64_t cse_thresh);
 // primitive/reindex.cc: the block accesses the buffer through one indexed by its iterators;
 // returns the copy block.
 uint64_t reindex(ScheduleState& s, uint64_t block, int64_t buffer_index, bool is_write);

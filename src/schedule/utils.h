@@ -76,6 +76,18 @@ std::optional<PredicateBound> comparison_bound(const ir::PrimExpr& c);
 std::string cache_name(const std::string& buffer, const std::string& scope);
 
 bool valid_storage_scope(const std::string& scope);
+// The copy block of the cache primitives (TVM's MakeCacheStage), with its loops:
+//   for ax0, ax1 in T.grid(...): with T.block(name): v0, v1 = ...; dst[v] = src[v]
+// over `region` ([min, max] per dimension of src). With `compact` (a cache of the region's
+// shape, TVM's cache_full_region = false) the iterators range over the region and the cache is
+// indexed from 0: dst[v] = src[min + v]. `block_sid` receives the new block's sid (cache.cc).
+ir::Stmt copy_nest(ScheduleState& s, const std::string& name, const ir::Buffer& src, const ir::Buffer& dst,
+                   const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact = false);
+// The top-level statement of the scope block `scope` that holds `sid`, as its index in the
+// scope's body (0 when the body is one statement) (cache.cc).
+size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope);
+// Refuses a scope valid_storage_scope rejects: TVM's InvalidStorageScopeError (cache.cc).
+void check_storage_scope(const ScheduleState& s, const std::string& scope);
 
 // Refuses a loop nest under which a block may not run in parallel: what
 // parallel/vectorize check (schedule/primitive/loop_kind.cc).

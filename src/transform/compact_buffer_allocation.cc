@@ -160,7 +160,12 @@ class Compactor : public ir::IRMutator {
     }
     ir::Stmt t = mutate_children(s);
     auto* alloc = ir::as<ir::AllocateNode>(t);
-    if (!alloc || !alloc->buffer->strides.empty() || alloc->buffer->elem_offset) return t;
+    if (!alloc) return t;
+    // TVM's compaction gives every allocated buffer new strides (storage_align's, else none).
+    // tsch keeps declared strides that fit the buffer; strides of another rank (cache_index
+    // declares [1] at any rank, as TVM does) could never be flattened, and are dropped here.
+    bool odd_strides = !alloc->buffer->strides.empty() && alloc->buffer->strides.size() != alloc->buffer->shape.size();
+    if ((!alloc->buffer->strides.empty() && !odd_strides) || alloc->buffer->elem_offset) return t;
     const ir::Buffer& buf = alloc->buffer;
     size_t rank = buf->shape.size();
     // Ranges of the loops inside the allocation; outer variables stay symbolic. A software-
@@ -189,8 +194,13 @@ class Compactor : public ir::IRMutator {
     const std::vector<ir::PrimExpr>& offset = region->offset;
     bool changed = false;
     for (size_t d = 0; d < rank; ++d) changed |= !ir::is_zero(offset[d]) || ir::script(shape[d]) != ir::script(buf->shape[d]);
-    if (!changed && buf->dim_align.empty()) return resolve_placeholders(*alloc, buf, alloc->body, {});
+    if (!changed && buf->dim_align.empty() && !odd_strides) return resolve_placeholders(*alloc, buf, alloc->body, {});
     ir::Buffer compact = ir::buffer_with(buf, buf->name, shape, buf->scope);
+    if (odd_strides) {
+      auto node = std::make_shared<ir::BufferNode>(*compact);
+      node->strides.clear();
+      compact = node;
+    }
     if (!buf->dim_align.empty()) {
       // storage_align (TVM's rule): from the innermost axis out, an axis asked for
       // (factor, offset) gets the next stride s with s % factor == offset.

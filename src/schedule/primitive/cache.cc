@@ -71,11 +71,10 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
   return out;
 }
 
-// for ax0, ax1 in T.grid(...): with T.block(name): v0, v1 = ...; dst[v] = src[v]
-// With `compact` (a cache of the region's shape, TVM's cache_full_region = false) the
-// iterators range over the region and the cache is indexed from 0: dst[v] = src[min + v].
+}  // namespace
+
 Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, const Buffer& dst,
-               const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact = false) {
+               const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact) {
   auto block = std::make_shared<BlockNode>();
   block->name = name;
   block->sid = block_sid = s.fresh_sid();
@@ -111,7 +110,6 @@ Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, con
   return make_loop_nest(s, nest, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block));
 }
 
-// The top-level statement of the scope that holds `sid`, as its index in the scope's body.
 size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope) {
   uint64_t top = sid;
   while (s.info(top)->parent != scope) top = s.info(top)->parent;
@@ -125,14 +123,14 @@ size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope) {
   return 0;
 }
 
+namespace {
+
 TSCH_SCHEDULE_ERROR_KIND(kInvalidStorageScopeError, "InvalidStorageScopeError", "The input storage scope is invalid",
                          "The input storage scope is invalid.");
 TSCH_SCHEDULE_ERROR_KIND(kNotSingleWriteBlock, "NotSingleWriteBlock", "The buffer is allowed to be written by single block.",
                          "The buffer is expected to be written by single block.");
 
-void check_scope(const ScheduleState& s, const std::string& scope) {
-  if (!valid_storage_scope(scope)) fail(s, kInvalidStorageScopeError, {}, "The input storage scope \"" + scope + "\" is invalid.");
-}
+void check_scope(const ScheduleState& s, const std::string& scope) { check_storage_scope(s, scope); }
 
 // The rewrite both cache primitives share: the block accesses `cache` instead of `buffer`,
 // the copy nest goes into the scope's body at `position`, and the scope allocates the cache.
@@ -166,6 +164,10 @@ void check_copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64
 }
 
 }  // namespace
+
+void check_storage_scope(const ScheduleState& s, const std::string& scope) {
+  if (!valid_storage_scope(scope)) fail(s, kInvalidStorageScopeError, {}, "The input storage scope \"" + scope + "\" is invalid.");
+}
 
 namespace {
 
