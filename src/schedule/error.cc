@@ -112,6 +112,10 @@ TSCH_SCHEDULE_ERROR_KIND(kLoopTouchedByBothKindsError, "LoopPropertyError.both_k
                          "iters and reduction block iters",
                          "It is not allowed that the loop {0} is touched by both some data parallel block iters and some "
                          "reduction block iters");
+TSCH_SCHEDULE_ERROR_KIND(kLoopPositionError, "LoopPositionError", "decompose_reduction expect the loop to be an ancestor of block",
+                         "ScheduleError: The input loop {0} of decompose_reduction is required to be an ancestor of block {1}.");
+TSCH_SCHEDULE_ERROR_KIND(kNotSingleWriteBlock, "NotSingleWriteBlock", "The buffer is allowed to be written by single block.",
+                         "The buffer is expected to be written by single block.");
 TSCH_SCHEDULE_ERROR_KIND(kNotSupportedYet, "NotSupportedYet", "not supported yet", "not supported yet");
 
 void fail_not_supported(const ScheduleState& s, std::vector<uint64_t> locations, const std::string& what) {

@@ -66,6 +66,11 @@ extern const ScheduleErrorKind& kNotOnlyChildError;             // {0}, {1}: the
 // {0}: a loop bound to both spatial and reduction iterators of a block ({1}).
 extern const ScheduleErrorKind& kLoopTouchedByBothKindsError;
 extern const ScheduleErrorKind& kNotSupportedYet;
+// {0}: a loop that does not enclose block {1} (decompose_reduction, decompose_padding; the
+// message names the primitive).
+extern const ScheduleErrorKind& kLoopPositionError;
+// {0}, {1}: two blocks writing a buffer only one may write (the cache primitives).
+extern const ScheduleErrorKind& kNotSingleWriteBlock;
 // {0}: a block that is not a reduction block (TVM's five conditions).
 extern const ScheduleErrorKind& kNotReductionBlockError;
 #define TSCH_REDUCTION_BLOCK_DEFINITION                                                                    \

@@ -157,7 +157,7 @@ using KindList = std::vector<std::unique_ptr<InstructionKind>>;
   X(decompose_reduction) X(rfactor) X(blockize) X(cache) X(annotate) X(storage_align) X(transform_layout) \
   X(sampling) X(postproc) X(set_dtype) X(merge) X(reindex) X(tensorize) X(rolling_buffer)            \
   X(decompose_padding) X(pad_einsum) X(fuse_reduction_epilogue) X(read_write_at) X(cache_inplace)   \
-  X(cache_index)
+  X(cache_index) X(reindex_cache)
 #define TSCH_DECLARE_REGISTER(file) void register_##file##_kinds(KindList& kinds);
 TSCH_SCHEDULE_KIND_FILES(TSCH_DECLARE_REGISTER)
 #undef TSCH_DECLARE_REGISTER

@@ -107,6 +107,13 @@ bool can_decompose_padding(ScheduleState& s, uint64_t block, uint64_t loop);
 // buffers they index replaced by padded copies (inputs copied in, outputs copied back).
 void pad_einsum(ScheduleState& s, uint64_t block, const std::vector<int64_t>& padding);
 
+// primitive/reindex_cache.cc: a cache of the point the block accesses per instance, laid out
+// by an index map over its iterators (`map_params` -> `map_outputs`); returns the copy block.
+uint64_t reindex_cache_read(ScheduleState& s, uint64_t block, int64_t index, const std::string& scope,
+                            const std::vector<ir::Var>& map_params, const std::vector<ir::PrimExpr>& map_outputs);
+uint64_t reindex_cache_write(ScheduleState& s, uint64_t block, int64_t index, const std::string& scope,
+                             const std::vector<ir::Var>& map_params, const std::vector<ir::PrimExpr>& map_outputs);
+
 // primitive/rolling_buffer.cc: the written intermediate buffer kept as a rolling window along
 // the outermost loop whose tiles overlap (TVM's RollingBuffer).
 void rolling_buffer(ScheduleState& s, uint64_t block, int64_t write_buffer_index);

@@ -19,6 +19,7 @@
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 #include "schedule/kind_registration.h"
+#include "schedule/primitive/cache_loc_detector.h"
 
 namespace tsch::schedule {
 
@@ -127,8 +128,6 @@ namespace {
 
 TSCH_SCHEDULE_ERROR_KIND(kInvalidStorageScopeError, "InvalidStorageScopeError", "The input storage scope is invalid",
                          "The input storage scope is invalid.");
-TSCH_SCHEDULE_ERROR_KIND(kNotSingleWriteBlock, "NotSingleWriteBlock", "The buffer is allowed to be written by single block.",
-                         "The buffer is expected to be written by single block.");
 
 void check_scope(const ScheduleState& s, const std::string& scope) { check_storage_scope(s, scope); }
 
@@ -170,77 +169,6 @@ void check_storage_scope(const ScheduleState& s, const std::string& scope) {
 }
 
 namespace {
-
-// TVM's CacheLocDetector for cache_read: where the copy goes once the buffer's writer has
-// run and before the first of its consumers — the statement sequence where both have been
-// seen, inside the innermost loop around it (or the scope block), at the position of the
-// statement holding that first consumer.
-class CacheLocDetector {
- public:
-  CacheLocDetector(uint64_t writer, uint64_t scope, std::unordered_set<uint64_t> related)
-      : writer_(writer), scope_(scope), related_(std::move(related)) {}
-
-  uint64_t loc = 0;                   // a loop's sid, or the scope block's
-  int64_t pos = -1;                   // index in `seq` (or before / after a lone body)
-  const SeqStmtNode* seq = nullptr;   // the sequence `pos` indexes (null: the scope's start)
-
-  void visit(const Stmt& st) {
-    if (!st) return;
-    switch (st->kind) {
-      case StmtKind::SeqStmt: {
-        auto* sq = as<SeqStmtNode>(st);
-        bool previous = visited_block_;
-        visited_block_ = false;
-        for (size_t i = 0; i < sq->seq.size(); ++i) {
-          if (pos != -1) break;
-          visit(sq->seq[i]);
-          if (visited_block_ && visited_related_ && pos == -1) {
-            pos = static_cast<int64_t>(i);
-            seq = sq;
-            break;
-          }
-          if (visited_related_) break;
-        }
-        visited_block_ = visited_block_ || previous;
-        return;
-      }
-      case StmtKind::BlockRealize: visit(Stmt(as<BlockRealizeNode>(st)->block)); return;
-      case StmtKind::Block: {
-        auto* b = as<BlockNode>(st);
-        if (b->sid == scope_) {
-          visit(b->body);
-          if (visited_related_ && !loc) {
-            loc = scope_;
-            if (!visited_block_ && pos == -1) pos = 0;
-          }
-          return;
-        }
-        if (b->sid == writer_) visited_block_ = true;
-        else if (related_.count(b->sid)) visited_related_ = true;
-        return;
-      }
-      case StmtKind::For: {
-        auto* f = as<ForNode>(st);
-        visit(f->body);
-        if (visited_block_ && visited_related_ && !loc && pos != -1) loc = f->sid;
-        return;
-      }
-      case StmtKind::IfThenElse: {
-        auto* branch = as<IfThenElseNode>(st);
-        visit(branch->then_case);
-        visit(branch->else_case);
-        return;
-      }
-      case StmtKind::LetStmt: visit(as<LetStmtNode>(st)->body); return;
-      default: return;
-    }
-  }
-
- private:
-  uint64_t writer_, scope_;
-  std::unordered_set<uint64_t> related_;
-  bool visited_block_ = false, visited_related_ = false;
-};
 
 // The blocks of the scope (at any depth) that read `buffer`, except those writing it.
 std::vector<uint64_t> readers_in_scope(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {

@@ -30,9 +30,6 @@ namespace {
 TSCH_SCHEDULE_ERROR_KIND(kPaddingPatternMatchError, "PaddingPatternMatchError",
                          "decompose_padding expect the block to match padding pattern",
                          "ScheduleError: decompose_padding expect the block {0} to match padding pattern");
-TSCH_SCHEDULE_ERROR_KIND(kDecomposePaddingLoopPositionError, "LoopPositionError",
-                         "decompose_padding expect the loop to be an ancestor of block",
-                         "ScheduleError: The input loop {0} of decompose_padding is required to be an ancestor of block {1}.");
 
 [[noreturn]] void fail_pattern(const ScheduleState& s, uint64_t block, const std::string& why) {
   fail(s, kPaddingPatternMatchError, {block}, "ScheduleError: decompose_padding expect the block {0} to match padding pattern\n  " + why,
@@ -205,7 +202,11 @@ uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_s
   // to the highest one with a single child (at most `loop`); the constant part goes before `loop`.
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);  // outermost first
   auto pos = std::find(loops.begin(), loops.end(), loop_sid);
-  if (pos == loops.end()) fail(s, kDecomposePaddingLoopPositionError, {loop_sid, block_sid});
+  if (pos == loops.end()) {
+    fail(s, kLoopPositionError, {loop_sid, block_sid},
+         "ScheduleError: The input loop {0} of decompose_padding is required to be an ancestor of block {1}.",
+         "decompose_padding expect the loop to be an ancestor of block");
+  }
   std::vector<uint64_t> const_loops(pos, loops.end());  // `loop` and the loops inside it
   // The in-bound nest: the loops from the block up while each holds only the next (TVM
   // stops at `loop` even when it holds more, dropping its other children; tsch does not).

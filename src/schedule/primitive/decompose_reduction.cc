@@ -94,8 +94,6 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kLoopPositionError, "LoopPositionError", "decompose_reduction expect the loop to be an ancestor of block",
-                         "ScheduleError: The input loop {0} of decompose_reduction is required to be an ancestor of block {1}.");
 TSCH_SCHEDULE_ERROR_KIND(kLoopHeightError, "LoopHeightError",
                          "decompose_reduction expect the loop to be higher than all the loops related to reduce block var",
                          "ScheduleError: decompose_reduction expect the loop {0} to be higher than all the loops related to reduce "
