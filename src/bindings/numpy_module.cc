@@ -353,6 +353,25 @@ void build_numpy(Interpreter& interp, script::Module& m) {
   def_reduce(ns, "argmax", runtime::ReduceOp::ArgMax);
   def_reduce(ns, "argmin", runtime::ReduceOp::ArgMin);
   def_reduce(ns, "prod", runtime::ReduceOp::Prod);
+  // np.clip(a, a_min, a_max): maximum then minimum (either bound may be None, not both).
+  script::def_function(ns, "clip", "a, a_min, a_max", [](Interpreter& interp, Args& a) {
+    if (a[1].is_none() && a[2].is_none()) raise(ExcKind::ValueError, "One of max or min must be given");
+    Value out = a[0].is_number() ? a[0] : wrap_array(to_array(interp, a[0]));
+    if (!a[1].is_none()) out = array_binary(interp, BinaryOp::Max, out, a[1]);
+    if (!a[2].is_none()) out = array_binary(interp, BinaryOp::Min, out, a[2]);
+    return out;
+  });
+  // np.outer(a, b): a flattened as a column times b flattened as a row.
+  script::def_function(ns, "outer", "a, b", [](Interpreter& interp, Args& a) {
+    NDArrayRef x = to_array(interp, a[0]), y = to_array(interp, a[1]);
+    auto as_shape = [&](const NDArrayRef& arr, bool column) {
+      Value flat = wrap_array(arr);
+      std::vector<Value> dims = column ? std::vector<Value>{Value::integer(arr->size()), Value::integer(1)}
+                                       : std::vector<Value>{Value::integer(1), Value::integer(arr->size())};
+      return interp.call(interp.get_attr(flat, intern("reshape")), std::vector<Value>{script::make_tuple(std::move(dims))});
+    };
+    return array_binary(interp, BinaryOp::Mul, as_shape(x, true), as_shape(y, false));
+  });
   script::def_function(ns, "where", "condition, x, y", [](Interpreter& interp, Args& a) {
     NDArrayRef c = to_array(interp, a[0]);
     NDArrayRef x = to_array(interp, a[1]), y = to_array(interp, a[2]);
