@@ -176,12 +176,21 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   // The block leaves with the loops that hold nothing else; a loop it shares with other
   // blocks stays for them (TVM's LeafBlockRemovalPlan).
   if (!removable_subtree(s, block_sid)) fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
-  fail_if_guarded_by(s, scope, store->buffer);
   fail_if_opaque(s, scope, store->buffer);
 
-  // Step 2. Rewrite every consumer in the scope, drop the block and its buffer.
+  // Step 2. Rewrite every consumer in the scope — its body, and its T.where where that reads
+  // the buffer (TVM inlines there too) —, drop the block and its buffer.
   Inliner inliner(store->buffer, index_vars, store->value);
   std::vector<uint64_t> consumers = get_consumers(s, block_sid);
+  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
+    const BlockRealizeNode* r = s.info(b)->realize;
+    if (!r || std::find(consumers.begin(), consumers.end(), b) != consumers.end() || !is_under(s, b, scope)) continue;
+    bool guarded = false;
+    for_each_expr(r->predicate, [&](const PrimExpr& e) {
+      if (auto* load = as<BufferLoadNode>(e); load && load->buffer == store->buffer) guarded = true;
+    });
+    if (guarded) consumers.push_back(b);
+  }
   for (uint64_t c : consumers) {
     const BlockNode* cb = &s.block_at(c);
     auto copy = std::make_shared<BlockNode>(*cb);
@@ -190,7 +199,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers);
     copy->reads = regions.reads;
     const BlockRealizeNode* r = s.info(c)->realize;
-    s.replace(c, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
+    s.replace(c, std::make_shared<BlockRealizeNode>(r->iter_values, inliner.mutate(r->predicate), copy));
   }
   remove_from_scope(s, block_sid, store->buffer);
 }
