@@ -116,6 +116,38 @@ std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params,
 
 // The loop nest of block "<producer>_pad_<buffer>": every element of the new buffer whose
 // original index (the inverse map) lies outside the old shape gets the pad value.
+// `i * c + j >= n` over i in [0, a), j in [0, c), when the padding lies in the last row
+// ((a - 1) * c < n < a * c), as TVM's simplifier writes it: `i == a - 1 and j >= n - (a - 1) * c`
+// (TVM prints `n - (a - 1) * c <= j`, which tsch's parser reads as this).
+// Null for any other form.
+PrimExpr last_row_form(const PrimExpr& index, int64_t n, const std::vector<Var>& vars, const std::vector<PrimExpr>& shape) {
+  LinearForm lin;
+  if (!linear_form(arith::simplify(index), 1, lin) || lin.constant != 0 || lin.terms.size() != 2) return nullptr;
+  auto extent_of = [&](const VarNode* v) -> int64_t {
+    for (size_t k = 0; k < vars.size(); ++k) {
+      int64_t e;
+      if (vars[k].get() == v && as_const_int(shape[k], &e)) return e;
+    }
+    return -1;
+  };
+  auto [row, c] = lin.terms[0];
+  auto [col, one] = lin.terms[1];
+  if (one != 1) {
+    std::swap(row, col);
+    std::swap(c, one);
+  }
+  int64_t rows = extent_of(row), cols = extent_of(col);
+  if (one != 1 || rows <= 0 || cols != c || !((rows - 1) * c < n && n < rows * c)) return nullptr;
+  DataType t = row->dtype;
+  Var row_var, col_var;
+  for (const Var& v : vars) {
+    if (v.get() == row) row_var = v;
+    if (v.get() == col) col_var = v;
+  }
+  return make_binary(ExprKind::And, make_binary(ExprKind::EQ, row_var, make_int(rows - 1, t)),
+                     make_binary(ExprKind::GE, col_var, make_int(n - (rows - 1) * c, t)));
+}
+
 Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& changed, const arith::IterMapResult& map,
                   const std::vector<Var>& params, const arith::LoopExtents& extents, const LayoutPadding& padding) {
   std::vector<Var> loop_vars;
@@ -140,7 +172,8 @@ Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& chang
   for (const Var& p : params) {
     auto original = inverse.find(p.get());
     if (original == inverse.end()) continue;  // an index of extent 1: always 0, never outside
-    PrimExpr outside = make_binary(ExprKind::GE, original->second, make_int(extents.at(p.get()), p->dtype));
+    PrimExpr outside = last_row_form(original->second, extents.at(p.get()), loop_vars, changed->shape);
+    if (!outside) outside = make_binary(ExprKind::GE, original->second, make_int(extents.at(p.get()), p->dtype));
     predicate = predicate ? make_binary(ExprKind::Or, predicate, outside) : outside;
   }
   block->body = std::make_shared<BufferStoreNode>(changed, substitute(padding.value, to_iters), iter_exprs);
@@ -149,7 +182,8 @@ Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& chang
   block->writes = regions.writes;
   std::vector<LoopSpec> loops;
   for (size_t k = 0; k < loop_vars.size(); ++k) loops.push_back({loop_vars[k], nullptr, changed->shape[k]});
-  return make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(values, arith::simplify(predicate), block));
+  if (predicate->kind != ExprKind::And) predicate = arith::simplify(predicate);
+  return make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(values, predicate, block));
 }
 
 TSCH_SCHEDULE_ERROR_KIND(kBufferIsSubregionError, "BufferIsSubregionError",
@@ -266,7 +300,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     if (s.scope_block(producer) != root) {
       fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is nested in another block");
     }
-    pad_nest = padding_nest(s, s.block_at(producer).name + "_pad_" + buffer->name, changed, map, params, extents, padding);
+    pad_nest = padding_nest(s, "buffer_" + buffer->name + "_padding", changed, map, params, extents, padding);  // TVM's name
   }
   // Step 3. Rewrite the whole function (the padding block goes after the producer's nest).
   auto root_block = std::make_shared<BlockNode>(s.block_at(root));
