@@ -13,6 +13,7 @@
 #include "ir/op.h"
 #include "ir/thread_storage_scope.h"
 #include "schedule/analysis.h"
+#include "schedule/error.h"
 #include "schedule/utils.h"
 
 namespace tsch::schedule {
@@ -141,6 +142,20 @@ PrimExpr min_with(const PrimExpr& e, int64_t c) {
   return make_binary(ExprKind::Min, e, make_int(c, e->dtype));
 }
 
+// Whether `index` moves with one relaxed loop only, by 1: it then covers its whole interval
+// whatever the loop's (symbolic) extent.
+bool steps_one_loop(const PrimExpr& index, const arith::VarDomain& dom) {
+  LinearForm lin;
+  if (!linear_form(arith::simplify(index), 1, lin)) return false;
+  int relaxed = 0;
+  for (const auto& [v, coeff] : lin.terms) {
+    if (!dom.count(v)) continue;
+    if (coeff != 1 && coeff != -1) return false;
+    ++relaxed;
+  }
+  return relaxed <= 1;
+}
+
 // The region a block accesses of `region`'s buffer while the loops below `lca` run (and the
 // thread-bound loops above whose threads share the buffer's storage, TVM's extra relax
 // scope): per dimension [min, max], or nullopt where unknown. With `lower_bound`, only what
@@ -168,7 +183,7 @@ std::optional<std::vector<arith::Interval>> region_bound(const ScheduleState& s,
     PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
     arith::Interval a = relax_bounds(lo, dom), b = relax_bounds(hi, dom);
     if (!a.min || !b.max) return std::nullopt;
-    if (lower_bound) {
+    if (lower_bound && !steps_one_loop(lo, dom)) {
       // At most (product of the relaxed loops the index uses) x (extent per instance) points.
       int64_t points = 1, per_instance, hull, n;
       if (!as_const_int(arith::simplify(r.extent), &per_instance) ||
@@ -319,7 +334,19 @@ ScopeFlags scope_flags(const ScheduleState& s, uint64_t scope) {
   return out;
 }
 
+TSCH_SCHEDULE_ERROR_KIND(kNotStagePipelineError, "NotStagePipelineError", "The scope root is not a stage pipeline",
+                         "The scope {0} is not a stage pipeline.\n"
+                         "Definition of a scope that is a stage pipeline:\n"
+                         "- The region cover property holds for every of its child blocks\n"
+                         "- No write-after-read dependency or opaque dependency,\n"
+                         "- only read-after-write and write-after-write are allowed\n"
+                         "- All the statements in the scope are schedulable statements, i.e. Block and For");
+
 }  // namespace
+
+void check_stage_pipeline(const ScheduleState& s, uint64_t scope) {
+  if (!scope_flags(s, scope).stage_pipeline) fail(s, kNotStagePipelineError, {scope});
+}
 
 std::vector<Dependency> block_dependencies(const ScheduleState& s, uint64_t scope) {
   std::vector<Dependency> deps;

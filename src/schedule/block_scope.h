@@ -31,4 +31,9 @@ struct CachedFlags {
 // The flags of `block` (a root block included).
 CachedFlags cached_flags(const ScheduleState& s, uint64_t block);
 
+// Refuses a scope that is not a stage pipeline (TVM's GetScopeRoot with
+// require_stage_pipeline: NotStagePipelineError), as the primitives that ask for it do —
+// rfactor, pad_einsum, fuse_reduction_epilogue, read_at / write_at, reindex_cache_*.
+void check_stage_pipeline(const ScheduleState& s, uint64_t scope);
+
 }  // namespace tsch::schedule

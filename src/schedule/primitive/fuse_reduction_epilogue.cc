@@ -31,6 +31,7 @@
 #include "ir/expr_equal.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "schedule/block_scope.h"
 #include "schedule/error.h"
 #include "schedule/kind_registration.h"
 #include "schedule/primitive/inline_checks.h"
@@ -188,6 +189,7 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   // reduction block, a complete epilogue, an intermediate (not output) buffer.
   if (s.info(epilogue_sid)->parent == 0) fail(s, kRootBlockError, {epilogue_sid});
   uint64_t scope = s.scope_block(epilogue_sid);
+  check_stage_pipeline(s, scope);
   const BlockNode* reduction = &s.block_at(reduction_sid);
   const BlockNode* epilogue = &s.block_at(epilogue_sid);
   if (reduction->writes.size() != 1) {

@@ -12,6 +12,7 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "schedule/analysis.h"
+#include "schedule/block_scope.h"
 #include "schedule/error.h"
 #include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
@@ -124,6 +125,7 @@ void pad_einsum(ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   uint64_t scope_sid = s.scope_block(block_sid);
+  check_stage_pipeline(s, scope_sid);
   // Step 1. The padding: one positive integer per iterator.
   bool valid = padding.size() == block->iter_vars.size();
   for (int64_t p : padding) valid = valid && p > 0;

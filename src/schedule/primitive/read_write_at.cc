@@ -25,6 +25,7 @@
 #include "ir/op.h"
 #include "ir/thread_storage_scope.h"
 #include "schedule/analysis.h"
+#include "schedule/block_scope.h"
 #include "schedule/error.h"
 #include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
@@ -122,6 +123,7 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
   Buffer src = regions[static_cast<size_t>(index)].buffer;
   Buffer dst = buffer_with(src, cache_name(src->name, scope_name), src->shape, scope_name);
   const ForNode& loop = s.loop_at(loop_sid);
+  check_stage_pipeline(s, s.scope_block(loop_sid));
 
   // Step 2. Which statements of the loop's body read and write the buffer, and the region the
   // blocks that read (write) it access in one iteration of the loop.

@@ -14,6 +14,7 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "schedule/block_scope.h"
 #include "schedule/error.h"
 #include "schedule/kind_registration.h"
 #include "schedule/primitive/cache_loc_detector.h"
@@ -269,6 +270,7 @@ uint64_t reindex_cache_read(ScheduleState& s, uint64_t block_sid, int64_t index,
   if (index < 0 || index >= static_cast<int64_t>(block->reads.size())) fail_buffer_index_out_of_range(s, block_sid, index, false);
   const BufferRegion access = block->reads[static_cast<size_t>(index)];
   uint64_t scope = s.scope_block(block_sid);
+  check_stage_pipeline(s, scope);
   for (const auto& w : block->writes) {
     if (w.buffer == access.buffer)
       fail_not_supported(s, {block_sid}, fmt::format("reindex_cache_read of {}, which block {{0}} also writes", access.buffer->name));
@@ -293,6 +295,7 @@ uint64_t reindex_cache_write(ScheduleState& s, uint64_t block_sid, int64_t index
   if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) fail_buffer_index_out_of_range(s, block_sid, index, true);
   const BufferRegion access = block->writes[static_cast<size_t>(index)];
   uint64_t scope = s.scope_block(block_sid);
+  check_stage_pipeline(s, scope);
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
     if (other == block_sid) continue;
     for (const auto& w : s.block_at(other).writes) {

@@ -18,6 +18,7 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "ir/expr_equal.h"
+#include "schedule/block_scope.h"
 #include "schedule/error.h"
 #include "schedule/primitive/reducer.h"
 #include "schedule/primitives.h"
@@ -253,6 +254,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   ReductionForm form = reduction_form(s, block_sid, *block);
+  check_stage_pipeline(s, s.scope_block(block_sid));
   if (reduction_var_in(*block, form.indices)) fail_not_reduction_block(s, block_sid, 5);
   const VarNode* rf_var = loop->loop_var.get();
   auto uses_rf = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return v == rf_var; }); };
