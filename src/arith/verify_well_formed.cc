@@ -123,6 +123,27 @@ class Verifier : public IRVisitor {
         undefine_buffer(b);
         return;
       }
+      case StmtKind::AllocateConst: {
+        // Its variable is data, as an allocated buffer's: buffers over it are defined below.
+        auto* c = as<AllocateConstNode>(s);
+        for (const auto& e : c->extents) visit(e);
+        int64_t count = 1;
+        bool known = true;
+        for (const auto& e : c->extents) {
+          if (auto* i = as<IntImmNode>(e)) count *= i->value;
+          else known = false;
+        }
+        if (known && count != static_cast<int64_t>(c->size())) {
+          errors.push_back(fmt::format("T.allocate_const {} holds {} values for extents of {} elements", c->buffer_var->name,
+                                       c->size(), count));
+        }
+        bind(c->buffer_var);
+        ++buffer_data_[c->buffer_var.get()];
+        visit(c->body);
+        if (--buffer_data_[c->buffer_var.get()] == 0) buffer_data_.erase(c->buffer_var.get());
+        undefine(c->buffer_var);
+        return;
+      }
       case StmtKind::IfThenElse: {
         auto* branch = as<IfThenElseNode>(s);
         visit(branch->condition);
