@@ -139,7 +139,9 @@ class Verifier : public IRVisitor {
         }
         bind(c->buffer_var);
         ++buffer_data_[c->buffer_var.get()];
+        const_data_.insert(c->buffer_var.get());
         visit(c->body);
+        const_data_.erase(c->buffer_var.get());
         if (--buffer_data_[c->buffer_var.get()] == 0) buffer_data_.erase(c->buffer_var.get());
         undefine(c->buffer_var);
         return;
@@ -154,6 +156,11 @@ class Verifier : public IRVisitor {
       case StmtKind::BufferStore: {
         auto* store = as<BufferStoreNode>(s);
         check_access(store->buffer, store->indices, "written");
+        // Constant data lives in read-only memory once built.
+        if (const_data_.count(store->buffer->data.get()) && reported_buffers_.insert(store->buffer.get()).second) {
+          errors.push_back(fmt::format("buffer {} is written, but its data is the constant of T.allocate_const {}", store->buffer->name,
+                                       store->buffer->data->name));
+        }
         visit_children(s);
         return;
       }
@@ -352,6 +359,7 @@ class Verifier : public IRVisitor {
   std::unordered_map<const VarNode*, int> defined_;
   std::unordered_map<const BufferNode*, int> buffers_;
   std::unordered_map<const VarNode*, int> buffer_data_;
+  std::unordered_set<const VarNode*> const_data_;  // the data of enclosing T.allocate_const
   std::unordered_set<const BufferNode*> reported_buffers_;
   std::unordered_set<const VarNode*> reported_, ended_, bound_;
   VarDomain dom_;
