@@ -123,6 +123,29 @@ class Verifier : public IRVisitor {
         undefine_buffer(b);
         return;
       }
+      case StmtKind::AllocateConst: {
+        // Its variable is data, as an allocated buffer's: buffers over it are defined below.
+        auto* c = as<AllocateConstNode>(s);
+        for (const auto& e : c->extents) visit(e);
+        int64_t count = 1;
+        bool known = true;
+        for (const auto& e : c->extents) {
+          if (auto* i = as<IntImmNode>(e)) count *= i->value;
+          else known = false;
+        }
+        if (known && count != static_cast<int64_t>(c->size())) {
+          errors.push_back(fmt::format("T.allocate_const {} holds {} values for extents of {} elements", c->buffer_var->name,
+                                       c->size(), count));
+        }
+        bind(c->buffer_var);
+        ++buffer_data_[c->buffer_var.get()];
+        const_data_.insert(c->buffer_var.get());
+        visit(c->body);
+        const_data_.erase(c->buffer_var.get());
+        if (--buffer_data_[c->buffer_var.get()] == 0) buffer_data_.erase(c->buffer_var.get());
+        undefine(c->buffer_var);
+        return;
+      }
       case StmtKind::IfThenElse: {
         auto* branch = as<IfThenElseNode>(s);
         visit(branch->condition);
@@ -133,6 +156,11 @@ class Verifier : public IRVisitor {
       case StmtKind::BufferStore: {
         auto* store = as<BufferStoreNode>(s);
         check_access(store->buffer, store->indices, "written");
+        // Constant data lives in read-only memory once built.
+        if (const_data_.count(store->buffer->data.get()) && reported_buffers_.insert(store->buffer.get()).second) {
+          errors.push_back(fmt::format("buffer {} is written, but its data is the constant of T.allocate_const {}", store->buffer->name,
+                                       store->buffer->data->name));
+        }
         visit_children(s);
         return;
       }
@@ -331,6 +359,7 @@ class Verifier : public IRVisitor {
   std::unordered_map<const VarNode*, int> defined_;
   std::unordered_map<const BufferNode*, int> buffers_;
   std::unordered_map<const VarNode*, int> buffer_data_;
+  std::unordered_set<const VarNode*> const_data_;  // the data of enclosing T.allocate_const
   std::unordered_set<const BufferNode*> reported_buffers_;
   std::unordered_set<const VarNode*> reported_, ended_, bound_;
   VarDomain dom_;

@@ -115,6 +115,7 @@ void pre_order_visit(Interpreter& interp, const ir::Stmt& root, const ir::Stmt& 
     case ir::StmtKind::LetStmt: return pre_order_visit(interp, root, ir::as<ir::LetStmtNode>(s)->body, fn);
     case ir::StmtKind::Allocate: return pre_order_visit(interp, root, ir::as<ir::AllocateNode>(s)->body, fn);
     case ir::StmtKind::DeclBuffer: return pre_order_visit(interp, root, ir::as<ir::DeclBufferNode>(s)->body, fn);
+    case ir::StmtKind::AllocateConst: return pre_order_visit(interp, root, ir::as<ir::AllocateConstNode>(s)->body, fn);
     default: return;
   }
 }
@@ -144,6 +145,7 @@ void post_order_visit(Interpreter& interp, const ir::Stmt& root, const ir::Stmt&
     case ir::StmtKind::LetStmt: post_order_visit(interp, root, ir::as<ir::LetStmtNode>(s)->body, fn); break;
     case ir::StmtKind::Allocate: post_order_visit(interp, root, ir::as<ir::AllocateNode>(s)->body, fn); break;
     case ir::StmtKind::DeclBuffer: post_order_visit(interp, root, ir::as<ir::DeclBufferNode>(s)->body, fn); break;
+    case ir::StmtKind::AllocateConst: post_order_visit(interp, root, ir::as<ir::AllocateConstNode>(s)->body, fn); break;
     default: break;
   }
   interp.call(fn, {wrap(ir::Stmt(root, s.get()))});

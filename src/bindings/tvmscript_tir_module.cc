@@ -3,6 +3,9 @@
 // parsed (T.reads, T.func_attr, T.alloc_buffer, ...); math functions build expressions.
 #include <fmt/format.h>
 
+#include <cmath>
+#include <functional>
+
 #include "arith/simplify.h"
 #include "bindings/attr_values.h"
 #include "bindings/buffer_options.h"
@@ -11,6 +14,7 @@
 #include "frontend/tir_builder.h"
 #include "frontend/tir_specs.h"
 #include "ir/op.h"
+#include "ir/printer.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"
@@ -234,7 +238,24 @@ class BufferFactory : public script::Object {
         return Value(bt);
       };
       type->def("__call__", "self, shape, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=0, offset_factor=0, buffer_type=\"\", axis_separators=None",
-                [build](Interpreter& interp, Args& a) { return build(interp, a[1], a[2], a[6], BufferOptions{a[4], a[5], a[7], a[8], a[10]}); });
+                [build](Interpreter& interp, Args& a) {
+                  if (a[3].is_none()) return build(interp, a[1], a[2], a[6], BufferOptions{a[4], a[5], a[7], a[8], a[10]});
+                  // `X = T.Buffer(shape, data=p)` in a body: a buffer over existing data (TVM
+                  // declares it without a statement), e.g. over a T.allocate_const.
+                  auto* ev = a[3].as<ExprValue>();
+                  auto* var = ev ? ir::as<ir::VarNode>(ev->expr) : nullptr;
+                  if (!var || !var->dtype.is_handle()) a.type_error(3, "a data pointer such as A.data");
+                  ir::DataType dt = a[2].is_none() ? ir::DataType::float32() : dtype_arg(interp, a[2], "T.Buffer dtype");
+                  std::string scope = a[6].as<script::Str>() ? a[6].as<script::Str>()->value : "global";
+                  ir::Buffer buf = ir::make_buffer("buffer", dt, to_shape(interp, a[1], "T.Buffer shape"), scope);
+                  buf = with_buffer_options(interp, buf, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "T.Buffer");
+                  auto node = std::make_shared<ir::BufferNode>(*buf);
+                  node->data = std::static_pointer_cast<const ir::VarNode>(ev->expr);
+                  auto v = std::make_shared<BufferValue>(ir::Buffer(node));
+                  v->fresh = true;
+                  v->owns_data = false;
+                  return Value(v);
+                });
       type->def("__getitem__", "self, key", [build](Interpreter& interp, Args& a) {
         std::vector<Value> parts = a[1].as<script::Tuple>() ? a[1].as<script::Tuple>()->items : std::vector<Value>{a[1]};
         if (parts.size() == 2 && !parts[1].as<script::Str>() && !parts[1].as<DTypeValue>()) parts = {a[1]};
@@ -416,6 +437,75 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     auto v = std::make_shared<BufferValue>(buf);
     v->fresh = true;
     v->owns_data = allocates;
+    return Value(v);
+  });
+  // `p = T.allocate_const(data, dtype, extents)`: constant data for the rest of the body
+  // (TVM's AllocateConst), read through buffers declared over it (`data=p`).
+  def_function(ns, "allocate_const", "data, dtype, extents, annotations=None", [](Interpreter& interp, Args& a) {
+    auto& b = builder("T.allocate_const");
+    ir::DataType dt = dtype_arg(interp, a[1], "T.allocate_const dtype");
+    bool is_float = dt.code == ir::DataType::Code::Float && (dt.bits == 32 || dt.bits == 64);
+    bool is_int = dt.is_integer() && (dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64);
+    if (dt.lanes != 1 || (!is_float && !is_int)) {
+      raise(ExcKind::NotImplementedError,
+            fmt::format("not supported yet: T.allocate_const of {} (int8 to int64, uint8 to uint64, float32 and float64 are)",
+                        dt.to_string()));
+    }
+    std::vector<ir::PrimExpr> extents = to_shape(interp, a[2], "T.allocate_const extents");
+    int64_t count = 1;
+    for (const auto& e : extents) {
+      int64_t n = 0;
+      if (!ir::as_const_int(e, &n) || n < 0) a.value_error(2, "extents must be non-negative integer constants");
+      count *= n;
+    }
+    auto node = std::make_shared<ir::AllocateConstNode>(ir::make_var("buffer_var", ir::DataType::handle()), dt, extents,
+                                                        std::make_shared<ir::EvaluateNode>(ir::make_int(0)));
+    // The values row-major, from nested lists (as numpy.asarray(data, dtype) reads them).
+    std::function<void(const Value&)> add = [&](const Value& v) {
+      double f = 0;
+      int64_t i = 0;
+      bool integral = false;
+      if (v.is_float()) {
+        f = v.as_float();
+      } else if (v.is_integral()) {
+        i = v.as_int();
+        integral = true;
+      } else if (auto* ev = v.as<ExprValue>(); ev && ir::as<ir::FloatImmNode>(ev->expr)) {
+        f = ir::as<ir::FloatImmNode>(ev->expr)->value;
+      } else if (ev && ir::as<ir::IntImmNode>(ev->expr)) {
+        i = ir::as<ir::IntImmNode>(ev->expr)->value;
+        integral = true;
+      } else if (v.as<script::List>() || v.as<script::Tuple>()) {
+        for (const Value& item : interp.to_vector(v)) add(item);
+        return;
+      } else {
+        a.type_error(0, "a list of numbers");
+      }
+      if (is_float) {
+        double x = integral ? static_cast<double>(i) : f;
+        node->float_data.push_back(dt.bits == 32 ? static_cast<double>(static_cast<float>(x)) : x);
+        return;
+      }
+      if (!integral) {
+        if (f != std::floor(f)) a.value_error(0, fmt::format("{} is not an integer of {}", f, dt.to_string()));
+        i = static_cast<int64_t>(f);
+      }
+      bool fits = dt.bits == 64 ? (dt.is_int() || i >= 0)
+                  : dt.is_int() ? i >= -(int64_t{1} << (dt.bits - 1)) && i < (int64_t{1} << (dt.bits - 1))
+                                : i >= 0 && i < (int64_t{1} << dt.bits);
+      if (!fits) a.value_error(0, fmt::format("{} is out of bounds for {}", i, dt.to_string()));
+      node->int_data.push_back(i);
+    };
+    add(a[0]);
+    if (static_cast<int64_t>(node->size()) != count) {
+      std::string dims;
+      for (const auto& e : extents) dims += (dims.empty() ? "" : ", ") + ir::script(e);
+      a.value_error(0, fmt::format("{} values do not fill extents [{}] ({} elements)", node->size(), dims, count));
+    }
+    if (!a[3].is_none()) node->annotations = to_attr_map(interp, a[3], "T.allocate_const annotations");
+    b.pending_const = node;
+    auto v = std::make_shared<ExprValue>(ir::PrimExpr(node->buffer_var));
+    v->fresh = true;
     return Value(v);
   });
   def_function(ns, "sblock_alloc_buffer", alloc_sig, alloc);

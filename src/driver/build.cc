@@ -7,6 +7,7 @@
 #include "codegen/source/c_module.h"
 #include "codegen/llvm/codegen_nvptx.h"
 #include "codegen/source/codegen_cuda.h"
+#include "ir/functor.h"
 #include "ir/printer.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -109,6 +110,14 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
         << "not supported yet: building " << f->type_key() << " \"" << name << "\" (tvm.build compiles PrimFuncs)";
   }
   if (is_cuda_kind(target)) {
+    // The kernels would be handed the host's constant array.
+    for (const auto& [name, f] : mod->prim_funcs()) {
+      bool has_const = false;
+      ir::for_each_stmt(f->body, [&](const ir::Stmt& s) { has_const |= s->kind == ir::StmtKind::AllocateConst; });
+      TSCH_USER_ASSERT(!has_const, NotImplementedError)
+          << "not supported yet: T.allocate_const in a " << target->kind->name << " build (\"" << name
+          << "\"); build it for llvm or c";
+    }
     TSCH_USER_ASSERT(!target->host || target->host->kind->name == "llvm" || target->host->kind->name == "c", ValueError)
         << "the host of a " << target->kind->name << " target must be a CPU target (llvm or c), as it launches the kernels; got \""
         << target->host->str() << "\"";

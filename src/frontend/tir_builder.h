@@ -58,6 +58,9 @@ class TirBuilder {
     bool allocates = false;
   };
   std::optional<PendingDecl> pending_decl;
+  // A `T.allocate_const` just evaluated (its body still empty): it scopes over the rest of
+  // the body likewise.
+  std::shared_ptr<const ir::AllocateConstNode> pending_const;
   std::vector<BlockFrame> blocks;
   bool in_init = false;
 

@@ -162,12 +162,18 @@ class TirParser {
       }
       std::optional<TirBuilder::PendingDecl> decl = std::move(builder_.pending_decl);
       builder_.pending_decl.reset();
-      if (let_var || decl) {
-        // A let or a buffer declaration scopes over the rest of the block.
+      std::shared_ptr<const AllocateConstNode> constant = std::move(builder_.pending_const);
+      builder_.pending_const.reset();
+      if (let_var || decl || constant) {
+        // A let, a buffer declaration or constant data scopes over the rest of the block.
         std::vector<Stmt> rest = parse_body(body, i + 1);
         Stmt rest_body = make_seq(rest);
         if (!rest_body) rest_body = std::make_shared<EvaluateNode>(make_int(0));
-        if (decl && decl->allocates) out.push_back(std::make_shared<AllocateNode>(decl->buffer, rest_body));
+        if (constant) {
+          auto node = std::make_shared<AllocateConstNode>(*constant);
+          node->body = rest_body;
+          out.push_back(node);
+        } else if (decl && decl->allocates) out.push_back(std::make_shared<AllocateNode>(decl->buffer, rest_body));
         else if (decl) out.push_back(std::make_shared<DeclBufferNode>(decl->buffer, rest_body));
         else out.push_back(std::make_shared<LetStmtNode>(let_var, let_value, rest_body));
         return out;

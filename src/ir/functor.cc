@@ -110,6 +110,12 @@ void IRVisitor::visit_children(const Stmt& s) {
     case StmtKind::Evaluate: visit(as<EvaluateNode>(s)->value); break;
     case StmtKind::Allocate: visit(as<AllocateNode>(s)->body); break;
     case StmtKind::DeclBuffer: visit(as<DeclBufferNode>(s)->body); break;
+    case StmtKind::AllocateConst: {
+      auto* n = as<AllocateConstNode>(s);
+      for (const auto& e : n->extents) visit(e);
+      visit(n->body);
+      break;
+    }
   }
 }
 
@@ -281,6 +287,14 @@ Stmt IRMutator::mutate_children(const Stmt& s) {
       auto* n = as<DeclBufferNode>(s);
       Stmt b = mutate(n->body);
       return b == n->body ? s : std::make_shared<DeclBufferNode>(n->buffer, b);
+    }
+    case StmtKind::AllocateConst: {
+      auto* n = as<AllocateConstNode>(s);
+      Stmt b = mutate(n->body);
+      if (b == n->body) return s;
+      auto copy = std::make_shared<AllocateConstNode>(*n);
+      copy->body = b;
+      return copy;
     }
   }
   return s;

@@ -43,7 +43,8 @@ void set_attr(AttrMap& attrs, const std::string& key, AttrValue value);
 bool erase_attr(AttrMap& attrs, const std::string& key);
 
 #define TSCH_IR_STMT_KINDS(X) \
-  X(BufferStore) X(For) X(Block) X(BlockRealize) X(SeqStmt) X(IfThenElse) X(LetStmt) X(Evaluate) X(Allocate) X(DeclBuffer)
+  X(BufferStore) X(For) X(Block) X(BlockRealize) X(SeqStmt) X(IfThenElse) X(LetStmt) X(Evaluate) X(Allocate) X(DeclBuffer) \
+  X(AllocateConst)
 
 enum class StmtKind : uint8_t {
 #define TSCH_X(name) name,
@@ -176,6 +177,24 @@ struct DeclBufferNode : StmtNode {
   DeclBufferNode(Buffer b, Stmt s) : StmtNode(kKind), buffer(std::move(b)), body(std::move(s)) {}
   Buffer buffer;
   Stmt body;
+};
+
+// TVM's AllocateConst: constant data bound to the handle `buffer_var` over `body`
+// (`p = T.allocate_const([1.0, 2.0], "float32", [2])`); buffers read it through
+// `data=p` (a DeclBuffer, or a buffer declared without a statement). The values are
+// row-major, floats in `float_data` (already rounded to `dtype`), integers in `int_data`.
+struct AllocateConstNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::AllocateConst;
+  AllocateConstNode(Var v, DataType t, std::vector<PrimExpr> e, Stmt s)
+      : StmtNode(kKind), buffer_var(std::move(v)), dtype(t), extents(std::move(e)), body(std::move(s)) {}
+  Var buffer_var;
+  DataType dtype;
+  std::vector<PrimExpr> extents;
+  std::vector<double> float_data;
+  std::vector<int64_t> int_data;
+  AttrMap annotations;
+  Stmt body;
+  size_t size() const { return dtype.is_float() ? float_data.size() : int_data.size(); }
 };
 
 // Builds a SeqStmt, flattening nested sequences; one statement stays itself.

@@ -189,6 +189,23 @@ class Comparer {
         return buffer(x->buffer.get(), y->buffer.get()) && var(x->buffer->data.get(), y->buffer->data.get()) &&
                stmt(x->body, y->body);
       }
+      case StmtKind::AllocateConst: {
+        auto *x = as<AllocateConstNode>(a), *y = as<AllocateConstNode>(b);
+        if (x->dtype != y->dtype) return fail("dtype", x->dtype.to_string(), y->dtype.to_string());
+        if (!exprs(x->extents, y->extents, "extents")) return false;
+        // The data as TVM compares an NDArray: element by element (floats already rounded to
+        // the dtype, so 0.1 written twice compares equal).
+        if (x->float_data != y->float_data || x->int_data != y->int_data) {
+          return fail("data", fmt::format("{} values", x->size()), fmt::format("{} values", y->size()));
+        }
+        if (!attrs(x->annotations, y->annotations, "annotations")) return false;
+        {
+          Scoped s(*this, "buffer_var");
+          if (!var(x->buffer_var.get(), y->buffer_var.get())) return false;
+        }
+        Scoped s(*this, "body");
+        return stmt(x->body, y->body);
+      }
     }
     return false;
   }
@@ -255,6 +272,8 @@ class Comparer {
       return fail("buffer " + a->name, a->dtype.to_string() + " " + a->scope, b->dtype.to_string() + " " + b->scope);
     }
     buffers_[a] = b;
+    // A buffer over data a statement defined (T.allocate_const) points at the matching data.
+    if (a->data && b->data && vars_.count(a->data.get()) && !var(a->data.get(), b->data.get())) return false;
     for (size_t i = 0; i < a->shape.size(); ++i) {
       Scoped s(*this, fmt::format("buffer {}.shape[{}]", a->name, i));
       if (!expr(a->shape[i], b->shape[i])) return false;

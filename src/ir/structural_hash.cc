@@ -86,6 +86,10 @@ class Hasher {
       mix(static_cast<uint64_t>(st->indices.size()));
     } else if (auto* a = as<AllocateNode>(s)) {
       buffer(a->buffer);
+    } else if (auto* c = as<AllocateConstNode>(s)) {
+      mix(c->dtype);
+      for (double v : c->float_data) mix(std::hash<double>()(v));
+      for (int64_t v : c->int_data) mix(static_cast<uint64_t>(v));
     } else if (auto* seq = as<SeqStmtNode>(s)) {
       mix(static_cast<uint64_t>(seq->seq.size()));
     }

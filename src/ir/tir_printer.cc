@@ -451,7 +451,55 @@ class TIRPrinter {
         body(n->body, indent);
         return;
       }
+      case StmtKind::AllocateConst: return allocate_const(as<AllocateConstNode>(s), indent);
     }
+  }
+
+  // `p = T.allocate_const([1.0, 2.0], "float32", [2])` as TVM prints it (every value: TVM
+  // stops after 201, which would not parse back), then, as TVM defines a buffer at its
+  // first use in the lowest frame that defines its data, `X = T.Buffer((2,), data=p)` for
+  // the buffers over `p` no DeclBuffer declares.
+  void allocate_const(const AllocateConstNode* n, int indent) {
+    std::string data = "[";
+    for (size_t i = 0; i < n->size(); ++i) {
+      if (i) data += ", ";
+      data += n->dtype.is_float() ? float_text(n->float_data[i]) : std::to_string(n->int_data[i]);
+    }
+    data += "]";
+    std::string extents = "[";
+    for (size_t i = 0; i < n->extents.size(); ++i) extents += (i ? ", " : "") + expr(n->extents[i]).s;
+    extents += "]";
+    std::string args = data + ", " + quote(n->dtype.to_string()) + ", " + extents;
+    if (!n->annotations.empty()) args += ", annotations=" + attr_map(n->annotations);
+    std::string ptr = define(n->buffer_var.get(), n->buffer_var->name);
+    line(indent, ptr + " = T.allocate_const(" + args + ")");
+    std::vector<Buffer> views;
+    std::unordered_set<const BufferNode*> declared;
+    auto note = [&](const Buffer& b) {
+      if (b && b->data == n->buffer_var && !declared.count(b.get())) {
+        declared.insert(b.get());
+        views.push_back(b);
+      }
+    };
+    for_each_stmt(n->body, [&](const Stmt& st) {
+      if (auto* d = as<DeclBufferNode>(st)) declared.insert(d->buffer.get());
+    });
+    for_each_stmt(n->body, [&](const Stmt& st) {
+      if (auto* store = as<BufferStoreNode>(st)) note(store->buffer);
+      if (auto* blk = as<BlockNode>(st)) {
+        for (const auto& r : blk->reads) note(r.buffer);
+        for (const auto& r : blk->writes) note(r.buffer);
+        for (const auto& m : blk->match_buffers) note(m.source.buffer);
+      }
+    });
+    for_each_expr(n->body, [&](const PrimExpr& e) {
+      if (auto* load = as<BufferLoadNode>(e)) note(load->buffer);
+    });
+    for (const Buffer& b : views) {
+      if (c_.is_defined(b.get())) continue;
+      line(indent, define(b.get(), b->name) + " = " + buffer_decl(b, "Buffer", "", false, "data=" + ptr));
+    }
+    body(n->body, indent);
   }
 
   void for_loop(const ForNode* loop, int indent) {

@@ -1,4 +1,5 @@
 #include "schedule/analysis.h"
+#include "schedule/transform.h"
 
 #include <fmt/format.h>
 
@@ -138,7 +139,7 @@ const StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_
     top_node = f;
   }
   uint64_t scope = s.scope_block(block);
-  top_level = s.info(top)->parent == scope && as<SeqStmtNode>(s.block_at(scope).body) != nullptr;
+  top_level = s.info(top)->parent == scope && as<SeqStmtNode>(peel_decls(s.block_at(scope).body).inner) != nullptr;
   return top_node;
 }
 

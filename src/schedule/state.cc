@@ -127,6 +127,9 @@ void ScheduleState::rebuild_index() {
         case StmtKind::DeclBuffer:
           walk(as<DeclBufferNode>(s)->body, nullptr);
           return;
+        case StmtKind::AllocateConst:
+          walk(as<AllocateConstNode>(s)->body, nullptr);
+          return;
         default:
           return;
       }

@@ -33,15 +33,46 @@ Stmt wrap_in_loops(Stmt body, const std::vector<const ForNode*>& loops) {
   return body;
 }
 
+PeeledBody peel_decls(const Stmt& body) {
+  PeeledBody out;
+  out.inner = body;
+  while (true) {
+    if (auto* c = as<AllocateConstNode>(out.inner)) {
+      out.wrappers.push_back(out.inner);
+      out.inner = c->body;
+    } else if (auto* d = as<DeclBufferNode>(out.inner)) {
+      out.wrappers.push_back(out.inner);
+      out.inner = d->body;
+    } else {
+      return out;
+    }
+  }
+}
+
+Stmt rewrap(const std::vector<Stmt>& wrappers, Stmt body) {
+  for (size_t k = wrappers.size(); k-- > 0;) {
+    if (auto* c = as<AllocateConstNode>(wrappers[k])) {
+      auto copy = std::make_shared<AllocateConstNode>(*c);
+      copy->body = body;
+      body = copy;
+    } else if (auto* d = as<DeclBufferNode>(wrappers[k])) {
+      body = std::make_shared<DeclBufferNode>(d->buffer, body);
+    }
+  }
+  return body;
+}
+
 std::vector<Stmt> body_items(const Stmt& body) {
-  if (auto* seq = as<SeqStmtNode>(body)) return seq->seq;
-  return {body};
+  Stmt inner = peel_decls(body).inner;
+  if (auto* seq = as<SeqStmtNode>(inner)) return seq->seq;
+  return {inner};
 }
 
 Stmt insert_into_body(const Stmt& body, size_t pos, const Stmt& stmt) {
-  std::vector<Stmt> items = body_items(body);
+  PeeledBody peeled = peel_decls(body);
+  std::vector<Stmt> items = body_items(peeled.inner);
   items.insert(items.begin() + static_cast<long>(std::min(pos, items.size())), stmt);
-  return make_seq(items);
+  return rewrap(peeled.wrappers, make_seq(items));
 }
 
 void rebuild_scope(ScheduleState& s, uint64_t scope, const std::function<void(BlockNode&)>& edit) {
@@ -62,14 +93,18 @@ void remove_from_scope(ScheduleState& s, uint64_t block, const Buffer& drop) {
   const StmtNode* holder_node = s.info(holder)->node;
   bool holder_is_loop = holder_node->kind == StmtKind::For;
   const Stmt& body = holder_is_loop ? static_cast<const ForNode*>(holder_node)->body : static_cast<const BlockNode*>(holder_node)->body;
+  // The subtree is an item of the holder's sequence, under the AllocateConst / DeclBuffer
+  // statements leading a scope's body (TVM's LeafBlockRemovalPlan peels them likewise).
+  PeeledBody peeled = peel_decls(body);
   std::vector<Stmt> kept;
-  if (auto* seq = as<SeqStmtNode>(body)) {
+  if (auto* seq = as<SeqStmtNode>(peeled.inner)) {
     for (const auto& st : seq->seq) {
       if (st.get() != subtree) kept.push_back(st);
     }
   }
   Stmt new_body = make_seq(kept);
   if (!new_body) new_body = std::make_shared<EvaluateNode>(make_int(0));
+  new_body = rewrap(peeled.wrappers, new_body);
   if (holder_is_loop) {
     auto copy = std::make_shared<ForNode>(*static_cast<const ForNode*>(holder_node));
     copy->body = new_body;

@@ -27,9 +27,22 @@ ir::Stmt make_loop_nest(ScheduleState& s, const std::vector<LoopSpec>& loops, ir
 // `body` inside copies of `loops` (outermost first) that keep the loops' identities.
 ir::Stmt wrap_in_loops(ir::Stmt body, const std::vector<const ir::ForNode*>& loops);
 
-// The statements of a body: a sequence's items, else the body itself.
+// A scope's body with its leading AllocateConst / DeclBuffer statements peeled off, as TVM
+// peels them before inserting into or removing from the scope's sequence: `wrappers`
+// outermost first (their bodies are replaced by rewrap), `inner` what they hold.
+struct PeeledBody {
+  std::vector<ir::Stmt> wrappers;
+  ir::Stmt inner;
+};
+PeeledBody peel_decls(const ir::Stmt& body);
+// `body` put back inside copies of `wrappers` (outermost first).
+ir::Stmt rewrap(const std::vector<ir::Stmt>& wrappers, ir::Stmt body);
+
+// The statements of a body (under its leading AllocateConst / DeclBuffer statements): a
+// sequence's items, else the body itself.
 std::vector<ir::Stmt> body_items(const ir::Stmt& body);
-// `body` with `stmt` inserted before its item `pos` (clamped to the end).
+// `body` with `stmt` inserted before its item `pos` (clamped to the end), inside the
+// body's leading AllocateConst / DeclBuffer statements.
 ir::Stmt insert_into_body(const ir::Stmt& body, size_t pos, const ir::Stmt& stmt);
 
 // Replaces the block `scope` by a copy that `edit` changed (same realize).

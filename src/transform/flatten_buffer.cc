@@ -51,6 +51,12 @@ class Flattener : public ir::IRMutator {
                                                    std::vector<ir::PrimExpr>{offset(store->buffer, store->indices)});
     }
     if (auto* alloc = ir::as<ir::AllocateNode>(t)) return std::make_shared<ir::AllocateNode>(flat(alloc->buffer), alloc->body);
+    // A view declared in the body (over a T.allocate_const's data) declares its flat form,
+    // the buffer the accesses below now use.
+    if (auto* decl = ir::as<ir::DeclBufferNode>(t)) {
+      ir::Buffer f = flat(decl->buffer);
+      return f == decl->buffer ? t : std::make_shared<ir::DeclBufferNode>(f, decl->body);
+    }
     return t;
   }
 

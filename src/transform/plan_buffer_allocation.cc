@@ -89,6 +89,7 @@ FirstAccess first_access(const ir::Stmt& s, const ir::BufferNode* buf, FirstIter
   }
   if (auto* alloc = ir::as<ir::AllocateNode>(s)) return first_access(alloc->body, buf, first);
   if (auto* decl = ir::as<ir::DeclBufferNode>(s)) return first_access(decl->body, buf, first);
+  if (auto* c = ir::as<ir::AllocateConstNode>(s)) return first_access(c->body, buf, first);
   return accesses(s, buf) ? FirstAccess::Read : FirstAccess::None;
 }
 
@@ -151,6 +152,11 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
     return std::make_shared<ir::AllocateNode>(inner->buffer, sink(buf, inner->body));
   } else if (auto* let = ir::as<ir::LetStmtNode>(s)) {
     return std::make_shared<ir::LetStmtNode>(let->var, let->value, sink(buf, let->body));
+  } else if (auto* c = ir::as<ir::AllocateConstNode>(s)) {
+    // Constant data around the users: the allocation goes inside it, towards them.
+    auto copy = std::make_shared<ir::AllocateConstNode>(*c);
+    copy->body = sink(buf, c->body);
+    return copy;
   }
   return std::make_shared<ir::AllocateNode>(buf, s);
 }

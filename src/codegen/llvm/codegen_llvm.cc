@@ -329,6 +329,40 @@ void CodeGenLLVM::emit(const Stmt& s) {
     }
     case ir::StmtKind::Allocate: emit_allocate(*ir::as<ir::AllocateNode>(s)); return;
     case ir::StmtKind::DeclBuffer: emit(ir::as<ir::DeclBufferNode>(s)->body); return;  // same data pointer
+    case ir::StmtKind::AllocateConst: {
+      // A private constant global holding the data, as TVM's CodeGenLLVM emits one.
+      auto* n = ir::as<ir::AllocateConstNode>(s);
+      llvm::Constant* array = nullptr;
+      const DataType t = n->dtype;
+      if (t.is_float() && t.bits == 32) {
+        std::vector<float> v(n->float_data.begin(), n->float_data.end());
+        array = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<float>(v));
+      } else if (t.is_float() && t.bits == 64) {
+        array = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<double>(n->float_data));
+      } else if (t.is_integer() && t.bits == 8) {
+        std::vector<uint8_t> v(n->int_data.begin(), n->int_data.end());
+        array = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint8_t>(v));
+      } else if (t.is_integer() && t.bits == 16) {
+        std::vector<uint16_t> v(n->int_data.begin(), n->int_data.end());
+        array = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint16_t>(v));
+      } else if (t.is_integer() && t.bits == 32) {
+        std::vector<uint32_t> v(n->int_data.begin(), n->int_data.end());
+        array = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint32_t>(v));
+      } else if (t.is_integer() && t.bits == 64) {
+        std::vector<uint64_t> v(n->int_data.begin(), n->int_data.end());
+        array = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint64_t>(v));
+      } else {
+        throw BuildError("not supported yet: T.allocate_const of " + t.to_string() + " in LLVM code generation");
+      }
+      auto* global = new llvm::GlobalVariable(mod_, array->getType(), true, llvm::GlobalValue::PrivateLinkage, array,
+                                              n->buffer_var->name);
+      global->setAlignment(llvm::Align(64));
+      global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      vars_[n->buffer_var.get()] = global;
+      emit(n->body);
+      vars_.erase(n->buffer_var.get());
+      return;
+    }
     case ir::StmtKind::For: {
       auto* n = ir::as<ir::ForNode>(s);
       if (n->for_kind == ir::ForKind::ThreadBinding) {

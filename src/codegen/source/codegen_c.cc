@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
@@ -357,6 +358,26 @@ void CodeGenC::stmt(const Stmt& s) {
     }
     case StmtKind::Allocate: emit_allocate(*as<AllocateNode>(s)); return;
     case StmtKind::DeclBuffer: stmt(as<DeclBufferNode>(s)->body); return;  // the same data pointer
+    case StmtKind::AllocateConst: {
+      // A static constant array, as TVM's CodeGenC emits one (it puts it at file scope).
+      auto* n = as<AllocateConstNode>(s);
+      line("{");
+      ++indent_;
+      std::string name = define(n->buffer_var.get(), n->buffer_var->name);
+      std::string values;
+      for (size_t i = 0; i < n->size(); ++i) {
+        PrimExpr v = n->dtype.is_float() ? PrimExpr(std::make_shared<FloatImmNode>(n->dtype, n->float_data[i]))
+                                         : make_int(n->int_data[i], n->dtype);
+        values += (i ? ", " : "") + literal(v);
+      }
+      line("static const " + memory_type_of(n->dtype) + " " + name + "[" + std::to_string(std::max<size_t>(n->size(), 1)) +
+           "] __attribute__((aligned(64))) = {" + values + "};");
+      stmt(n->body);
+      forget(n->buffer_var.get());
+      --indent_;
+      line("}");
+      return;
+    }
     case StmtKind::For: {
       auto* n = as<ForNode>(s);
       switch (n->for_kind) {

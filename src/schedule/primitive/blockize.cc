@@ -410,7 +410,8 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
     common.resize(n);
   }
   uint64_t lca = common.empty() ? scope : common.back();
-  const Stmt& lca_body = common.empty() ? s.block_at(scope).body : s.loop_at(lca).body;
+  // A scope's body is looked at under its leading AllocateConst / DeclBuffer statements.
+  Stmt lca_body = common.empty() ? peel_decls(s.block_at(scope).body).inner : s.loop_at(lca).body;
   auto* seq = as<SeqStmtNode>(lca_body);
   // Which child of the ancestor's sequence holds each block.
   auto child_of = [&](uint64_t b) -> size_t {
@@ -499,7 +500,7 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
   Stmt new_body = make_seq(items);
   if (common.empty()) {
     auto block = std::make_shared<BlockNode>(s.block_at(scope));
-    block->body = new_body;
+    block->body = rewrap(peel_decls(block->body).wrappers, new_body);
     const BlockRealizeNode* r = s.info(scope)->realize;
     if (r) {
       s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, block));

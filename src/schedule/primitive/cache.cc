@@ -116,7 +116,7 @@ size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope) {
   while (s.info(top)->parent != scope) top = s.info(top)->parent;
   const StmtNode* node = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
   const BlockNode* scope_block = &s.block_at(scope);
-  if (auto* seq = as<SeqStmtNode>(scope_block->body)) {
+  if (auto* seq = as<SeqStmtNode>(peel_decls(scope_block->body).inner)) {
     for (size_t i = 0; i < seq->seq.size(); ++i) {
       if (seq->seq[i].get() == node) return i;
     }
@@ -245,7 +245,7 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
       pos = detector.pos;
       // The position indexes the loop's (or scope's) own body; a sequence nested deeper (under
       // a branch inside the loop) has no insertion point here.
-      const Stmt& body = loc == scope ? scope_block.body : s.loop_at(loc).body;
+      Stmt body = loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(loc).body;
       if (detector.seq && body.get() != detector.seq) {
         fail_not_supported(s, {block_sid}, "cache_read where the writer of " + src->name + " and its first consumer meet under a branch or binding");
       }

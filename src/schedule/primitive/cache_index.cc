@@ -356,7 +356,7 @@ std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const st
   rebuild_scope(s, scope, [&](BlockNode& b) {
     std::vector<Stmt> items = body_items(b.body);
     items.insert(items.begin() + static_cast<long>(std::min(pos, items.size())), stages.begin(), stages.end());
-    b.body = make_seq(items);
+    b.body = rewrap(peel_decls(b.body).wrappers, make_seq(items));
     for (const Buffer& c : caches) b.alloc_buffers.push_back(c);
   });
   return sids;

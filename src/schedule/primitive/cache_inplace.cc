@@ -110,7 +110,7 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
   items.insert(items.begin() + static_cast<long>(pos), copy_in);
   if (loc == scope) {
     rebuild_scope(s, scope, [&](BlockNode& b) {
-      b.body = make_seq(items);
+      b.body = rewrap(peel_decls(b.body).wrappers, make_seq(items));
       b.alloc_buffers.push_back(cache);
     });
   } else {

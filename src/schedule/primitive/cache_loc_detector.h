@@ -71,6 +71,8 @@ class CacheLocDetector {
         return;
       }
       case ir::StmtKind::LetStmt: visit(ir::as<ir::LetStmtNode>(st)->body); return;
+      case ir::StmtKind::DeclBuffer: visit(ir::as<ir::DeclBufferNode>(st)->body); return;
+      case ir::StmtKind::AllocateConst: visit(ir::as<ir::AllocateConstNode>(st)->body); return;
       default: return;
     }
   }

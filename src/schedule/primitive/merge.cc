@@ -277,7 +277,7 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
     copy->body = new_body;
     s.replace(lca, copy);
   } else {
-    rebuild_scope(s, lca, [&](BlockNode& b) { b.body = new_body; });
+    rebuild_scope(s, lca, [&](BlockNode& b) { b.body = rewrap(peel_decls(b.body).wrappers, new_body); });
   }
   return sids.back();
 }

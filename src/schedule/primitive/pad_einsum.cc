@@ -247,7 +247,7 @@ void pad_einsum(ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>
   new_items.insert(new_items.end(), after.begin(), after.end());
   new_items.insert(new_items.end(), items.begin() + pos + 1, items.end());
   rebuild_scope(s, scope_sid, [&](BlockNode& scope) {
-    scope.body = make_seq(new_items);
+    scope.body = rewrap(peel_decls(scope.body).wrappers, make_seq(new_items));
     scope.alloc_buffers.insert(scope.alloc_buffers.end(), allocs.begin(), allocs.end());
   });
 }

@@ -237,7 +237,7 @@ void locate(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t
   related.erase(first);
   loc = scope;
   if (related.empty()) {
-    pos = static_cast<int64_t>(body_items(scope_block.body).size());
+    pos = static_cast<int64_t>(body_items(peel_decls(scope_block.body).inner).size());
     return;
   }
   CacheLocDetector detector(first, scope, related);
@@ -245,7 +245,7 @@ void locate(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t
   if (detector.pos < 0 || !detector.loc) fail_not_supported(s, {block_sid}, std::string(primitive) + " where the copy has no place between the blocks it connects");
   loc = detector.loc;
   pos = detector.pos;
-  const Stmt& body = loc == scope ? scope_block.body : s.loop_at(loc).body;
+  Stmt body = loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(loc).body;
   if (detector.seq && body.get() != detector.seq) {
     fail_not_supported(s, {block_sid}, std::string(primitive) + " where the blocks it connects meet under a branch or binding");
   }

@@ -485,9 +485,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   if (init_needs_decompose) s.rfactor_blocks_to_decompose.push_back(rf_block->sid);
   const BlockNode* scope_now = &s.block_at(scope);
   auto copy = std::make_shared<BlockNode>(*scope_now);
-  std::vector<Stmt> items;
-  if (auto* seq = as<SeqStmtNode>(copy->body)) items = seq->seq;
-  else items.push_back(copy->body);
+  std::vector<Stmt> items = body_items(copy->body);  // under leading AllocateConst / DeclBuffer
   // The rewritten top statement is the one holding the rf block now.
   const StmtNode* new_top = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
   size_t pos = items.size();
@@ -495,7 +493,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     if (items[i].get() == new_top) pos = i + 1;
   }
   items.insert(items.begin() + static_cast<long>(pos), wb_nest);
-  copy->body = make_seq(items);
+  copy->body = rewrap(peel_decls(copy->body).wrappers, make_seq(items));
   for (const auto& b : rf_buffers) copy->alloc_buffers.push_back(b);
   const BlockRealizeNode* sr = s.info(scope)->realize;
   s.replace(scope, std::make_shared<BlockRealizeNode>(sr->iter_values, sr->predicate, copy));

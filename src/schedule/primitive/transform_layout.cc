@@ -308,12 +308,13 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     std::vector<uint64_t> loops = s.enclosing_loops(producer);
     const StmtNode* top = loops.empty() ? static_cast<const StmtNode*>(s.info(producer)->realize) : s.info(loops[0])->node;
     std::vector<Stmt> items;
-    auto* seq = as<SeqStmtNode>(root_block->body);
-    for (const Stmt& item : seq ? seq->seq : std::vector<Stmt>{root_block->body}) {
+    for (const Stmt& item : body_items(root_block->body)) {
       items.push_back(item);
       if (item.get() == top) items.push_back(pad_nest);
     }
-    root_block->body = make_seq(items);
+    if (items.size() != body_items(root_block->body).size() + 1)
+      fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is not a top-level statement of the function");
+    root_block->body = rewrap(peel_decls(root_block->body).wrappers, make_seq(items));
   }
   BufferReindex reindex = through_index_map(params, outputs);
   Stmt new_root = replace_buffer(Stmt(root_block), buffer, changed, &reindex);
