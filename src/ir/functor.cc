@@ -1,5 +1,7 @@
 #include "ir/functor.h"
 
+#include <unordered_set>
+
 #include "ir/op.h"
 
 namespace tsch::ir {
@@ -381,6 +383,29 @@ PrimExpr substitute(const PrimExpr& e, const std::unordered_map<const VarNode*, 
 Stmt substitute(const Stmt& st, const std::unordered_map<const VarNode*, PrimExpr>& vmap) {
   Substituter s(vmap);
   return s.mutate(st);
+}
+
+std::vector<Buffer> buffers_over_data(const Stmt& body, const Var& data) {
+  std::vector<Buffer> views;
+  std::unordered_set<const BufferNode*> declared;
+  auto note = [&](const Buffer& b) {
+    if (b && b->data == data && declared.insert(b.get()).second) views.push_back(b);
+  };
+  for_each_stmt(body, [&](const Stmt& st) {
+    if (auto* d = as<DeclBufferNode>(st)) declared.insert(d->buffer.get());
+  });
+  for_each_stmt(body, [&](const Stmt& st) {
+    if (auto* store = as<BufferStoreNode>(st)) note(store->buffer);
+    if (auto* blk = as<BlockNode>(st)) {
+      for (const auto& r : blk->reads) note(r.buffer);
+      for (const auto& r : blk->writes) note(r.buffer);
+      for (const auto& m : blk->match_buffers) note(m.source.buffer);
+    }
+  });
+  for_each_expr(body, [&](const PrimExpr& e) {
+    if (auto* load = as<BufferLoadNode>(e)) note(load->buffer);
+  });
+  return views;
 }
 
 }  // namespace tsch::ir

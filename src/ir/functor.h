@@ -42,6 +42,10 @@ void for_each_expr(const PrimExpr& e, const std::function<void(const PrimExpr&)>
 // Calls f on every statement node (pre-order).
 void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f);
 
+// The buffers over `data` that `body` loads, stores or names in a block's regions or match
+// buffers and that no DeclBuffer in `body` declares, in order of first use.
+std::vector<Buffer> buffers_over_data(const Stmt& body, const Var& data);
+
 bool uses_var(const PrimExpr& e, const std::function<bool(const VarNode*)>& pred);
 // Replaces variables by expressions.
 PrimExpr substitute(const PrimExpr& e, const std::unordered_map<const VarNode*, PrimExpr>& vmap);

@@ -473,29 +473,7 @@ class TIRPrinter {
     if (!n->annotations.empty()) args += ", annotations=" + attr_map(n->annotations);
     std::string ptr = define(n->buffer_var.get(), n->buffer_var->name);
     line(indent, ptr + " = T.allocate_const(" + args + ")");
-    std::vector<Buffer> views;
-    std::unordered_set<const BufferNode*> declared;
-    auto note = [&](const Buffer& b) {
-      if (b && b->data == n->buffer_var && !declared.count(b.get())) {
-        declared.insert(b.get());
-        views.push_back(b);
-      }
-    };
-    for_each_stmt(n->body, [&](const Stmt& st) {
-      if (auto* d = as<DeclBufferNode>(st)) declared.insert(d->buffer.get());
-    });
-    for_each_stmt(n->body, [&](const Stmt& st) {
-      if (auto* store = as<BufferStoreNode>(st)) note(store->buffer);
-      if (auto* blk = as<BlockNode>(st)) {
-        for (const auto& r : blk->reads) note(r.buffer);
-        for (const auto& r : blk->writes) note(r.buffer);
-        for (const auto& m : blk->match_buffers) note(m.source.buffer);
-      }
-    });
-    for_each_expr(n->body, [&](const PrimExpr& e) {
-      if (auto* load = as<BufferLoadNode>(e)) note(load->buffer);
-    });
-    for (const Buffer& b : views) {
+    for (const Buffer& b : buffers_over_data(n->body, n->buffer_var)) {
       if (c_.is_defined(b.get())) continue;
       line(indent, define(b.get(), b->name) + " = " + buffer_decl(b, "Buffer", "", false, "data=" + ptr));
     }
