@@ -1,7 +1,6 @@
-// fuse_reduction_epilogue: fold an elementwise epilogue into the sum that produces its input
-// (TVM's FuseReductionEpilogue). The reduction then accumulates straight into the epilogue's
-// output: its init starts from the epilogue's value at 0, its update applies the epilogue's
-// clamp, and the epilogue block goes away. The intermediate buffer stays allocated, unused:
+// fuse_reduction_epilogue: fold a bias epilogue into the sum that produces its input (TVM's
+// FuseReductionEpilogue). The reduction then accumulates straight into the epilogue's output:
+// its init starts from the bias, and the epilogue block goes away. The intermediate buffer stays allocated, unused:
 // TVM's tests expect it in the fused function (its source drops it; its tests keep it).
 //
 //   temp[vi, vj] = 0 (init)                      sch.fuse_reduction_epilogue(  D[vi, vj] = C[vi, vj] (init)
@@ -13,9 +12,8 @@
 // As TVM's documentation warns, BiasReLU and Clipping become per-iteration there: the fused
 // block clamps after every step of the sum (init max(C, 0), then max(D + A * B, 0)), which in
 // general is not the clamp of the finished sum. tsch recognises them and refuses (not
-// supported: an accepted schedule computes what the original computes); the per-step rewrite
-// below stays for them should a caller opt in. Bias keeps the result (up to the order of a
-// floating-point sum).
+// supported: an accepted schedule computes what the original computes). Bias keeps the result
+// (up to the order of a floating-point sum).
 //
 // Beyond TVM's checks, tsch refuses ("not supported yet") what TVM would rewrite into a
 // different computation: a reduction that is not a sum from 0 (the fused init replaces the
@@ -172,16 +170,6 @@ bool is_sum_from_zero(const BlockNode& block, const Buffer& temp) {
   return !reads_temp;
 }
 
-PrimExpr max_of(const PrimExpr& a, const PrimExpr& b) { return std::make_shared<MaxNode>(a->dtype, a, b); }
-PrimExpr min_of(const PrimExpr& a, const PrimExpr& b) { return std::make_shared<MinNode>(a->dtype, a, b); }
-
-// The fused value of a step: the clamp (BiasReLU, Clipping) around the sum so far.
-PrimExpr clamp(const Epilogue& ep, const PrimExpr& value) {
-  if (ep.kind == EpilogueKind::BiasReLU) return max_of(value, make_const(value->dtype, 0));
-  if (ep.kind == EpilogueKind::Clipping) return min_of(max_of(value, ep.lower), ep.upper);
-  return value;
-}
-
 }  // namespace
 
 void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid) {
@@ -290,16 +278,9 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
                            " epilogue {1} into {0}: TVM clamps after every step of the sum, which changes the result");
   }
 
-  // Step 4. Rewrite: the reduction accumulates in the output, starting from the epilogue's
-  // value at 0 and clamping each step; the epilogue goes away (temp's allocation stays).
-  PrimExpr addend = ep->addend ? substitute(ep->addend, vmap) : nullptr;
-  Epilogue fused{ep->kind, addend, ep->lower ? substitute(ep->lower, vmap) : nullptr, ep->upper ? substitute(ep->upper, vmap) : nullptr};
-  PrimExpr init_value;
-  switch (fused.kind) {
-    case EpilogueKind::Bias: init_value = addend; break;
-    case EpilogueKind::BiasReLU: init_value = max_of(addend, make_const(addend->dtype, 0)); break;
-    case EpilogueKind::Clipping: init_value = clamp(fused, make_const(out->dtype, 0)); break;
-  }
+  // Step 4. Rewrite: the reduction accumulates in the output, starting from the bias; the
+  // epilogue goes away (temp's allocation stays).
+  PrimExpr addend = substitute(ep->addend, vmap);
   std::vector<PrimExpr> out_indices = substitute_all(store->indices, vmap);
   struct ToOutput : IRMutator {
     const Buffer& from;
@@ -314,19 +295,16 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
     using IRMutator::mutate;
   } to_output(temp, out);
   auto block = std::make_shared<BlockNode>(*reduction);
-  block->init = std::make_shared<BufferStoreNode>(out, init_value, out_indices);
-  block->body = std::make_shared<BufferStoreNode>(out, clamp(fused, to_output.mutate(update->value)), update->indices);
+  block->init = std::make_shared<BufferStoreNode>(out, addend, out_indices);
+  block->body = std::make_shared<BufferStoreNode>(out, to_output.mutate(update->value), update->indices);
   block->writes.clear();
   for (const BufferRegion& w : reduction->writes) block->writes.push_back(w.buffer == temp ? BufferRegion{out, w.region} : w);
-  // Reads: what the epilogue's own operands read (its regions, in the epilogue's order), then
-  // the reduction's reads but temp (TVM's order: C first, then A, B).
+  // Reads: what the bias reads (its regions, in the epilogue's order), then the reduction's
+  // reads but temp (TVM's order: C first, then A, B).
   std::unordered_set<const BufferNode*> operand_buffers;
-  for (const PrimExpr& e : {fused.addend, fused.lower, fused.upper}) {
-    if (!e) continue;
-    for_each_expr(e, [&](const PrimExpr& x) {
-      if (auto* load = as<BufferLoadNode>(x)) operand_buffers.insert(load->buffer.get());
-    });
-  }
+  for_each_expr(addend, [&](const PrimExpr& x) {
+    if (auto* load = as<BufferLoadNode>(x)) operand_buffers.insert(load->buffer.get());
+  });
   block->reads.clear();
   for (const BufferRegion& r : epilogue->reads) {
     if (!operand_buffers.count(r.buffer.get())) continue;
@@ -363,12 +341,11 @@ void register_fuse_reduction_epilogue_kinds(KindList& kinds) {
       [](Schedule& sch, InstructionCall& c) {
         fuse_reduction_epilogue(sch.state(), sch.block_sid(c.inputs[0]), sch.block_sid(c.inputs[1]));
       },
-      "fuse_reduction_epilogue(reduction_block, epilogue_block): fold an epilogue (bias, bias + ReLU, clipping) into the sum "
-      "producing its input; the reduction then accumulates into the epilogue's output. BiasReLU and clipping then clamp after "
-      "every step of the sum, not once at the end (TVM's warning: the results can differ).",
+      "fuse_reduction_epilogue(reduction_block, epilogue_block): fold a bias epilogue into the sum producing its input; the "
+      "reduction then starts from the bias and accumulates into the epilogue's output. TVM also fuses ReLU and clipping "
+      "epilogues by clamping after every step of the sum, which changes the result: tsch refuses them.",
       "the reduction block is a reduction writing one intermediate buffer, a sum from 0; the epilogue is a complete, unguarded "
-      "block `D[...] = temp[...] + C`, `max(temp[...] + C, 0)`, `max(temp[...], 0)` or `min(max(temp[...], lo), hi)` (operands "
-      "either way round) reading temp once, at the element the reduction writes, over the same domain; no other block uses temp",
+      "block `D[...] = temp[...] + C` (operands either way round) reading temp once, at the element the reduction writes, over the same domain; no other block uses temp",
       "temp[vi, vj] += A[vi, vk] * B[vj, vk]; D[vi, vj] = temp[vi, vj] + C[vi, vj]  ->  init D[vi, vj] = C[vi, vj]; "
       "D[vi, vj] = D[vi, vj] + A[vi, vk] * B[vj, vk] (block add removed; temp stays allocated, unused)"));
 }
