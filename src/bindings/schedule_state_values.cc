@@ -174,14 +174,7 @@ TypeRef schedule_state_type() {
     t->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
       static const script::Signature sig = script::Signature::parse("mod, *, debug_mask=\"none\", enable_check=True");
       Args a(interp, "ScheduleState", sig, std::move(call));
-      int64_t mask = 0;
-      if (a[1].is_integral()) {
-        mask = a[1].as_int();
-      } else {
-        const std::string& text = a.get_str(1);
-        if (text != "all" && text != "none") a.value_error(1, "expected \"all\", \"none\" or an int, got \"" + text + "\"");
-        mask = text == "all" ? -1 : 0;
-      }
+      int64_t mask = debug_mask_of(a, 1);
       try {
         auto owner = std::make_shared<ScheduleValue>(schedule::Schedule(to_module(interp, a[0], "ScheduleState"), -1, mask,
                                                                         schedule::parse_error_render_level("detail")));

@@ -62,6 +62,8 @@ script::TypeRef stmt_sref_type();
 const ir::StmtNode* sref_stmt(const StmtSRefValue& r);
 // tvm.tir.ScheduleState over a schedule's state (`sch.state`, or `tir.ScheduleState(mod)`).
 Value make_schedule_state(std::shared_ptr<ScheduleValue> owner);
+// The `debug_mask` argument a[i] of Schedule / ScheduleState: "none", "all" or an int mask.
+int64_t debug_mask_of(script::Args& a, size_t i);
 // tvm.tir.ScheduleState, StmtSRef, BlockScope, Dependency, DepKind in `tir_ns` and the
 // schedule namespace; tvm.tir.schedule.state.
 void install_schedule_state(script::Namespace& tir_ns, script::Namespace& schedule_ns);

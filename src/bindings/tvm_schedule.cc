@@ -217,14 +217,6 @@ std::function<Value(Interpreter&, Args&)> primitive_method(const schedule::Instr
   };
 }
 
-int64_t debug_mask_of(Args& a, size_t i) {
-  if (a[i].is_integral()) return a[i].as_int();
-  const std::string& s = a.get_str(i);
-  if (s == "none") return 0;
-  if (s == "all") return -1;
-  a.value_error(i, "expected \"all\", \"none\" or an int, got \"" + s + "\"");
-}
-
 TypeRef make_schedule_type() {
   auto t = std::make_shared<TypeObject>("Schedule");
   t->set_module("tvm.tir");
@@ -318,6 +310,15 @@ TypeRef make_schedule_type() {
 }
 
 }  // namespace
+
+int64_t debug_mask_of(script::Args& a, size_t i) {
+  if (a[i].is_integral()) return a[i].as_int();
+  const std::string& s = a.get_str(i);
+  if (s == "none") return 0;
+  if (s == "all") return -1;
+  a.value_error(i, "expected \"all\", \"none\" or an int, got \"" + s + "\"");
+}
+
 
 TypeRef schedule_type() {
   static TypeRef t = make_schedule_type();
