@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "bindings/arith_module.h"
+
 namespace tsch::script {
 
 void register_sys_module();
@@ -24,6 +26,7 @@ void register_builtin_modules() {
     register_time_module();
     bindings::register_tvm_modules();
     bindings::register_numpy_module();
+    bindings::register_arith_module();
   });
 }
 

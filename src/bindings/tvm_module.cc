@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "bindings/arith_module.h"
 #include "bindings/attr_values.h"
 #include "bindings/buffer_options.h"
 #include "bindings/index_map_values.h"
@@ -140,6 +141,7 @@ std::string text_of(Interpreter& interp, const Value& v) { return interp.repr(v)
 void build_ir(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
   ns.set(intern("transform"), Value(import(interp, "tvm.ir.transform")));
+  ns.set(intern("Range"), range_type_value());
   def_function(ns, "structural_equal", "lhs, rhs, map_free_vars=False", [](Interpreter& interp, Args& a) {
     return Value::boolean(diff_values(interp, a).equal);
   }, "structural_equal(lhs, rhs): True when the two IRs are equal up to variable renaming.");
@@ -327,7 +329,7 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
   ns.set(intern("error"), Value(import(interp, "tvm.error")));
   ns.set(intern("TVMError"), Value(tvm_error_type()));
-  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te", "contrib", "topi"})
+  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te", "contrib", "topi", "arith"})
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
   install_runtime_devices(ns);
