@@ -191,7 +191,7 @@ class Converter {
     if (rv_of(v, RVNode::Kind::Expr)) return TraceArg::of_ref(v.as<RVValue>()->rv);
     if (std::optional<TraceArg> e = expr_of_rvs(v, i, "ann_val")) return *e;
     std::optional<TraceArg> constant = ann_constant(v);
-    if (!constant) a_.type_error(i, "an int, float, bool, str, ExprRV, or a list or dict of them");
+    if (!constant) a_.type_error(i, "an int, float, bool, str, ExprRV or expression of ExprRVs, or a list or dict of constants");
     return *constant;
   }
   // An annotation value: a number, bool or str, or a list of them.
