@@ -215,7 +215,6 @@ TraceArg Schedule::resolve(const TraceArg& arg) const {
                                                 ir::script(v) + ")");
 }
 
-
 uint64_t Schedule::loop_sid(const TraceArg& arg) const {
   TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Loop, TypeError) << "expected a LoopRV";
   check_known(arg.ref);
