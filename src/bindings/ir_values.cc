@@ -26,6 +26,8 @@ Value wrap(ir::Buffer b) { return Value(std::make_shared<BufferValue>(std::move(
 
 ir::PrimExpr to_expr(Interpreter& interp, const Value& v, const std::string& what) {
   if (auto* e = v.as<ExprValue>()) return e->expr;
+  // A sampled ExprRV is its variable, as TVM's ExprRV is a tir.Var.
+  if (const ir::Var* var = expr_rv_var(v)) return *var;
   if (v.is_bool()) return ir::make_bool(v.as_bool());
   if (v.is_int()) {
     int64_t x = v.as_int();
@@ -54,7 +56,7 @@ using K = ir::ExprKind;
 
 Value binop(Interpreter& interp, Args& a, K kind, bool reflected) {
   ir::PrimExpr self = a[0].as<ExprValue>()->expr;
-  if (!a[1].is_number() && !is_expr(a[1])) return script::not_implemented_value();
+  if (!a[1].is_number() && !is_expr(a[1]) && !expr_rv_var(a[1])) return script::not_implemented_value();
   ir::PrimExpr other = to_expr(interp, a[1], "operand");
   ir::PrimExpr lhs = reflected ? other : self, rhs = reflected ? self : other;
   return wrap(guard_ir([&] {

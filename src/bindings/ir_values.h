@@ -89,6 +89,8 @@ ir::PrimExpr to_expr(Interpreter& interp, const Value& v, const std::string& wha
 // Like to_expr, but Python literals take `dtype` (e.g. `Y[i] = 0` into a float32 buffer).
 ir::PrimExpr to_expr_as(Interpreter& interp, const Value& v, ir::DataType dtype, const std::string& what);
 bool is_expr(const Value& v);
+// The variable of a schedule's ExprRV (tvm_schedule.cc), null for any other value.
+const ir::Var* expr_rv_var(const Value& v);
 // A dtype from a string ("float32") or a dtype object (T.float32).
 ir::DataType to_dtype(Interpreter& interp, const Value& v, const std::string& what);
 

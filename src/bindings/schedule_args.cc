@@ -7,6 +7,7 @@
 #include "bindings/index_map_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/schedule_values.h"
+#include "ir/printer.h"
 #include "schedule/primitives.h"
 #include "script/exceptions.h"
 
@@ -124,11 +125,34 @@ class Converter {
       else if (f.is_integral()) slot.push_back(TraceArg::of_int(f.as_int()));
       else if (auto* rv = f.as<RVValue>(); rv && rv->rv->kind == RVNode::Kind::Expr) slot.push_back(TraceArg::of_ref(rv->rv));
       else if (int64_t c; is_expr(f) && ir::as_const_int(to_expr(interp_, f, "factors"), &c)) slot.push_back(TraceArg::of_int(c));
-      else {
+      else if (std::optional<TraceArg> e = expr_of_rvs(f, i, "factors")) {
+        // An expression of ExprRVs (`j1 * 2`): the trace keeps it, split gets its value.
+        if (!e->expr->dtype.is_int() && !e->expr->dtype.is_uint()) {
+          raise(ExcKind::TypeError, fmt::format("argument {}, 'factors' to {}: a factor must be an integer, got the {} expression {}", i,
+                                                a_.function_name(), e->expr->dtype.to_string(), ir::script(e->expr)));
+        }
+        slot.push_back(std::move(*e));
+      } else {
         raise(ExcKind::TypeError, fmt::format("argument {}, 'factors' to {}: expected a list of int or None, got a list containing {}",
                                               i, a_.function_name(), Interpreter::type_name(f)));
       }
     }
+  }
+
+  // A PrimExpr over ExprRVs of this schedule, as an Expr argument; nullopt for any other
+  // value. An ExprRV of another schedule is an IndexError, as the ExprRV itself would be.
+  std::optional<TraceArg> expr_of_rvs(const Value& v, size_t i, const char* param) {
+    auto* e = v.as<ExprValue>();
+    if (!e) return std::nullopt;
+    TraceArg arg = TraceArg::of_expr(e->expr);
+    if (arg.list.empty()) return std::nullopt;
+    for (const TraceArg& r : arg.list) {
+      if (!sch_.has_rv(r.ref)) {
+        raise(ExcKind::IndexError, fmt::format("argument {}, '{}' to {}: the expression {} uses an ExprRV of another schedule (or one "
+                                               "removed with remove_rv)", i, param, a_.function_name(), ir::script(e->expr)));
+      }
+    }
+    return arg;
   }
 
   TraceArg target(size_t i) {
@@ -165,8 +189,9 @@ class Converter {
   TraceArg ann_value(size_t i) {
     const Value& v = a_[i];
     if (rv_of(v, RVNode::Kind::Expr)) return TraceArg::of_ref(v.as<RVValue>()->rv);
+    if (std::optional<TraceArg> e = expr_of_rvs(v, i, "ann_val")) return *e;
     std::optional<TraceArg> constant = ann_constant(v);
-    if (!constant) a_.type_error(i, "an int, float, bool, str, ExprRV, or a list or dict of them");
+    if (!constant) a_.type_error(i, "an int, float, bool, str, ExprRV or expression of ExprRVs, or a list or dict of constants");
     return *constant;
   }
   // An annotation value: a number, bool or str, or a list of them.

@@ -63,6 +63,7 @@ Value arg_value(Interpreter& interp, const TraceArg& a) {
       for (size_t i = 0; i < a.list.size(); ++i) d->set(interp, script::make_str(a.keys[i]), arg_value(interp, a.list[i]));
       return Value(d);
     }
+    case TraceArg::Kind::Expr: return wrap(a.expr);
   }
   return Value();
 }
@@ -97,6 +98,12 @@ TraceArg value_arg(Interpreter& interp, const Value& v) {
     int64_t n;
     if (ir::as_const_int(e, &n)) return e->dtype.is_bool() ? TraceArg::of_bool(n != 0) : TraceArg::of_int(n);
     if (auto* f = ir::as<ir::FloatImmNode>(e)) return TraceArg::of_float(f->value);
+    // An ExprRV's variable, or an expression of ExprRVs.
+    if (auto* var = ir::as<ir::VarNode>(e)) {
+      if (schedule::RV rv = schedule::rv_of_var(var)) return TraceArg::of_ref(rv);
+    }
+    TraceArg x = TraceArg::of_expr(e);
+    if (!x.list.empty()) return x;
   }
   raise(ExcKind::TypeError, "not an instruction argument: " + Interpreter::type_name(v));
 }
@@ -167,6 +174,11 @@ TypeObject* InstructionValue::type() const {
       for (const Value& v : interp.to_vector(a[1])) inst->inputs.push_back(value_arg(interp, v));
       for (const Value& v : interp.to_vector(a[2])) inst->attrs.push_back(value_arg(interp, v));
       for (const Value& v : interp.to_vector(a[3])) {
+        // A tir.Var: an ExprRV (TVM's ExprRV is one).
+        if (auto* e = v.as<ExprValue>(); e && ir::as<ir::VarNode>(e->expr)) {
+          inst->outputs.push_back(schedule::expr_rv_of(std::static_pointer_cast<const ir::VarNode>(e->expr)));
+          continue;
+        }
         auto* rv = v.as<RVValue>();
         if (!rv) {
           raise(ExcKind::TypeError, "argument 4, 'outputs' to Instruction: expected a list of BlockRV, LoopRV or ExprRV, got a list "

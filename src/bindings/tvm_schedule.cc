@@ -34,6 +34,32 @@ std::string RVValue::repr_hook(Interpreter&) {
   return fmt::format("{}({})", kind, rv->sid);
 }
 
+const ir::Var* expr_rv_var(const Value& v) {
+  auto* rv = v.as<RVValue>();
+  return rv && rv->rv->kind == RVNode::Kind::Expr ? &rv->rv->var : nullptr;
+}
+
+namespace {
+
+// Arithmetic on an ExprRV (TVM's ExprRV is a tir.Var): the same operator on its variable, so
+// `j1 * j2` is the PrimExpr `v * v` over the two ExprRVs' variables. == and != stay identity
+// tests, as for the other handles.
+void def_expr_rv_operators(TypeObject& t) {
+  for (const char* op : {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+                         "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__lt__", "__le__", "__gt__", "__ge__"}) {
+    t.def(op, "self, other", [op](Interpreter& interp, Args& a) {
+      Value var = wrap(ir::PrimExpr(*expr_rv_var(a[0])));
+      return interp.call(interp.get_attr(var, intern(op)), std::vector<Value>{a[1]});
+    });
+  }
+  t.def("__neg__", "self", [](Interpreter& interp, Args& a) {
+    Value var = wrap(ir::PrimExpr(*expr_rv_var(a[0])));
+    return interp.call(interp.get_attr(var, intern("__neg__")), std::vector<Value>{});
+  });
+}
+
+}  // namespace
+
 TypeRef rv_type(RVNode::Kind kind) {
   // BlockRV() / LoopRV(): a fresh handle naming nothing yet (TVM's tests build traces by hand).
   auto make = [](const char* name, RVNode::Kind kind) {
@@ -44,6 +70,7 @@ TypeRef rv_type(RVNode::Kind kind) {
       auto* other = a[1].as<RVValue>();
       return Value::boolean(other && other->rv == a[0].as<RVValue>()->rv);
     });
+    if (kind == RVNode::Kind::Expr) def_expr_rv_operators(*t);
     return t;
   };
   static TypeRef block = make("BlockRV", RVNode::Kind::Block), loop = make("LoopRV", RVNode::Kind::Loop),
@@ -291,8 +318,21 @@ TypeRef make_schedule_type() {
       if (!node) raise(ExcKind::ValueError, "get: the StmtSRef is no longer in the schedule");
       return wrap(ir::Stmt(self(a).mod(), node));
     }
+    // An expression of ExprRVs: its value under this schedule's decisions (TVM substitutes
+    // and simplifies; a result that is not constant comes back as an expression).
+    if (auto* e = a[1].as<ExprValue>()) {
+      ir::PrimExpr v;
+      try {
+        v = self(a).evaluate(e->expr);
+      } catch (const UserError& err) {
+        raise_user_error(err, "get", {"rv"});
+      }
+      if (auto* i = ir::as<ir::IntImmNode>(v)) return v->dtype.is_bool() ? Value::boolean(i->value != 0) : Value::integer(i->value);
+      if (auto* f = ir::as<ir::FloatImmNode>(v)) return Value::real(f->value);
+      return wrap(v);
+    }
     auto* rv = a[1].as<RVValue>();
-    if (!rv) a.type_error(1, "a BlockRV, LoopRV, ExprRV or StmtSRef");
+    if (!rv) a.type_error(1, "a BlockRV, LoopRV, ExprRV, an expression of ExprRVs or StmtSRef");
     known_rv(a, 1);
     if (rv->rv->kind == RVNode::Kind::Expr) return Value::integer(rv->rv->value);
     const schedule::NodeInfo* info = self(a).state().info(rv->rv->sid);

@@ -92,9 +92,13 @@ class GraphReader : public JsonGraphReader {
  public:
   explicit GraphReader(const json& doc) : JsonGraphReader(doc, "an IndexMap") {}
 
+  // The root: an IndexMap, or (an argument computed from ExprRVs) an expression.
   TraceArg index_map() {
     const json& node = at(root());
-    if (type_of(node) != "tir.IndexMap") bad("the root is a " + type_of(node) + ", not a tir.IndexMap");
+    if (type_of(node) != "tir.IndexMap") {
+      if (type_of(node).rfind("tir.", 0) == 0 || type_of(node).rfind("ir.", 0) == 0) return TraceArg::of_expr(expr(root()));
+      bad("the root is a " + type_of(node) + ", not a tir.IndexMap");
+    }
     const json& data = fields(node);
     std::vector<Var> params;
     for (int64_t i : sequence(field(data, "initial_indices"))) {
@@ -175,6 +179,12 @@ std::string index_map_to_json_graph(const TraceArg& map) {
   data["final_indices"] = final_node;
   data["inverse_index_map"] = w.none();
   int64_t root = w.object("tir.IndexMap", std::move(data));
+  return w.finish(root).dump(2);
+}
+
+std::string expr_to_json_graph(const ir::PrimExpr& e) {
+  GraphWriter w;
+  int64_t root = w.expr(e);
   return w.finish(root).dump(2);
 }
 

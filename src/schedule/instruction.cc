@@ -1,27 +1,133 @@
 #include "schedule/instruction.h"
 
 #include <algorithm>
+#include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "ir/functor.h"
+#include "ir/op.h"
 #include "ir/printer.h"
 #include "support/error.h"
 
 namespace tsch::schedule {
 
-RV make_rv(RVNode::Kind kind, uint64_t sid, int64_t value) {
+namespace {
+
+// ExprRV variables to their RVs: an expression a script built from ExprRVs holds only the
+// variables, and a schedule must tell its own ExprRVs from another schedule's (or from a
+// variable that is no ExprRV). Schedules may live on several threads (a tuner's).
+struct ExprRVRegistry {
+  std::mutex mutex;
+  std::unordered_map<const ir::VarNode*, std::weak_ptr<RVNode>> rvs;
+};
+ExprRVRegistry& expr_rv_registry() {
+  static ExprRVRegistry* r = new ExprRVRegistry();  // never destroyed: RVs may outlive statics
+  return *r;
+}
+
+// The Refs of the ExprRVs `exprs` use, each once, in order of first use.
+std::vector<TraceArg> expr_rv_refs(const std::vector<ir::PrimExpr>& exprs) {
+  std::vector<TraceArg> refs;
+  std::unordered_set<const ir::VarNode*> seen;
+  for (const ir::PrimExpr& e : exprs) {
+    ir::for_each_expr(e, [&](const ir::PrimExpr& x) {
+      auto* v = ir::as<ir::VarNode>(x);
+      if (!v || !seen.insert(v).second) return;
+      if (RV rv = rv_of_var(v)) refs.push_back(TraceArg::of_ref(std::move(rv)));
+    });
+  }
+  return refs;
+}
+
+}  // namespace
+
+RVNode::~RVNode() {
+  if (!var) return;
+  ExprRVRegistry& r = expr_rv_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.rvs.erase(var.get());
+}
+
+RV make_rv(RVNode::Kind kind, uint64_t sid, int64_t value, const std::string& name) {
   auto rv = std::make_shared<RVNode>();
   rv->kind = kind;
   rv->sid = sid;
   rv->value = value;
+  if (kind == RVNode::Kind::Expr) {
+    // TVM's ExprRV is an int32 tir.Var.
+    rv->var = ir::make_var(name, ir::DataType::int32());
+    ExprRVRegistry& r = expr_rv_registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.rvs[rv->var.get()] = rv;
+  }
+  return rv;
+}
+
+RV rv_of_var(const ir::VarNode* var) {
+  ExprRVRegistry& r = expr_rv_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.rvs.find(var);
+  return it == r.rvs.end() ? RV() : it->second.lock();
+}
+
+RV expr_rv_of(const ir::Var& var) {
+  ExprRVRegistry& r = expr_rv_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.rvs.find(var.get());
+  if (it != r.rvs.end()) {
+    if (RV rv = it->second.lock()) return rv;
+  }
+  auto rv = std::make_shared<RVNode>();
+  rv->kind = RVNode::Kind::Expr;
+  rv->var = var;
+  r.rvs[var.get()] = rv;
   return rv;
 }
 
 TraceArg TraceArg::of_index_map(std::vector<ir::Var> params, std::vector<ir::PrimExpr> outputs) {
   TraceArg a;
   a.kind = Kind::IndexMap;
+  a.list = expr_rv_refs(outputs);
   a.map_params = std::move(params);
   a.map_outputs = std::move(outputs);
   return a;
+}
+
+TraceArg TraceArg::of_expr(ir::PrimExpr e) {
+  TraceArg a;
+  a.kind = Kind::Expr;
+  a.list = expr_rv_refs({e});
+  a.expr = std::move(e);
+  return a;
+}
+
+namespace {
+
+TraceArg with_vars(const TraceArg& a, const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& vmap) {
+  if (a.kind == TraceArg::Kind::Expr) return TraceArg::of_expr(ir::substitute(a.expr, vmap));
+  TSCH_INTERNAL_ASSERT(a.kind == TraceArg::Kind::IndexMap) << "not an expression of ExprRVs";
+  std::vector<ir::PrimExpr> outputs;
+  for (const ir::PrimExpr& o : a.map_outputs) outputs.push_back(ir::substitute(o, vmap));
+  return TraceArg::of_index_map(a.map_params, std::move(outputs));
+}
+
+}  // namespace
+
+TraceArg map_rvs(const TraceArg& a, const std::function<RV(const RV&)>& to) {
+  std::unordered_map<const ir::VarNode*, ir::PrimExpr> vmap;
+  for (const TraceArg& r : a.list) {
+    RV rv = to(r.ref);
+    TSCH_INTERNAL_ASSERT(rv && rv->var) << "an ExprRV maps to no ExprRV";
+    vmap[r.ref->var.get()] = rv->var;
+  }
+  return with_vars(a, vmap);
+}
+
+TraceArg rename_rvs(const TraceArg& a, const std::function<std::string(const RV&)>& name) {
+  std::unordered_map<const ir::VarNode*, ir::PrimExpr> vmap;
+  for (const TraceArg& r : a.list) vmap[r.ref->var.get()] = ir::make_var(name(r.ref), r.ref->var->dtype);
+  return with_vars(a, vmap);
 }
 
 std::string TraceArg::lambda_text() const {

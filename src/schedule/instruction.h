@@ -15,19 +15,32 @@
 
 namespace tsch::schedule {
 
-// A random variable: a handle to a block or loop (by sid) or a sampled integer.
+// A random variable: a handle to a block or loop (by sid) or a sampled integer. A sampled
+// integer (TVM's ExprRV) is also an int32 IR variable, `var`, so that scripts can compute
+// with it (`j1 * j2`, an index map's `j // j1`); a schedule replaces the variable by `value`
+// before a primitive sees the expression, so it never reaches the module.
 struct RVNode {
   enum class Kind { Block, Loop, Expr };
   Kind kind = Kind::Block;
   uint64_t sid = 0;
   int64_t value = 0;
+  ir::Var var;  // Expr only
+  ~RVNode();
 };
 using RV = std::shared_ptr<RVNode>;
-RV make_rv(RVNode::Kind kind, uint64_t sid, int64_t value = 0);
+// An ExprRV's variable is named `name` (TVM names them v1, v2, ... by the schedule's count
+// of handles).
+RV make_rv(RVNode::Kind kind, uint64_t sid, int64_t value = 0, const std::string& name = "v");
+// The ExprRV whose variable `var` is, null when it is no ExprRV's (or that one is gone).
+RV rv_of_var(const ir::VarNode* var);
+// The ExprRV of `var`, made (value 0) when it has none: a tir.Var given as an instruction's
+// output in a hand-built trace, as TVM's tests build them.
+RV expr_rv_of(const ir::Var& var);
 
 // A value in an instruction's inputs, attributes or decision (TVM's Any).
 struct TraceArg {
-  enum class Kind { None, Int, Float, Bool, Str, Ref, List, IndexMap, Dict };
+  // Expr: an integer expression over ExprRVs (`v0 * v1`), the RVs it uses as Refs in `list`.
+  enum class Kind { None, Int, Float, Bool, Str, Ref, List, IndexMap, Dict, Expr };
   Kind kind = Kind::None;
   int64_t i = 0;
   double f = 0;
@@ -36,7 +49,8 @@ struct TraceArg {
   RV ref;
   std::vector<TraceArg> list;
   std::vector<std::string> keys;  // Dict: the keys of `list`'s values, in order (annotation values)
-  // IndexMap: `lambda params: (outputs)`.
+  ir::PrimExpr expr;  // Expr
+  // IndexMap: `lambda params: (outputs)`; the ExprRVs the outputs use are Refs in `list`.
   std::vector<ir::Var> map_params;
   std::vector<ir::PrimExpr> map_outputs;
 
@@ -54,7 +68,9 @@ struct TraceArg {
     a.list = std::move(v);
     return a;
   }
+  // Both record, as Refs in `list`, the ExprRVs whose variables `outputs` / `e` use.
   static TraceArg of_index_map(std::vector<ir::Var> params, std::vector<ir::PrimExpr> outputs);
+  static TraceArg of_expr(ir::PrimExpr e);
 
   bool is_none() const { return kind == Kind::None; }
   // Ints and bools read as integers (JSON stores TVM's bool attributes as 1/0).
@@ -62,7 +78,16 @@ struct TraceArg {
   bool as_bool() const { return kind == Kind::Bool ? b : i != 0; }
   // `lambda i, j: (i // 16, j, i % 16)` for an IndexMap.
   std::string lambda_text() const;
+  // Whether the value depends on ExprRVs through an expression (an Expr, or an IndexMap
+  // whose outputs use one).
+  bool uses_expr_rvs() const { return (kind == Kind::Expr || kind == Kind::IndexMap) && !list.empty(); }
 };
+
+// An Expr or IndexMap argument with each ExprRV it uses replaced by another: `map_rvs` by
+// the RV `to` gives (a trace replayed on another schedule), `rename_rvs` by a plain variable
+// named `name` gives (the trace's text and JSON name them v0, v1, ...).
+TraceArg map_rvs(const TraceArg& a, const std::function<RV(const RV&)>& to);
+TraceArg rename_rvs(const TraceArg& a, const std::function<std::string(const RV&)>& name);
 
 // How a script passes a parameter; the bindings convert by type, the trace prints by type.
 enum class ParamType {
@@ -70,7 +95,7 @@ enum class ParamType {
   Loop,          // a LoopRV
   BlockOrLoop,   // either
   Loops,         // *loops: variadic LoopRVs, printed positionally
-  Factors,       // split factors: None, int or ExprRV each
+  Factors,       // split factors: None, int, ExprRV or an integer expression of ExprRVs each
   Target,        // blockize: a LoopRV or a list of BlockRVs
   Blocks,        // None or a list of BlockRVs (cache_read's consumer_blocks)
   Int,
@@ -78,7 +103,7 @@ enum class ParamType {
   Str,
   IntList,
   FloatList,
-  AnnValue,      // int, bool, float, str or ExprRV
+  AnnValue,      // int, bool, float, str, ExprRV or an expression of ExprRVs
   ReadIndex,     // a read buffer of the block: index, name or Buffer
   WriteIndex,    // a written buffer of the block: index, name or Buffer
   LayoutBuffer,  // ("read"|"write", index), write index, name or Buffer: two attributes

@@ -5,7 +5,11 @@
 #include <cstdlib>
 #include <random>
 
+#include "arith/simplify.h"
 #include "arith/verify_well_formed.h"
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
 #include "ir/structural_equal.h"
 #include "support/error.h"
 
@@ -83,6 +87,22 @@ std::string Schedule::render(const ScheduleError& error, const ScheduleState& at
 std::vector<RV> Schedule::apply(const InstructionKind& kind, std::vector<TraceArg> inputs, std::vector<TraceArg> attrs,
                                 TraceArg decision) {
   InstructionCall call{std::move(inputs), std::move(attrs), std::move(decision), {}};
+  // The primitive receives expressions of ExprRVs evaluated; the trace keeps them as given.
+  std::vector<std::pair<size_t, TraceArg>> given_inputs, given_attrs;
+  auto resolve_all = [this](std::vector<TraceArg>& args, std::vector<std::pair<size_t, TraceArg>>& given) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].kind != TraceArg::Kind::Expr && !args[i].uses_expr_rvs()) continue;
+      TraceArg value = resolve(args[i]);
+      given.emplace_back(i, std::exchange(args[i], std::move(value)));
+    }
+  };
+  try {
+    resolve_all(call.inputs, given_inputs);
+    resolve_all(call.attrs, given_attrs);
+  } catch (const UserError& e) {
+    if (e.param.empty()) throw UserError(e.kind, kind.method + ": " + e.what());
+    throw;
+  }
   ScheduleState saved = state_;
   uint64_t saved_rand = rand_state_;
   auto restore = [&] {
@@ -123,6 +143,12 @@ std::vector<RV> Schedule::apply(const InstructionKind& kind, std::vector<TraceAr
   for (const RV& rv : call.outputs) {
     if (rv) symbols_.insert(rv);
   }
+  for (auto& [i, arg] : given_inputs) {
+    if (i < call.inputs.size()) call.inputs[i] = std::move(arg);
+  }
+  for (auto& [i, arg] : given_attrs) {
+    if (i < call.attrs.size()) call.attrs[i] = std::move(arg);
+  }
   auto inst = std::make_shared<InstructionNode>();
   inst->kind = &kind;
   inst->inputs = std::move(call.inputs);
@@ -147,6 +173,46 @@ void Schedule::check_known(const RV& rv) const {
 void Schedule::remove_rv(const RV& rv) {
   check_known(rv);
   symbols_.erase(rv);
+}
+
+ir::PrimExpr Schedule::substitute_rvs(const ir::PrimExpr& e) const {
+  std::unordered_map<const ir::VarNode*, ir::PrimExpr> values;
+  ir::for_each_expr(e, [&](const ir::PrimExpr& x) {
+    auto* v = ir::as<ir::VarNode>(x);
+    if (!v || values.count(v)) return;
+    RV rv = rv_of_var(v);
+    if (!rv) return;  // a variable of the script's own: it stays (TVM's Get does the same)
+    check_known(rv);
+    values[v] = ir::make_int(rv->value, v->dtype);
+  });
+  try {
+    return ir::substitute(e, values);
+  } catch (const ir::IRError& err) {
+    throw UserError(UserErrorKind::ValueError, std::string("cannot evaluate ") + ir::script(e) + ": " + err.what());
+  }
+}
+
+ir::PrimExpr Schedule::evaluate(const ir::PrimExpr& e) const {
+  ir::PrimExpr v = substitute_rvs(e);
+  try {
+    return arith::simplify(v);
+  } catch (const ir::IRError& err) {
+    throw UserError(UserErrorKind::ValueError, std::string("cannot evaluate ") + ir::script(e) + ": " + err.what());
+  }
+}
+
+TraceArg Schedule::resolve(const TraceArg& arg) const {
+  if (arg.kind == TraceArg::Kind::IndexMap) {
+    std::vector<ir::PrimExpr> outputs;
+    for (const ir::PrimExpr& o : arg.map_outputs) outputs.push_back(substitute_rvs(o));
+    return TraceArg::of_index_map(arg.map_params, std::move(outputs));
+  }
+  if (arg.kind != TraceArg::Kind::Expr) return arg;
+  ir::PrimExpr v = evaluate(arg.expr);
+  if (auto* i = ir::as<ir::IntImmNode>(v)) return v->dtype.is_bool() ? TraceArg::of_bool(i->value != 0) : TraceArg::of_int(i->value);
+  if (auto* f = ir::as<ir::FloatImmNode>(v)) return TraceArg::of_float(f->value);
+  throw UserError(UserErrorKind::TypeError, "the expression " + ir::script(arg.expr) + " does not evaluate to a constant (it gives " +
+                                                ir::script(v) + ")");
 }
 
 uint64_t Schedule::loop_sid(const TraceArg& arg) const {

@@ -78,7 +78,17 @@ class Schedule {
   // schedule it copies, not the ones either makes later. Using another handle is an
   // IndexError; remove_rv forgets one.
   bool has_rv(const RV& rv) const { return symbols_.count(rv) > 0; }
+  size_t num_rvs() const { return symbols_.size(); }
   void remove_rv(const RV& rv);
+  // The value of an expression over this schedule's ExprRVs (TVM's Schedule.Get of a
+  // PrimExpr): each ExprRV's variable replaced by its sampled value, then simplified. An
+  // ExprRV this schedule does not know is an IndexError.
+  ir::PrimExpr evaluate(const ir::PrimExpr& e) const;
+  // The same without simplifying (an index map's outputs, as TVM substitutes them).
+  ir::PrimExpr substitute_rvs(const ir::PrimExpr& e) const;
+  // The argument as a primitive receives it: an Expr evaluated to its Int (or Bool), an
+  // IndexMap's outputs with the ExprRVs' values; anything else as it is.
+  TraceArg resolve(const TraceArg& arg) const;
 
   // Called after each primitive that changed the module, with the state before it; throwing
   // rolls the primitive back (TSCH_CHECK_BUILD builds and compares through this).

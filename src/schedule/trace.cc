@@ -5,6 +5,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/functor.h"
+#include "ir/op.h"
+#include "ir/printer.h"
 #include "schedule/schedule.h"
 #include "support/error.h"
 
@@ -37,12 +40,13 @@ std::string value_text(const TraceArg& a, const Names& names) {
       for (size_t i = 0; i < a.list.size(); ++i) s += (i ? ", " : "") + value_text(a.list[i], names);
       return s + "]";
     }
-    case TraceArg::Kind::IndexMap: return a.lambda_text();
+    case TraceArg::Kind::IndexMap: return rename_rvs(a, [&](const RV& rv) { return rv_name(rv, names); }).lambda_text();
     case TraceArg::Kind::Dict: {
       std::string s = "{";
       for (size_t i = 0; i < a.list.size(); ++i) s += (i ? ", " : "") + ("\"" + a.keys[i] + "\": ") + value_text(a.list[i], names);
       return s + "}";
     }
+    case TraceArg::Kind::Expr: return ir::script(rename_rvs(a, [&](const RV& rv) { return rv_name(rv, names); }).expr);
   }
   return "None";
 }
@@ -132,12 +136,16 @@ size_t Trace::valid_prefix(bool remove_postproc) const {
 
 void Trace::apply_to_schedule(Schedule& sch, bool remove_postproc, const DecisionProvider& provider) const {
   std::unordered_map<const RVNode*, RV> mapped;
+  auto new_rv = [&](const RV& rv) {
+    auto it = mapped.find(rv.get());
+    TSCH_USER_ASSERT(it != mapped.end(), ValueError) << "apply_to_schedule: the trace uses a handle it never created";
+    return it->second;
+  };
   std::function<TraceArg(const TraceArg&)> translate = [&](const TraceArg& a) -> TraceArg {
-    if (a.kind == TraceArg::Kind::Ref) {
-      auto it = mapped.find(a.ref.get());
-      TSCH_USER_ASSERT(it != mapped.end(), ValueError) << "apply_to_schedule: the trace uses a handle it never created";
-      return TraceArg::of_ref(it->second);
-    }
+    if (a.kind == TraceArg::Kind::Ref) return TraceArg::of_ref(new_rv(a.ref));
+    // An expression of ExprRVs is recomputed from the new schedule's ExprRVs (TVM's
+    // Substitute in TranslateInputRVs).
+    if (a.uses_expr_rvs()) return map_rvs(a, new_rv);
     if (a.kind != TraceArg::Kind::List) return a;
     std::vector<TraceArg> items;
     for (const TraceArg& x : a.list) items.push_back(translate(x));
@@ -145,11 +153,13 @@ void Trace::apply_to_schedule(Schedule& sch, bool remove_postproc, const Decisio
   };
   for (size_t n = valid_prefix(remove_postproc), k = 0; k < n; ++k) {
     const Instruction& inst = insts_[k];
-    std::vector<TraceArg> inputs;
+    std::vector<TraceArg> inputs, attrs;
     for (const TraceArg& a : inst->inputs) inputs.push_back(translate(a));
+    // transform_layout's index map is an attribute here (an input in TVM): it may use ExprRVs.
+    for (const TraceArg& a : inst->attrs) attrs.push_back(a.uses_expr_rvs() ? translate(a) : a);
     TraceArg decision = get_decision(inst);
     if (provider) decision = provider(inst, decision);
-    std::vector<RV> outs = sch.apply(*inst->kind, std::move(inputs), inst->attrs, decision);
+    std::vector<RV> outs = sch.apply(*inst->kind, std::move(inputs), std::move(attrs), decision);
     TSCH_INTERNAL_ASSERT(outs.size() == inst->outputs.size()) << inst->kind->name << " gave " << outs.size() << " outputs";
     for (size_t i = 0; i < outs.size(); ++i) {
       if (inst->outputs[i]) mapped[inst->outputs[i].get()] = outs[i];

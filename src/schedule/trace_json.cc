@@ -5,6 +5,7 @@
 // Index maps (transform_layout) are strings holding TVM's JSON object graph of the IndexMap.
 #include <unordered_map>
 
+#include "ir/functor.h"
 #include "schedule/index_map_json.h"
 #include "schedule/schedule.h"
 #include "schedule/trace.h"
@@ -18,7 +19,21 @@ namespace {
 
 char prefix_of(const RV& rv) { return rv->kind == RVNode::Kind::Block ? 'b' : rv->kind == RVNode::Kind::Loop ? 'l' : 'v'; }
 
-json input_json(const TraceArg& a, const std::unordered_map<const RVNode*, std::string>& names) {
+using Names = std::unordered_map<const RVNode*, std::string>;
+
+// An index map or expression using ExprRVs, their variables named by the handles (TVM's
+// RenameVariables before SaveJSON), so that reading binds them to the replayed handles.
+TraceArg named(const TraceArg& a, const Names* names) {
+  if (!a.uses_expr_rvs()) return a;
+  TSCH_INTERNAL_ASSERT(names) << "an expression of ExprRVs where no handle is named";
+  return rename_rvs(a, [names](const RV& rv) {
+    auto it = names->find(rv.get());
+    TSCH_INTERNAL_ASSERT(it != names->end()) << "the trace uses a handle it never created";
+    return it->second;
+  });
+}
+
+json input_json(const TraceArg& a, const Names& names) {
   switch (a.kind) {
     case TraceArg::Kind::None: return "None";
     case TraceArg::Kind::Int: return a.i;
@@ -35,17 +50,18 @@ json input_json(const TraceArg& a, const std::unordered_map<const RVNode*, std::
       for (const TraceArg& x : a.list) out.push_back(input_json(x, names));
       return out;
     }
-    case TraceArg::Kind::IndexMap: return index_map_to_json_graph(a);
+    case TraceArg::Kind::IndexMap: return index_map_to_json_graph(named(a, &names));
     case TraceArg::Kind::Dict: {
       json out = json::object();
       for (size_t i = 0; i < a.list.size(); ++i) out[a.keys[i]] = input_json(a.list[i], names);
       return out;
     }
+    case TraceArg::Kind::Expr: return expr_to_json_graph(named(a, &names).expr);
   }
   return nullptr;
 }
 
-json attr_json(const TraceArg& a) {
+json attr_json(const TraceArg& a, const Names* names = nullptr) {
   switch (a.kind) {
     case TraceArg::Kind::None: return nullptr;
     case TraceArg::Kind::Int: return a.i;
@@ -58,12 +74,13 @@ json attr_json(const TraceArg& a) {
       for (const TraceArg& x : a.list) out.push_back(attr_json(x));
       return out;
     }
-    case TraceArg::Kind::IndexMap: return index_map_to_json_graph(a);
+    case TraceArg::Kind::IndexMap: return index_map_to_json_graph(named(a, names));
     case TraceArg::Kind::Dict: {
       json out = json::object();
       for (size_t i = 0; i < a.list.size(); ++i) out[a.keys[i]] = attr_json(a.list[i]);
       return out;
     }
+    case TraceArg::Kind::Expr: return expr_to_json_graph(named(a, names).expr);
   }
   return nullptr;
 }
@@ -88,11 +105,33 @@ struct Reader {
     return TraceArg::of_dict(std::move(keys), std::move(values));
   }
 
-  // An index map: TVM's JSON graph text, or (as tsch wrote traces before) lambda text.
+  // An index map: TVM's JSON graph text, or (as tsch wrote traces before) lambda text; or an
+  // expression's graph text. Variables named as ExprRV handles are those handles.
   TraceArg lambda(const std::string& text) {
-    if (!text.empty() && text.front() == '{') return index_map_from_json_graph(text);
+    if (!text.empty() && text.front() == '{') return bind_handles(index_map_from_json_graph(text));
     if (!parse_index_map) bad_json("an index map cannot be read here");
     return parse_index_map(text);
+  }
+
+  TraceArg bind_handles(const TraceArg& a) {
+    std::unordered_map<const ir::VarNode*, ir::PrimExpr> vmap;
+    auto bind = [&](const ir::PrimExpr& e) {
+      ir::for_each_expr(e, [&](const ir::PrimExpr& x) {
+        auto* v = ir::as<ir::VarNode>(x);
+        if (!v) return;
+        auto it = handles.find(v->name);
+        if (it != handles.end() && it->second && it->second->kind == RVNode::Kind::Expr) vmap[v] = it->second->var;
+      });
+    };
+    if (a.kind == TraceArg::Kind::Expr) {
+      bind(a.expr);
+      return TraceArg::of_expr(ir::substitute(a.expr, vmap));
+    }
+    std::vector<ir::PrimExpr> outputs;
+    for (const ir::PrimExpr& o : a.map_outputs) bind(o);
+    for (const ir::Var& p : a.map_params) vmap.erase(p.get());  // an index named like a handle stays the index
+    for (const ir::PrimExpr& o : a.map_outputs) outputs.push_back(ir::substitute(o, vmap));
+    return TraceArg::of_index_map(a.map_params, std::move(outputs));
   }
 
   TraceArg number(const json& v) {
@@ -114,7 +153,7 @@ struct Reader {
     const std::string& s = v.get_ref<const std::string&>();
     if (s == "None") return TraceArg::none();
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return TraceArg::of_str(s.substr(1, s.size() - 2));
-    if (p && p->type == ParamType::IndexMap) return lambda(s);
+    if ((p && p->type == ParamType::IndexMap) || (!s.empty() && s.front() == '{')) return lambda(s);
     auto it = handles.find(s);
     if (it == handles.end()) bad_json("the handle " + s + " is used before an instruction defines it");
     return TraceArg::of_ref(it->second);
@@ -152,14 +191,14 @@ struct Reader {
 }  // namespace
 
 json Trace::as_json(bool remove_postproc) const {
-  std::unordered_map<const RVNode*, std::string> names;
+  Names names;
   json insts = json::array(), decisions = json::array();
   int counter = 0;
   for (size_t n = valid_prefix(remove_postproc), k = 0; k < n; ++k) {
     const InstructionNode& inst = *insts_[k];
     json inputs = json::array(), attrs = json::array(), outputs = json::array();
     for (const TraceArg& a : inst.inputs) inputs.push_back(input_json(a, names));
-    for (const TraceArg& a : inst.attrs) attrs.push_back(attr_json(a));
+    for (const TraceArg& a : inst.attrs) attrs.push_back(attr_json(a, &names));
     for (const RV& rv : inst.outputs) {
       std::string name = rv ? prefix_of(rv) + std::to_string(counter) : "_";
       ++counter;

@@ -161,3 +161,44 @@ TEST_CASE("ScheduleError: every error kind has a golden case", "[schedule]") {
   }
   CHECK(names.size() > 60);
 }
+
+TEST_CASE("ExprRV: an expression over sampled values is evaluated, printed, written to JSON and replayed", "[schedule]") {
+  Schedule sch(copy_module(), 7);
+  RV b = sch.get_block("B", "main");
+  std::vector<RV> loops = sch.get_loops(b);
+  std::vector<RV> tiles = sch.apply("SamplePerfectTile", {TraceArg::of_ref(loops[1])}, {TraceArg::of_int(2), TraceArg::of_int(16)},
+                                    TraceArg::of_list({TraceArg::of_int(4), TraceArg::of_int(8)}));
+  REQUIRE(tiles.size() == 2);
+  // The ExprRV is a variable this schedule evaluates: v * 2 + v' = 4 * 2 + 8.
+  PrimExpr e = add(mul(tiles[0]->var, make_int(2)), tiles[1]->var);
+  int64_t value = 0;
+  REQUIRE(as_const_int(sch.evaluate(e), &value));
+  CHECK(value == 16);
+  CHECK(rv_of_var(tiles[0]->var.get()) == tiles[0]);
+
+  // A split factor computed from them: the primitive gets 16, the trace keeps the expression.
+  TraceArg factor = TraceArg::of_expr(e);
+  REQUIRE(factor.list.size() == 2);
+  std::vector<RV> parts = sch.apply("Split", {TraceArg::of_ref(loops[0]), TraceArg::none(), factor},
+                                    {TraceArg::of_bool(true), TraceArg::of_bool(false)});
+  CHECK(sch.loop(parts[1]->sid).extent->kind == ExprKind::IntImm);
+  CHECK(as<IntImmNode>(sch.loop(parts[1]->sid).extent)->value == 16);
+  std::vector<std::string> lines = sch.trace().as_python();
+  CHECK(lines.back() == "l5, l6 = sch.split(loop=l1, factors=[None, v3 * 2 + v4], preserve_unit_iters=True, disable_predication=False)");
+
+  // JSON: read back on a fresh schedule, the same module and the same JSON.
+  Schedule fresh(copy_module(), 1);
+  Trace::apply_json_to_schedule(sch.trace().as_json(), fresh, nullptr);
+  CHECK(structural_equal(fresh.mod(), sch.mod()));
+  CHECK(fresh.trace().as_json() == sch.trace().as_json());
+
+  // Another decision recomputes the factor: 2 * 2 + 16 = 20.
+  Trace other = sch.trace().with_decision(sch.trace().insts()[2], TraceArg::of_list({TraceArg::of_int(2), TraceArg::of_int(16)}), false);
+  Schedule replayed(copy_module(), 1);
+  other.apply_to_schedule(replayed, false);
+  std::vector<RV> new_loops = replayed.get_loops(replayed.get_block("B", "main"));
+  CHECK(as<IntImmNode>(replayed.loop(new_loops[1]->sid).extent)->value == 20);
+
+  // Another schedule does not know these ExprRVs.
+  CHECK_THROWS_AS(replayed.evaluate(e), UserError);
+}

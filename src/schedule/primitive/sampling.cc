@@ -217,6 +217,13 @@ std::string float_repr(double v) {
   return s.find_first_of(".eE") == std::string::npos ? s + ".0" : s;
 }
 
+// TVM names an ExprRV's variable "v" + the size of its symbol table once the ExprRV is in it.
+std::string expr_rv_name(const Schedule& sch, const InstructionCall& c) {
+  size_t made = 0;
+  for (const RV& rv : c.outputs) made += rv != nullptr;
+  return "v" + std::to_string(sch.num_rvs() + made + 1);
+}
+
 void apply_sample_perfect_tile(Schedule& sch, InstructionCall& c) {
   uint64_t loop = sch.loop_sid(c.inputs[0]);
   int64_t n = c.attrs[0].as_int(), max_inner = c.attrs[1].as_int();
@@ -245,7 +252,7 @@ void apply_sample_perfect_tile(Schedule& sch, InstructionCall& c) {
   std::vector<TraceArg> decision;
   for (int64_t f : factors) {
     // TVM 0.23: the factor left to infer (-1, a loop of symbolic extent) is None, no handle.
-    c.outputs.push_back(f == -1 ? RV() : make_rv(RVNode::Kind::Expr, 0, f));
+    c.outputs.push_back(f == -1 ? RV() : make_rv(RVNode::Kind::Expr, 0, f, expr_rv_name(sch, c)));
     decision.push_back(TraceArg::of_int(f));
   }
   c.decision = TraceArg::of_list(std::move(decision));
@@ -269,7 +276,7 @@ void apply_sample_categorical(Schedule& sch, InstructionCall& c) {
   TSCH_USER_ASSERT_ARG(c.decision.is_none() || c.decision.kind == TraceArg::Kind::Int, TypeError, "decision") << "expected an int";
   TSCH_USER_ASSERT_ARG(choice >= 0 && choice < static_cast<int64_t>(candidates.size()), ValueError, "decision")
       << "the decision is not a candidate index";
-  c.outputs.push_back(make_rv(RVNode::Kind::Expr, 0, candidates[static_cast<size_t>(choice)].i));
+  c.outputs.push_back(make_rv(RVNode::Kind::Expr, 0, candidates[static_cast<size_t>(choice)].i, expr_rv_name(sch, c)));
   c.decision = TraceArg::of_int(choice);
 }
 
