@@ -1,7 +1,8 @@
 // TVM's mma builtins in CUDA C, as TVM's CodeGenCUDA and ptx.cc write them: ldmatrix and
 // mma.sync as inline PTX on the lane's registers (a warp buffer LowerWarpMemory made a local
 // array), mma_store and mma_fill as loops over the lane's accumulator elements. The operands
-// are pointers into arrays of the element type, offset in elements.
+// are pointers into arrays of the element type, offset in elements. (`asm volatile`, not
+// TVM's `__asm__ __volatile__`: NVRTC knows only the former.)
 #include <map>
 
 #include "codegen/source/codegen_cuda.h"
@@ -103,7 +104,7 @@ bool CodeGenCUDA::emit_call_stmt(const CallNode& n) {
       helpers_.emplace("cast_smem_ptr_to_int", kCastSmemPtr);
       std::string addr = fresh("addr");
       line("unsigned int " + addr + " = cast_smem_ptr_to_int(" + smem + " + " + expr(n.args[6]) + ");");
-      line("__asm__ __volatile__(");
+      line("asm volatile(");
       line("  \"ldmatrix.sync.aligned.m8n8.x" + std::to_string(num) + (trans ? ".trans" : "") + ".shared.b16\"");
       line("  \"" + operand_list(0, static_cast<int>(num)) + ", [%" + std::to_string(num) + "];\\n\"");
       line("  : " + registers("=r", "unsigned *", local, static_cast<int>(num)));
@@ -122,7 +123,7 @@ bool CodeGenCUDA::emit_call_stmt(const CallNode& n) {
     auto [cc, pc] = fragment_attrs(m.c);
     std::string shape = "m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k);
     open_block();
-    line("__asm__ __volatile__(");
+    line("asm volatile(");
     line("  \"mma.sync.aligned." + shape + ".row.col" + m.ptx_c + m.ptx_a + m.ptx_b + m.ptx_c + "\"");
     int at = 0;
     std::string templates = operand_list(at, m.regs_c);
