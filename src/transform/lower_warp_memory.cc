@@ -133,6 +133,12 @@ class WarpAccessRewriter : public ScopedLoops {
       for (const auto& a : c->args) args.push_back(mutate(a));
       for (auto [data, offset] : warp_operands(*c)) {
         if (as<VarNode>(c->args[data]) != warp_->data.get()) continue;
+        // An operand that names a lane must name the calling one (a register is the lane's own).
+        TSCH_USER_ASSERT(!lane_loop_ || !uses(args[offset], lane_loop_->loop_var.get()) ||
+                             is_zero(simplify(sub(lane_of(args[offset]), lane_loop_->loop_var))),
+                         ValueError)
+            << "T." << c->op << ": the offset " << script(args[offset]) << " into the warp buffer " << warp_->name
+            << " is in another lane's part, not threadIdx.x (" << lane_loop_->loop_var->name << ")'s own";
         args[data] = local_->data;
         args[offset] = local_index(args[offset]);
       }
