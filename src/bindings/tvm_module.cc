@@ -488,6 +488,10 @@ void register_tvm_modules() {
   script::ModuleLoader::register_builtin("tvm.tir.schedule.transform", [](Interpreter& interp, script::Module& m) {
     mirror_module(interp, m, "tvm_schedule_transform");
   });
+  // tvm.testing.tir: TVM's schedule helpers for its tests (mma_schedule), written in tsch.
+  script::ModuleLoader::register_builtin("tvm.testing.tir", [](Interpreter& interp, script::Module& m) {
+    mirror_module(interp, m, "tvm_testing_tir");
+  });
   script::ModuleLoader::register_builtin("tvm.tir.tensor_intrin", [](Interpreter& interp, script::Module& m) {
     mirror_module(interp, m, "tvm_tensor_intrin");
   });

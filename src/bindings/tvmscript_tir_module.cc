@@ -11,6 +11,7 @@
 #include "bindings/buffer_options.h"
 #include "bindings/ir_values.h"
 #include "bindings/tvmscript_allocate_const.h"
+#include "bindings/tvmscript_tir_mma.h"
 #include "bindings/tvmscript_tir_vector.h"
 #include "frontend/tir_builder.h"
 #include "frontend/tir_specs.h"
@@ -581,6 +582,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     return wrap(std::make_shared<ir::BroadcastNode>(value, static_cast<int>(lanes)));
   });
   def_vector_functions(ns);
+  def_mma_functions(ns);
   def_function(ns, "Cast", "dtype, value", [](Interpreter& interp, Args& a) {
     return wrap(ir::cast(dtype_arg(interp, a[0], "T.Cast dtype"), to_expr(interp, a[1], "T.Cast value")));
   });

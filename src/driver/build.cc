@@ -11,6 +11,8 @@
 #include "ir/printer.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "transform/emulate_mma.h"
+#include "transform/mma_builtins.h"
 #include "transform/pipeline.h"
 #include "transform/split_host_device.h"
 #include "transform/threads_as_loops.h"
@@ -63,14 +65,17 @@ BuildCache& cache() {
 
 }  // namespace
 
-static ir::IRModule device_passes(const ir::IRModule& lowered, const BuildOptions& options) {
+// `for_emulation`: the CPU emulation's copy, whose warp buffers the mma builtins use stay
+// whole (transform/emulate_mma.h); not reported to after_pass.
+static ir::IRModule device_passes(const ir::IRModule& lowered, const BuildOptions& options, bool for_emulation = false) {
   // TVM's mixed-module passes of a GPU build, before the split.
   ir::IRModule out = lowered;
   transform::PassContext ctx = transform::PassContext::current();
-  for (const transform::Pass& pass : {transform::lower_warp_memory(), transform::thread_sync("shared"), transform::thread_sync("shared.dyn")}) {
+  for (const transform::Pass& pass :
+       {for_emulation ? transform::lower_warp_memory_keeping_mma_buffers() : transform::lower_warp_memory(), transform::thread_sync("shared"), transform::thread_sync("shared.dyn")}) {
     if (!ctx.pass_enabled(pass.info())) continue;  // disabled_pass=["tir.ThreadSync"]: races show in the emulation
     out = pass(out, ctx);
-    if (options.after_pass) {
+    if (options.after_pass && !for_emulation) {
       for (const auto& [name, f] : out->prim_funcs()) options.after_pass(pass.name(), name, f);
     }
   }
@@ -123,7 +128,15 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
         << target->host->str() << "\"";
     // Host and device split (TVM's SplitHostDevice); the kernels become CUDA C, which the
     // host module imports. Its functions run the kernels on the CPU, threads as loops.
-    ir::IRModule lowered = device_passes(lower(mod, target, options), options);
+    ir::IRModule before_device = lower(mod, target, options);
+    ir::IRModule lowered = device_passes(before_device, options);
+    bool uses_mma = false;
+    for (const auto& [name, f] : before_device->prim_funcs()) {
+      ir::for_each_expr(f->body, [&](const ir::PrimExpr& e) {
+        if (auto* c = ir::as<ir::CallNode>(e); c && transform::is_mma_call(*c)) uses_mma = true;
+      });
+    }
+    ir::IRModule emulated = uses_mma ? device_passes(before_device, options, true) : lowered;
     ir::IRModule split = transform::split_host_device(lowered, target->kind->name);
     auto kernels = std::make_shared<ir::IRModuleNode>();
     for (const auto& [name, f] : split->prim_funcs()) {
@@ -143,7 +156,7 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
         codegen::llvm_target_of(target->host && target->host->kind->name == "llvm" ? target->host : target::parse_target("llvm"));
     host_target.interrupt_checks = options.interrupt_checks;
     runtime::CompiledModuleRef emulation = codegen::build_llvm(
-        transform::threads_as_loops(lowered, options.reverse_thread_order ? transform::ThreadOrder::Reverse : transform::ThreadOrder::Forward),
+        transform::threads_as_loops(emulated, options.reverse_thread_order ? transform::ThreadOrder::Reverse : transform::ThreadOrder::Forward),
         host_target);
     // The host functions (the split module without its kernels), compiled for a GPU run.
     auto host_functions = std::make_shared<ir::IRModuleNode>();

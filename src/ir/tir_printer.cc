@@ -152,6 +152,7 @@ class TIRPrinter {
         if (n->op == "type_annotation") return {"T.type_annotation(" + quote(n->dtype.to_string()) + ")"};
         // TVM spells the element type of these first (`T.ptx_cp_async("float32", ...)`).
         if (n->op == "call_extern" || n->op == "call_pure_extern" || n->op == "ptx_cp_async" || n->op == "reinterpret" ||
+            n->op == "ptx_ldmatrix" || n->op == "ptx_mma" || n->op == "mma_store" || n->op == "mma_fill" ||
             n->op == "call_llvm_pure_intrin" || n->op == "call_llvm_intrin" || n->op == "vectorlow" || n->op == "vectorhigh") {
           std::string s = "T." + n->op + "(" + quote(n->dtype.to_string());
           for (const auto& a : n->args) s += ", " + expr(a).s;

@@ -14,6 +14,8 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "support/error.h"
+#include "transform/emulate_mma.h"
+#include "transform/mma_builtins.h"
 #include "transform/pass.h"
 
 namespace tsch::transform {
@@ -25,6 +27,17 @@ constexpr int64_t kWarpSize = 32;
 
 bool uses(const PrimExpr& e, const VarNode* v) {
   return uses_var(e, [v](const VarNode* x) { return x == v; });
+}
+
+// The mma builtin an Evaluate statement calls with `buf`'s data as a warp operand.
+const CallNode* mma_call_on(const Stmt& s, const BufferNode* buf) {
+  auto* ev = as<EvaluateNode>(s);
+  auto* c = ev ? as<CallNode>(ev->value) : nullptr;
+  if (!c || !is_mma_call(*c)) return nullptr;
+  for (auto [data, offset] : warp_operands(*c)) {
+    if (data < c->args.size() && as<VarNode>(c->args[data]) == buf->data.get()) return c;
+  }
+  return nullptr;
 }
 
 // Loops and threadIdx.x bindings around the statement being rewritten, for the simplifier.
@@ -59,20 +72,31 @@ class StoreCoefficient : public ScopedLoops {
 
  private:
   Stmt visit(const Stmt& s) override {
+    if (const CallNode* c = mma_call_on(s, buf_)) {
+      // T.mma_fill's local_size is m; T.ptx_ldmatrix's local offset moves by m a lane.
+      if (c->op == "mma_fill") update(check_mma_fill(*c));
+      if (c->op == "ptx_ldmatrix" && as<VarNode>(c->args[3]) == buf_->data.get()) update(coefficient(c->args.at(4), "T.ptx_ldmatrix's offset"));
+      return s;
+    }
     auto* st = as<BufferStoreNode>(s);
     if (!st || st->buffer.get() != buf_) return mutate_children(s);
-    TSCH_USER_ASSERT(lane_loop_, ValueError) << "the warp buffer " << buf_->name << " is stored to outside a loop bound to threadIdx.x";
+    update(coefficient(st->indices.at(0), "a store"));
+    return s;
+  }
+  int64_t coefficient(const PrimExpr& idx, const char* what) {
+    TSCH_USER_ASSERT(lane_loop_, ValueError) << "the warp buffer " << buf_->name << " is written outside a loop bound to threadIdx.x";
     const Var& tx = lane_loop_->loop_var;
-    const PrimExpr& idx = st->indices.at(0);
     int64_t m = 0;
     PrimExpr step = arith::simplify(sub(substitute(idx, {{tx.get(), add(tx, make_int(1, tx->dtype))}}), idx));
     TSCH_USER_ASSERT(as_const_int(step, &m) && m > 0, NotImplementedError)
-        << "not supported yet: a store to the warp buffer " << buf_->name << " at " << script(idx)
+        << "not supported yet: " << what << " to the warp buffer " << buf_->name << " at " << script(idx)
         << ", not a constant positive multiple of threadIdx.x (" << tx->name << ") plus the lane's own offset";
+    return m;
+  }
+  void update(int64_t m) {
     TSCH_USER_ASSERT(m_ == 0 || m_ == m, NotImplementedError)
-        << "not supported yet: stores to the warp buffer " << buf_->name << " with different strides of threadIdx.x (" << m_ << " and " << m << ")";
+        << "not supported yet: writes to the warp buffer " << buf_->name << " with different strides of threadIdx.x (" << m_ << " and " << m << ")";
     m_ = m;
-    return s;
   }
   const BufferNode* buf_;
   int64_t m_ = 0;
@@ -103,6 +127,23 @@ class WarpAccessRewriter : public ScopedLoops {
 
  private:
   Stmt visit(const Stmt& s) override {
+    if (const CallNode* c = mma_call_on(s, warp_)) {
+      // Each warp operand's offset becomes the lane's local index (TVM's SplitIndexByGroup).
+      std::vector<PrimExpr> args;
+      for (const auto& a : c->args) args.push_back(mutate(a));
+      for (auto [data, offset] : warp_operands(*c)) {
+        if (as<VarNode>(c->args[data]) != warp_->data.get()) continue;
+        // An operand that names a lane must name the calling one (a register is the lane's own).
+        TSCH_USER_ASSERT(!lane_loop_ || !uses(args[offset], lane_loop_->loop_var.get()) ||
+                             is_zero(simplify(sub(lane_of(args[offset]), lane_loop_->loop_var))),
+                         ValueError)
+            << "T." << c->op << ": the offset " << script(args[offset]) << " into the warp buffer " << warp_->name
+            << " is in another lane's part, not threadIdx.x (" << lane_loop_->loop_var->name << ")'s own";
+        args[data] = local_->data;
+        args[offset] = local_index(args[offset]);
+      }
+      return std::make_shared<EvaluateNode>(call(c->dtype, c->op, args));
+    }
     Stmt t = mutate_children(s);
     auto* st = as<BufferStoreNode>(t);
     if (!st || st->buffer.get() != warp_) return t;
@@ -141,6 +182,7 @@ class WarpAccessRewriter : public ScopedLoops {
 
 class WarpMemoryLowerer : public IRMutator {
  public:
+  explicit WarpMemoryLowerer(bool keep_mma_buffers) : keep_mma_buffers_(keep_mma_buffers) {}
   using IRMutator::mutate;
   Stmt mutate(const Stmt& s) override {
     if (auto* loop = as<ForNode>(s); loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") {
@@ -157,6 +199,11 @@ class WarpMemoryLowerer : public IRMutator {
     auto* alloc = as<AllocateNode>(t);
     if (!alloc || alloc->buffer->scope != "warp") return t;
     const Buffer& buf = alloc->buffer;
+    if (keep_mma_buffers_) {
+      bool mma = false;
+      for_each_stmt(alloc->body, [&](const Stmt& x) { mma = mma || mma_call_on(x, buf.get()); });
+      if (mma) return t;
+    }
     int64_t width = width_ ? width_ : thread_extent(alloc->body);
     TSCH_USER_ASSERT(width > 0 && width <= kWarpSize, ValueError)
         << "the warp buffer " << buf->name << " needs threadIdx.x of at most " << kWarpSize << " threads (the lanes of a warp), got "
@@ -186,12 +233,17 @@ class WarpMemoryLowerer : public IRMutator {
     return width;
   }
   int64_t width_ = 0;
+  bool keep_mma_buffers_;
 };
 
 }  // namespace
 
 Pass lower_warp_memory() {
-  return {"tir.LowerWarpMemory", [](const PrimFunc& f) { return with_body(f, WarpMemoryLowerer().mutate(f->body)); }};
+  return {"tir.LowerWarpMemory", [](const PrimFunc& f) { return with_body(f, WarpMemoryLowerer(false).mutate(f->body)); }};
+}
+
+Pass lower_warp_memory_keeping_mma_buffers() {
+  return {"tir.LowerWarpMemory", [](const PrimFunc& f) { return with_body(f, WarpMemoryLowerer(true).mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

@@ -130,6 +130,12 @@ class SyncPlanner {
           auto scope = dst ? scope_of_.find(dst) : scope_of_.end();
           if (scope != scope_of_.end() && scope->second == scope_) acc.push_back({AccessKind::Write, dst, {c->args[1]}, false, thread()});
         }
+        // T.ptx_ldmatrix given a shared buffer's data reads rows from its offset on.
+        if (auto* c = as<CallNode>(ev->value); c && c->op == "ptx_ldmatrix" && c->args.size() == 7) {
+          auto* src = as<VarNode>(c->args[5]);
+          auto scope = src ? scope_of_.find(src) : scope_of_.end();
+          if (scope != scope_of_.end() && scope->second == scope_) acc.push_back({AccessKind::Read, src, {c->args[6]}, false, thread()});
+        }
         // A builtin given a buffer's access_ptr (the tensor-core loads and stores) reads or
         // writes it as the pointer's mask says (1 read, 2 write).
         for_each_expr(ev->value, [&](const PrimExpr& x) {

@@ -8,6 +8,7 @@
 #include "transform/threads_as_loops.h"
 
 #include "transform/emulate_warp_shuffles.h"
+#include "transform/emulate_mma.h"
 #include "transform/emulate_wmma.h"
 
 #include <map>
@@ -80,14 +81,14 @@ class KernelEmulation {
     }
   }
 
-  // Tensor-core operations run once per warp (emulate_wmma.h).
+  // Tensor-core operations run once per warp (emulate_wmma.h, emulate_mma.h).
   Stmt wmma_on_first_lanes(const Stmt& kernel) const {
     auto x = axes_.find("threadIdx.x");
-    if (x == axes_.end()) return emulate_wmma(kernel, nullptr, nullptr, {});
+    if (x == axes_.end()) return emulate_mma(emulate_wmma(kernel, nullptr, nullptr, {}), nullptr, nullptr, {});
     std::unordered_set<const VarNode*> x_vars{x->second.var.get()};
     for (const auto& [v, canonical] : canonical_)
       if (canonical.get() == x->second.var.get()) x_vars.insert(v);
-    return emulate_wmma(kernel, x->second.var, x->second.extent, x_vars);
+    return emulate_mma(emulate_wmma(kernel, x->second.var, x->second.extent, x_vars), x->second.var, x->second.extent, x_vars);
   }
 
   // The kernel as one thread's program: thread-bound loops replaced by their bodies.

@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 # One file per kernel module.
 awk -v dir="$work" '/^== PTX .* ==$/ { name = $3; file = dir "/" name ".ptx"; next } /^== END ==$/ { file = ""; next } file { print > file }' <<< "$out"
 failed=0
-for want in myadd:myadd_kernel math:main_kernel math:main_kernel_1 rowsum:rowsum_kernel matmul:mm_kernel nvptx_matmul:mm_kernel async_matmul:mm_kernel nvptx_async_matmul:mm_kernel warp:warp_reverse_kernel nvptx_warp:warp_reverse_kernel vector:axpy_kernel nvptx_vector:axpy_kernel half:scale_relu_kernel bf16:bf16_affine_kernel nvptx_math:nv_math_kernel wmma:wmma_mm_kernel; do
+for want in myadd:myadd_kernel math:main_kernel math:main_kernel_1 rowsum:rowsum_kernel matmul:mm_kernel nvptx_matmul:mm_kernel async_matmul:mm_kernel nvptx_async_matmul:mm_kernel warp:warp_reverse_kernel nvptx_warp:warp_reverse_kernel vector:axpy_kernel nvptx_vector:axpy_kernel half:scale_relu_kernel bf16:bf16_affine_kernel nvptx_math:nv_math_kernel wmma:wmma_mm_kernel mma:main_kernel mma_i8:main_kernel; do
   file="$work/${want%%:*}.ptx"
   if ! grep -q "\.entry ${want#*:}(" "$file" 2>/dev/null; then
     echo "FAIL ${want%%:*}: no .entry ${want#*:} in its PTX"

@@ -16,6 +16,7 @@
 #include "codegen/llvm/llvm_build.h"
 #include "codegen/source/codegen_cuda.h"
 #include "ir/op.h"
+#include "transform/mma_builtins.h"
 #include "transform/split_host_device.h"
 
 namespace tsch::codegen {
@@ -259,6 +260,10 @@ class CodeGenNVPTX final : public CodeGenLLVM {
                                                            "tvm_warp_activemask", "tvm_warp_shuffle_down", "tvm_warp_shuffle",
                                                            "ptx_cp_async", "ptx_commit_group", "ptx_wait_group"};
     if (native.count(n.op)) return;
+    if (transform::is_mma_call(n)) {
+      throw BuildError("not supported yet: T." + n.op + " in nvptx code (tsch's NVPTX generator has no ldmatrix / mma.sync; target=\"cuda\" "
+                       "writes them as inline PTX)");
+    }
     std::string why;
     if (libdevice_ops().count(n.op)) {
       libdevice_ = libdevice_path(&why);

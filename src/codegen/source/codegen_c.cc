@@ -324,6 +324,7 @@ void CodeGenC::stmt(const Stmt& s) {
       const PrimExpr& v = as<EvaluateNode>(s)->value;
       if (v->kind == ExprKind::IntImm) return;  // a no-op left by lowering
       if (auto* c = as<CallNode>(v); c && c->op == "assume") return;  // T.assume: no code
+      if (auto* c = as<CallNode>(v); c && emit_call_stmt(*c)) return;
       if (auto* c = as<CallNode>(v); c && c->op == "tvm_storage_sync") {
         line(expr(v) + ";");  // a barrier: a statement, not a value
         return;

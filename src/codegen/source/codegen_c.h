@@ -46,6 +46,9 @@ class CodeGenC {
   // vector value, and a store of one. C source has none (its vectorized loops stay loops).
   virtual std::string vector_expr(const PrimExpr& e);
   virtual void vector_store(const ir::BufferStoreNode& n);
+  // A call statement the target writes as statements of its own (CUDA's inline-PTX mma
+  // builtins); false when it has none for `n`.
+  virtual bool emit_call_stmt(const ir::CallNode& n) { return false; }
   // Called at the head of every loop body (Ctrl-C checks on the CPU).
   virtual void at_loop_head(const Stmt& body) {}
 

@@ -124,6 +124,7 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
   indent_ = 0;
   reset_names();
   fragments_ = transform::infer_wmma_fragments(f->body);
+  check_mma_kernel(f);
   for (const auto& [var, frag] : fragments_) {
     bool byte = frag.buffer->dtype.bits == 8;
     wmma_min_sm_ = std::max(wmma_min_sm_, byte ? 72 : 70);
@@ -490,6 +491,7 @@ runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std:
   for (const auto& [name, f] : kernels->prim_funcs()) gen.add_kernel(name, f);
   check_cp_async_arch(gen.uses_cp_async(), arch);
   check_wmma_arch(gen.wmma_min_sm(), arch);
+  check_mma_arch(gen.mma_min_sm(), arch);
   return std::make_shared<CUDADeviceModule>(gen.source(), target_text, arch);
 }
 

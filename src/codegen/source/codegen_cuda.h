@@ -26,6 +26,8 @@ class CodeGenCUDA : public CodeGenC {
   // The oldest architecture the kernels' tensor-core fragments run on (sm_70 for float16,
   // sm_72 for int8); 0 without fragments.
   int wmma_min_sm() const { return wmma_min_sm_; }
+  // The oldest architecture the kernels' ldmatrix / mma.sync run on (sm_75 / sm_80); 0 without.
+  int mma_min_sm() const { return mma_min_sm_; }
 
  protected:
   std::string headers() const override;
@@ -39,6 +41,9 @@ class CodeGenCUDA : public CodeGenC {
   void emit_thread_binding(const ir::ForNode& n) override;
   // T.tvm_storage_sync("shared") is __syncthreads().
   std::string target_call(const ir::CallNode& n) override;
+  // TVM's mma builtins (T.ptx_ldmatrix, T.ptx_mma: inline PTX; T.mma_store, T.mma_fill: loops
+  // over the lane's registers), in codegen_cuda_mma.cc.
+  bool emit_call_stmt(const ir::CallNode& n) override;
   // Vectorized loops (see codegen_cuda_vector.cc): a contiguous access whose start is a
   // multiple of its lanes reads and writes CUDA's vector types (`*(float4*)(A + i)`, TVM's
   // form); everything else is computed lane by lane.
@@ -72,6 +77,11 @@ class CodeGenCUDA : public CodeGenC {
   std::unordered_map<const ir::VarNode*, transform::WmmaFragment> fragments_;
   std::string wmma_call(const ir::CallNode& n);
   int wmma_min_sm_ = 0;
+  // Checks a kernel's mma builtins (threadIdx.x must be the 32 lanes) and notes their sm.
+  void check_mma_kernel(const ir::PrimFunc& f);
+  // `p` (a buffer's data or a T.tvm_access_ptr) as a pointer to elements of `t`.
+  std::string typed_pointer(const PrimExpr& p, DataType t);
+  int mma_min_sm_ = 0;
 };
 
 // The device module of the kernels in `kernels` (the functions SplitHostDevice added), for
@@ -79,6 +89,8 @@ class CodeGenCUDA : public CodeGenC {
 // Refuses cp.async (BuildError) for an architecture before sm_80, tensor cores before wmma_min_sm.
 void check_cp_async_arch(bool uses_cp_async, const std::string& arch);
 void check_wmma_arch(int wmma_min_sm, const std::string& arch);
+// ldmatrix before sm_75, mma.sync m16n8k16 / m16n8k32 before sm_80 (TVM's requirement).
+void check_mma_arch(int mma_min_sm, const std::string& arch);
 runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const std::string& target_text, const std::string& arch);
 // The host module of a CUDA build: the device module imported; its functions run on the
 // CPU emulation (`emulation`: the kernels compiled for the CPU with their threads as loops)

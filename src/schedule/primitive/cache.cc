@@ -354,7 +354,9 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   uint64_t scope = s.scope_block(block_sid);
   const BufferRegion& write = block->writes[static_cast<size_t>(index)];
   Buffer dst = write.buffer;
-  for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
+  // TVM's GetOnlyWriteBlock: the writers among the scope's child blocks (a block nested in
+  // the producer, as blockize leaves an init block in its T.init, writes through it).
+  for (uint64_t other : s.child_blocks(scope)) {
     if (other == block_sid) continue;
     for (const auto& w : s.block_at(other).writes) {
       if (w.buffer == dst) {
