@@ -161,6 +161,17 @@ class Compactor : public ir::IRMutator {
     ir::Stmt t = mutate_children(s);
     auto* alloc = ir::as<ir::AllocateNode>(t);
     if (!alloc) return t;
+    // An enclosing thread loop of extent 1 is its min everywhere inside: accesses whose indices
+    // a schedule already folded it out of (a unit blockIdx) and those that still name it then
+    // agree, and their union stays the one tile each thread touches.
+    std::unordered_map<const ir::VarNode*, ir::PrimExpr> unit_threads;
+    for (const ir::ForNode* l : threads_) {
+      if (ir::is_const_int(l->extent, 1)) unit_threads[l->loop_var.get()] = l->min;
+    }
+    if (!unit_threads.empty()) {
+      t = std::make_shared<ir::AllocateNode>(alloc->buffer, ir::substitute(alloc->body, unit_threads));
+      alloc = ir::as<ir::AllocateNode>(t);
+    }
     // TVM's compaction gives every allocated buffer new strides (storage_align's, else none).
     // tsch keeps declared strides that fit the buffer; strides of another rank (cache_index
     // declares [1] at any rank, as TVM does) could never be flattened, and are dropped here.
