@@ -2,9 +2,12 @@
 # Runs one golden case: `tsch NAME.tsch` in the case's folder, stdout and stderr merged, and
 # compares with NAME.expected. The expected exit status is given by a `# exit: N` line in the
 # script (default 0); `# env: NAME=VALUE` lines set environment variables for the run (e.g.
-# TSCH_CUDA_DRIVER=none where the output must not depend on the machine having a GPU).
+# TSCH_CUDA_DRIVER=none where the output must not depend on the machine having a GPU);
+# `# mask: REGEX` lines replace each match of the (extended) regex in the output by <masked>
+# before the comparison (timings a tutorial prints).
 # Usage: run_golden.sh TSCH CASE.tsch
 set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 tsch=$1
 case_path=$2
 dir=$(dirname "$case_path")
@@ -20,6 +23,7 @@ done < <(sed -n 's/^# env: *\([A-Za-z_][A-Za-z0-9_]*=.*\)$/\1/p' "$base.tsch")
 # while other tests build beside them.
 actual=$(NO_COLOR=1 timeout 600 "$tsch" "$base.tsch" 2>&1)
 status=$?
+actual=$(bash "$here/mask_output.sh" "$base.tsch" <<< "$actual")
 fail=0
 if [ "$status" != "$expected_exit" ]; then
   echo "exit status: expected $expected_exit, got $status"

@@ -14,6 +14,6 @@ for c in "${cases[@]}"; do
   # The case's `# env: NAME=VALUE` lines, as run_golden.sh sets them.
   mapfile -t env_vars < <(sed -n 's/^# env: *\([A-Za-z_][A-Za-z0-9_]*=.*\)$/\1/p' "$dir/$base.tsch")
   out=$(cd "$dir" && env ${env_vars[@]+"${env_vars[@]}"} NO_COLOR=1 timeout 60 "$tsch" "$base.tsch" 2>&1)
-  printf '%s\n' "$out" > "$dir/$base.expected"
+  bash "$here/mask_output.sh" "$dir/$base.tsch" <<< "$out" > "$dir/$base.expected"
   echo "updated $dir/$base.expected"
 done
