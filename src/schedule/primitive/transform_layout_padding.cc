@@ -306,7 +306,7 @@ bool reads_memory(const PrimExpr& e) {
 // such stores only; memory read only inside stored values (which the guard skips in the
 // padding), the buffer itself only at the write's own element, so the iterations stay
 // independent whatever order the new loops take; no block iterator but the rewritten ones
-// bound to the nest's loops (its domain would not hold in the padding).
+// bound to the nest's loops (its domain would not hold in the padding); no T.where.
 class GuardableBody {
  public:
   GuardableBody(const Write& w, const Buffer& buffer, const BlockRealizeNode* rewritten)
@@ -322,7 +322,8 @@ class GuardableBody {
     }
     if (auto* r = as<BlockRealizeNode>(s)) {
       const BlockNode& b = *r->block;
-      if (reads_memory(r->predicate) || !b.match_buffers.empty() || !b.alloc_buffers.empty()) return false;
+      // A T.where could skip the guarded store in the padding, which would then not hold the pad value.
+      if (!is_one(r->predicate) || !b.match_buffers.empty() || !b.alloc_buffers.empty()) return false;
       if (rewritten_ && r != rewritten_) return false;  // the rewritten block's iterators are the only ones in scope
       for (size_t i = 0; i < r->iter_values.size(); ++i) {
         if (reads_memory(r->iter_values[i])) return false;
