@@ -108,6 +108,72 @@ Stmt with_padding_block(ScheduleState& s, const std::string& func, uint64_t root
   return rewrap(peel_decls(body).wrappers, make_seq(items));
 }
 
+// The accesses of the new buffer simplified where they stand, knowing the loops and block
+// iterators around them: (vo * 16 + vi) // 16 is vo when vi < 16 (TVM's
+// IterMapSimplifyWithContext in its rewriter).
+class ContextSimplifier : public IRMutator {
+ public:
+  explicit ContextSimplifier(const Buffer& buffer) : buffer_(buffer) {}
+  using IRMutator::mutate;
+  PrimExpr mutate(const PrimExpr& e) override {
+    PrimExpr out = mutate_children(e);
+    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == buffer_) {
+      return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices));
+    }
+    return out;
+  }
+  Stmt mutate(const Stmt& s) override {
+    if (auto* f = as<ForNode>(s)) {
+      Scoped bound(dom_, f->loop_var.get(), arith::Interval{f->min, last(f->min, f->extent)});
+      return mutate_children(s);
+    }
+    if (auto* b = as<BlockNode>(s)) {
+      std::vector<Scoped> bound;
+      bound.reserve(b->iter_vars.size());
+      for (const auto& iv : b->iter_vars) {
+        bound.emplace_back(dom_, iv.var.get(), arith::Interval{iv.dom.min, last(iv.dom.min, iv.dom.extent)});
+      }
+      Stmt out = mutate_children(s);
+      auto copy = std::make_shared<BlockNode>(*as<BlockNode>(out));
+      for (auto* regions : {&copy->reads, &copy->writes}) {
+        for (auto& r : *regions) {
+          if (r.buffer != buffer_) continue;
+          for (auto& range : r.region) range = Range{arith::simplify(range.min, dom_), arith::simplify(range.extent, dom_)};
+        }
+      }
+      return copy;
+    }
+    Stmt out = mutate_children(s);
+    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == buffer_) {
+      return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices));
+    }
+    return out;
+  }
+
+ private:
+  // A variable's domain while its loop or block is being visited.
+  struct Scoped {
+    Scoped(arith::VarDomain& dom, const VarNode* v, arith::Interval i) : dom_(&dom), v_(v) { (*dom_)[v] = std::move(i); }
+    Scoped(Scoped&& o) noexcept : dom_(o.dom_), v_(o.v_) { o.dom_ = nullptr; }
+    Scoped(const Scoped&) = delete;
+    ~Scoped() {
+      if (dom_) dom_->erase(v_);
+    }
+    arith::VarDomain* dom_;
+    const VarNode* v_;
+  };
+  static PrimExpr last(const PrimExpr& min, const PrimExpr& extent) {
+    return arith::simplify(sub(add(min, extent), make_int(1, extent->dtype)));
+  }
+  std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& indices) const {
+    std::vector<PrimExpr> out;
+    for (const auto& i : indices) out.push_back(arith::simplify(i, dom_));
+    return out;
+  }
+  const Buffer& buffer_;
+  arith::VarDomain dom_;
+};
+
 TSCH_SCHEDULE_ERROR_KIND(kBufferIsSubregionError, "BufferIsSubregionError",
                          "The input buffer is defined in `match_buffer` of a block, it is expected to be a function parameter or "
                          "allocated by a block",
@@ -236,7 +302,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   }
   // Step 4. Rewrite the whole function.
   BufferReindex reindex = through_index_map(params, outputs);
-  Stmt new_root = replace_buffer(Stmt(root_block), buffer, changed, &reindex);
+  Stmt new_root = ContextSimplifier(changed).mutate(replace_buffer(Stmt(root_block), buffer, changed, &reindex));
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
   if (is_param) s.replace_param_buffer(func, buffer, changed);
@@ -308,6 +374,9 @@ class AccessSimplifier : public IRMutator {
   }
 
  private:
+  static PrimExpr last(const PrimExpr& min, const PrimExpr& extent) {
+    return arith::simplify(sub(add(min, extent), make_int(1, extent->dtype)));
+  }
   std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& indices) const {
     std::vector<PrimExpr> out;
     for (const auto& i : indices) out.push_back(arith::simplify(i, dom_));
