@@ -657,6 +657,9 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   // T.meta_var(value): a script value used as it is (TVM's marker that an assignment binds a
   // Python value, not an IR variable; tsch binds script values that way already).
   def_function(ns, "meta_var", "value", [](Interpreter&, Args& a) { return a[0]; });
+  // T.vscale(): the multiple of a scalable vector's minimum length (TVM's builtin for Arm SVE);
+  // printed and parsed, refused by the code generators ("not supported yet").
+  def_function(ns, "vscale", "", [](Interpreter&, Args&) { return wrap(ir::call(ir::DataType::int32(), "vscale", {})); });
   // T.assume(cond): what later passes may take as true (code generation drops it).
   def_function(ns, "assume", "cond=None", [](Interpreter& interp, Args& a) {
     ir::PrimExpr cond = a[0].is_none() ? ir::make_bool(true) : to_expr_as(interp, a[0], ir::DataType::bool_(), "T.assume condition");
