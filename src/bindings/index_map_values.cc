@@ -28,8 +28,6 @@ using script::TypeRef;
 
 namespace {
 
-constexpr const char* kAxisSeparator = "axis_separator";
-
 std::shared_ptr<IndexMapValue> make_map(std::vector<ir::Var> params, std::vector<ir::PrimExpr> outputs) {
   auto m = std::make_shared<IndexMapValue>();
   m->params = std::move(params);

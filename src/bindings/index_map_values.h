@@ -11,6 +11,10 @@
 
 namespace tsch::bindings {
 
+// What IndexMap.AXIS_SEPARATOR (and te.AXIS_SEPARATOR, the same object in TVM) is: a marker
+// an index map's function returns between two outputs.
+inline constexpr const char* kAxisSeparator = "axis_separator";
+
 using script::Interpreter;
 using script::Value;
 

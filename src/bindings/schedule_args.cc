@@ -348,10 +348,22 @@ class Converter {
     }
     ir::PrimExpr value;
     if (pad.is_bool()) value = ir::make_bool(pad.as_bool());
+    // As TVM's Python side: a Python int or float takes an integer or float buffer's dtype.
+    else if (pad.is_int() && buffer_ && buffer_->dtype.is_integer() && buffer_->dtype.lanes == 1) value = int_in(pad.as_int(), buffer_->dtype, i);
     else if (pad.is_int()) value = ir::make_int(pad.as_int(), ir::DataType::int32());
+    else if (pad.is_float() && buffer_ && buffer_->dtype.is_float() && buffer_->dtype.lanes == 1) value = ir::make_float(pad.as_float(), buffer_->dtype);
     else if (pad.is_float()) value = ir::make_float(pad.as_float(), ir::DataType::float32());
     else value = to_expr(interp_, pad, "pad value");
     return TraceArg::of_index_map(std::move(indices), {value});
+  }
+
+  // `v` as a constant of the integer type `t`, which must hold it (TVM's IntImm check).
+  ir::PrimExpr int_in(int64_t v, ir::DataType t, size_t i) {
+    int bits = t.bits;
+    bool fits = t.is_uint() ? v >= 0 && (bits >= 64 || v < (int64_t{1} << bits))
+                            : bits >= 64 || (v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1)));
+    if (!fits) a_.value_error(i, "expected a value that fits in " + t.to_string() + " (got " + std::to_string(v) + ")");
+    return ir::make_int(v, t);
   }
 
   TraceArg decision(size_t i) {

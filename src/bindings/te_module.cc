@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "bindings/attr_values.h"
+#include "bindings/index_map_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/te_values.h"
 #include "ir/functor.h"
@@ -553,6 +554,7 @@ void build_te(Interpreter& interp, script::Module& m) {
     return Value(std::make_shared<PrimFuncValue>(f, "main"));
   }, "te.create_prim_func([A, B, C]): the tensors' computation as a PrimFunc (blocks named after the computes).");
   ns.set(intern("Tensor"), Value(tensor_type()));
+  ns.set(intern("AXIS_SEPARATOR"), script::make_str(kAxisSeparator));
   install_te_schedule(interp, ns);
 }
 

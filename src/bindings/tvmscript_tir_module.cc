@@ -614,9 +614,25 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     }
     return wrap(ir::call(dtype_arg(interp, a[4], "T.q_multiply_shift dtype"), "q_multiply_shift", args));
   });
+  // T.q_multiply_shift_per_axis(x, y, ls, rs, q, is_lshift_required, is_rshift_required): the
+  // same multiply with the shifts given (per channel in TVM's requantization); the flags are
+  // booleans (TVM's Select takes the first as its condition).
+  def_function(ns, "q_multiply_shift_per_axis", "x, y, ls, rs, q, is_lshift_required, is_rshift_required, dtype=\"int32\"",
+               [](Interpreter& interp, Args& a) {
+    std::vector<ir::PrimExpr> args;
+    for (size_t i = 0; i < 5; ++i) {
+      args.push_back(to_expr(interp, a[i], "T.q_multiply_shift_per_axis argument"));
+      if (!(args[i]->dtype.is_int() && args[i]->dtype.bits == 32 && args[i]->dtype.lanes == 1)) a.type_error(i, "an int32 value");
+    }
+    for (size_t i = 5; i < 7; ++i) args.push_back(to_expr_as(interp, a[i], ir::DataType::bool_(), "T.q_multiply_shift_per_axis flag"));
+    return wrap(ir::call(dtype_arg(interp, a[7], "T.q_multiply_shift_per_axis dtype"), "q_multiply_shift_per_axis", args));
+  });
   // T.meta_var(value): a script value used as it is (TVM's marker that an assignment binds a
   // Python value, not an IR variable; tsch binds script values that way already).
   def_function(ns, "meta_var", "value", [](Interpreter&, Args& a) { return a[0]; });
+  // T.vscale(): the multiple of a scalable vector's minimum length (TVM's builtin for Arm SVE);
+  // printed and parsed, refused by the code generators ("not supported yet").
+  def_function(ns, "vscale", "", [](Interpreter&, Args&) { return wrap(ir::call(ir::DataType::int32(), "vscale", {})); });
   // T.assume(cond): what later passes may take as true (code generation drops it).
   def_function(ns, "assume", "cond=None", [](Interpreter& interp, Args& a) {
     ir::PrimExpr cond = a[0].is_none() ? ir::make_bool(true) : to_expr_as(interp, a[0], ir::DataType::bool_(), "T.assume condition");

@@ -414,24 +414,47 @@ PrimExpr buffer_load(const Buffer& buffer, std::vector<PrimExpr> indices) {
   return std::make_shared<BufferLoadNode>(buffer->dtype.with_lanes(lanes), buffer, std::move(indices));
 }
 
+namespace {
+
+// TVM's QMultiplyShift: (x << left if shifting left) * y, rounded, >> (right + q), in int64.
+PrimExpr fixed_point_multiply(const CallNode& call, const PrimExpr& x32, const PrimExpr& y32, const PrimExpr& q, const PrimExpr& left,
+                              const PrimExpr& right, const PrimExpr& shift_left) {
+  DataType wide = DataType::int64().with_lanes(x32->dtype.lanes);
+  PrimExpr x = cast(wide, x32), y = cast(wide, y32);
+  x = select(shift_left, bitwise("shift_left", x, cast(wide, left)), x);
+  x = mul(x, y);
+  PrimExpr total = cast(wide, add(right, q));
+  x = add(x, bitwise("shift_left", make_int(1, wide), sub(total, make_int(1, wide))));
+  return cast(call.dtype, bitwise("shift_right", x, total));
+}
+
+}  // namespace
+
 PrimExpr expand_q_multiply_shift(const CallNode& call) {
   TSCH_USER_ASSERT(call.args.size() == 4, TypeError) << "T.q_multiply_shift takes 4 arguments (x, y, q, s), got " << call.args.size();
   for (const auto& a : call.args) {
     TSCH_USER_ASSERT(a->dtype.is_int() && a->dtype.bits == 32, TypeError)
         << "T.q_multiply_shift works on int32 values, got " << a->dtype.to_string();
   }
-  DataType wide = DataType::int64().with_lanes(call.args[0]->dtype.lanes);
-  const PrimExpr& q = call.args[2];
   const PrimExpr& s = call.args[3];
   PrimExpr zero = make_int(0, s->dtype);
   PrimExpr left = select(make_binary(ExprKind::GT, s, zero), s, zero);
   PrimExpr right = select(make_binary(ExprKind::GT, s, zero), zero, sub(zero, s));
-  PrimExpr x = cast(wide, call.args[0]), y = cast(wide, call.args[1]);
-  x = select(make_binary(ExprKind::NE, left, zero), bitwise("shift_left", x, cast(wide, left)), x);
-  x = mul(x, y);
-  PrimExpr total = cast(wide, add(right, q));
-  x = add(x, bitwise("shift_left", make_int(1, wide), sub(total, make_int(1, wide))));
-  return cast(call.dtype, bitwise("shift_right", x, total));
+  return fixed_point_multiply(call, call.args[0], call.args[1], call.args[2], left, right, make_binary(ExprKind::NE, left, zero));
+}
+
+PrimExpr expand_q_multiply_shift_per_axis(const CallNode& call) {
+  TSCH_USER_ASSERT(call.args.size() == 7, TypeError)
+      << "T.q_multiply_shift_per_axis takes 7 arguments (x, y, ls, rs, q, is_lshift_required, is_rshift_required), got "
+      << call.args.size();
+  for (size_t i = 0; i < 5; ++i) {
+    TSCH_USER_ASSERT(call.args[i]->dtype.is_int() && call.args[i]->dtype.bits == 32, TypeError)
+        << "T.q_multiply_shift_per_axis works on int32 values, got " << call.args[i]->dtype.to_string();
+  }
+  // is_rshift_required is not needed: a right shift by 0 changes nothing (as in TVM's lowering).
+  PrimExpr shift_left = call.args[5];
+  if (!shift_left->dtype.is_bool()) shift_left = make_binary(ExprKind::NE, shift_left, make_int(0, shift_left->dtype));
+  return fixed_point_multiply(call, call.args[0], call.args[1], call.args[4], call.args[2], call.args[3], shift_left);
 }
 
 }  // namespace tsch::ir

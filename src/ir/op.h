@@ -48,6 +48,9 @@ PrimExpr bitwise_not(PrimExpr a);
 // T.q_multiply_shift(x, y, q, s) as the int64 arithmetic TVM lowers it to: round(x * y *
 // 2^(s - q)) for int32 x, y (a fixed-point multiply), cast back to int32.
 PrimExpr expand_q_multiply_shift(const CallNode& call);
+// T.q_multiply_shift_per_axis(x, y, ls, rs, q, is_lshift_required, is_rshift_required) likewise
+// with the shifts given: round(((x << ls) if is_lshift_required) * y * 2^-(rs + q)).
+PrimExpr expand_q_multiply_shift_per_axis(const CallNode& call);
 PrimExpr neg(PrimExpr a);
 PrimExpr cast(DataType dtype, PrimExpr value);
 PrimExpr select(PrimExpr cond, PrimExpr t, PrimExpr f);

@@ -63,6 +63,7 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   if (op == "assume") return b_.getTrue();  // an assumption, no code
   // TVM's bitwise intrinsics; >> is arithmetic on signed integers, logical on unsigned.
   if (op == "q_multiply_shift") return emit(ir::expand_q_multiply_shift(n));
+  if (op == "q_multiply_shift_per_axis") return emit(ir::expand_q_multiply_shift_per_axis(n));
   if (op == "bitwise_not") return b_.CreateNot(emit(n.args[0]));
   if (op == "bitwise_and") return b_.CreateAnd(emit(n.args[0]), emit(n.args[1]));
   if (op == "bitwise_or") return b_.CreateOr(emit(n.args[0]), emit(n.args[1]));

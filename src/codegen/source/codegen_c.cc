@@ -232,6 +232,7 @@ std::string CodeGenC::call(const CallNode& n) {
   if (auto it = bitwise.find(op); it != bitwise.end()) return "(" + expr(n.args[0]) + it->second + expr(n.args[1]) + ")";
   if (op == "bitwise_not") return "(~" + expr(n.args[0]) + ")";
   if (op == "q_multiply_shift") return expr(ir::expand_q_multiply_shift(n));
+  if (op == "q_multiply_shift_per_axis") return expr(ir::expand_q_multiply_shift_per_axis(n));
   static const std::unordered_set<std::string> math = {"exp", "exp2", "log", "log2", "log10", "sqrt", "fabs", "floor",
                                                        "ceil", "trunc", "nearbyint", "sin", "cos", "tanh", "tan",
                                                        "asin", "acos", "atan", "sinh", "cosh", "erf", "log1p", "atan2",

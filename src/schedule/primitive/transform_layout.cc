@@ -3,8 +3,7 @@
 // TransformLayout), or the parameter's buffer_map entry. The map must be a bijective
 // affine map of the buffer's index space, or of a slightly larger one: then the new
 // buffer has padding (`lambda i: (i // 4, i % 4)` on 14 elements gives 4 x 4), which needs
-// a pad_value — written by a block "<producer>_pad_<buffer>" placed after the producer,
-// over the padded elements only (T.where) — or assume_injective_transform=True.
+// a pad_value (how it gets there: transform_layout_padding.cc) or assume_injective_transform=True.
 #include <fmt/format.h>
 
 #include <optional>
@@ -21,6 +20,7 @@
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 #include "schedule/kind_registration.h"
+#include "schedule/primitive/transform_layout_padding.h"
 
 namespace tsch::schedule {
 
@@ -63,128 +63,116 @@ std::string shape_text(const std::vector<PrimExpr>& shape) {
   return out + (shape.size() == 1 ? ",)" : ")");
 }
 
-// Extents at least the buffer's under which the map becomes bijective (padding) — without
-// growing the new shape where possible (i // 4, i % 4 on 14 elements: 16, shape 4 x 4),
-// else the smallest (i // 8, i % 8 on 7 elements: 8, shape 1 x 8) — or nothing. Handles
-// maps whose outputs each use one index.
-std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs,
-                                                 const arith::LoopExtents& extents, const std::vector<PrimExpr>& shape) {
-  arith::LoopExtents padded = extents;
-  for (const Var& p : params) {
-    std::vector<PrimExpr> mine;
-    std::vector<int64_t> limits;
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      int uses = 0;
-      bool uses_p = false;
-      for (const Var& q : params) {
-        if (uses_var(outputs[k], [&](const VarNode* v) { return v == q.get(); })) {
-          ++uses;
-          uses_p |= q == p;
+// The loops that if_then_else_producers rewrote, swapped for their new nests.
+class NestReplacer : public IRMutator {
+ public:
+  explicit NestReplacer(const std::unordered_map<const StmtNode*, Stmt>& nests) : nests_(nests) {}
+  Stmt mutate(const Stmt& s) override {
+    auto it = nests_.find(s.get());
+    return it != nests_.end() ? it->second : mutate_children(s);
+  }
+  using IRMutator::mutate;
+
+ private:
+  const std::unordered_map<const StmtNode*, Stmt>& nests_;
+};
+
+// `body` with the padding block after the nest of the buffer's one producer, a top-level
+// statement of the function (TVM's EpiloguePlan).
+Stmt with_padding_block(ScheduleState& s, const std::string& func, uint64_t root, uint64_t block_sid, const Stmt& body,
+                        const Buffer& buffer, const Stmt& pad_nest) {
+  std::vector<uint64_t> producers;
+  for (uint64_t b : s.blocks_in(func)) {
+    for (const auto& w : s.block_at(b).writes) {
+      if (w.buffer == buffer) {
+        producers.push_back(b);
+        break;
+      }
+    }
+  }
+  if (producers.size() != 1) {
+    fail_not_supported(s, {block_sid}, fmt::format("padding buffer {}, which {} blocks write (exactly one is supported)",
+                                                   buffer->name, producers.size()));
+  }
+  uint64_t producer = producers[0];
+  if (s.scope_block(producer) != root) fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is nested in another block");
+  std::vector<uint64_t> loops = s.enclosing_loops(producer);
+  const StmtNode* top = loops.empty() ? static_cast<const StmtNode*>(s.info(producer)->realize) : s.info(loops[0])->node;
+  std::vector<Stmt> items;
+  for (const Stmt& item : body_items(body)) {
+    items.push_back(item);
+    if (item.get() == top) items.push_back(pad_nest);
+  }
+  if (items.size() != body_items(body).size() + 1)
+    fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is not a top-level statement of the function");
+  return rewrap(peel_decls(body).wrappers, make_seq(items));
+}
+
+// The accesses of the new buffer simplified where they stand, knowing the loops and block
+// iterators around them: (vo * 16 + vi) // 16 is vo when vi < 16 (TVM's
+// IterMapSimplifyWithContext in its rewriter).
+class ContextSimplifier : public IRMutator {
+ public:
+  explicit ContextSimplifier(const Buffer& buffer) : buffer_(buffer) {}
+  using IRMutator::mutate;
+  PrimExpr mutate(const PrimExpr& e) override {
+    PrimExpr out = mutate_children(e);
+    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == buffer_) {
+      return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices));
+    }
+    return out;
+  }
+  Stmt mutate(const Stmt& s) override {
+    if (auto* f = as<ForNode>(s)) {
+      Scoped bound(dom_, f->loop_var.get(), arith::Interval{f->min, last(f->min, f->extent)});
+      return mutate_children(s);
+    }
+    if (auto* b = as<BlockNode>(s)) {
+      std::vector<Scoped> bound;
+      bound.reserve(b->iter_vars.size());
+      for (const auto& iv : b->iter_vars) {
+        bound.emplace_back(dom_, iv.var.get(), arith::Interval{iv.dom.min, last(iv.dom.min, iv.dom.extent)});
+      }
+      Stmt out = mutate_children(s);
+      auto copy = std::make_shared<BlockNode>(*as<BlockNode>(out));
+      for (auto* regions : {&copy->reads, &copy->writes}) {
+        for (auto& r : *regions) {
+          if (r.buffer != buffer_) continue;
+          for (auto& range : r.region) range = Range{arith::simplify(range.min, dom_), arith::simplify(range.extent, dom_)};
         }
       }
-      if (uses > 1) return std::nullopt;
-      if (!uses_p) continue;
-      mine.push_back(outputs[k]);
-      int64_t n;
-      as_const_int(shape[k], &n);
-      limits.push_back(n);
+      return copy;
     }
-    int64_t n = extents.at(p.get());
-    bool found = false;
-    int64_t smallest_bijective = 0;
-    for (int64_t e = n; e <= 2 * n && !found; ++e) {
-      arith::LoopExtents trial{{p.get(), e}};
-      if (!arith::detect_iter_map(mine, trial, true).ok) continue;
-      if (!smallest_bijective) smallest_bijective = e;
-      arith::VarDomain dom{{p.get(), arith::Interval{make_int(0, p->dtype), make_int(e - 1, p->dtype)}}};
-      bool fits = true;
-      for (size_t k = 0; k < mine.size(); ++k) {
-        int64_t hi;
-        arith::Interval range = arith::eval_interval(mine[k], dom);
-        fits &= range.max && as_const_int(range.max, &hi) && hi < limits[k];
-      }
-      if (fits) {
-        padded[p.get()] = e;
-        found = true;
-      }
+    Stmt out = mutate_children(s);
+    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == buffer_) {
+      return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices));
     }
-    if (!found && !smallest_bijective) return std::nullopt;
-    if (!found) padded[p.get()] = smallest_bijective;
+    return out;
   }
-  return padded;
-}
 
-// The loop nest of block "<producer>_pad_<buffer>": every element of the new buffer whose
-// original index (the inverse map) lies outside the old shape gets the pad value.
-// `i * c + j >= n` over i in [0, a), j in [0, c), when the padding lies in the last row
-// ((a - 1) * c < n < a * c), as TVM's simplifier writes it: `i == a - 1 and j >= n - (a - 1) * c`
-// (TVM prints `n - (a - 1) * c <= j`, which tsch's parser reads as this).
-// Null for any other form.
-PrimExpr last_row_form(const PrimExpr& index, int64_t n, const std::vector<Var>& vars, const std::vector<PrimExpr>& shape) {
-  LinearForm lin;
-  if (!linear_form(arith::simplify(index), 1, lin) || lin.constant != 0 || lin.terms.size() != 2) return nullptr;
-  auto extent_of = [&](const VarNode* v) -> int64_t {
-    for (size_t k = 0; k < vars.size(); ++k) {
-      int64_t e;
-      if (vars[k].get() == v && as_const_int(shape[k], &e)) return e;
+ private:
+  // A variable's domain while its loop or block is being visited.
+  struct Scoped {
+    Scoped(arith::VarDomain& dom, const VarNode* v, arith::Interval i) : dom_(&dom), v_(v) { (*dom_)[v] = std::move(i); }
+    Scoped(Scoped&& o) noexcept : dom_(o.dom_), v_(o.v_) { o.dom_ = nullptr; }
+    Scoped(const Scoped&) = delete;
+    ~Scoped() {
+      if (dom_) dom_->erase(v_);
     }
-    return -1;
+    arith::VarDomain* dom_;
+    const VarNode* v_;
   };
-  auto [row, c] = lin.terms[0];
-  auto [col, one] = lin.terms[1];
-  if (one != 1) {
-    std::swap(row, col);
-    std::swap(c, one);
+  static PrimExpr last(const PrimExpr& min, const PrimExpr& extent) {
+    return arith::simplify(sub(add(min, extent), make_int(1, extent->dtype)));
   }
-  int64_t rows = extent_of(row), cols = extent_of(col);
-  if (one != 1 || rows <= 0 || cols != c || !((rows - 1) * c < n && n < rows * c)) return nullptr;
-  DataType t = row->dtype;
-  Var row_var, col_var;
-  for (const Var& v : vars) {
-    if (v.get() == row) row_var = v;
-    if (v.get() == col) col_var = v;
+  std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& indices) const {
+    std::vector<PrimExpr> out;
+    for (const auto& i : indices) out.push_back(arith::simplify(i, dom_));
+    return out;
   }
-  return make_binary(ExprKind::And, make_binary(ExprKind::EQ, row_var, make_int(rows - 1, t)),
-                     make_binary(ExprKind::GE, col_var, make_int(n - (rows - 1) * c, t)));
-}
-
-Stmt padding_nest(ScheduleState& s, const std::string& name, const Buffer& changed, const arith::IterMapResult& map,
-                  const std::vector<Var>& params, const arith::LoopExtents& extents, const LayoutPadding& padding) {
-  std::vector<Var> loop_vars;
-  std::vector<PrimExpr> loop_exprs, iter_exprs, values;
-  auto block = std::make_shared<BlockNode>();
-  block->name = name;
-  block->sid = s.fresh_sid();
-  std::unordered_map<const VarNode*, PrimExpr> to_iters;
-  for (size_t k = 0; k < changed->shape.size(); ++k) {
-    const std::string& base = padding.indices[k]->name;  // the binding names them i, j, k, ...
-    DataType t = changed->shape[k]->dtype;
-    loop_vars.push_back(make_var(base, t));
-    loop_exprs.push_back(loop_vars.back());
-    Var v = make_var("v" + base, t);
-    block->iter_vars.push_back(IterVar{v, Range{make_int(0, t), changed->shape[k]}, IterType::DataPar});
-    iter_exprs.push_back(v);
-    values.push_back(loop_vars.back());
-    to_iters[padding.indices[k].get()] = v;
-  }
-  std::unordered_map<const VarNode*, PrimExpr> inverse = arith::inverse_iter_map(map, loop_exprs);
-  PrimExpr predicate;
-  for (const Var& p : params) {
-    auto original = inverse.find(p.get());
-    if (original == inverse.end()) continue;  // an index of extent 1: always 0, never outside
-    PrimExpr outside = last_row_form(original->second, extents.at(p.get()), loop_vars, changed->shape);
-    if (!outside) outside = make_binary(ExprKind::GE, original->second, make_int(extents.at(p.get()), p->dtype));
-    predicate = predicate ? make_binary(ExprKind::Or, predicate, outside) : outside;
-  }
-  block->body = std::make_shared<BufferStoreNode>(changed, substitute(padding.value, to_iters), iter_exprs);
-  arith::AccessRegions regions = arith::infer_access_regions(block->body, nullptr, block->alloc_buffers, block->match_buffers);
-  block->reads = regions.reads;
-  block->writes = regions.writes;
-  std::vector<LoopSpec> loops;
-  for (size_t k = 0; k < loop_vars.size(); ++k) loops.push_back({loop_vars[k], nullptr, changed->shape[k]});
-  if (predicate->kind != ExprKind::And) predicate = arith::simplify(predicate);
-  return make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(values, predicate, block));
-}
+  const Buffer& buffer_;
+  arith::VarDomain dom_;
+};
 
 TSCH_SCHEDULE_ERROR_KIND(kBufferIsSubregionError, "BufferIsSubregionError",
                          "The input buffer is defined in `match_buffer` of a block, it is expected to be a function parameter or "
@@ -194,6 +182,9 @@ TSCH_SCHEDULE_ERROR_KIND(kNotBijectiveAffineIndexMapError, "NotBijectiveAffineIn
                          "The index map is not bijective affine.");
 TSCH_SCHEDULE_ERROR_KIND(kTransformationIntroducesPaddingError, "TransformationIntroducesPaddingError",
                          "Transformation would introduce padding.", "Transformation would introduce padding.");
+TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingExpressionError, "TransformationPaddingExpressionError",
+                         "Pad value may only contain BufferLoad from the transformed buffer",
+                         "Pad value may not contain load from another buffer");
 TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingTypeError, "TransformationPaddingTypeError", "Type mismatch",
                          "The pad value's type does not match the buffer's");
 
@@ -265,59 +256,53 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
       if (as_const_int(arith::eval_interval(outputs[k], padded_dom).max, &hi)) shape[k] = make_int(hi + 1, shape[k]->dtype);
     }
   }
-  // Step 2. Padding: refused unless a value or assume_injective_transform says what it holds.
+  // Step 2. Padding: refused unless a value or assume_injective_transform says what it holds
+  // (with assume_injective_transform nothing writes it, as in TVM, whatever pad_value says).
   Buffer changed = buffer_with(buffer, buffer->name, shape, buffer->scope);
-  Stmt pad_nest;
-  uint64_t producer = 0;
-  if (padded && !(padding.assume_injective && !padding.value)) {
+  auto root_block = std::make_shared<BlockNode>(s.block_at(root));
+  if (padding.value) {
+    // The pad value may read the transformed buffer only (TVM's TransformationPaddingExpressionError).
+    std::string other;
+    for_each_expr(padding.value, [&](const PrimExpr& e) {
+      if (auto* load = as<BufferLoadNode>(e); load && load->buffer != buffer && other.empty()) other = load->buffer->name;
+    });
+    if (!other.empty()) {
+      fail(s, kTransformationPaddingExpressionError, {block_sid},
+           fmt::format("ScheduleError: Pad value may only contain BufferLoad from the transformed buffer {}, but pad_value {} "
+                       "reads {}",
+                       buffer->name, ir::script(padding.value), other),
+           "Pad value may not contain load from " + other);
+    }
+  }
+  if (padded && padding.value && padding.value->dtype != buffer->dtype) {
+    fail(s, kTransformationPaddingTypeError, {block_sid},
+         fmt::format("ScheduleError: Buffer {} has elements of type {}, but the transformation fills padding with {}, which is of "
+                     "type {}",
+                     buffer->name, buffer->dtype.to_string(), ir::script(padding.value), padding.value->dtype.to_string()),
+         fmt::format("Type mismatch {} vs {}", buffer->dtype.to_string(), padding.value->dtype.to_string()));
+  }
+  if (padded && !padding.assume_injective) {
     if (!padding.value) {
       fail(s, kTransformationIntroducesPaddingError, {block_sid},
            fmt::format("The transformation applied on buffer {} of shape {} would result in shape {}, which introduces padding: "
                        "pass pad_value (the value of the padding), or assume_injective_transform=True when nothing reads it",
                        buffer->name, shape_text(buffer->shape), shape_text(shape)));
     }
-    if (padding.value->dtype != buffer->dtype) {
-      fail(s, kTransformationPaddingTypeError, {block_sid},
-           fmt::format("ScheduleError: Buffer {} has elements of type {}, but the transformation fills padding with {}, which is of "
-                       "type {}",
-                       buffer->name, buffer->dtype.to_string(), ir::script(padding.value), padding.value->dtype.to_string()),
-           fmt::format("Type mismatch {} vs {}", buffer->dtype.to_string(), padding.value->dtype.to_string()));
+    PaddingContext context{buffer, changed, map, params, extents, padding};
+    // Step 3. How the padding gets its value (TVM's plans, in TVM's order): nothing writes
+    // the buffer: assumptions first; producers that visit every index: rewritten with
+    // if_then_else; else a padding block after the one producer.
+    if (!writes_buffer(root_block->body, buffer)) {
+      root_block->body = insert_into_body(root_block->body, 0, assumption_nest(s, context));
+    } else if (auto nests = if_then_else_producers(s, root_block->body, context); !nests.empty()) {
+      root_block->body = NestReplacer(nests).mutate(root_block->body);
+    } else {
+      root_block->body = with_padding_block(s, func, root, block_sid, root_block->body, buffer, padding_nest(s, context));
     }
-    std::vector<uint64_t> producers;
-    for (uint64_t b : s.blocks_in(func)) {
-      for (const auto& w : s.block_at(b).writes) {
-        if (w.buffer == buffer) {
-          producers.push_back(b);
-          break;
-        }
-      }
-    }
-    if (producers.size() != 1) {
-      fail_not_supported(s, {block_sid}, fmt::format("padding buffer {}, which {} blocks write (exactly one is supported)", buffer->name,
-                                                    producers.size()));
-    }
-    producer = producers[0];
-    if (s.scope_block(producer) != root) {
-      fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is nested in another block");
-    }
-    pad_nest = padding_nest(s, "buffer_" + buffer->name + "_padding", changed, map, params, extents, padding);  // TVM's name
   }
-  // Step 3. Rewrite the whole function (the padding block goes after the producer's nest).
-  auto root_block = std::make_shared<BlockNode>(s.block_at(root));
-  if (pad_nest) {
-    std::vector<uint64_t> loops = s.enclosing_loops(producer);
-    const StmtNode* top = loops.empty() ? static_cast<const StmtNode*>(s.info(producer)->realize) : s.info(loops[0])->node;
-    std::vector<Stmt> items;
-    for (const Stmt& item : body_items(root_block->body)) {
-      items.push_back(item);
-      if (item.get() == top) items.push_back(pad_nest);
-    }
-    if (items.size() != body_items(root_block->body).size() + 1)
-      fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is not a top-level statement of the function");
-    root_block->body = rewrap(peel_decls(root_block->body).wrappers, make_seq(items));
-  }
+  // Step 4. Rewrite the whole function.
   BufferReindex reindex = through_index_map(params, outputs);
-  Stmt new_root = replace_buffer(Stmt(root_block), buffer, changed, &reindex);
+  Stmt new_root = ContextSimplifier(changed).mutate(replace_buffer(Stmt(root_block), buffer, changed, &reindex));
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
   if (is_param) s.replace_param_buffer(func, buffer, changed);
@@ -389,6 +374,9 @@ class AccessSimplifier : public IRMutator {
   }
 
  private:
+  static PrimExpr last(const PrimExpr& min, const PrimExpr& extent) {
+    return arith::simplify(sub(add(min, extent), make_int(1, extent->dtype)));
+  }
   std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& indices) const {
     std::vector<PrimExpr> out;
     for (const auto& i : indices) out.push_back(arith::simplify(i, dom_));
