@@ -390,7 +390,7 @@ void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::s
              "a block.");
   }
   const BlockNode* root_block = &s.block_at(root);
-  Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(*root_block)), buffer, BufferChange{std::nullopt, scope_name});
+  Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(*root_block)), buffer, BufferChange{std::nullopt, scope_name, std::nullopt});
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(replaced)));
 }
