@@ -325,18 +325,19 @@ class TIRPrinter {
     for (size_t i = 0; i < params.size(); ++i) sig += (i ? ", " : "") + params[i];
     line(indent, sig + "):");
     int in = indent + 1;
-    // Step 2: symbolic variables used by non-inlined buffers, declared first.
+    // Step 2: symbolic variables of non-inlined buffers: a dimension that is a new variable is
+    // declared before its buffer's match_buffer (`m, n = T.int32(), T.int32()`, as TVM prints
+    // them); one first seen inside an expression, first of all.
     std::vector<const VarNode*> free_vars;
+    std::vector<std::vector<const VarNode*>> dims_declared(f->params.size());
     std::unordered_set<const VarNode*> seen;
     for (size_t i = 0; i < f->params.size(); ++i) {
-      if (inlined[i]) continue;
-      if (Buffer b = f->buffer_of(f->params[i])) {
-        for (const auto& d : b->shape) {
-          for_each_expr(d, [&](const PrimExpr& x) {
-            auto* v = as<VarNode>(x);
-            if (v && !defined.count(v) && seen.insert(v).second) free_vars.push_back(v);
-          });
-        }
+      Buffer b = inlined[i] ? Buffer() : f->buffer_of(f->params[i]);
+      for (const auto& d : b ? b->shape : std::vector<PrimExpr>{}) {
+        for_each_expr(d, [&](const PrimExpr& x) {
+          auto* v = as<VarNode>(x);
+          if (v && !defined.count(v) && seen.insert(v).second) (x == d ? dims_declared[i] : free_vars).push_back(v);
+        });
       }
     }
     // Step 3: attributes.
@@ -354,6 +355,12 @@ class TIRPrinter {
     for (size_t i = 0; i < f->params.size(); ++i) {
       if (inlined[i]) continue;
       if (Buffer b = f->buffer_of(f->params[i])) {
+        std::string names, types;
+        for (const VarNode* v : dims_declared[i]) {
+          names += (names.empty() ? "" : ", ") + define(v, v->name);
+          types += (types.empty() ? "" : ", ") + ("T." + v->dtype.to_string() + "()");
+        }
+        if (!names.empty()) line(in, names + " = " + types);
         std::string bname = define(b.get(), b->name);
         line(in, bname + " = " + buffer_decl(b, "match_buffer", name_of(f->params[i].get()), false));
       }

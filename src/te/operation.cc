@@ -61,7 +61,8 @@ class FuncBuilder {
       if (a.op) {
         is_arg.insert(a.op.get());
         const ir::Buffer& buffer = a.op->outputs.at(a.value_index);
-        ir::Var handle = ir::make_var(buffer->name, ir::DataType::handle());
+        // TVM's create_prim_func names a tensor's handle "var_" + its name.
+        ir::Var handle = ir::make_var("var_" + buffer->name, ir::DataType::handle());
         func->params.push_back(handle);
         func->buffer_map.emplace_back(handle, buffer);
         arg_buffers_.insert(buffer.get());

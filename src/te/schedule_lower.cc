@@ -11,6 +11,7 @@
 // refused — never lowered to a different computation.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <unordered_map>
 
@@ -69,6 +70,13 @@ class StageLowering {
       if (!st.is_placeholder() && block_of_.count(st.id) && st.attach == AttachKind::At) infer_storage_scope(st);
     }
     auto out = std::make_shared<ir::PrimFuncNode>(*sch_->mod()->prim_func("main"));
+    // The legacy path names each tensor's handle after the tensor, as TVM's schedule_to_primfunc
+    // does (create_prim_func's are "var_" + name).
+    for (auto& [param, buffer] : out->buffer_map) {
+      ir::Var renamed = ir::make_var(buffer->name, param->dtype);
+      std::replace(out->params.begin(), out->params.end(), param, renamed);
+      param = renamed;
+    }
     ir::AttrMap attrs{{"from_legacy_te_schedule", ir::AttrValue::of_bool(true)}, {"global_symbol", ir::AttrValue::of_str(name)}};
     for (const auto& [key, value] : out->attrs) {
       if (key != "global_symbol") attrs.emplace_back(key, value);
