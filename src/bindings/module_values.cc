@@ -170,7 +170,7 @@ ir::IRModule module_from_args(Interpreter& interp, const Value& functions, const
 
 TypeRef make_ir_module_type() {
   auto t = std::make_shared<TypeObject>("IRModule");
-  t->set_module("tvm.ir");
+  t->set_module("tvm.ir.module");  // the Python class TVM defines it as
   t->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
     static const script::Signature sig = script::Signature::parse("functions=None, attrs=None, global_infos=None");
     Args a(interp, "IRModule", sig, std::move(call));

@@ -132,7 +132,7 @@ Value time_evaluator(Interpreter& interp, Args& a) {
 
 TypeRef make_module_type() {
   auto t = std::make_shared<TypeObject>("Module");
-  t->set_module("tvm.runtime");
+  t->set_module("tvm.runtime.module");  // the Python class TVM defines it as
   t->def("__getitem__", "self, name", [](Interpreter&, Args& a) { return lookup_function(*a[0].as<RuntimeModuleValue>(), a.get_str(1)); });
   // lib(a, b, c) calls the entry function, as TVM's Module does: "main", or the only one.
   t->def("__call__", "self, *args", [](Interpreter& interp, Args& a) {

@@ -246,7 +246,7 @@ std::function<Value(Interpreter&, Args&)> primitive_method(const schedule::Instr
 
 TypeRef make_schedule_type() {
   auto t = std::make_shared<TypeObject>("Schedule");
-  t->set_module("tvm.tir");
+  t->set_module("tvm.tir.schedule.schedule");  // the Python class TVM defines it as
   t->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
     static const script::Signature sig =
         script::Signature::parse("mod, *, seed=None, debug_mask=\"none\", error_render_level=\"detail\", enable_check=True");
