@@ -35,7 +35,13 @@ std::vector<Var> declared_vars(const Buffer& b) {
 
 class Verifier : public IRVisitor {
  public:
+  explicit Verifier(unsigned checks) : checks_(checks) {}
+
   std::vector<std::string> errors;
+
+  void report(unsigned check, std::string problem) {
+    if (checks_ & check) errors.push_back(std::move(problem));
+  }
 
   // Definitions are scoped: a loop variable, let variable or block iterator is defined only
   // inside its loop, let or block, so a use after it (a loop extent naming a variable of a
@@ -46,7 +52,7 @@ class Verifier : public IRVisitor {
   // rule): the same Var object bound again — nested, or in a sibling — is reported.
   void bind(const Var& v) {
     if ((defined_.count(v.get()) || bound_.count(v.get())) && reported_.insert(v.get()).second)
-      errors.push_back(fmt::format("variable {} is defined more than once", v->name));
+      report(kStructure, fmt::format("variable {} is defined more than once", v->name));
     bound_.insert(v.get());
     define(v);
   }
@@ -77,7 +83,7 @@ class Verifier : public IRVisitor {
     if (auto* v = as<VarNode>(e)) {
       // A buffer's data (`A.data`, as T.call_packed passes a buffer) is defined with the buffer.
       if (!defined_.count(v) && !buffer_data_.count(v) && reported_.insert(v).second) {
-        errors.push_back(ended_.count(v) ? fmt::format("variable {} is used outside its scope", v->name)
+        report(kStructure, ended_.count(v) ? fmt::format("variable {} is used outside its scope", v->name)
                                          : fmt::format("variable {} is used but not defined", v->name));
       }
       return;
@@ -134,7 +140,7 @@ class Verifier : public IRVisitor {
           else known = false;
         }
         if (known && count != static_cast<int64_t>(c->size())) {
-          errors.push_back(fmt::format("T.allocate_const {} holds {} values for extents of {} elements", c->buffer_var->name,
+          report(kStructure, fmt::format("T.allocate_const {} holds {} values for extents of {} elements", c->buffer_var->name,
                                        c->size(), count));
         }
         bind(c->buffer_var);
@@ -158,7 +164,7 @@ class Verifier : public IRVisitor {
         check_access(store->buffer, store->indices, "written");
         // Constant data lives in read-only memory once built.
         if (const_data_.count(store->buffer->data.get()) && reported_buffers_.insert(store->buffer.get()).second) {
-          errors.push_back(fmt::format("buffer {} is written, but its data is the constant of T.allocate_const {}", store->buffer->name,
+          report(kStructure, fmt::format("buffer {} is written, but its data is the constant of T.allocate_const {}", store->buffer->name,
                                        store->buffer->data->name));
         }
         visit_children(s);
@@ -170,7 +176,7 @@ class Verifier : public IRVisitor {
         for (const auto& v : realize->iter_values) visit(v);
         visit(realize->predicate);
         if (realize->iter_values.size() != block->iter_vars.size()) {
-          errors.push_back(fmt::format("block \"{}\" has {} iterators but {} bindings", block->name, block->iter_vars.size(),
+          report(kStructure, fmt::format("block \"{}\" has {} iterators but {} bindings", block->name, block->iter_vars.size(),
                                        realize->iter_values.size()));
         } else {
           // A T.where predicate narrows what the bindings reach (an imperfect split binds
@@ -317,7 +323,7 @@ class Verifier : public IRVisitor {
 
   void check_binding(const BlockNode& block, const IterVar& iv, const PrimExpr& value, bool guarded) {
     if (value->dtype != iv.var->dtype) {
-      errors.push_back(fmt::format("block \"{}\": iterator {} is {} but its binding {} is {}", block.name, iv.var->name,
+      report(kStructure, fmt::format("block \"{}\": iterator {} is {} but its binding {} is {}", block.name, iv.var->name,
                                    iv.var->dtype.to_string(), script(value), value->dtype.to_string()));
       return;
     }
@@ -326,31 +332,31 @@ class Verifier : public IRVisitor {
     int64_t lo, hi, dmin, dext;
     if (range.min && as_const_int(simplify(range.min), &lo) && as_const_int(simplify(range.max), &hi) &&
         as_const_int(iv.dom.min, &dmin) && as_const_int(iv.dom.extent, &dext) && (lo < dmin || hi >= dmin + dext)) {
-      errors.push_back(fmt::format("block \"{}\": iterator {} is bound to {}, whose range [{}, {}) is outside its domain [{}, {})",
+      report(kStructure, fmt::format("block \"{}\": iterator {} is bound to {}, whose range [{}, {}) is outside its domain [{}, {})",
                                    block.name, iv.var->name, script(value), lo, hi + 1, dmin, dmin + dext));
     }
   }
 
   void check_defined(const Buffer& b) {
     if (buffers_.count(b.get()) || buffer_data_.count(b->data.get()) || !reported_buffers_.insert(b.get()).second) return;
-    errors.push_back(fmt::format("buffer {} is used where it is not allocated (no parameter, enclosing alloc_buffer or "
+    report(kStructure, fmt::format("buffer {} is used where it is not allocated (no parameter, enclosing alloc_buffer or "
                                  "match_buffer holds it)", b->name));
   }
 
   void check_access(const Buffer& b, const std::vector<PrimExpr>& indices, const char* how) {
     check_defined(b);
     if (indices.size() != b->shape.size()) {
-      errors.push_back(fmt::format("buffer {} has {} dimensions but is {} with {} indices", b->name, b->shape.size(), how, indices.size()));
+      report(kStructure, fmt::format("buffer {} has {} dimensions but is {} with {} indices", b->name, b->shape.size(), how, indices.size()));
       return;
     }
-    if (guarded_) return;
+    if (guarded_ || !(checks_ & kBounds)) return;
     for (size_t d = 0; d < indices.size(); ++d) {
       Interval range = eval_interval(indices[d], dom_);
       int64_t lo, hi, extent;
       if (!range.min || !as_const_int(simplify(range.min), &lo) || !as_const_int(simplify(range.max), &hi)) continue;
       if (!as_const_int(b->shape[d], &extent)) continue;
       if (lo < 0 || hi >= extent) {
-        errors.push_back(fmt::format("buffer {} is {} out of bounds: index {} of dimension {} ranges over [{}, {}], but the extent is {}",
+        report(kBounds, fmt::format("buffer {} is {} out of bounds: index {} of dimension {} ranges over [{}, {}], but the extent is {}",
                                      b->name, how, script(indices[d]), d, lo, hi, extent));
       }
     }
@@ -364,12 +370,13 @@ class Verifier : public IRVisitor {
   std::unordered_set<const VarNode*> reported_, ended_, bound_;
   VarDomain dom_;
   bool guarded_ = false;  // inside a block whose realize has a T.where
+  unsigned checks_;
 };
 
 }  // namespace
 
-std::vector<std::string> verify_well_formed(const PrimFunc& func) {
-  Verifier v;
+std::vector<std::string> verify_well_formed(const PrimFunc& func, unsigned checks) {
+  Verifier v(checks);
   for (const auto& p : func->params) v.define(p);
   // Symbolic sizes of parameter buffers are defined by the call (T.match_buffer).
   for (const auto& [param, buffer] : func->buffer_map) {

@@ -295,7 +295,7 @@ void build_tir_analysis(Interpreter&, script::Module& m) {
     ir::IRModule mod = to_module(interp, a[0], "verify_well_formed");
     for (auto [name, f] : mod->prim_funcs()) {
       if (auto* pf = a[0].as<PrimFuncValue>()) name = pf->name;
-      std::vector<std::string> problems = arith::verify_well_formed(f);
+      std::vector<std::string> problems = arith::verify_well_formed(f, arith::kStructure);
       if (problems.empty()) continue;
       if (!interp.truthy(a[1])) return Value::boolean(false);
       std::string message = "prim_func " + name + " is not well formed:";
@@ -303,7 +303,7 @@ void build_tir_analysis(Interpreter&, script::Module& m) {
       raise(ExcKind::ValueError, message);
     }
     return Value::boolean(true);
-  }, "verify_well_formed(func_or_mod, assert_mode=True): check variables, bindings and bounds.");
+  }, "verify_well_formed(func_or_mod, assert_mode=True): check variables, scopes and block bindings (TVM's rules; out-of-bounds accesses are refused by tvm.build).");
 }
 
 // tvm.topi is written in tsch (stdlib/tvm_topi): the built-in module holds what it defines.

@@ -3,6 +3,7 @@
 #include <list>
 #include <mutex>
 
+#include "arith/verify_well_formed.h"
 #include "codegen/llvm/llvm_build.h"
 #include "codegen/source/c_module.h"
 #include "codegen/llvm/codegen_nvptx.h"
@@ -113,6 +114,14 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
   for (const auto& [name, f] : mod->functions) {
     TSCH_USER_ASSERT(f->func_kind() == ir::FuncKind::PrimFunc, NotImplementedError)
         << "not supported yet: building " << f->type_key() << " \"" << name << "\" (tvm.build compiles PrimFuncs)";
+  }
+  // TVM accepts a function that reads or writes past a buffer (its tests schedule such
+  // functions) and compiles it; tsch refuses it here, where the access would run.
+  for (const auto& [name, f] : mod->prim_funcs()) {
+    std::vector<std::string> problems = arith::verify_well_formed(f, arith::kBounds);
+    TSCH_USER_ASSERT(problems.empty(), ValueError)
+        << "cannot build prim_func " << name << ": " << problems[0]
+        << (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : std::string());
   }
   if (is_cuda_kind(target)) {
     // The kernels would be handed the host's constant array.
