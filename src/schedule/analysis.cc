@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <unordered_set>
+
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
@@ -111,6 +113,27 @@ void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
   for (const auto& w : block->writes)
     for (const auto& r : block->reads)
       if (r.buffer == w.buffer) refuse(fmt::format("it reads {}, which it writes, and has no T.init", w.buffer->name), {});
+}
+
+// TVM's CheckReductionBlock, its conditions in order.
+void check_reduction_block(const ScheduleState& s, uint64_t sid) {
+  const BlockNode* block = &s.block_at(sid);
+  if (!block->init) fail_not_reduction_block(s, sid, 1);
+  const BlockRealizeNode* realize = s.info(sid)->realize;
+  std::unordered_set<const VarNode*> loop_vars;
+  for (uint64_t l : s.enclosing_loops(sid)) loop_vars.insert(s.loop_at(l).loop_var.get());
+  for (const PrimExpr& value : realize->iter_values) {
+    if (!is_quasi_affine(value, [&](const VarNode* v) { return loop_vars.count(v) > 0; })) fail_not_reduction_block(s, sid, 2);
+  }
+  for (const IterVar& iv : block->iter_vars) {
+    if (iv.type != IterType::DataPar && iv.type != IterType::CommReduce) fail_not_reduction_block(s, sid, 3);
+  }
+  for (const BufferRegion& w : block->writes) {
+    if (other_writer(s, sid, w.buffer)) fail_not_reduction_block(s, sid, 4);
+  }
+  for_each_stmt(block->body, [&](const Stmt& st) {
+    if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*block, store->indices)) fail_not_reduction_block(s, sid, 5);
+  });
 }
 
 // TVM's CheckCompleteBlock, its conditions in order (the error kind lives with compute_inline,

@@ -52,6 +52,12 @@ bool is_quasi_affine(const ir::PrimExpr& e, const std::function<bool(const ir::V
 // CheckCompleteOrReductionBlock, as compute_at and reverse_compute_at ask for).
 void check_complete_or_reduction(const ScheduleState& s, uint64_t block);
 
+// Refuses a block that is not a reduction (TVM's CheckReductionBlock, NotReductionBlockError
+// with the condition it violates): 1) a T.init, 2) quasi-affine bindings, 3) data-parallel and
+// reduction iterators only, 4) the only writer of its outputs in its scope, 5) no reduction
+// iterator in the indices it writes.
+void check_reduction_block(const ScheduleState& s, uint64_t block);
+
 // Refuses a block that is not complete (TVM's CheckCompleteBlock, IncompleteBlockError):
 // 1) data-parallel iterators only, 2) the only writer of its outputs in its scope, 3) reading
 // none of the buffers it writes.

@@ -112,28 +112,6 @@ std::optional<Epilogue> match_epilogue(const PrimExpr& value, const Buffer& temp
   return std::nullopt;
 }
 
-// TVM's CheckReductionBlock, its conditions in order.
-void check_reduction_block(const ScheduleState& s, uint64_t sid) {
-  const BlockNode* block = &s.block_at(sid);
-  if (!block->init) fail_not_reduction_block(s, sid, 1);
-  const BlockRealizeNode* realize = s.info(sid)->realize;
-  std::unordered_set<const VarNode*> loop_vars;
-  for (uint64_t l : s.enclosing_loops(sid)) loop_vars.insert(s.loop_at(l).loop_var.get());
-  for (const PrimExpr& value : realize->iter_values) {
-    if (!is_quasi_affine(value, [&](const VarNode* v) { return loop_vars.count(v) > 0; })) fail_not_reduction_block(s, sid, 2);
-  }
-  for (const IterVar& iv : block->iter_vars) {
-    if (iv.type != IterType::DataPar && iv.type != IterType::CommReduce) fail_not_reduction_block(s, sid, 3);
-  }
-  for (const BufferRegion& w : block->writes) {
-    if (other_writer(s, sid, w.buffer)) fail_not_reduction_block(s, sid, 4);
-  }
-  for_each_stmt(block->body, [&](const Stmt& st) {
-    if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*block, store->indices)) fail_not_reduction_block(s, sid, 5);
-  });
-}
-
-
 bool same_indices(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {

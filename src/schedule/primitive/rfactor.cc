@@ -238,14 +238,9 @@ Stmt update_stmt(const ReductionForm& form, const std::vector<Buffer>& buffers, 
 }  // namespace
 
 uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
-  // Step 1. Check: one reduction block under a serial loop that only feeds reduction iterators.
+  // Step 1. Check: one reduction block (TVM's CheckReductionBlock) under a serial loop that only
+  // feeds reduction iterators.
   const ForNode* loop = &s.loop_at(loop_sid);
-  if (loop->for_kind != ForKind::Serial) {
-    static const char* kinds[] = {"serial", "parallel", "vectorized", "unroll", "thread_binding"};
-    fail(s, kNotSerialLoopKindError, {loop_sid},
-         fmt::format("ScheduleError: The input loop {{0}} of rfactor is required to be `Serial`. However, the kind of {{0}} is `{}`",
-                     kinds[static_cast<int>(loop->for_kind)]));
-  }
   std::vector<uint64_t> blocks = s.child_blocks(loop_sid);
   if (blocks.size() != 1) {
     fail(s, kNonSingleChildBlockError, {loop_sid});
@@ -253,8 +248,16 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   uint64_t block_sid = blocks[0];
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  ReductionForm form = reduction_form(s, block_sid, *block);
+  // TVM's order: the block's checks, then the loop's kind.
   check_stage_pipeline(s, s.scope_block(block_sid));
+  check_reduction_block(s, block_sid);
+  if (loop->for_kind != ForKind::Serial) {
+    static const char* kinds[] = {"serial", "parallel", "vectorized", "unroll", "thread_binding"};
+    fail(s, kNotSerialLoopKindError, {loop_sid},
+         fmt::format("ScheduleError: The input loop {{0}} of rfactor is required to be `Serial`. However, the kind of {{0}} is `{}`",
+                     kinds[static_cast<int>(loop->for_kind)]));
+  }
+  ReductionForm form = reduction_form(s, block_sid, *block);
   if (reduction_var_in(*block, form.indices)) fail_not_reduction_block(s, block_sid, 5);
   const VarNode* rf_var = loop->loop_var.get();
   auto uses_rf = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return v == rf_var; }); };

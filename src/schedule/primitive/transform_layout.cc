@@ -108,6 +108,17 @@ Stmt with_padding_block(ScheduleState& s, const std::string& func, uint64_t root
   return rewrap(peel_decls(body).wrappers, make_seq(items));
 }
 
+// The last value of a range.
+PrimExpr last_of(const PrimExpr& min, const PrimExpr& extent) {
+  return arith::simplify(sub(add(min, extent), make_int(1, extent->dtype)));
+}
+
+std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& indices, const arith::VarDomain& dom) {
+  std::vector<PrimExpr> out;
+  for (const auto& i : indices) out.push_back(arith::simplify(i, dom));
+  return out;
+}
+
 // The accesses of the new buffer simplified where they stand, knowing the loops and block
 // iterators around them: (vo * 16 + vi) // 16 is vo when vi < 16 (TVM's
 // IterMapSimplifyWithContext in its rewriter).
@@ -118,20 +129,20 @@ class ContextSimplifier : public IRMutator {
   PrimExpr mutate(const PrimExpr& e) override {
     PrimExpr out = mutate_children(e);
     if (auto* load = as<BufferLoadNode>(out); load && load->buffer == buffer_) {
-      return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices));
+      return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices, dom_));
     }
     return out;
   }
   Stmt mutate(const Stmt& s) override {
     if (auto* f = as<ForNode>(s)) {
-      Scoped bound(dom_, f->loop_var.get(), arith::Interval{f->min, last(f->min, f->extent)});
+      Scoped bound(dom_, f->loop_var.get(), arith::Interval{f->min, last_of(f->min, f->extent)});
       return mutate_children(s);
     }
     if (auto* b = as<BlockNode>(s)) {
       std::vector<Scoped> bound;
       bound.reserve(b->iter_vars.size());
       for (const auto& iv : b->iter_vars) {
-        bound.emplace_back(dom_, iv.var.get(), arith::Interval{iv.dom.min, last(iv.dom.min, iv.dom.extent)});
+        bound.emplace_back(dom_, iv.var.get(), arith::Interval{iv.dom.min, last_of(iv.dom.min, iv.dom.extent)});
       }
       Stmt out = mutate_children(s);
       auto copy = std::make_shared<BlockNode>(*as<BlockNode>(out));
@@ -145,7 +156,7 @@ class ContextSimplifier : public IRMutator {
     }
     Stmt out = mutate_children(s);
     if (auto* store = as<BufferStoreNode>(out); store && store->buffer == buffer_) {
-      return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices));
+      return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices, dom_));
     }
     return out;
   }
@@ -162,14 +173,6 @@ class ContextSimplifier : public IRMutator {
     arith::VarDomain* dom_;
     const VarNode* v_;
   };
-  static PrimExpr last(const PrimExpr& min, const PrimExpr& extent) {
-    return arith::simplify(sub(add(min, extent), make_int(1, extent->dtype)));
-  }
-  std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& indices) const {
-    std::vector<PrimExpr> out;
-    for (const auto& i : indices) out.push_back(arith::simplify(i, dom_));
-    return out;
-  }
   const Buffer& buffer_;
   arith::VarDomain dom_;
 };
@@ -364,24 +367,16 @@ class AccessSimplifier : public IRMutator {
   explicit AccessSimplifier(const arith::VarDomain& dom) : dom_(dom) {}
   PrimExpr mutate(const PrimExpr& e) override {
     PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out)) return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices));
+    if (auto* load = as<BufferLoadNode>(out)) return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices, dom_));
     return out;
   }
   Stmt mutate(const Stmt& s) override {
     Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out)) return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices));
+    if (auto* store = as<BufferStoreNode>(out)) return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices, dom_));
     return out;
   }
 
  private:
-  static PrimExpr last(const PrimExpr& min, const PrimExpr& extent) {
-    return arith::simplify(sub(add(min, extent), make_int(1, extent->dtype)));
-  }
-  std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& indices) const {
-    std::vector<PrimExpr> out;
-    for (const auto& i : indices) out.push_back(arith::simplify(i, dom_));
-    return out;
-  }
   const arith::VarDomain& dom_;
 };
 
