@@ -29,6 +29,8 @@ using frontend::AxisValue;
 using frontend::BlockHeaderValue;
 using frontend::BufferTypeValue;
 using frontend::DTypeValue;
+using frontend::EnvThreadValue;
+using frontend::LaunchThreadValue;
 using frontend::LoopValue;
 using frontend::PrimFuncDecorator;
 using frontend::RegionValue;
@@ -352,6 +354,26 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     if (a[1].as<script::Str>() && a[2].is_none()) std::swap(a[1], a[2]);
     if (!a[2].as<script::Str>()) a.type_error(2, "a thread name such as \"threadIdx.x\"");
     return make_loop(interp, a, ir::ForKind::ThreadBinding, 3, a.get_str(2));
+  });
+  // Thread launches (TVM's thread_extent attribute), parsed as ThreadBinding loops.
+  def_function(ns, "env_thread", "thread_tag", [](Interpreter&, Args& a) {
+    auto env = std::make_shared<EnvThreadValue>();
+    env->thread = a.get_str(0);
+    return Value(env);
+  });
+  def_function(ns, "launch_thread", "thread, extent", [](Interpreter& interp, Args& a) {
+    auto launch = std::make_shared<LaunchThreadValue>();
+    if (auto* env = a[0].as<EnvThreadValue>()) {
+      launch->thread = env->thread;
+      launch->env_name = env->name;
+    } else if (a[0].as<script::Str>()) {
+      launch->thread = a.get_str(0);
+    } else {
+      a.type_error(0, "a thread name such as \"blockIdx.x\" or a T.env_thread");
+    }
+    launch->extent = to_expr(interp, a[1], "T.launch_thread extent");
+    if (!launch->extent->dtype.is_integer()) a.type_error(1, "an integer extent");
+    return Value(launch);
   });
   def_function(ns, "grid", "*extents", [](Interpreter& interp, Args& a) {
     auto loop = std::make_shared<LoopValue>();

@@ -160,6 +160,13 @@ class TirParser {
         if (!e.pending.valid()) e.pending = s.loc;
         throw;
       }
+      if (pending_launch_) {
+        // `x = T.launch_thread(...)` launches the threads over the rest of the block.
+        PendingLaunch launch = std::move(*pending_launch_);
+        pending_launch_.reset();
+        out.push_back(launched(launch, [&] { return make_seq(parse_body(body, i + 1)); }));
+        return out;
+      }
       std::optional<TirBuilder::PendingDecl> decl = std::move(builder_.pending_decl);
       builder_.pending_decl.reset();
       std::shared_ptr<const AllocateConstNode> constant = std::move(builder_.pending_const);
@@ -191,6 +198,13 @@ class TirParser {
         if (e.value->kind == ast::ExprKind::Constant) return nullptr;  // docstring
         Value v = ev_->eval(*e.value);
         if (auto* ev = v.as<ExprValue>()) return std::make_shared<EvaluateNode>(ev->expr);
+        // `T.launch_thread(tx, n)` as a statement scopes over the rest of the block, as TVM's
+        // frames do.
+        if (auto* launch = v.as<LaunchThreadValue>()) {
+          std::string name = launch->env_name.empty() ? launch->thread : launch->env_name;
+          std::replace(name.begin(), name.end(), '.', '_');
+          pending_launch_ = PendingLaunch{*launch, make_var(name, launch->extent->dtype)};
+        }
         return nullptr;
       }
       case ast::StmtKind::Assign:
@@ -316,6 +330,16 @@ class TirParser {
     // `vi = T.axis.remap("S", [i])`: a one-element remap binds the iterator itself.
     if (auto* list = value.as<script::List>(); list && list->items.size() == 1 && list->items[0].as<AxisValue>()) {
       bind_target(target, list->items[0], let_var, let_value);
+      return;
+    }
+    if (auto* env = value.as<EnvThreadValue>()) {
+      env->name = symbol_name(name);
+      scope_.locals->set(name, value);
+      return;
+    }
+    if (auto* launch = value.as<LaunchThreadValue>()) {
+      pending_launch_ = PendingLaunch{*launch, make_var(symbol_name(name), launch->extent->dtype)};
+      scope_.locals->set(name, bindings::wrap(PrimExpr(pending_launch_->var)));
       return;
     }
     if (auto* axis = value.as<AxisValue>()) {
@@ -457,6 +481,10 @@ class TirParser {
   }
 
   Stmt parse_with(const ast::With& w) {
+    if (w.items.size() == 1) {
+      Value header = ev_->eval(*w.items[0].context);
+      if (auto* launch = header.as<LaunchThreadValue>()) return parse_launch_with(w, *launch);
+    }
     if (w.items.size() != 1 || w.items[0].target) {
       raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     }
@@ -540,6 +568,55 @@ class TirParser {
     return std::make_shared<BlockRealizeNode>(frame.iter_values, pred, block);
   }
 
+  // `with T.launch_thread("threadIdx.x", n) as tx:` (the name is optional with an env_thread).
+  Stmt parse_launch_with(const ast::With& w, const LaunchThreadValue& launch) {
+    std::string name = launch.env_name;
+    const ast::Expr* target = w.items[0].target.get();
+    if (target) {
+      if (target->kind != ast::ExprKind::Name) raise_at(ExcKind::TypeError, "`with T.launch_thread(...) as x:` names one variable", target->loc);
+      name = symbol_name(static_cast<const ast::Name&>(*target).id);
+    }
+    if (name.empty()) {
+      name = launch.thread;
+      std::replace(name.begin(), name.end(), '.', '_');
+    }
+    NameScope names(*scope_.locals);
+    PendingLaunch pending{launch, make_var(name, launch.extent->dtype)};
+    if (target) names.bind(static_cast<const ast::Name&>(*target).id, bindings::wrap(PrimExpr(pending.var)));
+    return launched(pending, [&] { return make_seq(parse_body(w.body, 0)); });
+  }
+
+  struct PendingLaunch {
+    LaunchThreadValue launch;
+    Var var;
+  };
+
+  // The launch of `launch` around the statements `parse_rest` parses: a ThreadBinding loop
+  // marked as written. Through an env_thread, its name means the launched variable inside.
+  Stmt launched(const PendingLaunch& pending, const std::function<Stmt()>& parse_rest) {
+    const Var& v = pending.var;
+    NameScope names(*scope_.locals);
+    if (!pending.launch.env_name.empty()) names.bind(intern(pending.launch.env_name), bindings::wrap(PrimExpr(v)));
+    PrimExpr zero = make_int(0, v->dtype);
+    loop_domains_[v.get()] = arith::interval_of(Range{zero, pending.launch.extent});
+    loop_ranges_[v.get()] = Range{zero, pending.launch.extent};
+    Stmt body;
+    try {
+      body = parse_rest();
+    } catch (...) {
+      loop_domains_.erase(v.get());
+      loop_ranges_.erase(v.get());
+      throw;
+    }
+    loop_domains_.erase(v.get());
+    loop_ranges_.erase(v.get());
+    if (!body) body = std::make_shared<EvaluateNode>(make_int(0));
+    auto loop = std::make_shared<ForNode>(v, zero, pending.launch.extent, ForKind::ThreadBinding, body);
+    loop->thread_tag = pending.launch.thread;
+    loop->launch_thread = true;
+    return loop;
+  }
+
   void save_names(const ast::Expr& target, NameScope& names) {
     if (target.kind == ast::ExprKind::Name) {
       Symbol n = static_cast<const ast::Name&>(target).id;
@@ -559,6 +636,7 @@ class TirParser {
   std::unique_ptr<script::Evaluator> ev_;
   TirBuilder builder_;
   arith::VarDomain loop_domains_;
+  std::optional<PendingLaunch> pending_launch_;  // set by `x = T.launch_thread(...)`
   std::unordered_map<const VarNode*, Range> loop_ranges_;
 };
 

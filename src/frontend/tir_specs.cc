@@ -33,6 +33,14 @@ script::TypeObject* BlockHeaderValue::type() const {
   static auto t = make("BlockFrame");
   return t.get();
 }
+script::TypeObject* EnvThreadValue::type() const {
+  static auto t = make("EnvThread");
+  return t.get();
+}
+script::TypeObject* LaunchThreadValue::type() const {
+  static auto t = make("LaunchThreadFrame");
+  return t.get();
+}
 script::TypeObject* RegionValue::type() const {
   static auto t = [] {
     auto type = make("BufferRegion");

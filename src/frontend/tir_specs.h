@@ -67,6 +67,25 @@ class BlockHeaderValue : public script::Object {
   bool is_init = false;
 };
 
+// `T.env_thread("threadIdx.x")`: a thread axis named by the assignment, launched later by
+// `T.launch_thread(tx, n)`.
+class EnvThreadValue : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+  std::string thread;
+  std::string name;  // the variable it is assigned to
+};
+
+// `T.launch_thread("blockIdx.x", n)` (or of an env_thread): the rest of the body, or the body
+// of its `with`, runs on `n` threads of that axis. Parsed as a ThreadBinding loop.
+class LaunchThreadValue : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+  std::string thread;
+  ir::PrimExpr extent;
+  std::string env_name;  // the env_thread's variable, when launched through one
+};
+
 // `A[vi, 0:128]` in T.reads / T.writes / T.match_buffer.
 class RegionValue : public script::Object {
  public:

@@ -84,6 +84,9 @@ struct ForNode : StmtNode {
   ForKind for_kind;
   Stmt body;
   std::string thread_tag;  // for ThreadBinding
+  // A ThreadBinding loop written `T.launch_thread(...)` (TVM's thread_extent AttrStmt): the
+  // same launch, printed in that form.
+  bool launch_thread = false;
   AttrMap annotations;
   // Schedule identity: kept when a primitive rewrites the loop in place (reorder keeps its
   // loops), fresh for loops a primitive creates. 0 outside schedules. Not part of equality.

@@ -73,6 +73,7 @@ class Hasher {
     if (auto* f = as<ForNode>(s)) {
       mix(static_cast<uint64_t>(f->for_kind));
       mix(f->thread_tag);
+      mix(static_cast<uint64_t>(f->launch_thread));
     } else if (auto* b = as<BlockNode>(s)) {
       mix(static_cast<uint64_t>(b->iter_vars.size()));
       for (const auto& iv : b->iter_vars) mix(static_cast<uint64_t>(iv.type));

@@ -394,8 +394,12 @@ class TIRPrinter {
 
   void body(const Stmt& s, int indent) {
     if (auto* seq = as<SeqStmtNode>(s)) {
-      for (const auto& c : seq->seq) stmt(c, indent);
+      for (size_t i = 0; i < seq->seq.size(); ++i) {
+        last_in_body_ = i + 1 == seq->seq.size();
+        stmt(seq->seq[i], indent);
+      }
     } else {
+      last_in_body_ = true;
       stmt(s, indent);
     }
   }
@@ -488,7 +492,27 @@ class TIRPrinter {
     body(n->body, indent);
   }
 
+  // `T.launch_thread` as TVM prints a thread_extent AttrStmt: `x = T.launch_thread("blockIdx.x",
+  // n)` over the rest of the body when it is the body's last statement, else a `with` scope.
+  void launch_thread(const ForNode* loop, int indent) {
+    bool concise = last_in_body_;
+    push_frame();
+    open_loops_.push_back(loop);
+    std::string var = define(loop->loop_var.get(), loop->loop_var->name);
+    std::string call = "T.launch_thread(" + quote(loop->thread_tag) + ", " + expr(loop->extent).s + ")";
+    c_.annotation(indent, loop);
+    std::string head = concise ? var + " = " + call : "with " + call + " as " + var + ":";
+    line(indent, head);
+    mark(indent, head, loop);
+    body(loop->body, concise ? indent : indent + 1);
+    open_loops_.pop_back();
+    pop_frame();
+  }
+
   void for_loop(const ForNode* loop, int indent) {
+    if (loop->launch_thread && loop->for_kind == ForKind::ThreadBinding && is_zero(loop->min) && loop->annotations.empty()) {
+      return launch_thread(loop, indent);
+    }
     // T.grid: a chain of perfectly nested serial loops starting at 0 without annotations
     // whose extents do not depend on the chain's own variables.
     std::vector<const ForNode*> grid;
@@ -656,6 +680,7 @@ class TIRPrinter {
   // Variables a buffer declaration defined, spelled through it (`A.elem_offset`, `A.strides[0]`).
   std::unordered_map<const VarNode*, std::pair<const BufferNode*, std::string>> field_owner_;
   std::vector<const ForNode*> open_loops_;
+  bool last_in_body_ = true;  // the statement printed last in its body (concise scoping)
   // Relax prints the integer literals of shapes plainly (`R.Tensor((1, n))`).
   bool plain_ints_ = false;
 };
