@@ -121,15 +121,41 @@ TraceArg value_arg(Interpreter& interp, const Value& v) {
   raise(ExcKind::TypeError, "not an instruction argument: " + Interpreter::type_name(v));
 }
 
-// The JSON form as TVM's Trace.as_json gives it to Python: its numbers are IntImm / FloatImm
-// objects, and a float argument is a FloatImm of float32 (TVM's conversion of a Python
-// float), printed `T.float32(1.0)`. Integers stay ints, which print the same.
-Value trace_json_value(Interpreter& interp, const nlohmann::json& j) {
+// The JSON form as TVM's Trace.as_json gives it to Python: attributes typed as lists of
+// FloatImm (sample_categorical's probs) hold FloatImm objects of float32 (TVM's conversion
+// of a Python float there), printed `T.float32(1.0)`; other numbers are plain.
+Value float_imms(Interpreter& interp, const nlohmann::json& j) {
   if (j.is_number_float()) return wrap(ir::make_float(j.get<double>(), ir::DataType::float32()));
   if (!j.is_array()) return json_to_value(interp, j);
   std::vector<Value> items;
-  for (const auto& x : j) items.push_back(trace_json_value(interp, x));
+  for (const auto& x : j) items.push_back(float_imms(interp, x));
   return script::make_list(std::move(items));
+}
+
+Value trace_json_value(Interpreter& interp, const nlohmann::json& doc) {
+  if (!doc.is_array() || doc.empty() || !doc[0].is_array()) return json_to_value(interp, doc);
+  std::vector<Value> insts;
+  for (const auto& inst : doc[0]) {
+    const schedule::InstructionKind* kind = inst.is_array() && inst.size() == 4 && inst[0].is_string()
+                                                ? schedule::InstructionKind::find(inst[0].get<std::string>())
+                                                : nullptr;
+    if (!kind || !inst[2].is_array()) {
+      insts.push_back(json_to_value(interp, inst));
+      continue;
+    }
+    std::vector<Value> attrs;
+    for (size_t i = 0; i < inst[2].size(); ++i) {
+      bool floats = false;
+      for (const schedule::ParamSpec& p : kind->params)
+        floats |= p.slot == schedule::Slot::Attr && p.slot_index == static_cast<int>(i) && p.type == schedule::ParamType::FloatList;
+      attrs.push_back(floats ? float_imms(interp, inst[2][i]) : json_to_value(interp, inst[2][i]));
+    }
+    insts.push_back(script::make_list({json_to_value(interp, inst[0]), json_to_value(interp, inst[1]), script::make_list(std::move(attrs)),
+                                       json_to_value(interp, inst[3])}));
+  }
+  std::vector<Value> parts{script::make_list(std::move(insts))};
+  for (size_t i = 1; i < doc.size(); ++i) parts.push_back(json_to_value(interp, doc[i]));
+  return script::make_list(std::move(parts));
 }
 
 schedule::Trace& trace_of(Args& a) { return a[0].as<TraceValue>()->trace; }
