@@ -157,6 +157,9 @@ TypeRef make_expr_type() {
     raise(ExcKind::TypeError, "float() argument must be a constant expression, not the symbolic " + ir::script(e));
   });
   t->def("__hash__", "self", [](Interpreter&, Args& a) {
+    // TVM's IntImm hashes as its value, so equal constants are one dict key (the decisions of
+    // a trace counted in a dict); other expressions hash by node.
+    if (auto* i = ir::as<ir::IntImmNode>(a[0].as<ExprValue>()->expr)) return Value::integer(i->value);
     return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<ExprValue>()->expr.get())));
   });
   t->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<ExprValue>()->expr->dtype.to_string()); });

@@ -1,5 +1,6 @@
 #include "bindings/json_values.h"
 
+#include "bindings/ir_values.h"
 #include "script/exceptions.h"
 
 namespace tsch::bindings {
@@ -29,6 +30,11 @@ nlohmann::json value_to_json(Interpreter& interp, const Value& v) {
   if (v.is_int()) return v.as_int();
   if (v.is_float()) return v.as_float();
   if (auto* s = v.as<script::Str>()) return s->value;
+  // TVM's constants (a trace's JSON form holds IntImm and FloatImm objects).
+  if (auto* e = v.as<ExprValue>()) {
+    if (auto* i = ir::as<ir::IntImmNode>(e->expr)) return i->value;
+    if (auto* f = ir::as<ir::FloatImmNode>(e->expr)) return f->value;
+  }
   if (v.as<script::List>() || v.as<script::Tuple>()) {
     nlohmann::json out = nlohmann::json::array();
     for (const Value& x : interp.to_vector(v)) out.push_back(value_to_json(interp, x));

@@ -132,6 +132,12 @@ class Converter {
                                                 a_.function_name(), e->expr->dtype.to_string(), ir::script(e->expr)));
         }
         slot.push_back(std::move(*e));
+      } else if (is_expr(f) && to_expr(interp_, f, "factors")->dtype.is_int()) {
+        // TVM also takes factors that are expressions of no ExprRV: scalable vectors' `T.vscale() * 4`.
+        raise(ExcKind::NotImplementedError,
+              fmt::format("not supported yet: argument {}, 'factors' to {}: a factor that is an expression ({}) rather than an int "
+                          "or an expression of ExprRVs (TVM's scalable-vector factors)",
+                          i, a_.function_name(), ir::script(to_expr(interp_, f, "factors"))));
       } else {
         raise(ExcKind::TypeError, fmt::format("argument {}, 'factors' to {}: expected a list of int or None, got a list containing {}",
                                               i, a_.function_name(), Interpreter::type_name(f)));

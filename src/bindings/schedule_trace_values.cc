@@ -68,9 +68,22 @@ Value arg_value(Interpreter& interp, const TraceArg& a) {
   return Value();
 }
 
+// A decision as TVM hands it to Python: IntImm objects of int32 (TVM's Integer), in a list
+// for a tiling (`trace.decisions[inst].value`).
+Value decision_value(Interpreter& interp, const TraceArg& a) {
+  if (a.kind == TraceArg::Kind::Int) return wrap(ir::make_int(a.i, ir::DataType::int32()));
+  if (a.kind != TraceArg::Kind::List) return arg_value(interp, a);
+  std::vector<Value> items;
+  for (const TraceArg& x : a.list) items.push_back(decision_value(interp, x));
+  return script::make_list(std::move(items));
+}
+
 TraceArg decision_arg(Interpreter& interp, const Value& v) {
   if (v.is_none()) return TraceArg::none();
   if (v.is_integral() && !v.is_bool()) return TraceArg::of_int(v.as_int());
+  if (auto* e = v.as<ExprValue>()) {
+    if (auto* imm = ir::as<ir::IntImmNode>(e->expr); imm && !e->expr->dtype.is_bool()) return TraceArg::of_int(imm->value);
+  }
   if (v.as<script::List>() || v.as<script::Tuple>()) {
     std::vector<TraceArg> items;
     for (const Value& x : interp.to_vector(v)) items.push_back(decision_arg(interp, x));
@@ -106,6 +119,43 @@ TraceArg value_arg(Interpreter& interp, const Value& v) {
     if (!x.list.empty()) return x;
   }
   raise(ExcKind::TypeError, "not an instruction argument: " + Interpreter::type_name(v));
+}
+
+// The JSON form as TVM's Trace.as_json gives it to Python: attributes typed as lists of
+// FloatImm (sample_categorical's probs) hold FloatImm objects of float32 (TVM's conversion
+// of a Python float there), printed `T.float32(1.0)`; other numbers are plain.
+Value float_imms(Interpreter& interp, const nlohmann::json& j) {
+  if (j.is_number_float()) return wrap(ir::make_float(j.get<double>(), ir::DataType::float32()));
+  if (!j.is_array()) return json_to_value(interp, j);
+  std::vector<Value> items;
+  for (const auto& x : j) items.push_back(float_imms(interp, x));
+  return script::make_list(std::move(items));
+}
+
+Value trace_json_value(Interpreter& interp, const nlohmann::json& doc) {
+  if (!doc.is_array() || doc.empty() || !doc[0].is_array()) return json_to_value(interp, doc);
+  std::vector<Value> insts;
+  for (const auto& inst : doc[0]) {
+    const schedule::InstructionKind* kind = inst.is_array() && inst.size() == 4 && inst[0].is_string()
+                                                ? schedule::InstructionKind::find(inst[0].get<std::string>())
+                                                : nullptr;
+    if (!kind || !inst[2].is_array()) {
+      insts.push_back(json_to_value(interp, inst));
+      continue;
+    }
+    std::vector<Value> attrs;
+    for (size_t i = 0; i < inst[2].size(); ++i) {
+      bool floats = false;
+      for (const schedule::ParamSpec& p : kind->params)
+        floats |= p.slot == schedule::Slot::Attr && p.slot_index == static_cast<int>(i) && p.type == schedule::ParamType::FloatList;
+      attrs.push_back(floats ? float_imms(interp, inst[2][i]) : json_to_value(interp, inst[2][i]));
+    }
+    insts.push_back(script::make_list({json_to_value(interp, inst[0]), json_to_value(interp, inst[1]), script::make_list(std::move(attrs)),
+                                       json_to_value(interp, inst[3])}));
+  }
+  std::vector<Value> parts{script::make_list(std::move(insts))};
+  for (size_t i = 1; i < doc.size(); ++i) parts.push_back(json_to_value(interp, doc[i]));
+  return script::make_list(std::move(parts));
 }
 
 schedule::Trace& trace_of(Args& a) { return a[0].as<TraceValue>()->trace; }
@@ -246,7 +296,7 @@ TypeObject* TraceValue::type() const {
       return script::make_list(std::move(lines));
     }, "as_python(remove_postproc=False) -> list of str: one line of Python per instruction.");
     type->def("as_json", "self, remove_postproc=False", [](Interpreter& interp, Args& a) {
-      return json_to_value(interp, trace_of(a).as_json(a.get_bool(1)));
+      return trace_json_value(interp, trace_of(a).as_json(a.get_bool(1)));
     }, "as_json(remove_postproc=False): TVM's JSON form, [[kind, inputs, attrs, outputs], ...] and [[index, decision], ...].");
     type->def("apply_to_schedule", "self, sch, remove_postproc=False, decision_provider=None", [](Interpreter& interp, Args& a) {
       schedule::Schedule& sch = schedule_arg(a, 1);
@@ -258,7 +308,7 @@ TypeObject* TraceValue::type() const {
           for (const TraceArg& x : inst->inputs) inputs.push_back(arg_value(interp, x));
           for (const TraceArg& x : inst->attrs) attrs.push_back(arg_value(interp, x));
           Value out = interp.call(fn, {Value(std::make_shared<InstructionValue>(inst, "")), script::make_list(std::move(inputs)),
-                                       script::make_list(std::move(attrs)), arg_value(interp, decision)});
+                                       script::make_list(std::move(attrs)), decision_value(interp, decision)});
           return decision_arg(interp, out);
         };
       }
@@ -273,7 +323,7 @@ TypeObject* TraceValue::type() const {
       });
       return Value();
     }, "Trace.apply_json_to_schedule(json, sch): replay a trace in TVM's JSON form.");
-    type->def("get_decision", "self, inst", [](Interpreter& interp, Args& a) { return arg_value(interp, trace_of(a).get_decision(instruction_arg(a, 1))); });
+    type->def("get_decision", "self, inst", [](Interpreter& interp, Args& a) { return decision_value(interp, trace_of(a).get_decision(instruction_arg(a, 1))); });
     type->def("with_decision", "self, inst, decision, remove_postproc", [](Interpreter& interp, Args& a) {
       return make_trace_value(trace_of(a).with_decision(instruction_arg(a, 1), decision_arg(interp, a[2]), a.get_bool(3)));
     });
@@ -285,7 +335,7 @@ TypeObject* TraceValue::type() const {
       auto d = std::make_shared<script::Dict>();
       for (size_t i = 0; i < trace.size(); ++i) {
         TraceArg decision = trace.get_decision(trace.insts()[i]);
-        if (!decision.is_none()) d->set(interp, Value(std::make_shared<InstructionValue>(trace.insts()[i], lines[i])), arg_value(interp, decision));
+        if (!decision.is_none()) d->set(interp, Value(std::make_shared<InstructionValue>(trace.insts()[i], lines[i])), decision_value(interp, decision));
       }
       return Value(d);
     }, "decisions: the sampling instructions' decisions, by instruction.");

@@ -271,10 +271,14 @@ TypeRef make_schedule_type() {
     interp.write_stdout(ir::script(self(a).mod()));
     return Value();
   }, "show(): print the current module.");
-  t->def("copy", "self", [](Interpreter&, Args& a) { return Value(std::make_shared<ScheduleValue>(self(a))); },
-         "copy(): an independent schedule with the same module, trace and handles.");
+  t->def("copy", "self", [](Interpreter&, Args& a) { return Value(std::make_shared<ScheduleValue>(self(a).copy())); },
+         "copy(): an independent schedule with the same module, trace and handles, sampling from a seed forked off this one's.");
   t->def("seed", "self, seed", [](Interpreter&, Args& a) {
-    self(a).seed(a.get_int(1));
+    try {
+      self(a).seed(a.get_int(1));
+    } catch (const UserError& e) {
+      raise_user_error(e, "seed", {"seed"});
+    }
     return Value();
   }, "seed(n): make the following sampling decisions deterministic.");
   t->def("fork_seed", "self", [](Interpreter&, Args& a) { return Value::integer(self(a).fork_seed()); },

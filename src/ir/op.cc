@@ -279,6 +279,13 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
       case ExprKind::Div: if (y != 0) return make_float(x / y, t); break;
       case ExprKind::Min: return make_float(std::min(x, y), t);
       case ExprKind::Max: return make_float(std::max(x, y), t);
+      // Comparisons of constants fold too, as TVM's TryConstFold does.
+      case ExprKind::EQ: return make_bool(x == y);
+      case ExprKind::NE: return make_bool(x != y);
+      case ExprKind::LT: return make_bool(x < y);
+      case ExprKind::LE: return make_bool(x <= y);
+      case ExprKind::GT: return make_bool(x > y);
+      case ExprKind::GE: return make_bool(x >= y);
       default: break;
     }
   }

@@ -121,9 +121,12 @@ void rolling_buffer(ScheduleState& s, uint64_t block, int64_t write_buffer_index
 // folded into the sum reduction producing its input (TVM's FuseReductionEpilogue).
 void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_block, uint64_t epilogue_block);
 
-// Sampling (primitive/sampling.cc): deterministic for a given random state.
-std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state);
-int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_state);
+// Sampling (primitive/sampling.cc): TVM's SamplePerfectTile / SamplePartitionedTile /
+// SampleCategorical over its random state, so a seed gives TVM's decisions.
+std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, int64_t& rand_state);
+std::vector<int64_t> sample_partitioned_tile(int64_t extent, int64_t n, int64_t partition_pos, int64_t innerpart_factor,
+                                             int64_t& rand_state);
+int64_t sample_categorical(const std::vector<double>& probs, int64_t& rand_state);
 // Where sample_compute_location may put a block (TVM's CollectComputeLocation): inline when
 // compute_inline would succeed, and loops of the first consumer's nest where compute_at
 // would (no unit loops, none after a reduction loop), each with its position in that nest.

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <random>
 
 #include "arith/simplify.h"
 #include "arith/verify_well_formed.h"
@@ -12,6 +11,7 @@
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 #include "support/error.h"
+#include "support/random_engine.h"
 
 namespace tsch::schedule {
 
@@ -52,20 +52,15 @@ void Schedule::work_on(const std::string& func_name) {
   state_.set_func_name(func_name);
 }
 
-void Schedule::seed(int64_t value) {
-  if (value == -1) {
-    std::random_device rd;
-    rand_state_ = (static_cast<uint64_t>(rd()) << 32) | rd();
-  } else {
-    rand_state_ = static_cast<uint64_t>(value);
-  }
-}
+void Schedule::seed(int64_t value) { rand_state_ = support::LinearCongruentialEngine::normalize_seed(value); }
 
-int64_t Schedule::fork_seed() {
-  // A new seed from the stream, as TVM's ForkSeed: a child schedule seeded with it samples
-  // independently of this one, reproducibly.
-  rand_state_ = rand_state_ * 6364136223846793005ULL + 1442695040888963407ULL;
-  return static_cast<int64_t>((rand_state_ >> 33) % 2147483647);
+int64_t Schedule::fork_seed() { return support::LinearCongruentialEngine(&rand_state_).fork_seed(); }
+
+Schedule Schedule::copy() {
+  Schedule out = *this;
+  // TVM's Copy takes the forked seed as the state as it is, without normalizing it.
+  out.rand_state_ = fork_seed();
+  return out;
 }
 
 void Schedule::set_change_check(ChangeCheck check) { change_check() = std::move(check); }
@@ -104,7 +99,7 @@ std::vector<RV> Schedule::apply(const InstructionKind& kind, std::vector<TraceAr
     throw;
   }
   ScheduleState saved = state_;
-  uint64_t saved_rand = rand_state_;
+  int64_t saved_rand = rand_state_;
   auto restore = [&] {
     state_ = saved;
     rand_state_ = saved_rand;

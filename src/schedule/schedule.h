@@ -51,10 +51,14 @@ class Schedule {
   ErrorRenderLevel error_render_level() const { return render_level_; }
   int64_t debug_mask() const { return debug_mask_; }
 
-  // Random state (TVM's seed / fork_seed): deterministic sampling for a given seed.
+  // Random state (TVM's Seed / ForkSeed over support::LinearCongruentialEngine): a seeded
+  // schedule samples exactly as TVM's does. `seed` -1 draws one from the device.
   void seed(int64_t seed);
   int64_t fork_seed();
-  uint64_t& rand_state() { return rand_state_; }
+  int64_t& rand_state() { return rand_state_; }
+  // TVM's Schedule.copy: the same module, trace and handles, sampling from a seed forked
+  // off this schedule's state (so this one's state advances).
+  Schedule copy();
 
   // Applies one instruction and records it. A refusal (ScheduleError) or a user error leaves
   // the state and the trace exactly as they were; a refusal is rethrown as
@@ -135,7 +139,7 @@ class Schedule {
   bool change_check_suspended_ = false;
   ir::IRModule original_;
   Trace trace_;
-  uint64_t rand_state_ = 1;
+  int64_t rand_state_ = 1;
   int64_t debug_mask_ = 0;
   ErrorRenderLevel render_level_ = ErrorRenderLevel::Detail;
 };

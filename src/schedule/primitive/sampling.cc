@@ -1,116 +1,158 @@
-// Sampling for tuning: perfect tilings and categorical choices, deterministic for a given
-// random state (a 64-bit linear congruential generator, as TVM's schedules use one).
+// Sampling for tuning: perfect and partitioned tilings, categorical choices and compute
+// locations, drawn as TVM's sampling.cc draws them: libstdc++'s distributions over TVM's
+// linear congruential engine (support/random_engine.h), so a seed gives TVM's decisions.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "schedule/error.h"
 #include "schedule/primitives.h"
 #include "schedule/kind_registration.h"
+#include "support/random_engine.h"
 
 namespace tsch::schedule {
 
 namespace {
 
-uint64_t next(uint64_t& state) {
-  // Knuth's MMIX constants; the high bits are used.
-  state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return state >> 33;
+using Engine = support::LinearCongruentialEngine;
+
+// TVM's SampleInt: uniform in [min, max_exclusive); a range of one value draws nothing.
+int32_t sample_int(int64_t& rand_state, int32_t min, int32_t max_exclusive) {
+  if (min + 1 == max_exclusive) return min;
+  Engine engine(&rand_state);
+  std::uniform_int_distribution<int32_t> dist(min, max_exclusive - 1);
+  return dist(engine);
 }
 
-void tilings(int64_t extent, int64_t parts, int64_t max_innermost, std::vector<int64_t>& current,
-             std::vector<std::vector<int64_t>>& out) {
-  if (parts == 1) {
-    if (max_innermost <= 0 || extent <= max_innermost) {
-      current.push_back(extent);
-      out.push_back(current);
-      current.pop_back();
+// TVM's SampleWithoutReplacement: k distinct values of [0, n), by a partial shuffle (k = 1
+// and 2 drawn directly, as TVM does, since the draws must match).
+std::vector<int32_t> sample_without_replacement(int64_t& rand_state, int32_t n, int32_t k) {
+  if (k == 1) return {sample_int(rand_state, 0, n)};
+  if (k == 2) {
+    int32_t first = sample_int(rand_state, 0, n);
+    int32_t second = sample_int(rand_state, 0, n - 1);
+    if (second >= first) ++second;
+    return {first, second};
+  }
+  std::vector<int32_t> order(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+  for (int32_t i = 0; i < k; ++i) {
+    int32_t j = sample_int(rand_state, i, n);
+    if (i != j) std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
+  }
+  order.resize(static_cast<size_t>(k));
+  return order;
+}
+
+// One prime power of an extent's factorization. TVM's prime table reaches 65536 and treats a
+// larger prime (at most one, last) as its own case, whose 2-way split draws the other way.
+struct PrimePower {
+  int64_t prime;
+  int32_t exponent;
+  bool beyond_table;
+};
+
+std::vector<PrimePower> factorize(int64_t n) {
+  constexpr int64_t kTableEnd = 65536;
+  std::vector<PrimePower> out;
+  for (int64_t p = 2; p * p <= n; ++p) {
+    int32_t e = 0;
+    for (; n % p == 0; n /= p) ++e;
+    if (e != 0) out.push_back({p, e, false});
+  }
+  if (n > 1) out.push_back({n, 1, n >= kTableEnd});
+  return out;
+}
+
+int64_t power(int64_t base, int32_t exponent) {
+  int64_t r = 1;
+  for (int32_t i = 0; i < exponent; ++i) r *= base;
+  return r;
+}
+
+// TVM's SamplePerfectTile without an innermost limit: each prime power's exponent spread
+// over the parts uniformly (stars and bars).
+std::vector<int64_t> sample_perfect_tile_once(int64_t& rand_state, int64_t extent, int32_t n_splits,
+                                              const std::vector<PrimePower>& factors) {
+  if (n_splits == 1) return {extent};
+  if (extent == 1) return std::vector<int64_t>(static_cast<size_t>(n_splits), 1);
+  if (n_splits == 2) {
+    int64_t outer = 1, inner = 1;
+    for (const PrimePower& f : factors) {
+      if (f.beyond_table) {
+        (sample_int(rand_state, 0, 2) ? inner : outer) *= f.prime;
+        continue;
+      }
+      int32_t x = sample_int(rand_state, 0, f.exponent + 1);
+      outer *= power(f.prime, x);
+      inner *= power(f.prime, f.exponent - x);
     }
-    return;
+    return {outer, inner};
   }
-  for (int64_t d = 1; d <= extent; ++d) {
-    if (extent % d != 0) continue;
-    current.push_back(d);
-    tilings(extent / d, parts - 1, max_innermost, current, out);
-    current.pop_back();
+  std::vector<int64_t> result(static_cast<size_t>(n_splits), 1);
+  for (const PrimePower& f : factors) {
+    if (f.exponent == 1) {
+      result[static_cast<size_t>(sample_int(rand_state, 0, n_splits))] *= f.prime;
+      continue;
+    }
+    // Bars: n_splits - 1 distinct positions among exponent + n_splits - 1.
+    int32_t slots = f.exponent + n_splits - 1;
+    std::vector<int32_t> bars = sample_without_replacement(rand_state, slots, n_splits - 1);
+    std::sort(bars.begin(), bars.end());
+    bars.push_back(slots);
+    for (int32_t i = 0, last = -1; i < n_splits; ++i) {
+      result[static_cast<size_t>(i)] *= power(f.prime, bars[static_cast<size_t>(i)] - last - 1);
+      last = bars[static_cast<size_t>(i)];
+    }
   }
+  return result;
+}
+
+void check_tile_args(int64_t extent, int64_t n) {
+  // TVM draws with 32-bit integers.
+  TSCH_USER_ASSERT(extent >= 1 && extent <= INT32_MAX, ValueError)
+      << "sampling tiles of a loop of extent " << extent << " is not supported yet (extents 1 to 2^31 - 1 are)";
+  TSCH_USER_ASSERT_ARG(n >= 1, ValueError, "n") << "Cannot tile a loop to 0 or negative splits";
 }
 
 }  // namespace
 
-// The prime factors of n, with multiplicity. Trial division stops at 10^6: a cofactor left
-// then counts as one factor (it may be composite, which only leaves some tilings out).
-std::vector<int64_t> prime_factors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t p = 2; p <= 1000000 && p * p <= n; ++p) {
-    while (n % p == 0) {
-      out.push_back(p);
-      n /= p;
-    }
+std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, int64_t& rand_state) {
+  check_tile_args(extent, n);
+  std::vector<PrimePower> factors = factorize(extent);
+  auto n_splits = static_cast<int32_t>(n);
+  if (max_innermost_factor == -1) return sample_perfect_tile_once(rand_state, extent, n_splits, factors);
+  TSCH_USER_ASSERT_ARG(n >= 2, ValueError, "n") << "Cannot tile a loop into " << n << " splits";
+  // Rejection, as TVM: the draws of rejected tilings count.
+  while (true) {
+    std::vector<int64_t> result = sample_perfect_tile_once(rand_state, extent, n_splits, factors);
+    if (result.back() <= max_innermost_factor) return result;
   }
-  if (n > 1) out.push_back(n);
-  return out;
 }
 
-// How many tilings `tilings` would list, saturating at `cap`.
-int64_t count_tilings(int64_t extent, int64_t parts, int64_t max_innermost, int64_t cap) {
-  if (parts == 1) return max_innermost <= 0 || extent <= max_innermost ? 1 : 0;
-  int64_t total = 0;
-  for (int64_t d = 1; d <= extent && total < cap; ++d)
-    if (extent % d == 0) total += count_tilings(extent / d, parts - 1, max_innermost, cap - total);
-  return std::min(total, cap);
+std::vector<int64_t> sample_partitioned_tile(int64_t extent, int64_t n, int64_t partition_pos, int64_t innerpart_factor,
+                                             int64_t& rand_state) {
+  check_tile_args(extent, n);
+  std::vector<PrimePower> factors = factorize(extent);
+  auto n_splits = static_cast<int32_t>(n);
+  if (partition_pos == 0 && innerpart_factor == 1) return sample_perfect_tile_once(rand_state, extent, n_splits, factors);
+  TSCH_USER_ASSERT_ARG(n >= 2, ValueError, "n") << "Cannot tile a loop into " << n << " splits";
+  while (true) {
+    std::vector<int64_t> result = sample_perfect_tile_once(rand_state, extent, n_splits, factors);
+    int64_t inner = 1;
+    for (size_t i = static_cast<size_t>(partition_pos); i < result.size(); ++i) inner *= result[i];
+    if (inner % innerpart_factor == 0) return result;
+  }
 }
 
-std::vector<int64_t> sample_perfect_tile(int64_t extent, int64_t n, int64_t max_innermost_factor, uint64_t& rand_state) {
-  // Small spaces: every tiling listed, one drawn uniformly.
-  constexpr int64_t kEnumerate = 100000;
-  if (extent <= (int64_t{1} << 16) && count_tilings(extent, n, max_innermost_factor, kEnumerate + 1) <= kEnumerate) {
-    std::vector<std::vector<int64_t>> all;
-    std::vector<int64_t> current;
-    tilings(extent, n, max_innermost_factor, current, all);
-    if (all.empty()) {
-      std::vector<int64_t> trivial(static_cast<size_t>(n), 1);
-      trivial[0] = extent;
-      return trivial;
-    }
-    return all[next(rand_state) % all.size()];
-  }
-  // Large spaces (many parts, or a long loop), as TVM samples: the innermost factor among
-  // the divisors within the limit, then each remaining prime factor to a random outer part.
-  std::vector<int64_t> factors(static_cast<size_t>(n), 1);
-  std::vector<int64_t> primes = prime_factors(extent);
-  std::vector<int64_t> divisors{1};
-  for (size_t i = 0; i < primes.size();) {
-    size_t j = i;
-    while (j < primes.size() && primes[j] == primes[i]) ++j;
-    size_t count = divisors.size();
-    int64_t power = 1;
-    for (size_t k = i; k < j; ++k) {
-      power *= primes[i];
-      for (size_t m = 0; m < count; ++m)
-        if (max_innermost_factor <= 0 || divisors[m] <= max_innermost_factor / power) divisors.push_back(divisors[m] * power);
-    }
-    i = j;
-  }
-  int64_t inner = n == 1 ? extent : divisors[next(rand_state) % divisors.size()];
-  factors.back() = inner;
-  for (int64_t p : prime_factors(extent / inner)) factors[next(rand_state) % static_cast<uint64_t>(n - 1)] *= p;
-  return factors;
-}
-
-int64_t sample_categorical(const std::vector<double>& probs, uint64_t& rand_state) {
-  double total = 0;
-  for (double p : probs) total += p;
-  // next() gives 31 uniform bits: r is uniform in [0, total).
-  double r = std::ldexp(static_cast<double>(next(rand_state)), -31) * total;
-  for (size_t i = 0; i < probs.size(); ++i) {
-    if (r < probs[i]) return static_cast<int64_t>(i);
-    r -= probs[i];
-  }
-  return static_cast<int64_t>(probs.size()) - 1;
+int64_t sample_categorical(const std::vector<double>& probs, int64_t& rand_state) {
+  std::discrete_distribution<int32_t> dist(probs.begin(), probs.end());
+  Engine engine(&rand_state);
+  return dist(engine);
 }
 
 }  // namespace tsch::schedule
@@ -121,20 +163,31 @@ using namespace ir;
 
 namespace {
 
-// TVM's GetLoopIterType: data-parallel unless some block under the loop binds it to an
-// iterator of another kind.
-bool loop_is_data_parallel(const ScheduleState& s, uint64_t loop) {
-  const VarNode* var = s.loop_at(loop).loop_var.get();
+// TVM's GetLoopIterType: data-parallel unless a block directly under the loop (blocks
+// inside it are not looked into) binds it to an iterator of another kind.
+class LoopIterKind : public IRVisitor {
+ public:
+  explicit LoopIterKind(const VarNode* var) : var_(var) {}
   bool data_parallel = true;
-  for_each_stmt(s.loop_at(loop).body, [&](const Stmt& st) {
-    auto* r = as<BlockRealizeNode>(st);
-    if (!r) return;
+
+  void visit(const Stmt& s) override {
+    auto* r = as<BlockRealizeNode>(s);
+    if (!r) return visit_children(s);
     for (size_t i = 0; i < r->iter_values.size(); ++i) {
-      if (r->block->iter_vars[i].type != IterType::DataPar && uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var; }))
+      if (r->block->iter_vars[i].type != IterType::DataPar && uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var_; }))
         data_parallel = false;
     }
-  });
-  return data_parallel;
+  }
+  using IRVisitor::visit;
+
+ private:
+  const VarNode* var_;
+};
+
+bool loop_is_data_parallel(const ScheduleState& s, uint64_t loop) {
+  LoopIterKind kind(s.loop_at(loop).loop_var.get());
+  kind.visit(s.loop_at(loop).body);
+  return kind.data_parallel;
 }
 
 // Whether `f` succeeds on a copy of the state (TVM's CanComputeAt / CanComputeInline).
@@ -224,11 +277,45 @@ std::string expr_rv_name(const Schedule& sch, const InstructionCall& c) {
   return "v" + std::to_string(sch.num_rvs() + made + 1);
 }
 
-void apply_sample_perfect_tile(Schedule& sch, InstructionCall& c) {
-  uint64_t loop = sch.loop_sid(c.inputs[0]);
-  int64_t n = c.attrs[0].as_int(), max_inner = c.attrs[1].as_int();
+// A decision given for a tiling: n positive factors whose product is the extent. (TVM quietly
+// repairs one that is not; tsch refuses it, as a decision given by hand that does not tile
+// the loop is a mistake.)
+std::vector<int64_t> tile_decision(const TraceArg& given, int64_t n, int64_t extent) {
+  std::vector<int64_t> factors;
+  int64_t product = 1;
+  bool ok = given.kind == TraceArg::Kind::List;
+  for (const TraceArg& f : given.list) {
+    TSCH_USER_ASSERT_ARG(f.kind == TraceArg::Kind::Int, TypeError, "decision") << "expected a list of int";
+    factors.push_back(f.i);
+    ok &= f.i >= 1 && !__builtin_mul_overflow(product, f.i, &product);
+  }
+  TSCH_USER_ASSERT_ARG(ok && static_cast<int64_t>(factors.size()) == n && product == extent, ValueError, "decision")
+      << "the decision does not tile the loop";
+  return factors;
+}
+
+// The factors as ExprRVs, and as the decision. A -1 factor (a loop of symbolic extent) is left
+// to infer: sample_perfect_tile gives None for it (TVM 0.23), sample_partitioned_tile an
+// ExprRV of -1, as TVM's do.
+void output_tiles(Schedule& sch, InstructionCall& c, const std::vector<int64_t>& factors, bool none_for_infer) {
+  std::vector<TraceArg> decision;
+  for (int64_t f : factors) {
+    c.outputs.push_back(f == -1 && none_for_infer ? RV() : make_rv(RVNode::Kind::Expr, 0, f, expr_rv_name(sch, c)));
+    decision.push_back(TraceArg::of_int(f));
+  }
+  c.decision = TraceArg::of_list(std::move(decision));
+}
+
+int64_t tile_parts(const InstructionCall& c) {
+  int64_t n = c.attrs[0].as_int();
   // A tile of more than 64 loops has no use and would make as many loops in the IR.
   TSCH_USER_ASSERT_ARG(n >= 1 && n <= 64, ValueError, "n") << "n must be between 1 and 64, got " << n;
+  return n;
+}
+
+void apply_sample_perfect_tile(Schedule& sch, InstructionCall& c) {
+  uint64_t loop = sch.loop_sid(c.inputs[0]);
+  int64_t n = tile_parts(c), max_inner = c.attrs[1].as_int();
   TSCH_USER_ASSERT_ARG(max_inner == -1 || max_inner >= 1, ValueError, "max_innermost_factor")
       << "max_innermost_factor must be positive, or -1 for no limit, got " << max_inner;
   int64_t extent;
@@ -237,25 +324,35 @@ void apply_sample_perfect_tile(Schedule& sch, InstructionCall& c) {
     factors.assign(static_cast<size_t>(n), 1);
     factors[0] = -1;
   } else if (!c.decision.is_none()) {
-    int64_t product = 1;
-    bool ok = c.decision.kind == TraceArg::Kind::List;
-    for (const TraceArg& f : c.decision.list) {
-      TSCH_USER_ASSERT_ARG(f.kind == TraceArg::Kind::Int, TypeError, "decision") << "expected a list of int";
-      factors.push_back(f.i);
-      ok &= f.i >= 1 && !__builtin_mul_overflow(product, f.i, &product);
-    }
-    TSCH_USER_ASSERT_ARG(ok && static_cast<int64_t>(factors.size()) == n && product == extent, ValueError, "decision")
-        << "the decision does not tile the loop";
+    factors = tile_decision(c.decision, n, extent);
   } else {
     factors = sample_perfect_tile(extent, n, max_inner, sch.rand_state());
   }
-  std::vector<TraceArg> decision;
-  for (int64_t f : factors) {
-    // TVM 0.23: the factor left to infer (-1, a loop of symbolic extent) is None, no handle.
-    c.outputs.push_back(f == -1 ? RV() : make_rv(RVNode::Kind::Expr, 0, f, expr_rv_name(sch, c)));
-    decision.push_back(TraceArg::of_int(f));
+  output_tiles(sch, c, factors, true);
+}
+
+void apply_sample_partitioned_tile(Schedule& sch, InstructionCall& c) {
+  uint64_t loop = sch.loop_sid(c.inputs[0]);
+  int64_t n = tile_parts(c), partition_pos = c.attrs[1].as_int(), innerpart_factor = c.attrs[2].as_int();
+  TSCH_USER_ASSERT_ARG(partition_pos >= 0 && partition_pos < n, ValueError, "partition_pos")
+      << "partition_pos must be between 0 and n - 1 = " << n - 1 << ", got " << partition_pos;
+  TSCH_USER_ASSERT_ARG(innerpart_factor >= 1, ValueError, "innerpart_factor") << "innerpart_factor must be positive, got " << innerpart_factor;
+  int64_t extent;
+  std::vector<int64_t> factors;
+  if (!ir::as_const_int(sch.loop(loop).extent, &extent) || extent % innerpart_factor != 0) {
+    // TVM's answer when no tiling has such an inner part: infer the outer factor.
+    factors.assign(static_cast<size_t>(n), 1);
+    factors[0] = -1;
+  } else if (!c.decision.is_none()) {
+    factors = tile_decision(c.decision, n, extent);
+    int64_t inner = 1;
+    for (size_t i = static_cast<size_t>(partition_pos); i < factors.size(); ++i) inner *= factors[i];
+    TSCH_USER_ASSERT_ARG(inner % innerpart_factor == 0, ValueError, "decision")
+        << "the factors from partition_pos on multiply to " << inner << ", not a multiple of innerpart_factor " << innerpart_factor;
+  } else {
+    factors = sample_partitioned_tile(extent, n, partition_pos, innerpart_factor, sch.rand_state());
   }
-  c.decision = TraceArg::of_list(std::move(decision));
+  output_tiles(sch, c, factors, false);
 }
 
 void apply_sample_categorical(Schedule& sch, InstructionCall& c) {
@@ -290,8 +387,7 @@ void apply_sample_compute_location(Schedule& sch, InstructionCall& c) {
   for (const auto& [index, sid] : where.loops) choices.push_back(index);
   int64_t decision;
   if (c.decision.is_none()) {
-    std::vector<double> probs(choices.size(), 1.0);
-    decision = choices[static_cast<size_t>(sample_categorical(probs, sch.rand_state()))];
+    decision = choices[static_cast<size_t>(sample_int(sch.rand_state(), 0, static_cast<int32_t>(choices.size())))];
   } else {
     TSCH_USER_ASSERT_ARG(c.decision.kind == TraceArg::Kind::Int, TypeError, "decision") << "expected an int";
     decision = c.decision.i;
@@ -315,6 +411,13 @@ void register_sampling_kinds(KindList& kinds) {
                               OutputForm::List, apply_sample_perfect_tile,
                               "sample_perfect_tile(loop, n, max_innermost_factor=16, decision=None) -> list of ExprRV whose product is "
                               "the extent."));
+  kinds.push_back(define_kind("SamplePartitionedTile", "sample_partitioned_tile",
+                              {input("loop", ParamType::Loop), attr("n", ParamType::Int), attr("partition_pos", ParamType::Int, "0"),
+                               attr("innerpart_factor", ParamType::Int, "1"), decision_param()},
+                              OutputForm::List, apply_sample_partitioned_tile,
+                              "sample_partitioned_tile(loop, n, partition_pos=0, innerpart_factor=1, decision=None) -> list of ExprRV "
+                              "whose product is the extent, the factors from partition_pos on multiplying to a multiple of "
+                              "innerpart_factor."));
   kinds.push_back(define_kind("SampleCategorical", "sample_categorical",
                               {attr("candidates", ParamType::IntList), attr("probs", ParamType::FloatList), decision_param()},
                               OutputForm::Single, apply_sample_categorical,
@@ -323,7 +426,7 @@ void register_sampling_kinds(KindList& kinds) {
   kinds.push_back(define_kind("SampleComputeLocation", "sample_compute_location", {input("block", ParamType::Block), decision_param()},
                               OutputForm::Single, apply_sample_compute_location,
                               "sample_compute_location(block, decision=None) -> LoopRV (decision -1: stay at the root, -2: inline)."));
-  for (size_t i = kinds.size() - 3; i < kinds.size(); ++i) kinds[i]->is_pure = true;
+  for (size_t i = kinds.size() - 4; i < kinds.size(); ++i) kinds[i]->is_pure = true;
 }
 
 void register_postproc_kinds(KindList& kinds) {
