@@ -324,6 +324,22 @@ bool solve_affine(const BlockNode* block, const BufferRegion& access, const std:
   return true;
 }
 
+// The values of a read index over the new instances; `x % c` exactly where x stays within one
+// multiple of c (`(v1 * 8 + v4) % 16` over one half of a row).
+arith::Interval read_interval(const PrimExpr& index, const arith::VarDomain& dom, const arith::VarDomain& loop_dom) {
+  int64_t c;
+  if (index->kind == ExprKind::FloorMod && as_const_int(binary_b(index), &c) && c > 0) {
+    arith::Interval x = arith::eval_interval(binary_a(index), dom);
+    if (x.min && x.max) {
+      PrimExpr k = make_int(c, index->dtype);
+      PrimExpr qa = arith::simplify(simplify_div_bound(floordiv(x.min, k), loop_dom), loop_dom);
+      PrimExpr qb = arith::simplify(simplify_div_bound(floordiv(x.max, k), loop_dom), loop_dom);
+      if (is_zero(arith::simplify(sub(qa, qb)))) return {arith::simplify(sub(x.min, mul(qa, k))), arith::simplify(sub(x.max, mul(qa, k)))};
+    }
+  }
+  return arith::eval_interval(index, dom);
+}
+
 }  // namespace
 
 // The iterator ranges a block needs so that its accesses of `buffers` cover `needed` (per
@@ -412,8 +428,10 @@ void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const Bloc
       const PrimExpr& size = access.buffer->shape[d];
       arith::Interval in_buffer = arith::interval_of(Range{make_int(0, size->dtype), size});
       arith::Interval made = tidy(arith::interval_clamp(it->second[d], in_buffer, loop_dom), loop_dom);
-      arith::Interval lo = arith::eval_interval(r.min, dom);
-      arith::Interval hi = arith::eval_interval(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)), dom);
+      arith::Interval lo = read_interval(r.min, dom, loop_dom);
+      arith::Interval hi = is_one(arith::simplify(r.extent))
+                               ? lo
+                               : read_interval(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)), dom, loop_dom);
       if (!lo.min || !hi.max) {
         fail(s, kConsumerRegionNotCoveredError, {block_sid},
              fmt::format("The block {{0}} reads elements of {} in dimension {} (index {}) that cannot be bounded, so not shown to be "
