@@ -8,6 +8,7 @@
 //   for i, j in T.grid(128, 128): C[...]                   vi = i; vj = j_0 * 4 + ax0
 #include <fmt/format.h>
 
+#include <numeric>
 #include <optional>
 #include <unordered_set>
 
@@ -18,6 +19,7 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
+#include "schedule/primitive/compute_at_region.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 #include "schedule/kind_registration.h"
@@ -25,6 +27,8 @@
 namespace tsch::schedule {
 
 using namespace ir;
+
+using namespace compute_at_detail;
 
 namespace {
 
@@ -34,19 +38,7 @@ TSCH_SCHEDULE_ERROR_KIND(kNoConsumerError, "NoConsumerError", "The block has no 
                          "The block {0} has no consumer to compute at");
 TSCH_SCHEDULE_ERROR_KIND(kNoProducerError, "NoProducerError", "The block has no producer to compute at",
                          "The block {0} has no producer to compute at");
-TSCH_SCHEDULE_ERROR_KIND(kUnboundedRegionError, "UnboundedRegionError", "The region the block must cover cannot be bounded",
-                         "The region that block {0} must cover cannot be bounded");
-TSCH_SCHEDULE_ERROR_KIND(kConsumerRegionNotCoveredError, "ConsumerRegionNotCoveredError",
-                         "The consumer reads more than one iteration of the loop produces",
-                         "The block {0} reads more than one iteration of the loop produces");
 
-// An iterator's values under the new loops (TVM's BlockVarDomainInfo): the loops cover
-// `range`, what the consumers need; where that may pass the iterator's domain or the
-// buffer's end, a T.where keeps the block inside `bound`.
-struct IterRange {
-  arith::Interval range;
-  std::optional<arith::Interval> bound;
-};
 
 // The original T.where restated over the block's iterators, so it can guard the block under
 // its new loops. A term over loops that feed only spatial iterators is dropped, as TVM drops
@@ -121,7 +113,7 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<IterRange
     DataType t = block->iter_vars[i].var->dtype;
     // Simplified under the outer loops' ranges: a clamp they decide goes (`T.max(i_0 * 32 + i_1, 0)`).
     // A unit outer loop's variable is 0 there (TVM binds `T.axis.spatial(1, 0)`).
-    PrimExpr lo = arith::simplify_folding_points(ranges[i].range.min, dom);
+    PrimExpr lo = reversed_form(arith::simplify_folding_points(ranges[i].range.min, dom));
     PrimExpr extent = arith::simplify(add(sub(arith::simplify_folding_points(ranges[i].range.max, dom), lo), make_int(1, t)), dom);
     if (!preserve_unit_loops && is_one(extent)) {
       bindings.push_back(lo);
@@ -129,104 +121,27 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<IterRange
       Var v = make_var("ax" + std::to_string(loop_vars.size()), t);
       loop_vars.push_back(v);
       extents.push_back(extent);
-      bindings.push_back(arith::simplify(add(lo, v)));
+      bindings.push_back(add(lo, v));  // TVM's `min + var`, not simplified further
     }
     iter_to_binding[block->iter_vars[i].var.get()] = bindings.back();
   }
   std::vector<LoopSpec> loops;
   for (size_t k = 0; k < loop_vars.size(); ++k) loops.push_back({loop_vars[k], nullptr, extents[k]});
   for (size_t k = 0; k < loop_vars.size(); ++k) dom[loop_vars[k].get()] = arith::interval_of(Range{make_int(0, extents[k]->dtype), extents[k]});
-  std::vector<PrimExpr> terms = conjuncts(predicate);
+  PrimExpr guard = make_bool(true);
+  auto add_term = [&](const PrimExpr& t) {
+    if (prove_bound(t, dom)) return;
+    guard = is_one(guard) ? t : make_binary(ExprKind::And, guard, t);
+  };
+  for (const PrimExpr& term : conjuncts(predicate)) add_term(arith::simplify(substitute(term, iter_to_binding)));
+  // TVM's bounds, iterator by iterator, lower then upper.
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (!ranges[i].bound) continue;
-    const arith::Interval& b = *ranges[i].bound;
-    terms.push_back(make_binary(ExprKind::GE, block->iter_vars[i].var, b.min));
-    terms.push_back(make_binary(ExprKind::LT, block->iter_vars[i].var, arith::simplify(add(b.max, make_int(1, b.max->dtype)))));
-  }
-  PrimExpr guard = make_bool(true);
-  for (const PrimExpr& term : terms) {
-    PrimExpr t = arith::simplify(substitute(term, iter_to_binding));
-    if (is_one(t) || arith::can_prove(t, dom)) continue;
-    guard = is_one(guard) ? t : make_binary(ExprKind::And, guard, t);
+    PrimExpr value = arith::simplify_folding_points(bindings[i], dom);
+    add_term(bound_term(value, ranges[i].bound->min, true));
+    add_term(bound_term(value, ranges[i].bound->max, false));
   }
   return make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(bindings, guard, block));
-}
-
-// The iterator ranges a block needs so that its accesses of `buffers` cover `needed`
-// (per buffer, per dimension). An access dimension that is exactly an iterator fixes that
-// iterator's range; iterators not fixed keep their whole domain.
-std::vector<IterRange> iter_ranges(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
-                                         const std::vector<BufferRegion>& accesses,
-                                         const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& needed,
-                                         const arith::VarDomain& loop_dom, bool must_cover = false) {
-  std::vector<IterRange> ranges;
-  for (const auto& iv : block->iter_vars) ranges.push_back({arith::interval_of(iv.dom), std::nullopt});
-  std::vector<bool> fixed(block->iter_vars.size(), false);
-  for (const auto& access : accesses) {
-    auto it = needed.find(access.buffer.get());
-    if (it == needed.end()) continue;
-    for (size_t d = 0; d < access.region.size(); ++d) {
-      arith::Interval want = it->second[d];
-      if (!want.min) fail(s, kUnboundedRegionError, {block_sid}, "The region of buffer " + access.buffer->name + " that block {0} must cover cannot be bounded");
-      // Loops of an imperfect split reach past the buffer's end, where the consumer's T.where
-      // stops it reading: the block is bounded by the buffer too (TVM's `bound`).
-      const PrimExpr& size = access.buffer->shape[d];
-      arith::Interval in_buffer = arith::interval_of(Range{make_int(0, size->dtype), size});
-      const Range& r = access.region[d];
-      auto* v = as<VarNode>(r.min);
-      if (!v || !is_one(r.extent)) {
-        if (uses_var(r.min, [&](const VarNode* x) {
-              for (const auto& iv : block->iter_vars) {
-                if (iv.var.get() == x) return true;
-              }
-              return false;
-            })) {
-          fail_not_supported(s, {block_sid}, "block {0} accesses " + access.buffer->name + " with an index that is not a plain block iterator");
-        }
-        // A consumer (reverse_compute_at) reading a fixed range of this dimension runs after
-        // each iteration of the loop: all of that range must have been produced by then.
-        if (must_cover) {
-          PrimExpr last = sub(add(r.min, r.extent), make_int(1, r.extent->dtype));
-          arith::Interval produced = arith::interval_clamp(want, in_buffer, loop_dom);
-          if (!arith::can_prove(make_binary(ExprKind::LE, produced.min, r.min), loop_dom) ||
-              !arith::can_prove(make_binary(ExprKind::LE, last, produced.max), loop_dom)) {
-            fail(s, kConsumerRegionNotCoveredError, {block_sid},
-                 fmt::format("The block {{0}} reads elements {}:{} of {} in dimension {}, more than one iteration of the loop produces",
-                             ir::script(r.min), ir::script(arith::simplify(add(r.min, r.extent))), access.buffer->name, d));
-          }
-        }
-        continue;
-      }
-      for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-        if (block->iter_vars[i].var.get() != v) continue;
-        arith::Interval bound = arith::interval_clamp(in_buffer, arith::interval_of(block->iter_vars[i].dom), loop_dom);
-        ranges[i].range = fixed[i] ? arith::interval_union(ranges[i].range, want) : want;
-        ranges[i].bound = fixed[i] && ranges[i].bound ? arith::interval_union(*ranges[i].bound, bound) : bound;
-        fixed[i] = true;
-      }
-    }
-  }
-  // TVM's BlockVarDomainInfo::Simplify: no bound where the range is inside it; the bound as
-  // the range where it is inside the range, or where the two meet in constants.
-  for (auto& r : ranges) {
-    if (!r.bound) continue;
-    const arith::Interval& b = *r.bound;
-    auto le = [&](const PrimExpr& x, const PrimExpr& y) { return arith::can_prove(make_binary(ExprKind::LE, x, y), loop_dom); };
-    if (le(b.min, r.range.min) && le(r.range.max, b.max)) {
-      r.bound.reset();
-    } else if (le(r.range.min, b.min) && le(b.max, r.range.max)) {
-      r.range = b;
-      r.bound.reset();
-    } else {
-      arith::Interval meet = arith::interval_clamp(r.range, b, loop_dom);
-      int64_t lo, hi;
-      if (as_const_int(meet.min, &lo) && as_const_int(meet.max, &hi)) {
-        r.range = meet;
-        r.bound.reset();
-      }
-    }
-  }
-  return ranges;
 }
 
 // Where in `loop`'s body to insert: the statements are scanned for those holding `anchors`.
@@ -386,8 +301,9 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
       }
     }
   }
-  std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->reads, produced, loop_domain(s, loop_sid),
-                                                     /*must_cover=*/true);
+  arith::VarDomain loop_dom = loop_domain(s, loop_sid);
+  std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->reads, produced, loop_dom);
+  check_reads_produced(s, block_sid, block, ranges, produced, loop_dom);
   // Step 3. Rewrite.
   Block block_ref = s.info(block_sid)->realize->block;
   PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);

@@ -121,6 +121,11 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
     int64_t outer;
     exact = as_const_int(extents[static_cast<size_t>(inferred)], &outer) && outer * product == extent;
   }
+  // A symbolic extent the factors divide (`n * 32` split by [None, 32]) needs no guard either.
+  if (!const_extent && inferred >= 0) {
+    PrimExpr covered = mul(extents[static_cast<size_t>(inferred)], make_int(product, t));
+    exact = is_zero(arith::simplify(sub(covered, loop->extent)));
+  }
   // TVM writes the guard in the nested form it builds the value in: `(i_0 * 2 + i_1) * 3 + i_2 < 128`.
   if (!exact && !disable_predication) predicate = make_binary(ExprKind::LT, value, loop->extent);
 
