@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <optional>
+#include <unordered_set>
 
 #include "arith/int_set.h"
 #include "arith/simplify.h"
@@ -132,6 +134,26 @@ size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope) {
 }
 
 namespace {
+
+// The shape of a compact cache over `region`, or nothing where an extent names a loop or
+// block iterator (a tile clamped at the buffer's edge): the scope block cannot allocate a
+// buffer sized by its own iterators, so the cache keeps the buffer's shape.
+std::optional<std::vector<PrimExpr>> compact_shape(const ScheduleState& s, uint64_t scope, const Buffer& buffer,
+                                                   const std::vector<arith::Interval>& region) {
+  std::unordered_set<const VarNode*> iterators;
+  for_each_stmt(Stmt(std::make_shared<BlockNode>(s.block_at(s.root_of(s.info(scope)->func)))), [&](const Stmt& x) {
+    if (auto* f = as<ForNode>(x)) iterators.insert(f->loop_var.get());
+    if (auto* b = as<BlockNode>(x)) {
+      for (const auto& iv : b->iter_vars) iterators.insert(iv.var.get());
+    }
+  });
+  std::vector<PrimExpr> shape;
+  for (size_t d = 0; d < region.size(); ++d) {
+    shape.push_back(arith::simplify(cast(buffer->shape[d]->dtype, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype)))));
+    if (uses_var(shape.back(), [&](const VarNode* v) { return iterators.count(v) > 0; })) return std::nullopt;
+  }
+  return shape;
+}
 
 // Accesses of a compact cache: indices and regions counted from the cached region's start.
 BufferReindex region_shift(const std::vector<arith::Interval>& region) {
@@ -327,8 +349,9 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   }
   std::vector<PrimExpr> shape = src->shape;
   if (!full) {
-    for (size_t d = 0; d < region.size(); ++d)
-      shape[d] = arith::simplify(cast(src->shape[d]->dtype, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype))));
+    std::optional<std::vector<PrimExpr>> compact = compact_shape(s, scope, src, region);
+    if (compact) shape = *compact;
+    full = !compact;
   }
   Buffer cache = buffer_with(src, cache_name(src->name, scope_name), shape, scope_name);
   uint64_t copy_sid = 0;
@@ -407,14 +430,12 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   // region the producer writes there (TVM's cache_full_region = false) and the producer
   // indexes it from the region's start.
   std::vector<arith::Interval> region = scope_region(s, block_sid, write);
-  std::vector<PrimExpr> shape;
-  for (size_t d = 0; d < region.size(); ++d)
-    shape.push_back(arith::simplify(cast(dst->shape[d]->dtype, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype)))));
-  Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), shape, scope_name);
+  std::optional<std::vector<PrimExpr>> shape = compact_shape(s, scope, dst, region);
+  Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), shape ? *shape : dst->shape, scope_name);
   uint64_t copy_sid = 0;
-  Stmt nest = copy_nest(s, cache->name, cache, dst, region, copy_sid, /*compact=*/true, /*cache_is_dst=*/false);
+  Stmt nest = copy_nest(s, cache->name, cache, dst, region, copy_sid, /*compact=*/shape.has_value(), /*cache_is_dst=*/false);
   BufferReindex shift = region_shift(region);
-  install_cache(s, block_sid, scope, position, dst, cache, nest, &shift);
+  install_cache(s, block_sid, scope, position, dst, cache, nest, shape ? &shift : nullptr);
   return copy_sid;
 }
 
