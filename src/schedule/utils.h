@@ -80,9 +80,12 @@ bool valid_storage_scope(const std::string& scope);
 //   for ax0, ax1 in T.grid(...): with T.block(name): v0, v1 = ...; dst[v] = src[v]
 // over `region` ([min, max] per dimension of src). With `compact` (a cache of the region's
 // shape, TVM's cache_full_region = false) the iterators range over the region and the cache is
-// indexed from 0: dst[v] = src[min + v]. `block_sid` receives the new block's sid (cache.cc).
+// indexed from 0: dst[v] = src[min + v] (dst[min + v] = src[v] when
+// the cache is the source: `cache_is_dst` false). `block_sid` receives the new block's sid
+// (cache.cc).
 ir::Stmt copy_nest(ScheduleState& s, const std::string& name, const ir::Buffer& src, const ir::Buffer& dst,
-                   const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact = false);
+                   const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact = false,
+                   bool cache_is_dst = true);
 // The top-level statement of the scope block `scope` that holds `sid`, as its index in the
 // scope's body (0 when the body is one statement) (cache.cc).
 size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope);

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <optional>
+#include <unordered_set>
 
 #include "arith/int_set.h"
 #include "arith/simplify.h"
@@ -41,6 +43,11 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
   for (auto it = loops.begin(); it != loops.end(); ++it) {
     const ForNode* f = &s.loop_at(*it);
     (it >= first ? dom : outer)[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
+  }
+  // The iterators of the blocks around the scope stay symbolic, inside their domains: the
+  // clamp below needs them to see that `i * 16 + 15` of a 16-row tile stays inside the buffer.
+  for (uint64_t up = s.scope_block(block_sid); up; up = s.scope_block(up)) {
+    for (const auto& iv : s.block_at(up).iter_vars) outer[iv.var.get()] = arith::interval_of(iv.dom);
   }
   std::vector<arith::Interval> out;
   for (size_t d = 0; d < region.region.size(); ++d) {
@@ -75,7 +82,7 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
 }  // namespace
 
 Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, const Buffer& dst,
-               const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact) {
+               const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact, bool cache_is_dst) {
   auto block = std::make_shared<BlockNode>();
   block->name = name;
   block->sid = block_sid = s.fresh_sid();
@@ -94,18 +101,20 @@ Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, con
     indices.push_back(v);
     block->iter_vars.push_back(IterVar{v, Range{make_int(0, t), compact ? extent : extent_of_dim}, IterType::DataPar});
   }
-  std::vector<PrimExpr> src_indices = indices;
+  // The compact cache is indexed from 0, the other buffer from the region's start.
+  std::vector<PrimExpr> src_indices = indices, dst_indices = indices;
   if (compact) {
-    for (size_t d = 0; d < region.size(); ++d) src_indices[d] = arith::simplify(add(cast(indices[d]->dtype, region[d].min), indices[d]));
+    std::vector<PrimExpr>& shifted = cache_is_dst ? src_indices : dst_indices;
+    for (size_t d = 0; d < region.size(); ++d) shifted[d] = arith::simplify(add(cast(indices[d]->dtype, region[d].min), indices[d]));
   }
   BufferRegion read{src, {}}, write{dst, {}};
   for (size_t d = 0; d < indices.size(); ++d) {
     read.region.push_back(Range{src_indices[d], make_int(1, indices[d]->dtype)});
-    write.region.push_back(Range{indices[d], make_int(1, indices[d]->dtype)});
+    write.region.push_back(Range{dst_indices[d], make_int(1, indices[d]->dtype)});
   }
   block->reads = {read};
   block->writes = {write};
-  block->body = std::make_shared<BufferStoreNode>(dst, buffer_load(src, src_indices), indices);
+  block->body = std::make_shared<BufferStoreNode>(dst, buffer_load(src, src_indices), dst_indices);
   std::vector<LoopSpec> nest;
   for (size_t k = 0; k < loops.size(); ++k) nest.push_back({loops[k], nullptr, extents[k]});
   return make_loop_nest(s, nest, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block));
@@ -126,6 +135,42 @@ size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope) {
 
 namespace {
 
+// The shape of a compact cache over `region`, or nothing where an extent names a loop or
+// block iterator (a tile clamped at the buffer's edge): the scope block cannot allocate a
+// buffer sized by its own iterators, so the cache keeps the buffer's shape.
+std::optional<std::vector<PrimExpr>> compact_shape(const ScheduleState& s, uint64_t scope, const Buffer& buffer,
+                                                   const std::vector<arith::Interval>& region) {
+  std::unordered_set<const VarNode*> iterators;
+  for_each_stmt(Stmt(std::make_shared<BlockNode>(s.block_at(s.root_of(s.info(scope)->func)))), [&](const Stmt& x) {
+    if (auto* f = as<ForNode>(x)) iterators.insert(f->loop_var.get());
+    if (auto* b = as<BlockNode>(x)) {
+      for (const auto& iv : b->iter_vars) iterators.insert(iv.var.get());
+    }
+  });
+  std::vector<PrimExpr> shape;
+  for (size_t d = 0; d < region.size(); ++d) {
+    shape.push_back(arith::simplify(cast(buffer->shape[d]->dtype, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype)))));
+    if (uses_var(shape.back(), [&](const VarNode* v) { return iterators.count(v) > 0; })) return std::nullopt;
+  }
+  return shape;
+}
+
+// Accesses of a compact cache: indices and regions counted from the cached region's start.
+BufferReindex region_shift(const std::vector<arith::Interval>& region) {
+  BufferReindex shift;
+  shift.indices = [region](const std::vector<PrimExpr>& idx) {
+    std::vector<PrimExpr> out;
+    for (size_t d = 0; d < idx.size(); ++d) out.push_back(arith::simplify(sub(idx[d], cast(idx[d]->dtype, region[d].min))));
+    return out;
+  };
+  shift.region = [region](const std::vector<Range>& rs) {
+    std::vector<Range> out;
+    for (size_t d = 0; d < rs.size(); ++d) out.push_back(Range{arith::simplify(sub(rs[d].min, cast(rs[d].min->dtype, region[d].min))), rs[d].extent});
+    return out;
+  };
+  return shift;
+}
+
 TSCH_SCHEDULE_ERROR_KIND(kInvalidStorageScopeError, "InvalidStorageScopeError", "The input storage scope is invalid",
                          "The input storage scope is invalid.");
 
@@ -134,9 +179,9 @@ void check_scope(const ScheduleState& s, const std::string& scope) { check_stora
 // The rewrite both cache primitives share: the block accesses `cache` instead of `buffer`,
 // the copy nest goes into the scope's body at `position`, and the scope allocates the cache.
 void install_cache(ScheduleState& s, uint64_t block_sid, uint64_t scope, size_t position, const Buffer& buffer,
-                   const Buffer& cache, const Stmt& nest) {
+                   const Buffer& cache, const Stmt& nest, const BufferReindex* shift) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(block_sid))), buffer, cache);
+  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(block_sid))), buffer, cache, shift);
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
                                                           std::static_pointer_cast<const BlockNode>(replaced)));
   rebuild_scope(s, scope, [&](BlockNode& b) {
@@ -145,21 +190,35 @@ void install_cache(ScheduleState& s, uint64_t block_sid, uint64_t scope, size_t 
   });
 }
 
-// cache_write's copy-back goes after the producer at the top level of the scope; where a
-// block that reads `buffer` shares the producer's top-level statement (after compute_at),
-// that position would copy after the data is read. TVM finds a position inside the shared
-// loops; tsch refuses, leaving the schedule unchanged.
-void check_copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64_t scope, const Buffer& buffer) {
+// Where cache_write's copy-back goes in the scope's body, as TVM's CacheLocDetector places
+// it: just before the first top-level statement after the producer's that holds a reader of
+// `buffer`; at the end of the body when nothing in the scope reads it. Where a reader shares
+// the producer's top-level statement (after compute_at), the copy would have to go inside the
+// shared loops, as TVM does; tsch refuses, leaving the schedule unchanged.
+size_t copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64_t scope, const Buffer& buffer) {
   size_t here = top_level_index(s, block_sid, scope);
+  bool any_reader = false;
+  size_t first_after = SIZE_MAX;
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
-    if (other == block_sid || other == scope || s.scope_block(other) != scope) continue;
+    if (other == block_sid || other == scope) continue;
+    // Readers at any depth of the scope, except inside the producer itself.
+    uint64_t up = s.scope_block(other);
+    while (up && up != scope && up != block_sid) up = s.scope_block(up);
+    if (up != scope) continue;
     bool touches = false;
     for (const auto& a : s.block_at(other).reads) touches |= a.buffer == buffer;
-    if (touches && top_level_index(s, other, scope) == here) {
+    if (!touches) continue;
+    any_reader = true;
+    size_t at = top_level_index(s, other, scope);
+    if (at == here) {
       fail_not_supported(s, {block_sid, other},
                          fmt::format("cache_write of {} while block {{1}}, which reads it, is in the same loop nest as block {{0}}", buffer->name));
     }
+    if (at > here) first_after = std::min(first_after, at);
   }
+  if (!any_reader) return body_items(peel_decls(s.block_at(scope).body).inner).size();
+  // A reader before the producer reads the old contents: the copy follows the producer.
+  return first_after == SIZE_MAX ? here + 1 : first_after;
 }
 
 }  // namespace
@@ -170,17 +229,27 @@ void check_storage_scope(const ScheduleState& s, const std::string& scope) {
 
 namespace {
 
-// The blocks of the scope (at any depth) that read `buffer`, except those writing it.
+bool block_writes(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
+  for (const auto& w : s.block_at(block).writes) {
+    if (w.buffer == buffer) return true;
+  }
+  return false;
+}
+
+// The blocks of the scope (at any depth) that read `buffer`, except those writing it and
+// those inside a block that writes it: as TVM's CacheReadRewriter, which leaves the writer's
+// whole subtree alone (a reader in there runs before the copy, which follows the writer).
 std::vector<uint64_t> readers_in_scope(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
   std::vector<uint64_t> out;
   for (uint64_t b : s.blocks_in(s.info(scope)->func)) {
-    uint64_t up = b;
-    while (up && up != scope) up = s.scope_block(up);
-    if (!up || b == scope) continue;
-    bool reads = false, writes = false;
+    if (b == scope) continue;
+    bool in_writer = false;
+    uint64_t up = s.scope_block(b);
+    for (; up && up != scope; up = s.scope_block(up)) in_writer = in_writer || block_writes(s, up, buffer);
+    if (!up || in_writer) continue;
+    bool reads = false;
     for (const auto& r : s.block_at(b).reads) reads |= r.buffer == buffer;
-    for (const auto& w : s.block_at(b).writes) writes |= w.buffer == buffer;
-    if (reads && !writes) out.push_back(b);
+    if (reads && !block_writes(s, b, buffer)) out.push_back(b);
   }
   return out;
 }
@@ -280,24 +349,15 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   }
   std::vector<PrimExpr> shape = src->shape;
   if (!full) {
-    for (size_t d = 0; d < region.size(); ++d)
-      shape[d] = arith::simplify(cast(src->shape[d]->dtype, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype))));
+    std::optional<std::vector<PrimExpr>> compact = compact_shape(s, scope, src, region);
+    if (compact) shape = *compact;
+    full = !compact;
   }
   Buffer cache = buffer_with(src, cache_name(src->name, scope_name), shape, scope_name);
   uint64_t copy_sid = 0;
   Stmt nest = copy_nest(s, cache->name, src, cache, region, copy_sid, !full);
   // Step 3. The consumers read the cache (re-indexed from the region's start when compact).
-  BufferReindex shift;
-  shift.indices = [&region](const std::vector<PrimExpr>& idx) {
-    std::vector<PrimExpr> out;
-    for (size_t d = 0; d < idx.size(); ++d) out.push_back(arith::simplify(sub(idx[d], cast(idx[d]->dtype, region[d].min))));
-    return out;
-  };
-  shift.region = [&region](const std::vector<Range>& rs) {
-    std::vector<Range> out;
-    for (size_t d = 0; d < rs.size(); ++d) out.push_back(Range{arith::simplify(sub(rs[d].min, cast(rs[d].min->dtype, region[d].min))), rs[d].extent});
-    return out;
-  };
+  BufferReindex shift = region_shift(region);
   std::unordered_set<uint64_t> redirected;
   for (uint64_t r : readers) {
     if (consumers.empty() || consumers.count(r)) redirected.insert(r);
@@ -365,12 +425,17 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
       }
     }
   }
-  check_copy_back_position(s, block_sid, scope, dst);
-  Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), dst->shape, scope_name);
+  size_t position = copy_back_position(s, block_sid, scope, dst);
+  // The copy-back sits at the top level of the scope block, so the cache is the shape of the
+  // region the producer writes there (TVM's cache_full_region = false) and the producer
+  // indexes it from the region's start.
+  std::vector<arith::Interval> region = scope_region(s, block_sid, write);
+  std::optional<std::vector<PrimExpr>> shape = compact_shape(s, scope, dst, region);
+  Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), shape ? *shape : dst->shape, scope_name);
   uint64_t copy_sid = 0;
-  Stmt nest = copy_nest(s, cache->name, cache, dst, scope_region(s, block_sid, write), copy_sid);
-  // The copy back runs after the producer.
-  install_cache(s, block_sid, scope, top_level_index(s, block_sid, scope) + 1, dst, cache, nest);
+  Stmt nest = copy_nest(s, cache->name, cache, dst, region, copy_sid, /*compact=*/shape.has_value(), /*cache_is_dst=*/false);
+  BufferReindex shift = region_shift(region);
+  install_cache(s, block_sid, scope, position, dst, cache, nest, shape ? &shift : nullptr);
   return copy_sid;
 }
 
