@@ -1,6 +1,7 @@
 #include "ir/op.h"
 
 #include <cmath>
+#include <optional>
 
 #include "ir/expr_equal.h"
 #include "ir/module.h"
@@ -238,6 +239,20 @@ int64_t floor_div(int64_t a, int64_t b) {
   return q;
 }
 
+// A comparison of two constants; nullopt for other kinds.
+template <typename T>
+std::optional<bool> fold_comparison(ExprKind kind, T x, T y) {
+  switch (kind) {
+    case ExprKind::EQ: return x == y;
+    case ExprKind::NE: return x != y;
+    case ExprKind::LT: return x < y;
+    case ExprKind::LE: return x <= y;
+    case ExprKind::GT: return x > y;
+    case ExprKind::GE: return x >= y;
+    default: return std::nullopt;
+  }
+}
+
 // TVM's TryConstFold: fold constants and the identities that keep printed IR tidy.
 PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
   DataType t = a->dtype;
@@ -254,17 +269,12 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
     bool ok = false;
     int64_t r = fold_int(kind, x, y, ok);
     if (ok) return make_int(r, t);
+    if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
     switch (kind) {
       case ExprKind::Div: return make_int(x / y, t);
       case ExprKind::Mod: return make_int(x % y, t);
       case ExprKind::FloorDiv: return make_int(floor_div(x, y), t);
       case ExprKind::FloorMod: return make_int(x - floor_div(x, y) * y, t);
-      case ExprKind::EQ: return make_bool(x == y);
-      case ExprKind::NE: return make_bool(x != y);
-      case ExprKind::LT: return make_bool(x < y);
-      case ExprKind::LE: return make_bool(x <= y);
-      case ExprKind::GT: return make_bool(x > y);
-      case ExprKind::GE: return make_bool(x >= y);
       case ExprKind::And: return make_bool(x && y);
       case ExprKind::Or: return make_bool(x || y);
       default: break;
@@ -272,6 +282,8 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
   }
   if (fa && fb && t.is_scalar()) {
     double x = fa->value, y = fb->value;
+    // Comparisons of float constants fold too, as TVM's TryConstFold does.
+    if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
     switch (kind) {
       case ExprKind::Add: return make_float(x + y, t);
       case ExprKind::Sub: return make_float(x - y, t);
@@ -279,13 +291,6 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
       case ExprKind::Div: if (y != 0) return make_float(x / y, t); break;
       case ExprKind::Min: return make_float(std::min(x, y), t);
       case ExprKind::Max: return make_float(std::max(x, y), t);
-      // Comparisons of constants fold too, as TVM's TryConstFold does.
-      case ExprKind::EQ: return make_bool(x == y);
-      case ExprKind::NE: return make_bool(x != y);
-      case ExprKind::LT: return make_bool(x < y);
-      case ExprKind::LE: return make_bool(x <= y);
-      case ExprKind::GT: return make_bool(x > y);
-      case ExprKind::GE: return make_bool(x >= y);
       default: break;
     }
   }

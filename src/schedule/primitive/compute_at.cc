@@ -249,6 +249,14 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
       }
     }
   }
+  // A dimension the consumers read at indices the analysis cannot bound (through a float cast)
+  // is the whole buffer, as TVM relaxes it: the block produces all of it in each iteration.
+  for (auto& [buffer, region] : needed) {
+    for (size_t d = 0; d < region.size(); ++d) {
+      const PrimExpr& extent = buffer->shape[d];
+      if (!region[d].min) region[d] = arith::interval_of(Range{make_int(0, extent->dtype), extent});
+    }
+  }
   std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->writes, needed, loop_domain(s, loop_sid));
   // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
   Block block_ref = s.info(block_sid)->realize->block;

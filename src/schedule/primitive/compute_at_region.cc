@@ -147,28 +147,33 @@ PrimExpr bound_symbolic_divisions(const PrimExpr& e, arith::VarDomain& dom) {
 // for k_0 < n, as TVM's symbolic-bound proof does.
 bool prove_bound(const PrimExpr& t, const arith::VarDomain& dom_in) {
   if (is_one(t) || arith::can_prove(t, dom_in)) return true;
-  if (t->kind != ExprKind::LT && t->kind != ExprKind::LE) return false;
+  bool greater = t->kind == ExprKind::GT || t->kind == ExprKind::GE;
+  if (t->kind != ExprKind::LT && t->kind != ExprKind::LE && !greater) return false;
+  // a >= b is b <= a.
+  PrimExpr lhs = greater ? binary_b(t) : binary_a(t), rhs = greater ? binary_a(t) : binary_b(t);
+  bool strict = t->kind == ExprKind::LT || t->kind == ExprKind::GT;
   arith::VarDomain dom = dom_in;
-  PrimExpr diff = bound_symbolic_divisions(sub(binary_a(t), binary_b(t)), dom);
+  PrimExpr diff = bound_symbolic_divisions(sub(lhs, rhs), dom);
   arith::Interval d = arith::eval_interval(arith::simplify(diff, dom), dom);
   int64_t hi;
   if (!d.max || !as_const_int(arith::simplify(d.max, dom), &hi)) return false;
-  return t->kind == ExprKind::LT ? hi < 0 : hi <= 0;
+  return strict ? hi < 0 : hi <= 0;
 }
 
-// `value >= lo` or `value < hi + 1` as TVM's simplifier writes it: the constants on the side
-// without variables (`16 <= i`, `h_0 * 8 + ax0 < 225`).
+// `value >= lo` or `value < hi + 1` with the constants on the side without variables
+// (`i >= 16`, `h_0 * 8 + ax0 < 225`). TVM writes the lower bound `16 <= i`; tsch's parser
+// reads that back as `i >= 16` (Python's reflection), so this form round-trips.
 PrimExpr bound_term(const PrimExpr& value, const PrimExpr& limit, bool lower) {
   DataType t = value->dtype;
   PrimExpr lim = arith::simplify(lower ? limit : add(limit, make_int(1, limit->dtype)));
   int64_t c;
-  if (!as_const_int(lim, &c)) return lower ? make_binary(ExprKind::LE, lim, value) : make_binary(ExprKind::LT, value, lim);
+  if (!as_const_int(lim, &c)) return lower ? make_binary(ExprKind::GE, value, lim) : make_binary(ExprKind::LT, value, lim);
   LinearForm l;
   collect_linear(value, 1, l);
   int64_t k = l.constant;
   l.constant = 0;
   PrimExpr rest = build_linear(l, t);
-  return lower ? make_binary(ExprKind::LE, make_int(c - k, t), rest) : make_binary(ExprKind::LT, rest, make_int(c - k, t));
+  return lower ? make_binary(ExprKind::GE, rest, make_int(c - k, t)) : make_binary(ExprKind::LT, rest, make_int(c - k, t));
 }
 
 
