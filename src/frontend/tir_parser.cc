@@ -481,14 +481,10 @@ class TirParser {
   }
 
   Stmt parse_with(const ast::With& w) {
-    if (w.items.size() == 1) {
-      Value header = ev_->eval(*w.items[0].context);
-      if (auto* launch = header.as<LaunchThreadValue>()) return parse_launch_with(w, *launch);
-    }
-    if (w.items.size() != 1 || w.items[0].target) {
-      raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
-    }
+    if (w.items.size() != 1) raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     Value header = ev_->eval(*w.items[0].context);
+    if (auto* launch = header.as<LaunchThreadValue>()) return parse_launch_with(w, *launch);
+    if (w.items[0].target) raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     auto* h = header.as<BlockHeaderValue>();
     if (!h) {
       raise_at(ExcKind::TypeError,
