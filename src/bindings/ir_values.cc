@@ -99,6 +99,13 @@ TypeRef make_expr_type() {
     return binop(interp, a, K::EQ, false);
   });
   def_binop(*t, "__ne__", K::NE, false);
+  // `2 <= j` in TVMScript (script::Evaluator::tvmscript_compare): the comparison as written.
+  t->def("__tsch_rcompare__", "self, other, op", [](Interpreter& interp, Args& a) {
+    static const std::pair<const char*, K> ops[] = {{"<", K::LT}, {"<=", K::LE}, {">", K::GT}, {">=", K::GE}, {"==", K::EQ}, {"!=", K::NE}};
+    for (const auto& [symbol, kind] : ops)
+      if (a.get_str(2) == symbol) return binop(interp, a, kind, true);
+    return script::not_implemented_value();
+  });
   // & | ^ << >> ~ on integers are TVM's bitwise calls; & and | on booleans are And / Or.
   struct Bitwise { const char* name; const char* op; K logical; bool reflected; };
   for (Bitwise b : {Bitwise{"__and__", "bitwise_and", K::And, false}, {"__rand__", "bitwise_and", K::And, true},

@@ -69,6 +69,7 @@ class TirParser {
     Value t_serial = lookup_t("serial");
     if (!t_serial.is_none()) scope_.locals->set(intern("range"), t_serial);
     ev_ = std::make_unique<script::Evaluator>(interp_, scope_);
+    ev_->tvmscript_compare = true;
   }
 
   PrimFunc parse(const ast::FunctionDef& def, bool is_private) {

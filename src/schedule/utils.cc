@@ -232,15 +232,26 @@ bool linear_form(const PrimExpr& e, int64_t scale, LinearForm& out) {
 
 std::optional<PredicateBound> comparison_bound(const PrimExpr& c) {
   if (c->kind != ExprKind::LT && c->kind != ExprKind::LE && c->kind != ExprKind::GT && c->kind != ExprKind::GE) return std::nullopt;
-  // a < b  <=>  a - b < 0; normalised to `x + k` cmp 0 with x the non-constant part.
+  // a < b  <=>  a - b < 0; normalised to `x + k` cmp 0 with x the non-constant part, its
+  // first term positive: `3 <= i` (3 - i <= 0) is read as i - 3 >= 0.
+  ExprKind kind = c->kind;
   PrimExpr diff = arith::simplify(sub(binary_a(c), binary_b(c)));
   LinearForm lin;
   if (!linear_form(diff, 1, lin) || lin.terms.empty()) return std::nullopt;
+  if (lin.terms.front().second < 0) {
+    static const std::pair<ExprKind, ExprKind> flipped[] = {
+        {ExprKind::LT, ExprKind::GT}, {ExprKind::LE, ExprKind::GE}, {ExprKind::GT, ExprKind::LT}, {ExprKind::GE, ExprKind::LE}};
+    for (const auto& [from, to] : flipped)
+      if (c->kind == from) kind = to;
+    diff = arith::simplify(sub(binary_b(c), binary_a(c)));
+    lin = LinearForm{};
+    if (!linear_form(diff, 1, lin) || lin.terms.empty()) return std::nullopt;
+  }
   int64_t k = lin.constant;
   PrimExpr x = arith::simplify(sub(diff, make_int(k, diff->dtype)));
   PredicateBound b;
   b.expr = x;
-  switch (c->kind) {
+  switch (kind) {
     case ExprKind::LT: b.hi = -k; break;       // x + k < 0  -> x < -k
     case ExprKind::LE: b.hi = -k + 1; break;   // x + k <= 0 -> x < -k + 1
     case ExprKind::GT: b.lo = -k + 1; break;   // x + k > 0  -> x >= -k + 1

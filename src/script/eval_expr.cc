@@ -217,8 +217,13 @@ Value Evaluator::eval_compare(const Compare& c) {
   for (size_t i = 0; i < c.ops.size(); ++i) {
     Value right = eval(*c.comparators[i]);
     Value r;
+    Value written;
     try {
-      r = interp.rich_compare(c.ops[i], left, right);
+      if (tvmscript_compare && left.is_number() && c.ops[i] <= CmpOpKind::NotEq && ir_method(right, "__tsch_rcompare__", written)) {
+        r = interp.call(written, std::vector<Value>{right, left, make_str(cmpop_symbol(c.ops[i]))});
+      } else {
+        r = interp.rich_compare(c.ops[i], left, right);
+      }
     } catch (ScriptError& error) {
       if (!error.pending.valid()) error.pending = c.op_locs[i];
       throw;

@@ -29,6 +29,9 @@ struct Evaluator {
   Interpreter& interp;
   Scope& scope;
   Value return_value;
+  // TVMScript's operator table (the prim_func parser): a comparison of a number with an IR
+  // expression builds it as written, `2 <= j` as LE(2, j), where Python reflects it to j >= 2.
+  bool tvmscript_compare = false;
 
   Value eval(const ast::Expr& e);
   Flow exec(const ast::Stmt& s);

@@ -160,20 +160,19 @@ bool prove_bound(const PrimExpr& t, const arith::VarDomain& dom_in) {
   return strict ? hi < 0 : hi <= 0;
 }
 
-// `value >= lo` or `value < hi + 1` with the constants on the side without variables
-// (`i >= 16`, `h_0 * 8 + ax0 < 225`). TVM writes the lower bound `16 <= i`; tsch's parser
-// reads that back as `i >= 16` (Python's reflection), so this form round-trips.
+// `lo <= value` or `value < hi + 1` with the constants on the side without variables
+// (`16 <= i`, `h_0 * 8 + ax0 < 225`), as TVM writes them.
 PrimExpr bound_term(const PrimExpr& value, const PrimExpr& limit, bool lower) {
   DataType t = value->dtype;
   PrimExpr lim = arith::simplify(lower ? limit : add(limit, make_int(1, limit->dtype)));
   int64_t c;
-  if (!as_const_int(lim, &c)) return lower ? make_binary(ExprKind::GE, value, lim) : make_binary(ExprKind::LT, value, lim);
+  if (!as_const_int(lim, &c)) return lower ? make_binary(ExprKind::LE, lim, value) : make_binary(ExprKind::LT, value, lim);
   LinearForm l;
   collect_linear(value, 1, l);
   int64_t k = l.constant;
   l.constant = 0;
   PrimExpr rest = build_linear(l, t);
-  return lower ? make_binary(ExprKind::GE, rest, make_int(c - k, t)) : make_binary(ExprKind::LT, rest, make_int(c - k, t));
+  return lower ? make_binary(ExprKind::LE, make_int(c - k, t), rest) : make_binary(ExprKind::LT, rest, make_int(c - k, t));
 }
 
 

@@ -217,7 +217,7 @@ class RollingRewriter : public IRMutator {
       for (size_t k = 0; k < realize->block->iter_vars.size(); ++k) bind[realize->block->iter_vars[k].var.get()] = realize->iter_values[k];
       const PrimExpr& var = info_.vars[i];
       PrimExpr offset = arith::simplify(substitute(substitute(written->region[i].min, bind), {{as<VarNode>(var), make_int(0, var->dtype)}}));
-      PrimExpr beyond = make_binary(ExprKind::GE, offset, make_int(info_.overlaps[i], offset->dtype));
+      PrimExpr beyond = make_binary(ExprKind::LE, make_int(info_.overlaps[i], offset->dtype), offset);  // TVM: `2 <= ax0`
       PrimExpr term = make_binary(ExprKind::Or, make_binary(ExprKind::LT, var, make_int(1, var->dtype)), beyond);
       condition = !condition || is_one(condition) ? term : make_binary(ExprKind::And, condition, term);
     }

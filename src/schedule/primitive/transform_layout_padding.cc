@@ -74,8 +74,7 @@ std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params,
 namespace {
 
 // `i * c + j >= n` over i in [0, a), j in [0, c), when the padding lies in the last row
-// ((a - 1) * c < n < a * c), as TVM's simplifier writes it: `i == a - 1 and j >= n - (a - 1) * c`
-// (TVM prints `n - (a - 1) * c <= j`, which tsch's parser reads as this).
+// ((a - 1) * c < n < a * c), as TVM's simplifier writes it: `i == a - 1 and n - (a - 1) * c <= j`.
 // Null for any other form.
 PrimExpr last_row_form(const PrimExpr& index, int64_t n, const std::vector<Var>& vars, const std::vector<PrimExpr>& shape) {
   LinearForm lin;
@@ -102,7 +101,7 @@ PrimExpr last_row_form(const PrimExpr& index, int64_t n, const std::vector<Var>&
     if (v.get() == col) col_var = v;
   }
   return make_binary(ExprKind::And, make_binary(ExprKind::EQ, row_var, make_int(rows - 1, t)),
-                     make_binary(ExprKind::GE, col_var, make_int(n - (rows - 1) * c, t)));
+                     make_binary(ExprKind::LE, make_int(n - (rows - 1) * c, t), col_var));
 }
 
 // The new buffer's indices as TVM names them: loops axis0, axis1, ... (the inverse map's
@@ -142,7 +141,8 @@ PrimExpr padding_predicate(const PaddingContext& c, const std::vector<Var>& at) 
     arith::Interval range = arith::eval_interval(original->second, dom);
     if (range.max && as_const_int(range.max, &hi) && hi < c.extents.at(p.get())) continue;
     PrimExpr outside = last_row_form(original->second, c.extents.at(p.get()), at, c.changed->shape);
-    if (!outside) outside = make_binary(ExprKind::GE, original->second, make_int(c.extents.at(p.get()), p->dtype));
+    // TVM's simplifier writes `x >= n` as `n <= x`.
+    if (!outside) outside = make_binary(ExprKind::LE, make_int(c.extents.at(p.get()), p->dtype), original->second);
     predicate = predicate ? make_binary(ExprKind::Or, predicate, outside) : outside;
   }
   if (!predicate) return make_bool(false);
