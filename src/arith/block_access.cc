@@ -143,9 +143,41 @@ class Detector : public IRVisitor {
     return {lo.min, hi.max};
   }
 
+  // TVM's interval evaluator knows no calls but T.vscale (T.floor, T.if_then_else) and no loads
+  // of non-integers or at relaxed indices: an index through one covers the whole dimension,
+  // even where no loop varies it (`x[T.Cast("int32", T.floor(v * 2 + 0.5))]` reads x[0:200]).
+  bool opaque_to_intervals(const PrimExpr& e) const {
+    struct Finder : IRVisitor {
+      const VarDomain& dom;
+      bool found = false;
+      explicit Finder(const VarDomain& d) : dom(d) {}
+      void visit(const PrimExpr& x) override {
+        if (found) return;
+        if (auto* call = as<CallNode>(x)) {
+          found = call->op != "vscale";
+          return;
+        }
+        if (auto* load = as<BufferLoadNode>(x)) {
+          found = !load->dtype.is_int() && !load->dtype.is_uint();
+          for (const auto& index : load->indices)
+            found = found || uses_var(index, [&](const VarNode* v) { return dom.count(v) > 0; });
+          return;  // otherwise the load itself, a point
+        }
+        visit_children(x);
+      }
+      using IRVisitor::visit;
+    } finder(dom_);
+    finder.visit(e);
+    return finder.found;
+  }
+
   std::vector<Interval> relax(const std::vector<PrimExpr>& indices) {
     std::vector<Interval> out;
     for (const auto& idx : indices) {
+      if (opaque_to_intervals(idx)) {
+        out.push_back(Interval{});
+        continue;
+      }
       // A vector access (T.Ramp) covers its lanes: base .. base + stride * (lanes - 1).
       if (auto* ramp = as<RampNode>(idx)) {
         PrimExpr last = add(ramp->base, mul(ramp->stride, make_int(ramp->lanes - 1, ramp->stride->dtype)));
