@@ -140,6 +140,14 @@ class Simplifier {
       return remainder;
     }
     PrimExpr rebuilt = build(la, e->dtype);
+    // TVM's canonical form of a split: `x // c1 % c` is `x % (c1 * c) // c1`.
+    int64_t c1, product;
+    if (!is_div && rebuilt->kind == ExprKind::FloorDiv && as_const_int(binary_b(rebuilt), &c1) && c1 > 0 &&
+        !__builtin_mul_overflow(c1, c, &product) && (e->dtype.bits >= 64 || product < (int64_t{1} << (e->dtype.bits - 1)))) {
+      PrimExpr inner = run(make_binary(ExprKind::FloorMod, binary_a(rebuilt), make_int(product, e->dtype)));
+      out.add_term(make_binary(ExprKind::FloorDiv, inner, binary_b(rebuilt)), 1);
+      return out;
+    }
     out.add_term(make_binary(e->kind, rebuilt, make_int(c, e->dtype)), 1);
     return out;
   }

@@ -95,7 +95,7 @@ TEST_CASE("floordiv and floormod resolve with known ranges", "[arith]") {
   // Without the range of y nothing is known.
   CHECK(s(simplify(floordiv(fused, c(8)))) == "(x * 8 + y) // 8");
   // Nested: (x * 8 + y) // 4 % 2 -> y // 4
-  CHECK(s(simplify(floormod(floordiv(fused, c(4)), c(2)), dom)) == "(x * 8 + y) // 4 % 2");
+  CHECK(s(simplify(floormod(floordiv(fused, c(4)), c(2)), dom)) == "y // 4");
   CHECK(s(simplify(make_binary(ExprKind::Min, y, c(9)), dom)) == "y");
   CHECK(s(simplify(make_binary(ExprKind::Max, y, c(-1)), dom)) == "y");
   CHECK(arith::can_prove(make_binary(ExprKind::LT, fused, c(128)), dom));
@@ -107,6 +107,16 @@ TEST_CASE("negative constants fold with floor semantics", "[arith]") {
   arith::VarDomain dom{{x.get(), {c(0), c(3)}}};
   CHECK(s(simplify(floordiv(sub(x, c(4)), c(4)), dom)) == "-1");
   CHECK(s(simplify(floormod(sub(x, c(4)), c(4)), dom)) == "x");
+}
+
+TEST_CASE("a split is written as TVM's canonical simplifier writes it", "[arith]") {
+  Var x = make_var("x");
+  CHECK(s(simplify(floormod(floordiv(x, c(3)), c(7)))) == "x % 21 // 3");
+  CHECK(s(simplify(floordiv(floormod(x, c(21)), c(3)))) == "x % 21 // 3");
+  // Within the bound the modulus is dropped; a divisor product past int64 keeps the form.
+  arith::VarDomain dom{{x.get(), {c(0), c(20)}}};
+  CHECK(s(simplify(floormod(floordiv(x, c(3)), c(7)), dom)) == "x // 3");
+  CHECK(s(simplify(floormod(floordiv(x, c(int64_t{1} << 40)), c(int64_t{1} << 40)))) == "x // 1099511627776 % 1099511627776");
 }
 
 TEST_CASE("x // c * c + x % c recombines to x", "[arith]") {
