@@ -5,6 +5,8 @@
 //
 // At most one factor may be None (inferred by ceil-division); when the product exceeds the
 // extent, blocks under the loop get the predicate `i_0 * 4 + i_1 < extent` (T.where).
+// Factors may be expressions of T.vscale() (split_scalable), proved to cover the extent only
+// under a scalable-vector target.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -519,7 +521,9 @@ void register_split_kinds(KindList& kinds) {
         }
       },
       "split(loop, factors, preserve_unit_iters=True, disable_predication=False) -> list of LoopRV\n"
-      "Replace the loop by nested loops with the given extents; at most one factor may be None.",
+      "Replace the loop by nested loops with the given extents; at most one factor may be None. A factor may be an "
+      "expression of T.vscale() (`T.vscale() * 4`) under a scalable-vector target (`with tvm.target.Target(\"llvm "
+      "-mtriple=aarch64-linux-gnu -mattr=+sve\")`).",
       "the loop still exists; at most one factor is None (or -1); the factors' product covers the extent "
       "(a larger product adds a T.where guard)",
       "for i in range(128):              ->  for i_0, i_1 in T.grid(32, 4):\n"
