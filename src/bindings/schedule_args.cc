@@ -4,6 +4,7 @@
 #include <optional>
 #include <fmt/format.h>
 
+#include "arith/scalable_expression.h"
 #include "bindings/index_map_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/schedule_values.h"
@@ -134,10 +135,14 @@ class Converter {
         slot.push_back(std::move(*e));
       } else if (is_expr(f) && to_expr(interp_, f, "factors")->dtype.is_int()) {
         // TVM also takes factors that are expressions of no ExprRV: scalable vectors' `T.vscale() * 4`.
-        raise(ExcKind::NotImplementedError,
-              fmt::format("not supported yet: argument {}, 'factors' to {}: a factor that is an expression ({}) rather than an int "
-                          "or an expression of ExprRVs (TVM's scalable-vector factors)",
-                          i, a_.function_name(), ir::script(to_expr(interp_, f, "factors"))));
+        ir::PrimExpr e = to_expr(interp_, f, "factors");
+        if (!arith::is_vscale_constant(e)) {
+          raise(ExcKind::NotImplementedError,
+                fmt::format("not supported yet: argument {}, 'factors' to {}: a factor that is an expression ({}) of variables other "
+                            "than ExprRVs and T.vscale()",
+                            i, a_.function_name(), ir::script(e)));
+        }
+        slot.push_back(TraceArg::of_expr(e));
       } else {
         raise(ExcKind::TypeError, fmt::format("argument {}, 'factors' to {}: expected a list of int or None, got a list containing {}",
                                               i, a_.function_name(), Interpreter::type_name(f)));

@@ -50,17 +50,13 @@ std::vector<ir::PrimExpr> to_shape(Interpreter& interp, const Value& v, const st
   std::vector<Value> dims;
   if (v.as<script::Tuple>() || v.as<script::List>()) dims = interp.to_vector(v);
   else dims.push_back(v);
+  // Each dimension keeps the dtype it is written with, as in TVM: `(T.int64(2), 1280)` is an
+  // int64 and an int32 dimension.
   std::vector<ir::PrimExpr> shape;
-  bool any64 = false;
   for (const auto& d : dims) {
     ir::PrimExpr e = to_expr(interp, d, what);
     if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: dimensions must be integers, got {}", what, e->dtype.to_string()));
-    any64 |= e->dtype == ir::DataType::int64();
     shape.push_back(e);
-  }
-  // Mixed int32/int64 shapes become int64, as TVM's buffer declaration does.
-  if (any64) {
-    for (auto& e : shape) e = ir::cast(ir::DataType::int64(), e);
   }
   return shape;
 }
@@ -110,8 +106,9 @@ Value make_loop(Interpreter& interp, Args& a, ir::ForKind kind, size_t annotatio
   LoopValue::Loop l;
   ir::PrimExpr start = to_expr(interp, a[0], "loop start");
   if (a[1].is_none()) {
+    // TVM's loop frames simplify the extent (`4 * T.vscale()` is the loop over `T.vscale() * 4`).
     l.min = ir::make_int(0, start->dtype);
-    l.extent = start;
+    l.extent = guard_ir([&] { return arith::simplify(start); });
   } else {
     ir::PrimExpr stop = to_expr(interp, a[1], "loop stop");
     guard_ir([&] {

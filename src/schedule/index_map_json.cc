@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "arith/scalable_expression.h"
 #include "ir/json_graph.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -65,6 +66,13 @@ class GraphWriter : public JsonGraphWriter {
       data["condition"] = expr(s->condition);
       data["true_value"] = expr(s->true_value);
       data["false_value"] = expr(s->false_value);
+    } else if (arith::is_vscale_call(e)) {
+      // A split factor such as `T.vscale() * 4`: the call of TVM's op tir.vscale, no arguments.
+      type = "tir.Call";
+      ordered_json op;
+      op["name"] = string("tir.vscale");
+      data["op"] = object("ir.Op", op);
+      data["args"] = array({});
     } else {
       for (const auto& [kind, key] : binary_keys()) {
         if (e->kind != kind) continue;
@@ -120,6 +128,14 @@ class GraphReader : public JsonGraphReader {
     return *t;
   }
 
+  // The call T.vscale() as expr_to_json_graph writes it; other calls are not read.
+  bool is_vscale_call(const json& data) const {
+    if (!data.contains("op") || !data.contains("args")) return false;
+    const json& op = at(field(data, "op"));
+    if (type_of(op) != "ir.Op" || !fields(op).contains("name")) return false;
+    return string_at(field(fields(op), "name")) == "tir.vscale" && sequence(field(data, "args")).empty();
+  }
+
   PrimExpr expr(int64_t index) {
     auto it = exprs_.find(index);
     if (it != exprs_.end()) return it->second;
@@ -145,6 +161,8 @@ class GraphReader : public JsonGraphReader {
         out = logical_not(expr(field(data, "a")));
       } else if (type == "tir.Select") {
         out = select(expr(field(data, "condition")), expr(field(data, "true_value")), expr(field(data, "false_value")));
+      } else if (type == "tir.Call" && is_vscale_call(data)) {
+        out = call(dtype_of(data), "vscale", {});
       } else {
         for (const auto& [kind, key] : binary_keys()) {
           if (type == key) out = make_binary(kind, expr(field(data, "a")), expr(field(data, "b")));

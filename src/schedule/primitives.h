@@ -24,6 +24,11 @@ void reorder_block_iter_var(ScheduleState& s, uint64_t block, const std::vector<
 // Loop transformations.
 std::vector<uint64_t> split(ScheduleState& s, uint64_t loop, const std::vector<std::optional<int64_t>>& factors,
                             bool preserve_unit_iters, bool disable_predication);
+// split by factors of which some are expressions of T.vscale() (scalable vectors); a null
+// factor is inferred. The product must provably cover the extent: with vscale, only for a
+// scalable-vector target (the current `with tvm.target.Target(...)`), by vscale's values.
+std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop, const std::vector<ir::PrimExpr>& factors,
+                                     bool preserve_unit_iters, bool disable_predication);
 // primitive/split.cc: consecutive loops over the factors' lengths; returns them.
 std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop, const std::vector<std::optional<int64_t>>& factors);
 uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loops, bool preserve_unit_iters);

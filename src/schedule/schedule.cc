@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "arith/scalable_expression.h"
 #include "arith/simplify.h"
 #include "arith/verify_well_formed.h"
 #include "ir/functor.h"
@@ -211,6 +212,8 @@ TraceArg Schedule::resolve(const TraceArg& arg) const {
   ir::PrimExpr v = evaluate(arg.expr);
   if (auto* i = ir::as<ir::IntImmNode>(v)) return v->dtype.is_bool() ? TraceArg::of_bool(i->value != 0) : TraceArg::of_int(i->value);
   if (auto* f = ir::as<ir::FloatImmNode>(v)) return TraceArg::of_float(f->value);
+  // A split factor such as `T.vscale() * 4` stays an expression (of no ExprRV).
+  if (v->dtype.is_int() && arith::contains_vscale(v) && arith::is_vscale_constant(v)) return TraceArg::of_expr(v);
   throw UserError(UserErrorKind::TypeError, "the expression " + ir::script(arg.expr) + " does not evaluate to a constant (it gives " +
                                                 ir::script(v) + ")");
 }

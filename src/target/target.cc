@@ -345,6 +345,25 @@ void exit_target_scope(const Target& t) {
   scope_stack.pop_back();
 }
 
+bool target_has_vla(const Target& t) {
+  if (!t || t->kind->name != "llvm") return false;
+  std::string triple = t->get_str("mtriple").value_or("");
+  bool aarch64 = triple.rfind("aarch64", 0) == 0, riscv = triple.rfind("riscv", 0) == 0;
+  for (const std::string& f : t->get_str_array("mattr")) {
+    if (aarch64 && f.rfind("+sve", 0) == 0) return true;
+    if (riscv && f == "+v") return true;
+  }
+  return false;
+}
+
+std::vector<int64_t> vscale_values(const Target& t) {
+  int64_t width = t ? t->get_int("vector-width").value_or(0) : 0;
+  if (width <= 0) width = 128;  // TVM's width for AArch64 and RISC-V
+  std::vector<int64_t> out;
+  for (int64_t p = 1; p <= width / 8; p *= 2) out.push_back(p);
+  return out;
+}
+
 std::string host_triple() { return llvm::sys::getDefaultTargetTriple(); }
 
 std::string host_cpu_name() { return llvm::sys::getHostCPUName().str(); }

@@ -61,6 +61,14 @@ void enter_target_scope(const Target& t);
 // Throws UserError when `t` is not the innermost scope's target.
 void exit_target_scope(const Target& t);
 
+// Whether an llvm target's vectors are scalable (TVM's TargetHasVLA): an AArch64 triple with
+// SVE among its -mattr features (+sve, +sve2, ...), or a RISC-V triple with +v. Unlike TVM,
+// features an -mcpu implies are not looked up (such a target is not VLA here).
+bool target_has_vla(const Target& t);
+// The values of vscale a proof over scalable expressions tries (TVM's GetVScaleValues):
+// powers of two up to the vector width (-vector-width, else 128 bits) / 8.
+std::vector<int64_t> vscale_values(const Target& t);
+
 // The host's LLVM triple and CPU name, as LLVM detects them ("x86_64-pc-linux-gnu", "znver4").
 std::string host_triple();
 std::string host_cpu_name();

@@ -4,6 +4,7 @@
 #include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/known_divisor.h"
+#include "arith/scalable_expression.h"
 #include "arith/simplify.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -144,4 +145,24 @@ TEST_CASE("known_divisor proves what vector accesses need and no more", "[arith]
   CHECK(arith::known_divisor(c(0)) == 0);  // zero: every integer divides it
   CHECK(arith::known_multiple_of(c(0), 16));
   CHECK(arith::known_multiple_of(c(-12), 4));
+}
+
+TEST_CASE("expressions of vscale: constants up to vscale, proofs by its values", "[arith]") {
+  PrimExpr vscale = call(DataType::int32(), "vscale", {});
+  Var i = make_var("i");
+  PrimExpr four_vscale = mul(vscale, c(4));
+  CHECK(arith::contains_vscale(four_vscale));
+  CHECK(arith::is_vscale_constant(four_vscale));
+  CHECK_FALSE(arith::is_vscale_constant(mul(four_vscale, i)));
+  CHECK_FALSE(arith::contains_vscale(add(i, c(1))));
+  CHECK(s(arith::simplify(arith::substitute_vscale(four_vscale, 8))) == "32");
+  // ceildiv(128, 4 * vscale) * (4 * vscale) >= 128 for each power of two up to 16 ...
+  PrimExpr outer = floordiv(add(c(127), four_vscale), four_vscale);
+  PrimExpr covers = make_binary(ExprKind::GE, mul(outer, four_vscale), c(128));
+  CHECK(arith::can_prove_for_vscale_values(covers, {1, 2, 4, 8, 16}));
+  // ... but 2 * (4 * vscale) does not cover 128 when vscale is 1, and nothing is proved
+  // without values to try.
+  CHECK_FALSE(arith::can_prove_for_vscale_values(make_binary(ExprKind::GE, mul(c(2), four_vscale), c(128)), {1, 2, 4, 8, 16}));
+  CHECK(arith::can_prove_for_vscale_values(make_binary(ExprKind::GE, mul(c(2), four_vscale), c(128)), {16}));
+  CHECK_FALSE(arith::can_prove_for_vscale_values(covers, {}));
 }

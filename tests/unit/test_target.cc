@@ -216,3 +216,16 @@ TEST_CASE("ThreadSync places the barrier a shared-memory exchange needs; the emu
   CHECK(racy.compared);
   CHECK_FALSE(racy.equal);
 }
+
+TEST_CASE("scalable-vector targets and vscale's values", "[target]") {
+  using target::parse_target;
+  CHECK(target::target_has_vla(parse_target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve")));
+  CHECK(target::target_has_vla(parse_target("llvm -mtriple=aarch64-linux-gnu -mattr=+neon,+sve2")));
+  CHECK(target::target_has_vla(parse_target("llvm -mtriple=riscv64-linux-gnu -mattr=+v")));
+  CHECK_FALSE(target::target_has_vla(parse_target("llvm -mtriple=aarch64-linux-gnu -mattr=+neon")));
+  CHECK_FALSE(target::target_has_vla(parse_target("llvm -mtriple=x86_64-linux-gnu -mattr=+sve")));
+  CHECK_FALSE(target::target_has_vla(nullptr));
+  CHECK(target::vscale_values(parse_target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve")) == std::vector<int64_t>{1, 2, 4, 8, 16});
+  CHECK(target::vscale_values(parse_target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vector-width=256")) ==
+        std::vector<int64_t>{1, 2, 4, 8, 16, 32});
+}

@@ -5,12 +5,16 @@
 //
 // At most one factor may be None (inferred by ceil-division); when the product exceeds the
 // extent, blocks under the loop get the predicate `i_0 * 4 + i_1 < extent` (T.where).
+// Factors may be expressions of T.vscale() (split_scalable), proved to cover the extent only
+// under a scalable-vector target.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "arith/block_access.h"
 #include "arith/int_set.h"
+#include "arith/scalable_expression.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -19,6 +23,7 @@
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 #include "schedule/kind_registration.h"
+#include "target/target.h"
 
 namespace tsch::schedule {
 
@@ -127,6 +132,95 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
     exact = is_zero(arith::simplify(sub(covered, loop->extent)));
   }
   // TVM writes the guard in the nested form it builds the value in: `(i_0 * 2 + i_1) * 3 + i_2 < 128`.
+  if (!exact && !disable_predication) predicate = make_binary(ExprKind::LT, value, loop->extent);
+
+  // Step 3. Rewrite.
+  Stmt body = substitute_bindings(loop->body, {{loop->loop_var.get(), value}}, dom, predicate);
+  std::vector<LoopSpec> loops;
+  for (size_t i = 0; i < vars.size(); ++i) loops.push_back({vars[i], make_int(0, t), extents[i]});
+  std::vector<uint64_t> sids;
+  s.replace(loop_sid, make_loop_nest(s, loops, body, &sids));
+  return sids;
+}
+
+// TVM's Split over PrimExpr factors, for factors such as `T.vscale() * 4`. The product check
+// is TVM's CanProve(product >= extent): a scalable product is proved by trying each value
+// vscale can take, which needs a scalable-vector target (TVM warns and refuses otherwise).
+// The guard is TVM's too: added unless disabled, or the inferred factor covers the extent
+// exactly (TVM cannot prove `i_0 * (T.vscale() * 4) + i_1 < 128` either).
+std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop_sid, const std::vector<PrimExpr>& factors,
+                                     bool preserve_unit_iters, bool disable_predication) {
+  // Step 1. Check the loop and the factors.
+  const ForNode* loop = &s.loop_at(loop_sid);
+  if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding) {
+    fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
+  }
+  if (!is_zero(loop->min)) fail(s, kLoopNotStartWithZeroError, {loop_sid});
+  if (factors.empty()) fail(s, kNoFactorError, {loop_sid});
+  DataType t = loop->loop_var->dtype;
+  int inferred = -1;
+  std::vector<PrimExpr> extents;
+  PrimExpr product = make_int(1, t);
+  // vscale is at least 1 and at most 16 (SVE's 2048-bit vectors): a factor must be positive
+  // for each, or some vscale would give an empty or negative loop.
+  std::vector<int64_t> any_vscale;
+  for (int64_t v = 1; v <= 16; ++v) any_vscale.push_back(v);
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (!factors[i]) {
+      if (inferred >= 0) fail(s, kNotSingleInferFactorError, {loop_sid});
+      inferred = static_cast<int>(i);
+      extents.emplace_back();
+      continue;
+    }
+    PrimExpr f = factors[i]->dtype == t ? factors[i] : arith::simplify(cast(t, factors[i]));
+    int64_t c = 0;
+    if (as_const_int(f, &c) && c <= 0) {
+      fail(s, kNonPositiveFactorError, {loop_sid},
+           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, c));
+    }
+    if (!arith::can_prove_for_vscale_values(make_binary(ExprKind::GT, f, make_int(0, t)), any_vscale)) {
+      fail(s, kNonPositiveFactorError, {loop_sid},
+           fmt::format("The factors are required to be positive. However, the factor at position {} ({}) is not positive for every "
+                       "value of vscale",
+                       i, script(f)));
+    }
+    extents.push_back(f);
+    product = mul(product, f);
+  }
+  const target::Target current = target::current_target();
+  if (inferred >= 0) {
+    extents[static_cast<size_t>(inferred)] = arith::simplify(floordiv(sub(add(loop->extent, product), make_int(1, t)), product));
+  } else {
+    PrimExpr covers = make_binary(ExprKind::GE, product, loop->extent);
+    int64_t c = 0;
+    bool proved = as_const_int(arith::simplify(covers), &c) && c != 0;
+    if (!proved && arith::contains_vscale(covers)) {
+      if (!target::target_has_vla(current)) {
+        fail(s, kWrongFactorProductError, {loop_sid},
+             fmt::format("The product of factors is not larger than or equal to the extent of loop {{0}}: the factors contain "
+                         "T.vscale(), and a proof by vscale's values needs a target with scalable vectors (such as `llvm "
+                         "-mtriple=aarch64-linux-gnu -mattr=+sve`), but the target was {}",
+                         current ? current->str() : "None"));
+      }
+      proved = arith::can_prove_for_vscale_values(covers, target::vscale_values(current));
+    }
+    if (!proved) fail(s, kWrongFactorProductError, {loop_sid});
+  }
+
+  // Step 2. New loops i_0, i_1, ... and the value they give the old loop variable.
+  std::vector<Var> vars;
+  PrimExpr value = make_int(0, t);
+  for (size_t i = 0; i < extents.size(); ++i) {
+    Var v = new_loop_var(loop->loop_var->name + "_" + std::to_string(i), t);
+    vars.push_back(v);
+    PrimExpr contribution = (is_one(extents[i]) && !preserve_unit_iters) ? make_int(0, t) : PrimExpr(v);
+    value = add(mul(value, extents[i]), contribution);
+  }
+  arith::VarDomain dom = loop_domain(s, loop_sid);
+  dom.erase(loop->loop_var.get());
+  for (size_t i = 0; i < vars.size(); ++i) dom[vars[i].get()] = arith::interval_of(Range{make_int(0, t), extents[i]});
+  bool exact = inferred >= 0 && is_zero(arith::simplify(sub(mul(extents[static_cast<size_t>(inferred)], product), loop->extent)));
+  PrimExpr predicate;
   if (!exact && !disable_predication) predicate = make_binary(ExprKind::LT, value, loop->extent);
 
   // Step 3. Rewrite.
@@ -351,11 +445,37 @@ namespace tsch::schedule {
 
 namespace {
 
+bool is_inferred(const TraceArg& f) {
+  return f.is_none() || (f.kind == TraceArg::Kind::Int && f.i == -1) || (f.kind == TraceArg::Kind::Ref && !f.ref);
+}
+
+// A factor that is an expression of T.vscale() (the schedule resolves ExprRVs before).
+bool is_scalable(const TraceArg& f) { return f.kind == TraceArg::Kind::Expr && f.list.empty(); }
+
+// The factors after the loop as expressions of the loop's dtype, null for "infer".
+std::vector<PrimExpr> factor_exprs(const InstructionCall& c, DataType t) {
+  std::vector<PrimExpr> factors;
+  for (size_t i = 1; i < c.inputs.size(); ++i) {
+    const TraceArg& f = c.inputs[i];
+    if (is_inferred(f)) factors.emplace_back();
+    else if (f.kind == TraceArg::Kind::Int) factors.push_back(make_int(f.i, t));
+    else if (f.kind == TraceArg::Kind::Ref && f.ref->kind == RVNode::Kind::Expr) factors.push_back(make_int(f.ref->value, t));
+    else {
+      TSCH_USER_ASSERT_ARG(is_scalable(f) && f.expr->dtype.is_int() && arith::is_vscale_constant(f.expr), TypeError, "factors")
+          << "expected a list of int, ExprRV, expression of T.vscale() or None";
+      factors.push_back(f.expr);
+    }
+  }
+  return factors;
+}
+
 // The factors after the loop: None, -1 (or sample_perfect_tile's None) mean "infer".
 std::vector<std::optional<int64_t>> factor_args(const InstructionCall& c) {
   std::vector<std::optional<int64_t>> factors;
   for (size_t i = 1; i < c.inputs.size(); ++i) {
     const TraceArg& f = c.inputs[i];
+    TSCH_USER_ASSERT_ARG(!is_scalable(f), NotImplementedError, "factors")
+        << "not supported yet: a factor that is an expression of T.vscale() (" << ir::script(f.expr) << ")";
     if (f.is_none() || (f.kind == TraceArg::Kind::Int && f.i == -1) || (f.kind == TraceArg::Kind::Ref && !f.ref)) {
       factors.push_back(std::nullopt);
     } else if (f.kind == TraceArg::Kind::Int) {
@@ -392,10 +512,18 @@ void register_split_kinds(KindList& kinds) {
       OutputForm::List,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t loop = sch.loop_sid(c.inputs[0]);
-        output_loops(c, split(sch.state(), loop, factor_args(c), c.attrs[0].as_bool(), c.attrs[1].as_bool()));
+        bool preserve = c.attrs[0].as_bool(), disable_predication = c.attrs[1].as_bool();
+        if (std::any_of(c.inputs.begin() + 1, c.inputs.end(), is_scalable)) {
+          DataType t = sch.state().loop_at(loop).loop_var->dtype;
+          output_loops(c, split_scalable(sch.state(), loop, factor_exprs(c, t), preserve, disable_predication));
+        } else {
+          output_loops(c, split(sch.state(), loop, factor_args(c), preserve, disable_predication));
+        }
       },
       "split(loop, factors, preserve_unit_iters=True, disable_predication=False) -> list of LoopRV\n"
-      "Replace the loop by nested loops with the given extents; at most one factor may be None.",
+      "Replace the loop by nested loops with the given extents; at most one factor may be None. A factor may be an "
+      "expression of T.vscale() (`T.vscale() * 4`) under a scalable-vector target (`with tvm.target.Target(\"llvm "
+      "-mtriple=aarch64-linux-gnu -mattr=+sve\")`).",
       "the loop still exists; at most one factor is None (or -1); the factors' product covers the extent "
       "(a larger product adds a T.where guard)",
       "for i in range(128):              ->  for i_0, i_1 in T.grid(32, 4):\n"
