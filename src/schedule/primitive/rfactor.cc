@@ -368,7 +368,8 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // Other blocks under the outermost loop (a consumer moved there by reverse_compute_at): as
   // in TVM, the block must come first, the rf nest goes before the outermost loop and the
   // write-back takes the block's place. Moving the rf block's reads before the other blocks
-  // is sound only when none of them writes what it reads (TVM does not check).
+  // is sound only when none of them writes what it reads (such a write after the read also
+  // makes the scope no stage pipeline, refused above; checked here in the primitive's terms).
   std::vector<uint64_t> others;
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
     if (other != block_sid && s.scope_block(other) == scope && is_under(s, other, top)) others.push_back(other);
@@ -389,9 +390,8 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     }
   }
   {
-    std::vector<uint64_t> nest = loops;
     bool met_reduction = false;
-    for (uint64_t l : nest) {
+    for (uint64_t l : loops) {
       const ForNode* f = &s.loop_at(l);
       if (feeds_reduction(f)) {
         if (!met_reduction && s.child_blocks(l).size() != 1) fail(s, kNonSingleChildBlockError, {l});
