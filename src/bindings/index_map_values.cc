@@ -37,6 +37,24 @@ std::shared_ptr<IndexMapValue> make_map(std::vector<ir::Var> params, std::vector
 
 const IndexMapValue& self_map(Args& a) { return *a[0].as<IndexMapValue>(); }
 
+// An integer index expression (constants, variables, + - * // %) rebuilt in another integer
+// type; null for anything else.
+ir::PrimExpr retyped_index(const ir::PrimExpr& e, ir::DataType t) {
+  if (!e->dtype.is_int() || !t.is_int()) return nullptr;
+  int64_t c;
+  if (ir::as_const_int(e, &c)) return ir::make_int(c, t);
+  if (ir::as<ir::VarNode>(e)) return e->dtype == t ? e : nullptr;
+  if (auto* cast = ir::as<ir::CastNode>(e)) return retyped_index(cast->value, t);
+  switch (e->kind) {
+    case ir::ExprKind::Add: case ir::ExprKind::Sub: case ir::ExprKind::Mul: case ir::ExprKind::FloorDiv: case ir::ExprKind::FloorMod: {
+      ir::PrimExpr a = retyped_index(ir::binary_a(e), t), b = retyped_index(ir::binary_b(e), t);
+      return a && b ? ir::make_binary(e->kind, a, b) : nullptr;
+    }
+    default:
+      return nullptr;
+  }
+}
+
 std::vector<ir::PrimExpr> exprs_arg(Interpreter& interp, const Value& v, const char* what) {
   std::vector<ir::PrimExpr> out;
   for (const Value& x : interp.to_vector(v)) out.push_back(to_expr(interp, x, what));
@@ -174,6 +192,10 @@ TypeRef make_index_map_type() {
     std::vector<ir::PrimExpr> params(m.params.begin(), m.params.end());
     std::vector<ir::PrimExpr> mapped = map_through(*other, params);
     for (size_t i = 0; i < mapped.size(); ++i) {
+      // Index maps over int64 and int32 indices (IndexMap.from_func's and a buffer's) compare
+      // as TVM's analyzer does, by value.
+      if (mapped[i]->dtype != m.outputs[i]->dtype) mapped[i] = retyped_index(mapped[i], m.outputs[i]->dtype);
+      if (!mapped[i]) return Value::boolean(false);
       ir::PrimExpr diff = arith::simplify(ir::sub(m.outputs[i], mapped[i]));
       if (!ir::is_zero(diff)) return Value::boolean(false);
     }

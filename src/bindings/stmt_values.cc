@@ -8,6 +8,7 @@
 #include "frontend/tir_specs.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
+#include "script/modules.h"
 #include "script/types.h"
 
 namespace tsch::bindings {
@@ -44,7 +45,27 @@ TypeRef make_type(const char* name) {
 }
 
 TypeRef for_type() {
-  static TypeRef t = make_type("For");
+  static TypeRef t = [] {
+    TypeRef type = make_type("For");
+    // For(loop_var, min, extent, kind, body): a loop built outside TVMScript (TVM's analysis
+    // tests hand loops to tvm.tir.schedule.analysis this way).
+    type->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
+      static const script::Signature sig =
+          script::Signature::parse("loop_var, min, extent, kind, body, thread_binding=None, annotations=None, step=None, span=None");
+      script::Args a(interp, "For", sig, std::move(call));
+      ir::PrimExpr var = to_expr(interp, a[0], "For loop_var");
+      if (!ir::as<ir::VarNode>(var)) script::raise(script::ExcKind::TypeError, "For: loop_var must be a tvm.tir.Var");
+      int64_t kind = a.get_int(3);
+      if (kind < 0 || kind > 3) script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.For of this kind");
+      auto* body = a[4].as<StmtValue>();
+      if (!body) a.type_error(4, "a tvm.tir.Stmt");
+      if (!a[5].is_none() || !a[6].is_none() || !a[7].is_none())
+        script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.For with thread_binding, annotations or step");
+      return wrap(std::make_shared<ir::ForNode>(std::static_pointer_cast<const ir::VarNode>(var), to_expr(interp, a[1], "For min"),
+                                                to_expr(interp, a[2], "For extent"), static_cast<ir::ForKind>(kind), body->stmt));
+    };
+    return type;
+  }();
   return t;
 }
 TypeRef block_type() {
@@ -89,6 +110,17 @@ Value buffers(const std::vector<ir::Buffer>& list) {
 }  // namespace
 
 script::TypeRef for_stmt_type() { return for_type(); }
+
+void install_stmt_constructors(script::Namespace& ns) {
+  // tvm.tir.ForKind: TVM's enum, as the integers a For's `kind` holds.
+  auto kinds = std::make_shared<script::Module>("tvm.tir.ForKind");
+  const char* names[] = {"SERIAL", "PARALLEL", "VECTORIZED", "UNROLLED", "THREAD_BINDING"};
+  for (int64_t i = 0; i < 5; ++i) kinds->globals->set(intern(names[i]), Value::integer(i));
+  ns.set(intern("ForKind"), Value(kinds));
+  script::def_function(ns, "Evaluate", "value, span=None", [](Interpreter& interp, script::Args& a) {
+    return wrap(std::make_shared<ir::EvaluateNode>(to_expr(interp, a[0], "Evaluate value")));
+  }, "Evaluate(value): the statement evaluating an expression.");
+}
 script::TypeRef block_stmt_type() { return block_type(); }
 
 // tvm.tir.stmt_functor.pre_order_visit(stmt, fvisit): fvisit on each statement, parents

@@ -22,6 +22,8 @@ script::Value wrap(ir::Stmt s);
 // tvm.tir.For / tvm.tir.Block (isinstance).
 script::TypeRef for_stmt_type();
 script::TypeRef block_stmt_type();
+// tvm.tir.ForKind and tvm.tir.Evaluate (For's constructor is on its type).
+void install_stmt_constructors(script::Namespace& ns);
 // tvm.tir.stmt_functor.pre_order_visit over the statements under `s` (part of `root`).
 void pre_order_visit(script::Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const script::Value& fn);
 void post_order_visit(script::Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const script::Value& fn);

@@ -256,6 +256,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.set(intern("IndexMap"), Value(index_map_type()));
   ns.set(intern("TensorIntrin"), Value(tensor_intrin_type()));
   ns.set(intern("For"), Value(for_stmt_type()));
+  install_stmt_constructors(ns);
   ns.set(intern("Block"), Value(block_stmt_type()));
   // tvm.tir.decl_buffer(shape, dtype, name, ...): a buffer value outside TVMScript.
   def_function(ns, "decl_buffer",

@@ -10,6 +10,8 @@
 #include "bindings/schedule_values.h"
 #include "schedule/primitives.h"
 #include "schedule/tensorize_mapping.h"
+#include "schedule/suggest_index_map.h"
+#include "bindings/index_map_values.h"
 #include "bindings/stmt_values.h"
 #include "driver/differential.h"
 #include "runtime/module.h"
@@ -413,6 +415,42 @@ void install_schedule_analysis(script::Namespace& ns) {
     return Value(info);
   }, "get_tensorize_loop_mapping(sch, block, desc_func, allow_padding=False) -> TensorizeInfo or None: the block loops a "
      "tensor intrinsic's description loops map to.");
+  script::def_function(ns, "suggest_index_map", "buffer, indices, loops, predicate", [](Interpreter& interp, Args& a) -> Value {
+    auto* buffer = a[0].as<BufferValue>();
+    if (!buffer) a.type_error(0, "a tvm.tir.Buffer");
+    std::vector<int64_t> shape;
+    for (const auto& e : buffer->buffer->shape) {
+      int64_t v;
+      if (!ir::as_const_int(e, &v)) script::raise(script::ExcKind::NotImplementedError, "not supported yet: suggest_index_map of a symbolic shape");
+      shape.push_back(v);
+    }
+    std::vector<ir::PrimExpr> indices;
+    for (const Value& v : interp.to_vector(a[1])) indices.push_back(to_expr(interp, v, "suggest_index_map indices"));
+    std::vector<std::pair<ir::Var, int64_t>> loops;
+    for (const Value& v : interp.to_vector(a[2])) {
+      auto* sv = v.as<StmtValue>();
+      auto* f = sv ? ir::as<ir::ForNode>(sv->stmt) : nullptr;
+      if (!f) script::raise(script::ExcKind::TypeError, "suggest_index_map: loops must be tvm.tir.For");
+      int64_t extent;
+      if (!ir::is_zero(f->min) || !ir::as_const_int(f->extent, &extent))
+        script::raise(script::ExcKind::NotImplementedError, "not supported yet: suggest_index_map over a loop not from 0 to a constant");
+      loops.emplace_back(f->loop_var, extent);
+    }
+    ir::PrimExpr predicate = to_expr(interp, a[3], "suggest_index_map predicate");
+    if (!ir::is_one(predicate))
+      script::raise(script::ExcKind::NotImplementedError, "not supported yet: suggest_index_map under a predicate other than True");
+    auto suggested = schedule::suggest_index_map(shape, indices, loops);
+    if (!suggested) return Value();
+    auto inverse = std::make_shared<IndexMapValue>();
+    inverse->params = suggested->inverse_params;
+    inverse->outputs = suggested->inverse_outputs;
+    auto map = std::make_shared<IndexMapValue>();
+    map->params = suggested->params;
+    map->outputs = suggested->outputs;
+    map->inverse = inverse;
+    return Value(map);
+  }, "suggest_index_map(buffer, indices, loops, predicate) -> IndexMap or None: the layout of buffer that makes the access "
+     "at indices inside loops contiguous in loop order (TVM's SuggestIndexMap).");
 }
 
 void install_schedule_module(script::Namespace& ns) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <unordered_set>
 
 #include "arith/block_access.h"
@@ -34,7 +35,7 @@ namespace {
 bool same_indices(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] != b[i] && !(as<VarNode>(a[i]) && a[i].get() == b[i].get())) return false;
+    if (a[i] != b[i] && !expr_deep_equal(a[i], b[i])) return false;
   }
   return true;
 }
@@ -55,6 +56,14 @@ TSCH_SCHEDULE_ERROR_KIND(kDataParIterTouchRFactorLoopError, "LoopPropertyError.d
                          "The loop to be applied rfactor is required not to be touched by any data parallel block iter of the block",
                          "The loop to be applied rfactor is {0}, which is required not to be touched by any data parallel block "
                          "iter of the block below. However, some of the block's data parallel block iters touch this loop");
+TSCH_SCHEDULE_ERROR_KIND(kNotFirstChildBlockError, "LoopPropertyError.not_first_child_block_of_outermost_loop",
+                         "The reduction block should be the first child block of the outermost loop outside of it",
+                         "The first child block of the outermost loop {0} is not the reduction block.");
+TSCH_SCHEDULE_ERROR_KIND(kUnboundLoopUnderReductionLoopError, "LoopPropertyError.unbound_loop_under_reduction_loop",
+                         "A loop who has extent greater than one and is not bound to any block iter should not appear under a "
+                         "reduction loop",
+                         "The loop {0} has extent greater than one, and is not bound to any block iter. Therefore it shouldn't "
+                         "appear under a reduction loop");
 TSCH_SCHEDULE_ERROR_KIND(kFactorAxisOutOfRangeError, "FactorAxisOutOfRangeError",
                          "The input `factor_axis` is out of range. It is required to be in range [-(ndim + 1), ndim] where `ndim` is "
                          "the number of dimensions of the write buffer",
@@ -220,10 +229,11 @@ std::vector<BufferRegion> ordered_like(std::vector<BufferRegion> regions, const 
 }
 
 // The update storing `values` (one per buffer of `form`) into `buffers` at `indices`: a store,
-// or for several buffers TVM's lets (named after the block's, plus `suffix`) then stores.
+// or for several buffers TVM's lets (named after the block's, plus `suffix`) then stores. One
+// buffer updated through a let (`v = X + a; X = v`) gets the plain store, as in TVM.
 Stmt update_stmt(const ReductionForm& form, const std::vector<Buffer>& buffers, const std::vector<PrimExpr>& indices,
                  const std::vector<PrimExpr>& values, const std::string& suffix) {
-  if (form.let_vars.empty()) return std::make_shared<BufferStoreNode>(buffers[0], values[0], indices);
+  if (buffers.size() == 1) return std::make_shared<BufferStoreNode>(buffers[0], values[0], indices);
   std::vector<Var> vars;
   std::vector<Stmt> stores;
   for (size_t j = 0; j < buffers.size(); ++j) {
@@ -233,6 +243,64 @@ Stmt update_stmt(const ReductionForm& form, const std::vector<Buffer>& buffers, 
   Stmt body = make_seq(stores);
   for (size_t j = buffers.size(); j-- > 0;) body = std::make_shared<LetStmtNode>(vars[j], values[j], body);
   return body;
+}
+
+// `nest` into the body of `scope`, before (or after) its statement holding `top`, and the rf
+// buffers into its allocations.
+void insert_into_scope(ScheduleState& s, uint64_t scope, uint64_t top, const Stmt& nest, bool after,
+                       const std::vector<Buffer>& rf_buffers) {
+  auto copy = std::make_shared<BlockNode>(s.block_at(scope));
+  std::vector<Stmt> items = body_items(copy->body);  // under leading AllocateConst / DeclBuffer
+  const StmtNode* top_now = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
+  size_t pos = items.size();
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].get() == top_now) pos = after ? i + 1 : i;
+  }
+  items.insert(items.begin() + static_cast<long>(pos), nest);
+  copy->body = rewrap(peel_decls(copy->body).wrappers, make_seq(items));
+  for (const auto& b : rf_buffers) copy->alloc_buffers.push_back(b);
+  const BlockRealizeNode* sr = s.info(scope)->realize;
+  s.replace(scope, std::make_shared<BlockRealizeNode>(sr->iter_values, sr->predicate, copy));
+}
+
+// TVM's rewrite when the outermost loop also holds other blocks: the rf block goes under fresh
+// copies of all the block's loops, before the outermost loop; in the block's own nest, from
+// the outermost reduction loop (or the loop of rfactor) down, only the write-back's loops
+// stay, keeping their handles, around the write-back.
+void replace_in_shared_loops(ScheduleState& s, const std::vector<uint64_t>& loops, uint64_t loop_sid,
+                             const std::vector<const ForNode*>& wb_loops, const Stmt& wb_realize,
+                             const BlockRealizeNode& rf_realize, const std::vector<Buffer>& rf_buffers,
+                             const std::function<bool(const ForNode*)>& feeds_reduction) {
+  uint64_t scope = s.scope_block(loops.front());
+  std::unordered_map<const VarNode*, PrimExpr> fresh;
+  std::vector<std::shared_ptr<ForNode>> copies;
+  for (uint64_t l : loops) {
+    const ForNode& f = s.loop_at(l);
+    auto c = std::make_shared<ForNode>(f);
+    c->loop_var = make_var(f.loop_var->name, f.loop_var->dtype);
+    c->min = substitute(f.min, fresh);
+    c->extent = substitute(f.extent, fresh);
+    c->sid = s.fresh_sid();
+    fresh[f.loop_var.get()] = c->loop_var;
+    copies.push_back(c);
+  }
+  std::vector<PrimExpr> values;
+  for (const auto& v : rf_realize.iter_values) values.push_back(substitute(v, fresh));
+  Stmt rf_nest = std::make_shared<BlockRealizeNode>(values, substitute(rf_realize.predicate, fresh), rf_realize.block);
+  for (size_t k = copies.size(); k-- > 0;) {
+    copies[k]->body = rf_nest;
+    rf_nest = copies[k];
+  }
+  size_t first = 0;
+  while (first < loops.size() && loops[first] != loop_sid && !feeds_reduction(&s.loop_at(loops[first]))) ++first;
+  std::unordered_set<const ForNode*> below;
+  for (size_t i = first; i < loops.size(); ++i) below.insert(&s.loop_at(loops[i]));
+  std::vector<const ForNode*> kept;
+  for (const ForNode* f : wb_loops) {
+    if (below.count(f)) kept.push_back(f);
+  }
+  s.replace(loops[first], wrap_in_loops(wb_realize, kept));
+  insert_into_scope(s, scope, loops.front(), rf_nest, /*after=*/false, rf_buffers);
 }
 
 }  // namespace
@@ -274,6 +342,65 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     if (binds_spatial_and_reduction(*realize, lv))
       fail(s, kLoopTouchedByBothKindsError, {l, block_sid});
   }
+  auto binds_spatial = [&](const ForNode* f) {
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      if (block->iter_vars[i].type == IterType::DataPar &&
+          uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); }))
+        return true;
+    }
+    return false;
+  };
+  auto feeds_reduction = [&](const ForNode* f) {
+    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+      if (block->iter_vars[i].type == IterType::CommReduce &&
+          uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); }))
+        return true;
+    }
+    return false;
+  };
+  // TVM's other loop properties. The outermost reduction loop holds only the block (the loops
+  // above it may hold more: see Step 4); under it, a loop no iterator uses would repeat each
+  // update, and the write-back, keeping that loop, would repeat the partial results too.
+  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  uint64_t scope = s.scope_block(block_sid);
+  uint64_t top = loops.empty() ? block_sid : loops.front();
+  if (s.info(top)->parent != scope) fail_not_supported(s, {loop_sid}, "rfactor of a block nested in another block's loops");
+  // Other blocks under the outermost loop (a consumer moved there by reverse_compute_at): as
+  // in TVM, the block must come first, the rf nest goes before the outermost loop and the
+  // write-back takes the block's place. Moving the rf block's reads before the other blocks
+  // is sound only when none of them writes what it reads (such a write after the read also
+  // makes the scope no stage pipeline, refused above; checked here in the primitive's terms).
+  std::vector<uint64_t> others;
+  for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
+    if (other != block_sid && s.scope_block(other) == scope && is_under(s, other, top)) others.push_back(other);
+  }
+  if (!others.empty()) {
+    if (s.child_blocks(top).front() != block_sid) fail(s, kNotFirstChildBlockError, {top, block_sid});
+    for (uint64_t other : others) {
+      for (const BufferRegion& w : s.block_at(other).writes) {
+        for (const BufferRegion& r : block->reads) {
+          bool output = std::find(form.buffers.begin(), form.buffers.end(), r.buffer) != form.buffers.end();
+          if (w.buffer != r.buffer || output) continue;
+          fail_not_supported(s, {block_sid, other, top},
+                             fmt::format("rfactor of block {{0}}: block {{1}}, also under loop {{2}}, writes {}, which {{0}} "
+                                         "reads; the rf block, moved before loop {{2}}, would read it before it is written",
+                                         w.buffer->name));
+        }
+      }
+    }
+  }
+  {
+    bool met_reduction = false;
+    for (uint64_t l : loops) {
+      const ForNode* f = &s.loop_at(l);
+      if (feeds_reduction(f)) {
+        if (!met_reduction && s.child_blocks(l).size() != 1) fail(s, kNonSingleChildBlockError, {l});
+        met_reduction = true;
+      } else if (met_reduction && !binds_spatial(f) && !is_const_int(f->extent, 1)) {
+        fail(s, kUnboundLoopUnderReductionLoopError, {l, block_sid});
+      }
+    }
+  }
   // Under a T.where over the loop (an imperfect split of the reduction) each X_rf entry is
   // initialised where the other reduction loops start, and the write-back reads every entry:
   // the predicate must hold there for every value of the loop. TVM does not check (with an
@@ -312,13 +439,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   if (!form.match.reducer.commutative) {
     for (uint64_t l : s.enclosing_loops(block_sid)) {
       if (l == loop_sid) break;
-      const VarNode* lv = s.loop_at(l).loop_var.get();
-      bool feeds_reduction = false;
-      for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-        if (block->iter_vars[i].type == IterType::CommReduce)
-          feeds_reduction |= uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == lv; });
-      }
-      if (feeds_reduction) {
+      if (feeds_reduction(&s.loop_at(l))) {
         fail_not_supported(s, {loop_sid, block_sid, l},
                            "rfactor of loop {0}, inside reduction loop {2}: the reducer of block {1} keeps the earlier value on "
                            "ties (`>=` / `<=`), so combining the partial results in another order can find another index of "
@@ -336,42 +457,40 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   }
   if (factor_axis < 0) factor_axis += ndim + 1;
 
-  // Step 2. The rf block: a spatial iterator for the loop, the spatial iterators of the block,
-  // and a reduction iterator per other loop feeding the reduction.
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  // Step 2. The rf block (TVM's RFactorBlockCreator): a spatial iterator for the loop, then
+  // the block's iterators in order, each kept with its binding unless it is a reduction
+  // iterator over the loop; such a one gives way to a reduction iterator per other loop in its
+  // binding (one per loop, however many iterators use it).
   DataType t = loop->loop_var->dtype;
   Var v_rf = make_var("v" + rf_var->name, t);
   std::vector<IterVar> rf_iters{IterVar{v_rf, Range{loop->min, loop->extent}, IterType::DataPar}};
   std::vector<PrimExpr> rf_values{loop->loop_var};
   std::unordered_map<const VarNode*, PrimExpr> loop_to_iter{{rf_var, v_rf}};
-  std::vector<IterVar> reduce_iters;
-  std::vector<PrimExpr> reduce_values;
-  for (uint64_t l : loops) {
-    const ForNode* f = &s.loop_at(l);
-    if (f->loop_var.get() == rf_var) continue;
-    bool feeds_reduction = false;
-    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-      if (block->iter_vars[i].type != IterType::CommReduce) continue;
-      feeds_reduction |= uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); });
-    }
-    if (!feeds_reduction) continue;
-    Var v = make_var("v" + f->loop_var->name, f->loop_var->dtype);
-    loop_to_iter[f->loop_var.get()] = v;
-    reduce_iters.push_back(IterVar{v, Range{f->min, f->extent}, IterType::CommReduce});
-    reduce_values.push_back(f->loop_var);
-  }
-  std::unordered_map<const VarNode*, PrimExpr> iter_subst;  // old reduction iterators -> new expressions
+  std::unordered_map<const VarNode*, const ForNode*> loop_of_var;
+  for (uint64_t l : loops) loop_of_var[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
+  std::unordered_map<const VarNode*, PrimExpr> iter_subst;  // replaced iterators -> new expressions
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     const IterVar& iv = block->iter_vars[i];
-    if (iv.type == IterType::DataPar) {
+    const PrimExpr& binding = realize->iter_values[i];
+    if (iv.type == IterType::DataPar || !uses_rf(binding)) {
       rf_iters.push_back(iv);
-      rf_values.push_back(realize->iter_values[i]);
-    } else {
-      iter_subst[iv.var.get()] = substitute(realize->iter_values[i], loop_to_iter);
+      rf_values.push_back(binding);
+      continue;
     }
+    for_each_expr(binding, [&](const PrimExpr& e) {  // pre-order: TVM's order of the loops
+      auto* v = as<VarNode>(e);
+      auto it = v ? loop_of_var.find(v) : loop_of_var.end();
+      if (it == loop_of_var.end() || loop_to_iter.count(v)) return;
+      const ForNode* f = it->second;
+      Var nv = make_var("v" + f->loop_var->name, f->loop_var->dtype);
+      loop_to_iter[v] = nv;
+      rf_iters.push_back(IterVar{nv, Range{f->min, f->extent}, IterType::CommReduce});
+      rf_values.push_back(f->loop_var);
+    });
+    iter_subst[iv.var.get()] = substitute(binding, loop_to_iter);
   }
-  rf_iters.insert(rf_iters.end(), reduce_iters.begin(), reduce_iters.end());
-  rf_values.insert(rf_values.end(), reduce_values.begin(), reduce_values.end());
+  bool rf_reduces = false;
+  for (const IterVar& iv : rf_iters) rf_reduces |= iv.type == IterType::CommReduce;
   std::vector<PrimExpr> rf_indices = form.indices;
   rf_indices.insert(rf_indices.begin() + factor_axis, v_rf);
   std::vector<Buffer> rf_buffers;
@@ -391,7 +510,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   rf_block->sid = s.fresh_sid();
   rf_block->iter_vars = rf_iters;
   rf_block->annotations = block->annotations;  // as TVM's: the rf block keeps them
-  if (reduce_iters.empty() && form.buffers.size() == 1) {
+  if (!rf_reduces && form.buffers.size() == 1) {
     // Nothing left to reduce in the rf block (TVM's spatial-only form): each instance stores
     // its value, identity (+) value being the value. (Tuple reducers keep their combine: an
     // argmax tie-break against the identity's index can pick the identity.)
@@ -418,18 +537,16 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   std::unordered_set<const VarNode*> wb_dropped;  // loops the write-back nest leaves out
   for (uint64_t l : loops) {
     const ForNode* f = &s.loop_at(l);
-    bool needed = f->loop_var.get() == rf_var;
-    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-      if (block->iter_vars[i].type == IterType::DataPar) {
-        needed |= uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); });
-      }
-    }
+    // TVM's: the loop of rfactor and every loop no reduction iterator uses (those of the
+    // spatial iterators and any unbound ones: a unit loop, or one above the reduction).
+    bool needed = f->loop_var.get() == rf_var || !feeds_reduction(f);
     if (!needed) {
       wb_dropped.insert(f->loop_var.get());
       continue;
     }
     wb_loops.push_back(f);
-    loop_copy[f->loop_var.get()] = make_var(f->loop_var->name, f->loop_var->dtype);
+    // Under shared loops the write-back stays in the block's nest, on its loops.
+    loop_copy[f->loop_var.get()] = others.empty() ? make_var(f->loop_var->name, f->loop_var->dtype) : PrimExpr(f->loop_var);
   }
   // The rf block keeps the block's spatial iterators; the write-back block gets its own
   // (one Var is defined once in a well-formed function, as in TVM).
@@ -466,40 +583,23 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // TVM gives the write-back block no predicate; then a spatial loop split imperfectly writes
   // past the output's end. It keeps the terms over its own loops instead.
   PrimExpr wb_pred = substitute(predicate_without(realize->predicate, wb_dropped), loop_copy);
+  auto wb_realize = std::make_shared<BlockRealizeNode>(wb_values, wb_pred, wb);
+  if (!others.empty()) {
+    replace_in_shared_loops(s, loops, loop_sid, wb_loops, wb_realize, BlockRealizeNode(rf_values, rf_pred, rf_block), rf_buffers,
+                            feeds_reduction);
+    if (init_needs_decompose) s.rfactor_blocks_to_decompose.push_back(rf_block->sid);
+    return rf_block->sid;
+  }
   std::vector<LoopSpec> wb_specs;
   for (const ForNode* l : wb_loops) {
     wb_specs.push_back({std::static_pointer_cast<const VarNode>(loop_copy.at(l->loop_var.get())), l->min, l->extent});
   }
-  Stmt wb_nest = make_loop_nest(s, wb_specs, std::make_shared<BlockRealizeNode>(wb_values, wb_pred, wb));
+  Stmt wb_nest = make_loop_nest(s, wb_specs, wb_realize);
 
   // Step 4. Rewrite: the rf block replaces the block; the write-back nest follows the nest.
-  uint64_t scope = s.scope_block(block_sid);
-  uint64_t top = loops.empty() ? block_sid : loops.front();
-  if (s.info(top)->parent != scope) fail_not_supported(s, {loop_sid}, "rfactor of a block nested in another block's loops");
-  // The write-back nest goes after the block's whole loop nest; a block sharing those loops
-  // (a consumer moved there by reverse_compute_at) would read the output before it is
-  // written. TVM keeps the write-back inside the shared loops; tsch refuses.
-  for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
-    if (other != block_sid && s.scope_block(other) == scope && is_under(s, other, top)) {
-      fail_not_supported(s, {block_sid, other}, "rfactor of block {0}, whose loops also hold block {1}");
-    }
-  }
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(rf_values, rf_pred, rf_block));
   if (init_needs_decompose) s.rfactor_blocks_to_decompose.push_back(rf_block->sid);
-  const BlockNode* scope_now = &s.block_at(scope);
-  auto copy = std::make_shared<BlockNode>(*scope_now);
-  std::vector<Stmt> items = body_items(copy->body);  // under leading AllocateConst / DeclBuffer
-  // The rewritten top statement is the one holding the rf block now.
-  const StmtNode* new_top = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
-  size_t pos = items.size();
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (items[i].get() == new_top) pos = i + 1;
-  }
-  items.insert(items.begin() + static_cast<long>(pos), wb_nest);
-  copy->body = rewrap(peel_decls(copy->body).wrappers, make_seq(items));
-  for (const auto& b : rf_buffers) copy->alloc_buffers.push_back(b);
-  const BlockRealizeNode* sr = s.info(scope)->realize;
-  s.replace(scope, std::make_shared<BlockRealizeNode>(sr->iter_values, sr->predicate, copy));
+  insert_into_scope(s, scope, top, wb_nest, /*after=*/true, rf_buffers);
   return rf_block->sid;
 }
 
