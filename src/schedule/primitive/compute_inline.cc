@@ -55,11 +55,25 @@ bool removable_subtree(const ScheduleState& s, uint64_t block_sid) {
 
 namespace {
 
+// The buffers whose data pointers a block of `func` may use (TVM's buffer_var_map): its
+// parameters' and those its blocks allocate. A consumer's regions are re-inferred with them,
+// so a `T.tvm_access_ptr` of one stays in its signature.
+std::vector<Buffer> data_owners_of(const ScheduleState& s, const std::string& func) {
+  std::vector<Buffer> out;
+  for (const auto& [param, buffer] : s.mod()->prim_func(func)->buffer_map) out.push_back(buffer);
+  uint64_t root = s.root_of(func);
+  for (uint64_t b : s.blocks_in(func)) {
+    for (const auto& a : s.block_at(b).alloc_buffers) out.push_back(a);
+  }
+  for (const auto& a : s.block_at(root).alloc_buffers) out.push_back(a);
+  return out;
+}
+
 // Replaces loads of `buffer` by the producer's value at the loaded indices.
 class Inliner : public IRMutator {
  public:
-  Inliner(const Buffer& buffer, const std::vector<Var>& vars, const PrimExpr& value)
-      : buffer_(buffer), vars_(vars), value_(value) {}
+  Inliner(const Buffer& buffer, const std::vector<Var>& vars, const PrimExpr& value, const std::vector<Buffer>& owners)
+      : buffer_(buffer), vars_(vars), value_(value), owners_(owners) {}
   PrimExpr mutate(const PrimExpr& e) override {
     PrimExpr out = mutate_children(e);
     if (auto* load = as<BufferLoadNode>(out); load && load->buffer == buffer_) {
@@ -77,7 +91,7 @@ class Inliner : public IRMutator {
     if (!block) return out;
     auto copy = std::make_shared<BlockNode>(*block);
     copy->reads.clear();
-    for (const auto& r : arith::infer_access_regions(copy->body, copy->init, {}, copy->match_buffers).reads) {
+    for (const auto& r : arith::infer_access_regions(copy->body, copy->init, {}, copy->match_buffers, owners_).reads) {
       bool own = false;
       for (const auto& a : copy->alloc_buffers) own |= a == r.buffer;
       if (!own) copy->reads.push_back(r);
@@ -89,6 +103,7 @@ class Inliner : public IRMutator {
   const Buffer& buffer_;
   const std::vector<Var>& vars_;
   const PrimExpr& value_;
+  const std::vector<Buffer>& owners_;
 };
 
 // A block in `scope` whose T.where reads `buffer` (0 if none): inlining rewrites block bodies
@@ -180,7 +195,8 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
 
   // Step 2. Rewrite every consumer in the scope — its body, and its T.where where that reads
   // the buffer (TVM inlines there too) —, drop the block and its buffer.
-  Inliner inliner(store->buffer, index_vars, store->value);
+  std::vector<Buffer> owners = data_owners_of(s, s.info(block_sid)->func);
+  Inliner inliner(store->buffer, index_vars, store->value, owners);
   std::vector<uint64_t> consumers = get_consumers(s, block_sid);
   for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
     const BlockRealizeNode* r = s.info(b)->realize;
@@ -196,8 +212,10 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     auto copy = std::make_shared<BlockNode>(*cb);
     copy->body = inliner.mutate(cb->body);
     if (cb->init) copy->init = inliner.mutate(cb->init);
-    arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers);
+    arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers, owners);
+    // TVM re-derives the whole signature of a block that read the inlined buffer.
     copy->reads = regions.reads;
+    copy->writes = regions.writes;
     const BlockRealizeNode* r = s.info(c)->realize;
     s.replace(c, std::make_shared<BlockRealizeNode>(r->iter_values, inliner.mutate(r->predicate), copy));
   }
