@@ -18,6 +18,7 @@
 #include "ir/printer.h"
 #include "schedule/error.h"
 #include "schedule/primitive/inline_checks.h"
+#include "schedule/primitive/reverse_inline_map.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 #include "schedule/kind_registration.h"
@@ -293,28 +294,41 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
       if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &extent)) fail(s, kReverseBodyAnalysisError, {block_sid});
       extents[iv.var.get()] = extent;
     }
+    arith::VarDomain pdom, cdom;
+    for (const auto& iv : p->iter_vars) pdom[iv.var.get()] = arith::interval_of(iv.dom);
+    for (const auto& iv : c->iter_vars) cdom[iv.var.get()] = arith::interval_of(iv.dom);
+    // A load that is not a bijective affine map of the iterators, or one reading fewer
+    // elements than the producer writes, may still be digits of them (`B[v // 16, v % 16]`
+    // over 127 values of v): inverted digit by digit where that is proved exact.
+    auto refuse_or_digits = [&](const std::function<void()>& refuse) {
+      vmap = digits_inverse(load_indices, c->iter_vars, p_store->indices);
+      if (vmap.empty() || !digits_invert_load(vmap, load_indices, p_store->indices, c->iter_vars, pdom, cdom)) refuse();
+    };
     arith::IterMapResult map = arith::detect_iter_map(load_indices, extents, /*require_bijective=*/true);
-    if (!map.ok) fail(s, kReverseBodyAnalysisError, {block_sid});
+    bool exact = map.ok;
     // The elements read must be exactly those written: a producer writing more would wrap
     // into other consumer iterations through the inverse's divisions.
-    arith::VarDomain pdom;
-    for (const auto& iv : p->iter_vars) pdom[iv.var.get()] = arith::interval_of(iv.dom);
-    for (size_t d = 0; d < load_indices.size(); ++d) {
+    for (size_t d = 0; exact && d < load_indices.size(); ++d) {
       arith::Interval w = arith::eval_interval(p_store->indices[d], pdom);
       int64_t lo, hi;
-      bool exact = w.min && w.max && as_const_int(arith::simplify(w.min), &lo) && as_const_int(arith::simplify(w.max), &hi) &&
-                   lo == map.sums[d].base && hi == map.sums[d].base + map.sums[d].extent - 1;
-      if (!exact)
+      exact = w.min && w.max && as_const_int(arith::simplify(w.min), &lo) && as_const_int(arith::simplify(w.max), &hi) &&
+              lo == map.sums[d].base && hi == map.sums[d].base + map.sums[d].extent - 1;
+    }
+    if (!map.ok) {
+      refuse_or_digits([&] { fail(s, kReverseBodyAnalysisError, {block_sid}); });
+    } else if (!exact) {
+      refuse_or_digits([&] {
         fail_not_supported(s, {block_sid, p_sid},
                            "block {1} writes other elements of " + x->name + " than block {0} reads through its affine load");
-    }
-    std::vector<std::pair<const VarNode*, int64_t>> loops;
-    for (const auto& iv : c->iter_vars) loops.emplace_back(iv.var.get(), extents.at(iv.var.get()));
-    vmap = arith::inverse_iter_map_fused(map, p_store->indices, loops);
-    if (vmap.empty()) vmap = arith::inverse_iter_map(map, p_store->indices);
-    for (const auto& iv : c->iter_vars) {
-      if (!vmap.count(iv.var.get())) vmap[iv.var.get()] = iv.dom.min;  // an iterator of extent 1
-
+      });
+    } else {
+      std::vector<std::pair<const VarNode*, int64_t>> loops;
+      for (const auto& iv : c->iter_vars) loops.emplace_back(iv.var.get(), extents.at(iv.var.get()));
+      vmap = arith::inverse_iter_map_fused(map, p_store->indices, loops);
+      if (vmap.empty()) vmap = arith::inverse_iter_map(map, p_store->indices);
+      for (const auto& iv : c->iter_vars) {
+        if (!vmap.count(iv.var.get())) vmap[iv.var.get()] = iv.dom.min;  // an iterator of extent 1
+      }
     }
   }
   for (const auto& iv : c->iter_vars) {
@@ -357,12 +371,14 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
       fail_not_supported(s, {block_sid, p_sid},
                          fmt::format("iterator {} of block {{0}} ranges over {} values, which block {{1}} does not all write",
                                      iv.var->name, ir::script(iv.dom.extent)));
-    PrimExpr at = substitute(vmap.at(iv.var.get()), producer_binding);
+    // TVM simplifies the bound over the producer's iterators first, then over its loops.
+    PrimExpr at = tvm_sum_order(substitute(tvm_sum_order(vmap.at(iv.var.get())), producer_binding));
     if (!prove(make_binary(ExprKind::GE, reach.min, dmin)))
       guards.push_back(arith::simplify(make_binary(ExprKind::GE, at, cast(at->dtype, dmin))));
     if (!prove(make_binary(ExprKind::LE, reach.max, dmax)))
       guards.push_back(arith::simplify(make_binary(ExprKind::LT, at, cast(at->dtype, arith::simplify(add(dmin, iv.dom.extent))))));
   }
+  guards = tvm_fold_guards(std::move(guards));
   // The producer's own guard first; a new condition it already states is not repeated.
   std::function<void(const PrimExpr&, std::vector<PrimExpr>&)> conjuncts = [&](const PrimExpr& e, std::vector<PrimExpr>& out) {
     if (auto* both = as<AndNode>(e)) {
