@@ -533,7 +533,8 @@ void register_cache_kinds(KindList& kinds) {
           output_blocks(c, {read ? cache_read(sch.state(), block, index, c.attrs[1].s, consumers) : cache_write(sch.state(), block, index, c.attrs[1].s, consumers)});
         },
         read ? "cache_read(block, read_buffer_index, storage_scope) -> BlockRV: read a buffer through a copy in storage_scope."
-             : "cache_write(block, write_buffer_index, storage_scope) -> BlockRV: write through a copy in storage_scope.",
+             : "cache_write(block, write_buffer_index, storage_scope, consumer_blocks=None) -> BlockRV: write through a copy in "
+               "storage_scope, copied back before the next block that reads the buffer (consumer_blocks read the copy).",
         read ? "read_buffer_index names a buffer the block reads; the scope is a storage scope (shared, local, global, ...)"
              : "write_buffer_index names a buffer the block writes; the scope is a storage scope",
         read ? "C reads A  ->  new block A_shared copies A into A_shared (scope \"shared\") and C reads A_shared"
