@@ -55,12 +55,29 @@ struct RegionSet {
 
 class Detector : public IRVisitor {
  public:
-  RegionSet reads, writes;
+  RegionSet reads, writes, opaques;
   std::unordered_map<const BufferNode*, const BufferRegion*> matched;  // match_buffer -> its source
+  std::unordered_map<const VarNode*, Buffer> owners;                  // data pointer -> its buffer
 
   void visit(const PrimExpr& e) override {
     if (auto* load = as<BufferLoadNode>(e)) {
       add_access(reads, load->buffer, load->indices);
+    }
+    if (auto* call = as<CallNode>(e); call && call->op == "tvm_access_ptr" && call->args.size() == 5) {
+      // TVM's detector: the mask says how the pointer is used; the whole buffer is accessed.
+      auto* data = as<VarNode>(call->args[1]);
+      int64_t mask;
+      auto owner = data ? owners.find(data) : owners.end();
+      if (owner != owners.end() && as_const_int(call->args[4], &mask)) {
+        std::vector<Interval> whole = whole_region(owner->second);
+        if ((mask & 1) && (mask & 2)) opaques.add(owner->second, whole);
+        else if (mask & 1) reads.add(owner->second, whole);
+        else if (mask & 2) writes.add(owner->second, whole);
+        return;
+      }
+    }
+    if (auto* var = as<VarNode>(e)) {
+      if (auto owner = owners.find(var); owner != owners.end()) opaques.add(owner->second, whole_region(owner->second));
     }
     visit_children(e);
   }
@@ -137,6 +154,12 @@ class Detector : public IRVisitor {
     into.add(it->second->buffer, dims);
   }
 
+  static std::vector<Interval> whole_region(const Buffer& b) {
+    std::vector<Interval> out;
+    for (const auto& extent : b->shape) out.push_back(interval_of(Range{make_int(0, extent->dtype), extent}));
+    return out;
+  }
+
   Interval eval_bounds(const Interval& i) {
     Interval lo = eval_interval(i.min, dom_), hi = eval_interval(i.max, dom_);
     if (!lo.min || !hi.min) return Interval{};
@@ -196,18 +219,27 @@ class Detector : public IRVisitor {
 }  // namespace
 
 AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
-                                   const std::vector<MatchBufferRegion>& matches) {
+                                   const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
   Detector d;
   for (const auto& m : matches) d.matched[m.buffer.get()] = &m.source;
+  for (const auto& b : data_owners) d.owners[b->data.get()] = b;
   if (init) d.visit(init);
   d.visit(body);
   std::unordered_set<const BufferNode*> own;
   for (const auto& b : allocated) own.insert(b.get());
+  // A buffer accessed opaquely is listed once, after the others, among both reads and writes.
   std::unordered_set<const BufferNode*> excluded = own;
+  for (const auto& b : d.opaques.order) excluded.insert(b.get());
+  std::vector<BufferRegion> writes = d.writes.to_regions(excluded);
   if (init) {
     for (const auto& b : d.writes.order) excluded.insert(b.get());
   }
-  return AccessRegions{d.reads.to_regions(excluded), d.writes.to_regions(own)};
+  std::vector<BufferRegion> reads = d.reads.to_regions(excluded);
+  for (const auto& r : d.opaques.to_regions(own)) {
+    reads.push_back(r);
+    writes.push_back(r);
+  }
+  return AccessRegions{reads, writes};
 }
 
 }  // namespace tsch::arith

@@ -16,8 +16,12 @@ struct AccessRegions {
 };
 
 // `allocated`: the block's own alloc_buffers, which are not part of its signature;
-// `matches`: its match_buffers, whose accesses count as accesses of their source regions.
+// `matches`: its match_buffers, whose accesses count as accesses of their source regions;
+// `data_owners`: buffers whose data pointer the body may use directly (TVM's buffer_var_map):
+// `T.tvm_access_ptr` of one reads and/or writes the whole buffer as its mask says, any other
+// use of the pointer is an opaque access, which counts as a read and a write (appended last).
 AccessRegions infer_access_regions(const ir::Stmt& body, const ir::Stmt& init, const std::vector<ir::Buffer>& allocated = {},
-                                   const std::vector<ir::MatchBufferRegion>& matches = {});
+                                   const std::vector<ir::MatchBufferRegion>& matches = {},
+                                   const std::vector<ir::Buffer>& data_owners = {});
 
 }  // namespace tsch::arith

@@ -69,7 +69,10 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block);
 // Caches (primitive/cache.cc): return the new copy block.
 uint64_t cache_read(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope,
                     const std::vector<uint64_t>& consumer_blocks = {});
-uint64_t cache_write(ScheduleState& s, uint64_t block, int64_t write_buffer_index, const std::string& scope);
+// cache_write's consumer_blocks read the cache itself; the copy-back then goes before the
+// first block still reading the buffer.
+uint64_t cache_write(ScheduleState& s, uint64_t block, int64_t write_buffer_index, const std::string& scope,
+                     const std::vector<uint64_t>& consumer_blocks = {});
 void set_scope(ScheduleState& s, uint64_t block, int64_t buffer_index, const std::string& scope);
 // primitive/read_write_at.cc: a copy block (annotated auto_copy) at the top level of `loop`,
 // before the first subtree reading (after the last subtree writing) the block's buffer, which

@@ -85,6 +85,36 @@ TEST_CASE("block access regions relax inner loops", "[arith]") {
   CHECK(arith::infer_access_regions(loop, init).reads.size() == 1);
 }
 
+TEST_CASE("block access regions of data pointers follow TVM's detector", "[arith]") {
+  Buffer table = make_buffer("T", DataType::int_(8), {c(64)});
+  Buffer ext = make_buffer("E", DataType::float32(), {c(8)});
+  Buffer out = make_buffer("O", DataType::float32(), {c(8)});
+  Var vi = make_var("vi");
+  auto ptr = [&](const Buffer& b, int64_t mask) {
+    return PrimExpr(std::make_shared<CallNode>(DataType::handle(), "tvm_access_ptr",
+                                               std::vector<PrimExpr>{make_float(0), b->data, c(0), c(8), c(mask)}));
+  };
+  Stmt store = std::make_shared<BufferStoreNode>(out, make_float(1), std::vector<PrimExpr>{vi});
+  Stmt body = std::make_shared<SeqStmtNode>(std::vector<Stmt>{std::make_shared<EvaluateNode>(ptr(table, 1)), store});
+  // Unknown pointers are not accesses; a known one read through tvm_access_ptr is the whole buffer.
+  CHECK(arith::infer_access_regions(body, nullptr).reads.empty());
+  arith::AccessRegions r = arith::infer_access_regions(body, nullptr, {}, {}, {table, ext, out});
+  REQUIRE(r.reads.size() == 1);
+  CHECK(r.reads[0].buffer == table);
+  CHECK(s(r.reads[0].region[0].extent) == "64");
+  REQUIRE(r.writes.size() == 1);
+  // A read-write pointer, or the bare pointer, is an opaque access: read and written, listed last.
+  Stmt opaque = std::make_shared<SeqStmtNode>(std::vector<Stmt>{std::make_shared<EvaluateNode>(ptr(table, 3)),
+                                                                std::make_shared<EvaluateNode>(ext->data), store});
+  r = arith::infer_access_regions(opaque, nullptr, {}, {}, {table, ext, out});
+  REQUIRE(r.reads.size() == 2);
+  CHECK(r.reads[0].buffer == table);
+  CHECK(r.reads[1].buffer == ext);
+  REQUIRE(r.writes.size() == 3);
+  CHECK(r.writes[0].buffer == out);
+  CHECK(r.writes[2].buffer == ext);
+}
+
 TEST_CASE("floordiv and floormod resolve with known ranges", "[arith]") {
   Var x = make_var("x"), y = make_var("y");
   arith::VarDomain dom{{x.get(), {c(0), c(15)}}, {y.get(), {c(0), c(7)}}};

@@ -6,7 +6,8 @@
 //   input of the scope is copied whole at the scope's start; a buffer written in the scope
 //   right after its writer, inside the loops the writer shares with its first consumer (what
 //   the writer wrote there). cache_write(C, 0, "local"): C writes C_local and a block
-//   "C_local" after it copies C_local back to C (placed at the top level of the scope).
+//   "C_local" after it copies C_local back to C, before the first block that still reads C
+//   (inside the loops the two share); the consumer_blocks named read C_local itself.
 #include <fmt/format.h>
 
 #include <functional>
@@ -176,31 +177,19 @@ TSCH_SCHEDULE_ERROR_KIND(kInvalidStorageScopeError, "InvalidStorageScopeError", 
 
 void check_scope(const ScheduleState& s, const std::string& scope) { check_storage_scope(s, scope); }
 
-// The rewrite both cache primitives share: the block accesses `cache` instead of `buffer`,
-// the copy nest goes into the scope's body at `position`, and the scope allocates the cache.
-void install_cache(ScheduleState& s, uint64_t block_sid, uint64_t scope, size_t position, const Buffer& buffer,
-                   const Buffer& cache, const Stmt& nest, const BufferReindex* shift) {
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  Stmt replaced = replace_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(block_sid))), buffer, cache, shift);
-  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
-                                                          std::static_pointer_cast<const BlockNode>(replaced)));
-  rebuild_scope(s, scope, [&](BlockNode& b) {
-    b.body = insert_into_body(b.body, position, nest);
-    b.alloc_buffers.push_back(cache);
-  });
-}
-
-// Where cache_write's copy-back goes in the scope's body, as TVM's CacheLocDetector places
-// it: just before the first top-level statement after the producer's that holds a reader of
-// `buffer`; at the end of the body when nothing in the scope reads it. Where a reader shares
-// the producer's top-level statement (after compute_at), the copy would have to go inside the
-// shared loops, as TVM does; tsch refuses, leaving the schedule unchanged.
-size_t copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64_t scope, const Buffer& buffer) {
+// Where cache_write's copy-back goes in the scope's body when it stays at the scope's top
+// level: just before the first top-level statement after the producer's that holds a reader
+// of `buffer` (other than the `consumers`, which read the cache); at the end of the body when
+// nothing else in the scope reads it. A reader sharing the producer's top-level statement
+// that TVM's CacheLocDetector could not place the copy before (it runs first in a shared loop)
+// is refused, leaving the schedule unchanged.
+size_t copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64_t scope, const Buffer& buffer,
+                          const std::unordered_set<uint64_t>& consumers) {
   size_t here = top_level_index(s, block_sid, scope);
   bool any_reader = false;
   size_t first_after = SIZE_MAX;
   for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
-    if (other == block_sid || other == scope) continue;
+    if (other == block_sid || other == scope || consumers.count(other)) continue;
     // Readers at any depth of the scope, except inside the producer itself.
     uint64_t up = s.scope_block(other);
     while (up && up != scope && up != block_sid) up = s.scope_block(up);
@@ -212,7 +201,7 @@ size_t copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64_t s
     size_t at = top_level_index(s, other, scope);
     if (at == here) {
       fail_not_supported(s, {block_sid, other},
-                         fmt::format("cache_write of {} while block {{1}}, which reads it, is in the same loop nest as block {{0}}", buffer->name));
+                         fmt::format("cache_write of {} while block {{1}}, which reads it, runs before block {{0}} in a loop they share", buffer->name));
     }
     if (at > here) first_after = std::min(first_after, at);
   }
@@ -254,6 +243,56 @@ std::vector<uint64_t> readers_in_scope(const ScheduleState& s, uint64_t scope, c
   return out;
 }
 
+// Both cache primitives' rewrite of the scope: the `redirected` blocks access `cache`
+// instead of `buffer` (re-indexed by `shift` when compact), and the copy nest goes into the
+// body of loop `loc` at `pos` (the caller inserts it into the scope block's body itself).
+class Rewriter : public IRMutator {
+ public:
+  Rewriter(const std::unordered_set<uint64_t>& redirected, const Buffer& src, const Buffer& cache, const BufferReindex* shift,
+           uint64_t loc, size_t pos, const Stmt& nest)
+      : redirected_(redirected), src_(src), cache_(cache), shift_(shift), loc_(loc), pos_(pos), nest_(nest) {}
+  using IRMutator::mutate;
+  Stmt mutate(const Stmt& st) override {
+    if (auto* realize = as<BlockRealizeNode>(st); realize && redirected_.count(realize->block->sid)) {
+      return replace_buffer(st, src_, cache_, shift_);
+    }
+    Stmt t = mutate_children(st);
+    if (auto* f = as<ForNode>(t); f && f->sid == loc_) {
+      auto out = std::make_shared<ForNode>(*f);
+      out->body = insert(f->body);
+      return out;
+    }
+    return t;
+  }
+  Stmt insert(const Stmt& body) {
+    ++inserted;
+    return insert_into_body(body, pos_, nest_);
+  }
+  int inserted = 0;
+
+ private:
+  const std::unordered_set<uint64_t>& redirected_;
+  Buffer src_, cache_;
+  const BufferReindex* shift_;
+  uint64_t loc_;
+  size_t pos_;
+  Stmt nest_;
+};
+
+// The named consumer blocks with the blocks nested in them (TVM: GetChildBlocks).
+std::unordered_set<uint64_t> with_nested_blocks(const ScheduleState& s, const std::vector<uint64_t>& blocks) {
+  std::unordered_set<uint64_t> out;
+  for (uint64_t c : blocks) {
+    out.insert(c);
+    for (uint64_t b : s.blocks_in(s.info(c)->func)) {
+      for (uint64_t up = s.scope_block(b); up; up = s.scope_block(up)) {
+        if (up == c) out.insert(b);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name, const std::vector<uint64_t>& consumer_blocks) {
@@ -272,15 +311,7 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
     }
   }
   // The consumers that read the copy: those named (with the blocks inside them), else all.
-  std::unordered_set<uint64_t> consumers;
-  for (uint64_t c : consumer_blocks) {
-    consumers.insert(c);
-    for (uint64_t b : s.blocks_in(s.info(c)->func)) {
-      for (uint64_t up = s.scope_block(b); up; up = s.scope_block(up)) {
-        if (up == c) consumers.insert(b);
-      }
-    }
-  }
+  std::unordered_set<uint64_t> consumers = with_nested_blocks(s, consumer_blocks);
   std::vector<uint64_t> readers = readers_in_scope(s, scope, src);
   // Step 2. Where the copy goes and what it copies (TVM's CacheRead).
   std::vector<uint64_t> writers;
@@ -362,38 +393,6 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   for (uint64_t r : readers) {
     if (consumers.empty() || consumers.count(r)) redirected.insert(r);
   }
-  class Rewriter : public IRMutator {
-   public:
-    Rewriter(const std::unordered_set<uint64_t>& redirected, const Buffer& src, const Buffer& cache, const BufferReindex* shift,
-             uint64_t loc, size_t pos, const Stmt& nest)
-        : redirected_(redirected), src_(src), cache_(cache), shift_(shift), loc_(loc), pos_(pos), nest_(nest) {}
-    using IRMutator::mutate;
-    Stmt mutate(const Stmt& st) override {
-      if (auto* realize = as<BlockRealizeNode>(st); realize && redirected_.count(realize->block->sid)) {
-        return replace_buffer(st, src_, cache_, shift_);
-      }
-      Stmt t = mutate_children(st);
-      if (auto* f = as<ForNode>(t); f && f->sid == loc_) {
-        auto out = std::make_shared<ForNode>(*f);
-        out->body = insert(f->body);
-        return out;
-      }
-      return t;
-    }
-    Stmt insert(const Stmt& body) {
-      ++inserted;
-      return insert_into_body(body, pos_, nest_);
-    }
-    int inserted = 0;
-
-   private:
-    const std::unordered_set<uint64_t>& redirected_;
-    Buffer src_, cache_;
-    const BufferReindex* shift_;
-    uint64_t loc_;
-    size_t pos_;
-    Stmt nest_;
-  };
   Rewriter rewrite(redirected, src, cache, full ? nullptr : &shift, loc, static_cast<size_t>(pos), nest);
   auto new_scope = std::make_shared<BlockNode>(scope_block);
   new_scope->body = rewrite.mutate(scope_block.body);
@@ -405,7 +404,9 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   return copy_sid;
 }
 
-uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
+uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
+                     const std::vector<uint64_t>& consumer_blocks) {
+  // Step 1. Check.
   check_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) {
@@ -425,17 +426,67 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
       }
     }
   }
-  size_t position = copy_back_position(s, block_sid, scope, dst);
-  // The copy-back sits at the top level of the scope block, so the cache is the shape of the
-  // region the producer writes there (TVM's cache_full_region = false) and the producer
-  // indexes it from the region's start.
-  std::vector<arith::Interval> region = scope_region(s, block_sid, write);
-  std::optional<std::vector<PrimExpr>> shape = compact_shape(s, scope, dst, region);
+  // The consumers named read the cache itself: they must run after the producer and read only
+  // what it writes, or they would read the cache before (or where) nothing was stored in it
+  // (TVM does not ask; a reader of a parameter's old contents would silently change).
+  std::unordered_set<uint64_t> consumers = with_nested_blocks(s, consumer_blocks);
+  std::vector<uint64_t> order = s.blocks_in(s.info(block_sid)->func);
+  std::vector<arith::Interval> written = scope_region(s, block_sid, write);
+  for (uint64_t c : consumer_blocks) {
+    if (std::find(order.begin(), order.end(), c) < std::find(order.begin(), order.end(), block_sid))
+      fail_not_supported(s, {block_sid, c}, "cache_write of " + dst->name + " read from the cache by block {1}, which runs before block {0}");
+    for (const auto& r : s.block_at(c).reads) {
+      if (r.buffer != dst) continue;
+      std::vector<arith::Interval> read = scope_region(s, c, r);
+      for (size_t d = 0; d < read.size(); ++d) {
+        bool inside = arith::can_prove(make_binary(ExprKind::LE, written[d].min, read[d].min), {}) &&
+                      arith::can_prove(make_binary(ExprKind::LE, read[d].max, written[d].max), {});
+        if (!inside)
+          fail_not_supported(s, {block_sid, c}, "cache_write of " + dst->name + " read from the cache by block {1}, which reads elements block {0} does not write");
+      }
+    }
+  }
+  // Step 2. Where the copy-back goes (TVM's CacheLocDetector): after the producer, before the
+  // first block still reading the buffer itself — inside the loops the two share, where they
+  // share any; there the cache keeps the buffer's shape (TVM's cache_full_region).
+  std::unordered_set<uint64_t> related;
+  for (uint64_t c : s.child_blocks(scope)) {
+    if (c != block_sid && !consumers.count(c) && reads_buffer(&s.block_at(c), dst)) related.insert(c);
+  }
+  uint64_t loc = scope;
+  size_t position = 0;
+  if (!related.empty()) {
+    CacheLocDetector detector(block_sid, scope, related);
+    detector.visit(Stmt(std::make_shared<BlockNode>(s.block_at(scope))));
+    if (detector.loc && detector.loc != scope && detector.pos >= 0) {
+      loc = detector.loc;
+      position = static_cast<size_t>(detector.pos);
+      if (detector.seq != s.loop_at(loc).body.get())
+        fail_not_supported(s, {block_sid}, "cache_write where block {0} and the next reader of " + dst->name + " meet under a branch or binding");
+    }
+  }
+  if (loc == scope) position = copy_back_position(s, block_sid, scope, dst, consumers);
+  // At the scope's top level the cache is the shape of the region the producer writes there
+  // and is indexed from the region's start; inside a loop it is the buffer's shape.
+  std::vector<arith::Interval> region = loc == scope ? written : scope_region(s, block_sid, write, loc);
+  std::optional<std::vector<PrimExpr>> shape;
+  if (loc == scope) shape = compact_shape(s, scope, dst, region);
   Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), shape ? *shape : dst->shape, scope_name);
   uint64_t copy_sid = 0;
   Stmt nest = copy_nest(s, cache->name, cache, dst, region, copy_sid, /*compact=*/shape.has_value(), /*cache_is_dst=*/false);
   BufferReindex shift = region_shift(region);
-  install_cache(s, block_sid, scope, position, dst, cache, nest, shape ? &shift : nullptr);
+
+  // Step 3. The producer and the consumers named access the cache; the copy-back goes in.
+  std::unordered_set<uint64_t> redirected = consumers;
+  redirected.insert(block_sid);
+  Rewriter rewrite(redirected, dst, cache, shape ? &shift : nullptr, loc, position, nest);
+  auto new_scope = std::make_shared<BlockNode>(s.block_at(scope));
+  new_scope->body = rewrite.mutate(new_scope->body);
+  if (loc == scope) new_scope->body = rewrite.insert(new_scope->body);
+  new_scope->alloc_buffers.push_back(cache);
+  TSCH_INTERNAL_ASSERT(rewrite.inserted == 1) << "cache_write: the insertion point was not found";
+  const BlockRealizeNode* realize = s.info(scope)->realize;
+  s.replace(scope, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, new_scope));
   return copy_sid;
 }
 
@@ -476,15 +527,14 @@ void register_cache_kinds(KindList& kinds) {
         [read](Schedule& sch, InstructionCall& c) {
           uint64_t block = sch.block_sid(c.inputs[0]);
           if (c.inputs[1].is_none()) c.inputs[1] = TraceArg::of_list({});
-          TSCH_USER_ASSERT_ARG(read || c.inputs[1].list.empty(), NotImplementedError, "consumer_blocks")
-              << "not supported yet: cache_write with consumer_blocks";
           std::vector<uint64_t> consumers;
           for (const TraceArg& b : c.inputs[1].list) consumers.push_back(sch.block_sid(b));
           int64_t index = c.attrs[0].as_int();
-          output_blocks(c, {read ? cache_read(sch.state(), block, index, c.attrs[1].s, consumers) : cache_write(sch.state(), block, index, c.attrs[1].s)});
+          output_blocks(c, {read ? cache_read(sch.state(), block, index, c.attrs[1].s, consumers) : cache_write(sch.state(), block, index, c.attrs[1].s, consumers)});
         },
         read ? "cache_read(block, read_buffer_index, storage_scope) -> BlockRV: read a buffer through a copy in storage_scope."
-             : "cache_write(block, write_buffer_index, storage_scope) -> BlockRV: write through a copy in storage_scope.",
+             : "cache_write(block, write_buffer_index, storage_scope, consumer_blocks=None) -> BlockRV: write through a copy in "
+               "storage_scope, copied back before the next block that reads the buffer (consumer_blocks read the copy).",
         read ? "read_buffer_index names a buffer the block reads; the scope is a storage scope (shared, local, global, ...)"
              : "write_buffer_index names a buffer the block writes; the scope is a storage scope",
         read ? "C reads A  ->  new block A_shared copies A into A_shared (scope \"shared\") and C reads A_shared"

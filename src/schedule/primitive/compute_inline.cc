@@ -18,6 +18,7 @@
 #include "ir/printer.h"
 #include "schedule/error.h"
 #include "schedule/primitive/inline_checks.h"
+#include "schedule/primitive/reverse_inline_map.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
 #include "schedule/kind_registration.h"
@@ -55,11 +56,25 @@ bool removable_subtree(const ScheduleState& s, uint64_t block_sid) {
 
 namespace {
 
+// The buffers whose data pointers a block of `func` may use (TVM's buffer_var_map): its
+// parameters' and those its blocks allocate. A consumer's regions are re-inferred with them,
+// so a `T.tvm_access_ptr` of one stays in its signature.
+std::vector<Buffer> data_owners_of(const ScheduleState& s, const std::string& func) {
+  std::vector<Buffer> out;
+  for (const auto& [param, buffer] : s.mod()->prim_func(func)->buffer_map) out.push_back(buffer);
+  uint64_t root = s.root_of(func);
+  for (uint64_t b : s.blocks_in(func)) {
+    for (const auto& a : s.block_at(b).alloc_buffers) out.push_back(a);
+  }
+  for (const auto& a : s.block_at(root).alloc_buffers) out.push_back(a);
+  return out;
+}
+
 // Replaces loads of `buffer` by the producer's value at the loaded indices.
 class Inliner : public IRMutator {
  public:
-  Inliner(const Buffer& buffer, const std::vector<Var>& vars, const PrimExpr& value)
-      : buffer_(buffer), vars_(vars), value_(value) {}
+  Inliner(const Buffer& buffer, const std::vector<Var>& vars, const PrimExpr& value, const std::vector<Buffer>& owners)
+      : buffer_(buffer), vars_(vars), value_(value), owners_(owners) {}
   PrimExpr mutate(const PrimExpr& e) override {
     PrimExpr out = mutate_children(e);
     if (auto* load = as<BufferLoadNode>(out); load && load->buffer == buffer_) {
@@ -77,7 +92,7 @@ class Inliner : public IRMutator {
     if (!block) return out;
     auto copy = std::make_shared<BlockNode>(*block);
     copy->reads.clear();
-    for (const auto& r : arith::infer_access_regions(copy->body, copy->init, {}, copy->match_buffers).reads) {
+    for (const auto& r : arith::infer_access_regions(copy->body, copy->init, {}, copy->match_buffers, owners_).reads) {
       bool own = false;
       for (const auto& a : copy->alloc_buffers) own |= a == r.buffer;
       if (!own) copy->reads.push_back(r);
@@ -89,6 +104,7 @@ class Inliner : public IRMutator {
   const Buffer& buffer_;
   const std::vector<Var>& vars_;
   const PrimExpr& value_;
+  const std::vector<Buffer>& owners_;
 };
 
 // A block in `scope` whose T.where reads `buffer` (0 if none): inlining rewrites block bodies
@@ -180,7 +196,8 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
 
   // Step 2. Rewrite every consumer in the scope — its body, and its T.where where that reads
   // the buffer (TVM inlines there too) —, drop the block and its buffer.
-  Inliner inliner(store->buffer, index_vars, store->value);
+  std::vector<Buffer> owners = data_owners_of(s, s.info(block_sid)->func);
+  Inliner inliner(store->buffer, index_vars, store->value, owners);
   std::vector<uint64_t> consumers = get_consumers(s, block_sid);
   for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
     const BlockRealizeNode* r = s.info(b)->realize;
@@ -196,8 +213,10 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     auto copy = std::make_shared<BlockNode>(*cb);
     copy->body = inliner.mutate(cb->body);
     if (cb->init) copy->init = inliner.mutate(cb->init);
-    arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers);
+    arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers, owners);
+    // TVM re-derives the whole signature of a block that read the inlined buffer.
     copy->reads = regions.reads;
+    copy->writes = regions.writes;
     const BlockRealizeNode* r = s.info(c)->realize;
     s.replace(c, std::make_shared<BlockRealizeNode>(r->iter_values, inliner.mutate(r->predicate), copy));
   }
@@ -275,28 +294,41 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
       if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &extent)) fail(s, kReverseBodyAnalysisError, {block_sid});
       extents[iv.var.get()] = extent;
     }
+    arith::VarDomain pdom, cdom;
+    for (const auto& iv : p->iter_vars) pdom[iv.var.get()] = arith::interval_of(iv.dom);
+    for (const auto& iv : c->iter_vars) cdom[iv.var.get()] = arith::interval_of(iv.dom);
+    // A load that is not a bijective affine map of the iterators, or one reading fewer
+    // elements than the producer writes, may still be digits of them (`B[v // 16, v % 16]`
+    // over 127 values of v): inverted digit by digit where that is proved exact.
+    auto refuse_or_digits = [&](const std::function<void()>& refuse) {
+      vmap = digits_inverse(load_indices, c->iter_vars, p_store->indices);
+      if (vmap.empty() || !digits_invert_load(vmap, load_indices, p_store->indices, c->iter_vars, pdom, cdom)) refuse();
+    };
     arith::IterMapResult map = arith::detect_iter_map(load_indices, extents, /*require_bijective=*/true);
-    if (!map.ok) fail(s, kReverseBodyAnalysisError, {block_sid});
+    bool exact = map.ok;
     // The elements read must be exactly those written: a producer writing more would wrap
     // into other consumer iterations through the inverse's divisions.
-    arith::VarDomain pdom;
-    for (const auto& iv : p->iter_vars) pdom[iv.var.get()] = arith::interval_of(iv.dom);
-    for (size_t d = 0; d < load_indices.size(); ++d) {
+    for (size_t d = 0; exact && d < load_indices.size(); ++d) {
       arith::Interval w = arith::eval_interval(p_store->indices[d], pdom);
       int64_t lo, hi;
-      bool exact = w.min && w.max && as_const_int(arith::simplify(w.min), &lo) && as_const_int(arith::simplify(w.max), &hi) &&
-                   lo == map.sums[d].base && hi == map.sums[d].base + map.sums[d].extent - 1;
-      if (!exact)
+      exact = w.min && w.max && as_const_int(arith::simplify(w.min), &lo) && as_const_int(arith::simplify(w.max), &hi) &&
+              lo == map.sums[d].base && hi == map.sums[d].base + map.sums[d].extent - 1;
+    }
+    if (!map.ok) {
+      refuse_or_digits([&] { fail(s, kReverseBodyAnalysisError, {block_sid}); });
+    } else if (!exact) {
+      refuse_or_digits([&] {
         fail_not_supported(s, {block_sid, p_sid},
                            "block {1} writes other elements of " + x->name + " than block {0} reads through its affine load");
-    }
-    std::vector<std::pair<const VarNode*, int64_t>> loops;
-    for (const auto& iv : c->iter_vars) loops.emplace_back(iv.var.get(), extents.at(iv.var.get()));
-    vmap = arith::inverse_iter_map_fused(map, p_store->indices, loops);
-    if (vmap.empty()) vmap = arith::inverse_iter_map(map, p_store->indices);
-    for (const auto& iv : c->iter_vars) {
-      if (!vmap.count(iv.var.get())) vmap[iv.var.get()] = iv.dom.min;  // an iterator of extent 1
-
+      });
+    } else {
+      std::vector<std::pair<const VarNode*, int64_t>> loops;
+      for (const auto& iv : c->iter_vars) loops.emplace_back(iv.var.get(), extents.at(iv.var.get()));
+      vmap = arith::inverse_iter_map_fused(map, p_store->indices, loops);
+      if (vmap.empty()) vmap = arith::inverse_iter_map(map, p_store->indices);
+      for (const auto& iv : c->iter_vars) {
+        if (!vmap.count(iv.var.get())) vmap[iv.var.get()] = iv.dom.min;  // an iterator of extent 1
+      }
     }
   }
   for (const auto& iv : c->iter_vars) {
@@ -339,12 +371,14 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
       fail_not_supported(s, {block_sid, p_sid},
                          fmt::format("iterator {} of block {{0}} ranges over {} values, which block {{1}} does not all write",
                                      iv.var->name, ir::script(iv.dom.extent)));
-    PrimExpr at = substitute(vmap.at(iv.var.get()), producer_binding);
+    // TVM simplifies the bound over the producer's iterators first, then over its loops.
+    PrimExpr at = tvm_sum_order(substitute(tvm_sum_order(vmap.at(iv.var.get())), producer_binding));
     if (!prove(make_binary(ExprKind::GE, reach.min, dmin)))
       guards.push_back(arith::simplify(make_binary(ExprKind::GE, at, cast(at->dtype, dmin))));
     if (!prove(make_binary(ExprKind::LE, reach.max, dmax)))
       guards.push_back(arith::simplify(make_binary(ExprKind::LT, at, cast(at->dtype, arith::simplify(add(dmin, iv.dom.extent))))));
   }
+  guards = tvm_fold_guards(std::move(guards));
   // The producer's own guard first; a new condition it already states is not repeated.
   std::function<void(const PrimExpr&, std::vector<PrimExpr>&)> conjuncts = [&](const PrimExpr& e, std::vector<PrimExpr>& out) {
     if (auto* both = as<AndNode>(e)) {
