@@ -62,6 +62,20 @@ int check_factors(const ScheduleState& s, uint64_t loop_sid, const std::vector<s
   return inferred;
 }
 
+// The loop `loop_sid` replaced by the nest over `vars` (from 0 to `extents`), its variable by
+// `value` in the body, guarded by `predicate` where one is given.
+std::vector<uint64_t> replace_by_split_nest(ScheduleState& s, uint64_t loop_sid, const std::vector<Var>& vars,
+                                            const std::vector<PrimExpr>& extents, const PrimExpr& value,
+                                            const arith::VarDomain& dom, const PrimExpr& predicate) {
+  const ForNode& loop = s.loop_at(loop_sid);
+  Stmt body = substitute_bindings(loop.body, {{loop.loop_var.get(), value}}, dom, predicate);
+  std::vector<LoopSpec> loops;
+  for (size_t i = 0; i < vars.size(); ++i) loops.push_back({vars[i], make_int(0, extents[i]->dtype), extents[i]});
+  std::vector<uint64_t> sids;
+  s.replace(loop_sid, make_loop_nest(s, loops, body, &sids));
+  return sids;
+}
+
 }  // namespace
 
 std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors,
@@ -135,12 +149,7 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
   if (!exact && !disable_predication) predicate = make_binary(ExprKind::LT, value, loop->extent);
 
   // Step 3. Rewrite.
-  Stmt body = substitute_bindings(loop->body, {{loop->loop_var.get(), value}}, dom, predicate);
-  std::vector<LoopSpec> loops;
-  for (size_t i = 0; i < vars.size(); ++i) loops.push_back({vars[i], make_int(0, t), extents[i]});
-  std::vector<uint64_t> sids;
-  s.replace(loop_sid, make_loop_nest(s, loops, body, &sids));
-  return sids;
+  return replace_by_split_nest(s, loop_sid, vars, extents, value, dom, predicate);
 }
 
 // TVM's Split over PrimExpr factors, for factors such as `T.vscale() * 4`. The product check
@@ -224,12 +233,7 @@ std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop_sid, const 
   if (!exact && !disable_predication) predicate = make_binary(ExprKind::LT, value, loop->extent);
 
   // Step 3. Rewrite.
-  Stmt body = substitute_bindings(loop->body, {{loop->loop_var.get(), value}}, dom, predicate);
-  std::vector<LoopSpec> loops;
-  for (size_t i = 0; i < vars.size(); ++i) loops.push_back({vars[i], make_int(0, t), extents[i]});
-  std::vector<uint64_t> sids;
-  s.replace(loop_sid, make_loop_nest(s, loops, body, &sids));
-  return sids;
+  return replace_by_split_nest(s, loop_sid, vars, extents, value, dom, predicate);
 }
 
 
