@@ -76,17 +76,24 @@ std::vector<uint64_t> replace_by_split_nest(ScheduleState& s, uint64_t loop_sid,
   return sids;
 }
 
+// TVM's conditions on the loop a split rewrites: no annotations or thread binding, a start at
+// 0, and at least one factor.
+const ForNode& check_splittable(const ScheduleState& s, uint64_t loop_sid, bool no_factors) {
+  const ForNode& loop = s.loop_at(loop_sid);
+  if (!loop.annotations.empty() || loop.for_kind == ForKind::ThreadBinding) {
+    fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
+  }
+  if (!is_zero(loop.min)) fail(s, kLoopNotStartWithZeroError, {loop_sid});
+  if (no_factors) fail(s, kNoFactorError, {loop_sid});
+  return loop;
+}
+
 }  // namespace
 
 std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors,
                             bool preserve_unit_iters, bool disable_predication) {
   // Step 1. Check the loop and the factors.
-  const ForNode* loop = &s.loop_at(loop_sid);
-  if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding) {
-    fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
-  }
-  if (!is_zero(loop->min)) fail(s, kLoopNotStartWithZeroError, {loop_sid});
-  if (factors.empty()) fail(s, kNoFactorError, {loop_sid});
+  const ForNode* loop = &check_splittable(s, loop_sid, factors.empty());
   int inferred = check_factors(s, loop_sid, factors);
   int64_t product = 1;
   DataType t = loop->loop_var->dtype;
@@ -160,12 +167,7 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
 std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop_sid, const std::vector<PrimExpr>& factors,
                                      bool preserve_unit_iters, bool disable_predication) {
   // Step 1. Check the loop and the factors.
-  const ForNode* loop = &s.loop_at(loop_sid);
-  if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding) {
-    fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
-  }
-  if (!is_zero(loop->min)) fail(s, kLoopNotStartWithZeroError, {loop_sid});
-  if (factors.empty()) fail(s, kNoFactorError, {loop_sid});
+  const ForNode* loop = &check_splittable(s, loop_sid, factors.empty());
   DataType t = loop->loop_var->dtype;
   int inferred = -1;
   std::vector<PrimExpr> extents;
