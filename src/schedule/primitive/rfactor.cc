@@ -342,22 +342,17 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     if (binds_spatial_and_reduction(*realize, lv))
       fail(s, kLoopTouchedByBothKindsError, {l, block_sid});
   }
-  auto binds_spatial = [&](const ForNode* f) {
+  // Whether loop f feeds a block iterator of the given kind.
+  auto binds = [&](const ForNode* f, IterType kind) {
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-      if (block->iter_vars[i].type == IterType::DataPar &&
+      if (block->iter_vars[i].type == kind &&
           uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); }))
         return true;
     }
     return false;
   };
-  auto feeds_reduction = [&](const ForNode* f) {
-    for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-      if (block->iter_vars[i].type == IterType::CommReduce &&
-          uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); }))
-        return true;
-    }
-    return false;
-  };
+  auto binds_spatial = [&](const ForNode* f) { return binds(f, IterType::DataPar); };
+  auto feeds_reduction = [&](const ForNode* f) { return binds(f, IterType::CommReduce); };
   // TVM's other loop properties. The outermost reduction loop holds only the block (the loops
   // above it may hold more: see Step 4); under it, a loop no iterator uses would repeat each
   // update, and the write-back, keeping that loop, would repeat the partial results too.
