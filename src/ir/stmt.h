@@ -89,8 +89,10 @@ struct ForNode : StmtNode {
   bool launch_thread = false;
   AttrMap annotations;
   // Schedule identity: kept when a primitive rewrites the loop in place (reorder keeps its
-  // loops), fresh for loops a primitive creates. 0 outside schedules. Not part of equality.
-  uint64_t sid = 0;
+  // loops), fresh for loops a primitive creates. 0 until a schedule first sees the node, which
+  // then sets it on the node itself (so a schedule's IR is the very IR it was given, as in TVM);
+  // sids are unique process-wide. Not part of the node's value: equality and hashing skip it.
+  mutable uint64_t sid = 0;
 };
 
 enum class IterType : uint8_t { DataPar, CommReduce, Ordered, Opaque };
@@ -122,7 +124,7 @@ struct BlockNode : StmtNode {
   std::vector<MatchBufferRegion> match_buffers;
   AttrMap annotations;
   Stmt body;
-  uint64_t sid = 0;  // schedule identity, as ForNode::sid
+  mutable uint64_t sid = 0;  // schedule identity, as ForNode::sid
 };
 using Block = std::shared_ptr<const BlockNode>;
 

@@ -1,7 +1,9 @@
 #include "schedule/state.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
+#include <unordered_set>
 
 #include "ir/functor.h"
 #include "support/diagnostics.h"
@@ -13,28 +15,30 @@ using namespace ir;
 
 namespace {
 
-// Copies loops and blocks with fresh sids.
+// Gives loops and blocks without a sid a fresh one, in place (the sid is not part of a node's
+// value); a node met a second time in the module (the same object used twice) is copied with
+// a fresh sid, and so are the nodes above it.
 class Identify : public IRMutator {
  public:
-  explicit Identify(uint64_t& counter) : counter_(counter) {}
   Stmt mutate(const Stmt& s) override {
     Stmt out = mutate_children(s);
-    if (auto* f = as<ForNode>(out)) {
-      auto copy = std::make_shared<ForNode>(*f);
-      copy->sid = ++counter_;
-      return copy;
-    }
-    if (auto* b = as<BlockNode>(out)) {
-      auto copy = std::make_shared<BlockNode>(*b);
-      copy->sid = ++counter_;
-      return copy;
-    }
+    if (auto* f = as<ForNode>(out)) return identified(f, out);
+    if (auto* b = as<BlockNode>(out)) return identified(b, out);
     return out;
   }
   using IRMutator::mutate;
 
  private:
-  uint64_t& counter_;
+  template <typename Node>
+  Stmt identified(const Node* n, const Stmt& out) {
+    if (n->sid == 0) n->sid = ScheduleState::fresh_sid();
+    if (seen_.insert(n->sid).second) return out;
+    auto copy = std::make_shared<Node>(*n);
+    copy->sid = ScheduleState::fresh_sid();
+    seen_.insert(copy->sid);
+    return copy;
+  }
+  std::unordered_set<uint64_t> seen_;
 };
 
 class Replacer : public IRMutator {
@@ -62,15 +66,23 @@ class Replacer : public IRMutator {
 
 }  // namespace
 
+uint64_t ScheduleState::fresh_sid() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
+
 ScheduleState::ScheduleState(IRModule mod) {
-  // Functions of other kinds stay as they are; primitives see only the PrimFuncs.
+  // Functions of other kinds stay as they are; primitives see only the PrimFuncs. One
+  // Identify for the module: a sid must name one node across all its functions.
   auto copy = std::make_shared<IRModuleNode>(*mod);
+  Identify id;
   for (auto& [name, base] : copy->functions) {
     PrimFunc f = as_prim_func(base);
     if (!f) continue;
+    Stmt body = id.mutate(f->body);
+    if (body == f->body) continue;
     auto func = std::make_shared<PrimFuncNode>(*f);
-    Identify id(next_sid_);
-    func->body = id.mutate(f->body);
+    func->body = body;
     base = func;
   }
   mod_ = copy;

@@ -20,7 +20,9 @@ struct NodeInfo {
 
 class ScheduleState {
  public:
-  // Gives every loop and block of `mod` a fresh sid.
+  // Gives every loop and block of `mod` that has none a fresh sid, on the node itself; the
+  // module's functions stay the same objects unless a node occurs twice in it (then that
+  // occurrence is copied with a fresh sid, so that a sid names one node).
   explicit ScheduleState(ir::IRModule mod);
 
   const ir::IRModule& mod() const { return mod_; }
@@ -49,7 +51,8 @@ class ScheduleState {
   // Every block in function `func`, in IR order (excluding the root).
   std::vector<uint64_t> blocks_in(const std::string& func) const;
 
-  uint64_t fresh_sid() { return ++next_sid_; }
+  // A sid no node has: unique process-wide, since schedules share the nodes they were given.
+  static uint64_t fresh_sid();
 
   // Replaces the loop or block (its BlockRealize) `sid` by `replacement` and rebuilds the
   // path to the function root; everything else stays shared.
@@ -72,7 +75,6 @@ class ScheduleState {
   std::string func_name_;
   std::unordered_map<uint64_t, NodeInfo> index_;
   std::unordered_map<std::string, uint64_t> roots_;
-  uint64_t next_sid_ = 0;
 };
 
 }  // namespace tsch::schedule

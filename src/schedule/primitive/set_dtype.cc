@@ -36,7 +36,7 @@ void unsafe_set_dtype(ScheduleState& s, uint64_t block_sid, int64_t buffer_index
   }
   // Step 3. Rewrite the whole function body (the root block holds every use).
   uint64_t root = s.root_of(s.info(block_sid)->func);
-  Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(root))), buffer, BufferChange{*dtype, std::nullopt});
+  Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(root))), buffer, BufferChange{*dtype, std::nullopt, std::nullopt});
   const BlockRealizeNode* r = s.info(root)->realize;
   s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(replaced)));
 }
