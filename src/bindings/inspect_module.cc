@@ -1,5 +1,7 @@
 // The `inspect` module, the part scripts use to look at classes and functions: isclass,
 // isfunction, ismethod, and signature(f).parameters (names and defaults, in order).
+#include <utility>
+
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"
@@ -21,6 +23,7 @@ class ParameterValue : public Object {
  public:
   std::string name;
   std::string prefix;  // "*" or "**" for the collecting parameters
+  bool after_bare_star = false;  // the first keyword-only parameter after a bare `*`
   Value default_value = Value(empty_type());
   bool has_default = false;
   TypeObject* type() const override { return parameter_type().get(); }
@@ -54,6 +57,7 @@ class SignatureValue : public Object {
         for (const auto& p : v.as<SignatureValue>()->params) d->set(interp, make_str(p->name), Value(p));
         return Value(d);
       });
+      type->def("__str__", "self", [](Interpreter& interp, Args& a) { return make_str(a[0].as<SignatureValue>()->text(interp)); });
       return type;
     }();
     return t.get();
@@ -61,7 +65,9 @@ class SignatureValue : public Object {
   std::string repr_hook(Interpreter& interp) override { return "<Signature " + text(interp) + ">"; }
   std::string text(Interpreter& interp) const {
     std::string out = "(";
-    for (size_t i = 0; i < params.size(); ++i) out += (i ? ", " : "") + params[i]->text(interp);
+    for (size_t i = 0; i < params.size(); ++i) {
+      out += (i ? ", " : "") + std::string(params[i]->after_bare_star ? "*, " : "") + params[i]->text(interp);
+    }
     return out + ")";
   }
 };
@@ -69,10 +75,13 @@ class SignatureValue : public Object {
 std::shared_ptr<SignatureValue> signature_of(const Value& f) {
   auto sig = std::make_shared<SignatureValue>();
   if (auto* fn = f.as<Function>()) {
+    bool bare_star = false;
     for (size_t i = 0; i < fn->params->size(); ++i) {
       const ast::Param& p = (*fn->params)[i];
+      if (p.kind == ast::Param::Kind::KwOnlyMarker) bare_star = true;
       if (p.kind == ast::Param::Kind::KwOnlyMarker || p.kind == ast::Param::Kind::PosOnlyMarker) continue;
       auto param = std::make_shared<ParameterValue>();
+      param->after_bare_star = std::exchange(bare_star, false);
       param->name = symbol_name(p.name);
       param->prefix = p.kind == ast::Param::Kind::VarArgs ? "*" : p.kind == ast::Param::Kind::VarKw ? "**" : "";
       if (fn->has_default[i]) {
@@ -84,8 +93,11 @@ std::shared_ptr<SignatureValue> signature_of(const Value& f) {
     return sig;
   }
   if (auto* native = f.as<NativeFunction>()) {
+    bool star_seen = false;
     for (const Parameter& p : native->signature.params()) {
       auto param = std::make_shared<ParameterValue>();
+      param->after_bare_star = p.kind == Parameter::Kind::KeywordOnly && !star_seen;
+      star_seen = star_seen || p.kind == Parameter::Kind::VarArgs || p.kind == Parameter::Kind::KeywordOnly;
       param->name = p.name;
       param->prefix = p.kind == Parameter::Kind::VarArgs ? "*" : p.kind == Parameter::Kind::VarKeywords ? "**" : "";
       if (p.has_default) {
