@@ -9,6 +9,7 @@ namespace tsch::script {
 void register_sys_module();
 void register_math_module();
 void register_time_module();
+void register_inspect_module();
 }  // namespace tsch::script
 
 namespace tsch::bindings {
@@ -24,6 +25,7 @@ void register_builtin_modules() {
     register_sys_module();
     register_math_module();
     register_time_module();
+    register_inspect_module();
     bindings::register_tvm_modules();
     bindings::register_numpy_module();
     bindings::register_arith_module();

@@ -77,9 +77,10 @@ ir::PrintOptions print_options(Interpreter& interp, Args& a) {
 TypeRef make_base_func_type() {
   auto t = std::make_shared<TypeObject>("BaseFunc");
   t->set_module("tvm.ir");
-  t->def("script", "self, show_meta=False", [](Interpreter& interp, Args& a) {
-    return script::make_str(ir::script(func_of(a[0]), func_name(a[0]), print_options(interp, a)));
-  }, "script(show_meta=False): the function as TVMScript text (show_meta: constants included, so the text reads back).");
+  t->def("script", "self, show_meta=False, name=None", [](Interpreter& interp, Args& a) {
+    std::string name = a[2].is_none() ? func_name(a[0]) : a.get_str(2);
+    return script::make_str(ir::script(func_of(a[0]), name, print_options(interp, a)));
+  }, "script(show_meta=False, name=None): the function as TVMScript text, named `name` when given (show_meta: constants included, so the text reads back).");
   t->def("show", "self, show_meta=False", [](Interpreter& interp, Args& a) {
     interp.write_stdout(ir::script(func_of(a[0]), func_name(a[0]), print_options(interp, a)));
     return Value();

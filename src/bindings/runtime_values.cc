@@ -347,6 +347,9 @@ void register_tvm_runtime_modules() {
     }, "assert_same_results(reference, candidate, seed=1) (tsch extension): build both modules, run every function on the same "
        "random inputs and raise AssertionError when any buffer differs. Returns False when nothing could be compared "
        "(GPU thread bindings, scalar parameters, shapes given by expressions; a symbolic dimension gets a size from the seed).");
+    // CompareBeforeAfter is written in tsch (stdlib/tvm_testing.tsch); its helpers stay there.
+    auto compare = interp.modules().import(interp, "tvm_testing", "");
+    ns.set(intern("CompareBeforeAfter"), *compare->globals->find(intern("CompareBeforeAfter")));
   });
 }
 

@@ -273,6 +273,9 @@ namespace {
 void build_transform(Interpreter&, script::Module& m) {
   script::Namespace& ns = *m.globals;
   ns.set(intern("PassContext"), Value(pass_context_type()));
+  // The Pass class itself, for isinstance(x, tvm.ir.transform.Pass).
+  Value probe = wrap_pass(Pass({"identity", 0, {}}, [](const ir::IRModule& mod, const PassContext&) { return mod; }));
+  ns.set(intern("Pass"), Value(probe.type()->shared_from_this()));
   script::def_function(ns, "Sequential", "passes=None, opt_level=0, name='sequential', required=None, traceable=False",
                        [](Interpreter& interp, Args& a) {
     std::vector<Pass> passes;

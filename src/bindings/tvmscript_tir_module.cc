@@ -15,6 +15,7 @@
 #include "bindings/tvmscript_tir_mma.h"
 #include "bindings/tvmscript_tir_vector.h"
 #include "frontend/tir_builder.h"
+#include "frontend/tir_parser.h"
 #include "frontend/tir_specs.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -206,12 +207,28 @@ TypeRef prim_func_decorator_type() {
     auto type = std::make_shared<TypeObject>("prim_func");
     type->set_module("tvm.script.tir");
     type->def("__call__", "self, *args, private=False, check_well_formed=True, s_tir=False", [](Interpreter& interp, Args& a) -> Value {
+      auto* self = a[0].as<PrimFuncDecorator>();
+      bool is_private = self->is_private || interp.truthy(a[2]);
+      bool check_well_formed = self->check_well_formed && interp.truthy(a[3]);
       if (!a.varargs().empty()) {
-        raise(ExcKind::TypeError, "T.prim_func decorates a `def` directly: write @T.prim_func above the function");
+        // T.prim_func(f) on a function defined without the decorator (TVM re-parses its
+        // source): its body is parsed as TVMScript where it was defined.
+        auto* fn = a.varargs().size() == 1 ? a.varargs()[0].as<script::Function>() : nullptr;
+        if (!fn || !fn->def) {
+          raise(ExcKind::TypeError, "T.prim_func takes a function defined with `def` (or decorates one: write @T.prim_func above it)");
+        }
+        script::Scope scope;
+        scope.locals = std::make_shared<Namespace>();
+        scope.globals = fn->globals;
+        scope.enclosing = fn->enclosing;
+        scope.owner = fn->owner;
+        script::Evaluator defining(interp, scope);
+        ir::PrimFunc f = guard_ir([&] { return frontend::parse_prim_func(defining, *fn->def, is_private, check_well_formed); });
+        return Value(std::make_shared<PrimFuncValue>(f, fn->name));
       }
       auto d = std::make_shared<PrimFuncDecorator>();
-      d->is_private = interp.truthy(a[2]);
-      d->check_well_formed = interp.truthy(a[3]);
+      d->is_private = is_private;
+      d->check_well_formed = check_well_formed;
       return Value(d);
     });
     return type;

@@ -115,7 +115,8 @@ Value make_stream(FILE* file) { return Value(std::make_shared<Stream>(file)); }
 
 void install_builtins(Interpreter& interp, Namespace& ns) {
   const BuiltinTypes& t = builtin_types();
-  for (const TypeRef& type : {t.object, t.type, t.int_, t.bool_, t.float_, t.str, t.list, t.tuple, t.dict, t.range, t.slice}) {
+  for (const TypeRef& type : {t.object, t.type, t.int_, t.bool_, t.float_, t.str, t.list, t.tuple, t.dict, t.range, t.slice,
+                              t.classmethod, t.staticmethod}) {
     ns.set(intern(type->name()), Value(type));
   }
   for (int k = 0; k < static_cast<int>(ExcKind::Count); ++k) {

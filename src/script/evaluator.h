@@ -63,6 +63,7 @@ struct Evaluator {
   Flow exec_with(const ast::With& s);
   void exec_def(const ast::FunctionDef& s);
   void exec_class(const ast::ClassDef& s);
+  void init_subclass(const TypeRef& cls, CallArgs kwargs, SourceLoc loc);
   void exec_import(const ast::Import& s);
   void exec_import_from(const ast::ImportFrom& s);
   void exec_raise(const ast::Raise& s);

@@ -475,12 +475,45 @@ void Evaluator::exec_def(const FunctionDef& s) {
   store_name(s.name, fn);
 }
 
+// Python's type.__new__ ends with super(cls, cls).__init_subclass__(**kwargs): the first
+// definition after the new class in its MRO runs, implicitly a classmethod; object's own
+// accepts no keywords.
+void Evaluator::init_subclass(const TypeRef& cls, CallArgs kwargs, SourceLoc loc) {
+  static const Symbol kInitSubclass = intern("__init_subclass__");
+  const auto& mro = cls->mro();
+  for (size_t i = 1; i < mro.size(); ++i) {
+    Value* hook = mro[i]->dict().find(kInitSubclass);
+    if (!hook) continue;
+    Value fn = *hook;
+    if (auto* cm = fn.as<ClassMethod>()) fn = cm->func;
+    if (auto* sm = fn.as<StaticMethod>()) {
+      fn = sm->func;
+    } else {
+      kwargs.positional.insert(kwargs.positional.begin(), Value(cls));
+    }
+    try {
+      interp.call(fn, std::move(kwargs));
+    } catch (ScriptError& e) {
+      if (!e.pending.valid()) e.pending = loc;
+      throw;
+    }
+    return;
+  }
+  if (!kwargs.keywords.empty()) raise_at(ExcKind::TypeError, cls->name() + ".__init_subclass__() takes no keyword arguments", loc);
+}
+
 void Evaluator::exec_class(const ClassDef& s) {
   std::vector<Value> decorators;
   for (const auto& d : s.decorators) decorators.push_back(eval(*d));
   std::vector<TypeRef> bases;
+  CallArgs class_kwargs;  // `class C(Base, key=value)`: passed to the bases' __init_subclass__
   for (const auto& arg : s.bases) {
-    if (arg.kind != Arg::Kind::Positional) raise_at(ExcKind::TypeError, "not supported yet: class keyword arguments", arg.loc);
+    if (arg.kind == Arg::Kind::Keyword) {
+      if (symbol_name(arg.name) == "metaclass") raise_at(ExcKind::TypeError, "not supported yet: metaclasses", arg.loc);
+      class_kwargs.keywords.emplace_back(arg.name, eval(*arg.value));
+      continue;
+    }
+    if (arg.kind != Arg::Kind::Positional) raise_at(ExcKind::TypeError, "not supported yet: * and ** in class bases", arg.loc);
     Value base = eval(*arg.value);
     auto cls = base.as_ref<TypeObject>();
     if (!cls) raise_at(ExcKind::TypeError, "class bases must be classes, not " + Interpreter::type_name(base), arg.value->loc);
@@ -509,6 +542,7 @@ void Evaluator::exec_class(const ClassDef& s) {
   cls->is_builtin = false;
   for (const auto& [k, v] : body_scope.locals->values()) cls->dict().set(k, v);
   Value result(cls);
+  init_subclass(cls, class_kwargs, s.loc);
   for (size_t i = decorators.size(); i-- > 0;) {
     try {
       result = interp.call(decorators[i], std::vector<Value>{result});
@@ -543,7 +577,8 @@ Value Interpreter::call_function(Function& fn, CallArgs& args) {
       case ast::Param::Kind::PosOnlyMarker: break;
     }
   }
-  const std::string& name = fn.name;
+  // Python 3.10+ names the function by its qualified name: "Shape.make() missing ...".
+  const std::string& name = fn.qualname.empty() ? fn.name : fn.qualname;
   for (auto& value : args.positional) {
     while (next_positional < params.size() && params[next_positional].kind != ast::Param::Kind::Normal) {
       if (params[next_positional].kind == ast::Param::Kind::VarArgs ||

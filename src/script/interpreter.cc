@@ -187,6 +187,7 @@ Value Interpreter::call(const Value& callee, CallArgs args) {
     args.positional.insert(args.positional.begin(), bound->self);
     return call(bound->func, std::move(args));
   }
+  if (auto* sm = callee.as<StaticMethod>()) return call(sm->func, std::move(args));  // callable since Python 3.10
   if (auto* cls = callee.as<TypeObject>()) {
     if (cls->is_exception) {
       Value inst = make_exception(cls, args.positional);
@@ -236,6 +237,7 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
   static const Symbol kName = intern("__name__");
   static const Symbol kClass = intern("__class__");
   static const Symbol kDoc = intern("__doc__");
+  static const Symbol kDict = intern("__dict__");
   if (auto* module = obj.as<Module>()) {
     if (Value* v = module->globals->find(name)) {
       out = *v;
@@ -253,11 +255,27 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
   }
   if (auto* cls = obj.as<TypeObject>()) {
     if (Value* v = cls->lookup(name)) {
-      out = *v;
+      // Through the class: a classmethod binds the class it was looked up through (a subclass
+      // gets itself), a staticmethod nothing, a plain function stays unbound.
+      if (auto* cm = v->as<ClassMethod>()) {
+        out = Value(std::make_shared<BoundMethod>(obj, cm->func));
+      } else if (auto* sm = v->as<StaticMethod>()) {
+        out = sm->func;
+      } else {
+        out = *v;
+      }
       return true;
     }
     if (name == kName) {
       out = make_str(cls->name());
+      return true;
+    }
+    if (name == kDict && !cls->is_builtin) {
+      // A copy of what the class body defined (Python's is a read-only view that also holds
+      // __module__, __qualname__ and __doc__).
+      auto d = std::make_shared<Dict>();
+      for (const auto& [k, v] : cls->dict().values()) d->set(*this, make_str(symbol_name(k)), v);
+      out = Value(d);
       return true;
     }
     return cls->get_attr_hook(*this, name, out);
@@ -296,6 +314,10 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
   if (Value* v = obj.type()->lookup(name)) {
     if (v->as<Function>() || v->as<NativeFunction>()) {
       out = Value(std::make_shared<BoundMethod>(obj, *v));
+    } else if (auto* cm = v->as<ClassMethod>()) {
+      out = Value(std::make_shared<BoundMethod>(Value(obj.type()->shared_from_this()), cm->func));
+    } else if (auto* sm = v->as<StaticMethod>()) {
+      out = sm->func;
     } else if (auto* prop = v->as<Property>()) {
       out = prop->getter(*this, obj);
     } else {
@@ -606,6 +628,8 @@ std::string Interpreter::repr(const Value& v) {
                        : bound->func.as<NativeFunction>() ? bound->func.as<NativeFunction>()->name : "?";
     return "<bound method " + name + " of " + repr(bound->self) + ">";
   }
+  if (auto* cm = v.as<ClassMethod>()) return "<classmethod(" + repr(cm->func) + ")>";
+  if (auto* sm = v.as<StaticMethod>()) return "<staticmethod(" + repr(sm->func) + ")>";
   if (auto* module = v.as<Module>()) {
     return module->file.empty() ? "<module '" + module->name + "' (built-in)>" : "<module '" + module->name + "' from '" + module->file + "'>";
   }
@@ -629,7 +653,7 @@ std::string Interpreter::repr(const Value& v) {
 }
 
 bool Interpreter::is_callable(const Value& v) {
-  return v.as<Function>() || v.as<NativeFunction>() || v.as<BoundMethod>() || v.as<TypeObject>() ||
+  return v.as<Function>() || v.as<NativeFunction>() || v.as<BoundMethod>() || v.as<TypeObject>() || v.as<StaticMethod>() ||
          (v.is_object() && v.type()->lookup(intern("__call__")));
 }
 

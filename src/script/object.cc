@@ -70,6 +70,8 @@ TypeObject* Function::type() const { return builtin_types().function.get(); }
 TypeObject* NativeFunction::type() const { return builtin_types().native_function.get(); }
 TypeObject* BoundMethod::type() const { return builtin_types().bound_method.get(); }
 TypeObject* Property::type() const { return builtin_types().property.get(); }
+TypeObject* ClassMethod::type() const { return builtin_types().classmethod.get(); }
+TypeObject* StaticMethod::type() const { return builtin_types().staticmethod.get(); }
 TypeObject* Module::type() const { return builtin_types().module.get(); }
 
 int64_t Range::length() const {

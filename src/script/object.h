@@ -209,6 +209,22 @@ class BoundMethod : public Object {
   Value func;
 };
 
+// `@classmethod` / `@staticmethod`: a function kept in a class whose attribute lookup binds
+// the class it is looked up through (classmethod) or nothing (staticmethod), not the instance.
+class ClassMethod : public Object {
+ public:
+  explicit ClassMethod(Value f) : func(std::move(f)) {}
+  TypeObject* type() const override;
+  Value func;
+};
+
+class StaticMethod : public Object {
+ public:
+  explicit StaticMethod(Value f) : func(std::move(f)) {}
+  TypeObject* type() const override;
+  Value func;
+};
+
 // A computed attribute of native types.
 class Property : public Object {
  public:

@@ -121,6 +121,8 @@ BuiltinTypes* create() {
   t->property = make("property", t->object);
   t->module = make("module", t->object);
   t->ellipsis = make("ellipsis", t->object);
+  t->classmethod = make("classmethod", t->object);
+  t->staticmethod = make("staticmethod", t->object);
 
   t->object->constructor = [](Interpreter& interp, TypeObject* cls, CallArgs& call) {
     bind(interp, cls, "", call);
@@ -206,6 +208,21 @@ BuiltinTypes* create() {
     }
     return Value(s);
   };
+
+  // classmethod(f) / staticmethod(f): Python checks nothing until the wrapper is used.
+  t->classmethod->constructor = [](Interpreter& interp, TypeObject* cls, CallArgs& call) {
+    Args a = bind(interp, cls, "function", call);
+    return Value(std::make_shared<ClassMethod>(a[0]));
+  };
+  t->staticmethod->constructor = [](Interpreter& interp, TypeObject* cls, CallArgs& call) {
+    Args a = bind(interp, cls, "function", call);
+    return Value(std::make_shared<StaticMethod>(a[0]));
+  };
+  auto wrapped = [](const Value& v) { return v.as<ClassMethod>() ? v.as<ClassMethod>()->func : v.as<StaticMethod>()->func; };
+  for (const TypeRef& type : {t->classmethod, t->staticmethod}) {
+    type->def_property("__func__", [wrapped](Interpreter&, const Value& self) { return wrapped(self); });
+    type->def_property("__wrapped__", [wrapped](Interpreter&, const Value& self) { return wrapped(self); });
+  }
 
   install_str_methods(*t->str);
   install_list_methods(*t->list);

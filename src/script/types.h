@@ -7,7 +7,8 @@ namespace tsch::script {
 
 struct BuiltinTypes {
   TypeRef object, type, none, bool_, int_, float_, str, list, tuple, dict, range, slice,
-      iterator, function, native_function, bound_method, property, module, ellipsis;
+      iterator, function, native_function, bound_method, property, module, ellipsis, classmethod,
+      staticmethod;
 };
 
 const BuiltinTypes& builtin_types();

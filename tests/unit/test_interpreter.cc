@@ -80,3 +80,31 @@ TEST_CASE("errors point at the offending token", "[interp]") {
   CHECK(out.rfind("t.tsch:2:7: error: ZeroDivisionError: division by zero\n", 0) == 0);
   CHECK(out.find("      ^") != std::string::npos);
 }
+
+TEST_CASE("classmethod binds the class it is looked up through, staticmethod nothing", "[interp]") {
+  const std::string classes =
+      "class A:\n"
+      "    @classmethod\n"
+      "    def who(cls, x=0):\n"
+      "        return cls.__name__ + str(x)\n"
+      "    @staticmethod\n"
+      "    def add(a, b):\n"
+      "        return a + b\n"
+      "class B(A):\n"
+      "    pass\n";
+  CHECK(run(classes + "print(A.who(), B.who(1), B().who(2), A().add(1, 2), B.add(3, 4))") == "A0 B1 B2 3 7\n");
+  CHECK(run(classes + "B.who(1, 2)").find("TypeError: A.who() takes") != std::string::npos);
+  CHECK(run(classes + "A.add(1)").find("TypeError: A.add() missing 1 required positional argument: 'b'") != std::string::npos);
+  CHECK(run("classmethod(len)()").find("TypeError: 'classmethod' object is not callable") != std::string::npos);
+}
+
+TEST_CASE("__init_subclass__ runs on the base after the subclass body, with the class keywords", "[interp]") {
+  const std::string base =
+      "class Base:\n"
+      "    def __init_subclass__(cls, tag='none', **kw):\n"
+      "        print('hook', cls.__name__, tag, kw, cls.x)\n";
+  CHECK(run(base + "class C(Base, tag='t', n=1):\n    x = 5\n    print('body')\n") == "body\nhook C t {'n': 1} 5\n");
+  CHECK(run(base + "class C(Base):\n    x = 1\nclass D(C):\n    x = 2\n") == "hook C none {} 1\nhook D none {} 2\n");
+  CHECK(run("class A:\n    pass\nclass B(A, k=1):\n    pass\n").find("TypeError: B.__init_subclass__() takes no keyword arguments") !=
+        std::string::npos);
+}
