@@ -69,15 +69,14 @@ class Detector : public IRVisitor {
       int64_t mask;
       auto owner = data ? owners.find(data) : owners.end();
       if (owner != owners.end() && as_const_int(call->args[4], &mask)) {
-        std::vector<Interval> whole = whole_region(owner->second);
-        if ((mask & 1) && (mask & 2)) opaques.add(owner->second, whole);
-        else if (mask & 1) reads.add(owner->second, whole);
-        else if (mask & 2) writes.add(owner->second, whole);
+        if ((mask & 1) && (mask & 2)) add_whole(opaques, owner->second);
+        else if (mask & 1) add_whole(reads, owner->second);
+        else if (mask & 2) add_whole(writes, owner->second);
         return;
       }
     }
     if (auto* var = as<VarNode>(e)) {
-      if (auto owner = owners.find(var); owner != owners.end()) opaques.add(owner->second, whole_region(owner->second));
+      if (auto owner = owners.find(var); owner != owners.end()) add_whole(opaques, owner->second);
     }
     visit_children(e);
   }
@@ -139,12 +138,19 @@ class Detector : public IRVisitor {
 
  private:
   void add_access(RegionSet& into, const Buffer& buffer, const std::vector<PrimExpr>& indices) {
+    if (!add_matched(into, buffer)) into.add(buffer, relax(indices));
+  }
+
+  // The whole of `buffer`, through its pointer.
+  void add_whole(RegionSet& into, const Buffer& buffer) {
+    if (!add_matched(into, buffer)) into.add(buffer, whole_region(buffer));
+  }
+
+  // TVM's detector: an access through a match_buffer is one of the whole source region it
+  // stands for. False for other buffers.
+  bool add_matched(RegionSet& into, const Buffer& buffer) {
     auto it = matched.find(buffer.get());
-    if (it == matched.end()) {
-      into.add(buffer, relax(indices));
-      return;
-    }
-    // TVM's detector: the whole source region the match_buffer stands for.
+    if (it == matched.end()) return false;
     std::vector<Interval> dims;
     for (const auto& range : it->second->region) {
       Interval lo = eval_interval(range.min, dom_);
@@ -152,6 +158,7 @@ class Detector : public IRVisitor {
       dims.push_back((!lo.min || !hi.min) ? Interval{} : Interval{lo.min, hi.max});
     }
     into.add(it->second->buffer, dims);
+    return true;
   }
 
   static std::vector<Interval> whole_region(const Buffer& b) {
@@ -222,7 +229,8 @@ AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std
                                    const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
   Detector d;
   for (const auto& m : matches) d.matched[m.buffer.get()] = &m.source;
-  for (const auto& b : data_owners) d.owners[b->data.get()] = b;
+  // The first owner of a pointer wins: a T.decl_buffer over a parameter's data stays a view of it.
+  for (const auto& b : data_owners) d.owners.emplace(b->data.get(), b);
   if (init) d.visit(init);
   d.visit(body);
   std::unordered_set<const BufferNode*> own;
@@ -235,11 +243,12 @@ AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std
     for (const auto& b : d.writes.order) excluded.insert(b.get());
   }
   std::vector<BufferRegion> reads = d.reads.to_regions(excluded);
-  for (const auto& r : d.opaques.to_regions(own)) {
+  std::vector<BufferRegion> opaques = d.opaques.to_regions(own);
+  for (const auto& r : opaques) {
     reads.push_back(r);
     writes.push_back(r);
   }
-  return AccessRegions{reads, writes};
+  return AccessRegions{reads, writes, opaques};
 }
 
 }  // namespace tsch::arith

@@ -13,6 +13,9 @@ namespace tsch::arith {
 
 struct AccessRegions {
   std::vector<ir::BufferRegion> reads, writes;
+  // The buffers accessed opaquely (also appended to both reads and writes): TVMScript's
+  // inference refuses a block with any (TVM's ScriptCompleter).
+  std::vector<ir::BufferRegion> opaques;
 };
 
 // `allocated`: the block's own alloc_buffers, which are not part of its signature;
@@ -20,6 +23,7 @@ struct AccessRegions {
 // `data_owners`: buffers whose data pointer the body may use directly (TVM's buffer_var_map):
 // `T.tvm_access_ptr` of one reads and/or writes the whole buffer as its mask says, any other
 // use of the pointer is an opaque access, which counts as a read and a write (appended last).
+// A match_buffer among them stands for its source region, as its loads do.
 AccessRegions infer_access_regions(const ir::Stmt& body, const ir::Stmt& init, const std::vector<ir::Buffer>& allocated = {},
                                    const std::vector<ir::MatchBufferRegion>& matches = {},
                                    const std::vector<ir::Buffer>& data_owners = {});
