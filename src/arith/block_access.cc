@@ -56,6 +56,8 @@ struct RegionSet {
 class Detector : public IRVisitor {
  public:
   RegionSet reads, writes, opaques;
+  bool look_into_containers = false;            // nested undeclared containers: their bodies
+  std::unordered_set<const BufferNode*> inner_allocs;  // buffers such containers allocate
   std::unordered_map<const BufferNode*, const BufferRegion*> matched;  // match_buffer -> its source
   std::unordered_map<const VarNode*, Buffer> owners;                  // data pointer -> its buffer
 
@@ -102,6 +104,10 @@ class Detector : public IRVisitor {
       case StmtKind::BlockRealize: {
         // A nested block: its declared regions, with its iterators replaced by their bindings.
         auto* realize = as<BlockRealizeNode>(s);
+        if (look_into_containers && is_undeclared_container(*realize->block)) {
+          look_into(*realize);
+          return;
+        }
         std::unordered_map<const VarNode*, PrimExpr> bind;
         for (size_t i = 0; i < realize->iter_values.size(); ++i) {
           bind[realize->block->iter_vars[i].var.get()] = realize->iter_values[i];
@@ -137,6 +143,21 @@ class Detector : public IRVisitor {
   using IRVisitor::visit;
 
  private:
+  // An undeclared container's body, its iterators ranging over the bounds of their bindings.
+  void look_into(const BlockRealizeNode& realize) {
+    const BlockNode& block = *realize.block;
+    for (size_t i = 0; i < realize.iter_values.size(); ++i) {
+      visit(realize.iter_values[i]);
+      dom_[block.iter_vars[i].var.get()] = eval_bounds(eval_interval(realize.iter_values[i], dom_));
+    }
+    visit(realize.predicate);
+    for (const auto& b : block.alloc_buffers) inner_allocs.insert(b.get());
+    for (const auto& m : block.match_buffers) matched[m.buffer.get()] = &m.source;
+    if (block.init) visit(block.init);
+    visit(block.body);
+    for (const auto& iv : block.iter_vars) dom_.erase(iv.var.get());
+  }
+
   void add_access(RegionSet& into, const Buffer& buffer, const std::vector<PrimExpr>& indices) {
     if (!add_matched(into, buffer)) into.add(buffer, relax(indices));
   }
@@ -225,15 +246,43 @@ class Detector : public IRVisitor {
 
 }  // namespace
 
+namespace {
+
+AccessRegions infer(Detector& d, const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
+                    const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners);
+
+}  // namespace
+
 AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
                                    const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
   Detector d;
+  return infer(d, body, init, allocated, matches, data_owners);
+}
+
+bool is_undeclared_container(const BlockNode& block) {
+  if (!block.reads.empty() || !block.writes.empty()) return false;
+  bool holds_block = false;
+  for_each_stmt(block.body, [&](const Stmt& x) { holds_block = holds_block || as<BlockRealizeNode>(x) != nullptr; });
+  return holds_block;
+}
+
+AccessRegions effective_access_regions(const BlockNode& block) {
+  if (!is_undeclared_container(block)) return AccessRegions{block.reads, block.writes, {}};
+  Detector d;
+  d.look_into_containers = true;
+  return infer(d, block.body, block.init, block.alloc_buffers, block.match_buffers, {});
+}
+
+namespace {
+
+AccessRegions infer(Detector& d, const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
+                    const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
   for (const auto& m : matches) d.matched[m.buffer.get()] = &m.source;
   // The first owner of a pointer wins: a T.decl_buffer over a parameter's data stays a view of it.
   for (const auto& b : data_owners) d.owners.emplace(b->data.get(), b);
   if (init) d.visit(init);
   d.visit(body);
-  std::unordered_set<const BufferNode*> own;
+  std::unordered_set<const BufferNode*> own = d.inner_allocs;
   for (const auto& b : allocated) own.insert(b.get());
   // A buffer accessed opaquely is listed once, after the others, among both reads and writes.
   std::unordered_set<const BufferNode*> excluded = own;
@@ -250,5 +299,7 @@ AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std
   }
   return AccessRegions{reads, writes, opaques};
 }
+
+}  // namespace
 
 }  // namespace tsch::arith

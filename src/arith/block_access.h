@@ -28,4 +28,14 @@ AccessRegions infer_access_regions(const ir::Stmt& body, const ir::Stmt& init, c
                                    const std::vector<ir::MatchBufferRegion>& matches = {},
                                    const std::vector<ir::Buffer>& data_owners = {});
 
+// Whether `block` declares neither reads nor writes but holds blocks, as TVM's loop_partition
+// leaves its `_common` and `_partition` blocks: what runs inside is then known only from the
+// body, which the schedule's analyses look into (see effective_access_regions).
+bool is_undeclared_container(const ir::BlockNode& block);
+
+// The regions a block accesses as the analyses of its scope see them: what it declares, or
+// for an undeclared container, what its body accesses, inferred with nested undeclared
+// containers looked into the same way (their own allocations left out).
+AccessRegions effective_access_regions(const ir::BlockNode& block);
+
 }  // namespace tsch::arith

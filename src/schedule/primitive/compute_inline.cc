@@ -209,6 +209,11 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     if (guarded) consumers.push_back(b);
   }
   for (uint64_t c : consumers) {
+    // Its blocks inside would keep their regions of the buffer: rewriting them is not done.
+    if (arith::is_undeclared_container(s.block_at(c)))
+      fail_not_supported(s, {block_sid, c}, "inlining block {0} into the blocks inside block {1}, which declares no T.reads/T.writes");
+  }
+  for (uint64_t c : consumers) {
     const BlockNode* cb = &s.block_at(c);
     auto copy = std::make_shared<BlockNode>(*cb);
     copy->body = inliner.mutate(cb->body);
