@@ -14,6 +14,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
@@ -343,8 +344,10 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
         fail_not_supported(s, {block_sid}, "cache_read where the writer of " + src->name + " and its first consumer meet under a branch or binding");
       }
     }
+    // An undeclared container (loop_partition's blocks) writes what the blocks inside it do.
+    arith::AccessRegions writer_regions = arith::effective_access_regions(s.block_at(writer));
     const BufferRegion* written = nullptr;
-    for (const auto& w : s.block_at(writer).writes) {
+    for (const auto& w : writer_regions.writes) {
       if (w.buffer == src) written = &w;
     }
     region = scope_region(s, writer, *written, loc == scope ? 0 : loc);
