@@ -244,37 +244,7 @@ class Detector : public IRVisitor {
   VarDomain dom_;
 };
 
-}  // namespace
-
-namespace {
-
-AccessRegions infer(Detector& d, const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
-                    const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners);
-
-}  // namespace
-
-AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
-                                   const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
-  Detector d;
-  return infer(d, body, init, allocated, matches, data_owners);
-}
-
-bool is_undeclared_container(const BlockNode& block) {
-  if (!block.reads.empty() || !block.writes.empty()) return false;
-  bool holds_block = false;
-  for_each_stmt(block.body, [&](const Stmt& x) { holds_block = holds_block || as<BlockRealizeNode>(x) != nullptr; });
-  return holds_block;
-}
-
-AccessRegions effective_access_regions(const BlockNode& block) {
-  if (!is_undeclared_container(block)) return AccessRegions{block.reads, block.writes, {}};
-  Detector d;
-  d.look_into_containers = true;
-  return infer(d, block.body, block.init, block.alloc_buffers, block.match_buffers, {});
-}
-
-namespace {
-
+// TVM's detector over a block's init and body; `d` set up by the caller.
 AccessRegions infer(Detector& d, const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
                     const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
   for (const auto& m : matches) d.matched[m.buffer.get()] = &m.source;
@@ -301,5 +271,25 @@ AccessRegions infer(Detector& d, const Stmt& body, const Stmt& init, const std::
 }
 
 }  // namespace
+
+AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
+                                   const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
+  Detector d;
+  return infer(d, body, init, allocated, matches, data_owners);
+}
+
+bool is_undeclared_container(const BlockNode& block) {
+  if (!block.reads.empty() || !block.writes.empty()) return false;
+  bool holds_block = false;
+  for_each_stmt(block.body, [&](const Stmt& x) { holds_block = holds_block || as<BlockRealizeNode>(x) != nullptr; });
+  return holds_block;
+}
+
+AccessRegions effective_access_regions(const BlockNode& block) {
+  if (!is_undeclared_container(block)) return AccessRegions{block.reads, block.writes, {}};
+  Detector d;
+  d.look_into_containers = true;
+  return infer(d, block.body, block.init, block.alloc_buffers, block.match_buffers, {});
+}
 
 }  // namespace tsch::arith

@@ -1,7 +1,5 @@
 #include "schedule/block_scope.h"
 
-#include "arith/block_access.h"
-
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
