@@ -56,6 +56,8 @@ struct RegionSet {
 class Detector : public IRVisitor {
  public:
   RegionSet reads, writes, opaques;
+  bool look_into_containers = false;            // nested undeclared containers: their bodies
+  std::unordered_set<const BufferNode*> inner_allocs;  // buffers such containers allocate
   std::unordered_map<const BufferNode*, const BufferRegion*> matched;  // match_buffer -> its source
   std::unordered_map<const VarNode*, Buffer> owners;                  // data pointer -> its buffer
 
@@ -69,15 +71,14 @@ class Detector : public IRVisitor {
       int64_t mask;
       auto owner = data ? owners.find(data) : owners.end();
       if (owner != owners.end() && as_const_int(call->args[4], &mask)) {
-        std::vector<Interval> whole = whole_region(owner->second);
-        if ((mask & 1) && (mask & 2)) opaques.add(owner->second, whole);
-        else if (mask & 1) reads.add(owner->second, whole);
-        else if (mask & 2) writes.add(owner->second, whole);
+        if ((mask & 1) && (mask & 2)) add_whole(opaques, owner->second);
+        else if (mask & 1) add_whole(reads, owner->second);
+        else if (mask & 2) add_whole(writes, owner->second);
         return;
       }
     }
     if (auto* var = as<VarNode>(e)) {
-      if (auto owner = owners.find(var); owner != owners.end()) opaques.add(owner->second, whole_region(owner->second));
+      if (auto owner = owners.find(var); owner != owners.end()) add_whole(opaques, owner->second);
     }
     visit_children(e);
   }
@@ -103,6 +104,10 @@ class Detector : public IRVisitor {
       case StmtKind::BlockRealize: {
         // A nested block: its declared regions, with its iterators replaced by their bindings.
         auto* realize = as<BlockRealizeNode>(s);
+        if (look_into_containers && is_undeclared_container(*realize->block)) {
+          look_into(*realize);
+          return;
+        }
         std::unordered_map<const VarNode*, PrimExpr> bind;
         for (size_t i = 0; i < realize->iter_values.size(); ++i) {
           bind[realize->block->iter_vars[i].var.get()] = realize->iter_values[i];
@@ -138,13 +143,35 @@ class Detector : public IRVisitor {
   using IRVisitor::visit;
 
  private:
-  void add_access(RegionSet& into, const Buffer& buffer, const std::vector<PrimExpr>& indices) {
-    auto it = matched.find(buffer.get());
-    if (it == matched.end()) {
-      into.add(buffer, relax(indices));
-      return;
+  // An undeclared container's body, its iterators ranging over the bounds of their bindings.
+  void look_into(const BlockRealizeNode& realize) {
+    const BlockNode& block = *realize.block;
+    for (size_t i = 0; i < realize.iter_values.size(); ++i) {
+      visit(realize.iter_values[i]);
+      dom_[block.iter_vars[i].var.get()] = eval_bounds(eval_interval(realize.iter_values[i], dom_));
     }
-    // TVM's detector: the whole source region the match_buffer stands for.
+    visit(realize.predicate);
+    for (const auto& b : block.alloc_buffers) inner_allocs.insert(b.get());
+    for (const auto& m : block.match_buffers) matched[m.buffer.get()] = &m.source;
+    if (block.init) visit(block.init);
+    visit(block.body);
+    for (const auto& iv : block.iter_vars) dom_.erase(iv.var.get());
+  }
+
+  void add_access(RegionSet& into, const Buffer& buffer, const std::vector<PrimExpr>& indices) {
+    if (!add_matched(into, buffer)) into.add(buffer, relax(indices));
+  }
+
+  // The whole of `buffer`, through its pointer.
+  void add_whole(RegionSet& into, const Buffer& buffer) {
+    if (!add_matched(into, buffer)) into.add(buffer, whole_region(buffer));
+  }
+
+  // TVM's detector: an access through a match_buffer is one of the whole source region it
+  // stands for. False for other buffers.
+  bool add_matched(RegionSet& into, const Buffer& buffer) {
+    auto it = matched.find(buffer.get());
+    if (it == matched.end()) return false;
     std::vector<Interval> dims;
     for (const auto& range : it->second->region) {
       Interval lo = eval_interval(range.min, dom_);
@@ -152,6 +179,7 @@ class Detector : public IRVisitor {
       dims.push_back((!lo.min || !hi.min) ? Interval{} : Interval{lo.min, hi.max});
     }
     into.add(it->second->buffer, dims);
+    return true;
   }
 
   static std::vector<Interval> whole_region(const Buffer& b) {
@@ -216,16 +244,15 @@ class Detector : public IRVisitor {
   VarDomain dom_;
 };
 
-}  // namespace
-
-AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
-                                   const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
-  Detector d;
+// TVM's detector over a block's init and body; `d` set up by the caller.
+AccessRegions infer(Detector& d, const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
+                    const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
   for (const auto& m : matches) d.matched[m.buffer.get()] = &m.source;
-  for (const auto& b : data_owners) d.owners[b->data.get()] = b;
+  // The first owner of a pointer wins: a T.decl_buffer over a parameter's data stays a view of it.
+  for (const auto& b : data_owners) d.owners.emplace(b->data.get(), b);
   if (init) d.visit(init);
   d.visit(body);
-  std::unordered_set<const BufferNode*> own;
+  std::unordered_set<const BufferNode*> own = d.inner_allocs;
   for (const auto& b : allocated) own.insert(b.get());
   // A buffer accessed opaquely is listed once, after the others, among both reads and writes.
   std::unordered_set<const BufferNode*> excluded = own;
@@ -235,11 +262,34 @@ AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std
     for (const auto& b : d.writes.order) excluded.insert(b.get());
   }
   std::vector<BufferRegion> reads = d.reads.to_regions(excluded);
-  for (const auto& r : d.opaques.to_regions(own)) {
+  std::vector<BufferRegion> opaques = d.opaques.to_regions(own);
+  for (const auto& r : opaques) {
     reads.push_back(r);
     writes.push_back(r);
   }
-  return AccessRegions{reads, writes};
+  return AccessRegions{reads, writes, opaques};
+}
+
+}  // namespace
+
+AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
+                                   const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
+  Detector d;
+  return infer(d, body, init, allocated, matches, data_owners);
+}
+
+bool is_undeclared_container(const BlockNode& block) {
+  if (!block.reads.empty() || !block.writes.empty()) return false;
+  bool holds_block = false;
+  for_each_stmt(block.body, [&](const Stmt& x) { holds_block = holds_block || as<BlockRealizeNode>(x) != nullptr; });
+  return holds_block;
+}
+
+AccessRegions effective_access_regions(const BlockNode& block) {
+  if (!is_undeclared_container(block)) return AccessRegions{block.reads, block.writes, {}};
+  Detector d;
+  d.look_into_containers = true;
+  return infer(d, block.body, block.init, block.alloc_buffers, block.match_buffers, {});
 }
 
 }  // namespace tsch::arith

@@ -58,6 +58,9 @@ class TirBuilder {
     bool allocates = false;
   };
   std::optional<PendingDecl> pending_decl;
+  // The buffers of the T.decl_buffer statements whose scope is being parsed: a block's
+  // inferred regions count uses of their data pointers (TVM's buffer_var_map).
+  std::vector<ir::Buffer> decls;
   // A `T.allocate_const` just evaluated (its body still empty): it scopes over the rest of
   // the body likewise.
   std::shared_ptr<const ir::AllocateConstNode> pending_const;

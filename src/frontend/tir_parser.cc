@@ -174,7 +174,15 @@ class TirParser {
       builder_.pending_const.reset();
       if (let_var || decl || constant) {
         // A let, a buffer declaration or constant data scopes over the rest of the block.
-        std::vector<Stmt> rest = parse_body(body, i + 1);
+        if (decl) builder_.decls.push_back(decl->buffer);
+        std::vector<Stmt> rest;
+        try {
+          rest = parse_body(body, i + 1);
+        } catch (...) {
+          if (decl) builder_.decls.pop_back();
+          throw;
+        }
+        if (decl) builder_.decls.pop_back();
         Stmt rest_body = make_seq(rest);
         if (!rest_body) rest_body = std::make_shared<EvaluateNode>(make_int(0));
         if (constant) {
@@ -481,6 +489,22 @@ class TirParser {
     return make_seq(parse_body(interp_.truthy(cond) ? s.body : s.orelse, 0));
   }
 
+  // The buffers whose data pointers a block being closed may use (TVM's buffer_var_map while
+  // it completes a block): the parameters', the root's and enclosing blocks' allocations and
+  // match_buffers, the T.decl_buffer declarations in scope and the block's own match_buffers.
+  std::vector<Buffer> data_owners(const std::vector<MatchBufferRegion>& own_matches) const {
+    std::vector<Buffer> out;
+    for (const auto& [param, buffer] : builder_.buffer_map) out.push_back(buffer);
+    out.insert(out.end(), builder_.root_allocs.begin(), builder_.root_allocs.end());
+    for (const BlockFrame& f : builder_.blocks) {
+      out.insert(out.end(), f.alloc_buffers.begin(), f.alloc_buffers.end());
+      for (const auto& m : f.match_buffers) out.push_back(m.buffer);
+    }
+    out.insert(out.end(), builder_.decls.begin(), builder_.decls.end());
+    for (const auto& m : own_matches) out.push_back(m.buffer);
+    return out;
+  }
+
   Stmt parse_with(const ast::With& w) {
     if (w.items.size() != 1) raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     Value header = ev_->eval(*w.items[0].context);
@@ -538,7 +562,15 @@ class TirParser {
     block->body = make_seq(stmts);
     if (!block->body) block->body = std::make_shared<EvaluateNode>(make_int(0));
     if (!frame.reads || !frame.writes) {
-      arith::AccessRegions regions = arith::infer_access_regions(block->body, block->init, {}, block->match_buffers);
+      arith::AccessRegions regions =
+          arith::infer_access_regions(block->body, block->init, {}, block->match_buffers, data_owners(block->match_buffers));
+      if (!regions.opaques.empty()) {
+        raise_at(ExcKind::ValueError,
+                 fmt::format("block \"{}\": cannot infer its T.reads/T.writes: its body uses the data pointer of {} other than "
+                             "through T.tvm_access_ptr with a read or write mask (write them explicitly)",
+                             frame.name, regions.opaques[0].buffer->name),
+                 w.loc);
+      }
       // Buffers allocated by the block itself are not part of its signature.
       auto drop_own = [&](std::vector<BufferRegion>& rs) {
         std::vector<BufferRegion> kept;

@@ -5,6 +5,7 @@
 
 #include <unordered_set>
 
+#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
@@ -17,15 +18,17 @@ namespace tsch::schedule {
 
 using namespace ir;
 
+// An undeclared container (TVM's loop_partition blocks) is seen through: the buffers the
+// blocks inside it access are its accesses here, so no reader or writer hides in one.
 bool reads_buffer(const BlockNode* b, const Buffer& buf) {
-  for (const auto& r : b->reads) {
+  for (const auto& r : arith::effective_access_regions(*b).reads) {
     if (r.buffer == buf) return true;
   }
   return false;
 }
 
 bool writes_buffer(const BlockNode* b, const Buffer& buf) {
-  for (const auto& w : b->writes) {
+  for (const auto& w : arith::effective_access_regions(*b).writes) {
     if (w.buffer == buf) return true;
   }
   return false;
@@ -34,7 +37,7 @@ bool writes_buffer(const BlockNode* b, const Buffer& buf) {
 namespace {
 
 bool touches(const BlockNode* reader, const BlockNode* writer) {
-  for (const auto& r : reader->reads) {
+  for (const auto& r : arith::effective_access_regions(*reader).reads) {
     if (writes_buffer(writer, r.buffer)) return true;
   }
   return false;
@@ -61,8 +64,7 @@ std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block) {
 uint64_t other_writer(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
   for (uint64_t other : s.child_blocks(s.scope_block(block))) {
     if (other == block) continue;
-    for (const auto& w : s.block_at(other).writes)
-      if (w.buffer == buffer) return other;
+    if (writes_buffer(&s.block_at(other), buffer)) return other;
   }
   return 0;
 }
@@ -84,7 +86,7 @@ bool allocated_in_function(const ScheduleState& s, const std::string& func, cons
 
 bool is_output_block(const ScheduleState& s, uint64_t block) {
   uint64_t scope = s.scope_block(block);
-  for (const auto& w : s.block_at(block).writes) {
+  for (const auto& w : arith::effective_access_regions(s.block_at(block)).writes) {
     if (!allocated_in_scope(s, scope, w.buffer)) return true;
   }
   return false;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
 #include "arith/simplify.h"
@@ -294,7 +295,7 @@ ScopeFlags scope_flags(const ScheduleState& s, uint64_t scope) {
       }
     }
     bool cover = true;
-    const BlockNode& reader = s.block_at(consumer);
+    arith::AccessRegions reader = arith::effective_access_regions(s.block_at(consumer));
     for (uint64_t lca : path) {
       if (!cover) break;
       auto it = producers_at.find(lca);
@@ -303,8 +304,14 @@ ScopeFlags scope_flags(const ScheduleState& s, uint64_t scope) {
         std::vector<std::vector<arith::Interval>> produced;
         bool unknown = false;
         for (uint64_t producer : it->second) {
-          for (const BufferRegion& write : s.block_at(producer).writes) {
+          bool container = arith::is_undeclared_container(s.block_at(producer));
+          for (const BufferRegion& write : arith::effective_access_regions(s.block_at(producer)).writes) {
             if (write.buffer != read.buffer) continue;
+            // What an undeclared container writes is inferred, a hull: no lower bound.
+            if (container) {
+              unknown = true;
+              continue;
+            }
             auto bound = region_bound(s, producer, lca, write, /*lower_bound=*/true);
             if (!bound) unknown = true;
             else produced.push_back(*bound);
@@ -355,7 +362,8 @@ std::vector<Dependency> block_dependencies(const ScheduleState& s, uint64_t scop
     if (src != dst) deps.push_back(Dependency{src, dst, kind});
   };
   for (uint64_t child : scope_children(s, scope)) {
-    const BlockNode& block = s.block_at(child);
+    // An undeclared container (loop_partition's blocks) depends as the blocks inside it do.
+    arith::AccessRegions block = arith::effective_access_regions(s.block_at(child));
     for (const BufferRegion& r : block.reads) readers[r.buffer.get()].push_back(child);
     for (const BufferRegion& w : block.writes) writers[w.buffer.get()].push_back(child);
     for (const BufferRegion& r : block.reads) {

@@ -115,6 +115,55 @@ TEST_CASE("block access regions of data pointers follow TVM's detector", "[arith
   CHECK(r.writes[2].buffer == ext);
 }
 
+TEST_CASE("opaque pointer uses are reported apart for TVMScript's inference", "[arith]") {
+  Buffer a = make_buffer("A", DataType::float32(), {c(8)});
+  Stmt bare = std::make_shared<EvaluateNode>(a->data);
+  CHECK(arith::infer_access_regions(bare, nullptr).opaques.empty());
+  arith::AccessRegions r = arith::infer_access_regions(bare, nullptr, {}, {}, {a});
+  REQUIRE(r.opaques.size() == 1);
+  CHECK(r.opaques[0].buffer == a);
+}
+
+TEST_CASE("an undeclared container's regions are those of the blocks inside it", "[arith]") {
+  Buffer a = make_buffer("A", DataType::float32(), {c(16)});
+  Buffer o = make_buffer("O", DataType::float32(), {c(16)});
+  Buffer x = make_buffer("X", DataType::float32(), {c(1)});
+  // for j in range(4, 12): block "B" (vj = j) reads A[vj], writes O[vj] — inside a block "P"
+  // that allocates X and stores to it, inside a block "C"; P and C declare no regions.
+  Var j = make_var("j"), vj = make_var("vj");
+  auto leaf = std::make_shared<BlockNode>();
+  leaf->name = "B";
+  leaf->iter_vars.push_back(IterVar{vj, Range{c(0), c(16)}, IterType::DataPar});
+  leaf->reads.push_back(BufferRegion{a, {Range{vj, c(1)}}});
+  leaf->writes.push_back(BufferRegion{o, {Range{vj, c(1)}}});
+  leaf->body = std::make_shared<BufferStoreNode>(o, buffer_load(a, {vj}), std::vector<PrimExpr>{vj});
+  Stmt realize = std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{j}, make_bool(true), leaf);
+  Stmt loop = std::make_shared<ForNode>(j, c(4), c(8), ForKind::Serial, realize);
+  auto part = std::make_shared<BlockNode>();
+  part->name = "P";
+  part->alloc_buffers.push_back(x);
+  part->body = std::make_shared<SeqStmtNode>(
+      std::vector<Stmt>{std::make_shared<BufferStoreNode>(x, make_float(0), std::vector<PrimExpr>{c(0)}), loop});
+  auto common = std::make_shared<BlockNode>();
+  common->name = "C";
+  common->body = std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), part);
+  CHECK(arith::is_undeclared_container(*common));
+  CHECK_FALSE(arith::is_undeclared_container(*leaf));
+  arith::AccessRegions r = arith::effective_access_regions(*common);
+  REQUIRE(r.reads.size() == 1);
+  CHECK(r.reads[0].buffer == a);
+  CHECK(s(r.reads[0].region[0].min) == "4");
+  CHECK(s(r.reads[0].region[0].extent) == "8");
+  REQUIRE(r.writes.size() == 1);  // X, allocated inside, is not among them
+  CHECK(r.writes[0].buffer == o);
+  // Without a block inside, a block declaring nothing is taken at its word.
+  auto empty_leaf = std::make_shared<BlockNode>(*leaf);
+  empty_leaf->reads.clear();
+  empty_leaf->writes.clear();
+  CHECK_FALSE(arith::is_undeclared_container(*empty_leaf));
+  CHECK(arith::effective_access_regions(*empty_leaf).writes.empty());
+}
+
 TEST_CASE("floordiv and floormod resolve with known ranges", "[arith]") {
   Var x = make_var("x"), y = make_var("y");
   arith::VarDomain dom{{x.get(), {c(0), c(15)}}, {y.get(), {c(0), c(7)}}};

@@ -14,6 +14,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
@@ -218,12 +219,7 @@ void check_storage_scope(const ScheduleState& s, const std::string& scope) {
 
 namespace {
 
-bool block_writes(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
-  for (const auto& w : s.block_at(block).writes) {
-    if (w.buffer == buffer) return true;
-  }
-  return false;
-}
+bool block_writes(const ScheduleState& s, uint64_t block, const Buffer& buffer) { return writes_buffer(&s.block_at(block), buffer); }
 
 // The blocks of the scope (at any depth) that read `buffer`, except those writing it and
 // those inside a block that writes it: as TVM's CacheReadRewriter, which leaves the writer's
@@ -316,9 +312,7 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   // Step 2. Where the copy goes and what it copies (TVM's CacheRead).
   std::vector<uint64_t> writers;
   for (uint64_t b : s.child_blocks(scope)) {
-    for (const auto& w : s.block_at(b).writes) {
-      if (w.buffer == src) writers.push_back(b);
-    }
+    if (writes_buffer(&s.block_at(b), src)) writers.push_back(b);
   }
   if (writers.size() > 1) {
     fail(s, kNotSingleWriteBlock, {writers[0], writers[1]},
@@ -350,8 +344,10 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
         fail_not_supported(s, {block_sid}, "cache_read where the writer of " + src->name + " and its first consumer meet under a branch or binding");
       }
     }
+    // An undeclared container (loop_partition's blocks) writes what the blocks inside it do.
+    arith::AccessRegions writer_regions = arith::effective_access_regions(s.block_at(writer));
     const BufferRegion* written = nullptr;
-    for (const auto& w : s.block_at(writer).writes) {
+    for (const auto& w : writer_regions.writes) {
       if (w.buffer == src) written = &w;
     }
     region = scope_region(s, writer, *written, loc == scope ? 0 : loc);
@@ -419,11 +415,9 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   // the producer, as blockize leaves an init block in its T.init, writes through it).
   for (uint64_t other : s.child_blocks(scope)) {
     if (other == block_sid) continue;
-    for (const auto& w : s.block_at(other).writes) {
-      if (w.buffer == dst) {
-        fail(s, kNotSingleWriteBlock, {block_sid, other},
-             "The buffer " + dst->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
-      }
+    if (writes_buffer(&s.block_at(other), dst)) {
+      fail(s, kNotSingleWriteBlock, {block_sid, other},
+           "The buffer " + dst->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
     }
   }
   // The consumers named read the cache itself: they must run after the producer and read only

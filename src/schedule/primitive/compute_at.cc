@@ -12,6 +12,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/expr_equal.h"
@@ -213,11 +214,19 @@ void check_all_under(const ScheduleState& s, const std::vector<uint64_t>& requir
                    relation, missing.size(), list));
 }
 
+// A block that declares no regions over the blocks inside it has no iterators to re-bind:
+// under the loop it would run whole in every iteration.
+void check_not_container(const ScheduleState& s, uint64_t block_sid, const std::string& primitive) {
+  if (arith::is_undeclared_container(s.block_at(block_sid)))
+    fail_not_supported(s, {block_sid}, primitive + " of block {0}, which declares no T.reads/T.writes over the blocks inside it");
+}
+
 }  // namespace
 
 void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
   // Step 1. Checks: same scope; not an output block; every consumer under the loop.
   check_same_scope(s, block_sid, loop_sid);
+  check_not_container(s, block_sid, "compute_at");
   check_complete_or_reduction(s, block_sid);
   const BlockNode* block = &s.block_at(block_sid);
   uint64_t scope = s.scope_block(block_sid);
@@ -236,7 +245,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   std::vector<const StmtNode*> anchors;
   for (uint64_t c : consumers) {
     anchors.push_back(s.info(c)->node);
-    for (const auto& r : s.block_at(c).reads) {
+    for (const auto& r : arith::effective_access_regions(s.block_at(c)).reads) {
       if (!writes_buffer(block, r.buffer)) continue;
       std::vector<arith::Interval> region = relaxed_region(s, c, loop_sid, r, nullptr, /*relax_threads_by_scope=*/true);
       auto it = needed.find(r.buffer.get());
@@ -273,6 +282,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
 void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
   // Step 1. Checks: same scope; every producer of what the block reads under the loop.
   check_same_scope(s, block_sid, loop_sid);
+  check_not_container(s, block_sid, "reverse_compute_at");
   check_complete_or_reduction(s, block_sid);
   const BlockNode* block = &s.block_at(block_sid);
   uint64_t scope = s.scope_block(block_sid);
@@ -288,7 +298,7 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   // Step 2. The region the producers under the loop write, per buffer.
   std::unordered_map<const BufferNode*, std::vector<arith::Interval>> produced;
   for (uint64_t p : producers) {
-    for (const auto& w : s.block_at(p).writes) {
+    for (const auto& w : arith::effective_access_regions(s.block_at(p)).writes) {
       if (!reads_buffer(block, w.buffer)) continue;
       bool gapped = false;
       std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w, &gapped);

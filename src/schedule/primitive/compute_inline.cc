@@ -198,15 +198,27 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   // the buffer (TVM inlines there too) —, drop the block and its buffer.
   std::vector<Buffer> owners = data_owners_of(s, s.info(block_sid)->func);
   Inliner inliner(store->buffer, index_vars, store->value, owners);
-  std::vector<uint64_t> consumers = get_consumers(s, block_sid);
-  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
+  // A consumer that is an undeclared container (loop_partition's blocks) stays as it is, its
+  // signature empty; the blocks inside it that read the buffer are rewritten instead (TVM's
+  // inliner rewrites the whole scope). Innermost first: a block's regions are re-derived from
+  // those of the blocks in it.
+  std::vector<uint64_t> direct = get_consumers(s, block_sid);
+  std::vector<uint64_t> consumers;
+  std::vector<uint64_t> order = s.blocks_in(s.info(block_sid)->func);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    uint64_t b = *it;
     const BlockRealizeNode* r = s.info(b)->realize;
-    if (!r || std::find(consumers.begin(), consumers.end(), b) != consumers.end() || !is_under(s, b, scope)) continue;
+    if (!r || !is_under(s, b, scope) || b == block_sid) continue;
+    bool direct_consumer = std::find(direct.begin(), direct.end(), b) != direct.end();
+    bool container = arith::is_undeclared_container(s.block_at(b));
+    bool in_container = false;
+    for (uint64_t c : direct) in_container = in_container || (is_under(s, b, c) && arith::is_undeclared_container(s.block_at(c)));
     bool guarded = false;
     for_each_expr(r->predicate, [&](const PrimExpr& e) {
       if (auto* load = as<BufferLoadNode>(e); load && load->buffer == store->buffer) guarded = true;
     });
-    if (guarded) consumers.push_back(b);
+    if ((!container && (direct_consumer || (in_container && reads_buffer(&s.block_at(b), store->buffer)))) || guarded)
+      consumers.push_back(b);
   }
   for (uint64_t c : consumers) {
     const BlockNode* cb = &s.block_at(c);

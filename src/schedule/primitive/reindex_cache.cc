@@ -254,9 +254,7 @@ void locate(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t
 std::vector<uint64_t> writers_of(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
   std::vector<uint64_t> out;
   for (uint64_t b : s.child_blocks(scope)) {
-    for (const auto& w : s.block_at(b).writes) {
-      if (w.buffer == buffer) out.push_back(b);
-    }
+    if (writes_buffer(&s.block_at(b), buffer)) out.push_back(b);
   }
   return out;
 }

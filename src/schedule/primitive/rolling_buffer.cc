@@ -72,7 +72,7 @@ bool has_only_raw_dependencies(const ScheduleState& s, uint64_t block_sid) {
     const BlockNode* other = &s.block_at(other_sid);
     const BlockNode* earlier = before ? other : block;
     const BlockNode* later = before ? block : other;
-    for (const auto& w : later->writes) {
+    for (const auto& w : arith::effective_access_regions(*later).writes) {
       if (writes_buffer(earlier, w.buffer) || reads_buffer(earlier, w.buffer)) return false;
     }
   }

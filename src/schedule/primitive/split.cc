@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/scalable_expression.h"
 #include "arith/simplify.h"
@@ -406,7 +405,8 @@ std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid, const 
   }
 
   // Step 2. One block per partition around a copy of the loop over its range, all in one
-  // "<block>_<loop>_common" block in the loop's place.
+  // "<block>_<loop>_common" block in the loop's place. As TVM, these blocks declare no
+  // T.reads/T.writes: the scope's analyses look into such blocks (arith::is_undeclared_container).
   DataType t = loop->loop_var->dtype;
   std::string base = first_block_name(loop->body) + "_" + loop->loop_var->name;
   std::vector<Stmt> partitions;
@@ -423,12 +423,6 @@ std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid, const 
     block->name = base + std::to_string(i) + "_partition";
     block->sid = s.fresh_sid();
     block->body = copy;
-    // Unlike TVM (empty T.reads/T.writes), the block declares what its loop accesses: the
-    // dependency analysis of later primitives must see the accesses inside (with none, a
-    // compute_inline dropped a buffer still read in here).
-    arith::AccessRegions inside_regions = arith::infer_access_regions(copy, nullptr);
-    block->reads = inside_regions.reads;
-    block->writes = inside_regions.writes;
     partitions.push_back(std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), block));
     begin += sizes[i];
   }
@@ -436,9 +430,6 @@ std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid, const 
   common->name = base + "_common";
   common->sid = s.fresh_sid();
   common->body = make_seq(partitions);
-  arith::AccessRegions all = arith::infer_access_regions(common->body, nullptr);
-  common->reads = all.reads;
-  common->writes = all.writes;
   s.replace(loop_sid, std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), common));
   return out;
 }
