@@ -11,6 +11,7 @@
 #include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
+#include "arith/iter_map_symbolic.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -28,8 +29,9 @@ using namespace ir;
 
 namespace {
 
-// The index map applied to one access, and to a region (its bounding box).
-BufferReindex through_index_map(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
+// The index map applied to one access, and to a region (its bounding box: the point a point
+// maps to; the whole new dimension where the bounds are not known, e.g. over a symbolic shape).
+BufferReindex through_index_map(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs, const std::vector<PrimExpr>& shape) {
   BufferReindex reindex;
   reindex.indices = [&params, &outputs](const std::vector<PrimExpr>& indices) {
     std::unordered_map<const VarNode*, PrimExpr> vmap;
@@ -38,11 +40,21 @@ BufferReindex through_index_map(const std::vector<Var>& params, const std::vecto
     for (const auto& o : outputs) out.push_back(arith::simplify(substitute(o, vmap)));
     return out;
   };
-  reindex.region = [&params, &outputs](const std::vector<Range>& region) {
+  reindex.region = [&params, &outputs, &shape, indices = reindex.indices](const std::vector<Range>& region) {
+    bool point = true;
+    for (const auto& r : region) point &= is_one(r.extent);
+    std::vector<PrimExpr> mins;
+    for (const auto& r : region) mins.push_back(r.min);
+    std::vector<PrimExpr> mapped = indices(mins);
     arith::VarDomain dom;
     for (size_t i = 0; i < params.size(); ++i) dom[params[i].get()] = arith::interval_of(region[i]);
     std::vector<Range> out;
-    for (const auto& o : outputs) out.push_back(arith::range_of(arith::eval_interval(o, dom)));
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      arith::Interval range = arith::eval_interval(outputs[k], dom);
+      if (range.min && range.max) out.push_back(arith::range_of(range));
+      else if (point) out.push_back(Range{mapped[k], make_int(1, mapped[k]->dtype)});
+      else out.push_back(Range{make_int(0, shape[k]->dtype), shape[k]});
+    }
     return out;
   };
   return reindex;
@@ -177,6 +189,18 @@ class ContextSimplifier : public IRMutator {
   arith::VarDomain dom_;
 };
 
+// Every access of `buffer` in the function (root block `root_block`) through the map, into
+// `changed`; the parameter's buffer_map entry too.
+void rewrite_through_map(ScheduleState& s, const std::string& func, const std::shared_ptr<BlockNode>& root_block, const Buffer& buffer,
+                         const Buffer& changed, bool is_param, const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
+  uint64_t root = s.root_of(func);
+  BufferReindex reindex = through_index_map(params, outputs, changed->shape);
+  Stmt new_root = ContextSimplifier(changed).mutate(replace_buffer(Stmt(root_block), buffer, changed, &reindex));
+  const BlockRealizeNode* r = s.info(root)->realize;
+  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
+  if (is_param) s.replace_param_buffer(func, buffer, changed);
+}
+
 TSCH_SCHEDULE_ERROR_KIND(kBufferIsSubregionError, "BufferIsSubregionError",
                          "The input buffer is defined in `match_buffer` of a block, it is expected to be a function parameter or "
                          "allocated by a block",
@@ -190,6 +214,44 @@ TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingExpressionError, "TransformationP
                          "Pad value may not contain load from another buffer");
 TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingTypeError, "TransformationPaddingTypeError", "Type mismatch",
                          "The pad value's type does not match the buffer's");
+
+
+// A buffer of symbolic shape: the map must fuse whole indices (`lambda y, w: y * n + w` on
+// shape (32, n)), a bijection whatever the shape's values (arith/iter_map_symbolic.h), so no
+// padding; the new shape is the outputs' extents (32 * n). Anything else is refused.
+void transform_layout_symbolic(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, bool is_param, const std::vector<Var>& params,
+                               const std::vector<PrimExpr>& outputs) {
+  // Step 1. Check: the map's other variables come from the shape (so they are defined where
+  // the buffer is), and it fuses whole indices.
+  std::string stranger;
+  for (const auto& o : outputs) {
+    uses_var(o, [&](const VarNode* v) {
+      bool known = false;
+      for (const Var& p : params) known |= p.get() == v;
+      for (const auto& dim : buffer->shape) known |= uses_var(dim, [&](const VarNode* d) { return d == v; });
+      if (!known && stranger.empty()) stranger = v->name;
+      return false;
+    });
+  }
+  std::string what = "transform_layout of buffer " + buffer->name + " of symbolic shape " + shape_text(buffer->shape);
+  if (!stranger.empty()) fail_not_supported(s, {block_sid}, what + " through a map using " + stranger + ", which its shape does not use");
+  arith::SymbolicFuseResult map = arith::detect_symbolic_fuse(outputs, params, buffer->shape);
+  if (!map.ok) fail_not_supported(s, {block_sid}, what + " through a map that does not fuse whole indices: the map " + map.error);
+
+  // Step 2. Rewrite: the new shape; indices of extent 1 (always 0) dropped from the map.
+  DataType t = buffer->shape[0]->dtype;
+  std::vector<PrimExpr> shape;
+  for (const auto& sum : map.sums) shape.push_back(sum.extent->dtype == t ? sum.extent : arith::simplify(cast(t, sum.extent)));
+  std::unordered_map<const VarNode*, PrimExpr> unit;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (is_one(buffer->shape[i])) unit[params[i].get()] = make_int(0, params[i]->dtype);
+  }
+  std::vector<PrimExpr> fused;
+  for (const auto& o : outputs) fused.push_back(arith::simplify(substitute(o, unit)));
+  const std::string func = s.info(block_sid)->func;
+  Buffer changed = buffer_with(buffer, buffer->name, shape, buffer->scope);
+  rewrite_through_map(s, func, std::make_shared<BlockNode>(s.block_at(s.root_of(func))), buffer, changed, is_param, params, fused);
+}
 
 }  // namespace
 
@@ -227,11 +289,14 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   TSCH_USER_ASSERT(params.size() == buffer->shape.size(), ValueError)
       << "the index map takes " << params.size() << " indices but buffer " << buffer->name << " has " << buffer->shape.size()
       << " dimensions";
+  bool symbolic = false;
+  int64_t n;
+  for (const auto& dim : buffer->shape) symbolic |= !as_const_int(dim, &n);
+  if (symbolic) return transform_layout_symbolic(s, block_sid, buffer, is_param, params, outputs);
   arith::LoopExtents extents;
   arith::VarDomain dom;
   for (size_t i = 0; i < params.size(); ++i) {
-    int64_t n;
-    if (!as_const_int(buffer->shape[i], &n)) fail_not_supported(s, {block_sid}, "transform_layout of a buffer with a symbolic shape");
+    as_const_int(buffer->shape[i], &n);
     extents[params[i].get()] = n;
     dom[params[i].get()] = arith::Interval{make_int(0, params[i]->dtype), make_int(n - 1, params[i]->dtype)};
   }
@@ -304,11 +369,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     }
   }
   // Step 4. Rewrite the whole function.
-  BufferReindex reindex = through_index_map(params, outputs);
-  Stmt new_root = ContextSimplifier(changed).mutate(replace_buffer(Stmt(root_block), buffer, changed, &reindex));
-  const BlockRealizeNode* r = s.info(root)->realize;
-  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
-  if (is_param) s.replace_param_buffer(func, buffer, changed);
+  rewrite_through_map(s, func, root_block, buffer, changed, is_param, params, outputs);
 }
 
 // set_axis_separator: the buffer (a parameter or an allocation, not a match_buffer view) gets
@@ -410,19 +471,59 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
                      params.size(), block->iter_vars.size()));
   }
 
-  // Step 2. The map over the iterators' domains: bijective affine, with its inverse.
-  arith::LoopExtents extents;
-  std::unordered_map<const VarNode*, PrimExpr> to_params;
+  // Step 2. The map over the iterators' domains: bijective affine, with its inverse; over
+  // symbolic domains, a fusion of whole iterators (arith/iter_map_symbolic.h).
+  std::vector<PrimExpr> domain_extents;
+  bool symbolic = false;
   for (size_t i = 0; i < params.size(); ++i) {
     int64_t n;
     const IterVar& iv = block->iter_vars[i];
-    if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &n)) {
-      fail_not_supported(s, {block_sid}, "transform_block_layout of a block whose iterators have symbolic domains ({0})");
-    }
-    extents[params[i].get()] = n;
+    if (!is_zero(iv.dom.min)) fail_not_supported(s, {block_sid}, "transform_block_layout of a block whose iterators do not start at 0 ({0})");
+    symbolic |= !as_const_int(iv.dom.extent, &n);
+    domain_extents.push_back(iv.dom.extent);
   }
-  arith::IterMapResult map = arith::detect_iter_map(outputs, extents, true);
-  if (!map.ok) fail(s, kNotBijectiveAffineIndexMapError, {}, "The index map is not bijective affine: the map " + map.error);
+  // Per output: its extent and the iterators it combines; then the inverse.
+  std::vector<PrimExpr> new_extents;
+  std::vector<std::vector<const VarNode*>> sources;
+  arith::IterMapResult map;
+  arith::SymbolicFuseResult symbolic_map;
+  if (!symbolic) {
+    arith::LoopExtents extents;
+    for (size_t i = 0; i < params.size(); ++i) as_const_int(domain_extents[i], &extents[params[i].get()]);
+    map = arith::detect_iter_map(outputs, extents, true);
+    if (!map.ok) fail(s, kNotBijectiveAffineIndexMapError, {}, "The index map is not bijective affine: the map " + map.error);
+    for (const auto& sum : map.sums) {
+      new_extents.push_back(make_int(sum.extent));
+      sources.emplace_back();
+      for (const auto& split : sum.splits) sources.back().push_back(split.source);
+    }
+  } else {
+    // The map's other variables must come from the domains (so they are defined here).
+    std::string stranger;
+    for (const auto& o : outputs) {
+      uses_var(o, [&](const VarNode* v) {
+        bool known = false;
+        for (const Var& p : params) known |= p.get() == v;
+        for (const auto& e : domain_extents) known |= uses_var(e, [&](const VarNode* d) { return d == v; });
+        if (!known && stranger.empty()) stranger = v->name;
+        return false;
+      });
+    }
+    if (!stranger.empty()) {
+      fail_not_supported(s, {block_sid}, "transform_block_layout of {0}, whose iterators have symbolic domains, through a map using " +
+                                             stranger + ", which the domains do not use");
+    }
+    symbolic_map = arith::detect_symbolic_fuse(outputs, params, domain_extents);
+    if (!symbolic_map.ok) {
+      fail_not_supported(s, {block_sid}, "transform_block_layout of {0}, whose iterators have symbolic domains, through a map that does "
+                                         "not fuse whole iterators: the map " + symbolic_map.error);
+    }
+    for (const auto& sum : symbolic_map.sums) {
+      new_extents.push_back(sum.extent);
+      sources.emplace_back();
+      for (const auto& digit : sum.digits) sources.back().push_back(digit.source);
+    }
+  }
 
   // Step 3. The new iterators: one per output, the type of the old ones it combines.
   auto copy = std::make_shared<BlockNode>(*block);
@@ -434,29 +535,30 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
     for (size_t i = 0; i < params.size(); ++i) {
       if (uses_var(outputs[k], [&](const VarNode* v) { return v == params[i].get(); })) t = block->iter_vars[i].var->dtype;
     }
-    int64_t extent = map.sums[k].extent;
+    PrimExpr extent = new_extents[k]->dtype == t ? new_extents[k] : arith::simplify(cast(t, new_extents[k]));
     std::optional<IterType> type;
     bool mixed = false;
-    for (const auto& split : map.sums[k].splits) {
+    for (const VarNode* source : sources[k]) {
       for (size_t i = 0; i < params.size(); ++i) {
-        if (split.source != params[i].get()) continue;
+        if (source != params[i].get()) continue;
         IterType it = block->iter_vars[i].type;
         if (type && *type != it) mixed = true;
         type = it;
       }
     }
-    if (extent == 1) type = IterType::DataPar;
-    if (mixed && extent != 1) {
+    if (is_one(extent)) type = IterType::DataPar;
+    if (mixed && !is_one(extent)) {
       fail(s, kOpaqueNewIterTypeError, {block_sid},
            "Cannot detect the block iter type for new iter value " + ir::script(outputs[k]) +
                " in {0} because it contains more than one type of original iter vars.");
     }
     Var v = make_var("v" + std::to_string(k), t);
-    copy->iter_vars.push_back(IterVar{v, Range{make_int(0, t), make_int(extent, t)}, type.value_or(IterType::DataPar)});
+    copy->iter_vars.push_back(IterVar{v, Range{make_int(0, t), extent}, type.value_or(IterType::DataPar)});
     new_vars.push_back(v);
-    new_dom[v.get()] = arith::Interval{make_int(0, t), make_int(extent - 1, t)};
+    new_dom[v.get()] = arith::Interval{make_int(0, t), arith::simplify(sub(extent, make_int(1, t)))};
   }
-  std::unordered_map<const VarNode*, PrimExpr> inverse = arith::inverse_iter_map(map, new_vars);
+  std::unordered_map<const VarNode*, PrimExpr> inverse =
+      symbolic ? arith::inverse_symbolic_fuse(symbolic_map, new_vars) : arith::inverse_iter_map(map, new_vars);
   std::unordered_map<const VarNode*, PrimExpr> old_to_new;
   for (size_t i = 0; i < params.size(); ++i) {
     auto it = inverse.find(params[i].get());
