@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <unordered_set>
 
 #include "arith/block_access.h"
 #include "arith/int_set.h"
@@ -300,6 +301,16 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     extents[params[i].get()] = n;
     dom[params[i].get()] = arith::Interval{make_int(0, params[i]->dtype), make_int(n - 1, params[i]->dtype)};
   }
+  // A map over other values (`lambda i: [i // n, i % n]`) is a bijection only for some of
+  // them (n > 0), which tsch cannot know; TVM assumes it.
+  for (const auto& o : outputs) {
+    uses_var(o, [&](const VarNode* v) {
+      if (dom.count(v)) return false;
+      fail_not_supported(s, {block_sid}, "transform_layout of buffer " + buffer->name + " of shape " + shape_text(buffer->shape) +
+                                             " through a map using " + v->name + ", " + ir::script(o) +
+                                             ": tsch cannot prove the map a bijection for every value of " + v->name);
+    });
+  }
   std::vector<PrimExpr> shape;
   for (const auto& o : outputs) {
     arith::Interval range = arith::eval_interval(o, dom);
@@ -312,16 +323,23 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   }
   arith::IterMapResult map = arith::detect_iter_map(outputs, extents, true);
   std::optional<arith::LoopExtents> padded;
+  IndexOffsets offsets;
   if (!map.ok) {
-    padded = padded_extents(params, outputs, extents, shape);
+    // A map of indices shifted by constants (`(i + 1) // 8`) is detected over the shifted
+    // indices, whose first values are padding too.
+    offsets = index_offsets(params, outputs);
+    std::vector<PrimExpr> detected = shifted_by(params, outputs, offsets);
+    arith::LoopExtents shifted_extents = extents;
+    for (const auto& [p, c] : offsets) shifted_extents[p] += c;
+    padded = padded_extents(params, detected, shifted_extents, shape);
     if (!padded) fail(s, kNotBijectiveAffineIndexMapError, {block_sid}, "The index map is not bijective affine: the map " + map.error);
-    map = arith::detect_iter_map(outputs, *padded, true);
+    map = arith::detect_iter_map(detected, *padded, true);
     // The new shape is the map's range over the padded indices.
     arith::VarDomain padded_dom;
     for (const Var& p : params) padded_dom[p.get()] = arith::Interval{make_int(0, p->dtype), make_int(padded->at(p.get()) - 1, p->dtype)};
     for (size_t k = 0; k < outputs.size(); ++k) {
       int64_t hi;
-      if (as_const_int(arith::eval_interval(outputs[k], padded_dom).max, &hi)) shape[k] = make_int(hi + 1, shape[k]->dtype);
+      if (as_const_int(arith::eval_interval(detected[k], padded_dom).max, &hi)) shape[k] = make_int(hi + 1, shape[k]->dtype);
     }
   }
   // Step 2. Padding: refused unless a value or assume_injective_transform says what it holds
@@ -356,7 +374,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
                        "pass pad_value (the value of the padding), or assume_injective_transform=True when nothing reads it",
                        buffer->name, shape_text(buffer->shape), shape_text(shape)));
     }
-    PaddingContext context{buffer, changed, map, params, extents, padding};
+    PaddingContext context{buffer, changed, map, params, extents, offsets, padding};
     // Step 3. How the padding gets its value (TVM's plans, in TVM's order): nothing writes
     // the buffer: assumptions first; producers that visit every index: rewritten with
     // if_then_else; else a padding block after the one producer.
@@ -420,6 +438,16 @@ TSCH_SCHEDULE_ERROR_KIND(kOpaqueNewIterTypeError, "OpaqueNewIterTypeError",
 TSCH_SCHEDULE_ERROR_KIND(kNonSingleChildBlockError, "NonSingleChildBlockError.block_layout",
                          "The loops above the block hold more than the block",
                          "The loops above block {0} hold more than the block: transform_block_layout rebuilds them");
+
+// Whether `e` is provably >= 0: built by + and * from non-negative constants and shape
+// variables of the function's parameters (which a buffer's shape makes non-negative).
+bool non_negative(const PrimExpr& e, const std::unordered_set<const VarNode*>& shape_vars) {
+  int64_t c;
+  if (as_const_int(e, &c)) return c >= 0;
+  if (auto* v = as<VarNode>(e)) return shape_vars.count(v) > 0;
+  if (e->kind == ExprKind::Add || e->kind == ExprKind::Mul) return non_negative(binary_a(e), shape_vars) && non_negative(binary_b(e), shape_vars);
+  return false;
+}
 
 // Simplifies the indices of every load and store and the block's regions (TVM's
 // BlockBufferAccessSimplifier).
@@ -512,6 +540,21 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
     if (!stranger.empty()) {
       fail_not_supported(s, {block_sid}, "transform_block_layout of {0}, whose iterators have symbolic domains, through a map using " +
                                              stranger + ", which the domains do not use");
+    }
+    // A fusion is a bijection for extents that are not negative (two negative extents would
+    // fuse into a positive one): each must be built from the parameters' shape variables.
+    std::unordered_set<const VarNode*> shape_vars;
+    for (const auto& [param, b] : s.mod()->prim_func(s.info(block_sid)->func)->buffer_map) {
+      for (const auto& dim : b->shape) {
+        if (auto* v = as<VarNode>(dim)) shape_vars.insert(v);
+      }
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!non_negative(domain_extents[i], shape_vars)) {
+        fail_not_supported(s, {block_sid}, "transform_block_layout of {0}, whose iterator " + block->iter_vars[i].var->name +
+                                               " has extent " + ir::script(domain_extents[i]) +
+                                               ", which tsch cannot prove non-negative (from the parameters' shapes)");
+      }
     }
     symbolic_map = arith::detect_symbolic_fuse(outputs, params, domain_extents);
     if (!symbolic_map.ok) {
