@@ -217,23 +217,48 @@ TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingTypeError, "TransformationPadding
                          "The pad value's type does not match the buffer's");
 
 
+// The map's variables other than its parameters, made the variables of `scope` (a shape, a
+// block's extents) they stand for: the same object, or one of the same name and dtype (a map
+// replayed from a trace's JSON holds new variables of the names it was written with). The
+// name of a variable `scope` does not use, or empty.
+std::string bind_to_scope(std::vector<PrimExpr>& outputs, const std::vector<Var>& params, const std::vector<PrimExpr>& scope) {
+  std::vector<Var> known;
+  for (const auto& e : scope) {
+    for_each_expr(e, [&](const PrimExpr& x) {
+      if (x->kind == ExprKind::Var) known.push_back(std::static_pointer_cast<const VarNode>(x));
+    });
+  }
+  std::string stranger;
+  std::unordered_map<const VarNode*, PrimExpr> rename;
+  for (const auto& o : outputs) {
+    uses_var(o, [&](const VarNode* v) {
+      bool found = false;
+      for (const Var& p : params) found |= p.get() == v;
+      for (const Var& k : known) found |= k.get() == v;
+      for (size_t i = 0; !found && i < known.size(); ++i) {
+        if (known[i]->name == v->name && known[i]->dtype == v->dtype) {
+          rename[v] = known[i];
+          found = true;
+        }
+      }
+      if (!found && stranger.empty()) stranger = v->name;
+      return false;
+    });
+  }
+  if (!rename.empty()) {
+    for (auto& o : outputs) o = substitute(o, rename);
+  }
+  return stranger;
+}
+
 // A buffer of symbolic shape: the map must fuse whole indices (`lambda y, w: y * n + w` on
 // shape (32, n)), a bijection whatever the shape's values (arith/iter_map_symbolic.h), so no
 // padding; the new shape is the outputs' extents (32 * n). Anything else is refused.
 void transform_layout_symbolic(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, bool is_param, const std::vector<Var>& params,
-                               const std::vector<PrimExpr>& outputs) {
+                               std::vector<PrimExpr> outputs) {
   // Step 1. Check: the map's other variables come from the shape (so they are defined where
   // the buffer is), and it fuses whole indices.
-  std::string stranger;
-  for (const auto& o : outputs) {
-    uses_var(o, [&](const VarNode* v) {
-      bool known = false;
-      for (const Var& p : params) known |= p.get() == v;
-      for (const auto& dim : buffer->shape) known |= uses_var(dim, [&](const VarNode* d) { return d == v; });
-      if (!known && stranger.empty()) stranger = v->name;
-      return false;
-    });
-  }
+  std::string stranger = bind_to_scope(outputs, params, buffer->shape);
   std::string what = "transform_layout of buffer " + buffer->name + " of symbolic shape " + shape_text(buffer->shape);
   if (!stranger.empty()) fail_not_supported(s, {block_sid}, what + " through a map using " + stranger + ", which its shape does not use");
   arith::SymbolicFuseResult map = arith::detect_symbolic_fuse(outputs, params, buffer->shape);
@@ -477,7 +502,8 @@ class AccessSimplifier : public IRMutator {
 //
 //   for i, j in T.grid(128, 128): vi, vj = i, j        lambda i, j: (i * 128 + j,)
 //   ───────────────────────────────────────────▶  for ax0 in range(16384): v0 = ax0; B[v0 // 128, v0 % 128] = ...
-void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
+void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params, const std::vector<PrimExpr>& map_outputs) {
+  std::vector<PrimExpr> outputs = map_outputs;  // its free variables may be bound below
   // Step 1. The loops above the block: from 0, one chain holding only the block, bound trivially.
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
@@ -527,16 +553,7 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
     }
   } else {
     // The map's other variables must come from the domains (so they are defined here).
-    std::string stranger;
-    for (const auto& o : outputs) {
-      uses_var(o, [&](const VarNode* v) {
-        bool known = false;
-        for (const Var& p : params) known |= p.get() == v;
-        for (const auto& e : domain_extents) known |= uses_var(e, [&](const VarNode* d) { return d == v; });
-        if (!known && stranger.empty()) stranger = v->name;
-        return false;
-      });
-    }
+    std::string stranger = bind_to_scope(outputs, params, domain_extents);
     if (!stranger.empty()) {
       fail_not_supported(s, {block_sid}, "transform_block_layout of {0}, whose iterators have symbolic domains, through a map using " +
                                              stranger + ", which the domains do not use");

@@ -182,14 +182,22 @@ PrimExpr padding_predicate(const PaddingContext& c, const std::vector<Var>& at) 
     auto original = inverse.find(p.get());
     if (original == inverse.end()) continue;  // an index of extent 1: always 0, never outside
     // An index the new shape keeps within its extent (y in x // 32, y, x % 32) adds nothing.
-    int64_t hi;
+    int64_t lo, hi;
     arith::Interval range = arith::eval_interval(original->second, dom);
-    if (range.max && as_const_int(range.max, &hi) && hi < c.extents.at(p.get())) continue;
-    PrimExpr outside = last_row_form(original->second, c.extents.at(p.get()), at, c.changed->shape);
-    // TVM's simplifier writes `x >= n` as `n <= x`.
-    if (!outside) outside = make_binary(ExprKind::LE, make_int(c.extents.at(p.get()), p->dtype), original->second);
+    bool below_ok = !c.offsets.count(p.get()) || (range.min && as_const_int(range.min, &lo) && lo >= 0);
+    bool above_ok = range.max && as_const_int(range.max, &hi) && hi < c.extents.at(p.get());
+    if (below_ok && above_ok) continue;
+    PrimExpr outside;
+    if (!above_ok) {
+      outside = last_row_form(original->second, c.extents.at(p.get()), at, c.changed->shape);
+      // TVM's simplifier writes `x >= n` as `n <= x`.
+      if (!outside) outside = make_binary(ExprKind::LE, make_int(c.extents.at(p.get()), p->dtype), original->second);
+    }
     // A shifted index is padding below 0 too.
-    if (c.offsets.count(p.get())) outside = make_binary(ExprKind::Or, make_binary(ExprKind::LT, original->second, make_int(0, p->dtype)), outside);
+    if (!below_ok) {
+      PrimExpr below = make_binary(ExprKind::LT, original->second, make_int(0, p->dtype));
+      outside = outside ? make_binary(ExprKind::Or, below, outside) : below;
+    }
     predicate = predicate ? make_binary(ExprKind::Or, predicate, outside) : outside;
   }
   if (!predicate) return make_bool(false);
