@@ -148,4 +148,34 @@ std::unordered_map<const VarNode*, PrimExpr> inverse_symbolic_fuse(const Symboli
   return inverse;
 }
 
+std::string bind_to_scope(std::vector<PrimExpr>& outputs, const std::vector<Var>& params, const std::vector<PrimExpr>& scope) {
+  std::vector<Var> known;
+  for (const auto& e : scope) {
+    for_each_expr(e, [&](const PrimExpr& x) {
+      if (x->kind == ExprKind::Var) known.push_back(std::static_pointer_cast<const VarNode>(x));
+    });
+  }
+  std::string stranger;
+  std::unordered_map<const VarNode*, PrimExpr> rename;
+  for (const auto& o : outputs) {
+    uses_var(o, [&](const VarNode* v) {
+      bool found = false;
+      for (const Var& p : params) found |= p.get() == v;
+      for (const Var& k : known) found |= k.get() == v;
+      for (size_t i = 0; !found && i < known.size(); ++i) {
+        if (known[i]->name == v->name && known[i]->dtype == v->dtype) {
+          rename[v] = known[i];
+          found = true;
+        }
+      }
+      if (!found && stranger.empty()) stranger = v->name;
+      return false;
+    });
+  }
+  if (!rename.empty()) {
+    for (auto& o : outputs) o = substitute(o, rename);
+  }
+  return stranger;
+}
+
 }  // namespace tsch::arith

@@ -45,4 +45,11 @@ SymbolicFuseResult detect_symbolic_fuse(const std::vector<ir::PrimExpr>& outputs
 std::unordered_map<const ir::VarNode*, ir::PrimExpr> inverse_symbolic_fuse(const SymbolicFuseResult& map,
                                                                           const std::vector<ir::PrimExpr>& at);
 
+// The map's variables other than its parameters made the variables of `scope` (a buffer's
+// shape, a block's extents) they stand for: the same object, or one of the same name and
+// dtype (a map replayed from a trace's JSON holds new variables of the names it was written
+// with). Returns the name of a variable `scope` does not use, or "".
+std::string bind_to_scope(std::vector<ir::PrimExpr>& outputs, const std::vector<ir::Var>& params,
+                          const std::vector<ir::PrimExpr>& scope);
+
 }  // namespace tsch::arith
