@@ -214,7 +214,6 @@ TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingExpressionError, "TransformationP
 TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingTypeError, "TransformationPaddingTypeError", "Type mismatch",
                          "The pad value's type does not match the buffer's");
 
-
 // A buffer of symbolic shape: the map must fuse whole indices (`lambda y, w: y * n + w` on
 // shape (32, n)), a bijection whatever the shape's values (arith/iter_map_symbolic.h), so no
 // padding; the new shape is the outputs' extents (32 * n). Anything else is refused.
