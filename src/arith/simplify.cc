@@ -81,6 +81,29 @@ class Simplifier {
         return;
       }
     }
+    // The same over a symbolic divisor d, where `x // d * d` is one product term: what the
+    // inverse of a fusion over a symbolic extent leaves (`v0 // n * n + v0 % n`).
+    for (auto& [prod, pcoeff] : l.terms) {
+      if (pcoeff == 0 || prod->kind != ExprKind::Mul) continue;
+      for (int side = 0; side < 2; ++side) {
+        const PrimExpr& div = side == 0 ? binary_a(prod) : binary_b(prod);
+        const PrimExpr& d = side == 0 ? binary_b(prod) : binary_a(prod);
+        if (div->kind != ExprKind::FloorDiv || !expr_deep_equal(binary_b(div), d)) continue;
+        for (auto& [mod, mcoeff] : l.terms) {
+          if (mcoeff != pcoeff || mod->kind != ExprKind::FloorMod || !expr_deep_equal(binary_b(mod), d) ||
+              !expr_deep_equal(binary_a(mod), binary_a(div))) {
+            continue;
+          }
+          int64_t k = mcoeff;
+          PrimExpr x = binary_a(div);
+          pcoeff = 0;
+          mcoeff = 0;
+          l.add(to_linear(x), k);
+          fold_div_mod(l);
+          return;
+        }
+      }
+    }
   }
 
   PrimExpr build(const Linear& l, DataType t) {

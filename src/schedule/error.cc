@@ -66,6 +66,8 @@ ScheduleError::ScheduleError(const ScheduleState& s, const ScheduleErrorKind& ki
       location_names(names_of(s, this->locations)),
       fast(std::move(fast)) {}
 
+TSCH_SCHEDULE_ERROR_KIND(kNotBijectiveAffineIndexMapError, "NotBijectiveAffineIndexMapError", "The index map is not bijective affine.",
+                         "The index map is not bijective affine.");
 TSCH_SCHEDULE_ERROR_KIND(kLoopNotStartWithZeroError, "LoopNotStartWithZeroError", "The primitive only supports loop starting with 0",
                          "The loop {0} does not start with 0, which is not supported");
 TSCH_SCHEDULE_ERROR_KIND(kHasAnnotationOrThreadBindingError, "HasAnnotationOrThreadBindingError",

@@ -66,6 +66,8 @@ extern const ScheduleErrorKind& kNotOnlyChildError;             // {0}, {1}: the
 // {0}: a loop bound to both spatial and reduction iterators of a block ({1}).
 extern const ScheduleErrorKind& kLoopTouchedByBothKindsError;
 extern const ScheduleErrorKind& kNotSupportedYet;
+// An index map that is not a bijective affine map (transform_layout, transform_block_layout).
+extern const ScheduleErrorKind& kNotBijectiveAffineIndexMapError;
 // {0}: a loop that does not enclose block {1} (decompose_reduction, decompose_padding; the
 // message names the primitive).
 extern const ScheduleErrorKind& kLoopPositionError;

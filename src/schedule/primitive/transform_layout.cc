@@ -7,10 +7,12 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <unordered_set>
 
 #include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
+#include "arith/iter_map_symbolic.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -28,8 +30,9 @@ using namespace ir;
 
 namespace {
 
-// The index map applied to one access, and to a region (its bounding box).
-BufferReindex through_index_map(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
+// The index map applied to one access, and to a region (its bounding box: the point a point
+// maps to; the whole new dimension where the bounds are not known, e.g. over a symbolic shape).
+BufferReindex through_index_map(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs, const std::vector<PrimExpr>& shape) {
   BufferReindex reindex;
   reindex.indices = [&params, &outputs](const std::vector<PrimExpr>& indices) {
     std::unordered_map<const VarNode*, PrimExpr> vmap;
@@ -38,11 +41,21 @@ BufferReindex through_index_map(const std::vector<Var>& params, const std::vecto
     for (const auto& o : outputs) out.push_back(arith::simplify(substitute(o, vmap)));
     return out;
   };
-  reindex.region = [&params, &outputs](const std::vector<Range>& region) {
+  reindex.region = [&params, &outputs, &shape, indices = reindex.indices](const std::vector<Range>& region) {
+    bool point = true;
+    for (const auto& r : region) point &= is_one(r.extent);
+    std::vector<PrimExpr> mins;
+    for (const auto& r : region) mins.push_back(r.min);
+    std::vector<PrimExpr> mapped = indices(mins);
     arith::VarDomain dom;
     for (size_t i = 0; i < params.size(); ++i) dom[params[i].get()] = arith::interval_of(region[i]);
     std::vector<Range> out;
-    for (const auto& o : outputs) out.push_back(arith::range_of(arith::eval_interval(o, dom)));
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      arith::Interval range = arith::eval_interval(outputs[k], dom);
+      if (range.min && range.max) out.push_back(arith::range_of(range));
+      else if (point) out.push_back(Range{mapped[k], make_int(1, mapped[k]->dtype)});
+      else out.push_back(Range{make_int(0, shape[k]->dtype), shape[k]});
+    }
     return out;
   };
   return reindex;
@@ -177,12 +190,22 @@ class ContextSimplifier : public IRMutator {
   arith::VarDomain dom_;
 };
 
+// Every access of `buffer` in the function (root block `root_block`) through the map, into
+// `changed`; the parameter's buffer_map entry too.
+void rewrite_through_map(ScheduleState& s, const std::string& func, const std::shared_ptr<BlockNode>& root_block, const Buffer& buffer,
+                         const Buffer& changed, bool is_param, const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
+  uint64_t root = s.root_of(func);
+  BufferReindex reindex = through_index_map(params, outputs, changed->shape);
+  Stmt new_root = ContextSimplifier(changed).mutate(replace_buffer(Stmt(root_block), buffer, changed, &reindex));
+  const BlockRealizeNode* r = s.info(root)->realize;
+  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
+  if (is_param) s.replace_param_buffer(func, buffer, changed);
+}
+
 TSCH_SCHEDULE_ERROR_KIND(kBufferIsSubregionError, "BufferIsSubregionError",
                          "The input buffer is defined in `match_buffer` of a block, it is expected to be a function parameter or "
                          "allocated by a block",
                          "The input buffer is defined in `match_buffer` of a block");
-TSCH_SCHEDULE_ERROR_KIND(kNotBijectiveAffineIndexMapError, "NotBijectiveAffineIndexMapError", "The index map is not bijective affine.",
-                         "The index map is not bijective affine.");
 TSCH_SCHEDULE_ERROR_KIND(kTransformationIntroducesPaddingError, "TransformationIntroducesPaddingError",
                          "Transformation would introduce padding.", "Transformation would introduce padding.");
 TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingExpressionError, "TransformationPaddingExpressionError",
@@ -190,6 +213,34 @@ TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingExpressionError, "TransformationP
                          "Pad value may not contain load from another buffer");
 TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingTypeError, "TransformationPaddingTypeError", "Type mismatch",
                          "The pad value's type does not match the buffer's");
+
+// A buffer of symbolic shape: the map must fuse whole indices (`lambda y, w: y * n + w` on
+// shape (32, n)), a bijection whatever the shape's values (arith/iter_map_symbolic.h), so no
+// padding; the new shape is the outputs' extents (32 * n). Anything else is refused.
+void transform_layout_symbolic(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, bool is_param, const std::vector<Var>& params,
+                               std::vector<PrimExpr> outputs) {
+  // Step 1. Check: the map's other variables come from the shape (so they are defined where
+  // the buffer is), and it fuses whole indices.
+  std::string stranger = arith::bind_to_scope(outputs, params, buffer->shape);
+  std::string what = "transform_layout of buffer " + buffer->name + " of symbolic shape " + shape_text(buffer->shape);
+  if (!stranger.empty()) fail_not_supported(s, {block_sid}, what + " through a map using " + stranger + ", which its shape does not use");
+  arith::SymbolicFuseResult map = arith::detect_symbolic_fuse(outputs, params, buffer->shape);
+  if (!map.ok) fail_not_supported(s, {block_sid}, what + " through a map that does not fuse whole indices: the map " + map.error);
+
+  // Step 2. Rewrite: the new shape; indices of extent 1 (always 0) dropped from the map.
+  DataType t = buffer->shape[0]->dtype;
+  std::vector<PrimExpr> shape;
+  for (const auto& sum : map.sums) shape.push_back(sum.extent->dtype == t ? sum.extent : arith::simplify(cast(t, sum.extent)));
+  std::unordered_map<const VarNode*, PrimExpr> unit;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (is_one(buffer->shape[i])) unit[params[i].get()] = make_int(0, params[i]->dtype);
+  }
+  std::vector<PrimExpr> fused;
+  for (const auto& o : outputs) fused.push_back(arith::simplify(substitute(o, unit)));
+  const std::string func = s.info(block_sid)->func;
+  Buffer changed = buffer_with(buffer, buffer->name, shape, buffer->scope);
+  rewrite_through_map(s, func, std::make_shared<BlockNode>(s.block_at(s.root_of(func))), buffer, changed, is_param, params, fused);
+}
 
 }  // namespace
 
@@ -227,13 +278,26 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   TSCH_USER_ASSERT(params.size() == buffer->shape.size(), ValueError)
       << "the index map takes " << params.size() << " indices but buffer " << buffer->name << " has " << buffer->shape.size()
       << " dimensions";
+  bool symbolic = false;
+  int64_t n;
+  for (const auto& dim : buffer->shape) symbolic |= !as_const_int(dim, &n);
+  if (symbolic) return transform_layout_symbolic(s, block_sid, buffer, is_param, params, outputs);
   arith::LoopExtents extents;
   arith::VarDomain dom;
   for (size_t i = 0; i < params.size(); ++i) {
-    int64_t n;
-    if (!as_const_int(buffer->shape[i], &n)) fail_not_supported(s, {block_sid}, "transform_layout of a buffer with a symbolic shape");
+    as_const_int(buffer->shape[i], &n);
     extents[params[i].get()] = n;
     dom[params[i].get()] = arith::Interval{make_int(0, params[i]->dtype), make_int(n - 1, params[i]->dtype)};
+  }
+  // A map over other values (`lambda i: [i // n, i % n]`) is a bijection only for some of
+  // them (n > 0), which tsch cannot know; TVM assumes it.
+  for (const auto& o : outputs) {
+    uses_var(o, [&](const VarNode* v) {
+      if (dom.count(v)) return false;
+      fail_not_supported(s, {block_sid}, "transform_layout of buffer " + buffer->name + " of shape " + shape_text(buffer->shape) +
+                                             " through a map using " + v->name + ", " + ir::script(o) +
+                                             ": tsch cannot prove the map a bijection for every value of " + v->name);
+    });
   }
   std::vector<PrimExpr> shape;
   for (const auto& o : outputs) {
@@ -247,16 +311,23 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   }
   arith::IterMapResult map = arith::detect_iter_map(outputs, extents, true);
   std::optional<arith::LoopExtents> padded;
+  IndexOffsets offsets;
   if (!map.ok) {
-    padded = padded_extents(params, outputs, extents, shape);
+    // A map of indices shifted by constants (`(i + 1) // 8`) is detected over the shifted
+    // indices, whose first values are padding too.
+    offsets = index_offsets(params, outputs);
+    std::vector<PrimExpr> detected = shifted_by(params, outputs, offsets);
+    arith::LoopExtents shifted_extents = extents;
+    for (const auto& [p, c] : offsets) shifted_extents[p] += c;
+    padded = padded_extents(params, detected, shifted_extents, shape);
     if (!padded) fail(s, kNotBijectiveAffineIndexMapError, {block_sid}, "The index map is not bijective affine: the map " + map.error);
-    map = arith::detect_iter_map(outputs, *padded, true);
+    map = arith::detect_iter_map(detected, *padded, true);
     // The new shape is the map's range over the padded indices.
     arith::VarDomain padded_dom;
     for (const Var& p : params) padded_dom[p.get()] = arith::Interval{make_int(0, p->dtype), make_int(padded->at(p.get()) - 1, p->dtype)};
     for (size_t k = 0; k < outputs.size(); ++k) {
       int64_t hi;
-      if (as_const_int(arith::eval_interval(outputs[k], padded_dom).max, &hi)) shape[k] = make_int(hi + 1, shape[k]->dtype);
+      if (as_const_int(arith::eval_interval(detected[k], padded_dom).max, &hi)) shape[k] = make_int(hi + 1, shape[k]->dtype);
     }
   }
   // Step 2. Padding: refused unless a value or assume_injective_transform says what it holds
@@ -291,7 +362,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
                        "pass pad_value (the value of the padding), or assume_injective_transform=True when nothing reads it",
                        buffer->name, shape_text(buffer->shape), shape_text(shape)));
     }
-    PaddingContext context{buffer, changed, map, params, extents, padding};
+    PaddingContext context{buffer, changed, map, params, extents, offsets, padding};
     // Step 3. How the padding gets its value (TVM's plans, in TVM's order): nothing writes
     // the buffer: assumptions first; producers that visit every index: rewritten with
     // if_then_else; else a padding block after the one producer.
@@ -304,11 +375,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     }
   }
   // Step 4. Rewrite the whole function.
-  BufferReindex reindex = through_index_map(params, outputs);
-  Stmt new_root = ContextSimplifier(changed).mutate(replace_buffer(Stmt(root_block), buffer, changed, &reindex));
-  const BlockRealizeNode* r = s.info(root)->realize;
-  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
-  if (is_param) s.replace_param_buffer(func, buffer, changed);
+  rewrite_through_map(s, func, root_block, buffer, changed, is_param, params, outputs);
 }
 
 // set_axis_separator: the buffer (a parameter or an allocation, not a match_buffer view) gets
@@ -343,150 +410,6 @@ void set_axis_separator(ScheduleState& s, uint64_t block_sid, const Buffer& buff
 // ---- instruction kind
 
 namespace tsch::schedule {
-
-namespace {
-
-TSCH_SCHEDULE_ERROR_KIND(kNotTrivialBindingError, "NotTrivialBindingError",
-                         "The binding values of the block are not variables of outer loops.",
-                         "The binding values of the {0} are not variables of outer loops.");
-TSCH_SCHEDULE_ERROR_KIND(kIndexMapNotApplicableToBlockIterError, "IndexMapNotApplicableToBlockIterError",
-                         "The index map can't be applied to block iters because the number of parameters mismatch.",
-                         "The index map can't be applied to block iters of {0} because the number of parameters mismatch.");
-TSCH_SCHEDULE_ERROR_KIND(kOpaqueNewIterTypeError, "OpaqueNewIterTypeError",
-                         "Cannot detect the new block iter type because it contains more than one type of original iter vars.",
-                         "Cannot detect the block iter type for a new iter value in {0} because it contains more than one type of "
-                         "original iter vars.");
-TSCH_SCHEDULE_ERROR_KIND(kNonSingleChildBlockError, "NonSingleChildBlockError.block_layout",
-                         "The loops above the block hold more than the block",
-                         "The loops above block {0} hold more than the block: transform_block_layout rebuilds them");
-
-// Simplifies the indices of every load and store and the block's regions (TVM's
-// BlockBufferAccessSimplifier).
-class AccessSimplifier : public IRMutator {
- public:
-  explicit AccessSimplifier(const arith::VarDomain& dom) : dom_(dom) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out)) return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices, dom_));
-    return out;
-  }
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out)) return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices, dom_));
-    return out;
-  }
-
- private:
-  const arith::VarDomain& dom_;
-};
-
-}  // namespace
-
-// transform_block_layout: re-index a block's iteration space by a bijective affine map of its
-// iterators (TVM's TransformBlockLayout); the block gets one iterator (and one loop) per
-// output of the map, and its body reads the old iterators through the inverse map.
-//
-//   for i, j in T.grid(128, 128): vi, vj = i, j        lambda i, j: (i * 128 + j,)
-//   ───────────────────────────────────────────▶  for ax0 in range(16384): v0 = ax0; B[v0 // 128, v0 % 128] = ...
-void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
-  // Step 1. The loops above the block: from 0, one chain holding only the block, bound trivially.
-  const BlockNode* block = &s.block_at(block_sid);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
-  for (uint64_t l : loops) {
-    if (!is_zero(s.loop_at(l).min)) fail(s, kLoopNotStartWithZeroError, {l});
-  }
-  for (size_t i = 0; i < loops.size(); ++i) {
-    const StmtNode* below = i + 1 < loops.size() ? static_cast<const StmtNode*>(&s.loop_at(loops[i + 1])) : realize;
-    if (s.loop_at(loops[i]).body.get() != below) fail(s, kNonSingleChildBlockError, {block_sid});
-  }
-  bool trivial = loops.size() == realize->iter_values.size() && is_one(realize->predicate);
-  for (size_t i = 0; trivial && i < loops.size(); ++i) trivial = realize->iter_values[i].get() == s.loop_at(loops[i]).loop_var.get();
-  if (!trivial) fail(s, kNotTrivialBindingError, {block_sid});
-  if (params.size() != block->iter_vars.size()) {
-    fail(s, kIndexMapNotApplicableToBlockIterError, {block_sid},
-         fmt::format("The index map can't be applied to block iters of {{0}} because the number of parameters mismatch. Expected: {}, "
-                     "actual: {}",
-                     params.size(), block->iter_vars.size()));
-  }
-
-  // Step 2. The map over the iterators' domains: bijective affine, with its inverse.
-  arith::LoopExtents extents;
-  std::unordered_map<const VarNode*, PrimExpr> to_params;
-  for (size_t i = 0; i < params.size(); ++i) {
-    int64_t n;
-    const IterVar& iv = block->iter_vars[i];
-    if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &n)) {
-      fail_not_supported(s, {block_sid}, "transform_block_layout of a block whose iterators have symbolic domains ({0})");
-    }
-    extents[params[i].get()] = n;
-  }
-  arith::IterMapResult map = arith::detect_iter_map(outputs, extents, true);
-  if (!map.ok) fail(s, kNotBijectiveAffineIndexMapError, {}, "The index map is not bijective affine: the map " + map.error);
-
-  // Step 3. The new iterators: one per output, the type of the old ones it combines.
-  auto copy = std::make_shared<BlockNode>(*block);
-  copy->iter_vars.clear();
-  std::vector<PrimExpr> new_vars;
-  arith::VarDomain new_dom;
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    DataType t = block->iter_vars.empty() ? DataType::int32() : block->iter_vars[0].var->dtype;
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (uses_var(outputs[k], [&](const VarNode* v) { return v == params[i].get(); })) t = block->iter_vars[i].var->dtype;
-    }
-    int64_t extent = map.sums[k].extent;
-    std::optional<IterType> type;
-    bool mixed = false;
-    for (const auto& split : map.sums[k].splits) {
-      for (size_t i = 0; i < params.size(); ++i) {
-        if (split.source != params[i].get()) continue;
-        IterType it = block->iter_vars[i].type;
-        if (type && *type != it) mixed = true;
-        type = it;
-      }
-    }
-    if (extent == 1) type = IterType::DataPar;
-    if (mixed && extent != 1) {
-      fail(s, kOpaqueNewIterTypeError, {block_sid},
-           "Cannot detect the block iter type for new iter value " + ir::script(outputs[k]) +
-               " in {0} because it contains more than one type of original iter vars.");
-    }
-    Var v = make_var("v" + std::to_string(k), t);
-    copy->iter_vars.push_back(IterVar{v, Range{make_int(0, t), make_int(extent, t)}, type.value_or(IterType::DataPar)});
-    new_vars.push_back(v);
-    new_dom[v.get()] = arith::Interval{make_int(0, t), make_int(extent - 1, t)};
-  }
-  std::unordered_map<const VarNode*, PrimExpr> inverse = arith::inverse_iter_map(map, new_vars);
-  std::unordered_map<const VarNode*, PrimExpr> old_to_new;
-  for (size_t i = 0; i < params.size(); ++i) {
-    auto it = inverse.find(params[i].get());
-    PrimExpr value = it == inverse.end() ? make_int(0, block->iter_vars[i].var->dtype) : arith::simplify(it->second, new_dom);
-    // A unit iterator the map passes through whole stays that new iterator (TVM's form), not 0.
-    for (size_t k = 0; it == inverse.end() && k < outputs.size(); ++k) {
-      if (outputs[k].get() == params[i].get()) value = new_vars[k];
-    }
-    old_to_new[block->iter_vars[i].var.get()] = cast(block->iter_vars[i].var->dtype, value);
-  }
-  AccessSimplifier simplify(new_dom);
-  copy->body = simplify.mutate(substitute(block->body, old_to_new));
-  if (block->init) copy->init = simplify.mutate(substitute(block->init, old_to_new));
-  for (auto* regions : {&copy->reads, &copy->writes}) {
-    for (auto& r : *regions) {
-      for (auto& range : r.region) range = Range{arith::simplify(substitute(range.min, old_to_new), new_dom), range.extent};
-    }
-  }
-
-  // Step 4. New loops, one per new iterator, in place of the old nest.
-  std::vector<LoopSpec> specs;
-  std::vector<PrimExpr> values;
-  for (size_t k = 0; k < new_vars.size(); ++k) {
-    Var ax = make_var("ax" + std::to_string(k), new_vars[k]->dtype);
-    specs.push_back({ax, nullptr, copy->iter_vars[k].dom.extent});
-    values.push_back(ax);
-  }
-  Stmt nest = make_loop_nest(s, specs, std::make_shared<BlockRealizeNode>(values, make_bool(true), copy));
-  s.replace(loops.empty() ? block_sid : loops.front(), nest);
-}
 
 namespace {
 

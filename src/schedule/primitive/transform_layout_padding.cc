@@ -71,6 +71,42 @@ std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params,
   return padded;
 }
 
+IndexOffsets index_offsets(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
+  // Each index's shift is the constant of the sums `p + c` it appears in; where they
+  // disagree (or are not positive) there is none.
+  std::unordered_map<const VarNode*, std::vector<int64_t>> seen;
+  for (const auto& o : outputs) {
+    for_each_expr(o, [&](const PrimExpr& e) {
+      if (e->kind != ExprKind::Add) return;
+      for (int side = 0; side < 2; ++side) {
+        auto* v = as<VarNode>(side == 0 ? binary_a(e) : binary_b(e));
+        int64_t c;
+        if (v && as_const_int(side == 0 ? binary_b(e) : binary_a(e), &c)) seen[v].push_back(c);
+      }
+    });
+  }
+  IndexOffsets out;
+  for (const Var& p : params) {
+    auto it = seen.find(p.get());
+    if (it == seen.end()) continue;
+    bool same = true;
+    for (int64_t c : it->second) same &= c == it->second[0];
+    if (same && it->second[0] > 0) out[p.get()] = it->second[0];
+  }
+  return out;
+}
+
+std::vector<PrimExpr> shifted_by(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs, const IndexOffsets& offsets) {
+  if (offsets.empty()) return outputs;
+  std::unordered_map<const VarNode*, PrimExpr> vmap;
+  for (const Var& p : params) {
+    if (auto it = offsets.find(p.get()); it != offsets.end()) vmap[p.get()] = sub(p, make_int(it->second, p->dtype));
+  }
+  std::vector<PrimExpr> out;
+  for (const auto& o : outputs) out.push_back(arith::simplify(substitute(o, vmap)));
+  return out;
+}
+
 namespace {
 
 // `i * c + j >= n` over i in [0, a), j in [0, c), when the padding lies in the last row
@@ -116,8 +152,17 @@ std::vector<PrimExpr> as_exprs(const std::vector<Var>& vars) { return std::vecto
 
 // The original index of each map parameter at the new indices `at` (an index of extent 1
 // that the map drops is 0).
-std::unordered_map<const VarNode*, PrimExpr> originals(const PaddingContext& c, const std::vector<Var>& at) {
+// The map's inverse at `at`: each index that has one (a shifted index less its shift).
+std::unordered_map<const VarNode*, PrimExpr> inverse_at(const PaddingContext& c, const std::vector<Var>& at) {
   std::unordered_map<const VarNode*, PrimExpr> inverse = arith::inverse_iter_map(c.map, as_exprs(at));
+  for (auto& [p, e] : inverse) {
+    if (auto it = c.offsets.find(p); it != c.offsets.end()) e = arith::simplify(sub(e, make_int(it->second, e->dtype)));
+  }
+  return inverse;
+}
+
+std::unordered_map<const VarNode*, PrimExpr> originals(const PaddingContext& c, const std::vector<Var>& at) {
+  std::unordered_map<const VarNode*, PrimExpr> inverse = inverse_at(c, at);
   for (const Var& p : c.params) {
     if (!inverse.count(p.get())) inverse[p.get()] = make_int(0, p->dtype);
   }
@@ -126,7 +171,7 @@ std::unordered_map<const VarNode*, PrimExpr> originals(const PaddingContext& c, 
 
 // Whether the new indices `at` lie in the padding: an original index past its extent.
 PrimExpr padding_predicate(const PaddingContext& c, const std::vector<Var>& at) {
-  std::unordered_map<const VarNode*, PrimExpr> inverse = arith::inverse_iter_map(c.map, as_exprs(at));
+  std::unordered_map<const VarNode*, PrimExpr> inverse = inverse_at(c, at);
   arith::VarDomain dom;
   for (size_t k = 0; k < at.size(); ++k) {
     int64_t n;
@@ -137,12 +182,22 @@ PrimExpr padding_predicate(const PaddingContext& c, const std::vector<Var>& at) 
     auto original = inverse.find(p.get());
     if (original == inverse.end()) continue;  // an index of extent 1: always 0, never outside
     // An index the new shape keeps within its extent (y in x // 32, y, x % 32) adds nothing.
-    int64_t hi;
+    int64_t lo, hi;
     arith::Interval range = arith::eval_interval(original->second, dom);
-    if (range.max && as_const_int(range.max, &hi) && hi < c.extents.at(p.get())) continue;
-    PrimExpr outside = last_row_form(original->second, c.extents.at(p.get()), at, c.changed->shape);
-    // TVM's simplifier writes `x >= n` as `n <= x`.
-    if (!outside) outside = make_binary(ExprKind::LE, make_int(c.extents.at(p.get()), p->dtype), original->second);
+    bool below_ok = !c.offsets.count(p.get()) || (range.min && as_const_int(range.min, &lo) && lo >= 0);
+    bool above_ok = range.max && as_const_int(range.max, &hi) && hi < c.extents.at(p.get());
+    if (below_ok && above_ok) continue;
+    PrimExpr outside;
+    if (!above_ok) {
+      outside = last_row_form(original->second, c.extents.at(p.get()), at, c.changed->shape);
+      // TVM's simplifier writes `x >= n` as `n <= x`.
+      if (!outside) outside = make_binary(ExprKind::LE, make_int(c.extents.at(p.get()), p->dtype), original->second);
+    }
+    // A shifted index is padding below 0 too.
+    if (!below_ok) {
+      PrimExpr below = make_binary(ExprKind::LT, original->second, make_int(0, p->dtype));
+      outside = outside ? make_binary(ExprKind::Or, below, outside) : below;
+    }
     predicate = predicate ? make_binary(ExprKind::Or, predicate, outside) : outside;
   }
   if (!predicate) return make_bool(false);

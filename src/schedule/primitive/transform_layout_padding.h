@@ -18,14 +18,27 @@ namespace tsch::schedule {
 std::optional<arith::LoopExtents> padded_extents(const std::vector<ir::Var>& params, const std::vector<ir::PrimExpr>& outputs,
                                                  const arith::LoopExtents& extents, const std::vector<ir::PrimExpr>& shape);
 
+// Constant shifts of the map's indices: `(i + 1) // 8, (i + 1) % 8` is a map of q = i + 1,
+// whose values below 1 are padding as well as those past the end.
+using IndexOffsets = std::unordered_map<const ir::VarNode*, int64_t>;
+
+// The positive shift `c` of each index that the outputs add it to (`i + c`).
+IndexOffsets index_offsets(const std::vector<ir::Var>& params, const std::vector<ir::PrimExpr>& outputs);
+
+// The outputs over the shifted indices: each index `p` replaced by `p - c`, simplified.
+std::vector<ir::PrimExpr> shifted_by(const std::vector<ir::Var>& params, const std::vector<ir::PrimExpr>& outputs,
+                                     const IndexOffsets& offsets);
+
 // What the padding planner needs: the map `params -> outputs` (detected over the padded
-// extents as `map`), the original extents, the old buffer and the new one, the pad value.
+// extents as `map`, over the indices shifted by `offsets`), the original extents, the old
+// buffer and the new one, the pad value.
 struct PaddingContext {
   const ir::Buffer& buffer;
   const ir::Buffer& changed;
   const arith::IterMapResult& map;
   const std::vector<ir::Var>& params;
   const arith::LoopExtents& extents;
+  const IndexOffsets& offsets;
   const LayoutPadding& padding;
 };
 
