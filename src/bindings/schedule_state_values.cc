@@ -32,9 +32,9 @@ TypeRef stmt_sref_type() {
     t->set_module("tvm.tir");
     t->def_property("stmt", [](Interpreter&, const Value& v) -> Value {
       auto* r = v.as<StmtSRefValue>();
-      const ir::StmtNode* node = sref_stmt(*r);
-      if (!node) return Value();
-      return wrap(ir::Stmt(r->owner->sch.mod(), node));
+      ir::Stmt node = r->owner->sch.state().stmt_ref(r->sid);
+      if (!node) return Value();  // replaced: TVM's sref.stmt is None
+      return wrap(node);
     });
     t->def_property("parent", [](Interpreter&, const Value& v) -> Value {
       auto* r = v.as<StmtSRefValue>();
@@ -42,11 +42,21 @@ TypeRef stmt_sref_type() {
       if (!info || info->parent == 0) return Value();
       return Value(std::make_shared<StmtSRefValue>(r->owner, info->parent));
     });
-    t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+    // One sref per loop or block of a state, as TVM's: srefs of the same node are equal and
+    // hash alike, and a sref that replace() reused is the same sref.
+    auto same = [](Args& a) {
       auto* x = a[0].as<StmtSRefValue>();
       auto* y = a[1].as<StmtSRefValue>();
-      return Value::boolean(y && x->owner->identity == y->owner->identity && x->sid == y->sid);
+      return y && x->owner->identity == y->owner->identity && x->sid == y->sid;
+    };
+    t->def("same_as", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(same(a)); });
+    t->def("__eq__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(same(a)); });
+    t->def("__ne__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(!same(a)); });
+    t->def("__hash__", "self", [](Interpreter&, Args& a) {
+      auto* r = a[0].as<StmtSRefValue>();
+      return Value::integer(static_cast<int64_t>((r->owner->identity * 0x9E3779B97F4A7C15ull ^ r->sid) >> 1));
     });
+    t->hashes_by_value = true;
     return t;
   }();
   return t;
@@ -165,6 +175,63 @@ class ScheduleStateValue : public script::Object {
 
 std::shared_ptr<ScheduleValue> state_owner(Args& a) { return a[0].as<ScheduleStateValue>()->owner; }
 
+const char* stmt_type_key(const ir::StmtNode* s) {
+  switch (s->kind) {
+    case ir::StmtKind::For: return "tir.For";
+    case ir::StmtKind::Block: return "tir.Block";
+    case ir::StmtKind::BlockRealize: return "tir.BlockRealize";
+    case ir::StmtKind::SeqStmt: return "tir.SeqStmt";
+    default: return "tir.Stmt";
+  }
+}
+
+// ScheduleState.replace(src_sref, tgt_stmt, block_sref_reuse): the checks TVM makes (a loop is
+// replaced by a loop or a BlockRealize, a block by a block), then the state's replace.
+void replace_in_state(Interpreter& interp, Args& a) {
+  auto owner = state_owner(a);
+  auto* r = a[1].as<StmtSRefValue>();
+  if (!r) a.type_error(1, "a StmtSRef");
+  if (r->owner->identity != owner->identity) a.value_error(1, "the StmtSRef belongs to another schedule state");
+  const schedule::NodeInfo* src = owner->sch.state().info(r->sid);
+  if (!src) a.value_error(1, "the StmtSRef no longer names a statement of the state (it was replaced)");
+  auto* tgt = a[2].as<StmtValue>();
+  if (!tgt) a.type_error(2, "a tvm.tir.Stmt");
+  ir::StmtKind from = src->node->kind, to = tgt->stmt->kind;
+  bool correct = (from == ir::StmtKind::For && (to == ir::StmtKind::For || to == ir::StmtKind::BlockRealize)) ||
+                 (from == ir::StmtKind::Block && to == ir::StmtKind::Block);
+  if (!correct) {
+    raise(ExcKind::TypeError, fmt::format("src_stmt has type: {}. tgt_stmt has type: {}. A loop is replaced by a loop or a BlockRealize, "
+                                          "a block by a block", stmt_type_key(src->node), stmt_type_key(tgt->stmt.get())));
+  }
+  if (from == ir::StmtKind::Block) {
+    // TVM accepts a block whose iterators its BlockRealize does not bind one for one, and the
+    // IR is then broken for everything that reads it; tsch refuses it (replace the loop above,
+    // with a BlockRealize, to change the iterators).
+    size_t bound = src->realize ? src->realize->iter_values.size() : 0;
+    size_t iters = ir::as<ir::BlockNode>(tgt->stmt)->iter_vars.size();
+    if (bound != iters) {
+      a.value_error(2, fmt::format("the block has {} iterator(s) but the BlockRealize of the replaced block \"{}\" binds {}; replace the "
+                                   "loop above it with a BlockRealize to change the iterators", iters,
+                                   static_cast<const ir::BlockNode*>(src->node)->name, bound));
+    }
+  }
+  std::vector<std::pair<const ir::BlockNode*, ir::Block>> reuse;
+  if (!a[3].is_none()) {
+    auto* d = a[3].as<script::Dict>();
+    if (!d) a.type_error(3, "a dict of Block to Block");
+    for (const auto& [k, v] : d->items()) {
+      auto* old_block = k.as<StmtValue>();
+      auto* new_block = v.as<StmtValue>();
+      if (!old_block || !new_block || !ir::as<ir::BlockNode>(old_block->stmt) || !ir::as<ir::BlockNode>(new_block->stmt)) {
+        a.type_error(3, "a dict of Block to Block");
+      }
+      reuse.emplace_back(ir::as<ir::BlockNode>(old_block->stmt), std::static_pointer_cast<const ir::BlockNode>(new_block->stmt));
+    }
+  }
+  const ir::IRModule& original = owner->sch.original();
+  owner->sch.state().replace_copy_on_write(r->sid, tgt->stmt, reuse, original && original == owner->sch.mod() ? 1 : 0);
+}
+
 TypeRef schedule_state_type() {
   static TypeRef t = [] {
     auto t = std::make_shared<TypeObject>("ScheduleState");
@@ -178,6 +245,7 @@ TypeRef schedule_state_type() {
       try {
         auto owner = std::make_shared<ScheduleValue>(schedule::Schedule(to_module(interp, a[0], "ScheduleState"), -1, mask,
                                                                         schedule::parse_error_render_level("detail")));
+        owner->sch.drop_original();
         return make_schedule_state(owner);
       } catch (const UserError& e) {
         raise_user_error(e, "ScheduleState", {"mod", "debug_mask", "enable_check"});
@@ -197,6 +265,12 @@ TypeRef schedule_state_type() {
       if (!info || info->node != stmt->stmt.get()) return Value();
       return Value(std::make_shared<StmtSRefValue>(owner, sid));
     }, "get_sref(stmt) -> StmtSRef or None: the sref of a loop or block of the state's module.");
+    t->def("replace", "self, src_sref, tgt_stmt, block_sref_reuse=None", [](Interpreter& interp, Args& a) -> Value {
+      replace_in_state(interp, a);
+      return Value();
+    }, "replace(src_sref, tgt_stmt, block_sref_reuse=None): TVM's copy-on-write replace of the loop or block src_sref by "
+       "tgt_stmt (a For or BlockRealize for a loop, a Block for a block); nodes nobody else holds are written in place. "
+       "block_sref_reuse: {old Block: new Block} whose srefs carry over.");
     t->def("get_block_scope", "self, block_sref", [](Interpreter&, Args& a) -> Value {
       auto owner = state_owner(a);
       return Value(std::make_shared<BlockScopeValue>(owner, block_of_sref(a, 1, owner)));

@@ -322,7 +322,7 @@ TypeRef make_schedule_type() {
       if (sref->owner->identity != a[0].as<ScheduleValue>()->identity) raise(ExcKind::ValueError, "get: the StmtSRef belongs to another schedule");
       const ir::StmtNode* node = sref_stmt(*sref);
       if (!node) raise(ExcKind::ValueError, "get: the StmtSRef is no longer in the schedule");
-      return wrap(ir::Stmt(self(a).mod(), node));
+      return wrap(self(a).state().stmt_ref(sref->sid));
     }
     // An expression of ExprRVs: its value under this schedule's decisions (TVM substitutes
     // and simplifies; a result that is not constant comes back as an expression).
@@ -343,8 +343,9 @@ TypeRef make_schedule_type() {
     if (rv->rv->kind == RVNode::Kind::Expr) return Value::integer(rv->rv->value);
     const schedule::NodeInfo* info = self(a).state().info(rv->rv->sid);
     if (!info) raise(ExcKind::ValueError, "get: the handle is no longer in the schedule");
-    // The loop or block itself, kept alive by the module it is part of now.
-    return wrap(ir::Stmt(self(a).mod(), info->node));
+    // The loop or block itself: a reference of its own, as TVM's (a held statement is never
+    // written in place by ScheduleState.replace).
+    return wrap(self(a).state().stmt_ref(rv->rv->sid));
   });
   for (const schedule::InstructionKind* kind : schedule::InstructionKind::all()) {
     std::string doc = kind->doc + (kind->help.empty() ? "" : "\n" + kind->help);

@@ -45,6 +45,10 @@ class Schedule {
   ScheduleState& state() { return state_; }
   const ir::IRModule& mod() const { return state_.mod(); }
   const ir::IRModule& original() const { return original_; }
+  // For a bare tvm.tir.ScheduleState, which runs no primitives (so no check mode compares with
+  // the original): without it, the state is the only holder of its functions, as TVM's is,
+  // and ScheduleState.replace may write them in place. original() is null afterwards.
+  void drop_original() { original_.reset(); }
   const Trace& trace() const { return trace_; }
   const std::string& func_working_on() const { return state_.func_name(); }
   void work_on(const std::string& func_name);

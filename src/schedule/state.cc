@@ -102,7 +102,7 @@ void ScheduleState::rebuild_index() {
       switch (s->kind) {
         case StmtKind::For: {
           auto* f = as<ForNode>(s);
-          index_[f->sid] = NodeInfo{f, stack.empty() ? 0 : stack.back(), nullptr, func};
+          index_[f->sid] = NodeInfo{f, stack.empty() ? 0 : stack.back(), nullptr, func, s};
           stack.push_back(f->sid);
           walk(f->body, nullptr);
           stack.pop_back();
@@ -115,7 +115,7 @@ void ScheduleState::rebuild_index() {
         }
         case StmtKind::Block: {
           auto* b = as<BlockNode>(s);
-          index_[b->sid] = NodeInfo{b, stack.empty() ? 0 : stack.back(), realize, func};
+          index_[b->sid] = NodeInfo{b, stack.empty() ? 0 : stack.back(), realize, func, s};
           if (stack.empty()) roots_[func] = b->sid;
           stack.push_back(b->sid);
           if (b->init) walk(b->init, nullptr);
@@ -153,6 +153,11 @@ void ScheduleState::rebuild_index() {
 const NodeInfo* ScheduleState::info(uint64_t sid) const {
   auto it = index_.find(sid);
   return it == index_.end() ? nullptr : &it->second;
+}
+
+Stmt ScheduleState::stmt_ref(uint64_t sid) const {
+  const NodeInfo* i = info(sid);
+  return i ? i->ref.lock() : nullptr;
 }
 
 const ForNode* ScheduleState::loop(uint64_t sid) const {

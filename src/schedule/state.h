@@ -3,6 +3,7 @@
 // block realize, rebuilt after each change. Primitives change the IR only through replace().
 #pragma once
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +17,7 @@ struct NodeInfo {
   uint64_t parent = 0;                      // enclosing loop or block (0: none)
   const ir::BlockRealizeNode* realize = nullptr;  // for blocks (null for the function root)
   std::string func;                         // the function holding it
+  std::weak_ptr<const ir::StmtNode> ref;    // the node itself, not counted as a holder
 };
 
 class ScheduleState {
@@ -57,6 +59,18 @@ class ScheduleState {
   // Replaces the loop or block (its BlockRealize) `sid` by `replacement` and rebuilds the
   // path to the function root; everything else stays shared.
   void replace(uint64_t sid, const ir::Stmt& replacement);
+  // TVM's ScheduleState.replace, the one scripts call (state_replace.cc): replaces the loop or
+  // block `sid` by `tgt` (a loop or BlockRealize for a loop, a block for a block), writing in
+  // place each node on the way up that nothing else holds and copying the rest, so that IR
+  // held elsewhere stays unchanged. Loops of `tgt` over a replaced loop's variable, and the
+  // blocks `block_sref_reuse` maps replaced blocks to, keep the replaced node's sid; the other
+  // sids of the replaced subtree vanish. `other_module_holders`: references to the module the
+  // caller owns besides the state's.
+  void replace_copy_on_write(uint64_t sid, const ir::Stmt& tgt,
+                             const std::vector<std::pair<const ir::BlockNode*, ir::Block>>& block_sref_reuse,
+                             long other_module_holders);
+  // The loop or block `sid` names, as a reference of its own (null when none).
+  ir::Stmt stmt_ref(uint64_t sid) const;
   // Rebinds the parameter buffer `from` of function `func` to `to` (a relayout of a
   // parameter); the body is rewritten separately through replace().
   void replace_param_buffer(const std::string& func, const ir::Buffer& from, const ir::Buffer& to);
