@@ -7,6 +7,7 @@
 
 #include "golden_scripts.h"
 
+#include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/structural_equal.h"
 #include "schedule/error.h"
@@ -201,4 +202,54 @@ TEST_CASE("ExprRV: an expression over sampled values is evaluated, printed, writ
 
   // Another schedule does not know these ExprRVs.
   CHECK_THROWS_AS(replayed.evaluate(e), UserError);
+}
+
+TEST_CASE("ScheduleState: the copy-on-write replace writes what nothing else holds and copies the rest", "[schedule]") {
+  ScheduleState st(copy_module());
+  auto renamed = [&](const std::string& name) {
+    auto b = std::make_shared<BlockNode>(st.block_at(st.blocks_in("main")[0]));
+    b->sid = 0;
+    b->name = name;
+    return b;
+  };
+  uint64_t block = st.blocks_in("main")[0];
+  std::vector<uint64_t> loops = st.enclosing_loops(block);
+  REQUIRE(loops.size() == 2);
+  const PrimFuncNode* func = st.mod()->prim_func("main").get();
+  const ForNode* outer = st.loop(loops[0]);
+  const ForNode* inner = st.loop(loops[1]);
+
+  // Nothing else holds the path: the parent loop is written in place, nothing above it changes.
+  st.replace_copy_on_write(block, renamed("B2"), {}, 0);
+  CHECK(st.block(block) == nullptr);  // the replaced block's sid is gone
+  uint64_t b2 = st.blocks_in("main")[0];
+  CHECK(st.block_at(b2).name == "B2");
+  CHECK(st.loop(loops[1]) == inner);
+  CHECK(st.loop(loops[0]) == outer);
+  CHECK(st.mod()->prim_func("main").get() == func);
+
+  // A holder of the outer loop: it and the inner loop are copied, the root block written in
+  // place; the held loop still shows the old block.
+  Stmt held = st.stmt_ref(loops[0]);
+  st.replace_copy_on_write(b2, renamed("B3"), {}, 0);
+  CHECK(st.loop(loops[0]) != held.get());
+  CHECK(st.loop(loops[0]) != nullptr);  // the copy keeps the loop's sid
+  auto* held_inner = as<ForNode>(as<ForNode>(held)->body);
+  CHECK(as<BlockRealizeNode>(held_inner->body)->block->name == "B2");
+  CHECK(st.mod()->prim_func("main").get() == func);
+
+  // A holder of the module: module and function are copied; the held module is unchanged.
+  IRModule mod = st.mod();
+  uint64_t b3 = st.blocks_in("main")[0];
+  Block reused = renamed("B4");
+  st.replace_copy_on_write(b3, reused, {{&st.block_at(b3), reused}}, 0);
+  CHECK(st.mod() != mod);
+  CHECK(st.mod()->prim_func("main").get() != func);
+  CHECK(st.block_at(b3).name == "B4");  // block_sref_reuse: the new block took the old sid
+  CHECK(st.block(b3) == reused.get());
+  bool old_has_b3 = false;
+  for_each_stmt(mod->prim_func("main")->body, [&](const Stmt& s) {
+    if (auto* b = as<BlockNode>(s)) old_has_b3 |= b->name == "B3";
+  });
+  CHECK(old_has_b3);
 }
