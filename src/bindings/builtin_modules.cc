@@ -10,6 +10,7 @@ void register_sys_module();
 void register_math_module();
 void register_time_module();
 void register_inspect_module();
+void register_gc_module();
 }  // namespace tsch::script
 
 namespace tsch::bindings {
@@ -26,6 +27,7 @@ void register_builtin_modules() {
     register_math_module();
     register_time_module();
     register_inspect_module();
+    register_gc_module();
     bindings::register_tvm_modules();
     bindings::register_numpy_module();
     bindings::register_arith_module();

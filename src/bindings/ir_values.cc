@@ -74,6 +74,11 @@ TypeRef make_expr_type() {
   t->set_module("tvm.tir");
   // Keys of dicts by node (func.buffer_map[func.params[0]]), as TVM's objects hash.
   t->hashes_by_value = true;
+  // TVM's Object.same_as: the same node (== builds an EQ expression instead).
+  t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<ExprValue>();
+    return Value::boolean(other && other->expr == a[0].as<ExprValue>()->expr);
+  });
   def_binop(*t, "__add__", K::Add, false);
   def_binop(*t, "__radd__", K::Add, true);
   def_binop(*t, "__sub__", K::Sub, false);

@@ -28,6 +28,9 @@ namespace {
 
 ir::BaseFunc func_of(const Value& v) { return v.as<FunctionValue>()->base_func(); }
 
+// TVM's Object.__hash__: the node's address.
+Value address_hash(const void* node) { return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(node))); }
+
 const std::string& func_name(const Value& v) { return v.as<FunctionValue>()->name; }
 
 // A function argument of any kind.
@@ -86,10 +89,17 @@ TypeRef make_base_func_type() {
     return Value();
   }, "show(show_meta=False): print the function as TVMScript.");
   t->def_property("attrs", [](Interpreter&, const Value& v) { return wrap_attrs(func_of(v)->attrs); });
-  t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+  // TVM's Object identity: == is same_as, the hash the node's address (a schedule's
+  // copy-on-write shows in `sch.mod["main"].__hash__()`).
+  auto same = [](Args& a) {
     auto* other = a[1].as<FunctionValue>();
-    return Value::boolean(other && other->base_func() == func_of(a[0]));
-  });
+    return other && other->base_func() == func_of(a[0]);
+  };
+  t->def("same_as", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(same(a)); });
+  t->def("__eq__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(same(a)); });
+  t->def("__ne__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(!same(a)); });
+  t->def("__hash__", "self", [](Interpreter&, Args& a) { return address_hash(func_of(a[0]).get()); });
+  t->hashes_by_value = true;  // not inherited: each function type sets it too
   t->def("with_attr", "self, attr_key_or_dict, attr_value=None", [](Interpreter& interp, Args& a) {
     return wrap_function(func_with_attr(interp, func_of(a[0]), a), func_name(a[0]));
   }, "with_attr(key, value) or with_attr({key: value}): a copy of the function with the attribute(s) set.");
@@ -109,6 +119,7 @@ const ir::PrimFunc& prim_func_of(const Value& v) { return v.as<PrimFuncValue>()-
 TypeRef make_prim_func_type() {
   auto t = std::make_shared<TypeObject>("PrimFunc", std::vector<TypeRef>{base_func_type()});
   t->set_module("tvm.tir");
+  t->hashes_by_value = true;  // BaseFunc's identity
   t->def_property("params", [](Interpreter&, const Value& v) {
     std::vector<Value> out;
     for (const auto& p : prim_func_of(v)->params) out.push_back(wrap(ir::PrimExpr(p)));
@@ -150,6 +161,79 @@ TypeRef make_global_var_type() {
 
 IRModuleValue& module_value(const Value& v) { return *v.as<IRModuleValue>(); }
 
+// `mod.functions`: TVM's tvm.ir.container.Map of GlobalVar to function, read-only. It holds
+// the module node it was read from, so it shows that module object's functions even after
+// the script's IRModule value is rebound to an edited copy, as TVM's Map stays the old one
+// when the module copies it on write.
+class FunctionMapValue : public script::Object {
+ public:
+  explicit FunctionMapValue(ir::IRModule m) : module(std::move(m)) {}
+  TypeObject* type() const override { return function_map_type().get(); }
+  std::string repr_hook(Interpreter& interp) override { return interp.repr(Value(as_dict(interp))); }
+  std::shared_ptr<script::Dict> as_dict(Interpreter& interp) const {
+    auto d = std::make_shared<script::Dict>();
+    for (const auto& [n, f] : module->functions) d->set(interp, global_var(n), wrap_function(f, n));
+    return d;
+  }
+  ir::IRModule module;
+
+ private:
+  static const TypeRef& function_map_type();
+};
+
+const TypeRef& FunctionMapValue::function_map_type() {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("Map");
+    type->set_module("tvm.ir.container");
+    auto map_of = [](const Value& v) -> const ir::IRModuleNode& { return *v.as<FunctionMapValue>()->module; };
+    auto list_of = [](Interpreter& interp, const Value& v, int which) {
+      std::vector<Value> out;
+      for (const auto& [n, f] : v.as<FunctionMapValue>()->module->functions) {
+        if (which == 0) out.push_back(global_var(n));
+        else if (which == 1) out.push_back(wrap_function(f, n));
+        else out.push_back(script::make_tuple({global_var(n), wrap_function(f, n)}));
+      }
+      return script::make_list(std::move(out));
+    };
+    type->def("__getitem__", "self, key", [map_of](Interpreter& interp, Args& a) -> Value {
+      std::string name = key_arg(interp, a[1], "Map[]");
+      if (ir::BaseFunc f = map_of(a[0]).lookup(name)) return wrap_function(f, name);
+      script::raise_key_error(a[1]);
+    });
+    type->def("get", "self, key, default=None", [map_of](Interpreter& interp, Args& a) -> Value {
+      std::string name = key_arg(interp, a[1], "Map.get");
+      if (ir::BaseFunc f = map_of(a[0]).lookup(name)) return wrap_function(f, name);
+      return a[2];
+    }, "get(key, default=None): the function bound to a GlobalVar (or name), else default.");
+    type->def("__contains__", "self, key", [map_of](Interpreter& interp, Args& a) {
+      // Any other key is simply absent, as with a dict.
+      if (!a[1].as<script::Str>() && !a[1].as<GlobalVarValue>()) return Value::boolean(false);
+      return Value::boolean(map_of(a[0]).lookup(key_arg(interp, a[1], "in Map")) != nullptr);
+    });
+    type->def("__len__", "self", [map_of](Interpreter&, Args& a) { return Value::integer(static_cast<int64_t>(map_of(a[0]).functions.size())); });
+    type->def("__iter__", "self", [list_of](Interpreter& interp, Args& a) { return Value(interp.iter(list_of(interp, a[0], 0))); });
+    type->def("keys", "self", [list_of](Interpreter& interp, Args& a) { return list_of(interp, a[0], 0); },
+              "keys(): the GlobalVars, in definition order.");
+    type->def("values", "self", [list_of](Interpreter& interp, Args& a) { return list_of(interp, a[0], 1); },
+              "values(): the functions, in definition order.");
+    type->def("items", "self", [list_of](Interpreter& interp, Args& a) { return list_of(interp, a[0], 2); },
+              "items(): (GlobalVar, function) pairs, in definition order.");
+    // TVM's Object identity: the address of the module node's function table, so a module
+    // copied on write gives its Map another hash.
+    auto same = [](Args& a) {
+      auto* other = a[1].as<FunctionMapValue>();
+      return other && &other->module->functions == &a[0].as<FunctionMapValue>()->module->functions;
+    };
+    type->def("same_as", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(same(a)); });
+    type->def("__eq__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(same(a)); });
+    type->def("__ne__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(!same(a)); });
+    type->def("__hash__", "self", [map_of](Interpreter&, Args& a) { return address_hash(&map_of(a[0]).functions); });
+    type->hashes_by_value = true;
+    return type;
+  }();
+  return t;
+}
+
 // A copy of the value's module for an edit.
 std::shared_ptr<ir::IRModuleNode> editable(const Value& v) { return std::make_shared<ir::IRModuleNode>(*module_value(v).module); }
 
@@ -178,10 +262,17 @@ TypeRef make_ir_module_type() {
     if (a.given(2) && !a[2].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: IRModule global_infos");
     return wrap_module(module_from_args(interp, a[0], a[1]));
   };
-  t->def("same_as", "self, other", [](Interpreter&, Args& a) {
+  // TVM's Object identity, as BaseFunc's. The editing methods rebind the value to a new
+  // module node, so its hash changes with them (TVM edits the node in place).
+  auto same = [](Args& a) {
     auto* other = a[1].as<IRModuleValue>();
-    return Value::boolean(other && other->module == a[0].as<IRModuleValue>()->module);
-  });
+    return other && other->module == a[0].as<IRModuleValue>()->module;
+  };
+  t->def("same_as", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(same(a)); });
+  t->def("__eq__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(same(a)); });
+  t->def("__ne__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(!same(a)); });
+  t->def("__hash__", "self", [](Interpreter&, Args& a) { return address_hash(module_value(a[0]).module.get()); });
+  t->hashes_by_value = true;
   // IRModule.from_expr(func): a module holding func under its global symbol, else "main"
   // (TVM's IRModule::FromExpr; called on the class).
   t->def("from_expr", "expr, functions=None, type_defs=None", [](Interpreter& interp, Args& a) {
@@ -224,11 +315,8 @@ TypeRef make_ir_module_type() {
   t->def("__len__", "self", [](Interpreter&, Args& a) {
     return Value::integer(static_cast<int64_t>(module_value(a[0]).module->functions.size()));
   });
-  t->def_property("functions", [](Interpreter& interp, const Value& v) {
-    auto d = std::make_shared<script::Dict>();
-    for (const auto& [n, f] : module_value(v).module->functions) d->set(interp, global_var(n), wrap_function(f, n));
-    return Value(d);
-  }, "functions: a dict of GlobalVar to function.");
+  t->def_property("functions", [](Interpreter&, const Value& v) { return Value(std::make_shared<FunctionMapValue>(module_value(v).module)); },
+                  "functions: a read-only tvm.ir.container.Map of GlobalVar to function, a view of this module object.");
   t->def("functions_items", "self", [](Interpreter&, Args& a) {
     auto functions = module_value(a[0]).module->functions;
     std::stable_sort(functions.begin(), functions.end(), [](const auto& x, const auto& y) { return x.first < y.first; });

@@ -230,6 +230,7 @@ void replace_in_state(Interpreter& interp, Args& a) {
   }
   const ir::IRModule& original = owner->sch.original();
   owner->sch.state().replace_copy_on_write(r->sid, tgt->stmt, reuse, original && original == owner->sch.mod() ? 1 : 0);
+  owner->sch.mark_edited_outside_trace();
 }
 
 TypeRef schedule_state_type() {

@@ -7,8 +7,10 @@
 #include "bindings/ir_values.h"
 #include "frontend/tir_specs.h"
 #include "ir/printer.h"
+#include "ir/stmt_copy.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "script/signature.h"
 #include "script/types.h"
 
 namespace tsch::bindings {
@@ -41,6 +43,31 @@ TypeRef make_type(const char* name) {
     return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<StmtValue>()->stmt.get())));
   });
   t->hashes_by_value = true;
+  // TVM pickles objects through these (`x.__setstate__(x.__getstate__())` is its deep copy).
+  // TVM's state is the object's JSON text, which makes new Vars and Buffers too; tsch's
+  // holds a copy of the statement nodes that shares expressions, Vars and Buffers, so the
+  // copy can still stand in for the original inside the function it came from.
+  t->def("__getstate__", "self", [](Interpreter& interp, script::Args& a) {
+    auto state = std::make_shared<script::Dict>();
+    state->set(interp, script::make_str("handle"), wrap(ir::deep_copy(a[0].as<StmtValue>()->stmt)));
+    return Value(state);
+  }, "__getstate__(): {\"handle\": a deep copy of the statement} (TVM's pickling protocol).");
+  t->def("__setstate__", "self, state", [](Interpreter& interp, script::Args& a) {
+    auto* state = a[1].as<script::Dict>();
+    if (!state) a.type_error(1, "a dict from __getstate__()");
+    Value* handle = state->find(interp, script::make_str("handle"));
+    if (!handle) script::raise(script::ExcKind::ValueError, "__setstate__: the state has no \"handle\" (expected a dict from __getstate__())");
+    auto* from = handle->as<StmtValue>();
+    if (!from) script::raise(script::ExcKind::TypeError, "__setstate__: the state's \"handle\" is not a statement, got " + Interpreter::type_name(*handle));
+    StmtValue* self = a[0].as<StmtValue>();
+    // The value keeps its Python type, as TVM's object keeps its class.
+    if (from->type() != self->type()) {
+      script::raise(script::ExcKind::TypeError, "__setstate__: the state holds a " + from->type()->name() + ", not a " + self->type()->name());
+    }
+    // A fresh copy each time, so one state restores into independent statements.
+    self->stmt = ir::deep_copy(from->stmt);
+    return Value();
+  }, "__setstate__(state): rebind this statement to a deep copy of the state's (TVM's pickling protocol).");
   return t;
 }
 
@@ -68,14 +95,116 @@ TypeRef for_type() {
   }();
   return t;
 }
+// The items of a list (or tuple) argument; None as an empty list where TVM's Python
+// wrapper turns None into [].
+std::vector<Value> list_arg(Interpreter& interp, script::Args& a, size_t i, const char* expected, bool none_is_empty) {
+  if (none_is_empty && a[i].is_none()) return {};
+  if (!a[i].as<script::List>() && !a[i].as<script::Tuple>()) a.type_error(i, expected);
+  return interp.to_vector(a[i]);
+}
+
+// A list argument holding something else (the list itself was the right type).
+[[noreturn]] void item_error(const script::Args& a, const char* name, const char* expected, const Value& item) {
+  script::raise(script::ExcKind::TypeError,
+                a.function_name() + ": " + name + " must be a list of " + expected + ", got an item of type " + Interpreter::type_name(item));
+}
+
+std::vector<ir::BufferRegion> regions_arg(Interpreter& interp, script::Args& a, size_t i, const char* name) {
+  std::vector<ir::BufferRegion> out;
+  for (const Value& v : list_arg(interp, a, i, "a list of BufferRegion", false)) {
+    auto* r = v.as<frontend::RegionValue>();
+    if (!r) item_error(a, name, "BufferRegion", v);
+    out.push_back(r->region);
+  }
+  return out;
+}
+
+const ir::Stmt& stmt_arg(script::Args& a, size_t i) {
+  auto* s = a[i].as<StmtValue>();
+  if (!s) a.type_error(i, "a tvm.tir.Stmt");
+  return s->stmt;
+}
+
+// tvm.tir.Block(iter_vars, reads, writes, name_hint, body, init=None, alloc_buffers=None,
+// match_buffers=None, annotations=None, span=None), as TVM's constructor.
+Value construct_block(Interpreter& interp, TypeObject*, script::CallArgs& call) {
+  static const script::Signature sig = script::Signature::parse(
+      "iter_vars, reads, writes, name_hint, body, init=None, alloc_buffers=None, match_buffers=None, annotations=None, span=None");
+  script::Args a(interp, "Block", sig, std::move(call));
+  auto block = std::make_shared<ir::BlockNode>();
+  // tsch has no script value for a block's IterVar (var, domain, kind): `block.iter_vars`
+  // gives the bare Vars.
+  if (!list_arg(interp, a, 0, "a list of IterVar", false).empty()) {
+    script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.Block with iter_vars (only iter_vars=[])");
+  }
+  block->reads = regions_arg(interp, a, 1, "reads");
+  block->writes = regions_arg(interp, a, 2, "writes");
+  block->name = a.get_str(3);
+  block->body = stmt_arg(a, 4);
+  if (!a[5].is_none()) block->init = stmt_arg(a, 5);
+  for (const Value& v : list_arg(interp, a, 6, "a list of Buffer", true)) {
+    auto* b = v.as<BufferValue>();
+    if (!b) item_error(a, "alloc_buffers", "Buffer", v);
+    block->alloc_buffers.push_back(b->buffer);
+  }
+  if (!list_arg(interp, a, 7, "a list of MatchBufferRegion", true).empty()) {
+    script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.Block with match_buffers (only None or [])");
+  }
+  if (!a[8].is_none()) {
+    if (!a[8].as<script::Dict>()) a.type_error(8, "a dict of annotations");
+    block->annotations = to_attr_map(interp, a[8], "Block annotations");
+  }
+  return wrap(ir::Stmt(block));
+}
+
+// tvm.tir.BlockRealize(iter_values, predicate, block, span=None): one value per block
+// iterator; a Python bool predicate becomes a bool constant, as TVM's wrapper makes it.
+Value construct_block_realize(Interpreter& interp, TypeObject*, script::CallArgs& call) {
+  static const script::Signature sig = script::Signature::parse("iter_values, predicate, block, span=None");
+  script::Args a(interp, "BlockRealize", sig, std::move(call));
+  std::vector<ir::PrimExpr> values;
+  for (const Value& v : list_arg(interp, a, 0, "a list of PrimExpr", false)) {
+    if (!v.is_number() && !is_expr(v)) item_error(a, "iter_values", "PrimExpr", v);
+    values.push_back(to_expr(interp, v, "BlockRealize iter_values"));
+  }
+  ir::PrimExpr predicate;
+  if (a[1].is_bool()) {
+    predicate = ir::make_bool(a[1].as_bool());
+  } else {
+    if (!is_expr(a[1])) a.type_error(1, "a bool or a bool PrimExpr");
+    predicate = to_expr(interp, a[1], "BlockRealize predicate");
+    if (!predicate->dtype.is_bool()) script::raise(script::ExcKind::TypeError, "Expect Block.predicate to be a bool expression");
+  }
+  auto* b = a[2].as<StmtValue>();
+  ir::Block block = b ? std::dynamic_pointer_cast<const ir::BlockNode>(b->stmt) : nullptr;
+  if (!block) a.type_error(2, "a tvm.tir.Block");
+  if (block->iter_vars.size() != values.size()) {
+    script::raise(script::ExcKind::ValueError, "BlockRealize needs to have the same number of iter_vars and binding values");
+  }
+  return wrap(std::make_shared<ir::BlockRealizeNode>(std::move(values), std::move(predicate), std::move(block)));
+}
+
 TypeRef block_type() {
-  static TypeRef t = make_type("Block");
+  static TypeRef t = [] {
+    TypeRef type = make_type("Block");
+    type->constructor = construct_block;
+    return type;
+  }();
   return t;
 }
-// A child node kept alive by the parent's owner.
-Value child(const ir::Stmt& owner, const ir::Stmt& node) {
+TypeRef block_realize_type() {
+  static TypeRef t = [] {
+    TypeRef type = make_type("BlockRealize");
+    type->constructor = construct_block_realize;
+    return type;
+  }();
+  return t;
+}
+// A child statement: its own node, so that a script variable holding it counts as one of
+// the node's holders (the schedule state's copy-on-write writes only unshared nodes).
+Value child(const ir::Stmt& node) {
   if (!node) return Value();
-  return wrap(ir::Stmt(owner, node.get()));
+  return wrap(node);
 }
 
 TypeRef stmt_type() {
@@ -89,7 +218,7 @@ TypeRef stmt_type() {
       int64_t i = a.get_int(1), n = static_cast<int64_t>(seq->seq.size());
       if (i < 0) i += n;
       if (i < 0 || i >= n) script::raise(script::ExcKind::IndexError, "SeqStmt index out of range");
-      return child(stmt, seq->seq[static_cast<size_t>(i)]);
+      return child(seq->seq[static_cast<size_t>(i)]);
     });
     type->def("__len__", "self", [](Interpreter&, script::Args& a) -> Value {
       auto* seq = ir::as<ir::SeqStmtNode>(a[0].as<StmtValue>()->stmt);
@@ -122,65 +251,66 @@ void install_stmt_constructors(script::Namespace& ns) {
   }, "Evaluate(value): the statement evaluating an expression.");
 }
 script::TypeRef block_stmt_type() { return block_type(); }
+script::TypeRef block_realize_stmt_type() { return block_realize_type(); }
 
 // tvm.tir.stmt_functor.pre_order_visit(stmt, fvisit): fvisit on each statement, parents
 // first; a falsy result skips the statement's children (expressions are not visited).
-void pre_order_visit(Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const Value& fn) {
+void pre_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
   if (!s) return;
-  if (!interp.truthy(interp.call(fn, {wrap(ir::Stmt(root, s.get()))}))) return;
+  if (!interp.truthy(interp.call(fn, {wrap(s)}))) return;
   switch (s->kind) {
-    case ir::StmtKind::For: return pre_order_visit(interp, root, ir::as<ir::ForNode>(s)->body, fn);
-    case ir::StmtKind::BlockRealize: return pre_order_visit(interp, root, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn);
+    case ir::StmtKind::For: return pre_order_visit(interp, ir::as<ir::ForNode>(s)->body, fn);
+    case ir::StmtKind::BlockRealize: return pre_order_visit(interp, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn);
     case ir::StmtKind::Block: {
       auto* b = ir::as<ir::BlockNode>(s);
-      if (b->init) pre_order_visit(interp, root, b->init, fn);
-      return pre_order_visit(interp, root, b->body, fn);
+      if (b->init) pre_order_visit(interp, b->init, fn);
+      return pre_order_visit(interp, b->body, fn);
     }
     case ir::StmtKind::SeqStmt:
-      for (const auto& c : ir::as<ir::SeqStmtNode>(s)->seq) pre_order_visit(interp, root, c, fn);
+      for (const auto& c : ir::as<ir::SeqStmtNode>(s)->seq) pre_order_visit(interp, c, fn);
       return;
     case ir::StmtKind::IfThenElse: {
       auto* n = ir::as<ir::IfThenElseNode>(s);
-      pre_order_visit(interp, root, n->then_case, fn);
-      return pre_order_visit(interp, root, n->else_case, fn);
+      pre_order_visit(interp, n->then_case, fn);
+      return pre_order_visit(interp, n->else_case, fn);
     }
-    case ir::StmtKind::LetStmt: return pre_order_visit(interp, root, ir::as<ir::LetStmtNode>(s)->body, fn);
-    case ir::StmtKind::Allocate: return pre_order_visit(interp, root, ir::as<ir::AllocateNode>(s)->body, fn);
-    case ir::StmtKind::DeclBuffer: return pre_order_visit(interp, root, ir::as<ir::DeclBufferNode>(s)->body, fn);
-    case ir::StmtKind::AllocateConst: return pre_order_visit(interp, root, ir::as<ir::AllocateConstNode>(s)->body, fn);
+    case ir::StmtKind::LetStmt: return pre_order_visit(interp, ir::as<ir::LetStmtNode>(s)->body, fn);
+    case ir::StmtKind::Allocate: return pre_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn);
+    case ir::StmtKind::DeclBuffer: return pre_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn);
+    case ir::StmtKind::AllocateConst: return pre_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn);
     default: return;
   }
 }
 
 // tvm.tir.stmt_functor.post_order_visit(stmt, fvisit): fvisit on each statement, children
 // first (tsch visits statements only; TVM's visits expressions too).
-void post_order_visit(Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const Value& fn) {
+void post_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
   if (!s) return;
   switch (s->kind) {
-    case ir::StmtKind::For: post_order_visit(interp, root, ir::as<ir::ForNode>(s)->body, fn); break;
-    case ir::StmtKind::BlockRealize: post_order_visit(interp, root, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn); break;
+    case ir::StmtKind::For: post_order_visit(interp, ir::as<ir::ForNode>(s)->body, fn); break;
+    case ir::StmtKind::BlockRealize: post_order_visit(interp, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn); break;
     case ir::StmtKind::Block: {
       auto* b = ir::as<ir::BlockNode>(s);
-      if (b->init) post_order_visit(interp, root, b->init, fn);
-      post_order_visit(interp, root, b->body, fn);
+      if (b->init) post_order_visit(interp, b->init, fn);
+      post_order_visit(interp, b->body, fn);
       break;
     }
     case ir::StmtKind::SeqStmt:
-      for (const auto& c : ir::as<ir::SeqStmtNode>(s)->seq) post_order_visit(interp, root, c, fn);
+      for (const auto& c : ir::as<ir::SeqStmtNode>(s)->seq) post_order_visit(interp, c, fn);
       break;
     case ir::StmtKind::IfThenElse: {
       auto* n = ir::as<ir::IfThenElseNode>(s);
-      post_order_visit(interp, root, n->then_case, fn);
-      post_order_visit(interp, root, n->else_case, fn);
+      post_order_visit(interp, n->then_case, fn);
+      post_order_visit(interp, n->else_case, fn);
       break;
     }
-    case ir::StmtKind::LetStmt: post_order_visit(interp, root, ir::as<ir::LetStmtNode>(s)->body, fn); break;
-    case ir::StmtKind::Allocate: post_order_visit(interp, root, ir::as<ir::AllocateNode>(s)->body, fn); break;
-    case ir::StmtKind::DeclBuffer: post_order_visit(interp, root, ir::as<ir::DeclBufferNode>(s)->body, fn); break;
-    case ir::StmtKind::AllocateConst: post_order_visit(interp, root, ir::as<ir::AllocateConstNode>(s)->body, fn); break;
+    case ir::StmtKind::LetStmt: post_order_visit(interp, ir::as<ir::LetStmtNode>(s)->body, fn); break;
+    case ir::StmtKind::Allocate: post_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn); break;
+    case ir::StmtKind::DeclBuffer: post_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn); break;
+    case ir::StmtKind::AllocateConst: post_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn); break;
     default: break;
   }
-  interp.call(fn, {wrap(ir::Stmt(root, s.get()))});
+  interp.call(fn, {wrap(s)});
 }
 
 Value wrap(ir::Stmt s) { return Value(std::make_shared<StmtValue>(std::move(s))); }
@@ -188,6 +318,7 @@ Value wrap(ir::Stmt s) { return Value(std::make_shared<StmtValue>(std::move(s)))
 TypeObject* StmtValue::type() const {
   if (ir::as<ir::ForNode>(stmt)) return for_type().get();
   if (ir::as<ir::BlockNode>(stmt)) return block_type().get();
+  if (ir::as<ir::BlockRealizeNode>(stmt)) return block_realize_type().get();
   return stmt_type().get();
 }
 
@@ -206,14 +337,14 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     else if (field == "kind") out = Value::integer(static_cast<int64_t>(loop->for_kind));
     else if (field == "thread_binding") out = loop->thread_tag.empty() ? Value() : script::make_str(loop->thread_tag);
     else if (field == "annotations") out = wrap_attrs(loop->annotations);
-    else if (field == "body") out = child(stmt, loop->body);
+    else if (field == "body") out = child(loop->body);
     else return false;
     return true;
   }
   if (auto* block = ir::as<ir::BlockNode>(stmt)) {
     if (field == "name_hint") out = script::make_str(block->name);
-    else if (field == "body") out = child(stmt, block->body);
-    else if (field == "init") out = child(stmt, block->init);
+    else if (field == "body") out = child(block->body);
+    else if (field == "init") out = child(block->init);
     else if (field == "alloc_buffers") out = buffers(block->alloc_buffers);
     else if (field == "annotations") out = wrap_attrs(block->annotations);
     else if (field == "reads" || field == "writes") {
@@ -231,7 +362,7 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     return true;
   }
   if (auto* realize = ir::as<ir::BlockRealizeNode>(stmt)) {
-    if (field == "block") out = child(stmt, realize->block);
+    if (field == "block") out = child(realize->block);
     else if (field == "predicate") out = wrap(realize->predicate);
     else if (field == "iter_values") {
       std::vector<Value> values;
@@ -242,10 +373,17 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     }
     return true;
   }
+  if (auto* branch = ir::as<ir::IfThenElseNode>(stmt)) {
+    if (field == "condition") out = wrap(branch->condition);
+    else if (field == "then_case") out = child(branch->then_case);
+    else if (field == "else_case") out = child(branch->else_case);
+    else return false;
+    return true;
+  }
   if (auto* seq = ir::as<ir::SeqStmtNode>(stmt)) {
     if (field == "seq") {
       std::vector<Value> items;
-      for (const auto& st : seq->seq) items.push_back(child(stmt, st));
+      for (const auto& st : seq->seq) items.push_back(child(st));
       out = script::make_list(std::move(items));
       return true;
     }

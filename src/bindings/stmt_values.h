@@ -14,18 +14,21 @@ class StmtValue : public script::Object {
   script::TypeObject* type() const override;
   std::string repr_hook(script::Interpreter& interp) override;
   bool get_attr_hook(script::Interpreter& interp, Symbol name, script::Value& out) override;
-  // Owning: callers that hold a node inside a larger tree alias the tree's owner.
+  // The node's own shared_ptr, never an alias of a parent's: holding the value counts in the
+  // node's use_count, as a Python reference counts in TVM's refcount.
   ir::Stmt stmt;
 };
 
 script::Value wrap(ir::Stmt s);
-// tvm.tir.For / tvm.tir.Block (isinstance).
+// tvm.tir.For / tvm.tir.Block / tvm.tir.BlockRealize (isinstance and constructors).
 script::TypeRef for_stmt_type();
 script::TypeRef block_stmt_type();
+script::TypeRef block_realize_stmt_type();
 // tvm.tir.ForKind and tvm.tir.Evaluate (For's constructor is on its type).
 void install_stmt_constructors(script::Namespace& ns);
-// tvm.tir.stmt_functor.pre_order_visit over the statements under `s` (part of `root`).
-void pre_order_visit(script::Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const script::Value& fn);
-void post_order_visit(script::Interpreter& interp, const ir::Stmt& root, const ir::Stmt& s, const script::Value& fn);
+// tvm.tir.stmt_functor.pre_order_visit / post_order_visit over the statements under `s`;
+// fn gets each statement's own node.
+void pre_order_visit(script::Interpreter& interp, const ir::Stmt& s, const script::Value& fn);
+void post_order_visit(script::Interpreter& interp, const ir::Stmt& s, const script::Value& fn);
 
 }  // namespace tsch::bindings

@@ -258,6 +258,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.set(intern("For"), Value(for_stmt_type()));
   install_stmt_constructors(ns);
   ns.set(intern("Block"), Value(block_stmt_type()));
+  ns.set(intern("BlockRealize"), Value(block_realize_stmt_type()));
   // tvm.tir.decl_buffer(shape, dtype, name, ...): a buffer value outside TVMScript.
   def_function(ns, "decl_buffer",
                "shape, dtype=\"float32\", name=\"buffer\", data=None, strides=None, elem_offset=None, scope=\"\", data_alignment=-1, "
@@ -476,13 +477,13 @@ void register_tvm_modules() {
     script::def_function(*m.globals, "pre_order_visit", "stmt, fvisit", [](Interpreter& interp, Args& a) {
       auto* s = a[0].as<StmtValue>();
       if (!s) a.type_error(0, "a statement (a For, Block, ...)");
-      pre_order_visit(interp, s->stmt, s->stmt, a[1]);
+      pre_order_visit(interp, s->stmt, a[1]);
       return Value();
     }, "pre_order_visit(stmt, fvisit): fvisit on each statement, parents first; False skips its children.");
     script::def_function(*m.globals, "post_order_visit", "stmt, fvisit", [](Interpreter& interp, Args& a) {
       auto* s = a[0].as<StmtValue>();
       if (!s) a.type_error(0, "a statement (a For, Block, ...)");
-      post_order_visit(interp, s->stmt, s->stmt, a[1]);
+      post_order_visit(interp, s->stmt, a[1]);
       return Value();
     }, "post_order_visit(stmt, fvisit): fvisit on each statement, children first (statements only).");
   });

@@ -516,6 +516,7 @@ TypeRef relax_function_type() {
   static TypeRef t = [] {
     auto type = std::make_shared<TypeObject>("Function", std::vector<TypeRef>{base_func_type()});
     type->set_module("tvm.relax");
+    type->hashes_by_value = true;  // BaseFunc's identity: == is same_as
     type->def_property("params", [](Interpreter&, const Value& v) {
       std::vector<Value> out;
       for (const auto& p : v.as<RelaxFunctionValue>()->func->params) out.push_back(wrap_relax(p));

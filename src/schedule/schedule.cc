@@ -68,7 +68,7 @@ void Schedule::set_change_check(ChangeCheck check) { change_check() = std::move(
 
 void Schedule::resume_change_check(const ScheduleState& before) {
   change_check_suspended_ = false;
-  if (change_check() && !(state_.mod() == before.mod())) change_check()(*this, before);
+  if (change_check() && !edited_outside_trace_ && !(state_.mod() == before.mod())) change_check()(*this, before);
 }
 
 std::string Schedule::render(const ScheduleError& error, const ScheduleState& at) const {
@@ -135,7 +135,7 @@ std::vector<RV> Schedule::apply(const InstructionKind& kind, std::vector<TraceAr
           TSCH_INTERNAL_ASSERT(problems.empty()) << kind.name << " left function " << name << " ill-formed: " << problems[0];
         }
       }
-      if (change_check() && !change_check_suspended_) change_check()(*this, saved);
+      if (change_check() && !change_check_suspended_ && !edited_outside_trace_) change_check()(*this, saved);
     } catch (...) {
       restore();
       throw;

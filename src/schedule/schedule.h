@@ -49,6 +49,11 @@ class Schedule {
   // the original): without it, the state is the only holder of its functions, as TVM's is,
   // and ScheduleState.replace may write them in place. original() is null afterwards.
   void drop_original() { original_.reset(); }
+  // ScheduleState.replace changed the module outside the trace (as TVM's, the trace does not
+  // record it): the trace no longer gives the module, nor does the module compute what the
+  // original does, so the check modes stop checking this schedule.
+  void mark_edited_outside_trace() { edited_outside_trace_ = true; }
+  bool edited_outside_trace() const { return edited_outside_trace_; }
   const Trace& trace() const { return trace_; }
   const std::string& func_working_on() const { return state_.func_name(); }
   void work_on(const std::string& func_name);
@@ -141,6 +146,7 @@ class Schedule {
   ScheduleState state_;
   std::unordered_set<RV> symbols_;
   bool change_check_suspended_ = false;
+  bool edited_outside_trace_ = false;
   ir::IRModule original_;
   Trace trace_;
   int64_t rand_state_ = 1;

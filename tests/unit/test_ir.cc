@@ -3,6 +3,7 @@
 
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "ir/stmt_copy.h"
 #include "ir/structural_equal.h"
 
 using namespace tsch::ir;
@@ -75,4 +76,42 @@ TEST_CASE("T.grid folds perfectly nested serial loops only", "[ir]") {
   CHECK(script(outer) == "for i, j in T.grid(8, 8):\n    B[i, j] = T.float32(0.0)\n");
   Stmt par = std::make_shared<ForNode>(i, c(0), c(8), ForKind::Parallel, inner);
   CHECK(script(par) == "for i in T.parallel(8):\n    for j in range(8):\n        B[i, j] = T.float32(0.0)\n");
+}
+
+TEST_CASE("deep_copy makes new statement nodes over shared expressions and buffers", "[ir]") {
+  Buffer b = make_buffer("B", DataType::float32(), {c(8)});
+  Var i = make_var("i");
+  PrimExpr value = make_float(1);
+  Stmt store = std::make_shared<BufferStoreNode>(b, value, std::vector<PrimExpr>{i});
+  auto block = std::make_shared<BlockNode>();
+  block->name = "blk";
+  block->body = store;
+  block->sid = 7;
+  Stmt realize = std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), block);
+  auto loop = std::make_shared<ForNode>(i, c(0), c(8), ForKind::Serial, make_seq({realize, std::make_shared<EvaluateNode>(c(0))}));
+  loop->sid = 9;
+  Stmt copy = deep_copy(loop);
+  CHECK(script(copy) == script(Stmt(loop)));
+  auto* loop2 = as<ForNode>(copy);
+  REQUIRE(loop2);
+  CHECK(copy != Stmt(loop));
+  CHECK(loop2->sid == 0);
+  CHECK(loop->sid == 9);  // the original keeps its identity
+  CHECK(loop2->loop_var == i);
+  auto* seq2 = as<SeqStmtNode>(loop2->body);
+  REQUIRE(seq2);
+  CHECK(loop2->body != loop->body);
+  auto* realize2 = as<BlockRealizeNode>(seq2->seq[0]);
+  REQUIRE(realize2);
+  CHECK(seq2->seq[0] != realize);
+  CHECK(seq2->seq[1] != as<SeqStmtNode>(loop->body)->seq[1]);
+  CHECK(realize2->block != block);
+  CHECK(realize2->block->sid == 0);
+  CHECK(block->sid == 7);
+  auto* store2 = as<BufferStoreNode>(realize2->block->body);
+  REQUIRE(store2);
+  CHECK(realize2->block->body != store);
+  CHECK(store2->buffer == b);
+  CHECK(store2->value == value);
+  CHECK(deep_copy(nullptr) == nullptr);
 }
