@@ -229,7 +229,11 @@ void replace_in_state(Interpreter& interp, Args& a) {
     }
   }
   const ir::IRModule& original = owner->sch.original();
-  owner->sch.state().replace_copy_on_write(r->sid, tgt->stmt, reuse, original && original == owner->sch.mod() ? 1 : 0);
+  try {
+    owner->sch.state().replace_copy_on_write(r->sid, tgt->stmt, reuse, original && original == owner->sch.mod() ? 1 : 0);
+  } catch (const UserError& e) {
+    raise_user_error(e, "replace", {"src_sref", "tgt_stmt", "block_sref_reuse"});
+  }
   owner->sch.mark_edited_outside_trace();
 }
 

@@ -264,6 +264,13 @@ void ScheduleState::replace_copy_on_write(uint64_t src_sid, const Stmt& tgt_stmt
   long func_holders = entry->second.use_count() - 1;  // less `f`
   std::vector<Link> chain;
   TSCH_INTERNAL_CHECK(find_chain(f->body.get(), f->body.use_count(), src->node, chain), "replace did not find its source");
+  // A replacement holding a statement that encloses the source would, written in place, hold
+  // itself (SidAssigner has copied the loops and blocks kept elsewhere, not the others).
+  std::unordered_set<const StmtNode*> enclosing;
+  for (size_t k = 0; k + 1 < chain.size(); ++k) enclosing.insert(chain[k].node);
+  bool encloses = false;
+  for_each_stmt(tgt, [&](const Stmt& s) { encloses |= enclosing.count(s.get()) > 0; });
+  TSCH_USER_ASSERT(!encloses, ValueError) << "the replacement holds a statement that encloses the replaced one";
   // path[i]: the i-th loop or block above the source (path[0] is the source); unique[i]: it,
   // and the statements between it and path[i + 1], have one holder each.
   std::vector<const StmtNode*> path;
