@@ -251,9 +251,10 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
     if (module->get_attr_hook(*this, name, out)) return true;
     // PEP 562: a module's own __getattr__ answers names it lacks; its AttributeError means
     // "no such attribute" to hasattr and `from m import x`.
-    if (Value* hook = module->globals->find(kGetattr)) {
+    if (Value* found = module->globals->find(kGetattr)) {
+      Value hook = *found;  // the call may change the module's globals
       try {
-        out = call(*hook, {make_str(symbol_name(name))});
+        out = call(hook, {make_str(symbol_name(name))});
         return true;
       } catch (ScriptError& e) {
         if (!e.exception.type()->is_subtype_of(exception_type(ExcKind::AttributeError))) throw;
@@ -346,7 +347,10 @@ Value Interpreter::get_attr(const Value& obj, Symbol name) {
   if (try_get_attr(obj, name, out)) return out;
   if (auto* module = obj.as<Module>()) {
     // The module's __getattr__ refused: call it again for its own message.
-    if (Value* hook = module->globals->find(intern("__getattr__"))) return call(*hook, {make_str(symbol_name(name))});
+    if (Value* found = module->globals->find(intern("__getattr__"))) {
+      Value hook = *found;
+      return call(hook, {make_str(symbol_name(name))});
+    }
     raise(ExcKind::AttributeError, fmt::format("module '{}' has no attribute '{}'", module->name, symbol_name(name)));
   }
   if (auto* cls = obj.as<TypeObject>()) {
