@@ -67,8 +67,9 @@ class AutoTensorizeComparator {
   }
 
   // Buffers pair one to one by dtype; scope and shape are left to cache_read/write and padding.
+  // (A buffer met on both sides, a description taken from the block's own function, pairs
+  // with itself like any other, so the proposer finds it.)
   bool buffer(const Buffer& lhs, const Buffer& rhs) {
-    if (lhs == rhs) return true;
     for (const auto& [l, r] : out_.lhs_buffer_map) {
       if (l == lhs || r == rhs) return l == lhs && r == rhs;
     }
@@ -105,8 +106,8 @@ class AutoTensorizeComparator {
     return access(a->buffer, a->indices, b->buffer, b->indices) && expr(a->value, b->value);
   }
 
+  // No shortcut for one node on both sides: its buffer accesses must still be recorded.
   bool expr(const PrimExpr& lhs, const PrimExpr& rhs) {
-    if (lhs == rhs) return true;
     if (lhs->kind != rhs->kind || lhs->dtype != rhs->dtype) return false;
     if (is_binary(lhs->kind)) return expr(binary_a(lhs), binary_a(rhs)) && expr(binary_b(lhs), binary_b(rhs));
     switch (lhs->kind) {
