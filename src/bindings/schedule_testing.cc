@@ -15,6 +15,7 @@ using script::ExcKind;
 using script::raise;
 
 void install_schedule_analysis(script::Namespace& ns);  // tvm_schedule.cc
+void install_auto_tensorize_mapping(script::Namespace& ns);  // auto_tensorize_values.cc
 
 namespace {
 
@@ -92,6 +93,7 @@ void build_schedule_testing(Interpreter&, script::Module& m) {
 // tvm.tir.schedule.analysis: what a schedule's analyses answer about a block.
 void build_schedule_analysis(Interpreter&, script::Module& m) {
   install_schedule_analysis(*m.globals);
+  install_auto_tensorize_mapping(*m.globals);
   script::def_function(*m.globals, "is_output_block", "sch, block", [](Interpreter&, Args& a) {
     auto* sch = a[0].as<ScheduleValue>();
     auto* rv = a[1].as<RVValue>();

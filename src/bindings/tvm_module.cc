@@ -504,6 +504,20 @@ void register_tvm_modules() {
     });
   }
   script::ModuleLoader::register_builtin("tvm.tir.analysis", build_tir_analysis);
+  // tvm.tir.function: where TVM defines PrimFunc, TensorIntrin and IndexMap (tvm.tir re-exports them).
+  script::ModuleLoader::register_builtin("tvm.tir.function", [](Interpreter& interp, script::Module& m) {
+    Namespace& tir = *import(interp, "tvm.tir")->globals;
+    for (const char* name : {"PrimFunc", "TensorIntrin", "IndexMap"})
+      if (Value* v = tir.find(intern(name))) m.globals->set(intern(name), *v);
+  });
+  // tvm.meta_schedule: only its testing workloads (stdlib/tvm_meta_schedule); other names
+  // raise "not supported yet" from the package's __getattr__.
+  for (const char* sub : {"", ".testing", ".testing.te_workload"}) {
+    std::string suffix = sub;
+    script::ModuleLoader::register_builtin("tvm.meta_schedule" + suffix, [suffix](Interpreter& interp, script::Module& m) {
+      mirror_module(interp, m, "tvm_meta_schedule" + suffix);
+    });
+  }
   // TVM 0.24+ spelling: tvm.s_tir.Schedule.
   script::ModuleLoader::register_builtin("tvm.s_tir", [](Interpreter&, script::Module& m) { install_schedule(*m.globals); });
 }

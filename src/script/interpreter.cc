@@ -238,6 +238,7 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
   static const Symbol kClass = intern("__class__");
   static const Symbol kDoc = intern("__doc__");
   static const Symbol kDict = intern("__dict__");
+  static const Symbol kGetattr = intern("__getattr__");
   if (auto* module = obj.as<Module>()) {
     if (Value* v = module->globals->find(name)) {
       out = *v;
@@ -247,7 +248,20 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
       out = make_str(module->name);
       return true;
     }
-    return module->get_attr_hook(*this, name, out);
+    if (module->get_attr_hook(*this, name, out)) return true;
+    // PEP 562: a module's own __getattr__ answers names it lacks; its AttributeError means
+    // "no such attribute" to hasattr and `from m import x`.
+    if (Value* found = module->globals->find(kGetattr)) {
+      Value hook = *found;  // the call may change the module's globals
+      try {
+        out = call(hook, {make_str(symbol_name(name))});
+        return true;
+      } catch (ScriptError& e) {
+        if (!e.exception.type()->is_subtype_of(exception_type(ExcKind::AttributeError))) throw;
+        return false;
+      }
+    }
+    return false;
   }
   if (name == kClass) {
     out = Value(obj.type()->shared_from_this());
@@ -332,6 +346,11 @@ Value Interpreter::get_attr(const Value& obj, Symbol name) {
   Value out;
   if (try_get_attr(obj, name, out)) return out;
   if (auto* module = obj.as<Module>()) {
+    // The module's __getattr__ refused: call it again for its own message.
+    if (Value* found = module->globals->find(intern("__getattr__"))) {
+      Value hook = *found;
+      return call(hook, {make_str(symbol_name(name))});
+    }
     raise(ExcKind::AttributeError, fmt::format("module '{}' has no attribute '{}'", module->name, symbol_name(name)));
   }
   if (auto* cls = obj.as<TypeObject>()) {
