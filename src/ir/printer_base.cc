@@ -46,6 +46,13 @@ std::string PrintContext::define(const void* key, const std::string& hint) {
   return name;
 }
 
+std::string PrintContext::define_outermost(const void* key, const std::string& hint) {
+  std::string name = define(key, hint);
+  frames_.back().pop_back();
+  frames_.front().push_back(key);
+  return name;
+}
+
 std::string PrintContext::name_of(const void* key, const std::string& hint) const {
   auto it = names_.find(key);
   return it != names_.end() ? it->second : sanitize(hint);

@@ -58,6 +58,8 @@ class PrintContext {
   void push_frame() { frames_.emplace_back(); }
   void pop_frame();
   std::string define(const void* key, const std::string& hint);
+  // The same in the outermost frame (a free variable of a statement printed alone).
+  std::string define_outermost(const void* key, const std::string& hint);
   // The name `key` was defined with, else `hint` made a valid identifier.
   std::string name_of(const void* key, const std::string& hint) const;
   bool is_defined(const void* key) const { return names_.count(key) > 0; }

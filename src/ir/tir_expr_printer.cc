@@ -40,6 +40,11 @@ TIRExprPrinter::Text TIRExprPrinter::call(const std::string& fn, const std::vect
   return {s + ")"};
 }
 
+void TIRExprPrinter::declare_free_var(const VarNode* v) {
+  std::string name = c_.define_outermost(v, v->name);
+  free_decls_->push_back(name + " = T." + (v->dtype.is_handle() ? std::string("handle") : v->dtype.to_string()) + "()");
+}
+
 TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {
   switch (e->kind) {
     case ExprKind::IntImm: return literal_int(as<IntImmNode>(e)->value, e->dtype);
@@ -100,7 +105,9 @@ TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {
     }
     case ExprKind::BufferLoad: {
       auto* n = as<BufferLoadNode>(e);
-      return {name_of(n->buffer.get()) + "[" + indices(n->indices) + "]"};
+      // Buffer first, then indices: free names are declared in the order TVM prints them.
+      std::string buffer = name_of(n->buffer.get());
+      return {buffer + "[" + indices(n->indices) + "]"};
     }
     case ExprKind::Call: {
       auto* n = as<CallNode>(e);
@@ -129,7 +136,9 @@ TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {
     }
     case ExprKind::Ramp: {
       auto* n = as<RampNode>(e);
-      return {fmt::format("T.Ramp({}, {}, {})", expr(n->base).s, expr(n->stride).s, n->lanes)};
+      std::string base = expr(n->base).s;
+      std::string stride = expr(n->stride).s;
+      return {fmt::format("T.Ramp({}, {}, {})", base, stride, n->lanes)};
     }
     case ExprKind::Broadcast: {
       auto* n = as<BroadcastNode>(e);
@@ -137,7 +146,10 @@ TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {
     }
     case ExprKind::Let: {
       auto* n = as<LetNode>(e);
-      return {fmt::format("T.Let({}, where={{{}: {}}})", expr(n->body).s, name_of(n->var.get()), expr(n->value).s)};
+      std::string body = expr(n->body).s;
+      std::string var = name_of(n->var.get());
+      std::string value = expr(n->value).s;
+      return {fmt::format("T.Let({}, where={{{}: {}}})", body, var, value)};
     }
   }
   return {"<?>"};
@@ -154,15 +166,17 @@ std::string TIRExprPrinter::indices(const std::vector<PrimExpr>& idx) {
 }
 
 std::string TIRExprPrinter::region(const BufferRegion& r) {
-  if (r.region.empty()) return name_of(r.buffer.get()) + "[()]";
-  std::string s = name_of(r.buffer.get()) + "[";
+  std::string s = name_of(r.buffer.get());
+  if (r.region.empty()) return s + "[()]";
+  s += "[";
   for (size_t i = 0; i < r.region.size(); ++i) {
     if (i) s += ", ";
     const Range& range = r.region[i];
     if (is_one(range.extent)) {
       s += expr(range.min).s;
     } else {
-      s += expr(range.min).s + ":" + expr(add(range.min, range.extent)).s;
+      std::string lo = expr(range.min).s;
+      s += lo + ":" + expr(add(range.min, range.extent)).s;
     }
   }
   return s + "]";

@@ -24,6 +24,7 @@ class TIRExprPrinter {
   };
 
   explicit TIRExprPrinter(PrintContext& c) : c_(c) { c_.use(Dialect::TIR); }
+  virtual ~TIRExprPrinter() = default;
 
   Text expr(const PrimExpr& e);
   std::string indices(const std::vector<PrimExpr>& idx);
@@ -41,10 +42,24 @@ class TIRExprPrinter {
   Text binary(const char* op, int prec, const PrimExpr& a, const PrimExpr& b, bool right_assoc_safe = false);
   Text call(const std::string& fn, const std::vector<PrimExpr>& args);
 
-  std::string name_of(const VarNode* v) const { return c_.name_of(v, v->name); }
-  std::string name_of(const BufferNode* b) const { return c_.name_of(b, b->name); }
+  // A variable's or buffer's name. Printing a statement alone (free_decls_ set), one that
+  // nothing printed so far defines is declared first, as TVM's printer does for free
+  // variables and buffers (`i = T.int32()`, `A = T.Buffer((16,))` above the statement).
+  std::string name_of(const VarNode* v) {
+    if (free_decls_ && !c_.is_defined(v)) declare_free_var(v);
+    return c_.name_of(v, v->name);
+  }
+  std::string name_of(const BufferNode* b) {
+    if (free_decls_ && !c_.is_defined(b)) declare_free_buffer(b);
+    return c_.name_of(b, b->name);
+  }
+  void declare_free_var(const VarNode* v);
+  virtual void declare_free_buffer(const BufferNode*) {}
 
   PrintContext& c_;
+  // The declarations of free variables and buffers, in order of first use (null: not
+  // printing a statement alone).
+  std::vector<std::string>* free_decls_ = nullptr;
   // Data pointers and the buffer that owns them (parameters, allocations), for `data=A.data`.
   std::unordered_map<const VarNode*, const BufferNode*> data_owner_;
   // Variables a buffer declaration defined, spelled through it (`A.elem_offset`, `A.strides[0]`).

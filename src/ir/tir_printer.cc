@@ -22,10 +22,27 @@ class TIRPrinter : public TIRExprPrinter {
  public:
   explicit TIRPrinter(PrintContext& c) : TIRExprPrinter(c) {}
 
+  // A statement by itself, its free variables and buffers declared above it as TVM prints
+  // them (in order of first use).
   void stmt_alone(const Stmt& s) {
     c_.push_frame();
+    std::vector<std::string> decls;
+    free_decls_ = &decls;
+    size_t start = c_.out.size();
     stmt(s, 0);
+    free_decls_ = nullptr;
+    std::string text;
+    for (const std::string& d : decls) text += d + "\n";
+    c_.out.insert(start, text);
     c_.pop_frame();
+  }
+
+  void declare_free_buffer(const BufferNode* b) override {
+    // The shape's free variables come first: buffer_decl names them.
+    std::string decl = buffer_decl(*b, "Buffer", "", false);
+    std::string name = c_.define_outermost(b, b->name);
+    data_owner_.emplace(b->data.get(), b);
+    free_decls_->push_back(name + " = " + decl);
   }
 
   void line(int indent, const std::string& text) { c_.line(indent, text); }
@@ -39,6 +56,11 @@ class TIRPrinter : public TIRExprPrinter {
 
   std::string buffer_decl(const Buffer& b, const std::string& fn, const std::string& first_arg, bool always_dtype,
                           const std::string& data = "") {
+    return buffer_decl(*b, fn, first_arg, always_dtype, data);
+  }
+  std::string buffer_decl(const BufferNode& buf, const std::string& fn, const std::string& first_arg, bool always_dtype,
+                          const std::string& data = "") {
+    const BufferNode* b = &buf;
     std::string s = "T." + fn + "(";
     if (!first_arg.empty()) s += first_arg + ", ";
     s += shape(b->shape);
@@ -57,7 +79,7 @@ class TIRPrinter : public TIRExprPrinter {
         const PrimExpr& e = b->strides[i];
         if (is_new_var(e)) {
           s += (i ? ", " : "") + quote(as<VarNode>(e)->name);
-          field_owner_.emplace(as<VarNode>(e), std::make_pair(b.get(), ".strides[" + std::to_string(i) + "]"));
+          field_owner_.emplace(as<VarNode>(e), std::make_pair(b, ".strides[" + std::to_string(i) + "]"));
         } else {
           s += (i ? ", " : "") + expr(e).s;
         }
@@ -66,7 +88,7 @@ class TIRPrinter : public TIRExprPrinter {
     }
     bool needs_factor = false;
     if (is_new_var(b->elem_offset)) {
-      field_owner_.emplace(as<VarNode>(b->elem_offset), std::make_pair(b.get(), ".elem_offset"));
+      field_owner_.emplace(as<VarNode>(b->elem_offset), std::make_pair(b, ".elem_offset"));
       needs_factor = true;
     } else if (b->elem_offset && !is_zero(b->elem_offset)) {
       s += ", elem_offset=" + expr(b->elem_offset).s;
@@ -80,6 +102,12 @@ class TIRPrinter : public TIRExprPrinter {
       s += "]";
     }
     return s + ")";
+  }
+
+  // `(min, max)` of an iterator domain, min printed first.
+  std::string dom_pair(const Range& dom) {
+    std::string lo = expr(dom.min).s;
+    return "(" + lo + ", " + expr(add(dom.min, dom.extent)).s + ")";
   }
 
   static bool simple_buffer(const Buffer& b, const std::unordered_set<const VarNode*>& defined) {
@@ -204,7 +232,10 @@ class TIRPrinter : public TIRExprPrinter {
     switch (s->kind) {
       case StmtKind::BufferStore: {
         auto* n = as<BufferStoreNode>(s);
-        line(indent, name_of(n->buffer.get()) + "[" + indices(n->indices) + "] = " + expr(n->value).s);
+        // TVM's order (buffer, value, indices), which is the order free names are declared in.
+        std::string buffer = name_of(n->buffer.get());
+        std::string value = expr(n->value).s;
+        line(indent, buffer + "[" + indices(n->indices) + "] = " + value);
         return;
       }
       case StmtKind::For: return for_loop(as<ForNode>(s), indent);
@@ -389,7 +420,7 @@ class TIRPrinter : public TIRExprPrinter {
       const IterVar& iv = b->iter_vars[i];
       static const char* kinds[] = {"spatial", "reduce", "scan", "opaque"};
       std::string dom = is_zero(iv.dom.min) ? expr(iv.dom.extent).s
-                                            : "(" + expr(iv.dom.min).s + ", " + expr(add(iv.dom.min, iv.dom.extent)).s + ")";
+                                            : dom_pair(iv.dom);
       std::string rhs = std::string("T.axis.") + kinds[static_cast<int>(iv.type)] + "(" + dom;
       if (realize) rhs += ", " + expr(realize->iter_values[i]).s;
       // The binding is printed before the iterator is defined: it names outer variables.
