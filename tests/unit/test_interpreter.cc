@@ -45,7 +45,7 @@ TEST_CASE("float repr is the shortest round trip", "[interp]") {
         "0.1 1e-05 1e+16 1000000000000000.0 1.5e-07 2.0 0.30000000000000004\n");
 }
 
-TEST_CASE("closures see later assignments; nonlocal and global write through", "[interp]") {
+TEST_CASE("closures see later assignments, nonlocal and global write through", "[interp]") {
   CHECK(run("def f():\n  x = 1\n  g = lambda: x\n  x = 2\n  return g()\nprint(f())") == "2\n");
   CHECK(run("n = 0\ndef inc():\n  global n\n  n += 1\ninc(); inc()\nprint(n)") == "2\n");
   CHECK(run("def c():\n  k = 0\n  def i():\n    nonlocal k\n    k += 1\n    return k\n  i()\n  return i()\nprint(c())") == "2\n");

@@ -70,7 +70,7 @@ TEST_CASE("Relax struct info: base-of, run-time-only checks, erasure and text", 
   CHECK(sinfo_text(func_sinfo({t34}, void_sinfo(), true)) == "R.Callable((R.Tensor((3, 4), dtype=\"float32\"),), R.Tuple, True)");
 }
 
-TEST_CASE("Relax calls: call_tir and module calls infer struct info; symbolic dims bind from the arguments", "[relax]") {
+TEST_CASE("Relax calls: call_tir and module calls infer struct info, symbolic dims bind from the arguments", "[relax]") {
   ir::Var m = ir::make_var("m", ir::DataType::int64());
   Var x = make_var("x", tensor_sinfo({i64(2), i64(8)}, f32()));
   Expr gv = make_global_var("f", opaque_func_sinfo(void_sinfo(), false));
@@ -218,7 +218,7 @@ TEST_CASE("Relax build: a function with if/else and a registered function runs i
   runtime::remove_global_func("test.relax.double");
 }
 
-TEST_CASE("Relax metadata: constants through TVM's JSON graph and back; damaged text refused", "[relax]") {
+TEST_CASE("Relax metadata: constants through TVM's JSON graph and back, damaged text refused", "[relax]") {
   auto a = std::make_shared<runtime::NDArray>(f32(), runtime::Shape{2, 3});
   for (int i = 0; i < 6; ++i) a->set_f(i, i * 0.5);
   auto b = std::make_shared<runtime::NDArray>(ir::DataType::bool_(), runtime::Shape{2});

@@ -115,7 +115,7 @@ TEST_CASE("Schedule: a refusal or a user error leaves state and trace as they we
   CHECK(sch.trace().size() == steps + 1);
 }
 
-TEST_CASE("Trace: simplified drops unused queries; remove_postproc stops at EnterPostproc", "[schedule]") {
+TEST_CASE("Trace: simplified drops unused queries, remove_postproc stops at EnterPostproc", "[schedule]") {
   Schedule sch(copy_module(), 1);
   RV b = sch.get_block("B", "main");
   sch.get_loops(b);  // unused

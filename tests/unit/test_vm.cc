@@ -493,7 +493,7 @@ TEST_CASE("VM: exceptions reach the caller unchanged", "[vm]") {
   CHECK_THROWS_AS(vm->invoke("outer", {Any::of_int(0)}), CustomError);
 }
 
-TEST_CASE("VM: script exceptions cross the VM unchanged; tuples and shapes reach scripts", "[vm]") {
+TEST_CASE("VM: script exceptions cross the VM unchanged, tuples and shapes reach scripts", "[vm]") {
   // main(x) = test.vm.script_fail(x), a function the script registers after the VM exists.
   ExecBuilder b;
   b.emit_function("main", 1, {"x"});
