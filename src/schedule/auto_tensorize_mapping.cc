@@ -7,6 +7,7 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "schedule/expr_pair_compare.h"
 #include "support/error.h"
 
 namespace tsch::schedule {
@@ -19,7 +20,7 @@ namespace {
 // AutoTensorizeComparator does: the same operators, dtypes and constants, buffers paired one to
 // one by dtype, and each buffer always accessed with the same indices; the indices themselves
 // are recorded, not compared, since the mapping is what is sought.
-class AutoTensorizeComparator {
+class AutoTensorizeComparator : public ExprPairComparator {
  public:
   explicit AutoTensorizeComparator(AutoTensorizeMappingInfo& out) : out_(out) {}
 
@@ -78,7 +79,7 @@ class AutoTensorizeComparator {
     return true;
   }
 
-  bool access(const Buffer& lb, const std::vector<PrimExpr>& li, const Buffer& rb, const std::vector<PrimExpr>& ri) {
+  bool access(const Buffer& lb, const std::vector<PrimExpr>& li, const Buffer& rb, const std::vector<PrimExpr>& ri) override {
     if (!buffer(lb, rb)) return false;
     std::vector<PrimExpr>* seen_lhs = find(lhs_indices, lb.get());
     if (!seen_lhs) {
@@ -107,37 +108,14 @@ class AutoTensorizeComparator {
   }
 
   // No shortcut for one node on both sides: its buffer accesses must still be recorded.
-  bool expr(const PrimExpr& lhs, const PrimExpr& rhs) {
-    if (lhs->kind != rhs->kind || lhs->dtype != rhs->dtype) return false;
-    if (is_binary(lhs->kind)) return expr(binary_a(lhs), binary_a(rhs)) && expr(binary_b(lhs), binary_b(rhs));
-    switch (lhs->kind) {
-      case ExprKind::IntImm: return as<IntImmNode>(lhs)->value == as<IntImmNode>(rhs)->value;
-      case ExprKind::FloatImm: return as<FloatImmNode>(lhs)->value == as<FloatImmNode>(rhs)->value;
-      case ExprKind::StringImm: return as<StringImmNode>(lhs)->value == as<StringImmNode>(rhs)->value;
-      case ExprKind::Var: {
-        // A variable outside buffer indices: the same one on both sides each time.
-        auto [it, fresh] = var_map_.emplace(as<VarNode>(lhs), as<VarNode>(rhs));
-        return it->second == as<VarNode>(rhs);
-      }
-      case ExprKind::Not: return expr(as<NotNode>(lhs)->a, as<NotNode>(rhs)->a);
-      case ExprKind::Cast: return expr(as<CastNode>(lhs)->value, as<CastNode>(rhs)->value);
-      case ExprKind::Select: {
-        auto *a = as<SelectNode>(lhs), *b = as<SelectNode>(rhs);
-        return expr(a->condition, b->condition) && expr(a->true_value, b->true_value) && expr(a->false_value, b->false_value);
-      }
-      case ExprKind::BufferLoad: {
-        auto *a = as<BufferLoadNode>(lhs), *b = as<BufferLoadNode>(rhs);
-        return access(a->buffer, a->indices, b->buffer, b->indices);
-      }
-      case ExprKind::Call: {
-        auto *a = as<CallNode>(lhs), *b = as<CallNode>(rhs);
-        if (a->op != b->op || a->args.size() != b->args.size()) return false;
-        for (size_t i = 0; i < a->args.size(); ++i)
-          if (!expr(a->args[i], b->args[i])) return false;
-        return true;
-      }
-      default: return false;
-    }
+  bool expr(const PrimExpr& lhs, const PrimExpr& rhs) override {
+    return lhs->kind == rhs->kind && lhs->dtype == rhs->dtype && compare_operands(lhs, rhs);
+  }
+
+  // A variable outside buffer indices: the same one on both sides each time.
+  bool var(const VarNode* lhs, const PrimExpr& rhs) override {
+    auto [it, fresh] = var_map_.emplace(lhs, as<VarNode>(rhs));
+    return it->second == as<VarNode>(rhs);
   }
 
   AutoTensorizeMappingInfo& out_;

@@ -24,6 +24,7 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
+#include "schedule/expr_pair_compare.h"
 #include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
 #include "schedule/tensor_intrin.h"
@@ -52,7 +53,7 @@ std::pair<PrimExpr, PrimExpr> unify(PrimExpr a, PrimExpr b) {
   return {a->dtype == t ? a : cast(t, a), b->dtype == t ? b : cast(t, b)};
 }
 
-class TensorizeComparator {
+class TensorizeComparator : public ExprPairComparator {
  public:
   // The block's buffer each description buffer stands for, and each of the block's buffers'
   // base indices (the start of the tile the description sees).
@@ -259,7 +260,7 @@ class TensorizeComparator {
     return true;
   }
 
-  bool access(const Buffer& lb, const std::vector<PrimExpr>& li, const Buffer& rb, const std::vector<PrimExpr>& ri) {
+  bool access(const Buffer& lb, const std::vector<PrimExpr>& li, const Buffer& rb, const std::vector<PrimExpr>& ri) override {
     if (!buffer(lb, rb)) return false;
     int offset = static_cast<int>(li.size()) - static_cast<int>(ri.size());
     if (offset < 0) {
@@ -278,49 +279,15 @@ class TensorizeComparator {
     return true;
   }
 
-  bool expr(const PrimExpr& lhs, const PrimExpr& rhs) {
-    bool equal = lhs == rhs || (lhs->kind == rhs->kind && lhs->dtype.code == rhs->dtype.code && expr_(lhs, rhs));
+  bool expr(const PrimExpr& lhs, const PrimExpr& rhs) override {
+    bool equal = lhs == rhs || (lhs->kind == rhs->kind && lhs->dtype.code == rhs->dtype.code && compare_operands(lhs, rhs));
     if (!equal) error("Expression mismatch: " + script(lhs) + " vs " + script(rhs));
     return equal;
   }
 
-  bool expr_(const PrimExpr& lhs, const PrimExpr& rhs) {
-    if (is_binary(lhs->kind)) return expr(binary_a(lhs), binary_a(rhs)) && expr(binary_b(lhs), binary_b(rhs));
-    switch (lhs->kind) {
-      case ExprKind::IntImm: return as<IntImmNode>(lhs)->value == as<IntImmNode>(rhs)->value;
-      case ExprKind::FloatImm: return as<FloatImmNode>(lhs)->value == as<FloatImmNode>(rhs)->value;
-      case ExprKind::StringImm: return as<StringImmNode>(lhs)->value == as<StringImmNode>(rhs)->value;
-      case ExprKind::Var: {
-        auto it = equal_map_.find(as<VarNode>(lhs));
-        return it != equal_map_.end() && it->second.get() == rhs.get();
-      }
-      case ExprKind::Not: return expr(as<NotNode>(lhs)->a, as<NotNode>(rhs)->a);
-      case ExprKind::Select: {
-        auto *a = as<SelectNode>(lhs), *b = as<SelectNode>(rhs);
-        return expr(a->condition, b->condition) && expr(a->true_value, b->true_value) && expr(a->false_value, b->false_value);
-      }
-      case ExprKind::Cast: return expr(as<CastNode>(lhs)->value, as<CastNode>(rhs)->value);
-      case ExprKind::BufferLoad: {
-        auto *a = as<BufferLoadNode>(lhs), *b = as<BufferLoadNode>(rhs);
-        return access(a->buffer, a->indices, b->buffer, b->indices);
-      }
-      case ExprKind::Call: {
-        auto *a = as<CallNode>(lhs), *b = as<CallNode>(rhs);
-        if (a->op != b->op || a->args.size() != b->args.size()) return false;
-        for (size_t i = 0; i < a->args.size(); ++i)
-          if (!expr(a->args[i], b->args[i])) return false;
-        return true;
-      }
-      case ExprKind::Ramp: {
-        auto *a = as<RampNode>(lhs), *b = as<RampNode>(rhs);
-        return a->lanes == b->lanes && expr(a->base, b->base) && expr(a->stride, b->stride);
-      }
-      case ExprKind::Broadcast: {
-        auto *a = as<BroadcastNode>(lhs), *b = as<BroadcastNode>(rhs);
-        return a->lanes == b->lanes && expr(a->value, b->value);
-      }
-      default: return false;
-    }
+  bool var(const VarNode* lhs, const PrimExpr& rhs) override {
+    auto it = equal_map_.find(lhs);
+    return it != equal_map_.end() && it->second.get() == rhs.get();
   }
 
   bool is_scope_block_ = true;
