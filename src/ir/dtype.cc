@@ -31,6 +31,8 @@ std::optional<DataType> DataType::parse(const std::string& text) {
     if (!bits) return std::nullopt;
     return DataType{code, static_cast<int>(*bits), lanes};
   };
+  if (base == "float8_e4m3fn") return lanes >= 1 ? std::optional<DataType>(float8_e4m3fn(lanes)) : std::nullopt;
+  if (base == "float8_e5m2") return lanes >= 1 ? std::optional<DataType>(float8_e5m2(lanes)) : std::nullopt;
   std::optional<DataType> result;
   if (base.rfind("uint", 0) == 0) result = with_bits("uint", Code::UInt);
   else if (base.rfind("int", 0) == 0) result = with_bits("int", Code::Int);
@@ -52,6 +54,8 @@ std::string DataType::to_string() const {
     case Code::UInt: s = bits == 1 ? "bool" : "uint" + std::to_string(bits); break;
     case Code::Float: s = "float" + std::to_string(bits); break;
     case Code::BFloat: s = "bfloat" + std::to_string(bits); break;
+    case Code::Float8E4M3FN: s = "float8_e4m3fn"; break;
+    case Code::Float8E5M2: s = "float8_e5m2"; break;
     case Code::Handle: return "handle";
     case Code::Void: return "void";
   }

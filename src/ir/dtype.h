@@ -1,4 +1,5 @@
-// TensorIR data types: a code (int, uint, float, bfloat, handle), a bit width and lanes.
+// TensorIR data types: a code (int, uint, float, bfloat, the float8 formats, handle), a bit
+// width and lanes.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,9 @@
 namespace tsch::ir {
 
 struct DataType {
-  enum class Code : uint8_t { Int, UInt, Float, BFloat, Handle, Void };
+  // Float8E4M3FN / Float8E5M2: TVM's float8_e4m3fn and float8_e5m2 (OCP FP8; 8 bits, no other
+  // width): floats that scripts compute with, stored as bytes (`support/float8.h`).
+  enum class Code : uint8_t { Int, UInt, Float, BFloat, Float8E4M3FN, Float8E5M2, Handle, Void };
   Code code = Code::Int;
   int bits = 32;
   int lanes = 1;
@@ -22,6 +25,8 @@ struct DataType {
   static DataType int32() { return int_(32); }
   static DataType int64() { return int_(64); }
   static DataType float32() { return float_(32); }
+  static DataType float8_e4m3fn(int lanes = 1) { return {Code::Float8E4M3FN, 8, lanes}; }
+  static DataType float8_e5m2(int lanes = 1) { return {Code::Float8E5M2, 8, lanes}; }
 
   // Parses "float32", "int8", "bool", "handle", "float32x4", "void"; nullopt when unknown.
   static std::optional<DataType> parse(const std::string& text);
@@ -30,7 +35,10 @@ struct DataType {
   bool is_int() const { return code == Code::Int; }
   bool is_uint() const { return code == Code::UInt && bits != 1; }
   bool is_bool() const { return code == Code::UInt && bits == 1; }
-  bool is_float() const { return code == Code::Float || code == Code::BFloat; }
+  // Every floating-point format (IEEE, bfloat16, float8): what arithmetic treats as a float.
+  bool is_float() const { return code == Code::Float || code == Code::BFloat || is_float8(); }
+  bool is_float8() const { return code == Code::Float8E4M3FN || code == Code::Float8E5M2; }
+  bool is_bfloat16() const { return code == Code::BFloat; }
   bool is_integer() const { return is_int() || is_uint(); }  // not bool
   bool is_handle() const { return code == Code::Handle; }
   bool is_void() const { return code == Code::Void; }
