@@ -343,11 +343,12 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   ns.set(intern("Buffer"), Value(std::make_shared<BufferFactory>()));
   ns.set(intern("let"), Value(std::make_shared<LetFactory>()));
   for (const char* name : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-                           "float64", "bfloat16", "bool", "handle"}) {
+                           "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2", "bool", "handle"}) {
     ns.set(intern(name), Value(std::make_shared<DTypeValue>(*ir::DataType::parse(name))));
   }
   // Vector types (`T.int16x32(1)` broadcasts; `T.float32x4` as an annotation).
-  for (const char* base : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"}) {
+  for (const char* base : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64",
+                           "float8_e4m3fn", "float8_e5m2"}) {
     for (int lanes : {2, 3, 4, 8, 16, 32, 64}) {
       std::string name = std::string(base) + "x" + std::to_string(lanes);
       ns.set(intern(name), Value(std::make_shared<DTypeValue>(*ir::DataType::parse(name))));

@@ -45,7 +45,7 @@ FunctionSignature collect_signature(const std::string& name, const ir::PrimFunc&
 
 bool runtime_dtype(ir::DataType t) {
   if (t.lanes != 1) return false;
-  if (t.is_bool()) return true;
+  if (t.is_bool() || t.is_float8()) return true;
   if (t.is_float()) return t.bits == 16 || t.bits == 32 || t.bits == 64;
   return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
 }

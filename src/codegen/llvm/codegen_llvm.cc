@@ -25,6 +25,7 @@ llvm::Type* CodeGenLLVM::scalar_type(DataType t) {
       if (t.bits == 64) return b_.getDoubleTy();
       break;
     case DataType::Code::BFloat: return b_.getBFloatTy();
+    case DataType::Code::Float8E4M3FN: case DataType::Code::Float8E5M2: return b_.getInt8Ty();  // bytes (float8_llvm.cc)
     case DataType::Code::Handle: return b_.getPtrTy();
     case DataType::Code::Void: return b_.getVoidTy();
   }
@@ -54,7 +55,9 @@ llvm::Value* CodeGenLLVM::emit(const PrimExpr& e) {
       auto* n = ir::as<ir::IntImmNode>(e);
       return llvm::ConstantInt::get(type_of(e->dtype), static_cast<uint64_t>(n->value), e->dtype.is_int());
     }
-    case ExprKind::FloatImm: return llvm::ConstantFP::get(type_of(e->dtype), ir::as<ir::FloatImmNode>(e)->value);
+    case ExprKind::FloatImm:
+      if (e->dtype.is_float8()) return float8_constant(ir::as<ir::FloatImmNode>(e)->value, e->dtype);
+      return llvm::ConstantFP::get(type_of(e->dtype), ir::as<ir::FloatImmNode>(e)->value);
     case ExprKind::StringImm: return b_.CreateGlobalStringPtr(ir::as<ir::StringImmNode>(e)->value);
     case ExprKind::Var: {
       auto it = vars_.find(static_cast<const ir::VarNode*>(e.get()));
@@ -116,13 +119,14 @@ llvm::Value* CodeGenLLVM::f32_to_bf16(llvm::Value* v) {
 
 llvm::Value* CodeGenLLVM::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& pb) {
   DataType t = pa->dtype;
-  if (t.code == DataType::Code::BFloat) {
+  if (t.code == DataType::Code::BFloat || t.is_float8()) {
     // In float32, rounded back for arithmetic (comparisons give bools as they are).
     DataType f32{DataType::Code::Float, 32, t.lanes};
     PrimExpr a32 = std::make_shared<ir::CastNode>(f32, pa), b32 = std::make_shared<ir::CastNode>(f32, pb);
     llvm::Value* r = binary(kind, a32, b32);
     bool compare = kind >= ExprKind::EQ && kind <= ExprKind::GE;
-    return compare || kind == ExprKind::And || kind == ExprKind::Or ? r : f32_to_bf16(r);
+    if (compare || kind == ExprKind::And || kind == ExprKind::Or) return r;
+    return t.is_float8() ? float_to_float8(r, f32, t) : f32_to_bf16(r);
   }
   llvm::Value* a = emit(pa);
   llvm::Value* b = emit(pb);
@@ -200,6 +204,7 @@ llvm::Value* CodeGenLLVM::cast(const PrimExpr& value, DataType to) {
   llvm::Value* v = emit(value);
   llvm::Type* t = type_of(to);
   if (from == to) return v;
+  if (from.is_float8() || to.is_float8()) return cast_float8(v, from, to);
   if (to.is_bool()) {
     if (from.is_float()) return b_.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
     return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
@@ -221,6 +226,28 @@ llvm::Value* CodeGenLLVM::cast(const PrimExpr& value, DataType to) {
   if (from.is_float()) return to.is_int() ? b_.CreateFPToSI(v, t) : b_.CreateFPToUI(v, t);
   if (to.is_float()) return from.is_int() ? b_.CreateSIToFP(v, t) : b_.CreateUIToFP(v, t);
   return b_.CreateIntCast(v, t, from.is_int());
+}
+
+// Through float32 (float64 narrows to float8 directly: rounding twice could differ).
+llvm::Value* CodeGenLLVM::cast_float8(llvm::Value* v, DataType from, DataType to) {
+  DataType f32 = DataType::float32().with_lanes(to.lanes);
+  if (to.is_float8() && from.is_float() && from.bits == 64) return float_to_float8(v, from, to);
+  llvm::Value* wide;
+  if (from.is_float8()) {
+    wide = float8_to_f32(v, from);
+  } else {
+    llvm::Type* ft = type_of(f32);
+    wide = from.code == DataType::Code::BFloat ? bf16_to_f32(v)
+           : from.is_float()                   ? b_.CreateFPCast(v, ft)
+           : from.is_int()                     ? b_.CreateSIToFP(v, ft)
+                                               : b_.CreateUIToFP(v, ft);
+  }
+  if (to.is_float8()) return float_to_float8(wide, f32, to);
+  if (to.is_bool()) return b_.CreateFCmpUNE(wide, llvm::Constant::getNullValue(wide->getType()));
+  if (to.code == DataType::Code::BFloat) return f32_to_bf16(wide);
+  llvm::Type* t = type_of(to);
+  if (to.is_float()) return b_.CreateFPCast(wide, t);
+  return to.is_int() ? b_.CreateFPToSI(wide, t) : b_.CreateFPToUI(wide, t);
 }
 
 llvm::Value* CodeGenLLVM::data_of(const ir::Buffer& buf) {

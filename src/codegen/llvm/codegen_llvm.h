@@ -61,6 +61,11 @@ class CodeGenLLVM {
   // arithmetic, and LLVM would call a libgcc routine this toolchain lacks to round to it.
   llvm::Value* bf16_to_f32(llvm::Value* v);
   llvm::Value* f32_to_bf16(llvm::Value* v);  // round to nearest even, NaN kept NaN
+  // float8 values are bytes, computed in float32 likewise (float8_llvm.cc).
+  llvm::Value* float8_constant(double value, DataType t);
+  llvm::Value* float8_to_f32(llvm::Value* v, DataType from);
+  llvm::Value* float_to_float8(llvm::Value* v, DataType from, DataType to);  // from float32 or float64
+  llvm::Value* cast_float8(llvm::Value* v, DataType from, DataType to);
   llvm::Value* data_of(const ir::Buffer& buf);
   llvm::Instruction* tag_access(llvm::Instruction* access, const ir::Buffer& buf);
   llvm::Value* address(const ir::Buffer& buf, llvm::Value* index);

@@ -71,14 +71,14 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   if (op == "shift_left") return b_.CreateShl(emit(n.args[0]), emit(n.args[1]));
   if (op == "shift_right")
     return t.is_uint() ? b_.CreateLShr(emit(n.args[0]), emit(n.args[1])) : b_.CreateAShr(emit(n.args[0]), emit(n.args[1]));
-  // float16 / bfloat16 math is computed in float and rounded back (as the C and CUDA
+  // float16 / bfloat16 / float8 math is computed in float and rounded back (as the C and CUDA
   // generators do): C's math library has no half functions.
   static const std::unordered_set<std::string> math = {"exp", "exp2", "log", "log2", "log10", "sqrt", "fabs", "floor", "ceil", "trunc",
                                                        "round", "nearbyint", "sin", "cos", "pow", "tanh", "tan", "asin", "acos", "atan",
                                                        "sinh", "cosh", "erf", "log1p", "atan2", "fmod", "sigmoid", "rsqrt", "exp10"};
   if (!n.args.empty() && math.count(op)) {
     DataType a = n.args[0]->dtype;
-    if (a.bits == 16 && (a.is_float() || a.code == DataType::Code::BFloat)) {
+    if ((a.bits == 16 && a.is_float()) || a.is_float8()) {
       DataType wide = DataType::float32().with_lanes(a.lanes);
       std::vector<PrimExpr> args;
       for (const auto& x : n.args) args.push_back(ir::cast(wide, x));
