@@ -38,6 +38,9 @@ void check_pointers(const CallNode& c) {
   }
 }
 
+bool is_float8_name(const std::string& t) { return t == "e4m3" || t == "e5m2"; }
+DataType float8_type(const std::string& t) { return t == "e4m3" ? DataType::float8_e4m3fn() : DataType::float8_e5m2(); }
+
 }  // namespace
 
 bool is_mma_call(const CallNode& c) { return c.op == "ptx_ldmatrix" || c.op == "ptx_mma" || c.op == "mma_store" || c.op == "mma_fill"; }
@@ -73,9 +76,18 @@ PtxMma check_ptx_mma(const CallNode& c) {
     r.ptx_a = r.ptx_b = ".s8";
     r.ptx_c = ".s32";
     r.regs_a = 4, r.regs_b = 2, r.regs_c = 4;
+  } else if (shape == "m16n8k32" && is_float8_name(ta) && is_float8_name(tb) && tc == "fp32") {
+    // float8 (sm_89): the 8-bit operands' fragments are int8's.
+    r.m = 16, r.n = 8, r.k = 32;
+    r.a = float8_type(ta), r.b = float8_type(tb);
+    r.c = DataType::float32();
+    r.ptx_a = "." + ta, r.ptx_b = "." + tb;
+    r.ptx_c = ".f32";
+    r.regs_a = 4, r.regs_b = 2, r.regs_c = 4;
   } else {
     TSCH_USER_ASSERT(false, NotImplementedError) << "not supported yet: T.ptx_mma " << shape << " " << ta << " x " << tb << " -> " << tc
-                                                 << " (tsch has m16n8k16 fp16 x fp16 -> fp32 / fp16 and m16n8k32 int8 x int8 -> int32)";
+                                                 << " (tsch has m16n8k16 fp16 x fp16 -> fp32 / fp16, m16n8k32 int8 x int8 -> int32 and "
+                                                 << "m16n8k32 e4m3 / e5m2 x e4m3 / e5m2 -> fp32)";
   }
   TSCH_USER_ASSERT(c.dtype == r.c, ValueError) << "T.ptx_mma: the call's dtype " << c.dtype.to_string() << " differs from its accumulator type " << tc;
   return r;
@@ -113,7 +125,14 @@ int64_t check_mma_fill(const CallNode& c) {
 
 int mma_min_sm(const CallNode& c) {
   if (c.op == "ptx_ldmatrix") return 75;
-  if (c.op == "ptx_mma") return 80;
+  if (c.op == "ptx_mma") {
+    // mma.sync over float8 operands came with Ada (sm_89).
+    for (size_t i : {3, 4}) {
+      auto* t = i < c.args.size() ? as<StringImmNode>(c.args[i]) : nullptr;
+      if (t && is_float8_name(t->value)) return 89;
+    }
+    return 80;
+  }
   return 0;
 }
 

@@ -5,7 +5,7 @@
 //       supplying row r of matrix m (at smem_ptr + smem_offset); lane t receives one 32-bit
 //       register per matrix at local_ptr + local_offset (PTX ldmatrix .m8n8 .x1/.x2/.x4)
 //   T.ptx_mma(shape, "row", "col", a_type, b_type, c_type, A, a_off, B, b_off, C, c_off, saturate)
-//       C += A @ B by PTX mma.sync's fragment layouts (m16n8k16 fp16, m16n8k32 int8)
+//       C += A @ B by PTX mma.sync's fragment layouts (m16n8k16 fp16, m16n8k32 int8 and e4m3 / e5m2)
 //   T.mma_store(16, 16, dst_ptr, src_ptr, src_offset, dst_stride)   accumulator tile -> memory
 //   T.mma_fill(local_size, local_ptr, offset)                        accumulator = 0
 // The CUDA C generator, LowerWarpMemory and the CPU emulation share these checks.
@@ -28,7 +28,7 @@ std::vector<std::pair<size_t, size_t>> warp_operands(const ir::CallNode& c);
 struct PtxMma {
   int64_t m = 0, n = 0, k = 0;
   ir::DataType a, b, c;             // element types of the operands
-  std::string ptx_a, ptx_b, ptx_c;  // .f16 / .s8 / .f32 / .s32
+  std::string ptx_a, ptx_b, ptx_c;  // .f16 / .s8 / .e4m3 / .e5m2 / .f32 / .s32
   int regs_a = 0, regs_b = 0, regs_c = 0;  // 32-bit registers of each operand per lane
   int64_t elems_a() const { return regs_a * 32 / a.bits; }
   int64_t elems_b() const { return regs_b * 32 / b.bits; }
@@ -43,7 +43,7 @@ std::pair<bool, int64_t> check_ptx_ldmatrix(const ir::CallNode& c);
 void check_mma_store(const ir::CallNode& c);
 int64_t check_mma_fill(const ir::CallNode& c);  // local_size
 
-// The lowest sm a kernel's mma builtins need (ldmatrix sm_75, mma.sync m16n8k16 sm_80); 0 for none.
+// The lowest sm a kernel's mma builtins need (ldmatrix sm_75, mma.sync sm_80, over float8 sm_89); 0 for none.
 int mma_min_sm(const ir::CallNode& c);
 
 }  // namespace tsch::transform

@@ -154,6 +154,14 @@ std::string CodeGenC::expr(const PrimExpr& e) {
 }
 
 std::string CodeGenC::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& pb, DataType t) {
+  if (t.is_float8()) {
+    // No arithmetic on CUDA's float8 types: in float, converted back (comparisons as they are).
+    DataType f32 = DataType::float32().with_lanes(t.lanes);
+    // (Casts built as nodes: folding a float8 literal into a float one would skip its rounding.)
+    std::string r = binary(kind, std::make_shared<CastNode>(f32, pa), std::make_shared<CastNode>(f32, pb), f32);
+    bool logical = (kind >= ExprKind::EQ && kind <= ExprKind::GE) || kind == ExprKind::And || kind == ExprKind::Or;
+    return logical ? r : "((" + type_of(t) + ")" + r + ")";
+  }
   std::string a = expr(pa), b = expr(pb);
   auto infix = [&](const char* op) { return "(" + a + " " + op + " " + b + ")"; };
   std::string ct = type_of(t);
@@ -243,7 +251,7 @@ std::string CodeGenC::call(const CallNode& n) {
   DataType t = n.args.at(0)->dtype;
   // float16 / bfloat16 math is computed in float and rounded back (C and CUDA have the float
   // functions for every op; the result is float's, correctly rounded to the narrow type).
-  bool narrow = (t.is_float() || t.code == DataType::Code::BFloat) && t.bits == 16 && t.lanes == 1;
+  bool narrow = ((t.is_float() && t.bits == 16) || t.is_float8()) && t.lanes == 1;
   if (!narrow && (!t.is_float() || (t.bits != 32 && t.bits != 64))) throw BuildError("not supported yet: T." + op + " on " + t.to_string());
   if (narrow) {
     auto widened = std::make_shared<CallNode>(n);

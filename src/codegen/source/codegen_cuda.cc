@@ -83,11 +83,12 @@ std::string CodeGenCUDA::headers() const {
          "  #define uint64_t unsigned long long\n"
          "#endif\n" +
          std::string(uses_half_ ? "#include <cuda_fp16.h>\n" : "") + std::string(uses_bf16_ ? "#include <cuda_bf16.h>\n" : "") +
+         std::string(uses_fp8_ ? "#include <cuda_fp8.h>\n" : "") +
          std::string(wmma_min_sm_ ? "#include <mma.h>\n" : "") + std::string(uses_cp_async_ ? kCpAsyncHelpers : "");
 }
 
 std::string CodeGenCUDA::literal(const PrimExpr& e) const {
-  if (e->dtype.is_float() && e->dtype.bits == 16) {
+  if (e->dtype.is_float() && (e->dtype.bits == 16 || e->dtype.is_float8())) {
     return "((" + type_of(e->dtype) + ")" + CodeGenC::literal(make_float(as<FloatImmNode>(e)->value)) + ")";
   }
   return CodeGenC::literal(e);
@@ -97,6 +98,12 @@ std::string CodeGenCUDA::type_of(DataType t) const {
   if (t.lanes == 1 && t.code == DataType::Code::BFloat && t.bits == 16) {
     uses_bf16_ = true;
     return "nv_bfloat16";
+  }
+  if (t.is_float8() && (t.lanes == 1 || t.lanes == 2 || t.lanes == 4)) {
+    // cuda_fp8.h's types (their conversions are explicit: arithmetic goes through float).
+    uses_fp8_ = true;
+    std::string lanes = t.lanes == 1 ? "" : "x" + std::to_string(t.lanes);
+    return "__nv_fp8" + lanes + (t.code == DataType::Code::Float8E4M3FN ? "_e4m3" : "_e5m2");
   }
   if (t.lanes == 1 && t.is_float() && t.bits == 16) {
     uses_half_ = true;

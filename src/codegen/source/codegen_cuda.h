@@ -69,6 +69,7 @@ class CodeGenCUDA : public CodeGenC {
   std::unordered_map<const ir::VarNode*, int> vector_alignment_;
   std::unordered_map<const ir::BufferLoadNode*, std::vector<ir::Var>> hoisted_loads_;
   std::string functions_;
+  mutable bool uses_fp8_ = false;   // ... __nv_fp8_e4m3 / __nv_fp8_e5m2: cuda_fp8.h
   mutable bool uses_half_ = false;  // a kernel uses half: the header includes cuda_fp16.h
   mutable bool uses_bf16_ = false;  // ... nv_bfloat16: cuda_bf16.h
   bool uses_cp_async_ = false;      // a kernel copies asynchronously: the cp.async helpers
