@@ -12,6 +12,7 @@
 #include "driver/differential.h"
 #include "codegen/llvm/llvm_build.h"
 #include "runtime/call.h"
+#include "runtime/cuda/cuda_driver.h"
 #include "runtime/time_evaluator.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
@@ -198,6 +199,13 @@ static const TypeRef& device_type() {
       runtime::DeviceAPI* api = runtime::find_device_api(dev(v).type);
       return Value::boolean(api && api->exists(dev(v).id));
     });
+    // "9.0" for a CUDA device that exists, else None (TVM's Device.compute_version).
+    t->def_property("compute_version", [dev](Interpreter&, const Value& v) {
+      runtime::Device d = dev(v);
+      runtime::DeviceAPI* api = runtime::find_device_api(d.type);
+      if (d.type != runtime::DeviceType::CUDA || !api || !api->exists(d.id)) return Value();
+      return script::make_str(guard_core([&] { return runtime::cuda::compute_version(d.id); }));
+    });
     t->def("sync", "self", [dev](Interpreter&, Args& a) {
       guard_core([&] {
         runtime::device_api(dev(a[0])).sync(dev(a[0]).id);
@@ -347,9 +355,12 @@ void register_tvm_runtime_modules() {
     }, "assert_same_results(reference, candidate, seed=1) (tsch extension): build both modules, run every function on the same "
        "random inputs and raise AssertionError when any buffer differs. Returns False when nothing could be compared "
        "(GPU thread bindings, scalar parameters, shapes given by expressions; a symbolic dimension gets a size from the seed).");
-    // CompareBeforeAfter is written in tsch (stdlib/tvm_testing.tsch); its helpers stay there.
-    auto compare = interp.modules().import(interp, "tvm_testing", "");
-    ns.set(intern("CompareBeforeAfter"), *compare->globals->find(intern("CompareBeforeAfter")));
+    // CompareBeforeAfter and the requirement decorators are written in tsch
+    // (stdlib/tvm_testing.tsch); their helpers stay there.
+    auto written = interp.modules().import(interp, "tvm_testing", "");
+    for (const char* name : {"CompareBeforeAfter", "SkipTest", "requires_cuda", "requires_gpu", "requires_cuda_compute_version"}) {
+      ns.set(intern(name), *written->globals->find(intern(name)));
+    }
   });
 }
 
