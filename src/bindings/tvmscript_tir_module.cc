@@ -671,6 +671,10 @@ ir::DataType to_dtype(Interpreter& interp, const Value& v, const std::string& wh
   if (auto* d = v.as<DTypeValue>()) return d->dtype;
   if (auto* s = v.as<script::Str>()) {
     if (auto t = ir::DataType::parse(s->value)) return *t;
+    if (ir::DataType::is_unsupported_tvm_name(s->value)) {
+      raise(ExcKind::NotImplementedError, fmt::format("not supported yet: the dtype \"{}\" ({}; tsch's 8-bit floats are float8_e4m3fn and "
+                                                      "float8_e5m2)", s->value, what));
+    }
     raise(ExcKind::ValueError, fmt::format("{}: unknown dtype \"{}\"", what, s->value));
   }
   raise(ExcKind::TypeError, fmt::format("{}: expected a dtype such as \"float32\", got {}", what, Interpreter::type_name(v)));

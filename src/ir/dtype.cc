@@ -47,6 +47,19 @@ std::optional<DataType> DataType::parse(const std::string& text) {
   return result;
 }
 
+bool DataType::is_unsupported_tvm_name(const std::string& text) {
+  for (const char* name : {"float8_e3m4", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e4m3", "float8_e5m2fnuz", "float8_e8m0fnu",
+                           "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"}) {
+    std::string n = name;
+    if (text.compare(0, n.size(), n) != 0) continue;
+    std::string rest = text.substr(n.size());
+    bool lanes = rest.empty() || (rest[0] == 'x' && rest.size() > 1 &&
+                                  rest.find_first_not_of("0123456789", 1) == std::string::npos);
+    if (lanes) return true;
+  }
+  return false;
+}
+
 std::string DataType::to_string() const {
   std::string s;
   switch (code) {

@@ -31,6 +31,9 @@ struct DataType {
   // Parses "float32", "int8", "bool", "handle", "float32x4", "void"; nullopt when unknown.
   static std::optional<DataType> parse(const std::string& text);
   std::string to_string() const;
+  // TVM's other narrow float formats (float8_e5m2fnuz, float6_e2m3fn, float4_e2m1fn, ...),
+  // with or without lanes: dtypes TVM has that tsch does not yet.
+  static bool is_unsupported_tvm_name(const std::string& text);
 
   bool is_int() const { return code == Code::Int; }
   bool is_uint() const { return code == Code::UInt && bits != 1; }
