@@ -103,6 +103,24 @@ void nested_shape(Interpreter& interp, const Value& v, size_t depth, Shape& shap
   all_bool &= v.is_bool();
 }
 
+// The dtype of a nest whose every element is a float8 scalar of one dtype (NumPy keeps it:
+// `np.array([a[0], a[1]])` of a float8 array is float8); nullopt for any other nest.
+std::optional<DataType> float8_nest_dtype(const Value& v) {
+  auto* list = v.as<script::List>();
+  auto* tuple = v.as<script::Tuple>();
+  if (!list && !tuple) {
+    if (auto* f8 = v.as<Float8ScalarValue>()) return f8->value->dtype();
+    return std::nullopt;
+  }
+  std::optional<DataType> common;
+  for (const auto& item : list ? list->items : tuple->items) {
+    std::optional<DataType> t = float8_nest_dtype(item);
+    if (!t || (common && *common != *t)) return std::nullopt;
+    common = t;
+  }
+  return common;
+}
+
 void fill_nested(const Value& v, NDArray& out, int64_t& pos) {
   auto* list = v.as<script::List>();
   auto* tuple = v.as<script::Tuple>();
@@ -628,6 +646,7 @@ NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<DataType>
   Shape shape;
   bool any_float = false, all_bool = true;
   nested_shape(interp, v, 0, shape, any_float, all_bool);
+  if (!dtype) dtype = float8_nest_dtype(v);
   // NumPy's inference: empty or any float -> float64, all bools -> bool, else int64.
   DataType t = dtype                                                ? *dtype
                : any_float || runtime::shape_size(shape) == 0 ? DataType::float_(64)
