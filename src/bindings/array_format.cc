@@ -5,6 +5,7 @@
 #include <memory>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <vector>
 
 namespace tsch::bindings {
@@ -166,7 +167,11 @@ std::string render(const NDArray& a, const std::string& sep, size_t indent) {
   collect(a, summarize, 0, 0, idx);
   std::function<std::string(int64_t)> element;
   ir::DataType t = a.dtype();
-  if (t.is_float()) {
+  if (t.is_float8()) {
+    // NumPy formats a dtype whose scalar type is not from numpy with str() of each element
+    // and no padding (arrayprint._get_format_function: `formatdict['void']`, str_format).
+    element = [&a](int64_t i) { return float8_scalar_text(a.get_f(i)); };
+  } else if (t.is_float()) {
     auto fmt = std::make_shared<FloatFormat>(a, idx);
     element = [&a, fmt](int64_t i) { return (*fmt)(a.get_f(i)); };
   } else {
@@ -177,6 +182,9 @@ std::string render(const NDArray& a, const std::string& sep, size_t indent) {
       return std::to_string(a.get_i(i));
     };
     for (int64_t i : idx) width = std::max(width, text(i).size());
+    // NumPy's BoolFormat prints " True" so that it lines up with "False" in every array
+    // with dimensions, whatever the elements are.
+    if (t.is_bool() && a.ndim() > 0) width = 5;
     element = [text, width](int64_t i) {
       std::string s = text(i);
       return std::string(width - s.size(), ' ') + s;
@@ -191,16 +199,35 @@ std::string render(const NDArray& a, const std::string& sep, size_t indent) {
 
 std::string dtype_name(ir::DataType t) { return t.is_bool() ? "bool" : t.to_string(); }
 
+std::string dtype_repr(ir::DataType t) { return t.is_float8() ? "dtype(" + dtype_name(t) + ")" : "dtype('" + dtype_name(t) + "')"; }
+
+std::string float8_scalar_text(double value) {
+  float f = static_cast<float>(value);
+  std::ostringstream s;
+  s << (std::isnan(f) ? std::fabs(f) : f);
+  return s.str();
+}
+
 std::string array_repr(const NDArray& a) {
   ir::DataType t = a.dtype();
   bool default_dtype = t == ir::DataType::float_(64) || t == ir::DataType::int64() || t.is_bool();
   std::string body = a.size() == 0 && a.ndim() > 0 ? "[]" : render(a, ", ", 6);
-  std::string out = "array(" + body;
-  if (a.size() == 0 && a.ndim() > 1) out += ", shape=" + runtime::shape_string(a.shape());
-  if (!default_dtype || a.size() == 0) {
-    if (!(a.size() == 0 && t == ir::DataType::float_(64))) out += ", dtype=" + dtype_name(t);
+  std::vector<std::string> extras;
+  if (a.size() == 0 && a.ndim() > 1) extras.push_back("shape=" + runtime::shape_string(a.shape()));
+  if ((!default_dtype || a.size() == 0) && !(a.size() == 0 && t == ir::DataType::float_(64))) {
+    // NumPy's dtype_short_repr quotes a name that is not alphanumeric: 'float8_e4m3fn'.
+    extras.push_back("dtype=" + (t.is_float8() ? "'" + dtype_name(t) + "'" : dtype_name(t)));
   }
-  return out + ")";
+  std::string out = "array(" + body;
+  if (extras.empty()) return out + ")";
+  std::string extra_text;
+  for (const std::string& e : extras) extra_text += (extra_text.empty() ? "" : ", ") + e;
+  extra_text += ")";
+  out += ",";
+  // As NumPy's _array_repr_implementation: the extras go on a line of their own, under the
+  // first '[', when they would take the last line past the line width.
+  size_t last_line = out.size() - (out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
+  return out + (last_line + extra_text.size() + 1 > kLineWidth ? "\n" + std::string(6, ' ') : " ") + extra_text;
 }
 
 std::string array_str(const NDArray& a) {
@@ -212,6 +239,7 @@ std::string scalar_text(const NDArray& a, int64_t i) {
   ir::DataType t = a.dtype();
   if (t.is_bool()) return a.get_i(i) ? "True" : "False";
   if (!t.is_float()) return std::to_string(a.get_i(i));
+  if (t.is_float8()) return float8_scalar_text(a.get_f(i));
   double x = a.get_f(i);
   if (!std::isfinite(x)) return special(x);
   std::string s = positional(x, t.bits <= 32);

@@ -16,6 +16,7 @@ void register_gc_module();
 namespace tsch::bindings {
 void register_tvm_modules();
 void register_numpy_module();
+void register_ml_dtypes_module();
 }  // namespace tsch::bindings
 
 namespace tsch::script {
@@ -30,6 +31,7 @@ void register_builtin_modules() {
     register_gc_module();
     bindings::register_tvm_modules();
     bindings::register_numpy_module();
+    bindings::register_ml_dtypes_module();
     bindings::register_arith_module();
   });
 }

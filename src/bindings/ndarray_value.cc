@@ -46,9 +46,24 @@ int64_t index_value(const Value& v) {
   raise(ExcKind::TypeError, "'" + Interpreter::type_name(v) + "' object cannot be interpreted as an integer");
 }
 
+// ml_dtypes' other types, which NumPy accepts by name once ml_dtypes is imported (TVM names
+// several of them); tsch's arrays do not hold them.
+bool is_other_ml_dtype(const std::string& name) {
+  static const char* const kNames[] = {"bfloat16",         "float4_e2m1fn",      "float6_e2m3fn", "float6_e3m2fn",
+                                       "float8_e3m4",      "float8_e4m3",        "float8_e4m3b11fnuz",
+                                       "float8_e4m3fnuz",  "float8_e5m2fnuz",    "float8_e8m0fnu",
+                                       "int2",             "int4",               "uint2",         "uint4"};
+  for (const char* n : kNames)
+    if (name == n) return true;
+  return false;
+}
+
 // The dtype a Python scalar takes next to an array of type `t` (NumPy 2's weak scalars).
 DataType scalar_dtype(const Value& v, const DataType* t) {
   if (v.is_bool()) return t ? *t : DataType::bool_();
+  // A Python int or float cannot take a float8 dtype (ml_dtypes registers no such weak cast):
+  // NumPy's resolver settles on its float32 loop.
+  if (t && t->is_float8()) return DataType::float32();
   if (v.is_int()) return t && !t->is_bool() ? *t : DataType::int64();
   return t && t->is_float() ? *t : DataType::float_(64);
 }
@@ -72,6 +87,11 @@ void nested_shape(Interpreter& interp, const Value& v, size_t depth, Shape& shap
     return;
   }
   if (depth != shape.size()) raise(ExcKind::ValueError, "setting an array element with a sequence. The requested array has an inhomogeneous shape");
+  if (v.as<Float8ScalarValue>()) {
+    any_float = true;
+    all_bool = false;
+    return;
+  }
   if (auto* arr = v.as<ArrayValue>()) {
     if (arr->array->ndim() != 0) raise(ExcKind::ValueError, "not supported yet: arrays nested inside lists");
     any_float |= arr->array->dtype().is_float();
@@ -83,11 +103,33 @@ void nested_shape(Interpreter& interp, const Value& v, size_t depth, Shape& shap
   all_bool &= v.is_bool();
 }
 
+// The dtype of a nest whose every element is a float8 scalar of one dtype (NumPy keeps it:
+// `np.array([a[0], a[1]])` of a float8 array is float8); nullopt for any other nest.
+std::optional<DataType> float8_nest_dtype(const Value& v) {
+  auto* list = v.as<script::List>();
+  auto* tuple = v.as<script::Tuple>();
+  if (!list && !tuple) {
+    if (auto* f8 = v.as<Float8ScalarValue>()) return f8->value->dtype();
+    return std::nullopt;
+  }
+  std::optional<DataType> common;
+  for (const auto& item : list ? list->items : tuple->items) {
+    std::optional<DataType> t = float8_nest_dtype(item);
+    if (!t || (common && *common != *t)) return std::nullopt;
+    common = t;
+  }
+  return common;
+}
+
 void fill_nested(const Value& v, NDArray& out, int64_t& pos) {
   auto* list = v.as<script::List>();
   auto* tuple = v.as<script::Tuple>();
   if (list || tuple) {
     for (const auto& item : list ? list->items : tuple->items) fill_nested(item, out, pos);
+    return;
+  }
+  if (auto* f8 = v.as<Float8ScalarValue>()) {
+    out.set_f(pos++, f8->value->get_f(0));
     return;
   }
   if (auto* arr = v.as<ArrayValue>()) {
@@ -164,19 +206,27 @@ Value reduce_method(Interpreter& interp, runtime::ReduceOp op, const Value& arr,
   return array_or_scalar(guard_array([&] { return runtime::reduce(op, *a, ax, interp.truthy(keepdims)); }));
 }
 
+// What an array operator takes as its other operand.
+bool is_array_operand(const Value& v) {
+  return v.is_number() || v.as<ArrayValue>() || v.as<Float8ScalarValue>() || v.as<script::List>() || v.as<script::Tuple>();
+}
+
 void def_binary(TypeObject& t, const char* name, BinaryOp op, bool reflected) {
   t.def(name, "self, other", [op, reflected](Interpreter& interp, Args& a) -> Value {
-    if (!a[1].is_number() && !a[1].as<ArrayValue>() && !a[1].as<script::List>() && !a[1].as<script::Tuple>())
-      return script::not_implemented_value();
+    if (!is_array_operand(a[1])) return script::not_implemented_value();
     return reflected ? array_binary(interp, op, a[1], a[0]) : array_binary(interp, op, a[0], a[1]);
   });
 }
 
 // Whether NumPy's 'same_kind' casting allows `from` -> `to`: never to a lower kind
-// (float -> int, int -> uint, anything but bool -> bool).
+// (float -> int, int -> uint, anything but bool -> bool). ml_dtypes gives float8_e4m3fn the
+// kind 'V', which NumPy ranks below every number kind, so only casts to it from itself pass;
+// float8_e5m2 has kind 'f' (ml_dtypes' GetCustomFloatDescrProto).
 bool same_kind_castable(DataType from, DataType to) {
-  auto rank = [](DataType t) { return t.is_bool() ? 0 : t.is_uint() ? 1 : t.is_int() ? 2 : 3; };
-  return rank(from) <= rank(to);
+  auto rank = [](DataType t) {
+    return t.code == DataType::Code::Float8E4M3FN ? -1 : t.is_bool() ? 0 : t.is_uint() ? 1 : t.is_int() ? 2 : 3;
+  };
+  return from == to || rank(from) <= rank(to);
 }
 
 // `a op= b` on an array (NumPy's `ufunc(a, b, out=a)`): the result is computed as for
@@ -184,8 +234,7 @@ bool same_kind_castable(DataType from, DataType to) {
 // into a's memory, so every name for the array (and every view of it) sees it.
 void def_inplace(TypeObject& t, const char* name, BinaryOp op, const char* ufunc) {
   t.def(name, "self, other", [op, ufunc](Interpreter& interp, Args& a) -> Value {
-    if (!a[1].is_number() && !a[1].as<ArrayValue>() && !a[1].as<script::List>() && !a[1].as<script::Tuple>())
-      return script::not_implemented_value();
+    if (!is_array_operand(a[1])) return script::not_implemented_value();
     NDArray& self = self_array(a);
     NDArrayRef result = binary_result(interp, op, a[0], a[1]);
     if (result->shape() != self.shape()) {
@@ -193,9 +242,8 @@ void def_inplace(TypeObject& t, const char* name, BinaryOp op, const char* ufunc
                                      " doesn't match the broadcast shape " + runtime::compact_shape_string(result->shape()));
     }
     if (!same_kind_castable(result->dtype(), self.dtype())) {
-      raise(ExcKind::TypeError, fmt::format("Cannot cast ufunc '{}' output from dtype('{}') to dtype('{}') with casting rule "
-                                            "'same_kind'",
-                                            ufunc, result->dtype().to_string(), self.dtype().to_string()));
+      raise(ExcKind::TypeError, fmt::format("Cannot cast ufunc '{}' output from {} to {} with casting rule 'same_kind'", ufunc,
+                                            dtype_repr(result->dtype()), dtype_repr(self.dtype())));
     }
     guard_array([&] { runtime::assign(self, {}, *result); return 0; });
     return a[0];
@@ -454,6 +502,64 @@ std::string ArrayValue::repr_hook(Interpreter&) {
   return "<tvm.nd.NDArray shape=" + runtime::shape_string(array->shape()) + ", " + array->device().str() + ">\n" + array_repr(*host);
 }
 
+namespace {
+
+void def_float8_binary(TypeObject& t, const char* name, BinaryOp op, bool reflected) {
+  t.def(name, "self, other", [op, reflected](Interpreter& interp, Args& a) -> Value {
+    if (!is_array_operand(a[1])) return script::not_implemented_value();
+    return reflected ? array_binary(interp, op, a[1], a[0]) : array_binary(interp, op, a[0], a[1]);
+  });
+}
+
+const NDArray& float8_value(Args& a) { return *a[0].as<Float8ScalarValue>()->value; }
+
+// ml_dtypes' scalar type for one float8 dtype: conversions, arithmetic as 0-d arrays (so
+// with the arrays' promotion), `.dtype`, `.item()`.
+TypeRef make_float8_scalar_type(DataType dtype) {
+  auto t = std::make_shared<TypeObject>(dtype_name(dtype));
+  t->set_module("ml_dtypes");
+  struct Op { const char* name; const char* rname; BinaryOp op; };
+  for (Op o : {Op{"__add__", "__radd__", BinaryOp::Add}, {"__sub__", "__rsub__", BinaryOp::Sub}, {"__mul__", "__rmul__", BinaryOp::Mul},
+               {"__truediv__", "__rtruediv__", BinaryOp::TrueDiv}, {"__floordiv__", "__rfloordiv__", BinaryOp::FloorDiv},
+               {"__mod__", "__rmod__", BinaryOp::Mod}, {"__pow__", "__rpow__", BinaryOp::Pow}}) {
+    def_float8_binary(*t, o.name, o.op, false);
+    def_float8_binary(*t, o.rname, o.op, true);
+  }
+  struct Cmp { const char* name; BinaryOp op; };
+  for (Cmp c : {Cmp{"__lt__", BinaryOp::LT}, {"__le__", BinaryOp::LE}, {"__gt__", BinaryOp::GT}, {"__ge__", BinaryOp::GE},
+                {"__eq__", BinaryOp::EQ}, {"__ne__", BinaryOp::NE}})
+    def_float8_binary(*t, c.name, c.op, false);
+  t->def("__neg__", "self", [](Interpreter&, Args& a) { return array_or_scalar(runtime::unary(runtime::UnaryOp::Neg, float8_value(a))); });
+  t->def("__abs__", "self", [](Interpreter&, Args& a) { return array_or_scalar(runtime::unary(runtime::UnaryOp::Abs, float8_value(a))); });
+  t->def("__pos__", "self", [](Interpreter&, Args& a) { return a[0]; });
+  t->def("__float__", "self", [](Interpreter&, Args& a) { return Value::real(float8_value(a).get_f(0)); });
+  t->def("__int__", "self", [](Interpreter&, Args& a) {
+    double x = float8_value(a).get_f(0);
+    if (std::isnan(x)) raise(ExcKind::ValueError, "cannot convert float NaN to integer");
+    if (std::isinf(x)) raise(ExcKind::OverflowError, "cannot convert float infinity to integer");
+    return Value::integer(static_cast<int64_t>(x));
+  });
+  t->def("__bool__", "self", [](Interpreter&, Args& a) { return Value::boolean(float8_value(a).get_f(0) != 0); });
+  t->def("item", "self", [](Interpreter&, Args& a) { return Value::real(float8_value(a).get_f(0)); });
+  t->def("astype", "self, dtype", [](Interpreter& interp, Args& a) {
+    return array_or_scalar(float8_value(a).astype(dtype_arg(interp, a[1])));
+  });
+  t->def_property("dtype", [](Interpreter&, const Value& v) {
+    return Value(std::make_shared<DTypeValue>(v.as<Float8ScalarValue>()->value->dtype(), false));
+  });
+  return t;
+}
+
+}  // namespace
+
+TypeObject* Float8ScalarValue::type() const {
+  static TypeRef e4m3fn = make_float8_scalar_type(DataType::float8_e4m3fn());
+  static TypeRef e5m2 = make_float8_scalar_type(DataType::float8_e5m2());
+  return value->dtype().code == DataType::Code::Float8E5M2 ? e5m2.get() : e4m3fn.get();
+}
+
+std::string Float8ScalarValue::repr_hook(Interpreter&) { return float8_scalar_text(value->get_f(0)); }
+
 TypeObject* DTypeValue::type() const {
   static TypeRef t = [] {
     auto t = std::make_shared<TypeObject>("dtype");
@@ -463,7 +569,11 @@ TypeObject* DTypeValue::type() const {
       auto arr = to_array(interp, a[1], d);
       return array_or_scalar(arr);
     });
-    t->def("__str__", "self", [](Interpreter&, Args& a) { return script::make_str(dtype_name(a[0].as<DTypeValue>()->dtype)); });
+    // str(np.dtype('float32')) is its name; a scalar type (np.float32) prints as the class.
+    t->def("__str__", "self", [](Interpreter& interp, Args& a) {
+      auto* d = a[0].as<DTypeValue>();
+      return script::make_str(d->is_scalar_type ? d->repr_hook(interp) : dtype_name(d->dtype));
+    });
     t->def("__eq__", "self, other", [](Interpreter& interp, Args& a) {
       DataType d = a[0].as<DTypeValue>()->dtype;
       if (auto* s = a[1].as<script::Str>()) {
@@ -487,14 +597,16 @@ TypeObject* DTypeValue::type() const {
 
 std::string DTypeValue::repr_hook(Interpreter&) {
   std::string name = dtype_name(dtype);
-  if (is_scalar_type) return "<class 'numpy." + (name == "bool" ? std::string("bool") : name) + "'>";
-  return "dtype('" + name + "')";
+  // ml_dtypes' scalar types live in the ml_dtypes module (its testModuleName).
+  if (is_scalar_type) return "<class '" + std::string(dtype.is_float8() ? "ml_dtypes." : "numpy.") + name + "'>";
+  return dtype_repr(dtype);
 }
 
 Value wrap_array(NDArrayRef a, bool tvm) { return Value(std::make_shared<ArrayValue>(std::move(a), tvm)); }
 
 Value array_or_scalar(NDArrayRef a) {
   if (a->ndim() != 0) return wrap_array(std::move(a));
+  if (a->dtype().is_float8()) return Value(std::make_shared<Float8ScalarValue>(a->copy()));
   if (a->dtype().is_bool()) return Value::boolean(a->get_i(0) != 0);
   if (a->dtype().is_float()) return Value::real(a->get_f(0));
   return Value::integer(a->get_i(0));
@@ -504,6 +616,9 @@ DataType dtype_arg(Interpreter& interp, const Value& v) {
   if (auto* d = v.as<DTypeValue>()) return d->dtype;
   if (auto* s = v.as<script::Str>()) {
     std::string name = s->value == "float" ? "float64" : s->value == "int" ? "int64" : s->value;
+    if (is_other_ml_dtype(name))
+      raise(ExcKind::NotImplementedError, "not supported yet: arrays of dtype '" + name +
+                                              "' (of ml_dtypes' types, tsch's arrays hold float8_e4m3fn and float8_e5m2)");
     auto t = DataType::parse(name);
     if (!t || !runtime::is_array_dtype(*t)) raise(ExcKind::TypeError, "data type '" + s->value + "' not understood");
     return *t;
@@ -517,6 +632,7 @@ DataType dtype_arg(Interpreter& interp, const Value& v) {
 }
 
 NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<DataType> dtype) {
+  if (auto* f8 = v.as<Float8ScalarValue>()) return dtype && *dtype != f8->value->dtype() ? f8->value->astype(*dtype) : f8->value;
   if (auto* arr = v.as<ArrayValue>()) {
     // A GPU array's elements come to the host (np.asarray(nd) does as much in TVM).
     if (!arr->array->on_host()) {
@@ -530,6 +646,7 @@ NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<DataType>
   Shape shape;
   bool any_float = false, all_bool = true;
   nested_shape(interp, v, 0, shape, any_float, all_bool);
+  if (!dtype) dtype = float8_nest_dtype(v);
   // NumPy's inference: empty or any float -> float64, all bools -> bool, else int64.
   DataType t = dtype                                                ? *dtype
                : any_float || runtime::shape_size(shape) == 0 ? DataType::float_(64)
@@ -558,11 +675,16 @@ Value array_binary(Interpreter& interp, BinaryOp op, const Value& x, const Value
 }
 
 NDArrayRef binary_result(Interpreter& interp, BinaryOp op, const Value& x, const Value& y) {
-  auto* ax = x.as<ArrayValue>();
-  auto* ay = y.as<ArrayValue>();
-  DataType dx = ax ? ax->array->dtype() : DataType(), dy = ay ? ay->array->dtype() : DataType();
-  const DataType* tx = ax ? &dx : nullptr;
-  const DataType* ty = ay ? &dy : nullptr;
+  // The dtype a Python number meets: an array's, or a float8 scalar's (NumPy's scalars are
+  // strong, so they type the weak Python number as an array does).
+  auto typed = [](const Value& v) -> std::optional<DataType> {
+    if (auto* arr = v.as<ArrayValue>()) return arr->array->dtype();
+    if (auto* f8 = v.as<Float8ScalarValue>()) return f8->value->dtype();
+    return std::nullopt;
+  };
+  std::optional<DataType> dx = typed(x), dy = typed(y);
+  const DataType* tx = dx ? &*dx : nullptr;
+  const DataType* ty = dy ? &*dy : nullptr;
   NDArrayRef a = x.is_number() ? scalar_array(x, scalar_dtype(x, ty)) : to_array(interp, x);
   NDArrayRef b = y.is_number() ? scalar_array(y, scalar_dtype(y, tx)) : to_array(interp, y);
   DataType result = runtime::promote(a->dtype(), b->dtype());

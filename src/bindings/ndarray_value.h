@@ -34,8 +34,22 @@ class DTypeValue : public script::Object {
   bool is_scalar_type;  // np.float32 rather than np.dtype('float32')
 };
 
+// A scalar of a float8 dtype (ml_dtypes.float8_e4m3fn(...), an element of a float8 array):
+// NumPy's other scalars become Python numbers in scripts, but these print as ml_dtypes does
+// (`1`, `2.5`, `nan`: C++'s `<<` of the value as a float), so they keep their dtype. They
+// compute as 0-d arrays of that dtype.
+class Float8ScalarValue : public script::Object {
+ public:
+  explicit Float8ScalarValue(runtime::NDArrayRef zero_d) : value(std::move(zero_d)) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(Interpreter& interp) override;
+
+  runtime::NDArrayRef value;  // 0-d, a float8 dtype
+};
+
 Value wrap_array(runtime::NDArrayRef a, bool tvm = false);
-// 0-d arrays become Python scalars, as NumPy's scalars behave in scripts.
+// 0-d arrays become Python scalars, as NumPy's scalars behave in scripts (a float8 one a
+// Float8ScalarValue).
 Value array_or_scalar(runtime::NDArrayRef a);
 // A dtype from "float32", np.float32, a.dtype, or the Python types float/int/bool.
 ir::DataType dtype_arg(Interpreter& interp, const Value& v);

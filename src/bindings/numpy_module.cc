@@ -258,7 +258,9 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     DataType dflt = a[1].is_float() ? DataType::float_(64) : a[1].is_bool() ? DataType::bool_() : DataType::int64();
     DataType t = a[2].is_none() ? dflt : dtype_arg(interp, a[2]);
     auto out = runtime::make_array(t, shape_arg(interp, a[0]));
-    runtime::assign(*out, {}, *to_array(interp, a[1], t));
+    // np.full copies the value in with an array cast; into float8 that rounds through float32
+    // (ml_dtypes' casts), where storing a Python float into one element rounds it directly.
+    runtime::assign(*out, {}, *(t.is_float8() ? to_array(interp, a[1]) : to_array(interp, a[1], t)));
     return wrap_array(out);
   });
   auto like = [](double value) {
@@ -318,7 +320,9 @@ void build_numpy(Interpreter& interp, script::Module& m) {
   script::def_function(ns, "matmul", "x1, x2", mm);
   script::def_function(ns, "dot", "a, b", [](Interpreter& interp, Args& a) {
     if (a[0].is_number() || a[1].is_number()) return array_binary(interp, BinaryOp::Mul, a[0], a[1]);
-    return array_or_scalar(guard_array([&] { return runtime::matmul(*to_array(interp, a[0]), *to_array(interp, a[1])); }));
+    return array_or_scalar(guard_array([&] {
+      return runtime::matmul(*to_array(interp, a[0]), *to_array(interp, a[1]), runtime::MatmulKind::Dot);
+    }));
   });
   def_binary(ns, "add", BinaryOp::Add);
   def_binary(ns, "subtract", BinaryOp::Sub);
@@ -405,8 +409,11 @@ void build_numpy(Interpreter& interp, script::Module& m) {
   script::def_function(ns, "save", "file, arr", [](Interpreter& interp, Args& a) {
     std::string path = a.get_path(0);
     if (path.size() < 4 || path.substr(path.size() - 4) != ".npy") path += ".npy";
+    NDArrayRef arr = to_array(interp, a[1]);
+    if (arr->dtype().is_float8())
+      raise(ExcKind::NotImplementedError, "not supported yet: saving an array of dtype " + dtype_name(arr->dtype()) + " to .npy");
     try {
-      runtime::save_npy(path, *to_array(interp, a[1]));
+      runtime::save_npy(path, *arr);
     } catch (const runtime::NpyError& e) {
       raise(ExcKind::OSError, e.what());
     }

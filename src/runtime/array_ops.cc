@@ -6,11 +6,30 @@
 #include <limits>
 #include <stdexcept>
 
+#include "runtime/float8_element.h"
+
 namespace tsch::runtime {
 
 using ir::DataType;
 
+namespace {
+
+// NumPy's result for a float8 dtype `f` against another array dtype `o`. ml_dtypes registers
+// its ufunc loops for (f, f) only, with safe casts bool/int8/uint8 -> f and f -> float32 /
+// float64; NumPy's legacy type resolver then takes the first loop both operands cast to
+// safely: f's own when `o` casts to f, else float32 ('ff'; float16, int16, uint16 and the other
+// float8 cast to it), else float64 ('dd').
+DataType promote_float8(DataType f, DataType o) {
+  if (o == f || o.is_bool() || ((o.is_int() || o.is_uint()) && o.bits == 8)) return f;
+  bool fits_float32 = o.is_float8() || (o.is_float() && o.bits <= 32) || ((o.is_int() || o.is_uint()) && o.bits == 16);
+  return fits_float32 ? DataType::float32() : DataType::float_(64);
+}
+
+}  // namespace
+
 DataType promote(DataType a, DataType b) {
+  if (a.is_float8()) return promote_float8(a, b);
+  if (b.is_float8()) return promote_float8(b, a);
   if (a == b) return a;
   if (a.is_bool()) return b;
   if (b.is_bool()) return a;
@@ -202,7 +221,8 @@ NDArrayRef binary(BinaryOp op, const NDArray& a, const NDArray& b, DataType resu
   NDArray& o = *out;
   if (compute.is_float()) {
     // Round through the computation type so float32 results match float32 arithmetic.
-    bool f32 = compute.bits == 32, f16 = compute.bits == 16;
+    // ml_dtypes' float8 loops compute in float32 and round that to float8 (set_f).
+    bool f32 = compute.bits == 32 || compute.is_float8(), f16 = compute.bits == 16;
     for_each_broadcast(out_shape, sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
       double x = a.get_f(ia), y = b.get_f(ib);
       if (f32) x = static_cast<float>(x), y = static_cast<float>(y);
@@ -243,6 +263,8 @@ NDArrayRef unary(UnaryOp op, const NDArray& a) {
       case UnaryOp::Ceil: r = std::ceil(x); break;
       case UnaryOp::Not: r = x == 0; break;
     }
+    // ml_dtypes' unary float8 loops compute in float32, then round to float8.
+    if (t.is_float8()) r = static_cast<float>(r);
     out->set_f(i, r);
   }
   return out;
@@ -280,6 +302,7 @@ NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool k
               : t;
   auto out = make_array(rt, out_shape);
   bool fl = t.is_float() || op == ReduceOp::Mean;
+  bool float8_accumulator = t.is_float8() && (op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Mean);
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t in = 0; in < inner; ++in) {
       int64_t base = o * len * inner + in;
@@ -298,8 +321,15 @@ NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool k
             case ReduceOp::ArgMax: if (k == 0 || x > acc) acc = x, best = k; break;
             case ReduceOp::ArgMin: if (k == 0 || x < acc) acc = x, best = k; break;
           }
+          // A float8 sum or product runs ml_dtypes' add / multiply loop along the axis: each
+          // partial result is a float32 operation rounded to float8.
+          if (float8_accumulator) acc = round_to_float8(static_cast<float>(acc), t);
         }
+        // NumPy's mean divides the float8 sum by the count as float64 (an intp count); an axis
+        // reduction casts the quotient back into the float8 array (through float32, as every
+        // ml_dtypes cast), a full one makes a float8 scalar of it directly.
         if (op == ReduceOp::Mean) acc = len ? acc / len : NAN;
+        if (op == ReduceOp::Mean && t.is_float8() && axis) acc = float8_cast_value(acc);
         if (arg) out->set_i(dst, best);
         else out->set_f(dst, acc);
       } else {
@@ -359,7 +389,27 @@ std::vector<double> as_doubles(const NDArray& view) {
 
 }  // namespace
 
-NDArrayRef matmul(const NDArray& a, const NDArray& b) {
+namespace {
+
+// ml_dtypes' dot function for a float8 pair: each inner product summed in float32 in order,
+// rounded to float8 once at the end.
+void float8_dot(const NDArray& a, const NDArray& b, const std::vector<std::pair<int64_t, int64_t>>& pairs, int64_t m, int64_t n,
+                int64_t k, NDArray& out) {
+  for (size_t q = 0; q < pairs.size(); ++q) {
+    int64_t a0 = pairs[q].first * m * k, b0 = pairs[q].second * k * n, c0 = static_cast<int64_t>(q) * m * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += static_cast<float>(a.get_f(a0 + i * k + p)) * static_cast<float>(b.get_f(b0 + p * n + j));
+        out.set_f(c0 + i * n + j, acc);
+      }
+  }
+}
+
+}  // namespace
+
+NDArrayRef matmul(const NDArray& a, const NDArray& b, MatmulKind kind) {
   if (a.ndim() == 0 || b.ndim() == 0) throw std::invalid_argument("matmul: Input operand does not have enough dimensions");
   // As NumPy: the last two axes hold the matrices (a 1-D operand is a row / column vector
   // whose axis is dropped from the result) and the axes before them broadcast.
@@ -376,6 +426,9 @@ NDArrayRef matmul(const NDArray& a, const NDArray& b) {
   Shape batch = broadcast_shapes(a_batch, b_batch);
   DataType t = promote(a.dtype(), b.dtype());
   if (t.is_bool()) t = DataType::bool_();
+  // np.matmul has no float8 loop (ml_dtypes registers only a dot function): NumPy's resolver
+  // takes its float32 loop. np.dot uses the dot function and stays float8.
+  if (t.is_float8() && kind == MatmulKind::Matmul) t = DataType::float32();
   Shape out_shape = batch;
   if (!a_vector) out_shape.push_back(m);
   if (!b_vector) out_shape.push_back(n);
@@ -384,7 +437,10 @@ NDArrayRef matmul(const NDArray& a, const NDArray& b) {
   std::vector<std::pair<int64_t, int64_t>> pairs;
   for_each_broadcast(batch, broadcast_strides(a_batch, batch), broadcast_strides(b_batch, batch),
                      [&](int64_t, int64_t ia, int64_t ib) { pairs.emplace_back(ia, ib); });
-  if (t.is_float()) {
+  if (t.is_float8()) {
+    NDArrayRef keep_a, keep_b;
+    float8_dot(dense(a, keep_a), dense(b, keep_b), pairs, m, n, k, *out);
+  } else if (t.is_float()) {
     std::vector<double> A = as_doubles(a), B = as_doubles(b), C(m * n);
     for (size_t q = 0; q < pairs.size(); ++q) {
       std::fill(C.begin(), C.end(), 0.0);

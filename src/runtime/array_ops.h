@@ -13,7 +13,7 @@ enum class BinaryOp { Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, Max, Min, EQ, 
 enum class UnaryOp { Neg, Abs, Exp, Log, Sqrt, Tanh, Sigmoid, Floor, Ceil, Not };
 enum class ReduceOp { Sum, Max, Min, Mean, ArgMax, ArgMin, Prod };
 
-// NumPy's result type for two array dtypes.
+// NumPy's result type for two array dtypes (a float8 one as ml_dtypes' ufunc loops resolve).
 ir::DataType promote(ir::DataType a, ir::DataType b);
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 
@@ -21,7 +21,10 @@ NDArrayRef binary(BinaryOp op, const NDArray& a, const NDArray& b, ir::DataType 
 NDArrayRef unary(UnaryOp op, const NDArray& a);
 // axis: nullopt reduces everything.
 NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool keepdims);
-NDArrayRef matmul(const NDArray& a, const NDArray& b);
+// Matmul: NumPy's matmul ufunc; Dot: np.dot, which differs only for a float8 pair (ml_dtypes'
+// dot function: float32 sums, a float8 result; matmul gives float32).
+enum class MatmulKind { Matmul, Dot };
+NDArrayRef matmul(const NDArray& a, const NDArray& b, MatmulKind kind = MatmulKind::Matmul);
 NDArrayRef transpose(const NDArray& a, const std::vector<int>& axes);
 // Copies `a` broadcast to `shape`.
 NDArrayRef broadcast_to(const NDArray& a, const Shape& shape);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "runtime/float8_element.h"
 #include "support/checked_size.h"
 
 namespace tsch::runtime {
@@ -40,7 +41,7 @@ bool is_array_dtype(DataType t) {
   if (t.code == DataType::Code::Int || t.code == DataType::Code::UInt)
     return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
   if (t.code == DataType::Code::Float) return t.bits == 16 || t.bits == 32 || t.bits == 64;
-  return false;
+  return t.is_float8();
 }
 
 NDArray::NDArray(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)), size_(shape_size(shape_)) {
@@ -155,6 +156,8 @@ static auto with_elements(DataType t, void* data, F&& f) {
       if (t.bits == 16) return f(static_cast<uint16_t*>(data));
       if (t.bits == 32) return f(static_cast<uint32_t*>(data));
       return f(static_cast<uint64_t*>(data));
+    case C::Float8E4M3FN: return f(static_cast<Float8E4M3FNElement*>(data));
+    case C::Float8E5M2: return f(static_cast<Float8E5M2Element*>(data));
     default:
       if (t.bits == 16) return f(static_cast<_Float16*>(data));
       if (t.bits == 32) return f(static_cast<float*>(data));
@@ -200,12 +203,22 @@ std::shared_ptr<NDArray> NDArray::copy() const {
   return out;
 }
 
+// The value a cast to float8 rounds: ml_dtypes converts every source type to float32 first
+// (an integer exactly as C++ converts it to float, a uint64 as unsigned).
+static double float8_cast_source(const NDArray& a, int64_t i) {
+  DataType t = a.dtype();
+  if (t.is_float() || t.is_bool()) return float8_cast_value(a.get_f(i));
+  if (t.is_uint() && t.bits == 64) return static_cast<float>(static_cast<uint64_t>(a.get_i(i)));
+  return static_cast<float>(a.get_i(i));
+}
+
 std::shared_ptr<NDArray> NDArray::astype(DataType t) const {
   if (t == dtype_) return copy();
   auto out = make_array(t, shape_);
   bool integral = !dtype_.is_float() && !t.is_float();
   for (int64_t i = 0; i < size_; ++i) {
-    if (integral) out->set_i(i, get_i(i));
+    if (t.is_float8()) out->set_f(i, float8_cast_source(*this, i));
+    else if (integral) out->set_i(i, get_i(i));
     else out->set_f(i, get_f(i));
   }
   return out;

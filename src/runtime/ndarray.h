@@ -22,7 +22,8 @@ std::string shape_string(const Shape& shape);  // "(2, 3)", "(5,)", "()": a Pyth
 std::string compact_shape_string(const Shape& shape);
 // Element size in bytes for a scalar dtype (bool takes one byte).
 int element_bytes(ir::DataType dtype);
-// The dtypes arrays may hold: bool, int8/16/32/64, uint8/16/32/64, float16/32/64.
+// The dtypes arrays may hold: bool, int8/16/32/64, uint8/16/32/64, float16/32/64, and
+// float8_e4m3fn / float8_e5m2 (one byte each; runtime/float8_element.h).
 bool is_array_dtype(ir::DataType dtype);
 
 // An n-dimensional array: dense in C order, or a view (basic indexing, as NumPy's `a[0]`,

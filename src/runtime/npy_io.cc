@@ -16,6 +16,8 @@ namespace {
 
 std::string descr_of(DataType t) {
   if (t.is_bool()) return "|b1";
+  // NumPy writes ml_dtypes' types as their raw descr ('|V1'), which loads back as void bytes.
+  if (t.is_float8()) throw NpyError("not supported yet: saving an array of dtype " + t.to_string() + " to .npy");
   char kind = t.is_float() ? 'f' : t.is_int() ? 'i' : 'u';
   char order = t.bits == 8 ? '|' : '<';
   return std::string(1, order) + kind + std::to_string(t.bits / 8);
