@@ -62,7 +62,13 @@ int narrowest_mantissa(const ir::PrimFunc& f) {
     void visit(const ir::Stmt& s) override {
       if (auto* store = ir::as<ir::BufferStoreNode>(s); store && store->buffer->dtype.is_float()) {
         const ir::DataType& t = store->buffer->dtype;
-        bits = std::min(bits, t.code == ir::DataType::Code::BFloat ? 7 : t.bits == 16 ? 10 : t.bits == 32 ? 23 : 52);
+        int mantissa = t.code == ir::DataType::Code::Float8E4M3FN ? 3
+                       : t.code == ir::DataType::Code::Float8E5M2 ? 2
+                       : t.code == ir::DataType::Code::BFloat   ? 7
+                       : t.bits == 16                           ? 10
+                       : t.bits == 32                           ? 23
+                                                                : 52;
+        bits = std::min(bits, mantissa);
       }
       visit_children(s);
     }
