@@ -28,7 +28,13 @@ PrimExpr make_const(DataType dtype, double value) {
 namespace {
 PrimExpr limit_value(DataType t, bool max) {
   if (t.is_float()) {
-    double v = t.bits == 16 ? 65504.0 : t.bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+    // The largest finite value of each format (TVM's max_value).
+    double v = t.code == DataType::Code::Float8E4M3FN ? 448.0
+               : t.code == DataType::Code::Float8E5M2 ? 57344.0
+               : t.code == DataType::Code::BFloat     ? 3.3895313892515355e38
+               : t.bits == 16                         ? 65504.0
+               : t.bits == 32                         ? 3.4028234663852886e38
+                                                      : 1.7976931348623157e308;
     return make_float(max ? v : -v, t);
   }
   if (t.is_bool()) return make_bool(max);
