@@ -272,10 +272,11 @@ class TirParser {
   }
 
   Stmt make_store(const Buffer& b, std::vector<PrimExpr> indices, const Value& rhs, SourceLoc loc) {
-    // A vector index (T.Ramp, lowered code) stores a vector.
+    // A vector index (T.Ramp, lowered code) stores a vector; so does an element of a buffer of
+    // a vector dtype: the lanes are the index's times the element's, as TVM's BufferStore.
     int lanes = 1;
     for (const auto& i : indices) lanes = std::max(lanes, static_cast<int>(i->dtype.lanes));
-    DataType expected = b->dtype.with_lanes(lanes);
+    DataType expected = b->dtype.with_lanes(lanes * b->dtype.lanes);
     PrimExpr value = bindings::to_expr_as(interp_, rhs, expected, "stored value");
     if (value->dtype != expected) {
       // As TVM's ir_builder: a value of another type with the same lanes is cast (with TVM's

@@ -7,6 +7,7 @@
 #include "ir/module.h"
 #include "ir/stmt.h"
 #include "support/error.h"
+#include "support/float8.h"
 
 namespace tsch::ir {
 
@@ -23,6 +24,34 @@ PrimExpr make_const(DataType dtype, double value) {
   if (dtype.is_float()) return make_float(value, dtype);
   if (dtype.is_bool()) return make_bool(value != 0);
   return make_int(static_cast<int64_t>(value), dtype);
+}
+
+namespace {
+// Round to a binary format of `precision` significand bits whose smallest normal exponent is
+// `min_exponent` (as frexp counts it), nearest-even: the default rounding mode of nearbyint.
+double round_binary(double value, int precision, int min_exponent, double max_finite) {
+  if (!std::isfinite(value) || value == 0) return value;
+  int exponent;
+  std::frexp(value, &exponent);
+  double quantum = std::ldexp(1.0, std::max(exponent, min_exponent) - precision);
+  double r = std::nearbyint(value / quantum) * quantum;
+  return std::fabs(r) > max_finite ? std::copysign(INFINITY, value) : r;
+}
+}  // namespace
+
+double represented_value(double value, DataType dtype) {
+  switch (dtype.code) {
+    case DataType::Code::Float8E4M3FN:
+      return support::float8_to_double(support::float8_from_double(value, support::Float8Format::E4M3FN), support::Float8Format::E4M3FN);
+    case DataType::Code::Float8E5M2:
+      return support::float8_to_double(support::float8_from_double(value, support::Float8Format::E5M2), support::Float8Format::E5M2);
+    default: break;
+  }
+  if (!dtype.is_float()) return value;
+  if (dtype.is_bfloat16()) return round_binary(value, 8, -125, 3.3895313892515355e38);
+  if (dtype.bits == 16) return round_binary(value, 11, -13, 65504.0);
+  if (dtype.bits == 32) return static_cast<float>(value);
+  return value;
 }
 
 namespace {
@@ -287,17 +316,23 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
     }
   }
   if (fa && fb && t.is_scalar()) {
-    double x = fa->value, y = fb->value;
-    // Comparisons of float constants fold too, as TVM's TryConstFold does.
+    // Comparisons of float constants fold too, as TVM's TryConstFold does, on the values the
+    // literals hold in their type.
+    double x = represented_value(fa->value, t), y = represented_value(fb->value, t);
     if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
-    switch (kind) {
-      case ExprKind::Add: return make_float(x + y, t);
-      case ExprKind::Sub: return make_float(x - y, t);
-      case ExprKind::Mul: return make_float(x * y, t);
-      case ExprKind::Div: if (y != 0) return make_float(x / y, t); break;
-      case ExprKind::Min: return make_float(std::min(x, y), t);
-      case ExprKind::Max: return make_float(std::max(x, y), t);
-      default: break;
+    if (kind == ExprKind::Min) return std::min(x, y) == x ? a : b;
+    if (kind == ExprKind::Max) return std::max(x, y) == x ? a : b;
+    // Arithmetic folds in float32 or float64 only, computed in that type (TVM's rule): a
+    // narrower type's result is rounded after each operation where the code runs.
+    if (t.bits == 32 || t.bits == 64) {
+      auto in_type = [&](double r) { return t.bits == 32 ? static_cast<double>(static_cast<float>(r)) : r; };
+      switch (kind) {
+        case ExprKind::Add: return make_float(in_type(x + y), t);
+        case ExprKind::Sub: return make_float(in_type(x - y), t);
+        case ExprKind::Mul: return make_float(in_type(x * y), t);
+        case ExprKind::Div: if (y != 0) return make_float(in_type(x / y), t); break;
+        default: break;
+      }
     }
   }
   // Identities (integers only where floats would change NaN/sign semantics).
@@ -411,7 +446,7 @@ PrimExpr cast(DataType dtype, PrimExpr value) {
     if (dtype.is_scalar()) return make_const(dtype, static_cast<double>(i->value));
   }
   if (auto* f = as<FloatImmNode>(value)) {
-    if (dtype.is_float() && dtype.is_scalar()) return make_float(f->value, dtype);
+    if (dtype.is_float() && dtype.is_scalar()) return make_float(represented_value(f->value, f->dtype), dtype);
   }
   return std::make_shared<CastNode>(dtype, std::move(value));
 }
@@ -429,7 +464,7 @@ PrimExpr buffer_load(const Buffer& buffer, std::vector<PrimExpr> indices) {
   // A vector index (T.Ramp) loads a vector.
   int lanes = 1;
   for (const auto& i : indices) lanes = std::max(lanes, static_cast<int>(i->dtype.lanes));
-  return std::make_shared<BufferLoadNode>(buffer->dtype.with_lanes(lanes), buffer, std::move(indices));
+  return std::make_shared<BufferLoadNode>(buffer->dtype.with_lanes(lanes * buffer->dtype.lanes), buffer, std::move(indices));
 }
 
 namespace {

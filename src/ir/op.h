@@ -25,6 +25,9 @@ PrimExpr make_int(int64_t value, DataType dtype = DataType::int32());
 PrimExpr make_float(double value, DataType dtype = DataType::float32());
 PrimExpr make_bool(bool value);
 PrimExpr make_const(DataType dtype, double value);  // int, float or bool by dtype
+// The value a float literal of `dtype` holds: FloatImm keeps the double it was written with
+// (as TVM's), so folding must round it to its type first — float16 0.1 is 0.0999755859375.
+double represented_value(double value, DataType dtype);
 // The smallest / largest value of `dtype` (TVM's min_value / max_value: float32 ±3.4028234663852886e+38).
 PrimExpr min_value(DataType dtype);
 PrimExpr max_value(DataType dtype);

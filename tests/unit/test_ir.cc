@@ -1,6 +1,8 @@
 // IR construction, dtype rules, printing details and structural equality.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "ir/stmt_copy.h"
@@ -29,6 +31,36 @@ TEST_CASE("constant folding and identities as TVM's operators", "[ir]") {
   CHECK(s(floordiv(c(-7), c(2))) == "-4");
   CHECK(s(floormod(c(-7), c(2))) == "1");
   CHECK_THROWS_AS(floordiv(i, c(0)), IRError);
+}
+
+TEST_CASE("float constants fold in their own type, or not at all", "[ir]") {
+  DataType f16 = DataType::float_(16), f32 = DataType::float32(), f64 = DataType::float_(64), bf16 = DataType{DataType::Code::BFloat, 16, 1};
+  auto value = [](const PrimExpr& e) {
+    auto* f = as<FloatImmNode>(e);
+    REQUIRE(f);
+    return f->value;
+  };
+  // float32 arithmetic is float's (0.1f + 0.2f), float64's double's (TVM's TryConstFold).
+  CHECK(value(add(make_float(0.1, f32), make_float(0.2, f32))) == static_cast<double>(0.1f + 0.2f));
+  CHECK(value(add(make_float(0.1, f64), make_float(0.2, f64))) == 0.1 + 0.2);
+  // Narrower types are not folded: the code rounds after each operation.
+  CHECK(add(make_float(0.1, f16), make_float(0.2, f16))->kind == ExprKind::Add);
+  // Comparisons and casts read the value the literal holds in its type.
+  CHECK(s(make_binary(ExprKind::LT, make_float(0.1, f32), make_float(0.10000000001, f32))) == "T.bool(False)");
+  CHECK(value(cast(f32, make_float(0.1, f16))) == 0.0999755859375);
+  CHECK(value(cast(f32, make_float(3.6, DataType::float8_e5m2()))) == 3.5);
+  CHECK(value(cast(f64, make_float(0.1, f32))) == static_cast<double>(0.1f));
+  // Rounding of the narrow formats: ties to even, subnormals, overflow to infinity.
+  CHECK(represented_value(2049, f16) == 2048);
+  CHECK(represented_value(2051, f16) == 2052);
+  CHECK(represented_value(std::ldexp(1.5, -24), f16) == std::ldexp(1.0, -23));
+  CHECK(represented_value(std::ldexp(1.0, -26), f16) == 0);
+  CHECK(std::isinf(represented_value(65520, f16)));
+  CHECK(represented_value(65519, f16) == 65504);
+  CHECK(represented_value(257, bf16) == 256);
+  CHECK(represented_value(259, bf16) == 260);
+  CHECK(represented_value(std::ldexp(3.0, -134), bf16) == std::ldexp(1.0, -132));
+  CHECK(std::isinf(represented_value(3.4e38, bf16)));
 }
 
 TEST_CASE("literals adapt to the other operand's dtype", "[ir]") {

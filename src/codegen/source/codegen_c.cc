@@ -256,7 +256,9 @@ std::string CodeGenC::call(const CallNode& n) {
   if (narrow) {
     auto widened = std::make_shared<CallNode>(n);
     widened->dtype = n.dtype.is_bool() ? n.dtype : DataType::float32();
-    for (auto& a : widened->args) a = ir::cast(DataType::float32(), a);
+    // Cast nodes, not ir::cast: a narrow literal must be rounded to its type before the
+    // math, and ir::cast would fold it to a float32 literal of the unrounded value.
+    for (auto& a : widened->args) a = std::make_shared<CastNode>(DataType::float32(), a);
     std::string inner = call(*widened);
     return n.dtype.is_bool() ? inner : "((" + type_of(n.dtype) + ")" + inner + ")";
   }
