@@ -233,6 +233,22 @@ Value Interpreter::call(const Value& callee, CallArgs args) {
 
 // ---------------------------------------------------------------------------- attributes
 
+namespace {
+// A module's attribute without its __getattr__: a global, __name__, a native module's hook.
+bool module_own_attr(Interpreter& interp, Module& module, Symbol name, Value& out) {
+  static const Symbol kName = intern("__name__");
+  if (Value* v = module.globals->find(name)) {
+    out = *v;
+    return true;
+  }
+  if (name == kName) {
+    out = make_str(module.name);
+    return true;
+  }
+  return module.get_attr_hook(interp, name, out);
+}
+}  // namespace
+
 bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
   static const Symbol kName = intern("__name__");
   static const Symbol kClass = intern("__class__");
@@ -240,15 +256,7 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
   static const Symbol kDict = intern("__dict__");
   static const Symbol kGetattr = intern("__getattr__");
   if (auto* module = obj.as<Module>()) {
-    if (Value* v = module->globals->find(name)) {
-      out = *v;
-      return true;
-    }
-    if (name == kName) {
-      out = make_str(module->name);
-      return true;
-    }
-    if (module->get_attr_hook(*this, name, out)) return true;
+    if (module_own_attr(*this, *module, name, out)) return true;
     // PEP 562: a module's own __getattr__ answers names it lacks; its AttributeError means
     // "no such attribute" to hasattr and `from m import x`.
     if (Value* found = module->globals->find(kGetattr)) {
@@ -344,15 +352,16 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
 
 Value Interpreter::get_attr(const Value& obj, Symbol name) {
   Value out;
-  if (try_get_attr(obj, name, out)) return out;
   if (auto* module = obj.as<Module>()) {
-    // The module's __getattr__ refused: call it again for its own message.
+    if (module_own_attr(*this, *module, name, out)) return out;
+    // PEP 562: the module's __getattr__ answers, or raises its own error (called once).
     if (Value* found = module->globals->find(intern("__getattr__"))) {
-      Value hook = *found;
+      Value hook = *found;  // the call may change the module's globals
       return call(hook, {make_str(symbol_name(name))});
     }
     raise(ExcKind::AttributeError, fmt::format("module '{}' has no attribute '{}'", module->name, symbol_name(name)));
   }
+  if (try_get_attr(obj, name, out)) return out;
   if (auto* cls = obj.as<TypeObject>()) {
     raise(ExcKind::AttributeError, fmt::format("type object '{}' has no attribute '{}'", cls->name(), symbol_name(name)));
   }
