@@ -2,6 +2,8 @@
 // API does), which is what makes TVMScript bodies and te.compute lambdas evaluate to IR.
 #include "bindings/ir_values.h"
 
+#include "bindings/expr_classes.h"
+
 #include <fmt/format.h>
 
 #include "arith/simplify.h"
@@ -175,12 +177,7 @@ TypeRef make_expr_type() {
     return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<ExprValue>()->expr.get())));
   });
   t->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<ExprValue>()->expr->dtype.to_string()); });
-  t->def_property("value", [](Interpreter&, const Value& v) -> Value {
-    const ir::PrimExpr& e = v.as<ExprValue>()->expr;
-    if (auto* i = ir::as<ir::IntImmNode>(e)) return e->dtype.is_bool() ? Value::boolean(i->value != 0) : Value::integer(i->value);
-    if (auto* f = ir::as<ir::FloatImmNode>(e)) return Value::real(f->value);
-    raise(ExcKind::AttributeError, "only constant expressions have a value");
-  });
+  // The fields of TVM's node classes (value, a, b, args, ...) are in expr_classes.cc.
   t->def_property("name", [](Interpreter&, const Value& v) -> Value {
     if (auto* var = ir::as<ir::VarNode>(v.as<ExprValue>()->expr)) return script::make_str(var->name);
     raise(ExcKind::AttributeError, "only variables have a name");
@@ -318,7 +315,7 @@ TypeRef expr_type() {
 TypeRef var_type() {
   static TypeRef t = [] {
     auto v = std::make_shared<TypeObject>("Var", std::vector<TypeRef>{expr_type()});
-    v->set_module("tvm.tir");
+    v->set_module("tvm.tir.expr");
     v->hashes_by_value = true;
     return v;
   }();
@@ -328,7 +325,7 @@ TypeRef buffer_type() {
   static TypeRef t = make_buffer_type();
   return t;
 }
-TypeObject* ExprValue::type() const { return expr->kind == K::Var ? var_type().get() : expr_type().get(); }
+TypeObject* ExprValue::type() const { return expr_kind_type(expr->kind).get(); }
 TypeObject* BufferValue::type() const { return buffer_type().get(); }
 
 std::string ExprValue::repr_hook(Interpreter&) { return ir::script(expr); }

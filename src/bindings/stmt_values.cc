@@ -2,6 +2,8 @@
 // the integer of TVM's ForKind enum (SERIAL=0 ... THREAD_BINDING=4).
 #include "bindings/stmt_values.h"
 
+#include <map>
+
 #include "bindings/attr_values.h"
 
 #include "bindings/ir_values.h"
@@ -21,8 +23,18 @@ using script::TypeRef;
 
 namespace {
 
+// tvm.tir.Stmt: the base every statement kind's type derives from (isinstance checks).
+TypeRef stmt_base_type() {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("Stmt");
+    type->set_module("tvm.tir");
+    return type;
+  }();
+  return t;
+}
+
 TypeRef make_type(const char* name) {
-  auto t = std::make_shared<TypeObject>(name);
+  auto t = std::make_shared<TypeObject>(name, std::vector<TypeRef>{stmt_base_type()});
   t->set_module("tvm.tir");
   t->def("script", "self", [](Interpreter& interp, script::Args& a) {
     return script::make_str(a[0].as<StmtValue>()->repr_hook(interp));
@@ -207,27 +219,65 @@ Value child(const ir::Stmt& node) {
   return wrap(node);
 }
 
-TypeRef stmt_type() {
+TypeRef seq_stmt_type() {
   static TypeRef t = [] {
-    TypeRef type = make_type("Stmt");
+    TypeRef type = make_type("SeqStmt");
     // A SeqStmt indexes and counts its statements (`func.body.block.body[1]`), as TVM's.
     type->def("__getitem__", "self, index", [](Interpreter&, script::Args& a) -> Value {
-      const ir::Stmt& stmt = a[0].as<StmtValue>()->stmt;
-      auto* seq = ir::as<ir::SeqStmtNode>(stmt);
-      if (!seq) script::raise(script::ExcKind::TypeError, "'Stmt' object is not subscriptable");
-      int64_t i = a.get_int(1), n = static_cast<int64_t>(seq->seq.size());
+      auto& seq = ir::as<ir::SeqStmtNode>(a[0].as<StmtValue>()->stmt)->seq;
+      int64_t i = a.get_int(1), n = static_cast<int64_t>(seq.size());
       if (i < 0) i += n;
       if (i < 0 || i >= n) script::raise(script::ExcKind::IndexError, "SeqStmt index out of range");
-      return child(seq->seq[static_cast<size_t>(i)]);
+      return child(seq[static_cast<size_t>(i)]);
     });
     type->def("__len__", "self", [](Interpreter&, script::Args& a) -> Value {
-      auto* seq = ir::as<ir::SeqStmtNode>(a[0].as<StmtValue>()->stmt);
-      if (!seq) script::raise(script::ExcKind::TypeError, "object of type 'Stmt' has no len()");
-      return Value::integer(static_cast<int64_t>(seq->seq.size()));
+      return Value::integer(static_cast<int64_t>(ir::as<ir::SeqStmtNode>(a[0].as<StmtValue>()->stmt)->seq.size()));
     });
     return type;
   }();
   return t;
+}
+
+TypeRef evaluate_type() {
+  static TypeRef t = [] {
+    TypeRef type = make_type("Evaluate");
+    type->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
+      static const script::Signature sig = script::Signature::parse("value, span=None");
+      script::Args a(interp, "Evaluate", sig, std::move(call));
+      return wrap(std::make_shared<ir::EvaluateNode>(to_expr(interp, a[0], "Evaluate value")));
+    };
+    return type;
+  }();
+  return t;
+}
+
+// The other kinds' types: TVM's class names, no constructors yet.
+TypeRef plain_kind_type(ir::StmtKind kind) {
+  static std::map<ir::StmtKind, TypeRef> types = [] {
+    std::map<ir::StmtKind, TypeRef> m;
+#define TSCH_X(name) m[ir::StmtKind::name] = make_type(#name);
+    TSCH_IR_STMT_KINDS(TSCH_X)
+#undef TSCH_X
+    return m;
+  }();
+  return types.at(kind);
+}
+
+TypeRef kind_type(ir::StmtKind kind) {
+  switch (kind) {
+    case ir::StmtKind::For: return for_type();
+    case ir::StmtKind::Block: return block_type();
+    case ir::StmtKind::BlockRealize: return block_realize_type();
+    case ir::StmtKind::SeqStmt: return seq_stmt_type();
+    case ir::StmtKind::Evaluate: return evaluate_type();
+    default: return plain_kind_type(kind);
+  }
+}
+
+Value exprs(const std::vector<ir::PrimExpr>& list) {
+  std::vector<Value> out;
+  for (const auto& e : list) out.push_back(wrap(e));
+  return script::make_list(std::move(out));
 }
 
 Value buffers(const std::vector<ir::Buffer>& list) {
@@ -246,9 +296,10 @@ void install_stmt_constructors(script::Namespace& ns) {
   const char* names[] = {"SERIAL", "PARALLEL", "VECTORIZED", "UNROLLED", "THREAD_BINDING"};
   for (int64_t i = 0; i < 5; ++i) kinds->globals->set(intern(names[i]), Value::integer(i));
   ns.set(intern("ForKind"), Value(kinds));
-  script::def_function(ns, "Evaluate", "value, span=None", [](Interpreter& interp, script::Args& a) {
-    return wrap(std::make_shared<ir::EvaluateNode>(to_expr(interp, a[0], "Evaluate value")));
-  }, "Evaluate(value): the statement evaluating an expression.");
+  ns.set(intern("Stmt"), Value(stmt_base_type()));
+#define TSCH_X(name) ns.set(intern(#name), Value(kind_type(ir::StmtKind::name)));
+  TSCH_IR_STMT_KINDS(TSCH_X)
+#undef TSCH_X
 }
 script::TypeRef block_stmt_type() { return block_type(); }
 script::TypeRef block_realize_stmt_type() { return block_realize_type(); }
@@ -316,10 +367,7 @@ void post_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
 Value wrap(ir::Stmt s) { return Value(std::make_shared<StmtValue>(std::move(s))); }
 
 TypeObject* StmtValue::type() const {
-  if (ir::as<ir::ForNode>(stmt)) return for_type().get();
-  if (ir::as<ir::BlockNode>(stmt)) return block_type().get();
-  if (ir::as<ir::BlockRealizeNode>(stmt)) return block_realize_type().get();
-  return stmt_type().get();
+  return kind_type(stmt->kind).get();
 }
 
 std::string StmtValue::repr_hook(Interpreter&) {
@@ -377,6 +425,31 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     if (field == "condition") out = wrap(branch->condition);
     else if (field == "then_case") out = child(branch->then_case);
     else if (field == "else_case") out = child(branch->else_case);
+    else return false;
+    return true;
+  }
+  if (auto* store = ir::as<ir::BufferStoreNode>(stmt)) {
+    if (field == "buffer") out = wrap(store->buffer);
+    else if (field == "value") out = wrap(store->value);
+    else if (field == "indices") out = exprs(store->indices);
+    else return false;
+    return true;
+  }
+  if (auto* let = ir::as<ir::LetStmtNode>(stmt)) {
+    if (field == "var") out = wrap(ir::PrimExpr(let->var));
+    else if (field == "value") out = wrap(let->value);
+    else if (field == "body") out = child(let->body);
+    else return false;
+    return true;
+  }
+  if (auto* eval = ir::as<ir::EvaluateNode>(stmt)) {
+    if (field != "value") return false;
+    out = wrap(eval->value);
+    return true;
+  }
+  if (auto* decl = ir::as<ir::DeclBufferNode>(stmt)) {
+    if (field == "buffer") out = wrap(decl->buffer);
+    else if (field == "body") out = child(decl->body);
     else return false;
     return true;
   }

@@ -9,6 +9,7 @@
 #include "bindings/buffer_options.h"
 #include "bindings/index_map_values.h"
 #include "bindings/tensor_intrin_values.h"
+#include "bindings/expr_classes.h"
 #include "bindings/ir_values.h"
 #include "bindings/stmt_values.h"
 #include "frontend/ir_module_frame.h"
@@ -164,6 +165,7 @@ void build_ir(Interpreter& interp, script::Module& m) {
   ns.set(intern("IRModule"), Value(ir_module_type()));
   ns.set(intern("GlobalVar"), Value(global_var_type()));
   ns.set(intern("BaseFunc"), Value(base_func_type()));
+  install_op_class(ns);
   def_function(ns, "load_json", "json_str", [](Interpreter& interp, Args& a) {
     auto groups = guard_core([&] { return relax::metadata_from_json_graph(a.get_str(0)); });
     auto d = std::make_shared<script::Dict>();
@@ -197,34 +199,14 @@ void build_script(Interpreter& interp, script::Module& m) {
 void build_tir_expr(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
   ns.set(intern("PrimExpr"), Value(expr_type()));
-  def_function(ns, "Var", "name, dtype", [](Interpreter& interp, Args& a) {
-    return wrap(ir::PrimExpr(ir::make_var(a.get_str(0), to_dtype(interp, a[1], "tvm.tir.Var dtype"))));
-  });
-  def_function(ns, "IntImm", "dtype, value", [](Interpreter& interp, Args& a) {
-    return wrap(ir::make_int(a.get_int(1), to_dtype(interp, a[0], "tvm.tir.IntImm dtype")));
-  });
-  def_function(ns, "FloatImm", "dtype, value", [](Interpreter& interp, Args& a) {
-    return wrap(ir::make_float(a.get_float(1), to_dtype(interp, a[0], "tvm.tir.FloatImm dtype")));
-  });
-  Namespace& t = *import(interp, "tvm.script.tir")->globals;
-  for (const char* f : {"Select", "Cast"}) {
-    if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
-  }
-  // The logical nodes (tvm.tir.And / Or / Not), and all / any of several conditions.
+  // TVM's node classes (Var, IntImm, Add, Cast, Select, Call, ...) with their constructors.
+  install_expr_classes(ns);
+  // all / any of several conditions.
   auto condition = [](Interpreter& interp, const Value& v, const char* what) {
     ir::PrimExpr e = to_expr(interp, v, what);
     if (!e->dtype.is_bool()) raise(ExcKind::TypeError, std::string(what) + ": expected a boolean expression, got " + e->dtype.to_string());
     return e;
   };
-  for (auto [name, kind] : {std::pair{"And", ir::ExprKind::And}, std::pair{"Or", ir::ExprKind::Or}}) {
-    def_function(ns, name, "a, b", [kind, name, condition](Interpreter& interp, Args& a) {
-      std::string what = std::string("tvm.tir.") + name;
-      return wrap(ir::make_binary(kind, condition(interp, a[0], what.c_str()), condition(interp, a[1], what.c_str())));
-    });
-  }
-  def_function(ns, "Not", "a", [condition](Interpreter& interp, Args& a) {
-    return wrap(ir::PrimExpr(std::make_shared<ir::NotNode>(condition(interp, a[0], "tvm.tir.Not"))));
-  });
   for (auto [name, kind] : {std::pair{"all", ir::ExprKind::And}, std::pair{"any", ir::ExprKind::Or}}) {
     def_function(ns, name, "*args", [kind, name, condition](Interpreter& interp, Args& a) {
       std::string what = std::string("tvm.tir.") + name;
@@ -250,9 +232,8 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.find(intern("schedule"))->as<script::Module>()->globals->set(intern("state"), Value(import(interp, "tvm.tir.schedule.state")));
   std::shared_ptr<script::Module> expr = import(interp, "tvm.tir.expr");
   ns.set(intern("expr"), Value(expr));
-  for (const char* f : {"PrimExpr", "Var", "IntImm", "FloatImm", "And", "Or", "Not", "all", "any"}) {
-    ns.set(intern(f), *expr->globals->find(intern(f)));
-  }
+  for (const char* f : {"PrimExpr", "all", "any"}) ns.set(intern(f), *expr->globals->find(intern(f)));
+  install_expr_classes(ns);
   ns.set(intern("IndexMap"), Value(index_map_type()));
   ns.set(intern("TensorIntrin"), Value(tensor_intrin_type()));
   ns.set(intern("For"), Value(for_stmt_type()));
@@ -283,7 +264,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   Namespace& t = *import(interp, "tvm.script.tir")->globals;
   for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "floor", "ceil", "round",
                         "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv", "floormod", "ceildiv", "truncdiv",
-                        "truncmod", "Select", "Cast", "call_packed", "call_extern", "min_value", "max_value"}) {
+                        "truncmod", "call_packed", "call_extern", "min_value", "max_value"}) {
     if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
   }
   // tvm.tir.const(value, dtype): as te.const.
