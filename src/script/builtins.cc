@@ -9,6 +9,7 @@
 #include "script/interpreter.h"
 #include "script/numbers.h"
 #include "script/sequence.h"
+#include "script/sets.h"
 #include "script/types.h"
 
 namespace tsch::script {
@@ -119,6 +120,8 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
                               t.classmethod, t.staticmethod}) {
     ns.set(intern(type->name()), Value(type));
   }
+  ns.set(intern("set"), Value(set_type()));
+  ns.set(intern("frozenset"), Value(frozenset_type()));
   for (int k = 0; k < static_cast<int>(ExcKind::Count); ++k) {
     TypeRef e = exception_type_ref(static_cast<ExcKind>(k));
     ns.set(intern(e->name()), Value(e));
@@ -327,7 +330,7 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
     return Value::boolean(Interpreter::is_callable(a[0]));
   });
   def_function(ns, "hash", "obj", [](Interpreter& interp, Args& a) {
-    return Value::integer(static_cast<int64_t>(interp.hash(a[0]) & 0x7fffffffffffffffULL));
+    return Value::integer(static_cast<int64_t>(interp.hash(a[0])));  // CPython's value, sign included
   });
   def_function(ns, "id", "obj", [](Interpreter& interp, Args& a) {
     if (a[0].is_object()) return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].object())));

@@ -3,6 +3,7 @@
 
 #include "script/evaluator.h"
 #include "script/format.h"
+#include "script/sets.h"
 #include "script/types.h"
 #include "support/stack_guard.h"
 
@@ -133,6 +134,10 @@ Value Evaluator::eval_inner(const Expr& e) {
       }
       return Value(dict);
     }
+    case ExprKind::Set:
+      return eval_set_display(static_cast<const ast::Set&>(e));
+    case ExprKind::SetComp:
+      return eval_set_comp(static_cast<const SetComp&>(e));
     case ExprKind::ListComp:
       return eval_list_comp(static_cast<const ListComp&>(e));
     case ExprKind::DictComp:
@@ -339,6 +344,57 @@ Value Evaluator::eval_list_comp(const ListComp& c) {
   std::vector<Value> out;
   run_comprehension(c.generators, 0, inner, [&] { out.push_back(inner.eval(*c.elt)); });
   return make_list(std::move(out));
+}
+
+Value Evaluator::eval_set_comp(const SetComp& c) {
+  Scope scope_inner = comprehension_scope(scope);
+  Evaluator inner(interp, scope_inner);
+  SetRef set = make_set(interp, false);
+  run_comprehension(c.generators, 0, inner, [&] { set_add(interp, *set, inner.eval(*c.elt)); });
+  return Value(set);
+}
+
+namespace {
+
+// What CPython's compiler folds to a constant: literals, and operators and tuples over them.
+bool is_constant(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Constant: return true;
+    case ExprKind::UnaryOp: return is_constant(*static_cast<const ast::UnaryOp&>(e).operand);
+    case ExprKind::BinOp: {
+      const auto& b = static_cast<const ast::BinOp&>(e);
+      return is_constant(*b.left) && is_constant(*b.right);
+    }
+    case ExprKind::Tuple:
+      for (const auto& elt : static_cast<const ast::Tuple&>(e).elts) {
+        if (!is_constant(*elt)) return false;
+      }
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// As CPython 3.11 compiles a set display: three or more constants become a frozenset merged
+// into the new set; otherwise the items are added in order and `*x` updates from x.
+Value Evaluator::eval_set_display(const ast::Set& d) {
+  bool constants = d.elts.size() > 2;
+  for (const auto& elt : d.elts) constants = constants && is_constant(*elt);
+  if (constants) {
+    std::vector<Value> items;
+    for (const auto& elt : d.elts) items.push_back(eval(*elt));
+    return make_set_from_constants(interp, items);
+  }
+  SetRef set = make_set(interp, false);
+  for (const auto& elt : d.elts) {
+    if (elt->kind == ExprKind::Starred) {
+      set_update(interp, *set, eval(*static_cast<const Starred&>(*elt).value));
+    } else {
+      set_add(interp, *set, eval(*elt));
+    }
+  }
+  return Value(set);
 }
 
 Value Evaluator::eval_dict_comp(const DictComp& c) {

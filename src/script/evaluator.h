@@ -46,6 +46,8 @@ struct Evaluator {
   Value eval_compare(const ast::Compare& c);
   Value eval_list_comp(const ast::ListComp& c);
   Value eval_dict_comp(const ast::DictComp& c);
+  Value eval_set_comp(const ast::SetComp& c);
+  Value eval_set_display(const ast::Set& d);
   Value eval_index(const ast::Expr& e);
   Value make_function(const std::string& name, const std::vector<ast::Param>& params,
                       const ast::FunctionDef* def, const ast::Lambda* lambda);

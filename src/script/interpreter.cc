@@ -16,6 +16,7 @@
 #include "script/modules.h"
 #include "script/numbers.h"
 #include "script/sequence.h"
+#include "script/sets.h"
 #include "script/types.h"
 #include "support/error.h"
 #include "support/checked_size.h"
@@ -499,6 +500,7 @@ int64_t Interpreter::len(const Value& v) {
   if (auto* l = v.as<List>()) return static_cast<int64_t>(l->items.size());
   if (auto* t = v.as<Tuple>()) return static_cast<int64_t>(t->items.size());
   if (auto* d = v.as<Dict>()) return static_cast<int64_t>(d->size());
+  if (auto* s = v.as<Set>()) return static_cast<int64_t>(s->table.size());
   if (auto* r = v.as<Range>()) return r->length();
   Value method;
   if (type_method(v, "__len__", method)) {
@@ -516,6 +518,7 @@ std::shared_ptr<Iterator> Interpreter::iter(const Value& iterable) {
   if (auto list = iterable.as_ref<List>()) return std::make_shared<ListIterator>(list);
   if (auto* t = iterable.as<Tuple>()) return std::make_shared<VectorIterator>(t->items, "tuple_iterator");
   if (auto* r = iterable.as<Range>()) return std::make_shared<RangeIterator>(*r);
+  if (auto s = iterable.as_ref<Set>()) return set_iter(s);
   if (auto* s = iterable.as<Str>()) {
     std::vector<Value> chars;
     auto b = utf8_boundaries(s->value);
@@ -643,6 +646,7 @@ std::string Interpreter::repr(const Value& v) {
     repr_leave();
     return out + "}";
   }
+  if (v.as<Set>()) return set_repr(*this, v);
   if (auto* r = v.as<Range>()) {
     if (r->step == 1) return fmt::format("range({}, {})", r->start, r->stop);
     return fmt::format("range({}, {}, {})", r->start, r->stop, r->step);

@@ -69,6 +69,8 @@ class Interpreter {
   void del_item(const Value& obj, const Value& key);
 
   Value binary_op(ast::BinOpKind op, const Value& a, const Value& b);
+  // `augmented`: the operation of `a op= b`, which names `op=` in its TypeError.
+  Value binary_op(ast::BinOpKind op, const Value& a, const Value& b, bool augmented);
   // `a op= b`: the type's in-place method (`__iadd__`, ...) when it has one, else binary_op.
   Value inplace_op(ast::BinOpKind op, const Value& a, const Value& b);
   Value unary_op(ast::UnaryOpKind op, const Value& a);

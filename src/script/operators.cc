@@ -8,7 +8,9 @@
 #include "script/dispatch.h"
 #include "script/format.h"
 #include "script/numbers.h"
+#include "script/py_hash.h"
 #include "script/sequence.h"
+#include "script/sets.h"
 #include "script/types.h"
 
 namespace tsch::script {
@@ -27,6 +29,10 @@ std::vector<Value> repeat(const std::vector<Value>& items, int64_t n) {
 }  // namespace
 
 Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b) {
+  return binary_op(op, a, b, false);
+}
+
+Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b, bool augmented) {
   using K = ast::BinOpKind;
   Value out;
   if (numeric_binary(op, a, b, out)) return out;
@@ -64,6 +70,7 @@ Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b) 
     }
     if (op == K::Mul && b.is_integral()) return make_tuple(repeat(ta->items, b.as_int()));
   }
+  if (a.as<Set>() && b.as<Set>() && set_binary(*this, op, a, b, out)) return out;
   if (auto* da = a.as<Dict>(); da && op == K::BitOr) {
     if (auto* db = b.as<Dict>()) {
       auto d = std::make_shared<Dict>();
@@ -84,17 +91,19 @@ Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b) 
     Value r = call_method(*this, b, method, {a});
     if (!is_not_implemented(r)) return r;
   }
-  raise(ExcKind::TypeError, fmt::format("unsupported operand type(s) for {}: '{}' and '{}'", ast::binop_symbol(op),
-                                        type_name(a), type_name(b)));
+  // `x += y` names its operator `+=` (Python tries __iadd__, then __add__, then __radd__).
+  raise(ExcKind::TypeError, fmt::format("unsupported operand type(s) for {}{}: '{}' and '{}'", ast::binop_symbol(op),
+                                        augmented ? "=" : "", type_name(a), type_name(b)));
 }
 
 Value Interpreter::inplace_op(ast::BinOpKind op, const Value& a, const Value& b) {
+  if (auto* s = a.as<Set>(); s && !s->frozen && b.as<Set>() && set_inplace(*this, op, a, b)) return a;
   Value method;
   if (a.is_object() && type_method(a, inplace_dunder_name(op).c_str(), method)) {
     Value r = call_method(*this, a, method, {b});
     if (!is_not_implemented(r)) return r;
   }
-  return binary_op(op, a, b);
+  return binary_op(op, a, b, true);
 }
 
 Value Interpreter::unary_op(ast::UnaryOpKind op, const Value& a) {
@@ -176,6 +185,9 @@ bool Interpreter::equals(const Value& a, const Value& b) {
     }
     return true;
   }
+  if (auto* sa = a.as<Set>()) {
+    if (auto* sb = b.as<Set>()) return set_equal(*this, *sa, *sb);
+  }
   if (auto* ra = a.as<Range>()) {
     auto* rb = b.as<Range>();
     return rb && ra->length() == rb->length() && (ra->length() == 0 || (ra->start == rb->start && (ra->length() == 1 || ra->step == rb->step)));
@@ -213,6 +225,9 @@ bool Interpreter::less(const Value& a, const Value& b) {
   if (auto* ta = a.as<Tuple>()) {
     if (auto* tb = b.as<Tuple>()) return seq_less(ta->items, tb->items);
   }
+  if (auto* sa = a.as<Set>()) {
+    if (auto* sb = b.as<Set>()) return set_order(*this, ast::CmpOpKind::Lt, *sa, *sb);
+  }
   Value method;
   if (type_method(a, "__lt__", method)) {
     Value r = call_method(*this, a, method, {b});
@@ -240,6 +255,10 @@ bool Interpreter::compare(ast::CmpOpKind op, const Value& a, const Value& b) {
     raise(ExcKind::TypeError, fmt::format("'{}' not supported between instances of '{}' and '{}'", symbol,
                                           type_name(a), type_name(b)));
   };
+  // Sets are ordered by inclusion, a partial order: `a <= b` is not `not b < a`.
+  if (a.as<Set>() && b.as<Set>() && (op == K::Lt || op == K::LtE || op == K::Gt || op == K::GtE)) {
+    return set_order(*this, op, *a.as<Set>(), *b.as<Set>());
+  }
   switch (op) {
     case K::Eq: return equals(a, b);
     case K::NotEq: {
@@ -297,6 +316,7 @@ bool Interpreter::contains(const Value& container, const Value& item) {
     return s->value.find(needle->value) != std::string::npos;
   }
   if (auto* d = container.as<Dict>()) return d->find(*this, item) != nullptr;
+  if (auto* s = container.as<Set>()) return set_contains(*this, *s, item);
   if (auto* r = container.as<Range>()) {
     if (!item.is_integral()) return false;
     int64_t v = item.as_int();
@@ -325,6 +345,7 @@ bool Interpreter::truthy(const Value& v) {
   if (auto* l = v.as<List>()) return !l->items.empty();
   if (auto* t = v.as<Tuple>()) return !t->items.empty();
   if (auto* d = v.as<Dict>()) return d->size() > 0;
+  if (auto* s = v.as<Set>()) return s->table.size() > 0;
   if (auto* r = v.as<Range>()) return r->length() > 0;
   Value method;
   if (type_method(v, "__bool__", method)) return truthy(call_method(*this, v, method, {}));
@@ -332,31 +353,32 @@ bool Interpreter::truthy(const Value& v) {
   return true;
 }
 
+// CPython's hash values (py_hash.h) where CPython's do not vary between runs; the int64
+// is what `hash()` returns, size_t what dicts and sets index by.
 size_t Interpreter::hash(const Value& v) {
   switch (v.tag()) {
-    case Value::Tag::None: return 0x9e3779b9;
+    case Value::Tag::None: return static_cast<size_t>(kPyHashNone);
     case Value::Tag::Bool:
-    case Value::Tag::Int: return std::hash<int64_t>()(v.as_int());
-    case Value::Tag::Float: {
-      double d = v.as_float();
-      if (d == std::floor(d) && std::fabs(d) < 9.2e18) return std::hash<int64_t>()(static_cast<int64_t>(d));
-      return std::hash<double>()(d);
-    }
+    case Value::Tag::Int: return static_cast<size_t>(py_hash_int(v.as_int()));
+    case Value::Tag::Float: return static_cast<size_t>(py_hash_double(v.as_float()));
     case Value::Tag::Object: break;
   }
-  if (auto* s = v.as<Str>()) return std::hash<std::string>()(s->value);
+  // str hashes are randomized in CPython: any fixed function does.
+  if (auto* s = v.as<Str>()) return static_cast<size_t>(py_hash_fix(static_cast<int64_t>(std::hash<std::string>()(s->value))));
   if (auto* t = v.as<Tuple>()) {
-    size_t h = 0x345678;
-    for (const auto& item : t->items) h = h * 1000003 ^ hash(item);
-    return h;
+    PyTupleHasher h;
+    for (const auto& item : t->items) h.add(static_cast<int64_t>(hash(item)));
+    return static_cast<size_t>(h.finish(t->items.size()));
   }
+  if (auto* s = v.as<Set>()) return static_cast<size_t>(set_hash(*s));
   if (v.as<List>() || v.as<Dict>()) raise(ExcKind::TypeError, "unhashable type: '" + type_name(v) + "'");
   Value method;
   if ((!is_builtin_value(v) || v.type()->hashes_by_value) && type_method(v, "__hash__", method)) {
     Value h = call_method(*this, v, method, {});
-    return static_cast<size_t>(h.as_int());
+    if (!h.is_integral()) raise(ExcKind::TypeError, "__hash__ method should return an integer");
+    return static_cast<size_t>(py_hash_fix(h.as_int()));
   }
-  return std::hash<const void*>()(v.object());
+  return static_cast<size_t>(py_hash_pointer(v.object()));
 }
 
 }  // namespace tsch::script

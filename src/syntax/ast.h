@@ -17,6 +17,8 @@ namespace tsch::ast {
 enum class ExprKind {
   Name, Constant, FString, List, Tuple, Dict, ListComp, DictComp, Attribute, Subscript,
   Slice, Call, BinOp, UnaryOp, BoolOp, Compare, IfExp, Lambda, Starred,
+  // Added last so the numbers the AST dump prints for the others stay the same.
+  Set, SetComp,
 };
 
 struct Expr {
@@ -72,6 +74,12 @@ struct Dict : Expr {
   std::vector<ExprPtr> values;
 };
 
+// `{a, *b}`: never empty (`{}` is a Dict).
+struct Set : Expr {
+  explicit Set(SourceLoc l) : Expr(ExprKind::Set, l) {}
+  std::vector<ExprPtr> elts;
+};
+
 struct Comprehension {
   ExprPtr target;
   ExprPtr iter;
@@ -80,6 +88,12 @@ struct Comprehension {
 
 struct ListComp : Expr {
   explicit ListComp(SourceLoc l) : Expr(ExprKind::ListComp, l) {}
+  ExprPtr elt;
+  std::vector<Comprehension> generators;
+};
+
+struct SetComp : Expr {
+  explicit SetComp(SourceLoc l) : Expr(ExprKind::SetComp, l) {}
   ExprPtr elt;
   std::vector<Comprehension> generators;
 };

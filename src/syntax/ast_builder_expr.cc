@@ -358,11 +358,24 @@ ExprPtr AstBuilder::atom(TschParser::AtomContext* ctx) {
     }
     return list;
   }
-  // Braces: dict display, dict comprehension; sets are not supported yet.
+  // Braces: dict or set display, dict or set comprehension; `{}` is an empty dict.
   auto* maker = ctx->dictorsetmaker();
   auto dict = std::make_unique<Dict>(at);
   if (!maker) return dict;
-  if (maker->dict_item().empty()) fail(at, "not supported yet: set displays");
+  if (maker->dict_item().empty()) {
+    if (maker->comp_for()) {
+      auto sc = std::make_unique<SetComp>(at);
+      sc->elt = element(maker->children[0]);
+      if (sc->elt->kind == ExprKind::Starred) fail(sc->elt->loc, "iterable unpacking cannot be used in comprehension");
+      comprehension(maker->comp_for(), sc->generators);
+      return sc;
+    }
+    auto set = std::make_unique<Set>(at);
+    for (auto* child : maker->children) {
+      if (token_type(child) != TschParser::COMMA) set->elts.push_back(element(child));
+    }
+    return set;
+  }
   if (maker->comp_for()) {
     auto* item = maker->dict_item(0);
     if (item->POWER()) fail(loc(item), "dict unpacking cannot be used in dict comprehension");

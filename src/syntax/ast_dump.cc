@@ -87,6 +87,13 @@ class Dumper {
         exprs(d.values);
         break;
       }
+      case ExprKind::Set: exprs(static_cast<const Set&>(e).elts); break;
+      case ExprKind::SetComp: {
+        const auto& c = static_cast<const SetComp&>(e);
+        opt(c.elt);
+        generators(c.generators);
+        break;
+      }
       case ExprKind::ListComp: {
         const auto& c = static_cast<const ListComp&>(e);
         opt(c.elt);

@@ -55,6 +55,13 @@ class ErrorListener : public antlr4::BaseErrorListener {
       message = "unexpected indent";
     } else if (expected.contains(static_cast<size_t>(TschLexer::INDENT))) {
       message = "expected an indented block";
+    } else if (expected.size() == 1 && expected.getMinElement() == TschLexer::COLON &&
+               dynamic_cast<TschParser::Dict_itemContext*>(parser->getContext()) != nullptr) {
+      // `{1: 2, 3}`: Python's message, under the key that lacks its value.
+      antlr4::Token* key = parser->getContext()->getStart();
+      at = SourceLoc{source_, static_cast<int>(key->getLine()), static_cast<int>(key->getCharPositionInLine()) + 1,
+                     std::max<int>(1, static_cast<int>(key->getText().size()))};
+      message = "':' expected after dictionary key";
     } else if (expected.size() == 1 && expected.getMinElement() != TschLexer::NAME &&
                expected.getMinElement() != TschLexer::NEWLINE) {
       std::string want = parser->getVocabulary().getLiteralName(expected.getMinElement());
