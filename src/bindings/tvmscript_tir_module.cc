@@ -621,8 +621,13 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   });
   def_vector_functions(ns);
   def_mma_functions(ns);
+  // T.Cast is TVM's tvm.tir.Cast: the node as written, a literal or a value of the same dtype
+  // included (T.cast / astype fold them).
   def_function(ns, "Cast", "dtype, value", [](Interpreter& interp, Args& a) {
-    return wrap(ir::cast(dtype_arg(interp, a[0], "T.Cast dtype"), to_expr(interp, a[1], "T.Cast value")));
+    ir::DataType t = dtype_arg(interp, a[0], "T.Cast dtype");
+    ir::PrimExpr v = to_expr(interp, a[1], "T.Cast value");
+    if (t.lanes != v->dtype.lanes) a.value_error(0, fmt::format("a dtype of {} lanes, as the value's {}", v->dtype.lanes, v->dtype.to_string()));
+    return wrap(ir::PrimExpr(std::make_shared<ir::CastNode>(t, v)));
   });
   def_function(ns, "cast", "value, dtype", [](Interpreter& interp, Args& a) {
     return wrap(ir::cast(dtype_arg(interp, a[1], "T.cast dtype"), to_expr(interp, a[0], "T.cast value")));
