@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/types.h"
@@ -42,6 +44,17 @@ Value* TypeObject::lookup(Symbol name) {
 
 void TypeObject::def(const std::string& name, const std::string& signature,
                      std::function<Value(Interpreter&, Args&)> fn, std::string doc) {
+  // A method called through its class (`list.append(1, 2)`) gets whatever comes first: as
+  // Python's method descriptors, refuse a `self` of another type before the method reads it.
+  if (signature == "self" || signature.rfind("self,", 0) == 0) {
+    fn = [owner = this, name, method = std::move(fn)](Interpreter& interp, Args& a) {
+      if (!a[0].type()->is_subtype_of(owner)) {
+        raise(ExcKind::TypeError, fmt::format("descriptor '{}' for '{}' objects doesn't apply to a '{}' object", name, owner->name(),
+                                              a[0].type()->name()));
+      }
+      return method(interp, a);
+    };
+  }
   def_function(dict_, name, signature, std::move(fn), std::move(doc));
 }
 
