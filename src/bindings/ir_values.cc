@@ -198,6 +198,19 @@ TypeRef make_buffer_type() {
     auto* other = a[1].as<BufferValue>();
     return Value::boolean(other && other->buffer == a[0].as<BufferValue>()->buffer);
   });
+  // As TVM's objects: == and hash by node (`load.buffer == b`).
+  t->hashes_by_value = true;
+  t->def("__eq__", "self, other", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<BufferValue>();
+    return Value::boolean(other && other->buffer == a[0].as<BufferValue>()->buffer);
+  });
+  t->def("__ne__", "self, other", [](Interpreter&, Args& a) {
+    auto* other = a[1].as<BufferValue>();
+    return Value::boolean(!(other && other->buffer == a[0].as<BufferValue>()->buffer));
+  });
+  t->def("__hash__", "self", [](Interpreter&, Args& a) {
+    return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<BufferValue>()->buffer.get()) >> 4));
+  });
   t->def_property("shape", [](Interpreter&, const Value& v) {
     std::vector<Value> dims;
     for (const auto& d : v.as<BufferValue>()->buffer->shape) {

@@ -322,6 +322,12 @@ void register_tvm_runtime_modules() {
     install_devices(ns);
     install_function_type(ns);
     ns.set(intern("Module"), Value(module_type()));
+    // tvm.runtime.convert(value): a Python number as TVM's object (int -> IntImm int32 or int64,
+    // float -> FloatImm float32, bool -> IntImm bool); other values are returned as they are.
+    def_function(ns, "convert", "value, span=None", [](Interpreter& interp, Args& a) -> Value {
+      if (a[0].is_number()) return wrap(to_expr(interp, a[0], "tvm.runtime.convert"));
+      return a[0];
+    }, "convert(value): a Python number as a TVM constant; other values unchanged.");
     auto nd = interp.modules().import(interp, "tvm.nd", "");
     ns.set(intern("ndarray"), Value(nd));
     // TVM 0.23's names: tvm.runtime.tensor(arr, device=) and tvm.runtime.Tensor.

@@ -251,6 +251,58 @@ TypeRef evaluate_type() {
   return t;
 }
 
+// tvm.tir.LetStmt(var, value, body) and tvm.tir.BufferStore(buffer, value, indices).
+TypeRef let_stmt_type() {
+  static TypeRef t = [] {
+    TypeRef type = make_type("LetStmt");
+    type->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
+      static const script::Signature sig = script::Signature::parse("var, value, body, span=None");
+      script::Args a(interp, "LetStmt", sig, std::move(call));
+      ir::PrimExpr var = to_expr(interp, a[0], "LetStmt var");
+      auto* v = ir::as<ir::VarNode>(var);
+      if (!v) a.type_error(0, "a tvm.tir.Var");
+      ir::PrimExpr value = to_expr_as(interp, a[1], var->dtype, "LetStmt value");
+      if (value->dtype != var->dtype) {
+        script::raise(script::ExcKind::TypeError, "LetStmt: the value's " + value->dtype.to_string() + " is not the variable's " + var->dtype.to_string());
+      }
+      auto* body = a[2].as<StmtValue>();
+      if (!body) a.type_error(2, "a tvm.tir.Stmt");
+      return wrap(std::make_shared<ir::LetStmtNode>(std::static_pointer_cast<const ir::VarNode>(var), value, body->stmt));
+    };
+    return type;
+  }();
+  return t;
+}
+
+TypeRef buffer_store_type() {
+  static TypeRef t = [] {
+    TypeRef type = make_type("BufferStore");
+    type->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
+      static const script::Signature sig = script::Signature::parse("buffer, value, indices, predicate=None, span=None");
+      script::Args a(interp, "BufferStore", sig, std::move(call));
+      auto* b = a[0].as<BufferValue>();
+      if (!b) a.type_error(0, "a tvm.tir.Buffer");
+      if (!a[3].is_none()) script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.BufferStore with a predicate");
+      std::vector<ir::PrimExpr> idx;
+      for (const Value& v : interp.to_vector(a[2])) idx.push_back(to_expr(interp, v, "BufferStore index"));
+      if (idx.size() != b->buffer->shape.size()) {
+        script::raise(script::ExcKind::IndexError, "BufferStore: buffer " + b->buffer->name + " has " + std::to_string(b->buffer->shape.size()) +
+                                                       " dimensions, " + std::to_string(idx.size()) + " indices given");
+      }
+      int lanes = 1;
+      for (const auto& i : idx) lanes = std::max(lanes, static_cast<int>(i->dtype.lanes));
+      ir::DataType expected = b->buffer->dtype.with_lanes(lanes * b->buffer->dtype.lanes);
+      ir::PrimExpr value = to_expr_as(interp, a[1], expected.element_of(), "BufferStore value");
+      if (value->dtype != expected) {
+        script::raise(script::ExcKind::TypeError, "BufferStore: the value's " + value->dtype.to_string() + " is not the buffer's " + expected.to_string());
+      }
+      return wrap(std::make_shared<ir::BufferStoreNode>(b->buffer, value, std::move(idx)));
+    };
+    return type;
+  }();
+  return t;
+}
+
 // The other kinds' types: TVM's class names, no constructors yet.
 TypeRef plain_kind_type(ir::StmtKind kind) {
   static std::map<ir::StmtKind, TypeRef> types = [] {
@@ -270,6 +322,8 @@ TypeRef kind_type(ir::StmtKind kind) {
     case ir::StmtKind::BlockRealize: return block_realize_type();
     case ir::StmtKind::SeqStmt: return seq_stmt_type();
     case ir::StmtKind::Evaluate: return evaluate_type();
+    case ir::StmtKind::LetStmt: return let_stmt_type();
+    case ir::StmtKind::BufferStore: return buffer_store_type();
     default: return plain_kind_type(kind);
   }
 }

@@ -532,7 +532,13 @@ void build_te(Interpreter& interp, script::Module& m) {
     } else {
       raise(ExcKind::TypeError, "const: the value must be a number, got " + interp.repr(a[0]));
     }
-    ir::DataType t = a[1].is_none() ? (is_float ? ir::DataType::float32() : ir::DataType::int32()) : to_dtype(interp, a[1], "te.const dtype");
+    // TVM's default dtypes: bool for a bool, int32 for an int (int64 when it does not fit), float32.
+    ir::DataType t = !a[1].is_none() ? to_dtype(interp, a[1], "te.const dtype")
+                     : a[0].is_bool() ? ir::DataType::bool_()
+                     : is_float       ? ir::DataType::float32()
+                     : (value >= -2147483648.0 && value <= 2147483647.0) ? ir::DataType::int32() : ir::DataType::int64();
+    // A vector dtype broadcasts the scalar, as TVM's const does.
+    if (t.lanes > 1) return wrap(ir::PrimExpr(std::make_shared<ir::BroadcastNode>(ir::make_const(t.element_of(), value), t.lanes)));
     return wrap(ir::make_const(t, value));
   });
   // Element-wise math, as tvm.te re-exports it from tvm.tir.

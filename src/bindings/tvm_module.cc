@@ -1,5 +1,7 @@
 // The `tvm` package as scripts see it: tvm.script (ir_module, from_source), tvm.ir
 // (structural equality, IRModule), tvm.tir (IR types); `I` is tvm.script.ir.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -264,9 +266,15 @@ void build_tir(Interpreter& interp, script::Module& m) {
   Namespace& t = *import(interp, "tvm.script.tir")->globals;
   for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "floor", "ceil", "round",
                         "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv", "floormod", "ceildiv", "truncdiv",
-                        "truncmod", "call_packed", "call_extern", "min_value", "max_value"}) {
+                        "truncmod", "call_packed", "call_extern", "min_value", "max_value", "max", "min", "isinf", "isfinite"}) {
     if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
   }
+  // tvm.tir.infinity(dtype): the float type's infinity (TVM's T.float32("inf")).
+  def_function(ns, "infinity", "dtype, span=None", [](Interpreter& interp, Args& a) {
+    ir::DataType t = to_dtype(interp, a[0], "tvm.tir.infinity dtype");
+    if (!t.is_float() || t.is_float8()) a.value_error(0, "a float dtype with an infinity, got " + t.to_string());
+    return wrap(ir::make_float(INFINITY, t));
+  }, "infinity(dtype): +inf of a float dtype.");
   // tvm.tir.const(value, dtype): as te.const.
   if (Value* v = import(interp, "tvm.te")->globals->find(intern("const"))) ns.set(intern("const"), *v);
   if (Value* v = t.find(intern("floordiv"))) ns.set(intern("indexdiv"), *v);

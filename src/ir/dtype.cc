@@ -23,7 +23,9 @@ std::optional<DataType> DataType::parse(const std::string& text) {
   }
   auto with_bits = [&](const char* prefix, Code code) -> std::optional<DataType> {
     size_t n = std::string(prefix).size();
-    if (base.compare(0, n, prefix) != 0 || base.size() == n) return std::nullopt;
+    if (base.compare(0, n, prefix) != 0) return std::nullopt;
+    // "int", "uint", "float" without bits are TVM's 32-bit types.
+    if (base.size() == n) return code == Code::BFloat ? std::nullopt : std::optional<DataType>(DataType{code, 32, lanes});
     for (size_t i = n; i < base.size(); ++i) {
       if (!std::isdigit(static_cast<unsigned char>(base[i]))) return std::nullopt;
     }

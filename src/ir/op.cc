@@ -407,6 +407,10 @@ PrimExpr bitwise(const std::string& op, PrimExpr a, PrimExpr b) {
   match_types(ExprKind::Add, a, b);  // the arithmetic operators' common type
   auto* x = as<IntImmNode>(a);
   auto* y = as<IntImmNode>(b);
+  if (y && (op == "shift_left" || op == "shift_right") && (y->value < 0 || y->value >= a->dtype.bits)) {
+    throw IRError(IRError::Kind::Value, "Shift amount must be non-negative and less than " + std::to_string(a->dtype.bits) +
+                                            " for type " + a->dtype.to_string());
+  }
   if (x && y && y->value >= 0 && y->value < 64) {
     int64_t u = x->value, v = y->value, r = 0;
     if (op == "bitwise_and") r = u & v;
@@ -442,6 +446,11 @@ PrimExpr neg(PrimExpr a) {
 
 PrimExpr cast(DataType dtype, PrimExpr value) {
   if (value->dtype == dtype) return value;
+  if (value->dtype.is_handle() && !dtype.is_handle()) throw IRError(IRError::Kind::Value, "Can't cast a handle to other types.");
+  // A scalar cast to a vector type is broadcast, as TVM's cast does.
+  if (value->dtype.lanes == 1 && dtype.lanes > 1) {
+    return std::make_shared<BroadcastNode>(cast(dtype.element_of(), std::move(value)), dtype.lanes);
+  }
   if (auto* i = as<IntImmNode>(value)) {
     if (dtype.is_scalar()) return make_const(dtype, static_cast<double>(i->value));
   }

@@ -2,6 +2,8 @@
 // precedence-aware operators, two literals as a call so that re-parsing does not fold them.
 #include "ir/tir_expr_printer.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,8 +50,12 @@ void TIRExprPrinter::declare_free_var(const VarNode* v) {
 TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {
   switch (e->kind) {
     case ExprKind::IntImm: return literal_int(as<IntImmNode>(e)->value, e->dtype);
-    case ExprKind::FloatImm:
-      return {fmt::format("T.{}({})", e->dtype.to_string(), float_text(as<FloatImmNode>(e)->value))};
+    case ExprKind::FloatImm: {
+      // Infinities and NaN as TVM prints them: the value as a string, T.float32("inf").
+      double v = as<FloatImmNode>(e)->value;
+      if (std::isinf(v) || std::isnan(v)) return {fmt::format("T.{}(\"{}\")", e->dtype.to_string(), std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf")};
+      return {fmt::format("T.{}({})", e->dtype.to_string(), float_text(v))};
+    }
     case ExprKind::StringImm: return {quote(as<StringImmNode>(e)->value)};
     case ExprKind::Var: {
       // A buffer's data pointer is spelled through its buffer (`A.data`), as TVM prints it.
