@@ -116,10 +116,54 @@ TypeRef make_base_func_type() {
 
 const ir::PrimFunc& prim_func_of(const Value& v) { return v.as<PrimFuncValue>()->func; }
 
+// tvm.tir.PrimFunc(params, body, ret_type=None, buffer_map=None, attrs=None): a function
+// built outside TVMScript, as TVM's constructor builds it — a Buffer among the params becomes a
+// handle Var of its name bound to it; no global_symbol is added.
+Value construct_prim_func(Interpreter& interp, TypeObject*, script::CallArgs& call) {
+  static const script::Signature sig = script::Signature::parse("params, body, ret_type=None, buffer_map=None, attrs=None, span=None");
+  Args a(interp, "PrimFunc", sig, std::move(call));
+  auto f = std::make_shared<ir::PrimFuncNode>();
+  for (const Value& p : interp.to_vector(a[0])) {
+    if (auto* b = p.as<BufferValue>()) {
+      ir::Var var = ir::make_var(b->buffer->name, ir::DataType::handle());
+      f->params.push_back(var);
+      f->buffer_map.emplace_back(var, b->buffer);
+    } else if (auto* e = p.as<ExprValue>(); e && ir::as<ir::VarNode>(e->expr)) {
+      f->params.push_back(std::static_pointer_cast<const ir::VarNode>(e->expr));
+    } else {
+      raise(ExcKind::TypeError, "params can only contain Var or Buffer");
+    }
+  }
+  auto* body = a[1].as<StmtValue>();
+  if (!body) a.type_error(1, "a tvm.tir.Stmt");
+  f->body = body->stmt;
+  if (!a[2].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: tvm.tir.PrimFunc with a ret_type");
+  if (!a[3].is_none()) {
+    auto* d = a[3].as<script::Dict>();
+    if (!d) a.type_error(3, "a dict of Var to Buffer");
+    for (const auto& [k, v] : d->items()) {
+      auto* e = k.as<ExprValue>();
+      auto* b = v.as<BufferValue>();
+      if (!e || !ir::as<ir::VarNode>(e->expr) || !b) raise(ExcKind::TypeError, "PrimFunc: buffer_map maps parameter Vars to Buffers");
+      ir::Var var = std::static_pointer_cast<const ir::VarNode>(e->expr);
+      if (std::find(f->params.begin(), f->params.end(), var) == f->params.end()) {
+        raise(ExcKind::ValueError, "PrimFunc: buffer_map key " + var->name + " is not a parameter");
+      }
+      f->buffer_map.emplace_back(var, b->buffer);
+    }
+  }
+  ir::BaseFunc func = f;
+  if (!a[4].is_none()) {
+    for (auto& [k, v] : to_attr_map(interp, a[4], "PrimFunc attrs")) func = ir::with_attr(func, k, std::move(v));
+  }
+  return wrap_function(func, "main");
+}
+
 TypeRef make_prim_func_type() {
   auto t = std::make_shared<TypeObject>("PrimFunc", std::vector<TypeRef>{base_func_type()});
   t->set_module("tvm.tir");
   t->hashes_by_value = true;  // BaseFunc's identity
+  t->constructor = construct_prim_func;
   t->def_property("params", [](Interpreter&, const Value& v) {
     std::vector<Value> out;
     for (const auto& p : prim_func_of(v)->params) out.push_back(wrap(ir::PrimExpr(p)));

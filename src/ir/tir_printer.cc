@@ -262,6 +262,12 @@ class TIRPrinter : public TIRExprPrinter {
       case StmtKind::LetStmt: {
         auto* n = as<LetStmtNode>(s);
         std::string value = expr(n->value).s;
+        if (c_.is_defined(n->var.get())) {
+          // A variable bound again (a hand-built LetStmt over a parameter): TVM's scoped form.
+          line(indent, "with T.LetStmt(" + value + ", var=" + name_of(n->var.get()) + "):");
+          body(n->body, indent + 1);
+          return;
+        }
         line(indent, define(n->var.get(), n->var->name) + ": T." + n->var->dtype.to_string() + " = " + value);
         body(n->body, indent);
         return;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "ir/module.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "ir/stmt_copy.h"
@@ -147,4 +148,17 @@ TEST_CASE("deep_copy makes new statement nodes over shared expressions and buffe
   CHECK(store2->buffer == b);
   CHECK(store2->value == value);
   CHECK(deep_copy(nullptr) == nullptr);
+}
+
+TEST_CASE("a LetStmt binding a parameter again prints TVM's scoped form", "[ir]") {
+  Var x = make_var("x");
+  auto func = std::make_shared<PrimFuncNode>();
+  func->params = {x};
+  func->body = std::make_shared<LetStmtNode>(x, c(10), std::make_shared<EvaluateNode>(add(x, c(1))));
+  std::string text = script(PrimFunc(func), "main");
+  CHECK(text.find("    with T.LetStmt(10, var=x):\n        T.evaluate(x + 1)") != std::string::npos);
+  // A fresh variable is bound as an assignment.
+  Var y = make_var("y");
+  func->body = std::make_shared<LetStmtNode>(y, c(10), std::make_shared<EvaluateNode>(add(y, c(1))));
+  CHECK(script(PrimFunc(func), "main").find("    y: T.int32 = 10\n    T.evaluate(y + 1)") != std::string::npos);
 }
