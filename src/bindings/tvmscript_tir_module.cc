@@ -12,6 +12,7 @@
 #include "bindings/ir_values.h"
 #include "bindings/tvmscript_allocate_const.h"
 #include "bindings/tvmscript_tir_calls.h"
+#include "bindings/tvmscript_tir_math.h"
 #include "bindings/tvmscript_tir_mma.h"
 #include "bindings/tvmscript_tir_vector.h"
 #include "frontend/tir_builder.h"
@@ -149,38 +150,6 @@ Value make_axis(Interpreter& interp, Args& a, ir::IterType type) {
     }
   }
   return Value(axis);
-}
-
-// T.isnan / T.isinf / T.isfinite, as TVM's tir.isnan builds them: a boolean of the argument's
-// lanes; false for integers, folded for a literal, float16 tested in float32.
-ir::PrimExpr float_class_test(const std::string& op, const ir::PrimExpr& x) {
-  ir::DataType t = ir::DataType::bool_(x->dtype.lanes);
-  if (!x->dtype.is_float()) {
-    bool finite = op == "isfinite";
-    ir::PrimExpr c = ir::make_bool(finite);
-    return t.lanes > 1 ? ir::PrimExpr(std::make_shared<ir::BroadcastNode>(c, t.lanes)) : c;
-  }
-  if (auto* f = ir::as<ir::FloatImmNode>(x)) {
-    double v = ir::represented_value(f->value, x->dtype);
-    return ir::make_bool(op == "isnan" ? std::isnan(v) : op == "isinf" ? std::isinf(v) : std::isfinite(v));
-  }
-  ir::PrimExpr arg = x;
-  if (x->dtype.bits == 16) arg = ir::cast(ir::DataType::float_(32, x->dtype.lanes), x);
-  return ir::call(t, op, {arg});
-}
-
-void def_math(Namespace& ns, const char* name, int arity, const char* op = nullptr) {
-  std::string op_name = op ? op : name;
-  // dtype= is accepted and dropped, as TVM's ir_builder wrappers of these functions do.
-  std::string sig = std::string(arity == 1 ? "x" : arity == 2 ? "x, y" : "x, y, z") + ", dtype=None";
-  def_function(ns, name, sig, [op_name, arity](Interpreter& interp, Args& a) {
-    std::vector<ir::PrimExpr> args;
-    for (int i = 0; i < arity; ++i) args.push_back(to_expr(interp, a[static_cast<size_t>(i)], op_name + " argument"));
-    ir::DataType t = args[0]->dtype;
-    if (op_name == "if_then_else") t = args[1]->dtype;
-    if (op_name == "isnan" || op_name == "isinf" || op_name == "isfinite") return wrap(float_class_test(op_name, args[0]));
-    return wrap(ir::call(t, op_name, args));
-  });
 }
 
 // ------------------------------------------------------------------ types with methods
@@ -561,16 +530,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
                  v->fresh = true;
                  return Value(v);
                });
-  // Math and intrinsics.
-  for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid",
-                        "fabs", "floor", "ceil", "round", "trunc", "nearbyint", "sin", "cos", "tan", "asin", "acos",
-                        "atan", "sinh", "cosh", "erf", "isnan", "isinf", "isfinite", "popcount", "likely"}) {
-    def_math(ns, f, 1);
-  }
-  def_math(ns, "pow", 2);
-  def_math(ns, "atan2", 2);
-  def_math(ns, "fmod", 2);
-  def_math(ns, "if_then_else", 3);
+  def_math_functions(ns);
   auto binary = [&](const char* name, ir::ExprKind kind) {
     def_function(ns, name, "a, b", [kind](Interpreter& interp, Args& a) {
       ir::PrimExpr x = to_expr(interp, a[0], "operand"), y = to_expr(interp, a[1], "operand");
