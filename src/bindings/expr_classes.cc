@@ -40,12 +40,6 @@ const ir::PrimExpr& self_expr(const Value& v) { return v.as<ExprValue>()->expr; 
   raise(ExcKind::AttributeError, fmt::format("'{}' object has no attribute '{}'", kind_name(self_expr(v)->kind), field));
 }
 
-Value exprs(const std::vector<ir::PrimExpr>& list) {
-  std::vector<Value> out;
-  for (const auto& e : list) out.push_back(wrap(e));
-  return script::make_list(std::move(out));
-}
-
 // tvm.ir.Op: the operator a Call applies (`call.op.name` is "tir.exp").
 class OpValue : public script::Object {
  public:
@@ -141,7 +135,7 @@ void def_fields(TypeObject& t) {
     no_field(v, "buffer");
   });
   t.def_property("indices", [](Interpreter&, const Value& v) -> Value {
-    if (auto* l = ir::as<ir::BufferLoadNode>(self_expr(v))) return exprs(l->indices);
+    if (auto* l = ir::as<ir::BufferLoadNode>(self_expr(v))) return wrap_list(l->indices);
     no_field(v, "indices");
   });
   t.def_property("op", [](Interpreter&, const Value& v) -> Value {
@@ -149,7 +143,7 @@ void def_fields(TypeObject& t) {
     no_field(v, "op");
   });
   t.def_property("args", [](Interpreter&, const Value& v) -> Value {
-    if (auto* c = ir::as<ir::CallNode>(self_expr(v))) return exprs(c->args);
+    if (auto* c = ir::as<ir::CallNode>(self_expr(v))) return wrap_list(c->args);
     no_field(v, "args");
   });
   t.def_property("var", [](Interpreter&, const Value& v) -> Value {

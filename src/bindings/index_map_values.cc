@@ -61,12 +61,6 @@ std::vector<ir::PrimExpr> exprs_arg(Interpreter& interp, const Value& v, const c
   return out;
 }
 
-Value expr_list(const std::vector<ir::PrimExpr>& exprs) {
-  std::vector<Value> out;
-  for (const auto& e : exprs) out.push_back(wrap(e));
-  return script::make_list(std::move(out));
-}
-
 // The outputs with the parameters replaced by `indices` (converted to the parameters' type).
 std::vector<ir::PrimExpr> map_through(const IndexMapValue& m, const std::vector<ir::PrimExpr>& indices) {
   if (indices.size() != m.params.size()) {
@@ -155,15 +149,15 @@ TypeRef make_index_map_type() {
   t->dict().set(intern("AXIS_SEPARATOR"), script::make_str(kAxisSeparator));
   t->def_property("initial_indices", [](Interpreter&, const Value& v) {
     std::vector<ir::PrimExpr> params(v.as<IndexMapValue>()->params.begin(), v.as<IndexMapValue>()->params.end());
-    return expr_list(params);
+    return wrap_list(params);
   });
-  t->def_property("final_indices", [](Interpreter&, const Value& v) { return expr_list(v.as<IndexMapValue>()->outputs); });
+  t->def_property("final_indices", [](Interpreter&, const Value& v) { return wrap_list(v.as<IndexMapValue>()->outputs); });
   t->def_property("inverse_index_map", [](Interpreter&, const Value& v) {
     const auto& inv = v.as<IndexMapValue>()->inverse;
     return inv ? Value(inv) : Value();
   });
   t->def("map_indices", "self, indices", [](Interpreter& interp, Args& a) {
-    return expr_list(map_through(self_map(a), exprs_arg(interp, a[1], "map_indices")));
+    return wrap_list(map_through(self_map(a), exprs_arg(interp, a[1], "map_indices")));
   }, "map_indices(indices): the final indices for these initial ones.");
   t->def("map_shape", "self, shape", [](Interpreter& interp, Args& a) {
     const IndexMapValue& m = self_map(a);
@@ -180,7 +174,7 @@ TypeRef make_index_map_type() {
       if (!r.min || !r.max) raise(ExcKind::ValueError, "map_shape: cannot bound " + ir::script(e));
       out.push_back(arith::simplify(ir::add(ir::sub(r.max, r.min), ir::make_int(1, r.max->dtype))));
     }
-    return expr_list(out);
+    return wrap_list(out);
   }, "map_shape(shape): the shape of a buffer of this shape after the mapping.");
   t->def("inverse", "self, shape", [](Interpreter& interp, Args& a) {
     return Value(inverse_of(self_map(a), exprs_arg(interp, a[1], "inverse")));

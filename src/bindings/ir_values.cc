@@ -26,6 +26,18 @@ bool is_expr(const Value& v) { return v.as<ExprValue>() != nullptr; }
 Value wrap(ir::PrimExpr e) { return Value(std::make_shared<ExprValue>(std::move(e))); }
 Value wrap(ir::Buffer b) { return Value(std::make_shared<BufferValue>(std::move(b))); }
 
+Value wrap_list(const std::vector<ir::PrimExpr>& exprs) {
+  std::vector<Value> out;
+  for (const auto& e : exprs) out.push_back(wrap(e));
+  return script::make_list(std::move(out));
+}
+
+Value wrap_list(const std::vector<ir::Buffer>& buffers) {
+  std::vector<Value> out;
+  for (const auto& b : buffers) out.push_back(wrap(b));
+  return script::make_list(std::move(out));
+}
+
 ir::PrimExpr to_expr(Interpreter& interp, const Value& v, const std::string& what) {
   if (auto* e = v.as<ExprValue>()) return e->expr;
   // A sampled ExprRV is its variable, as TVM's ExprRV is a tir.Var.
@@ -106,7 +118,7 @@ TypeRef make_expr_type() {
     return binop(interp, a, K::EQ, false);
   });
   def_binop(*t, "__ne__", K::NE, false);
-  // `2 <= j` in TVMScript (script::Evaluator::tvmscript_compare): the comparison as written.
+  // `2 <= j` in TVMScript (script::Evaluator::tvmscript): the comparison as written.
   t->def("__tsch_rcompare__", "self, other, op", [](Interpreter& interp, Args& a) {
     static const std::pair<const char*, K> ops[] = {{"<", K::LT}, {"<=", K::LE}, {">", K::GT}, {">=", K::GE}, {"==", K::EQ}, {"!=", K::NE}};
     for (const auto& [symbol, kind] : ops)
@@ -121,7 +133,11 @@ TypeRef make_expr_type() {
                     {"__lshift__", "shift_left", K::Add, false}, {"__rlshift__", "shift_left", K::Add, true},
                     {"__rshift__", "shift_right", K::Add, false}, {"__rrshift__", "shift_right", K::Add, true}}) {
     t->def(b.name, "self, other", [b](Interpreter& interp, Args& a) {
-      ir::PrimExpr self = a[0].as<ExprValue>()->expr, other = to_expr(interp, a[1], b.name);
+      ir::PrimExpr self = a[0].as<ExprValue>()->expr;
+      // A Python int takes the expression's type, as TVM's bit operators make_const it
+      // (`const(1, "int8x2") >> 1` stays int8x2).
+      ir::PrimExpr other = a[1].is_int() && !self->dtype.is_handle() ? to_expr_as(interp, a[1], self->dtype.element_of(), b.name)
+                                                                    : to_expr(interp, a[1], b.name);
       bool logical = b.logical != K::Add && self->dtype.is_bool() && (other->dtype.is_bool() || a[1].is_bool());
       if (logical) return binop(interp, a, b.logical, b.reflected);
       if (b.reflected) std::swap(self, other);
@@ -146,7 +162,7 @@ TypeRef make_expr_type() {
     // As in TVM: `a == b` on expressions is true when they are the same object.
     if (e->kind == K::EQ) return Value::boolean(ir::binary_a(e) == ir::binary_b(e));
     if (e->kind == K::NE) return Value::boolean(ir::binary_a(e) != ir::binary_b(e));
-    raise(ExcKind::TypeError, "cannot use the symbolic expression " + ir::script(e) + " as a Python bool");
+    raise(ExcKind::ValueError, "Cannot use and / or / not operator to Expr, hint: use tvm.tir.all / tvm.tir.any instead");
   });
   // TVM's ExprOp.equal: the expression `self == other` (== itself is kept for identity tests).
   t->def("equal", "self, other, span=None", [](Interpreter& interp, Args& a) {

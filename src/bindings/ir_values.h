@@ -83,6 +83,9 @@ script::TypeRef global_var_type();
 
 Value wrap(ir::PrimExpr e);
 Value wrap(ir::Buffer b);
+// A script list of the wrapped expressions / buffers (a node's indices, args, ...).
+Value wrap_list(const std::vector<ir::PrimExpr>& exprs);
+Value wrap_list(const std::vector<ir::Buffer>& buffers);
 
 // Converts int/float/bool/PrimExpr values to IR; raises TypeError naming `what` otherwise.
 ir::PrimExpr to_expr(Interpreter& interp, const Value& v, const std::string& what);
@@ -94,7 +97,7 @@ const ir::Var* expr_rv_var(const Value& v);
 // A dtype from a string ("float32") or a dtype object (T.float32).
 ir::DataType to_dtype(Interpreter& interp, const Value& v, const std::string& what);
 
-// Runs an IR-building call, turning IRError into TypeError/ValueError.
+// Runs an IR-building call, turning IRError into tvm.error.InternalError (as TVM's ICHECKs).
 template <typename F>
 auto guard_ir(F&& f) -> decltype(f());
 // The same, and a C++ core's UserError (support/error.h) raised as its script exception.

@@ -1,6 +1,7 @@
 // Template definitions for ir_values.h.
 #pragma once
 
+#include "bindings/tvm_errors.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
 #include "support/error.h"
@@ -12,7 +13,8 @@ auto guard_ir(F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const ir::IRError& e) {
-    script::raise(e.kind == ir::IRError::Kind::Type ? script::ExcKind::TypeError : script::ExcKind::ValueError, e.what());
+    // TVM refuses these in ICHECKs: tvm.error.InternalError.
+    raise_internal_error(e.what());
   }
 }
 

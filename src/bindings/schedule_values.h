@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings/tvm_errors.h"
 #include "schedule/schedule.h"
 #include "script/interpreter.h"
 #include "script/object.h"
@@ -69,8 +70,6 @@ int64_t debug_mask_of(script::Args& a, size_t i);
 void install_schedule_state(script::Namespace& tir_ns, script::Namespace& schedule_ns);
 // tvm.tir.ScheduleError (a RuntimeError, as TVM's derives from TVMError).
 script::TypeRef schedule_error_type();
-// tvm.TVMError (tvm.error.TVMError): a RuntimeError, the base of TVM's errors as in TVM.
-script::TypeRef tvm_error_type();
 // The script exception for a refusal: message as rendered, `kind` the condition's name.
 script::Value make_schedule_error(const schedule::RenderedScheduleError& e);
 

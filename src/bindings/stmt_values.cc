@@ -98,10 +98,12 @@ TypeRef for_type() {
       if (kind < 0 || kind > 3) script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.For of this kind");
       auto* body = a[4].as<StmtValue>();
       if (!body) a.type_error(4, "a tvm.tir.Stmt");
-      if (!a[5].is_none() || !a[6].is_none() || !a[7].is_none())
-        script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.For with thread_binding, annotations or step");
-      return wrap(std::make_shared<ir::ForNode>(std::static_pointer_cast<const ir::VarNode>(var), to_expr(interp, a[1], "For min"),
-                                                to_expr(interp, a[2], "For extent"), static_cast<ir::ForKind>(kind), body->stmt));
+      if (!a[5].is_none()) script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.For with a thread_binding");
+      auto loop = std::make_shared<ir::ForNode>(std::static_pointer_cast<const ir::VarNode>(var), to_expr(interp, a[1], "For min"),
+                                                to_expr(interp, a[2], "For extent"), static_cast<ir::ForKind>(kind), body->stmt);
+      if (!a[6].is_none()) loop->annotations = to_attr_map(interp, a[6], "For annotations");
+      if (!a[7].is_none()) loop->step = to_expr(interp, a[7], "For step");
+      return wrap(loop);
     };
     return type;
   }();
@@ -328,18 +330,6 @@ TypeRef kind_type(ir::StmtKind kind) {
   }
 }
 
-Value exprs(const std::vector<ir::PrimExpr>& list) {
-  std::vector<Value> out;
-  for (const auto& e : list) out.push_back(wrap(e));
-  return script::make_list(std::move(out));
-}
-
-Value buffers(const std::vector<ir::Buffer>& list) {
-  std::vector<Value> out;
-  for (const auto& b : list) out.push_back(wrap(b));
-  return script::make_list(std::move(out));
-}
-
 }  // namespace
 
 script::TypeRef for_stmt_type() { return for_type(); }
@@ -439,6 +429,7 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     else if (field == "kind") out = Value::integer(static_cast<int64_t>(loop->for_kind));
     else if (field == "thread_binding") out = loop->thread_tag.empty() ? Value() : script::make_str(loop->thread_tag);
     else if (field == "annotations") out = wrap_attrs(loop->annotations);
+    else if (field == "step") out = loop->step ? wrap(loop->step) : Value();
     else if (field == "body") out = child(loop->body);
     else return false;
     return true;
@@ -447,7 +438,7 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     if (field == "name_hint") out = script::make_str(block->name);
     else if (field == "body") out = child(block->body);
     else if (field == "init") out = child(block->init);
-    else if (field == "alloc_buffers") out = buffers(block->alloc_buffers);
+    else if (field == "alloc_buffers") out = wrap_list(block->alloc_buffers);
     else if (field == "annotations") out = wrap_attrs(block->annotations);
     else if (field == "reads" || field == "writes") {
       std::vector<Value> regions;
@@ -485,7 +476,7 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
   if (auto* store = ir::as<ir::BufferStoreNode>(stmt)) {
     if (field == "buffer") out = wrap(store->buffer);
     else if (field == "value") out = wrap(store->value);
-    else if (field == "indices") out = exprs(store->indices);
+    else if (field == "indices") out = wrap_list(store->indices);
     else return false;
     return true;
   }

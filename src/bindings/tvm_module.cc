@@ -319,7 +319,8 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("s_tir"), Value(import(interp, "tvm.s_tir")));
   ns.set(intern("IRModule"), *import(interp, "tvm.ir")->globals->find(intern("IRModule")));
   ns.set(intern("error"), Value(import(interp, "tvm.error")));
-  ns.set(intern("TVMError"), Value(tvm_error_type()));
+  // v0.23's tvm.TVMError is Python's Exception (tvm/base.py); tvm.error.TVMError is the class.
+  ns.set(intern("TVMError"), Value(script::exception_type_ref(ExcKind::Exception)));
   for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te", "contrib", "topi", "arith"})
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
@@ -460,6 +461,7 @@ void register_tvm_modules() {
   script::ModuleLoader::register_builtin("tvm.tir.schedule.schedule", [](Interpreter&, script::Module& m) { install_schedule_module(*m.globals); });
   script::ModuleLoader::register_builtin("tvm.error", [](Interpreter&, script::Module& m) {
     m.globals->set(intern("TVMError"), Value(tvm_error_type()));
+    m.globals->set(intern("InternalError"), Value(internal_error_type()));
   });
   script::ModuleLoader::register_builtin("tvm.topi", build_topi);
   script::ModuleLoader::register_builtin("tvm.tir.stmt_functor", [](Interpreter&, script::Module& m) {

@@ -85,15 +85,6 @@ TypeObject* RVValue::type() const { return rv_type(rv->kind).get(); }
 // A null handle (sample_perfect_tile's factor left to infer) is None.
 Value wrap_rv(const RV& rv) { return rv ? Value(std::make_shared<RVValue>(rv)) : Value(); }
 
-TypeRef tvm_error_type() {
-  static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("TVMError", std::vector<TypeRef>{script::exception_type_ref(ExcKind::RuntimeError)});
-    type->set_module("tvm.error");
-    return type;
-  }();
-  return t;
-}
-
 TypeRef schedule_error_type() {
   static TypeRef t = [] {
     auto type = std::make_shared<TypeObject>("ScheduleError", std::vector<TypeRef>{tvm_error_type()});

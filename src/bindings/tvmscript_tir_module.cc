@@ -124,6 +124,14 @@ Value make_loop(Interpreter& interp, Args& a, ir::ForKind kind, size_t annotatio
   l.kind = kind;
   l.thread = thread;
   if (annotations_index < a.size() && !a[annotations_index].is_none()) l.annotations = to_attr_map(interp, a[annotations_index], "annotations");
+  // step= (TVM v0.23's ForNode::step), after the annotations; kept as written unless it is 1.
+  if (size_t s = annotations_index + 1; s < a.size() && !a[s].is_none()) {
+    ir::PrimExpr step = to_expr_as(interp, a[s], l.extent->dtype, "loop step");
+    if (!step->dtype.is_integer()) raise(ExcKind::TypeError, "loop steps must be integers, got " + step->dtype.to_string());
+    if (step->dtype != l.extent->dtype) step = guard_ir([&] { return ir::cast(l.extent->dtype, step); });
+    int64_t v;
+    if (!ir::as_const_int(step, &v) || v != 1) l.step = step;
+  }
   loop->loops.push_back(l);
   return Value(loop);
 }
@@ -348,11 +356,23 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     return Value(v);
   });
   // Loops.
-  def_function(ns, "serial", "start, stop=None, *, annotations=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Serial, 2); });
-  def_function(ns, "parallel", "start, stop=None, *, annotations=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Parallel, 2); });
-  def_function(ns, "vectorized", "start, stop=None, *, annotations=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Vectorized, 2); });
-  def_function(ns, "unroll", "start, stop=None, *, annotations=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Unrolled, 2); });
-  def_function(ns, "thread_binding", "start, stop=None, thread=None, *, annotations=None", [](Interpreter& interp, Args& a) {
+  // `range` in a prim_func (TVM's parser's range_sugar): T.serial with a positional step, which
+  // must be a positive literal (a For never runs backwards).
+  def_function(ns, "_range_sugar", "start, stop=None, step=None, *, annotations=None", [](Interpreter& interp, Args& a) {
+    if (!a[2].is_none()) {
+      int64_t step = 0;
+      bool literal = a[2].is_integral() ? (step = a[2].as_int(), true) : is_expr(a[2]) && ir::as_const_int(to_expr(interp, a[2], "step"), &step);
+      if (!literal) raise(ExcKind::ValueError, "Only support literal step in range(), get " + interp.str(a[2]));
+      if (step <= 0) raise(ExcKind::ValueError, "Only support positive step in range(), get " + std::to_string(step));
+    }
+    std::swap(a[2], a[3]);  // make_loop reads annotations, then the step
+    return make_loop(interp, a, ir::ForKind::Serial, 2);
+  });
+  def_function(ns, "serial", "start, stop=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Serial, 2); });
+  def_function(ns, "parallel", "start, stop=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Parallel, 2); });
+  def_function(ns, "vectorized", "start, stop=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Vectorized, 2); });
+  def_function(ns, "unroll", "start, stop=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Unrolled, 2); });
+  def_function(ns, "thread_binding", "start, stop=None, thread=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) {
     // T.thread_binding(n, "threadIdx.x") passes the thread positionally.
     if (a[1].as<script::Str>() && a[2].is_none()) std::swap(a[1], a[2]);
     if (!a[2].as<script::Str>()) a.type_error(2, "a thread name such as \"threadIdx.x\"");

@@ -66,10 +66,10 @@ class TirParser {
     scope_.enclosing.insert(scope_.enclosing.end(), defining.scope.enclosing.begin(), defining.scope.enclosing.end());
     scope_.owner = defining.scope.owner;
     // Inside a prim_func, `range` makes IR loops.
-    Value t_serial = lookup_t("serial");
-    if (!t_serial.is_none()) scope_.locals->set(intern("range"), t_serial);
+    Value t_range = lookup_t("_range_sugar");
+    if (!t_range.is_none()) scope_.locals->set(intern("range"), t_range);
     ev_ = std::make_unique<script::Evaluator>(interp_, scope_);
-    ev_->tvmscript_compare = true;
+    ev_->tvmscript = true;
   }
 
   PrimFunc parse(const ast::FunctionDef& def, bool is_private) {
@@ -472,6 +472,7 @@ class TirParser {
       auto node = std::make_shared<ForNode>(vars[i], cast(vars[i]->dtype, loop.min), loop.extent, loop.kind, body);
       node->thread_tag = loop.thread;
       node->annotations = loop.annotations;
+      node->step = loop.step;
       body = node;
     }
     return body;

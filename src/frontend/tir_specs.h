@@ -50,6 +50,7 @@ class LoopValue : public script::Object {
  public:
   struct Loop {
     ir::PrimExpr min, extent;
+    ir::PrimExpr step;  // null: a unit step
     ir::ForKind kind = ir::ForKind::Serial;
     std::string thread;
     ir::AttrMap annotations;

@@ -70,6 +70,7 @@ void IRVisitor::visit_children(const Stmt& s) {
       auto* n = as<ForNode>(s);
       visit(n->min);
       visit(n->extent);
+      if (n->step) visit(n->step);
       visit(n->body);
       break;
     }
@@ -216,12 +217,13 @@ Stmt IRMutator::mutate_children(const Stmt& s) {
     }
     case StmtKind::For: {
       auto* n = as<ForNode>(s);
-      PrimExpr mn = mutate(n->min), ext = mutate(n->extent);
+      PrimExpr mn = mutate(n->min), ext = mutate(n->extent), step = n->step ? mutate(n->step) : nullptr;
       Stmt body = mutate(n->body);
-      if (mn == n->min && ext == n->extent && body == n->body) return s;
+      if (mn == n->min && ext == n->extent && step == n->step && body == n->body) return s;
       auto out = std::make_shared<ForNode>(*n);
       out->min = mn;
       out->extent = ext;
+      out->step = step;
       out->body = body;
       return out;
     }

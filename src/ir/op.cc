@@ -5,6 +5,7 @@
 
 #include "ir/expr_equal.h"
 #include "ir/module.h"
+#include "ir/printer.h"
 #include "ir/stmt.h"
 #include "support/error.h"
 #include "support/float8.h"
@@ -297,7 +298,7 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
   auto* fb = as<FloatImmNode>(b);
   bool divide = kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
   if (divide && ((ib && ib->value == 0) || (fb && fb->value == 0 && kind != ExprKind::Div))) {
-    throw IRError(IRError::Kind::Value, "division by zero in expression");
+    throw IRError(IRError::Kind::Value, "Divide by zero");
   }
   if (ia && ib && t.is_scalar()) {
     int64_t x = ia->value, y = ib->value;
@@ -400,10 +401,27 @@ PrimExpr div(PrimExpr a, PrimExpr b) {
   return make_binary(ExprKind::Div, std::move(a), std::move(b));
 }
 
+namespace {
+
+// How TVM's operand checks name a bit operator.
+std::string bit_operator_name(const std::string& op) {
+  if (op == "bitwise_and") return "& operator (bitwise AND)";
+  if (op == "bitwise_or") return "| operator (bitwise OR)";
+  if (op == "bitwise_xor") return "^ operator (bitwise XOR)";
+  if (op == "shift_left") return "<< operator (left shift)";
+  if (op == "shift_right") return ">> operator (right shift)";
+  return "~ operator (bitwise NOT)";
+}
+
+}  // namespace
+
 PrimExpr bitwise(const std::string& op, PrimExpr a, PrimExpr b) {
   auto integral = [](const DataType& t) { return (t.is_int() || t.is_uint()) && !t.is_bool(); };
-  if (!integral(a->dtype) || !integral(b->dtype))
-    throw IRError(IRError::Kind::Type, "T." + op + " takes integers, got " + a->dtype.to_string() + " and " + b->dtype.to_string());
+  for (const auto& [side, e] : {std::pair{"LHS", &a}, std::pair{"RHS", &b}}) {
+    if (!integral((*e)->dtype))
+      throw IRError(IRError::Kind::Type, std::string("Expected integer argument as ") + side + " of " + bit_operator_name(op) +
+                                             ", but received " + script(*e) + " of type " + (*e)->dtype.to_string());
+  }
   match_types(ExprKind::Add, a, b);  // the arithmetic operators' common type
   auto* x = as<IntImmNode>(a);
   auto* y = as<IntImmNode>(b);
@@ -426,7 +444,8 @@ PrimExpr bitwise(const std::string& op, PrimExpr a, PrimExpr b) {
 
 PrimExpr bitwise_not(PrimExpr a) {
   if (!(a->dtype.is_int() || a->dtype.is_uint()) || a->dtype.is_bool())
-    throw IRError(IRError::Kind::Type, "T.bitwise_not takes an integer, got " + a->dtype.to_string());
+    throw IRError(IRError::Kind::Type, "Expected integer argument for " + bit_operator_name("bitwise_not") + ", but received " +
+                                           script(a) + " of type " + a->dtype.to_string());
   if (auto* x = as<IntImmNode>(a)) return make_int(~x->value, a->dtype);
   DataType t = a->dtype;
   return std::make_shared<CallNode>(t, "bitwise_not", std::vector<PrimExpr>{std::move(a)});

@@ -1,6 +1,7 @@
 // Building expressions: literals, arithmetic with TVM's dtype matching and constant folding,
 // comparisons, logic, casts and calls. Errors (dtype mismatch, constant division by zero)
-// are thrown as IRError and become TypeError/ValueError in scripts.
+// are thrown as IRError and become tvm.error.InternalError in scripts (TVM refuses them in
+// ICHECKs).
 #pragma once
 
 #include <functional>

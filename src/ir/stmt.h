@@ -88,12 +88,20 @@ struct ForNode : StmtNode {
   // same launch, printed in that form.
   bool launch_thread = false;
   AttrMap annotations;
+  // TVM's ForNode::step (v0.23): the loop runs min, min + step, ... below min + extent. Null
+  // is a unit step; lowering's canonicalize_loop rewrites other steps into unit-step loops.
+  PrimExpr step;
+  bool has_trivial_step() const;
   // Schedule identity: kept when a primitive rewrites the loop in place (reorder keeps its
   // loops), fresh for loops a primitive creates. 0 until a schedule first sees the node, which
   // then sets it on the node itself (so a schedule's IR is the very IR it was given, as in TVM);
   // sids are unique process-wide. Not part of the node's value: equality and hashing skip it.
   mutable uint64_t sid = 0;
 };
+
+inline bool ForNode::has_trivial_step() const {
+  return !step || (step->kind == ExprKind::IntImm && static_cast<const IntImmNode*>(step.get())->value == 1);
+}
 
 enum class IterType : uint8_t { DataPar, CommReduce, Ordered, Opaque };
 

@@ -116,6 +116,8 @@ class Comparer {
         auto *x = as<ForNode>(a), *y = as<ForNode>(b);
         if (x->for_kind != y->for_kind || x->thread_tag != y->thread_tag || x->launch_thread != y->launch_thread) return fail("kind", first_line(script(a)), first_line(script(b)));
         if (!sub_expr(x->min, y->min, "min") || !sub_expr(x->extent, y->extent, "extent")) return false;
+        if (!x->step != !y->step) return fail("step", x->step ? script(x->step) : "None", y->step ? script(y->step) : "None");
+        if (x->step && !sub_expr(x->step, y->step, "step")) return false;
         if (!var(x->loop_var.get(), y->loop_var.get())) return false;
         if (!attrs(x->annotations, y->annotations, "annotations")) return false;
         Scoped s(*this, "body");

@@ -343,7 +343,7 @@ class TIRPrinter : public TIRExprPrinter {
   }
 
   void for_loop(const ForNode* loop, int indent) {
-    if (loop->launch_thread && loop->for_kind == ForKind::ThreadBinding && is_zero(loop->min) && loop->annotations.empty()) {
+    if (loop->launch_thread && loop->for_kind == ForKind::ThreadBinding && is_zero(loop->min) && loop->annotations.empty() && loop->has_trivial_step()) {
       return launch_thread(loop, indent);
     }
     // T.grid: a chain of perfectly nested serial loops starting at 0 without annotations
@@ -351,7 +351,7 @@ class TIRPrinter : public TIRExprPrinter {
     std::vector<const ForNode*> grid;
     std::unordered_set<const VarNode*> grid_vars;
     for (const ForNode* l = sugar() ? loop : nullptr; l != nullptr; l = as<ForNode>(l->body)) {
-      if (l->for_kind != ForKind::Serial || !is_zero(l->min) || !l->annotations.empty() ||
+      if (l->for_kind != ForKind::Serial || !is_zero(l->min) || !l->annotations.empty() || !l->has_trivial_step() ||
           uses_var(l->extent, [&](const VarNode* v) { return grid_vars.count(v) > 0; })) {
         break;
       }
@@ -372,11 +372,15 @@ class TIRPrinter : public TIRExprPrinter {
     } else {
       std::string var = define(loop->loop_var.get(), loop->loop_var->name);
       std::vector<std::string> args;
-      if (!is_zero(loop->min)) args.push_back(expr(loop->min).s);
-      args.push_back(expr(is_zero(loop->min) ? loop->extent : add(loop->min, loop->extent)).s);
+      bool from_zero = is_zero(loop->min) && loop->has_trivial_step();
+      if (!from_zero) args.push_back(expr(loop->min).s);
+      args.push_back(expr(from_zero ? loop->extent : add(loop->min, loop->extent)).s);
       std::string fn;
+      // range's step must be a literal (TVM's parser refuses others; its printer still writes
+      // range(0, n, s), which does not parse back): a symbolic step prints as T.serial's step=.
+      bool literal_step = loop->has_trivial_step() || loop->step->kind == ExprKind::IntImm;
       switch (loop->for_kind) {
-        case ForKind::Serial: fn = loop->annotations.empty() ? "range" : "T.serial"; break;
+        case ForKind::Serial: fn = loop->annotations.empty() && literal_step ? "range" : "T.serial"; break;
         case ForKind::Parallel: fn = "T.parallel"; break;
         case ForKind::Vectorized: fn = "T.vectorized"; break;
         case ForKind::Unrolled: fn = "T.unroll"; break;
@@ -386,6 +390,8 @@ class TIRPrinter : public TIRExprPrinter {
           break;
       }
       if (!loop->annotations.empty()) args.push_back("annotations=" + attr_map(loop->annotations));
+      // A step: range's third argument, the other kinds' step= (TVM's printer).
+      if (!loop->has_trivial_step()) args.push_back((fn == "range" ? "" : "step=") + expr(loop->step).s);
       std::string call = fn + "(";
       for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
       c_.annotation(indent, loop);

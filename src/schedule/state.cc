@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ir/functor.h"
+#include "ir/printer.h"
 #include "support/diagnostics.h"
 #include "support/error.h"
 
@@ -79,6 +80,14 @@ ScheduleState::ScheduleState(IRModule mod) {
   for (auto& [name, base] : copy->functions) {
     PrimFunc f = as_prim_func(base);
     if (!f) continue;
+    // TVM's primitives take every loop to run min, min + 1, ...: a stepped loop would be
+    // split, fused or bound as if it did (TVM leaves them unadapted); refuse it instead.
+    for_each_stmt(f->body, [&](const Stmt& s) {
+      auto* loop = as<ForNode>(s);
+      TSCH_USER_ASSERT(!loop || loop->has_trivial_step(), NotImplementedError)
+          << "not supported yet: a schedule of " << name << ", whose loop " << loop->loop_var->name << " has a step ("
+          << script(loop->step) << "): the schedule primitives assume unit steps";
+    });
     Stmt body = id.mutate(f->body);
     if (body == f->body) continue;
     auto func = std::make_shared<PrimFuncNode>(*f);

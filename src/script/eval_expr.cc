@@ -167,7 +167,7 @@ Value Evaluator::eval_inner(const Expr& e) {
       const auto& u = static_cast<const UnaryOp&>(e);
       Value operand = eval(*u.operand);
       Value method;
-      if (u.op == UnaryOpKind::Not && ir_method(operand, "__tsch_not__", method)) {
+      if (u.op == UnaryOpKind::Not && tvmscript && ir_method(operand, "__tsch_not__", method)) {
         return interp.call(method, std::vector<Value>{operand});
       }
       return interp.unary_op(u.op, operand);
@@ -179,6 +179,11 @@ Value Evaluator::eval_inner(const Expr& e) {
       for (size_t i = 0; i < b.values.size(); ++i) {
         Value next = eval(*b.values[i]);
         Value method;
+        if (!tvmscript) {
+          v = next;
+          if (interp.truthy(v) != b.is_and) return v;
+          continue;
+        }
         if (i > 0 && ir_method(v, combine, method)) {
           v = interp.call(method, std::vector<Value>{v, next});
           continue;
@@ -199,7 +204,7 @@ Value Evaluator::eval_inner(const Expr& e) {
       const auto& i = static_cast<const IfExp&>(e);
       Value test = eval(*i.test);
       Value method;
-      if (ir_method(test, "__tsch_select__", method)) {
+      if (tvmscript && ir_method(test, "__tsch_select__", method)) {
         Value t = eval(*i.body);
         Value f = eval(*i.orelse);
         return interp.call(method, std::vector<Value>{test, t, f});
@@ -224,7 +229,7 @@ Value Evaluator::eval_compare(const Compare& c) {
     Value r;
     Value written;
     try {
-      if (tvmscript_compare && left.is_number() && c.ops[i] <= CmpOpKind::NotEq && ir_method(right, "__tsch_rcompare__", written)) {
+      if (tvmscript && left.is_number() && c.ops[i] <= CmpOpKind::NotEq && ir_method(right, "__tsch_rcompare__", written)) {
         r = interp.call(written, std::vector<Value>{right, left, make_str(cmpop_symbol(c.ops[i]))});
       } else {
         r = interp.rich_compare(c.ops[i], left, right);
@@ -236,14 +241,14 @@ Value Evaluator::eval_compare(const Compare& c) {
     Value method;
     if (i == 0) {
       result = r;
-    } else if (ir_method(result, "__tsch_and__", method)) {
+    } else if (tvmscript && ir_method(result, "__tsch_and__", method)) {
       result = interp.call(method, std::vector<Value>{result, r});
     } else {
       result = r;
     }
     // Chains stop at the first false link; the last result is returned as is (an array of
     // bools from numpy, for instance, is never asked for its truth value).
-    if (i + 1 < c.ops.size() && !ir_method(result, "__tsch_and__", method) && !interp.truthy(result)) return result;
+    if (i + 1 < c.ops.size() && !(tvmscript && ir_method(result, "__tsch_and__", method)) && !interp.truthy(result)) return result;
     left = std::move(right);
   }
   return result;

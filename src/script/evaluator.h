@@ -30,8 +30,10 @@ struct Evaluator {
   Scope& scope;
   Value return_value;
   // TVMScript's operator table (the prim_func parser): a comparison of a number with an IR
-  // expression builds it as written, `2 <= j` as LE(2, j), where Python reflects it to j >= 2.
-  bool tvmscript_compare = false;
+  // expression builds it as written, `2 <= j` as LE(2, j), where Python reflects it to j >= 2;
+  // `and`, `or`, `not`, chained comparisons and `x if c else y` over IR expressions build IR.
+  // Outside TVMScript they ask the expression for its truth value, as Python does in TVM.
+  bool tvmscript = false;
 
   Value eval(const ast::Expr& e);
   Flow exec(const ast::Stmt& s);

@@ -293,6 +293,14 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
       out = make_str(cls->name());
       return true;
     }
+    // __module__ of a native class: the module it is shown under, "builtins" for Python's own.
+    static const Symbol kModule = intern("__module__");
+    if (name == kModule && cls->is_builtin) {
+      std::string qualified = cls->qualified_name();
+      size_t dot = qualified.rfind('.');
+      out = make_str(dot == std::string::npos ? "builtins" : qualified.substr(0, dot));
+      return true;
+    }
     if (name == kDict && !cls->is_builtin) {
       // A copy of what the class body defined (Python's is a read-only view that also holds
       // __module__, __qualname__ and __doc__).

@@ -102,6 +102,7 @@ Pass sequential(std::vector<Pass> passes, PassInfo info = {"sequential", 0, {}})
 ir::PrimFunc with_body(const ir::PrimFunc& f, ir::Stmt body);
 
 // The lowering passes, one per file.
+Pass canonicalize_loop();
 Pass lower_cross_thread_reduction();
 Pass lower_init_block();
 Pass convert_blocks_to_opaque();

@@ -21,7 +21,7 @@ std::vector<std::string>& lowering_notes() {
 const std::vector<Pass>& lowering_passes() {
   // The order TVM's default TIR pipeline applies the same rewrites in.
   static const std::vector<Pass> passes = {
-      lower_cross_thread_reduction(), lower_init_block(), convert_blocks_to_opaque(), lower_match_buffer(), lower_opaque_block(), plan_buffer_allocation(), compact_buffer_allocation(),
+      canonicalize_loop(), lower_cross_thread_reduction(), lower_init_block(), convert_blocks_to_opaque(), lower_match_buffer(), lower_opaque_block(), plan_buffer_allocation(), compact_buffer_allocation(),
       inject_software_pipeline(),
       flatten_buffer(),     storage_rewrite(),     simplify(),                 vectorize_loop(),     unroll_loop(),
       simplify(),           remove_no_op(),
@@ -31,6 +31,7 @@ const std::vector<Pass>& lowering_passes() {
 
 const std::vector<std::pair<std::string, std::function<Pass()>>>& named_passes() {
   static const std::vector<std::pair<std::string, std::function<Pass()>>> passes = {
+      {"CanonicalizeLoop", canonicalize_loop},
       {"LowerCrossThreadReduction", lower_cross_thread_reduction},
       {"LowerInitBlock", lower_init_block},
       {"ConvertBlocksToOpaque", convert_blocks_to_opaque},

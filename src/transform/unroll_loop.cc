@@ -3,6 +3,7 @@
 // and so do loops whose copies would exceed kMaxUnrolledStmts statements (with a note):
 // LLVM then unrolls them as far as its own thresholds allow.
 #include "ir/functor.h"
+#include "support/error.h"
 #include "ir/op.h"
 #include "transform/buffer_rewrite.h"
 #include "transform/pass.h"
@@ -27,6 +28,8 @@ class Unroller : public ir::IRMutator {
     auto* loop = ir::as<ir::ForNode>(t);
     int64_t n;
     if (!loop || loop->for_kind != ir::ForKind::Unrolled || !ir::as_const_int(loop->extent, &n)) return t;
+    TSCH_USER_ASSERT(loop->has_trivial_step(), ValueError)
+        << "tir.UnrollLoop: loop " << loop->loop_var->name << " has a step; tir.CanonicalizeLoop must run first";
     if (n * stmt_count(loop->body) > kMaxUnrolledStmts) {
       lowering_notes().push_back("loop " + loop->loop_var->name + " is left to LLVM to unroll: " + std::to_string(n) +
                                  " copies of its body would exceed " + std::to_string(kMaxUnrolledStmts) + " statements");

@@ -7,6 +7,7 @@
 #include "arith/known_divisor.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
+#include "support/error.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "transform/pass.h"
@@ -200,6 +201,8 @@ class LoopVectorizer : public ir::IRMutator {
     ir::Stmt t = mutate_children(s);
     auto* loop = ir::as<ir::ForNode>(t);
     if (!loop || loop->for_kind != ir::ForKind::Vectorized) return t;
+    TSCH_USER_ASSERT(loop->has_trivial_step(), ValueError)
+        << "tir.VectorizeLoop: loop " << loop->loop_var->name << " has a step; tir.CanonicalizeLoop must run first";
     int64_t lanes;
     std::string why;
     if (!enabled_) {

@@ -4,6 +4,7 @@
 
 #include "codegen/loop_facts.h"
 #include "ir/functor.h"
+#include "support/error.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 
@@ -392,6 +393,7 @@ void CodeGenLLVM::emit(const Stmt& s) {
     }
     case ir::StmtKind::For: {
       auto* n = ir::as<ir::ForNode>(s);
+      TSCH_INTERNAL_ASSERT(n->has_trivial_step()) << "a loop step reached code generation (tir.CanonicalizeLoop removes them)";
       if (n->for_kind == ir::ForKind::ThreadBinding) {
         emit_thread_binding(*n);
         return;

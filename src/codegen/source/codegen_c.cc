@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "ir/op.h"
+#include "support/error.h"
 #include "ir/printer.h"
 #include "ir/printer_base.h"
 
@@ -392,6 +393,7 @@ void CodeGenC::stmt(const Stmt& s) {
     }
     case StmtKind::For: {
       auto* n = as<ForNode>(s);
+      TSCH_INTERNAL_ASSERT(n->has_trivial_step()) << "a loop step reached code generation (tir.CanonicalizeLoop removes them)";
       switch (n->for_kind) {
         case ForKind::Parallel: emit_parallel(*n); return;
         case ForKind::ThreadBinding: emit_thread_binding(*n); return;
