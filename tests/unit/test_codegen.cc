@@ -61,6 +61,33 @@ TEST_CASE("serial, parallel, vectorized and unrolled loops compute the same", "[
   CHECK(big[10006] == 10006.0f * 20013.0f);
 }
 
+TEST_CASE("a loop with a step visits min, min + step, ... below min + extent, for every kind", "[codegen]") {
+  const int64_t n = 40;
+  struct Case { int64_t min, extent, step; };
+  for (auto kind : {ir::ForKind::Serial, ir::ForKind::Parallel, ir::ForKind::Vectorized, ir::ForKind::Unrolled}) {
+    for (Case k : {Case{0, 40, 3}, Case{5, 30, 4}, Case{1, 7, 7}, Case{2, 9, 10}, Case{0, 16, 2}}) {
+      ir::IRModule m = elementwise(ir::ExprKind::Add, n, kind);
+      auto f = std::make_shared<ir::PrimFuncNode>(*m->prim_funcs()[0].second);
+      auto loop = std::make_shared<ir::ForNode>(*ir::as<ir::ForNode>(f->body));
+      loop->min = ir::make_int(k.min);
+      loop->extent = ir::make_int(k.extent);
+      loop->step = ir::make_int(k.step);
+      f->body = loop;
+      auto stepped = std::make_shared<ir::IRModuleNode>();
+      stepped->functions.emplace_back("f", f);
+      // Canonicalized: a unit-step loop from 0 over ceildiv(extent, step) iterations.
+      auto lowered = transform::lower(stepped);
+      CHECK(ir::script(lowered).find("step") == std::string::npos);
+      auto c = run_elementwise(stepped, n);
+      for (int64_t i = 0; i < n; ++i) {
+        bool visited = i >= k.min && i < k.min + k.extent && (i - k.min) % k.step == 0;
+        INFO("kind " << static_cast<int>(kind) << " min " << k.min << " extent " << k.extent << " step " << k.step << " i " << i);
+        CHECK(c[i] == (visited ? 3.0f * i + 1 : 0.0f));
+      }
+    }
+  }
+}
+
 TEST_CASE("a vectorized loop becomes Ramp accesses", "[codegen]") {
   auto lowered = transform::lower(elementwise(ir::ExprKind::Add, 8, ir::ForKind::Vectorized));
   std::string text = ir::script(lowered);
