@@ -1,6 +1,7 @@
 // IR values in scripts. PrimExpr overloads Python's operators to build IR (as TVM's Python
 // API does), which is what makes TVMScript bodies and te.compute lambdas evaluate to IR.
 #include "bindings/ir_values.h"
+#include "bindings/tvmscript_tir_math.h"
 
 #include "bindings/expr_classes.h"
 
@@ -151,9 +152,12 @@ TypeRef make_expr_type() {
   t->def("__tsch_not__", "self", [](Interpreter&, Args& a) {
     return wrap(guard_ir([&] { return ir::logical_not(a[0].as<ExprValue>()->expr); }));
   });
+  // `t if cond else f` in TVMScript: T.if_then_else, as TVM's parser evaluates it.
   t->def("__tsch_select__", "self, true_value, false_value", [](Interpreter& interp, Args& a) {
+    const ir::PrimExpr& cond = a[0].as<ExprValue>()->expr;
+    if (!cond->dtype.is_bool()) raise(ExcKind::TypeError, "Expected Python bool or TIR bool, but got " + cond->dtype.to_string());
     ir::PrimExpr t = to_expr(interp, a[1], "true value"), f = to_expr(interp, a[2], "false value");
-    return wrap(guard_ir([&] { return ir::select(a[0].as<ExprValue>()->expr, t, f); }));
+    return wrap(guard_ir([&] { return if_then_else(cond, t, f); }));
   });
   t->def("__bool__", "self", [](Interpreter&, Args& a) {
     const ir::PrimExpr& e = a[0].as<ExprValue>()->expr;
