@@ -33,6 +33,7 @@ using frontend::BufferTypeValue;
 using frontend::DTypeValue;
 using frontend::EnvThreadValue;
 using frontend::LaunchThreadValue;
+using frontend::LetFrameValue;
 using frontend::LoopValue;
 using frontend::PrimFuncDecorator;
 using frontend::RegionValue;
@@ -377,6 +378,24 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     if (a[1].as<script::Str>() && a[2].is_none()) std::swap(a[1], a[2]);
     if (!a[2].as<script::Str>()) a.type_error(2, "a thread name such as \"threadIdx.x\"");
     return make_loop(interp, a, ir::ForKind::ThreadBinding, 3, a.get_str(2));
+  });
+  // TVM's ir_builder T.LetStmt: a frame whose body sees `var` (or the `as` name) bound to value.
+  def_function(ns, "LetStmt", "value, type_annotation=None, *, var=None", [](Interpreter& interp, Args& a) {
+    auto frame = std::make_shared<LetFrameValue>();
+    frame->value = to_expr(interp, a[0], "T.LetStmt value");
+    if (!a[1].is_none()) {
+      ir::DataType t = to_dtype(interp, a[1], "T.LetStmt type_annotation");
+      if (t != frame->value->dtype) frame->value = guard_ir([&] { return ir::cast(t, frame->value); });
+    }
+    if (!a[2].is_none()) {
+      ir::PrimExpr v = to_expr(interp, a[2], "T.LetStmt var");
+      if (!ir::as<ir::VarNode>(v)) a.type_error(2, "a tvm.tir.Var");
+      frame->var = std::static_pointer_cast<const ir::VarNode>(v);
+      if (frame->var->dtype != frame->value->dtype)
+        raise(ExcKind::TypeError, "T.LetStmt: the variable " + frame->var->name + " is " + frame->var->dtype.to_string() +
+                                      ", its value " + frame->value->dtype.to_string());
+    }
+    return Value(frame);
   });
   // Thread launches (TVM's thread_extent attribute), parsed as ThreadBinding loops.
   def_function(ns, "env_thread", "thread_tag", [](Interpreter&, Args& a) {

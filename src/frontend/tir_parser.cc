@@ -511,6 +511,7 @@ class TirParser {
     if (w.items.size() != 1) raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     Value header = ev_->eval(*w.items[0].context);
     if (auto* launch = header.as<LaunchThreadValue>()) return parse_launch_with(w, *launch);
+    if (auto* let = header.as<LetFrameValue>()) return parse_let_with(w, *let);
     if (w.items[0].target) raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     auto* h = header.as<BlockHeaderValue>();
     if (!h) {
@@ -615,6 +616,22 @@ class TirParser {
     PendingLaunch pending{launch, make_var(name, launch.extent->dtype)};
     if (target) names.bind(static_cast<const ast::Name&>(*target).id, bindings::wrap(PrimExpr(pending.var)));
     return launched(pending, [&] { return make_seq(parse_body(w.body, 0)); });
+  }
+
+  Stmt parse_let_with(const ast::With& w, const LetFrameValue& let) {
+    const ast::Expr* target = w.items[0].target.get();
+    if (target && target->kind != ast::ExprKind::Name) raise_at(ExcKind::TypeError, "`with T.LetStmt(...) as x:` names one variable", target->loc);
+    if (!target && !let.var) raise_at(ExcKind::TypeError, "`with T.LetStmt(value)` needs `as x` or var=", w.loc);
+    Var v = let.var;
+    NameScope names(*scope_.locals);
+    if (target) {
+      Symbol name = static_cast<const ast::Name&>(*target).id;
+      if (!v) v = make_var(symbol_name(name), let.value->dtype);
+      names.bind(name, bindings::wrap(PrimExpr(v)));
+    }
+    Stmt body = make_seq(parse_body(w.body, 0));
+    if (!body) body = std::make_shared<EvaluateNode>(make_int(0));
+    return std::make_shared<LetStmtNode>(v, let.value, body);
   }
 
   struct PendingLaunch {

@@ -41,6 +41,10 @@ script::TypeObject* LaunchThreadValue::type() const {
   static auto t = make("LaunchThreadFrame");
   return t.get();
 }
+script::TypeObject* LetFrameValue::type() const {
+  static auto t = make("LetFrame");
+  return t.get();
+}
 script::TypeObject* RegionValue::type() const {
   static auto t = [] {
     auto type = make("BufferRegion");

@@ -87,6 +87,15 @@ class LaunchThreadValue : public script::Object {
   std::string env_name;  // the env_thread's variable, when launched through one
 };
 
+// `with T.LetStmt(value, var=x):` (how TVM prints a LetStmt whose variable is already
+// defined) or `with T.LetStmt(value) as v:`: the body runs with the variable bound to value.
+class LetFrameValue : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+  ir::PrimExpr value;
+  ir::Var var;  // null: a new variable named by `as`
+};
+
 // `A[vi, 0:128]` in T.reads / T.writes / T.match_buffer.
 class RegionValue : public script::Object {
  public:

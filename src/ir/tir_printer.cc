@@ -268,6 +268,15 @@ class TIRPrinter : public TIRExprPrinter {
           body(n->body, indent + 1);
           return;
         }
+        // `k: T.int32 = v` scopes to the end of its body; a LetStmt followed by other statements
+        // prints as TVM's scoped form (AllowConciseScoping).
+        if (!last_in_body_) {
+          push_frame();
+          line(indent, "with T.LetStmt(" + value + ") as " + define(n->var.get(), n->var->name) + ":");
+          body(n->body, indent + 1);
+          pop_frame();
+          return;
+        }
         line(indent, define(n->var.get(), n->var->name) + ": T." + n->var->dtype.to_string() + " = " + value);
         body(n->body, indent);
         return;
