@@ -6,6 +6,7 @@
 
 #include "bindings/array_format.h"
 #include "bindings/ndarray_value.h"
+#include "bindings/numpy_scalar.h"
 #include "runtime/npy_io.h"
 #include "script/modules.h"
 
@@ -231,6 +232,11 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     ns.set(intern(n.name), Value(std::make_shared<DTypeValue>(n.t, true)));
   }
   ns.set(intern("bool"), *ns.find(intern("bool_")));
+  for (bool b : {false, true}) {
+    auto scalar = runtime::make_array(DataType::bool_(), {});
+    scalar->set_i(0, b);
+    ns.set(intern(b ? "True_" : "False_"), numpy_scalar(*scalar));
+  }
   ns.set(intern("ndarray"), Value(numpy_ndarray_type()));
   ns.set(intern("pi"), Value::real(M_PI));
   ns.set(intern("e"), Value::real(M_E));
