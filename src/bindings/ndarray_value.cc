@@ -586,14 +586,7 @@ TypeObject* DTypeValue::type() const {
     auto t = std::make_shared<TypeObject>("dtype");
     t->set_module("numpy");
     t->def("__call__", "self, value=0", [](Interpreter& interp, Args& a) -> Value {
-      DataType d = a[0].as<DTypeValue>()->dtype;
-      Value v = a[1];
-      // Text reads as Python's float() or int() reads it (np.float32("abc") is float()'s ValueError).
-      if (v.as<script::Str>()) {
-        const auto& types = script::builtin_types();
-        v = interp.call(Value(d.is_float() ? types.float_ : d.is_bool() ? types.bool_ : types.int_), std::vector<Value>{v});
-      }
-      return array_or_scalar(to_array(interp, v, d));
+      return construct_numpy_scalar(interp, a[0].as<DTypeValue>()->dtype, a[1]);
     });
     // str(np.dtype('float32')) is its name; a scalar type (np.float32) prints as the class.
     t->def("__str__", "self", [](Interpreter& interp, Args& a) {
@@ -607,6 +600,7 @@ TypeObject* DTypeValue::type() const {
         return Value::boolean(parsed && *parsed == d);
       }
       if (auto* o = a[1].as<DTypeValue>()) return Value::boolean(o->dtype == d);
+      if (auto t = numpy_scalar_class_dtype(a[1])) return Value::boolean(*t == d);
       (void)interp;
       return Value::boolean(false);
     });
@@ -638,6 +632,7 @@ Value array_or_scalar(NDArrayRef a) {
 
 DataType dtype_arg(Interpreter& interp, const Value& v) {
   if (auto* d = v.as<DTypeValue>()) return d->dtype;
+  if (auto t = numpy_scalar_class_dtype(v)) return *t;
   if (auto* s = v.as<script::Str>()) {
     std::string name = s->value == "float" ? "float64" : s->value == "int" ? "int64" : s->value;
     if (is_other_ml_dtype(name))

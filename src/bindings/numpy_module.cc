@@ -229,7 +229,7 @@ void build_numpy(Interpreter& interp, script::Module& m) {
                   {"int8", DataType::int_(8)}, {"int16", DataType::int_(16)}, {"int32", DataType::int32()}, {"int64", DataType::int64()},
                   {"uint8", DataType::uint(8)}, {"uint16", DataType::uint(16)}, {"uint32", DataType::uint(32)}, {"uint64", DataType::uint(64)},
                   {"bool_", DataType::bool_()}, {"double", DataType::float_(64)}, {"single", DataType::float32()}, {"half", DataType::float_(16)}}) {
-    ns.set(intern(n.name), Value(std::make_shared<DTypeValue>(n.t, true)));
+    ns.set(intern(n.name), Value(numpy_scalar_class(n.t)));
   }
   ns.set(intern("bool"), *ns.find(intern("bool_")));
   for (bool b : {false, true}) {

@@ -98,8 +98,15 @@ TypeRef make_scalar_type(DataType dtype) {
   std::vector<TypeRef> bases;
   // np.float64 subclasses Python's float (isinstance(np.float64(1), float) is True).
   if (dtype == DataType::float_(64)) bases.push_back(script::builtin_types().float_);
-  auto t = std::make_shared<TypeObject>(dtype.is_bool() ? "bool" : dtype_name(dtype), std::move(bases));
+  std::string name = dtype.is_bool() ? "bool" : dtype_name(dtype);
+  auto t = std::make_shared<TypeObject>(name, std::move(bases));
   t->set_module("numpy");
+  t->constructor = [dtype, name](Interpreter& interp, TypeObject*, script::CallArgs& call) {
+    if (!call.keywords.empty()) raise(ExcKind::TypeError, name + "() takes no keyword arguments");
+    if (call.positional.size() > 1)
+      raise(ExcKind::TypeError, fmt::format("{}() takes at most 1 argument ({} given)", name, call.positional.size()));
+    return construct_numpy_scalar(interp, dtype, call.positional.empty() ? Value::integer(0) : call.positional[0]);
+  };
   t->def("__str__", "self", [](Interpreter&, Args& a) { return script::make_str(numpy_scalar_str(a[0])); });
   t->def("__repr__", "self", [](Interpreter&, Args& a) { return script::make_str(numpy_scalar_repr(a[0])); });
   struct Op { const char* name; const char* rname; BinaryOp op; };
@@ -152,17 +159,48 @@ TypeRef make_scalar_type(DataType dtype) {
   return t;
 }
 
-void register_types() {
-  static bool done = [] {
-    for (int k = 0; k < kCount; ++k) script::register_numpy_scalar_type(static_cast<uint8_t>(k + 1), make_scalar_type(kDtypes[k]));
-    return true;
+// The classes, made and registered with the interpreter on first use.
+const std::vector<TypeRef>& scalar_classes() {
+  static const std::vector<TypeRef> classes = [] {
+    std::vector<TypeRef> out;
+    for (int k = 0; k < kCount; ++k) {
+      out.push_back(make_scalar_type(kDtypes[k]));
+      script::register_numpy_scalar_type(static_cast<uint8_t>(k + 1), out.back());
+    }
+    return out;
   }();
-  (void)done;
+  return classes;
 }
+
+void register_types() { (void)scalar_classes(); }
 
 }  // namespace
 
 bool has_numpy_scalar(DataType t) { return code_of(t) != 0; }
+
+TypeRef numpy_scalar_class(DataType t) {
+  uint8_t code = code_of(t);
+  return code ? scalar_classes()[code - 1] : nullptr;
+}
+
+std::optional<DataType> numpy_scalar_class_dtype(const Value& v) {
+  auto* cls = v.as<TypeObject>();
+  if (!cls) return std::nullopt;
+  const auto& classes = scalar_classes();
+  for (int k = 0; k < kCount; ++k)
+    if (classes[k].get() == cls) return kDtypes[k];
+  return std::nullopt;
+}
+
+Value construct_numpy_scalar(Interpreter& interp, DataType t, const Value& value) {
+  Value v = value;
+  // Text reads as Python's float() or int() reads it (np.float32("abc") is float()'s ValueError).
+  if (v.as<script::Str>()) {
+    const auto& types = script::builtin_types();
+    v = interp.call(Value(t.is_float() ? types.float_ : t.is_bool() ? types.bool_ : types.int_), std::vector<Value>{v});
+  }
+  return array_or_scalar(to_array(interp, v, t));
+}
 
 std::optional<DataType> numpy_scalar_dtype(const Value& v) {
   if (!v.is_numpy_scalar()) return std::nullopt;
