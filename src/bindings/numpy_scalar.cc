@@ -94,6 +94,40 @@ runtime::NDArrayRef as_array(const Value& v) {
   return a;
 }
 
+// The value rounded to the scalar's float dtype, as an operation in that dtype stores it.
+double in_dtype(double v, DataType t) {
+  if (t.bits == 16) return static_cast<double>(static_cast<_Float16>(v));
+  if (t.bits == 32) return static_cast<double>(static_cast<float>(v));
+  return v;
+}
+
+// round(x) is a Python int; round(x, n) NumPy's np.round: x * 10**n (a weak Python float, so
+// in x's dtype), rint, / 10**n — / and * swapped for negative n —; integers round in float64
+// and come back to their dtype.
+Value round_scalar(const Value& self, const Value& ndigits) {
+  DataType t = self_dtype(self);
+  if (ndigits.is_none()) {
+    if (!self.is_float()) return Value::integer(self.as_int());
+    double v = self.as_float();
+    if (std::isnan(v)) raise(ExcKind::ValueError, "cannot convert float NaN to integer");
+    if (std::isinf(v)) raise(ExcKind::OverflowError, "cannot convert float infinity to integer");
+    return Value::integer(static_cast<int64_t>(std::nearbyint(v)));
+  }
+  if (!ndigits.is_integral()) raise(ExcKind::TypeError, "'" + Interpreter::type_name(ndigits) + "' object cannot be interpreted as an integer");
+  int64_t n = ndigits.as_int();
+  if (!self.is_float() && n >= 0) return self;
+  DataType compute = self.is_float() ? t : DataType::float_(64);
+  double scale = std::pow(10.0, static_cast<double>(n < 0 ? -n : n));
+  double v = self.as_float();
+  double r = n >= 0 ? in_dtype(v * in_dtype(scale, compute), compute) : in_dtype(v / in_dtype(scale, compute), compute);
+  r = std::nearbyint(r);
+  r = n >= 0 ? in_dtype(r / in_dtype(scale, compute), compute) : in_dtype(r * in_dtype(scale, compute), compute);
+  auto out = runtime::make_array(t, {});
+  if (t.is_float()) out->set_f(0, r);
+  else out->set_i(0, static_cast<int64_t>(r));
+  return numpy_scalar(*out);
+}
+
 TypeRef make_scalar_type(DataType dtype) {
   std::vector<TypeRef> bases;
   // np.float64 subclasses Python's float (isinstance(np.float64(1), float) is True).
@@ -140,6 +174,7 @@ TypeRef make_scalar_type(DataType dtype) {
     out->set_i(0, a[0].is_bool() ? !a[0].as_bool() : ~a[0].as_int());
     return numpy_scalar(*out);
   });
+  t->def("__round__", "self, ndigits=None", [](Interpreter&, Args& a) { return round_scalar(a[0], a[1]); });
   t->def("item", "self", [](Interpreter&, Args& a) { return a[0].plain(); }, "item(): the value as a Python number.");
   t->def("tolist", "self", [](Interpreter&, Args& a) { return a[0].plain(); });
   t->def("astype", "self, dtype", [](Interpreter& interp, Args& a) {

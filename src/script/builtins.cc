@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "script/dispatch.h"
 #include "script/exceptions.h"
 #include "script/format.h"
 #include "script/interpreter.h"
@@ -164,6 +165,9 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
     raise(ExcKind::TypeError, "bad operand type for abs(): '" + Interpreter::type_name(a[0]) + "'");
   });
   def_function(ns, "round", "number, ndigits=None", [](Interpreter& interp, Args& a) {
+    // NumPy's scalars round in their dtype (np.float32 stays np.float32 with ndigits).
+    Value method;
+    if (a[0].is_numpy_scalar() && type_method(a[0], "__round__", method)) return call_method(interp, a[0], method, {a[1]});
     if (a[0].is_integral()) return Value::integer(a[0].as_int());
     double v = a.get_float(0);
     if (a[1].is_none()) {
