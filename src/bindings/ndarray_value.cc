@@ -8,6 +8,7 @@
 
 #include "bindings/array_format.h"
 #include "bindings/ir_values.h"
+#include "bindings/numpy_scalar.h"
 #include "bindings/runtime_values.h"
 #include "script/types.h"
 
@@ -58,6 +59,9 @@ bool is_other_ml_dtype(const std::string& name) {
   return false;
 }
 
+// A Python number (not a NumPy scalar): NumPy 2 types it by what it meets (NEP 50).
+bool is_weak_number(const Value& v) { return v.is_number() && !v.is_numpy_scalar(); }
+
 // The dtype a Python scalar takes next to an array of type `t` (NumPy 2's weak scalars).
 DataType scalar_dtype(const Value& v, const DataType* t) {
   if (v.is_bool()) return t ? *t : DataType::bool_();
@@ -69,13 +73,23 @@ DataType scalar_dtype(const Value& v, const DataType* t) {
 }
 
 NDArrayRef scalar_array(const Value& v, DataType t) {
+  // Where NumPy 2 refuses a weak Python int that its dtype cannot hold (np.int8(1) + 1000).
+  if (v.is_int() && !v.is_numpy_scalar() && !python_int_fits(v.as_int(), t))
+    raise(ExcKind::OverflowError, "Python integer " + std::to_string(v.as_int()) + " out of bounds for " + dtype_name(t));
   auto a = runtime::make_array(t, {});
   if (v.is_float()) a->set_f(0, v.as_float());
   else a->set_i(0, v.as_int());
   return a;
 }
 
-void nested_shape(Interpreter& interp, const Value& v, size_t depth, Shape& shape, bool& any_float, bool& all_bool) {
+// What the leaves of a nest say about its dtype: Python numbers as NumPy's array() reads them
+// (any float: float64, all bools: bool, else int64), NumPy scalars by their own dtypes.
+struct NestKinds {
+  bool any_float = false, all_bool = true, any_python = false;
+  std::optional<DataType> scalars;  // the promotion of the NumPy scalars' dtypes
+};
+
+void nested_shape(Interpreter& interp, const Value& v, size_t depth, Shape& shape, NestKinds& kinds) {
   auto* list = v.as<script::List>();
   auto* tuple = v.as<script::Tuple>();
   if (list || tuple) {
@@ -83,24 +97,31 @@ void nested_shape(Interpreter& interp, const Value& v, size_t depth, Shape& shap
     if (depth == shape.size()) shape.push_back(static_cast<int64_t>(items.size()));
     else if (depth > shape.size() || shape[depth] != static_cast<int64_t>(items.size()))
       raise(ExcKind::ValueError, "setting an array element with a sequence. The requested array has an inhomogeneous shape");
-    for (const auto& item : items) nested_shape(interp, item, depth + 1, shape, any_float, all_bool);
+    for (const auto& item : items) nested_shape(interp, item, depth + 1, shape, kinds);
     return;
   }
   if (depth != shape.size()) raise(ExcKind::ValueError, "setting an array element with a sequence. The requested array has an inhomogeneous shape");
   if (v.as<Float8ScalarValue>()) {
-    any_float = true;
-    all_bool = false;
+    kinds.any_float = true;
+    kinds.all_bool = false;
+    kinds.any_python = true;
     return;
   }
   if (auto* arr = v.as<ArrayValue>()) {
     if (arr->array->ndim() != 0) raise(ExcKind::ValueError, "not supported yet: arrays nested inside lists");
-    any_float |= arr->array->dtype().is_float();
-    all_bool &= arr->array->dtype().is_bool();
+    kinds.any_float |= arr->array->dtype().is_float();
+    kinds.all_bool &= arr->array->dtype().is_bool();
+    kinds.any_python = true;
     return;
   }
   if (!v.is_number()) raise(ExcKind::TypeError, "cannot convert " + Interpreter::type_name(v) + " to an array element");
-  any_float |= v.is_float();
-  all_bool &= v.is_bool();
+  if (auto t = numpy_scalar_dtype(v)) {
+    kinds.scalars = kinds.scalars ? runtime::promote(*kinds.scalars, *t) : *t;
+    return;
+  }
+  kinds.any_python = true;
+  kinds.any_float |= v.is_float();
+  kinds.all_bool &= v.is_bool();
 }
 
 // The dtype of a nest whose every element is a float8 scalar of one dtype (NumPy keeps it:
@@ -565,9 +586,7 @@ TypeObject* DTypeValue::type() const {
     auto t = std::make_shared<TypeObject>("dtype");
     t->set_module("numpy");
     t->def("__call__", "self, value=0", [](Interpreter& interp, Args& a) -> Value {
-      DataType d = a[0].as<DTypeValue>()->dtype;
-      auto arr = to_array(interp, a[1], d);
-      return array_or_scalar(arr);
+      return construct_numpy_scalar(interp, a[0].as<DTypeValue>()->dtype, a[1]);
     });
     // str(np.dtype('float32')) is its name; a scalar type (np.float32) prints as the class.
     t->def("__str__", "self", [](Interpreter& interp, Args& a) {
@@ -581,6 +600,7 @@ TypeObject* DTypeValue::type() const {
         return Value::boolean(parsed && *parsed == d);
       }
       if (auto* o = a[1].as<DTypeValue>()) return Value::boolean(o->dtype == d);
+      if (auto t = numpy_scalar_class_dtype(a[1])) return Value::boolean(*t == d);
       (void)interp;
       return Value::boolean(false);
     });
@@ -607,13 +627,12 @@ Value wrap_array(NDArrayRef a, bool tvm) { return Value(std::make_shared<ArrayVa
 Value array_or_scalar(NDArrayRef a) {
   if (a->ndim() != 0) return wrap_array(std::move(a));
   if (a->dtype().is_float8()) return Value(std::make_shared<Float8ScalarValue>(a->copy()));
-  if (a->dtype().is_bool()) return Value::boolean(a->get_i(0) != 0);
-  if (a->dtype().is_float()) return Value::real(a->get_f(0));
-  return Value::integer(a->get_i(0));
+  return numpy_scalar(*a);
 }
 
 DataType dtype_arg(Interpreter& interp, const Value& v) {
   if (auto* d = v.as<DTypeValue>()) return d->dtype;
+  if (auto t = numpy_scalar_class_dtype(v)) return *t;
   if (auto* s = v.as<script::Str>()) {
     std::string name = s->value == "float" ? "float64" : s->value == "int" ? "int64" : s->value;
     if (is_other_ml_dtype(name))
@@ -642,16 +661,25 @@ NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<DataType>
     if (dtype && *dtype != arr->array->dtype()) return arr->array->astype(*dtype);
     return arr->array;
   }
+  if (auto t = numpy_scalar_dtype(v)) {
+    auto own = scalar_array(v, *t);
+    return dtype && *dtype != *t ? own->astype(*dtype) : own;
+  }
   if (v.is_number()) return scalar_array(v, dtype ? *dtype : scalar_dtype(v, nullptr));
   Shape shape;
-  bool any_float = false, all_bool = true;
-  nested_shape(interp, v, 0, shape, any_float, all_bool);
+  NestKinds kinds;
+  nested_shape(interp, v, 0, shape, kinds);
   if (!dtype) dtype = float8_nest_dtype(v);
-  // NumPy's inference: empty or any float -> float64, all bools -> bool, else int64.
-  DataType t = dtype                                                ? *dtype
-               : any_float || runtime::shape_size(shape) == 0 ? DataType::float_(64)
-               : all_bool                                       ? DataType::bool_()
-                                                                : DataType::int64();
+  // NumPy's inference: empty or any float -> float64, all bools -> bool, else int64; NumPy
+  // scalars keep their dtypes, promoted with the Python numbers' (np.array([np.float32(1)]) is
+  // float32).
+  DataType python = kinds.any_float || runtime::shape_size(shape) == 0 ? DataType::float_(64)
+                    : kinds.all_bool                                   ? DataType::bool_()
+                                                                       : DataType::int64();
+  DataType t = dtype                            ? *dtype
+               : !kinds.scalars                 ? python
+               : kinds.any_python               ? runtime::promote(*kinds.scalars, python)
+                                                : *kinds.scalars;
   auto out = runtime::make_array(t, shape);
   int64_t pos = 0;
   fill_nested(v, *out, pos);
@@ -680,13 +708,22 @@ NDArrayRef binary_result(Interpreter& interp, BinaryOp op, const Value& x, const
   auto typed = [](const Value& v) -> std::optional<DataType> {
     if (auto* arr = v.as<ArrayValue>()) return arr->array->dtype();
     if (auto* f8 = v.as<Float8ScalarValue>()) return f8->value->dtype();
-    return std::nullopt;
+    return numpy_scalar_dtype(v);
   };
   std::optional<DataType> dx = typed(x), dy = typed(y);
   const DataType* tx = dx ? &*dx : nullptr;
   const DataType* ty = dy ? &*dy : nullptr;
-  NDArrayRef a = x.is_number() ? scalar_array(x, scalar_dtype(x, ty)) : to_array(interp, x);
-  NDArrayRef b = y.is_number() ? scalar_array(y, scalar_dtype(y, tx)) : to_array(interp, y);
+  // NumPy 2 compares a Python int with any integer, in range or not (np.uint8(1) < -1 is
+  // False): an int that the other dtype cannot hold is compared as int64.
+  auto weak = [&](const Value& v, const DataType* other) {
+    DataType t = scalar_dtype(v, other);
+    bool comparison = op == BinaryOp::LT || op == BinaryOp::LE || op == BinaryOp::GT || op == BinaryOp::GE ||
+                      op == BinaryOp::EQ || op == BinaryOp::NE;
+    if (comparison && v.is_int() && !python_int_fits(v.as_int(), t)) t = DataType::int64();
+    return scalar_array(v, t);
+  };
+  NDArrayRef a = is_weak_number(x) ? weak(x, ty) : to_array(interp, x);
+  NDArrayRef b = is_weak_number(y) ? weak(y, tx) : to_array(interp, y);
   DataType result = runtime::promote(a->dtype(), b->dtype());
   if (op == BinaryOp::TrueDiv && !result.is_float()) result = DataType::float_(64);
   if (op == BinaryOp::Sub && result.is_bool())

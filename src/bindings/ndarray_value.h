@@ -23,7 +23,8 @@ class ArrayValue : public script::Object {
   bool is_tvm;
 };
 
-// A dtype as a script value: `np.float32` (callable, converts a number) and `a.dtype`.
+// A dtype as a script value: `a.dtype`, np.dtype(...), and ml_dtypes' scalar types (callable,
+// converting a number; NumPy's own scalar types are classes, bindings/numpy_scalar.h).
 class DTypeValue : public script::Object {
  public:
   DTypeValue(ir::DataType t, bool scalar_type) : dtype(t), is_scalar_type(scalar_type) {}

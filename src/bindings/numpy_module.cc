@@ -6,6 +6,7 @@
 
 #include "bindings/array_format.h"
 #include "bindings/ndarray_value.h"
+#include "bindings/numpy_scalar.h"
 #include "runtime/npy_io.h"
 #include "script/modules.h"
 
@@ -228,9 +229,14 @@ void build_numpy(Interpreter& interp, script::Module& m) {
                   {"int8", DataType::int_(8)}, {"int16", DataType::int_(16)}, {"int32", DataType::int32()}, {"int64", DataType::int64()},
                   {"uint8", DataType::uint(8)}, {"uint16", DataType::uint(16)}, {"uint32", DataType::uint(32)}, {"uint64", DataType::uint(64)},
                   {"bool_", DataType::bool_()}, {"double", DataType::float_(64)}, {"single", DataType::float32()}, {"half", DataType::float_(16)}}) {
-    ns.set(intern(n.name), Value(std::make_shared<DTypeValue>(n.t, true)));
+    ns.set(intern(n.name), Value(numpy_scalar_class(n.t)));
   }
   ns.set(intern("bool"), *ns.find(intern("bool_")));
+  for (bool b : {false, true}) {
+    auto scalar = runtime::make_array(DataType::bool_(), {});
+    scalar->set_i(0, b);
+    ns.set(intern(b ? "True_" : "False_"), numpy_scalar(*scalar));
+  }
   ns.set(intern("ndarray"), Value(numpy_ndarray_type()));
   ns.set(intern("pi"), Value::real(M_PI));
   ns.set(intern("e"), Value::real(M_E));

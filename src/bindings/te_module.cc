@@ -12,6 +12,7 @@
 #include "bindings/attr_values.h"
 #include "bindings/index_map_values.h"
 #include "bindings/ir_values.h"
+#include "bindings/numpy_scalar.h"
 #include "bindings/te_values.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -532,8 +533,11 @@ void build_te(Interpreter& interp, script::Module& m) {
     } else {
       raise(ExcKind::TypeError, "const: the value must be a number, got " + interp.repr(a[0]));
     }
-    // TVM's default dtypes: bool for a bool, int32 for an int (int64 when it does not fit), float32.
+    // TVM's default dtypes: a NumPy scalar's own, bool for a bool, int32 for an int (int64 when it does not fit), float32.
+    // A NumPy scalar gives its own dtype (TVM's _scalar_type_inference reads value.dtype).
+    std::optional<ir::DataType> numpy_dtype = numpy_scalar_dtype(a[0]);
     ir::DataType t = !a[1].is_none() ? to_dtype(interp, a[1], "te.const dtype")
+                     : numpy_dtype    ? *numpy_dtype
                      : a[0].is_bool() ? ir::DataType::bool_()
                      : is_float       ? ir::DataType::float32()
                      : (value >= -2147483648.0 && value <= 2147483647.0) ? ir::DataType::int32() : ir::DataType::int64();

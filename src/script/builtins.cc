@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "script/dispatch.h"
 #include "script/exceptions.h"
 #include "script/format.h"
 #include "script/interpreter.h"
@@ -153,17 +154,20 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
     return make_str(format_value(interp, a[0], a.get_str(1)));
   });
   def_function(ns, "abs", "x", [](Interpreter& interp, Args& a) {
-    if (a[0].is_integral()) {
+    if (a[0].is_integral() && !a[0].is_numpy_scalar()) {
       int64_t v = a[0].as_int();
       if (v == INT64_MIN) raise(ExcKind::OverflowError, "integer overflow: the result does not fit in 64 bits");
       return Value::integer(v < 0 ? -v : v);
     }
-    if (a[0].is_float()) return Value::real(std::fabs(a[0].as_float()));
+    if (a[0].is_float() && !a[0].is_numpy_scalar()) return Value::real(std::fabs(a[0].as_float()));
     Value method;
     if (interp.try_get_attr(a[0], intern("__abs__"), method)) return interp.call(method, std::vector<Value>{});
     raise(ExcKind::TypeError, "bad operand type for abs(): '" + Interpreter::type_name(a[0]) + "'");
   });
   def_function(ns, "round", "number, ndigits=None", [](Interpreter& interp, Args& a) {
+    // NumPy's scalars round in their dtype (np.float32 stays np.float32 with ndigits).
+    Value method;
+    if (a[0].is_numpy_scalar() && type_method(a[0], "__round__", method)) return call_method(interp, a[0], method, {a[1]});
     if (a[0].is_integral()) return Value::integer(a[0].as_int());
     double v = a.get_float(0);
     if (a[1].is_none()) {
@@ -191,7 +195,8 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
     double compensation = 0;
     bool float_mode = false;
     interp.for_each(a[0], [&](const Value& v) {
-      if (total.is_float() && v.is_number()) {
+      // NumPy scalars add in their dtype, through their operators.
+      if (total.is_float() && v.is_number() && (total.numpy_dtype() | v.numpy_dtype()) == 0) {
         double x = v.as_float(), s = total.as_float(), sum = s + x;
         compensation += std::fabs(s) >= std::fabs(x) ? (s - sum) + x : (x - sum) + s;
         total = Value::real(sum);

@@ -31,8 +31,9 @@ std::string inplace_dunder_name(ast::BinOpKind op) {
 bool is_builtin_value(const Value& v) { return !v.is_object() || v.type()->is_builtin; }
 
 // A dunder method from the value's type (not from instance attributes, as in Python).
+// Plain numbers have none here (the interpreter computes them); NumPy scalars do.
 bool type_method(const Value& v, const char* name, Value& out) {
-  if (!v.is_object()) return false;
+  if (!v.is_object() && !v.is_numpy_scalar()) return false;
   Value* m = v.type()->lookup(intern(name));
   if (!m) return false;
   out = *m;

@@ -209,15 +209,18 @@ std::string float_repr(double value) {
   }
   bool negative = sci[0] == '-';
   size_t e = sci.find('e');
-  std::string mantissa = sci.substr(negative ? 1 : 0, e - (negative ? 1 : 0));
-  int exponent = std::atoi(sci.c_str() + e + 1);
   std::string digits;
-  for (char c : mantissa) {
+  for (char c : sci.substr(negative ? 1 : 0, e - (negative ? 1 : 0))) {
     if (c != '.') digits += c;
   }
+  int exponent = std::atoi(sci.c_str() + e + 1);
+  return float_layout(negative, digits, exponent, exponent >= -4 && exponent < 16);
+}
+
+std::string float_layout(bool negative, std::string digits, int exponent, bool positional) {
   while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
   std::string out = negative ? "-" : "";
-  if (exponent >= -5 + 1 && exponent < 16) {
+  if (positional) {
     if (exponent < 0) {
       out += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
     } else if (static_cast<size_t>(exponent) + 1 >= digits.size()) {
@@ -234,7 +237,9 @@ std::string float_repr(double value) {
 }
 
 std::string format_value(Interpreter& interp, const Value& value, const std::string& spec_text) {
-  if (spec_text.empty()) return interp.str(value);
+  // NumPy's scalars format as the Python number they convert to: f"{np.float32(0.1)}" is
+  // 0.10000000149011612 while str() gives 0.1.
+  if (spec_text.empty()) return interp.str(value.is_numpy_scalar() ? value.plain() : value);
   Spec spec = parse_spec(spec_text);
   if (value.is_float()) return format_float(value.as_float(), spec);
   if (value.is_integral()) {

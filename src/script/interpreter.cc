@@ -612,7 +612,7 @@ std::string Interpreter::str(const Value& v) {
     return repr(*args);
   }
   Value method;
-  if (v.is_object() && type_method(v, "__str__", method)) {
+  if ((v.is_object() || v.is_numpy_scalar()) && type_method(v, "__str__", method)) {
     Value r = call_method(*this, v, method, {});
     if (!r.as<Str>()) raise(ExcKind::TypeError, "__str__ returned non-string (type " + type_name(r) + ")");
     return r.as<Str>()->value;
@@ -621,6 +621,10 @@ std::string Interpreter::str(const Value& v) {
 }
 
 std::string Interpreter::repr(const Value& v) {
+  if (v.is_numpy_scalar()) {
+    Value method;
+    if (type_method(v, "__repr__", method)) return str(call_method(*this, v, method, {}));
+  }
   switch (v.tag()) {
     case Value::Tag::None: return "None";
     case Value::Tag::Bool: return v.as_bool() ? "True" : "False";

@@ -60,6 +60,8 @@ double round_half_even(double value, int64_t digits) {
 bool numeric_binary(ast::BinOpKind op, const Value& a, const Value& b, Value& out) {
   using K = ast::BinOpKind;
   if (!a.is_number() || !b.is_number()) return false;
+  // NumPy scalars compute in their dtype: their type's operators do it.
+  if ((a.numpy_dtype() | b.numpy_dtype()) != 0) return false;
   if (a.is_integral() && b.is_integral()) {
     int64_t x = a.as_int(), y = b.as_int(), r = 0;
     switch (op) {

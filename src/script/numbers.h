@@ -8,7 +8,7 @@
 namespace tsch::script {
 
 // Applies `op` when both operands are numbers (bool counts as int). Returns false when the
-// operands are not both numbers, so the caller can try other types.
+// operands are not both plain Python numbers (NumPy scalars included), so the caller can try other types.
 bool numeric_binary(ast::BinOpKind op, const Value& a, const Value& b, Value& out);
 
 int64_t int_floordiv(int64_t a, int64_t b);  // b != 0

@@ -81,7 +81,7 @@ Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b, 
   }
   // Dunder methods of script classes and native types.
   Value method;
-  if (!is_builtin_value(a) || (a.is_object() && a.type()->lookup(intern(dunder_name(op, false))))) {
+  if (!is_builtin_value(a) || ((a.is_object() || a.is_numpy_scalar()) && a.type()->lookup(intern(dunder_name(op, false))))) {
     if (type_method(a, dunder_name(op, false), method)) {
       Value r = call_method(*this, a, method, {b});
       if (!is_not_implemented(r)) return r;
@@ -109,7 +109,7 @@ Value Interpreter::inplace_op(ast::BinOpKind op, const Value& a, const Value& b)
 Value Interpreter::unary_op(ast::UnaryOpKind op, const Value& a) {
   using K = ast::UnaryOpKind;
   if (op == K::Not) return Value::boolean(!truthy(a));
-  if (a.is_integral()) {
+  if (a.is_integral() && !a.is_numpy_scalar()) {
     int64_t v = a.as_int();
     switch (op) {
       case K::Neg:
@@ -120,7 +120,7 @@ Value Interpreter::unary_op(ast::UnaryOpKind op, const Value& a) {
       default: break;
     }
   }
-  if (a.is_float()) {
+  if (a.is_float() && !a.is_numpy_scalar()) {
     if (op == K::Neg) return Value::real(-a.as_float());
     if (op == K::Pos) return a;
   }
@@ -152,7 +152,7 @@ Value not_implemented_value() {
 }
 
 bool Interpreter::equals(const Value& a, const Value& b) {
-  if (a.is_number() && b.is_number()) {
+  if (a.is_number() && b.is_number() && (a.numpy_dtype() | b.numpy_dtype()) == 0) {
     if (a.is_integral() && b.is_integral()) return a.as_int() == b.as_int();
     return a.as_float() == b.as_float();
   }
@@ -193,7 +193,10 @@ bool Interpreter::equals(const Value& a, const Value& b) {
     return rb && ra->length() == rb->length() && (ra->length() == 0 || (ra->start == rb->start && (ra->length() == 1 || ra->step == rb->step)));
   }
   Value method;
-  auto by_value = [](const Value& v) { return v.is_object() && (!is_builtin_value(v) || v.type()->hashes_by_value); };
+  // NumPy scalars compare in their dtype (np.float32(0.1) == 0.1 under NEP 50).
+  auto by_value = [](const Value& v) {
+    return v.is_numpy_scalar() || (v.is_object() && (!is_builtin_value(v) || v.type()->hashes_by_value));
+  };
   if (by_value(a) && type_method(a, "__eq__", method)) {
     Value r = call_method(*this, a, method, {b});
     if (!is_not_implemented(r)) return truthy(r);
@@ -297,11 +300,12 @@ Value Interpreter::rich_compare(ast::CmpOpKind op, const Value& a, const Value& 
   // Native (non-script) types with rich comparisons, e.g. PrimExpr building IR.
   if (dunder) {
     Value method;
-    if (a.is_object() && a.type()->is_builtin && type_method(a, dunder, method)) {
+    // NumPy scalars answer np.bool_, computed in their dtype.
+    if ((a.is_numpy_scalar() || (a.is_object() && a.type()->is_builtin)) && type_method(a, dunder, method)) {
       Value r = call_method(*this, a, method, {b});
       if (!is_not_implemented(r)) return r;
     }
-    if (b.is_object() && b.type()->is_builtin && type_method(b, reflected, method)) {
+    if ((b.is_numpy_scalar() || (b.is_object() && b.type()->is_builtin)) && type_method(b, reflected, method)) {
       Value r = call_method(*this, b, method, {a});
       if (!is_not_implemented(r)) return r;
     }

@@ -13,6 +13,12 @@ struct BuiltinTypes {
 
 const BuiltinTypes& builtin_types();
 
+// The type of the numbers carrying NumPy dtype code `code` (Value::numpy_dtype), which the
+// numpy bindings register: numpy.float32, numpy.int64, ... (see bindings/numpy_scalar.h).
+constexpr int kNumpyScalarCodes = 32;
+void register_numpy_scalar_type(uint8_t code, TypeRef type);
+TypeObject* numpy_scalar_type(uint8_t code);
+
 // Installers, one per file that implements a type's methods.
 void install_str_methods(TypeObject& str);
 void install_list_methods(TypeObject& list);

@@ -5,7 +5,19 @@
 
 namespace tsch::script {
 
+namespace {
+TypeRef& numpy_scalar_slot(uint8_t code) {
+  static TypeRef types[kNumpyScalarCodes];
+  return types[code % kNumpyScalarCodes];
+}
+}  // namespace
+
+void register_numpy_scalar_type(uint8_t code, TypeRef type) { numpy_scalar_slot(code) = std::move(type); }
+
+TypeObject* numpy_scalar_type(uint8_t code) { return numpy_scalar_slot(code).get(); }
+
 TypeObject* Value::type() const {
+  if (numpy_dtype_) return numpy_scalar_type(numpy_dtype_);
   const BuiltinTypes& t = builtin_types();
   switch (tag_) {
     case Tag::None: return t.none.get();
@@ -18,7 +30,7 @@ TypeObject* Value::type() const {
 }
 
 bool Value::is(const Value& other) const {
-  if (tag_ != other.tag_) return false;
+  if (tag_ != other.tag_ || numpy_dtype_ != other.numpy_dtype_) return false;
   switch (tag_) {
     case Tag::None: return true;
     case Tag::Bool: return b_ == other.b_;
