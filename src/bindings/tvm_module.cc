@@ -264,9 +264,23 @@ void build_tir(Interpreter& interp, script::Module& m) {
   // The expression functions tvm.tir exports (the same as T.*'s), and indexdiv / indexmod,
   // TVM's names for the floor division and modulo of index expressions.
   Namespace& t = *import(interp, "tvm.script.tir")->globals;
-  for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "floor", "ceil", "round",
-                        "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv", "floormod", "ceildiv", "truncdiv",
-                        "truncmod", "call_packed", "call_extern", "min_value", "max_value", "max", "min", "isinf", "isfinite"}) {
+  // TVM's list (python/tvm/tir/__init__.py's imports from tir.op); those T lacks are absent.
+  for (const char* f : {"call_packed_lowered", "call_cpacked_lowered", "call_tir", "call_packed", "call_cpacked", "call_intrin",
+                        "call_pure_extern", "call_extern", "call_llvm_intrin", "call_llvm_pure_intrin", "ret", "min_value", "max_value",
+                        "trace", "tvm_stack_alloca", "tvm_stack_make_shape", "tvm_stack_make_array", "tvm_tuple", "handle_add_byte_offset",
+                        "tvm_struct_get", "tvm_struct_set", "address_of", "lookup_param", "assume", "undef", "continue_loop", "break_loop",
+                        "tvm_thread_allreduce", "type_annotation", "tvm_access_ptr", "tvm_throw_last_error", "tvm_load_matrix_sync",
+                        "tvm_store_matrix_sync", "tvm_mma_sync", "tvm_bmma_sync", "tvm_fill_fragment", "ptx_mma", "ptx_mma_sp", "mma_store",
+                        "mma_fill", "ptx_ldmatrix", "ptx_cp_async", "ptx_cp_async_bulk", "ptx_commit_group", "ptx_wait_group",
+                        "ptx_cp_async_barrier", "ptx_init_barrier_thread_count", "ptx_arrive_barrier", "ptx_arrive_barrier_expect_tx",
+                        "ptx_wait_barrier", "create_barriers", "vectorlow", "vectorhigh", "vectorcombine", "reinterpret", "exp", "exp2",
+                        "exp10", "log", "log2", "log10", "log1p", "ldexp", "clz", "sin", "sinh", "asin", "asinh", "cos", "cosh", "acos",
+                        "acosh", "tan", "tanh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "erf",
+                        "sigmoid", "sqrt", "rsqrt", "floor", "ceil", "hypot", "trunc", "abs", "round", "nextafter", "nearbyint", "power",
+                        "pow", "popcount", "fmod", "if_then_else", "likely", "isnan", "isnullptr", "isfinite", "isinf", "copysign", "div",
+                        "truncdiv", "truncmod", "floordiv", "floormod", "ceildiv", "logaddexp", "max", "min", "q_multiply_shift",
+                        "q_multiply_shift_per_axis", "shift_left", "shift_right", "TVMBackendAllocWorkspace", "TVMBackendFreeWorkspace",
+                        "start_profile_intrinsic", "end_profile_intrinsic", "vscale", "get_active_lane_mask", "dp4a"}) {
     if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
   }
   // tvm.tir.infinity(dtype): the float type's infinity (TVM's T.float32("inf")).

@@ -58,7 +58,9 @@ void def_call_functions(script::Namespace& ns) {
     return wrap(ir::call(to_dtype(interp, a[0], "T.type_annotation dtype"), "type_annotation", {}));
   });
   def_function(ns, "tvm_access_ptr", "ptype, data, offset, extent, rw_mask, dtype=\"handle\"", [](Interpreter& interp, Args& a) {
-    ir::PrimExpr ptype = to_expr(interp, a[0], "T.tvm_access_ptr type annotation");
+    // tvm.tir.tvm_access_ptr("float32", ...) names the type by a string: its T.type_annotation.
+    ir::PrimExpr ptype = a[0].as<script::Str>() ? ir::call(to_dtype(interp, a[0], "T.tvm_access_ptr type"), "type_annotation", {})
+                                                : to_expr(interp, a[0], "T.tvm_access_ptr type annotation");
     auto* annotation = ir::as<ir::CallNode>(ptype);
     if (!annotation || annotation->op != "type_annotation") raise(ExcKind::TypeError, "T.tvm_access_ptr: the first argument is T.type_annotation(dtype)");
     ir::PrimExpr data = to_expr(interp, a[1], "T.tvm_access_ptr data");

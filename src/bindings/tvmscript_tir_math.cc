@@ -51,7 +51,7 @@ namespace {
 void def_math(Namespace& ns, const char* name, int arity) {
   std::string op_name = name;
   // dtype= is accepted and dropped, as TVM's ir_builder wrappers of these functions do.
-  std::string sig = std::string(arity == 1 ? "x" : arity == 2 ? "x, y" : "x, y, z") + ", dtype=None";
+  std::string sig = std::string(op_name == "likely" ? "cond" : arity == 1 ? "x" : arity == 2 ? "x, y" : "x, y, z") + ", dtype=None";
   def_function(ns, name, sig, [op_name, arity](Interpreter& interp, Args& a) {
     std::vector<ir::PrimExpr> args;
     for (int i = 0; i < arity; ++i) args.push_back(to_expr(interp, a[static_cast<size_t>(i)], op_name + " argument"));

@@ -11,6 +11,7 @@
 #include "bindings/buffer_options.h"
 #include "bindings/ir_values.h"
 #include "bindings/tvmscript_allocate_const.h"
+#include "bindings/tvmscript_tir_builtins.h"
 #include "bindings/tvmscript_tir_calls.h"
 #include "bindings/tvmscript_tir_math.h"
 #include "bindings/tvmscript_tir_mma.h"
@@ -678,6 +679,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     });
   }
   def_call_functions(ns);
+  def_builtin_functions(ns);  // after the math functions: power is pow
   auto limit = [](bool max) {
     return [max](Interpreter& interp, Args& a) {
       ir::DataType dt = dtype_arg(interp, a[0], max ? "T.max_value" : "T.min_value");

@@ -133,10 +133,18 @@ TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {
       // TVM spells the element type of these first (`T.ptx_cp_async("float32", ...)`).
       if (n->op == "call_extern" || n->op == "call_pure_extern" || n->op == "ptx_cp_async" || n->op == "reinterpret" ||
           n->op == "ptx_ldmatrix" || n->op == "ptx_mma" || n->op == "mma_store" || n->op == "mma_fill" ||
-          n->op == "call_llvm_pure_intrin" || n->op == "call_llvm_intrin" || n->op == "vectorlow" || n->op == "vectorhigh") {
+          n->op == "call_llvm_pure_intrin" || n->op == "call_llvm_intrin" || n->op == "vectorlow" || n->op == "vectorhigh" ||
+          n->op == "ptx_mma_sp" || n->op == "ptx_cp_async_bulk" || n->op == "vectorcombine" || n->op == "dp4a" ||
+          n->op == "get_active_lane_mask") {
         std::string s = "T." + n->op + "(" + quote(n->dtype.to_string());
         for (const auto& a : n->args) s += ", " + expr(a).s;
         return {s + ")"};
+      }
+      // ... and last for these (TVM's TScriptDtypePrintLocation kLast).
+      if (n->op == "tvm_struct_get") {
+        std::string s = "T." + n->op + "(";
+        for (const auto& a : n->args) s += expr(a).s + ", ";
+        return {s + quote(n->dtype.to_string()) + ")"};
       }
       return call("T." + n->op, n->args);
     }
