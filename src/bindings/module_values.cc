@@ -9,6 +9,7 @@
 
 #include "bindings/attr_values.h"
 #include "bindings/ir_values.h"
+#include "ir/specialize.h"
 #include "bindings/relax_values.h"
 #include "bindings/stmt_values.h"
 #include "ir/printer.h"
@@ -176,6 +177,23 @@ TypeRef make_prim_func_type() {
   });
   t->def_property("body", [](Interpreter&, const Value& v) { return wrap(prim_func_of(v)->body); });
   t->def_property("ret_type", [](Interpreter&, const Value& v) { return script::make_str(prim_func_of(v)->ret_type.to_string()); });
+  // specialize({param: value or buffer}): TVM's PrimFunc.specialize (ir/specialize.h).
+  t->def("specialize", "self, param_map", [](Interpreter& interp, Args& a) {
+    auto* map = a[1].as<script::Dict>();
+    if (!map) a.type_error(1, "a dict of parameters to values or buffers");
+    std::vector<std::pair<ir::Var, ir::SpecializeTo>> bindings;
+    for (const auto& [key, value] : map->items()) {
+      const ir::PrimExpr var = to_expr(interp, key, "specialize parameter");
+      if (!ir::as<ir::VarNode>(var)) raise(ExcKind::TypeError, "specialize: a key must be a parameter (a tvm.tir.Var), got " + ir::script(var));
+      ir::SpecializeTo to;
+      if (auto* b = value.as<BufferValue>()) to.buffer = b->buffer;
+      else to.value = to_expr_as(interp, value, var->dtype, "specialize value");
+      bindings.emplace_back(std::static_pointer_cast<const ir::VarNode>(var), to);
+    }
+    ir::PrimFunc out = guard_core([&] { return ir::specialize(prim_func_of(a[0]), bindings); });
+    if (out == prim_func_of(a[0])) return a[0];
+    return wrap_function(out, a[0].as<PrimFuncValue>()->name);
+  }, "specialize(param_map): the function with parameters bound to values or buffers.");
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include "ir/module.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "ir/specialize.h"
 #include "ir/stmt_copy.h"
 #include "ir/structural_equal.h"
 
@@ -161,4 +162,36 @@ TEST_CASE("a LetStmt binding a parameter again prints TVM's scoped form", "[ir]"
   Var y = make_var("y");
   func->body = std::make_shared<LetStmtNode>(y, c(10), std::make_shared<EvaluateNode>(add(y, c(1))));
   CHECK(script(PrimFunc(func), "main").find("    y: T.int32 = 10\n    T.evaluate(y + 1)") != std::string::npos);
+}
+
+TEST_CASE("specialize binds parameters and buffers, folds constants, and refuses what does not fit", "[ir]") {
+  // f(a: handle, n: int32): A = match_buffer(a, (n,)); for i in range(n - 1): A[i] = A[i] * (n + 1)
+  Var n = make_var("n");
+  Buffer a = make_buffer("A", DataType::float32(), {n});
+  Var a_param = make_var("a", DataType::handle());
+  Var i = make_var("i");
+  PrimExpr scaled = make_binary(ExprKind::Mul, buffer_load(a, {i}), cast(DataType::float32(), add(n, make_int(1))));
+  auto f = std::make_shared<PrimFuncNode>();
+  f->params = {a_param, n};
+  f->buffer_map = {{a_param, a}};
+  f->body = std::make_shared<ForNode>(i, make_int(0), sub(n, make_int(1)),
+                                      ForKind::Serial, std::make_shared<BufferStoreNode>(a, scaled, std::vector<PrimExpr>{i}));
+  PrimFunc g = specialize(f, {{n, SpecializeTo{make_int(16), nullptr}}});
+  REQUIRE(g->params.size() == 1);
+  const Buffer& b = g->buffer_map.at(0).second;
+  CHECK(script(b->shape.at(0)) == "16");
+  auto* loop = as<ForNode>(g->body);
+  REQUIRE(loop);
+  CHECK(script(loop->extent) == "15");
+  auto* store = as<BufferStoreNode>(loop->body);
+  REQUIRE(store);
+  CHECK(store->buffer == b);  // the store writes the specialized buffer
+  CHECK(script(store->value).find("17") != std::string::npos);
+  // A buffer binds n through its shape; binding n twice to different values is refused.
+  PrimFunc h = specialize(f, {{a_param, SpecializeTo{nullptr, make_buffer("X", DataType::float32(), {make_int(8)})}}});
+  CHECK(h->params.size() == 1);
+  CHECK(script(as<ForNode>(h->body)->extent) == "7");
+  CHECK_THROWS(specialize(f, {{a_param, SpecializeTo{nullptr, make_buffer("X", DataType::float32(), {make_int(8)})}},
+                              {n, SpecializeTo{make_int(9), nullptr}}}));
+  CHECK(specialize(f, {}) == f);
 }
