@@ -168,8 +168,17 @@ TypeRef dtype_type() {
   static TypeRef t = [] {
     auto type = std::make_shared<TypeObject>("DType");
     type->set_module("tvm.script.tir");
-    type->def("__call__", "self, value=None, *, is_size_var=False", [](Interpreter& interp, Args& a) -> Value {
+    type->def("__call__", "self, value=None, storage_scope=\"global\", *, is_size_var=False, is_unknown_type=False",
+              [](Interpreter& interp, Args& a) -> Value {
       ir::DataType dt = a[0].as<DTypeValue>()->dtype;
+      // `T.handle("float32", "shared")`: a pointer variable (TVM's PointerType annotation names
+      // what it points to; tsch's variables have no type annotation, so only the dtype is checked).
+      if (dt.is_handle() && a[1].as<script::Str>()) {
+        to_dtype(interp, a[1], "T.handle pointee dtype");
+        auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var("v", dt)));
+        v->fresh = true;
+        return Value(v);
+      }
       if (a[1].is_none()) {
         // `n = T.int64()`: a fresh variable named by the assignment.
         auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var("v", dt)));

@@ -101,6 +101,11 @@ class TirParser {
         Var v = make_var(name, dt->dtype);
         builder_.params.push_back(v);
         scope_.locals->set(p.name, bindings::wrap(PrimExpr(v)));
+      } else if (auto* fresh = ann.as<ExprValue>(); fresh && fresh->fresh && as<VarNode>(fresh->expr)) {
+        // `a: T.handle("float32")`, `n: T.int32()`: a variable of that type, as TVM's T.arg.
+        Var v = make_var(name, fresh->expr->dtype);
+        builder_.params.push_back(v);
+        scope_.locals->set(p.name, bindings::wrap(PrimExpr(v)));
       } else {
         raise_at(ExcKind::TypeError,
                  fmt::format("parameter '{}': expected T.Buffer(...), T.handle or a dtype such as T.int32, got {}", name,
