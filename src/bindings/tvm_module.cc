@@ -136,7 +136,11 @@ ir::StructuralDiff diff_values(Interpreter& interp, Args& a) {
   if (a[0].as<StmtValue>() && a[1].as<StmtValue>()) {
     return ir::structural_diff(a[0].as<StmtValue>()->stmt, a[1].as<StmtValue>()->stmt, tvm_equality);
   }
-  return ir::structural_diff(to_module(interp, a[0], "lhs"), to_module(interp, a[1], "rhs"), tvm_equality);
+  // One statement each: the left side's error comes first whatever order a compiler picks
+  // for a call's arguments.
+  ir::IRModule lhs = to_module(interp, a[0], "lhs");
+  ir::IRModule rhs = to_module(interp, a[1], "rhs");
+  return ir::structural_diff(lhs, rhs, tvm_equality);
 }
 
 std::string text_of(Interpreter& interp, const Value& v) { return interp.repr(v); }
