@@ -58,6 +58,8 @@ ir::DataType dtype_arg(Interpreter& interp, const Value& v);
 runtime::NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<ir::DataType> dtype = std::nullopt);
 // A shape from an int or a sequence of ints.
 runtime::Shape shape_arg(Interpreter& interp, const Value& v);
+// What an array operator takes as its other operand (else NotImplemented).
+bool is_array_operand(const Value& v);
 // Elementwise operation with NumPy's promotion (Python scalars take the array's type).
 Value array_binary(Interpreter& interp, runtime::BinaryOp op, const Value& x, const Value& y);
 // The same as an array, also when it has no dimensions.

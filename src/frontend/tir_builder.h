@@ -46,6 +46,14 @@ class TirBuilder {
   // The innermost block; raises "<what> must be used inside a block" when there is none.
   BlockFrame& block(const std::string& what);
   bool in_block() const { return !blocks.empty(); }
+  // Pops the innermost block frame and completes it around `stmts`: its T.reads / T.writes
+  // inferred where not written, its realize with the bindings and T.where. Errors point at
+  // `loc` (the `with T.block` statement).
+  ir::Stmt close_block(std::vector<ir::Stmt> stmts, SourceLoc loc);
+  // The buffers whose data pointers a block being closed may use (TVM's buffer_var_map while
+  // it completes a block): the parameters', the root's and enclosing blocks' allocations and
+  // match_buffers, the T.decl_buffer declarations in scope and the block's own match_buffers.
+  std::vector<ir::Buffer> data_owners(const std::vector<ir::MatchBufferRegion>& own_matches) const;
 
   ir::AttrMap func_attrs;
   std::vector<ir::Var> params;

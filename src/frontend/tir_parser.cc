@@ -496,22 +496,6 @@ class TirParser {
     return make_seq(parse_body(interp_.truthy(cond) ? s.body : s.orelse, 0));
   }
 
-  // The buffers whose data pointers a block being closed may use (TVM's buffer_var_map while
-  // it completes a block): the parameters', the root's and enclosing blocks' allocations and
-  // match_buffers, the T.decl_buffer declarations in scope and the block's own match_buffers.
-  std::vector<Buffer> data_owners(const std::vector<MatchBufferRegion>& own_matches) const {
-    std::vector<Buffer> out;
-    for (const auto& [param, buffer] : builder_.buffer_map) out.push_back(buffer);
-    out.insert(out.end(), builder_.root_allocs.begin(), builder_.root_allocs.end());
-    for (const BlockFrame& f : builder_.blocks) {
-      out.insert(out.end(), f.alloc_buffers.begin(), f.alloc_buffers.end());
-      for (const auto& m : f.match_buffers) out.push_back(m.buffer);
-    }
-    out.insert(out.end(), builder_.decls.begin(), builder_.decls.end());
-    for (const auto& m : own_matches) out.push_back(m.buffer);
-    return out;
-  }
-
   Stmt parse_with(const ast::With& w) {
     if (w.items.size() != 1) raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     Value header = ev_->eval(*w.items[0].context);
@@ -558,51 +542,7 @@ class TirParser {
       builder_.blocks.pop_back();
       throw;
     }
-    BlockFrame frame = std::move(builder_.blocks.back());
-    builder_.blocks.pop_back();
-    auto block = std::make_shared<BlockNode>();
-    block->name = frame.name;
-    block->iter_vars = frame.iter_vars;
-    block->alloc_buffers = frame.alloc_buffers;
-    block->match_buffers = frame.match_buffers;
-    block->annotations = frame.annotations;
-    block->init = frame.init;
-    block->body = make_seq(stmts);
-    if (!block->body) block->body = std::make_shared<EvaluateNode>(make_int(0));
-    if (!frame.reads || !frame.writes) {
-      arith::AccessRegions regions =
-          arith::infer_access_regions(block->body, block->init, {}, block->match_buffers, data_owners(block->match_buffers));
-      if (!regions.opaques.empty()) {
-        raise_at(ExcKind::ValueError,
-                 fmt::format("block \"{}\": cannot infer its T.reads/T.writes: its body uses the data pointer of {} other than "
-                             "through T.tvm_access_ptr with a read or write mask (write them explicitly)",
-                             frame.name, regions.opaques[0].buffer->name),
-                 w.loc);
-      }
-      // Buffers allocated by the block itself are not part of its signature.
-      auto drop_own = [&](std::vector<BufferRegion>& rs) {
-        std::vector<BufferRegion> kept;
-        for (auto& r : rs) {
-          bool own = false;
-          for (const auto& b : block->alloc_buffers) own |= b == r.buffer;
-          if (!own) kept.push_back(r);
-        }
-        rs = kept;
-      };
-      drop_own(regions.reads);
-      drop_own(regions.writes);
-      block->reads = frame.reads ? *frame.reads : regions.reads;
-      block->writes = frame.writes ? *frame.writes : regions.writes;
-    } else {
-      block->reads = *frame.reads;
-      block->writes = *frame.writes;
-    }
-    if (frame.no_realize) return block;
-    if (frame.iter_values.size() != frame.iter_vars.size()) {
-      raise_at(ExcKind::ValueError, fmt::format("block \"{}\": every T.axis iterator needs a binding", frame.name), w.loc);
-    }
-    PrimExpr pred = frame.predicate ? frame.predicate : make_bool(true);
-    return std::make_shared<BlockRealizeNode>(frame.iter_values, pred, block);
+    return builder_.close_block(std::move(stmts), w.loc);
   }
 
   // `with T.launch_thread("threadIdx.x", n) as tx:` (the name is optional with an env_thread).

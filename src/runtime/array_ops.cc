@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "runtime/float8_element.h"
+#include "runtime/thread_pool.h"
 
 namespace tsch::runtime {
 
@@ -354,22 +355,55 @@ NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool k
 
 namespace {
 
-// C[m×n] += A[m×k] · B[k×n] in double, one row of C at a time (the inner loop is contiguous
-// and vectorizes). Cloned per ISA so the host's widest vectors are used.
+// C[m×n] += A[m×k] · B[k×n] in double for the rows [i0, i1) of C: each row's segment of C is
+// updated from a tile of B (k block × j block, about 1 MB: it stays in cache while every
+// row uses it), the inner loop contiguous so it vectorizes. Every element sums its products
+// in order of p, so the result does not depend on the blocking or on how rows are split.
+// Cloned per ISA so the host's widest vectors are used.
 __attribute__((target_clones("avx512f", "avx2", "default")))
-void gemm_rows(const double* A, const double* B, double* C, int64_t m, int64_t n, int64_t k) {
-  constexpr int64_t kBlock = 256;
-  for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
-    int64_t k1 = std::min(k, k0 + kBlock);
-    for (int64_t i = 0; i < m; ++i) {
-      double* c = C + i * n;
-      for (int64_t p = k0; p < k1; ++p) {
-        double s = A[i * k + p];
-        const double* b = B + p * n;
-        for (int64_t j = 0; j < n; ++j) c[j] += s * b[j];
+void gemm_rows(const double* A, const double* B, double* C, int64_t i0, int64_t i1, int64_t n, int64_t k) {
+  constexpr int64_t kBlock = 128, jBlock = 1024;
+  for (int64_t j0 = 0; j0 < n; j0 += jBlock) {
+    int64_t j1 = std::min(n, j0 + jBlock);
+    for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
+      int64_t k1 = std::min(k, k0 + kBlock);
+      for (int64_t i = i0; i < i1; ++i) {
+        double* c = C + i * n;
+        for (int64_t p = k0; p < k1; ++p) {
+          double s = A[i * k + p];
+          const double* b = B + p * n;
+          for (int64_t j = j0; j < j1; ++j) c[j] += s * b[j];
+        }
       }
     }
   }
+}
+
+struct GemmArgs {
+  const double* A;
+  const double* B;
+  double* C;
+  int64_t n, k;
+};
+
+// One task of the thread pool: its share of the rows.
+int32_t gemm_task(int64_t task, int64_t num_tasks, void* closure, int64_t begin, int64_t extent) {
+  const auto& g = *static_cast<const GemmArgs*>(closure);
+  int64_t chunk = (extent + num_tasks - 1) / num_tasks;
+  int64_t i0 = begin + task * chunk, i1 = std::min(begin + extent, i0 + chunk);
+  if (i0 < i1) gemm_rows(g.A, g.B, g.C, i0, i1, g.n, g.k);
+  return 0;
+}
+
+// C = A · B; large products split their rows over the thread pool, as NumPy's BLAS uses
+// every core (small ones stay on this thread: the pool's hand-off would cost more).
+void gemm(const double* A, const double* B, double* C, int64_t m, int64_t n, int64_t k) {
+  if (m < 2 || static_cast<double>(m) * n * k < 1e7) {
+    gemm_rows(A, B, C, 0, m, n, k);
+    return;
+  }
+  GemmArgs args{A, B, C, n, k};
+  tsch_parallel_for(gemm_task, &args, 0, m);
 }
 
 std::vector<double> as_doubles(const NDArray& view) {
@@ -444,7 +478,7 @@ NDArrayRef matmul(const NDArray& a, const NDArray& b, MatmulKind kind) {
     std::vector<double> A = as_doubles(a), B = as_doubles(b), C(m * n);
     for (size_t q = 0; q < pairs.size(); ++q) {
       std::fill(C.begin(), C.end(), 0.0);
-      gemm_rows(A.data() + pairs[q].first * m * k, B.data() + pairs[q].second * k * n, C.data(), m, n, k);
+      gemm(A.data() + pairs[q].first * m * k, B.data() + pairs[q].second * k * n, C.data(), m, n, k);
       for (int64_t i = 0; i < m * n; ++i) out->set_f(static_cast<int64_t>(q) * m * n + i, C[i]);
     }
   } else {
