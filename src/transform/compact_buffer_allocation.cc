@@ -29,7 +29,13 @@ arith::Interval range_of(const ir::ForNode* l) {
 
 // The region of `buf` its accesses in `body` touch with the variables of `dom` over their
 // ranges: per dimension its start and constant extent (the whole dimension when not constant).
-std::optional<Region> touched_region(const ir::Stmt& body, const ir::Buffer& buf, const arith::VarDomain& dom) {
+// `known` holds the ranges of the loops around the allocation: their variables stay symbolic
+// (each iteration has its own region) but their ranges simplify the indices and the extents
+// (`by % 512` is `by` in a blockIdx loop of 512, so two accesses written either way agree).
+std::optional<Region> touched_region(const ir::Stmt& body, const ir::Buffer& buf, const arith::VarDomain& dom,
+                                     const arith::VarDomain& known) {
+  arith::VarDomain all = known;
+  for (const auto& [v, range] : dom) all[v] = range;
   size_t rank = buf->shape.size();
   std::vector<std::optional<arith::Interval>> region(rank);
   bool ok = true;
@@ -39,7 +45,7 @@ std::optional<Region> touched_region(const ir::Stmt& body, const ir::Buffer& buf
       return;
     }
     for (size_t d = 0; d < rank; ++d) {
-      arith::Interval iv = arith::eval_interval(idx[d], dom);
+      arith::Interval iv = arith::eval_interval(arith::simplify(idx[d], all), dom);
       if (!iv.min || !iv.max) {
         ok = false;
         return;
@@ -57,8 +63,8 @@ std::optional<Region> touched_region(const ir::Stmt& body, const ir::Buffer& buf
   Region out;
   for (size_t d = 0; d < rank; ++d) {
     int64_t extent, full;
-    ir::PrimExpr lo = region[d] ? arith::simplify(region[d]->min) : ir::PrimExpr();
-    ir::PrimExpr ext = region[d] ? arith::simplify(ir::add(ir::sub(region[d]->max, region[d]->min), ir::make_int(1, region[d]->min->dtype)))
+    ir::PrimExpr lo = region[d] ? arith::simplify(region[d]->min, known) : ir::PrimExpr();
+    ir::PrimExpr ext = region[d] ? arith::simplify(ir::add(ir::sub(region[d]->max, region[d]->min), ir::make_int(1, region[d]->min->dtype)), known)
                                  : ir::PrimExpr();
     if (lo && ir::as_const_int(ext, &extent) && extent > 0 && (!ir::as_const_int(buf->shape[d], &full) || extent <= full)) {
       out.shape.push_back(ir::make_int(extent, buf->shape[d]->dtype));
@@ -98,7 +104,8 @@ bool disjoint_per_iteration(const Region& r, const std::vector<const ir::ForNode
 // dropped.
 class ResolvePlaceholders : public ir::IRMutator {
  public:
-  ResolvePlaceholders(const ir::VarNode* old_data, ir::Buffer now, const std::vector<ir::PrimExpr>& shift) : old_(old_data), now_(std::move(now)) {
+  ResolvePlaceholders(const ir::VarNode* old_data, ir::Buffer now, const std::vector<ir::PrimExpr>& shift, const arith::VarDomain& ranges)
+      : old_(old_data), now_(std::move(now)), ranges_(ranges) {
     strides_ = now_->strides;
     if (strides_.empty()) {
       strides_.resize(now_->shape.size());
@@ -123,7 +130,21 @@ class ResolvePlaceholders : public ir::IRMutator {
         return ir::cast(c->dtype, strides_[axis]);
       if (c->op == "tsch_buffer_elem_offset") return ir::cast(c->dtype, offset_);
     }
-    return mutate_children(e);
+    ir::PrimExpr out = mutate_children(e);
+    // A call's offset argument that took the shifted start is simplified with the loops'
+    // ranges, as the accesses were: the shift cancels against the terms it was taken from.
+    auto* now = ir::as<ir::CallNode>(out);
+    if (c && now && now != c && !ir::is_zero(offset_)) {
+      std::vector<ir::PrimExpr> args = now->args;
+      bool changed = false;
+      for (size_t i = 0; i < args.size() && i < c->args.size(); ++i) {
+        if (args[i] == c->args[i] || !args[i]->dtype.is_int() || ir::as<ir::IntImmNode>(args[i]) || ir::as<ir::VarNode>(args[i])) continue;
+        args[i] = arith::simplify(args[i], ranges_);
+        changed = true;
+      }
+      if (changed) return std::make_shared<ir::CallNode>(now->dtype, now->op, std::move(args));
+    }
+    return out;
   }
   ir::Stmt mutate(const ir::Stmt& s) override {
     auto* ev = ir::as<ir::EvaluateNode>(s);
@@ -139,12 +160,14 @@ class ResolvePlaceholders : public ir::IRMutator {
   bool mine(const ir::PrimExpr& data) const { return data.get() == old_ || data == now_->data; }
   const ir::VarNode* old_;
   ir::Buffer now_;
+  const arith::VarDomain& ranges_;
   std::vector<ir::PrimExpr> strides_;
   ir::PrimExpr offset_;
 };
 
-ir::Stmt resolve_placeholders(const ir::AllocateNode& alloc, const ir::Buffer& now, ir::Stmt body, const std::vector<ir::PrimExpr>& shift) {
-  return std::make_shared<ir::AllocateNode>(now, ResolvePlaceholders(alloc.buffer->data.get(), now, shift).mutate(body));
+ir::Stmt resolve_placeholders(const ir::AllocateNode& alloc, const ir::Buffer& now, ir::Stmt body, const std::vector<ir::PrimExpr>& shift,
+                              const arith::VarDomain& ranges = {}) {
+  return std::make_shared<ir::AllocateNode>(now, ResolvePlaceholders(alloc.buffer->data.get(), now, shift, ranges).mutate(body));
 }
 
 class Compactor : public ir::IRMutator {
@@ -152,10 +175,13 @@ class Compactor : public ir::IRMutator {
   using IRMutator::mutate;
   ir::Stmt mutate(const ir::Stmt& s) override {
     auto* loop = ir::as<ir::ForNode>(s);
-    if (loop && loop->for_kind == ir::ForKind::ThreadBinding) {
-      threads_.push_back(loop);
+    if (loop) {
+      bool thread = loop->for_kind == ir::ForKind::ThreadBinding;
+      if (thread) threads_.push_back(loop);
+      outer_.push_back(loop);
       ir::Stmt t = mutate_children(s);
-      threads_.pop_back();
+      outer_.pop_back();
+      if (thread) threads_.pop_back();
       return t;
     }
     ir::Stmt t = mutate_children(s);
@@ -195,10 +221,14 @@ class Compactor : public ir::IRMutator {
     for (const ir::ForNode* l : threads_) {
       if (ir::storage_shared_by_thread(buf->scope, l->thread_tag)) dom[l->loop_var.get()] = range_of(l);
     }
-    std::optional<Region> region = touched_region(alloc->body, buf, dom);
+    arith::VarDomain known;
+    for (const ir::ForNode* l : outer_) {
+      if (!dom.count(l->loop_var.get())) known[l->loop_var.get()] = range_of(l);
+    }
+    std::optional<Region> region = touched_region(alloc->body, buf, dom, known);
     if (region && !pipelined.empty() && !disjoint_per_iteration(*region, pipelined)) {
       for (const ir::ForNode* l : pipelined) dom[l->loop_var.get()] = range_of(l);
-      region = touched_region(alloc->body, buf, dom);
+      region = touched_region(alloc->body, buf, dom, known);
     }
     if (!region) return resolve_placeholders(*alloc, buf, alloc->body, {});
     const std::vector<ir::PrimExpr>& shape = region->shape;
@@ -233,18 +263,24 @@ class Compactor : public ir::IRMutator {
         compact = node;
       }
     }
-    // Accesses shift by the region's start.
-    ir::Stmt body = redirect_buffer(alloc->body, buf.get(), compact, [&offset](const std::vector<ir::PrimExpr>& idx) {
+    // Accesses shift by the region's start, simplified with every loop's range (as the start
+    // was: `ty % 4 // 2 * 16 - ty // 2 * 16` is 0 when ty < 4).
+    arith::VarDomain ranges = known;
+    ir::for_each_stmt(alloc->body, [&](const ir::Stmt& x) {
+      if (auto* loop = ir::as<ir::ForNode>(x)) ranges[loop->loop_var.get()] = range_of(loop);
+    });
+    ir::Stmt body = redirect_buffer(alloc->body, buf.get(), compact, [&offset, &ranges](const std::vector<ir::PrimExpr>& idx) {
       std::vector<ir::PrimExpr> out;
       for (size_t i = 0; i < idx.size(); ++i)
-        out.push_back(ir::is_zero(offset[i]) ? idx[i] : arith::simplify(ir::sub(idx[i], ir::cast(idx[i]->dtype, offset[i]))));
+        out.push_back(ir::is_zero(offset[i]) ? idx[i] : arith::simplify(ir::sub(idx[i], ir::cast(idx[i]->dtype, offset[i])), ranges));
       return out;
     });
-    return resolve_placeholders(*alloc, compact, body, offset);
+    return resolve_placeholders(*alloc, compact, body, offset, ranges);
   }
 
  private:
   std::vector<const ir::ForNode*> threads_;
+  std::vector<const ir::ForNode*> outer_;  // every loop around the node being visited
 };
 
 }  // namespace
