@@ -145,6 +145,8 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
         if (auto* c = ir::as<ir::CallNode>(e); c && transform::is_mma_call(*c)) uses_mma = true;
       });
     }
+    // An emulation the mma builtins cannot have (a warp buffer also read element by element)
+    // is refused when the module is called with cpu arrays; the GPU build stands.
     ir::IRModule emulated = uses_mma ? device_passes(before_device, options, true) : lowered;
     ir::IRModule split = transform::split_host_device(lowered, target->kind->name);
     auto kernels = std::make_shared<ir::IRModuleNode>();
@@ -164,9 +166,19 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     codegen::LLVMTarget host_target =
         codegen::llvm_target_of(target->host && target->host->kind->name == "llvm" ? target->host : target::parse_target("llvm"));
     host_target.interrupt_checks = options.interrupt_checks;
-    runtime::CompiledModuleRef emulation = codegen::build_llvm(
-        transform::threads_as_loops(emulated, options.reverse_thread_order ? transform::ThreadOrder::Reverse : transform::ThreadOrder::Forward),
-        host_target);
+    // An emulation the mma builtins cannot have (a warp buffer they use also read element by
+    // element, as TVM's "simple" mma stores do) is refused when the module is called with cpu
+    // arrays; the GPU build stands.
+    runtime::CompiledModuleRef emulation;
+    std::string emulation_refused;
+    try {
+      emulation = codegen::build_llvm(
+          transform::threads_as_loops(emulated, options.reverse_thread_order ? transform::ThreadOrder::Reverse : transform::ThreadOrder::Forward),
+          host_target);
+    } catch (const UserError& e) {
+      if (!uses_mma || e.kind != UserErrorKind::NotImplementedError) throw;
+      emulation_refused = e.what();
+    }
     // The host functions (the split module without its kernels), compiled for a GPU run.
     auto host_functions = std::make_shared<ir::IRModuleNode>();
     for (const auto& [name, f] : split->functions) {
@@ -177,7 +189,7 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     ir::IRModule host_ir = host_functions;
     auto build_host = [host_ir, host_target] { return codegen::build_llvm(host_ir, host_target); };
     runtime::CompiledModuleRef m =
-        codegen::cuda_host_module(emulation, device, target->host ? target->host->str() : "llvm", kernels, build_host);
+        codegen::cuda_host_module(emulation, device, target->host ? target->host->str() : "llvm", kernels, build_host, emulation_refused);
     cache().insert(key, m);
     return m;
   }

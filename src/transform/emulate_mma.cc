@@ -103,8 +103,8 @@ class MmaEmulation : public IRMutator {
   void elementwise(const Buffer& b, const char* what) {
     TSCH_USER_ASSERT(!warp_.count(b->data.get()), NotImplementedError)
         << "not supported yet: the warp buffer " << b->name << " is " << what << " element by element and by the mma builtins on the CPU "
-        << "emulation (which runs the builtins in lane 0 and cannot order the other lanes' accesses with them); tensorize every block that "
-        << "accesses it with the mma intrinsics of tvm.tir.tensor_intrin.cuda";
+        << "emulation (which runs the builtins in lane 0 and cannot order the other lanes' accesses with them); run it on a CUDA device, or "
+        << "tensorize every block that accesses it with the mma intrinsics of tvm.tir.tensor_intrin.cuda that use T.mma_store / T.mma_fill";
   }
 
   // Each warp buffer's per-lane share m, as LowerWarpMemory finds it.

@@ -370,11 +370,15 @@ std::function<std::string()> ptx_of(const runtime::CompiledModuleRef& device) {
 class CUDAHostModule : public runtime::CompiledModule {
  public:
   CUDAHostModule(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device, std::string target_text,
-                 std::vector<runtime::cuda::KernelInfo> kernels, std::function<runtime::CompiledModuleRef()> build_host)
+                 std::vector<runtime::cuda::KernelInfo> kernels, std::function<runtime::CompiledModuleRef()> build_host,
+                 std::string emulation_refused)
       : emulation_(std::move(emulation)), device_(std::move(device)), target_text_(std::move(target_text)),
-        launchers_(ptx_of(device_), std::move(kernels)), build_host_(std::move(build_host)) {}
-  runtime::EntryPoint entry(const std::string& name) const override { return emulation_->entry(name); }
-  const std::vector<runtime::FunctionSignature>& functions() const override { return emulation_->functions(); }
+        launchers_(ptx_of(device_), std::move(kernels)), build_host_(std::move(build_host)),
+        emulation_refused_(std::move(emulation_refused)) {}
+  runtime::EntryPoint entry(const std::string& name) const override { return emulation_ ? emulation_->entry(name) : nullptr; }
+  const std::vector<runtime::FunctionSignature>& functions() const override {
+    return emulation_ ? emulation_->functions() : host()->functions();
+  }
   std::string source(const std::string& format) const override {
     if (format.empty() || format == "ll" || format == "asm") return host()->source(format);
     throw BuildError("get_source: unknown format \"" + format + "\"");
@@ -389,7 +393,10 @@ class CUDAHostModule : public runtime::CompiledModule {
   std::string type_key() const override { return "llvm"; }
   std::vector<runtime::CompiledModuleRef> device_modules() const override { return {device_}; }
   runtime::DeviceEntry entry_on(const std::string& name, runtime::Device dev) const override {
-    if (dev.type == runtime::DeviceType::CPU) return {emulation_->entry(name), nullptr};
+    if (dev.type == runtime::DeviceType::CPU) {
+      TSCH_USER_ASSERT(emulation_ != nullptr, NotImplementedError) << emulation_refused_;
+      return {emulation_->entry(name), nullptr};
+    }
     TSCH_USER_ASSERT(dev.type == runtime::DeviceType::CUDA, ValueError)
         << name << " runs on cuda or (emulated) cpu arrays, but its arrays are on " << dev.str();
     return {host()->entry(name), launchers_.on(dev.id)};
@@ -407,6 +414,7 @@ class CUDAHostModule : public runtime::CompiledModule {
   std::string target_text_;
   runtime::cuda::KernelLaunchers launchers_;
   std::function<runtime::CompiledModuleRef()> build_host_;
+  std::string emulation_refused_;  // why emulation_ is null
   mutable std::mutex mu_;
   mutable runtime::CompiledModuleRef host_;
 };
@@ -509,8 +517,9 @@ runtime::CompiledModuleRef cuda_library_module(runtime::CompiledModuleRef host, 
 
 runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device,
                                             const std::string& target_text, const IRModule& kernels,
-                                            std::function<runtime::CompiledModuleRef()> build_host) {
-  return std::make_shared<CUDAHostModule>(std::move(emulation), std::move(device), target_text, kernel_infos(kernels), std::move(build_host));
+                                            std::function<runtime::CompiledModuleRef()> build_host, const std::string& emulation_refused) {
+  return std::make_shared<CUDAHostModule>(std::move(emulation), std::move(device), target_text, kernel_infos(kernels), std::move(build_host),
+                                          emulation_refused);
 }
 
 }  // namespace tsch::codegen

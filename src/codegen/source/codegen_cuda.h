@@ -98,9 +98,11 @@ runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const 
 // when called with arrays on tvm.cpu(), and on the GPU when called with arrays on
 // tvm.cuda(n) — the host code (`build_host`, compiled on the first such call) launching the
 // device module's kernels (`kernels`: the functions SplitHostDevice added) from its PTX.
+// A null `emulation` has `emulation_refused` say why (a call with cpu arrays raises it).
 runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device,
                                             const std::string& target_text, const ir::IRModule& kernels,
-                                            std::function<runtime::CompiledModuleRef()> build_host);
+                                            std::function<runtime::CompiledModuleRef()> build_host,
+                                            const std::string& emulation_refused = {});
 
 // A CUDA build loaded from a library export_library wrote: `host` (the library's host
 // functions) launches the kernels of `ptx`, described by `kernel_table`; it runs on a CUDA
