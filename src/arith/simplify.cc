@@ -229,6 +229,19 @@ class Simplifier {
       case ExprKind::FloorMod: return div_mod(e, false);
       case ExprKind::Min:
       case ExprKind::Max: return min_max(e);
+      case ExprKind::Call: {
+        // A call is one term, its arguments simplified first (as TVM's simplifier visits
+        // them), so `f(v + 1) - f(1 + v)` cancels.
+        auto* call = as<CallNode>(e);
+        std::vector<PrimExpr> args;
+        bool changed = false;
+        for (const PrimExpr& arg : call->args) {
+          args.push_back(run(arg));
+          changed = changed || args.back() != arg;
+        }
+        l.add_term(changed ? std::make_shared<CallNode>(call->dtype, call->op, std::move(args)) : e, 1);
+        return l;
+      }
       default:
         l.add_term(e, 1);
         return l;

@@ -130,8 +130,9 @@ bool is_sequence(const Value& v) { return v.as<script::List>() || v.as<script::T
 // all of them. The elements are compared as the arguments of one array node so that mapping
 // is shared; the path is given as TVM's, from the array (`[1].a`).
 ir::StructuralDiff diff_expr_lists(Interpreter& interp, const Value& lhs, const Value& rhs) {
+  // A list and anything else differ, as TVM's Array and another node.
+  if (!is_sequence(lhs) || !is_sequence(rhs)) return ir::StructuralDiff{false, "", interp.repr(lhs), interp.repr(rhs)};
   auto elements = [&](const Value& v, const char* side) {
-    if (!is_sequence(v)) raise(ExcKind::TypeError, fmt::format("{}: expected a list to compare with a list, got {}", side, interp.type_name(v)));
     std::vector<ir::PrimExpr> out;
     for (const Value& x : interp.to_vector(v)) {
       if (!is_expr(x) && !x.is_int() && !x.is_float() && !x.is_bool()) {
