@@ -94,11 +94,17 @@ class Simplifier {
               !expr_deep_equal(binary_a(mod), binary_a(div))) {
             continue;
           }
+          // x takes the product's place among the terms, where TVM's simplifier leaves it
+          // (`x // d * d + x % d + y` is `x + y`, not `y + x`).
           int64_t k = mcoeff;
           PrimExpr x = binary_a(div);
-          pcoeff = 0;
-          mcoeff = 0;
-          l.add(to_linear(x), k);
+          Linear merged;
+          merged.constant = l.constant;
+          for (const auto& term : l.terms) {
+            if (&term.first == &prod) merged.add(to_linear(x), k);
+            else if (&term.first != &mod) merged.add_term(term.first, term.second);
+          }
+          l = std::move(merged);
           fold_div_mod(l);
           return;
         }
@@ -140,7 +146,9 @@ class Simplifier {
     int64_t c;
     Linear out;
     if (!as_const_int(binary_b(e), &c) || c <= 0) {
-      out.add_term(make_binary(e->kind, run(a), run(binary_b(e))), 1);
+      PrimExpr dividend = run(a);
+      if (is_zero(dividend)) return out;  // 0 // d and 0 % d are 0, as TVM's constant folding
+      out.add_term(make_binary(e->kind, dividend, run(binary_b(e))), 1);
       return out;
     }
     Linear la = to_linear(a);
@@ -221,6 +229,19 @@ class Simplifier {
       case ExprKind::FloorMod: return div_mod(e, false);
       case ExprKind::Min:
       case ExprKind::Max: return min_max(e);
+      case ExprKind::Call: {
+        // A call is one term, its arguments simplified first (as TVM's simplifier visits
+        // them), so `f(v + 1) - f(1 + v)` cancels.
+        auto* call = as<CallNode>(e);
+        std::vector<PrimExpr> args;
+        bool changed = false;
+        for (const PrimExpr& arg : call->args) {
+          args.push_back(run(arg));
+          changed = changed || args.back() != arg;
+        }
+        l.add_term(changed ? std::make_shared<CallNode>(call->dtype, call->op, std::move(args)) : e, 1);
+        return l;
+      }
       default:
         l.add_term(e, 1);
         return l;

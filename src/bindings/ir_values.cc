@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "arith/simplify.h"
 #include "frontend/tir_specs.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -205,140 +204,6 @@ TypeRef make_expr_type() {
   return t;
 }
 
-TypeRef make_buffer_type() {
-  auto t = std::make_shared<TypeObject>("Buffer");
-  t->set_module("tvm.tir");
-  t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<BufferValue>()->buffer->name); });
-  t->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<BufferValue>()->buffer->dtype.to_string()); });
-  t->def_property("elem_offset", [](Interpreter&, const Value& v) {
-    const ir::Buffer& b = v.as<BufferValue>()->buffer;
-    return wrap(b->elem_offset ? b->elem_offset : ir::make_int(0));
-  });
-  t->def("same_as", "self, other", [](Interpreter&, Args& a) {
-    auto* other = a[1].as<BufferValue>();
-    return Value::boolean(other && other->buffer == a[0].as<BufferValue>()->buffer);
-  });
-  // As TVM's objects: == and hash by node (`load.buffer == b`).
-  t->hashes_by_value = true;
-  t->def("__eq__", "self, other", [](Interpreter&, Args& a) {
-    auto* other = a[1].as<BufferValue>();
-    return Value::boolean(other && other->buffer == a[0].as<BufferValue>()->buffer);
-  });
-  t->def("__ne__", "self, other", [](Interpreter&, Args& a) {
-    auto* other = a[1].as<BufferValue>();
-    return Value::boolean(!(other && other->buffer == a[0].as<BufferValue>()->buffer));
-  });
-  t->def("__hash__", "self", [](Interpreter&, Args& a) {
-    return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<BufferValue>()->buffer.get()) >> 4));
-  });
-  t->def_property("shape", [](Interpreter&, const Value& v) {
-    std::vector<Value> dims;
-    for (const auto& d : v.as<BufferValue>()->buffer->shape) {
-      int64_t c;
-      dims.push_back(ir::as_const_int(d, &c) ? Value::integer(c) : wrap(d));
-    }
-    return script::make_tuple(std::move(dims));
-  });
-  t->def_property("strides", [](Interpreter&, const Value& v) {
-    std::vector<Value> dims;
-    for (const auto& d : v.as<BufferValue>()->buffer->strides) dims.push_back(wrap(d));
-    return script::make_list(std::move(dims));
-  });
-  t->def_property("ndim", [](Interpreter&, const Value& v) {
-    return Value::integer(static_cast<int64_t>(v.as<BufferValue>()->buffer->shape.size()));
-  });
-  t->def_property("data", [](Interpreter&, const Value& v) { return wrap(ir::PrimExpr(v.as<BufferValue>()->buffer->data)); });
-  t->def("scope", "self", [](Interpreter&, Args& a) { return script::make_str(a[0].as<BufferValue>()->buffer->scope); });
-  // TVM's Buffer.access_ptr: `T.tvm_access_ptr(T.type_annotation(dtype), B.data, offset, extent,
-  // mask)`, an opaque pointer into the buffer (mask 1 read, 2 write); offset counts elements
-  // from the buffer's own offset, extent defaults to the rest of the buffer.
-  // TVM's Buffer.vload(begin, dtype): a vector load of dtype's lanes from `begin` on (the last
-  // index becomes a ramp, which may run past the last axis into the next rows, as in TVM);
-  // vstore(begin, value) the store.
-  auto vector_indices = [](Interpreter& interp, const ir::Buffer& b, const Value& begin, int lanes, const char* what) {
-    std::vector<ir::PrimExpr> idx;
-    for (const Value& v : interp.to_vector(begin)) idx.push_back(to_expr(interp, v, std::string(what) + " index"));
-    if (idx.size() != b->shape.size()) {
-      raise(ExcKind::IndexError, fmt::format("{}: buffer {} has {} dimensions, {} indices given", what, b->name, b->shape.size(), idx.size()));
-    }
-    if (lanes > 1 && !idx.empty()) idx.back() = std::make_shared<ir::RampNode>(idx.back(), ir::make_int(1, idx.back()->dtype), lanes);
-    return idx;
-  };
-  t->def("vload", "self, begin, dtype=None, predicate=None", [vector_indices](Interpreter& interp, Args& a) {
-    const ir::Buffer& b = a[0].as<BufferValue>()->buffer;
-    if (!a[3].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: Buffer.vload with a predicate");
-    ir::DataType t = a[2].is_none() ? b->dtype : to_dtype(interp, a[2], "Buffer.vload dtype");
-    if (t.element_of() != b->dtype.element_of() || t.lanes % b->dtype.lanes != 0) {
-      raise(ExcKind::ValueError, fmt::format("Buffer.vload: {} is not a vector of buffer {}'s {}", t.to_string(), b->name, b->dtype.to_string()));
-    }
-    auto idx = vector_indices(interp, b, a[1], t.lanes / b->dtype.lanes, "Buffer.vload");
-    return wrap(ir::PrimExpr(std::make_shared<ir::BufferLoadNode>(t, b, idx)));
-  }, "vload(begin, dtype): a vector of dtype's lanes loaded from begin on.");
-  t->def("access_ptr", "self, access_mask, ptr_type=\"handle\", content_lanes=1, offset=0, extent=None",
-         [](Interpreter& interp, Args& a) {
-    const ir::Buffer& b = a[0].as<BufferValue>()->buffer;
-    int64_t mask = 0;
-    if (auto* text = a[1].as<script::Str>()) {
-      for (char c : text->value) {
-        if (c == 'r') mask |= 1;
-        else if (c == 'w') mask |= 2;
-        else a.value_error(1, "expected a mask of \"r\" and \"w\", got \"" + text->value + "\"");
-      }
-    } else {
-      mask = a.get_int(1);
-    }
-    if (a.get_str(2) != "handle") raise(ExcKind::NotImplementedError, "not supported yet: access_ptr with ptr_type other than \"handle\"");
-    if (a.get_int(3) != 1) raise(ExcKind::NotImplementedError, "not supported yet: access_ptr with content_lanes other than 1");
-    ir::DataType index_type = b->shape.empty() ? ir::DataType::int32() : b->shape[0]->dtype;
-    ir::PrimExpr offset = to_expr_as(interp, a[4], index_type, "access_ptr offset");
-    ir::PrimExpr total = ir::make_int(1, index_type);
-    for (const auto& d : b->shape) total = ir::mul(total, d);
-    ir::PrimExpr extent = a[5].is_none() ? arith::simplify(ir::sub(total, offset)) : to_expr_as(interp, a[5], index_type, "access_ptr extent");
-    if (b->elem_offset && !ir::is_zero(b->elem_offset)) offset = ir::add(b->elem_offset, offset);
-    ir::PrimExpr annotation = ir::call(b->dtype, "type_annotation", {});
-    return wrap(ir::call(ir::DataType::handle(), "tvm_access_ptr", {annotation, ir::PrimExpr(b->data), offset, extent, ir::make_int(mask)}));
-  }, "access_ptr(access_mask, ptr_type=\"handle\", content_lanes=1, offset=0, extent=None): an opaque pointer into the buffer.");
-  t->def("same_as", "self, other", [](Interpreter&, Args& a) {
-    auto* other = a[1].as<BufferValue>();
-    return Value::boolean(other && other->buffer == a[0].as<BufferValue>()->buffer);
-  }, "same_as(other): whether both are the same buffer object (not merely equal).");
-  t->def("__getitem__", "self, indices", [](Interpreter& interp, Args& a) -> Value {
-    const ir::Buffer& b = a[0].as<BufferValue>()->buffer;
-    std::vector<Value> items = a[1].as<script::Tuple>() ? a[1].as<script::Tuple>()->items : std::vector<Value>{a[1]};
-    if (items.size() == 1 && items[0].as<script::Tuple>() && items[0].as<script::Tuple>()->items.empty()) items.clear();
-    if (items.size() != b->shape.size()) {
-      raise(ExcKind::IndexError, fmt::format("buffer {} has {} dimension{}, but {} ind{} given", b->name, b->shape.size(),
-                                             b->shape.size() == 1 ? "" : "s", items.size(), items.size() == 1 ? "ex was" : "ices were"));
-    }
-    bool any_slice = false;
-    for (const auto& v : items) any_slice |= v.as<script::SliceObject>() != nullptr;
-    if (!any_slice) {
-      std::vector<ir::PrimExpr> idx;
-      for (const auto& v : items) {
-        ir::PrimExpr e = to_expr(interp, v, "buffer index");
-        if (!e->dtype.is_integer()) raise(ExcKind::TypeError, "buffer index must be an integer, got " + e->dtype.to_string());
-        idx.push_back(e);
-      }
-      return wrap(ir::buffer_load(b, std::move(idx)));
-    }
-    // A region: A[vi, 0:128].
-    ir::BufferRegion region{b, {}};
-    for (size_t d = 0; d < items.size(); ++d) {
-      if (auto* s = items[d].as<script::SliceObject>()) {
-        if (!s->step.is_none()) raise(ExcKind::ValueError, "buffer regions do not take a step");
-        ir::PrimExpr lo = s->start.is_none() ? ir::make_int(0, b->shape[d]->dtype) : to_expr(interp, s->start, "region start");
-        ir::PrimExpr hi = s->stop.is_none() ? b->shape[d] : to_expr(interp, s->stop, "region stop");
-        region.region.push_back(guard_ir([&] { return ir::Range{lo, arith::extent_between(lo, hi)}; }));
-      } else {
-        ir::PrimExpr e = to_expr(interp, items[d], "buffer index");
-        region.region.push_back(ir::Range{e, ir::make_int(1, e->dtype)});
-      }
-    }
-    return Value(std::make_shared<frontend::RegionValue>(region));
-  });
-  return t;
-}
-
 }  // namespace
 
 TypeRef expr_type() {
@@ -354,18 +219,8 @@ TypeRef var_type() {
   }();
   return t;
 }
-TypeRef buffer_type() {
-  static TypeRef t = make_buffer_type();
-  return t;
-}
 TypeObject* ExprValue::type() const { return expr_kind_type(expr->kind).get(); }
-TypeObject* BufferValue::type() const { return buffer_type().get(); }
 
 std::string ExprValue::repr_hook(Interpreter&) { return ir::script(expr); }
-std::string BufferValue::repr_hook(Interpreter&) {
-  std::string dims;
-  for (size_t i = 0; i < buffer->shape.size(); ++i) dims += (i ? ", " : "") + ir::script(buffer->shape[i]);
-  return fmt::format("T.Buffer(({}{}), \"{}\")  # {}", dims, buffer->shape.size() == 1 ? "," : "", buffer->dtype.to_string(), buffer->name);
-}
 
 }  // namespace tsch::bindings

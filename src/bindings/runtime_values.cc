@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "arith/simplify.h"
 #include "bindings/ndarray_value.h"
 #include "bindings/ir_values.h"
 #include "bindings/registry_values.h"
@@ -348,6 +349,23 @@ void register_tvm_runtime_modules() {
     script::def_function(ns, "assert_allclose", "actual, desired, rtol=1e-07, atol=1e-07", [np_assert](Interpreter& interp, Args& a) {
       return interp.call(np_assert, std::vector<Value>{a[0], a[1], a[2], a[3]});
     });
+    // TVM's: a fresh Analyzer's can_prove_equal (constants by value, handles by identity, else
+    // lhs - rhs simplified to 0), ValueError otherwise.
+    script::def_function(ns, "assert_prim_expr_equal", "lhs, rhs", [](Interpreter& interp, Args& a) -> Value {
+      ir::PrimExpr lhs = to_expr(interp, a[0], "lhs");
+      ir::PrimExpr rhs = to_expr(interp, a[1], "rhs");
+      int64_t x, y;
+      bool equal;
+      if (ir::as<ir::IntImmNode>(lhs) && ir::as<ir::IntImmNode>(rhs) && ir::as_const_int(lhs, &x) && ir::as_const_int(rhs, &y)) {
+        equal = x == y;
+      } else if (lhs->dtype.is_handle() || rhs->dtype.is_handle()) {
+        equal = lhs == rhs;
+      } else {
+        equal = ir::is_zero(guard_ir([&] { return arith::simplify(ir::sub(lhs, rhs)); }));
+      }
+      if (!equal) raise(script::ExcKind::ValueError, interp.str(a[0]) + " and " + interp.str(a[1]) + " are not equal");
+      return Value();
+    }, "assert_prim_expr_equal(lhs, rhs): raise ValueError unless an Analyzer proves lhs == rhs.");
     script::def_function(ns, "assert_same_results", "reference, candidate, seed=1", [](Interpreter& interp, Args& a) -> Value {
       ir::IRModule ref = to_module(interp, a[0], "assert_same_results"), cand = to_module(interp, a[1], "assert_same_results");
       driver::DifferentialResult r;

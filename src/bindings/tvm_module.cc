@@ -124,7 +124,33 @@ Value from_source(Interpreter& interp, Args& a) {
   raise(ExcKind::ValueError, "from_source: the text defines no IRModule or function");
 }
 
+bool is_sequence(const Value& v) { return v.as<script::List>() || v.as<script::Tuple>(); }
+
+// TVM's Array equality: the same length, equal element by element, one variable mapping over
+// all of them. The elements are compared as the arguments of one array node so that mapping
+// is shared; the path is given as TVM's, from the array (`[1].a`).
+ir::StructuralDiff diff_expr_lists(Interpreter& interp, const Value& lhs, const Value& rhs) {
+  // A list and anything else differ, as TVM's Array and another node.
+  if (!is_sequence(lhs) || !is_sequence(rhs)) return ir::StructuralDiff{false, "", interp.repr(lhs), interp.repr(rhs)};
+  auto elements = [&](const Value& v, const char* side) {
+    std::vector<ir::PrimExpr> out;
+    for (const Value& x : interp.to_vector(v)) {
+      if (!is_expr(x) && !x.is_int() && !x.is_float() && !x.is_bool()) {
+        raise(ExcKind::NotImplementedError, fmt::format("not supported yet: structural equality of lists holding {}", interp.type_name(x)));
+      }
+      out.push_back(to_expr(interp, x, side));
+    }
+    return ir::PrimExpr(std::make_shared<ir::CallNode>(ir::DataType::handle(), "", std::move(out)));
+  };
+  ir::PrimExpr l = elements(lhs, "lhs");
+  ir::PrimExpr r = elements(rhs, "rhs");
+  ir::StructuralDiff d = ir::structural_diff(l, r);
+  if (d.path.rfind("args", 0) == 0) d.path = d.path.substr(4);
+  return d;
+}
+
 ir::StructuralDiff diff_values(Interpreter& interp, Args& a) {
+  if (is_sequence(a[0]) || is_sequence(a[1])) return diff_expr_lists(interp, a[0], a[1]);
   if (auto* x = a[0].as<ExprValue>()) {
     return ir::structural_diff(x->expr, to_expr(interp, a[1], "rhs"));
   }

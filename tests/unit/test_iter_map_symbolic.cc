@@ -80,9 +80,12 @@ TEST_CASE("simplify folds a division and remainder by a symbolic divisor", "[ari
   Var n = make_var("n"), v = make_var("v"), u = make_var("u");
   CHECK(script(arith::simplify(add(mul(floordiv(v, n), n), floormod(v, n)))) == "v");
   CHECK(script(arith::simplify(add(mul(n, floordiv(v, n)), floormod(v, n)))) == "v");
-  // Twice over, with another term beside.
+  // Twice over, with another term beside; the merged term keeps the product's place.
   PrimExpr twice = mul(add(mul(floordiv(v, n), n), floormod(v, n)), c(2));
-  CHECK(script(arith::simplify(add(twice, u))) == "u + v * 2");
+  CHECK(script(arith::simplify(add(twice, u))) == "v * 2 + u");
+  // A zero dividend folds, as TVM's constant folding: (v - v) % n and (v - v) // n are 0.
+  CHECK(script(arith::simplify(floormod(sub(v, v), n))) == "0");
+  CHECK(script(arith::simplify(floordiv(sub(v, v), n))) == "0");
   // Different divisors or dividends stay.
   CHECK(script(arith::simplify(add(mul(floordiv(v, n), n), floormod(u, n)))) == "v // n * n + u % n");
   CHECK(script(arith::simplify(add(mul(floordiv(v, n), u), floormod(v, n)))) == "v // n * u + v % n");
