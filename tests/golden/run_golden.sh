@@ -20,8 +20,8 @@ while IFS= read -r assignment; do
 done < <(sed -n 's/^# env: *\([A-Za-z_][A-Za-z0-9_]*=.*\)$/\1/p' "$base.tsch")
 # A hang guard, generous: build-check runs of the random-sequence cases take ~50 s on an idle
 # 2-core machine, the c-check of random_imperfect (a C compile per step) ~130-210 s, and more
-# while other tests build beside them.
-actual=$(NO_COLOR=1 timeout 600 "$tsch" "$base.tsch" 2>&1)
+# while other tests build beside them. TSCH_GOLDEN_TIMEOUT overrides it (the sanitizer job does).
+actual=$(NO_COLOR=1 timeout "${TSCH_GOLDEN_TIMEOUT:-600}" "$tsch" "$base.tsch" 2>&1)
 status=$?
 actual=$(bash "$here/mask_output.sh" "$base.tsch" <<< "$actual")
 fail=0
