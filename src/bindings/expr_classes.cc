@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "bindings/ir_type_values.h"
 #include "bindings/ir_values.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
@@ -224,7 +225,7 @@ void set_constructor(TypeObject& t, K kind) {
       break;
     case K::Var:
       ctor("name, dtype, span=None", [](Interpreter& interp, Args& a) {
-        return wrap(ir::PrimExpr(ir::make_var(a.get_str(0), to_dtype(interp, a[1], "tvm.tir.Var dtype"))));
+        return wrap(ir::PrimExpr(make_typed_var(a.get_str(0), to_var_type(interp, a[1], "tvm.tir.Var dtype"))));
       });
       break;
     case K::Not:

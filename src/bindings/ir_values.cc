@@ -1,6 +1,8 @@
 // IR values in scripts. PrimExpr overloads Python's operators to build IR (as TVM's Python
 // API does), which is what makes TVMScript bodies and te.compute lambdas evaluate to IR.
 #include "bindings/ir_values.h"
+
+#include "bindings/ir_type_values.h"
 #include "bindings/tvmscript_tir_math.h"
 
 #include "bindings/expr_classes.h"
@@ -215,6 +217,9 @@ TypeRef var_type() {
     auto v = std::make_shared<TypeObject>("Var", std::vector<TypeRef>{expr_type()});
     v->set_module("tvm.tir.expr");
     v->hashes_by_value = true;
+    v->def_property("type_annotation", [](Interpreter&, const Value& self) {
+      return type_annotation_value(*ir::as<ir::VarNode>(self.as<ExprValue>()->expr));
+    });
     return v;
   }();
   return t;

@@ -11,6 +11,7 @@
 
 #include "bindings/attr_values.h"
 #include "bindings/index_map_values.h"
+#include "bindings/ir_type_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/numpy_scalar.h"
 #include "bindings/te_values.h"
@@ -515,7 +516,7 @@ void build_te(Interpreter& interp, script::Module& m) {
   def_function(ns, "max", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Max, "te.max"); });
   def_function(ns, "min", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Min, "te.min"); });
   def_function(ns, "var", "name=\"tindex\", dtype=\"int32\", span=None", [](Interpreter& interp, Args& a) {
-    return wrap(ir::PrimExpr(ir::make_var(a.get_str(0), to_dtype(interp, a[1], "te.var dtype"))));
+    return wrap(ir::PrimExpr(make_typed_var(a.get_str(0), to_var_type(interp, a[1], "te.var dtype"))));
   });
   def_function(ns, "size_var", "name=\"size\", dtype=\"int32\", span=None", [](Interpreter& interp, Args& a) {
     return wrap(ir::PrimExpr(std::make_shared<ir::VarNode>(a.get_str(0), to_dtype(interp, a[1], "te.size_var dtype"), true)));

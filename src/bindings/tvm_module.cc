@@ -12,6 +12,7 @@
 #include "bindings/index_map_values.h"
 #include "bindings/tensor_intrin_values.h"
 #include "bindings/expr_classes.h"
+#include "bindings/ir_type_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/stmt_values.h"
 #include "frontend/ir_module_frame.h"
@@ -175,6 +176,7 @@ void build_ir(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
   ns.set(intern("transform"), Value(import(interp, "tvm.ir.transform")));
   ns.set(intern("Range"), range_type_value());
+  def_ir_types(ns);  // PrimType, PointerType
   def_function(ns, "structural_equal", "lhs, rhs, map_free_vars=False", [](Interpreter& interp, Args& a) {
     return Value::boolean(diff_values(interp, a).equal);
   }, "structural_equal(lhs, rhs): True when the two IRs are equal up to variable renaming.");
@@ -281,9 +283,22 @@ void build_tir(Interpreter& interp, script::Module& m) {
                  for (const Value& d : a[0].as<script::Tuple>() || a[0].as<script::List>() ? interp.to_vector(a[0]) : std::vector<Value>{a[0]}) {
                    shape.push_back(to_expr(interp, d, "decl_buffer shape"));
                  }
-                 if (!a[3].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: tvm.tir.decl_buffer with data=");
-                 ir::Buffer b = ir::make_buffer(a.get_str(2), to_dtype(interp, a[1], "decl_buffer dtype"), shape, a.get_str(6));
+                 std::string scope = a.get_str(6);
+                 const ir::VarNode* data = nullptr;
+                 if (!a[3].is_none()) {
+                   // Over given data: a handle variable, whose pointer annotation gives the scope (TVM's Buffer::scope()).
+                   auto* e = a[3].as<ExprValue>();
+                   data = e ? ir::as<ir::VarNode>(e->expr) : nullptr;
+                   if (!data || !data->dtype.is_handle()) a.type_error(3, "a handle tvm.tir.Var");
+                   if (data->type_annotation) scope = data->type_annotation->storage_scope;
+                 }
+                 ir::Buffer b = ir::make_buffer(a.get_str(2), to_dtype(interp, a[1], "decl_buffer dtype"), shape, scope);
                  b = with_buffer_options(interp, b, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "tvm.tir.decl_buffer");
+                 if (data) {
+                   auto node = std::make_shared<ir::BufferNode>(*b);
+                   node->data = std::static_pointer_cast<const ir::VarNode>(a[3].as<ExprValue>()->expr);
+                   b = node;
+                 }
                  if (auto* v = b->elem_offset ? ir::as<ir::VarNode>(b->elem_offset) : nullptr; v && v->name == "elem_offset") {
                    v->name = b->name + "_elem_offset";
                  }

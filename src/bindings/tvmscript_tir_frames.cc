@@ -7,6 +7,7 @@
 
 #include "arith/simplify.h"
 #include "bindings/attr_values.h"
+#include "bindings/ir_type_values.h"
 #include "bindings/ir_values.h"
 #include "frontend/tir_specs.h"
 #include "script/exceptions.h"
@@ -148,7 +149,12 @@ void def_frame_functions(Namespace& ns) {
   def_function(ns, "LetStmt", "value, type_annotation=None, *, var=None", [](Interpreter& interp, Args& a) {
     auto frame = std::make_shared<LetFrameValue>();
     frame->value = to_expr(interp, a[0], "T.LetStmt value");
-    if (!a[1].is_none()) {
+    if (const ir::VarNode* proto = pointer_var_annotation(a[1])) {
+      // A pointer type (`T.handle("float32", "shared")`): the value must be a handle.
+      if (!frame->value->dtype.is_handle())
+        raise(ExcKind::TypeError, "T.LetStmt: a pointer variable's value must be a handle, got " + frame->value->dtype.to_string());
+      frame->pointer = proto->type_annotation;
+    } else if (!a[1].is_none()) {
       ir::DataType t = to_dtype(interp, a[1], "T.LetStmt type_annotation");
       if (t != frame->value->dtype) frame->value = guard_ir([&] { return ir::cast(t, frame->value); });
     }

@@ -9,6 +9,7 @@
 #include "arith/simplify.h"
 #include "bindings/attr_values.h"
 #include "bindings/buffer_options.h"
+#include "bindings/ir_type_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/tvmscript_allocate_const.h"
 #include "bindings/tvmscript_tir_frames.h"
@@ -113,14 +114,8 @@ TypeRef dtype_type() {
     type->def("__call__", "self, value=None, storage_scope=\"global\", *, is_size_var=False, is_unknown_type=False",
               [](Interpreter& interp, Args& a) -> Value {
       ir::DataType dt = a[0].as<DTypeValue>()->dtype;
-      // `T.handle("float32", "shared")`: a pointer variable (TVM's PointerType annotation names
-      // what it points to; tsch's variables have no type annotation, so only the dtype is checked).
-      if (dt.is_handle() && a[1].as<script::Str>()) {
-        to_dtype(interp, a[1], "T.handle pointee dtype");
-        auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var("v", dt)));
-        v->fresh = true;
-        return Value(v);
-      }
+      // `T.handle("float32", "shared")`: a pointer variable (TVM's PointerType annotation).
+      if (dt.is_handle() && (a[1].is_none() || a[1].as<script::Str>() || a[1].as<DTypeValue>())) return fresh_handle_var(interp, a[1], a[2]);
       if (a[1].is_none()) {
         // `n = T.int64()`: a fresh variable named by the assignment.
         auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var("v", dt)));
@@ -215,6 +210,8 @@ class BufferFactory : public script::Object {
                   if (!var || !var->dtype.is_handle()) a.type_error(3, "a data pointer such as A.data");
                   ir::DataType dt = a[2].is_none() ? ir::DataType::float32() : dtype_arg(interp, a[2], "T.Buffer dtype");
                   std::string scope = a[6].as<script::Str>() ? a[6].as<script::Str>()->value : "global";
+                  // TVM's buffer takes its scope from a pointer's annotation.
+                  if (var->type_annotation) scope = var->type_annotation->storage_scope;
                   ir::Buffer buf = ir::make_buffer("buffer", dt, to_shape(interp, a[1], "T.Buffer shape"), scope);
                   buf = with_buffer_options(interp, buf, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "T.Buffer");
                   auto node = std::make_shared<ir::BufferNode>(*buf);
@@ -277,6 +274,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     return Value(v);
   });
   def_frame_functions(ns);  // loops, T.LetStmt, thread launches, blocks, T.axis
+  def_pointer_functions(ns);  // T.Ptr, T.ptr, T.buffer_var
   def_function(ns, "reads", "*regions", [](Interpreter& interp, Args& a) {
     builder("T.reads").block("T.reads").reads = to_regions(interp, a.varargs());
     return Value();
@@ -330,6 +328,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
       if (!var || !var->dtype.is_handle()) a.type_error(2, "a data pointer such as A.data");
       auto node = std::make_shared<ir::BufferNode>(*buf);
       node->data = std::static_pointer_cast<const ir::VarNode>(ev->expr);
+      if (var->type_annotation) node->scope = var->type_annotation->storage_scope;  // TVM's Buffer::scope()
       buf = node;
     }
     b.pending_decl = TirBuilder::PendingDecl{buf, allocates};

@@ -9,6 +9,7 @@
 #include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/verify_well_formed.h"
+#include "bindings/ir_type_values.h"
 #include "bindings/ir_values.h"
 #include "frontend/tir_builder.h"
 #include "ir/functor.h"
@@ -103,7 +104,7 @@ class TirParser {
         scope_.locals->set(p.name, bindings::wrap(PrimExpr(v)));
       } else if (auto* fresh = ann.as<ExprValue>(); fresh && fresh->fresh && as<VarNode>(fresh->expr)) {
         // `a: T.handle("float32")`, `n: T.int32()`: a variable of that type, as TVM's T.arg.
-        Var v = make_var(name, fresh->expr->dtype);
+        Var v = copy_var(*as<VarNode>(fresh->expr), name);
         builder_.params.push_back(v);
         scope_.locals->set(p.name, bindings::wrap(PrimExpr(v)));
       } else {
@@ -229,13 +230,24 @@ class TirParser {
         const auto& a = static_cast<const ast::AnnAssign&>(s);
         Value ann = ev_->eval(*a.annotation);
         auto* dt = ann.as<DTypeValue>();
-        if (!dt || a.target->kind != ast::ExprKind::Name || !a.value) {
+        // `p: T.handle("float32") = T.address_of(...)`: a pointer variable (TVM's PointerType).
+        const VarNode* pointer = bindings::pointer_var_annotation(ann);
+        if ((!dt && !pointer) || a.target->kind != ast::ExprKind::Name || !a.value) {
           raise_at(ExcKind::TypeError, "a let binding is written `x: T.int32 = value`", s.loc);
         }
-        PrimExpr value = bindings::to_expr_as(interp_, ev_->eval(*a.value), dt->dtype, "let value");
-        if (value->dtype != dt->dtype) value = cast(dt->dtype, value);
+        DataType type = pointer ? pointer->dtype : dt->dtype;
+        Value given = ev_->eval(*a.value);
+        if (pointer) {
+          auto* e = given.as<bindings::ExprValue>();
+          if (!e || !e->expr->dtype.is_handle()) {
+            raise_at(ExcKind::TypeError, "a pointer variable's value must be a handle such as T.address_of(A[0]), got " + interp_.repr(given),
+                     a.value->loc);
+          }
+        }
+        PrimExpr value = bindings::to_expr_as(interp_, given, type, "let value");
+        if (value->dtype != type) value = cast(type, value);
         Symbol name = static_cast<const ast::Name&>(*a.target).id;
-        let_var = make_var(symbol_name(name), dt->dtype);
+        let_var = pointer ? copy_var(*pointer, symbol_name(name)) : make_var(symbol_name(name), type);
         let_value = value;
         scope_.locals->set(name, bindings::wrap(PrimExpr(let_var)));
         return nullptr;
@@ -571,7 +583,8 @@ class TirParser {
     NameScope names(*scope_.locals);
     if (target) {
       Symbol name = static_cast<const ast::Name&>(*target).id;
-      if (!v) v = make_var(symbol_name(name), let.value->dtype);
+      if (!v) v = let.pointer ? make_pointer_var(symbol_name(name), let.pointer->element_type, let.pointer->storage_scope)
+                              : make_var(symbol_name(name), let.value->dtype);
       names.bind(name, bindings::wrap(PrimExpr(v)));
     }
     Stmt body = make_seq(parse_body(w.body, 0));

@@ -94,6 +94,8 @@ class LetFrameValue : public script::Object {
   script::TypeObject* type() const override;
   ir::PrimExpr value;
   ir::Var var;  // null: a new variable named by `as`
+  // `T.LetStmt(value, T.handle("float32"))`: what the new variable points to.
+  std::optional<ir::PointerType> pointer;
 };
 
 // `A[vi, 0:128]` in T.reads / T.writes / T.match_buffer.

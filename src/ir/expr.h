@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,12 +57,25 @@ struct StringImmNode : ExprNode {
   std::string value;
 };
 
+// TVM's PointerType(PrimType(element_type), storage_scope): what a handle variable points to
+// (`T.handle("float32", "shared")`). An empty scope is TVM's "global".
+struct PointerType {
+  DataType element_type;
+  std::string storage_scope = "global";
+  bool operator==(const PointerType& o) const { return element_type == o.element_type && storage_scope == o.storage_scope; }
+  bool operator!=(const PointerType& o) const { return !(*this == o); }
+};
+
 struct VarNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Var;
-  VarNode(std::string n, DataType t, bool size_var = false) : ExprNode(kKind, t), name(std::move(n)), is_size_var(size_var) {}
+  VarNode(std::string n, DataType t, bool size_var = false, std::optional<PointerType> pointer = std::nullopt)
+      : ExprNode(kKind, t), name(std::move(n)), is_size_var(size_var), type_annotation(std::move(pointer)) {}
   // Named once by the front end when a script assigns it (`n = T.int64()`), before any use.
   mutable std::string name;
   bool is_size_var;
+  // Set only on handle variables that know what they point to (TVM's PointerType annotation);
+  // the others' annotation is TVM's PrimType(dtype).
+  std::optional<PointerType> type_annotation;
 };
 using Var = std::shared_ptr<const VarNode>;
 

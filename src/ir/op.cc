@@ -78,10 +78,24 @@ PrimExpr max_value(DataType dtype) { return limit_value(dtype, true); }
 
 Var make_var(std::string name, DataType dtype) { return std::make_shared<VarNode>(std::move(name), dtype); }
 
+Var make_pointer_var(std::string name, DataType element, std::string scope) {
+  if (scope.empty()) scope = "global";
+  return std::make_shared<VarNode>(std::move(name), DataType::handle(), false, PointerType{element, std::move(scope)});
+}
+
+Var buffer_data_var(std::string name, DataType dtype, std::string scope) {
+  // TVM's decl_buffer: booleans are stored as int8.
+  return make_pointer_var(std::move(name), dtype.is_bool() ? DataType::int_(8, dtype.lanes) : dtype, std::move(scope));
+}
+
+Var copy_var(const VarNode& v, std::string name) {
+  return std::make_shared<VarNode>(std::move(name), v.dtype, v.is_size_var, v.type_annotation);
+}
+
 Buffer make_buffer(std::string name, DataType dtype, std::vector<PrimExpr> shape, std::string scope) {
   if (scope.empty()) scope = "global";  // TVM's: an empty storage scope is the global one
   auto b = std::make_shared<BufferNode>(std::move(name), dtype, std::move(shape), std::move(scope));
-  b->data = make_var(b->name, DataType::handle());
+  b->data = buffer_data_var(b->name, b->dtype, b->scope);
   return b;
 }
 
@@ -90,7 +104,7 @@ Buffer buffer_with(const Buffer& src, std::string name, std::vector<PrimExpr> sh
   b->name = std::move(name);
   b->shape = std::move(shape);
   b->scope = scope.empty() ? "global" : std::move(scope);
-  b->data = make_var(b->name, DataType::handle());
+  b->data = buffer_data_var(b->name, b->dtype, b->scope);
   return b;
 }
 

@@ -33,6 +33,12 @@ double represented_value(double value, DataType dtype);
 PrimExpr min_value(DataType dtype);
 PrimExpr max_value(DataType dtype);
 Var make_var(std::string name, DataType dtype = DataType::int32());
+// A handle variable pointing to `element` in `scope` (TVM's Var(name, PointerType(...))).
+Var make_pointer_var(std::string name, DataType element, std::string scope = "global");
+// The data pointer of a new buffer (TVM's decl_buffer: a bool buffer's points to int8).
+Var buffer_data_var(std::string name, DataType dtype, std::string scope);
+// A new variable like `v` (its dtype, pointer annotation and size-var flag) named `name`.
+Var copy_var(const VarNode& v, std::string name);
 
 // Binary operations with type matching and folding (`kind` in Add..Or).
 PrimExpr make_binary(ExprKind kind, PrimExpr a, PrimExpr b);

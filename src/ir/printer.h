@@ -23,5 +23,9 @@ std::string script(const Stmt& stmt);
 // An attribute value / dictionary as TVMScript spells it (`{"key": 1, "flag": True}`).
 std::string script(const AttrValue& value);
 std::string script(const AttrMap& attrs);
+// A pointer type as TVM prints one: `T.handle("float32", "global")`.
+std::string script(const PointerType& type);
+// The type a variable is declared with: its pointer type, else `T.int32`, `T.handle`, ...
+std::string var_type_script(const VarNode& var);
 
 }  // namespace tsch::ir

@@ -1,6 +1,8 @@
 #include "ir/specialize.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 #include "ir/expr_equal.h"
@@ -113,7 +115,14 @@ class Specializer : public IRMutator {
       case StmtKind::DeclBuffer: {
         auto* n = as<DeclBufferNode>(out);
         Buffer b = buffer(n->buffer);
-        return b == n->buffer ? out : std::make_shared<DeclBufferNode>(b, n->body);
+        Stmt decl = b == n->buffer ? out : std::make_shared<DeclBufferNode>(b, n->body);
+        // A data pointer bound to an expression stays a variable, bound by a LetStmt around
+        // the declaration (TVM's specializer: a buffer's data must be a Var).
+        if (auto it = vars_.find(b->data.get()); it != vars_.end() && !as<VarNode>(it->second)) {
+          let_bound_.insert(b->data.get());
+          return std::make_shared<LetStmtNode>(b->data, it->second, decl);
+        }
+        return decl;
       }
       case StmtKind::Allocate: {
         auto* n = as<AllocateNode>(out);
@@ -142,19 +151,32 @@ class Specializer : public IRMutator {
     for (auto& s : copy->strides) s = field(s);
     copy->elem_offset = field(copy->elem_offset);
     if (auto data = vars_.find(b->data.get()); data != vars_.end()) {
-      auto* v = as<VarNode>(data->second);
-      TSCH_USER_ASSERT(v, NotImplementedError) << "not supported yet: specializing the data pointer of " << b->name << " to an expression";
-      copy->data = std::static_pointer_cast<const VarNode>(data->second);
-      changed = true;
+      if (as<VarNode>(data->second)) {
+        copy->data = std::static_pointer_cast<const VarNode>(data->second);
+        changed = true;
+      } else {
+        expr_data_.emplace(b->data.get(), b->name);  // kept; a DeclBuffer of it binds it
+      }
     }
     Buffer out = changed ? Buffer(copy) : b;
     buffers_[b.get()] = out;
     return out;
   }
 
+  // A buffer whose data pointer was bound to an expression but that no T.decl_buffer declares
+  // (a parameter's or an allocation's): its variable would be left undefined.
+  void check_expression_pointers() const {
+    for (const auto& [data, name] : expr_data_) {
+      TSCH_USER_ASSERT(let_bound_.count(data), NotImplementedError)
+          << "not supported yet: specializing the data pointer of " << name << " to an expression (only a T.decl_buffer's can be)";
+    }
+  }
+
  private:
   const VarMap& vars_;
   std::unordered_map<const BufferNode*, Buffer> buffers_;
+  std::map<const VarNode*, std::string> expr_data_;
+  std::set<const VarNode*> let_bound_;
 };
 
 }  // namespace
@@ -184,6 +206,7 @@ PrimFunc specialize(const PrimFunc& f, const std::vector<std::pair<Var, Speciali
     if (!vars.count(p.get())) out->params.push_back(p);
   for (auto& [param, buf] : out->buffer_map) buf = specializer.buffer(buf);
   out->body = specializer.mutate(f->body);
+  specializer.check_expression_pointers();
   return out;
 }
 

@@ -256,6 +256,10 @@ class Comparer {
 
   bool var(const VarNode* a, const VarNode* b) {
     if (a->dtype != b->dtype) return fail("", a->name + ": " + a->dtype.to_string(), b->name + ": " + b->dtype.to_string());
+    // TVM compares a variable's type annotation: T.handle("float32") is not T.handle.
+    if (a->type_annotation != b->type_annotation) {
+      return fail("type_annotation", a->name + ": " + var_type_script(*a), b->name + ": " + var_type_script(*b));
+    }
     auto it = vars_.find(a);
     auto rit = rvars_.find(b);
     if (it == vars_.end() && rit == rvars_.end()) {

@@ -53,6 +53,10 @@ class Hasher {
     mix(static_cast<uint64_t>(f->params.size()));
     for (const auto& p : f->params) {
       mix(p->dtype);
+      if (p->type_annotation) {
+        mix(p->type_annotation->element_type);
+        mix(p->type_annotation->storage_scope);
+      }
       if (Buffer b = f->buffer_of(p)) buffer(b);
     }
     stmt(f->body);

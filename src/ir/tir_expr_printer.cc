@@ -44,7 +44,17 @@ TIRExprPrinter::Text TIRExprPrinter::call(const std::string& fn, const std::vect
 
 void TIRExprPrinter::declare_free_var(const VarNode* v) {
   std::string name = c_.define_outermost(v, v->name);
-  free_decls_->push_back(name + " = T." + (v->dtype.is_handle() ? std::string("handle") : v->dtype.to_string()) + "()");
+  // TVM's PrintVarCreation: `T.int32()`, `T.handle("float32", "global")` for a pointer.
+  free_decls_->push_back(name + " = " + var_type_script(*v) + (v->type_annotation ? "" : "()"));
+}
+
+std::string script(const PointerType& type) {
+  return "T.handle(" + quote(type.element_type.to_string()) + ", " + quote(type.storage_scope) + ")";
+}
+
+std::string var_type_script(const VarNode& var) {
+  if (var.type_annotation) return script(*var.type_annotation);
+  return "T." + (var.dtype.is_handle() ? std::string("handle") : var.dtype.to_string());
 }
 
 TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {

@@ -139,8 +139,7 @@ class TIRPrinter : public TIRExprPrinter {
         continue;
       }
       std::string pname = define(p.get(), p->name);
-      std::string type = p->dtype.is_handle() ? "T.handle" : "T." + p->dtype.to_string();
-      params.push_back(pname + ": " + type);
+      params.push_back(pname + ": " + var_type_script(*p));
       defined.insert(p.get());
     }
     bool has_global = find_attr(f->attrs, "global_symbol") != nullptr;
@@ -272,12 +271,14 @@ class TIRPrinter : public TIRExprPrinter {
         // prints as TVM's scoped form (AllowConciseScoping).
         if (!last_in_body_) {
           push_frame();
-          line(indent, "with T.LetStmt(" + value + ") as " + define(n->var.get(), n->var->name) + ":");
+          // TVM names a pointer variable's type: T.LetStmt(value, T.handle("float32", "global")).
+          std::string type = n->var->type_annotation ? ", " + script(*n->var->type_annotation) : "";
+          line(indent, "with T.LetStmt(" + value + type + ") as " + define(n->var.get(), n->var->name) + ":");
           body(n->body, indent + 1);
           pop_frame();
           return;
         }
-        line(indent, define(n->var.get(), n->var->name) + ": T." + n->var->dtype.to_string() + " = " + value);
+        line(indent, define(n->var.get(), n->var->name) + ": " + var_type_script(*n->var) + " = " + value);
         body(n->body, indent);
         return;
       }

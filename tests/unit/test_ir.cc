@@ -101,6 +101,26 @@ TEST_CASE("structural equality maps variables bijectively", "[ir]") {
   CHECK(d.rhs == "2");
 }
 
+TEST_CASE("a handle variable's pointer type prints, compares and follows its copies", "[ir]") {
+  Var p = make_pointer_var("p", DataType::float32(), "shared"), q = make_pointer_var("q", DataType::float32(), "shared");
+  Var r = make_pointer_var("r", DataType::float32()), h = make_var("h", DataType::handle());
+  CHECK(p->dtype.is_handle());
+  CHECK(var_type_script(*p) == "T.handle(\"float32\", \"shared\")");
+  CHECK(var_type_script(*r) == "T.handle(\"float32\", \"global\")");
+  CHECK(var_type_script(*h) == "T.handle");
+  CHECK(structural_diff(PrimExpr(p), PrimExpr(q)).equal);
+  CHECK_FALSE(structural_diff(PrimExpr(p), PrimExpr(r)).equal);  // another scope
+  CHECK_FALSE(structural_diff(PrimExpr(r), PrimExpr(h)).equal);  // typed against opaque
+  Var copy = copy_var(*p, "p2");
+  CHECK(copy != p);
+  CHECK(copy->type_annotation == p->type_annotation);
+  // A buffer's data points to its dtype in its scope; a bool buffer's to int8, as TVM's.
+  Buffer b = make_buffer("B", DataType::bool_(), {c(4)}, "local");
+  REQUIRE(b->data->type_annotation);
+  CHECK(b->data->type_annotation->element_type == DataType::int_(8));
+  CHECK(b->data->type_annotation->storage_scope == "local");
+}
+
 TEST_CASE("T.grid folds perfectly nested serial loops only", "[ir]") {
   Buffer b = make_buffer("B", DataType::float32(), {c(8), c(8)});
   Var i = make_var("i"), j = make_var("j");

@@ -52,6 +52,13 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   if (op == "if_then_else") return if_then_else(n);
   // T.tvm_access_ptr(T.type_annotation(dtype), data, offset, extent, mask): &data[offset].
   if (op == "tvm_access_ptr") return b_.CreateInBoundsGEP(scalar_type(n.args[0]->dtype), emit(n.args[1]), emit(n.args[2]));
+  // T.address_of(A[i]): &A[i] of a flattened buffer (a vector access's first lane).
+  if (op == "address_of") {
+    auto* load = ir::as<ir::BufferLoadNode>(n.args[0]);
+    if (!load || load->indices.size() != 1) throw BuildError("T.address_of takes an element of a flattened buffer");
+    auto* ramp = ir::as<ir::RampNode>(load->indices[0]);
+    return address(load->buffer, emit(ramp ? ramp->base : load->indices[0]));
+  }
   if (op == "likely") return emit(n.args[0]);
   if (op == "reinterpret") return b_.CreateBitCast(emit(n.args[0]), type_of(t));
   if (op == "vectorlow" || op == "vectorhigh") {

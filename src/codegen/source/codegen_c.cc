@@ -67,6 +67,7 @@ std::string CodeGenC::fresh(const std::string& hint) {
 std::string CodeGenC::data_of(const Buffer& buf) const {
   auto it = names_.find(buf->data.get());
   if (it == names_.end()) throw BuildError("buffer " + buf->name + " is used outside its allocation");
+  if (void_pointers_.count(buf->data.get())) return "((" + memory_type_of(buf->dtype) + "*)" + it->second + ")";
   return it->second;
 }
 
@@ -234,6 +235,13 @@ std::string CodeGenC::call(const CallNode& n) {
   const std::string& op = n.op;
   if (op == "if_then_else") return "(" + expr(n.args[0]) + " ? " + expr(n.args[1]) + " : " + expr(n.args[2]) + ")";
   if (op == "tvm_access_ptr") return "((void*)((" + type_of(n.args[0]->dtype) + "*)" + expr(n.args[1]) + " + " + expr(n.args[2]) + "))";
+  // T.address_of(A[i]): &A[i] of a flattened buffer (a vector access's first lane).
+  if (op == "address_of") {
+    auto* load = as<BufferLoadNode>(n.args[0]);
+    if (!load || load->indices.size() != 1) throw BuildError("T.address_of takes an element of a flattened buffer");
+    auto* ramp = as<RampNode>(load->indices[0]);
+    return "(&" + data_of(load->buffer) + "[" + expr(ramp ? ramp->base : load->indices[0]) + "])";
+  }
   if (op == "likely") return expr(n.args[0]);
   // TVM's bitwise intrinsics, as C writes them.
   static const std::unordered_map<std::string, std::string> bitwise = {{"bitwise_and", " & "}, {"bitwise_or", " | "}, {"bitwise_xor", " ^ "},
@@ -350,7 +358,9 @@ void CodeGenC::stmt(const Stmt& s) {
       line("{");
       ++indent_;
       line(type_of(n->var->dtype) + " " + define(n->var.get(), n->var->name) + " = " + value + ";");
+      if (n->var->dtype.is_handle()) void_pointers_.insert(n->var.get());
       stmt(n->body);
+      void_pointers_.erase(n->var.get());
       forget(n->var.get());
       --indent_;
       line("}");

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/module.h"
@@ -103,6 +104,8 @@ class CodeGenC {
  private:
   std::string helper(const std::string& name, const std::string& definition);
   std::unordered_map<const ir::VarNode*, std::string> names_;
+  // Handle variables bound by a LetStmt (`void*` in C): buffers over them cast to their type.
+  std::unordered_set<const ir::VarNode*> void_pointers_;
   std::set<std::string> used_;
 };
 

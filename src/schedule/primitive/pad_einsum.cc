@@ -197,7 +197,7 @@ void pad_einsum(ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>
   auto padded_buffer = [&](const BufferRegion& r) {
     auto n = std::make_shared<BufferNode>(*r.buffer);
     n->name = r.buffer->name + "_pad";
-    n->data = make_var(n->name, r.buffer->data->dtype);
+    n->data = buffer_data_var(n->name, n->dtype, n->scope);
     n->strides.clear();
     n->elem_offset = nullptr;
     for (size_t d = 0; d < r.region.size(); ++d) {

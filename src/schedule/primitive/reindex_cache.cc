@@ -141,7 +141,7 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
   const Buffer& buffer = access.buffer;
   auto node = std::make_shared<BufferNode>(*buffer);
   node->name = buffer->name + "_" + scope_name;
-  node->data = make_var(node->name, buffer->data->dtype);
+  node->data = buffer_data_var(node->name, node->dtype, scope_name);
   node->shape = shape;
   node->strides.clear();
   node->elem_offset = nullptr;

@@ -394,7 +394,7 @@ class Renewer : public IRMutator {
     return cast(t, e);
   }
   Var fresh(const Var& v) {
-    Var n = make_var(v->name, narrow(v->dtype) ? index_ : v->dtype);
+    Var n = v->dtype.is_handle() ? copy_var(*v, v->name) : make_var(v->name, narrow(v->dtype) ? index_ : v->dtype);
     vars_[v.get()] = n;
     return n;
   }
