@@ -75,6 +75,12 @@ Value attr_to_value(Interpreter& interp, const ir::AttrValue& a) {
   return Value();
 }
 
+ir::PrimExpr attr_stmt_operand(Interpreter& interp, const Value& v, const std::string& what) {
+  if (auto* s = v.as<script::Str>()) return std::make_shared<ir::StringImmNode>(s->value);
+  if (v.as<BufferValue>()) raise(ExcKind::NotImplementedError, "not supported yet: a buffer as " + what + " (tsch's attribute nodes are expressions)");
+  return to_expr(interp, v, what);
+}
+
 namespace {
 
 class DictAttrsValue : public script::Object {

@@ -276,6 +276,23 @@ TypeRef let_stmt_type() {
   return t;
 }
 
+// tvm.tir.AttrStmt(node, attr_key, value, body).
+TypeRef attr_stmt_type() {
+  static TypeRef t = [] {
+    TypeRef type = make_type("AttrStmt");
+    type->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
+      static const script::Signature sig = script::Signature::parse("node, attr_key, value, body, span=None");
+      script::Args a(interp, "AttrStmt", sig, std::move(call));
+      auto* body = a[3].as<StmtValue>();
+      if (!body) a.type_error(3, "a tvm.tir.Stmt");
+      return wrap(std::make_shared<ir::AttrStmtNode>(attr_stmt_operand(interp, a[0], "AttrStmt node"), a.get_str(1),
+                                                     attr_stmt_operand(interp, a[2], "AttrStmt value"), body->stmt));
+    };
+    return type;
+  }();
+  return t;
+}
+
 TypeRef buffer_store_type() {
   static TypeRef t = [] {
     TypeRef type = make_type("BufferStore");
@@ -326,6 +343,7 @@ TypeRef kind_type(ir::StmtKind kind) {
     case ir::StmtKind::Evaluate: return evaluate_type();
     case ir::StmtKind::LetStmt: return let_stmt_type();
     case ir::StmtKind::BufferStore: return buffer_store_type();
+    case ir::StmtKind::AttrStmt: return attr_stmt_type();
     default: return plain_kind_type(kind);
   }
 }
@@ -373,6 +391,7 @@ void pre_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
     case ir::StmtKind::Allocate: return pre_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn);
     case ir::StmtKind::DeclBuffer: return pre_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn);
     case ir::StmtKind::AllocateConst: return pre_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn);
+    case ir::StmtKind::AttrStmt: return pre_order_visit(interp, ir::as<ir::AttrStmtNode>(s)->body, fn);
     default: return;
   }
 }
@@ -403,6 +422,7 @@ void post_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
     case ir::StmtKind::Allocate: post_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn); break;
     case ir::StmtKind::DeclBuffer: post_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn); break;
     case ir::StmtKind::AllocateConst: post_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn); break;
+    case ir::StmtKind::AttrStmt: post_order_visit(interp, ir::as<ir::AttrStmtNode>(s)->body, fn); break;
     default: break;
   }
   interp.call(fn, {wrap(s)});
@@ -484,6 +504,14 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     if (field == "var") out = wrap(ir::PrimExpr(let->var));
     else if (field == "value") out = wrap(let->value);
     else if (field == "body") out = child(let->body);
+    else return false;
+    return true;
+  }
+  if (auto* attr = ir::as<ir::AttrStmtNode>(stmt)) {
+    if (field == "node") out = wrap(attr->node);
+    else if (field == "attr_key") out = script::make_str(attr->attr_key);
+    else if (field == "value") out = wrap(attr->value);
+    else if (field == "body") out = child(attr->body);
     else return false;
     return true;
   }

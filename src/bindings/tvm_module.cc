@@ -261,6 +261,7 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.set(intern("Buffer"), Value(buffer_type()));
   ns.set(intern("analysis"), Value(import(interp, "tvm.tir.analysis")));
   ns.set(intern("transform"), Value(import(interp, "tvm.tir.transform")));
+  ns.set(intern("stmt_functor"), Value(import(interp, "tvm.tir.stmt_functor")));  // imported by tvm.tir, as TVM's package does
   install_schedule(ns);
   // tvm.tir.schedule.state, imported with tvm.tir as TVM's package does.
   ns.find(intern("schedule"))->as<script::Module>()->globals->set(intern("state"), Value(import(interp, "tvm.tir.schedule.state")));

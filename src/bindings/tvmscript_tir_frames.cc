@@ -16,6 +16,7 @@
 
 namespace tsch::bindings {
 
+using frontend::AttrFrameValue;
 using frontend::AxisValue;
 using frontend::BlockHeaderValue;
 using frontend::EnvThreadValue;
@@ -165,6 +166,18 @@ void def_frame_functions(Namespace& ns) {
       if (frame->var->dtype != frame->value->dtype)
         raise(ExcKind::TypeError, "T.LetStmt: the variable " + frame->var->name + " is " + frame->var->dtype.to_string() +
                                       ", its value " + frame->value->dtype.to_string());
+    }
+    return Value(frame);
+  });
+  // TVM's T.attr(node, attr_key, value): an AttrStmt over the rest of the body or the `with`'s.
+  def_function(ns, "attr", "node, attr_key, value", [](Interpreter& interp, Args& a) {
+    auto frame = std::make_shared<AttrFrameValue>();
+    frame->node = attr_stmt_operand(interp, a[0], "T.attr node");
+    frame->attr_key = a.get_str(1);
+    frame->value = attr_stmt_operand(interp, a[2], "T.attr value");
+    if (frame->attr_key == "thread_extent" || frame->attr_key == "virtual_thread") {
+      raise(ExcKind::NotImplementedError,
+            "not supported yet: T.attr(..., \"" + frame->attr_key + "\", ...) (tsch launches threads with T.launch_thread or T.thread_binding)");
     }
     return Value(frame);
   });

@@ -137,7 +137,7 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
         << target->host->str() << "\"";
     // Host and device split (TVM's SplitHostDevice); the kernels become CUDA C, which the
     // host module imports. Its functions run the kernels on the CPU, threads as loops.
-    ir::IRModule before_device = lower(mod, target, options);
+    ir::IRModule before_device = transform::strip_attr_hints(lower(mod, target, options));
     ir::IRModule lowered = device_passes(before_device, options);
     bool uses_mma = false;
     for (const auto& [name, f] : before_device->prim_funcs()) {
@@ -194,7 +194,7 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     return m;
   }
   if (is_c_kind(target)) {
-    ir::IRModule lowered = lower(mod, target, options);
+    ir::IRModule lowered = transform::strip_attr_hints(lower(mod, target, options));
     std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") + ir::script(lowered);
     if (auto hit = cache().find(key)) return hit;
     runtime::CompiledModuleRef m = codegen::build_c(lowered, target->str(), options.interrupt_checks);
@@ -203,7 +203,7 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
   }
   codegen::LLVMTarget llvm_target = codegen::llvm_target_of(target);
   llvm_target.interrupt_checks = options.interrupt_checks;
-  ir::IRModule lowered = lower(mod, target, options);
+  ir::IRModule lowered = transform::strip_attr_hints(lower(mod, target, options));
   if (llvm_target.num_cores > 0) runtime::set_num_threads(llvm_target.num_cores);
   std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") + ir::script(lowered);
   if (auto hit = cache().find(key)) return hit;

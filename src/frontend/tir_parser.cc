@@ -174,6 +174,12 @@ class TirParser {
         out.push_back(launched(launch, [&] { return make_seq(parse_body(body, i + 1)); }));
         return out;
       }
+      if (pending_attr_) {
+        AttrFrameValue attr = std::move(*pending_attr_);
+        pending_attr_.reset();
+        out.push_back(attr_stmt(attr, parse_body(body, i + 1)));
+        return out;
+      }
       std::optional<TirBuilder::PendingDecl> decl = std::move(builder_.pending_decl);
       builder_.pending_decl.reset();
       std::shared_ptr<const AllocateConstNode> constant = std::move(builder_.pending_const);
@@ -220,6 +226,8 @@ class TirParser {
           std::replace(name.begin(), name.end(), '.', '_');
           pending_launch_ = PendingLaunch{*launch, make_var(name, launch->extent->dtype)};
         }
+        // `T.attr(node, key, value)` likewise (TVM's concise AttrStmt).
+        if (auto* attr = v.as<AttrFrameValue>()) pending_attr_ = *attr;
         return nullptr;
       }
       case ast::StmtKind::Assign:
@@ -513,6 +521,10 @@ class TirParser {
     Value header = ev_->eval(*w.items[0].context);
     if (auto* launch = header.as<LaunchThreadValue>()) return parse_launch_with(w, *launch);
     if (auto* let = header.as<LetFrameValue>()) return parse_let_with(w, *let);
+    if (auto* attr = header.as<AttrFrameValue>()) {
+      if (w.items[0].target) raise_at(ExcKind::TypeError, "`with T.attr(...)` names no variable", w.items[0].target->loc);
+      return attr_stmt(*attr, parse_body(w.body, 0));
+    }
     if (w.items[0].target) raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     auto* h = header.as<BlockHeaderValue>();
     if (!h) {
@@ -592,6 +604,12 @@ class TirParser {
     return std::make_shared<LetStmtNode>(v, let.value, body);
   }
 
+  static Stmt attr_stmt(const AttrFrameValue& attr, const std::vector<Stmt>& stmts) {
+    Stmt body = make_seq(stmts);
+    if (!body) body = std::make_shared<EvaluateNode>(make_int(0));
+    return std::make_shared<AttrStmtNode>(attr.node, attr.attr_key, attr.value, body);
+  }
+
   struct PendingLaunch {
     LaunchThreadValue launch;
     Var var;
@@ -643,6 +661,7 @@ class TirParser {
   TirBuilder builder_;
   arith::VarDomain loop_domains_;
   std::optional<PendingLaunch> pending_launch_;  // set by `x = T.launch_thread(...)`
+  std::optional<AttrFrameValue> pending_attr_;   // set by a `T.attr(...)` statement
   std::unordered_map<const VarNode*, Range> loop_ranges_;
 };
 

@@ -41,6 +41,10 @@ script::TypeObject* LaunchThreadValue::type() const {
   static auto t = make("LaunchThreadFrame");
   return t.get();
 }
+script::TypeObject* AttrFrameValue::type() const {
+  static auto t = make("AttrFrame");
+  return t.get();
+}
 script::TypeObject* LetFrameValue::type() const {
   static auto t = make("LetFrame");
   return t.get();

@@ -87,6 +87,16 @@ class LaunchThreadValue : public script::Object {
   std::string env_name;  // the env_thread's variable, when launched through one
 };
 
+// `T.attr(node, "pragma_x", value)`: the rest of the body, or the body of its `with`, under
+// that attribute (TVM's AttrStmt).
+class AttrFrameValue : public script::Object {
+ public:
+  script::TypeObject* type() const override;
+  ir::PrimExpr node;
+  std::string attr_key;
+  ir::PrimExpr value;
+};
+
 // `with T.LetStmt(value, var=x):` (how TVM prints a LetStmt whose variable is already
 // defined) or `with T.LetStmt(value) as v:`: the body runs with the variable bound to value.
 class LetFrameValue : public script::Object {

@@ -119,6 +119,13 @@ void IRVisitor::visit_children(const Stmt& s) {
       visit(n->body);
       break;
     }
+    case StmtKind::AttrStmt: {
+      auto* n = as<AttrStmtNode>(s);
+      visit(n->node);
+      visit(n->value);
+      visit(n->body);
+      break;
+    }
   }
 }
 
@@ -299,6 +306,13 @@ Stmt IRMutator::mutate_children(const Stmt& s) {
       auto copy = std::make_shared<AllocateConstNode>(*n);
       copy->body = b;
       return copy;
+    }
+    case StmtKind::AttrStmt: {
+      auto* n = as<AttrStmtNode>(s);
+      PrimExpr node = mutate(n->node), v = mutate(n->value);
+      Stmt b = mutate(n->body);
+      if (node == n->node && v == n->value && b == n->body) return s;
+      return std::make_shared<AttrStmtNode>(node, n->attr_key, v, b);
     }
   }
   return s;

@@ -44,7 +44,7 @@ bool erase_attr(AttrMap& attrs, const std::string& key);
 
 #define TSCH_IR_STMT_KINDS(X) \
   X(BufferStore) X(For) X(Block) X(BlockRealize) X(SeqStmt) X(IfThenElse) X(LetStmt) X(Evaluate) X(Allocate) X(DeclBuffer) \
-  X(AllocateConst)
+  X(AllocateConst) X(AttrStmt)
 
 enum class StmtKind : uint8_t {
 #define TSCH_X(name) name,
@@ -163,6 +163,19 @@ struct LetStmtNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::LetStmt;
   LetStmtNode(Var v, PrimExpr val, Stmt b) : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
   Var var;
+  PrimExpr value;
+  Stmt body;
+};
+
+// TVM's AttrStmt: `body` under an attribute `attr_key` of `node` with `value` — hints such as
+// pragmas (`with T.attr(node, "pragma_x", 1):`). The node is an expression (a variable, a
+// string, a constant); TVM's may be any object.
+struct AttrStmtNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::AttrStmt;
+  AttrStmtNode(PrimExpr n, std::string key, PrimExpr v, Stmt b)
+      : StmtNode(kKind), node(std::move(n)), attr_key(std::move(key)), value(std::move(v)), body(std::move(b)) {}
+  PrimExpr node;
+  std::string attr_key;
   PrimExpr value;
   Stmt body;
 };

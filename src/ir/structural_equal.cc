@@ -208,6 +208,13 @@ class Comparer {
         Scoped s(*this, "body");
         return stmt(x->body, y->body);
       }
+      case StmtKind::AttrStmt: {
+        auto *x = as<AttrStmtNode>(a), *y = as<AttrStmtNode>(b);
+        if (x->attr_key != y->attr_key) return fail("attr_key", x->attr_key, y->attr_key);
+        if (!sub_expr(x->node, y->node, "node") || !sub_expr(x->value, y->value, "value")) return false;
+        Scoped s(*this, "body");
+        return stmt(x->body, y->body);
+      }
     }
     return false;
   }

@@ -97,6 +97,8 @@ class Hasher {
       for (int64_t v : c->int_data) mix(static_cast<uint64_t>(v));
     } else if (auto* seq = as<SeqStmtNode>(s)) {
       mix(static_cast<uint64_t>(seq->seq.size()));
+    } else if (auto* attr = as<AttrStmtNode>(s)) {
+      mix(attr->attr_key);
     }
   }
   uint64_t h_ = 0x6a09e667f3bcc908ULL;

@@ -307,6 +307,22 @@ class TIRPrinter : public TIRExprPrinter {
         return;
       }
       case StmtKind::AllocateConst: return allocate_const(as<AllocateConstNode>(s), indent);
+      case StmtKind::AttrStmt: {
+        // TVM's concise scoping: the last statement of a body prints `T.attr(...)` over the
+        // statements it scopes; any other `with T.attr(...):`.
+        auto* n = as<AttrStmtNode>(s);
+        std::string call = "T.attr(" + expr(n->node).s + ", " + quote(n->attr_key) + ", " + expr(n->value).s + ")";
+        if (last_in_body_) {
+          line(indent, call);
+          body(n->body, indent);
+          return;
+        }
+        line(indent, "with " + call + ":");
+        push_frame();
+        body(n->body, indent + 1);
+        pop_frame();
+        return;
+      }
     }
   }
 

@@ -87,6 +87,10 @@ ScheduleState::ScheduleState(IRModule mod) {
       TSCH_USER_ASSERT(!loop || loop->has_trivial_step(), NotImplementedError)
           << "not supported yet: a schedule of " << name << ", whose loop " << loop->loop_var->name << " has a step ("
           << script(loop->step) << "): the schedule primitives assume unit steps";
+      // The block tree and the primitives' rewrites do not look through attribute statements.
+      auto* attr = as<AttrStmtNode>(s);
+      TSCH_USER_ASSERT(!attr, NotImplementedError)
+          << "not supported yet: a schedule of " << name << ", which holds T.attr(..., \"" << attr->attr_key << "\", ...)";
     });
     Stmt body = id.mutate(f->body);
     if (body == f->body) continue;

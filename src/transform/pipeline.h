@@ -15,6 +15,9 @@
 namespace tsch::transform {
 
 const std::vector<Pass>& lowering_passes();
+// Before code generation: T.attr hints leave their bodies; the attributes tsch does not
+// implement are refused (NotImplementedError).
+ir::IRModule strip_attr_hints(const ir::IRModule& mod);
 
 // Notes passes leave for the user (e.g. a vectorized loop that runs scalar); the caller
 // prints and clears them.

@@ -121,6 +121,18 @@ TEST_CASE("a handle variable's pointer type prints, compares and follows its cop
   CHECK(b->data->type_annotation->storage_scope == "local");
 }
 
+TEST_CASE("an attribute statement prints concisely last in a body, compares by key, node and value", "[ir]") {
+  Var x = make_var("x");
+  Stmt body = std::make_shared<EvaluateNode>(add(x, c(1)));
+  auto attr = [&](const std::string& key, int64_t value) { return Stmt(std::make_shared<AttrStmtNode>(x, key, c(value), body)); };
+  CHECK(script(attr("pragma_a", 1)).find("T.attr(x, \"pragma_a\", 1)\nT.evaluate(x + 1)") != std::string::npos);
+  Stmt seq = make_seq({attr("pragma_a", 1), std::make_shared<EvaluateNode>(c(0))});
+  CHECK(script(seq).find("with T.attr(x, \"pragma_a\", 1):\n    T.evaluate(x + 1)") != std::string::npos);
+  CHECK(structural_diff(attr("pragma_a", 1), attr("pragma_a", 1)).equal);
+  CHECK_FALSE(structural_diff(attr("pragma_a", 1), attr("pragma_b", 1)).equal);
+  CHECK_FALSE(structural_diff(attr("pragma_a", 1), attr("pragma_a", 2)).equal);
+}
+
 TEST_CASE("T.grid folds perfectly nested serial loops only", "[ir]") {
   Buffer b = make_buffer("B", DataType::float32(), {c(8), c(8)});
   Var i = make_var("i"), j = make_var("j");

@@ -357,6 +357,7 @@ void CodeGenLLVM::emit(const Stmt& s) {
     }
     case ir::StmtKind::Allocate: emit_allocate(*ir::as<ir::AllocateNode>(s)); return;
     case ir::StmtKind::DeclBuffer: emit(ir::as<ir::DeclBufferNode>(s)->body); return;  // same data pointer
+    case ir::StmtKind::AttrStmt: emit(ir::as<ir::AttrStmtNode>(s)->body); return;      // a hint, as TVM's generator reads it
     case ir::StmtKind::AllocateConst: {
       // A private constant global holding the data, as TVM's CodeGenLLVM emits one.
       auto* n = ir::as<ir::AllocateConstNode>(s);

@@ -381,6 +381,7 @@ void CodeGenC::stmt(const Stmt& s) {
     }
     case StmtKind::Allocate: emit_allocate(*as<AllocateNode>(s)); return;
     case StmtKind::DeclBuffer: stmt(as<DeclBufferNode>(s)->body); return;  // the same data pointer
+    case StmtKind::AttrStmt: stmt(as<AttrStmtNode>(s)->body); return;      // a hint
     case StmtKind::AllocateConst: {
       // A static constant array, as TVM's CodeGenC emits one (it puts it at file scope).
       auto* n = as<AllocateConstNode>(s);
