@@ -65,8 +65,17 @@ inline std::string choose_openblas_core(char** argv) {
 }
 #endif
 
-// FMA throughput: 16 independent accumulator chains of 16-float FMAs per thread.
-__attribute__((target("avx512f,fma"))) inline float fma_loop(int64_t iters) {
+// FMA throughput per instruction set: `chains` independent accumulator chains of `lanes`-float
+// fused multiply-adds per thread (SSE: a multiply and an add, counted as two flops alike). The
+// loop is chosen at run time by the CPU's features, so the bench runs on AVX2-only CPUs too.
+struct FmaKernel {
+  const char* isa;
+  int lanes;
+  int chains;
+  float (*loop)(int64_t iters);
+};
+
+__attribute__((target("avx512f,fma"))) inline float fma_loop_avx512(int64_t iters) {
   __m512 acc[16];
   for (auto& a : acc) a = _mm512_set1_ps(1.0f);
   const __m512 x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
@@ -75,6 +84,44 @@ __attribute__((target("avx512f,fma"))) inline float fma_loop(int64_t iters) {
   float sink = 0;
   for (auto& a : acc) sink += _mm512_reduce_add_ps(a);
   return sink;
+}
+
+// 10 chains: 16 ymm registers hold them with x and y, and 10 cover two FMA ports' latency.
+__attribute__((target("avx2,fma"))) inline float fma_loop_avx2(int64_t iters) {
+  __m256 acc[10];
+  for (auto& a : acc) a = _mm256_set1_ps(1.0f);
+  const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
+  for (int64_t i = 0; i < iters; ++i)
+    for (auto& a : acc) a = _mm256_fmadd_ps(a, x, y);
+  alignas(32) float lanes[8];
+  float sink = 0;
+  for (auto& a : acc) {
+    _mm256_store_ps(lanes, a);
+    for (float l : lanes) sink += l;
+  }
+  return sink;
+}
+
+inline float fma_loop_sse(int64_t iters) {
+  __m128 acc[10];
+  for (auto& a : acc) a = _mm_set1_ps(1.0f);
+  const __m128 x = _mm_set1_ps(0.999999f), y = _mm_set1_ps(1e-7f);
+  for (int64_t i = 0; i < iters; ++i)
+    for (auto& a : acc) a = _mm_add_ps(_mm_mul_ps(a, x), y);
+  alignas(16) float lanes[4];
+  float sink = 0;
+  for (auto& a : acc) {
+    _mm_store_ps(lanes, a);
+    for (float l : lanes) sink += l;
+  }
+  return sink;
+}
+
+inline FmaKernel fma_kernel() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) return {"AVX-512 FMA", 16, 16, fma_loop_avx512};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"AVX2 FMA", 8, 10, fma_loop_avx2};
+  return {"SSE multiply-add", 4, 10, fma_loop_sse};
 }
 
 // The machine's FMA peak on `threads` threads, measured the way the matmuls next to it are:
@@ -88,6 +135,7 @@ inline double fma_peak(int threads) {
   const int64_t iters = 1'000'000;
   double best = 1e30;
   std::atomic<float> sink{0};
+  const FmaKernel kernel = fma_kernel();
   for (int rep = 0; rep < 101; ++rep) {
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
@@ -97,7 +145,7 @@ inline double fma_peak(int threads) {
         ready.fetch_add(1);
         while (!go.load(std::memory_order_acquire)) {
         }
-        sink = sink + fma_loop(iters);
+        sink = sink + kernel.loop(iters);
       });
     while (ready.load() < threads) {
     }
@@ -108,7 +156,7 @@ inline double fma_peak(int threads) {
     if (rep > 0) best = std::min(best, s);  // rep 0 warms the vector units' clocks up
   }
   if (sink == 12345) std::puts("");
-  return threads * iters * 16.0 * 16 * 2 / best / 1e9;
+  return threads * iters * static_cast<double>(kernel.chains) * kernel.lanes * 2 / best / 1e9;
 }
 
 // Runs `argv` (no shell) with `env_add` added to the environment; returns its stdout, or ""

@@ -141,7 +141,8 @@ int main(int, char** argv) {
 
   std::printf("fp32 matmul %dx%dx%d; GFLOP/s = 2*N^3 / best run time\n\n", N, N, N);
   double peak1 = bench::fma_peak(1), peak2 = bench::fma_peak(2);
-  std::printf("measured FMA peak (at the start): %.1f GFLOP/s (1 thread), %.1f (2 threads)\n", peak1, peak2);
+  std::printf("measured FMA peak (at the start; %s, %d float lanes): %.1f GFLOP/s (1 thread), %.1f (2 threads)\n",
+              bench::fma_kernel().isa, bench::fma_kernel().lanes, peak1, peak2);
   std::printf("tsch: LLVM 19 ORC JIT for -mcpu=%s (the host CPU and its features)\n", tsch::codegen::host_cpu_name().c_str());
 #ifdef TSCH_HAVE_OPENBLAS
   std::printf("OpenBLAS: %s\n", openblas_line.c_str());

@@ -4,6 +4,13 @@ parser grammar TschParser;
 
 options { tokenVocab = TschLexer; }
 
+// The expression rules that recurse without a bracket (unary operators, `**`, `not`,
+// conditional expressions, lambdas) check the stack left before each level: a chain of
+// millions of operators is a SyntaxError, not a stack overflow (syntax/parse_guard.h).
+@parser::header {
+#include "syntax/parse_guard.h"
+}
+
 file_input : ( NEWLINE | stmt )* EOF ;
 
 // One expression (f-string replacement fields).
@@ -102,6 +109,7 @@ suite : simple_stmts | NEWLINE INDENT stmt+ DEDENT ;
 
 // ---- expressions ----
 test
+@init { tsch::guard_parse_depth(getCurrentToken()); }
     : logical ( IF logical ELSE test )?
     | lambdef
     ;
@@ -119,6 +127,7 @@ lambda_param
 // (like `expr` below, this keeps the parse tree shallow). A chain `a < b < c` parses
 // left-nested and the AST builder flattens it into one comparison.
 logical
+@init { tsch::guard_parse_depth(getCurrentToken()); }
     : expr
     | logical comp_op expr
     | NOT logical
@@ -135,6 +144,7 @@ star_expr  : STAR expr ;
 // Earlier alternatives bind tighter; `**` is right-associative and binds tighter than a
 // unary minus on its left (-2 ** 2 == -(2 ** 2)) but takes one on its right (2 ** -1).
 expr
+@init { tsch::guard_parse_depth(getCurrentToken()); }
     : atom_expr
     | <assoc=right> expr POWER expr
     | ( ADD | MINUS | NOT_OP ) expr

@@ -12,6 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzz_seconds=${FUZZ_SECONDS:-60}
+# A new libFuzzer seed every run, printed with each target (FUZZ_SEED=N reproduces a run).
+fuzz_seed=${FUZZ_SEED:-$(( $(date +%s) % 1000000 + 1 ))}
 
 packages=(clang-19 libclang-rt-19-dev)
 missing=()
@@ -33,7 +35,8 @@ if command -v ccache > /dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=c
 CC=clang-19 CXX=clang++-19 cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DTSCH_SANITIZE=ON "${launcher[@]}" > /dev/null
-cmake --build build-sanitize -j "$jobs" --target tsch unit_tests fuzz_golden fuzz_interpreter fuzz_tvmscript_roundtrip
+cmake --build build-sanitize -j "$jobs" --target tsch unit_tests fuzz_golden fuzz_interpreter fuzz_tvmscript_roundtrip \
+  fuzz_npy fuzz_vm_executable fuzz_c_source
 
 # Reference cycles between script objects (a closure in its own namespace) are not collected
 # (tsch counts references and has no cycle collector), so leak checking is off. Huge requests
@@ -64,13 +67,18 @@ run_fuzzer() {
   local corpus=$root/build-sanitize/fuzz-corpus/$target seeds=()
   mkdir -p "$corpus" "tests/fuzz/regressions/$target"
   for dir in "tests/fuzz/regressions/$target" "$@"; do seeds+=("$root/$dir"); done
-  echo "test-sanitizers: $target for ${fuzz_seconds}s"
+  echo "test-sanitizers: $target for ${fuzz_seconds}s, -seed=$fuzz_seed (FUZZ_SEED=$fuzz_seed reproduces it)"
   "build-sanitize/tests/$target" "$corpus" "${seeds[@]}" \
-    -max_total_time="$fuzz_seconds" -timeout=60 -rss_limit_mb=6144 -max_len=8192 -seed=1 \
+    -max_total_time="$fuzz_seconds" -timeout=60 -rss_limit_mb=6144 -max_len=8192 -seed="$fuzz_seed" \
     -artifact_prefix="$findings/$target-" -print_final_stats=1 2>&1 | tail -n 40
   return "${PIPESTATUS[0]}"
 }
 run_fuzzer fuzz_interpreter examples tests/golden/lang tests/golden/errors tests/golden/numpy tests/golden/modules \
   tests/golden/tvmscript tests/golden/tvmscript_errors
 run_fuzzer fuzz_tvmscript_roundtrip tests/golden/tvmscript tests/golden/tvmscript_errors
+# The entry points that take outside bytes: .npy files, exported executables (each input
+# mutates one the target builds at start), and names that reach generated C source.
+run_fuzzer fuzz_npy
+run_fuzzer fuzz_vm_executable
+run_fuzzer fuzz_c_source
 echo "test-sanitizers: all passed"

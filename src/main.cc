@@ -1,5 +1,7 @@
 // The `tsch` command: run a script, run -c code, or open the REPL.
 #include <pthread.h>
+
+#include <new>
 #include <unistd.h>
 
 #include <csignal>
@@ -120,9 +122,21 @@ int run(int argc, char** argv) {
   return tsch::script::run_reporting_errors(interp, [&] { interp.exec_source(source, globals); });
 }
 
+// Memory can run out before a script runs (reading a large file under a low `ulimit -v`),
+// where no script error handler is in place yet.
+int run_guarded(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fflush(stdout);
+    std::fputs("tsch: error: MemoryError: out of memory\n", stderr);
+    return 1;
+  }
+}
+
 void* thread_main(void* arg) {
   auto* job = static_cast<Job*>(arg);
-  job->status = run(job->argc, job->argv);
+  job->status = run_guarded(job->argc, job->argv);
   return nullptr;
 }
 
@@ -144,7 +158,7 @@ int main(int argc, char** argv) {
     started = pthread_create(&thread, &attr, thread_main, &job) == 0;
     pthread_attr_destroy(&attr);
   }
-  if (!started) return run(argc, argv);
+  if (!started) return run_guarded(argc, argv);
   // Ctrl-C must reach the worker thread, so that a REPL waiting for input wakes up.
   sigset_t sigint;
   sigemptyset(&sigint);

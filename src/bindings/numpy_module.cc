@@ -429,7 +429,7 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     try {
       return wrap_array(runtime::load_npy(a.get_path(0)));
     } catch (const runtime::NpyError& e) {
-      raise(ExcKind::OSError, e.what());
+      raise(e.format ? ExcKind::ValueError : ExcKind::OSError, e.what());
     }
   });
   ns.set(intern("random"), Value(interp.modules().import(interp, "numpy.random", "")));

@@ -67,9 +67,20 @@ class Converter {
       case ParamType::Block: slot.push_back(block(i)); return;
       case ParamType::Loop: slot.push_back(TraceArg::of_ref(handle(a_[i], i, "a LoopRV", true, false))); return;
       case ParamType::BlockOrLoop: slot.push_back(TraceArg::of_ref(handle(a_[i], i, "a BlockRV or LoopRV", true, true))); return;
-      case ParamType::Loops:
-        for (const Value& v : a_.varargs()) slot.push_back(TraceArg::of_ref(handle(v, i, "LoopRVs", true, false)));
+      case ParamType::Loops: {
+        // Named by the value itself: a variadic argument has no parameter of its own.
+        size_t k = 0;
+        for (const Value& v : a_.varargs()) {
+          ++k;
+          auto* rv = v.as<RVValue>();
+          if (!rv || rv->rv->kind != RVNode::Kind::Loop) {
+            raise(ExcKind::TypeError, fmt::format("{}: expected LoopRVs, got {} as loop {}", a_.function_name(),
+                                                  Interpreter::type_name(v), k));
+          }
+          slot.push_back(TraceArg::of_ref(rv->rv));
+        }
         return;
+      }
       case ParamType::Factors: factors(i, slot); return;
       case ParamType::Target: slot.push_back(target(i)); return;
       case ParamType::Blocks: slot.push_back(blocks(i)); return;

@@ -33,6 +33,9 @@ using script::TypeRef;
 std::string RVValue::repr_hook(Interpreter&) {
   const char* kind = rv->kind == RVNode::Kind::Block ? "BlockRV" : rv->kind == RVNode::Kind::Loop ? "LoopRV" : "ExprRV";
   if (rv->kind == RVNode::Kind::Expr) return fmt::format("{}({})", kind, rv->value);  // its value (-1: a factor left to infer)
+  // sample_compute_location's "stay at the root" and "inline" are no loop of the IR.
+  if (rv->kind == RVNode::Kind::Loop && rv->sid == schedule::kRootLoop) return "LoopRV(compute_root)";
+  if (rv->kind == RVNode::Kind::Loop && rv->sid == schedule::kInlineLoop) return "LoopRV(compute_inline)";
   return fmt::format("{}({})", kind, rv->sid);
 }
 

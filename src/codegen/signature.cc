@@ -1,12 +1,17 @@
 #include "codegen/signature.h"
 
+#include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/printer_base.h"
+#include "support/error.h"
 
 namespace tsch::codegen {
 
@@ -51,12 +56,84 @@ bool runtime_dtype(ir::DataType t) {
 }
 
 
+bool is_c_identifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (!(u < 0x80 && (std::isalnum(u) || c == '_'))) return false;
+  }
+  return true;
+}
+
+void check_symbol_names(const ir::IRModule& mod) {
+  for (const auto& [name, f] : mod->functions) {
+    TSCH_USER_ASSERT(is_c_identifier(name), ValueError)
+        << "cannot build function " << ir::quote(name)
+        << ": its global_symbol must be a C identifier (letters, digits and '_', not starting with a digit), the "
+           "name its library exports";
+  }
+}
+
+std::string signature_checksum(const std::string& table) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : table) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
 namespace {
+
+// A name as one word of the table: bytes other than letters, digits, '_' and '.' as %XX.
+std::string escape_name(const std::string& name) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (char c : name) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x80 && (std::isalnum(u) || c == '_' || c == '.')) {
+      out += c;
+    } else {
+      out += '%';
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    }
+  }
+  return out.empty() ? "%" : out;  // a lone '%' is the empty name
+}
+
+// escape_name's inverse; nullopt for a malformed word.
+std::optional<std::string> unescape_name(const std::string& word) {
+  if (word == "%") return std::string();
+  std::string out;
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < word.size(); ++i) {
+    auto u = static_cast<unsigned char>(word[i]);
+    if (word[i] == '%') {
+      if (i + 2 >= word.size()) return std::nullopt;
+      int hi = digit(word[i + 1]), lo = digit(word[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else if (u < 0x80 && (std::isalnum(u) || word[i] == '_' || word[i] == '.')) {
+      out += word[i];
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
 
 std::string expr_text(const ir::PrimExpr& e) {
   int64_t v;
   if (ir::as_const_int(e, &v)) return std::to_string(v);
-  if (auto* var = ir::as<ir::VarNode>(e)) return "$" + var->name;
+  if (auto* var = ir::as<ir::VarNode>(e)) return "$" + escape_name(var->name);
   throw BuildError("not supported yet: exporting a function whose buffer shape is a compound expression");
 }
 
@@ -65,15 +142,16 @@ std::string expr_text(const ir::PrimExpr& e) {
 std::string encode_signatures(const std::vector<FunctionSignature>& sigs) {
   std::ostringstream os;
   for (const auto& s : sigs) {
-    os << "func " << s.name << "\n";
-    for (const auto& v : s.scalar_slots) os << "slot " << v->name << " " << v->dtype.to_string() << "\n";
+    os << "func " << escape_name(s.name) << "\n";
+    for (const auto& v : s.scalar_slots) os << "slot " << escape_name(v->name) << " " << v->dtype.to_string() << "\n";
     for (size_t i = 0; i < s.param_names.size(); ++i) {
       if (s.buffers[i]) {
-        os << "buffer " << s.param_names[i] << " " << s.buffers[i]->name << " " << s.buffers[i]->dtype.to_string();
+        os << "buffer " << escape_name(s.param_names[i]) << " " << escape_name(s.buffers[i]->name) << " "
+           << s.buffers[i]->dtype.to_string();
         for (const auto& d : s.buffers[i]->shape) os << " " << expr_text(d);
         os << "\n";
       } else {
-        os << "scalar " << s.param_names[i] << " " << s.scalar_params[i]->name << "\n";
+        os << "scalar " << escape_name(s.param_names[i]) << " " << escape_name(s.scalar_params[i]->name) << "\n";
       }
     }
     os << "end\n";
@@ -98,6 +176,12 @@ std::vector<FunctionSignature> decode_signatures(const std::string& text) {
     if (!t) fail("unknown dtype '" + text + "'");
     return *t;
   };
+  auto name = [&](const std::string& word) {
+    std::optional<std::string> n = unescape_name(word);
+    if (!n) fail("malformed name '" + word + "'");
+    return *n;
+  };
+  std::unordered_set<std::string> functions;
   while (std::getline(lines, line)) {
     ++number;
     std::istringstream in(line);
@@ -106,8 +190,11 @@ std::vector<FunctionSignature> decode_signatures(const std::string& text) {
     if (w.empty()) continue;
     if (w[0] == "func") {
       if (open || w.size() != 2) fail("expected 'func NAME' after the previous function's 'end'");
+      std::string f = name(w[1]);
+      if (!is_c_identifier(f)) fail("the function name " + ir::quote(f) + " is not a C identifier");
+      if (!functions.insert(f).second) fail("the function " + f + " is named twice");
       out.emplace_back();
-      out.back().name = w[1];
+      out.back().name = f;
       slots.clear();
       open = true;
       continue;
@@ -115,16 +202,18 @@ std::vector<FunctionSignature> decode_signatures(const std::string& text) {
     if (!open) fail("'" + w[0] + "' outside a function");
     FunctionSignature& f = out.back();
     if (w[0] == "slot" && w.size() == 3) {
-      if (slots.count(w[1])) fail("slot " + w[1] + " declared twice");
-      ir::Var v = ir::make_var(w[1], parse_dtype(w[2]));
-      slots[w[1]] = v;
+      std::string s = name(w[1]);
+      if (slots.count(s)) fail("slot " + w[1] + " declared twice");
+      ir::Var v = ir::make_var(s, parse_dtype(w[2]));
+      slots[s] = v;
       f.scalar_slots.push_back(v);
     } else if (w[0] == "buffer" && w.size() >= 4) {
-      BufferParam b{w[2], parse_dtype(w[3]), {}};
+      BufferParam b{name(w[2]), parse_dtype(w[3]), {}};
+      if (!runtime_dtype(b.dtype)) fail("buffer " + w[2] + " has the dtype " + w[3] + ", which arrays cannot have");
       for (size_t i = 4; i < w.size(); ++i) {
         const std::string& d = w[i];
         if (d[0] == '$') {
-          auto it = slots.find(d.substr(1));
+          auto it = slots.find(name(d.substr(1)));
           if (it == slots.end()) fail("shape names an undeclared slot " + d);
           b.shape.push_back(it->second);
           continue;
@@ -134,19 +223,19 @@ std::vector<FunctionSignature> decode_signatures(const std::string& text) {
         if (ec != std::errc() || end != d.data() + d.size() || extent < 0) fail("bad extent '" + d + "'");
         b.shape.push_back(ir::make_int(extent, ir::DataType::int64()));
       }
-      f.param_names.push_back(w[1]);
+      f.param_names.push_back(name(w[1]));
       f.buffers.push_back(b);
       f.scalar_params.push_back(nullptr);
     } else if (w[0] == "scalar" && w.size() == 3) {
-      auto it = slots.find(w[2]);
+      auto it = slots.find(name(w[2]));
       if (it == slots.end()) fail("scalar parameter names an undeclared slot " + w[2]);
-      f.param_names.push_back(w[1]);
+      f.param_names.push_back(name(w[1]));
       f.buffers.push_back(std::nullopt);
       f.scalar_params.push_back(it->second);
     } else if (w[0] == "end" && w.size() == 1) {
       open = false;
     } else {
-      fail("unexpected '" + line + "'");
+      fail("unexpected " + ir::quote(line));
     }
   }
   if (open) throw BuildError("malformed function table: the last function has no 'end'");

@@ -5,6 +5,7 @@
 
 #include "arith/verify_well_formed.h"
 #include "codegen/llvm/llvm_build.h"
+#include "codegen/signature.h"
 #include "codegen/source/c_module.h"
 #include "codegen/llvm/codegen_nvptx.h"
 #include "codegen/source/codegen_cuda.h"
@@ -111,6 +112,8 @@ ir::IRModule lower(const ir::IRModule& mod, const target::Target& target, const 
 
 runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options) {
   check_buildable(target);
+  // Symbols reach generated C and CUDA source and the exported function table.
+  codegen::check_symbol_names(mod);
   for (const auto& [name, f] : mod->functions) {
     TSCH_USER_ASSERT(f->func_kind() == ir::FuncKind::PrimFunc, NotImplementedError)
         << "not supported yet: building " << f->type_key() << " \"" << name << "\" (tvm.build compiles PrimFuncs)";
@@ -156,7 +159,8 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
       if (conv && conv->i == 2) kernels->functions.emplace_back(name, f);
     }
     std::string key = target->str() + (target->host ? "\nhost " + target->host->str() : "") +
-                      (options.reverse_thread_order ? "\nreverse" : "") + "\n" + ir::script(lowered);
+                      (options.reverse_thread_order ? "\nreverse" : "") + (options.poison_allocations ? "\npoison" : "") + "\n" +
+                      ir::script(lowered);
     if (auto hit = cache().find(key)) return hit;
     runtime::CompiledModuleRef device =
         target->kind->name == "nvptx"
@@ -166,6 +170,7 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     codegen::LLVMTarget host_target =
         codegen::llvm_target_of(target->host && target->host->kind->name == "llvm" ? target->host : target::parse_target("llvm"));
     host_target.interrupt_checks = options.interrupt_checks;
+    host_target.poison_allocations = options.poison_allocations;
     // An emulation the mma builtins cannot have (a warp buffer they use also read element by
     // element, as TVM's "simple" mma stores do) is refused when the module is called with cpu
     // arrays; the GPU build stands.
@@ -195,17 +200,20 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
   }
   if (is_c_kind(target)) {
     ir::IRModule lowered = transform::strip_attr_hints(lower(mod, target, options));
-    std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") + ir::script(lowered);
+    std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") +
+                      (options.poison_allocations ? "poison\n" : "") + ir::script(lowered);
     if (auto hit = cache().find(key)) return hit;
-    runtime::CompiledModuleRef m = codegen::build_c(lowered, target->str(), options.interrupt_checks);
+    runtime::CompiledModuleRef m = codegen::build_c(lowered, target->str(), options.interrupt_checks, options.poison_allocations);
     cache().insert(key, m);
     return m;
   }
   codegen::LLVMTarget llvm_target = codegen::llvm_target_of(target);
   llvm_target.interrupt_checks = options.interrupt_checks;
+  llvm_target.poison_allocations = options.poison_allocations;
   ir::IRModule lowered = transform::strip_attr_hints(lower(mod, target, options));
   if (llvm_target.num_cores > 0) runtime::set_num_threads(llvm_target.num_cores);
-  std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") + ir::script(lowered);
+  std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") +
+                    (options.poison_allocations ? "poison\n" : "") + ir::script(lowered);
   if (auto hit = cache().find(key)) return hit;
   runtime::CompiledModuleRef m = codegen::build_llvm(lowered, llvm_target);
   cache().insert(key, m);

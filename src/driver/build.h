@@ -25,6 +25,11 @@ struct BuildOptions {
   // The CPU emulation of a CUDA build runs the threads of a block in reverse order (the
   // build-check runs both orders: a result that depends on it is a race).
   bool reverse_thread_order = false;
+  // Fill every allocation (stack, workspace, shared and per-thread memory) with 0xFF bytes
+  // (NaN for floats, -1 for integers) each time it is entered, so code that reads an
+  // intermediate before writing it shows in a differential check instead of reading what an
+  // earlier run left there.
+  bool poison_allocations = false;
 };
 
 // The module after the target's TIR lowering pipeline.

@@ -15,6 +15,15 @@
 namespace tsch::driver {
 namespace {
 
+// Every build of the check fills its allocations with NaN / -1 bytes when entered: a
+// candidate that reads an intermediate before writing it differs from the reference instead
+// of reading what the reference's run left in the same memory.
+BuildOptions checking_options() {
+  BuildOptions o;
+  o.poison_allocations = true;
+  return o;
+}
+
 // Random arrays for a function's buffer parameters; nullopt when a shape is neither constant
 // nor a plain variable. A symbolic dimension (`n = T.int32()`, bound from the arguments at the
 // call) gets a size from the seed, 1 to 23, the same wherever the variable appears, so that
@@ -102,7 +111,7 @@ runtime::CompiledModuleRef build_cached(const ir::IRModule& m, const target::Tar
   for (auto& [key, built] : cache)
     if (auto live = key.lock(); live && live == m) return built;
   cache.erase(std::remove_if(cache.begin(), cache.end(), [](auto& e) { return e.first.expired(); }), cache.end());
-  auto built = build(m, target);
+  auto built = build(m, target, checking_options());
   cache.emplace_back(m, built);
   return built;
 }
@@ -131,8 +140,8 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
       return target::Target(t);
     }();
     try {
-      cand = build(candidate, cuda);
-      BuildOptions reversed;
+      cand = build(candidate, cuda, checking_options());
+      BuildOptions reversed = checking_options();
       reversed.reverse_thread_order = true;
       cand_reversed = build(candidate, cuda, reversed);
     } catch (const tsch::UserError& e) {
@@ -151,7 +160,7 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
       return what.find("not supported yet") != std::string::npos || what.find("needs the CPU feature") != std::string::npos;
     };
     try {
-      cand = build(candidate, candidate_target);
+      cand = build(candidate, candidate_target, checking_options());
     } catch (const tsch::UserError& e) {
       if (!stated(e.what())) throw;
       result.note = std::string("the module does not build for ") + candidate_target->str() + ": " + e.what();

@@ -86,7 +86,8 @@ bool read_footer(const std::string& path, uint64_t& size, bool& has_library, uin
   in.read(tag, sizeof tag);
   if (!in || std::memcmp(tag, kTag, sizeof kTag) != 0) return false;
   has_library = lib != 0;
-  return size + sizeof kTag + sizeof size + 1 <= file_size;
+  // Compared without adding to `size`, which a corrupt footer may set near 2**64.
+  return size <= file_size - sizeof kTag - sizeof size - 1;
 }
 
 }  // namespace
@@ -100,16 +101,29 @@ bool is_exported_executable(const std::string& path) {
 Executable load_executable(const std::string& path) {
   uint64_t size = 0, file_size = 0;
   bool has_library = false;
-  TSCH_USER_ASSERT(read_footer(path, size, has_library, file_size), ValueError)
-      << "load_module: " << path << " is not an executable written by export_library";
+  // Every defect of the file is the user's: RuntimeError "cannot load module PATH: why".
+  auto fail = [&](const std::string& why) {
+    throw UserError(UserErrorKind::RuntimeError, "cannot load module " + path + ": " + why);
+  };
+  if (!read_footer(path, size, has_library, file_size)) fail("it is not an executable written by export_library");
   std::ifstream in(path, std::ios::binary);
   in.seekg(static_cast<std::streamoff>(file_size - sizeof kTag - sizeof size - 1 - size));
   std::string blob(size, '\0');
   in.read(blob.data(), static_cast<std::streamsize>(size));
-  TSCH_USER_ASSERT(in.good(), ValueError) << "load_module: cannot read " << path;
+  if (!in.good()) fail("cannot read its bytecode");
   Executable ex;
-  ex.bytecode = runtime::vm::Executable::load(blob);
-  if (has_library) ex.library = runtime::make_module(codegen::load_llvm_library(path));
+  try {
+    ex.bytecode = runtime::vm::Executable::load(blob);
+    ex.bytecode->check_forward_jumps();
+    if (has_library) ex.library = runtime::make_module(codegen::load_llvm_library(path));
+  } catch (const UserError& e) {
+    fail(e.what());
+  } catch (const runtime::BuildError& e) {
+    // load_llvm_library names the path itself.
+    std::string why = e.what();
+    std::string prefix = "cannot load module " + path + ": ";
+    fail(why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why);
+  }
   return ex;
 }
 

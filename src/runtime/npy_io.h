@@ -2,6 +2,7 @@
 // Errors are NpyError with a message fit for the user.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -9,13 +10,22 @@
 
 namespace tsch::runtime {
 
-// A file that cannot be read or written as .npy (missing, truncated, an unsupported dtype).
+// A file that cannot be read or written as .npy. `format` says the bytes are not a valid
+// .npy file (a malformed header, a truncated file: NumPy's ValueError); otherwise the file
+// could not be opened or written (OSError).
 class NpyError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit NpyError(const std::string& what, bool format = false) : std::runtime_error(what), format(format) {}
+  bool format;
 };
+
+// NumPy's cap on a header's length (np.load's max_header_size): a longer one is refused
+// before anything is allocated for it.
+constexpr uint32_t kNpyMaxHeaderSize = 10000;
 
 void save_npy(const std::string& path, const NDArray& a);
 NDArrayRef load_npy(const std::string& path);
+// The array `bytes` (a whole .npy file) holds; `name` stands for the file in errors.
+NDArrayRef load_npy_bytes(const std::string& bytes, const std::string& name);
 
 }  // namespace tsch::runtime

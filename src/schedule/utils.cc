@@ -1,5 +1,7 @@
 #include "schedule/utils.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "arith/int_set.h"
@@ -190,6 +192,16 @@ bool valid_storage_scope(const std::string& scope) {
                                  "m16n8k8.matrixC", "global.texture"};
   for (const char* s : scopes) {
     if (scope == s) return true;
+  }
+  // TVM's StorageScope::Create reads "<rank>.<tag>": "global.A_reg" is global memory with a
+  // tag a tensor intrinsic can match (the MLC course's CPU tensorization). Tagged global
+  // scopes are accepted; other ranks with tags have no lowering here and stay refused.
+  if (scope.size() > 7 && scope.compare(0, 7, "global.") == 0) {
+    for (size_t i = 7; i < scope.size(); ++i) {
+      auto c = static_cast<unsigned char>(scope[i]);
+      if (!(c < 0x80 && (std::isalnum(c) || c == '_' || c == '.'))) return false;
+    }
+    return true;
   }
   return false;
 }

@@ -328,6 +328,10 @@ bool Interpreter::repr_enter(const Value& v) {
   for (const auto& frame : repr_stack_) {
     if (!frame.empty() && frame[0].is(v)) return false;
   }
+  // As CPython: containers nested deeper than the recursion limit are not printed (and the
+  // scan above stays bounded).
+  if (repr_stack_.size() >= static_cast<size_t>(kMaxDepth))
+    raise(ExcKind::RecursionError, "maximum recursion depth exceeded while getting the repr of an object");
   repr_stack_.push_back({v});
   return true;
 }
@@ -374,9 +378,14 @@ std::string Interpreter::repr(const Value& v) {
   auto join = [&](const std::vector<Value>& items, const char* open, const char* close, bool tuple) {
     if (!repr_enter(v)) return std::string(open) + "..." + close;
     std::string out = open;
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (i) out += ", ";
-      out += repr(items[i]);
+    try {
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out += ", ";
+        out += repr(items[i]);
+      }
+    } catch (...) {
+      repr_leave();  // an item's repr raised: this container is no longer being printed
+      throw;
     }
     if (tuple && items.size() == 1) out += ",";
     repr_leave();
@@ -388,11 +397,16 @@ std::string Interpreter::repr(const Value& v) {
     if (!repr_enter(v)) return "{...}";
     std::string out = "{";
     bool first = true;
-    d->for_each([&](const Value& k, const Value& val) {
-      if (!first) out += ", ";
-      first = false;
-      out += repr(k) + ": " + repr(val);
-    });
+    try {
+      d->for_each([&](const Value& k, const Value& val) {
+        if (!first) out += ", ";
+        first = false;
+        out += repr(k) + ": " + repr(val);
+      });
+    } catch (...) {
+      repr_leave();
+      throw;
+    }
     repr_leave();
     return out + "}";
   }

@@ -458,9 +458,14 @@ std::string set_repr(Interpreter& interp, const Value& v) {
     return true;
   });
   std::string inner;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (i) inner += ", ";
-    inner += interp.repr(keys[i]);
+  try {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (i) inner += ", ";
+      inner += interp.repr(keys[i]);
+    }
+  } catch (...) {
+    interp.repr_leave();
+    throw;
   }
   interp.repr_leave();
   return s->frozen ? "frozenset({" + inner + "})" : "{" + inner + "}";

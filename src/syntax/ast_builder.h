@@ -23,6 +23,10 @@ class AstBuilder {
   SourceLoc loc(antlr4::tree::TerminalNode* node) const { return loc(node->getSymbol()); }
   SourceLoc loc(antlr4::ParserRuleContext* ctx) const { return loc(ctx->getStart()); }
   [[noreturn]] void fail(SourceLoc at, const std::string& message) const;
+  // How deep fast_expr is: an expression nested deeper is a SyntaxError (CPython refuses
+  // such input while compiling it).
+  static constexpr int kMaxExprDepth = 100000;
+  int expr_depth_ = 0;
   // The token type of a terminal child, 0 for rule contexts. typeid is much cheaper than
   // dynamic_cast here (the parse tree's only terminal class is TerminalNodeImpl).
   static size_t token_type(antlr4::tree::ParseTree* tree) {

@@ -1,6 +1,7 @@
 // Builds the AST from the ANTLR parse tree: expressions, argument lists, comprehensions,
 // subscripts and displays.
 #include "support/diagnostics.h"
+#include "support/stack_guard.h"
 #include "syntax/ast_builder.h"
 #include "syntax/ast_common.h"
 
@@ -15,6 +16,15 @@ using tsgen::TschParser;
 // child, which is always the next rule's context, so descending by rule index avoids the
 // dynamic_casts of ANTLR's generated accessors (they dominated parse time).
 ExprPtr AstBuilder::fast_expr(antlr4::ParserRuleContext* ctx) {
+  // A left-nested chain (a sum of millions of terms) parses without recursion but nests its
+  // contexts; the AST it would make is as deep, and every pass over it recurses.
+  struct Depth {
+    int& d;
+    explicit Depth(int& d) : d(d) { ++d; }
+    ~Depth() { --d; }
+  } depth(expr_depth_);
+  if (expr_depth_ > kMaxExprDepth || stack_nearly_exhausted(1u << 20))
+    throw SyntaxError(loc(ctx), "too deeply nested expression (more than " + std::to_string(kMaxExprDepth) + " levels)");
   while (ctx->children.size() == 1 && ctx->getRuleIndex() != TschParser::RuleAtom) {
     ctx = static_cast<antlr4::ParserRuleContext*>(ctx->children[0]);
   }

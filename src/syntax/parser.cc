@@ -3,6 +3,7 @@
 // input really is invalid and turns the first syntax error into a SyntaxError with a
 // Python-like message.
 #include "syntax/parser.h"
+#include "syntax/parse_guard.h"
 
 #include "TschLexer.h"
 #include "TschParser.h"
@@ -159,6 +160,9 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
     parser.addErrorListener(&listener);
     AstBuilder builder(source);
     return entry(parser, builder);
+  } catch (const NestingTooDeep& e) {
+    SourceLoc at{source, static_cast<int>(e.line), static_cast<int>(e.column) + 1, 1};
+    throw SyntaxError(shift(at), "too deeply nested expression");
   } catch (const FirstSyntaxError& e) {
     if (e.at_end && !shaper.open_brackets().empty()) {
       const auto& open = shaper.open_brackets().back();

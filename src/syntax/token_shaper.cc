@@ -62,6 +62,9 @@ void TokenShaper::handle_newline(const antlr4::Token& newline, size_t next_char)
   };
   if (width > indents_.back()) {
     if (alt_width <= alt_indents_.back()) tab_error();
+    // CPython's limit; it also bounds how deep the parsers and the AST builder recurse
+    // through nested blocks.
+    if (indents_.size() > kMaxIndentDepth) throw LexError{next_line, next_col, "too many levels of indentation", false};
     indents_.push_back(width);
     alt_indents_.push_back(alt_width);
     pending_.push_back(make(TschLexer::INDENT, "<INDENT>", next_line, next_col));

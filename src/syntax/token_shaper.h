@@ -52,6 +52,7 @@ class TokenShaper {
   std::vector<int> alt_indents_{0};  // the same indentation with tabs as one column (TabError)
   std::vector<OpenBracket> open_brackets_;
   static constexpr size_t kMaxBracketDepth = 200;
+  static constexpr size_t kMaxIndentDepth = 100;
   struct LastToken {
     size_t type = 0, line = 0, column = 0;
     std::string text;

@@ -108,9 +108,27 @@ bad_lib bad_dtype 'const char __tsch_signatures[] = "func f\nslot n notatype\nen
 bad_lib no_end 'const char __tsch_signatures[] = "func f\nbuffer A A float32 4\n"; void f(void) {}'
 bad_lib bad_slot 'const char __tsch_signatures[] = "func f\nscalar n m\nend\n"; void f(void) {}'
 bad_lib no_table 'void f(void) {}'
+bad_lib named_twice 'const char __tsch_signatures[] = "func f\nbuffer A A float32 4\nend\nfunc f\nbuffer A A float32 1024\nend\n"; void f(void) {}'
+bad_lib spaced_name 'const char __tsch_signatures[] = "func f%20g\nend\n"; void f(void) {}'
+bad_lib no_checksum 'const char __tsch_signatures[] = "func f\nbuffer A A float32 4\nend\n"; void f(void) {}'
+# A library export_library wrote, with one number of its table changed (4 -> 9, same length).
+cat > export_four.tsch <<'TSCH'
+import tvm
+from tvm.script import tir as T
+@T.prim_func
+def f(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.block("A"):
+            vi = T.axis.spatial(4, i)
+            A[vi] = T.float32(1)
+tvm.build(f, target="llvm").export_library("changed_number.so")
+TSCH
+run export_four.tsch > /dev/null
+sed -i 's/float32 4/float32 9/' changed_number.so
 cat > bad_tables.tsch <<'TSCH'
 import tvm
-for name in ["bad_extent", "missing_entry", "unterminated", "bad_dtype", "no_end", "bad_slot", "no_table", "does_not_exist"]:
+for name in ["bad_extent", "missing_entry", "unterminated", "bad_dtype", "no_end", "bad_slot", "no_table", "does_not_exist",
+             "named_twice", "spaced_name", "no_checksum", "changed_number"]:
     try:
         tvm.runtime.load_module(name + ".so")
         print(name, "loaded")
@@ -125,5 +143,9 @@ bad_dtype -> malformed function table, line 2: unknown dtype 'notatype'
 no_end -> malformed function table: the last function has no 'end'
 bad_slot -> malformed function table, line 2: scalar parameter names an undeclared slot m
 no_table -> it was not written by export_library (no function signatures)
-does_not_exist -> cannot open shared object file: No such file or directory" "$out"
+does_not_exist -> cannot open shared object file: No such file or directory
+named_twice -> malformed function table, line 4: the function f is named twice
+spaced_name -> malformed function table, line 1: the function name \"f g\" is not a C identifier
+no_checksum -> its function table does not match its checksum (the library was changed after export_library wrote it)
+changed_number -> its function table does not match its checksum (the library was changed after export_library wrote it)" "$out"
 report

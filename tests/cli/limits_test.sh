@@ -15,7 +15,28 @@ python3 -c "print('x = ' + '(' * 5000 + '1' + ')' * 5000)" > nested.tsch 2>/dev/
   { printf 'x = '; for _ in $(seq 5000); do printf '('; done; printf 1; for _ in $(seq 5000); do printf ')'; done; echo; } > nested.tsch
 printf 'x = %s1%s\nprint(x)\n' "$(printf '(%.0s' $(seq 199))" "$(printf ')%.0s' $(seq 199))" > nested_ok.tsch
 
+# Millions of operators in one expression (a 2.6 MB line), never evaluated: the parser and the
+# AST builder stop with a located SyntaxError on any stack, as CPython refuses them.
+{ printf 'if False:\n    x = '; head -c 2600000 /dev/zero | tr '\0' '-'; printf '1\n'; } > unary.tsch
+{ printf 'x = '; yes 1 | head -n 3000000 | paste -sd+; } > sum.tsch
+{ printf 'x = '; yes 0 | head -n 3000000 | paste -sd'|' | sed 's/|/ or /g'; } > or_chain.tsch
+printf 'x = %s 1\n' "$(yes 'lambda:' | head -n 1000000 | paste -sd' ')" > lambdas.tsch
+indent=""
+for _ in $(seq 120); do printf '%sif True:\n' "$indent"; indent="$indent "; done > blocks.tsch
+printf '%spass\n' "$indent" >> blocks.tsch
+
 for limit in unlimited 300000; do
+  for case in unary sum or_chain lambdas; do
+    out=$(ulimit -v "$limit"; "$tsch" $case.tsch 2>&1 | cut -c1-120)
+    # With the address space limited, the tokens alone may not fit: MemoryError then.
+    if [ "$limit" = unlimited ] || [[ "$out" != *"MemoryError: out of memory"* ]]; then
+      contains "$case: a SyntaxError, not a crash (ulimit -v $limit)" "error: SyntaxError: too deeply nested expression" "$out"
+    fi
+    check "$case: exit status 1 (ulimit -v $limit)" "1" "$(ulimit -v "$limit"; "$tsch" $case.tsch > /dev/null 2>&1; echo $?)"
+  done
+  out=$(ulimit -v "$limit"; "$tsch" blocks.tsch 2>&1 | cut -c1-120)
+  contains "120 nested blocks: an IndentationError (ulimit -v $limit)" "blocks.tsch:102:" "$out"
+  contains "120 nested blocks: an IndentationError (ulimit -v $limit)" "error: IndentationError: too many levels of indentation" "$out"
   out=$(ulimit -v "$limit"; "$tsch" recurse.tsch 2>&1)
   status=$?
   check "deep recursion exits with 1 (ulimit -v $limit)" "1" "$status"

@@ -2,9 +2,14 @@
 // calls, loops and branches, every builtin (and its failure messages), storage aliasing and
 // memory statistics, exceptions reaching the caller unchanged, save/load, and a speed probe.
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <random>
 
+#include "relax/build.h"
 #include "runtime/call.h"
 #include "runtime/registry.h"
 #include "runtime/vm/builtin.h"
@@ -793,4 +798,50 @@ TEST_CASE("VM: speed of dispatch (printed, not asserted)", "[vm]") {
   double call_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / kCalls;
   WARN("VM: " << per_instruction << " us per instruction (a 1,000-iteration loop), " << call_us
               << " us per call of a two-instruction function");
+}
+
+namespace {
+
+// An exported executable without a library, as relax::export_executable lays it out: the
+// bytecode, has_library, the bytecode's size and the tag.
+std::string exported_file(const std::string& blob, uint8_t has_library, uint64_t size) {
+  std::string out = blob;
+  out += static_cast<char>(has_library);
+  out.append(reinterpret_cast<const char*>(&size), sizeof size);
+  out += "TSCHVMEX";
+  return out;
+}
+
+std::string load_refusal(const std::string& bytes) {
+  std::string path = "/tmp/tsch_unit_vm_" + std::to_string(getpid()) + ".so";
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  std::string why = user_error([&] { relax::load_executable(path); }, UserErrorKind::RuntimeError);
+  std::remove(path.c_str());
+  CHECK(why.rfind("cannot load module " + path + ": ", 0) == 0);
+  return why.substr(why.find(".so: ") + 5);
+}
+
+}  // namespace
+
+TEST_CASE("VM: an exported executable is refused at load when corrupt", "[vm]") {
+  ExecBuilder b;
+  emit_sum_loop(b);  // loops: goto -4
+  std::string looping = b.get()->save();
+  CHECK(contains(load_refusal(exported_file(looping, 0, looping.size())), "goto -4 jumps backward"));
+  // A size near 2**64 must not wrap the footer's bounds check.
+  CHECK(load_refusal(exported_file(looping, 0, UINT64_MAX)) == "it is not an executable written by export_library");
+  CHECK(load_refusal(exported_file(looping, 0, UINT64_MAX - 16)) == "it is not an executable written by export_library");
+  // The bytecode of a module with functions, its library missing.
+  ExecBuilder ok;
+  ok.emit_function("main", 1, {"x"});
+  ok.emit_ret(0);
+  ok.end_function("main");
+  std::string blob = ok.get()->save();
+  CHECK(contains(load_refusal(exported_file(blob, 1, blob.size())), "invalid ELF header"));
+  std::string corrupt = blob;
+  corrupt[0] = 'X';
+  CHECK(contains(load_refusal(exported_file(corrupt, 0, corrupt.size())), "invalid VM executable"));
 }

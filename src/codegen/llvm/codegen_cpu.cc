@@ -102,6 +102,7 @@ void CodeGenCPU::emit_allocate(const ir::AllocateNode& n) {
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
     llvm::AllocaInst* a = entry.CreateAlloca(elem, llvm::ConstantInt::get(b_.getInt64Ty(), count), buf->name);
     a->setAlignment(llvm::Align(64));
+    if (poison_allocations_) b_.CreateMemSet(a, b_.getInt8(0xFF), b_.getInt64(bytes), llvm::MaybeAlign(64));
     vars_[buf->data.get()] = a;
     emit(n.body);
     vars_.erase(buf->data.get());
@@ -115,6 +116,7 @@ void CodeGenCPU::emit_allocate(const ir::AllocateNode& n) {
   llvm::CallInst* p = b_.CreateCall(alloc, {nbytes});
   p->addRetAttr(llvm::Attribute::NoAlias);  // fresh memory, as malloc's
   return_if_failed(b_.CreateIsNull(p));
+  if (poison_allocations_) b_.CreateMemSet(p, b_.getInt8(0xFF), nbytes, llvm::MaybeAlign(1));
   vars_[buf->data.get()] = p;
   live_workspace_.push_back(p);
   emit(n.body);
@@ -240,8 +242,9 @@ llvm::Value* CodeGenCPU::target_call(const ir::CallNode& n) {
   return b_.CreateIntCast(pc.result, type_of(n.dtype), true);
 }
 
-FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f, bool interrupt_checks) {
-  return CodeGenCPU(module, interrupt_checks).emit_function(name, f);
+FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f, bool interrupt_checks,
+                                bool poison_allocations) {
+  return CodeGenCPU(module, interrupt_checks, poison_allocations).emit_function(name, f);
 }
 
 }  // namespace tsch::codegen

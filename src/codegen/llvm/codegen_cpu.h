@@ -13,7 +13,8 @@ using runtime::FunctionSignature;
 
 class CodeGenCPU final : public CodeGenLLVM {
  public:
-  CodeGenCPU(llvm::Module& m, bool interrupt_checks) : CodeGenLLVM(m), interrupt_checks_(interrupt_checks) {}
+  CodeGenCPU(llvm::Module& m, bool interrupt_checks, bool poison_allocations = false)
+      : CodeGenLLVM(m), interrupt_checks_(interrupt_checks), poison_allocations_(poison_allocations) {}
 
   // Adds `name`'s implementation and entry point to the module; returns its signature.
   FunctionSignature emit_function(const std::string& name, const ir::PrimFunc& f);
@@ -32,6 +33,7 @@ class CodeGenCPU final : public CodeGenLLVM {
 
   bool in_parallel_ = false;
   bool interrupt_checks_;
+  bool poison_allocations_;
   std::vector<llvm::Value*> live_workspace_;  // heap buffers open at the insert point, outermost first
 };
 

@@ -16,6 +16,8 @@ using runtime::FunctionSignature;
 // Adds `name`'s implementation and its entry point `name(void** buffers, int64_t* scalars)`
 // to `module`, and returns the signature the runtime binds arguments with. With
 // `interrupt_checks`, outer loops return runtime::kStatusInterrupted after Ctrl-C.
-FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f, bool interrupt_checks);
+// `poison_allocations`: every allocation is filled with 0xFF bytes when entered.
+FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f, bool interrupt_checks,
+                                bool poison_allocations = false);
 
 }  // namespace tsch::codegen

@@ -249,7 +249,9 @@ class JITModule : public CompiledModule {
     llvm::LLVMContext ctx;
     auto m = reparse(ll_, ctx);
     std::vector<std::pair<std::string, std::string>> strings = data;
-    strings.emplace_back(kSignatureSymbol, encode_signatures(sigs_));
+    std::string table = encode_signatures(sigs_);
+    strings.emplace_back(kSignatureSymbol, table);
+    strings.emplace_back(kSignatureChecksumSymbol, signature_checksum(table));
     for (const auto& [symbol, text] : strings) {
       auto* init = llvm::ConstantDataArray::getString(ctx, text, true);
       new llvm::GlobalVariable(*m, init->getType(), true, llvm::GlobalValue::ExternalLinkage, init, symbol);
@@ -331,7 +333,7 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   m->setDataLayout(tm->createDataLayout());
   m->setTargetTriple(rt.triple);
   std::vector<FunctionSignature> sigs;
-  for (const auto& [name, f] : lowered->prim_funcs()) sigs.push_back(emit_function(*m, name, f, target.interrupt_checks));
+  for (const auto& [name, f] : lowered->prim_funcs()) sigs.push_back(emit_function(*m, name, f, target.interrupt_checks, target.poison_allocations));
   std::string verify;
   llvm::raw_string_ostream vs(verify);
   if (llvm::verifyModule(*m, &vs)) throw BuildError("internal: generated LLVM IR is invalid: " + vs.str() + "\n" + print_module(*m));
@@ -407,7 +409,8 @@ CompiledModuleRef load_llvm_library(const std::string& path) {
   bool bad = false;
   const char* table = string_symbol(handle, kSignatureSymbol, bad);
   if (!table) fail("it was not written by export_library (no function signatures)");
-  // The table must end inside its own symbol.
+  // The table must end inside its own symbol, parse, and be the one export_library wrote: the
+  // shapes in it size the arrays the code is handed.
   if (bad) fail("its function table is not a terminated string");
   std::vector<FunctionSignature> sigs;
   try {
@@ -417,6 +420,10 @@ CompiledModuleRef load_llvm_library(const std::string& path) {
   }
   for (const auto& s : sigs)
     if (!dlsym(handle, s.name.c_str())) fail("the function table names " + s.name + ", which the library does not define");
+  bool bad_sum = false;
+  const char* checksum = string_symbol(handle, kSignatureChecksumSymbol, bad_sum);
+  if (!checksum || bad_sum || signature_checksum(table) != checksum)
+    fail("its function table does not match its checksum (the library was changed after export_library wrote it)");
   bind_interrupt_flag(handle);  // a C library polls Ctrl-C through the runtime's flag
   auto library = std::make_shared<SharedLibraryModule>(handle, std::move(sigs), path);
   // A CUDA build: its host functions launch the kernels of the PTX it carries.

@@ -21,6 +21,8 @@ struct LLVMTarget {
   // Poll Ctrl-C at the head of outer loops (support/interrupt.h); matmul_bench turns it off
   // to measure what the polls cost.
   bool interrupt_checks = true;
+  // driver::BuildOptions::poison_allocations.
+  bool poison_allocations = false;
 };
 
 // Throws UserError for a target of another kind, and NotImplementedError for options the code

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "codegen/signature.h"
@@ -18,11 +19,22 @@ namespace {
 
 // `text` as a C string literal.
 std::string c_string(const std::string& text) {
+  // Every byte outside printable ASCII as an octal escape (three digits, so a digit after it
+  // is not read into it); a line break in the table starts a new literal line.
   std::string out = "\"";
   for (char c : text) {
-    if (c == '\n') out += "\\n\"\n\"";
-    else if (c == '"' || c == '\\') out += std::string("\\") + c;
-    else out += c;
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n\"\n\"";
+    } else if (c == '"' || c == '\\' || c == '?') {
+      out += std::string("\\") + c;  // '?' too: no trigraph can form
+    } else if (u < 0x20 || u >= 0x7f) {
+      char esc[5];
+      std::snprintf(esc, sizeof esc, "\\%03o", u);
+      out += esc;
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }
@@ -77,7 +89,9 @@ class CSourceModule : public CompiledModule {
   }
   void export_library(const std::string& path) const override {
     // The library carries its signatures, as the LLVM one does, so load_module reads it.
-    std::string with_table = source_ + "\nconst char " + kSignatureSymbol + "[] = " + c_string(encode_signatures(sigs_)) + ";\n";
+    std::string table = encode_signatures(sigs_);
+    std::string with_table = source_ + "\nconst char " + kSignatureSymbol + "[] = " + c_string(table) + ";\nconst char " +
+                             kSignatureChecksumSymbol + "[] = " + c_string(signature_checksum(table)) + ";\n";
     try {
       TempDir dir;
       bool object_only = path.size() > 2 && path.compare(path.size() - 2, 2, ".o") == 0;
@@ -107,8 +121,9 @@ void bind_interrupt_flag(void* library_handle) {
   if (auto bind = reinterpret_cast<Binder>(dlsym(library_handle, kBindInterruptFlag))) bind(&tsch_interrupt_pending);
 }
 
-runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text, bool interrupt_checks) {
-  CodeGenCHost gen(interrupt_checks);
+runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text, bool interrupt_checks,
+                                   bool poison_allocations) {
+  CodeGenCHost gen(interrupt_checks, poison_allocations);
   std::vector<runtime::FunctionSignature> sigs;
   for (const auto& [name, f] : lowered->prim_funcs()) sigs.push_back(gen.add_function(name, f));
   return std::make_shared<CSourceModule>(gen.source(), std::move(sigs), target_text);

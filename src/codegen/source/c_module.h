@@ -10,7 +10,9 @@
 namespace tsch::codegen {
 
 // With `interrupt_checks`, outer loops return runtime::kStatusInterrupted after Ctrl-C.
-runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text, bool interrupt_checks);
+// `poison_allocations`: driver::BuildOptions::poison_allocations.
+runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text, bool interrupt_checks,
+                                   bool poison_allocations = false);
 
 // Hands a loaded library the runtime's Ctrl-C flag when it asks for it (C libraries do).
 void bind_interrupt_flag(void* library_handle);

@@ -74,6 +74,7 @@ void CodeGenCHost::emit_allocate(const AllocateNode& n) {
   std::string name = define(buf->data.get(), buf->name);
   if (constant && !overflow && bytes <= kMaxStackBytes) {
     line(t + " " + name + "[" + std::to_string(std::max<int64_t>(count, 1)) + "] __attribute__((aligned(64)));");
+    if (poison_allocations_) line("memset(" + name + ", 0xFF, sizeof " + name + ");");
     stmt(n.body);
   } else {
     // The byte count, checked for overflow at run time: an overflowing size fails as out of
@@ -87,6 +88,7 @@ void CodeGenCHost::emit_allocate(const AllocateNode& n) {
     open_scope("if (" + name + " == NULL)");
     return_status(runtime::kStatusOutOfMemory);
     close_scope();
+    if (poison_allocations_) line("memset(" + name + ", 0xFF, (size_t)" + size + ");");
     live_heap_.push_back(name);
     stmt(n.body);
     live_heap_.pop_back();

@@ -19,7 +19,8 @@ constexpr const char* kBindInterruptFlag = "tsch_bind_interrupt_flag";
 
 class CodeGenCHost : public CodeGenC {
  public:
-  explicit CodeGenCHost(bool interrupt_checks) : interrupt_checks_(interrupt_checks) {}
+  explicit CodeGenCHost(bool interrupt_checks, bool poison_allocations = false)
+      : interrupt_checks_(interrupt_checks), poison_allocations_(poison_allocations) {}
   // Appends `name`'s C code; returns the signature the runtime binds arguments with.
   runtime::FunctionSignature add_function(const std::string& name, const ir::PrimFunc& f);
   // The whole translation unit: the prelude, then the functions.
@@ -34,6 +35,7 @@ class CodeGenCHost : public CodeGenC {
   // Frees what the function holds and returns `status`.
   void return_status(int32_t status);
   bool interrupt_checks_;
+  bool poison_allocations_;
   static constexpr int64_t kMaxStackBytes = 64 * 1024;
   std::vector<std::string> live_heap_;  // malloc'd buffers to free on an early return
   std::string functions_;

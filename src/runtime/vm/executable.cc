@@ -286,4 +286,16 @@ void Executable::validate() const {
   }
 }
 
+void Executable::check_forward_jumps() const {
+  for (const VMFuncInfo& f : func_table) {
+    if (f.kind != FuncKind::kVMFunc) continue;
+    for (Index pc = f.start_instr; pc < f.end_instr; ++pc) {
+      const Instruction& in = instructions[pc];
+      TSCH_USER_ASSERT(in.op != Opcode::Goto || in.pc_offset > 0, ValueError)
+          << "VM function " << f.name << ", instruction " << pc - f.start_instr << ": goto " << in.pc_offset
+          << " jumps backward (Relax code jumps forward only, so a loop cannot come from relax.build)";
+    }
+  }
+}
+
 }  // namespace tsch::runtime::vm

@@ -70,6 +70,10 @@ class Executable {
   // register_file_size (or special); constant and function indices exist; jumps land inside
   // the function; If's false offset is greater than 1. A UserError (ValueError) otherwise.
   void validate() const;
+  // What an executable of Relax code generation also holds, which only jumps forward (if/else
+  // only): no goto goes backward, so no call can loop. A UserError (ValueError) naming the
+  // jump otherwise. Exported executables are checked at load (ExecBuilder's may loop).
+  void check_forward_jumps() const;
 };
 
 // Builds an Executable as TVM's ExecBuilder does. Registers are numbered freely while

@@ -145,39 +145,74 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<IterRange
   return make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(bindings, guard, block));
 }
 
-// Where in `loop`'s body to insert: the statements are scanned for those holding `anchors`.
-Stmt insert_into(const ForNode* loop, const Stmt& nest, const std::vector<const StmtNode*>& anchors, bool before_first,
-                 int64_t index) {
-  std::vector<Stmt> items = body_items(loop->body);
-  auto holds_anchor = [&](const Stmt& st) {
+TSCH_SCHEDULE_ERROR_KIND(kInsertionIndexError, "InsertionIndexError",
+                         "The index is not a position of the loop body where the block can be inserted",
+                         "The index is not a position of the loop body where the block can be inserted.");
+
+// Where in `loop`'s body to insert, as TVM's FindInsertionPoint: the block must follow every
+// statement holding one of its `producers` and precede every one holding one of its
+// `consumers`, so the valid positions are (last producer, first consumer]. index -1 is the
+// last of them, -2 the first; an explicit index outside them is refused.
+size_t insertion_point(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const std::vector<const StmtNode*>& producers,
+                       const std::vector<const StmtNode*>& consumers, int64_t index) {
+  std::vector<Stmt> items = body_items(s.loop_at(loop_sid).body);
+  auto holds = [&](const Stmt& st, const std::vector<const StmtNode*>& nodes) {
     bool found = false;
     for_each_stmt(st, [&](const Stmt& x) {
-      for (const StmtNode* a : anchors) found |= x.get() == a;
+      for (const StmtNode* a : nodes) found |= x.get() == a;
     });
     return found;
   };
-  size_t pos;
-  if (index >= 0) {
-    pos = std::min<size_t>(static_cast<size_t>(index), items.size());
-  } else if (index == -2) {
-    pos = 0;
-  } else if (before_first) {
-    pos = items.size();
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (holds_anchor(items[i])) {
-        pos = i;
-        break;
-      }
-    }
-  } else {
-    pos = 0;
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (holds_anchor(items[i])) pos = i + 1;
-    }
+  int64_t last_producer = -1, first_consumer = static_cast<int64_t>(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (holds(items[i], producers)) last_producer = static_cast<int64_t>(i);
+    if (first_consumer == static_cast<int64_t>(items.size()) && holds(items[i], consumers)) first_consumer = static_cast<int64_t>(i);
   }
+  if (last_producer >= first_consumer) {
+    fail(s, kInsertionIndexError, {block_sid, loop_sid},
+         fmt::format("Block {{0}} has a consumer at position {} of the body of loop {{1}} before a producer at position {}: no "
+                     "position there follows all its producers and precedes all its consumers.",
+                     first_consumer, last_producer));
+  }
+  if (index == -1) return static_cast<size_t>(first_consumer);
+  if (index == -2) return static_cast<size_t>(last_producer + 1);
+  if (index < last_producer + 1 || index > first_consumer) {
+    fail(s, kInsertionIndexError, {block_sid, loop_sid},
+         fmt::format("Valid index: (-1, -2, [{}, {}]), current index={}. Block {{0}} must follow its producers and precede its "
+                     "consumers in the body of loop {{1}}.",
+                     last_producer + 1, first_consumer, index));
+  }
+  return static_cast<size_t>(index);
+}
+
+Stmt insert_into(const ForNode* loop, const Stmt& nest, size_t pos) {
   auto copy = std::make_shared<ForNode>(*loop);
   copy->body = insert_into_body(loop->body, pos, nest);
   return copy;
+}
+
+// The blocks of `scope` other than `block_sid` that write a buffer the block reads (producers)
+// or read one it writes (consumers).
+std::vector<uint64_t> neighbours(const ScheduleState& s, uint64_t scope, uint64_t block_sid, bool producers) {
+  const BlockNode* block = &s.block_at(block_sid);
+  std::vector<uint64_t> out;
+  for (uint64_t b : s.child_blocks(scope)) {
+    if (b == block_sid) continue;
+    bool related = false;
+    if (producers) {
+      for (const auto& r : block->reads) related |= writes_buffer(&s.block_at(b), r.buffer);
+    } else {
+      for (const auto& w : block->writes) related |= reads_buffer(&s.block_at(b), w.buffer);
+    }
+    if (related) out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<const StmtNode*> nodes_of(const ScheduleState& s, const std::vector<uint64_t>& blocks) {
+  std::vector<const StmtNode*> out;
+  for (uint64_t b : blocks) out.push_back(s.info(b)->node);
+  return out;
 }
 
 // Checked on the rewritten state (the new bindings are known only then), which is put back
@@ -271,11 +306,13 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   Block block_ref = s.info(block_sid)->realize->block;
   PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops, predicate, loop_domain(s, loop_sid));
+  // The block is not under the loop (check_same_scope), so taking it out leaves the loop's
+  // body, and the position found in it, as they are.
+  std::vector<uint64_t> producers = neighbours(s, scope, block_sid, true);
+  size_t pos = insertion_point(s, block_sid, loop_sid, nodes_of(s, producers), nodes_of(s, consumers), index);
   ScheduleState before = s;
   remove_from_scope(s, block_sid, nullptr);
-  std::vector<const StmtNode*> anchor_nodes;
-  for (uint64_t c : consumers) anchor_nodes.push_back(s.info(c)->node);
-  s.replace(loop_sid, insert_into(&s.loop_at(loop_sid), nest, anchor_nodes, true, index));
+  s.replace(loop_sid, insert_into(&s.loop_at(loop_sid), nest, pos));
   recheck_under_parallel_loops(s, before, block_sid);
 }
 
@@ -295,6 +332,16 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   }
   if (producers.empty()) fail(s, kNoProducerError, {block_sid});
   check_all_under(s, producers, loop_sid, false);
+  // loop_partition's containers hold blocks that declare every partition's whole range (as
+  // TVM's do): what one iteration of the loop writes cannot be read from them, and taking
+  // the declared range for it would read elements later iterations write.
+  for (uint64_t p : producers) {
+    if (arith::is_undeclared_container(s.block_at(p))) {
+      fail_not_supported(s, {p, block_sid},
+                         "reverse_compute_at of block {1} after block {0}, a container of loop partitions whose blocks declare "
+                         "the whole range of each partition, not what one iteration writes");
+    }
+  }
   // Step 2. The region the producers under the loop write, per buffer.
   std::unordered_map<const BufferNode*, std::vector<arith::Interval>> produced;
   for (uint64_t p : producers) {
@@ -326,11 +373,11 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   Block block_ref = s.info(block_sid)->realize->block;
   PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops, predicate, loop_domain(s, loop_sid));
+  std::vector<uint64_t> consumers = neighbours(s, scope, block_sid, false);
+  size_t pos = insertion_point(s, block_sid, loop_sid, nodes_of(s, producers), nodes_of(s, consumers), index);
   ScheduleState before = s;
   remove_from_scope(s, block_sid, nullptr);
-  std::vector<const StmtNode*> anchor_nodes;
-  for (uint64_t p : producers) anchor_nodes.push_back(s.info(p)->node);
-  s.replace(loop_sid, insert_into(&s.loop_at(loop_sid), nest, anchor_nodes, false, index));
+  s.replace(loop_sid, insert_into(&s.loop_at(loop_sid), nest, pos));
   recheck_under_parallel_loops(s, before, block_sid);
 }
 
