@@ -7,6 +7,8 @@
 // (R.memory.alloc_storage), the tensors in it (R.memory.alloc_tensor), kills each tensor
 // after its last use and each storage at the end. Tensors the function returns keep their
 // own allocation, as do tensors used in if/else branches (not planned across branches).
+// The result of any other call that may hold a tensor is taken as a view of its arguments
+// (packed functions may return one), so their storage lives as long as it does.
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -34,6 +36,21 @@ struct Token {
 bool is_alloc(const Binding& b) {
   auto* c = as<CallNode>(b.value);
   return c && !b.is_match_cast() && op_name_of(c->op) == "relax.builtin.alloc_tensor" && as<ShapeExprNode>(c->args[0]);
+}
+
+// Whether a value of this struct info can hold a tensor (and so share its memory).
+bool may_hold_tensor(const StructInfo& s) {
+  if (!s) return true;
+  switch (s->kind) {
+    case SInfoKind::Prim:
+    case SInfoKind::Shape:
+    case SInfoKind::Func: return false;
+    case SInfoKind::Tuple:
+      for (const auto& f : static_cast<const TupleSInfoNode&>(*s).fields)
+        if (may_hold_tensor(f)) return true;
+      return false;
+    default: return true;
+  }
 }
 
 PrimExpr bytes_of(const CallNode& alloc) {
@@ -115,6 +132,10 @@ class Planner {
       // hold the same allocation.
       ExprKind kind = b.value->kind;
       if (kind == ExprKind::Var || kind == ExprKind::Tuple || kind == ExprKind::TupleGetItem || b.is_match_cast()) {
+        if (!used.empty()) roots_[b.var.get()] = used;
+      } else if (kind == ExprKind::Call && may_hold_tensor(b.var->struct_info)) {
+        // A packed function's result may be a view of its arguments (vm.builtin.reshape, an
+        // identity registered by the user): their storage stays live while the result is.
         if (!used.empty()) roots_[b.var.get()] = used;
       } else if (kind == ExprKind::If) {
         for (const ExprNode* r : used) escaping.insert(r);

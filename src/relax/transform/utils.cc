@@ -73,8 +73,11 @@ SeqExpr rewrite_bindings(const SeqExpr& seq, BlockBuilder bb, const BindingRewri
     for (const auto& binding : block.bindings) {
       Binding b = binding;
       if (auto* i = as<IfNode>(binding.value)) {
-        auto n = std::make_shared<IfNode>(i->cond, rewrite_bindings(i->true_branch, bb.nested(), rewrite),
-                                          rewrite_bindings(i->false_branch, bb.nested(), rewrite));
+        // The true branch first (in statements of their own: argument order is unspecified),
+        // so fresh names go in program order.
+        SeqExpr then_branch = rewrite_bindings(i->true_branch, bb.nested(), rewrite);
+        SeqExpr else_branch = rewrite_bindings(i->false_branch, bb.nested(), rewrite);
+        auto n = std::make_shared<IfNode>(i->cond, then_branch, else_branch);
         n->struct_info = binding.value->struct_info;
         b.value = n;
       } else if (!binding.is_match_cast()) {
@@ -83,7 +86,24 @@ SeqExpr rewrite_bindings(const SeqExpr& seq, BlockBuilder bb, const BindingRewri
       bb.emit_binding(std::move(b));
     }
   }
-  auto n = std::make_shared<SeqExprNode>(bb.finish(), seq->body);
+  // A branch ending in one assignment keeps its value as the sequence's body (`r =
+  // R.call_tir(...)` in an if/else): it is rewritten as a binding would be, and bound to a
+  // variable when the rewrite changes it, so the passes after see it like any other call.
+  Expr body = seq->body;
+  if (body && body->kind == ExprKind::Call) {
+    Binding synthetic{make_var(bb.fresh_name("lv"), sinfo_of(body), bb.in_dataflow()), body, nullptr};
+    Expr value = rewrite(bb, synthetic);
+    if (value != body) {
+      if (value->kind == ExprKind::Var || value->kind == ExprKind::Tuple) {
+        body = value;
+      } else {
+        synthetic.value = value;
+        bb.emit_binding(synthetic);
+        body = synthetic.var;
+      }
+    }
+  }
+  auto n = std::make_shared<SeqExprNode>(bb.finish(), body);
   n->struct_info = seq->struct_info;
   return n;
 }

@@ -420,6 +420,17 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
            "The buffer " + dst->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
     }
   }
+  // A block that reads what it writes and has no T.init to start the cache from (an update
+  // block left by decompose_reduction, blockized or not; an in-place update) would read the
+  // cache before anything stored to it: the buffer's values are not copied in.
+  if (!block->init) {
+    for (const auto& r : arith::effective_access_regions(*block).reads) {
+      if (r.buffer != dst) continue;
+      fail_not_supported(s, {block_sid},
+                         "cache_write of " + dst->name + " written by block {0}, which also reads " + dst->name +
+                             " and has no T.init: the cache would be read before anything is stored to it");
+    }
+  }
   // The consumers named read the cache itself: they must run after the producer and read only
   // what it writes, or they would read the cache before (or where) nothing was stored in it
   // (TVM does not ask; a reader of a parameter's old contents would silently change).

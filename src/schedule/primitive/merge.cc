@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
@@ -79,8 +80,10 @@ std::vector<Access> accesses_under(const ScheduleState& s, const Stmt& body, con
       const ForNode* f = &s.loop_at(l);
       if (!chain_vars.count(f->loop_var.get())) inner[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
     }
+    // A container of loop partitions declares nothing itself: its body's accesses count.
+    arith::AccessRegions regions = arith::effective_access_regions(*block);
     for (bool write : {false, true}) {
-      for (const BufferRegion& r : write ? block->writes : block->reads) {
+      for (const BufferRegion& r : write ? regions.writes : regions.reads) {
         Access a{r.buffer, {}, write};
         for (const Range& range : r.region) {
           arith::Interval lo = arith::eval_interval(substitute(range.min, bind), inner);
@@ -249,10 +252,11 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
     for (size_t p = lo + 1; p < hi; ++p) {
       if (merged_positions.count(p)) continue;
       for (const BlockRealizeNode* r : realizes_under(items[p])) {
-        for (const BufferRegion& w : r->block->writes) {
+        arith::AccessRegions regions = arith::effective_access_regions(*r->block);
+        for (const BufferRegion& w : regions.writes) {
           if (reads.count(w.buffer.get()) || writes.count(w.buffer.get())) clash(k, nests.size() - 1, w.buffer->name);
         }
-        for (const BufferRegion& rd : r->block->reads) {
+        for (const BufferRegion& rd : regions.reads) {
           if (writes.count(rd.buffer.get())) clash(k, nests.size() - 1, rd.buffer->name);
         }
       }

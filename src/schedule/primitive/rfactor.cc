@@ -372,7 +372,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   if (!others.empty()) {
     if (s.child_blocks(top).front() != block_sid) fail(s, kNotFirstChildBlockError, {top, block_sid});
     for (uint64_t other : others) {
-      for (const BufferRegion& w : s.block_at(other).writes) {
+      for (const BufferRegion& w : arith::effective_access_regions(s.block_at(other)).writes) {  // containers too
         for (const BufferRegion& r : block->reads) {
           bool output = std::find(form.buffers.begin(), form.buffers.end(), r.buffer) != form.buffers.end();
           if (w.buffer != r.buffer || output) continue;
