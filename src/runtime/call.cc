@@ -1,5 +1,6 @@
 #include "runtime/call.h"
 
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -46,6 +47,9 @@ bool eval_int(const ir::PrimExpr& e, const Bindings& b, int64_t& out) {
     default: return false;
   }
 }
+
+// The alignment generated code assumes of every buffer argument (LLVM's `align 64`).
+constexpr uintptr_t kBufferAlignment = 64;
 
 std::string dtype_text(ir::DataType t) { return t.is_bool() ? "bool" : t.to_string(); }
 
@@ -96,6 +100,25 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
       throw std::invalid_argument(where + ": not supported yet: a strided array view (as `a[:, 0]`) as an argument; pass a copy");
     buffers.push_back(const_cast<void*>(a.data()));
   }
+  // Generated code takes buffers as 64-byte aligned (as TVM's, and its vector loads rely on
+  // it); a view at another offset (`x[1:5]`) runs on an aligned copy, copied back after.
+  std::vector<std::pair<NDArrayRef, void*>> realigned;
+  for (size_t i = 0, k = 0; i < n; ++i) {
+    if (!sig.buffers[i]) continue;
+    void*& data = buffers[k++];
+    const NDArray& a = *args[i].array;
+    if (reinterpret_cast<uintptr_t>(data) % kBufferAlignment == 0 || a.nbytes() == 0) continue;
+    NDArrayRef copy = make_array(a.dtype(), a.shape());
+    std::memcpy(copy->data(), data, static_cast<size_t>(a.nbytes()));
+    realigned.emplace_back(copy, data);
+    data = copy->data();
+  }
+  struct CopyBack {
+    std::vector<std::pair<NDArrayRef, void*>>& arrays;
+    ~CopyBack() {
+      for (auto& [copy, original] : arrays) std::memcpy(original, copy->data(), static_cast<size_t>(copy->nbytes()));
+    }
+  } copy_back{realigned};
   // Shapes: bind variables first, then check every dimension.
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t i = 0; i < n; ++i) {

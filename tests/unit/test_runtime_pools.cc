@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/op.h"
+#include "runtime/call.h"
 #include "runtime/thread_pool.h"
 #include "runtime/workspace.h"
 
@@ -120,4 +122,34 @@ TEST_CASE("workspace blocks are aligned and reused", "[runtime]") {
   tsch_workspace_free(big);
   CHECK(tsch_workspace_alloc(int64_t{3} << 20) == big);
   tsch_workspace_free(big);
+}
+
+namespace {
+
+// An entry point that records the pointer it was handed and doubles the four int64s there.
+void* seen_pointer = nullptr;
+int32_t record_and_double(void** buffers, int64_t*) {
+  seen_pointer = buffers[0];
+  auto* p = static_cast<int64_t*>(buffers[0]);
+  for (int i = 0; i < 4; ++i) p[i] *= 2;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("call_compiled hands generated code 64-byte aligned buffers and copies a view back", "[runtime]") {
+  using namespace tsch;
+  runtime::FunctionSignature sig;
+  sig.name = "f";
+  sig.param_names = {"A"};
+  sig.buffers.push_back(runtime::BufferParam{"A", ir::DataType::int64(), {ir::make_int(4, ir::DataType::int64())}});
+  sig.scalar_params.push_back(nullptr);
+  runtime::NDArrayRef base = runtime::make_array(ir::DataType::int64(), {8});
+  for (int64_t i = 0; i < 8; ++i) base->set_i(i, i);
+  // x[1:5]: 8 bytes past a 64-byte boundary.
+  runtime::NDArrayRef view = runtime::make_view(base, 1, {4}, {1});
+  REQUIRE(reinterpret_cast<uintptr_t>(view->data()) % 64 == 8);
+  runtime::call_compiled(sig, record_and_double, {runtime::CallArg{view.get()}});
+  CHECK(reinterpret_cast<uintptr_t>(seen_pointer) % 64 == 0);
+  for (int64_t i = 0; i < 8; ++i) CHECK(base->get_i(i) == ((i >= 1 && i <= 4) ? 2 * i : i));
 }
