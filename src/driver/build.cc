@@ -2,6 +2,8 @@
 
 #include <list>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "arith/verify_well_formed.h"
 #include "codegen/llvm/llvm_build.h"
@@ -11,6 +13,8 @@
 #include "codegen/source/codegen_cuda.h"
 #include "ir/functor.h"
 #include "ir/printer.h"
+#include "runtime/packed_func.h"
+#include "runtime/registry.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "transform/emulate_mma.h"
@@ -63,6 +67,33 @@ class BuildCache {
 BuildCache& cache() {
   static BuildCache c;
   return c;
+}
+
+// What a GPU would refuse at the launch of a block size known only then (CUDA's limits): the
+// CPU emulation's kernels call this first (transform::kEmulationLaunchCheck).
+void register_emulation_launch_check() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    runtime::register_global_func(
+        transform::kEmulationLaunchCheck,
+        runtime::make_packed_func(
+            [](const std::vector<runtime::Any>& args) {
+              int64_t x = args.at(0).as_int(), y = args.at(1).as_int(), z = args.at(2).as_int();
+              std::string dims = "threadIdx.x=" + std::to_string(x) + ", threadIdx.y=" + std::to_string(y) +
+                                 ", threadIdx.z=" + std::to_string(z);
+              TSCH_USER_ASSERT(x >= 1 && y >= 1 && z >= 1, RuntimeError)
+                  << "a kernel launched with an empty block (" << dims << ")";
+              TSCH_USER_ASSERT(x <= 1024 && y <= 1024 && z <= 64, RuntimeError)
+                  << "a kernel launched with a block of " << dims << ", over CUDA's limits (1024, 1024, 64)";
+              // x * y * z cannot overflow: each factor is at most 1024 here.
+              TSCH_USER_ASSERT(x * y * z <= 1024, RuntimeError)
+                  << "a kernel launches " << x * y * z << " threads per block (" << dims
+                  << "), over the 1024 a CUDA block may have";
+              return runtime::Any();
+            },
+            transform::kEmulationLaunchCheck),
+        /*override=*/true);
+  });
 }
 
 }  // namespace
@@ -176,6 +207,7 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     // arrays; the GPU build stands.
     runtime::CompiledModuleRef emulation;
     std::string emulation_refused;
+    register_emulation_launch_check();
     try {
       emulation = codegen::build_llvm(
           transform::threads_as_loops(emulated, options.reverse_thread_order ? transform::ThreadOrder::Reverse : transform::ThreadOrder::Forward),

@@ -55,7 +55,20 @@ class KernelEmulation {
       auto it = axes_.find(kBlockTags[i]);
       if (it != axes_.end()) body = std::make_shared<ForNode>(it->second.var, make_int(0), it->second.extent, ForKind::Serial, body);
     }
-    return body;
+    // Constant block sizes were checked at build (split_host_device); a symbolic one is
+    // checked at the launch, before per-thread copies sized by it are allocated.
+    bool symbolic = false;
+    std::vector<PrimExpr> args{std::make_shared<StringImmNode>(kEmulationLaunchCheck)};
+    for (int i = 2; i >= 0; --i) {
+      auto it = axes_.find(kThreadTags[i]);
+      PrimExpr extent = it == axes_.end() ? make_int(1, DataType::int64()) : cast(DataType::int64(), it->second.extent);
+      int64_t c;
+      symbolic |= !as_const_int(extent, &c);
+      args.push_back(extent);
+    }
+    if (!symbolic) return body;
+    Stmt check = std::make_shared<EvaluateNode>(call(DataType::int32(), "call_packed", args));
+    return std::make_shared<SeqStmtNode>(std::vector<Stmt>{check, body});
   }
 
  private:
@@ -209,13 +222,16 @@ class KernelEmulation {
 
   // A local buffer alive across a barrier: one copy per thread, indexed by the thread.
   Stmt per_thread_copies(const AllocateNode& a) {
-    PrimExpr size = make_int(1, DataType::int32());
-    for (const auto& d : a.buffer->shape) size = mul(size, d);
-    PrimExpr thread = make_int(0, DataType::int32());
-    PrimExpr count = make_int(1, DataType::int32());
+    // In int64: a symbolic block size times a buffer's size must not wrap (the allocation
+    // checks the product for overflow; the launch check bounds the block size).
+    DataType i64 = DataType::int64();
+    PrimExpr size = make_int(1, i64);
+    for (const auto& d : a.buffer->shape) size = mul(size, cast(i64, d));
+    PrimExpr thread = make_int(0, i64);
+    PrimExpr count = make_int(1, i64);
     for (const Axis& t : threads_) {
-      thread = add(mul(thread, t.extent), t.var);
-      count = mul(count, t.extent);
+      thread = add(mul(thread, cast(i64, t.extent)), cast(i64, t.var));
+      count = mul(count, cast(i64, t.extent));
     }
     size = arith_simplify(size);
     Buffer copies = buffer_with(a.buffer, a.buffer->name, {arith_simplify(mul(count, size))}, "local");
