@@ -181,14 +181,16 @@ class WarpAccessRewriter : public ScopedLoops {
 };
 
 class WarpMemoryLowerer : public IRMutator {
+  static constexpr int64_t kSymbolicWidth = -1;
+
  public:
   explicit WarpMemoryLowerer(bool keep_mma_buffers) : keep_mma_buffers_(keep_mma_buffers) {}
   using IRMutator::mutate;
   Stmt mutate(const Stmt& s) override {
     if (auto* loop = as<ForNode>(s); loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") {
+      // A symbolic extent matters only to a warp buffer under it (kSymbolicWidth).
       int64_t width = 0;
-      TSCH_USER_ASSERT(as_const_int(loop->extent, &width), NotImplementedError)
-          << "not supported yet: warp memory in a kernel whose threadIdx.x extent is symbolic";
+      if (!as_const_int(loop->extent, &width)) width = kSymbolicWidth;
       int64_t saved = width_;
       width_ = width;
       Stmt out = mutate_children(s);
@@ -204,6 +206,8 @@ class WarpMemoryLowerer : public IRMutator {
       for_each_stmt(alloc->body, [&](const Stmt& x) { mma = mma || mma_call_on(x, buf.get()); });
       if (mma) return t;
     }
+    TSCH_USER_ASSERT(width_ != kSymbolicWidth, NotImplementedError)
+        << "not supported yet: the warp buffer " << buf->name << " in a kernel whose threadIdx.x extent is symbolic";
     int64_t width = width_ ? width_ : thread_extent(alloc->body);
     TSCH_USER_ASSERT(width > 0 && width <= kWarpSize, ValueError)
         << "the warp buffer " << buf->name << " needs threadIdx.x of at most " << kWarpSize << " threads (the lanes of a warp), got "
