@@ -36,6 +36,11 @@ NDArray& self_array(Args& a) {
                                      " in place (copy it to the host with .numpy())");
   return arr;
 }
+// self_array's array as the shared reference a view keeps alive.
+const NDArrayRef& self_ref(Args& a) {
+  self_array(a);
+  return a[0].as<ArrayValue>()->array;
+}
 // The array of a method that works wherever the array lives (numpy(), copyto, ...).
 NDArray& any_array(Args& a) { return *a[0].as<ArrayValue>()->array; }
 
@@ -184,10 +189,37 @@ runtime::AxisSelect slice_select(Interpreter& interp, const script::SliceObject&
   return {false, start, step, count};
 }
 
-std::vector<runtime::AxisSelect> parse_index(Interpreter& interp, const NDArray& a, const Value& key) {
+// `new_axes`: where NumPy's newaxis (None) entries put axes of size 1 in the result; without
+// it, None is refused.
+std::vector<runtime::AxisSelect> parse_index(Interpreter& interp, const NDArray& a, const Value& key,
+                                             std::vector<size_t>* new_axes = nullptr) {
   std::vector<Value> parts;
   if (auto* t = key.as<script::Tuple>()) parts = t->items;
   else parts.push_back(key);
+  if (new_axes) {
+    // Each None is an output axis after the slices and Nones before it; it takes no input axis.
+    size_t out = 0;
+    bool before_ellipsis = true;
+    std::vector<Value> kept;
+    size_t consuming = 0;
+    for (const Value& p : parts)
+      if (!p.is_none() && !(p.is_object() && p.type() == script::builtin_types().ellipsis.get())) ++consuming;
+    size_t fill = consuming < static_cast<size_t>(a.ndim()) ? a.ndim() - consuming : 0;
+    for (const Value& p : parts) {
+      if (p.is_none()) {
+        new_axes->push_back(out++);
+        continue;
+      }
+      if (p.is_object() && p.type() == script::builtin_types().ellipsis.get()) {
+        if (before_ellipsis) out += fill;
+        before_ellipsis = false;
+      } else if (!p.is_integral()) {
+        ++out;  // a slice keeps its axis
+      }
+      kept.push_back(p);
+    }
+    parts = kept;
+  }
   // `...` stands for as many full slices as the other indices leave axes.
   size_t ellipses = 0, at = 0;
   for (size_t i = 0; i < parts.size(); ++i)
@@ -275,7 +307,8 @@ std::vector<int64_t> int_list(Interpreter& interp, Args& a) {
   return out;
 }
 
-NDArrayRef reshape(const NDArray& a, std::vector<int64_t> dims) {
+NDArrayRef reshape(const NDArrayRef& ref, std::vector<int64_t> dims) {
+  const NDArray& a = *ref;
   int64_t known = 1, unknown = -1;
   bool too_big = false;  // a product past int64 cannot be the array's size
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -289,9 +322,7 @@ NDArrayRef reshape(const NDArray& a, std::vector<int64_t> dims) {
   if (!too_big && unknown >= 0 && known > 0 && a.size() % known == 0) dims[unknown] = a.size() / known;
   if (too_big || runtime::shape_size(dims) != a.size() || (unknown >= 0 && dims[unknown] < 0))
     raise(ExcKind::ValueError, "cannot reshape array of size " + std::to_string(a.size()) + " into shape " + runtime::compact_shape_string(dims));
-  auto out = a.copy();
-  out->set_shape(dims);
-  return out;
+  return runtime::reshape_view(ref, dims);  // a view, as NumPy's, where the array is dense
 }
 
 Value to_list(const NDArray& a, int axis, int64_t base) {
@@ -332,10 +363,10 @@ TypeRef make_numpy_type() {
   t->set_module("numpy");
   install_common(*t, false);
   t->def_property("T", [](Interpreter&, const Value& v) {
-    const NDArray& a = *v.as<ArrayValue>()->array;
+    const NDArrayRef& a = v.as<ArrayValue>()->array;
     std::vector<int> axes;
-    for (int d = a.ndim(); d-- > 0;) axes.push_back(d);
-    return wrap_array(runtime::transpose(a, axes));
+    for (int d = a->ndim(); d-- > 0;) axes.push_back(d);
+    return wrap_array(runtime::transpose_view(a, axes));
   });
   t->def("__str__", "self", [](Interpreter&, Args& a) { return script::make_str(array_str(self_array(a))); });
   t->def_property("itemsize", [](Interpreter&, const Value& v) { return Value::integer(runtime::element_bytes(v.as<ArrayValue>()->array->dtype())); });
@@ -399,15 +430,24 @@ TypeRef make_numpy_type() {
   // Basic indexing gives a view, as NumPy's: `b = a[0]; b[...] = 0` clears a's first row.
   t->def("__getitem__", "self, key", [](Interpreter& interp, Args& a) {
     const NDArrayRef& arr = a[0].as<ArrayValue>()->array;
-    auto sel = parse_index(interp, *arr, a[1]);
+    std::vector<size_t> new_axes;
+    auto sel = parse_index(interp, *arr, a[1], &new_axes);
     NDArrayRef part = runtime::view(arr, sel);
+    if (!new_axes.empty()) part = runtime::expand_dims_view(part, new_axes);
     if (part->ndim() == 0) return array_or_scalar(part);
     return Value(std::make_shared<ArrayValue>(part, a[0].as<ArrayValue>()->is_tvm));
   });
   t->def("__setitem__", "self, key, value", [](Interpreter& interp, Args& a) {
     NDArray& arr = self_array(a);
-    auto sel = parse_index(interp, arr, a[1]);
+    std::vector<size_t> new_axes;
+    auto sel = parse_index(interp, arr, a[1], &new_axes);
     NDArrayRef v = to_array(interp, a[2], a[2].is_number() ? std::optional<DataType>(arr.dtype()) : std::nullopt);
+    if (!new_axes.empty()) {
+      // Through the view the key selects (its new axes of size 1 broadcast the value).
+      NDArrayRef target = runtime::expand_dims_view(runtime::view(self_ref(a), sel), new_axes);
+      guard_array([&] { runtime::assign(*target, {}, *v); return 0; });
+      return Value();
+    }
     guard_array([&] { runtime::assign(arr, sel, *v); return 0; });
     return Value();
   });
@@ -423,16 +463,18 @@ TypeRef make_numpy_type() {
   });
   t->def("astype", "self, dtype", [](Interpreter& interp, Args& a) { return wrap_array(self_array(a).astype(dtype_arg(interp, a[1]))); });
   t->def("copy", "self", [](Interpreter&, Args& a) { return wrap_array(self_array(a).copy()); });
-  t->def("reshape", "self, *shape", [](Interpreter& interp, Args& a) { return wrap_array(reshape(self_array(a), int_list(interp, a))); });
-  t->def("flatten", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_array(a), {-1})); });
-  t->def("ravel", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_array(a), {-1})); });
+  // reshape, ravel and transpose give views (writes through them reach the array); flatten
+  // always copies, as NumPy's.
+  t->def("reshape", "self, *shape", [](Interpreter& interp, Args& a) { return wrap_array(reshape(self_ref(a), int_list(interp, a))); });
+  t->def("flatten", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_array(a).copy(), {-1})); });
+  t->def("ravel", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_ref(a), {-1})); });
   t->def("transpose", "self, *axes", [](Interpreter& interp, Args& a) {
-    const NDArray& arr = self_array(a);
+    const NDArrayRef& arr = self_ref(a);
     std::vector<int64_t> given = int_list(interp, a);
     std::vector<int> axes;
-    if (given.empty()) for (int d = arr.ndim(); d-- > 0;) axes.push_back(d);
+    if (given.empty()) for (int d = arr->ndim(); d-- > 0;) axes.push_back(d);
     else for (int64_t x : given) axes.push_back(static_cast<int>(x));
-    return wrap_array(guard_array([&] { return runtime::transpose(arr, axes); }));
+    return wrap_array(guard_array([&] { return runtime::transpose_view(arr, axes); }));
   });
   t->def("tolist", "self", [](Interpreter&, Args& a) { return to_list(self_array(a), 0, 0); });
   t->def("item", "self", [](Interpreter&, Args& a) {

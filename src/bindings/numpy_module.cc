@@ -242,6 +242,7 @@ void build_numpy(Interpreter& interp, script::Module& m) {
   ns.set(intern("e"), Value::real(M_E));
   ns.set(intern("inf"), Value::real(INFINITY));
   ns.set(intern("nan"), Value::real(NAN));
+  ns.set(intern("newaxis"), Value());  // NumPy's newaxis is None
   ns.set(intern("__version__"), script::make_str("2.0.0-tsch"));
   script::def_function(ns, "dtype", "name", [](Interpreter& interp, Args& a) { return Value(std::make_shared<DTypeValue>(dtype_arg(interp, a[0]), false)); });
   auto array_fn = [](Interpreter& interp, Args& a) {

@@ -612,6 +612,51 @@ NDArrayRef view(const NDArrayRef& a, const std::vector<AxisSelect>& sel) {
   return make_view(a, layout.base, layout.shape, layout.strides);
 }
 
+NDArrayRef transpose_view(const NDArrayRef& a, const std::vector<int>& axes) {
+  int nd = a->ndim();
+  if (static_cast<int>(axes.size()) != nd) throw std::invalid_argument("axes don't match array");
+  Shape in_strides = storage_strides(*a), shape(nd), strides(nd);
+  std::vector<bool> seen(nd, false);
+  for (int d = 0; d < nd; ++d) {
+    int ax = axes[d] < 0 ? axes[d] + nd : axes[d];
+    if (ax < 0 || ax >= nd || seen[ax]) throw std::invalid_argument("axes don't match array");
+    seen[ax] = true;
+    shape[d] = a->shape()[ax];
+    strides[d] = in_strides[ax];
+  }
+  return make_view(a, 0, shape, strides);
+}
+
+NDArrayRef expand_dims_view(const NDArrayRef& a, const std::vector<size_t>& positions) {
+  Shape in_strides = storage_strides(*a), shape, strides;
+  size_t next = 0;
+  for (size_t out = 0; out < a->shape().size() + positions.size(); ++out) {
+    if (std::find(positions.begin(), positions.end(), out) != positions.end()) {
+      shape.push_back(1);
+      strides.push_back(0);
+    } else {
+      shape.push_back(a->shape()[next]);
+      strides.push_back(in_strides[next++]);
+    }
+  }
+  return make_view(a, 0, shape, strides);
+}
+
+NDArrayRef reshape_view(const NDArrayRef& a, const Shape& shape) {
+  if (!a->is_dense()) {
+    NDArrayRef out = a->copy();
+    out->set_shape(shape);
+    return out;
+  }
+  Shape strides(shape.size());
+  int64_t step = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = step;
+    step *= shape[d];
+  }
+  return make_view(a, 0, shape, strides);
+}
+
 void assign(NDArray& a, const std::vector<AxisSelect>& sel, const NDArray& value) {
   Shape out_shape;
   auto offsets = selection_offsets(a, sel, out_shape);

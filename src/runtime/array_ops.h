@@ -37,6 +37,14 @@ struct AxisSelect {
 NDArrayRef select(const NDArray& a, const std::vector<AxisSelect>& sel);
 // The selection as a view sharing `a`'s memory (NumPy's basic indexing).
 NDArrayRef view(const NDArrayRef& a, const std::vector<AxisSelect>& sel);
+// Views sharing `a`'s memory, as NumPy gives them: the axes permuted (a.T, a.transpose());
+// axes of size 1 inserted before the given output positions (a[None], a[:, np.newaxis]); a
+// new shape of the same size (a.reshape, a.ravel) — a view of a dense array, a copy of a
+// strided one (which NumPy also copies when no strides fit). std::invalid_argument for bad
+// axes.
+NDArrayRef transpose_view(const NDArrayRef& a, const std::vector<int>& axes);
+NDArrayRef expand_dims_view(const NDArrayRef& a, const std::vector<size_t>& positions);
+NDArrayRef reshape_view(const NDArrayRef& a, const Shape& shape);
 // Writes `value` (broadcast to the selection's shape) into the selection.
 void assign(NDArray& a, const std::vector<AxisSelect>& sel, const NDArray& value);
 

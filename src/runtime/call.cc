@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ir/printer.h"
+#include "runtime/array_ops.h"
 #include "runtime/packed_call.h"
 #include "runtime/workspace.h"
 #include "support/checked_size.h"
@@ -96,29 +97,28 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
     if (a.ndim() != static_cast<int>(p.shape.size()))
       throw std::invalid_argument(where + ": expected " + std::to_string(p.shape.size()) + " dimensions, got " +
                                   std::to_string(a.ndim()) + " (shape " + shape_string(a.shape()) + ")");
-    if (!a.is_dense())
-      throw std::invalid_argument(where + ": not supported yet: a strided array view (as `a[:, 0]`) as an argument; pass a copy");
-    buffers.push_back(const_cast<void*>(a.data()));
+    buffers.push_back(a.is_dense() ? const_cast<void*>(a.data()) : nullptr);
   }
-  // Generated code takes buffers as 64-byte aligned (as TVM's, and its vector loads rely on
-  // it); a view at another offset (`x[1:5]`) runs on an aligned copy, copied back after.
-  std::vector<std::pair<NDArrayRef, void*>> realigned;
+  // Generated code takes buffers dense and 64-byte aligned (as TVM's; its vector loads rely
+  // on it). A strided view (`a.T`, `a[:, 0]`) or one at another offset (`x[1:5]`) runs on a
+  // dense, aligned copy, copied back into the view after the call.
+  std::vector<std::pair<NDArrayRef, NDArray*>> copies;
   for (size_t i = 0, k = 0; i < n; ++i) {
     if (!sig.buffers[i]) continue;
     void*& data = buffers[k++];
-    const NDArray& a = *args[i].array;
-    if (reinterpret_cast<uintptr_t>(data) % kBufferAlignment == 0 || a.nbytes() == 0) continue;
+    NDArray& a = *args[i].array;
+    if ((data && reinterpret_cast<uintptr_t>(data) % kBufferAlignment == 0) || a.size() == 0) continue;
     NDArrayRef copy = make_array(a.dtype(), a.shape());
-    std::memcpy(copy->data(), data, static_cast<size_t>(a.nbytes()));
-    realigned.emplace_back(copy, data);
+    assign(*copy, {}, a);
+    copies.emplace_back(copy, &a);
     data = copy->data();
   }
   struct CopyBack {
-    std::vector<std::pair<NDArrayRef, void*>>& arrays;
+    std::vector<std::pair<NDArrayRef, NDArray*>>& arrays;
     ~CopyBack() {
-      for (auto& [copy, original] : arrays) std::memcpy(original, copy->data(), static_cast<size_t>(copy->nbytes()));
+      for (auto& [copy, original] : arrays) assign(*original, {}, *copy);
     }
-  } copy_back{realigned};
+  } copy_back{copies};
   // Shapes: bind variables first, then check every dimension.
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t i = 0; i < n; ++i) {
