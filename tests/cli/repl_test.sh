@@ -172,6 +172,26 @@ contains "the kernel's output survives" "True" "$(since 'acc.numpy()')"
 # The same for a kernel built as C (target "c"): it polls the flag its loader bound.
 send 'forever_c = tvm.build(forever, target="c")'
 interrupt_kernel "a kernel built as C" 'forever_c(acc)'
+# A single loop of 2**40 iterations (no loop inside it to poll at): it runs in chunks of 2**16
+# with a poll between them, so Ctrl-C stops it too (it ran on for minutes).
+cat > "$work/one_loop.tsch" <<'END'
+@T.prim_func
+def one_loop(A: T.Buffer((1,), "float64"), n: T.int64):
+    for i in range(n):
+        A[0] = A[0] * T.float64(0.999999) + T.float64(1)
+
+@T.prim_func
+def one_constant_loop(A: T.Buffer((1,), "float64")):
+    for i in range(T.int64(1099511627776)):
+        A[0] = A[0] * T.float64(0.999999) + T.float64(1)
+
+END
+paste "$work/one_loop.tsch"
+send 'acc64 = tvm.nd.array(np.zeros((1,), dtype="float64"))'
+send 'one_loop_lib = tvm.build(one_loop, target="llvm")'
+interrupt_kernel "a single long loop" 'one_loop_lib(acc64, 2**40)'
+send 'one_loop_c = tvm.build(one_constant_loop, target="c")'
+interrupt_kernel "a single long loop built as C" 'one_loop_c(acc64)'
 
 # :save writes a script that reproduces the session's final IR (undone steps commented out).
 send ":save $work/session.tsch"

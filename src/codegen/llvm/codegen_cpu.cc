@@ -1,5 +1,7 @@
 #include "codegen/llvm/codegen_cpu.h"
 
+#include "codegen/interrupt_chunks.h"
+
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Verifier.h>
 
@@ -47,7 +49,7 @@ FunctionSignature CodeGenCPU::emit_function(const std::string& name, const ir::P
   }
   auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(entry);
-  emit(f->body);
+  emit(interrupt_checks_ ? chunk_for_interrupts(f->body) : f->body);
   b_.CreateRet(b_.getInt32(0));
 
   // Entry point: status fn(void** buffers, int64_t* scalars).

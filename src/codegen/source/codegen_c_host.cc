@@ -1,5 +1,6 @@
 #include "codegen/source/codegen_c_host.h"
 
+#include "codegen/interrupt_chunks.h"
 #include "codegen/loop_facts.h"
 #include "codegen/signature.h"
 #include "ir/op.h"
@@ -40,7 +41,7 @@ runtime::FunctionSignature CodeGenCHost::add_function(const std::string& name, c
   std::string joined;
   for (size_t i = 0; i < params.size(); ++i) joined += (i ? ", " : "") + params[i];
   open_scope("static int32_t " + name + "_compute(" + (joined.empty() ? "void" : joined) + ")");
-  stmt(f->body);
+  stmt(interrupt_checks_ ? chunk_for_interrupts(f->body) : f->body);
   line("return 0;");
   close_scope();
   line("");

@@ -31,6 +31,88 @@ using namespace ir;
 
 namespace {
 
+// Whether running `s` from its start reads `buffer` (or a match_buffer over it) before any
+// statement writes it: the first iteration of a loop, both branches of a condition, nested
+// blocks in order (an init before its body).
+class ReadsFirst {
+ public:
+  explicit ReadsFirst(const Stmt& body, const Buffer& buffer) {
+    aliases_.insert(buffer->data.get());
+    for_each_stmt(body, [&](const Stmt& x) {
+      if (auto* r = as<BlockRealizeNode>(x))
+        for (const auto& m : r->block->match_buffers)
+          if (aliases_.count(m.source.buffer->data.get())) aliases_.insert(m.buffer->data.get());
+    });
+  }
+
+  bool visit(const Stmt& s) {
+    if (!s) return false;
+    switch (s->kind) {
+      case StmtKind::SeqStmt:
+        for (const auto& c : as<SeqStmtNode>(s)->seq)
+          if (visit(c)) return true;
+        return false;
+      case StmtKind::For: {
+        auto* f = as<ForNode>(s);
+        return reads(f->min) || reads(f->extent) || visit(f->body);
+      }
+      case StmtKind::BlockRealize: {
+        auto* r = as<BlockRealizeNode>(s);
+        for (const auto& v : r->iter_values)
+          if (reads(v)) return true;
+        return reads(r->predicate) || visit(r->block->init) || visit(r->block->body);
+      }
+      case StmtKind::BufferStore: {
+        auto* st = as<BufferStoreNode>(s);
+        for (const auto& i : st->indices)
+          if (reads(i)) return true;
+        if (reads(st->value)) return true;
+        if (aliases_.count(st->buffer->data.get())) written_ = true;
+        return false;
+      }
+      case StmtKind::IfThenElse: {
+        auto* i = as<IfThenElseNode>(s);
+        if (reads(i->condition)) return true;
+        bool before = written_;
+        if (visit(i->then_case)) return true;
+        bool after_then = written_;
+        written_ = before;
+        if (visit(i->else_case)) return true;
+        written_ = after_then && (i->else_case ? written_ : before);
+        return false;
+      }
+      case StmtKind::LetStmt: {
+        auto* l = as<LetStmtNode>(s);
+        return reads(l->value) || visit(l->body);
+      }
+      default: {
+        // Any other statement: its reads count, in no particular order.
+        bool found = false;
+        for_each_expr(s, [&](const PrimExpr& e) { found = found || reads(e); });
+        if (found) return true;
+        for_each_stmt(s, [&](const Stmt& x) {
+          if (auto* st = as<BufferStoreNode>(x); st && aliases_.count(st->buffer->data.get())) written_ = true;
+        });
+        return false;
+      }
+    }
+  }
+
+ private:
+  bool reads(const PrimExpr& e) const {
+    if (!e || written_) return false;
+    bool found = false;
+    for_each_expr(e, [&](const PrimExpr& x) {
+      if (auto* l = as<BufferLoadNode>(x)) found = found || aliases_.count(l->buffer->data.get()) > 0;
+    });
+    return found;
+  }
+  std::unordered_set<const VarNode*> aliases_;
+  bool written_ = false;
+};
+
+bool reads_before_writing(const BlockNode& block, const Buffer& buffer) { return ReadsFirst(block.body, buffer).visit(block.body); }
+
 // The region of `region` (accessed by `block`) over the loops of its scope below loop
 // `below` (all of them when 0): the loops outside stay symbolic.
 std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block_sid, const BufferRegion& region, uint64_t below = 0) {
@@ -358,9 +440,19 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
     for (const auto& r : scope_block.reads) {
       if (r.buffer == src) declared = &r;
     }
+    // A declared region may reach past the buffer where the reads are guarded (a padding
+    // block's `T.if_then_else(1 <= h, X[h - 1], 0)`, relaxed by blockize without its
+    // condition): the copy stays inside the buffer, as nothing reads outside it.
+    arith::VarDomain outer;
+    for (uint64_t up = scope; up; up = s.scope_block(up)) {
+      for (const auto& iv : s.block_at(up).iter_vars) outer[iv.var.get()] = arith::interval_of(iv.dom);
+    }
     for (size_t d = 0; d < src->shape.size(); ++d) {
-      Range r = declared ? declared->region[d] : Range{make_int(0, src->shape[d]->dtype), src->shape[d]};
-      region.push_back({r.min, arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))});
+      const PrimExpr& size = src->shape[d];
+      Range r = declared ? declared->region[d] : Range{make_int(0, size->dtype), size};
+      arith::Interval whole = arith::interval_of(Range{make_int(0, size->dtype), size});
+      region.push_back(arith::interval_clamp({r.min, arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))},
+                                             whole, outer));
     }
   }
   // A copy inside a loop, or with consumers outside the insertion point, keeps the buffer's
@@ -420,16 +512,15 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
            "The buffer " + dst->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
     }
   }
-  // A block that reads what it writes and has no T.init to start the cache from (an update
-  // block left by decompose_reduction, blockized or not; an in-place update) would read the
-  // cache before anything stored to it: the buffer's values are not copied in.
-  if (!block->init) {
-    for (const auto& r : arith::effective_access_regions(*block).reads) {
-      if (r.buffer != dst) continue;
-      fail_not_supported(s, {block_sid},
-                         "cache_write of " + dst->name + " written by block {0}, which also reads " + dst->name +
-                             " and has no T.init: the cache would be read before anything is stored to it");
-    }
+  // A block that reads what it writes before writing it, with no T.init to start the cache
+  // from (an update block left by decompose_reduction, blockized or not; an in-place update),
+  // would read the cache before anything stored to it: the buffer's values are not copied
+  // in. (A scope block that writes the buffer in one block and reads it in a later one is
+  // cached as TVM caches it.)
+  if (!block->init && reads_before_writing(*block, dst)) {
+    fail_not_supported(s, {block_sid},
+                       "cache_write of " + dst->name + " written by block {0}, which reads " + dst->name +
+                           " before writing it and has no T.init: the cache would be read before anything is stored to it");
   }
   // The consumers named read the cache itself: they must run after the producer and read only
   // what it writes, or they would read the cache before (or where) nothing was stored in it
