@@ -18,6 +18,7 @@
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "transform/emulate_mma.h"
+#include "transform/instrument_bound_checkers.h"
 #include "transform/mma_builtins.h"
 #include "transform/pipeline.h"
 #include "transform/split_host_device.h"
@@ -67,6 +68,44 @@ class BuildCache {
 BuildCache& cache() {
   static BuildCache c;
   return c;
+}
+
+// An index a bound check found outside its buffer (transform/instrument_bound_checkers.h).
+void register_index_out_of_range() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    runtime::register_global_func(
+        transform::kIndexOutOfRange,
+        runtime::make_packed_func(
+            [](const std::vector<runtime::Any>& args) -> runtime::Any {
+              TSCH_USER_ASSERT(false, IndexError)
+                  << "index " << args.at(1).as_int() << " is out of bounds for axis " << args.at(3).as_int() << " of buffer "
+                  << args.at(0).as_str() << " with size " << args.at(2).as_int();
+              return runtime::Any();
+            },
+            transform::kIndexOutOfRange),
+        /*override=*/true);
+  });
+}
+
+// What is built for a CPU target: lowered with data-dependent indices checked at run time
+// (unless the PassContext says tir.instrument_bound_checkers=False), hints dropped.
+ir::IRModule lower_for_cpu(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options) {
+  const transform::PassContext& current = transform::PassContext::current();
+  if (!current.config_flag("tir.instrument_bound_checkers", true)) return transform::strip_attr_hints(lower(mod, target, options));
+  register_index_out_of_range();
+  auto ctx = std::make_shared<transform::PassContext>(current);
+  ctx->config["tir.instrument_bound_checkers"] = true;
+  transform::PassContext::enter(ctx);
+  ir::IRModule lowered;
+  try {
+    lowered = lower(mod, target, options);
+  } catch (...) {
+    transform::PassContext::exit();
+    throw;
+  }
+  transform::PassContext::exit();
+  return transform::strip_attr_hints(lowered);
 }
 
 // What a GPU would refuse at the launch of a block size known only then (CUDA's limits): the
@@ -231,7 +270,7 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     return m;
   }
   if (is_c_kind(target)) {
-    ir::IRModule lowered = transform::strip_attr_hints(lower(mod, target, options));
+    ir::IRModule lowered = lower_for_cpu(mod, target, options);
     std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") +
                       (options.poison_allocations ? "poison\n" : "") + ir::script(lowered);
     if (auto hit = cache().find(key)) return hit;
@@ -242,7 +281,7 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
   codegen::LLVMTarget llvm_target = codegen::llvm_target_of(target);
   llvm_target.interrupt_checks = options.interrupt_checks;
   llvm_target.poison_allocations = options.poison_allocations;
-  ir::IRModule lowered = transform::strip_attr_hints(lower(mod, target, options));
+  ir::IRModule lowered = lower_for_cpu(mod, target, options);
   if (llvm_target.num_cores > 0) runtime::set_num_threads(llvm_target.num_cores);
   std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") +
                     (options.poison_allocations ? "poison\n" : "") + ir::script(lowered);

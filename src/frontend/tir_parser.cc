@@ -558,8 +558,12 @@ class TirParser {
         }
       }
       stmts = parse_body(w.body, 0);
+      // A predicate of this block or of one around it (loop_partition's containers carry the
+      // T.where of an imperfect split) may keep the binding inside its domain.
       const BlockFrame& done = builder_.blocks.back();
-      if (!done.predicate || ir::is_one(done.predicate)) {
+      bool guarded = false;
+      for (const BlockFrame& f : builder_.blocks) guarded = guarded || (f.predicate && !ir::is_one(f.predicate));
+      if (!guarded) {
         for (const auto& c : done.binding_checks) check_binding(c.name, c.binding, c.dom, c.loc);
       }
     } catch (...) {

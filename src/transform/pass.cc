@@ -14,6 +14,7 @@ const std::vector<std::pair<std::string, std::string>>& honoured_configs() {
       {"tir.disable_vectorize", "bool"},     // vectorized loops run as serial loops
       {"tir.disable_storage_rewrite", "bool"},  // no memory reuse between allocations
       {"tir.disable_assert", "bool"},        // tsch's generated code has no asserts (arguments are checked before the call)
+      {"tir.instrument_bound_checkers", "bool"},  // tsch's default is True: data-dependent indices are checked at run time
       {"tir.noalias", "bool"},               // only True: buffers never alias (tsch's code generator assumes it)
       {"testing.immutable_module", "bool"},  // passes never mutate their input here anyway
       {"tir.add_lower_pass", "ffi.Array"},   // [(phase, pass), ...]: held in PassContext::lower_passes
@@ -28,7 +29,7 @@ const std::vector<std::string>& other_tvm_configs() {
       "relax.transform.apply_legalize_ops", "tir.HoistExpression", "tir.HoistIfThenElse", "tir.InjectDoubleBuffer", "tir.LoopPartition",
       "tir.ReduceBranchingThroughOvercompute", "tir.RemoveNoOp", "tir.Simplify", "tir.UnrollLoop",
       "tir.debug_keep_trivial_loop", "tir.detect_global_barrier", "tir.disable_cse_tir", "tir.enable_buffer_level_predication",
-      "tir.enable_debug", "tir.enable_equiv_terms_in_cse_tir", "tir.instr_siblings", "tir.instrument_bound_checkers",
+      "tir.enable_debug", "tir.enable_equiv_terms_in_cse_tir", "tir.instr_siblings",
       "tir.instrument_lwp", "tir.is_entry_func", "tir.lwp_disable_func_prof", "tir.lwp_max_depth", "tir.lwp_min_height",
       "tir.merge_static_smem", "tir.ptx_ldg32", "tir.reset_start_id", "tir.use_async_copy", "tir.vtcm_capacity",
   };

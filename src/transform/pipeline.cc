@@ -1,5 +1,7 @@
 #include "transform/pipeline.h"
 
+#include "transform/instrument_bound_checkers.h"
+
 #include <algorithm>
 
 #include "support/error.h"
@@ -40,6 +42,7 @@ const std::vector<std::pair<std::string, std::function<Pass()>>>& named_passes()
       {"PlanAndUpdateBufferAllocationLocation", plan_buffer_allocation},
       {"CompactBufferAllocation", compact_buffer_allocation},
       {"InjectSoftwarePipeline", inject_software_pipeline},
+      {"InstrumentBoundCheckers", instrument_bound_checkers},
       {"FlattenBuffer", flatten_buffer},
       {"StorageRewrite", storage_rewrite},
       {"Simplify", simplify},
@@ -80,6 +83,8 @@ ir::IRModule lower(const ir::IRModule& m, const LowerOptions& options) {
   };
   add_phase(0);
   for (const Pass& p : lowering_passes()) {
+    // As TVM's pipeline: the bound checks only when the config asks for them.
+    if (p.name() == "tir.FlattenBuffer" && ctx.config_flag("tir.instrument_bound_checkers")) passes.push_back(instrument_bound_checkers());
     passes.push_back(p);
     if (p.name() == "tir.FlattenBuffer") add_phase(1);
     if (p.name() == "tir.UnrollLoop") add_phase(2);

@@ -7,6 +7,7 @@
 
 #include "codegen/signature.h"
 #include "codegen/source/codegen_c_host.h"
+#include "runtime/packed_call.h"
 #include "support/files.h"
 #include "support/interrupt.h"
 
@@ -119,6 +120,9 @@ class CSourceModule : public CompiledModule {
 void bind_interrupt_flag(void* library_handle) {
   using Binder = void (*)(volatile int32_t*);
   if (auto bind = reinterpret_cast<Binder>(dlsym(library_handle, kBindInterruptFlag))) bind(&tsch_interrupt_pending);
+  using CallPacked = int32_t (*)(const char*, const TschPackedArg*, int32_t, int64_t*);
+  using CallPackedBinder = void (*)(CallPacked);
+  if (auto bind = reinterpret_cast<CallPackedBinder>(dlsym(library_handle, kBindCallPacked))) bind(&tsch_call_packed);
 }
 
 runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text, bool interrupt_checks,

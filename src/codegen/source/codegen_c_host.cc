@@ -1,9 +1,13 @@
 #include "codegen/source/codegen_c_host.h"
 
+#include <cctype>
+#include <cstdio>
+
 #include "codegen/interrupt_chunks.h"
 #include "codegen/loop_facts.h"
 #include "codegen/signature.h"
 #include "ir/op.h"
+#include "runtime/packed_call.h"
 
 namespace tsch::codegen {
 
@@ -98,6 +102,72 @@ void CodeGenCHost::emit_allocate(const AllocateNode& n) {
   forget(buf->data.get());
   --indent_;
   line("}");
+}
+
+namespace {
+
+// `text` as a C string literal (every byte but letters, digits and '_' octal-escaped).
+std::string c_literal(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x80 && (std::isalnum(u) || c == '_')) {
+      out += c;
+    } else {
+      char esc[5];
+      std::snprintf(esc, sizeof esc, "\\%03o", u);
+      out += esc;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+// T.call_packed(name, scalars and strings...) as a statement: through the runtime's
+// tsch_call_packed, which the loader binds; a failure returns its status, freeing what the
+// function holds (the runtime then raises the function's error).
+bool CodeGenCHost::emit_call_stmt(const CallNode& n) {
+  if (n.op != "call_packed") return false;
+  auto* name = n.args.empty() ? nullptr : as<StringImmNode>(n.args[0]);
+  if (!name) throw BuildError("T.call_packed: the first argument must be the function's name as a string");
+  helpers_.emplace("tsch_call_packed_fn",
+                   "typedef struct { int32_t type_code; int32_t reserved; int64_t value; } TschPackedArg;\n"
+                   "static int32_t (*tsch_call_packed_fn)(const char*, const TschPackedArg*, int32_t, int64_t*) = NULL;\n"
+                   "void " + std::string(kBindCallPacked) +
+                       "(int32_t (*f)(const char*, const TschPackedArg*, int32_t, int64_t*)) { tsch_call_packed_fn = f; }");
+  std::vector<std::string> items;
+  for (size_t i = 1; i < n.args.size(); ++i) {
+    const PrimExpr& a = n.args[i];
+    if (auto* s = as<StringImmNode>(a)) {
+      items.push_back("{2, 0, (int64_t)(intptr_t)" + c_literal(s->value) + "}");
+    } else if (a->dtype.lanes == 1 && (a->dtype.is_int() || a->dtype.is_uint() || a->dtype.is_bool())) {
+      items.push_back("{0, 0, (int64_t)" + expr(a) + "}");
+    } else if (a->dtype.lanes == 1 && a->dtype.is_float()) {
+      items.push_back("{1, 0, ((union { double d; int64_t i; }){.d = (double)" + expr(a) + "}).i}");
+    } else {
+      throw BuildError("not supported yet: a " + a->dtype.to_string() + " argument to T.call_packed in C code generation");
+    }
+  }
+  std::string args = fresh("packed_args"), result = fresh("packed_result"), status = fresh("packed_status");
+  line("{");
+  ++indent_;
+  std::string joined;
+  for (size_t i = 0; i < items.size(); ++i) joined += (i ? ", " : "") + items[i];
+  line("TschPackedArg " + args + "[" + std::to_string(std::max<size_t>(items.size(), 1)) + "] = {" +
+       (joined.empty() ? "{0, 0, 0}" : joined) + "};");
+  line("int64_t " + result + " = 0;");
+  line("int32_t " + status + " = tsch_call_packed_fn == NULL ? " + std::to_string(runtime::kStatusPackedCallFailed) +
+       " : tsch_call_packed_fn(" + c_literal(name->value) + ", " + args + ", " + std::to_string(items.size()) + ", &" + result +
+       ");");
+  line("(void)" + result + ";");
+  open_scope("if (" + status + " != 0)");
+  for (auto it = live_heap_.rbegin(); it != live_heap_.rend(); ++it) line("free(" + *it + ");");
+  line("return " + status + ";");
+  close_scope();
+  --indent_;
+  line("}");
+  return true;
 }
 
 void CodeGenCHost::emit_parallel(const ForNode& n) { serial_loop(n, "/* parallel in TensorIR: runs serially in C */"); }

@@ -16,6 +16,9 @@ namespace tsch::codegen {
 
 // The function a C library defines for the loader to hand it the runtime's Ctrl-C flag.
 constexpr const char* kBindInterruptFlag = "tsch_bind_interrupt_flag";
+// ... and the runtime's tsch_call_packed (T.call_packed of scalars and strings; the bound
+// checks of data-dependent indices report through it).
+constexpr const char* kBindCallPacked = "tsch_bind_call_packed";
 
 class CodeGenCHost : public CodeGenC {
  public:
@@ -30,6 +33,7 @@ class CodeGenCHost : public CodeGenC {
   void emit_allocate(const ir::AllocateNode& n) override;
   void emit_parallel(const ir::ForNode& n) override;
   void at_loop_head(const ir::Stmt& body) override;
+  bool emit_call_stmt(const ir::CallNode& n) override;
 
  private:
   // Frees what the function holds and returns `status`.
