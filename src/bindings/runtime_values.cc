@@ -1,6 +1,8 @@
 // tvm.nd, tvm.runtime, devices, compiled modules and functions, time_evaluator.
 #include "bindings/runtime_values.h"
 
+#include <fstream>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -182,6 +184,31 @@ TypeRef make_module_type() {
     });
     return Value();
   });
+  // TVM's Module.save(file_name, fmt=""): the format from the extension — an object file
+  // (".o", which tvm.contrib.cc.create_shared links), LLVM IR (".ll") or assembly (".s").
+  t->def("save", "self, file_name, fmt=''", [](Interpreter&, Args& a) {
+    std::string path = a.get_path(1), fmt = a.get_str(2);
+    if (fmt.empty()) fmt = path.substr(path.find_last_of('.') == std::string::npos ? path.size() : path.find_last_of('.') + 1);
+    const runtime::CompiledModuleRef& code = a[0].as<RuntimeModuleValue>()->module->code;
+    guard_build([&] {
+      if (fmt == "o" || fmt == "obj") {
+        if (path.size() < 2 || path.compare(path.size() - 2, 2, ".o") != 0)
+          throw runtime::BuildError("save: an object file's name ends in .o, got " + path);
+        code->export_library(path);
+        return 0;
+      }
+      std::string text;
+      if (fmt == "ll") text = code->source("ll");
+      else if (fmt == "s" || fmt == "asm") text = code->source("asm");
+      else if (fmt == "c" || fmt == "cc") text = code->source("c");
+      else throw runtime::BuildError("not supported yet: saving a module in format \"" + fmt + "\" (tsch saves o, ll, s and c)");
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << text;
+      if (!out.flush()) throw runtime::BuildError("save: cannot write " + path);
+      return 0;
+    });
+    return Value();
+  }, "save(file_name, fmt=''): the module as an object file (.o), LLVM IR (.ll) or assembly (.s).");
   t->def_property("type_key", [](Interpreter&, const Value& v) { return script::make_str(v.as<RuntimeModuleValue>()->module->code->type_key()); });
   t->def_property("mod", [](Interpreter&, const Value& v) { return v; });  // tvm.compile's Executable.mod
   return t;
