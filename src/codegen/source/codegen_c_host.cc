@@ -44,7 +44,9 @@ runtime::FunctionSignature CodeGenCHost::add_function(const std::string& name, c
   }
   std::string joined;
   for (size_t i = 0; i < params.size(); ++i) joined += (i ? ", " : "") + params[i];
-  open_scope("static int32_t " + name + "_compute(" + (joined.empty() ? "void" : joined) + ")");
+  // tsch_ names are the generator's own (check_symbol_names refuses them as symbols), so the
+  // implementation cannot collide with another function's entry point (f and f_compute).
+  open_scope("static int32_t tsch_compute_" + name + "(" + (joined.empty() ? "void" : joined) + ")");
   stmt(interrupt_checks_ ? chunk_for_interrupts(f->body) : f->body);
   line("return 0;");
   close_scope();
@@ -54,7 +56,7 @@ runtime::FunctionSignature CodeGenCHost::add_function(const std::string& name, c
   open_scope("int32_t " + name + "(void** buffers, int64_t* scalars)");
   line("(void)buffers;");
   line("(void)scalars;");
-  line("return " + name + "_compute(" + call + ");");
+  line("return tsch_compute_" + name + "(" + call + ");");
   close_scope();
   line("");
   functions_ += out_.str();
