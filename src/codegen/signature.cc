@@ -65,22 +65,25 @@ bool is_c_identifier(const std::string& name) {
   return true;
 }
 
-void check_symbol_names(const ir::IRModule& mod) {
-  // C's keywords cannot name a function; tsch_ names are the code generators' own.
+bool is_c_keyword(const std::string& name) {
   static const std::unordered_set<std::string> keywords = {
       "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float",
       "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static",
       "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof", "_Atomic",
       "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local", "asm", "typeof",
       "bool", "true", "false", "__asm__", "__attribute__", "__extension__", "__typeof__", "__restrict", "__inline"};
+  return keywords.count(name) > 0;
+}
+
+void check_symbol_names(const ir::IRModule& mod) {
   for (const auto& [name, f] : mod->functions) {
     TSCH_USER_ASSERT(is_c_identifier(name), ValueError)
         << "cannot build function " << ir::quote(name)
         << ": its global_symbol must be a C identifier (letters, digits and '_', not starting with a digit), the "
            "name its library exports";
-    TSCH_USER_ASSERT(!keywords.count(name) && name.rfind("tsch_", 0) != 0 && name.rfind("__tsch", 0) != 0, ValueError)
-        << "cannot build function " << ir::quote(name) << ": its global_symbol is "
-        << (keywords.count(name) ? "a C keyword" : "reserved for tsch's generated code (the tsch_ prefix)");
+    // tsch_ names are the code generators' own (helpers, implementations).
+    TSCH_USER_ASSERT(name.rfind("tsch_", 0) != 0 && name.rfind("__tsch", 0) != 0, ValueError)
+        << "cannot build function " << ir::quote(name) << ": its global_symbol is reserved for tsch's generated code (the tsch_ prefix)";
   }
 }
 

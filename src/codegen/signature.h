@@ -23,7 +23,10 @@ constexpr const char* kSignatureChecksumSymbol = "__tsch_signatures_fnv1a";
 // Whether `name` can be a function's exported symbol: a C identifier ([A-Za-z_][A-Za-z0-9_]*),
 // as the C and CUDA generators paste it into source and libraries export it.
 bool is_c_identifier(const std::string& name);
-// ValueError (a user error) unless every function of `mod` is named by a C identifier.
+// Whether `name` is a C keyword (a function so named is exported under an assembler label).
+bool is_c_keyword(const std::string& name);
+// ValueError (a user error) unless every function of `mod` is named by a C identifier that
+// does not take tsch's own tsch_ prefix.
 void check_symbol_names(const ir::IRModule& mod);
 // The checksum kSignatureChecksumSymbol holds for `table`.
 std::string signature_checksum(const std::string& table);

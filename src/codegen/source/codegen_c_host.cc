@@ -53,7 +53,11 @@ runtime::FunctionSignature CodeGenCHost::add_function(const std::string& name, c
   line("");
   std::string call;
   for (size_t i = 0; i < args.size(); ++i) call += (i ? ", " : "") + args[i];
-  open_scope("int32_t " + name + "(void** buffers, int64_t* scalars)");
+  // A C keyword (a function named `double`) cannot name a C function: the entry point takes
+  // another name and exports the symbol through an assembler label.
+  std::string entry = is_c_keyword(name) ? "tsch_entry_" + name : name;
+  if (entry != name) line("int32_t " + entry + "(void** buffers, int64_t* scalars) __asm__(\"" + name + "\");");
+  open_scope("int32_t " + entry + "(void** buffers, int64_t* scalars)");
   line("(void)buffers;");
   line("(void)scalars;");
   line("return tsch_compute_" + name + "(" + call + ");");
