@@ -81,6 +81,11 @@ class ScheduleState {
   // lowering moves every rf init out of the reduction loops (decompose_reduction), which makes
   // it right, so there rfactor accepts and lists the blocks for the lowering to confirm.
   bool rfactor_init_decomposed_later = false;
+  // Set only by te's legacy-schedule lowering too: TVM's TE lowering lets compute_at move a
+  // stage whose tensor is also an argument (the schedule-primitives tutorial's
+  // `s[B].compute_at(s[C], C.op.axis[0])` with tvm.lower(s, [A, B, C])). Accepted when the
+  // consumers' loops provably still compute every element of the output; refused otherwise.
+  bool compute_at_covered_outputs = false;
   std::vector<uint64_t> rfactor_blocks_to_decompose;
 
  private:

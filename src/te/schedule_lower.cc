@@ -38,6 +38,7 @@ class StageLowering {
     ir::PrimFunc f = create_prim_func(args, &names);
     sch_.emplace(ir::module_of("main", f), 0);
     sch_->state().rfactor_init_decomposed_later = true;  // decompose() below moves every rf init out
+    sch_->state().compute_at_covered_outputs = true;      // TVM's TE lowering lets outputs move too
     for (const auto& st : s_.stages()) {
       if (st.origin != Stage::Origin::Op || st.is_placeholder()) continue;
       auto it = names.find(st.origin_op.get());

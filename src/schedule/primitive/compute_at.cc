@@ -215,6 +215,50 @@ std::vector<const StmtNode*> nodes_of(const ScheduleState& s, const std::vector<
   return out;
 }
 
+// Whether the block, computed over `ranges` (its iterators' ranges in terms of the loops of
+// `dom`) for every iteration of those loops, still writes every element of its one output:
+// each dimension written at exactly one iterator, whose range moves with at most one loop
+// (a dimension of its own) by steps no wider than the range, from at most 0 to at least the
+// last index. A sufficient condition; what it cannot prove is refused.
+bool covers_whole_output(const BlockNode& block, const std::vector<IterRange>& ranges, const arith::VarDomain& dom) {
+  if (block.writes.size() != 1) return false;
+  const BufferRegion& w = block.writes[0];
+  std::unordered_set<const VarNode*> used_loops;
+  for (size_t d = 0; d < w.region.size(); ++d) {
+    auto* iv = as<VarNode>(w.region[d].min);
+    if (!iv || !is_one(w.region[d].extent)) return false;
+    size_t k = 0;
+    while (k < block.iter_vars.size() && block.iter_vars[k].var.get() != iv) ++k;
+    if (k == block.iter_vars.size() || k >= ranges.size() || !ranges[k].range.min || !ranges[k].range.max) return false;
+    const arith::Interval& r = ranges[k].range;
+    std::vector<PrimExpr> loops;  // the loop variables the range moves with
+    for (const PrimExpr& e : {r.min, r.max}) {
+      for_each_expr(e, [&](const PrimExpr& x) {
+        auto* v = as<VarNode>(x);
+        bool seen = std::any_of(loops.begin(), loops.end(), [&](const PrimExpr& l) { return l.get() == v; });
+        if (v && dom.count(v) && !seen) loops.push_back(x);
+      });
+    }
+    if (loops.size() > 1) return false;
+    PrimExpr last = sub(w.buffer->shape[d], make_int(1, w.buffer->shape[d]->dtype));
+    PrimExpr start = r.min, end = r.max;
+    if (!loops.empty()) {
+      const auto* x = as<VarNode>(loops[0]);
+      if (!used_loops.insert(x).second) return false;
+      std::unordered_map<const VarNode*, PrimExpr> next{{x, add(loops[0], make_int(1, loops[0]->dtype))}};
+      int64_t step, width;
+      if (!as_const_int(arith::simplify(sub(substitute(r.min, next), r.min)), &step) || step < 0) return false;
+      if (!as_const_int(arith::simplify(sub(r.max, r.min)), &width) || width < 0 || width + 1 < step) return false;
+      start = substitute(r.min, {{x, dom.at(x).min}});
+      end = substitute(r.max, {{x, dom.at(x).max}});
+    }
+    if (!arith::can_prove(make_binary(ExprKind::LE, start, make_int(0, start->dtype)), dom) ||
+        !arith::can_prove(make_binary(ExprKind::GE, end, last), dom))
+      return false;
+  }
+  return true;
+}
+
 // Checked on the rewritten state (the new bindings are known only then), which is put back
 // on a refusal.
 void recheck_under_parallel_loops(ScheduleState& s, const ScheduleState& before, uint64_t block_sid) {
@@ -265,7 +309,8 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   check_complete_or_reduction(s, block_sid);
   const BlockNode* block = &s.block_at(block_sid);
   uint64_t scope = s.scope_block(block_sid);
-  if (is_output_block(s, block_sid)) fail(s, kNotOutputBlockError, {block_sid});
+  bool output = is_output_block(s, block_sid);
+  if (output && !s.compute_at_covered_outputs) fail(s, kNotOutputBlockError, {block_sid});
   std::vector<uint64_t> consumers;
   for (uint64_t b : s.child_blocks(scope)) {
     if (b == block_sid) continue;
@@ -302,6 +347,10 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
     }
   }
   std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->writes, needed, loop_domain(s, loop_sid));
+  if (output && !covers_whole_output(*block, ranges, loop_domain(s, loop_sid))) {
+    fail_not_supported(s, {block_sid}, "compute_at of block {0}, which writes an argument of the function: tsch cannot prove that the "
+                                       "loops it moves under still compute every element of it");
+  }
   // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
   Block block_ref = s.info(block_sid)->realize->block;
   PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);
