@@ -22,6 +22,10 @@ class ChunkLongLoops : public ir::IRMutator {
     if (!loop || loop->for_kind != ir::ForKind::Serial || !loop->has_trivial_step() || holds_loop(loop->body)) return out;
     int64_t extent;
     if (ir::as_const_int(loop->extent, &extent) && extent <= kInterruptChunk) return out;
+    // A loop variable narrower than 32 bits counts fewer than 2**16 iterations (and cannot
+    // hold the chunk size).
+    if (!loop->loop_var->dtype.is_int() && !loop->loop_var->dtype.is_uint()) return out;
+    if (loop->loop_var->dtype.bits < 32 || loop->loop_var->dtype.lanes != 1) return out;
     // for chunk in range(ceildiv(n, C)):
     //   for inner in range(min(C, n - chunk * C)):
     //     i = min + chunk * C + inner; body

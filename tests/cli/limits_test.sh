@@ -47,6 +47,13 @@ for limit in unlimited 300000; do
   check "199 nested parentheses parse (ulimit -v $limit)" "1" "$out"
 done
 
+# str() of a million nested lists: a RecursionError at once (it was quadratic: minutes).
+printf 'a = []\nfor i in range(1000000):\n    a = [a]\ntry:\n    str(a)\nexcept RecursionError as e:\n    print("RecursionError:", e)\n' > deep_list.tsch
+start=$(date +%s)
+out=$(timeout 60 "$tsch" deep_list.tsch 2>&1)
+contains "str() of a million nested lists is a RecursionError" "RecursionError: maximum recursion depth exceeded while getting the repr of an object" "$out"
+check "... within seconds" "yes" "$([ $(( $(date +%s) - start )) -lt 20 ] && echo yes || echo no)"
+
 cat > parallel.tsch <<'TSCH'
 import tvm
 from tvm.script import tir as T

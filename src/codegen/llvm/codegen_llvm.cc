@@ -403,7 +403,11 @@ void CodeGenLLVM::emit(const Stmt& s) {
         emit_parallel(*n);
         return;
       }
-      loop(n->loop_var, emit(n->min), emit(n->extent), n->body, n->for_kind == ir::ForKind::Unrolled);
+      // Bounds in the loop variable's type (a specialized int16 extent may reach here as
+      // int32, and LLVM compares only values of one type).
+      llvm::Type* t = type_of(n->loop_var->dtype);
+      llvm::Value* min = b_.CreateIntCast(emit(n->min), t, true), *extent = b_.CreateIntCast(emit(n->extent), t, true);
+      loop(n->loop_var, min, extent, n->body, n->for_kind == ir::ForKind::Unrolled);
       return;
     }
     case ir::StmtKind::Block:
