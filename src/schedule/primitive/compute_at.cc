@@ -322,9 +322,7 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   check_all_under(s, consumers, loop_sid, true);
   // Step 2. The region the consumers under the loop need, per buffer.
   std::unordered_map<const BufferNode*, std::vector<arith::Interval>> needed;
-  std::vector<const StmtNode*> anchors;
   for (uint64_t c : consumers) {
-    anchors.push_back(s.info(c)->node);
     for (const auto& r : arith::effective_access_regions(s.block_at(c)).reads) {
       if (!writes_buffer(block, r.buffer)) continue;
       std::vector<arith::Interval> region = relaxed_region(s, c, loop_sid, r, nullptr, /*relax_threads_by_scope=*/true);
