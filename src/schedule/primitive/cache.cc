@@ -416,6 +416,7 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
     } else {
       CacheLocDetector detector(writer, scope, related);
       detector.visit(Stmt(std::make_shared<BlockNode>(scope_block)));
+      if (detector.holds_both) fail_not_supported(s, {block_sid}, "cache_read where the writer of " + src->name + " and a consumer share a container block");
       if (detector.pos < 0 || !detector.loc) fail_not_supported(s, {block_sid}, "cache_read where its consumers run before the writer of " + src->name);
       loc = detector.loc;
       pos = detector.pos;
@@ -554,6 +555,7 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   if (!related.empty()) {
     CacheLocDetector detector(block_sid, scope, related);
     detector.visit(Stmt(std::make_shared<BlockNode>(s.block_at(scope))));
+    if (detector.holds_both) fail_not_supported(s, {block_sid}, "cache_write where block {0} and a reader of " + dst->name + " share a container block");
     if (detector.loc && detector.loc != scope && detector.pos >= 0) {
       loc = detector.loc;
       position = static_cast<size_t>(detector.pos);

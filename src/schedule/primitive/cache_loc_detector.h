@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <unordered_set>
 
+#include "ir/functor.h"
 #include "ir/stmt.h"
 
 namespace tsch::schedule {
@@ -22,6 +23,7 @@ class CacheLocDetector {
   uint64_t loc = 0;                   // a loop's sid, or the scope block's
   int64_t pos = -1;                   // index in `seq` (or before / after a lone body)
   const ir::SeqStmtNode* seq = nullptr;   // the sequence `pos` indexes (null: the scope's start)
+  bool holds_both = false;            // a container block holds the writer and a related block
 
   void visit(const ir::Stmt& st) {
     if (!st) return;
@@ -54,8 +56,23 @@ class CacheLocDetector {
           }
           return;
         }
-        if (b->sid == writer_) visited_block_ = true;
-        else if (related_.count(b->sid)) visited_related_ = true;
+        bool writer = b->sid == writer_, related = related_.count(b->sid) > 0;
+        if (!writer && !related) {
+          // A container (loop_partition's blocks) runs what the blocks nested in it do.
+          ir::for_each_stmt(b->body, [&](const ir::Stmt& x) {
+            if (x->kind != ir::StmtKind::Block) return;
+            uint64_t sid = ir::as<ir::BlockNode>(x)->sid;
+            writer = writer || sid == writer_;
+            related = related || related_.count(sid) > 0;
+          });
+          // The writer and a consumer inside one container: no place between them out here.
+          if (writer && related) {
+            holds_both = true;
+            return;
+          }
+        }
+        if (writer) visited_block_ = true;
+        else if (related) visited_related_ = true;
         return;
       }
       case ir::StmtKind::For: {

@@ -242,6 +242,7 @@ void locate(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t
   }
   CacheLocDetector detector(first, scope, related);
   detector.visit(Stmt(std::make_shared<BlockNode>(scope_block)));
+  if (detector.holds_both) fail_not_supported(s, {block_sid}, std::string(primitive) + " where the blocks it connects share a container block");
   if (detector.pos < 0 || !detector.loc) fail_not_supported(s, {block_sid}, std::string(primitive) + " where the copy has no place between the blocks it connects");
   loc = detector.loc;
   pos = detector.pos;
