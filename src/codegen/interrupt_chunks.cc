@@ -19,7 +19,10 @@ class ChunkLongLoops : public ir::IRMutator {
   ir::Stmt mutate(const ir::Stmt& s) override {
     ir::Stmt out = mutate_children(s);
     auto* loop = ir::as<ir::ForNode>(out);
-    if (!loop || loop->for_kind != ir::ForKind::Serial || !loop->has_trivial_step() || holds_loop(loop->body)) return out;
+    if (!loop || !loop->has_trivial_step() || holds_loop(loop->body)) return out;
+    // A parallel loop's tasks each run a range of it: chunked the same way, a task polls
+    // between its chunks (the chunks are what the thread pool shares out).
+    if (loop->for_kind != ir::ForKind::Serial && loop->for_kind != ir::ForKind::Parallel) return out;
     int64_t extent;
     if (ir::as_const_int(loop->extent, &extent) && extent <= kInterruptChunk) return out;
     // A loop variable narrower than 32 bits counts fewer than 2**16 iterations (and cannot
@@ -40,8 +43,9 @@ class ChunkLongLoops : public ir::IRMutator {
     ir::PrimExpr index = ir::add(ir::cast(t, loop->min), ir::add(ir::mul(chunk, c), inner));
     ir::Stmt body = std::make_shared<ir::LetStmtNode>(loop->loop_var, index, loop->body);
     auto inner_loop = std::make_shared<ir::ForNode>(inner, ir::make_int(0, t), inner_extent, ir::ForKind::Serial, body);
-    inner_loop->annotations = loop->annotations;
-    return std::make_shared<ir::ForNode>(chunk, ir::make_int(0, t), chunks, ir::ForKind::Serial, inner_loop);
+    auto outer_loop = std::make_shared<ir::ForNode>(chunk, ir::make_int(0, t), chunks, loop->for_kind, inner_loop);
+    (loop->for_kind == ir::ForKind::Serial ? inner_loop : outer_loop)->annotations = loop->annotations;
+    return outer_loop;
   }
 };
 

@@ -181,6 +181,11 @@ def one_loop(A: T.Buffer((1,), "float64"), n: T.int64):
         A[0] = A[0] * T.float64(0.999999) + T.float64(1)
 
 @T.prim_func
+def one_parallel_loop(B: T.Buffer((1024,), "float64"), n: T.int64):
+    for i in T.parallel(n):
+        B[i % T.int64(1024)] = T.sqrt(T.Cast("float64", i))
+
+@T.prim_func
 def one_constant_loop(A: T.Buffer((1,), "float64")):
     for i in range(T.int64(1099511627776)):
         A[0] = A[0] * T.float64(0.999999) + T.float64(1)
@@ -192,6 +197,10 @@ send 'one_loop_lib = tvm.build(one_loop, target="llvm")'
 interrupt_kernel "a single long loop" 'one_loop_lib(acc64, 2**40)'
 send 'one_loop_c = tvm.build(one_constant_loop, target="c")'
 interrupt_kernel "a single long loop built as C" 'one_loop_c(acc64)'
+# The same loop run in parallel: each task polls between its chunks.
+send 'par = tvm.build(one_parallel_loop, target="llvm")'
+send 'b1024 = tvm.nd.array(np.zeros((1024,), dtype="float64"))'
+interrupt_kernel "a single long parallel loop" 'par(b1024, 2**40)'
 
 # :save writes a script that reproduces the session's final IR (undone steps commented out).
 send ":save $work/session.tsch"
