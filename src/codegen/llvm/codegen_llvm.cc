@@ -87,6 +87,7 @@ llvm::Value* CodeGenLLVM::emit(const PrimExpr& e) {
     }
     case ExprKind::Let: {
       auto* n = ir::as<ir::LetNode>(e);
+      if (n->var->dtype.is_handle()) derived_pointers_.insert(n->var.get());
       vars_[n->var.get()] = emit(n->value);
       return emit(n->body);
     }
@@ -262,7 +263,10 @@ llvm::Value* CodeGenLLVM::data_of(const ir::Buffer& buf) {
 // functions load their buffer pointers from a closure, which loses the parameters'
 // noalias; without the tags LLVM must assume there that a store to one buffer changes
 // the others (e.g. reload a tile of C accumulated in place after every store).
+// A pointer bound by a let (`B_data = T.address_of(A[8])`, a packed call's result) may point
+// into any buffer: accesses through it carry no tag, so LLVM assumes they may alias all.
 llvm::Instruction* CodeGenLLVM::tag_access(llvm::Instruction* access, const ir::Buffer& buf) {
+  if (derived_pointers_.count(buf->data.get())) return access;
   auto [it, fresh] = tbaa_tags_.try_emplace(buf->data.get(), nullptr);
   if (fresh) {
     llvm::MDBuilder md(ctx_);
@@ -333,6 +337,7 @@ void CodeGenLLVM::emit(const Stmt& s) {
     case ir::StmtKind::Evaluate: emit(ir::as<ir::EvaluateNode>(s)->value); return;
     case ir::StmtKind::LetStmt: {
       auto* n = ir::as<ir::LetStmtNode>(s);
+      if (n->var->dtype.is_handle()) derived_pointers_.insert(n->var.get());
       vars_[n->var.get()] = emit(n->value);
       emit(n->body);
       vars_.erase(n->var.get());

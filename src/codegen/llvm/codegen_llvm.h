@@ -12,6 +12,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/module.h"
@@ -87,6 +88,7 @@ class CodeGenLLVM {
   std::unordered_map<const ir::VarNode*, llvm::Value*> vars_;
   llvm::MDNode* tbaa_root_ = nullptr;
   std::unordered_map<const ir::VarNode*, llvm::MDNode*> tbaa_tags_;
+  std::unordered_set<const ir::VarNode*> derived_pointers_;  // let-bound handles: untagged
 };
 
 }  // namespace tsch::codegen
