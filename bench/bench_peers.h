@@ -55,12 +55,17 @@ inline std::string choose_openblas_core(char** argv) {
       setenv("TSCH_BENCH_OPENBLAS_BEFORE", why.c_str(), 1);
       setenv("OPENBLAS_CORETYPE", want.c_str(), 1);
       execv("/proc/self/exe", argv);
-      std::fprintf(stderr, "matmul_bench: could not re-execute itself with OPENBLAS_CORETYPE=%s: %s\n", want.c_str(), std::strerror(errno));
+      std::fprintf(stderr, "matmul_bench: could not re-execute itself with OPENBLAS_CORETYPE=%s: %s\n", want.c_str(),
+                   std::strerror(errno));
     }
   }
   std::string line = std::string(openblas_get_config()) + "; kernels: " + core;
-  if (before) line += std::string(" (forced, ") + (std::getenv("TSCH_BENCH_OPENBLAS_CORETYPE") ? "TSCH_BENCH_OPENBLAS_CORETYPE" : "the CPU has AVX-512") + "; " + before + ")";
-  else line += " (as loaded)";
+  if (before)
+    line += std::string(" (forced, ") +
+            (std::getenv("TSCH_BENCH_OPENBLAS_CORETYPE") ? "TSCH_BENCH_OPENBLAS_CORETYPE" : "the CPU has AVX-512") +
+            "; " + before + ")";
+  else
+    line += " (as loaded)";
   return line;
 }
 #endif
@@ -119,7 +124,8 @@ inline float fma_loop_sse(int64_t iters) {
 
 inline FmaKernel fma_kernel() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) return {"AVX-512 FMA", 16, 16, fma_loop_avx512};
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
+    return {"AVX-512 FMA", 16, 16, fma_loop_avx512};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"AVX2 FMA", 8, 10, fma_loop_avx2};
   return {"SSE multiply-add", 4, 10, fma_loop_sse};
 }

@@ -120,7 +120,8 @@ tsch::ir::IRModule module_named(tsch::script::Interpreter&, const tsch::script::
 
 double max_rel_error(const std::vector<float>& x, const std::vector<float>& ref) {
   double worst = 0;
-  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(x[i] - ref[i]) / std::max(1e-6, std::fabs(double(ref[i]))));
+  for (size_t i = 0; i < x.size(); ++i)
+    worst = std::max(worst, std::fabs(x[i] - ref[i]) / std::max(1e-6, std::fabs(double(ref[i]))));
   return worst;
 }
 
@@ -143,7 +144,8 @@ int main(int, char** argv) {
   double peak1 = bench::fma_peak(1), peak2 = bench::fma_peak(2);
   std::printf("measured FMA peak (at the start; %s, %d float lanes): %.1f GFLOP/s (1 thread), %.1f (2 threads)\n",
               bench::fma_kernel().isa, bench::fma_kernel().lanes, peak1, peak2);
-  std::printf("tsch: LLVM 19 ORC JIT for -mcpu=%s (the host CPU and its features)\n", tsch::codegen::host_cpu_name().c_str());
+  std::printf("tsch: LLVM 19 ORC JIT for -mcpu=%s (the host CPU and its features)\n",
+              tsch::codegen::host_cpu_name().c_str());
 #ifdef TSCH_HAVE_OPENBLAS
   std::printf("OpenBLAS: %s\n", openblas_line.c_str());
 #endif
@@ -155,15 +157,19 @@ int main(int, char** argv) {
   Built good_no_polls = build(module_named(interp, globals, "good_mod"), /*interrupt_checks=*/false);
   Built mm_relu = build(module_named(interp, globals, "mm_relu"));
 
-  auto a = runtime::make_array(ir::DataType::float32(), {N, N}), b = runtime::make_array(ir::DataType::float32(), {N, N}),
+  auto a = runtime::make_array(ir::DataType::float32(), {N, N}),
+       b = runtime::make_array(ir::DataType::float32(), {N, N}),
        c = runtime::make_array(ir::DataType::float32(), {N, N});
   std::srand(1);
-  for (int64_t i = 0; i < a->size(); ++i) a->set_f(i, std::rand() / double(RAND_MAX)), b->set_f(i, std::rand() / double(RAND_MAX));
+  for (int64_t i = 0; i < a->size(); ++i)
+    a->set_f(i, std::rand() / double(RAND_MAX)), b->set_f(i, std::rand() / double(RAND_MAX));
   auto run = [&](const Built& m) {
     const auto& sig = m.lib->functions()[0];
     runtime::call_compiled(sig, m.lib->entry(sig.name), {{a.get()}, {b.get()}, {c.get()}});
   };
-  auto result = [&] { return std::vector<float>(static_cast<float*>(c->data()), static_cast<float*>(c->data()) + c->size()); };
+  auto result = [&] {
+    return std::vector<float>(static_cast<float*>(c->data()), static_cast<float*>(c->data()) + c->size());
+  };
 
   // (c) and OpenBLAS are measured interleaved, so drift on a shared machine affects both
   // alike: 20 rounds, each a burst of calls of one side, then of the other. A burst's first
@@ -217,7 +223,7 @@ int main(int, char** argv) {
   std::printf("OpenBLAS: not built in (install libopenblas-dev and reconfigure)\n");
 #endif
 
-double halide[3] = {0, 0, 0}, halide_compile = 0;
+  double halide[3] = {0, 0, 0}, halide_compile = 0;
 #ifdef TSCH_HALIDE_BENCH
   {
     // Halide links LLVM 14: it runs in its own process (halide_matmul), never next to LLVM 19.
@@ -239,15 +245,17 @@ double halide[3] = {0, 0, 0}, halide_compile = 0;
     const Built* m;
     int reps;
     double gflops[3];
-  } rows[] = {{"(a) unscheduled TensorIR", &naive, 1, {}}, {"(b) seed split/reorder", &seed, 2, {}}, {"(c) stdlib matmul_cpu", &good, 5, {}}};
+  } rows[] = {{"(a) unscheduled TensorIR", &naive, 1, {}},
+              {"(b) seed split/reorder", &seed, 2, {}},
+              {"(c) stdlib matmul_cpu", &good, 5, {}}};
   for (auto& row : rows) {
     for (int threads : {1, 2}) {
       runtime::set_num_threads(threads);
       row.gflops[threads] = kFlops / best_of(row.reps, [&] { run(*row.m); }) / 1e9;
     }
     double err = reference.empty() ? 0 : max_rel_error(result(), reference);
-    std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   build %6.1f ms   max rel err %.1e\n", row.name, row.gflops[1],
-                row.gflops[2], row.m->build_seconds * 1e3, err);
+    std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   build %6.1f ms   max rel err %.1e\n", row.name,
+                row.gflops[1], row.gflops[2], row.m->build_seconds * 1e3, err);
   }
   // What Ctrl-C costs: (c) as built (its outer loops poll the interrupt flag) against the
   // same schedule built without the polls, interleaved; median of the rounds' ratios.
@@ -259,19 +267,23 @@ double halide[3] = {0, 0, 0}, halide_compile = 0;
       poll_ratios.push_back(with_polls / without);
     }
     std::sort(poll_ratios.begin(), poll_ratios.end());
-    std::printf("%-26s time with Ctrl-C polls / without: %.3f (%d thread%s; median of 10 interleaved rounds)\n", "(c) stdlib matmul_cpu",
-                poll_ratios[5], threads, threads == 1 ? "" : "s");
+    std::printf("%-26s time with Ctrl-C polls / without: %.3f (%d thread%s; median of 10 interleaved rounds)\n",
+                "(c) stdlib matmul_cpu", poll_ratios[5], threads, threads == 1 ? "" : "s");
   }
   runtime::set_num_threads(0);
   bool have_blas = blas_side[1].best_warm < 1e30;
   if (have_blas) {
     std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   (warm; cold: %.1f, %.1f)\n", "OpenBLAS cblas_sgemm",
-                gflops(blas_side[1].best_warm), gflops(blas_side[2].best_warm), gflops(blas_side[1].best_cold), gflops(blas_side[2].best_cold));
-    std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   (warm; cold: %.1f, %.1f; interleaved with OpenBLAS)\n",
-                "(c) stdlib matmul_cpu", gflops(good_side[1].best_warm), gflops(good_side[2].best_warm), gflops(good_side[1].best_cold),
-                gflops(good_side[2].best_cold));
+                gflops(blas_side[1].best_warm), gflops(blas_side[2].best_warm), gflops(blas_side[1].best_cold),
+                gflops(blas_side[2].best_cold));
+    std::printf(
+        "%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   (warm; cold: %.1f, %.1f; interleaved with OpenBLAS)\n",
+        "(c) stdlib matmul_cpu", gflops(good_side[1].best_warm), gflops(good_side[2].best_warm),
+        gflops(good_side[1].best_cold), gflops(good_side[2].best_cold));
   }
-  if (halide[1] > 0) std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   JIT compile %6.1f ms\n", "Halide 14 JIT", halide[1], halide[2], halide_compile * 1e3);
+  if (halide[1] > 0)
+    std::printf("%-26s %7.1f GFLOP/s (1 thread) %7.1f (2 threads)   JIT compile %6.1f ms\n", "Halide 14 JIT", halide[1],
+                halide[2], halide_compile * 1e3);
 
   // (c)'s best figure from either measurement (alone, or interleaved with OpenBLAS).
   double g[3] = {0, rows[2].gflops[1], rows[2].gflops[2]};
@@ -281,18 +293,26 @@ double halide[3] = {0, 0, 0}, halide_compile = 0;
   // matmul runs, spread over the whole bench, found; the best of the two is the peak.
   peak1 = std::max(peak1, bench::fma_peak(1));
   peak2 = std::max(peak2, bench::fma_peak(2));
-  std::printf("\nmeasured FMA peak, best of the start and the end: %.1f GFLOP/s (1 thread), %.1f (2 threads)\n", peak1, peak2);
+  std::printf("\nmeasured FMA peak, best of the start and the end: %.1f GFLOP/s (1 thread), %.1f (2 threads)\n", peak1,
+              peak2);
   std::printf("(c) / FMA peak: %.2f (1 thread), %.2f (2 threads)\n", g[1] / peak1, g[2] / peak2);
   if (have_blas) {
-    auto ratio = [](const Side& ours, const Side& peer, bool warm) { return warm ? peer.best_warm / ours.best_warm : peer.best_cold / ours.best_cold; };
+    auto ratio = [](const Side& ours, const Side& peer, bool warm) {
+      return warm ? peer.best_warm / ours.best_warm : peer.best_cold / ours.best_cold;
+    };
     std::printf("(c) / OpenBLAS: %.2fx (1 thread), %.2fx (2 threads)   [warm, best of 20 interleaved rounds]\n",
                 ratio(good_side[1], blas_side[1], true), ratio(good_side[2], blas_side[2], true));
-    std::printf("(c) / OpenBLAS: %.2fx (1 thread), %.2fx (2 threads)   [target >= 0.9x; warm, median of the 20 rounds' ratios]\n", paired_ratio[1], paired_ratio[2]);
-    std::printf("(c) / OpenBLAS: %.2fx (1 thread), %.2fx (2 threads)   [cold first calls, best of 20]\n", ratio(good_side[1], blas_side[1], false),
-                ratio(good_side[2], blas_side[2], false));
+    std::printf(
+        "(c) / OpenBLAS: %.2fx (1 thread), %.2fx (2 threads)   [target >= 0.9x; warm, median of the 20 rounds' "
+        "ratios]\n",
+        paired_ratio[1], paired_ratio[2]);
+    std::printf("(c) / OpenBLAS: %.2fx (1 thread), %.2fx (2 threads)   [cold first calls, best of 20]\n",
+                ratio(good_side[1], blas_side[1], false), ratio(good_side[2], blas_side[2], false));
   }
-  if (halide[1] > 0) std::printf("(c) / Halide:   %.2fx (1 thread), %.2fx (2 threads)\n", g[1] / halide[1], g[2] / halide[2]);
-  std::printf("\ntvm.build wall time: mm_relu %.1f ms, (c) %.1f ms", mm_relu.build_seconds * 1e3, good.build_seconds * 1e3);
+  if (halide[1] > 0)
+    std::printf("(c) / Halide:   %.2fx (1 thread), %.2fx (2 threads)\n", g[1] / halide[1], g[2] / halide[2]);
+  std::printf("\ntvm.build wall time: mm_relu %.1f ms, (c) %.1f ms", mm_relu.build_seconds * 1e3,
+              good.build_seconds * 1e3);
   if (halide_compile > 0) std::printf("; Halide JIT compile of its schedule %.1f ms", halide_compile * 1e3);
   std::printf("\n");
   return 0;

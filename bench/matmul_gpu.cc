@@ -1,9 +1,9 @@
 // matmul_gpu: 4096x4096 matmul on the GPU, float32 and float16 — the kernels tsch builds from
 // bench/matmul_gpu.tsch (stdlib/matmul_gpu.tsch's shared-memory recipe at a few tile sizes)
 // against cuBLAS (cublasSgemm / cublasHgemm, loaded with dlopen), in the same run on the same
-// device arrays. Each result's error against a float64 product is printed (sampled entries); times are the best of 5 repeats of
-// `number` calls between device synchronizations, after a warm-up. Figures are printed, not
-// asserted. Without a CUDA device or cuBLAS it says so and exits 0 (skipped).
+// device arrays. Each result's error against a float64 product is printed (sampled entries); times are the best of 5
+// repeats of `number` calls between device synchronizations, after a warm-up. Figures are printed, not asserted.
+// Without a CUDA device or cuBLAS it says so and exits 0 (skipped).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -39,8 +39,10 @@ constexpr double kFlops = 2.0 * N * N * N;
 struct CuBLAS {
   void* handle = nullptr;
   int (*Create)(void**) = nullptr;
-  int (*Sgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*, int) = nullptr;
-  int (*Hgemm)(void*, int, int, int, int, int, const uint16_t*, const void*, int, const void*, int, const uint16_t*, void*, int) = nullptr;
+  int (*Sgemm)(void*, int, int, int, int, int, const float*, const float*, int, const float*, int, const float*, float*,
+               int) = nullptr;
+  int (*Hgemm)(void*, int, int, int, int, int, const uint16_t*, const void*, int, const void*, int, const uint16_t*,
+               void*, int) = nullptr;
   int (*GetVersion)(void*, int*) = nullptr;
   std::string path;
 };
@@ -51,7 +53,8 @@ bool load_cublas(CuBLAS& b, std::string& why) {
   if (const char* p = std::getenv("TSCH_CUBLAS"); p && *p) names.push_back(p);
   for (const char* n : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) names.push_back(n);
   std::string home = std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : "/usr/local/cuda";
-  for (const char* n : {"/lib64/libcublas.so.13", "/lib64/libcublas.so.12", "/lib64/libcublas.so"}) names.push_back(home + n);
+  for (const char* n : {"/lib64/libcublas.so.13", "/lib64/libcublas.so.12", "/lib64/libcublas.so"})
+    names.push_back(home + n);
   void* lib = nullptr;
   for (const auto& n : names) {
     if ((lib = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL))) {
@@ -116,8 +119,10 @@ std::vector<float> host_values(const runtime::NDArray& a) {
   runtime::NDArrayRef h = runtime::to_host(a);
   std::vector<float> out(static_cast<size_t>(h->size()));
   for (int64_t i = 0; i < h->size(); ++i) {
-    if (h->dtype().bits == 16) out[static_cast<size_t>(i)] = from_half(static_cast<const uint16_t*>(h->data())[i]);
-    else out[static_cast<size_t>(i)] = static_cast<const float*>(h->data())[i];
+    if (h->dtype().bits == 16)
+      out[static_cast<size_t>(i)] = from_half(static_cast<const uint16_t*>(h->data())[i]);
+    else
+      out[static_cast<size_t>(i)] = static_cast<const float*>(h->data())[i];
   }
   return out;
 }
@@ -157,10 +162,15 @@ int main(int argc, char** argv) {
 
   int cublas_version = 0;
   if (cublas.GetVersion) cublas.GetVersion(cublas.handle, &cublas_version);
-  std::string arch = "sm_" + [] { std::string v = runtime::cuda::compute_version(0); v.erase(v.find('.'), 1); return v; }();
-  std::printf("matmul %dx%dx%d on %s (%s); TFLOP/s = 2*N^3 / best time\n", N, N, N, runtime::cuda::device_name(0).c_str(), arch.c_str());
-  std::printf("tsch: CUDA C -> PTX (NVRTC, -arch=%s) -> the driver's JIT; cuBLAS %d from %s (default math mode)\n\n", arch.c_str(),
-              cublas_version, cublas.path.c_str());
+  std::string arch = "sm_" + [] {
+    std::string v = runtime::cuda::compute_version(0);
+    v.erase(v.find('.'), 1);
+    return v;
+  }();
+  std::printf("matmul %dx%dx%d on %s (%s); TFLOP/s = 2*N^3 / best time\n", N, N, N,
+              runtime::cuda::device_name(0).c_str(), arch.c_str());
+  std::printf("tsch: CUDA C -> PTX (NVRTC, -arch=%s) -> the driver's JIT; cuBLAS %d from %s (default math mode)\n\n",
+              arch.c_str(), cublas_version, cublas.path.c_str());
 
   runtime::Device gpu{runtime::DeviceType::CUDA, 0};
   runtime::DeviceAPI& api = runtime::device_api(gpu);
@@ -191,8 +201,10 @@ int main(int argc, char** argv) {
       }
       runtime::copy_array(*h, dev_array);
     };
-    runtime::NDArrayRef A = runtime::make_device_array(dtype, {N, N}, gpu), B = runtime::make_device_array(dtype, {N, N}, gpu);
-    runtime::NDArrayRef C = runtime::make_device_array(dtype, {N, N}, gpu), C_ref = runtime::make_device_array(dtype, {N, N}, gpu);
+    runtime::NDArrayRef A = runtime::make_device_array(dtype, {N, N}, gpu),
+                        B = runtime::make_device_array(dtype, {N, N}, gpu);
+    runtime::NDArrayRef C = runtime::make_device_array(dtype, {N, N}, gpu),
+                        C_ref = runtime::make_device_array(dtype, {N, N}, gpu);
     std::vector<float> a_values, b_values;
     fill(*A, a_values);
     fill(*B, b_values);
@@ -205,7 +217,9 @@ int main(int argc, char** argv) {
       double worst = 0;
       for (auto [i, j] : samples) {
         double ref = 0;
-        for (int k = 0; k < N; ++k) ref += static_cast<double>(a_values[static_cast<size_t>(i) * N + k]) * b_values[static_cast<size_t>(k) * N + j];
+        for (int k = 0; k < N; ++k)
+          ref +=
+              static_cast<double>(a_values[static_cast<size_t>(i) * N + k]) * b_values[static_cast<size_t>(k) * N + j];
         worst = std::max(worst, std::fabs(got[static_cast<size_t>(i) * N + j] - ref));
       }
       return worst;
@@ -217,8 +231,8 @@ int main(int argc, char** argv) {
       if (half)
         cublas.Hgemm(cublas.handle, 0, 0, N, N, N, &one_h, B->data(), N, A->data(), N, &zero_h, C_ref->data(), N);
       else
-        cublas.Sgemm(cublas.handle, 0, 0, N, N, N, &one, static_cast<const float*>(B->data()), N, static_cast<const float*>(A->data()), N,
-                     &zero, static_cast<float*>(C_ref->data()), N);
+        cublas.Sgemm(cublas.handle, 0, 0, N, N, N, &one, static_cast<const float*>(B->data()), N,
+                     static_cast<const float*>(A->data()), N, &zero, static_cast<float*>(C_ref->data()), N);
     };
     double peer_s = best_time(peer, api, 10);
     std::printf("%s: cuBLAS %s: %.3f ms, %.1f TFLOP/s; max |error| against float64 = %.2g\n", dtype_name,
@@ -237,7 +251,8 @@ int main(int argc, char** argv) {
         continue;
       }
       runtime::PackedFunc f = runtime::get_function(lib, "main");
-      std::vector<runtime::Any> args = {runtime::Any::of_ndarray(A), runtime::Any::of_ndarray(B), runtime::Any::of_ndarray(C)};
+      std::vector<runtime::Any> args = {runtime::Any::of_ndarray(A), runtime::Any::of_ndarray(B),
+                                        runtime::Any::of_ndarray(C)};
       double s = 0;
       try {
         s = best_time([&] { (*f)(args); }, api, 10);
@@ -245,8 +260,8 @@ int main(int argc, char** argv) {
         std::printf("  %-44s failed: %s\n", name.c_str(), e.what());
         continue;
       }
-      std::printf("  tsch %-44s %.3f ms, %5.1f TFLOP/s, %.2fx cuBLAS; max |error| = %.2g\n", name.c_str(), s * 1e3, kFlops / s / 1e12,
-                  peer_s / s, max_error(*C));
+      std::printf("  tsch %-44s %.3f ms, %5.1f TFLOP/s, %.2fx cuBLAS; max |error| = %.2g\n", name.c_str(), s * 1e3,
+                  kFlops / s / 1e12, peer_s / s, max_error(*C));
     }
     std::printf("\n");
   }

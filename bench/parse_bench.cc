@@ -68,8 +68,10 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     auto module = tsch::parse_module(tsch::SourceFile::make(path, text));
     double t = seconds_since(start);
-    if (i == 0) cold = t;
-    else warm = std::min(warm, t);
+    if (i == 0)
+      cold = t;
+    else
+      warm = std::min(warm, t);
   }
   // Parse + run in process.
   tsch::script::Interpreter interp;

@@ -25,13 +25,14 @@ using namespace tsch;
 // `layers` dense+relu layers of width `width`; sizes fixed (mlp) or symbolic (mlp_dyn).
 std::string mlp_source(int layers, const std::string& width) {
   std::string params = "x: R.Tensor((1, " + width + "), \"float32\")";
-  for (int i = 0; i < layers; ++i) params += ", w" + std::to_string(i) + ": R.Tensor((" + width + ", " + width + "), \"float32\")";
+  for (int i = 0; i < layers; ++i)
+    params += ", w" + std::to_string(i) + ": R.Tensor((" + width + ", " + width + "), \"float32\")";
   std::string dim = width.front() == '"' ? width.substr(1, width.size() - 2) : width;
   std::string body;
   std::string prev = "x";
   for (int i = 0; i < layers; ++i) {
-    body += "            lv" + std::to_string(i) + " = R.call_tir(cls.dense_relu, (" + prev + ", w" + std::to_string(i) +
-            "), out_sinfo=R.Tensor((1, " + dim + "), \"float32\"))\n";
+    body += "            lv" + std::to_string(i) + " = R.call_tir(cls.dense_relu, (" + prev + ", w" +
+            std::to_string(i) + "), out_sinfo=R.Tensor((1, " + dim + "), \"float32\"))\n";
     prev = "lv" + std::to_string(i);
   }
   return R"(
@@ -60,7 +61,8 @@ class MLP:
                 Y[vi, vj] = T.max(Z[vi, vj], T.float32(0))
 
     @R.function
-    def main()" + params + R"():
+    def main()" +
+         params + R"():
         cls = MLP
 )" + (dim == width ? std::string() : "        " + dim + " = T.int64()\n") +
          "        with R.dataflow():\n" + body + "            R.output(" + prev + ")\n        return " + prev + "\n";
@@ -73,9 +75,11 @@ ir::IRModule parse(script::Interpreter& interp, const std::string& text) {
 }
 
 std::vector<runtime::Any> arguments(int layers, int64_t width) {
-  std::vector<runtime::Any> args{runtime::Any::of_ndarray(std::make_shared<runtime::NDArray>(ir::DataType::float32(), runtime::Shape{1, width}))};
+  std::vector<runtime::Any> args{
+      runtime::Any::of_ndarray(std::make_shared<runtime::NDArray>(ir::DataType::float32(), runtime::Shape{1, width}))};
   for (int i = 0; i < layers; ++i) {
-    args.push_back(runtime::Any::of_ndarray(std::make_shared<runtime::NDArray>(ir::DataType::float32(), runtime::Shape{width, width})));
+    args.push_back(runtime::Any::of_ndarray(
+        std::make_shared<runtime::NDArray>(ir::DataType::float32(), runtime::Shape{width, width})));
   }
   return args;
 }
@@ -117,7 +121,9 @@ int main() {
 
   runtime::PackedFunc dense = runtime::get_function(ex.library, "dense_relu", false);
   std::vector<runtime::Any> outs;
-  for (int i = 0; i < layers; ++i) outs.push_back(runtime::Any::of_ndarray(std::make_shared<runtime::NDArray>(ir::DataType::float32(), runtime::Shape{1, width})));
+  for (int i = 0; i < layers; ++i)
+    outs.push_back(runtime::Any::of_ndarray(
+        std::make_shared<runtime::NDArray>(ir::DataType::float32(), runtime::Shape{1, width})));
   auto direct = [&] {
     runtime::Any in = args[0];
     for (int i = 0; i < layers; ++i) {
@@ -134,9 +140,11 @@ int main() {
   std::printf("relax_vm: %d-layer MLP, 1x%lld tensors, %lld VM instructions in main, best of 7 x %d calls\n", layers,
               static_cast<long long>(width), static_cast<long long>(instructions), calls);
   std::printf("  vm[\"main\"]                 %8.3f us/call\n", vm_us);
-  std::printf("  prim_funcs called directly  %8.3f us/call (the peer: same kernels, outputs preallocated)\n", direct_us);
-  std::printf("  VM overhead                 %8.3f us/call, %.3f us/instruction  (goals: < 5 us/call, < 1 us/instruction)\n",
-              overhead, overhead / static_cast<double>(instructions));
+  std::printf("  prim_funcs called directly  %8.3f us/call (the peer: same kernels, outputs preallocated)\n",
+              direct_us);
+  std::printf(
+      "  VM overhead                 %8.3f us/call, %.3f us/instruction  (goals: < 5 us/call, < 1 us/instruction)\n",
+      overhead, overhead / static_cast<double>(instructions));
   std::printf("  ratio vm/direct             %8.2fx\n", vm_us / direct_us);
 
   // ---- storage of a 10-layer MLP with symbolic width, with and without memory planning

@@ -51,7 +51,8 @@ int main() {
   interp.exec_source(SourceFile::make("schedule_bench", kModule), globals);
   ir::IRModule mod = globals->find(intern("MyModule"))->as<bindings::IRModuleValue>()->module;
 
-  std::vector<std::string> names = {"get_block + get_loops", "split", "reorder", "reverse_compute_at", "decompose_reduction"};
+  std::vector<std::string> names = {"get_block + get_loops", "split", "reorder", "reverse_compute_at",
+                                    "decompose_reduction"};
   std::vector<double> best(names.size(), 1e9);
   size_t printed = 0;
   for (int rep = 0; rep < 50; ++rep) {
@@ -80,7 +81,8 @@ int main() {
     }
     (void)i;
   }
-  std::printf("schedule_bench: mm_relu, each step = primitive + printing the module (%zu chars), best of 50\n", printed);
+  std::printf("schedule_bench: mm_relu, each step = primitive + printing the module (%zu chars), best of 50\n",
+              printed);
   double worst = 0;
   for (size_t n = 0; n < names.size(); ++n) {
     std::printf("  %-24s %7.3f ms\n", names[n].c_str(), best[n]);

@@ -17,7 +17,9 @@
 namespace {
 
 std::string generate(int blocks) {
-  std::string out = "from tvm.script import tir as T\n\n@T.prim_func\ndef big(A: T.Buffer((64, 64), \"float32\"), B: T.Buffer((64, 64), \"float32\")):\n";
+  std::string out =
+      "from tvm.script import tir as T\n\n@T.prim_func\ndef big(A: T.Buffer((64, 64), \"float32\"), B: T.Buffer((64, "
+      "64), \"float32\")):\n";
   for (int k = 0; k < blocks; ++k) {
     out += "    for i, j in T.grid(64, 64):\n";
     out += "        with T.block(\"b" + std::to_string(k) + "\"):\n";
@@ -55,8 +57,9 @@ int main(int argc, char** argv) {
   std::printf("  syntax only (tokens + AST)     %8.1f ms\n", best_syntax);
   std::printf("  parse to IR + print, end to end %7.1f ms   (target: under 50 ms)\n", best_total);
   // The peer: python3's ast.parse of the same file, best of 5, run from an argv (no shell).
-  std::string program = "import ast,time,sys\ns=open(sys.argv[1]).read()\nb=1e9\nfor _ in range(5):\n"
-                        " t=time.perf_counter(); ast.parse(s); b=min(b,time.perf_counter()-t)\nprint(b*1e3)\n";
+  std::string program =
+      "import ast,time,sys\ns=open(sys.argv[1]).read()\nb=1e9\nfor _ in range(5):\n"
+      " t=time.perf_counter(); ast.parse(s); b=min(b,time.perf_counter()-t)\nprint(b*1e3)\n";
   tsch::ProcessResult peer = tsch::run_process({"python3", "-c", program, path});
   double py = -1;
   if (peer.exit_code == 0 && std::sscanf(peer.output.c_str(), "%lf", &py) == 1) {

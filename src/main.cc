@@ -1,7 +1,5 @@
 // The `tsch` command: run a script, run -c code, or open the REPL.
 #include <pthread.h>
-
-#include <new>
 #include <unistd.h>
 
 #include <csignal>
@@ -9,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,7 +75,7 @@ int run(int argc, char** argv) {
   tsch::script::register_builtin_modules();
   Interpreter interp;
   g_interp = &interp;
-  struct sigaction action {};
+  struct sigaction action{};
   action.sa_handler = on_sigint;
   sigaction(SIGINT, &action, nullptr);
 

@@ -56,10 +56,10 @@ struct RegionSet {
 class Detector : public IRVisitor {
  public:
   RegionSet reads, writes, opaques;
-  bool look_into_containers = false;            // nested undeclared containers: their bodies
-  std::unordered_set<const BufferNode*> inner_allocs;  // buffers such containers allocate
+  bool look_into_containers = false;                                   // nested undeclared containers: their bodies
+  std::unordered_set<const BufferNode*> inner_allocs;                  // buffers such containers allocate
   std::unordered_map<const BufferNode*, const BufferRegion*> matched;  // match_buffer -> its source
-  std::unordered_map<const VarNode*, Buffer> owners;                  // data pointer -> its buffer
+  std::unordered_map<const VarNode*, Buffer> owners;                   // data pointer -> its buffer
 
   void visit(const PrimExpr& e) override {
     if (auto* load = as<BufferLoadNode>(e)) {
@@ -71,9 +71,12 @@ class Detector : public IRVisitor {
       int64_t mask;
       auto owner = data ? owners.find(data) : owners.end();
       if (owner != owners.end() && as_const_int(call->args[4], &mask)) {
-        if ((mask & 1) && (mask & 2)) add_whole(opaques, owner->second);
-        else if (mask & 1) add_whole(reads, owner->second);
-        else if (mask & 2) add_whole(writes, owner->second);
+        if ((mask & 1) && (mask & 2))
+          add_whole(opaques, owner->second);
+        else if (mask & 1)
+          add_whole(reads, owner->second);
+        else if (mask & 2)
+          add_whole(writes, owner->second);
         return;
       }
     }
@@ -118,7 +121,9 @@ class Detector : public IRVisitor {
             std::vector<Interval> dims;
             for (const auto& range : r.region) {
               Interval lo = eval_interval(substitute(range.min, bind), dom_);
-              Interval hi = eval_interval(substitute(simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), bind), dom_);
+              Interval hi = eval_interval(
+                  substitute(simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), bind),
+                  dom_);
               dims.push_back((!lo.min || !hi.min) ? Interval{} : Interval{lo.min, hi.max});
             }
             into.add(r.buffer, dims);
@@ -233,7 +238,8 @@ class Detector : public IRVisitor {
       if (auto* ramp = as<RampNode>(idx)) {
         PrimExpr last = add(ramp->base, mul(ramp->stride, make_int(ramp->lanes - 1, ramp->stride->dtype)));
         Interval lo = eval_interval(ramp->base, dom_), hi = eval_interval(simplify(last), dom_);
-        out.push_back(!lo.min || !hi.min ? Interval{} : interval_union(Interval{lo.min, lo.max}, Interval{hi.min, hi.max}));
+        out.push_back(!lo.min || !hi.min ? Interval{}
+                                         : interval_union(Interval{lo.min, lo.max}, Interval{hi.min, hi.max}));
         continue;
       }
       out.push_back(eval_interval(idx, dom_));
@@ -273,7 +279,8 @@ AccessRegions infer(Detector& d, const Stmt& body, const Stmt& init, const std::
 }  // namespace
 
 AccessRegions infer_access_regions(const Stmt& body, const Stmt& init, const std::vector<Buffer>& allocated,
-                                   const std::vector<MatchBufferRegion>& matches, const std::vector<Buffer>& data_owners) {
+                                   const std::vector<MatchBufferRegion>& matches,
+                                   const std::vector<Buffer>& data_owners) {
   Detector d;
   return infer(d, body, init, allocated, matches, data_owners);
 }

@@ -24,7 +24,8 @@ struct AccessRegions {
 // `T.tvm_access_ptr` of one reads and/or writes the whole buffer as its mask says, any other
 // use of the pointer is an opaque access, which counts as a read and a write (appended last).
 // A match_buffer among them stands for its source region, as its loads do.
-AccessRegions infer_access_regions(const ir::Stmt& body, const ir::Stmt& init, const std::vector<ir::Buffer>& allocated = {},
+AccessRegions infer_access_regions(const ir::Stmt& body, const ir::Stmt& init,
+                                   const std::vector<ir::Buffer>& allocated = {},
                                    const std::vector<ir::MatchBufferRegion>& matches = {},
                                    const std::vector<ir::Buffer>& data_owners = {});
 

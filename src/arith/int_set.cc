@@ -43,11 +43,11 @@ Interval interval_clamp(const Interval& a, const Interval& b, const VarDomain& d
   return out;
 }
 
-Interval interval_of(const Range& r) { return {r.min, simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))}; }
-
-Range range_of(const Interval& i) {
-  return {i.min, simplify(add(sub(i.max, i.min), make_int(1, i.min->dtype)))};
+Interval interval_of(const Range& r) {
+  return {r.min, simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))};
 }
+
+Range range_of(const Interval& i) { return {i.min, simplify(add(sub(i.max, i.min), make_int(1, i.min->dtype)))}; }
 
 Interval eval_interval(const PrimExpr& e, const VarDomain& dom) {
   if (auto* v = as<VarNode>(e)) {
@@ -70,8 +70,10 @@ Interval eval_interval(const PrimExpr& e, const VarDomain& dom) {
     case ExprKind::Mul: {
       int64_t c;
       const PrimExpr* other = nullptr;
-      if (const_value(binary_b(e), &c)) other = &binary_a(e);
-      else if (const_value(binary_a(e), &c)) other = &binary_b(e);
+      if (const_value(binary_b(e), &c))
+        other = &binary_a(e);
+      else if (const_value(binary_a(e), &c))
+        other = &binary_b(e);
       if (other) {
         Interval a = eval_interval(*other, dom);
         if (!a.min) return Interval{};

@@ -32,7 +32,8 @@ class Detector {
       case ExprKind::Var: {
         auto* v = as<VarNode>(e);
         auto it = loops_.find(v);
-        if (it == loops_.end()) throw Failure{"uses " + v->name + ", which is not a loop variable with a constant extent"};
+        if (it == loops_.end())
+          throw Failure{"uses " + v->name + ", which is not a loop variable with a constant extent"};
         IterSum s;
         // A loop of extent 1 is the constant 0 (it would otherwise be a second digit of scale 1).
         if (it->second != 1) s.splits.push_back(IterSplit{v, 1, it->second, 1});
@@ -52,8 +53,10 @@ class Detector {
       case ExprKind::Mul: {
         int64_t k;
         const PrimExpr* other = nullptr;
-        if (as_const_int(binary_b(e), &k)) other = &binary_a(e);
-        else if (as_const_int(binary_a(e), &k)) other = &binary_b(e);
+        if (as_const_int(binary_b(e), &k))
+          other = &binary_a(e);
+        else if (as_const_int(binary_a(e), &k))
+          other = &binary_b(e);
         if (!other) throw Failure{"multiplies two loop-dependent values: " + script(e)};
         IterSum s = sum_of(*other);
         for (auto& split : s.splits) split.scale *= k;
@@ -76,7 +79,8 @@ class Detector {
 
   // Orders splits by scale and checks they form a mixed-radix number starting at scale 1.
   static bool normalize(IterSum& s) {
-    std::sort(s.splits.begin(), s.splits.end(), [](const IterSplit& a, const IterSplit& b) { return a.scale < b.scale; });
+    std::sort(s.splits.begin(), s.splits.end(),
+              [](const IterSplit& a, const IterSplit& b) { return a.scale < b.scale; });
     int64_t expected = 1;
     for (const auto& split : s.splits) {
       if (split.scale != expected) return false;
@@ -155,7 +159,8 @@ IterMapResult detect_iter_map(const std::vector<PrimExpr>& bindings, const LoopE
     }
     for (auto& [source, splits] : by_source) {
       if (tiled && !tiled->count(source)) continue;
-      std::sort(splits.begin(), splits.end(), [](const IterSplit& a, const IterSplit& b) { return a.lower_factor < b.lower_factor; });
+      std::sort(splits.begin(), splits.end(),
+                [](const IterSplit& a, const IterSplit& b) { return a.lower_factor < b.lower_factor; });
       int64_t expected = 1;
       for (const auto& split : splits) {
         if (split.lower_factor != expected) throw Failure{"uses loop " + source->name + " more than once or with gaps"};
@@ -179,7 +184,8 @@ IterMapResult detect_iter_map(const std::vector<PrimExpr>& bindings, const LoopE
   return result;
 }
 
-std::unordered_map<const VarNode*, PrimExpr> inverse_iter_map(const IterMapResult& map, const std::vector<PrimExpr>& outputs) {
+std::unordered_map<const VarNode*, PrimExpr> inverse_iter_map(const IterMapResult& map,
+                                                              const std::vector<PrimExpr>& outputs) {
   std::unordered_map<const VarNode*, PrimExpr> inverse;
   for (size_t i = 0; i < map.sums.size(); ++i) {
     const IterSum& s = map.sums[i];
@@ -199,8 +205,9 @@ std::unordered_map<const VarNode*, PrimExpr> inverse_iter_map(const IterMapResul
   return inverse;
 }
 
-std::unordered_map<const VarNode*, PrimExpr> inverse_iter_map_fused(const IterMapResult& map, const std::vector<PrimExpr>& outputs,
-                                                                   const std::vector<std::pair<const VarNode*, int64_t>>& loops) {
+std::unordered_map<const VarNode*, PrimExpr> inverse_iter_map_fused(
+    const IterMapResult& map, const std::vector<PrimExpr>& outputs,
+    const std::vector<std::pair<const VarNode*, int64_t>>& loops) {
   // Bindings that share a loop variable are digits of one number (TVM's IterMark): group them.
   size_t n = map.sums.size();
   std::vector<size_t> group(n);

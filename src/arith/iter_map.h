@@ -32,7 +32,7 @@ struct IterSum {
 
 struct IterMapResult {
   bool ok = false;
-  std::string error;  // why the bindings are not affine (for schedule error messages)
+  std::string error;          // why the bindings are not affine (for schedule error messages)
   std::vector<IterSum> sums;  // one per binding
 };
 
@@ -57,7 +57,8 @@ std::unordered_map<const ir::VarNode*, ir::PrimExpr> inverse_iter_map(const Iter
 // outputs, innermost first (`o1 + o0 * 128`), and each loop variable read off it
 // (`(o1 + o0 * 128) // 64 % 32`); the expressions are left as built. Empty when the bindings
 // are not such digits.
-std::unordered_map<const ir::VarNode*, ir::PrimExpr> inverse_iter_map_fused(const IterMapResult& map, const std::vector<ir::PrimExpr>& outputs,
-                                                                            const std::vector<std::pair<const ir::VarNode*, int64_t>>& loops);
+std::unordered_map<const ir::VarNode*, ir::PrimExpr> inverse_iter_map_fused(
+    const IterMapResult& map, const std::vector<ir::PrimExpr>& outputs,
+    const std::vector<std::pair<const ir::VarNode*, int64_t>>& loops);
 
 }  // namespace tsch::arith

@@ -68,7 +68,8 @@ class Linearizer {
         for (auto& [p, k] : l->coeffs) k = mul(k, factor);
         return l;
       }
-      default: return std::nullopt;
+      default:
+        return std::nullopt;
     }
   }
 
@@ -112,8 +113,8 @@ SymbolicFuseResult detect_symbolic_fuse(const std::vector<PrimExpr>& outputs, co
         auto it = pending.begin();
         while (it != pending.end() && !provably_equal(it->scale, next)) ++it;
         if (it == pending.end()) {
-          throw Failure{"is not a mixed-radix number of its indices (no index has scale " + script(simplify(next)) + "): " +
-                        script(out)};
+          throw Failure{"is not a mixed-radix number of its indices (no index has scale " + script(simplify(next)) +
+                        "): " + script(out)};
         }
         sum.digits.push_back(*it);
         next = mul(it->scale, it->extent);
@@ -135,7 +136,8 @@ SymbolicFuseResult detect_symbolic_fuse(const std::vector<PrimExpr>& outputs, co
   return result;
 }
 
-std::unordered_map<const VarNode*, PrimExpr> inverse_symbolic_fuse(const SymbolicFuseResult& map, const std::vector<PrimExpr>& at) {
+std::unordered_map<const VarNode*, PrimExpr> inverse_symbolic_fuse(const SymbolicFuseResult& map,
+                                                                   const std::vector<PrimExpr>& at) {
   std::unordered_map<const VarNode*, PrimExpr> inverse;
   for (size_t k = 0; k < map.sums.size(); ++k) {
     const std::vector<SymbolicDigit>& digits = map.sums[k].digits;
@@ -148,7 +150,8 @@ std::unordered_map<const VarNode*, PrimExpr> inverse_symbolic_fuse(const Symboli
   return inverse;
 }
 
-std::string bind_to_scope(std::vector<PrimExpr>& outputs, const std::vector<Var>& params, const std::vector<PrimExpr>& scope) {
+std::string bind_to_scope(std::vector<PrimExpr>& outputs, const std::vector<Var>& params,
+                          const std::vector<PrimExpr>& scope) {
   std::vector<Var> known;
   for (const auto& e : scope) {
     for_each_expr(e, [&](const PrimExpr& x) {

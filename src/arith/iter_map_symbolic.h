@@ -28,7 +28,7 @@ struct SymbolicSum {
 
 struct SymbolicFuseResult {
   bool ok = false;
-  std::string error;             // why the map is not such a fusion
+  std::string error;              // why the map is not such a fusion
   std::vector<SymbolicSum> sums;  // one per output
 };
 
@@ -43,7 +43,7 @@ SymbolicFuseResult detect_symbolic_fuse(const std::vector<ir::PrimExpr>& outputs
 // output k): `at // scale % extent`, without the `%` for the outermost digit and the `//`
 // for the innermost (TVM's form: `v0 // n`, `v0 % n`). Indices of extent 1 are not in it.
 std::unordered_map<const ir::VarNode*, ir::PrimExpr> inverse_symbolic_fuse(const SymbolicFuseResult& map,
-                                                                          const std::vector<ir::PrimExpr>& at);
+                                                                           const std::vector<ir::PrimExpr>& at);
 
 // The map's variables other than its parameters made the variables of `scope` (a buffer's
 // shape, a block's extents) they stand for: the same object, or one of the same name and

@@ -16,7 +16,8 @@ int64_t known_divisor(const PrimExpr& e) {
     case ExprKind::Add:
     case ExprKind::Sub:
     case ExprKind::Min:
-    case ExprKind::Max: return std::gcd(known_divisor(binary_a(e)), known_divisor(binary_b(e)));
+    case ExprKind::Max:
+      return std::gcd(known_divisor(binary_a(e)), known_divisor(binary_b(e)));
     case ExprKind::Mul: {
       int64_t a = known_divisor(binary_a(e)), b = known_divisor(binary_b(e));
       // Products past 2^31 are not needed to prove an alignment: keep the smaller factor.
@@ -32,8 +33,10 @@ int64_t known_divisor(const PrimExpr& e) {
       if (as_const_int(binary_b(e), &c) && c > 0 && a != 0 && a % c == 0) return a / c;
       return a == 0 ? 0 : 1;
     }
-    case ExprKind::Cast: return known_divisor(as<CastNode>(e)->value);
-    default: return 1;
+    case ExprKind::Cast:
+      return known_divisor(as<CastNode>(e)->value);
+    default:
+      return 1;
   }
 }
 

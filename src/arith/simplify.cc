@@ -101,8 +101,10 @@ class Simplifier {
           Linear merged;
           merged.constant = l.constant;
           for (const auto& term : l.terms) {
-            if (&term.first == &prod) merged.add(to_linear(x), k);
-            else if (&term.first != &mod) merged.add_term(term.first, term.second);
+            if (&term.first == &prod)
+              merged.add(to_linear(x), k);
+            else if (&term.first != &mod)
+              merged.add_term(term.first, term.second);
           }
           l = std::move(merged);
           fold_div_mod(l);
@@ -154,8 +156,10 @@ class Simplifier {
     Linear la = to_linear(a);
     Linear quotient, remainder;
     for (const auto& [term, coeff] : la.terms) {
-      if (coeff % c == 0) quotient.add_term(term, coeff / c);
-      else remainder.add_term(term, coeff);
+      if (coeff % c == 0)
+        quotient.add_term(term, coeff / c);
+      else
+        remainder.add_term(term, coeff);
     }
     int64_t k = floor_div(la.constant, c);
     quotient.constant = k;
@@ -174,7 +178,8 @@ class Simplifier {
     // TVM's canonical form of a split: `x // c1 % c` is `x % (c1 * c) // c1`.
     int64_t c1, product;
     if (!is_div && rebuilt->kind == ExprKind::FloorDiv && as_const_int(binary_b(rebuilt), &c1) && c1 > 0 &&
-        !__builtin_mul_overflow(c1, c, &product) && (e->dtype.bits >= 64 || product < (int64_t{1} << (e->dtype.bits - 1)))) {
+        !__builtin_mul_overflow(c1, c, &product) &&
+        (e->dtype.bits >= 64 || product < (int64_t{1} << (e->dtype.bits - 1)))) {
       PrimExpr inner = run(make_binary(ExprKind::FloorMod, binary_a(rebuilt), make_int(product, e->dtype)));
       out.add_term(make_binary(ExprKind::FloorDiv, inner, binary_b(rebuilt)), 1);
       return out;
@@ -225,10 +230,13 @@ class Simplifier {
         l.add_term(mul(build(a, e->dtype), build(b, e->dtype)), 1);
         return l;
       }
-      case ExprKind::FloorDiv: return div_mod(e, true);
-      case ExprKind::FloorMod: return div_mod(e, false);
+      case ExprKind::FloorDiv:
+        return div_mod(e, true);
+      case ExprKind::FloorMod:
+        return div_mod(e, false);
       case ExprKind::Min:
-      case ExprKind::Max: return min_max(e);
+      case ExprKind::Max:
+        return min_max(e);
       case ExprKind::Call: {
         // A call is one term, its arguments simplified first (as TVM's simplifier visits
         // them), so `f(v + 1) - f(1 + v)` cancels.
@@ -269,7 +277,8 @@ PrimExpr simplify_folding_points(const PrimExpr& e, const VarDomain& dom) {
 }
 
 PrimExpr extent_between(const PrimExpr& lo, const PrimExpr& hi) {
-  if (hi->kind == ExprKind::Add && binary_b(hi)->dtype == hi->dtype && expr_deep_equal(binary_a(hi), lo)) return binary_b(hi);
+  if (hi->kind == ExprKind::Add && binary_b(hi)->dtype == hi->dtype && expr_deep_equal(binary_a(hi), lo))
+    return binary_b(hi);
   return simplify(sub(hi, lo));
 }
 
@@ -286,15 +295,30 @@ bool can_prove(const PrimExpr& e, const VarDomain& dom) {
     if (iv.max && as_const_int(iv.max, &v)) hi = v;
   };
   switch (e->kind) {
-    case ExprKind::LT: bound_diff(); return hi && *hi < 0;
-    case ExprKind::LE: bound_diff(); return hi && *hi <= 0;
-    case ExprKind::GT: bound_diff(); return lo && *lo > 0;
-    case ExprKind::GE: bound_diff(); return lo && *lo >= 0;
-    case ExprKind::EQ: bound_diff(); return lo && hi && *lo == 0 && *hi == 0;
-    case ExprKind::NE: bound_diff(); return (lo && *lo > 0) || (hi && *hi < 0);
-    case ExprKind::And: return can_prove(binary_a(e), dom) && can_prove(binary_b(e), dom);
-    case ExprKind::Or: return can_prove(binary_a(e), dom) || can_prove(binary_b(e), dom);
-    default: return false;
+    case ExprKind::LT:
+      bound_diff();
+      return hi && *hi < 0;
+    case ExprKind::LE:
+      bound_diff();
+      return hi && *hi <= 0;
+    case ExprKind::GT:
+      bound_diff();
+      return lo && *lo > 0;
+    case ExprKind::GE:
+      bound_diff();
+      return lo && *lo >= 0;
+    case ExprKind::EQ:
+      bound_diff();
+      return lo && hi && *lo == 0 && *hi == 0;
+    case ExprKind::NE:
+      bound_diff();
+      return (lo && *lo > 0) || (hi && *hi < 0);
+    case ExprKind::And:
+      return can_prove(binary_a(e), dom) && can_prove(binary_b(e), dom);
+    case ExprKind::Or:
+      return can_prove(binary_a(e), dom) || can_prove(binary_b(e), dom);
+    default:
+      return false;
   }
 }
 

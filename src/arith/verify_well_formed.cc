@@ -84,7 +84,7 @@ class Verifier : public IRVisitor {
       // A buffer's data (`A.data`, as T.call_packed passes a buffer) is defined with the buffer.
       if (!defined_.count(v) && !buffer_data_.count(v) && reported_.insert(v).second) {
         report(kStructure, ended_.count(v) ? fmt::format("variable {} is used outside its scope", v->name)
-                                         : fmt::format("variable {} is used but not defined", v->name));
+                                           : fmt::format("variable {} is used but not defined", v->name));
       }
       return;
     }
@@ -136,12 +136,14 @@ class Verifier : public IRVisitor {
         int64_t count = 1;
         bool known = true;
         for (const auto& e : c->extents) {
-          if (auto* i = as<IntImmNode>(e)) count *= i->value;
-          else known = false;
+          if (auto* i = as<IntImmNode>(e))
+            count *= i->value;
+          else
+            known = false;
         }
         if (known && count != static_cast<int64_t>(c->size())) {
-          report(kStructure, fmt::format("T.allocate_const {} holds {} values for extents of {} elements", c->buffer_var->name,
-                                       c->size(), count));
+          report(kStructure, fmt::format("T.allocate_const {} holds {} values for extents of {} elements",
+                                         c->buffer_var->name, c->size(), count));
         }
         bind(c->buffer_var);
         ++buffer_data_[c->buffer_var.get()];
@@ -164,8 +166,8 @@ class Verifier : public IRVisitor {
         check_access(store->buffer, store->indices, "written");
         // Constant data lives in read-only memory once built.
         if (const_data_.count(store->buffer->data.get()) && reported_buffers_.insert(store->buffer.get()).second) {
-          report(kStructure, fmt::format("buffer {} is written, but its data is the constant of T.allocate_const {}", store->buffer->name,
-                                       store->buffer->data->name));
+          report(kStructure, fmt::format("buffer {} is written, but its data is the constant of T.allocate_const {}",
+                                         store->buffer->name, store->buffer->data->name));
         }
         visit_children(s);
         return;
@@ -176,8 +178,8 @@ class Verifier : public IRVisitor {
         for (const auto& v : realize->iter_values) visit(v);
         visit(realize->predicate);
         if (realize->iter_values.size() != block->iter_vars.size()) {
-          report(kStructure, fmt::format("block \"{}\" has {} iterators but {} bindings", block->name, block->iter_vars.size(),
-                                       realize->iter_values.size()));
+          report(kStructure, fmt::format("block \"{}\" has {} iterators but {} bindings", block->name,
+                                         block->iter_vars.size(), realize->iter_values.size()));
         } else {
           // A T.where predicate narrows what the bindings reach (an imperfect split binds
           // `i_0 * 16 + i_1` under `i_0 * 16 + i_1 < 130`), so only the dtypes are checked then.
@@ -276,14 +278,22 @@ class Verifier : public IRVisitor {
         ExprKind k = cond->kind;
         if (!holds) {
           if (k == ExprKind::EQ) return false;
-          k = k == ExprKind::LT ? ExprKind::GE : k == ExprKind::LE ? ExprKind::GT : k == ExprKind::GT ? ExprKind::LE : ExprKind::LT;
+          k = k == ExprKind::LT   ? ExprKind::GE
+              : k == ExprKind::LE ? ExprKind::GT
+              : k == ExprKind::GT ? ExprKind::LE
+                                  : ExprKind::LT;
         }
         switch (k) {
-          case ExprKind::LT: return bound(x, y, -1);
-          case ExprKind::LE: return bound(x, y, 0);
-          case ExprKind::GT: return bound(y, x, -1);
-          case ExprKind::GE: return bound(y, x, 0);
-          default: return bound(x, y, 0) && bound(y, x, 0);
+          case ExprKind::LT:
+            return bound(x, y, -1);
+          case ExprKind::LE:
+            return bound(x, y, 0);
+          case ExprKind::GT:
+            return bound(y, x, -1);
+          case ExprKind::GE:
+            return bound(y, x, 0);
+          default:
+            return bound(x, y, 0) && bound(y, x, 0);
         }
       }
       default:
@@ -323,8 +333,8 @@ class Verifier : public IRVisitor {
 
   void check_binding(const BlockNode& block, const IterVar& iv, const PrimExpr& value, bool guarded) {
     if (value->dtype != iv.var->dtype) {
-      report(kStructure, fmt::format("block \"{}\": iterator {} is {} but its binding {} is {}", block.name, iv.var->name,
-                                   iv.var->dtype.to_string(), script(value), value->dtype.to_string()));
+      report(kStructure, fmt::format("block \"{}\": iterator {} is {} but its binding {} is {}", block.name,
+                                     iv.var->name, iv.var->dtype.to_string(), script(value), value->dtype.to_string()));
       return;
     }
     if (guarded) return;
@@ -332,21 +342,27 @@ class Verifier : public IRVisitor {
     int64_t lo, hi, dmin, dext;
     if (range.min && as_const_int(simplify(range.min), &lo) && as_const_int(simplify(range.max), &hi) &&
         as_const_int(iv.dom.min, &dmin) && as_const_int(iv.dom.extent, &dext) && (lo < dmin || hi >= dmin + dext)) {
-      report(kStructure, fmt::format("block \"{}\": iterator {} is bound to {}, whose range [{}, {}) is outside its domain [{}, {})",
-                                   block.name, iv.var->name, script(value), lo, hi + 1, dmin, dmin + dext));
+      report(
+          kStructure,
+          fmt::format("block \"{}\": iterator {} is bound to {}, whose range [{}, {}) is outside its domain [{}, {})",
+                      block.name, iv.var->name, script(value), lo, hi + 1, dmin, dmin + dext));
     }
   }
 
   void check_defined(const Buffer& b) {
-    if (buffers_.count(b.get()) || buffer_data_.count(b->data.get()) || !reported_buffers_.insert(b.get()).second) return;
-    report(kStructure, fmt::format("buffer {} is used where it is not allocated (no parameter, enclosing alloc_buffer or "
-                                 "match_buffer holds it)", b->name));
+    if (buffers_.count(b.get()) || buffer_data_.count(b->data.get()) || !reported_buffers_.insert(b.get()).second)
+      return;
+    report(kStructure,
+           fmt::format("buffer {} is used where it is not allocated (no parameter, enclosing alloc_buffer or "
+                       "match_buffer holds it)",
+                       b->name));
   }
 
   void check_access(const Buffer& b, const std::vector<PrimExpr>& indices, const char* how) {
     check_defined(b);
     if (indices.size() != b->shape.size()) {
-      report(kStructure, fmt::format("buffer {} has {} dimensions but is {} with {} indices", b->name, b->shape.size(), how, indices.size()));
+      report(kStructure, fmt::format("buffer {} has {} dimensions but is {} with {} indices", b->name, b->shape.size(),
+                                     how, indices.size()));
       return;
     }
     if (guarded_ || !(checks_ & kBounds)) return;
@@ -356,8 +372,10 @@ class Verifier : public IRVisitor {
       if (!range.min || !as_const_int(simplify(range.min), &lo) || !as_const_int(simplify(range.max), &hi)) continue;
       if (!as_const_int(b->shape[d], &extent)) continue;
       if (lo < 0 || hi >= extent) {
-        report(kBounds, fmt::format("buffer {} is {} out of bounds: index {} of dimension {} ranges over [{}, {}], but the extent is {}",
-                                     b->name, how, script(indices[d]), d, lo, hi, extent));
+        report(kBounds,
+               fmt::format(
+                   "buffer {} is {} out of bounds: index {} of dimension {} ranges over [{}, {}], but the extent is {}",
+                   b->name, how, script(indices[d]), d, lo, hi, extent));
       }
     }
   }

@@ -43,7 +43,8 @@ class RangeValue : public script::Object {
   explicit RangeValue(ir::Range r) : range(std::move(r)) {}
   script::TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override {
-    return "I.Range(" + ir::script(range.min) + ", " + ir::script(arith::simplify(ir::add(range.extent, range.min))) + ")";
+    return "I.Range(" + ir::script(range.min) + ", " + ir::script(arith::simplify(ir::add(range.extent, range.min))) +
+           ")";
   }
   ir::Range range;
 };
@@ -56,7 +57,9 @@ class ConstIntBoundValue : public script::Object {
  public:
   ConstIntBoundValue(int64_t lo, int64_t hi) : min_value(lo), max_value(hi) {}
   script::TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override { return "ConstIntBound[" + bound_text(min_value) + "," + bound_text(max_value) + "]"; }
+  std::string repr_hook(Interpreter&) override {
+    return "ConstIntBound[" + bound_text(min_value) + "," + bound_text(max_value) + "]";
+  }
   int64_t min_value, max_value;
 };
 
@@ -122,8 +125,10 @@ std::pair<int64_t, int64_t> const_bounds(const AnalyzerValue& an, const ir::Prim
   if (e->dtype.is_bool()) return {0, 1};
   arith::Interval iv = arith::eval_interval(e, an.dom);
   int64_t lo = kNegInf, hi = kPosInf;
-  if (!iv.min || !ir::as_const_int(arith::simplify(iv.min, an.dom), &lo)) lo = ir::as<ir::VarNode>(e) ? dtype_min(e->dtype) : kNegInf;
-  if (!iv.max || !ir::as_const_int(arith::simplify(iv.max, an.dom), &hi)) hi = ir::as<ir::VarNode>(e) ? dtype_max(e->dtype) : kPosInf;
+  if (!iv.min || !ir::as_const_int(arith::simplify(iv.min, an.dom), &lo))
+    lo = ir::as<ir::VarNode>(e) ? dtype_min(e->dtype) : kNegInf;
+  if (!iv.max || !ir::as_const_int(arith::simplify(iv.max, an.dom), &hi))
+    hi = ir::as<ir::VarNode>(e) ? dtype_max(e->dtype) : kPosInf;
   return {lo, hi};
 }
 
@@ -135,8 +140,8 @@ void narrow_by(AnalyzerValue& an, const ir::PrimExpr& cond) {
     narrow_by(an, both->b);
     return;
   }
-  auto narrow = [&](const ir::PrimExpr& var_side, const ir::PrimExpr& const_side, int64_t lo_shift, int64_t hi_shift, bool lower,
-                    bool upper) {
+  auto narrow = [&](const ir::PrimExpr& var_side, const ir::PrimExpr& const_side, int64_t lo_shift, int64_t hi_shift,
+                    bool lower, bool upper) {
     auto* var = ir::as<ir::VarNode>(var_side);
     int64_t c = 0;
     if (!var || !ir::as_const_int(const_side, &c)) return;
@@ -211,7 +216,8 @@ TypeRef range_type() {
       return Value(std::make_shared<RangeValue>(ir::Range{begin, arith::extent_between(begin, end)}));
     };
     t->def("from_min_extent", "min_value, extent, span=None", [](Interpreter& interp, Args& a) {
-      return Value(std::make_shared<RangeValue>(ir::Range{to_expr(interp, a[0], "min_value"), to_expr(interp, a[1], "extent")}));
+      return Value(
+          std::make_shared<RangeValue>(ir::Range{to_expr(interp, a[0], "min_value"), to_expr(interp, a[1], "extent")}));
     });
     t->def_property("min", [](Interpreter&, const Value& v) { return wrap(v.as<RangeValue>()->range.min); });
     t->def_property("extent", [](Interpreter&, const Value& v) { return wrap(v.as<RangeValue>()->range.extent); });
@@ -231,8 +237,10 @@ TypeRef const_int_bound_type() {
       Args a(interp, "ConstIntBound", sig, std::move(call));
       return Value(std::make_shared<ConstIntBoundValue>(a.get_int(0), a.get_int(1)));
     };
-    t->def_property("min_value", [](Interpreter&, const Value& v) { return Value::integer(v.as<ConstIntBoundValue>()->min_value); });
-    t->def_property("max_value", [](Interpreter&, const Value& v) { return Value::integer(v.as<ConstIntBoundValue>()->max_value); });
+    t->def_property("min_value",
+                    [](Interpreter&, const Value& v) { return Value::integer(v.as<ConstIntBoundValue>()->min_value); });
+    t->def_property("max_value",
+                    [](Interpreter&, const Value& v) { return Value::integer(v.as<ConstIntBoundValue>()->max_value); });
     return t;
   }();
   return t;
@@ -247,7 +255,8 @@ TypeRef modular_set_type() {
       Args a(interp, "ModularSet", sig, std::move(call));
       return Value(std::make_shared<ModularSetValue>(a.get_int(0), a.get_int(1)));
     };
-    t->def_property("coeff", [](Interpreter&, const Value& v) { return Value::integer(v.as<ModularSetValue>()->coeff); });
+    t->def_property("coeff",
+                    [](Interpreter&, const Value& v) { return Value::integer(v.as<ModularSetValue>()->coeff); });
     t->def_property("base", [](Interpreter&, const Value& v) { return Value::integer(v.as<ModularSetValue>()->base); });
     return t;
   }();
@@ -290,8 +299,10 @@ std::pair<int64_t, int64_t> modular_set_of(const ir::PrimExpr& e) {
   if (ir::as_const_int(e, &c)) return {0, c};
   ir::PrimExpr rest = e;
   int64_t base = 0;
-  if (auto* add = ir::as<ir::AddNode>(e); add && ir::as_const_int(add->b, &base)) rest = add->a;
-  else if (auto* sub = ir::as<ir::SubNode>(e); sub && ir::as_const_int(sub->b, &base)) rest = sub->a, base = -base;
+  if (auto* add = ir::as<ir::AddNode>(e); add && ir::as_const_int(add->b, &base))
+    rest = add->a;
+  else if (auto* sub = ir::as<ir::SubNode>(e); sub && ir::as_const_int(sub->b, &base))
+    rest = sub->a, base = -base;
   int64_t coeff = std::max<int64_t>(arith::known_divisor(rest), 1);
   return {coeff, ((base % coeff) + coeff) % coeff};
 }
@@ -306,89 +317,121 @@ TypeRef analyzer_type() {
       return Value(std::make_shared<AnalyzerValue>());
     };
     auto simplifier = [](Interpreter& interp, Args& a) { return wrap(self(a).simplify(expr_arg(interp, a, 1))); };
-    t->def("simplify", "self, expr, steps=2", simplifier, "simplify(expr, steps=2): the expression simplified under what is bound.");
-    t->def("rewrite_simplify", "self, expr", simplifier, "rewrite_simplify(expr): as simplify (tsch has one simplifier).");
-    t->def("canonical_simplify", "self, expr", simplifier, "canonical_simplify(expr): as simplify (tsch has one simplifier).");
-    t->def("can_prove", "self, expr, strength=None", [](Interpreter& interp, Args& a) {
-      AnalyzerValue& an = self(a);
-      ir::PrimExpr cond = an.prepare(expr_arg(interp, a, 1));
-      if (!cond->dtype.is_bool()) a.type_error(1, "a boolean expression");
-      return Value::boolean(arith::can_prove(cond, an.dom));
-    }, "can_prove(cond): True when cond holds for every value of the bound ranges (False: not proven).");
-    t->def("can_prove_equal", "self, lhs, rhs", [](Interpreter& interp, Args& a) {
-      AnalyzerValue& an = self(a);
-      ir::PrimExpr diff = an.simplify(ir::sub(expr_arg(interp, a, 1), expr_arg(interp, a, 2)));
-      return Value::boolean(ir::is_zero(diff));
-    }, "can_prove_equal(lhs, rhs): True when lhs - rhs simplifies to 0.");
-    t->def("bind", "self, var, expr, allow_override=False", [](Interpreter& interp, Args& a) {
-      AnalyzerValue& an = self(a);
-      ir::Var var = var_arg(interp, a, 1);
-      bool known = an.dom.count(var.get()) || an.values.count(var.get());
-      if (known && !interp.truthy(a[3])) {
-        a.value_error(1, "variable " + var->name + " is already bound (pass allow_override=True to rebind it)");
-      }
-      an.vars.push_back(var);
-      an.dom.erase(var.get());
-      an.values.erase(var.get());
-      if (auto* r = a[2].as<RangeValue>()) {
-        an.dom[var.get()] = arith::interval_of(r->range);
-      } else {
-        an.values[var.get()] = an.prepare(expr_arg(interp, a, 2));
-      }
-      return Value();
-    }, "bind(var, expr_or_range, allow_override=False): var is expr, or ranges over the Range.");
-    t->def("update", "self, var, info, override=False", [](Interpreter& interp, Args& a) {
-      AnalyzerValue& an = self(a);
-      ir::Var var = var_arg(interp, a, 1);
-      auto* bound = a[2].as<ConstIntBoundValue>();
-      if (!bound) a.type_error(2, "a tvm.arith.ConstIntBound");
-      if (an.dom.count(var.get()) && !interp.truthy(a[3])) {
-        auto [lo, hi] = const_bounds(an, var);
-        if (lo != bound->min_value || hi != bound->max_value) {
-          a.value_error(1, "variable " + var->name + " already has another bound (pass override=True to replace it)");
-        }
-      }
-      an.vars.push_back(var);
-      // tsch's intervals are bounded at both ends or unknown: a half-open bound is dropped.
-      if (bound->min_value == kNegInf || bound->max_value == kPosInf) {
-        an.dom.erase(var.get());
-      } else {
-        an.dom[var.get()] = arith::Interval{ir::make_int(bound->min_value, var->dtype), ir::make_int(bound->max_value, var->dtype)};
-      }
-      return Value();
-    }, "update(var, info, override=False): var's bounds are the ConstIntBound info.");
-    t->def("const_int_bound", "self, expr", [](Interpreter& interp, Args& a) {
-      auto [lo, hi] = const_bounds(self(a), expr_arg(interp, a, 1));
-      return Value(std::make_shared<ConstIntBoundValue>(lo, hi));
-    }, "const_int_bound(expr) -> ConstIntBound: constant bounds of expr (pos_inf / neg_inf where unknown).");
-    t->def("modular_set", "self, expr", [](Interpreter& interp, Args& a) {
-      auto [coeff, base] = modular_set_of(self(a).simplify(expr_arg(interp, a, 1)));
-      return Value(std::make_shared<ModularSetValue>(coeff, base));
-    }, "modular_set(expr) -> ModularSet: expr is coeff * x + base for some integer x.");
-    t->def("int_set", "self, expr, dom_map=None", [](Interpreter& interp, Args& a) {
-      AnalyzerValue& an = self(a);
-      arith::VarDomain dom = an.dom;
-      if (!a[2].is_none()) {
-        auto* d = a[2].as<script::Dict>();
-        if (!d) a.type_error(2, "a dict of tir.Var to tvm.ir.Range or IntervalSet");
-        for (const auto& [key, value] : d->items()) {
-          auto* kv = key.as<ExprValue>();
-          auto* var = kv ? ir::as<ir::VarNode>(kv->expr) : nullptr;
-          if (!var) a.type_error(2, "a dict keyed by tir.Var");
-          if (auto* r = value.as<RangeValue>()) dom[var] = arith::interval_of(r->range);
-          else if (auto* s = value.as<IntervalSetValue>()) dom[var] = s->interval;
-          else a.type_error(2, "a dict of tir.Var to tvm.ir.Range or IntervalSet");
-        }
-      }
-      arith::Interval iv = arith::eval_interval(an.prepare(expr_arg(interp, a, 1)), dom);
-      if (iv.min) iv.min = arith::simplify(iv.min, an.dom);
-      if (iv.max) iv.max = arith::simplify(iv.max, an.dom);
-      return Value(std::make_shared<IntervalSetValue>(iv));
-    }, "int_set(expr, dom_map=None) -> IntervalSet: the interval expr covers when the variables range over dom_map.");
-    t->def("constraint_scope", "self, constraint", [](Interpreter& interp, Args& a) {
-      return Value(std::make_shared<ConstraintScopeValue>(a[0].as_ref<AnalyzerValue>(),
-                                                          expr_arg(interp, a, 1)));
-    }, "constraint_scope(cond): `with` it, the analysis may assume cond (bounds of a variable against a constant are used).");
+    t->def("simplify", "self, expr, steps=2", simplifier,
+           "simplify(expr, steps=2): the expression simplified under what is bound.");
+    t->def("rewrite_simplify", "self, expr", simplifier,
+           "rewrite_simplify(expr): as simplify (tsch has one simplifier).");
+    t->def("canonical_simplify", "self, expr", simplifier,
+           "canonical_simplify(expr): as simplify (tsch has one simplifier).");
+    t->def(
+        "can_prove", "self, expr, strength=None",
+        [](Interpreter& interp, Args& a) {
+          AnalyzerValue& an = self(a);
+          ir::PrimExpr cond = an.prepare(expr_arg(interp, a, 1));
+          if (!cond->dtype.is_bool()) a.type_error(1, "a boolean expression");
+          return Value::boolean(arith::can_prove(cond, an.dom));
+        },
+        "can_prove(cond): True when cond holds for every value of the bound ranges (False: not proven).");
+    t->def(
+        "can_prove_equal", "self, lhs, rhs",
+        [](Interpreter& interp, Args& a) {
+          AnalyzerValue& an = self(a);
+          ir::PrimExpr diff = an.simplify(ir::sub(expr_arg(interp, a, 1), expr_arg(interp, a, 2)));
+          return Value::boolean(ir::is_zero(diff));
+        },
+        "can_prove_equal(lhs, rhs): True when lhs - rhs simplifies to 0.");
+    t->def(
+        "bind", "self, var, expr, allow_override=False",
+        [](Interpreter& interp, Args& a) {
+          AnalyzerValue& an = self(a);
+          ir::Var var = var_arg(interp, a, 1);
+          bool known = an.dom.count(var.get()) || an.values.count(var.get());
+          if (known && !interp.truthy(a[3])) {
+            a.value_error(1, "variable " + var->name + " is already bound (pass allow_override=True to rebind it)");
+          }
+          an.vars.push_back(var);
+          an.dom.erase(var.get());
+          an.values.erase(var.get());
+          if (auto* r = a[2].as<RangeValue>()) {
+            an.dom[var.get()] = arith::interval_of(r->range);
+          } else {
+            an.values[var.get()] = an.prepare(expr_arg(interp, a, 2));
+          }
+          return Value();
+        },
+        "bind(var, expr_or_range, allow_override=False): var is expr, or ranges over the Range.");
+    t->def(
+        "update", "self, var, info, override=False",
+        [](Interpreter& interp, Args& a) {
+          AnalyzerValue& an = self(a);
+          ir::Var var = var_arg(interp, a, 1);
+          auto* bound = a[2].as<ConstIntBoundValue>();
+          if (!bound) a.type_error(2, "a tvm.arith.ConstIntBound");
+          if (an.dom.count(var.get()) && !interp.truthy(a[3])) {
+            auto [lo, hi] = const_bounds(an, var);
+            if (lo != bound->min_value || hi != bound->max_value) {
+              a.value_error(1,
+                            "variable " + var->name + " already has another bound (pass override=True to replace it)");
+            }
+          }
+          an.vars.push_back(var);
+          // tsch's intervals are bounded at both ends or unknown: a half-open bound is dropped.
+          if (bound->min_value == kNegInf || bound->max_value == kPosInf) {
+            an.dom.erase(var.get());
+          } else {
+            an.dom[var.get()] =
+                arith::Interval{ir::make_int(bound->min_value, var->dtype), ir::make_int(bound->max_value, var->dtype)};
+          }
+          return Value();
+        },
+        "update(var, info, override=False): var's bounds are the ConstIntBound info.");
+    t->def(
+        "const_int_bound", "self, expr",
+        [](Interpreter& interp, Args& a) {
+          auto [lo, hi] = const_bounds(self(a), expr_arg(interp, a, 1));
+          return Value(std::make_shared<ConstIntBoundValue>(lo, hi));
+        },
+        "const_int_bound(expr) -> ConstIntBound: constant bounds of expr (pos_inf / neg_inf where unknown).");
+    t->def(
+        "modular_set", "self, expr",
+        [](Interpreter& interp, Args& a) {
+          auto [coeff, base] = modular_set_of(self(a).simplify(expr_arg(interp, a, 1)));
+          return Value(std::make_shared<ModularSetValue>(coeff, base));
+        },
+        "modular_set(expr) -> ModularSet: expr is coeff * x + base for some integer x.");
+    t->def(
+        "int_set", "self, expr, dom_map=None",
+        [](Interpreter& interp, Args& a) {
+          AnalyzerValue& an = self(a);
+          arith::VarDomain dom = an.dom;
+          if (!a[2].is_none()) {
+            auto* d = a[2].as<script::Dict>();
+            if (!d) a.type_error(2, "a dict of tir.Var to tvm.ir.Range or IntervalSet");
+            for (const auto& [key, value] : d->items()) {
+              auto* kv = key.as<ExprValue>();
+              auto* var = kv ? ir::as<ir::VarNode>(kv->expr) : nullptr;
+              if (!var) a.type_error(2, "a dict keyed by tir.Var");
+              if (auto* r = value.as<RangeValue>())
+                dom[var] = arith::interval_of(r->range);
+              else if (auto* s = value.as<IntervalSetValue>())
+                dom[var] = s->interval;
+              else
+                a.type_error(2, "a dict of tir.Var to tvm.ir.Range or IntervalSet");
+            }
+          }
+          arith::Interval iv = arith::eval_interval(an.prepare(expr_arg(interp, a, 1)), dom);
+          if (iv.min) iv.min = arith::simplify(iv.min, an.dom);
+          if (iv.max) iv.max = arith::simplify(iv.max, an.dom);
+          return Value(std::make_shared<IntervalSetValue>(iv));
+        },
+        "int_set(expr, dom_map=None) -> IntervalSet: the interval expr covers when the variables range over dom_map.");
+    t->def(
+        "constraint_scope", "self, constraint",
+        [](Interpreter& interp, Args& a) {
+          return Value(std::make_shared<ConstraintScopeValue>(a[0].as_ref<AnalyzerValue>(), expr_arg(interp, a, 1)));
+        },
+        "constraint_scope(cond): `with` it, the analysis may assume cond (bounds of a variable against a constant are "
+        "used).");
     return t;
   }();
   return t;

@@ -1,10 +1,10 @@
 #include "bindings/array_format.h"
 
 #include <algorithm>
-#include <functional>
-#include <memory>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -45,8 +45,10 @@ std::string scientific(double x, bool f32) {
   std::string s = buf;
   size_t e = s.find('e');
   std::string mant = s.substr(0, e), exp = s.substr(e);
-  if (mant.find('.') == std::string::npos) mant += ".";
-  else while (mant.back() == '0') mant.pop_back();
+  if (mant.find('.') == std::string::npos)
+    mant += ".";
+  else
+    while (mant.back() == '0') mant.pop_back();
   return mant + exp;
 }
 
@@ -199,7 +201,9 @@ std::string render(const NDArray& a, const std::string& sep, size_t indent) {
 
 std::string dtype_name(ir::DataType t) { return t.is_bool() ? "bool" : t.to_string(); }
 
-std::string dtype_repr(ir::DataType t) { return t.is_float8() ? "dtype(" + dtype_name(t) + ")" : "dtype('" + dtype_name(t) + "')"; }
+std::string dtype_repr(ir::DataType t) {
+  return t.is_float8() ? "dtype(" + dtype_name(t) + ")" : "dtype('" + dtype_name(t) + "')";
+}
 
 std::string float8_scalar_text(double value) {
   float f = static_cast<float>(value);

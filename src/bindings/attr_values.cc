@@ -56,11 +56,16 @@ ir::AttrMap to_attr_map(Interpreter& interp, const Value& v, const std::string& 
 
 Value attr_to_value(Interpreter& interp, const ir::AttrValue& a) {
   switch (a.kind) {
-    case ir::AttrValue::Kind::Int: return Value::integer(a.i);
-    case ir::AttrValue::Kind::Float: return Value::real(a.f);
-    case ir::AttrValue::Kind::Str: return script::make_str(a.s);
-    case ir::AttrValue::Kind::Bool: return Value::boolean(a.b);
-    case ir::AttrValue::Kind::Expr: return wrap(a.expr);
+    case ir::AttrValue::Kind::Int:
+      return Value::integer(a.i);
+    case ir::AttrValue::Kind::Float:
+      return Value::real(a.f);
+    case ir::AttrValue::Kind::Str:
+      return script::make_str(a.s);
+    case ir::AttrValue::Kind::Bool:
+      return Value::boolean(a.b);
+    case ir::AttrValue::Kind::Expr:
+      return wrap(a.expr);
     case ir::AttrValue::Kind::Array: {
       std::vector<Value> items;
       for (const auto& x : a.array) items.push_back(attr_to_value(interp, x));
@@ -77,7 +82,9 @@ Value attr_to_value(Interpreter& interp, const ir::AttrValue& a) {
 
 ir::PrimExpr attr_stmt_operand(Interpreter& interp, const Value& v, const std::string& what) {
   if (auto* s = v.as<script::Str>()) return std::make_shared<ir::StringImmNode>(s->value);
-  if (v.as<BufferValue>()) raise(ExcKind::NotImplementedError, "not supported yet: a buffer as " + what + " (tsch's attribute nodes are expressions)");
+  if (v.as<BufferValue>())
+    raise(ExcKind::NotImplementedError,
+          "not supported yet: a buffer as " + what + " (tsch's attribute nodes are expressions)");
   return to_expr(interp, v, what);
 }
 
@@ -107,7 +114,8 @@ script::TypeRef make_dict_attrs_type() {
   t->def("__contains__", "self, key", [](Interpreter&, Args& a) {
     return Value::boolean(a[1].as<script::Str>() && ir::find_attr(attrs_of(a[0]), a.get_str(1)));
   });
-  t->def("__len__", "self", [](Interpreter&, Args& a) { return Value::integer(static_cast<int64_t>(attrs_of(a[0]).size())); });
+  t->def("__len__", "self",
+         [](Interpreter&, Args& a) { return Value::integer(static_cast<int64_t>(attrs_of(a[0]).size())); });
   t->def("keys", "self", [](Interpreter&, Args& a) {
     std::vector<Value> keys;
     for (const auto& [k, v] : attrs_of(a[0])) keys.push_back(script::make_str(k));
@@ -115,7 +123,8 @@ script::TypeRef make_dict_attrs_type() {
   });
   t->def("items", "self", [](Interpreter& interp, Args& a) {
     std::vector<Value> items;
-    for (const auto& [k, v] : attrs_of(a[0])) items.push_back(script::make_tuple({script::make_str(k), attr_to_value(interp, v)}));
+    for (const auto& [k, v] : attrs_of(a[0]))
+      items.push_back(script::make_tuple({script::make_str(k), attr_to_value(interp, v)}));
     return script::make_list(std::move(items));
   });
   t->def("__iter__", "self", [](Interpreter& interp, Args& a) {

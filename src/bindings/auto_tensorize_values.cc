@@ -35,7 +35,8 @@ class BlockIterVarValue : public script::Object {
     static TypeRef t = [] {
       auto t = std::make_shared<TypeObject>("IterVar");
       t->set_module("tvm.tir");
-      t->def_property("var", [](Interpreter&, const Value& v) { return wrap(ir::PrimExpr(v.as<BlockIterVarValue>()->iter.var)); });
+      t->def_property(
+          "var", [](Interpreter&, const Value& v) { return wrap(ir::PrimExpr(v.as<BlockIterVarValue>()->iter.var)); });
       t->def_property("dom", [](Interpreter& interp, const Value& v) {
         const ir::Range& r = v.as<BlockIterVarValue>()->iter.dom;
         Value range = *interp.modules().import(interp, "tvm.ir", "")->globals->find(intern("Range"));
@@ -69,7 +70,9 @@ TypeObject* AutoTensorizeMappingInfoValue::type() const {
   static TypeRef t = [] {
     auto t = std::make_shared<TypeObject>("AutoTensorizeMappingInfo");
     t->set_module("tvm.tir.schedule.analysis");
-    auto self = [](const Value& v) -> const schedule::AutoTensorizeMappingInfo& { return v.as<AutoTensorizeMappingInfoValue>()->info; };
+    auto self = [](const Value& v) -> const schedule::AutoTensorizeMappingInfo& {
+      return v.as<AutoTensorizeMappingInfoValue>()->info;
+    };
     t->def_property("mappings", [self](Interpreter&, const Value& v) {
       std::vector<Value> maps;
       for (const auto& m : self(v).mappings) {
@@ -104,19 +107,23 @@ TypeObject* AutoTensorizeMappingInfoValue::type() const {
 }  // namespace
 
 void install_auto_tensorize_mapping(script::Namespace& ns) {
-  script::def_function(ns, "get_auto_tensorize_mapping_info", "sch, block, desc_func", [](Interpreter&, Args& a) -> Value {
-    auto* sch = a[0].as<ScheduleValue>();
-    if (!sch) a.type_error(0, "a tvm.tir.Schedule");
-    auto* rv = a[1].as<RVValue>();
-    if (!rv || rv->rv->kind != schedule::RVNode::Kind::Block) a.type_error(1, "a BlockRV");
-    auto* desc = a[2].as<PrimFuncValue>();
-    if (!desc) a.type_error(2, "a T.prim_func (a tensor intrinsic's description)");
-    uint64_t block = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
-    auto info = schedule::get_auto_tensorize_mapping_info(sch->sch.state(), block, desc->func);
-    if (!info) return Value();
-    return Value(std::make_shared<AutoTensorizeMappingInfoValue>(std::move(*info)));
-  }, "get_auto_tensorize_mapping_info(sch, block, desc_func) -> AutoTensorizeMappingInfo or None: the layout (an IndexMap "
-     "over the block's iterators) that would let a tensor intrinsic's description tensorize the block.");
+  script::def_function(
+      ns, "get_auto_tensorize_mapping_info", "sch, block, desc_func",
+      [](Interpreter&, Args& a) -> Value {
+        auto* sch = a[0].as<ScheduleValue>();
+        if (!sch) a.type_error(0, "a tvm.tir.Schedule");
+        auto* rv = a[1].as<RVValue>();
+        if (!rv || rv->rv->kind != schedule::RVNode::Kind::Block) a.type_error(1, "a BlockRV");
+        auto* desc = a[2].as<PrimFuncValue>();
+        if (!desc) a.type_error(2, "a T.prim_func (a tensor intrinsic's description)");
+        uint64_t block = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
+        auto info = schedule::get_auto_tensorize_mapping_info(sch->sch.state(), block, desc->func);
+        if (!info) return Value();
+        return Value(std::make_shared<AutoTensorizeMappingInfoValue>(std::move(*info)));
+      },
+      "get_auto_tensorize_mapping_info(sch, block, desc_func) -> AutoTensorizeMappingInfo or None: the layout (an "
+      "IndexMap "
+      "over the block's iterators) that would let a tensor intrinsic's description tensorize the block.");
 }
 
 }  // namespace tsch::bindings

@@ -19,9 +19,13 @@ namespace {
 using ir::PrimExpr;
 
 // TVM's BufferNode::DefaultIndexType: the first extent's type, int32 for a 0-d buffer.
-ir::DataType default_index_type(const ir::Buffer& b) { return b->shape.empty() ? ir::DataType::int32() : b->shape[0]->dtype; }
+ir::DataType default_index_type(const ir::Buffer& b) {
+  return b->shape.empty() ? ir::DataType::int32() : b->shape[0]->dtype;
+}
 
-PrimExpr elem_offset_of(const ir::Buffer& b) { return b->elem_offset ? b->elem_offset : ir::make_int(0, default_index_type(b)); }
+PrimExpr elem_offset_of(const ir::Buffer& b) {
+  return b->elem_offset ? b->elem_offset : ir::make_int(0, default_index_type(b));
+}
 
 // Analyzer::CanProveEqual as TVM's analyzer answers it for a fresh analyzer.
 bool can_prove_equal(const PrimExpr& a, const PrimExpr& b) {
@@ -41,10 +45,10 @@ void split_addition(const PrimExpr& e, std::vector<PrimExpr>* out) {
 }
 
 struct MulModTerms {
-  std::list<PrimExpr> mults;                    // terms that are products
+  std::list<PrimExpr> mults;                      // terms that are products
   std::list<std::pair<PrimExpr, PrimExpr>> mods;  // floormod(a, b) terms as (a, b)
-  PrimExpr rest;                                // the sum of the others
-  bool has_mult = false, has_mod = false;       // what the last insert added
+  PrimExpr rest;                                  // the sum of the others
+  bool has_mult = false, has_mod = false;         // what the last insert added
 
   void insert(const std::vector<PrimExpr>& terms) {
     has_mult = has_mod = false;
@@ -153,11 +157,13 @@ PrimExpr merge_mul_mod(const PrimExpr& base) {
 
 std::vector<PrimExpr> buffer_elem_offset(const ir::Buffer& b, const std::vector<PrimExpr>& indices) {
   if (b->shape.size() != indices.size()) {
-    raise_internal_error(fmt::format("Buffer {} is {}-dimensional, cannot be indexed with the {}-dimensional indices provided.",
-                                     b->name, b->shape.size(), indices.size()));
+    raise_internal_error(
+        fmt::format("Buffer {} is {}-dimensional, cannot be indexed with the {}-dimensional indices provided.", b->name,
+                    b->shape.size(), indices.size()));
   }
   if (!b->strides.empty() && b->strides.size() != indices.size()) {
-    raise_internal_error("If strides are defined, the index's dimensionality must match the dimensionality of the index given.");
+    raise_internal_error(
+        "If strides are defined, the index's dimensionality must match the dimensionality of the index given.");
   }
   // As TVM, an element offset is only defined for a buffer flattened to one axis.
   bool has_offset = b->elem_offset && !ir::is_zero(b->elem_offset);
@@ -183,14 +189,17 @@ ir::Buffer flattened_buffer(const ir::Buffer& b) {
   const auto& seps = b->axis_separators;
   for (size_t i = 0; i + 1 < seps.size(); ++i) {
     if (seps[i] > seps[i + 1]) {
-      script::raise(script::ExcKind::ValueError,
-                    fmt::format("Axis separators must be in increasing order, but axis_separators[{}] = {} is greater than or "
-                                "equal to axis_separators[{}] = {}.", i, seps[i], i + 1, seps[i + 1]));
+      script::raise(
+          script::ExcKind::ValueError,
+          fmt::format("Axis separators must be in increasing order, but axis_separators[{}] = {} is greater than or "
+                      "equal to axis_separators[{}] = {}.",
+                      i, seps[i], i + 1, seps[i + 1]));
     }
   }
   if (!seps.empty() && seps[0] < 0) {
-    script::raise(script::ExcKind::ValueError,
-                  fmt::format("All axis separators must be non-negative.  However, the axis_separators[0] = {}", seps[0]));
+    script::raise(
+        script::ExcKind::ValueError,
+        fmt::format("All axis separators must be non-negative.  However, the axis_separators[0] = {}", seps[0]));
   }
   if (!seps.empty() && seps.back() > static_cast<int64_t>(b->shape.size())) {
     script::raise(script::ExcKind::ValueError,
@@ -201,7 +210,8 @@ ir::Buffer flattened_buffer(const ir::Buffer& b) {
   std::vector<PrimExpr> shape;
   if (!b->strides.empty()) {
     if (b->strides.size() != b->shape.size()) {
-      raise_internal_error(fmt::format("buffer {} has {} strides for {} dimensions", b->name, b->strides.size(), b->shape.size()));
+      raise_internal_error(
+          fmt::format("buffer {} has {} strides for {} dimensions", b->name, b->strides.size(), b->shape.size()));
     }
     // Each physical axis spans stride * extent of the first logical axis in it.
     shape.push_back(ir::mul(b->strides[0], b->shape[0]));
@@ -224,8 +234,8 @@ ir::Buffer flattened_buffer(const ir::Buffer& b) {
   return flat;
 }
 
-PrimExpr buffer_access_ptr(const ir::Buffer& b, int64_t mask, ir::DataType ptr_type, int content_lanes, const PrimExpr& offset,
-                           const std::optional<PrimExpr>& extent) {
+PrimExpr buffer_access_ptr(const ir::Buffer& b, int64_t mask, ir::DataType ptr_type, int content_lanes,
+                           const PrimExpr& offset, const std::optional<PrimExpr>& extent) {
   PrimExpr size;
   if (b->shape.empty()) {
     size = ir::make_int(1, default_index_type(b));

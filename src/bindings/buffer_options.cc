@@ -23,7 +23,8 @@ ir::Buffer with_buffer_options(Interpreter& interp, ir::Buffer buf, const Buffer
         continue;
       }
       ir::PrimExpr e = to_expr(interp, v, what + " strides");
-      if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: strides must be integers, got {}", what, e->dtype.to_string()));
+      if (!e->dtype.is_integer())
+        raise(ExcKind::TypeError, fmt::format("{}: strides must be integers, got {}", what, e->dtype.to_string()));
       node->strides.push_back(e);
     }
     // TVM accepts a stride count other than the rank here (its tests print such buffers);
@@ -31,12 +32,14 @@ ir::Buffer with_buffer_options(Interpreter& interp, ir::Buffer buf, const Buffer
   }
   int64_t factor = o.offset_factor.is_none() ? 0 : o.offset_factor.as_int();
   int64_t align = o.align.is_none() ? 0 : o.align.as_int();
-  if (factor < 0) raise(ExcKind::ValueError, fmt::format("{}: offset_factor must not be negative, got {}", what, factor));
+  if (factor < 0)
+    raise(ExcKind::ValueError, fmt::format("{}: offset_factor must not be negative, got {}", what, factor));
   node->offset_factor = factor == 0 ? 1 : static_cast<int>(factor);
   node->align = align <= 0 ? 64 : static_cast<int>(align);
   if (!o.elem_offset.is_none()) {
     ir::PrimExpr e = to_expr(interp, o.elem_offset, what + " elem_offset");
-    if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: elem_offset must be an integer, got {}", what, e->dtype.to_string()));
+    if (!e->dtype.is_integer())
+      raise(ExcKind::TypeError, fmt::format("{}: elem_offset must be an integer, got {}", what, e->dtype.to_string()));
     node->elem_offset = ir::is_zero(e) ? nullptr : e;
   } else if (factor != 0) {
     ir::DataType t = node->shape.empty() ? ir::DataType::int32() : node->shape[0]->dtype;
@@ -48,8 +51,9 @@ ir::Buffer with_buffer_options(Interpreter& interp, ir::Buffer buf, const Buffer
       if (!v.is_int()) raise(ExcKind::TypeError, what + ": axis_separators must be integers");
       int64_t sep = v.as_int();
       if (sep < prev || sep > static_cast<int64_t>(node->shape.size())) {
-        raise(ExcKind::ValueError, fmt::format("{}: axis_separators must be non-decreasing axes of the buffer (0..{}), got {}", what,
-                                               node->shape.size(), sep));
+        raise(ExcKind::ValueError,
+              fmt::format("{}: axis_separators must be non-decreasing axes of the buffer (0..{}), got {}", what,
+                          node->shape.size(), sep));
       }
       prev = sep;
       node->axis_separators.push_back(sep);
@@ -57,6 +61,5 @@ ir::Buffer with_buffer_options(Interpreter& interp, ir::Buffer buf, const Buffer
   }
   return node;
 }
-
 
 }  // namespace tsch::bindings

@@ -15,6 +15,7 @@ struct BufferOptions {
   script::Value strides, elem_offset, align, offset_factor, axis_separators;
 };
 
-ir::Buffer with_buffer_options(script::Interpreter& interp, ir::Buffer buf, const BufferOptions& o, const std::string& what);
+ir::Buffer with_buffer_options(script::Interpreter& interp, ir::Buffer buf, const BufferOptions& o,
+                               const std::string& what);
 
 }  // namespace tsch::bindings

@@ -34,19 +34,36 @@ const NDArray& float8_value(Args& a) { return *a[0].as<Float8ScalarValue>()->val
 TypeRef make_float8_scalar_type(DataType dtype) {
   auto t = std::make_shared<TypeObject>(dtype_name(dtype));
   t->set_module("ml_dtypes");
-  struct Op { const char* name; const char* rname; BinaryOp op; };
-  for (Op o : {Op{"__add__", "__radd__", BinaryOp::Add}, {"__sub__", "__rsub__", BinaryOp::Sub}, {"__mul__", "__rmul__", BinaryOp::Mul},
-               {"__truediv__", "__rtruediv__", BinaryOp::TrueDiv}, {"__floordiv__", "__rfloordiv__", BinaryOp::FloorDiv},
-               {"__mod__", "__rmod__", BinaryOp::Mod}, {"__pow__", "__rpow__", BinaryOp::Pow}}) {
+  struct Op {
+    const char* name;
+    const char* rname;
+    BinaryOp op;
+  };
+  for (Op o : {Op{"__add__", "__radd__", BinaryOp::Add},
+               {"__sub__", "__rsub__", BinaryOp::Sub},
+               {"__mul__", "__rmul__", BinaryOp::Mul},
+               {"__truediv__", "__rtruediv__", BinaryOp::TrueDiv},
+               {"__floordiv__", "__rfloordiv__", BinaryOp::FloorDiv},
+               {"__mod__", "__rmod__", BinaryOp::Mod},
+               {"__pow__", "__rpow__", BinaryOp::Pow}}) {
     def_float8_binary(*t, o.name, o.op, false);
     def_float8_binary(*t, o.rname, o.op, true);
   }
-  struct Cmp { const char* name; BinaryOp op; };
-  for (Cmp c : {Cmp{"__lt__", BinaryOp::LT}, {"__le__", BinaryOp::LE}, {"__gt__", BinaryOp::GT}, {"__ge__", BinaryOp::GE},
-                {"__eq__", BinaryOp::EQ}, {"__ne__", BinaryOp::NE}})
+  struct Cmp {
+    const char* name;
+    BinaryOp op;
+  };
+  for (Cmp c : {Cmp{"__lt__", BinaryOp::LT},
+                {"__le__", BinaryOp::LE},
+                {"__gt__", BinaryOp::GT},
+                {"__ge__", BinaryOp::GE},
+                {"__eq__", BinaryOp::EQ},
+                {"__ne__", BinaryOp::NE}})
     def_float8_binary(*t, c.name, c.op, false);
-  t->def("__neg__", "self", [](Interpreter&, Args& a) { return array_or_scalar(runtime::unary(runtime::UnaryOp::Neg, float8_value(a))); });
-  t->def("__abs__", "self", [](Interpreter&, Args& a) { return array_or_scalar(runtime::unary(runtime::UnaryOp::Abs, float8_value(a))); });
+  t->def("__neg__", "self",
+         [](Interpreter&, Args& a) { return array_or_scalar(runtime::unary(runtime::UnaryOp::Neg, float8_value(a))); });
+  t->def("__abs__", "self",
+         [](Interpreter&, Args& a) { return array_or_scalar(runtime::unary(runtime::UnaryOp::Abs, float8_value(a))); });
   t->def("__pos__", "self", [](Interpreter&, Args& a) { return a[0]; });
   t->def("__float__", "self", [](Interpreter&, Args& a) { return Value::real(float8_value(a).get_f(0)); });
   t->def("__int__", "self", [](Interpreter&, Args& a) {
@@ -57,9 +74,8 @@ TypeRef make_float8_scalar_type(DataType dtype) {
   });
   t->def("__bool__", "self", [](Interpreter&, Args& a) { return Value::boolean(float8_value(a).get_f(0) != 0); });
   t->def("item", "self", [](Interpreter&, Args& a) { return Value::real(float8_value(a).get_f(0)); });
-  t->def("astype", "self, dtype", [](Interpreter& interp, Args& a) {
-    return array_or_scalar(float8_value(a).astype(dtype_arg(interp, a[1])));
-  });
+  t->def("astype", "self, dtype",
+         [](Interpreter& interp, Args& a) { return array_or_scalar(float8_value(a).astype(dtype_arg(interp, a[1]))); });
   t->def_property("dtype", [](Interpreter&, const Value& v) {
     return Value(std::make_shared<DTypeValue>(v.as<Float8ScalarValue>()->value->dtype(), false));
   });
@@ -103,8 +119,11 @@ TypeObject* DTypeValue::type() const {
       DataType d = a[0].as<DTypeValue>()->dtype;
       return Value::integer(static_cast<int64_t>(d.code) * 1000 + d.bits);
     });
-    t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(dtype_name(v.as<DTypeValue>()->dtype)); });
-    t->def_property("itemsize", [](Interpreter&, const Value& v) { return Value::integer(runtime::element_bytes(v.as<DTypeValue>()->dtype)); });
+    t->def_property(
+        "name", [](Interpreter&, const Value& v) { return script::make_str(dtype_name(v.as<DTypeValue>()->dtype)); });
+    t->def_property("itemsize", [](Interpreter&, const Value& v) {
+      return Value::integer(runtime::element_bytes(v.as<DTypeValue>()->dtype));
+    });
     return t;
   }();
   return t.get();

@@ -28,7 +28,8 @@ namespace {
 const char* kind_name(K kind) {
   switch (kind) {
 #define TSCH_X(name) \
-  case K::name: return #name;
+  case K::name:      \
+    return #name;
     TSCH_IR_EXPR_KINDS(TSCH_X)
 #undef TSCH_X
   }
@@ -38,7 +39,8 @@ const char* kind_name(K kind) {
 const ir::PrimExpr& self_expr(const Value& v) { return v.as<ExprValue>()->expr; }
 
 [[noreturn]] void no_field(const Value& v, const char* field) {
-  raise(ExcKind::AttributeError, fmt::format("'{}' object has no attribute '{}'", kind_name(self_expr(v)->kind), field));
+  raise(ExcKind::AttributeError,
+        fmt::format("'{}' object has no attribute '{}'", kind_name(self_expr(v)->kind), field));
 }
 
 // tvm.ir.Op: the operator a Call applies (`call.op.name` is "tir.exp").
@@ -72,13 +74,17 @@ TypeObject* OpValue::type() const { return op_type().get(); }
 // The operator name a Call node holds: tsch keeps TVM's name without the "tir." namespace.
 std::string call_op_name(const Interpreter&, const Value& op, const char* what) {
   std::string name;
-  if (auto* o = op.as<OpValue>()) name = o->name;
-  else if (auto* s = op.as<script::Str>()) name = s->value;
-  else raise(ExcKind::TypeError, fmt::format("{}: expected an operator name or tvm.ir.Op", what));
+  if (auto* o = op.as<OpValue>())
+    name = o->name;
+  else if (auto* s = op.as<script::Str>())
+    name = s->value;
+  else
+    raise(ExcKind::TypeError, fmt::format("{}: expected an operator name or tvm.ir.Op", what));
   if (name.rfind("tir.", 0) != 0) {
-    raise(ExcKind::ValueError, fmt::format("Cannot handle str op argument {}. This function only handles str argument with the tir "
-                                           "namespace. If you are certain about the intrinsic name, pass in Op.get(name) instead",
-                                           name));
+    raise(ExcKind::ValueError,
+          fmt::format("Cannot handle str op argument {}. This function only handles str argument with the tir "
+                      "namespace. If you are certain about the intrinsic name, pass in Op.get(name) instead",
+                      name));
   }
   return name.substr(4);
 }
@@ -98,7 +104,8 @@ void def_fields(TypeObject& t) {
   });
   t.def_property("value", [](Interpreter&, const Value& v) -> Value {
     const ir::PrimExpr& e = self_expr(v);
-    if (auto* i = ir::as<ir::IntImmNode>(e)) return e->dtype.is_bool() ? Value::boolean(i->value != 0) : Value::integer(i->value);
+    if (auto* i = ir::as<ir::IntImmNode>(e))
+      return e->dtype.is_bool() ? Value::boolean(i->value != 0) : Value::integer(i->value);
     if (auto* f = ir::as<ir::FloatImmNode>(e)) return Value::real(f->value);
     if (auto* s = ir::as<ir::StringImmNode>(e)) return script::make_str(s->value);
     if (auto* c = ir::as<ir::CastNode>(e)) return wrap(c->value);
@@ -164,21 +171,40 @@ Value construct_binary(Interpreter& interp, K kind, Args& a) {
   ir::PrimExpr lhs = to_expr(interp, a[0], what), rhs = to_expr(interp, a[1], what);
   if (kind == K::And || kind == K::Or) {
     for (const auto* e : {&lhs, &rhs})
-      if (!(*e)->dtype.is_bool()) raise(ExcKind::TypeError, fmt::format("{}: expected a boolean expression, got {}", what, (*e)->dtype.to_string()));
+      if (!(*e)->dtype.is_bool())
+        raise(ExcKind::TypeError,
+              fmt::format("{}: expected a boolean expression, got {}", what, (*e)->dtype.to_string()));
   }
   if (lhs->dtype != rhs->dtype) {
-    raise(ExcKind::TypeError, fmt::format("{}: mismatched types. {} vs. {}", what, lhs->dtype.to_string(), rhs->dtype.to_string()));
+    raise(ExcKind::TypeError,
+          fmt::format("{}: mismatched types. {} vs. {}", what, lhs->dtype.to_string(), rhs->dtype.to_string()));
   }
   bool boolean = (kind >= K::EQ && kind <= K::GE) || kind == K::And || kind == K::Or;
   ir::DataType result = boolean ? ir::DataType::bool_(lhs->dtype.lanes) : lhs->dtype;
   switch (kind) {
 #define TSCH_CASE(name) \
-  case K::name: return wrap(ir::PrimExpr(std::make_shared<ir::BinaryNode<K::name>>(result, lhs, rhs)));
-    TSCH_CASE(Add) TSCH_CASE(Sub) TSCH_CASE(Mul) TSCH_CASE(Div) TSCH_CASE(Mod) TSCH_CASE(FloorDiv)
-    TSCH_CASE(FloorMod) TSCH_CASE(Min) TSCH_CASE(Max) TSCH_CASE(EQ) TSCH_CASE(NE) TSCH_CASE(LT)
-    TSCH_CASE(LE) TSCH_CASE(GT) TSCH_CASE(GE) TSCH_CASE(And) TSCH_CASE(Or)
+  case K::name:         \
+    return wrap(ir::PrimExpr(std::make_shared<ir::BinaryNode<K::name>>(result, lhs, rhs)));
+    TSCH_CASE(Add)
+    TSCH_CASE(Sub)
+    TSCH_CASE(Mul)
+    TSCH_CASE(Div)
+    TSCH_CASE(Mod)
+    TSCH_CASE(FloorDiv)
+    TSCH_CASE(FloorMod)
+    TSCH_CASE(Min)
+    TSCH_CASE(Max)
+    TSCH_CASE(EQ)
+    TSCH_CASE(NE)
+    TSCH_CASE(LT)
+    TSCH_CASE(LE)
+    TSCH_CASE(GT)
+    TSCH_CASE(GE)
+    TSCH_CASE(And)
+    TSCH_CASE(Or)
 #undef TSCH_CASE
-    default: break;
+    default:
+      break;
   }
   raise(ExcKind::TypeError, what + ": not a binary operator");
 }
@@ -219,9 +245,8 @@ void set_constructor(TypeObject& t, K kind) {
       });
       break;
     case K::StringImm:
-      ctor("value, span=None", [](Interpreter&, Args& a) {
-        return wrap(ir::PrimExpr(std::make_shared<ir::StringImmNode>(a.get_str(0))));
-      });
+      ctor("value, span=None",
+           [](Interpreter&, Args& a) { return wrap(ir::PrimExpr(std::make_shared<ir::StringImmNode>(a.get_str(0)))); });
       break;
     case K::Var:
       ctor("name, dtype, span=None", [](Interpreter& interp, Args& a) {
@@ -231,7 +256,8 @@ void set_constructor(TypeObject& t, K kind) {
     case K::Not:
       ctor("a, span=None", [](Interpreter& interp, Args& a) {
         ir::PrimExpr x = to_expr(interp, a[0], "tvm.tir.Not");
-        if (!x->dtype.is_bool()) raise(ExcKind::TypeError, "tvm.tir.Not: expected a boolean expression, got " + x->dtype.to_string());
+        if (!x->dtype.is_bool())
+          raise(ExcKind::TypeError, "tvm.tir.Not: expected a boolean expression, got " + x->dtype.to_string());
         return wrap(ir::PrimExpr(std::make_shared<ir::NotNode>(x)));
       });
       break;
@@ -248,20 +274,25 @@ void set_constructor(TypeObject& t, K kind) {
     case K::Select:
       ctor("condition, true_value, false_value, span=None", [](Interpreter& interp, Args& a) {
         ir::PrimExpr c = to_expr(interp, a[0], "tvm.tir.Select condition");
-        ir::PrimExpr t = to_expr(interp, a[1], "tvm.tir.Select true_value"), f = to_expr(interp, a[2], "tvm.tir.Select false_value");
-        if (!c->dtype.is_bool()) raise(ExcKind::TypeError, "tvm.tir.Select: the condition must be boolean, got " + c->dtype.to_string());
+        ir::PrimExpr t = to_expr(interp, a[1], "tvm.tir.Select true_value"),
+                     f = to_expr(interp, a[2], "tvm.tir.Select false_value");
+        if (!c->dtype.is_bool())
+          raise(ExcKind::TypeError, "tvm.tir.Select: the condition must be boolean, got " + c->dtype.to_string());
         if (t->dtype != f->dtype) {
-          raise(ExcKind::TypeError, fmt::format("tvm.tir.Select: mismatched types. {} vs. {}", t->dtype.to_string(), f->dtype.to_string()));
+          raise(ExcKind::TypeError,
+                fmt::format("tvm.tir.Select: mismatched types. {} vs. {}", t->dtype.to_string(), f->dtype.to_string()));
         }
         return wrap(ir::PrimExpr(std::make_shared<ir::SelectNode>(c, t, f)));
       });
       break;
     case K::Ramp:
       ctor("base, stride, lanes, span=None", [](Interpreter& interp, Args& a) {
-        ir::PrimExpr base = to_expr(interp, a[0], "tvm.tir.Ramp base"), stride = to_expr(interp, a[1], "tvm.tir.Ramp stride");
+        ir::PrimExpr base = to_expr(interp, a[0], "tvm.tir.Ramp base"),
+                     stride = to_expr(interp, a[1], "tvm.tir.Ramp stride");
         if (!base->dtype.is_scalar() || base->dtype != stride->dtype) {
-          raise(ExcKind::TypeError, fmt::format("tvm.tir.Ramp: base and stride must be scalars of one dtype, got {} and {}",
-                                                base->dtype.to_string(), stride->dtype.to_string()));
+          raise(ExcKind::TypeError,
+                fmt::format("tvm.tir.Ramp: base and stride must be scalars of one dtype, got {} and {}",
+                            base->dtype.to_string(), stride->dtype.to_string()));
         }
         return wrap(ir::PrimExpr(std::make_shared<ir::RampNode>(base, stride, lanes_arg(a, 2, "Ramp"))));
       });
@@ -269,7 +300,8 @@ void set_constructor(TypeObject& t, K kind) {
     case K::Broadcast:
       ctor("value, lanes, span=None", [](Interpreter& interp, Args& a) {
         ir::PrimExpr v = to_expr(interp, a[0], "tvm.tir.Broadcast value");
-        if (!v->dtype.is_scalar()) raise(ExcKind::TypeError, "tvm.tir.Broadcast: the value must be a scalar, got " + v->dtype.to_string());
+        if (!v->dtype.is_scalar())
+          raise(ExcKind::TypeError, "tvm.tir.Broadcast: the value must be a scalar, got " + v->dtype.to_string());
         return wrap(ir::PrimExpr(std::make_shared<ir::BroadcastNode>(v, lanes_arg(a, 1, "Broadcast"))));
       });
       break;
@@ -278,23 +310,27 @@ void set_constructor(TypeObject& t, K kind) {
         ir::PrimExpr var = to_expr(interp, a[0], "tvm.tir.Let var");
         auto* v = ir::as<ir::VarNode>(var);
         if (!v) a.type_error(0, "a tvm.tir.Var");
-        ir::PrimExpr value = to_expr(interp, a[1], "tvm.tir.Let value"), body = to_expr(interp, a[2], "tvm.tir.Let body");
+        ir::PrimExpr value = to_expr(interp, a[1], "tvm.tir.Let value"),
+                     body = to_expr(interp, a[2], "tvm.tir.Let body");
         if (value->dtype != var->dtype) {
-          raise(ExcKind::TypeError, fmt::format("tvm.tir.Let: the value's {} is not the variable's {}", value->dtype.to_string(), var->dtype.to_string()));
+          raise(ExcKind::TypeError, fmt::format("tvm.tir.Let: the value's {} is not the variable's {}",
+                                                value->dtype.to_string(), var->dtype.to_string()));
         }
-        return wrap(ir::PrimExpr(std::make_shared<ir::LetNode>(std::static_pointer_cast<const ir::VarNode>(var), value, body)));
+        return wrap(
+            ir::PrimExpr(std::make_shared<ir::LetNode>(std::static_pointer_cast<const ir::VarNode>(var), value, body)));
       });
       break;
     case K::BufferLoad:
       ctor("buffer, indices, predicate=None, span=None", [](Interpreter& interp, Args& a) {
         auto* b = a[0].as<BufferValue>();
         if (!b) a.type_error(0, "a tvm.tir.Buffer");
-        if (!a[2].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: tvm.tir.BufferLoad with a predicate");
+        if (!a[2].is_none())
+          raise(ExcKind::NotImplementedError, "not supported yet: tvm.tir.BufferLoad with a predicate");
         std::vector<ir::PrimExpr> idx;
         for (const Value& v : interp.to_vector(a[1])) idx.push_back(to_expr(interp, v, "tvm.tir.BufferLoad index"));
         if (idx.size() != b->buffer->shape.size()) {
-          raise(ExcKind::IndexError, fmt::format("tvm.tir.BufferLoad: buffer {} has {} dimensions, {} indices given", b->buffer->name,
-                                                 b->buffer->shape.size(), idx.size()));
+          raise(ExcKind::IndexError, fmt::format("tvm.tir.BufferLoad: buffer {} has {} dimensions, {} indices given",
+                                                 b->buffer->name, b->buffer->shape.size(), idx.size()));
         }
         return wrap(ir::buffer_load(b->buffer, std::move(idx)));
       });
@@ -305,13 +341,16 @@ void set_constructor(TypeObject& t, K kind) {
         std::string op = call_op_name(interp, a[1], "tvm.tir.Call");
         std::vector<ir::PrimExpr> args;
         for (const Value& v : interp.to_vector(a[2])) {
-          if (auto* s = v.as<script::Str>()) args.push_back(std::make_shared<ir::StringImmNode>(s->value));
-          else args.push_back(to_expr(interp, v, "tvm.tir.Call argument"));
+          if (auto* s = v.as<script::Str>())
+            args.push_back(std::make_shared<ir::StringImmNode>(s->value));
+          else
+            args.push_back(to_expr(interp, v, "tvm.tir.Call argument"));
         }
         return wrap(ir::call(t, op, std::move(args)));
       });
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -347,8 +386,9 @@ void install_expr_classes(script::Namespace& ns) {
 void install_op_class(script::Namespace& ns) {
   TypeRef t = op_type();
   // Op.get(name): the operator of that name ("tir.exp").
-  t->def("get", "op_name", [](Interpreter&, Args& a) { return Value(std::make_shared<OpValue>(a.get_str(0))); },
-         "Op.get(name): the operator of that name (\"tir.exp\").");
+  t->def(
+      "get", "op_name", [](Interpreter&, Args& a) { return Value(std::make_shared<OpValue>(a.get_str(0))); },
+      "Op.get(name): the operator of that name (\"tir.exp\").");
   ns.set(intern("Op"), Value(t));
 }
 

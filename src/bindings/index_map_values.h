@@ -23,10 +23,10 @@ class IndexMapValue : public script::Object {
   script::TypeObject* type() const override;
   std::string repr_hook(Interpreter& interp) override;
 
-  std::vector<ir::Var> params;         // initial_indices
-  std::vector<ir::PrimExpr> outputs;   // final_indices
+  std::vector<ir::Var> params;             // initial_indices
+  std::vector<ir::PrimExpr> outputs;       // final_indices
   std::shared_ptr<IndexMapValue> inverse;  // inverse_index_map, when given
-  Value function;                      // the function it was made from (None otherwise)
+  Value function;                          // the function it was made from (None otherwise)
 };
 
 script::TypeRef index_map_type();

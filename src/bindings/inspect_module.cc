@@ -22,7 +22,7 @@ const TypeRef& empty_type() {
 class ParameterValue : public Object {
  public:
   std::string name;
-  std::string prefix;  // "*" or "**" for the collecting parameters
+  std::string prefix;            // "*" or "**" for the collecting parameters
   bool after_bare_star = false;  // the first keyword-only parameter after a bare `*`
   Value default_value = Value(empty_type());
   bool has_default = false;
@@ -57,7 +57,8 @@ class SignatureValue : public Object {
         for (const auto& p : v.as<SignatureValue>()->params) d->set(interp, make_str(p->name), Value(p));
         return Value(d);
       });
-      type->def("__str__", "self", [](Interpreter& interp, Args& a) { return make_str(a[0].as<SignatureValue>()->text(interp)); });
+      type->def("__str__", "self",
+                [](Interpreter& interp, Args& a) { return make_str(a[0].as<SignatureValue>()->text(interp)); });
       return type;
     }();
     return t.get();
@@ -125,22 +126,32 @@ void register_inspect_module() {
   ModuleLoader::register_builtin("inspect", [](Interpreter&, Module& m) {
     Namespace& ns = *m.globals;
     ns.set(intern("Parameter"), Value(ParameterValue::parameter_type()));
-    def_function(ns, "isclass", "object", [](Interpreter&, Args& a) { return Value::boolean(a[0].as<TypeObject>() != nullptr); },
-                 "isclass(object): True for classes.");
-    def_function(ns, "isfunction", "object", [](Interpreter&, Args& a) { return Value::boolean(a[0].as<Function>() != nullptr); },
-                 "isfunction(object): True for functions defined in scripts (def or lambda).");
-    def_function(ns, "ismethod", "object", [](Interpreter&, Args& a) {
-      auto* bound = a[0].as<BoundMethod>();
-      return Value::boolean(bound && bound->func.as<Function>());
-    }, "ismethod(object): True for methods of script classes bound to an object or class.");
-    def_function(ns, "signature", "obj", [](Interpreter& interp, Args& a) {
-      auto sig = signature_of(a[0]);
-      if (!sig) {
-        if (!Interpreter::is_callable(a[0])) raise(ExcKind::TypeError, interp.repr(a[0]) + " is not a callable object");
-        raise(ExcKind::ValueError, "not supported yet: inspect.signature of " + interp.repr(a[0]));
-      }
-      return Value(sig);
-    }, "signature(obj): the parameters of a function or method, in order (.parameters: name -> Parameter).");
+    def_function(
+        ns, "isclass", "object", [](Interpreter&, Args& a) { return Value::boolean(a[0].as<TypeObject>() != nullptr); },
+        "isclass(object): True for classes.");
+    def_function(
+        ns, "isfunction", "object",
+        [](Interpreter&, Args& a) { return Value::boolean(a[0].as<Function>() != nullptr); },
+        "isfunction(object): True for functions defined in scripts (def or lambda).");
+    def_function(
+        ns, "ismethod", "object",
+        [](Interpreter&, Args& a) {
+          auto* bound = a[0].as<BoundMethod>();
+          return Value::boolean(bound && bound->func.as<Function>());
+        },
+        "ismethod(object): True for methods of script classes bound to an object or class.");
+    def_function(
+        ns, "signature", "obj",
+        [](Interpreter& interp, Args& a) {
+          auto sig = signature_of(a[0]);
+          if (!sig) {
+            if (!Interpreter::is_callable(a[0]))
+              raise(ExcKind::TypeError, interp.repr(a[0]) + " is not a callable object");
+            raise(ExcKind::ValueError, "not supported yet: inspect.signature of " + interp.repr(a[0]));
+          }
+          return Value(sig);
+        },
+        "signature(obj): the parameters of a function or method, in order (.parameters: name -> Parameter).");
   });
 }
 

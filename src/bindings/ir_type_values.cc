@@ -42,11 +42,13 @@ class PointerTypeValue : public script::Object {
 
 // TVM compares types by identity; a Var hands out a new object for its annotation each time,
 // so tsch's compare by value (equal types are interchangeable: they hold no other state).
-void def_value_equality(TypeObject& t, std::function<bool(const Value&, const Value&)> equal, std::function<size_t(const Value&)> hash) {
+void def_value_equality(TypeObject& t, std::function<bool(const Value&, const Value&)> equal,
+                        std::function<size_t(const Value&)> hash) {
   t.hashes_by_value = true;
   t.def("__eq__", "self, other", [equal](Interpreter&, Args& a) { return Value::boolean(equal(a[0], a[1])); });
   t.def("__ne__", "self, other", [equal](Interpreter&, Args& a) { return Value::boolean(!equal(a[0], a[1])); });
-  t.def("__hash__", "self", [hash](Interpreter&, Args& a) { return Value::integer(static_cast<int64_t>(hash(a[0]) >> 1)); });
+  t.def("__hash__", "self",
+        [hash](Interpreter&, Args& a) { return Value::integer(static_cast<int64_t>(hash(a[0]) >> 1)); });
 }
 
 size_t dtype_hash(ir::DataType t) { return std::hash<std::string>()(t.to_string()); }
@@ -60,10 +62,14 @@ TypeRef prim_type_type() {
       Args a(interp, "PrimType", sig, std::move(call));
       return Value(std::make_shared<PrimTypeValue>(to_dtype(interp, a[0], "tvm.ir.PrimType dtype")));
     };
-    type->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<PrimTypeValue>()->dtype.to_string()); });
+    type->def_property("dtype", [](Interpreter&, const Value& v) {
+      return script::make_str(v.as<PrimTypeValue>()->dtype.to_string());
+    });
     def_value_equality(
         *type,
-        [](const Value& x, const Value& y) { return y.as<PrimTypeValue>() && x.as<PrimTypeValue>()->dtype == y.as<PrimTypeValue>()->dtype; },
+        [](const Value& x, const Value& y) {
+          return y.as<PrimTypeValue>() && x.as<PrimTypeValue>()->dtype == y.as<PrimTypeValue>()->dtype;
+        },
         [](const Value& x) { return dtype_hash(x.as<PrimTypeValue>()->dtype); });
     return type;
   }();
@@ -79,20 +85,26 @@ TypeRef pointer_type_type() {
       Args a(interp, "PointerType", sig, std::move(call));
       auto* element = a[0].as<PrimTypeValue>();
       if (a[0].as<PointerTypeValue>()) {
-        raise(ExcKind::NotImplementedError, "not supported yet: a pointer to a pointer (tsch's pointers point to primitive types)");
+        raise(ExcKind::NotImplementedError,
+              "not supported yet: a pointer to a pointer (tsch's pointers point to primitive types)");
       }
       if (!element) a.type_error(0, "a tvm.ir.PrimType");
       std::string scope = a.get_str(1);
       // TVM's PointerType: an empty storage scope is the global one.
-      return Value(std::make_shared<PointerTypeValue>(ir::PointerType{element->dtype, scope.empty() ? "global" : scope}));
+      return Value(
+          std::make_shared<PointerTypeValue>(ir::PointerType{element->dtype, scope.empty() ? "global" : scope}));
     };
     type->def_property("element_type", [](Interpreter&, const Value& v) {
       return Value(std::make_shared<PrimTypeValue>(v.as<PointerTypeValue>()->pointer.element_type));
     });
-    type->def_property("storage_scope", [](Interpreter&, const Value& v) { return script::make_str(v.as<PointerTypeValue>()->pointer.storage_scope); });
+    type->def_property("storage_scope", [](Interpreter&, const Value& v) {
+      return script::make_str(v.as<PointerTypeValue>()->pointer.storage_scope);
+    });
     def_value_equality(
         *type,
-        [](const Value& x, const Value& y) { return y.as<PointerTypeValue>() && x.as<PointerTypeValue>()->pointer == y.as<PointerTypeValue>()->pointer; },
+        [](const Value& x, const Value& y) {
+          return y.as<PointerTypeValue>() && x.as<PointerTypeValue>()->pointer == y.as<PointerTypeValue>()->pointer;
+        },
         [](const Value& x) {
           const ir::PointerType& p = x.as<PointerTypeValue>()->pointer;
           return dtype_hash(p.element_type) * 31 + std::hash<std::string>()(p.storage_scope);
@@ -114,7 +126,9 @@ Value fresh_var(ir::Var v) {
 std::string scope_arg(const Value& v, const std::string& what) {
   if (v.is_none()) return "global";
   auto* s = v.as<script::Str>();
-  if (!s) raise(ExcKind::TypeError, fmt::format("{}: the storage scope is a string such as \"shared\", got {}", what, Interpreter::type_name(v)));
+  if (!s)
+    raise(ExcKind::TypeError,
+          fmt::format("{}: the storage scope is a string such as \"shared\", got {}", what, Interpreter::type_name(v)));
   return s->value.empty() ? "global" : s->value;
 }
 
@@ -159,7 +173,8 @@ VarType to_var_type(Interpreter& interp, const Value& v, const std::string& what
 }
 
 ir::Var make_typed_var(std::string name, const VarType& type) {
-  if (type.pointer) return ir::make_pointer_var(std::move(name), type.pointer->element_type, type.pointer->storage_scope);
+  if (type.pointer)
+    return ir::make_pointer_var(std::move(name), type.pointer->element_type, type.pointer->storage_scope);
   return ir::make_var(std::move(name), type.dtype);
 }
 
@@ -172,7 +187,8 @@ const ir::VarNode* pointer_var_annotation(const Value& v) {
 
 Value fresh_handle_var(Interpreter& interp, const Value& dtype, const Value& storage_scope) {
   if (auto* s = dtype.as<script::Str>(); s && s->value == "tensormap") {
-    raise(ExcKind::NotImplementedError, "not supported yet: T.handle(\"tensormap\") (TVM's CUDA tensor-map descriptors)");
+    raise(ExcKind::NotImplementedError,
+          "not supported yet: T.handle(\"tensormap\") (TVM's CUDA tensor-map descriptors)");
   }
   std::string scope = scope_arg(storage_scope, "T.handle");
   // TVM's Handle: no pointee and the global scope is an opaque handle (PrimType("handle")).

@@ -2,13 +2,11 @@
 // API does), which is what makes TVMScript bodies and te.compute lambdas evaluate to IR.
 #include "bindings/ir_values.h"
 
-#include "bindings/ir_type_values.h"
-#include "bindings/tvmscript_tir_math.h"
-
-#include "bindings/expr_classes.h"
-
 #include <fmt/format.h>
 
+#include "bindings/expr_classes.h"
+#include "bindings/ir_type_values.h"
+#include "bindings/tvmscript_tir_math.h"
 #include "frontend/tir_specs.h"
 #include "ir/op.h"
 #include "ir/printer.h"
@@ -51,7 +49,8 @@ ir::PrimExpr to_expr(Interpreter& interp, const Value& v, const std::string& wha
     return ir::make_int(x, fits32 ? ir::DataType::int32() : ir::DataType::int64());
   }
   if (v.is_float()) return ir::make_float(v.as_float(), ir::DataType::float32());
-  raise(ExcKind::TypeError, fmt::format("{}: expected a PrimExpr or a number, got {}", what, Interpreter::type_name(v)));
+  raise(ExcKind::TypeError,
+        fmt::format("{}: expected a PrimExpr or a number, got {}", what, Interpreter::type_name(v)));
 }
 
 ir::PrimExpr to_expr_as(Interpreter& interp, const Value& v, ir::DataType dtype, const std::string& what) {
@@ -59,7 +58,8 @@ ir::PrimExpr to_expr_as(Interpreter& interp, const Value& v, ir::DataType dtype,
     if (dtype.is_float()) return ir::make_float(v.as_float(), dtype);
     if (dtype.is_bool()) return ir::make_bool(v.as_float() != 0);
     if (v.is_float()) {
-      raise(ExcKind::TypeError, fmt::format("{}: cannot use the float {} where {} is expected", what, interp.repr(v), dtype.to_string()));
+      raise(ExcKind::TypeError,
+            fmt::format("{}: cannot use the float {} where {} is expected", what, interp.repr(v), dtype.to_string()));
     }
     return ir::make_int(v.as_int(), dtype);
   }
@@ -82,7 +82,8 @@ Value binop(Interpreter& interp, Args& a, K kind, bool reflected) {
 }
 
 void def_binop(TypeObject& t, const char* name, K kind, bool reflected) {
-  t.def(name, "self, other", [kind, reflected](Interpreter& interp, Args& a) { return binop(interp, a, kind, reflected); });
+  t.def(name, "self, other",
+        [kind, reflected](Interpreter& interp, Args& a) { return binop(interp, a, kind, reflected); });
 }
 
 TypeRef make_expr_type() {
@@ -122,41 +123,57 @@ TypeRef make_expr_type() {
   def_binop(*t, "__ne__", K::NE, false);
   // `2 <= j` in TVMScript (script::Evaluator::tvmscript): the comparison as written.
   t->def("__tsch_rcompare__", "self, other, op", [](Interpreter& interp, Args& a) {
-    static const std::pair<const char*, K> ops[] = {{"<", K::LT}, {"<=", K::LE}, {">", K::GT}, {">=", K::GE}, {"==", K::EQ}, {"!=", K::NE}};
+    static const std::pair<const char*, K> ops[] = {{"<", K::LT},  {"<=", K::LE}, {">", K::GT},
+                                                    {">=", K::GE}, {"==", K::EQ}, {"!=", K::NE}};
     for (const auto& [symbol, kind] : ops)
       if (a.get_str(2) == symbol) return binop(interp, a, kind, true);
     return script::not_implemented_value();
   });
   // & | ^ << >> ~ on integers are TVM's bitwise calls; & and | on booleans are And / Or.
-  struct Bitwise { const char* name; const char* op; K logical; bool reflected; };
-  for (Bitwise b : {Bitwise{"__and__", "bitwise_and", K::And, false}, {"__rand__", "bitwise_and", K::And, true},
-                    {"__or__", "bitwise_or", K::Or, false}, {"__ror__", "bitwise_or", K::Or, true},
-                    {"__xor__", "bitwise_xor", K::Add, false}, {"__rxor__", "bitwise_xor", K::Add, true},
-                    {"__lshift__", "shift_left", K::Add, false}, {"__rlshift__", "shift_left", K::Add, true},
-                    {"__rshift__", "shift_right", K::Add, false}, {"__rrshift__", "shift_right", K::Add, true}}) {
+  struct Bitwise {
+    const char* name;
+    const char* op;
+    K logical;
+    bool reflected;
+  };
+  for (Bitwise b : {Bitwise{"__and__", "bitwise_and", K::And, false},
+                    {"__rand__", "bitwise_and", K::And, true},
+                    {"__or__", "bitwise_or", K::Or, false},
+                    {"__ror__", "bitwise_or", K::Or, true},
+                    {"__xor__", "bitwise_xor", K::Add, false},
+                    {"__rxor__", "bitwise_xor", K::Add, true},
+                    {"__lshift__", "shift_left", K::Add, false},
+                    {"__rlshift__", "shift_left", K::Add, true},
+                    {"__rshift__", "shift_right", K::Add, false},
+                    {"__rrshift__", "shift_right", K::Add, true}}) {
     t->def(b.name, "self, other", [b](Interpreter& interp, Args& a) {
       ir::PrimExpr self = a[0].as<ExprValue>()->expr;
       // A Python int takes the expression's type, as TVM's bit operators make_const it
       // (`const(1, "int8x2") >> 1` stays int8x2).
-      ir::PrimExpr other = a[1].is_int() && !self->dtype.is_handle() ? to_expr_as(interp, a[1], self->dtype.element_of(), b.name)
-                                                                    : to_expr(interp, a[1], b.name);
+      ir::PrimExpr other = a[1].is_int() && !self->dtype.is_handle()
+                               ? to_expr_as(interp, a[1], self->dtype.element_of(), b.name)
+                               : to_expr(interp, a[1], b.name);
       bool logical = b.logical != K::Add && self->dtype.is_bool() && (other->dtype.is_bool() || a[1].is_bool());
       if (logical) return binop(interp, a, b.logical, b.reflected);
       if (b.reflected) std::swap(self, other);
       return wrap(guard_ir([&] { return ir::bitwise(b.op, self, other); }));
     });
   }
-  t->def("__invert__", "self", [](Interpreter&, Args& a) { return wrap(guard_ir([&] { return ir::bitwise_not(a[0].as<ExprValue>()->expr); })); });
+  t->def("__invert__", "self", [](Interpreter&, Args& a) {
+    return wrap(guard_ir([&] { return ir::bitwise_not(a[0].as<ExprValue>()->expr); }));
+  });
   def_binop(*t, "__tsch_and__", K::And, false);
   def_binop(*t, "__tsch_or__", K::Or, false);
-  t->def("__neg__", "self", [](Interpreter&, Args& a) { return wrap(guard_ir([&] { return ir::neg(a[0].as<ExprValue>()->expr); })); });
+  t->def("__neg__", "self",
+         [](Interpreter&, Args& a) { return wrap(guard_ir([&] { return ir::neg(a[0].as<ExprValue>()->expr); })); });
   t->def("__tsch_not__", "self", [](Interpreter&, Args& a) {
     return wrap(guard_ir([&] { return ir::logical_not(a[0].as<ExprValue>()->expr); }));
   });
   // `t if cond else f` in TVMScript: T.if_then_else, as TVM's parser evaluates it.
   t->def("__tsch_select__", "self, true_value, false_value", [](Interpreter& interp, Args& a) {
     const ir::PrimExpr& cond = a[0].as<ExprValue>()->expr;
-    if (!cond->dtype.is_bool()) raise(ExcKind::TypeError, "Expected Python bool or TIR bool, but got " + cond->dtype.to_string());
+    if (!cond->dtype.is_bool())
+      raise(ExcKind::TypeError, "Expected Python bool or TIR bool, but got " + cond->dtype.to_string());
     ir::PrimExpr t = to_expr(interp, a[1], "true value"), f = to_expr(interp, a[2], "false value");
     return wrap(guard_ir([&] { return if_then_else(cond, t, f); }));
   });
@@ -167,7 +184,8 @@ TypeRef make_expr_type() {
     // As in TVM: `a == b` on expressions is true when they are the same object.
     if (e->kind == K::EQ) return Value::boolean(ir::binary_a(e) == ir::binary_b(e));
     if (e->kind == K::NE) return Value::boolean(ir::binary_a(e) != ir::binary_b(e));
-    raise(ExcKind::ValueError, "Cannot use and / or / not operator to Expr, hint: use tvm.tir.all / tvm.tir.any instead");
+    raise(ExcKind::ValueError,
+          "Cannot use and / or / not operator to Expr, hint: use tvm.tir.all / tvm.tir.any instead");
   });
   // TVM's ExprOp.equal: the expression `self == other` (== itself is kept for identity tests).
   t->def("equal", "self, other, span=None", [](Interpreter& interp, Args& a) {
@@ -197,7 +215,9 @@ TypeRef make_expr_type() {
     if (auto* i = ir::as<ir::IntImmNode>(a[0].as<ExprValue>()->expr)) return Value::integer(i->value);
     return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<ExprValue>()->expr.get())));
   });
-  t->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<ExprValue>()->expr->dtype.to_string()); });
+  t->def_property("dtype", [](Interpreter&, const Value& v) {
+    return script::make_str(v.as<ExprValue>()->expr->dtype.to_string());
+  });
   // The fields of TVM's node classes (value, a, b, args, ...) are in expr_classes.cc.
   t->def_property("name", [](Interpreter&, const Value& v) -> Value {
     if (auto* var = ir::as<ir::VarNode>(v.as<ExprValue>()->expr)) return script::make_str(var->name);

@@ -53,16 +53,20 @@ void register_math_module() {
       if (a[0].is_integral()) return Value::integer(a[0].as_int());
       return Value::integer(static_cast<int64_t>(std::ceil(a.get_float(0))));
     });
-    def_function(ns, "pow", "x, y", [](Interpreter&, Args& a) { return Value::real(std::pow(a.get_float(0), a.get_float(1))); });
+    def_function(ns, "pow", "x, y",
+                 [](Interpreter&, Args& a) { return Value::real(std::pow(a.get_float(0), a.get_float(1))); });
     def_function(ns, "isnan", "x", [](Interpreter&, Args& a) { return Value::boolean(std::isnan(a.get_float(0))); });
     def_function(ns, "isinf", "x", [](Interpreter&, Args& a) { return Value::boolean(std::isinf(a.get_float(0))); });
-    def_function(ns, "isfinite", "x", [](Interpreter&, Args& a) { return Value::boolean(std::isfinite(a.get_float(0))); });
+    def_function(ns, "isfinite", "x",
+                 [](Interpreter&, Args& a) { return Value::boolean(std::isfinite(a.get_float(0))); });
     def_function(ns, "isclose", "a, b, *, rel_tol=1e-09, abs_tol=0.0", [](Interpreter&, Args& a) {
       double x = a.get_float(0), y = a.get_float(1);
       double diff = std::fabs(x - y);
-      return Value::boolean(x == y || diff <= std::max(a.get_float(2) * std::max(std::fabs(x), std::fabs(y)), a.get_float(3)));
+      return Value::boolean(x == y ||
+                            diff <= std::max(a.get_float(2) * std::max(std::fabs(x), std::fabs(y)), a.get_float(3)));
     });
-    def_function(ns, "gcd", "a, b", [](Interpreter&, Args& a) { return Value::integer(std::gcd(a.get_int(0), a.get_int(1))); });
+    def_function(ns, "gcd", "a, b",
+                 [](Interpreter&, Args& a) { return Value::integer(std::gcd(a.get_int(0), a.get_int(1))); });
     def_function(ns, "prod", "iterable", [](Interpreter& interp, Args& a) {
       Value total = Value::integer(1);
       interp.for_each(a[0], [&](const Value& v) {

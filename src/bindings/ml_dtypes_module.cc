@@ -32,7 +32,8 @@ class FinfoValue : public script::Object {
     char min[32], max_text[32];
     std::snprintf(min, sizeof min, "%6.2e", -max());
     std::snprintf(max_text, sizeof max_text, "%6.2e", max());
-    return "finfo(resolution=" + float8_scalar_text(scalar(0.1)) + ", min=" + min + ", max=" + max_text + ", dtype=" + dtype_name(dtype) + ")";
+    return "finfo(resolution=" + float8_scalar_text(scalar(0.1)) + ", min=" + min + ", max=" + max_text +
+           ", dtype=" + dtype_name(dtype) + ")";
   }
 
   DataType dtype;
@@ -43,7 +44,9 @@ class FinfoValue : public script::Object {
   }
   double max() const { return support::float8_to_double(layout().max_finite, format()); }
   // `v` as a float8 scalar of this dtype, rounded as ml_dtypes' constructor rounds a float.
-  double scalar(double v) const { return support::float8_to_double(support::float8_from_double(v, format()), format()); }
+  double scalar(double v) const {
+    return support::float8_to_double(support::float8_from_double(v, format()), format());
+  }
   Value scalar_value(double v) const {
     auto a = runtime::make_array(dtype, {});
     a->set_f(0, v);
@@ -56,12 +59,18 @@ TypeObject* FinfoValue::type() const {
     auto t = std::make_shared<TypeObject>("finfo");
     t->set_module("numpy");
     auto self = [](const Value& v) -> const FinfoValue& { return *v.as<FinfoValue>(); };
-    t->def_property("dtype", [self](Interpreter&, const Value& v) { return Value(std::make_shared<DTypeValue>(self(v).dtype, false)); });
+    t->def_property("dtype", [self](Interpreter&, const Value& v) {
+      return Value(std::make_shared<DTypeValue>(self(v).dtype, false));
+    });
     t->def_property("bits", [](Interpreter&, const Value&) { return Value::integer(8); });
-    t->def_property("nmant", [self](Interpreter&, const Value& v) { return Value::integer(self(v).layout().mantissa_bits); });
-    t->def_property("nexp", [self](Interpreter&, const Value& v) { return Value::integer(7 - self(v).layout().mantissa_bits); });
-    t->def_property("minexp", [self](Interpreter&, const Value& v) { return Value::integer(1 - self(v).layout().exponent_bias); });
-    t->def_property("maxexp", [self](Interpreter&, const Value& v) { return Value::integer(std::ilogb(self(v).max()) + 1); });
+    t->def_property("nmant",
+                    [self](Interpreter&, const Value& v) { return Value::integer(self(v).layout().mantissa_bits); });
+    t->def_property(
+        "nexp", [self](Interpreter&, const Value& v) { return Value::integer(7 - self(v).layout().mantissa_bits); });
+    t->def_property(
+        "minexp", [self](Interpreter&, const Value& v) { return Value::integer(1 - self(v).layout().exponent_bias); });
+    t->def_property("maxexp",
+                    [self](Interpreter&, const Value& v) { return Value::integer(std::ilogb(self(v).max()) + 1); });
     t->def_property("precision", [](Interpreter&, const Value&) { return Value::integer(1); });
     t->def_property("eps", [self](Interpreter&, const Value& v) {
       return self(v).scalar_value(std::ldexp(1.0, -self(v).layout().mantissa_bits));
@@ -94,7 +103,8 @@ void build_ml_dtypes(Interpreter&, script::Module& m) {
   script::def_function(ns, "finfo", "dtype", [](Interpreter& interp, Args& a) {
     DataType t = dtype_arg(interp, a[0]);
     if (!t.is_float8())
-      raise(ExcKind::NotImplementedError, "not supported yet: ml_dtypes.finfo of " + dtype_name(t) + " (only of the float8 dtypes)");
+      raise(ExcKind::NotImplementedError,
+            "not supported yet: ml_dtypes.finfo of " + dtype_name(t) + " (only of the float8 dtypes)");
     return Value(std::make_shared<FinfoValue>(t));
   });
 }

@@ -9,10 +9,10 @@
 
 #include "bindings/attr_values.h"
 #include "bindings/ir_values.h"
-#include "ir/specialize.h"
 #include "bindings/relax_values.h"
 #include "bindings/stmt_values.h"
 #include "ir/printer.h"
+#include "ir/specialize.h"
 #include "script/exceptions.h"
 #include "script/signature.h"
 #include "script/types.h"
@@ -38,7 +38,8 @@ const std::string& func_name(const Value& v) { return v.as<FunctionValue>()->nam
 ir::BaseFunc function_arg(Interpreter& interp, const Value& v, const std::string& what) {
   if (auto* f = v.as<FunctionValue>()) return f->base_func();
   if (ir::BaseFunc ext = as_extern_func_decl(v)) return ext;
-  raise(ExcKind::TypeError, fmt::format("{}: expected a function (PrimFunc, Relax function, ExternFunc), got {}", what, Interpreter::type_name(v)));
+  raise(ExcKind::TypeError, fmt::format("{}: expected a function (PrimFunc, Relax function, ExternFunc), got {}", what,
+                                        Interpreter::type_name(v)));
 }
 
 // A module key: a name or a GlobalVar.
@@ -54,7 +55,8 @@ Value global_var(const std::string& name) { return Value(std::make_shared<Global
 [[noreturn]] void raise_missing(const ir::IRModule& mod, const std::string& name) {
   std::string candidates;
   for (const auto& [n, f] : mod->functions) candidates += (candidates.empty() ? "\"" : ", \"") + n + "\"";
-  raise(ExcKind::ValueError, fmt::format("Cannot find global var \"{}\" in the Module\ncandidates are: [{}]", name, candidates));
+  raise(ExcKind::ValueError,
+        fmt::format("Cannot find global var \"{}\" in the Module\ncandidates are: [{}]", name, candidates));
 }
 
 ir::AttrMap attrs_arg(Interpreter& interp, const Value& v, const std::string& what) {
@@ -81,14 +83,21 @@ ir::PrintOptions print_options(Interpreter& interp, Args& a) {
 TypeRef make_base_func_type() {
   auto t = std::make_shared<TypeObject>("BaseFunc");
   t->set_module("tvm.ir");
-  t->def("script", "self, show_meta=False, name=None", [](Interpreter& interp, Args& a) {
-    std::string name = a[2].is_none() ? func_name(a[0]) : a.get_str(2);
-    return script::make_str(ir::script(func_of(a[0]), name, print_options(interp, a)));
-  }, "script(show_meta=False, name=None): the function as TVMScript text, named `name` when given (show_meta: constants included, so the text reads back).");
-  t->def("show", "self, show_meta=False", [](Interpreter& interp, Args& a) {
-    interp.write_stdout(ir::script(func_of(a[0]), func_name(a[0]), print_options(interp, a)));
-    return Value();
-  }, "show(show_meta=False): print the function as TVMScript.");
+  t->def(
+      "script", "self, show_meta=False, name=None",
+      [](Interpreter& interp, Args& a) {
+        std::string name = a[2].is_none() ? func_name(a[0]) : a.get_str(2);
+        return script::make_str(ir::script(func_of(a[0]), name, print_options(interp, a)));
+      },
+      "script(show_meta=False, name=None): the function as TVMScript text, named `name` when given (show_meta: "
+      "constants included, so the text reads back).");
+  t->def(
+      "show", "self, show_meta=False",
+      [](Interpreter& interp, Args& a) {
+        interp.write_stdout(ir::script(func_of(a[0]), func_name(a[0]), print_options(interp, a)));
+        return Value();
+      },
+      "show(show_meta=False): print the function as TVMScript.");
   t->def_property("attrs", [](Interpreter&, const Value& v) { return wrap_attrs(func_of(v)->attrs); });
   // TVM's Object identity: == is same_as, the hash the node's address (a schedule's
   // copy-on-write shows in `sch.mod["main"].__hash__()`).
@@ -101,9 +110,12 @@ TypeRef make_base_func_type() {
   t->def("__ne__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(!same(a)); });
   t->def("__hash__", "self", [](Interpreter&, Args& a) { return address_hash(func_of(a[0]).get()); });
   t->hashes_by_value = true;  // not inherited: each function type sets it too
-  t->def("with_attr", "self, attr_key_or_dict, attr_value=None", [](Interpreter& interp, Args& a) {
-    return wrap_function(func_with_attr(interp, func_of(a[0]), a), func_name(a[0]));
-  }, "with_attr(key, value) or with_attr({key: value}): a copy of the function with the attribute(s) set.");
+  t->def(
+      "with_attr", "self, attr_key_or_dict, attr_value=None",
+      [](Interpreter& interp, Args& a) {
+        return wrap_function(func_with_attr(interp, func_of(a[0]), a), func_name(a[0]));
+      },
+      "with_attr(key, value) or with_attr({key: value}): a copy of the function with the attribute(s) set.");
   t->def("with_attrs", "self, attr_map", [](Interpreter& interp, Args& a) {
     ir::BaseFunc f = func_of(a[0]);
     for (auto& [k, v] : to_attr_map(interp, a[1], "with_attrs")) f = ir::with_attr(f, k, std::move(v));
@@ -121,7 +133,8 @@ const ir::PrimFunc& prim_func_of(const Value& v) { return v.as<PrimFuncValue>()-
 // built outside TVMScript, as TVM's constructor builds it — a Buffer among the params becomes a
 // handle Var of its name bound to it; no global_symbol is added.
 Value construct_prim_func(Interpreter& interp, TypeObject*, script::CallArgs& call) {
-  static const script::Signature sig = script::Signature::parse("params, body, ret_type=None, buffer_map=None, attrs=None, span=None");
+  static const script::Signature sig =
+      script::Signature::parse("params, body, ret_type=None, buffer_map=None, attrs=None, span=None");
   Args a(interp, "PrimFunc", sig, std::move(call));
   auto f = std::make_shared<ir::PrimFuncNode>();
   for (const Value& p : interp.to_vector(a[0])) {
@@ -145,7 +158,8 @@ Value construct_prim_func(Interpreter& interp, TypeObject*, script::CallArgs& ca
     for (const auto& [k, v] : d->items()) {
       auto* e = k.as<ExprValue>();
       auto* b = v.as<BufferValue>();
-      if (!e || !ir::as<ir::VarNode>(e->expr) || !b) raise(ExcKind::TypeError, "PrimFunc: buffer_map maps parameter Vars to Buffers");
+      if (!e || !ir::as<ir::VarNode>(e->expr) || !b)
+        raise(ExcKind::TypeError, "PrimFunc: buffer_map maps parameter Vars to Buffers");
       ir::Var var = std::static_pointer_cast<const ir::VarNode>(e->expr);
       if (std::find(f->params.begin(), f->params.end(), var) == f->params.end()) {
         raise(ExcKind::ValueError, "PrimFunc: buffer_map key " + var->name + " is not a parameter");
@@ -176,24 +190,31 @@ TypeRef make_prim_func_type() {
     return Value(d);
   });
   t->def_property("body", [](Interpreter&, const Value& v) { return wrap(prim_func_of(v)->body); });
-  t->def_property("ret_type", [](Interpreter&, const Value& v) { return script::make_str(prim_func_of(v)->ret_type.to_string()); });
+  t->def_property("ret_type",
+                  [](Interpreter&, const Value& v) { return script::make_str(prim_func_of(v)->ret_type.to_string()); });
   // specialize({param: value or buffer}): TVM's PrimFunc.specialize (ir/specialize.h).
-  t->def("specialize", "self, param_map", [](Interpreter& interp, Args& a) {
-    auto* map = a[1].as<script::Dict>();
-    if (!map) a.type_error(1, "a dict of parameters to values or buffers");
-    std::vector<std::pair<ir::Var, ir::SpecializeTo>> bindings;
-    for (const auto& [key, value] : map->items()) {
-      const ir::PrimExpr var = to_expr(interp, key, "specialize parameter");
-      if (!ir::as<ir::VarNode>(var)) raise(ExcKind::TypeError, "specialize: a key must be a parameter (a tvm.tir.Var), got " + ir::script(var));
-      ir::SpecializeTo to;
-      if (auto* b = value.as<BufferValue>()) to.buffer = b->buffer;
-      else to.value = to_expr_as(interp, value, var->dtype, "specialize value");
-      bindings.emplace_back(std::static_pointer_cast<const ir::VarNode>(var), to);
-    }
-    ir::PrimFunc out = guard_core([&] { return ir::specialize(prim_func_of(a[0]), bindings); });
-    if (out == prim_func_of(a[0])) return a[0];
-    return wrap_function(out, a[0].as<PrimFuncValue>()->name);
-  }, "specialize(param_map): the function with parameters bound to values or buffers.");
+  t->def(
+      "specialize", "self, param_map",
+      [](Interpreter& interp, Args& a) {
+        auto* map = a[1].as<script::Dict>();
+        if (!map) a.type_error(1, "a dict of parameters to values or buffers");
+        std::vector<std::pair<ir::Var, ir::SpecializeTo>> bindings;
+        for (const auto& [key, value] : map->items()) {
+          const ir::PrimExpr var = to_expr(interp, key, "specialize parameter");
+          if (!ir::as<ir::VarNode>(var))
+            raise(ExcKind::TypeError, "specialize: a key must be a parameter (a tvm.tir.Var), got " + ir::script(var));
+          ir::SpecializeTo to;
+          if (auto* b = value.as<BufferValue>())
+            to.buffer = b->buffer;
+          else
+            to.value = to_expr_as(interp, value, var->dtype, "specialize value");
+          bindings.emplace_back(std::static_pointer_cast<const ir::VarNode>(var), to);
+        }
+        ir::PrimFunc out = guard_core([&] { return ir::specialize(prim_func_of(a[0]), bindings); });
+        if (out == prim_func_of(a[0])) return a[0];
+        return wrap_function(out, a[0].as<PrimFuncValue>()->name);
+      },
+      "specialize(param_map): the function with parameters bound to values or buffers.");
   return t;
 }
 
@@ -206,7 +227,8 @@ TypeRef make_global_var_type() {
     Args a(interp, "GlobalVar", sig, std::move(call));
     return global_var(a.get_str(0));
   };
-  t->def_property("name_hint", [](Interpreter&, const Value& v) { return script::make_str(v.as<GlobalVarValue>()->name_hint); });
+  t->def_property("name_hint",
+                  [](Interpreter&, const Value& v) { return script::make_str(v.as<GlobalVarValue>()->name_hint); });
   t->def("__eq__", "self, other", [](Interpreter&, Args& a) {
     auto* other = a[1].as<GlobalVarValue>();
     return Value::boolean(other && other->name_hint == a[0].as<GlobalVarValue>()->name_hint);
@@ -251,9 +273,12 @@ const TypeRef& FunctionMapValue::function_map_type() {
     auto list_of = [](Interpreter& interp, const Value& v, int which) {
       std::vector<Value> out;
       for (const auto& [n, f] : v.as<FunctionMapValue>()->module->functions) {
-        if (which == 0) out.push_back(global_var(n));
-        else if (which == 1) out.push_back(wrap_function(f, n));
-        else out.push_back(script::make_tuple({global_var(n), wrap_function(f, n)}));
+        if (which == 0)
+          out.push_back(global_var(n));
+        else if (which == 1)
+          out.push_back(wrap_function(f, n));
+        else
+          out.push_back(script::make_tuple({global_var(n), wrap_function(f, n)}));
       }
       return script::make_list(std::move(out));
     };
@@ -262,24 +287,33 @@ const TypeRef& FunctionMapValue::function_map_type() {
       if (ir::BaseFunc f = map_of(a[0]).lookup(name)) return wrap_function(f, name);
       script::raise_key_error(a[1]);
     });
-    type->def("get", "self, key, default=None", [map_of](Interpreter& interp, Args& a) -> Value {
-      std::string name = key_arg(interp, a[1], "Map.get");
-      if (ir::BaseFunc f = map_of(a[0]).lookup(name)) return wrap_function(f, name);
-      return a[2];
-    }, "get(key, default=None): the function bound to a GlobalVar (or name), else default.");
+    type->def(
+        "get", "self, key, default=None",
+        [map_of](Interpreter& interp, Args& a) -> Value {
+          std::string name = key_arg(interp, a[1], "Map.get");
+          if (ir::BaseFunc f = map_of(a[0]).lookup(name)) return wrap_function(f, name);
+          return a[2];
+        },
+        "get(key, default=None): the function bound to a GlobalVar (or name), else default.");
     type->def("__contains__", "self, key", [map_of](Interpreter& interp, Args& a) {
       // Any other key is simply absent, as with a dict.
       if (!a[1].as<script::Str>() && !a[1].as<GlobalVarValue>()) return Value::boolean(false);
       return Value::boolean(map_of(a[0]).lookup(key_arg(interp, a[1], "in Map")) != nullptr);
     });
-    type->def("__len__", "self", [map_of](Interpreter&, Args& a) { return Value::integer(static_cast<int64_t>(map_of(a[0]).functions.size())); });
-    type->def("__iter__", "self", [list_of](Interpreter& interp, Args& a) { return Value(interp.iter(list_of(interp, a[0], 0))); });
-    type->def("keys", "self", [list_of](Interpreter& interp, Args& a) { return list_of(interp, a[0], 0); },
-              "keys(): the GlobalVars, in definition order.");
-    type->def("values", "self", [list_of](Interpreter& interp, Args& a) { return list_of(interp, a[0], 1); },
-              "values(): the functions, in definition order.");
-    type->def("items", "self", [list_of](Interpreter& interp, Args& a) { return list_of(interp, a[0], 2); },
-              "items(): (GlobalVar, function) pairs, in definition order.");
+    type->def("__len__", "self", [map_of](Interpreter&, Args& a) {
+      return Value::integer(static_cast<int64_t>(map_of(a[0]).functions.size()));
+    });
+    type->def("__iter__", "self",
+              [list_of](Interpreter& interp, Args& a) { return Value(interp.iter(list_of(interp, a[0], 0))); });
+    type->def(
+        "keys", "self", [list_of](Interpreter& interp, Args& a) { return list_of(interp, a[0], 0); },
+        "keys(): the GlobalVars, in definition order.");
+    type->def(
+        "values", "self", [list_of](Interpreter& interp, Args& a) { return list_of(interp, a[0], 1); },
+        "values(): the functions, in definition order.");
+    type->def(
+        "items", "self", [list_of](Interpreter& interp, Args& a) { return list_of(interp, a[0], 2); },
+        "items(): (GlobalVar, function) pairs, in definition order.");
     // TVM's Object identity: the address of the module node's function table, so a module
     // copied on write gives its Map another hash.
     auto same = [](Args& a) {
@@ -297,7 +331,9 @@ const TypeRef& FunctionMapValue::function_map_type() {
 }
 
 // A copy of the value's module for an edit.
-std::shared_ptr<ir::IRModuleNode> editable(const Value& v) { return std::make_shared<ir::IRModuleNode>(*module_value(v).module); }
+std::shared_ptr<ir::IRModuleNode> editable(const Value& v) {
+  return std::make_shared<ir::IRModuleNode>(*module_value(v).module);
+}
 
 Value wrap_module(ir::IRModule m) { return Value(std::make_shared<IRModuleValue>(std::move(m))); }
 
@@ -305,11 +341,13 @@ ir::IRModule module_from_args(Interpreter& interp, const Value& functions, const
   auto mod = std::make_shared<ir::IRModuleNode>();
   if (auto* d = functions.as<script::Dict>()) {
     for (const auto& [k, v] : d->items()) {
-      if (!k.as<script::Str>() && !k.as<GlobalVarValue>()) raise(ExcKind::TypeError, "Expect functions to be Dict[GlobalVar, Function]");
+      if (!k.as<script::Str>() && !k.as<GlobalVarValue>())
+        raise(ExcKind::TypeError, "Expect functions to be Dict[GlobalVar, Function]");
       mod->set(key_arg(interp, k, "IRModule"), function_arg(interp, v, "IRModule"));
     }
   } else if (!functions.is_none()) {
-    raise(ExcKind::TypeError, "IRModule: functions must be a dict of GlobalVar (or name) to function, got " + Interpreter::type_name(functions));
+    raise(ExcKind::TypeError, "IRModule: functions must be a dict of GlobalVar (or name) to function, got " +
+                                  Interpreter::type_name(functions));
   }
   mod->attrs = attrs_arg(interp, attrs, "IRModule attrs");
   return mod;
@@ -345,13 +383,19 @@ TypeRef make_ir_module_type() {
     out->set(symbol && symbol->kind == ir::AttrValue::Kind::Str ? symbol->s : "main", f);
     return wrap_module(out);
   });
-  t->def("script", "self, show_meta=False", [](Interpreter& interp, Args& a) {
-    return script::make_str(ir::script(module_value(a[0]).module, print_options(interp, a)));
-  }, "script(show_meta=False): the module as TVMScript text (show_meta: constants included, so the text reads back).");
-  t->def("show", "self, show_meta=False", [](Interpreter& interp, Args& a) {
-    interp.write_stdout(ir::script(module_value(a[0]).module, print_options(interp, a)));
-    return Value();
-  }, "show(): print the module as TVMScript.");
+  t->def(
+      "script", "self, show_meta=False",
+      [](Interpreter& interp, Args& a) {
+        return script::make_str(ir::script(module_value(a[0]).module, print_options(interp, a)));
+      },
+      "script(show_meta=False): the module as TVMScript text (show_meta: constants included, so the text reads back).");
+  t->def(
+      "show", "self, show_meta=False",
+      [](Interpreter& interp, Args& a) {
+        interp.write_stdout(ir::script(module_value(a[0]).module, print_options(interp, a)));
+        return Value();
+      },
+      "show(): print the module as TVMScript.");
   t->def("__getitem__", "self, var", [](Interpreter& interp, Args& a) -> Value {
     const ir::IRModule& mod = module_value(a[0]).module;
     std::string name = key_arg(interp, a[1], "IRModule[]");
@@ -377,51 +421,69 @@ TypeRef make_ir_module_type() {
   t->def("__len__", "self", [](Interpreter&, Args& a) {
     return Value::integer(static_cast<int64_t>(module_value(a[0]).module->functions.size()));
   });
-  t->def_property("functions", [](Interpreter&, const Value& v) { return Value(std::make_shared<FunctionMapValue>(module_value(v).module)); },
-                  "functions: a read-only tvm.ir.container.Map of GlobalVar to function, a view of this module object.");
-  t->def("functions_items", "self", [](Interpreter&, Args& a) {
-    auto functions = module_value(a[0]).module->functions;
-    std::stable_sort(functions.begin(), functions.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    std::vector<Value> items;
-    for (const auto& [n, f] : functions) items.push_back(script::make_tuple({global_var(n), wrap_function(f, n)}));
-    return script::make_list(std::move(items));
-  }, "functions_items(): (GlobalVar, function) pairs sorted by name.");
+  t->def_property(
+      "functions",
+      [](Interpreter&, const Value& v) { return Value(std::make_shared<FunctionMapValue>(module_value(v).module)); },
+      "functions: a read-only tvm.ir.container.Map of GlobalVar to function, a view of this module object.");
+  t->def(
+      "functions_items", "self",
+      [](Interpreter&, Args& a) {
+        auto functions = module_value(a[0]).module->functions;
+        std::stable_sort(functions.begin(), functions.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        std::vector<Value> items;
+        for (const auto& [n, f] : functions) items.push_back(script::make_tuple({global_var(n), wrap_function(f, n)}));
+        return script::make_list(std::move(items));
+      },
+      "functions_items(): (GlobalVar, function) pairs sorted by name.");
   t->def("get_global_var", "self, name", [](Interpreter&, Args& a) {
     const ir::IRModule& mod = module_value(a[0]).module;
     if (!mod->lookup(a.get_str(1))) raise_missing(mod, a.get_str(1));
     return global_var(a.get_str(1));
   });
-  t->def("get_global_vars", "self", [](Interpreter&, Args& a) {
-    std::vector<std::string> names;
-    for (const auto& [n, f] : module_value(a[0]).module->functions) names.push_back(n);
-    std::sort(names.begin(), names.end());
-    std::vector<Value> vars;
-    for (const auto& n : names) vars.push_back(global_var(n));
-    return script::make_list(std::move(vars));
-  }, "get_global_vars(): the module's GlobalVars sorted by name.");
-  t->def("update_func", "self, var, func", [](Interpreter& interp, Args& a) {
-    auto mod = editable(a[0]);
-    mod->set(key_arg(interp, a[1], "update_func"), function_arg(interp, a[2], "update_func"));
-    module_value(a[0]).module = mod;
-    return Value();
-  }, "update_func(gv, func): bind gv to func in this module.");
-  t->def("update", "self, other", [](Interpreter& interp, Args& a) {
-    auto mod = editable(a[0]);
-    for (const auto& [n, f] : to_module(interp, a[1], "update")->functions) mod->set(n, f);
-    module_value(a[0]).module = mod;
-    return Value();
-  }, "update(other): add other's functions to this module (replacing those of the same name).");
+  t->def(
+      "get_global_vars", "self",
+      [](Interpreter&, Args& a) {
+        std::vector<std::string> names;
+        for (const auto& [n, f] : module_value(a[0]).module->functions) names.push_back(n);
+        std::sort(names.begin(), names.end());
+        std::vector<Value> vars;
+        for (const auto& n : names) vars.push_back(global_var(n));
+        return script::make_list(std::move(vars));
+      },
+      "get_global_vars(): the module's GlobalVars sorted by name.");
+  t->def(
+      "update_func", "self, var, func",
+      [](Interpreter& interp, Args& a) {
+        auto mod = editable(a[0]);
+        mod->set(key_arg(interp, a[1], "update_func"), function_arg(interp, a[2], "update_func"));
+        module_value(a[0]).module = mod;
+        return Value();
+      },
+      "update_func(gv, func): bind gv to func in this module.");
+  t->def(
+      "update", "self, other",
+      [](Interpreter& interp, Args& a) {
+        auto mod = editable(a[0]);
+        for (const auto& [n, f] : to_module(interp, a[1], "update")->functions) mod->set(n, f);
+        module_value(a[0]).module = mod;
+        return Value();
+      },
+      "update(other): add other's functions to this module (replacing those of the same name).");
   t->def("clone", "self", [](Interpreter&, Args& a) { return wrap_module(module_value(a[0]).module); });
   t->def_property("attrs", [](Interpreter&, const Value& v) { return wrap_attrs(module_value(v).module->attrs); });
   t->def("get_attr", "self, attr_key", [](Interpreter& interp, Args& a) {
     const ir::AttrValue* v = ir::find_attr(module_value(a[0]).module->attrs, a.get_str(1));
     return v ? attr_to_value(interp, *v) : Value();
   });
-  t->def("with_attr", "self, attr_key, attr_value", [](Interpreter& interp, Args& a) {
-    auto mod = editable(a[0]);
-    ir::set_attr(mod->attrs, a.get_str(1), to_attr(interp, a[2]));
-    return wrap_module(mod);
-  }, "with_attr(key, value): a copy of the module with the attribute set.");
+  t->def(
+      "with_attr", "self, attr_key, attr_value",
+      [](Interpreter& interp, Args& a) {
+        auto mod = editable(a[0]);
+        ir::set_attr(mod->attrs, a.get_str(1), to_attr(interp, a[2]));
+        return wrap_module(mod);
+      },
+      "with_attr(key, value): a copy of the module with the attribute set.");
   t->def("with_attrs", "self, attr_map", [](Interpreter& interp, Args& a) {
     auto mod = editable(a[0]);
     for (auto& [k, v] : to_attr_map(interp, a[1], "with_attrs")) ir::set_attr(mod->attrs, k, std::move(v));
@@ -478,7 +540,8 @@ std::map<ir::FuncKind, FunctionWrapper>& function_wrappers() {
 Value wrap_function(const ir::BaseFunc& f, const std::string& name) {
   if (ir::PrimFunc p = ir::as_prim_func(f)) return Value(std::make_shared<PrimFuncValue>(p, name));
   auto it = function_wrappers().find(f->func_kind());
-  if (it == function_wrappers().end()) raise(ExcKind::NotImplementedError, std::string("not supported yet: ") + f->type_key() + " in scripts");
+  if (it == function_wrappers().end())
+    raise(ExcKind::NotImplementedError, std::string("not supported yet: ") + f->type_key() + " in scripts");
   return it->second(f, name);
 }
 
@@ -489,7 +552,8 @@ ir::IRModule to_module(Interpreter& interp, const Value& v, const std::string& w
     mod->functions.emplace_back("main", f->base_func());
     return mod;
   }
-  raise(ExcKind::TypeError, fmt::format("{}: expected an IRModule or a PrimFunc, got {}", what, Interpreter::type_name(v)));
+  raise(ExcKind::TypeError,
+        fmt::format("{}: expected an IRModule or a PrimFunc, got {}", what, Interpreter::type_name(v)));
 }
 
 }  // namespace tsch::bindings

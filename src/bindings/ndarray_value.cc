@@ -55,10 +55,20 @@ int64_t index_value(const Value& v) {
 // ml_dtypes' other types, which NumPy accepts by name once ml_dtypes is imported (TVM names
 // several of them); tsch's arrays do not hold them.
 bool is_other_ml_dtype(const std::string& name) {
-  static const char* const kNames[] = {"bfloat16",         "float4_e2m1fn",      "float6_e2m3fn", "float6_e3m2fn",
-                                       "float8_e3m4",      "float8_e4m3",        "float8_e4m3b11fnuz",
-                                       "float8_e4m3fnuz",  "float8_e5m2fnuz",    "float8_e8m0fnu",
-                                       "int2",             "int4",               "uint2",         "uint4"};
+  static const char* const kNames[] = {"bfloat16",
+                                       "float4_e2m1fn",
+                                       "float6_e2m3fn",
+                                       "float6_e3m2fn",
+                                       "float8_e3m4",
+                                       "float8_e4m3",
+                                       "float8_e4m3b11fnuz",
+                                       "float8_e4m3fnuz",
+                                       "float8_e5m2fnuz",
+                                       "float8_e8m0fnu",
+                                       "int2",
+                                       "int4",
+                                       "uint2",
+                                       "uint4"};
   for (const char* n : kNames)
     if (name == n) return true;
   return false;
@@ -80,10 +90,13 @@ DataType scalar_dtype(const Value& v, const DataType* t) {
 NDArrayRef scalar_array(const Value& v, DataType t) {
   // Where NumPy 2 refuses a weak Python int that its dtype cannot hold (np.int8(1) + 1000).
   if (v.is_int() && !v.is_numpy_scalar() && !python_int_fits(v.as_int(), t))
-    raise(ExcKind::OverflowError, "Python integer " + std::to_string(v.as_int()) + " out of bounds for " + dtype_name(t));
+    raise(ExcKind::OverflowError,
+          "Python integer " + std::to_string(v.as_int()) + " out of bounds for " + dtype_name(t));
   auto a = runtime::make_array(t, {});
-  if (v.is_float()) a->set_f(0, v.as_float());
-  else a->set_i(0, v.as_int());
+  if (v.is_float())
+    a->set_f(0, v.as_float());
+  else
+    a->set_i(0, v.as_int());
   return a;
 }
 
@@ -99,13 +112,17 @@ void nested_shape(Interpreter& interp, const Value& v, size_t depth, Shape& shap
   auto* tuple = v.as<script::Tuple>();
   if (list || tuple) {
     const auto& items = list ? list->items : tuple->items;
-    if (depth == shape.size()) shape.push_back(static_cast<int64_t>(items.size()));
+    if (depth == shape.size())
+      shape.push_back(static_cast<int64_t>(items.size()));
     else if (depth > shape.size() || shape[depth] != static_cast<int64_t>(items.size()))
-      raise(ExcKind::ValueError, "setting an array element with a sequence. The requested array has an inhomogeneous shape");
+      raise(ExcKind::ValueError,
+            "setting an array element with a sequence. The requested array has an inhomogeneous shape");
     for (const auto& item : items) nested_shape(interp, item, depth + 1, shape, kinds);
     return;
   }
-  if (depth != shape.size()) raise(ExcKind::ValueError, "setting an array element with a sequence. The requested array has an inhomogeneous shape");
+  if (depth != shape.size())
+    raise(ExcKind::ValueError,
+          "setting an array element with a sequence. The requested array has an inhomogeneous shape");
   if (v.as<Float8ScalarValue>()) {
     kinds.any_float = true;
     kinds.all_bool = false;
@@ -159,17 +176,22 @@ void fill_nested(const Value& v, NDArray& out, int64_t& pos) {
     return;
   }
   if (auto* arr = v.as<ArrayValue>()) {
-    if (out.dtype().is_float()) out.set_f(pos++, arr->array->get_f(0));
-    else out.set_i(pos++, arr->array->get_i(0));
+    if (out.dtype().is_float())
+      out.set_f(pos++, arr->array->get_f(0));
+    else
+      out.set_i(pos++, arr->array->get_i(0));
     return;
   }
-  if (v.is_float()) out.set_f(pos++, v.as_float());
-  else out.set_i(pos++, v.as_int());
+  if (v.is_float())
+    out.set_f(pos++, v.as_float());
+  else
+    out.set_i(pos++, v.as_int());
 }
 
 int64_t normalize_index(int64_t i, int64_t n, int axis) {
   if (i < -n || i >= n)
-    raise(ExcKind::IndexError, "index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) + " with size " + std::to_string(n));
+    raise(ExcKind::IndexError, "index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) +
+                                   " with size " + std::to_string(n));
   return i < 0 ? i + n : i;
 }
 
@@ -194,8 +216,10 @@ runtime::AxisSelect slice_select(Interpreter& interp, const script::SliceObject&
 std::vector<runtime::AxisSelect> parse_index(Interpreter& interp, const NDArray& a, const Value& key,
                                              std::vector<size_t>* new_axes = nullptr) {
   std::vector<Value> parts;
-  if (auto* t = key.as<script::Tuple>()) parts = t->items;
-  else parts.push_back(key);
+  if (auto* t = key.as<script::Tuple>())
+    parts = t->items;
+  else
+    parts.push_back(key);
   if (new_axes) {
     // Each None is an output axis after the slices and Nones before it; it takes no input axis.
     size_t out = 0;
@@ -232,8 +256,8 @@ std::vector<runtime::AxisSelect> parse_index(Interpreter& interp, const NDArray&
       parts.insert(parts.begin() + static_cast<long>(at), Value(std::make_shared<script::SliceObject>()));
   }
   if (static_cast<int>(parts.size()) > a.ndim())
-    raise(ExcKind::IndexError, "too many indices for array: array is " + std::to_string(a.ndim()) + "-dimensional, but " +
-                                   std::to_string(parts.size()) + " were indexed");
+    raise(ExcKind::IndexError, "too many indices for array: array is " + std::to_string(a.ndim()) +
+                                   "-dimensional, but " + std::to_string(parts.size()) + " were indexed");
   std::vector<runtime::AxisSelect> sel;
   for (size_t d = 0; d < parts.size(); ++d) {
     int64_t n = a.shape()[d];
@@ -249,7 +273,8 @@ std::vector<runtime::AxisSelect> parse_index(Interpreter& interp, const NDArray&
   return sel;
 }
 
-Value reduce_method(Interpreter& interp, runtime::ReduceOp op, const Value& arr, const Value& axis, const Value& keepdims) {
+Value reduce_method(Interpreter& interp, runtime::ReduceOp op, const Value& arr, const Value& axis,
+                    const Value& keepdims) {
   NDArrayRef a = to_array(interp, arr);
   std::optional<int> ax;
   if (!axis.is_none()) {
@@ -286,14 +311,18 @@ void def_inplace(TypeObject& t, const char* name, BinaryOp op, const char* ufunc
     NDArray& self = self_array(a);
     NDArrayRef result = binary_result(interp, op, a[0], a[1]);
     if (result->shape() != self.shape()) {
-      raise(ExcKind::ValueError, "non-broadcastable output operand with shape " + runtime::compact_shape_string(self.shape()) +
-                                     " doesn't match the broadcast shape " + runtime::compact_shape_string(result->shape()));
+      raise(ExcKind::ValueError,
+            "non-broadcastable output operand with shape " + runtime::compact_shape_string(self.shape()) +
+                " doesn't match the broadcast shape " + runtime::compact_shape_string(result->shape()));
     }
     if (!same_kind_castable(result->dtype(), self.dtype())) {
-      raise(ExcKind::TypeError, fmt::format("Cannot cast ufunc '{}' output from {} to {} with casting rule 'same_kind'", ufunc,
-                                            dtype_repr(result->dtype()), dtype_repr(self.dtype())));
+      raise(ExcKind::TypeError, fmt::format("Cannot cast ufunc '{}' output from {} to {} with casting rule 'same_kind'",
+                                            ufunc, dtype_repr(result->dtype()), dtype_repr(self.dtype())));
     }
-    guard_array([&] { runtime::assign(self, {}, *result); return 0; });
+    guard_array([&] {
+      runtime::assign(self, {}, *result);
+      return 0;
+    });
     return a[0];
   });
 }
@@ -301,7 +330,8 @@ void def_inplace(TypeObject& t, const char* name, BinaryOp op, const char* ufunc
 // The ints of `f(*dims)` or `f(dims)`.
 std::vector<int64_t> int_list(Interpreter& interp, Args& a) {
   std::vector<Value> items = a.varargs();
-  if (items.size() == 1 && (items[0].as<script::List>() || items[0].as<script::Tuple>())) items = interp.to_vector(items[0]);
+  if (items.size() == 1 && (items[0].as<script::List>() || items[0].as<script::Tuple>()))
+    items = interp.to_vector(items[0]);
   std::vector<int64_t> out;
   for (const auto& v : items) out.push_back(index_value(v));
   return out;
@@ -321,7 +351,8 @@ NDArrayRef reshape(const NDArrayRef& ref, std::vector<int64_t> dims) {
   }
   if (!too_big && unknown >= 0 && known > 0 && a.size() % known == 0) dims[unknown] = a.size() / known;
   if (too_big || runtime::shape_size(dims) != a.size() || (unknown >= 0 && dims[unknown] < 0))
-    raise(ExcKind::ValueError, "cannot reshape array of size " + std::to_string(a.size()) + " into shape " + runtime::compact_shape_string(dims));
+    raise(ExcKind::ValueError, "cannot reshape array of size " + std::to_string(a.size()) + " into shape " +
+                                   runtime::compact_shape_string(dims));
   return runtime::reshape_view(ref, dims);  // a view, as NumPy's, where the array is dense
 }
 
@@ -349,8 +380,10 @@ void install_common(TypeObject& t, bool tvm) {
     if (tvm) return script::make_str(dtype_name(d));  // TVM's NDArray.dtype is a str
     return Value(std::make_shared<DTypeValue>(d, false));
   });
-  t.def_property("ndim", [](Interpreter&, const Value& v) { return Value::integer(v.as<ArrayValue>()->array->ndim()); });
-  t.def_property("size", [](Interpreter&, const Value& v) { return Value::integer(v.as<ArrayValue>()->array->size()); });
+  t.def_property("ndim",
+                 [](Interpreter&, const Value& v) { return Value::integer(v.as<ArrayValue>()->array->ndim()); });
+  t.def_property("size",
+                 [](Interpreter&, const Value& v) { return Value::integer(v.as<ArrayValue>()->array->size()); });
   t.def("__len__", "self", [](Interpreter&, Args& a) {
     const NDArray& arr = any_array(a);
     if (arr.ndim() == 0) raise(ExcKind::TypeError, "len() of unsized object");
@@ -369,8 +402,12 @@ TypeRef make_numpy_type() {
     return wrap_array(runtime::transpose_view(a, axes));
   });
   t->def("__str__", "self", [](Interpreter&, Args& a) { return script::make_str(array_str(self_array(a))); });
-  t->def_property("itemsize", [](Interpreter&, const Value& v) { return Value::integer(runtime::element_bytes(v.as<ArrayValue>()->array->dtype())); });
-  t->def_property("nbytes", [](Interpreter&, const Value& v) { return Value::integer(static_cast<int64_t>(v.as<ArrayValue>()->array->nbytes())); });
+  t->def_property("itemsize", [](Interpreter&, const Value& v) {
+    return Value::integer(runtime::element_bytes(v.as<ArrayValue>()->array->dtype()));
+  });
+  t->def_property("nbytes", [](Interpreter&, const Value& v) {
+    return Value::integer(static_cast<int64_t>(v.as<ArrayValue>()->array->nbytes()));
+  });
   def_binary(*t, "__add__", BinaryOp::Add, false);
   def_binary(*t, "__radd__", BinaryOp::Add, true);
   def_binary(*t, "__sub__", BinaryOp::Sub, false);
@@ -408,13 +445,16 @@ TypeRef make_numpy_type() {
   t->def("__rmatmul__", "self, other", [](Interpreter& interp, Args& a) {
     return array_or_scalar(guard_array([&] { return runtime::matmul(*to_array(interp, a[1]), self_array(a)); }));
   });
-  t->def("__neg__", "self", [](Interpreter&, Args& a) { return wrap_array(runtime::unary(runtime::UnaryOp::Neg, self_array(a))); });
+  t->def("__neg__", "self",
+         [](Interpreter&, Args& a) { return wrap_array(runtime::unary(runtime::UnaryOp::Neg, self_array(a))); });
   t->def("__pos__", "self", [](Interpreter&, Args& a) { return wrap_array(self_array(a).copy()); });
-  t->def("__abs__", "self", [](Interpreter&, Args& a) { return wrap_array(runtime::unary(runtime::UnaryOp::Abs, self_array(a))); });
+  t->def("__abs__", "self",
+         [](Interpreter&, Args& a) { return wrap_array(runtime::unary(runtime::UnaryOp::Abs, self_array(a))); });
   t->def("__bool__", "self", [](Interpreter&, Args& a) {
     const NDArray& arr = self_array(a);
     if (arr.size() != 1)
-      raise(ExcKind::ValueError, "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
+      raise(ExcKind::ValueError,
+            "The truth value of an array with more than one element is ambiguous. Use a.any() or a.all()");
     return Value::boolean(arr.get_f(0) != 0);
   });
   t->def("__float__", "self", [](Interpreter&, Args& a) {
@@ -445,10 +485,16 @@ TypeRef make_numpy_type() {
     if (!new_axes.empty()) {
       // Through the view the key selects (its new axes of size 1 broadcast the value).
       NDArrayRef target = runtime::expand_dims_view(runtime::view(self_ref(a), sel), new_axes);
-      guard_array([&] { runtime::assign(*target, {}, *v); return 0; });
+      guard_array([&] {
+        runtime::assign(*target, {}, *v);
+        return 0;
+      });
       return Value();
     }
-    guard_array([&] { runtime::assign(arr, sel, *v); return 0; });
+    guard_array([&] {
+      runtime::assign(arr, sel, *v);
+      return 0;
+    });
     return Value();
   });
   t->def("__iter__", "self", [](Interpreter& interp, Args& a) {
@@ -461,19 +507,23 @@ TypeRef make_numpy_type() {
     }
     return Value(interp.iter(script::make_list(std::move(rows))));
   });
-  t->def("astype", "self, dtype", [](Interpreter& interp, Args& a) { return wrap_array(self_array(a).astype(dtype_arg(interp, a[1]))); });
+  t->def("astype", "self, dtype",
+         [](Interpreter& interp, Args& a) { return wrap_array(self_array(a).astype(dtype_arg(interp, a[1]))); });
   t->def("copy", "self", [](Interpreter&, Args& a) { return wrap_array(self_array(a).copy()); });
   // reshape, ravel and transpose give views (writes through them reach the array); flatten
   // always copies, as NumPy's.
-  t->def("reshape", "self, *shape", [](Interpreter& interp, Args& a) { return wrap_array(reshape(self_ref(a), int_list(interp, a))); });
+  t->def("reshape", "self, *shape",
+         [](Interpreter& interp, Args& a) { return wrap_array(reshape(self_ref(a), int_list(interp, a))); });
   t->def("flatten", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_array(a).copy(), {-1})); });
   t->def("ravel", "self", [](Interpreter&, Args& a) { return wrap_array(reshape(self_ref(a), {-1})); });
   t->def("transpose", "self, *axes", [](Interpreter& interp, Args& a) {
     const NDArrayRef& arr = self_ref(a);
     std::vector<int64_t> given = int_list(interp, a);
     std::vector<int> axes;
-    if (given.empty()) for (int d = arr->ndim(); d-- > 0;) axes.push_back(d);
-    else for (int64_t x : given) axes.push_back(static_cast<int>(x));
+    if (given.empty())
+      for (int d = arr->ndim(); d-- > 0;) axes.push_back(d);
+    else
+      for (int64_t x : given) axes.push_back(static_cast<int>(x));
     return wrap_array(guard_array([&] { return runtime::transpose_view(arr, axes); }));
   });
   t->def("tolist", "self", [](Interpreter&, Args& a) { return to_list(self_array(a), 0, 0); });
@@ -487,12 +537,20 @@ TypeRef make_numpy_type() {
     runtime::assign(arr, {}, *to_array(interp, a[1], arr.dtype()));
     return Value();
   });
-  struct Reduction { const char* name; runtime::ReduceOp op; };
-  for (Reduction r : {Reduction{"sum", runtime::ReduceOp::Sum}, {"max", runtime::ReduceOp::Max}, {"min", runtime::ReduceOp::Min},
-                      {"mean", runtime::ReduceOp::Mean}, {"argmax", runtime::ReduceOp::ArgMax}, {"argmin", runtime::ReduceOp::ArgMin},
+  struct Reduction {
+    const char* name;
+    runtime::ReduceOp op;
+  };
+  for (Reduction r : {Reduction{"sum", runtime::ReduceOp::Sum},
+                      {"max", runtime::ReduceOp::Max},
+                      {"min", runtime::ReduceOp::Min},
+                      {"mean", runtime::ReduceOp::Mean},
+                      {"argmax", runtime::ReduceOp::ArgMax},
+                      {"argmin", runtime::ReduceOp::ArgMin},
                       {"prod", runtime::ReduceOp::Prod}}) {
     runtime::ReduceOp op = r.op;
-    t->def(r.name, "self, axis=None, keepdims=False", [op](Interpreter& interp, Args& a) { return reduce_method(interp, op, a[0], a[1], a[2]); });
+    t->def(r.name, "self, axis=None, keepdims=False",
+           [op](Interpreter& interp, Args& a) { return reduce_method(interp, op, a[0], a[1], a[2]); });
   }
   return t;
 }
@@ -501,16 +559,20 @@ TypeRef make_tvm_type() {
   auto t = std::make_shared<TypeObject>("NDArray");
   t->set_module("tvm.nd");
   install_common(*t, true);
-  auto to_numpy = [](Interpreter&, Args& a) { return wrap_array(guard_core([&] { return runtime::to_host(any_array(a)); })); };
-  t->def("numpy", "self", to_numpy, "numpy(): a copy of the data as a numpy.ndarray (from the device for a GPU array).");
+  auto to_numpy = [](Interpreter&, Args& a) {
+    return wrap_array(guard_core([&] { return runtime::to_host(any_array(a)); }));
+  };
+  t->def("numpy", "self", to_numpy,
+         "numpy(): a copy of the data as a numpy.ndarray (from the device for a GPU array).");
   t->def("asnumpy", "self", to_numpy, "asnumpy(): the older name of numpy().");
-  t->def_property("device", [](Interpreter&, const Value& v) { return wrap_device(v.as<ArrayValue>()->array->device()); });
+  t->def_property("device",
+                  [](Interpreter&, const Value& v) { return wrap_device(v.as<ArrayValue>()->array->device()); });
   t->def("copyfrom", "self, source", [](Interpreter& interp, Args& a) {
     NDArray& dst = any_array(a);
     NDArrayRef src = to_array(interp, a[1]);
     if (src->shape() != dst.shape())
-      raise(ExcKind::ValueError, "array shape do not match the shape of NDArray " + runtime::shape_string(src->shape()) + " vs " +
-                                     runtime::shape_string(dst.shape()));
+      raise(ExcKind::ValueError, "array shape do not match the shape of NDArray " +
+                                     runtime::shape_string(src->shape()) + " vs " + runtime::shape_string(dst.shape()));
     if (src->dtype() != dst.dtype() || !src->is_dense()) src = src->astype(dst.dtype());
     guard_core([&] {
       runtime::copy_array(*src, dst);
@@ -524,10 +586,11 @@ TypeRef make_tvm_type() {
     if (!dst) {  // a device: a copy there
       runtime::Device dev = device_arg(interp, a[1]);
       return wrap_array(guard_core([&] {
-        runtime::NDArrayRef out = runtime::make_device_array(src.dtype(), src.shape(), dev);
-        runtime::copy_array(src, *out);
-        return out;
-      }), true);
+                          runtime::NDArrayRef out = runtime::make_device_array(src.dtype(), src.shape(), dev);
+                          runtime::copy_array(src, *out);
+                          return out;
+                        }),
+                        true);
     }
     if (src.shape() != dst->array->shape() || src.dtype() != dst->array->dtype())
       raise(ExcKind::ValueError, "copyto: shape or dtype mismatch");
@@ -543,7 +606,8 @@ TypeRef make_tvm_type() {
 }  // namespace
 
 bool is_array_operand(const Value& v) {
-  return v.is_number() || v.as<ArrayValue>() || v.as<Float8ScalarValue>() || v.as<script::List>() || v.as<script::Tuple>();
+  return v.is_number() || v.as<ArrayValue>() || v.as<Float8ScalarValue>() || v.as<script::List>() ||
+         v.as<script::Tuple>();
 }
 
 TypeRef numpy_ndarray_type() {
@@ -561,7 +625,8 @@ TypeObject* ArrayValue::type() const { return is_tvm ? tvm_ndarray_type().get() 
 std::string ArrayValue::repr_hook(Interpreter&) {
   if (!is_tvm) return array_repr(*array);
   NDArrayRef host = array->on_host() ? array : guard_core([&] { return runtime::to_host(*array); });
-  return "<tvm.nd.NDArray shape=" + runtime::shape_string(array->shape()) + ", " + array->device().str() + ">\n" + array_repr(*host);
+  return "<tvm.nd.NDArray shape=" + runtime::shape_string(array->shape()) + ", " + array->device().str() + ">\n" +
+         array_repr(*host);
 }
 
 Value wrap_array(NDArrayRef a, bool tvm) { return Value(std::make_shared<ArrayValue>(std::move(a), tvm)); }
@@ -578,8 +643,9 @@ DataType dtype_arg(Interpreter& interp, const Value& v) {
   if (auto* s = v.as<script::Str>()) {
     std::string name = s->value == "float" ? "float64" : s->value == "int" ? "int64" : s->value;
     if (is_other_ml_dtype(name))
-      raise(ExcKind::NotImplementedError, "not supported yet: arrays of dtype '" + name +
-                                              "' (of ml_dtypes' types, tsch's arrays hold float8_e4m3fn and float8_e5m2)");
+      raise(ExcKind::NotImplementedError,
+            "not supported yet: arrays of dtype '" + name +
+                "' (of ml_dtypes' types, tsch's arrays hold float8_e4m3fn and float8_e5m2)");
     auto t = DataType::parse(name);
     if (!t || !runtime::is_array_dtype(*t)) raise(ExcKind::TypeError, "data type '" + s->value + "' not understood");
     return *t;
@@ -593,7 +659,8 @@ DataType dtype_arg(Interpreter& interp, const Value& v) {
 }
 
 NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<DataType> dtype) {
-  if (auto* f8 = v.as<Float8ScalarValue>()) return dtype && *dtype != f8->value->dtype() ? f8->value->astype(*dtype) : f8->value;
+  if (auto* f8 = v.as<Float8ScalarValue>())
+    return dtype && *dtype != f8->value->dtype() ? f8->value->astype(*dtype) : f8->value;
   if (auto* arr = v.as<ArrayValue>()) {
     // A GPU array's elements come to the host (np.asarray(nd) does as much in TVM).
     if (!arr->array->on_host()) {
@@ -618,10 +685,10 @@ NDArrayRef to_array(Interpreter& interp, const Value& v, std::optional<DataType>
   DataType python = kinds.any_float || runtime::shape_size(shape) == 0 ? DataType::float_(64)
                     : kinds.all_bool                                   ? DataType::bool_()
                                                                        : DataType::int64();
-  DataType t = dtype                            ? *dtype
-               : !kinds.scalars                 ? python
-               : kinds.any_python               ? runtime::promote(*kinds.scalars, python)
-                                                : *kinds.scalars;
+  DataType t = dtype              ? *dtype
+               : !kinds.scalars   ? python
+               : kinds.any_python ? runtime::promote(*kinds.scalars, python)
+                                  : *kinds.scalars;
   auto out = runtime::make_array(t, shape);
   int64_t pos = 0;
   fill_nested(v, *out, pos);

@@ -19,9 +19,9 @@ using runtime::NDArrayRef;
 using runtime::Shape;
 using script::Args;
 using script::ExcKind;
-using tsch::intern;
 using script::Namespace;
 using script::raise;
+using tsch::intern;
 
 namespace {
 
@@ -81,7 +81,8 @@ std::optional<Shape> size_arg(Interpreter& interp, const Value& v) {
 Shape dims_from_varargs(Interpreter& interp, Args& a) {
   Shape s;
   for (const auto& v : a.varargs()) {
-    if (!v.is_integral()) raise(ExcKind::TypeError, "'" + Interpreter::type_name(v) + "' object cannot be interpreted as an integer");
+    if (!v.is_integral())
+      raise(ExcKind::TypeError, "'" + Interpreter::type_name(v) + "' object cannot be interpreted as an integer");
     if (v.as_int() < 0) raise(ExcKind::ValueError, "negative dimensions are not allowed");
     s.push_back(v.as_int());
   }
@@ -93,8 +94,10 @@ template <typename F>
 Value random_array(std::optional<Shape> shape, DataType t, F&& draw) {
   auto out = runtime::make_array(t, shape ? *shape : Shape{});
   for (int64_t i = 0; i < out->size(); ++i) {
-    if (t.is_float()) out->set_f(i, draw());
-    else out->set_i(i, static_cast<int64_t>(draw()));
+    if (t.is_float())
+      out->set_f(i, draw());
+    else
+      out->set_i(i, static_cast<int64_t>(draw()));
   }
   return array_or_scalar(out);
 }
@@ -114,12 +117,14 @@ void def_unary(Namespace& ns, const char* name, runtime::UnaryOp op) {
 }
 
 void def_binary(Namespace& ns, const char* name, BinaryOp op) {
-  script::def_function(ns, name, "x1, x2", [op](Interpreter& interp, Args& a) { return array_binary(interp, op, a[0], a[1]); });
+  script::def_function(ns, name, "x1, x2",
+                       [op](Interpreter& interp, Args& a) { return array_binary(interp, op, a[0], a[1]); });
 }
 
 void def_reduce(Namespace& ns, const char* name, runtime::ReduceOp op) {
   script::def_function(ns, name, "a, axis=None, keepdims=False", [op, name](Interpreter& interp, Args& a) {
-    return interp.call(interp.get_attr(wrap_array(to_array(interp, a[0])), intern(name)), std::vector<Value>{a[1], a[2]});
+    return interp.call(interp.get_attr(wrap_array(to_array(interp, a[0])), intern(name)),
+                       std::vector<Value>{a[1], a[2]});
   });
 }
 
@@ -128,13 +133,14 @@ void assert_allclose(Interpreter& interp, Args& a, const char* fn) {
   NDArrayRef actual = to_array(interp, a[0]), desired = to_array(interp, a[1]);
   double rtol = a.get_float(2), atol = a.get_float(3);
   bool equal_nan = interp.truthy(a[4]);
-  std::string header = "\nNot equal to tolerance rtol=" + interp.repr(Value::real(rtol)) + ", atol=" + interp.repr(Value::real(atol));
+  std::string header =
+      "\nNot equal to tolerance rtol=" + interp.repr(Value::real(rtol)) + ", atol=" + interp.repr(Value::real(atol));
   if (a.given(5)) header = "\n" + interp.str(a[5]) + header;
   Shape shape = guard_array([&] { return runtime::broadcast_shapes(actual->shape(), desired->shape()); });
   if ((actual->shape() != desired->shape()) && !(actual->ndim() == 0 || desired->ndim() == 0)) {
     raise(ExcKind::AssertionError, header + "\n\n(shapes " + runtime::shape_string(actual->shape()) + ", " +
-                                       runtime::shape_string(desired->shape()) + " mismatch)\n x: " + array_repr(*actual) +
-                                       "\n y: " + array_repr(*desired));
+                                       runtime::shape_string(desired->shape()) +
+                                       " mismatch)\n x: " + array_repr(*actual) + "\n y: " + array_repr(*desired));
   }
   NDArrayRef x = runtime::broadcast_to(*actual, shape), y = runtime::broadcast_to(*desired, shape);
   int64_t bad = 0;
@@ -142,23 +148,28 @@ void assert_allclose(Interpreter& interp, Args& a, const char* fn) {
   for (int64_t i = 0; i < x->size(); ++i) {
     double u = x->get_f(i), v = y->get_f(i);
     bool ok;
-    if (std::isnan(u) || std::isnan(v)) ok = equal_nan && std::isnan(u) && std::isnan(v);
-    else if (std::isinf(u) || std::isinf(v)) ok = u == v;
-    else ok = std::fabs(u - v) <= atol + rtol * std::fabs(v);
+    if (std::isnan(u) || std::isnan(v))
+      ok = equal_nan && std::isnan(u) && std::isnan(v);
+    else if (std::isinf(u) || std::isinf(v))
+      ok = u == v;
+    else
+      ok = std::fabs(u - v) <= atol + rtol * std::fabs(v);
     if (ok) continue;
     ++bad;
     double d = std::fabs(u - v);
     if (!std::isnan(d)) {
       max_abs = std::max(max_abs, d);
-      if (v != 0) max_rel = std::max(max_rel, d / std::fabs(v));
-      else max_rel = INFINITY;
+      if (v != 0)
+        max_rel = std::max(max_rel, d / std::fabs(v));
+      else
+        max_rel = INFINITY;
     }
   }
   if (bad == 0) return;
   char pct[64];
   std::snprintf(pct, sizeof pct, "%.3g", 100.0 * bad / x->size());
-  std::string msg = header + "\n\nMismatched elements: " + std::to_string(bad) + " / " + std::to_string(x->size()) + " (" + pct +
-                    "%)\nMax absolute difference among violations: " + interp.repr(Value::real(max_abs)) +
+  std::string msg = header + "\n\nMismatched elements: " + std::to_string(bad) + " / " + std::to_string(x->size()) +
+                    " (" + pct + "%)\nMax absolute difference among violations: " + interp.repr(Value::real(max_abs)) +
                     "\nMax relative difference among violations: " + interp.repr(Value::real(max_rel)) +
                     "\n ACTUAL: " + array_repr(*actual) + "\n DESIRED: " + array_repr(*desired);
   (void)fn;
@@ -175,11 +186,13 @@ void build_random(Interpreter&, script::Module& m) {
   });
   script::def_function(ns, "rand", "*shape", [](Interpreter& interp, Args& a) {
     Shape s = dims_from_varargs(interp, a);
-    return random_array(a.varargs().empty() ? std::nullopt : std::optional<Shape>(s), DataType::float_(64), [] { return rng().next_double(); });
+    return random_array(a.varargs().empty() ? std::nullopt : std::optional<Shape>(s), DataType::float_(64),
+                        [] { return rng().next_double(); });
   });
   script::def_function(ns, "randn", "*shape", [](Interpreter& interp, Args& a) {
     Shape s = dims_from_varargs(interp, a);
-    return random_array(a.varargs().empty() ? std::nullopt : std::optional<Shape>(s), DataType::float_(64), [] { return rng().next_gauss(); });
+    return random_array(a.varargs().empty() ? std::nullopt : std::optional<Shape>(s), DataType::float_(64),
+                        [] { return rng().next_gauss(); });
   });
   auto sample = [](Interpreter& interp, Args& a) {
     return random_array(size_arg(interp, a[0]), DataType::float_(64), [] { return rng().next_double(); });
@@ -188,11 +201,13 @@ void build_random(Interpreter&, script::Module& m) {
   script::def_function(ns, "random_sample", "size=None", sample);
   script::def_function(ns, "uniform", "low=0.0, high=1.0, size=None", [](Interpreter& interp, Args& a) {
     double lo = a.get_float(0), hi = a.get_float(1);
-    return random_array(size_arg(interp, a[2]), DataType::float_(64), [lo, hi] { return lo + (hi - lo) * rng().next_double(); });
+    return random_array(size_arg(interp, a[2]), DataType::float_(64),
+                        [lo, hi] { return lo + (hi - lo) * rng().next_double(); });
   });
   script::def_function(ns, "normal", "loc=0.0, scale=1.0, size=None", [](Interpreter& interp, Args& a) {
     double loc = a.get_float(0), scale = a.get_float(1);
-    return random_array(size_arg(interp, a[2]), DataType::float_(64), [loc, scale] { return loc + scale * rng().next_gauss(); });
+    return random_array(size_arg(interp, a[2]), DataType::float_(64),
+                        [loc, scale] { return loc + scale * rng().next_gauss(); });
   });
   script::def_function(ns, "randint", "low, high=None, size=None, dtype='int64'", [](Interpreter& interp, Args& a) {
     int64_t lo = a.get_int(0), hi = a[1].is_none() ? lo : a.get_int(1);
@@ -200,13 +215,15 @@ void build_random(Interpreter&, script::Module& m) {
     if (lo >= hi) raise(ExcKind::ValueError, "low >= high");
     DataType t = dtype_arg(interp, a[3]);
     uint64_t range = static_cast<uint64_t>(hi - lo - 1);
-    return random_array(size_arg(interp, a[2]), t, [lo, range] { return static_cast<double>(lo + static_cast<int64_t>(rng().bounded(range))); });
+    return random_array(size_arg(interp, a[2]), t,
+                        [lo, range] { return static_cast<double>(lo + static_cast<int64_t>(rng().bounded(range))); });
   });
 }
 
 void build_testing(Interpreter&, script::Module& m) {
   Namespace& ns = *m.globals;
-  script::def_function(ns, "assert_allclose", "actual, desired, rtol=1e-07, atol=0, equal_nan=True, err_msg=None, verbose=True",
+  script::def_function(ns, "assert_allclose",
+                       "actual, desired, rtol=1e-07, atol=0, equal_nan=True, err_msg=None, verbose=True",
                        [](Interpreter& interp, Args& a) {
                          assert_allclose(interp, a, "assert_allclose");
                          return Value();
@@ -214,8 +231,10 @@ void build_testing(Interpreter&, script::Module& m) {
   auto exact = [](Interpreter& interp, Args& a) {
     NDArrayRef x = to_array(interp, a[0]), y = to_array(interp, a[1]);
     bool same = x->shape() == y->shape();
-    for (int64_t i = 0; same && i < x->size(); ++i) same = x->get_f(i) == y->get_f(i) || (std::isnan(x->get_f(i)) && std::isnan(y->get_f(i)));
-    if (!same) raise(ExcKind::AssertionError, "\nArrays are not equal\n x: " + array_repr(*x) + "\n y: " + array_repr(*y));
+    for (int64_t i = 0; same && i < x->size(); ++i)
+      same = x->get_f(i) == y->get_f(i) || (std::isnan(x->get_f(i)) && std::isnan(y->get_f(i)));
+    if (!same)
+      raise(ExcKind::AssertionError, "\nArrays are not equal\n x: " + array_repr(*x) + "\n y: " + array_repr(*y));
     return Value();
   };
   script::def_function(ns, "assert_equal", "actual, desired, err_msg=None", exact);
@@ -224,11 +243,25 @@ void build_testing(Interpreter&, script::Module& m) {
 
 void build_numpy(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
-  struct Named { const char* name; DataType t; };
-  for (Named n : {Named{"float16", DataType::float_(16)}, {"float32", DataType::float32()}, {"float64", DataType::float_(64)},
-                  {"int8", DataType::int_(8)}, {"int16", DataType::int_(16)}, {"int32", DataType::int32()}, {"int64", DataType::int64()},
-                  {"uint8", DataType::uint(8)}, {"uint16", DataType::uint(16)}, {"uint32", DataType::uint(32)}, {"uint64", DataType::uint(64)},
-                  {"bool_", DataType::bool_()}, {"double", DataType::float_(64)}, {"single", DataType::float32()}, {"half", DataType::float_(16)}}) {
+  struct Named {
+    const char* name;
+    DataType t;
+  };
+  for (Named n : {Named{"float16", DataType::float_(16)},
+                  {"float32", DataType::float32()},
+                  {"float64", DataType::float_(64)},
+                  {"int8", DataType::int_(8)},
+                  {"int16", DataType::int_(16)},
+                  {"int32", DataType::int32()},
+                  {"int64", DataType::int64()},
+                  {"uint8", DataType::uint(8)},
+                  {"uint16", DataType::uint(16)},
+                  {"uint32", DataType::uint(32)},
+                  {"uint64", DataType::uint(64)},
+                  {"bool_", DataType::bool_()},
+                  {"double", DataType::float_(64)},
+                  {"single", DataType::float32()},
+                  {"half", DataType::float_(16)}}) {
     ns.set(intern(n.name), Value(numpy_scalar_class(n.t)));
   }
   ns.set(intern("bool"), *ns.find(intern("bool_")));
@@ -244,7 +277,9 @@ void build_numpy(Interpreter& interp, script::Module& m) {
   ns.set(intern("nan"), Value::real(NAN));
   ns.set(intern("newaxis"), Value());  // NumPy's newaxis is None
   ns.set(intern("__version__"), script::make_str("2.0.0-tsch"));
-  script::def_function(ns, "dtype", "name", [](Interpreter& interp, Args& a) { return Value(std::make_shared<DTypeValue>(dtype_arg(interp, a[0]), false)); });
+  script::def_function(ns, "dtype", "name", [](Interpreter& interp, Args& a) {
+    return Value(std::make_shared<DTypeValue>(dtype_arg(interp, a[0]), false));
+  });
   auto array_fn = [](Interpreter& interp, Args& a) {
     std::optional<DataType> t;
     if (!a[1].is_none()) t = dtype_arg(interp, a[1]);
@@ -258,9 +293,15 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     if (auto* arr = a[0].as<ArrayValue>(); arr && !arr->is_tvm && (!t || *t == arr->array->dtype())) return a[0];
     return wrap_array(to_array(interp, a[0], t)->copy());
   });
-  script::def_function(ns, "zeros", "shape, dtype=None", [](Interpreter& interp, Args& a) { return filled(interp, a[0], a[1], 0, DataType::float_(64)); });
-  script::def_function(ns, "empty", "shape, dtype=None", [](Interpreter& interp, Args& a) { return filled(interp, a[0], a[1], 0, DataType::float_(64)); });
-  script::def_function(ns, "ones", "shape, dtype=None", [](Interpreter& interp, Args& a) { return filled(interp, a[0], a[1], 1, DataType::float_(64)); });
+  script::def_function(ns, "zeros", "shape, dtype=None", [](Interpreter& interp, Args& a) {
+    return filled(interp, a[0], a[1], 0, DataType::float_(64));
+  });
+  script::def_function(ns, "empty", "shape, dtype=None", [](Interpreter& interp, Args& a) {
+    return filled(interp, a[0], a[1], 0, DataType::float_(64));
+  });
+  script::def_function(ns, "ones", "shape, dtype=None", [](Interpreter& interp, Args& a) {
+    return filled(interp, a[0], a[1], 1, DataType::float_(64));
+  });
   script::def_function(ns, "full", "shape, fill_value, dtype=None", [](Interpreter& interp, Args& a) {
     DataType dflt = a[1].is_float() ? DataType::float_(64) : a[1].is_bool() ? DataType::bool_() : DataType::int64();
     DataType t = a[2].is_none() ? dflt : dtype_arg(interp, a[2]);
@@ -275,7 +316,8 @@ void build_numpy(Interpreter& interp, script::Module& m) {
       NDArrayRef src = to_array(interp, a[0]);
       DataType t = a[1].is_none() ? src->dtype() : dtype_arg(interp, a[1]);
       auto out = runtime::make_array(t, src->shape());
-      if (value != 0) for (int64_t i = 0; i < out->size(); ++i) out->set_f(i, value);
+      if (value != 0)
+        for (int64_t i = 0; i < out->size(); ++i) out->set_f(i, value);
       return wrap_array(out);
     };
   };
@@ -284,7 +326,10 @@ void build_numpy(Interpreter& interp, script::Module& m) {
   script::def_function(ns, "ones_like", "a, dtype=None", like(1));
   script::def_function(ns, "arange", "start, stop=None, step=None, dtype=None", [](Interpreter& interp, Args& a) {
     Value start = a[0], stop = a[1], step = a[2];
-    if (stop.is_none()) { stop = start; start = Value::integer(0); }
+    if (stop.is_none()) {
+      stop = start;
+      start = Value::integer(0);
+    }
     if (step.is_none()) step = Value::integer(1);
     bool fl = start.is_float() || stop.is_float() || step.is_float();
     DataType t = a[3].is_none() ? (fl ? DataType::float_(64) : DataType::int64()) : dtype_arg(interp, a[3]);
@@ -296,24 +341,28 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     int64_t n = std::max<int64_t>(0, static_cast<int64_t>(count));
     auto out = runtime::make_array(t, {n});
     for (int64_t i = 0; i < n; ++i) {
-      if (!fl && !t.is_float()) out->set_i(i, start.as_int() + i * step.as_int());
-      else out->set_f(i, s0 + i * st);
+      if (!fl && !t.is_float())
+        out->set_i(i, start.as_int() + i * step.as_int());
+      else
+        out->set_f(i, s0 + i * st);
     }
     return wrap_array(out);
   });
-  script::def_function(ns, "linspace", "start, stop, num=50, endpoint=True, dtype=None", [](Interpreter& interp, Args& a) {
-    double s0 = a.get_float(0), s1 = a.get_float(1);
-    int64_t n = a.get_int(2);
-    if (n < 0) raise(ExcKind::ValueError, "Number of samples, " + std::to_string(n) + ", must be non-negative.");
-    bool endpoint = interp.truthy(a[3]);
-    DataType t = a[4].is_none() ? DataType::float_(64) : dtype_arg(interp, a[4]);
-    auto out = runtime::make_array(t, {n});
-    double div = endpoint ? n - 1 : n;
-    for (int64_t i = 0; i < n; ++i) out->set_f(i, div > 0 ? s0 + (s1 - s0) * i / div : s0);
-    return wrap_array(out);
-  });
+  script::def_function(
+      ns, "linspace", "start, stop, num=50, endpoint=True, dtype=None", [](Interpreter& interp, Args& a) {
+        double s0 = a.get_float(0), s1 = a.get_float(1);
+        int64_t n = a.get_int(2);
+        if (n < 0) raise(ExcKind::ValueError, "Number of samples, " + std::to_string(n) + ", must be non-negative.");
+        bool endpoint = interp.truthy(a[3]);
+        DataType t = a[4].is_none() ? DataType::float_(64) : dtype_arg(interp, a[4]);
+        auto out = runtime::make_array(t, {n});
+        double div = endpoint ? n - 1 : n;
+        for (int64_t i = 0; i < n; ++i) out->set_f(i, div > 0 ? s0 + (s1 - s0) * i / div : s0);
+        return wrap_array(out);
+      });
   script::def_function(ns, "reshape", "a, newshape", [](Interpreter& interp, Args& a) {
-    return interp.call(interp.get_attr(wrap_array(to_array(interp, a[0])), intern("reshape")), std::vector<Value>{a[1]});
+    return interp.call(interp.get_attr(wrap_array(to_array(interp, a[0])), intern("reshape")),
+                       std::vector<Value>{a[1]});
   });
   script::def_function(ns, "transpose", "a, axes=None", [](Interpreter& interp, Args& a) {
     Value arr = wrap_array(to_array(interp, a[0]));
@@ -322,14 +371,14 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     return interp.call(interp.get_attr(arr, intern("transpose")), std::move(args));
   });
   auto mm = [](Interpreter& interp, Args& a) {
-    return array_or_scalar(guard_array([&] { return runtime::matmul(*to_array(interp, a[0]), *to_array(interp, a[1])); }));
+    return array_or_scalar(
+        guard_array([&] { return runtime::matmul(*to_array(interp, a[0]), *to_array(interp, a[1])); }));
   };
   script::def_function(ns, "matmul", "x1, x2", mm);
   script::def_function(ns, "dot", "a, b", [](Interpreter& interp, Args& a) {
     if (a[0].is_number() || a[1].is_number()) return array_binary(interp, BinaryOp::Mul, a[0], a[1]);
-    return array_or_scalar(guard_array([&] {
-      return runtime::matmul(*to_array(interp, a[0]), *to_array(interp, a[1]), runtime::MatmulKind::Dot);
-    }));
+    return array_or_scalar(guard_array(
+        [&] { return runtime::matmul(*to_array(interp, a[0]), *to_array(interp, a[1]), runtime::MatmulKind::Dot); }));
   });
   def_binary(ns, "add", BinaryOp::Add);
   def_binary(ns, "subtract", BinaryOp::Sub);
@@ -379,7 +428,8 @@ void build_numpy(Interpreter& interp, script::Module& m) {
       Value flat = wrap_array(arr);
       std::vector<Value> dims = column ? std::vector<Value>{Value::integer(arr->size()), Value::integer(1)}
                                        : std::vector<Value>{Value::integer(1), Value::integer(arr->size())};
-      return interp.call(interp.get_attr(flat, intern("reshape")), std::vector<Value>{script::make_tuple(std::move(dims))});
+      return interp.call(interp.get_attr(flat, intern("reshape")),
+                         std::vector<Value>{script::make_tuple(std::move(dims))});
     };
     return array_binary(interp, BinaryOp::Mul, as_shape(x, true), as_shape(y, false));
   });
@@ -387,13 +437,17 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     NDArrayRef c = to_array(interp, a[0]);
     NDArrayRef x = to_array(interp, a[1]), y = to_array(interp, a[2]);
     DataType t = runtime::promote(x->dtype(), y->dtype());
-    Shape s = guard_array([&] { return runtime::broadcast_shapes(runtime::broadcast_shapes(c->shape(), x->shape()), y->shape()); });
-    NDArrayRef cb = runtime::broadcast_to(*c, s), xb = runtime::broadcast_to(*x->astype(t), s), yb = runtime::broadcast_to(*y->astype(t), s);
+    Shape s = guard_array(
+        [&] { return runtime::broadcast_shapes(runtime::broadcast_shapes(c->shape(), x->shape()), y->shape()); });
+    NDArrayRef cb = runtime::broadcast_to(*c, s), xb = runtime::broadcast_to(*x->astype(t), s),
+               yb = runtime::broadcast_to(*y->astype(t), s);
     auto out = runtime::make_array(t, s);
     for (int64_t i = 0; i < out->size(); ++i) {
       const NDArray& src = cb->get_f(i) != 0 ? *xb : *yb;
-      if (t.is_float()) out->set_f(i, src.get_f(i));
-      else out->set_i(i, src.get_i(i));
+      if (t.is_float())
+        out->set_f(i, src.get_f(i));
+      else
+        out->set_i(i, src.get_i(i));
     }
     return array_or_scalar(out);
   });
@@ -403,7 +457,8 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     NDArrayRef xb = runtime::broadcast_to(*x, s), yb = runtime::broadcast_to(*y, s);
     double rtol = a.get_float(2), atol = a.get_float(3);
     for (int64_t i = 0; i < xb->size(); ++i)
-      if (!(std::fabs(xb->get_f(i) - yb->get_f(i)) <= atol + rtol * std::fabs(yb->get_f(i)))) return Value::boolean(false);
+      if (!(std::fabs(xb->get_f(i) - yb->get_f(i)) <= atol + rtol * std::fabs(yb->get_f(i))))
+        return Value::boolean(false);
     return Value::boolean(true);
   });
   script::def_function(ns, "array_equal", "a1, a2", [](Interpreter& interp, Args& a) {
@@ -418,7 +473,8 @@ void build_numpy(Interpreter& interp, script::Module& m) {
     if (path.size() < 4 || path.substr(path.size() - 4) != ".npy") path += ".npy";
     NDArrayRef arr = to_array(interp, a[1]);
     if (arr->dtype().is_float8())
-      raise(ExcKind::NotImplementedError, "not supported yet: saving an array of dtype " + dtype_name(arr->dtype()) + " to .npy");
+      raise(ExcKind::NotImplementedError,
+            "not supported yet: saving an array of dtype " + dtype_name(arr->dtype()) + " to .npy");
     try {
       runtime::save_npy(path, *arr);
     } catch (const runtime::NpyError& e) {

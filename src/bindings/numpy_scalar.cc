@@ -41,7 +41,8 @@ DataType self_dtype(const Value& v) { return kDtypes[v.numpy_dtype() - 1]; }
 
 // What NumPy's scalars combine with: numbers, arrays, float8 scalars, nested sequences.
 bool is_operand(const Value& v) {
-  return v.is_number() || v.as<ArrayValue>() || v.as<Float8ScalarValue>() || v.as<script::List>() || v.as<script::Tuple>();
+  return v.is_number() || v.as<ArrayValue>() || v.as<Float8ScalarValue>() || v.as<script::List>() ||
+         v.as<script::Tuple>();
 }
 
 void def_arithmetic(TypeObject& t, const char* name, const char* rname, BinaryOp op) {
@@ -63,19 +64,31 @@ enum class Bitwise { And, Or, Xor, LShift, RShift };
 Value bitwise(Interpreter& interp, Bitwise op, const char* ufunc, const Value& x, const Value& y) {
   if (!(x.is_integral() && y.is_integral())) {
     if (!x.is_number() || !y.is_number()) return script::not_implemented_value();
-    raise(ExcKind::TypeError, fmt::format("ufunc '{}' not supported for the input types, and the inputs could not be safely "
-                                          "coerced to any supported types according to the casting rule ''safe''", ufunc));
+    raise(ExcKind::TypeError,
+          fmt::format("ufunc '{}' not supported for the input types, and the inputs could not be safely "
+                      "coerced to any supported types according to the casting rule ''safe''",
+                      ufunc));
   }
   DataType result = binary_result(interp, BinaryOp::Max, x, y)->dtype();
   int64_t a = x.as_int(), b = y.as_int(), r = 0;
   int bits = result.is_bool() ? 1 : result.bits;
   switch (op) {
-    case Bitwise::And: r = a & b; break;
-    case Bitwise::Or: r = a | b; break;
-    case Bitwise::Xor: r = a ^ b; break;
+    case Bitwise::And:
+      r = a & b;
+      break;
+    case Bitwise::Or:
+      r = a | b;
+      break;
+    case Bitwise::Xor:
+      r = a ^ b;
+      break;
     // NumPy's shifts by the type's width or more give 0 (or -1 shifting a negative right).
-    case Bitwise::LShift: r = b < 0 || b >= bits ? 0 : static_cast<int64_t>(static_cast<uint64_t>(a) << b); break;
-    case Bitwise::RShift: r = b < 0 || b >= bits ? (a < 0 && result.is_int() ? -1 : 0) : a >> b; break;
+    case Bitwise::LShift:
+      r = b < 0 || b >= bits ? 0 : static_cast<int64_t>(static_cast<uint64_t>(a) << b);
+      break;
+    case Bitwise::RShift:
+      r = b < 0 || b >= bits ? (a < 0 && result.is_int() ? -1 : 0) : a >> b;
+      break;
   }
   auto out = runtime::make_array(result, {});
   out->set_i(0, r);
@@ -83,14 +96,18 @@ Value bitwise(Interpreter& interp, Bitwise op, const char* ufunc, const Value& x
 }
 
 void def_bitwise(TypeObject& t, const char* name, const char* rname, Bitwise op, const char* ufunc) {
-  t.def(name, "self, other", [op, ufunc](Interpreter& interp, Args& a) { return bitwise(interp, op, ufunc, a[0], a[1]); });
-  t.def(rname, "self, other", [op, ufunc](Interpreter& interp, Args& a) { return bitwise(interp, op, ufunc, a[1], a[0]); });
+  t.def(name, "self, other",
+        [op, ufunc](Interpreter& interp, Args& a) { return bitwise(interp, op, ufunc, a[0], a[1]); });
+  t.def(rname, "self, other",
+        [op, ufunc](Interpreter& interp, Args& a) { return bitwise(interp, op, ufunc, a[1], a[0]); });
 }
 
 runtime::NDArrayRef as_array(const Value& v) {
   auto a = runtime::make_array(self_dtype(v), {});
-  if (v.is_float()) a->set_f(0, v.as_float());
-  else a->set_i(0, v.as_int());
+  if (v.is_float())
+    a->set_f(0, v.as_float());
+  else
+    a->set_i(0, v.as_int());
   return a;
 }
 
@@ -113,7 +130,8 @@ Value round_scalar(const Value& self, const Value& ndigits) {
     if (std::isinf(v)) raise(ExcKind::OverflowError, "cannot convert float infinity to integer");
     return Value::integer(static_cast<int64_t>(std::nearbyint(v)));
   }
-  if (!ndigits.is_integral()) raise(ExcKind::TypeError, "'" + Interpreter::type_name(ndigits) + "' object cannot be interpreted as an integer");
+  if (!ndigits.is_integral())
+    raise(ExcKind::TypeError, "'" + Interpreter::type_name(ndigits) + "' object cannot be interpreted as an integer");
   int64_t n = ndigits.as_int();
   if (!self.is_float() && n >= 0) return self;
   DataType compute = self.is_float() ? t : DataType::float_(64);
@@ -123,8 +141,10 @@ Value round_scalar(const Value& self, const Value& ndigits) {
   r = std::nearbyint(r);
   r = n >= 0 ? in_dtype(r / in_dtype(scale, compute), compute) : in_dtype(r * in_dtype(scale, compute), compute);
   auto out = runtime::make_array(t, {});
-  if (t.is_float()) out->set_f(0, r);
-  else out->set_i(0, static_cast<int64_t>(r));
+  if (t.is_float())
+    out->set_f(0, r);
+  else
+    out->set_i(0, static_cast<int64_t>(r));
   return numpy_scalar(*out);
 }
 
@@ -143,12 +163,24 @@ TypeRef make_scalar_type(DataType dtype) {
   };
   t->def("__str__", "self", [](Interpreter&, Args& a) { return script::make_str(numpy_scalar_str(a[0])); });
   t->def("__repr__", "self", [](Interpreter&, Args& a) { return script::make_str(numpy_scalar_repr(a[0])); });
-  struct Op { const char* name; const char* rname; BinaryOp op; };
-  for (Op o : {Op{"__add__", "__radd__", BinaryOp::Add}, {"__sub__", "__rsub__", BinaryOp::Sub}, {"__mul__", "__rmul__", BinaryOp::Mul},
-               {"__truediv__", "__rtruediv__", BinaryOp::TrueDiv}, {"__floordiv__", "__rfloordiv__", BinaryOp::FloorDiv},
-               {"__mod__", "__rmod__", BinaryOp::Mod}, {"__pow__", "__rpow__", BinaryOp::Pow},
-               {"__lt__", nullptr, BinaryOp::LT}, {"__le__", nullptr, BinaryOp::LE}, {"__gt__", nullptr, BinaryOp::GT},
-               {"__ge__", nullptr, BinaryOp::GE}, {"__eq__", nullptr, BinaryOp::EQ}, {"__ne__", nullptr, BinaryOp::NE}})
+  struct Op {
+    const char* name;
+    const char* rname;
+    BinaryOp op;
+  };
+  for (Op o : {Op{"__add__", "__radd__", BinaryOp::Add},
+               {"__sub__", "__rsub__", BinaryOp::Sub},
+               {"__mul__", "__rmul__", BinaryOp::Mul},
+               {"__truediv__", "__rtruediv__", BinaryOp::TrueDiv},
+               {"__floordiv__", "__rfloordiv__", BinaryOp::FloorDiv},
+               {"__mod__", "__rmod__", BinaryOp::Mod},
+               {"__pow__", "__rpow__", BinaryOp::Pow},
+               {"__lt__", nullptr, BinaryOp::LT},
+               {"__le__", nullptr, BinaryOp::LE},
+               {"__gt__", nullptr, BinaryOp::GT},
+               {"__ge__", nullptr, BinaryOp::GE},
+               {"__eq__", nullptr, BinaryOp::EQ},
+               {"__ne__", nullptr, BinaryOp::NE}})
     def_arithmetic(*t, o.name, o.rname, o.op);
   def_bitwise(*t, "__and__", "__rand__", Bitwise::And, "bitwise_and");
   def_bitwise(*t, "__or__", "__ror__", Bitwise::Or, "bitwise_or");
@@ -157,8 +189,9 @@ TypeRef make_scalar_type(DataType dtype) {
   def_bitwise(*t, "__rshift__", "__rrshift__", Bitwise::RShift, "right_shift");
   t->def("__neg__", "self", [](Interpreter&, Args& a) {
     if (a[0].is_bool())
-      raise(ExcKind::TypeError, "The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the "
-                                "logical_not function instead.");
+      raise(ExcKind::TypeError,
+            "The numpy boolean negative, the `-` operator, is not supported, use the `~` operator or the "
+            "logical_not function instead.");
     return numpy_scalar(*runtime::unary(runtime::UnaryOp::Neg, *as_array(a[0])));
   });
   t->def("__pos__", "self", [](Interpreter&, Args& a) { return a[0]; });
@@ -168,8 +201,9 @@ TypeRef make_scalar_type(DataType dtype) {
   });
   t->def("__invert__", "self", [](Interpreter&, Args& a) {
     if (a[0].is_float())
-      raise(ExcKind::TypeError, "ufunc 'invert' not supported for the input types, and the inputs could not be safely coerced "
-                                "to any supported types according to the casting rule ''safe''");
+      raise(ExcKind::TypeError,
+            "ufunc 'invert' not supported for the input types, and the inputs could not be safely coerced "
+            "to any supported types according to the casting rule ''safe''");
     auto out = runtime::make_array(self_dtype(a[0]), {});
     out->set_i(0, a[0].is_bool() ? !a[0].as_bool() : ~a[0].as_int());
     return numpy_scalar(*out);
@@ -177,11 +211,12 @@ TypeRef make_scalar_type(DataType dtype) {
   t->def("__round__", "self, ndigits=None", [](Interpreter&, Args& a) { return round_scalar(a[0], a[1]); });
   t->def("item", "self", [](Interpreter&, Args& a) { return a[0].plain(); }, "item(): the value as a Python number.");
   t->def("tolist", "self", [](Interpreter&, Args& a) { return a[0].plain(); });
-  t->def("astype", "self, dtype", [](Interpreter& interp, Args& a) {
-    return array_or_scalar(as_array(a[0])->astype(dtype_arg(interp, a[1])));
-  });
-  t->def_property("dtype", [](Interpreter&, const Value& v) { return Value(std::make_shared<DTypeValue>(self_dtype(v), false)); });
-  t->def_property("itemsize", [](Interpreter&, const Value& v) { return Value::integer(runtime::element_bytes(self_dtype(v))); });
+  t->def("astype", "self, dtype",
+         [](Interpreter& interp, Args& a) { return array_or_scalar(as_array(a[0])->astype(dtype_arg(interp, a[1]))); });
+  t->def_property(
+      "dtype", [](Interpreter&, const Value& v) { return Value(std::make_shared<DTypeValue>(self_dtype(v), false)); });
+  t->def_property("itemsize",
+                  [](Interpreter&, const Value& v) { return Value::integer(runtime::element_bytes(self_dtype(v))); });
   t->def_property("ndim", [](Interpreter&, const Value&) { return Value::integer(0); });
   t->def_property("shape", [](Interpreter&, const Value&) { return script::make_tuple({}); });
   t->def_property("size", [](Interpreter&, const Value&) { return Value::integer(1); });
@@ -245,7 +280,9 @@ std::optional<DataType> numpy_scalar_dtype(const Value& v) {
 Value numpy_scalar(const runtime::NDArray& a, int64_t i) {
   register_types();
   DataType t = a.dtype();
-  Value number = t.is_bool() ? Value::boolean(a.get_i(i) != 0) : t.is_float() ? Value::real(a.get_f(i)) : Value::integer(a.get_i(i));
+  Value number = t.is_bool()    ? Value::boolean(a.get_i(i) != 0)
+                 : t.is_float() ? Value::real(a.get_f(i))
+                                : Value::integer(a.get_i(i));
   return Value::numpy_scalar(number, code_of(t));
 }
 

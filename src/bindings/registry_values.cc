@@ -46,7 +46,8 @@ TypeRef make_function_type() {
   t->def("__call__", "self, *args", [](Interpreter& interp, Args& a) {
     return call_packed(interp, a[0].as<FunctionObjValue>()->func, a.varargs());
   });
-  t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<FunctionObjValue>()->func->name()); });
+  t->def_property(
+      "name", [](Interpreter&, const Value& v) { return script::make_str(v.as<FunctionObjValue>()->func->name()); });
   return t;
 }
 
@@ -58,7 +59,8 @@ const TypeRef& function_type() {
 TypeObject* FunctionObjValue::type() const { return function_type().get(); }
 
 Value register_now(Interpreter& interp, const std::string& name, const Value& f, bool override) {
-  runtime::PackedFunc packed = f.as<FunctionObjValue>() ? f.as<FunctionObjValue>()->func : script_packed_func(interp, f, name);
+  runtime::PackedFunc packed =
+      f.as<FunctionObjValue>() ? f.as<FunctionObjValue>()->func : script_packed_func(interp, f, name);
   guard_core([&] {
     runtime::register_global_func(name, packed, override);
     return 0;
@@ -70,11 +72,16 @@ Value register_now(Interpreter& interp, const std::string& name, const Value& f,
 
 runtime::Any value_to_any(Interpreter& interp, const Value& v) {
   switch (v.tag()) {
-    case Value::Tag::None: return runtime::Any();
-    case Value::Tag::Bool: return runtime::Any::of_bool(v.as_bool());
-    case Value::Tag::Int: return runtime::Any::of_int(v.as_int());
-    case Value::Tag::Float: return runtime::Any::of_float(v.as_float());
-    case Value::Tag::Object: break;
+    case Value::Tag::None:
+      return runtime::Any();
+    case Value::Tag::Bool:
+      return runtime::Any::of_bool(v.as_bool());
+    case Value::Tag::Int:
+      return runtime::Any::of_int(v.as_int());
+    case Value::Tag::Float:
+      return runtime::Any::of_float(v.as_float());
+    case Value::Tag::Object:
+      break;
   }
   if (auto* s = v.as<script::Str>()) return runtime::Any::of_str(s->value);
   if (auto* arr = v.as<ArrayValue>()) return runtime::Any::of_ndarray(arr->array);
@@ -89,13 +96,20 @@ runtime::Any value_to_any(Interpreter& interp, const Value& v) {
 Value any_to_value(Interpreter& interp, const runtime::Any& a) {
   using K = runtime::Any::Kind;
   switch (a.kind()) {
-    case K::None: return Value();
-    case K::Bool: return Value::boolean(a.as_bool());
-    case K::Int: return Value::integer(a.as_int());
-    case K::Float: return Value::real(a.as_float());
-    case K::Str: return script::make_str(a.as_str());
-    case K::NDArray: return wrap_array(a.as_ndarray(), true);
-    case K::Function: return wrap_packed_func(a.as_function());
+    case K::None:
+      return Value();
+    case K::Bool:
+      return Value::boolean(a.as_bool());
+    case K::Int:
+      return Value::integer(a.as_int());
+    case K::Float:
+      return Value::real(a.as_float());
+    case K::Str:
+      return script::make_str(a.as_str());
+    case K::NDArray:
+      return wrap_array(a.as_ndarray(), true);
+    case K::Function:
+      return wrap_packed_func(a.as_function());
     case K::Object: {
       // Objects the runtime itself makes (VM storage, the VM) are not script values.
       if (a.is_object_of(runtime::vm::kStorageTypeName) || a.is_object_of(runtime::vm::kVirtualMachineTypeName)) {
@@ -123,17 +137,20 @@ runtime::PackedFunc script_packed_func(Interpreter& interp, const Value& fn, con
   std::weak_ptr<const void> alive = interp.lifetime();
   Interpreter* ip = &interp;
   std::thread::id owner = std::this_thread::get_id();
-  return runtime::make_packed_func([alive, ip, fn, name, owner](const std::vector<runtime::Any>& args) {
-    std::string what = name.empty() ? "a script function" : "the script function `" + name + "`";
-    TSCH_USER_ASSERT(!alive.expired(), RuntimeError) << what << " cannot be called: the script that defined it has ended";
-    // The interpreter runs on one thread: a kernel's parallel loop must not call back into it.
-    TSCH_USER_ASSERT(std::this_thread::get_id() == owner, RuntimeError)
-        << what << " cannot be called from another thread (a packed call in a parallel loop)";
-    std::vector<Value> in;
-    in.reserve(args.size());
-    for (const auto& a : args) in.push_back(any_to_value(*ip, a));
-    return value_to_any(*ip, ip->call(fn, std::move(in)));
-  }, name);
+  return runtime::make_packed_func(
+      [alive, ip, fn, name, owner](const std::vector<runtime::Any>& args) {
+        std::string what = name.empty() ? "a script function" : "the script function `" + name + "`";
+        TSCH_USER_ASSERT(!alive.expired(), RuntimeError)
+            << what << " cannot be called: the script that defined it has ended";
+        // The interpreter runs on one thread: a kernel's parallel loop must not call back into it.
+        TSCH_USER_ASSERT(std::this_thread::get_id() == owner, RuntimeError)
+            << what << " cannot be called from another thread (a packed call in a parallel loop)";
+        std::vector<Value> in;
+        in.reserve(args.size());
+        for (const auto& a : args) in.push_back(any_to_value(*ip, a));
+        return value_to_any(*ip, ip->call(fn, std::move(in)));
+      },
+      name);
 }
 
 Value wrap_packed_func(runtime::PackedFunc f) { return Value(std::make_shared<FunctionObjValue>(std::move(f))); }
@@ -163,17 +180,21 @@ void install_registry(script::Namespace& ns) {
     });
     return *deco->find(intern("register"));
   };
-  const char* doc = "register_func(name, f=None, override=False): put f in the global function registry (decorator form too).";
+  const char* doc =
+      "register_func(name, f=None, override=False): put f in the global function registry (decorator form too).";
   script::def_function(ns, "register_func", "func_name, f=None, override=False", register_func, doc);
   script::def_function(ns, "register_global_func", "func_name, f=None, override=False", register_func, doc);
-  script::def_function(ns, "get_global_func", "name, allow_missing=False", [](Interpreter& interp, Args& a) -> Value {
-    const std::string& name = a.get_str(0);
-    if (interp.truthy(a[1])) {
-      runtime::PackedFunc f = runtime::find_global_func(name);
-      return f ? wrap_packed_func(f) : Value();
-    }
-    return wrap_packed_func(guard_core([&] { return runtime::get_global_func(name); }));
-  }, "get_global_func(name, allow_missing=False): the registered function (None when missing and allowed).");
+  script::def_function(
+      ns, "get_global_func", "name, allow_missing=False",
+      [](Interpreter& interp, Args& a) -> Value {
+        const std::string& name = a.get_str(0);
+        if (interp.truthy(a[1])) {
+          runtime::PackedFunc f = runtime::find_global_func(name);
+          return f ? wrap_packed_func(f) : Value();
+        }
+        return wrap_packed_func(guard_core([&] { return runtime::get_global_func(name); }));
+      },
+      "get_global_func(name, allow_missing=False): the registered function (None when missing and allowed).");
   script::def_function(ns, "list_global_func_names", "", [](Interpreter&, Args&) {
     std::vector<Value> names;
     for (const auto& n : runtime::list_global_func_names()) names.push_back(script::make_str(n));

@@ -3,6 +3,8 @@
 // stats), relax.VirtualMachine over runtime/vm (vm["main"](...), set_input /
 // invoke_stateful / get_outputs, time_evaluator, memory statistics), relax.transform.<Pass>()
 // for each pass of the pipeline, and the Relax types scripts name (relax.Function ...).
+#include "bindings/relax_module.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -10,7 +12,6 @@
 
 #include "bindings/ndarray_value.h"
 #include "bindings/registry_values.h"
-#include "bindings/relax_module.h"
 #include "bindings/relax_values.h"
 #include "bindings/runtime_values.h"
 #include "bindings/target_values.h"
@@ -48,7 +49,8 @@ class ExecutableValue : public script::Object {
 
 class VirtualMachineValue : public script::Object {
  public:
-  VirtualMachineValue(std::shared_ptr<runtime::vm::VirtualMachine> v, relax::Executable e) : vm(std::move(v)), ex(std::move(e)) {}
+  VirtualMachineValue(std::shared_ptr<runtime::vm::VirtualMachine> v, relax::Executable e)
+      : vm(std::move(v)), ex(std::move(e)) {}
   TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override { return "<tvm.relax.VirtualMachine>"; }
   std::shared_ptr<runtime::vm::VirtualMachine> vm;
@@ -73,13 +75,16 @@ runtime::PackedFunc checked(runtime::PackedFunc f, const relax::Executable& ex, 
   if (!f || !check_relax() || !ex.source || !as_relax_function_of(ex.source, name)) return f;
   ir::IRModule source = ex.source;
   runtime::Module lib = ex.library;
-  return runtime::make_packed_func([f, source, lib, name](const std::vector<runtime::Any>& args) {
-    runtime::Any out = (*f)(args);
-    runtime::Any ref = relax::reference_call(source, lib, name, args);
-    std::string diff = relax::compare_results(out, ref);
-    TSCH_USER_ASSERT(diff.empty(), RuntimeError) << "TSCH_CHECK_RELAX: " << name << ": the VM and the reference interpretation differ: " << diff;
-    return out;
-  }, name);
+  return runtime::make_packed_func(
+      [f, source, lib, name](const std::vector<runtime::Any>& args) {
+        runtime::Any out = (*f)(args);
+        runtime::Any ref = relax::reference_call(source, lib, name, args);
+        std::string diff = relax::compare_results(out, ref);
+        TSCH_USER_ASSERT(diff.empty(), RuntimeError)
+            << "TSCH_CHECK_RELAX: " << name << ": the VM and the reference interpretation differ: " << diff;
+        return out;
+      },
+      name);
 }
 
 // The module to build: Relax and TIR functions under their names.
@@ -131,18 +136,25 @@ TypeRef executable_type() {
   static TypeRef t = [] {
     auto type = std::make_shared<TypeObject>("Executable");
     type->set_module("tvm.relax");
-    type->def("as_text", "self", [](Interpreter&, Args& a) { return script::make_str(a[0].as<ExecutableValue>()->ex.bytecode->as_text()); },
-              "as_text(): the VM bytecode, one instruction per line.");
+    type->def(
+        "as_text", "self",
+        [](Interpreter&, Args& a) { return script::make_str(a[0].as<ExecutableValue>()->ex.bytecode->as_text()); },
+        "as_text(): the VM bytecode, one instruction per line.");
     type->def("as_python", "self", [](Interpreter&, Args& a) {
       return script::make_str(a[0].as<ExecutableValue>()->ex.bytecode->as_python());
     });
-    type->def("stats", "self", [](Interpreter&, Args& a) { return script::make_str(a[0].as<ExecutableValue>()->ex.bytecode->stats()); });
-    type->def("export_library", "self, file_name, fcompile=None, workspace_dir=None", [](Interpreter&, Args& a) {
-      const auto& ex = a[0].as<ExecutableValue>()->ex;
-      std::string path = a.get_path(1);
-      guard_core([&] { relax::export_executable(ex, path); });
-      return Value();
-    }, "export_library(path): the compiled prim_funcs and the bytecode in one file; tvm.runtime.load_module reads it.");
+    type->def("stats", "self",
+              [](Interpreter&, Args& a) { return script::make_str(a[0].as<ExecutableValue>()->ex.bytecode->stats()); });
+    type->def(
+        "export_library", "self, file_name, fcompile=None, workspace_dir=None",
+        [](Interpreter&, Args& a) {
+          const auto& ex = a[0].as<ExecutableValue>()->ex;
+          std::string path = a.get_path(1);
+          guard_core([&] { relax::export_executable(ex, path); });
+          return Value();
+        },
+        "export_library(path): the compiled prim_funcs and the bytecode in one file; tvm.runtime.load_module reads "
+        "it.");
     type->def_property("mod", [](Interpreter&, const Value& v) {
       const auto& ex = v.as<ExecutableValue>()->ex;
       if (!ex.library) raise(ExcKind::AttributeError, "this executable has no compiled prim_funcs");
@@ -166,10 +178,12 @@ Value make_vm(Interpreter& interp, Args& a) {
   }
   for (const auto& d : devices) {
     if (d.type != runtime::DeviceType::CPU) {
-      raise(ExcKind::NotImplementedError, "not supported yet: running the Relax VM on " + d.str() + " (only tvm.cpu())");
+      raise(ExcKind::NotImplementedError,
+            "not supported yet: running the Relax VM on " + d.str() + " (only tvm.cpu())");
     }
   }
-  auto vm = guard_core([&] { return std::make_shared<runtime::vm::VirtualMachine>(ex->ex.bytecode, ex->ex.library, devices); });
+  auto vm = guard_core(
+      [&] { return std::make_shared<runtime::vm::VirtualMachine>(ex->ex.bytecode, ex->ex.library, devices); });
   return Value(std::make_shared<VirtualMachineValue>(vm, ex->ex));
 }
 
@@ -182,8 +196,10 @@ TypeRef vm_type() {
       Args a(interp, "VirtualMachine", sig, std::move(call));
       return make_vm(interp, a);
     };
-    type->def("__getitem__", "self, name", [](Interpreter&, Args& a) { return wrap_packed_func(vm_function(a[0], a.get_str(1))); });
-    type->def("__getattr__", "self, name", [](Interpreter&, Args& a) { return wrap_packed_func(vm_function(a[0], a.get_str(1))); });
+    type->def("__getitem__", "self, name",
+              [](Interpreter&, Args& a) { return wrap_packed_func(vm_function(a[0], a.get_str(1))); });
+    type->def("__getattr__", "self, name",
+              [](Interpreter&, Args& a) { return wrap_packed_func(vm_function(a[0], a.get_str(1))); });
     type->def("set_input", "self, func_name, *args", [](Interpreter& interp, Args& a) {
       auto args = any_args(interp, a.varargs());
       guard_core([&] { vm_of(a[0]).set_input(a.get_str(1), std::move(args)); });
@@ -196,28 +212,38 @@ TypeRef vm_type() {
     type->def("get_outputs", "self, func_name", [](Interpreter& interp, Args& a) {
       return any_to_value(interp, guard_core([&] { return vm_of(a[0]).get_outputs(a.get_str(1)); }));
     });
-    type->def("time_evaluator", "self, func_name, dev, number=10, repeat=1, min_repeat_ms=0, cooldown_interval_ms=0, repeats_to_cooldown=1",
-              [](Interpreter& interp, Args& a) {
-      runtime::PackedFunc fn = vm_function(a[0], a.get_str(1));
-      runtime::Device dev = device_arg(interp, a[2]);
-      runtime::TimeEvaluatorOptions options{a.get_int(3), a.get_int(4), a.get_int(5), a.get_int(6), a.get_int(7)};
-      if (options.number < 1 || options.repeat < 1) raise(ExcKind::ValueError, "time_evaluator: number and repeat must be at least 1");
-      auto evaluator = [fn, dev, options](Interpreter& interp, Args& call) {
-        auto args = any_args(interp, call.varargs());
-        std::vector<double> results = guard_core([&] { return runtime::time_evaluate(fn, args, dev, options); });
-        return make_benchmark_result(std::move(results));
-      };
-      return Value(std::make_shared<script::NativeFunction>("time_evaluator.<locals>.evaluator", script::Signature::parse("*args"), evaluator));
-    }, "time_evaluator(name, dev, number=10, repeat=1, min_repeat_ms=0): time vm[name] as TVM's Module.time_evaluator.");
-    type->def("memory_stats", "self", [](Interpreter& interp, Args& a) {
-      runtime::vm::MemoryStats s = vm_of(a[0]).memory_stats();
-      auto d = std::make_shared<script::Dict>();
-      d->set(interp, script::make_str("total_bytes"), Value::integer(s.total_bytes));
-      d->set(interp, script::make_str("live_bytes"), Value::integer(s.live_bytes));
-      d->set(interp, script::make_str("peak_bytes"), Value::integer(s.peak_bytes));
-      d->set(interp, script::make_str("num_allocations"), Value::integer(s.num_allocations));
-      return Value(d);
-    }, "memory_stats() (tsch extension): bytes of storage the VM allocated — total, live now, peak — and how many allocations.");
+    type->def(
+        "time_evaluator",
+        "self, func_name, dev, number=10, repeat=1, min_repeat_ms=0, cooldown_interval_ms=0, repeats_to_cooldown=1",
+        [](Interpreter& interp, Args& a) {
+          runtime::PackedFunc fn = vm_function(a[0], a.get_str(1));
+          runtime::Device dev = device_arg(interp, a[2]);
+          runtime::TimeEvaluatorOptions options{a.get_int(3), a.get_int(4), a.get_int(5), a.get_int(6), a.get_int(7)};
+          if (options.number < 1 || options.repeat < 1)
+            raise(ExcKind::ValueError, "time_evaluator: number and repeat must be at least 1");
+          auto evaluator = [fn, dev, options](Interpreter& interp, Args& call) {
+            auto args = any_args(interp, call.varargs());
+            std::vector<double> results = guard_core([&] { return runtime::time_evaluate(fn, args, dev, options); });
+            return make_benchmark_result(std::move(results));
+          };
+          return Value(std::make_shared<script::NativeFunction>("time_evaluator.<locals>.evaluator",
+                                                                script::Signature::parse("*args"), evaluator));
+        },
+        "time_evaluator(name, dev, number=10, repeat=1, min_repeat_ms=0): time vm[name] as TVM's "
+        "Module.time_evaluator.");
+    type->def(
+        "memory_stats", "self",
+        [](Interpreter& interp, Args& a) {
+          runtime::vm::MemoryStats s = vm_of(a[0]).memory_stats();
+          auto d = std::make_shared<script::Dict>();
+          d->set(interp, script::make_str("total_bytes"), Value::integer(s.total_bytes));
+          d->set(interp, script::make_str("live_bytes"), Value::integer(s.live_bytes));
+          d->set(interp, script::make_str("peak_bytes"), Value::integer(s.peak_bytes));
+          d->set(interp, script::make_str("num_allocations"), Value::integer(s.num_allocations));
+          return Value(d);
+        },
+        "memory_stats() (tsch extension): bytes of storage the VM allocated — total, live now, peak — and how many "
+        "allocations.");
     return type;
   }();
   return t;
@@ -270,7 +296,9 @@ void register_run_functions(Interpreter& interp) {
     Value cond = a[0];
     if (auto* arr = cond.as<ArrayValue>()) cond = Value::boolean(arr->array->get_i(0) != 0);
     if (interp.truthy(cond)) return Value();
-    std::string message = a.get_str(1).empty() && a.varargs().empty() ? "Assertion Failed" : format_values(interp, a.get_str(1), a.varargs());
+    std::string message = a.get_str(1).empty() && a.varargs().empty()
+                              ? "Assertion Failed"
+                              : format_values(interp, a.get_str(1), a.varargs());
     if (a.get_str(1).empty() && !a.varargs().empty()) {
       message.clear();
       for (size_t i = 0; i < a.varargs().size(); ++i) message += (i ? ", " : "") + render(interp, a.varargs()[i]);
@@ -279,21 +307,24 @@ void register_run_functions(Interpreter& interp) {
   });
   for (const char* name : {"print", "assert_op"}) {
     runtime::register_global_func(std::string("relax.run.") + name,
-                                   script_packed_func(interp, *ns->find(intern(name)), std::string("relax.run.") + name), true);
+                                  script_packed_func(interp, *ns->find(intern(name)), std::string("relax.run.") + name),
+                                  true);
   }
 }
 
 void build_relax(Interpreter& interp, script::Module& m) {
   register_run_functions(interp);
   Namespace& ns = *m.globals;
-  def_function(ns, "build", "mod, target=None, params=None, relax_pipeline=None, exec_mode=\"bytecode\"", [](Interpreter& interp, Args& a) {
-    return relax_build(interp, a[0], a[1]);
-  }, "relax.build(mod, target=\"llvm\"): run the Relax pipeline, compile the prim_funcs and generate VM bytecode.");
+  def_function(
+      ns, "build", "mod, target=None, params=None, relax_pipeline=None, exec_mode=\"bytecode\"",
+      [](Interpreter& interp, Args& a) { return relax_build(interp, a[0], a[1]); },
+      "relax.build(mod, target=\"llvm\"): run the Relax pipeline, compile the prim_funcs and generate VM bytecode.");
   ns.set(intern("VirtualMachine"), Value(vm_type()));
   ns.set(intern("transform"), Value(interp.modules().import(interp, "tvm.relax.transform", "")));
   ns.set(intern("Function"), Value(relax_function_type()));
   ns.set(intern("Executable"), Value(executable_type()));
-  ns.set(intern("ExternFunc"), *interp.modules().import(interp, "tvm.script.relax", "")->globals->find(intern("ExternFunc")));
+  ns.set(intern("ExternFunc"),
+         *interp.modules().import(interp, "tvm.script.relax", "")->globals->find(intern("ExternFunc")));
 }
 
 void build_relax_transform(Interpreter&, script::Module& m) {
@@ -305,7 +336,9 @@ void build_relax_transform(Interpreter&, script::Module& m) {
 
 }  // namespace
 
-Value compile_relax_module(Interpreter& interp, const Value& mod, const Value& target) { return relax_build(interp, mod, target); }
+Value compile_relax_module(Interpreter& interp, const Value& mod, const Value& target) {
+  return relax_build(interp, mod, target);
+}
 
 bool has_relax_functions(Interpreter& interp, const Value& v) {
   if (!v.as<IRModuleValue>() && !v.as<FunctionValue>()) return false;

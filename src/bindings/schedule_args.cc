@@ -1,8 +1,9 @@
 // Script arguments of a schedule primitive to the instruction's inputs and attributes, by
 // the parameter types its kind declares (schedule/instruction.h).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
-#include <fmt/format.h>
 
 #include "arith/scalable_expression.h"
 #include "bindings/index_map_values.h"
@@ -64,9 +65,15 @@ class Converter {
   void convert(const ParamSpec& p, size_t i, ConvertedCall& out) {
     std::vector<TraceArg>& slot = p.slot == Slot::Input ? out.inputs : out.attrs;
     switch (p.type) {
-      case ParamType::Block: slot.push_back(block(i)); return;
-      case ParamType::Loop: slot.push_back(TraceArg::of_ref(handle(a_[i], i, "a LoopRV", true, false))); return;
-      case ParamType::BlockOrLoop: slot.push_back(TraceArg::of_ref(handle(a_[i], i, "a BlockRV or LoopRV", true, true))); return;
+      case ParamType::Block:
+        slot.push_back(block(i));
+        return;
+      case ParamType::Loop:
+        slot.push_back(TraceArg::of_ref(handle(a_[i], i, "a LoopRV", true, false)));
+        return;
+      case ParamType::BlockOrLoop:
+        slot.push_back(TraceArg::of_ref(handle(a_[i], i, "a BlockRV or LoopRV", true, true)));
+        return;
       case ParamType::Loops: {
         // Named by the value itself: a variadic argument has no parameter of its own.
         size_t k = 0;
@@ -81,21 +88,49 @@ class Converter {
         }
         return;
       }
-      case ParamType::Factors: factors(i, slot); return;
-      case ParamType::Target: slot.push_back(target(i)); return;
-      case ParamType::Blocks: slot.push_back(blocks(i)); return;
-      case ParamType::Int: slot.push_back(TraceArg::of_int(a_.get_int(i))); return;
-      case ParamType::Bool: slot.push_back(TraceArg::of_bool(a_.get_bool(i))); return;
-      case ParamType::Str: slot.push_back(a_[i].is_none() ? TraceArg::none() : TraceArg::of_str(a_.get_str(i))); return;
-      case ParamType::IntList: slot.push_back(number_list(i, false)); return;
-      case ParamType::FloatList: slot.push_back(number_list(i, true)); return;
-      case ParamType::AnnValue: slot.push_back(ann_value(i)); return;
+      case ParamType::Factors:
+        factors(i, slot);
+        return;
+      case ParamType::Target:
+        slot.push_back(target(i));
+        return;
+      case ParamType::Blocks:
+        slot.push_back(blocks(i));
+        return;
+      case ParamType::Int:
+        slot.push_back(TraceArg::of_int(a_.get_int(i)));
+        return;
+      case ParamType::Bool:
+        slot.push_back(TraceArg::of_bool(a_.get_bool(i)));
+        return;
+      case ParamType::Str:
+        slot.push_back(a_[i].is_none() ? TraceArg::none() : TraceArg::of_str(a_.get_str(i)));
+        return;
+      case ParamType::IntList:
+        slot.push_back(number_list(i, false));
+        return;
+      case ParamType::FloatList:
+        slot.push_back(number_list(i, true));
+        return;
+      case ParamType::AnnValue:
+        slot.push_back(ann_value(i));
+        return;
       case ParamType::ReadIndex:
-      case ParamType::WriteIndex: slot.push_back(TraceArg::of_int(buffer_index(i, p.type == ParamType::ReadIndex))); return;
-      case ParamType::LayoutBuffer: layout_buffer(i, slot); return;
-      case ParamType::IndexMap: slot.push_back(index_map(i)); return;
-      case ParamType::PadValue: slot.push_back(pad_value(i)); return;
-      case ParamType::Decision: out.decision = decision(i); return;
+      case ParamType::WriteIndex:
+        slot.push_back(TraceArg::of_int(buffer_index(i, p.type == ParamType::ReadIndex)));
+        return;
+      case ParamType::LayoutBuffer:
+        layout_buffer(i, slot);
+        return;
+      case ParamType::IndexMap:
+        slot.push_back(index_map(i));
+        return;
+      case ParamType::PadValue:
+        slot.push_back(pad_value(i));
+        return;
+      case ParamType::Decision:
+        out.decision = decision(i);
+        return;
     }
   }
 
@@ -119,7 +154,10 @@ class Converter {
     auto* s = v.as<script::Str>();
     if (!s) return handle(v, i, expected, false, true);
     const std::string& func = sch_.func_working_on();
-    if (func.empty()) raise(ExcKind::ValueError, "the schedule does not know which function to be working on: the module has several functions; call sch.work_on(name) before naming blocks");
+    if (func.empty())
+      raise(ExcKind::ValueError,
+            "the schedule does not know which function to be working on: the module has several functions; call "
+            "sch.work_on(name) before naming blocks");
     try {
       schedule::get_block(sch_.state(), s->value, func);
     } catch (const schedule::ScheduleError& e) {
@@ -133,30 +171,36 @@ class Converter {
   void factors(size_t i, std::vector<TraceArg>& slot) {
     if (!is_sequence(a_[i])) a_.type_error(i, "a list of int or None");
     for (const Value& f : interp_.to_vector(a_[i])) {
-      if (f.is_none()) slot.push_back(TraceArg::none());
-      else if (f.is_integral()) slot.push_back(TraceArg::of_int(f.as_int()));
-      else if (auto* rv = f.as<RVValue>(); rv && rv->rv->kind == RVNode::Kind::Expr) slot.push_back(TraceArg::of_ref(rv->rv));
-      else if (int64_t c; is_expr(f) && ir::as_const_int(to_expr(interp_, f, "factors"), &c)) slot.push_back(TraceArg::of_int(c));
+      if (f.is_none())
+        slot.push_back(TraceArg::none());
+      else if (f.is_integral())
+        slot.push_back(TraceArg::of_int(f.as_int()));
+      else if (auto* rv = f.as<RVValue>(); rv && rv->rv->kind == RVNode::Kind::Expr)
+        slot.push_back(TraceArg::of_ref(rv->rv));
+      else if (int64_t c; is_expr(f) && ir::as_const_int(to_expr(interp_, f, "factors"), &c))
+        slot.push_back(TraceArg::of_int(c));
       else if (std::optional<TraceArg> e = expr_of_rvs(f, i, "factors")) {
         // An expression of ExprRVs (`j1 * 2`): the trace keeps it, split gets its value.
         if (!e->expr->dtype.is_int() && !e->expr->dtype.is_uint()) {
-          raise(ExcKind::TypeError, fmt::format("argument {}, 'factors' to {}: a factor must be an integer, got the {} expression {}", i,
-                                                a_.function_name(), e->expr->dtype.to_string(), ir::script(e->expr)));
+          raise(ExcKind::TypeError,
+                fmt::format("argument {}, 'factors' to {}: a factor must be an integer, got the {} expression {}", i,
+                            a_.function_name(), e->expr->dtype.to_string(), ir::script(e->expr)));
         }
         slot.push_back(std::move(*e));
       } else if (is_expr(f) && to_expr(interp_, f, "factors")->dtype.is_int()) {
         // TVM also takes factors that are expressions of no ExprRV: scalable vectors' `T.vscale() * 4`.
         ir::PrimExpr e = to_expr(interp_, f, "factors");
         if (!arith::is_vscale_constant(e)) {
-          raise(ExcKind::NotImplementedError,
-                fmt::format("not supported yet: argument {}, 'factors' to {}: a factor that is an expression ({}) of variables other "
-                            "than ExprRVs and T.vscale()",
-                            i, a_.function_name(), ir::script(e)));
+          raise(ExcKind::NotImplementedError, fmt::format("not supported yet: argument {}, 'factors' to {}: a factor "
+                                                          "that is an expression ({}) of variables other "
+                                                          "than ExprRVs and T.vscale()",
+                                                          i, a_.function_name(), ir::script(e)));
         }
         slot.push_back(TraceArg::of_expr(e));
       } else {
-        raise(ExcKind::TypeError, fmt::format("argument {}, 'factors' to {}: expected a list of int or None, got a list containing {}",
-                                              i, a_.function_name(), Interpreter::type_name(f)));
+        raise(ExcKind::TypeError,
+              fmt::format("argument {}, 'factors' to {}: expected a list of int or None, got a list containing {}", i,
+                          a_.function_name(), Interpreter::type_name(f)));
       }
     }
   }
@@ -170,8 +214,10 @@ class Converter {
     if (arg.list.empty()) return std::nullopt;
     for (const TraceArg& r : arg.list) {
       if (!sch_.has_rv(r.ref)) {
-        raise(ExcKind::IndexError, fmt::format("argument {}, '{}' to {}: the expression {} uses an ExprRV of another schedule (or one "
-                                               "removed with remove_rv)", i, param, a_.function_name(), ir::script(e->expr)));
+        raise(ExcKind::IndexError,
+              fmt::format("argument {}, '{}' to {}: the expression {} uses an ExprRV of another schedule (or one "
+                          "removed with remove_rv)",
+                          i, param, a_.function_name(), ir::script(e->expr)));
       }
     }
     return arg;
@@ -182,7 +228,8 @@ class Converter {
     std::vector<TraceArg> refs;
     for (const Value& v : interp_.to_vector(a_[i])) {
       if (!rv_of(v, RVNode::Kind::Block)) {
-        raise(ExcKind::TypeError, a_.function_name() + ": the target list holds " + Interpreter::type_name(v) + "; expected BlockRVs");
+        raise(ExcKind::TypeError,
+              a_.function_name() + ": the target list holds " + Interpreter::type_name(v) + "; expected BlockRVs");
       }
       refs.push_back(TraceArg::of_ref(v.as<RVValue>()->rv));
     }
@@ -193,7 +240,8 @@ class Converter {
     std::vector<TraceArg> refs;
     if (a_[i].is_none()) return TraceArg::of_list({});
     if (!is_sequence(a_[i])) a_.type_error(i, "a list of BlockRVs or block names");
-    for (const Value& v : interp_.to_vector(a_[i])) refs.push_back(TraceArg::of_ref(block_or_name(v, i, "a list of BlockRVs or block names")));
+    for (const Value& v : interp_.to_vector(a_[i]))
+      refs.push_back(TraceArg::of_ref(block_or_name(v, i, "a list of BlockRVs or block names")));
     return TraceArg::of_list(std::move(refs));
   }
 
@@ -201,9 +249,12 @@ class Converter {
     if (!is_sequence(a_[i])) a_.type_error(i, floats ? "a list of float" : "a list of int");
     std::vector<TraceArg> items;
     for (const Value& v : interp_.to_vector(a_[i])) {
-      if (v.is_integral() && !v.is_bool()) items.push_back(floats ? TraceArg::of_float(static_cast<double>(v.as_int())) : TraceArg::of_int(v.as_int()));
-      else if (floats && v.is_float()) items.push_back(TraceArg::of_float(v.as_float()));
-      else a_.type_error(i, floats ? "a list of float" : "a list of int");
+      if (v.is_integral() && !v.is_bool())
+        items.push_back(floats ? TraceArg::of_float(static_cast<double>(v.as_int())) : TraceArg::of_int(v.as_int()));
+      else if (floats && v.is_float())
+        items.push_back(TraceArg::of_float(v.as_float()));
+      else
+        a_.type_error(i, floats ? "a list of float" : "a list of int");
     }
     return TraceArg::of_list(std::move(items));
   }
@@ -213,7 +264,8 @@ class Converter {
     if (rv_of(v, RVNode::Kind::Expr)) return TraceArg::of_ref(v.as<RVValue>()->rv);
     if (std::optional<TraceArg> e = expr_of_rvs(v, i, "ann_val")) return *e;
     std::optional<TraceArg> constant = ann_constant(v);
-    if (!constant) a_.type_error(i, "an int, float, bool, str, ExprRV or expression of ExprRVs, or a list or dict of constants");
+    if (!constant)
+      a_.type_error(i, "an int, float, bool, str, ExprRV or expression of ExprRVs, or a list or dict of constants");
     return *constant;
   }
   // An annotation value: a number, bool or str, or a list of them.
@@ -257,10 +309,12 @@ class Converter {
     const ir::BlockNode& b = block_node();
     const std::vector<ir::BufferRegion>& regions = read ? b.reads : b.writes;
     for (size_t k = 0; k < regions.size(); ++k) {
-      if (auto* name = a_[i].as<script::Str>(); name && regions[k].buffer->name == name->value) return static_cast<int64_t>(k);
+      if (auto* name = a_[i].as<script::Str>(); name && regions[k].buffer->name == name->value)
+        return static_cast<int64_t>(k);
       if (auto* buf = a_[i].as<BufferValue>(); buf && regions[k].buffer == buf->buffer) return static_cast<int64_t>(k);
     }
-    if (auto* name = a_[i].as<script::Str>()) a_.value_error(i, "the block does not access a buffer named " + name->value);
+    if (auto* name = a_[i].as<script::Str>())
+      a_.value_error(i, "the block does not access a buffer named " + name->value);
     if (auto* buf = a_[i].as<BufferValue>()) a_.value_error(i, "the block does not access buffer " + buf->buffer->name);
     return a_.get_int(i);
   }
@@ -275,7 +329,8 @@ class Converter {
       const auto& regions = w ? b.writes : b.reads;
       // TVM's _normalize_buffer_arg asserts this.
       if (k < 0 || k >= static_cast<int64_t>(regions.size()))
-        raise(ExcKind::AssertionError, fmt::format("Invalid buffer_index {}. Must be in range [0, {})", k, regions.size()));
+        raise(ExcKind::AssertionError,
+              fmt::format("Invalid buffer_index {}. Must be in range [0, {})", k, regions.size()));
       write = w;
       index = k;
       buffer_ = regions[static_cast<size_t>(k)].buffer;
@@ -293,10 +348,13 @@ class Converter {
       for (bool w : {true, false}) {
         const auto& regions = w ? b.writes : b.reads;
         for (size_t k = 0; k < regions.size() && index < 0; ++k) {
-          if ((name && regions[k].buffer->name == name->value) || (buf && regions[k].buffer == buf->buffer)) pick(w, static_cast<int64_t>(k));
+          if ((name && regions[k].buffer->name == name->value) || (buf && regions[k].buffer == buf->buffer))
+            pick(w, static_cast<int64_t>(k));
         }
       }
-      if (index < 0) a_.value_error(i, name ? "the block does not access a buffer named " + name->value : "the block does not access buffer " + buf->buffer->name);
+      if (index < 0)
+        a_.value_error(i, name ? "the block does not access a buffer named " + name->value
+                               : "the block does not access buffer " + buf->buffer->name);
     } else {
       a_.type_error(i, "(\"read\" or \"write\", index), a buffer name or a Buffer");
     }
@@ -319,7 +377,8 @@ class Converter {
       what = "block " + b.name + " has {} iterators";
     }
     auto mismatch = [&](size_t takes) {
-      a_.value_error(i, fmt::format("the index map takes {} indices but ", takes) + fmt::format(fmt::runtime(what), dtypes.size()));
+      a_.value_error(i, fmt::format("the index map takes {} indices but ", takes) +
+                            fmt::format(fmt::runtime(what), dtypes.size()));
     };
     Value fn = a_[i].as<script::Str>() ? eval_lambda(interp_, a_[i].as<script::Str>()->value) : a_[i];
     if (auto* m = fn.as<IndexMapValue>()) {
@@ -335,14 +394,16 @@ class Converter {
       for (size_t d = 0; d < m->params.size(); ++d) {
         if (m->params[d]->dtype != dtypes[d])
           raise(ExcKind::NotImplementedError, "not supported yet: an IndexMap over " + m->params[d]->dtype.to_string() +
-                                                  " indices where " + fmt::format(fmt::runtime(what), dtypes.size()) + " of " +
-                                                  dtypes[d].to_string() + " (make it with IndexMap.from_func, or index_dtype=)");
+                                                  " indices where " + fmt::format(fmt::runtime(what), dtypes.size()) +
+                                                  " of " + dtypes[d].to_string() +
+                                                  " (make it with IndexMap.from_func, or index_dtype=)");
       }
       map_ = TraceArg::of_index_map(m->params, m->outputs);
       return map_;
     }
     int64_t arity = index_function_arity(fn);
-    if (arity >= 0 && fn.as<script::Function>() && static_cast<size_t>(arity) != dtypes.size()) mismatch(static_cast<size_t>(arity));
+    if (arity >= 0 && fn.as<script::Function>() && static_cast<size_t>(arity) != dtypes.size())
+      mismatch(static_cast<size_t>(arity));
     IndexFunctionCall call = call_index_function(interp_, fn, dtypes);
     axis_separators = call.axis_separators;
     map_ = TraceArg::of_index_map(std::move(call.params), std::move(call.outputs));
@@ -353,7 +414,6 @@ class Converter {
   std::vector<int64_t> axis_separators;
 
  private:
-
   // None, a constant, an expression, or a function of the transformed indices (or its text).
   TraceArg pad_value(size_t i) {
     Value pad = a_[i].as<script::Str>() ? eval_lambda(interp_, a_[i].as<script::Str>()->value) : a_[i];
@@ -371,11 +431,16 @@ class Converter {
     ir::PrimExpr value;
     if (pad.is_bool()) value = ir::make_bool(pad.as_bool());
     // As TVM's Python side: a Python int or float takes an integer or float buffer's dtype.
-    else if (pad.is_int() && buffer_ && buffer_->dtype.is_integer() && buffer_->dtype.lanes == 1) value = int_in(pad.as_int(), buffer_->dtype, i);
-    else if (pad.is_int()) value = ir::make_int(pad.as_int(), ir::DataType::int32());
-    else if (pad.is_float() && buffer_ && buffer_->dtype.is_float() && buffer_->dtype.lanes == 1) value = ir::make_float(pad.as_float(), buffer_->dtype);
-    else if (pad.is_float()) value = ir::make_float(pad.as_float(), ir::DataType::float32());
-    else value = to_expr(interp_, pad, "pad value");
+    else if (pad.is_int() && buffer_ && buffer_->dtype.is_integer() && buffer_->dtype.lanes == 1)
+      value = int_in(pad.as_int(), buffer_->dtype, i);
+    else if (pad.is_int())
+      value = ir::make_int(pad.as_int(), ir::DataType::int32());
+    else if (pad.is_float() && buffer_ && buffer_->dtype.is_float() && buffer_->dtype.lanes == 1)
+      value = ir::make_float(pad.as_float(), buffer_->dtype);
+    else if (pad.is_float())
+      value = ir::make_float(pad.as_float(), ir::DataType::float32());
+    else
+      value = to_expr(interp_, pad, "pad value");
     return TraceArg::of_index_map(std::move(indices), {value});
   }
 
@@ -428,7 +493,8 @@ TraceArg parse_index_map(Interpreter& interp, const std::string& text, const std
   if (!script_fn) raise(ExcKind::ValueError, "not an index map: " + text);
   std::vector<ir::Var> params;
   for (size_t d = 0; d < script_fn->params->size(); ++d) {
-    params.push_back(ir::make_var(symbol_name((*script_fn->params)[d].name), d < dtypes.size() ? dtypes[d] : ir::DataType::int32()));
+    params.push_back(
+        ir::make_var(symbol_name((*script_fn->params)[d].name), d < dtypes.size() ? dtypes[d] : ir::DataType::int32()));
   }
   return call_index_map(interp, fn, std::move(params));
 }

@@ -67,7 +67,8 @@ script::TypeObject* StmtSRefValue::type() const { return stmt_sref_type().get();
 std::string StmtSRefValue::repr_hook(Interpreter&) {
   const ir::StmtNode* node = sref_stmt(*this);
   if (!node) return "StmtSRef(None)";
-  if (node->kind == ir::StmtKind::For) return "StmtSRef(for " + static_cast<const ir::ForNode*>(node)->loop_var->name + ")";
+  if (node->kind == ir::StmtKind::For)
+    return "StmtSRef(for " + static_cast<const ir::ForNode*>(node)->loop_var->name + ")";
   return "StmtSRef(block " + static_cast<const ir::BlockNode*>(node)->name + ")";
 }
 
@@ -103,7 +104,9 @@ class DependencyValue : public script::Object {
   script::TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override {
     static const char* names[] = {"RAW", "WAW", "WAR", "OPAQUE"};
-    auto name = [&](uint64_t sid) { return static_cast<const ir::BlockNode*>(owner->sch.state().info(sid)->node)->name; };
+    auto name = [&](uint64_t sid) {
+      return static_cast<const ir::BlockNode*>(owner->sch.state().info(sid)->node)->name;
+    };
     return fmt::format("Dependency({} -> {}, {})", name(dep.src), name(dep.dst), names[static_cast<int>(dep.kind)]);
   }
   std::shared_ptr<ScheduleValue> owner;
@@ -122,7 +125,9 @@ TypeRef dependency_type() {
       auto* d = v.as<DependencyValue>();
       return Value(std::make_shared<StmtSRefValue>(d->owner, d->dep.dst));
     });
-    t->def_property("kind", [](Interpreter&, const Value& v) { return Value::integer(static_cast<int64_t>(v.as<DependencyValue>()->dep.kind)); });
+    t->def_property("kind", [](Interpreter&, const Value& v) {
+      return Value::integer(static_cast<int64_t>(v.as<DependencyValue>()->dep.kind));
+    });
     return t;
   }();
   return t;
@@ -153,10 +158,12 @@ TypeRef block_scope_type() {
   static TypeRef t = [] {
     auto t = std::make_shared<TypeObject>("BlockScope");
     t->set_module("tvm.tir.schedule");
-    t->def("get_deps_by_src", "self, block", [](Interpreter&, Args& a) { return deps_where(a, true); },
-           "get_deps_by_src(block) -> [Dependency]: the dependences the block is the source of, in the scope's order.");
-    t->def("get_deps_by_dst", "self, block", [](Interpreter&, Args& a) { return deps_where(a, false); },
-           "get_deps_by_dst(block) -> [Dependency]: the dependences the block is the destination of.");
+    t->def(
+        "get_deps_by_src", "self, block", [](Interpreter&, Args& a) { return deps_where(a, true); },
+        "get_deps_by_src(block) -> [Dependency]: the dependences the block is the source of, in the scope's order.");
+    t->def(
+        "get_deps_by_dst", "self, block", [](Interpreter&, Args& a) { return deps_where(a, false); },
+        "get_deps_by_dst(block) -> [Dependency]: the dependences the block is the destination of.");
     return t;
   }();
   return t;
@@ -177,11 +184,16 @@ std::shared_ptr<ScheduleValue> state_owner(Args& a) { return a[0].as<ScheduleSta
 
 const char* stmt_type_key(const ir::StmtNode* s) {
   switch (s->kind) {
-    case ir::StmtKind::For: return "tir.For";
-    case ir::StmtKind::Block: return "tir.Block";
-    case ir::StmtKind::BlockRealize: return "tir.BlockRealize";
-    case ir::StmtKind::SeqStmt: return "tir.SeqStmt";
-    default: return "tir.Stmt";
+    case ir::StmtKind::For:
+      return "tir.For";
+    case ir::StmtKind::Block:
+      return "tir.Block";
+    case ir::StmtKind::BlockRealize:
+      return "tir.BlockRealize";
+    case ir::StmtKind::SeqStmt:
+      return "tir.SeqStmt";
+    default:
+      return "tir.Stmt";
   }
 }
 
@@ -200,8 +212,10 @@ void replace_in_state(Interpreter& interp, Args& a) {
   bool correct = (from == ir::StmtKind::For && (to == ir::StmtKind::For || to == ir::StmtKind::BlockRealize)) ||
                  (from == ir::StmtKind::Block && to == ir::StmtKind::Block);
   if (!correct) {
-    raise(ExcKind::TypeError, fmt::format("src_stmt has type: {}. tgt_stmt has type: {}. A loop is replaced by a loop or a BlockRealize, "
-                                          "a block by a block", stmt_type_key(src->node), stmt_type_key(tgt->stmt.get())));
+    raise(ExcKind::TypeError,
+          fmt::format("src_stmt has type: {}. tgt_stmt has type: {}. A loop is replaced by a loop or a BlockRealize, "
+                      "a block by a block",
+                      stmt_type_key(src->node), stmt_type_key(tgt->stmt.get())));
   }
   if (from == ir::StmtKind::Block) {
     // TVM accepts a block whose iterators its BlockRealize does not bind one for one, and the
@@ -210,9 +224,11 @@ void replace_in_state(Interpreter& interp, Args& a) {
     size_t bound = src->realize ? src->realize->iter_values.size() : 0;
     size_t iters = ir::as<ir::BlockNode>(tgt->stmt)->iter_vars.size();
     if (bound != iters) {
-      a.value_error(2, fmt::format("the block has {} iterator(s) but the BlockRealize of the replaced block \"{}\" binds {}; replace the "
-                                   "loop above it with a BlockRealize to change the iterators", iters,
-                                   static_cast<const ir::BlockNode*>(src->node)->name, bound));
+      a.value_error(
+          2, fmt::format(
+                 "the block has {} iterator(s) but the BlockRealize of the replaced block \"{}\" binds {}; replace the "
+                 "loop above it with a BlockRealize to change the iterators",
+                 iters, static_cast<const ir::BlockNode*>(src->node)->name, bound));
     }
   }
   std::vector<std::pair<const ir::BlockNode*, ir::Block>> reuse;
@@ -222,15 +238,18 @@ void replace_in_state(Interpreter& interp, Args& a) {
     for (const auto& [k, v] : d->items()) {
       auto* old_block = k.as<StmtValue>();
       auto* new_block = v.as<StmtValue>();
-      if (!old_block || !new_block || !ir::as<ir::BlockNode>(old_block->stmt) || !ir::as<ir::BlockNode>(new_block->stmt)) {
+      if (!old_block || !new_block || !ir::as<ir::BlockNode>(old_block->stmt) ||
+          !ir::as<ir::BlockNode>(new_block->stmt)) {
         a.type_error(3, "a dict of Block to Block");
       }
-      reuse.emplace_back(ir::as<ir::BlockNode>(old_block->stmt), std::static_pointer_cast<const ir::BlockNode>(new_block->stmt));
+      reuse.emplace_back(ir::as<ir::BlockNode>(old_block->stmt),
+                         std::static_pointer_cast<const ir::BlockNode>(new_block->stmt));
     }
   }
   const ir::IRModule& original = owner->sch.original();
   try {
-    owner->sch.state().replace_copy_on_write(r->sid, tgt->stmt, reuse, original && original == owner->sch.mod() ? 1 : 0);
+    owner->sch.state().replace_copy_on_write(r->sid, tgt->stmt, reuse,
+                                             original && original == owner->sch.mod() ? 1 : 0);
   } catch (const UserError& e) {
     raise_user_error(e, "replace", {"src_sref", "tgt_stmt", "block_sref_reuse"});
   }
@@ -248,8 +267,8 @@ TypeRef schedule_state_type() {
       Args a(interp, "ScheduleState", sig, std::move(call));
       int64_t mask = debug_mask_of(a, 1);
       try {
-        auto owner = std::make_shared<ScheduleValue>(schedule::Schedule(to_module(interp, a[0], "ScheduleState"), -1, mask,
-                                                                        schedule::parse_error_render_level("detail")));
+        auto owner = std::make_shared<ScheduleValue>(schedule::Schedule(
+            to_module(interp, a[0], "ScheduleState"), -1, mask, schedule::parse_error_render_level("detail")));
         owner->sch.drop_original();
         return make_schedule_state(owner);
       } catch (const UserError& e) {
@@ -259,33 +278,53 @@ TypeRef schedule_state_type() {
     t->def_property("mod", [](Interpreter&, const Value& v) {
       return Value(std::make_shared<IRModuleValue>(v.as<ScheduleStateValue>()->owner->sch.mod()));
     });
-    t->def("get_sref", "self, stmt", [](Interpreter&, Args& a) -> Value {
-      auto owner = state_owner(a);
-      uint64_t sid = 0;
-      auto* stmt = a[1].as<StmtValue>();
-      if (auto* loop = stmt ? ir::as<ir::ForNode>(stmt->stmt) : nullptr) sid = loop->sid;
-      else if (auto* block = stmt ? ir::as<ir::BlockNode>(stmt->stmt) : nullptr) sid = block->sid;
-      else a.type_error(1, "a For or a Block");
-      const schedule::NodeInfo* info = owner->sch.state().info(sid);
-      if (!info || info->node != stmt->stmt.get()) return Value();
-      return Value(std::make_shared<StmtSRefValue>(owner, sid));
-    }, "get_sref(stmt) -> StmtSRef or None: the sref of a loop or block of the state's module.");
-    t->def("replace", "self, src_sref, tgt_stmt, block_sref_reuse=None", [](Interpreter& interp, Args& a) -> Value {
-      replace_in_state(interp, a);
-      return Value();
-    }, "replace(src_sref, tgt_stmt, block_sref_reuse=None): TVM's copy-on-write replace of the loop or block src_sref by "
-       "tgt_stmt (a For or BlockRealize for a loop, a Block for a block); nodes nobody else holds are written in place. "
-       "block_sref_reuse: {old Block: new Block} whose srefs carry over.");
-    t->def("get_block_scope", "self, block_sref", [](Interpreter&, Args& a) -> Value {
-      auto owner = state_owner(a);
-      return Value(std::make_shared<BlockScopeValue>(owner, block_of_sref(a, 1, owner)));
-    }, "get_block_scope(block_sref) -> BlockScope: the dependences among the block's child blocks.");
-    t->def("_get_cached_flags", "self, block_sref", [](Interpreter& interp, Args& a) -> Value {
-      auto owner = state_owner(a);
-      schedule::CachedFlags f = schedule::cached_flags(owner->sch.state(), block_of_sref(a, 1, owner));
-      Value cls = *interp.modules().import(interp, "tvm.tir.schedule.state", "")->globals->find(intern("CachedFlags"));
-      return interp.call(cls, {Value::boolean(f.affine_binding), Value::boolean(f.region_cover), Value::boolean(f.stage_pipeline)});
-    }, "_get_cached_flags(block_sref) -> CachedFlags: affine_binding, region_cover, stage_pipeline, as TVM's state keeps them.");
+    t->def(
+        "get_sref", "self, stmt",
+        [](Interpreter&, Args& a) -> Value {
+          auto owner = state_owner(a);
+          uint64_t sid = 0;
+          auto* stmt = a[1].as<StmtValue>();
+          if (auto* loop = stmt ? ir::as<ir::ForNode>(stmt->stmt) : nullptr)
+            sid = loop->sid;
+          else if (auto* block = stmt ? ir::as<ir::BlockNode>(stmt->stmt) : nullptr)
+            sid = block->sid;
+          else
+            a.type_error(1, "a For or a Block");
+          const schedule::NodeInfo* info = owner->sch.state().info(sid);
+          if (!info || info->node != stmt->stmt.get()) return Value();
+          return Value(std::make_shared<StmtSRefValue>(owner, sid));
+        },
+        "get_sref(stmt) -> StmtSRef or None: the sref of a loop or block of the state's module.");
+    t->def(
+        "replace", "self, src_sref, tgt_stmt, block_sref_reuse=None",
+        [](Interpreter& interp, Args& a) -> Value {
+          replace_in_state(interp, a);
+          return Value();
+        },
+        "replace(src_sref, tgt_stmt, block_sref_reuse=None): TVM's copy-on-write replace of the loop or block src_sref "
+        "by "
+        "tgt_stmt (a For or BlockRealize for a loop, a Block for a block); nodes nobody else holds are written in "
+        "place. "
+        "block_sref_reuse: {old Block: new Block} whose srefs carry over.");
+    t->def(
+        "get_block_scope", "self, block_sref",
+        [](Interpreter&, Args& a) -> Value {
+          auto owner = state_owner(a);
+          return Value(std::make_shared<BlockScopeValue>(owner, block_of_sref(a, 1, owner)));
+        },
+        "get_block_scope(block_sref) -> BlockScope: the dependences among the block's child blocks.");
+    t->def(
+        "_get_cached_flags", "self, block_sref",
+        [](Interpreter& interp, Args& a) -> Value {
+          auto owner = state_owner(a);
+          schedule::CachedFlags f = schedule::cached_flags(owner->sch.state(), block_of_sref(a, 1, owner));
+          Value cls =
+              *interp.modules().import(interp, "tvm.tir.schedule.state", "")->globals->find(intern("CachedFlags"));
+          return interp.call(cls, {Value::boolean(f.affine_binding), Value::boolean(f.region_cover),
+                                   Value::boolean(f.stage_pipeline)});
+        },
+        "_get_cached_flags(block_sref) -> CachedFlags: affine_binding, region_cover, stage_pipeline, as TVM's state "
+        "keeps them.");
     return t;
   }();
   return t;
@@ -295,7 +334,9 @@ script::TypeObject* ScheduleStateValue::type() const { return schedule_state_typ
 
 }  // namespace
 
-Value make_schedule_state(std::shared_ptr<ScheduleValue> owner) { return Value(std::make_shared<ScheduleStateValue>(std::move(owner))); }
+Value make_schedule_state(std::shared_ptr<ScheduleValue> owner) {
+  return Value(std::make_shared<ScheduleStateValue>(std::move(owner)));
+}
 
 void install_schedule_state(script::Namespace& tir_ns, script::Namespace& schedule_ns) {
   for (script::Namespace* ns : {&tir_ns, &schedule_ns}) {
@@ -316,8 +357,10 @@ void install_schedule_state(script::Namespace& tir_ns, script::Namespace& schedu
     mask->dict().set(intern("VERIFY_CACHED_FLAGS"), Value::integer(2));
     m.globals->set(intern("ScheduleDebugMask"), Value(TypeRef(mask)));
     Value namedtuple = *interp.modules().import(interp, "collections", "")->globals->find(intern("namedtuple"));
-    std::vector<Value> fields = {script::make_str("affine_binding"), script::make_str("region_cover"), script::make_str("stage_pipeline")};
-    m.globals->set(intern("CachedFlags"), interp.call(namedtuple, {script::make_str("CachedFlags"), script::make_list(std::move(fields))}));
+    std::vector<Value> fields = {script::make_str("affine_binding"), script::make_str("region_cover"),
+                                 script::make_str("stage_pipeline")};
+    m.globals->set(intern("CachedFlags"),
+                   interp.call(namedtuple, {script::make_str("CachedFlags"), script::make_list(std::move(fields))}));
   });
 }
 

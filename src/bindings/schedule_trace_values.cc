@@ -46,24 +46,33 @@ class InstructionKindValue : public script::Object {
 
 Value arg_value(Interpreter& interp, const TraceArg& a) {
   switch (a.kind) {
-    case TraceArg::Kind::None: return Value();
-    case TraceArg::Kind::Int: return Value::integer(a.i);
-    case TraceArg::Kind::Float: return Value::real(a.f);
-    case TraceArg::Kind::Bool: return Value::boolean(a.b);
-    case TraceArg::Kind::Str: return script::make_str(a.s);
-    case TraceArg::Kind::Ref: return wrap_rv(a.ref);
+    case TraceArg::Kind::None:
+      return Value();
+    case TraceArg::Kind::Int:
+      return Value::integer(a.i);
+    case TraceArg::Kind::Float:
+      return Value::real(a.f);
+    case TraceArg::Kind::Bool:
+      return Value::boolean(a.b);
+    case TraceArg::Kind::Str:
+      return script::make_str(a.s);
+    case TraceArg::Kind::Ref:
+      return wrap_rv(a.ref);
     case TraceArg::Kind::List: {
       std::vector<Value> items;
       for (const TraceArg& x : a.list) items.push_back(arg_value(interp, x));
       return script::make_list(std::move(items));
     }
-    case TraceArg::Kind::IndexMap: return script::make_str(a.lambda_text());
+    case TraceArg::Kind::IndexMap:
+      return script::make_str(a.lambda_text());
     case TraceArg::Kind::Dict: {
       auto d = std::make_shared<script::Dict>();
-      for (size_t i = 0; i < a.list.size(); ++i) d->set(interp, script::make_str(a.keys[i]), arg_value(interp, a.list[i]));
+      for (size_t i = 0; i < a.list.size(); ++i)
+        d->set(interp, script::make_str(a.keys[i]), arg_value(interp, a.list[i]));
       return Value(d);
     }
-    case TraceArg::Kind::Expr: return wrap(a.expr);
+    case TraceArg::Kind::Expr:
+      return wrap(a.expr);
   }
   return Value();
 }
@@ -82,7 +91,8 @@ TraceArg decision_arg(Interpreter& interp, const Value& v) {
   if (v.is_none()) return TraceArg::none();
   if (v.is_integral() && !v.is_bool()) return TraceArg::of_int(v.as_int());
   if (auto* e = v.as<ExprValue>()) {
-    if (auto* imm = ir::as<ir::IntImmNode>(e->expr); imm && !e->expr->dtype.is_bool()) return TraceArg::of_int(imm->value);
+    if (auto* imm = ir::as<ir::IntImmNode>(e->expr); imm && !e->expr->dtype.is_bool())
+      return TraceArg::of_int(imm->value);
   }
   if (v.as<script::List>() || v.as<script::Tuple>()) {
     std::vector<TraceArg> items;
@@ -147,11 +157,12 @@ Value trace_json_value(Interpreter& interp, const nlohmann::json& doc) {
     for (size_t i = 0; i < inst[2].size(); ++i) {
       bool floats = false;
       for (const schedule::ParamSpec& p : kind->params)
-        floats |= p.slot == schedule::Slot::Attr && p.slot_index == static_cast<int>(i) && p.type == schedule::ParamType::FloatList;
+        floats |= p.slot == schedule::Slot::Attr && p.slot_index == static_cast<int>(i) &&
+                  p.type == schedule::ParamType::FloatList;
       attrs.push_back(floats ? float_imms(interp, inst[2][i]) : json_to_value(interp, inst[2][i]));
     }
-    insts.push_back(script::make_list({json_to_value(interp, inst[0]), json_to_value(interp, inst[1]), script::make_list(std::move(attrs)),
-                                       json_to_value(interp, inst[3])}));
+    insts.push_back(script::make_list({json_to_value(interp, inst[0]), json_to_value(interp, inst[1]),
+                                       script::make_list(std::move(attrs)), json_to_value(interp, inst[3])}));
   }
   std::vector<Value> parts{script::make_list(std::move(insts))};
   for (size_t i = 1; i < doc.size(); ++i) parts.push_back(json_to_value(interp, doc[i]));
@@ -194,8 +205,12 @@ TypeObject* InstructionKindValue::type() const {
   static TypeRef t = [] {
     auto t = std::make_shared<TypeObject>("InstructionKind");
     t->set_module("tvm.tir.schedule");
-    t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<InstructionKindValue>()->kind->name); });
-    t->def_property("is_pure", [](Interpreter&, const Value& v) { return Value::boolean(v.as<InstructionKindValue>()->kind->is_pure); });
+    t->def_property("name", [](Interpreter&, const Value& v) {
+      return script::make_str(v.as<InstructionKindValue>()->kind->name);
+    });
+    t->def_property("is_pure", [](Interpreter&, const Value& v) {
+      return Value::boolean(v.as<InstructionKindValue>()->kind->is_pure);
+    });
     t->def("same_as", "self, other", [](Interpreter&, Args& a) {
       auto* other = a[1].as<InstructionKindValue>();
       return Value::boolean(other && other->kind == a[0].as<InstructionKindValue>()->kind);
@@ -231,8 +246,10 @@ TypeObject* InstructionValue::type() const {
         }
         auto* rv = v.as<RVValue>();
         if (!rv) {
-          raise(ExcKind::TypeError, "argument 4, 'outputs' to Instruction: expected a list of BlockRV, LoopRV or ExprRV, got a list "
-                                    "holding " + Interpreter::type_name(v));
+          raise(ExcKind::TypeError,
+                "argument 4, 'outputs' to Instruction: expected a list of BlockRV, LoopRV or ExprRV, got a list "
+                "holding " +
+                    Interpreter::type_name(v));
         }
         inst->outputs.push_back(rv->rv);
       }
@@ -246,8 +263,12 @@ TypeObject* InstructionValue::type() const {
       for (const TraceArg& a : args) items.push_back(arg_value(interp, a));
       return script::make_list(std::move(items));
     };
-    t->def_property("inputs", [list_of](Interpreter& interp, const Value& v) { return list_of(interp, v.as<InstructionValue>()->inst->inputs); });
-    t->def_property("attrs", [list_of](Interpreter& interp, const Value& v) { return list_of(interp, v.as<InstructionValue>()->inst->attrs); });
+    t->def_property("inputs", [list_of](Interpreter& interp, const Value& v) {
+      return list_of(interp, v.as<InstructionValue>()->inst->inputs);
+    });
+    t->def_property("attrs", [list_of](Interpreter& interp, const Value& v) {
+      return list_of(interp, v.as<InstructionValue>()->inst->attrs);
+    });
     t->def_property("outputs", [](Interpreter&, const Value& v) {
       std::vector<Value> items;
       for (const auto& rv : v.as<InstructionValue>()->inst->outputs) items.push_back(wrap_rv(rv));
@@ -260,7 +281,8 @@ TypeObject* InstructionValue::type() const {
       return Value::boolean(other && other->inst == a[0].as<InstructionValue>()->inst);
     });
     t->def("__hash__", "self", [](Interpreter&, Args& a) {
-      return Value::integer(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<InstructionValue>()->inst.get()) >> 4));
+      return Value::integer(
+          static_cast<int64_t>(reinterpret_cast<uintptr_t>(a[0].as<InstructionValue>()->inst.get()) >> 4));
     });
     t->def("same_as", "self, other", [](Interpreter&, Args& a) {
       auto* other = a[1].as<InstructionValue>();
@@ -282,7 +304,8 @@ TypeObject* TraceValue::type() const {
       std::vector<Value> insts = a[0].is_none() ? std::vector<Value>{} : interp.to_vector(a[0]);
       for (const Value& v : insts) trace.append(instruction_of(a, 0, v));
       if (auto* d = a[1].as<script::Dict>()) {
-        for (const auto& [k, v] : d->items()) trace = trace.with_decision(instruction_of(a, 1, k), decision_arg(interp, v), false);
+        for (const auto& [k, v] : d->items())
+          trace = trace.with_decision(instruction_of(a, 1, k), decision_arg(interp, v), false);
       }
       return make_trace_value(std::move(trace));
     };
@@ -290,72 +313,104 @@ TypeObject* TraceValue::type() const {
       interp.write_stdout(trace_of(a).str() + "\n");
       return Value();
     });
-    type->def("as_python", "self, remove_postproc=False", [](Interpreter&, Args& a) {
-      std::vector<Value> lines;
-      for (const std::string& line : trace_of(a).as_python(a.get_bool(1))) lines.push_back(script::make_str(line));
-      return script::make_list(std::move(lines));
-    }, "as_python(remove_postproc=False) -> list of str: one line of Python per instruction.");
-    type->def("as_json", "self, remove_postproc=False", [](Interpreter& interp, Args& a) {
-      return trace_json_value(interp, trace_of(a).as_json(a.get_bool(1)));
-    }, "as_json(remove_postproc=False): TVM's JSON form, [[kind, inputs, attrs, outputs], ...] and [[index, decision], ...].");
-    type->def("apply_to_schedule", "self, sch, remove_postproc=False, decision_provider=None", [](Interpreter& interp, Args& a) {
-      schedule::Schedule& sch = schedule_arg(a, 1);
-      schedule::Trace::DecisionProvider provider;
-      if (!a[3].is_none()) {
-        Value fn = a[3];
-        provider = [&interp, fn](const Instruction& inst, const TraceArg& decision) {
-          std::vector<Value> inputs, attrs;
-          for (const TraceArg& x : inst->inputs) inputs.push_back(arg_value(interp, x));
-          for (const TraceArg& x : inst->attrs) attrs.push_back(arg_value(interp, x));
-          Value out = interp.call(fn, {Value(std::make_shared<InstructionValue>(inst, "")), script::make_list(std::move(inputs)),
-                                       script::make_list(std::move(attrs)), decision_value(interp, decision)});
-          return decision_arg(interp, out);
-        };
-      }
-      replay([&] { trace_of(a).apply_to_schedule(sch, a.get_bool(2), provider); });
-      return Value();
-    }, "apply_to_schedule(sch, remove_postproc=False, decision_provider=None): replay the instructions on another schedule.");
-    type->def("apply_json_to_schedule", "json, sch", [](Interpreter& interp, Args& a) {
-      schedule::Schedule& sch = schedule_arg(a, 1);
-      nlohmann::json doc = value_to_json(interp, a[0]);
-      replay([&] {
-        schedule::Trace::apply_json_to_schedule(doc, sch, [&interp](const std::string& text) { return parse_index_map(interp, text); });
-      });
-      return Value();
-    }, "Trace.apply_json_to_schedule(json, sch): replay a trace in TVM's JSON form.");
-    type->def("get_decision", "self, inst", [](Interpreter& interp, Args& a) { return decision_value(interp, trace_of(a).get_decision(instruction_arg(a, 1))); });
-    type->def("with_decision", "self, inst, decision, remove_postproc", [](Interpreter& interp, Args& a) {
-      return make_trace_value(trace_of(a).with_decision(instruction_arg(a, 1), decision_arg(interp, a[2]), a.get_bool(3)));
+    type->def(
+        "as_python", "self, remove_postproc=False",
+        [](Interpreter&, Args& a) {
+          std::vector<Value> lines;
+          for (const std::string& line : trace_of(a).as_python(a.get_bool(1))) lines.push_back(script::make_str(line));
+          return script::make_list(std::move(lines));
+        },
+        "as_python(remove_postproc=False) -> list of str: one line of Python per instruction.");
+    type->def(
+        "as_json", "self, remove_postproc=False",
+        [](Interpreter& interp, Args& a) { return trace_json_value(interp, trace_of(a).as_json(a.get_bool(1))); },
+        "as_json(remove_postproc=False): TVM's JSON form, [[kind, inputs, attrs, outputs], ...] and [[index, "
+        "decision], ...].");
+    type->def(
+        "apply_to_schedule", "self, sch, remove_postproc=False, decision_provider=None",
+        [](Interpreter& interp, Args& a) {
+          schedule::Schedule& sch = schedule_arg(a, 1);
+          schedule::Trace::DecisionProvider provider;
+          if (!a[3].is_none()) {
+            Value fn = a[3];
+            provider = [&interp, fn](const Instruction& inst, const TraceArg& decision) {
+              std::vector<Value> inputs, attrs;
+              for (const TraceArg& x : inst->inputs) inputs.push_back(arg_value(interp, x));
+              for (const TraceArg& x : inst->attrs) attrs.push_back(arg_value(interp, x));
+              Value out = interp.call(
+                  fn, {Value(std::make_shared<InstructionValue>(inst, "")), script::make_list(std::move(inputs)),
+                       script::make_list(std::move(attrs)), decision_value(interp, decision)});
+              return decision_arg(interp, out);
+            };
+          }
+          replay([&] { trace_of(a).apply_to_schedule(sch, a.get_bool(2), provider); });
+          return Value();
+        },
+        "apply_to_schedule(sch, remove_postproc=False, decision_provider=None): replay the instructions on another "
+        "schedule.");
+    type->def(
+        "apply_json_to_schedule", "json, sch",
+        [](Interpreter& interp, Args& a) {
+          schedule::Schedule& sch = schedule_arg(a, 1);
+          nlohmann::json doc = value_to_json(interp, a[0]);
+          replay([&] {
+            schedule::Trace::apply_json_to_schedule(
+                doc, sch, [&interp](const std::string& text) { return parse_index_map(interp, text); });
+          });
+          return Value();
+        },
+        "Trace.apply_json_to_schedule(json, sch): replay a trace in TVM's JSON form.");
+    type->def("get_decision", "self, inst", [](Interpreter& interp, Args& a) {
+      return decision_value(interp, trace_of(a).get_decision(instruction_arg(a, 1)));
     });
-    type->def("simplified", "self, remove_postproc", [](Interpreter&, Args& a) { return make_trace_value(trace_of(a).simplified(a.get_bool(1))); },
-              "simplified(remove_postproc) -> Trace: without the queries whose results nothing uses.");
-    type->def_property("decisions", [](Interpreter& interp, const Value& v) {
-      const schedule::Trace& trace = v.as<TraceValue>()->trace;
-      std::vector<std::string> lines = trace.as_python();
-      auto d = std::make_shared<script::Dict>();
-      for (size_t i = 0; i < trace.size(); ++i) {
-        TraceArg decision = trace.get_decision(trace.insts()[i]);
-        if (!decision.is_none()) d->set(interp, Value(std::make_shared<InstructionValue>(trace.insts()[i], lines[i])), decision_value(interp, decision));
-      }
-      return Value(d);
-    }, "decisions: the sampling instructions' decisions, by instruction.");
-    type->def("append", "self, inst, decision=None", [](Interpreter& interp, Args& a) {
-      a[0].as<TraceValue>()->trace.append(instruction_arg(a, 1), a[2].is_none() ? TraceArg::none() : decision_arg(interp, a[2]));
-      return Value();
-    }, "append(inst, decision=None): add an instruction (and its decision) at the end.");
-    type->def("pop", "self", [](Interpreter&, Args& a) -> Value {
-      schedule::Trace& trace = a[0].as<TraceValue>()->trace;
-      if (trace.size() == 0) return Value();
-      std::string line = trace.as_python().back();
-      Instruction last = trace.insts().back();
-      trace.truncate(trace.size() - 1);
-      return Value(std::make_shared<InstructionValue>(last, line));
-    }, "pop(): remove the last instruction and its decision; returns it (None when empty).");
+    type->def("with_decision", "self, inst, decision, remove_postproc", [](Interpreter& interp, Args& a) {
+      return make_trace_value(
+          trace_of(a).with_decision(instruction_arg(a, 1), decision_arg(interp, a[2]), a.get_bool(3)));
+    });
+    type->def(
+        "simplified", "self, remove_postproc",
+        [](Interpreter&, Args& a) { return make_trace_value(trace_of(a).simplified(a.get_bool(1))); },
+        "simplified(remove_postproc) -> Trace: without the queries whose results nothing uses.");
+    type->def_property(
+        "decisions",
+        [](Interpreter& interp, const Value& v) {
+          const schedule::Trace& trace = v.as<TraceValue>()->trace;
+          std::vector<std::string> lines = trace.as_python();
+          auto d = std::make_shared<script::Dict>();
+          for (size_t i = 0; i < trace.size(); ++i) {
+            TraceArg decision = trace.get_decision(trace.insts()[i]);
+            if (!decision.is_none())
+              d->set(interp, Value(std::make_shared<InstructionValue>(trace.insts()[i], lines[i])),
+                     decision_value(interp, decision));
+          }
+          return Value(d);
+        },
+        "decisions: the sampling instructions' decisions, by instruction.");
+    type->def(
+        "append", "self, inst, decision=None",
+        [](Interpreter& interp, Args& a) {
+          a[0].as<TraceValue>()->trace.append(instruction_arg(a, 1),
+                                              a[2].is_none() ? TraceArg::none() : decision_arg(interp, a[2]));
+          return Value();
+        },
+        "append(inst, decision=None): add an instruction (and its decision) at the end.");
+    type->def(
+        "pop", "self",
+        [](Interpreter&, Args& a) -> Value {
+          schedule::Trace& trace = a[0].as<TraceValue>()->trace;
+          if (trace.size() == 0) return Value();
+          std::string line = trace.as_python().back();
+          Instruction last = trace.insts().back();
+          trace.truncate(trace.size() - 1);
+          return Value(std::make_shared<InstructionValue>(last, line));
+        },
+        "pop(): remove the last instruction and its decision; returns it (None when empty).");
     type->def_property("insts", [](Interpreter&, const Value& v) {
       const schedule::Trace& trace = v.as<TraceValue>()->trace;
       std::vector<std::string> lines = trace.as_python();
       std::vector<Value> items;
-      for (size_t i = 0; i < trace.size(); ++i) items.push_back(Value(std::make_shared<InstructionValue>(trace.insts()[i], lines[i])));
+      for (size_t i = 0; i < trace.size(); ++i)
+        items.push_back(Value(std::make_shared<InstructionValue>(trace.insts()[i], lines[i])));
       return script::make_list(std::move(items));
     });
     return type;

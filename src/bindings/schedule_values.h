@@ -6,7 +6,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -81,15 +80,18 @@ struct ConvertedCall {
   // transform_layout's index map returned IndexMap.AXIS_SEPARATOR: set_axis_separator follows.
   std::vector<int64_t> axis_separators;
 };
-ConvertedCall convert_call(Interpreter& interp, script::Args& a, ScheduleValue& self, const schedule::InstructionKind& kind);
+ConvertedCall convert_call(Interpreter& interp, script::Args& a, ScheduleValue& self,
+                           const schedule::InstructionKind& kind);
 
 // `lambda i, j: (i // 16, j, i % 16)` (the text a trace prints) back to an index map; the
 // parameters take `dtypes` (int32 where not given).
-schedule::TraceArg parse_index_map(Interpreter& interp, const std::string& text, const std::vector<ir::DataType>& dtypes = {});
+schedule::TraceArg parse_index_map(Interpreter& interp, const std::string& text,
+                                   const std::vector<ir::DataType>& dtypes = {});
 
 // Raises a core's UserError as the script exception; an error naming a parameter reads as
 // Python's "argument 2, 'n' to sample_perfect_tile: ...".
-[[noreturn]] void raise_user_error(const UserError& e, const std::string& function, const std::vector<std::string>& params);
+[[noreturn]] void raise_user_error(const UserError& e, const std::string& function,
+                                   const std::vector<std::string>& params);
 
 Value make_trace_value(schedule::Trace trace);
 void install_trace_types(script::Namespace& schedule_ns);

@@ -5,7 +5,6 @@
 #include <map>
 
 #include "bindings/attr_values.h"
-
 #include "bindings/ir_values.h"
 #include "frontend/tir_specs.h"
 #include "ir/printer.h"
@@ -16,7 +15,6 @@
 #include "script/types.h"
 
 namespace tsch::bindings {
-
 
 using script::TypeObject;
 using script::TypeRef;
@@ -36,13 +34,17 @@ TypeRef stmt_base_type() {
 TypeRef make_type(const char* name) {
   auto t = std::make_shared<TypeObject>(name, std::vector<TypeRef>{stmt_base_type()});
   t->set_module("tvm.tir");
-  t->def("script", "self", [](Interpreter& interp, script::Args& a) {
-    return script::make_str(a[0].as<StmtValue>()->repr_hook(interp));
-  }, "script(): the statement as TVMScript text.");
-  t->def("show", "self", [](Interpreter& interp, script::Args& a) {
-    interp.write_stdout(a[0].as<StmtValue>()->repr_hook(interp) + "\n");
-    return Value();
-  }, "show(): print the statement as TVMScript.");
+  t->def(
+      "script", "self",
+      [](Interpreter& interp, script::Args& a) { return script::make_str(a[0].as<StmtValue>()->repr_hook(interp)); },
+      "script(): the statement as TVMScript text.");
+  t->def(
+      "show", "self",
+      [](Interpreter& interp, script::Args& a) {
+        interp.write_stdout(a[0].as<StmtValue>()->repr_hook(interp) + "\n");
+        return Value();
+      },
+      "show(): print the statement as TVMScript.");
   // As TVM's objects: == and hash by node (sch.get(block) == sch.get(block)).
   auto same = [](script::Args& a) {
     auto* other = a[1].as<StmtValue>();
@@ -59,27 +61,38 @@ TypeRef make_type(const char* name) {
   // TVM's state is the object's JSON text, which makes new Vars and Buffers too; tsch's
   // holds a copy of the statement nodes that shares expressions, Vars and Buffers, so the
   // copy can still stand in for the original inside the function it came from.
-  t->def("__getstate__", "self", [](Interpreter& interp, script::Args& a) {
-    auto state = std::make_shared<script::Dict>();
-    state->set(interp, script::make_str("handle"), wrap(ir::deep_copy(a[0].as<StmtValue>()->stmt)));
-    return Value(state);
-  }, "__getstate__(): {\"handle\": a deep copy of the statement} (TVM's pickling protocol).");
-  t->def("__setstate__", "self, state", [](Interpreter& interp, script::Args& a) {
-    auto* state = a[1].as<script::Dict>();
-    if (!state) a.type_error(1, "a dict from __getstate__()");
-    Value* handle = state->find(interp, script::make_str("handle"));
-    if (!handle) script::raise(script::ExcKind::ValueError, "__setstate__: the state has no \"handle\" (expected a dict from __getstate__())");
-    auto* from = handle->as<StmtValue>();
-    if (!from) script::raise(script::ExcKind::TypeError, "__setstate__: the state's \"handle\" is not a statement, got " + Interpreter::type_name(*handle));
-    StmtValue* self = a[0].as<StmtValue>();
-    // The value keeps its Python type, as TVM's object keeps its class.
-    if (from->type() != self->type()) {
-      script::raise(script::ExcKind::TypeError, "__setstate__: the state holds a " + from->type()->name() + ", not a " + self->type()->name());
-    }
-    // A fresh copy each time, so one state restores into independent statements.
-    self->stmt = ir::deep_copy(from->stmt);
-    return Value();
-  }, "__setstate__(state): rebind this statement to a deep copy of the state's (TVM's pickling protocol).");
+  t->def(
+      "__getstate__", "self",
+      [](Interpreter& interp, script::Args& a) {
+        auto state = std::make_shared<script::Dict>();
+        state->set(interp, script::make_str("handle"), wrap(ir::deep_copy(a[0].as<StmtValue>()->stmt)));
+        return Value(state);
+      },
+      "__getstate__(): {\"handle\": a deep copy of the statement} (TVM's pickling protocol).");
+  t->def(
+      "__setstate__", "self, state",
+      [](Interpreter& interp, script::Args& a) {
+        auto* state = a[1].as<script::Dict>();
+        if (!state) a.type_error(1, "a dict from __getstate__()");
+        Value* handle = state->find(interp, script::make_str("handle"));
+        if (!handle)
+          script::raise(script::ExcKind::ValueError,
+                        "__setstate__: the state has no \"handle\" (expected a dict from __getstate__())");
+        auto* from = handle->as<StmtValue>();
+        if (!from)
+          script::raise(script::ExcKind::TypeError, "__setstate__: the state's \"handle\" is not a statement, got " +
+                                                        Interpreter::type_name(*handle));
+        StmtValue* self = a[0].as<StmtValue>();
+        // The value keeps its Python type, as TVM's object keeps its class.
+        if (from->type() != self->type()) {
+          script::raise(script::ExcKind::TypeError,
+                        "__setstate__: the state holds a " + from->type()->name() + ", not a " + self->type()->name());
+        }
+        // A fresh copy each time, so one state restores into independent statements.
+        self->stmt = ir::deep_copy(from->stmt);
+        return Value();
+      },
+      "__setstate__(state): rebind this statement to a deep copy of the state's (TVM's pickling protocol).");
   return t;
 }
 
@@ -89,18 +102,21 @@ TypeRef for_type() {
     // For(loop_var, min, extent, kind, body): a loop built outside TVMScript (TVM's analysis
     // tests hand loops to tvm.tir.schedule.analysis this way).
     type->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
-      static const script::Signature sig =
-          script::Signature::parse("loop_var, min, extent, kind, body, thread_binding=None, annotations=None, step=None, span=None");
+      static const script::Signature sig = script::Signature::parse(
+          "loop_var, min, extent, kind, body, thread_binding=None, annotations=None, step=None, span=None");
       script::Args a(interp, "For", sig, std::move(call));
       ir::PrimExpr var = to_expr(interp, a[0], "For loop_var");
       if (!ir::as<ir::VarNode>(var)) script::raise(script::ExcKind::TypeError, "For: loop_var must be a tvm.tir.Var");
       int64_t kind = a.get_int(3);
-      if (kind < 0 || kind > 3) script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.For of this kind");
+      if (kind < 0 || kind > 3)
+        script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.For of this kind");
       auto* body = a[4].as<StmtValue>();
       if (!body) a.type_error(4, "a tvm.tir.Stmt");
-      if (!a[5].is_none()) script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.For with a thread_binding");
-      auto loop = std::make_shared<ir::ForNode>(std::static_pointer_cast<const ir::VarNode>(var), to_expr(interp, a[1], "For min"),
-                                                to_expr(interp, a[2], "For extent"), static_cast<ir::ForKind>(kind), body->stmt);
+      if (!a[5].is_none())
+        script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.For with a thread_binding");
+      auto loop = std::make_shared<ir::ForNode>(std::static_pointer_cast<const ir::VarNode>(var),
+                                                to_expr(interp, a[1], "For min"), to_expr(interp, a[2], "For extent"),
+                                                static_cast<ir::ForKind>(kind), body->stmt);
       if (!a[6].is_none()) loop->annotations = to_attr_map(interp, a[6], "For annotations");
       if (!a[7].is_none()) loop->step = to_expr(interp, a[7], "For step");
       return wrap(loop);
@@ -119,8 +135,8 @@ std::vector<Value> list_arg(Interpreter& interp, script::Args& a, size_t i, cons
 
 // A list argument holding something else (the list itself was the right type).
 [[noreturn]] void item_error(const script::Args& a, const char* name, const char* expected, const Value& item) {
-  script::raise(script::ExcKind::TypeError,
-                a.function_name() + ": " + name + " must be a list of " + expected + ", got an item of type " + Interpreter::type_name(item));
+  script::raise(script::ExcKind::TypeError, a.function_name() + ": " + name + " must be a list of " + expected +
+                                                ", got an item of type " + Interpreter::type_name(item));
 }
 
 std::vector<ir::BufferRegion> regions_arg(Interpreter& interp, script::Args& a, size_t i, const char* name) {
@@ -143,13 +159,15 @@ const ir::Stmt& stmt_arg(script::Args& a, size_t i) {
 // match_buffers=None, annotations=None, span=None), as TVM's constructor.
 Value construct_block(Interpreter& interp, TypeObject*, script::CallArgs& call) {
   static const script::Signature sig = script::Signature::parse(
-      "iter_vars, reads, writes, name_hint, body, init=None, alloc_buffers=None, match_buffers=None, annotations=None, span=None");
+      "iter_vars, reads, writes, name_hint, body, init=None, alloc_buffers=None, match_buffers=None, annotations=None, "
+      "span=None");
   script::Args a(interp, "Block", sig, std::move(call));
   auto block = std::make_shared<ir::BlockNode>();
   // tsch has no script value for a block's IterVar (var, domain, kind): `block.iter_vars`
   // gives the bare Vars.
   if (!list_arg(interp, a, 0, "a list of IterVar", false).empty()) {
-    script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.Block with iter_vars (only iter_vars=[])");
+    script::raise(script::ExcKind::NotImplementedError,
+                  "not supported yet: tvm.tir.Block with iter_vars (only iter_vars=[])");
   }
   block->reads = regions_arg(interp, a, 1, "reads");
   block->writes = regions_arg(interp, a, 2, "writes");
@@ -162,7 +180,8 @@ Value construct_block(Interpreter& interp, TypeObject*, script::CallArgs& call) 
     block->alloc_buffers.push_back(b->buffer);
   }
   if (!list_arg(interp, a, 7, "a list of MatchBufferRegion", true).empty()) {
-    script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.Block with match_buffers (only None or [])");
+    script::raise(script::ExcKind::NotImplementedError,
+                  "not supported yet: tvm.tir.Block with match_buffers (only None or [])");
   }
   if (!a[8].is_none()) {
     if (!a[8].as<script::Dict>()) a.type_error(8, "a dict of annotations");
@@ -187,13 +206,15 @@ Value construct_block_realize(Interpreter& interp, TypeObject*, script::CallArgs
   } else {
     if (!is_expr(a[1])) a.type_error(1, "a bool or a bool PrimExpr");
     predicate = to_expr(interp, a[1], "BlockRealize predicate");
-    if (!predicate->dtype.is_bool()) script::raise(script::ExcKind::TypeError, "Expect Block.predicate to be a bool expression");
+    if (!predicate->dtype.is_bool())
+      script::raise(script::ExcKind::TypeError, "Expect Block.predicate to be a bool expression");
   }
   auto* b = a[2].as<StmtValue>();
   ir::Block block = b ? std::dynamic_pointer_cast<const ir::BlockNode>(b->stmt) : nullptr;
   if (!block) a.type_error(2, "a tvm.tir.Block");
   if (block->iter_vars.size() != values.size()) {
-    script::raise(script::ExcKind::ValueError, "BlockRealize needs to have the same number of iter_vars and binding values");
+    script::raise(script::ExcKind::ValueError,
+                  "BlockRealize needs to have the same number of iter_vars and binding values");
   }
   return wrap(std::make_shared<ir::BlockRealizeNode>(std::move(values), std::move(predicate), std::move(block)));
 }
@@ -265,11 +286,13 @@ TypeRef let_stmt_type() {
       if (!v) a.type_error(0, "a tvm.tir.Var");
       ir::PrimExpr value = to_expr_as(interp, a[1], var->dtype, "LetStmt value");
       if (value->dtype != var->dtype) {
-        script::raise(script::ExcKind::TypeError, "LetStmt: the value's " + value->dtype.to_string() + " is not the variable's " + var->dtype.to_string());
+        script::raise(script::ExcKind::TypeError, "LetStmt: the value's " + value->dtype.to_string() +
+                                                      " is not the variable's " + var->dtype.to_string());
       }
       auto* body = a[2].as<StmtValue>();
       if (!body) a.type_error(2, "a tvm.tir.Stmt");
-      return wrap(std::make_shared<ir::LetStmtNode>(std::static_pointer_cast<const ir::VarNode>(var), value, body->stmt));
+      return wrap(
+          std::make_shared<ir::LetStmtNode>(std::static_pointer_cast<const ir::VarNode>(var), value, body->stmt));
     };
     return type;
   }();
@@ -297,23 +320,27 @@ TypeRef buffer_store_type() {
   static TypeRef t = [] {
     TypeRef type = make_type("BufferStore");
     type->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
-      static const script::Signature sig = script::Signature::parse("buffer, value, indices, predicate=None, span=None");
+      static const script::Signature sig =
+          script::Signature::parse("buffer, value, indices, predicate=None, span=None");
       script::Args a(interp, "BufferStore", sig, std::move(call));
       auto* b = a[0].as<BufferValue>();
       if (!b) a.type_error(0, "a tvm.tir.Buffer");
-      if (!a[3].is_none()) script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.BufferStore with a predicate");
+      if (!a[3].is_none())
+        script::raise(script::ExcKind::NotImplementedError, "not supported yet: tvm.tir.BufferStore with a predicate");
       std::vector<ir::PrimExpr> idx;
       for (const Value& v : interp.to_vector(a[2])) idx.push_back(to_expr(interp, v, "BufferStore index"));
       if (idx.size() != b->buffer->shape.size()) {
-        script::raise(script::ExcKind::IndexError, "BufferStore: buffer " + b->buffer->name + " has " + std::to_string(b->buffer->shape.size()) +
-                                                       " dimensions, " + std::to_string(idx.size()) + " indices given");
+        script::raise(script::ExcKind::IndexError, "BufferStore: buffer " + b->buffer->name + " has " +
+                                                       std::to_string(b->buffer->shape.size()) + " dimensions, " +
+                                                       std::to_string(idx.size()) + " indices given");
       }
       int lanes = 1;
       for (const auto& i : idx) lanes = std::max(lanes, static_cast<int>(i->dtype.lanes));
       ir::DataType expected = b->buffer->dtype.with_lanes(lanes * b->buffer->dtype.lanes);
       ir::PrimExpr value = to_expr_as(interp, a[1], expected.element_of(), "BufferStore value");
       if (value->dtype != expected) {
-        script::raise(script::ExcKind::TypeError, "BufferStore: the value's " + value->dtype.to_string() + " is not the buffer's " + expected.to_string());
+        script::raise(script::ExcKind::TypeError, "BufferStore: the value's " + value->dtype.to_string() +
+                                                      " is not the buffer's " + expected.to_string());
       }
       return wrap(std::make_shared<ir::BufferStoreNode>(b->buffer, value, std::move(idx)));
     };
@@ -336,15 +363,24 @@ TypeRef plain_kind_type(ir::StmtKind kind) {
 
 TypeRef kind_type(ir::StmtKind kind) {
   switch (kind) {
-    case ir::StmtKind::For: return for_type();
-    case ir::StmtKind::Block: return block_type();
-    case ir::StmtKind::BlockRealize: return block_realize_type();
-    case ir::StmtKind::SeqStmt: return seq_stmt_type();
-    case ir::StmtKind::Evaluate: return evaluate_type();
-    case ir::StmtKind::LetStmt: return let_stmt_type();
-    case ir::StmtKind::BufferStore: return buffer_store_type();
-    case ir::StmtKind::AttrStmt: return attr_stmt_type();
-    default: return plain_kind_type(kind);
+    case ir::StmtKind::For:
+      return for_type();
+    case ir::StmtKind::Block:
+      return block_type();
+    case ir::StmtKind::BlockRealize:
+      return block_realize_type();
+    case ir::StmtKind::SeqStmt:
+      return seq_stmt_type();
+    case ir::StmtKind::Evaluate:
+      return evaluate_type();
+    case ir::StmtKind::LetStmt:
+      return let_stmt_type();
+    case ir::StmtKind::BufferStore:
+      return buffer_store_type();
+    case ir::StmtKind::AttrStmt:
+      return attr_stmt_type();
+    default:
+      return plain_kind_type(kind);
   }
 }
 
@@ -372,8 +408,10 @@ void pre_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
   if (!s) return;
   if (!interp.truthy(interp.call(fn, {wrap(s)}))) return;
   switch (s->kind) {
-    case ir::StmtKind::For: return pre_order_visit(interp, ir::as<ir::ForNode>(s)->body, fn);
-    case ir::StmtKind::BlockRealize: return pre_order_visit(interp, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn);
+    case ir::StmtKind::For:
+      return pre_order_visit(interp, ir::as<ir::ForNode>(s)->body, fn);
+    case ir::StmtKind::BlockRealize:
+      return pre_order_visit(interp, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn);
     case ir::StmtKind::Block: {
       auto* b = ir::as<ir::BlockNode>(s);
       if (b->init) pre_order_visit(interp, b->init, fn);
@@ -387,12 +425,18 @@ void pre_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
       pre_order_visit(interp, n->then_case, fn);
       return pre_order_visit(interp, n->else_case, fn);
     }
-    case ir::StmtKind::LetStmt: return pre_order_visit(interp, ir::as<ir::LetStmtNode>(s)->body, fn);
-    case ir::StmtKind::Allocate: return pre_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn);
-    case ir::StmtKind::DeclBuffer: return pre_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn);
-    case ir::StmtKind::AllocateConst: return pre_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn);
-    case ir::StmtKind::AttrStmt: return pre_order_visit(interp, ir::as<ir::AttrStmtNode>(s)->body, fn);
-    default: return;
+    case ir::StmtKind::LetStmt:
+      return pre_order_visit(interp, ir::as<ir::LetStmtNode>(s)->body, fn);
+    case ir::StmtKind::Allocate:
+      return pre_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn);
+    case ir::StmtKind::DeclBuffer:
+      return pre_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn);
+    case ir::StmtKind::AllocateConst:
+      return pre_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn);
+    case ir::StmtKind::AttrStmt:
+      return pre_order_visit(interp, ir::as<ir::AttrStmtNode>(s)->body, fn);
+    default:
+      return;
   }
 }
 
@@ -401,8 +445,12 @@ void pre_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
 void post_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
   if (!s) return;
   switch (s->kind) {
-    case ir::StmtKind::For: post_order_visit(interp, ir::as<ir::ForNode>(s)->body, fn); break;
-    case ir::StmtKind::BlockRealize: post_order_visit(interp, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn); break;
+    case ir::StmtKind::For:
+      post_order_visit(interp, ir::as<ir::ForNode>(s)->body, fn);
+      break;
+    case ir::StmtKind::BlockRealize:
+      post_order_visit(interp, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn);
+      break;
     case ir::StmtKind::Block: {
       auto* b = ir::as<ir::BlockNode>(s);
       if (b->init) post_order_visit(interp, b->init, fn);
@@ -418,21 +466,30 @@ void post_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
       post_order_visit(interp, n->else_case, fn);
       break;
     }
-    case ir::StmtKind::LetStmt: post_order_visit(interp, ir::as<ir::LetStmtNode>(s)->body, fn); break;
-    case ir::StmtKind::Allocate: post_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn); break;
-    case ir::StmtKind::DeclBuffer: post_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn); break;
-    case ir::StmtKind::AllocateConst: post_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn); break;
-    case ir::StmtKind::AttrStmt: post_order_visit(interp, ir::as<ir::AttrStmtNode>(s)->body, fn); break;
-    default: break;
+    case ir::StmtKind::LetStmt:
+      post_order_visit(interp, ir::as<ir::LetStmtNode>(s)->body, fn);
+      break;
+    case ir::StmtKind::Allocate:
+      post_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn);
+      break;
+    case ir::StmtKind::DeclBuffer:
+      post_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn);
+      break;
+    case ir::StmtKind::AllocateConst:
+      post_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn);
+      break;
+    case ir::StmtKind::AttrStmt:
+      post_order_visit(interp, ir::as<ir::AttrStmtNode>(s)->body, fn);
+      break;
+    default:
+      break;
   }
   interp.call(fn, {wrap(s)});
 }
 
 Value wrap(ir::Stmt s) { return Value(std::make_shared<StmtValue>(std::move(s))); }
 
-TypeObject* StmtValue::type() const {
-  return kind_type(stmt->kind).get();
-}
+TypeObject* StmtValue::type() const { return kind_type(stmt->kind).get(); }
 
 std::string StmtValue::repr_hook(Interpreter&) {
   std::string text = ir::script(stmt);
@@ -443,29 +500,43 @@ std::string StmtValue::repr_hook(Interpreter&) {
 bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
   const std::string& field = symbol_name(name);
   if (auto* loop = ir::as<ir::ForNode>(stmt)) {
-    if (field == "loop_var") out = wrap(ir::PrimExpr(loop->loop_var));
-    else if (field == "min") out = wrap(loop->min);
-    else if (field == "extent") out = wrap(loop->extent);
-    else if (field == "kind") out = Value::integer(static_cast<int64_t>(loop->for_kind));
-    else if (field == "thread_binding") out = loop->thread_tag.empty() ? Value() : script::make_str(loop->thread_tag);
-    else if (field == "annotations") out = wrap_attrs(loop->annotations);
-    else if (field == "step") out = loop->step ? wrap(loop->step) : Value();
-    else if (field == "body") out = child(loop->body);
-    else return false;
+    if (field == "loop_var")
+      out = wrap(ir::PrimExpr(loop->loop_var));
+    else if (field == "min")
+      out = wrap(loop->min);
+    else if (field == "extent")
+      out = wrap(loop->extent);
+    else if (field == "kind")
+      out = Value::integer(static_cast<int64_t>(loop->for_kind));
+    else if (field == "thread_binding")
+      out = loop->thread_tag.empty() ? Value() : script::make_str(loop->thread_tag);
+    else if (field == "annotations")
+      out = wrap_attrs(loop->annotations);
+    else if (field == "step")
+      out = loop->step ? wrap(loop->step) : Value();
+    else if (field == "body")
+      out = child(loop->body);
+    else
+      return false;
     return true;
   }
   if (auto* block = ir::as<ir::BlockNode>(stmt)) {
-    if (field == "name_hint") out = script::make_str(block->name);
-    else if (field == "body") out = child(block->body);
-    else if (field == "init") out = child(block->init);
-    else if (field == "alloc_buffers") out = wrap_list(block->alloc_buffers);
-    else if (field == "annotations") out = wrap_attrs(block->annotations);
+    if (field == "name_hint")
+      out = script::make_str(block->name);
+    else if (field == "body")
+      out = child(block->body);
+    else if (field == "init")
+      out = child(block->init);
+    else if (field == "alloc_buffers")
+      out = wrap_list(block->alloc_buffers);
+    else if (field == "annotations")
+      out = wrap_attrs(block->annotations);
     else if (field == "reads" || field == "writes") {
       std::vector<Value> regions;
-      for (const auto& r : field == "reads" ? block->reads : block->writes) regions.push_back(Value(std::make_shared<frontend::RegionValue>(r)));
+      for (const auto& r : field == "reads" ? block->reads : block->writes)
+        regions.push_back(Value(std::make_shared<frontend::RegionValue>(r)));
       out = script::make_list(std::move(regions));
-    }
-    else if (field == "iter_vars") {
+    } else if (field == "iter_vars") {
       std::vector<Value> vars;
       for (const auto& iv : block->iter_vars) vars.push_back(wrap(ir::PrimExpr(iv.var)));
       out = script::make_list(std::move(vars));
@@ -475,8 +546,10 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     return true;
   }
   if (auto* realize = ir::as<ir::BlockRealizeNode>(stmt)) {
-    if (field == "block") out = child(realize->block);
-    else if (field == "predicate") out = wrap(realize->predicate);
+    if (field == "block")
+      out = child(realize->block);
+    else if (field == "predicate")
+      out = wrap(realize->predicate);
     else if (field == "iter_values") {
       std::vector<Value> values;
       for (const auto& v : realize->iter_values) values.push_back(wrap(v));
@@ -487,32 +560,49 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     return true;
   }
   if (auto* branch = ir::as<ir::IfThenElseNode>(stmt)) {
-    if (field == "condition") out = wrap(branch->condition);
-    else if (field == "then_case") out = child(branch->then_case);
-    else if (field == "else_case") out = child(branch->else_case);
-    else return false;
+    if (field == "condition")
+      out = wrap(branch->condition);
+    else if (field == "then_case")
+      out = child(branch->then_case);
+    else if (field == "else_case")
+      out = child(branch->else_case);
+    else
+      return false;
     return true;
   }
   if (auto* store = ir::as<ir::BufferStoreNode>(stmt)) {
-    if (field == "buffer") out = wrap(store->buffer);
-    else if (field == "value") out = wrap(store->value);
-    else if (field == "indices") out = wrap_list(store->indices);
-    else return false;
+    if (field == "buffer")
+      out = wrap(store->buffer);
+    else if (field == "value")
+      out = wrap(store->value);
+    else if (field == "indices")
+      out = wrap_list(store->indices);
+    else
+      return false;
     return true;
   }
   if (auto* let = ir::as<ir::LetStmtNode>(stmt)) {
-    if (field == "var") out = wrap(ir::PrimExpr(let->var));
-    else if (field == "value") out = wrap(let->value);
-    else if (field == "body") out = child(let->body);
-    else return false;
+    if (field == "var")
+      out = wrap(ir::PrimExpr(let->var));
+    else if (field == "value")
+      out = wrap(let->value);
+    else if (field == "body")
+      out = child(let->body);
+    else
+      return false;
     return true;
   }
   if (auto* attr = ir::as<ir::AttrStmtNode>(stmt)) {
-    if (field == "node") out = wrap(attr->node);
-    else if (field == "attr_key") out = script::make_str(attr->attr_key);
-    else if (field == "value") out = wrap(attr->value);
-    else if (field == "body") out = child(attr->body);
-    else return false;
+    if (field == "node")
+      out = wrap(attr->node);
+    else if (field == "attr_key")
+      out = script::make_str(attr->attr_key);
+    else if (field == "value")
+      out = wrap(attr->value);
+    else if (field == "body")
+      out = child(attr->body);
+    else
+      return false;
     return true;
   }
   if (auto* eval = ir::as<ir::EvaluateNode>(stmt)) {
@@ -521,9 +611,12 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     return true;
   }
   if (auto* decl = ir::as<ir::DeclBufferNode>(stmt)) {
-    if (field == "buffer") out = wrap(decl->buffer);
-    else if (field == "body") out = child(decl->body);
-    else return false;
+    if (field == "buffer")
+      out = wrap(decl->buffer);
+    else if (field == "body")
+      out = child(decl->body);
+    else
+      return false;
     return true;
   }
   if (auto* seq = ir::as<ir::SeqStmtNode>(stmt)) {

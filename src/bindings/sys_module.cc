@@ -15,9 +15,7 @@ std::vector<std::string>& script_argv() {
   return argv;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 void register_sys_module() {
   ModuleLoader::register_builtin("sys", [](Interpreter& interp, Module& m) {
@@ -34,9 +32,8 @@ void register_sys_module() {
     def_function(*m.globals, "exit", "status=None", [](Interpreter&, Args& a) -> Value {
       throw ScriptError(make_exception(exception_type(ExcKind::SystemExit), {a[0]}));
     });
-    def_function(*m.globals, "getrecursionlimit", "", [](Interpreter&, Args&) {
-      return Value::integer(Interpreter::kMaxDepth);
-    });
+    def_function(*m.globals, "getrecursionlimit", "",
+                 [](Interpreter&, Args&) { return Value::integer(Interpreter::kMaxDepth); });
   });
 }
 

@@ -75,7 +75,8 @@ std::vector<ir::PrimExpr> shape_arg(Interpreter& interp, const Value& v, const s
       continue;
     }
     ir::PrimExpr e = to_expr(interp, d, what);
-    if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: dimensions must be integers, got {}", what, e->dtype.to_string()));
+    if (!e->dtype.is_integer())
+      raise(ExcKind::TypeError, fmt::format("{}: dimensions must be integers, got {}", what, e->dtype.to_string()));
     shape.push_back(e);
   }
   return shape;
@@ -98,10 +99,14 @@ Value make_reduce(Interpreter& interp, Args& a, te::ReduceKind kind, const char*
       ir::PrimExpr x = to_expr(interp, a[i], what);
       acc = guard_ir([&] {
         switch (kind) {
-          case te::ReduceKind::Sum: return ir::add(acc, x);
-          case te::ReduceKind::Max: return ir::make_binary(ir::ExprKind::Max, acc, x);
-          case te::ReduceKind::Min: return ir::make_binary(ir::ExprKind::Min, acc, x);
-          case te::ReduceKind::Custom: break;
+          case te::ReduceKind::Sum:
+            return ir::add(acc, x);
+          case te::ReduceKind::Max:
+            return ir::make_binary(ir::ExprKind::Max, acc, x);
+          case te::ReduceKind::Min:
+            return ir::make_binary(ir::ExprKind::Min, acc, x);
+          case te::ReduceKind::Custom:
+            break;
         }
         return acc;
       });
@@ -112,7 +117,8 @@ Value make_reduce(Interpreter& interp, Args& a, te::ReduceKind kind, const char*
   te::Reduce r;
   r.kind = kind;
   r.source = to_expr(interp, a[0], what);
-  std::vector<Value> axes = a[1].as<script::List>() || a[1].as<script::Tuple>() ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
+  std::vector<Value> axes =
+      a[1].as<script::List>() || a[1].as<script::Tuple>() ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
   if (axes.empty()) raise(ExcKind::ValueError, std::string(what) + ": needs at least one reduction axis");
   for (const auto& ax : axes) r.axis.push_back(reduce_axis_of(interp, ax));
   if (!a[2].is_none()) r.condition = to_expr_as(interp, a[2], ir::DataType::bool_(), "where");
@@ -158,14 +164,18 @@ Value call_tuple_reducer(Interpreter& interp, CommReducerValue& self, const std:
     dtypes.push_back(script::make_str(t.to_string()));
   }
   auto values_of = [&](const Value& result, const std::string& what) {
-    std::vector<Value> out = result.as<script::Tuple>() || result.as<script::List>() ? interp.to_vector(result) : std::vector<Value>{result};
+    std::vector<Value> out =
+        result.as<script::Tuple>() || result.as<script::List>() ? interp.to_vector(result) : std::vector<Value>{result};
     if (out.size() != items.size())
-      raise(ExcKind::ValueError, fmt::format("{}: the {} gives {} values for a reduction of {}", self.name, what, out.size(), items.size()));
+      raise(ExcKind::ValueError,
+            fmt::format("{}: the {} gives {} values for a reduction of {}", self.name, what, out.size(), items.size()));
     std::vector<ir::PrimExpr> exprs;
-    for (size_t i = 0; i < out.size(); ++i) exprs.push_back(to_expr_as(interp, out[i], r.sources[i]->dtype, self.name + " " + what));
+    for (size_t i = 0; i < out.size(); ++i)
+      exprs.push_back(to_expr_as(interp, out[i], r.sources[i]->dtype, self.name + " " + what));
     return exprs;
   };
-  r.combiners = values_of(interp.call(self.fcombine, std::vector<Value>{script::make_tuple(xs), script::make_tuple(ys)}), "combiner");
+  r.combiners = values_of(
+      interp.call(self.fcombine, std::vector<Value>{script::make_tuple(xs), script::make_tuple(ys)}), "combiner");
   r.identities = values_of(interp.call(self.fidentity, dtypes), "identity");
   r.source = r.sources[0];
   r.lhs = r.lhs_vars[0];
@@ -193,11 +203,14 @@ Value call_comm_reducer(Interpreter& interp, CommReducerValue& self, const std::
   ir::DataType t = r.source->dtype;
   r.lhs = ir::make_var("x", t);
   r.rhs = ir::make_var("y", t);
-  r.combiner = to_expr_as(interp, interp.call(self.fcombine, std::vector<Value>{wrap(ir::PrimExpr(r.lhs)), wrap(ir::PrimExpr(r.rhs))}), t,
-                          self.name + " combiner");
-  r.identity = to_expr_as(interp, interp.call(self.fidentity, std::vector<Value>{script::make_str(t.to_string())}), t, self.name + " identity");
+  r.combiner = to_expr_as(
+      interp, interp.call(self.fcombine, std::vector<Value>{wrap(ir::PrimExpr(r.lhs)), wrap(ir::PrimExpr(r.rhs))}), t,
+      self.name + " combiner");
+  r.identity = to_expr_as(interp, interp.call(self.fidentity, std::vector<Value>{script::make_str(t.to_string())}), t,
+                          self.name + " identity");
   if (!(r.combiner->dtype == t) || !(r.identity->dtype == t)) {
-    raise(ExcKind::TypeError, fmt::format("{}: the combiner and identity must have the reduced value's dtype {}", self.name, t.to_string()));
+    raise(ExcKind::TypeError, fmt::format("{}: the combiner and identity must have the reduced value's dtype {}",
+                                          self.name, t.to_string()));
   }
   std::vector<Value> axes = axis_list ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
   if (axes.empty()) raise(ExcKind::ValueError, self.name + ": needs at least one reduction axis");
@@ -239,8 +252,8 @@ Value te_compute(Interpreter& interp, Args& a, const std::string& index_prefix =
       for (size_t i = 0; i < shape.size(); ++i) names.push_back("i" + std::to_string(i));
     }
     if (names.size() != shape.size()) {
-      raise(ExcKind::ValueError, fmt::format("fcompute do not match dimension, ndim={} (the function takes {} index{})", shape.size(),
-                                             names.size(), names.size() == 1 ? "" : "es"));
+      raise(ExcKind::ValueError, fmt::format("fcompute do not match dimension, ndim={} (the function takes {} index{})",
+                                             shape.size(), names.size(), names.size() == 1 ? "" : "es"));
     }
   } else {
     for (size_t i = 0; i < shape.size(); ++i) names.push_back("i" + std::to_string(i));
@@ -260,7 +273,9 @@ Value te_compute(Interpreter& interp, Args& a, const std::string& index_prefix =
   } else if (result.as<script::Tuple>() || result.as<script::List>()) {
     for (const Value& v : interp.to_vector(result)) {
       if (v.as<ReduceValue>())
-        raise(ExcKind::NotImplementedError, "not supported yet: te.compute returning several reductions (a tuple reducer makes one of several values)");
+        raise(
+            ExcKind::NotImplementedError,
+            "not supported yet: te.compute returning several reductions (a tuple reducer makes one of several values)");
       values.push_back(to_expr(interp, v, "a value fcompute returns"));
     }
     if (values.size() == 1) value = values[0], values.clear();
@@ -282,8 +297,9 @@ Value te_compute(Interpreter& interp, Args& a, const std::string& index_prefix =
         std::lock_guard<std::mutex> lock(axes_mutex());
         auto it = reduce_axes().find(var);
         if (it != reduce_axes().end() && !it->second.first.expired()) {
-          raise(ExcKind::ValueError, fmt::format("te.compute: the reduce axis {} is used outside a reduction over it (te.sum(..., axis={}))",
-                                                 var->name, var->name));
+          raise(ExcKind::ValueError,
+                fmt::format("te.compute: the reduce axis {} is used outside a reduction over it (te.sum(..., axis={}))",
+                            var->name, var->name));
         }
       });
     };
@@ -300,8 +316,11 @@ Value te_compute(Interpreter& interp, Args& a, const std::string& index_prefix =
   if (!a[4].is_none()) attrs = to_attr_map(interp, a[4], "te.compute attrs");
   bool several = !values.empty() || (reduce && !reduce->sources.empty());
   te::Operation op = guard_core([&] {
-    if (several) return te::compute_outputs(std::move(shape), std::move(axis), std::move(values), std::move(reduce), a.get_str(2), a.get_str(3), std::move(attrs));
-    return te::compute(std::move(shape), std::move(axis), value, std::move(reduce), a.get_str(2), a.get_str(3), std::move(attrs));
+    if (several)
+      return te::compute_outputs(std::move(shape), std::move(axis), std::move(values), std::move(reduce), a.get_str(2),
+                                 a.get_str(3), std::move(attrs));
+    return te::compute(std::move(shape), std::move(axis), value, std::move(reduce), a.get_str(2), a.get_str(3),
+                       std::move(attrs));
   });
   if (!several) return Value(std::make_shared<TensorValue>(op));
   // Several outputs: a list of tensors, as TVM returns them.
@@ -318,7 +337,8 @@ TypeRef tensor_type() {
       const TensorValue& tensor = *a[0].as<TensorValue>();
       std::vector<Value> items = a[1].as<script::Tuple>() ? interp.to_vector(a[1]) : std::vector<Value>{a[1]};
       if (items.size() != tensor.buffer()->shape.size()) {
-        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", tensor.op->name, tensor.buffer()->shape.size(), items.size()));
+        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", tensor.op->name,
+                                               tensor.buffer()->shape.size(), items.size()));
       }
       std::vector<ir::PrimExpr> idx;
       for (const auto& i : items) idx.push_back(to_expr(interp, i, "tensor index"));
@@ -329,7 +349,8 @@ TypeRef tensor_type() {
       const TensorValue& tensor = *a[0].as<TensorValue>();
       std::vector<Value> items = a.varargs();
       if (items.size() != tensor.buffer()->shape.size()) {
-        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", tensor.op->name, tensor.buffer()->shape.size(), items.size()));
+        raise(ExcKind::IndexError, fmt::format("tensor {} has {} dimensions, indexed with {}", tensor.op->name,
+                                               tensor.buffer()->shape.size(), items.size()));
       }
       std::vector<ir::PrimExpr> idx;
       for (const auto& i : items) idx.push_back(to_expr(interp, i, "tensor index"));
@@ -340,14 +361,21 @@ TypeRef tensor_type() {
       for (const auto& d : v.as<TensorValue>()->buffer()->shape) dims.push_back(wrap(d));
       return script::make_list(std::move(dims));
     });
-    type->def_property("dtype", [](Interpreter&, const Value& v) { return script::make_str(v.as<TensorValue>()->buffer()->dtype.to_string()); });
+    type->def_property("dtype", [](Interpreter&, const Value& v) {
+      return script::make_str(v.as<TensorValue>()->buffer()->dtype.to_string());
+    });
     // TVM's names: the operation's, `<op>.v<i>` for one of several outputs.
     type->def_property("name", [](Interpreter&, const Value& v) {
       const TensorValue& t = *v.as<TensorValue>();
-      return script::make_str(t.op->outputs.size() > 1 ? t.op->name + ".v" + std::to_string(t.value_index) : t.op->name);
+      return script::make_str(t.op->outputs.size() > 1 ? t.op->name + ".v" + std::to_string(t.value_index)
+                                                       : t.op->name);
     });
-    type->def_property("value_index", [](Interpreter&, const Value& v) { return Value::integer(static_cast<int64_t>(v.as<TensorValue>()->value_index)); });
-    type->def_property("op", [](Interpreter&, const Value& v) { return Value(std::make_shared<OperationValue>(v.as<TensorValue>()->op)); });
+    type->def_property("value_index", [](Interpreter&, const Value& v) {
+      return Value::integer(static_cast<int64_t>(v.as<TensorValue>()->value_index));
+    });
+    type->def_property("op", [](Interpreter&, const Value& v) {
+      return Value(std::make_shared<OperationValue>(v.as<TensorValue>()->op));
+    });
     type->def_property("ndim", [](Interpreter&, const Value& v) {
       return Value::integer(static_cast<int64_t>(v.as<TensorValue>()->buffer()->shape.size()));
     });
@@ -418,14 +446,14 @@ std::vector<te::FuncArg> te_func_args(Interpreter& interp, const Value& list, co
   return args;
 }
 
-
-
 TypeObject* OperationValue::type() const {
   static TypeRef t = [] {
     auto type = std::make_shared<TypeObject>("Operation");
     type->set_module("tvm.te");
-    type->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<OperationValue>()->op->name); });
-    type->def_property("tag", [](Interpreter&, const Value& v) { return script::make_str(v.as<OperationValue>()->op->tag); });
+    type->def_property("name",
+                       [](Interpreter&, const Value& v) { return script::make_str(v.as<OperationValue>()->op->name); });
+    type->def_property("tag",
+                       [](Interpreter&, const Value& v) { return script::make_str(v.as<OperationValue>()->op->tag); });
     type->def_property("num_outputs", [](Interpreter&, const Value&) { return Value::integer(1); });
     // The axes as their variables (TVM's IterVars convert to them in expressions).
     type->def_property("axis", [](Interpreter&, const Value& v) {
@@ -444,11 +472,14 @@ TypeObject* OperationValue::type() const {
     // TVM's op.body: the value of each output, a T.reduce for a reduction.
     type->def_property("body", [](Interpreter& interp, const Value& v) {
       const te::Operation& op = v.as<OperationValue>()->op;
-      if (op->kind != te::OperationNode::Kind::Compute) raise(ExcKind::AttributeError, "'PlaceholderOp' object has no attribute 'body'");
+      if (op->kind != te::OperationNode::Kind::Compute)
+        raise(ExcKind::AttributeError, "'PlaceholderOp' object has no attribute 'body'");
       std::vector<Value> out;
       for (size_t i = 0; i < op->outputs.size(); ++i) {
-        if (op->reduce) out.push_back(Value(std::make_shared<ReduceBodyValue>(op, i)));
-        else out.push_back(wrap(op->bodies.empty() ? op->body : op->bodies.at(i)));
+        if (op->reduce)
+          out.push_back(Value(std::make_shared<ReduceBodyValue>(op, i)));
+        else
+          out.push_back(wrap(op->bodies.empty() ? op->body : op->bodies.at(i)));
       }
       (void)interp;
       return script::make_list(std::move(out));
@@ -461,7 +492,8 @@ TypeObject* OperationValue::type() const {
     type->def("output", "self, index", [](Interpreter&, Args& a) {
       const te::Operation& op = a[0].as<OperationValue>()->op;
       int64_t i = a.get_int(1);
-      if (i < 0 || static_cast<size_t>(i) >= op->outputs.size()) a.value_error(1, fmt::format("an output index below {}", op->outputs.size()));
+      if (i < 0 || static_cast<size_t>(i) >= op->outputs.size())
+        a.value_error(1, fmt::format("an output index below {}", op->outputs.size()));
       return Value(std::make_shared<TensorValue>(op, static_cast<size_t>(i)));
     });
     type->def_property("num_outputs", [](Interpreter&, const Value& v) {
@@ -485,41 +517,57 @@ TypeObject* ReduceValue::type() const {
 
 void build_te(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
-  def_function(ns, "placeholder", "shape, dtype=\"float32\", name=\"placeholder\"", [](Interpreter& interp, Args& a) {
-    std::vector<ir::PrimExpr> shape = shape_arg(interp, a[0], "te.placeholder shape");
-    ir::DataType dtype = to_dtype(interp, a[1], "te.placeholder dtype");
-    return Value(std::make_shared<TensorValue>(te::placeholder(std::move(shape), dtype, a.get_str(2))));
-  }, "te.placeholder(shape, dtype=\"float32\", name=\"placeholder\"): an input tensor.");
-  def_function(ns, "_compute_indexed", "shape, fcompute, name=\"compute\", tag=\"\", attrs=None", [](Interpreter& interp, Args& a) {
-    return te_compute(interp, a, "ax");
-  }, "te._compute_indexed(shape, fcompute, ...) (tsch, for TOPI): te.compute with the axes named ax0, ax1, ... as TVM's C++ compute names them.");
-  def_function(ns, "compute", "shape, fcompute, name=\"compute\", tag=\"\", attrs=None", [](Interpreter& interp, Args& a) { return te_compute(interp, a); },
-               "te.compute(shape, lambda i, j: ..., name=\"compute\"): a tensor computed per index (or a reduction).");
-  def_function(ns, "reduce_axis", "dom, name=\"rv\", thread_tag=\"\", span=None", [](Interpreter& interp, Args& a) {
-    std::vector<Value> dom = interp.to_vector(a[0]);
-    if (dom.size() != 2) a.value_error(0, "a reduction domain is (min, max)");
-    ir::PrimExpr lo = to_expr(interp, dom[0], "reduce_axis min"), hi = to_expr(interp, dom[1], "reduce_axis max");
-    ir::PrimExpr extent = guard_ir([&] { return ir::sub(hi, lo); });
-    ir::Var v = ir::make_var(a.get_str(1), extent->dtype);
-    {
-      std::lock_guard<std::mutex> lock(axes_mutex());
-      auto& axes = reduce_axes();
-      for (auto it = axes.begin(); it != axes.end();) it = it->second.first.expired() ? axes.erase(it) : std::next(it);
-      axes[v.get()] = {v, ir::Range{lo, extent}};
-    }
-    return wrap(ir::PrimExpr(v));
-  }, "te.reduce_axis((min, max), name=\"rv\"): a reduction axis for te.sum / te.max / te.min.");
-  def_function(ns, "comm_reducer", "fcombine, fidentity, name=\"reduce\"", [](Interpreter&, Args& a) {
-    return Value(std::make_shared<CommReducerValue>(a[0], a[1], a.get_str(2)));
-  }, "te.comm_reducer(lambda x, y: ..., lambda dtype: ..., name=): a commutative reducer used as te.sum is.");
-  def_function(ns, "sum", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Sum, "te.sum"); });
-  def_function(ns, "max", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Max, "te.max"); });
-  def_function(ns, "min", "expr, axis, where=None, init=None", [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Min, "te.min"); });
+  def_function(
+      ns, "placeholder", "shape, dtype=\"float32\", name=\"placeholder\"",
+      [](Interpreter& interp, Args& a) {
+        std::vector<ir::PrimExpr> shape = shape_arg(interp, a[0], "te.placeholder shape");
+        ir::DataType dtype = to_dtype(interp, a[1], "te.placeholder dtype");
+        return Value(std::make_shared<TensorValue>(te::placeholder(std::move(shape), dtype, a.get_str(2))));
+      },
+      "te.placeholder(shape, dtype=\"float32\", name=\"placeholder\"): an input tensor.");
+  def_function(
+      ns, "_compute_indexed", "shape, fcompute, name=\"compute\", tag=\"\", attrs=None",
+      [](Interpreter& interp, Args& a) { return te_compute(interp, a, "ax"); },
+      "te._compute_indexed(shape, fcompute, ...) (tsch, for TOPI): te.compute with the axes named ax0, ax1, ... as "
+      "TVM's C++ compute names them.");
+  def_function(
+      ns, "compute", "shape, fcompute, name=\"compute\", tag=\"\", attrs=None",
+      [](Interpreter& interp, Args& a) { return te_compute(interp, a); },
+      "te.compute(shape, lambda i, j: ..., name=\"compute\"): a tensor computed per index (or a reduction).");
+  def_function(
+      ns, "reduce_axis", "dom, name=\"rv\", thread_tag=\"\", span=None",
+      [](Interpreter& interp, Args& a) {
+        std::vector<Value> dom = interp.to_vector(a[0]);
+        if (dom.size() != 2) a.value_error(0, "a reduction domain is (min, max)");
+        ir::PrimExpr lo = to_expr(interp, dom[0], "reduce_axis min"), hi = to_expr(interp, dom[1], "reduce_axis max");
+        ir::PrimExpr extent = guard_ir([&] { return ir::sub(hi, lo); });
+        ir::Var v = ir::make_var(a.get_str(1), extent->dtype);
+        {
+          std::lock_guard<std::mutex> lock(axes_mutex());
+          auto& axes = reduce_axes();
+          for (auto it = axes.begin(); it != axes.end();)
+            it = it->second.first.expired() ? axes.erase(it) : std::next(it);
+          axes[v.get()] = {v, ir::Range{lo, extent}};
+        }
+        return wrap(ir::PrimExpr(v));
+      },
+      "te.reduce_axis((min, max), name=\"rv\"): a reduction axis for te.sum / te.max / te.min.");
+  def_function(
+      ns, "comm_reducer", "fcombine, fidentity, name=\"reduce\"",
+      [](Interpreter&, Args& a) { return Value(std::make_shared<CommReducerValue>(a[0], a[1], a.get_str(2))); },
+      "te.comm_reducer(lambda x, y: ..., lambda dtype: ..., name=): a commutative reducer used as te.sum is.");
+  def_function(ns, "sum", "expr, axis, where=None, init=None",
+               [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Sum, "te.sum"); });
+  def_function(ns, "max", "expr, axis, where=None, init=None",
+               [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Max, "te.max"); });
+  def_function(ns, "min", "expr, axis, where=None, init=None",
+               [](Interpreter& interp, Args& a) { return make_reduce(interp, a, te::ReduceKind::Min, "te.min"); });
   def_function(ns, "var", "name=\"tindex\", dtype=\"int32\", span=None", [](Interpreter& interp, Args& a) {
     return wrap(ir::PrimExpr(make_typed_var(a.get_str(0), to_var_type(interp, a[1], "te.var dtype"))));
   });
   def_function(ns, "size_var", "name=\"size\", dtype=\"int32\", span=None", [](Interpreter& interp, Args& a) {
-    return wrap(ir::PrimExpr(std::make_shared<ir::VarNode>(a.get_str(0), to_dtype(interp, a[1], "te.size_var dtype"), true)));
+    return wrap(
+        ir::PrimExpr(std::make_shared<ir::VarNode>(a.get_str(0), to_dtype(interp, a[1], "te.size_var dtype"), true)));
   });
   def_function(ns, "const", "value, dtype=None, span=None", [](Interpreter& interp, Args& a) {
     double value = 0;
@@ -528,42 +576,51 @@ void build_te(Interpreter& interp, script::Module& m) {
       value = a[0].as_float();
     } else if (is_expr(a[0])) {
       ir::PrimExpr e = to_expr(interp, a[0], "te.const value");
-      if (auto* i = ir::as<ir::IntImmNode>(e)) value = static_cast<double>(i->value);
-      else if (auto* f = ir::as<ir::FloatImmNode>(e)) value = f->value, is_float = true;
-      else raise(ExcKind::TypeError, "const: the value must be a number, got the symbolic " + ir::script(e));
+      if (auto* i = ir::as<ir::IntImmNode>(e))
+        value = static_cast<double>(i->value);
+      else if (auto* f = ir::as<ir::FloatImmNode>(e))
+        value = f->value, is_float = true;
+      else
+        raise(ExcKind::TypeError, "const: the value must be a number, got the symbolic " + ir::script(e));
     } else {
       raise(ExcKind::TypeError, "const: the value must be a number, got " + interp.repr(a[0]));
     }
-    // TVM's default dtypes: a NumPy scalar's own, bool for a bool, int32 for an int (int64 when it does not fit), float32.
-    // A NumPy scalar gives its own dtype (TVM's _scalar_type_inference reads value.dtype).
+    // TVM's default dtypes: a NumPy scalar's own, bool for a bool, int32 for an int (int64 when it does not fit),
+    // float32. A NumPy scalar gives its own dtype (TVM's _scalar_type_inference reads value.dtype).
     std::optional<ir::DataType> numpy_dtype = numpy_scalar_dtype(a[0]);
-    ir::DataType t = !a[1].is_none() ? to_dtype(interp, a[1], "te.const dtype")
-                     : numpy_dtype    ? *numpy_dtype
-                     : a[0].is_bool() ? ir::DataType::bool_()
-                     : is_float       ? ir::DataType::float32()
-                     : (value >= -2147483648.0 && value <= 2147483647.0) ? ir::DataType::int32() : ir::DataType::int64();
+    ir::DataType t = !a[1].is_none()                                     ? to_dtype(interp, a[1], "te.const dtype")
+                     : numpy_dtype                                       ? *numpy_dtype
+                     : a[0].is_bool()                                    ? ir::DataType::bool_()
+                     : is_float                                          ? ir::DataType::float32()
+                     : (value >= -2147483648.0 && value <= 2147483647.0) ? ir::DataType::int32()
+                                                                         : ir::DataType::int64();
     // A vector dtype broadcasts the scalar, as TVM's const does.
-    if (t.lanes > 1) return wrap(ir::PrimExpr(std::make_shared<ir::BroadcastNode>(ir::make_const(t.element_of(), value), t.lanes)));
+    if (t.lanes > 1)
+      return wrap(ir::PrimExpr(std::make_shared<ir::BroadcastNode>(ir::make_const(t.element_of(), value), t.lanes)));
     return wrap(ir::make_const(t, value));
   });
   // Element-wise math, as tvm.te re-exports it from tvm.tir.
   {
     Namespace& tir = *interp.modules().import(interp, "tvm.script.tir", "")->globals;
-    for (const char* f : {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "floor",
-                          "ceil", "round", "trunc", "sin", "cos", "tan", "erf", "pow", "if_then_else", "abs", "isnan", "floordiv",
+    for (const char* f : {"exp",      "exp2",     "exp10",    "log",       "log2",         "log10", "log1p", "sqrt",
+                          "rsqrt",    "tanh",     "sigmoid",  "floor",     "ceil",         "round", "trunc", "sin",
+                          "cos",      "tan",      "erf",      "pow",       "if_then_else", "abs",   "isnan", "floordiv",
                           "floormod", "truncdiv", "truncmod", "min_value", "max_value"}) {
       if (Value* v = tir.find(intern(f))) ns.set(intern(f), *v);
     }
   }
-  def_function(ns, "create_prim_func", "ops, index_dtype_override=None", [](Interpreter& interp, Args& a) {
-    std::vector<te::FuncArg> args = te_func_args(interp, a[0], "create_prim_func");
-    ir::PrimFunc f = guard_core([&] { return te::create_prim_func(args); });
-    if (!a[1].is_none()) {
-      ir::DataType index = to_dtype(interp, a[1], "index_dtype_override");
-      f = guard_core([&] { return te::override_index_dtype(f, index); });
-    }
-    return Value(std::make_shared<PrimFuncValue>(f, "main"));
-  }, "te.create_prim_func([A, B, C]): the tensors' computation as a PrimFunc (blocks named after the computes).");
+  def_function(
+      ns, "create_prim_func", "ops, index_dtype_override=None",
+      [](Interpreter& interp, Args& a) {
+        std::vector<te::FuncArg> args = te_func_args(interp, a[0], "create_prim_func");
+        ir::PrimFunc f = guard_core([&] { return te::create_prim_func(args); });
+        if (!a[1].is_none()) {
+          ir::DataType index = to_dtype(interp, a[1], "index_dtype_override");
+          f = guard_core([&] { return te::override_index_dtype(f, index); });
+        }
+        return Value(std::make_shared<PrimFuncValue>(f, "main"));
+      },
+      "te.create_prim_func([A, B, C]): the tensors' computation as a PrimFunc (blocks named after the computes).");
   ns.set(intern("Tensor"), Value(tensor_type()));
   ns.set(intern("AXIS_SEPARATOR"), script::make_str(kAxisSeparator));
   install_te_schedule(interp, ns);

@@ -65,10 +65,14 @@ auto guard_stage(F&& f) -> decltype(f()) {
 }
 
 ir::Var iter_var_arg(Interpreter& interp, const Value& v, const std::string& what) {
-  if (!is_expr(v)) raise(ExcKind::TypeError, fmt::format("{}: expected an axis (an IterVar such as C.op.axis[0]), got {}", what, interp.repr(v)));
+  if (!is_expr(v))
+    raise(ExcKind::TypeError,
+          fmt::format("{}: expected an axis (an IterVar such as C.op.axis[0]), got {}", what, interp.repr(v)));
   ir::PrimExpr e = to_expr(interp, v, what);
   auto* var = ir::as<ir::VarNode>(e);
-  if (!var) raise(ExcKind::TypeError, fmt::format("{}: expected an axis (an IterVar such as C.op.axis[0]), got {}", what, interp.repr(v)));
+  if (!var)
+    raise(ExcKind::TypeError,
+          fmt::format("{}: expected an axis (an IterVar such as C.op.axis[0]), got {}", what, interp.repr(v)));
   return std::static_pointer_cast<const ir::VarNode>(e);
 }
 
@@ -123,18 +127,22 @@ TypeObject* StageValue::type() const {
       for (const auto& x : st->sched->stage(st->id).leaf) out.push_back(wrap_var(x));
       return script::make_list(std::move(out));
     });
-    type->def("split", "self, parent, factor=None, nparts=None, disable_predication=False", [](Interpreter& interp, Args& a) {
-      StageValue& st = self_stage(a);
-      ir::Var parent = iter_var_arg(interp, a[1], "split");
-      if (!a[2].is_none() && !a[3].is_none()) raise(ExcKind::ValueError, "Do not need to provide both outer and nparts");
-      if (a[2].is_none() && a[3].is_none()) raise(ExcKind::ValueError, "Either nparts or factor need to be provided");
-      if (interp.truthy(a[4])) raise(ExcKind::NotImplementedError, "not supported yet: split with disable_predication=True");
-      std::optional<int64_t> factor, nparts;
-      if (!a[2].is_none()) factor = int_arg(interp, a[2], "split factor");
-      if (!a[3].is_none()) nparts = int_arg(interp, a[3], "split nparts");
-      auto [outer, inner] = guard_stage([&] { return st.sched->split(st.id, parent, factor, nparts); });
-      return script::make_tuple({wrap_var(outer), wrap_var(inner)});
-    });
+    type->def("split", "self, parent, factor=None, nparts=None, disable_predication=False",
+              [](Interpreter& interp, Args& a) {
+                StageValue& st = self_stage(a);
+                ir::Var parent = iter_var_arg(interp, a[1], "split");
+                if (!a[2].is_none() && !a[3].is_none())
+                  raise(ExcKind::ValueError, "Do not need to provide both outer and nparts");
+                if (a[2].is_none() && a[3].is_none())
+                  raise(ExcKind::ValueError, "Either nparts or factor need to be provided");
+                if (interp.truthy(a[4]))
+                  raise(ExcKind::NotImplementedError, "not supported yet: split with disable_predication=True");
+                std::optional<int64_t> factor, nparts;
+                if (!a[2].is_none()) factor = int_arg(interp, a[2], "split factor");
+                if (!a[3].is_none()) nparts = int_arg(interp, a[3], "split nparts");
+                auto [outer, inner] = guard_stage([&] { return st.sched->split(st.id, parent, factor, nparts); });
+                return script::make_tuple({wrap_var(outer), wrap_var(inner)});
+              });
     type->def("tile", "self, x_parent, y_parent, x_factor, y_factor", [](Interpreter& interp, Args& a) {
       StageValue& st = self_stage(a);
       ir::Var x = iter_var_arg(interp, a[1], "tile"), y = iter_var_arg(interp, a[2], "tile");
@@ -149,7 +157,8 @@ TypeObject* StageValue::type() const {
       std::vector<ir::Var> vars;
       std::vector<Value> items = a.varargs();
       // TVM's fuse also takes one list of axes.
-      if (items.size() == 1 && (items[0].as<script::List>() || items[0].as<script::Tuple>())) items = interp.to_vector(items[0]);
+      if (items.size() == 1 && (items[0].as<script::List>() || items[0].as<script::Tuple>()))
+        items = interp.to_vector(items[0]);
       for (const auto& v : items) vars.push_back(iter_var_arg(interp, v, "fuse"));
       return wrap_var(guard_stage([&] { return st.sched->fuse(st.id, vars); }));
     });
@@ -167,8 +176,13 @@ TypeObject* StageValue::type() const {
       StageValue& st = self_stage(a);
       ir::Var v = iter_var_arg(interp, a[1], "bind");
       auto* thread = a[2].as<ThreadAxisValue>();
-      if (!thread) raise(ExcKind::TypeError, "bind: the second argument is a thread axis (te.thread_axis(\"threadIdx.x\")), got " + interp.repr(a[2]));
-      guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{te::LoopAnnotation::Kind::Bind, v, thread->axis.tag, thread->axis.extent, thread->axis.var}); });
+      if (!thread)
+        raise(ExcKind::TypeError,
+              "bind: the second argument is a thread axis (te.thread_axis(\"threadIdx.x\")), got " + interp.repr(a[2]));
+      guard_stage([&] {
+        st.sched->annotate(st.id, te::LoopAnnotation{te::LoopAnnotation::Kind::Bind, v, thread->axis.tag,
+                                                     thread->axis.extent, thread->axis.var});
+      });
       return Value();
     });
     type->def("pragma", "self, var, pragma_type, pragma_value=None", [](Interpreter& interp, Args& a) {
@@ -177,15 +191,20 @@ TypeObject* StageValue::type() const {
       ir::PrimExpr value;
       if (!a[3].is_none()) {
         value = to_expr(interp, a[3], "pragma_value");
-        if (!ir::as<ir::IntImmNode>(value)) raise(ExcKind::NotImplementedError, "not supported yet: a pragma value that is not an integer");
+        if (!ir::as<ir::IntImmNode>(value))
+          raise(ExcKind::NotImplementedError, "not supported yet: a pragma value that is not an integer");
       }
-      guard_stage([&] { st.sched->annotate(st.id, te::LoopAnnotation{te::LoopAnnotation::Kind::Pragma, v, a.get_str(2), value, nullptr}); });
+      guard_stage([&] {
+        st.sched->annotate(st.id,
+                           te::LoopAnnotation{te::LoopAnnotation::Kind::Pragma, v, a.get_str(2), value, nullptr});
+      });
       return Value();
     });
     type->def("compute_at", "self, parent, scope", [](Interpreter& interp, Args& a) {
       StageValue& st = self_stage(a);
       auto* parent = a[1].as<StageValue>();
-      if (!parent) raise(ExcKind::TypeError, "compute_at: the first argument is a stage (s[C]), got " + interp.repr(a[1]));
+      if (!parent)
+        raise(ExcKind::TypeError, "compute_at: the first argument is a stage (s[C]), got " + interp.repr(a[1]));
       ir::Var v = iter_var_arg(interp, a[2], "compute_at");
       guard_stage([&] { st.sched->compute_at(st.id, parent->id, v); });
       return Value();
@@ -203,7 +222,8 @@ TypeObject* StageValue::type() const {
     type->def("storage_align", "self, axis, factor, offset", [](Interpreter& interp, Args& a) {
       StageValue& st = self_stage(a);
       ir::Var v = iter_var_arg(interp, a[1], "storage_align");
-      int64_t factor = int_arg(interp, a[2], "storage_align factor"), offset = int_arg(interp, a[3], "storage_align offset");
+      int64_t factor = int_arg(interp, a[2], "storage_align factor"),
+              offset = int_arg(interp, a[3], "storage_align offset");
       guard_stage([&] { st.sched->storage_align(st.id, v, factor, offset); });
       return Value();
     });
@@ -233,7 +253,8 @@ TypeObject* TeScheduleValue::type() const {
     });
     type->def_property("outputs", [](Interpreter&, const Value& v) {
       std::vector<Value> out;
-      for (const auto& op : v.as<TeScheduleValue>()->sched->outputs()) out.push_back(Value(std::make_shared<OperationValue>(op)));
+      for (const auto& op : v.as<TeScheduleValue>()->sched->outputs())
+        out.push_back(Value(std::make_shared<OperationValue>(op)));
       return script::make_list(std::move(out));
     });
     type->def_property("stages", [](Interpreter&, const Value& v) {
@@ -246,7 +267,8 @@ TypeObject* TeScheduleValue::type() const {
       auto& s = a[0].as<TeScheduleValue>()->sched;
       te::Operation tensor = operation_arg(a[1]);
       if (!tensor) raise(ExcKind::TypeError, "cache_read: expected a tensor, got " + interp.repr(a[1]));
-      std::vector<Value> items = a[3].as<script::List>() || a[3].as<script::Tuple>() ? interp.to_vector(a[3]) : std::vector<Value>{a[3]};
+      std::vector<Value> items =
+          a[3].as<script::List>() || a[3].as<script::Tuple>() ? interp.to_vector(a[3]) : std::vector<Value>{a[3]};
       std::vector<int> readers;
       for (const auto& r : items) readers.push_back(stage_id_of(*s, r, interp));
       int id = guard_stage([&] { return s->cache_read(tensor, a.get_str(2), readers); });
@@ -263,12 +285,15 @@ TypeObject* TeScheduleValue::type() const {
       std::vector<bool> seen(op ? op->outputs.size() : 0, false);
       for (const auto& t : tensors) {
         auto* tv = t.as<TensorValue>();
-        if (!tv || tv->op != op || seen[tv->value_index]) a.value_error(1, "a tensor or a list of the outputs of one compute");
+        if (!tv || tv->op != op || seen[tv->value_index])
+          a.value_error(1, "a tensor or a list of the outputs of one compute");
         seen[tv->value_index] = true;
       }
       if (tensors.size() != op->outputs.size()) {
-        raise(ExcKind::ValueError, fmt::format("cache_write: {} has {} outputs, and they are cached together: give all of them, "
-                                               "s.cache_write([...], scope)", op->name, op->outputs.size()));
+        raise(ExcKind::ValueError,
+              fmt::format("cache_write: {} has {} outputs, and they are cached together: give all of them, "
+                          "s.cache_write([...], scope)",
+                          op->name, op->outputs.size()));
       }
       int stage = stage_id_of(*s, tensors[0], interp);
       int id = guard_stage([&] { return s->cache_write(stage, a.get_str(2)); });
@@ -306,7 +331,8 @@ TypeObject* ThreadAxisValue::type() const {
     auto type = std::make_shared<TypeObject>("IterVar");
     type->set_module("tvm.tir");
     type->def_property("var", [](Interpreter&, const Value& v) { return wrap_var(v.as<ThreadAxisValue>()->axis.var); });
-    type->def_property("thread_tag", [](Interpreter&, const Value& v) { return script::make_str(v.as<ThreadAxisValue>()->axis.tag); });
+    type->def_property(
+        "thread_tag", [](Interpreter&, const Value& v) { return script::make_str(v.as<ThreadAxisValue>()->axis.tag); });
     return type;
   }();
   return t.get();
@@ -315,41 +341,57 @@ TypeObject* ThreadAxisValue::type() const {
 }  // namespace
 
 void install_te_schedule(Interpreter&, Namespace& ns) {
-  script::def_function(ns, "create_schedule", "ops", [](Interpreter& interp, Args& a) {
-    std::vector<Value> items = a[0].as<script::List>() || a[0].as<script::Tuple>() ? interp.to_vector(a[0]) : std::vector<Value>{a[0]};
-    std::vector<te::Operation> ops;
-    for (const auto& v : items) {
-      te::Operation op = operation_arg(v);
-      if (!op) raise(ExcKind::TypeError, "te.create_schedule: expected operations (C.op), got " + interp.repr(v));
-      ops.push_back(op);
-    }
-    if (ops.empty()) raise(ExcKind::ValueError, "te.create_schedule: no operations given");
-    return Value(std::make_shared<TeScheduleValue>(guard_stage([&] { return std::make_shared<te::Schedule>(ops); })));
-  }, "te.create_schedule(C.op): the stage schedule of the computation of C (s[C].split, ..., then tvm.lower / tvm.build).");
-  script::def_function(ns, "thread_axis", "dom=None, tag=\"\", name=\"\", span=None", [](Interpreter& interp, Args& a) {
-    std::string tag = a.get_str(1);
-    ir::PrimExpr extent;
-    if (a[0].as<script::Str>()) {
-      tag = a.get_str(0);
-    } else if (!a[0].is_none()) {
-      // The domain: (min, max) or a range's extent.
-      std::vector<Value> dom = a[0].as<script::Tuple>() || a[0].as<script::List>() ? interp.to_vector(a[0]) : std::vector<Value>{};
-      if (dom.size() != 2) a.value_error(0, "a thread axis domain is (min, max)");
-      ir::PrimExpr lo = to_expr(interp, dom[0], "thread_axis domain"), hi = to_expr(interp, dom[1], "thread_axis domain");
-      if (!ir::is_zero(lo)) raise(ExcKind::NotImplementedError, "not supported yet: a thread axis domain that does not start at 0");
-      extent = hi;
-    }
-    if (tag.empty()) raise(ExcKind::ValueError, "thread_axis: tag must be given as Positional or keyword argument");
-    std::string name = a.get_str(2);
-    return Value(std::make_shared<ThreadAxisValue>(te::ThreadAxis{tag, ir::make_var(name.empty() ? tag : name), extent}));
-  }, "te.thread_axis(\"threadIdx.x\"): a GPU thread axis for s[C].bind.");
+  script::def_function(
+      ns, "create_schedule", "ops",
+      [](Interpreter& interp, Args& a) {
+        std::vector<Value> items =
+            a[0].as<script::List>() || a[0].as<script::Tuple>() ? interp.to_vector(a[0]) : std::vector<Value>{a[0]};
+        std::vector<te::Operation> ops;
+        for (const auto& v : items) {
+          te::Operation op = operation_arg(v);
+          if (!op) raise(ExcKind::TypeError, "te.create_schedule: expected operations (C.op), got " + interp.repr(v));
+          ops.push_back(op);
+        }
+        if (ops.empty()) raise(ExcKind::ValueError, "te.create_schedule: no operations given");
+        return Value(
+            std::make_shared<TeScheduleValue>(guard_stage([&] { return std::make_shared<te::Schedule>(ops); })));
+      },
+      "te.create_schedule(C.op): the stage schedule of the computation of C (s[C].split, ..., then tvm.lower / "
+      "tvm.build).");
+  script::def_function(
+      ns, "thread_axis", "dom=None, tag=\"\", name=\"\", span=None",
+      [](Interpreter& interp, Args& a) {
+        std::string tag = a.get_str(1);
+        ir::PrimExpr extent;
+        if (a[0].as<script::Str>()) {
+          tag = a.get_str(0);
+        } else if (!a[0].is_none()) {
+          // The domain: (min, max) or a range's extent.
+          std::vector<Value> dom =
+              a[0].as<script::Tuple>() || a[0].as<script::List>() ? interp.to_vector(a[0]) : std::vector<Value>{};
+          if (dom.size() != 2) a.value_error(0, "a thread axis domain is (min, max)");
+          ir::PrimExpr lo = to_expr(interp, dom[0], "thread_axis domain"),
+                       hi = to_expr(interp, dom[1], "thread_axis domain");
+          if (!ir::is_zero(lo))
+            raise(ExcKind::NotImplementedError, "not supported yet: a thread axis domain that does not start at 0");
+          extent = hi;
+        }
+        if (tag.empty()) raise(ExcKind::ValueError, "thread_axis: tag must be given as Positional or keyword argument");
+        std::string name = a.get_str(2);
+        return Value(
+            std::make_shared<ThreadAxisValue>(te::ThreadAxis{tag, ir::make_var(name.empty() ? tag : name), extent}));
+      },
+      "te.thread_axis(\"threadIdx.x\"): a GPU thread axis for s[C].bind.");
 }
 
-std::optional<ir::IRModule> te_schedule_module(Interpreter& interp, const Value& inp, const Value& args, const std::string& name) {
+std::optional<ir::IRModule> te_schedule_module(Interpreter& interp, const Value& inp, const Value& args,
+                                               const std::string& name) {
   auto* s = inp.as<TeScheduleValue>();
   if (!s) return std::nullopt;
   if (args.is_none() || !(args.as<script::List>() || args.as<script::Tuple>())) {
-    raise(ExcKind::TypeError, "lowering a te schedule needs its argument tensors: tvm.lower(s, [A, B, C]) / tvm.build(s, [A, B, C], target)");
+    raise(
+        ExcKind::TypeError,
+        "lowering a te schedule needs its argument tensors: tvm.lower(s, [A, B, C]) / tvm.build(s, [A, B, C], target)");
   }
   std::vector<te::FuncArg> fargs = te_func_args(interp, args, "tvm.lower");
   ir::PrimFunc f = guard_stage([&] { return s->sched->to_prim_func(fargs, name); });

@@ -42,7 +42,7 @@ std::vector<te::FuncArg> te_func_args(script::Interpreter& interp, const script:
 void install_te_schedule(script::Interpreter& interp, script::Namespace& ns);
 // tvm.lower(s, args, name=) / tvm.build(s, args, ...) of a stage schedule: the module holding
 // the scheduled function named `name`; nullopt when `inp` is not a stage schedule.
-std::optional<ir::IRModule> te_schedule_module(script::Interpreter& interp, const script::Value& inp, const script::Value& args,
-                                               const std::string& name);
+std::optional<ir::IRModule> te_schedule_module(script::Interpreter& interp, const script::Value& inp,
+                                               const script::Value& args, const std::string& name);
 
 }  // namespace tsch::bindings

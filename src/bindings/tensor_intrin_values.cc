@@ -30,7 +30,9 @@ class TensorIntrinValue : public script::Object {
 
 ir::PrimFunc prim_func_arg(const Value& v, const char* what) {
   auto* f = v.as<PrimFuncValue>();
-  if (!f) raise(ExcKind::TypeError, std::string("TensorIntrin: ") + what + " must be a T.prim_func, got " + Interpreter::type_name(v));
+  if (!f)
+    raise(ExcKind::TypeError,
+          std::string("TensorIntrin: ") + what + " must be a T.prim_func, got " + Interpreter::type_name(v));
   return f->func;
 }
 
@@ -44,16 +46,23 @@ TypeRef make_tensor_intrin_type() {
     Args a(interp, "TensorIntrin", sig, std::move(call));
     return wrap_intrin(schedule::make_tensor_intrin(prim_func_arg(a[0], "desc"), prim_func_arg(a[1], "impl")));
   };
-  t->def("register", "name, desc, impl, override=False", [](Interpreter& interp, Args& a) {
-    schedule::TensorIntrin intrin = schedule::make_tensor_intrin(prim_func_arg(a[1], "desc"), prim_func_arg(a[2], "impl"));
-    schedule::register_tensor_intrin(a.get_str(0), std::move(intrin), interp.truthy(a[3]));
-    return Value();
-  }, "TensorIntrin.register(name, desc, impl, override=False): register a tensor intrinsic for sch.tensorize.");
-  t->def("get", "name, allow_missing=False", [](Interpreter& interp, Args& a) {
-    const std::string& name = a.get_str(0);
-    if (interp.truthy(a[1]) && !schedule::find_tensor_intrin(name)) return Value();
-    return wrap_intrin(schedule::get_tensor_intrin(name));
-  }, "TensorIntrin.get(name, allow_missing=False): the registered intrinsic (None when missing and allowed).");
+  t->def(
+      "register", "name, desc, impl, override=False",
+      [](Interpreter& interp, Args& a) {
+        schedule::TensorIntrin intrin =
+            schedule::make_tensor_intrin(prim_func_arg(a[1], "desc"), prim_func_arg(a[2], "impl"));
+        schedule::register_tensor_intrin(a.get_str(0), std::move(intrin), interp.truthy(a[3]));
+        return Value();
+      },
+      "TensorIntrin.register(name, desc, impl, override=False): register a tensor intrinsic for sch.tensorize.");
+  t->def(
+      "get", "name, allow_missing=False",
+      [](Interpreter& interp, Args& a) {
+        const std::string& name = a.get_str(0);
+        if (interp.truthy(a[1]) && !schedule::find_tensor_intrin(name)) return Value();
+        return wrap_intrin(schedule::get_tensor_intrin(name));
+      },
+      "TensorIntrin.get(name, allow_missing=False): the registered intrinsic (None when missing and allowed).");
   t->def_property("desc", [](Interpreter&, const Value& v) {
     return Value(std::make_shared<PrimFuncValue>(v.as<TensorIntrinValue>()->intrin.desc, "desc"));
   });

@@ -26,7 +26,8 @@ void register_time_module() {
     def_function(ns, "sleep", "secs", [](Interpreter& interp, Args& a) {
       double secs = a.get_float(0);
       if (secs < 0) raise(ExcKind::ValueError, "sleep length must be non-negative");
-      auto end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(secs));
+      auto end = std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(secs));
       while (std::chrono::steady_clock::now() < end) {
         interp.check_interrupt();
         auto left = end - std::chrono::steady_clock::now();
@@ -43,7 +44,8 @@ void register_time_module() {
     // Python's timeit: `setup` runs once, then `stmt` `number` times; the seconds the loop
     // took. Statements given as text run as script code in a namespace of their own (or
     // `globals`), as Python's do.
-    auto time_it = [](Interpreter& interp, const Value& stmt, const Value& setup, int64_t number, const Value& globals) -> double {
+    auto time_it = [](Interpreter& interp, const Value& stmt, const Value& setup, int64_t number,
+                      const Value& globals) -> double {
       if (number < 0) raise(ExcKind::ValueError, "timeit: number must be non-negative");
       NamespaceRef scope = interp.make_main_globals("");
       if (!globals.is_none()) {
@@ -82,11 +84,14 @@ void register_time_module() {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     def_function(ns, "timeit", "stmt=\"pass\", setup=\"pass\", timer=None, number=1000000, globals=None",
-                 [time_it](Interpreter& interp, Args& a) { return Value::real(time_it(interp, a[0], a[1], a.get_int(3), a[4])); });
+                 [time_it](Interpreter& interp, Args& a) {
+                   return Value::real(time_it(interp, a[0], a[1], a.get_int(3), a[4]));
+                 });
     def_function(ns, "repeat", "stmt=\"pass\", setup=\"pass\", timer=None, repeat=5, number=1000000, globals=None",
                  [time_it](Interpreter& interp, Args& a) {
                    std::vector<Value> out;
-                   for (int64_t r = 0; r < a.get_int(3); ++r) out.push_back(Value::real(time_it(interp, a[0], a[1], a.get_int(4), a[5])));
+                   for (int64_t r = 0; r < a.get_int(3); ++r)
+                     out.push_back(Value::real(time_it(interp, a[0], a[1], a.get_int(4), a[5])));
                    return make_list(std::move(out));
                  });
   });

@@ -26,8 +26,8 @@ class PassValue : public script::Object {
   explicit PassValue(Pass p) : pass(std::move(p)) {}
   TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override {
-    return std::string(pass.is_sequential() ? "Run Sequential pass: " : "Run Module pass: ") + pass.name() + " at the optimization level " +
-           std::to_string(pass.info().opt_level);
+    return std::string(pass.is_sequential() ? "Run Sequential pass: " : "Run Module pass: ") + pass.name() +
+           " at the optimization level " + std::to_string(pass.info().opt_level);
   }
   Pass pass;
 };
@@ -59,7 +59,9 @@ std::vector<std::string> str_list(Interpreter& interp, const Value& v) {
   if (v.is_none()) return out;
   for (const Value& x : interp.to_vector(v)) {
     auto* s = x.as<script::Str>();
-    if (!s) raise(ExcKind::TypeError, "expected a list of pass names (str), got an item of type " + Interpreter::type_name(x));
+    if (!s)
+      raise(ExcKind::TypeError,
+            "expected a list of pass names (str), got an item of type " + Interpreter::type_name(x));
     out.push_back(s->value);
   }
   return out;
@@ -67,10 +69,13 @@ std::vector<std::string> str_list(Interpreter& interp, const Value& v) {
 
 ir::IRModule module_of(Interpreter& interp, const Value& v, const std::string& what) {
   if (auto* m = v.as<IRModuleValue>()) return m->module;
-  raise(ExcKind::TypeError, what + ": expected an IRModule, got " + Interpreter::type_name(v) + " (wrap a PrimFunc with tvm.IRModule({\"main\": f}))");
+  raise(ExcKind::TypeError, what + ": expected an IRModule, got " + Interpreter::type_name(v) +
+                                " (wrap a PrimFunc with tvm.IRModule({\"main\": f}))");
 }
 
-Value context_value(const PassContext& ctx) { return Value(std::make_shared<PassContextValue>(std::make_shared<PassContext>(ctx))); }
+Value context_value(const PassContext& ctx) {
+  return Value(std::make_shared<PassContextValue>(std::make_shared<PassContext>(ctx)));
+}
 
 std::string callable_name(Interpreter& interp, const Value& f) {
   if (auto* t = f.as<TypeObject>()) return t->name();
@@ -87,12 +92,13 @@ Pass script_pass(Interpreter& interp, Value fn, PassInfo info, bool is_prim_func
       return module_of(interp, out, "a module pass's result");
     });
   }
-  return transform::prim_func_pass(std::move(info), [&interp, fn](const ir::PrimFunc& f, const ir::IRModule& mod, const PassContext& ctx) {
+  return transform::prim_func_pass(std::move(info), [&interp, fn](const ir::PrimFunc& f, const ir::IRModule& mod,
+                                                                  const PassContext& ctx) {
     std::string name = "main";
     for (const auto& [n, g] : mod->prim_funcs())
       if (g == f) name = n;
-    Value out = interp.call(fn, std::vector<Value>{Value(std::make_shared<PrimFuncValue>(f, name)), Value(std::make_shared<IRModuleValue>(mod)),
-                                                   context_value(ctx)});
+    Value out = interp.call(fn, std::vector<Value>{Value(std::make_shared<PrimFuncValue>(f, name)),
+                                                   Value(std::make_shared<IRModuleValue>(mod)), context_value(ctx)});
     auto* g = out.as<PrimFuncValue>();
     if (!g) raise(ExcKind::TypeError, "a prim_func pass must return a PrimFunc, got " + Interpreter::type_name(out));
     return g->func;
@@ -103,7 +109,9 @@ Pass script_pass(Interpreter& interp, Value fn, PassInfo info, bool is_prim_func
 // the pass from an instance; without pass_func, the decorator.
 Value make_decorated_pass(Interpreter& interp, Args& a, bool is_prim_func_pass) {
   const char* what = is_prim_func_pass ? "prim_func_pass" : "module_pass";
-  if (a[1].is_none()) raise(ExcKind::ValueError, std::string("Please provide opt_level for the ") + (is_prim_func_pass ? "prim_func" : "module") + " pass.");
+  if (a[1].is_none())
+    raise(ExcKind::ValueError,
+          std::string("Please provide opt_level for the ") + (is_prim_func_pass ? "prim_func" : "module") + " pass.");
   int64_t opt_level = a.get_int(1);
   Value name = a[2];
   std::vector<std::string> required = str_list(interp, a[3]);
@@ -111,21 +119,22 @@ Value make_decorated_pass(Interpreter& interp, Args& a, bool is_prim_func_pass) 
     PassInfo info{name.is_none() ? callable_name(interp, f) : interp.str(name), static_cast<int>(opt_level), required};
     if (f.as<TypeObject>()) {
       const char* method = is_prim_func_pass ? "transform_function" : "transform_module";
-      return Value(std::make_shared<script::NativeFunction>(info.name, script::Signature::parse("*args, **kwargs"),
-                                                           [f, info, method, is_prim_func_pass](Interpreter& interp, Args& call) {
-        script::CallArgs args;
-        args.positional = call.varargs();
-        args.keywords = call.kwargs();
-        Value instance = interp.call(f, std::move(args));
-        Value bound = interp.get_attr(instance, intern(method));
-        return wrap_pass(script_pass(interp, bound, info, is_prim_func_pass));
-      }));
+      return Value(std::make_shared<script::NativeFunction>(
+          info.name, script::Signature::parse("*args, **kwargs"),
+          [f, info, method, is_prim_func_pass](Interpreter& interp, Args& call) {
+            script::CallArgs args;
+            args.positional = call.varargs();
+            args.keywords = call.kwargs();
+            Value instance = interp.call(f, std::move(args));
+            Value bound = interp.get_attr(instance, intern(method));
+            return wrap_pass(script_pass(interp, bound, info, is_prim_func_pass));
+          }));
     }
     return wrap_pass(script_pass(interp, f, info, is_prim_func_pass));
   };
   if (!a[0].is_none()) return create(a[0]);
   return Value(std::make_shared<script::NativeFunction>(what, script::Signature::parse("pass_func"),
-                                                       [create](Interpreter&, Args& b) { return create(b[0]); }));
+                                                        [create](Interpreter&, Args& b) { return create(b[0]); }));
 }
 
 }  // namespace
@@ -134,12 +143,17 @@ TypeObject* PassValue::type() const {
   static TypeRef t = [] {
     auto t = std::make_shared<TypeObject>("Pass");
     t->set_module("tvm.transform");
-    t->def("__call__", "self, mod", [](Interpreter& interp, Args& a) {
-      const Pass& p = a[0].as<PassValue>()->pass;
-      ir::IRModule mod = module_of(interp, a[1], p.name());
-      return Value(std::make_shared<IRModuleValue>(guard_core([&] { return p(mod); })));
-    }, "pass(mod) -> IRModule: run the pass under the current PassContext.");
-    t->def_property("info", [](Interpreter&, const Value& v) { return Value(std::make_shared<PassInfoValue>(v.as<PassValue>()->pass.info())); });
+    t->def(
+        "__call__", "self, mod",
+        [](Interpreter& interp, Args& a) {
+          const Pass& p = a[0].as<PassValue>()->pass;
+          ir::IRModule mod = module_of(interp, a[1], p.name());
+          return Value(std::make_shared<IRModuleValue>(guard_core([&] { return p(mod); })));
+        },
+        "pass(mod) -> IRModule: run the pass under the current PassContext.");
+    t->def_property("info", [](Interpreter&, const Value& v) {
+      return Value(std::make_shared<PassInfoValue>(v.as<PassValue>()->pass.info()));
+    });
     return t;
   }();
   return t.get();
@@ -149,8 +163,10 @@ TypeObject* PassInfoValue::type() const {
   static TypeRef t = [] {
     auto t = std::make_shared<TypeObject>("PassInfo");
     t->set_module("tvm.transform");
-    t->def_property("name", [](Interpreter&, const Value& v) { return script::make_str(v.as<PassInfoValue>()->info.name); });
-    t->def_property("opt_level", [](Interpreter&, const Value& v) { return Value::integer(v.as<PassInfoValue>()->info.opt_level); });
+    t->def_property("name",
+                    [](Interpreter&, const Value& v) { return script::make_str(v.as<PassInfoValue>()->info.name); });
+    t->def_property("opt_level",
+                    [](Interpreter&, const Value& v) { return Value::integer(v.as<PassInfoValue>()->info.opt_level); });
     t->def_property("required", [](Interpreter&, const Value& v) {
       std::vector<Value> names;
       for (const auto& r : v.as<PassInfoValue>()->info.required) names.push_back(script::make_str(r));
@@ -166,13 +182,17 @@ namespace {
 // tir.add_lower_pass: [(phase, pass), ...] with phase >= 0 (3 and above: the last phase).
 std::vector<transform::PhasePass> phase_passes(Interpreter& interp, const Value& v) {
   const char* expected = "PassContext config 'tir.add_lower_pass' expects a list of (phase, pass) pairs";
-  if (!v.as<script::List>() && !v.as<script::Tuple>()) raise(ExcKind::TypeError, std::string(expected) + ", got " + Interpreter::type_name(v));
+  if (!v.as<script::List>() && !v.as<script::Tuple>())
+    raise(ExcKind::TypeError, std::string(expected) + ", got " + Interpreter::type_name(v));
   std::vector<transform::PhasePass> out;
   for (const Value& item : interp.to_vector(v)) {
-    std::vector<Value> pair = item.as<script::List>() || item.as<script::Tuple>() ? interp.to_vector(item) : std::vector<Value>{};
+    std::vector<Value> pair =
+        item.as<script::List>() || item.as<script::Tuple>() ? interp.to_vector(item) : std::vector<Value>{};
     auto* pass = pair.size() == 2 ? pair[1].as<PassValue>() : nullptr;
     if (!pass || !pair[0].is_int()) raise(ExcKind::TypeError, std::string(expected) + ", got " + interp.repr(item));
-    if (pair[0].as_int() < 0) raise(ExcKind::ValueError, "tir.add_lower_pass: phase must be at least 0, got " + std::to_string(pair[0].as_int()));
+    if (pair[0].as_int() < 0)
+      raise(ExcKind::ValueError,
+            "tir.add_lower_pass: phase must be at least 0, got " + std::to_string(pair[0].as_int()));
     out.push_back({static_cast<int>(std::min<int64_t>(pair[0].as_int(), 3)), std::make_shared<const Pass>(pass->pass)});
   }
   return out;
@@ -183,8 +203,8 @@ TypeRef pass_context_type() {
     auto t = std::make_shared<TypeObject>("PassContext");
     t->set_module("tvm.transform");
     t->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
-      static const script::Signature sig =
-          script::Signature::parse("opt_level=2, required_pass=None, disabled_pass=None, instruments=None, config=None");
+      static const script::Signature sig = script::Signature::parse(
+          "opt_level=2, required_pass=None, disabled_pass=None, instruments=None, config=None");
       Args a(interp, "PassContext", sig, std::move(call));
       auto ctx = std::make_shared<PassContext>();
       ctx->opt_level = static_cast<int>(a.get_int(0));
@@ -192,7 +212,8 @@ TypeRef pass_context_type() {
       ctx->disabled_pass = str_list(interp, a[2]);
       if (!a[4].is_none()) {
         auto* config = a[4].as<script::Dict>();
-        if (!config) raise(ExcKind::TypeError, "PassContext: config must be a dict, got " + Interpreter::type_name(a[4]));
+        if (!config)
+          raise(ExcKind::TypeError, "PassContext: config must be a dict, got " + Interpreter::type_name(a[4]));
         for (const auto& [k, v] : config->items()) {
           auto* key = k.as<script::Str>();
           if (!key) raise(ExcKind::TypeError, "PassContext: config keys must be str, got " + Interpreter::type_name(k));
@@ -221,7 +242,8 @@ TypeRef pass_context_type() {
             if (!inst.as<script::Instance>() || !inst.as<script::Instance>()->cls()->lookup(method)) continue;
             auto hook = [&interp, inst, method](const ir::IRModule& mod, const PassInfo& info) {
               interp.call(interp.get_attr(inst, method),
-                          std::vector<Value>{Value(std::make_shared<IRModuleValue>(mod)), Value(std::make_shared<PassInfoValue>(info))});
+                          std::vector<Value>{Value(std::make_shared<IRModuleValue>(mod)),
+                                             Value(std::make_shared<PassInfoValue>(info))});
             };
             (before ? pi.run_before_pass : pi.run_after_pass) = hook;
           }
@@ -231,8 +253,10 @@ TypeRef pass_context_type() {
       return Value(std::make_shared<PassContextValue>(ctx));
     };
     auto ctx_of = [](const Value& v) -> const PassContext& { return *v.as<PassContextValue>()->ctx; };
-    t->def_property("opt_level", [ctx_of](Interpreter&, const Value& v) { return Value::integer(ctx_of(v).opt_level); });
-    t->def_property("config", [ctx_of](Interpreter& interp, const Value& v) { return json_to_value(interp, ctx_of(v).config); });
+    t->def_property("opt_level",
+                    [ctx_of](Interpreter&, const Value& v) { return Value::integer(ctx_of(v).opt_level); });
+    t->def_property("config",
+                    [ctx_of](Interpreter& interp, const Value& v) { return json_to_value(interp, ctx_of(v).config); });
     t->def_property("required_pass", [ctx_of](Interpreter&, const Value& v) {
       std::vector<Value> names;
       for (const auto& r : ctx_of(v).required_pass) names.push_back(script::make_str(r));
@@ -252,11 +276,13 @@ TypeRef pass_context_type() {
       return Value();
     });
     // Static methods (called on the class).
-    t->def("current", "", [](Interpreter&, Args&) { return context_value(PassContext::current()); },
-           "PassContext.current(): the context of the innermost `with PassContext(...)` block, or the default one.");
+    t->def(
+        "current", "", [](Interpreter&, Args&) { return context_value(PassContext::current()); },
+        "PassContext.current(): the context of the innermost `with PassContext(...)` block, or the default one.");
     t->def("list_configs", "", [](Interpreter& interp, Args&) {
       auto d = std::make_shared<script::Dict>();
-      for (const std::string& key : PassContext::list_configs()) d->set(interp, script::make_str(key), script::make_str("bool"));
+      for (const std::string& key : PassContext::list_configs())
+        d->set(interp, script::make_str(key), script::make_str("bool"));
       return Value(d);
     });
     return t;
@@ -276,28 +302,36 @@ void build_transform(Interpreter&, script::Module& m) {
   // The Pass class itself, for isinstance(x, tvm.ir.transform.Pass).
   Value probe = wrap_pass(Pass({"identity", 0, {}}, [](const ir::IRModule& mod, const PassContext&) { return mod; }));
   ns.set(intern("Pass"), Value(probe.type()->shared_from_this()));
-  script::def_function(ns, "Sequential", "passes=None, opt_level=0, name='sequential', required=None, traceable=False",
-                       [](Interpreter& interp, Args& a) {
-    std::vector<Pass> passes;
-    if (!a[0].is_none()) {
-      for (const Value& p : interp.to_vector(a[0])) {
-        auto* pv = p.as<PassValue>();
-        if (!pv) raise(ExcKind::TypeError, "Sequential: expected passes, got " + Interpreter::type_name(p));
-        passes.push_back(pv->pass);
-      }
-    }
-    return wrap_pass(transform::sequential(std::move(passes), {a.get_str(2), static_cast<int>(a.get_int(1)), str_list(interp, a[3])}));
-  }, "Sequential(passes, opt_level=0, name='sequential'): the passes in order, each when the PassContext enables it.");
-  script::def_function(ns, "module_pass", "pass_func=None, opt_level=None, name=None, required=None, traceable=False",
-                       [](Interpreter& interp, Args& a) { return make_decorated_pass(interp, a, false); },
-                       "@module_pass(opt_level=0): a pass from fn(mod, ctx) -> mod, or from a class with transform_module(self, mod, ctx).");
-  script::def_function(ns, "PrintIR", "header='', show_meta_data=False", [](Interpreter& interp, Args& a) {
-    std::string header = a.get_str(0);
-    return wrap_pass(Pass({"PrintIR", 0, {}}, [&interp, header](const ir::IRModule& mod, const PassContext&) {
-      interp.write_stdout(header + "\n" + ir::script(mod));
-      return mod;
-    }));
-  }, "PrintIR(header=''): a pass that prints the module and returns it unchanged.");
+  script::def_function(
+      ns, "Sequential", "passes=None, opt_level=0, name='sequential', required=None, traceable=False",
+      [](Interpreter& interp, Args& a) {
+        std::vector<Pass> passes;
+        if (!a[0].is_none()) {
+          for (const Value& p : interp.to_vector(a[0])) {
+            auto* pv = p.as<PassValue>();
+            if (!pv) raise(ExcKind::TypeError, "Sequential: expected passes, got " + Interpreter::type_name(p));
+            passes.push_back(pv->pass);
+          }
+        }
+        return wrap_pass(transform::sequential(std::move(passes),
+                                               {a.get_str(2), static_cast<int>(a.get_int(1)), str_list(interp, a[3])}));
+      },
+      "Sequential(passes, opt_level=0, name='sequential'): the passes in order, each when the PassContext enables it.");
+  script::def_function(
+      ns, "module_pass", "pass_func=None, opt_level=None, name=None, required=None, traceable=False",
+      [](Interpreter& interp, Args& a) { return make_decorated_pass(interp, a, false); },
+      "@module_pass(opt_level=0): a pass from fn(mod, ctx) -> mod, or from a class with transform_module(self, mod, "
+      "ctx).");
+  script::def_function(
+      ns, "PrintIR", "header='', show_meta_data=False",
+      [](Interpreter& interp, Args& a) {
+        std::string header = a.get_str(0);
+        return wrap_pass(Pass({"PrintIR", 0, {}}, [&interp, header](const ir::IRModule& mod, const PassContext&) {
+          interp.write_stdout(header + "\n" + ir::script(mod));
+          return mod;
+        }));
+      },
+      "PrintIR(header=''): a pass that prints the module and returns it unchanged.");
 }
 
 void build_tir_transform(Interpreter&, script::Module& m) {
@@ -306,10 +340,12 @@ void build_tir_transform(Interpreter&, script::Module& m) {
     auto factory = make;
     script::def_function(ns, name, "", [factory](Interpreter&, Args&) { return wrap_pass(factory()); });
   }
-  script::def_function(ns, "prim_func_pass", "pass_func=None, opt_level=None, name=None, required=None, traceable=False",
-                       [](Interpreter& interp, Args& a) { return make_decorated_pass(interp, a, true); },
-                       "@prim_func_pass(opt_level=0): a pass from fn(func, mod, ctx) -> func applied to each PrimFunc, or from a class with "
-                       "transform_function(self, func, mod, ctx).");
+  script::def_function(
+      ns, "prim_func_pass", "pass_func=None, opt_level=None, name=None, required=None, traceable=False",
+      [](Interpreter& interp, Args& a) { return make_decorated_pass(interp, a, true); },
+      "@prim_func_pass(opt_level=0): a pass from fn(func, mod, ctx) -> func applied to each PrimFunc, or from a class "
+      "with "
+      "transform_function(self, func, mod, ctx).");
 }
 
 }  // namespace

@@ -1,20 +1,21 @@
 // tvm.build / tvm.compile / tvm.lower: the script side of driver::build (the target as given,
 // else the `with target:` scope's, else llvm; lowering notes printed; errors raised).
+#include "bindings/tvm_build.h"
+
 #include <cstdio>
 #include <cstdlib>
 
 #include "bindings/ir_values.h"
 #include "bindings/relax_module.h"
 #include "bindings/runtime_values.h"
-#include "bindings/tvm_build.h"
 #include "bindings/target_values.h"
 #include "bindings/te_values.h"
 #include "driver/build.h"
 #include "ir/printer.h"
 #include "runtime/thread_pool.h"
 #include "script/exceptions.h"
-#include "support/diagnostics.h"
 #include "script/modules.h"
+#include "support/diagnostics.h"
 #include "transform/pipeline.h"
 
 namespace tsch::bindings {
@@ -113,30 +114,42 @@ Value build(Interpreter& interp, const Value& mod_value, const Value& target_val
 void install_build_functions(Namespace& ns) {
   // TVM 0.18's tvm.build(inputs, args, target, ...) and 0.23's tvm.build(mod, target): the
   // second argument is the argument list of a te schedule, else the target.
-  script::def_function(ns, "build", "inputs, args=None, target=None, target_host=None, runtime=None, name=None, binds=None",
-                       [](Interpreter& interp, Args& a) {
-    bool arg_list = a[1].as<script::List>() || a[1].as<script::Tuple>();
-    if (!a[1].is_none() && !arg_list) {
-      if (!a[2].is_none()) raise(ExcKind::TypeError, "build: the target is given twice (as the second argument and as target=)");
-      return build(interp, a[0], a[1]);
-    }
-    if (!a[6].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: tvm.build binds=");
-    return build(interp, a[0], a[2], a[1], a[5].is_none() ? "default_function" : a.get_str(5));
-  }, "build(mod, target=\"llvm\") / build(s, [A, B, C], target, name=): lower and compile a PrimFunc, IRModule or te schedule; "
-     "returns a module whose functions take arrays.");
-  script::def_function(ns, "compile", "mod, target=None, relax_pipeline=\"default\", tir_pipeline=\"default\"", [](Interpreter& interp, Args& a) {
-    if (has_relax_functions(interp, a[0])) return compile_relax_module(interp, a[0], a[1]);
-    return build(interp, a[0], a[1]);
-  }, "compile(mod, target=\"llvm\"): as build; the result's .mod is the module itself.");
-  script::def_function(ns, "lower", "inp, args=None, name='main', binds=None, simple_mode=False", [](Interpreter& interp, Args& a) {
-    if (!a[3].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: tvm.lower binds=");
-    return lower(interp, a[0], a[1], a.get_str(2));
-  }, "lower(mod) / lower(s, [A, B, C], simple_mode=True): the module after the lowering passes (blocks removed, buffers flattened).");
+  script::def_function(
+      ns, "build", "inputs, args=None, target=None, target_host=None, runtime=None, name=None, binds=None",
+      [](Interpreter& interp, Args& a) {
+        bool arg_list = a[1].as<script::List>() || a[1].as<script::Tuple>();
+        if (!a[1].is_none() && !arg_list) {
+          if (!a[2].is_none())
+            raise(ExcKind::TypeError, "build: the target is given twice (as the second argument and as target=)");
+          return build(interp, a[0], a[1]);
+        }
+        if (!a[6].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: tvm.build binds=");
+        return build(interp, a[0], a[2], a[1], a[5].is_none() ? "default_function" : a.get_str(5));
+      },
+      "build(mod, target=\"llvm\") / build(s, [A, B, C], target, name=): lower and compile a PrimFunc, IRModule or te "
+      "schedule; "
+      "returns a module whose functions take arrays.");
+  script::def_function(
+      ns, "compile", "mod, target=None, relax_pipeline=\"default\", tir_pipeline=\"default\"",
+      [](Interpreter& interp, Args& a) {
+        if (has_relax_functions(interp, a[0])) return compile_relax_module(interp, a[0], a[1]);
+        return build(interp, a[0], a[1]);
+      },
+      "compile(mod, target=\"llvm\"): as build; the result's .mod is the module itself.");
+  script::def_function(
+      ns, "lower", "inp, args=None, name='main', binds=None, simple_mode=False",
+      [](Interpreter& interp, Args& a) {
+        if (!a[3].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: tvm.lower binds=");
+        return lower(interp, a[0], a[1], a.get_str(2));
+      },
+      "lower(mod) / lower(s, [A, B, C], simple_mode=True): the module after the lowering passes (blocks removed, "
+      "buffers flattened).");
 }
 
 void register_tvm_build_modules() {
   register_tvm_target_module();
-  script::ModuleLoader::register_builtin("tvm.driver", [](Interpreter&, script::Module& m) { install_build_functions(*m.globals); });
+  script::ModuleLoader::register_builtin("tvm.driver",
+                                         [](Interpreter&, script::Module& m) { install_build_functions(*m.globals); });
 }
 
 }  // namespace tsch::bindings

@@ -11,7 +11,8 @@ using script::TypeRef;
 
 TypeRef tvm_error_type() {
   static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("TVMError", std::vector<TypeRef>{script::exception_type_ref(ExcKind::RuntimeError)});
+    auto type = std::make_shared<TypeObject>("TVMError",
+                                             std::vector<TypeRef>{script::exception_type_ref(ExcKind::RuntimeError)});
     type->set_module("tvm.error");
     return type;
   }();

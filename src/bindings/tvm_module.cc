@@ -1,30 +1,29 @@
 // The `tvm` package as scripts see it: tvm.script (ir_module, from_source), tvm.ir
 // (structural equality, IRModule), tvm.tir (IR types); `I` is tvm.script.ir.
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cmath>
 
+#include "arith/verify_well_formed.h"
 #include "bindings/arith_module.h"
 #include "bindings/attr_values.h"
 #include "bindings/buffer_options.h"
-#include "bindings/index_map_values.h"
-#include "bindings/tensor_intrin_values.h"
 #include "bindings/expr_classes.h"
+#include "bindings/index_map_values.h"
 #include "bindings/ir_type_values.h"
 #include "bindings/ir_values.h"
-#include "bindings/stmt_values.h"
-#include "frontend/ir_module_frame.h"
-#include "bindings/roundtrip_check.h"
 #include "bindings/registry_values.h"
 #include "bindings/relax_module.h"
 #include "bindings/relax_values.h"
+#include "bindings/roundtrip_check.h"
 #include "bindings/runtime_values.h"
 #include "bindings/schedule_values.h"
+#include "bindings/stmt_values.h"
+#include "bindings/tensor_intrin_values.h"
 #include "bindings/transform_values.h"
 #include "bindings/tvm_build.h"
-#include "arith/verify_well_formed.h"
+#include "frontend/ir_module_frame.h"
 #include "frontend/tir_parser.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -83,7 +82,8 @@ script::TypeObject* IRModuleDecorator::type() const {
   static script::TypeRef t = [] {
     auto type = std::make_shared<script::TypeObject>("ir_module");
     type->set_module("tvm.script.ir");
-    type->def("__call__", "self, cls", ir_module_from_class, "@I.ir_module: turn a class of @T.prim_func methods into an IRModule.");
+    type->def("__call__", "self, cls", ir_module_from_class,
+              "@I.ir_module: turn a class of @T.prim_func methods into an IRModule.");
     return type;
   }();
   return t.get();
@@ -92,7 +92,8 @@ script::TypeObject* IRModuleDecorator::type() const {
 // I.module_attrs({...}) in an @I.ir_module class body.
 Value module_attrs(Interpreter& interp, Args& a) {
   frontend::IRModuleFrame* frame = frontend::current_ir_module_frame();
-  if (!frame || frame->consumed) raise(ExcKind::ValueError, "I.module_attrs is only valid in the body of an @I.ir_module class");
+  if (!frame || frame->consumed)
+    raise(ExcKind::ValueError, "I.module_attrs is only valid in the body of an @I.ir_module class");
   if (frame->attrs && !interp.truthy(a[1])) {
     raise(ExcKind::ValueError, "Duplicate module attrs, previous one is:\n" + ir::script(*frame->attrs));
   }
@@ -137,7 +138,8 @@ ir::StructuralDiff diff_expr_lists(Interpreter& interp, const Value& lhs, const 
     std::vector<ir::PrimExpr> out;
     for (const Value& x : interp.to_vector(v)) {
       if (!is_expr(x) && !x.is_int() && !x.is_float() && !x.is_bool()) {
-        raise(ExcKind::NotImplementedError, fmt::format("not supported yet: structural equality of lists holding {}", interp.type_name(x)));
+        raise(ExcKind::NotImplementedError,
+              fmt::format("not supported yet: structural equality of lists holding {}", interp.type_name(x)));
       }
       out.push_back(to_expr(interp, x, side));
     }
@@ -177,39 +179,53 @@ void build_ir(Interpreter& interp, script::Module& m) {
   ns.set(intern("transform"), Value(import(interp, "tvm.ir.transform")));
   ns.set(intern("Range"), range_type_value());
   def_ir_types(ns);  // PrimType, PointerType
-  def_function(ns, "structural_equal", "lhs, rhs, map_free_vars=False", [](Interpreter& interp, Args& a) {
-    return Value::boolean(diff_values(interp, a).equal);
-  }, "structural_equal(lhs, rhs): True when the two IRs are equal up to variable renaming.");
-  def_function(ns, "structural_hash", "node, map_free_vars=False", [](Interpreter& interp, Args& a) {
-    uint64_t h;
-    if (auto* x = a[0].as<ExprValue>()) h = ir::structural_hash(x->expr);
-    else if (auto* f = a[0].as<PrimFuncValue>()) h = ir::structural_hash(f->func);
-    else if (auto* st = a[0].as<StmtValue>()) h = ir::structural_hash(st->stmt);
-    else h = ir::structural_hash(to_module(interp, a[0], "node"));
-    return Value::integer(static_cast<int64_t>(h & 0x7fffffffffffffffULL));  // a non-negative int, as TVM's
-  }, "structural_hash(node): a hash that agrees with structural_equal (equal IRs hash alike; names do not count).");
-  def_function(ns, "assert_structural_equal", "lhs, rhs, map_free_vars=False", [](Interpreter& interp, Args& a) {
-    ir::StructuralDiff d = diff_values(interp, a);
-    if (d.equal) return Value();
-    raise(ExcKind::ValueError,
-          fmt::format("StructuralEqual check failed, caused by lhs at {}:\n  {}\nand rhs at {}:\n  {}\n"
-                      "lhs:\n{}\nrhs:\n{}",
-                      d.path, d.lhs, d.path, d.rhs, text_of(interp, a[0]), text_of(interp, a[1])));
-  }, "assert_structural_equal(lhs, rhs): raise ValueError naming the first difference.");
+  def_function(
+      ns, "structural_equal", "lhs, rhs, map_free_vars=False",
+      [](Interpreter& interp, Args& a) { return Value::boolean(diff_values(interp, a).equal); },
+      "structural_equal(lhs, rhs): True when the two IRs are equal up to variable renaming.");
+  def_function(
+      ns, "structural_hash", "node, map_free_vars=False",
+      [](Interpreter& interp, Args& a) {
+        uint64_t h;
+        if (auto* x = a[0].as<ExprValue>())
+          h = ir::structural_hash(x->expr);
+        else if (auto* f = a[0].as<PrimFuncValue>())
+          h = ir::structural_hash(f->func);
+        else if (auto* st = a[0].as<StmtValue>())
+          h = ir::structural_hash(st->stmt);
+        else
+          h = ir::structural_hash(to_module(interp, a[0], "node"));
+        return Value::integer(static_cast<int64_t>(h & 0x7fffffffffffffffULL));  // a non-negative int, as TVM's
+      },
+      "structural_hash(node): a hash that agrees with structural_equal (equal IRs hash alike; names do not count).");
+  def_function(
+      ns, "assert_structural_equal", "lhs, rhs, map_free_vars=False",
+      [](Interpreter& interp, Args& a) {
+        ir::StructuralDiff d = diff_values(interp, a);
+        if (d.equal) return Value();
+        raise(ExcKind::ValueError,
+              fmt::format("StructuralEqual check failed, caused by lhs at {}:\n  {}\nand rhs at {}:\n  {}\n"
+                          "lhs:\n{}\nrhs:\n{}",
+                          d.path, d.lhs, d.path, d.rhs, text_of(interp, a[0]), text_of(interp, a[1])));
+      },
+      "assert_structural_equal(lhs, rhs): raise ValueError naming the first difference.");
   ns.set(intern("IRModule"), Value(ir_module_type()));
   ns.set(intern("GlobalVar"), Value(global_var_type()));
   ns.set(intern("BaseFunc"), Value(base_func_type()));
   install_op_class(ns);
-  def_function(ns, "load_json", "json_str", [](Interpreter& interp, Args& a) {
-    auto groups = guard_core([&] { return relax::metadata_from_json_graph(a.get_str(0)); });
-    auto d = std::make_shared<script::Dict>();
-    for (auto& [key, exprs] : groups) {
-      std::vector<Value> items;
-      for (auto& e : exprs) items.push_back(wrap_relax(e));
-      d->set(interp, script::make_str(key), script::make_list(std::move(items)));
-    }
-    return Value(d);
-  }, "load_json(text): the metadata of a module printed with show_meta=True (Relax constants by type key).");
+  def_function(
+      ns, "load_json", "json_str",
+      [](Interpreter& interp, Args& a) {
+        auto groups = guard_core([&] { return relax::metadata_from_json_graph(a.get_str(0)); });
+        auto d = std::make_shared<script::Dict>();
+        for (auto& [key, exprs] : groups) {
+          std::vector<Value> items;
+          for (auto& e : exprs) items.push_back(wrap_relax(e));
+          d->set(interp, script::make_str(key), script::make_list(std::move(items)));
+        }
+        return Value(d);
+      },
+      "load_json(text): the metadata of a module printed with show_meta=True (Relax constants by type key).");
 }
 
 void build_script_ir(Interpreter&, script::Module& m) {
@@ -238,7 +254,8 @@ void build_tir_expr(Interpreter& interp, script::Module& m) {
   // all / any of several conditions.
   auto condition = [](Interpreter& interp, const Value& v, const char* what) {
     ir::PrimExpr e = to_expr(interp, v, what);
-    if (!e->dtype.is_bool()) raise(ExcKind::TypeError, std::string(what) + ": expected a boolean expression, got " + e->dtype.to_string());
+    if (!e->dtype.is_bool())
+      raise(ExcKind::TypeError, std::string(what) + ": expected a boolean expression, got " + e->dtype.to_string());
     return e;
   };
   for (auto [name, kind] : {std::pair{"all", ir::ExprKind::And}, std::pair{"any", ir::ExprKind::Or}}) {
@@ -261,10 +278,13 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.set(intern("Buffer"), Value(buffer_type()));
   ns.set(intern("analysis"), Value(import(interp, "tvm.tir.analysis")));
   ns.set(intern("transform"), Value(import(interp, "tvm.tir.transform")));
-  ns.set(intern("stmt_functor"), Value(import(interp, "tvm.tir.stmt_functor")));  // imported by tvm.tir, as TVM's package does
+  ns.set(intern("stmt_functor"),
+         Value(import(interp, "tvm.tir.stmt_functor")));  // imported by tvm.tir, as TVM's package does
   install_schedule(ns);
   // tvm.tir.schedule.state, imported with tvm.tir as TVM's package does.
-  ns.find(intern("schedule"))->as<script::Module>()->globals->set(intern("state"), Value(import(interp, "tvm.tir.schedule.state")));
+  ns.find(intern("schedule"))
+      ->as<script::Module>()
+      ->globals->set(intern("state"), Value(import(interp, "tvm.tir.schedule.state")));
   std::shared_ptr<script::Module> expr = import(interp, "tvm.tir.expr");
   ns.set(intern("expr"), Value(expr));
   for (const char* f : {"PrimExpr", "all", "any"}) ns.set(intern(f), *expr->globals->find(intern(f)));
@@ -276,65 +296,179 @@ void build_tir(Interpreter& interp, script::Module& m) {
   ns.set(intern("Block"), Value(block_stmt_type()));
   ns.set(intern("BlockRealize"), Value(block_realize_stmt_type()));
   // tvm.tir.decl_buffer(shape, dtype, name, ...): a buffer value outside TVMScript.
-  def_function(ns, "decl_buffer",
-               "shape, dtype=\"float32\", name=\"buffer\", data=None, strides=None, elem_offset=None, scope=\"\", data_alignment=-1, "
-               "offset_factor=0, buffer_type=\"\", axis_separators=None, span=None",
-               [](Interpreter& interp, Args& a) {
-                 std::vector<ir::PrimExpr> shape;
-                 for (const Value& d : a[0].as<script::Tuple>() || a[0].as<script::List>() ? interp.to_vector(a[0]) : std::vector<Value>{a[0]}) {
-                   shape.push_back(to_expr(interp, d, "decl_buffer shape"));
-                 }
-                 std::string scope = a.get_str(6);
-                 const ir::VarNode* data = nullptr;
-                 if (!a[3].is_none()) {
-                   // Over given data: a handle variable, whose pointer annotation gives the scope (TVM's Buffer::scope()).
-                   auto* e = a[3].as<ExprValue>();
-                   data = e ? ir::as<ir::VarNode>(e->expr) : nullptr;
-                   if (!data || !data->dtype.is_handle()) a.type_error(3, "a handle tvm.tir.Var");
-                   if (data->type_annotation) scope = data->type_annotation->storage_scope;
-                 }
-                 ir::Buffer b = ir::make_buffer(a.get_str(2), to_dtype(interp, a[1], "decl_buffer dtype"), shape, scope);
-                 b = with_buffer_options(interp, b, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "tvm.tir.decl_buffer");
-                 if (data) {
-                   auto node = std::make_shared<ir::BufferNode>(*b);
-                   node->data = std::static_pointer_cast<const ir::VarNode>(a[3].as<ExprValue>()->expr);
-                   b = node;
-                 }
-                 if (auto* v = b->elem_offset ? ir::as<ir::VarNode>(b->elem_offset) : nullptr; v && v->name == "elem_offset") {
-                   v->name = b->name + "_elem_offset";
-                 }
-                 return wrap(b);
-               });
+  def_function(
+      ns, "decl_buffer",
+      "shape, dtype=\"float32\", name=\"buffer\", data=None, strides=None, elem_offset=None, scope=\"\", "
+      "data_alignment=-1, "
+      "offset_factor=0, buffer_type=\"\", axis_separators=None, span=None",
+      [](Interpreter& interp, Args& a) {
+        std::vector<ir::PrimExpr> shape;
+        for (const Value& d :
+             a[0].as<script::Tuple>() || a[0].as<script::List>() ? interp.to_vector(a[0]) : std::vector<Value>{a[0]}) {
+          shape.push_back(to_expr(interp, d, "decl_buffer shape"));
+        }
+        std::string scope = a.get_str(6);
+        const ir::VarNode* data = nullptr;
+        if (!a[3].is_none()) {
+          // Over given data: a handle variable, whose pointer annotation gives the scope (TVM's Buffer::scope()).
+          auto* e = a[3].as<ExprValue>();
+          data = e ? ir::as<ir::VarNode>(e->expr) : nullptr;
+          if (!data || !data->dtype.is_handle()) a.type_error(3, "a handle tvm.tir.Var");
+          if (data->type_annotation) scope = data->type_annotation->storage_scope;
+        }
+        ir::Buffer b = ir::make_buffer(a.get_str(2), to_dtype(interp, a[1], "decl_buffer dtype"), shape, scope);
+        b = with_buffer_options(interp, b, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "tvm.tir.decl_buffer");
+        if (data) {
+          auto node = std::make_shared<ir::BufferNode>(*b);
+          node->data = std::static_pointer_cast<const ir::VarNode>(a[3].as<ExprValue>()->expr);
+          b = node;
+        }
+        if (auto* v = b->elem_offset ? ir::as<ir::VarNode>(b->elem_offset) : nullptr; v && v->name == "elem_offset") {
+          v->name = b->name + "_elem_offset";
+        }
+        return wrap(b);
+      });
   // tvm.tir.build(mod, target): TVM 0.23's name for building TensorIR.
   ns.set(intern("build"), *import(interp, "tvm.driver")->globals->find(intern("build")));
   // The expression functions tvm.tir exports (the same as T.*'s), and indexdiv / indexmod,
   // TVM's names for the floor division and modulo of index expressions.
   Namespace& t = *import(interp, "tvm.script.tir")->globals;
   // TVM's list (python/tvm/tir/__init__.py's imports from tir.op); those T lacks are absent.
-  for (const char* f : {"call_packed_lowered", "call_cpacked_lowered", "call_tir", "call_packed", "call_cpacked", "call_intrin",
-                        "call_pure_extern", "call_extern", "call_llvm_intrin", "call_llvm_pure_intrin", "ret", "min_value", "max_value",
-                        "trace", "tvm_stack_alloca", "tvm_stack_make_shape", "tvm_stack_make_array", "tvm_tuple", "handle_add_byte_offset",
-                        "tvm_struct_get", "tvm_struct_set", "address_of", "lookup_param", "assume", "undef", "continue_loop", "break_loop",
-                        "tvm_thread_allreduce", "type_annotation", "tvm_access_ptr", "tvm_throw_last_error", "tvm_load_matrix_sync",
-                        "tvm_store_matrix_sync", "tvm_mma_sync", "tvm_bmma_sync", "tvm_fill_fragment", "ptx_mma", "ptx_mma_sp", "mma_store",
-                        "mma_fill", "ptx_ldmatrix", "ptx_cp_async", "ptx_cp_async_bulk", "ptx_commit_group", "ptx_wait_group",
-                        "ptx_cp_async_barrier", "ptx_init_barrier_thread_count", "ptx_arrive_barrier", "ptx_arrive_barrier_expect_tx",
-                        "ptx_wait_barrier", "create_barriers", "vectorlow", "vectorhigh", "vectorcombine", "reinterpret", "exp", "exp2",
-                        "exp10", "log", "log2", "log10", "log1p", "ldexp", "clz", "sin", "sinh", "asin", "asinh", "cos", "cosh", "acos",
-                        "acosh", "tan", "tanh", "atan", "atan2", "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "erf",
-                        "sigmoid", "sqrt", "rsqrt", "floor", "ceil", "hypot", "trunc", "abs", "round", "nextafter", "nearbyint", "power",
-                        "pow", "popcount", "fmod", "if_then_else", "likely", "isnan", "isnullptr", "isfinite", "isinf", "copysign", "div",
-                        "truncdiv", "truncmod", "floordiv", "floormod", "ceildiv", "logaddexp", "max", "min", "q_multiply_shift",
-                        "q_multiply_shift_per_axis", "shift_left", "shift_right", "TVMBackendAllocWorkspace", "TVMBackendFreeWorkspace",
-                        "start_profile_intrinsic", "end_profile_intrinsic", "vscale", "get_active_lane_mask", "dp4a"}) {
+  for (const char* f : {"call_packed_lowered",
+                        "call_cpacked_lowered",
+                        "call_tir",
+                        "call_packed",
+                        "call_cpacked",
+                        "call_intrin",
+                        "call_pure_extern",
+                        "call_extern",
+                        "call_llvm_intrin",
+                        "call_llvm_pure_intrin",
+                        "ret",
+                        "min_value",
+                        "max_value",
+                        "trace",
+                        "tvm_stack_alloca",
+                        "tvm_stack_make_shape",
+                        "tvm_stack_make_array",
+                        "tvm_tuple",
+                        "handle_add_byte_offset",
+                        "tvm_struct_get",
+                        "tvm_struct_set",
+                        "address_of",
+                        "lookup_param",
+                        "assume",
+                        "undef",
+                        "continue_loop",
+                        "break_loop",
+                        "tvm_thread_allreduce",
+                        "type_annotation",
+                        "tvm_access_ptr",
+                        "tvm_throw_last_error",
+                        "tvm_load_matrix_sync",
+                        "tvm_store_matrix_sync",
+                        "tvm_mma_sync",
+                        "tvm_bmma_sync",
+                        "tvm_fill_fragment",
+                        "ptx_mma",
+                        "ptx_mma_sp",
+                        "mma_store",
+                        "mma_fill",
+                        "ptx_ldmatrix",
+                        "ptx_cp_async",
+                        "ptx_cp_async_bulk",
+                        "ptx_commit_group",
+                        "ptx_wait_group",
+                        "ptx_cp_async_barrier",
+                        "ptx_init_barrier_thread_count",
+                        "ptx_arrive_barrier",
+                        "ptx_arrive_barrier_expect_tx",
+                        "ptx_wait_barrier",
+                        "create_barriers",
+                        "vectorlow",
+                        "vectorhigh",
+                        "vectorcombine",
+                        "reinterpret",
+                        "exp",
+                        "exp2",
+                        "exp10",
+                        "log",
+                        "log2",
+                        "log10",
+                        "log1p",
+                        "ldexp",
+                        "clz",
+                        "sin",
+                        "sinh",
+                        "asin",
+                        "asinh",
+                        "cos",
+                        "cosh",
+                        "acos",
+                        "acosh",
+                        "tan",
+                        "tanh",
+                        "atan",
+                        "atan2",
+                        "atanh",
+                        "bitwise_and",
+                        "bitwise_not",
+                        "bitwise_or",
+                        "bitwise_xor",
+                        "erf",
+                        "sigmoid",
+                        "sqrt",
+                        "rsqrt",
+                        "floor",
+                        "ceil",
+                        "hypot",
+                        "trunc",
+                        "abs",
+                        "round",
+                        "nextafter",
+                        "nearbyint",
+                        "power",
+                        "pow",
+                        "popcount",
+                        "fmod",
+                        "if_then_else",
+                        "likely",
+                        "isnan",
+                        "isnullptr",
+                        "isfinite",
+                        "isinf",
+                        "copysign",
+                        "div",
+                        "truncdiv",
+                        "truncmod",
+                        "floordiv",
+                        "floormod",
+                        "ceildiv",
+                        "logaddexp",
+                        "max",
+                        "min",
+                        "q_multiply_shift",
+                        "q_multiply_shift_per_axis",
+                        "shift_left",
+                        "shift_right",
+                        "TVMBackendAllocWorkspace",
+                        "TVMBackendFreeWorkspace",
+                        "start_profile_intrinsic",
+                        "end_profile_intrinsic",
+                        "vscale",
+                        "get_active_lane_mask",
+                        "dp4a"}) {
     if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
   }
   // tvm.tir.infinity(dtype): the float type's infinity (TVM's T.float32("inf")).
-  def_function(ns, "infinity", "dtype, span=None", [](Interpreter& interp, Args& a) {
-    ir::DataType t = to_dtype(interp, a[0], "tvm.tir.infinity dtype");
-    if (!t.is_float() || t.is_float8()) a.value_error(0, "a float dtype with an infinity, got " + t.to_string());
-    return wrap(ir::make_float(INFINITY, t));
-  }, "infinity(dtype): +inf of a float dtype.");
+  def_function(
+      ns, "infinity", "dtype, span=None",
+      [](Interpreter& interp, Args& a) {
+        ir::DataType t = to_dtype(interp, a[0], "tvm.tir.infinity dtype");
+        if (!t.is_float() || t.is_float8()) a.value_error(0, "a float dtype with an infinity, got " + t.to_string());
+        return wrap(ir::make_float(INFINITY, t));
+      },
+      "infinity(dtype): +inf of a float dtype.");
   // tvm.tir.const(value, dtype): as te.const.
   if (Value* v = import(interp, "tvm.te")->globals->find(intern("const"))) ns.set(intern("const"), *v);
   if (Value* v = t.find(intern("floordiv"))) ns.set(intern("indexdiv"), *v);
@@ -342,19 +476,23 @@ void build_tir(Interpreter& interp, script::Module& m) {
 }
 
 void build_tir_analysis(Interpreter&, script::Module& m) {
-  def_function(*m.globals, "verify_well_formed", "obj, assert_mode=True", [](Interpreter& interp, Args& a) {
-    ir::IRModule mod = to_module(interp, a[0], "verify_well_formed");
-    for (auto [name, f] : mod->prim_funcs()) {
-      if (auto* pf = a[0].as<PrimFuncValue>()) name = pf->name;
-      std::vector<std::string> problems = arith::verify_well_formed(f, arith::kStructure);
-      if (problems.empty()) continue;
-      if (!interp.truthy(a[1])) return Value::boolean(false);
-      std::string message = "prim_func " + name + " is not well formed:";
-      for (const auto& p : problems) message += "\n  " + p;
-      raise(ExcKind::ValueError, message);
-    }
-    return Value::boolean(true);
-  }, "verify_well_formed(func_or_mod, assert_mode=True): check variables, scopes and block bindings (TVM's rules; out-of-bounds accesses are refused by tvm.build).");
+  def_function(
+      *m.globals, "verify_well_formed", "obj, assert_mode=True",
+      [](Interpreter& interp, Args& a) {
+        ir::IRModule mod = to_module(interp, a[0], "verify_well_formed");
+        for (auto [name, f] : mod->prim_funcs()) {
+          if (auto* pf = a[0].as<PrimFuncValue>()) name = pf->name;
+          std::vector<std::string> problems = arith::verify_well_formed(f, arith::kStructure);
+          if (problems.empty()) continue;
+          if (!interp.truthy(a[1])) return Value::boolean(false);
+          std::string message = "prim_func " + name + " is not well formed:";
+          for (const auto& p : problems) message += "\n  " + p;
+          raise(ExcKind::ValueError, message);
+        }
+        return Value::boolean(true);
+      },
+      "verify_well_formed(func_or_mod, assert_mode=True): check variables, scopes and block bindings (TVM's rules; "
+      "out-of-bounds accesses are refused by tvm.build).");
 }
 
 // tvm.topi is written in tsch (stdlib/tvm_topi): the built-in module holds what it defines.
@@ -381,7 +519,8 @@ void build_tvm(Interpreter& interp, script::Module& m) {
   ns.set(intern("error"), Value(import(interp, "tvm.error")));
   // v0.23's tvm.TVMError is Python's Exception (tvm/base.py); tvm.error.TVMError is the class.
   ns.set(intern("TVMError"), Value(script::exception_type_ref(ExcKind::Exception)));
-  for (const char* sub : {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te", "contrib", "topi", "arith"})
+  for (const char* sub :
+       {"nd", "runtime", "target", "testing", "driver", "transform", "relax", "te", "contrib", "topi", "arith"})
     ns.set(intern(sub), Value(import(interp, std::string("tvm.") + sub)));
   install_build_functions(ns);
   install_runtime_devices(ns);
@@ -449,7 +588,9 @@ void check_roundtrip(Interpreter& interp, const ir::BaseFunc& f, const std::stri
       interp, name, text,
       [&](const Value& v) {
         auto* g = v.as<FunctionValue>();
-        return g && g->base_func()->func_kind() == f->func_kind() ? ir::script(g->base_func(), g->name, roundtrip_options()) : std::string();
+        return g && g->base_func()->func_kind() == f->func_kind()
+                   ? ir::script(g->base_func(), g->name, roundtrip_options())
+                   : std::string();
       },
       [&](const Value& v) { return ir::structural_diff(module_of(f), module_of(v.as<FunctionValue>()->base_func())); });
 }
@@ -483,16 +624,17 @@ void install_prim_func_hook() {
   installed = true;
   bool roundtrip = std::getenv("TSCH_CHECK_ROUNDTRIP") != nullptr;
   script::DecoratorHook hook;
-  hook.on_function = 
-      [roundtrip](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def, Value& result) {
-        auto* deco = decorator.as<frontend::PrimFuncDecorator>();
-        if (!deco) return false;
-        ir::PrimFunc f = guard_ir([&] { return frontend::parse_prim_func(defining, def, deco->is_private, deco->check_well_formed); });
-        std::string name = symbol_name(def.name);
-        if (roundtrip && deco->check_well_formed) check_roundtrip(defining.interp, ir::BaseFunc(f), name);
-        result = Value(std::make_shared<PrimFuncValue>(f, name));
-        return true;
-      };
+  hook.on_function = [roundtrip](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def,
+                                 Value& result) {
+    auto* deco = decorator.as<frontend::PrimFuncDecorator>();
+    if (!deco) return false;
+    ir::PrimFunc f =
+        guard_ir([&] { return frontend::parse_prim_func(defining, def, deco->is_private, deco->check_well_formed); });
+    std::string name = symbol_name(def.name);
+    if (roundtrip && deco->check_well_formed) check_roundtrip(defining.interp, ir::BaseFunc(f), name);
+    result = Value(std::make_shared<PrimFuncValue>(f, name));
+    return true;
+  };
   script::Interpreter::decorator_hooks().push_back(std::move(hook));
 }
 
@@ -518,41 +660,47 @@ void register_tvm_modules() {
   });
   script::ModuleLoader::register_builtin("tvm.tir", build_tir);
   script::ModuleLoader::register_builtin("tvm.tir.expr", build_tir_expr);
-  script::ModuleLoader::register_builtin("tvm.tir.schedule.schedule", [](Interpreter&, script::Module& m) { install_schedule_module(*m.globals); });
+  script::ModuleLoader::register_builtin("tvm.tir.schedule.schedule",
+                                         [](Interpreter&, script::Module& m) { install_schedule_module(*m.globals); });
   script::ModuleLoader::register_builtin("tvm.error", [](Interpreter&, script::Module& m) {
     m.globals->set(intern("TVMError"), Value(tvm_error_type()));
     m.globals->set(intern("InternalError"), Value(internal_error_type()));
   });
   script::ModuleLoader::register_builtin("tvm.topi", build_topi);
   script::ModuleLoader::register_builtin("tvm.tir.stmt_functor", [](Interpreter&, script::Module& m) {
-    script::def_function(*m.globals, "pre_order_visit", "stmt, fvisit", [](Interpreter& interp, Args& a) {
-      auto* s = a[0].as<StmtValue>();
-      if (!s) a.type_error(0, "a statement (a For, Block, ...)");
-      pre_order_visit(interp, s->stmt, a[1]);
-      return Value();
-    }, "pre_order_visit(stmt, fvisit): fvisit on each statement, parents first; False skips its children.");
-    script::def_function(*m.globals, "post_order_visit", "stmt, fvisit", [](Interpreter& interp, Args& a) {
-      auto* s = a[0].as<StmtValue>();
-      if (!s) a.type_error(0, "a statement (a For, Block, ...)");
-      post_order_visit(interp, s->stmt, a[1]);
-      return Value();
-    }, "post_order_visit(stmt, fvisit): fvisit on each statement, children first (statements only).");
+    script::def_function(
+        *m.globals, "pre_order_visit", "stmt, fvisit",
+        [](Interpreter& interp, Args& a) {
+          auto* s = a[0].as<StmtValue>();
+          if (!s) a.type_error(0, "a statement (a For, Block, ...)");
+          pre_order_visit(interp, s->stmt, a[1]);
+          return Value();
+        },
+        "pre_order_visit(stmt, fvisit): fvisit on each statement, parents first; False skips its children.");
+    script::def_function(
+        *m.globals, "post_order_visit", "stmt, fvisit",
+        [](Interpreter& interp, Args& a) {
+          auto* s = a[0].as<StmtValue>();
+          if (!s) a.type_error(0, "a statement (a For, Block, ...)");
+          post_order_visit(interp, s->stmt, a[1]);
+          return Value();
+        },
+        "post_order_visit(stmt, fvisit): fvisit on each statement, children first (statements only).");
   });
   script::ModuleLoader::register_builtin("tvm.tir.schedule.transform", [](Interpreter& interp, script::Module& m) {
     mirror_module(interp, m, "tvm_schedule_transform");
   });
   // tvm.testing.tir: TVM's schedule helpers for its tests (mma_schedule), written in tsch.
-  script::ModuleLoader::register_builtin("tvm.testing.tir", [](Interpreter& interp, script::Module& m) {
-    mirror_module(interp, m, "tvm_testing_tir");
-  });
+  script::ModuleLoader::register_builtin(
+      "tvm.testing.tir", [](Interpreter& interp, script::Module& m) { mirror_module(interp, m, "tvm_testing_tir"); });
   script::ModuleLoader::register_builtin("tvm.tir.tensor_intrin", [](Interpreter& interp, script::Module& m) {
     mirror_module(interp, m, "tvm_tensor_intrin");
   });
   for (const char* target : {"x86", "arm_cpu", "hexagon", "rocm", "cuda", "dot_product_common"}) {
     std::string name = target;
-    script::ModuleLoader::register_builtin("tvm.tir.tensor_intrin." + name, [name](Interpreter& interp, script::Module& m) {
-      mirror_module(interp, m, "tvm_tensor_intrin." + name);
-    });
+    script::ModuleLoader::register_builtin(
+        "tvm.tir.tensor_intrin." + name,
+        [name](Interpreter& interp, script::Module& m) { mirror_module(interp, m, "tvm_tensor_intrin." + name); });
   }
   script::ModuleLoader::register_builtin("tvm.tir.analysis", build_tir_analysis);
   // tvm.tir.function: where TVM defines PrimFunc, TensorIntrin and IndexMap (tvm.tir re-exports them).
@@ -565,12 +713,13 @@ void register_tvm_modules() {
   // raise "not supported yet" from the package's __getattr__.
   for (const char* sub : {"", ".testing", ".testing.te_workload"}) {
     std::string suffix = sub;
-    script::ModuleLoader::register_builtin("tvm.meta_schedule" + suffix, [suffix](Interpreter& interp, script::Module& m) {
-      mirror_module(interp, m, "tvm_meta_schedule" + suffix);
-    });
+    script::ModuleLoader::register_builtin(
+        "tvm.meta_schedule" + suffix,
+        [suffix](Interpreter& interp, script::Module& m) { mirror_module(interp, m, "tvm_meta_schedule" + suffix); });
   }
   // TVM 0.24+ spelling: tvm.s_tir.Schedule.
-  script::ModuleLoader::register_builtin("tvm.s_tir", [](Interpreter&, script::Module& m) { install_schedule(*m.globals); });
+  script::ModuleLoader::register_builtin("tvm.s_tir",
+                                         [](Interpreter&, script::Module& m) { install_schedule(*m.globals); });
 }
 
 }  // namespace tsch::bindings

@@ -5,18 +5,18 @@
 // tvm.tir.ScheduleError and leaves mod and trace exactly as they were.
 #include <fmt/format.h>
 
+#include "bindings/index_map_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/schedule_session.h"
 #include "bindings/schedule_values.h"
-#include "schedule/primitives.h"
-#include "schedule/tensorize_mapping.h"
-#include "schedule/suggest_index_map.h"
-#include "bindings/index_map_values.h"
 #include "bindings/stmt_values.h"
 #include "driver/differential.h"
-#include "runtime/module.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
+#include "runtime/module.h"
+#include "schedule/primitives.h"
+#include "schedule/suggest_index_map.h"
+#include "schedule/tensorize_mapping.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
 
@@ -32,7 +32,8 @@ using script::TypeRef;
 
 std::string RVValue::repr_hook(Interpreter&) {
   const char* kind = rv->kind == RVNode::Kind::Block ? "BlockRV" : rv->kind == RVNode::Kind::Loop ? "LoopRV" : "ExprRV";
-  if (rv->kind == RVNode::Kind::Expr) return fmt::format("{}({})", kind, rv->value);  // its value (-1: a factor left to infer)
+  if (rv->kind == RVNode::Kind::Expr)
+    return fmt::format("{}({})", kind, rv->value);  // its value (-1: a factor left to infer)
   // sample_compute_location's "stay at the root" and "inline" are no loop of the IR.
   if (rv->kind == RVNode::Kind::Loop && rv->sid == schedule::kRootLoop) return "LoopRV(compute_root)";
   if (rv->kind == RVNode::Kind::Loop && rv->sid == schedule::kInlineLoop) return "LoopRV(compute_inline)";
@@ -50,8 +51,9 @@ namespace {
 // `j1 * j2` is the PrimExpr `v * v` over the two ExprRVs' variables. == and != stay identity
 // tests, as for the other handles.
 void def_expr_rv_operators(TypeObject& t) {
-  for (const char* op : {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
-                         "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__lt__", "__le__", "__gt__", "__ge__"}) {
+  for (const char* op :
+       {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+        "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__lt__", "__le__", "__gt__", "__ge__"}) {
     t.def(op, "self, other", [op](Interpreter& interp, Args& a) {
       Value var = wrap(ir::PrimExpr(*expr_rv_var(a[0])));
       return interp.call(interp.get_attr(var, intern(op)), std::vector<Value>{a[1]});
@@ -70,7 +72,9 @@ TypeRef rv_type(RVNode::Kind kind) {
   auto make = [](const char* name, RVNode::Kind kind) {
     auto t = std::make_shared<TypeObject>(name);
     t->set_module("tvm.tir.schedule");
-    t->constructor = [kind](Interpreter&, TypeObject*, script::CallArgs&) { return wrap_rv(schedule::make_rv(kind, 0)); };
+    t->constructor = [kind](Interpreter&, TypeObject*, script::CallArgs&) {
+      return wrap_rv(schedule::make_rv(kind, 0));
+    };
     t->def("same_as", "self, other", [](Interpreter&, Args& a) {
       auto* other = a[1].as<RVValue>();
       return Value::boolean(other && other->rv == a[0].as<RVValue>()->rv);
@@ -153,8 +157,9 @@ const schedule::RV& known_rv(Args& a, size_t i) {
   auto* rv = a[i].as<RVValue>();
   if (!rv) a.type_error(i, "a BlockRV, LoopRV or ExprRV");
   if (!self(a).has_rv(rv->rv)) {
-    raise(ExcKind::IndexError, "Cannot find the corresponding RandomVariable: the handle was made by another schedule, or removed "
-                               "with remove_rv");
+    raise(ExcKind::IndexError,
+          "Cannot find the corresponding RandomVariable: the handle was made by another schedule, or removed "
+          "with remove_rv");
   }
   return rv->rv;
 }
@@ -169,11 +174,14 @@ void install_build_check() {
     try {
       r = driver::compare_execution(sch.original(), sch.mod());
     } catch (const runtime::BuildError& e) {
-      throw UserError(UserErrorKind::RuntimeError, std::string("TSCH_CHECK_BUILD: the scheduled module does not build: ") + e.what());
+      throw UserError(UserErrorKind::RuntimeError,
+                      std::string("TSCH_CHECK_BUILD: the scheduled module does not build: ") + e.what());
     } catch (const UserError& e) {
-      throw UserError(UserErrorKind::RuntimeError, std::string("TSCH_CHECK_BUILD: the scheduled module does not build: ") + e.what());
+      throw UserError(UserErrorKind::RuntimeError,
+                      std::string("TSCH_CHECK_BUILD: the scheduled module does not build: ") + e.what());
     }
-    if (!r.equal) throw UserError(UserErrorKind::RuntimeError, "TSCH_CHECK_BUILD: the schedule changed the results: " + r.note);
+    if (!r.equal)
+      throw UserError(UserErrorKind::RuntimeError, "TSCH_CHECK_BUILD: the schedule changed the results: " + r.note);
   });
 }
 
@@ -185,13 +193,15 @@ void check_trace(Interpreter& interp, const schedule::Schedule& sch) {
   if (!enabled || sch.edited_outside_trace()) return;
   std::string text = sch.trace().as_json().dump();
   schedule::Schedule fresh(sch.original(), 1);
-  schedule::Trace::apply_json_to_schedule(nlohmann::json::parse(text), fresh,
-                                          [&interp](const std::string& lambda) { return parse_index_map(interp, lambda); });
+  schedule::Trace::apply_json_to_schedule(nlohmann::json::parse(text), fresh, [&interp](const std::string& lambda) {
+    return parse_index_map(interp, lambda);
+  });
   if (!(ir::structural_diff(fresh.mod(), sch.mod()).equal)) {
     raise(ExcKind::RuntimeError, "TSCH_CHECK_TRACE: the trace replayed from JSON gives another module: " +
                                      ir::structural_diff(fresh.mod(), sch.mod()).path + "\n" + text);
   }
-  if (fresh.trace().as_json().dump() != text) raise(ExcKind::RuntimeError, "TSCH_CHECK_TRACE: the replayed trace differs:\n" + text);
+  if (fresh.trace().as_json().dump() != text)
+    raise(ExcKind::RuntimeError, "TSCH_CHECK_TRACE: the replayed trace differs:\n" + text);
 }
 
 Value wrap_outputs(const schedule::InstructionKind& kind, const std::vector<RV>& outs) {
@@ -221,7 +231,8 @@ std::function<Value(Interpreter&, Args&)> primitive_method(const schedule::Instr
       }
       Value out = wrap_outputs(*kind, sch.apply(*kind, std::move(c.inputs), std::move(c.attrs), std::move(c.decision)));
       if (!separator_inputs.empty()) {
-        sch.apply(*schedule::InstructionKind::find("SetAxisSeparator"), std::move(separator_inputs), std::move(separator_attrs), {});
+        sch.apply(*schedule::InstructionKind::find("SetAxisSeparator"), std::move(separator_inputs),
+                  std::move(separator_attrs), {});
       }
       check_trace(interp, sch);
       return out;
@@ -244,41 +255,54 @@ TypeRef make_schedule_type() {
   auto t = std::make_shared<TypeObject>("Schedule");
   t->set_module("tvm.tir.schedule.schedule");  // the Python class TVM defines it as
   t->constructor = [](Interpreter& interp, TypeObject*, script::CallArgs& call) {
-    static const script::Signature sig =
-        script::Signature::parse("mod, *, seed=None, debug_mask=\"none\", error_render_level=\"detail\", enable_check=True");
+    static const script::Signature sig = script::Signature::parse(
+        "mod, *, seed=None, debug_mask=\"none\", error_render_level=\"detail\", enable_check=True");
     Args a(interp, "Schedule", sig, std::move(call));
     int64_t seed = a[1].is_none() ? -1 : a.get_int(1);
     try {
-      return Value(std::make_shared<ScheduleValue>(schedule::Schedule(to_module(interp, a[0], "Schedule"), seed, debug_mask_of(a, 2),
-                                                                      schedule::parse_error_render_level(a.get_str(3)))));
+      return Value(std::make_shared<ScheduleValue>(
+          schedule::Schedule(to_module(interp, a[0], "Schedule"), seed, debug_mask_of(a, 2),
+                             schedule::parse_error_render_level(a.get_str(3)))));
     } catch (const UserError& e) {
       raise_user_error(e, "Schedule", {"mod", "seed", "debug_mask", "error_render_level"});
     }
   };
-  t->def_property("mod", [](Interpreter&, const Value& v) { return Value(std::make_shared<IRModuleValue>(v.as<ScheduleValue>()->sch.mod())); });
-  t->def_property("trace", [](Interpreter&, const Value& v) { return make_trace_value(v.as<ScheduleValue>()->sch.trace()); });
+  t->def_property("mod", [](Interpreter&, const Value& v) {
+    return Value(std::make_shared<IRModuleValue>(v.as<ScheduleValue>()->sch.mod()));
+  });
+  t->def_property("trace",
+                  [](Interpreter&, const Value& v) { return make_trace_value(v.as<ScheduleValue>()->sch.trace()); });
   // TVM's: the GlobalVar of the function worked on (None while the module has several and
   // work_on was not called).
   t->def_property("func_working_on", [](Interpreter&, const Value& v) -> Value {
     const std::string& f = v.as<ScheduleValue>()->sch.func_working_on();
     return f.empty() ? Value() : Value(std::make_shared<GlobalVarValue>(f));
   });
-  t->def("show", "self", [](Interpreter& interp, Args& a) {
-    interp.write_stdout(ir::script(self(a).mod()));
-    return Value();
-  }, "show(): print the current module.");
-  t->def("copy", "self", [](Interpreter&, Args& a) { return Value(std::make_shared<ScheduleValue>(self(a).copy())); },
-         "copy(): an independent schedule with the same module, trace and handles, sampling from a seed forked off this one's.");
-  t->def("seed", "self, seed", [](Interpreter&, Args& a) {
-    try {
-      self(a).seed(a.get_int(1));
-    } catch (const UserError& e) {
-      raise_user_error(e, "seed", {"seed"});
-    }
-    return Value();
-  }, "seed(n): make the following sampling decisions deterministic.");
-  t->def("fork_seed", "self", [](Interpreter&, Args& a) { return Value::integer(self(a).fork_seed()); },
-         "fork_seed() -> int: a seed for a child schedule, drawn from this one's random state.");
+  t->def(
+      "show", "self",
+      [](Interpreter& interp, Args& a) {
+        interp.write_stdout(ir::script(self(a).mod()));
+        return Value();
+      },
+      "show(): print the current module.");
+  t->def(
+      "copy", "self", [](Interpreter&, Args& a) { return Value(std::make_shared<ScheduleValue>(self(a).copy())); },
+      "copy(): an independent schedule with the same module, trace and handles, sampling from a seed forked off this "
+      "one's.");
+  t->def(
+      "seed", "self, seed",
+      [](Interpreter&, Args& a) {
+        try {
+          self(a).seed(a.get_int(1));
+        } catch (const UserError& e) {
+          raise_user_error(e, "seed", {"seed"});
+        }
+        return Value();
+      },
+      "seed(n): make the following sampling decisions deterministic.");
+  t->def(
+      "fork_seed", "self", [](Interpreter&, Args& a) { return Value::integer(self(a).fork_seed()); },
+      "fork_seed() -> int: a seed for a child schedule, drawn from this one's random state.");
   t->def("work_on", "self, func_name", [](Interpreter&, Args& a) {
     try {
       self(a).work_on(a.get_str(1));
@@ -287,33 +311,43 @@ TypeRef make_schedule_type() {
     }
     return Value();
   });
-  t->def("get_sref", "self, rv", [](Interpreter&, Args& a) -> Value {
-    const schedule::RV& rv = known_rv(a, 1);
-    if (rv->kind == RVNode::Kind::Expr) a.type_error(1, "a BlockRV or LoopRV");
-    if (!self(a).state().info(rv->sid)) raise(ExcKind::ValueError, "get_sref: the handle is no longer in the schedule");
-    return Value(std::make_shared<StmtSRefValue>(a[0].as_ref<ScheduleValue>(), rv->sid));
-  }, "get_sref(rv) -> StmtSRef: the loop or block the handle names in this schedule's state.");
-  t->def("remove_rv", "self, rand_var", [](Interpreter&, Args& a) -> Value {
-    self(a).remove_rv(known_rv(a, 1));
-    return Value();
-  }, "remove_rv(rv): forget a handle; using it afterwards is an IndexError.");
+  t->def(
+      "get_sref", "self, rv",
+      [](Interpreter&, Args& a) -> Value {
+        const schedule::RV& rv = known_rv(a, 1);
+        if (rv->kind == RVNode::Kind::Expr) a.type_error(1, "a BlockRV or LoopRV");
+        if (!self(a).state().info(rv->sid))
+          raise(ExcKind::ValueError, "get_sref: the handle is no longer in the schedule");
+        return Value(std::make_shared<StmtSRefValue>(a[0].as_ref<ScheduleValue>(), rv->sid));
+      },
+      "get_sref(rv) -> StmtSRef: the loop or block the handle names in this schedule's state.");
+  t->def(
+      "remove_rv", "self, rand_var",
+      [](Interpreter&, Args& a) -> Value {
+        self(a).remove_rv(known_rv(a, 1));
+        return Value();
+      },
+      "remove_rv(rv): forget a handle; using it afterwards is an IndexError.");
   // TVM's CanDecomposePadding: not an instruction (nothing is traced or changed).
-  t->def("can_decompose_padding", "self, block, loop", [](Interpreter&, Args& a) -> Value {
-    const schedule::RV& block = known_rv(a, 1);
-    const schedule::RV& loop = known_rv(a, 2);
-    if (block->kind != RVNode::Kind::Block) a.type_error(1, "a BlockRV");
-    if (loop->kind != RVNode::Kind::Loop) a.type_error(2, "a LoopRV");
-    schedule::ScheduleState& state = self(a).state();
-    if (!state.block(block->sid) || !state.loop(loop->sid)) raise(ExcKind::ValueError, "can_decompose_padding: the handle is no longer in the schedule");
-    return Value::boolean(schedule::can_decompose_padding(state, block->sid, loop->sid));
-  }, "can_decompose_padding(block, loop) -> bool: whether decompose_padding(block, loop) would be accepted.");
-  t->def_property("state", [](Interpreter&, const Value& v) {
-    return make_schedule_state(v.as_ref<ScheduleValue>());
-  });
+  t->def(
+      "can_decompose_padding", "self, block, loop",
+      [](Interpreter&, Args& a) -> Value {
+        const schedule::RV& block = known_rv(a, 1);
+        const schedule::RV& loop = known_rv(a, 2);
+        if (block->kind != RVNode::Kind::Block) a.type_error(1, "a BlockRV");
+        if (loop->kind != RVNode::Kind::Loop) a.type_error(2, "a LoopRV");
+        schedule::ScheduleState& state = self(a).state();
+        if (!state.block(block->sid) || !state.loop(loop->sid))
+          raise(ExcKind::ValueError, "can_decompose_padding: the handle is no longer in the schedule");
+        return Value::boolean(schedule::can_decompose_padding(state, block->sid, loop->sid));
+      },
+      "can_decompose_padding(block, loop) -> bool: whether decompose_padding(block, loop) would be accepted.");
+  t->def_property("state", [](Interpreter&, const Value& v) { return make_schedule_state(v.as_ref<ScheduleValue>()); });
   t->def("get", "self, rv", [](Interpreter&, Args& a) -> Value {
     // A StmtSRef of this schedule: its statement (TVM's Schedule.get takes both).
     if (auto* sref = a[1].as<StmtSRefValue>()) {
-      if (sref->owner->identity != a[0].as<ScheduleValue>()->identity) raise(ExcKind::ValueError, "get: the StmtSRef belongs to another schedule");
+      if (sref->owner->identity != a[0].as<ScheduleValue>()->identity)
+        raise(ExcKind::ValueError, "get: the StmtSRef belongs to another schedule");
       const ir::StmtNode* node = sref_stmt(*sref);
       if (!node) raise(ExcKind::ValueError, "get: the StmtSRef is no longer in the schedule");
       return wrap(self(a).state().stmt_ref(sref->sid));
@@ -327,7 +361,8 @@ TypeRef make_schedule_type() {
       } catch (const UserError& err) {
         raise_user_error(err, "get", {"rv"});
       }
-      if (auto* i = ir::as<ir::IntImmNode>(v)) return v->dtype.is_bool() ? Value::boolean(i->value != 0) : Value::integer(i->value);
+      if (auto* i = ir::as<ir::IntImmNode>(v))
+        return v->dtype.is_bool() ? Value::boolean(i->value != 0) : Value::integer(i->value);
       if (auto* f = ir::as<ir::FloatImmNode>(v)) return Value::real(f->value);
       return wrap(v);
     }
@@ -343,7 +378,8 @@ TypeRef make_schedule_type() {
   });
   for (const schedule::InstructionKind* kind : schedule::InstructionKind::all()) {
     std::string doc = kind->doc + (kind->help.empty() ? "" : "\n" + kind->help);
-    t->def(kind->method, "self" + (kind->params.empty() ? std::string() : ", " + kind->signature()), primitive_method(kind), doc);
+    t->def(kind->method, "self" + (kind->params.empty() ? std::string() : ", " + kind->signature()),
+           primitive_method(kind), doc);
   }
   // TVM v0.23 spells get_block get_sblock (the trace keeps TVM v0.18's GetBlock).
   t->def("get_sblock", "self, name, func_name=None", primitive_method(schedule::InstructionKind::find("GetBlock")));
@@ -359,7 +395,6 @@ int64_t debug_mask_of(script::Args& a, size_t i) {
   if (s == "all") return -1;
   a.value_error(i, "expected \"all\", \"none\" or an int, got \"" + s + "\"");
 }
-
 
 TypeRef schedule_type() {
   static TypeRef t = make_schedule_type();
@@ -390,62 +425,76 @@ void install_schedule(script::Namespace& tir_ns) {
 // tvm.tir.schedule.analysis.get_tensorize_loop_mapping(sch, block, desc_func, allow_padding=False).
 void install_schedule_analysis(script::Namespace& ns) {
   ns.set(intern("TensorizeInfo"), Value(tensorize_info_type()));
-  script::def_function(ns, "get_tensorize_loop_mapping", "sch, block, desc_func, allow_padding=False", [](Interpreter& interp, Args& a) -> Value {
-    auto* sch = a[0].as<ScheduleValue>();
-    if (!sch) a.type_error(0, "a tvm.tir.Schedule");
-    auto* rv = a[1].as<RVValue>();
-    if (!rv || rv->rv->kind != RVNode::Kind::Block) a.type_error(1, "a BlockRV");
-    auto* desc = a[2].as<PrimFuncValue>();
-    if (!desc) a.type_error(2, "a T.prim_func (a tensor intrinsic's description)");
-    uint64_t block = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
-    auto mapping = schedule::get_tensorize_loop_mapping(sch->sch.state(), block, desc->func, interp.truthy(a[3]));
-    if (!mapping) return Value();
-    auto info = std::make_shared<TensorizeInfoValue>();
-    auto wrap_desc_loop = [&](const ir::ForNode* f) { return wrap(ir::Stmt(desc->func->body, f)); };
-    for (const auto& [loop, desc_loop] : mapping->loop_map) {
-      info->loop_map.emplace_back(Value(std::make_shared<StmtSRefValue>(a[0].as_ref<ScheduleValue>(), loop)), wrap_desc_loop(desc_loop));
-    }
-    for (const ir::ForNode* f : mapping->desc_loops) info->desc_loops.push_back(wrap_desc_loop(f));
-    info->paddings = mapping->block_iter_paddings;
-    return Value(info);
-  }, "get_tensorize_loop_mapping(sch, block, desc_func, allow_padding=False) -> TensorizeInfo or None: the block loops a "
-     "tensor intrinsic's description loops map to.");
-  script::def_function(ns, "suggest_index_map", "buffer, indices, loops, predicate", [](Interpreter& interp, Args& a) -> Value {
-    auto* buffer = a[0].as<BufferValue>();
-    if (!buffer) a.type_error(0, "a tvm.tir.Buffer");
-    std::vector<int64_t> shape;
-    for (const auto& e : buffer->buffer->shape) {
-      int64_t v;
-      if (!ir::as_const_int(e, &v)) script::raise(script::ExcKind::NotImplementedError, "not supported yet: suggest_index_map of a symbolic shape");
-      shape.push_back(v);
-    }
-    std::vector<ir::PrimExpr> indices;
-    for (const Value& v : interp.to_vector(a[1])) indices.push_back(to_expr(interp, v, "suggest_index_map indices"));
-    std::vector<std::pair<ir::Var, int64_t>> loops;
-    for (const Value& v : interp.to_vector(a[2])) {
-      auto* sv = v.as<StmtValue>();
-      auto* f = sv ? ir::as<ir::ForNode>(sv->stmt) : nullptr;
-      if (!f) script::raise(script::ExcKind::TypeError, "suggest_index_map: loops must be tvm.tir.For");
-      int64_t extent;
-      if (!ir::is_zero(f->min) || !ir::as_const_int(f->extent, &extent))
-        script::raise(script::ExcKind::NotImplementedError, "not supported yet: suggest_index_map over a loop not from 0 to a constant");
-      loops.emplace_back(f->loop_var, extent);
-    }
-    ir::PrimExpr predicate = to_expr(interp, a[3], "suggest_index_map predicate");
-    if (!ir::is_one(predicate))
-      script::raise(script::ExcKind::NotImplementedError, "not supported yet: suggest_index_map under a predicate other than True");
-    auto suggested = schedule::suggest_index_map(shape, indices, loops);
-    if (!suggested) return Value();
-    auto inverse = std::make_shared<IndexMapValue>();
-    inverse->params = suggested->inverse_params;
-    inverse->outputs = suggested->inverse_outputs;
-    auto map = std::make_shared<IndexMapValue>();
-    map->params = suggested->params;
-    map->outputs = suggested->outputs;
-    map->inverse = inverse;
-    return Value(map);
-  }, "suggest_index_map(buffer, indices, loops, predicate) -> IndexMap or None: the layout of buffer that makes the access "
-     "at indices inside loops contiguous in loop order (TVM's SuggestIndexMap).");
+  script::def_function(
+      ns, "get_tensorize_loop_mapping", "sch, block, desc_func, allow_padding=False",
+      [](Interpreter& interp, Args& a) -> Value {
+        auto* sch = a[0].as<ScheduleValue>();
+        if (!sch) a.type_error(0, "a tvm.tir.Schedule");
+        auto* rv = a[1].as<RVValue>();
+        if (!rv || rv->rv->kind != RVNode::Kind::Block) a.type_error(1, "a BlockRV");
+        auto* desc = a[2].as<PrimFuncValue>();
+        if (!desc) a.type_error(2, "a T.prim_func (a tensor intrinsic's description)");
+        uint64_t block = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
+        auto mapping = schedule::get_tensorize_loop_mapping(sch->sch.state(), block, desc->func, interp.truthy(a[3]));
+        if (!mapping) return Value();
+        auto info = std::make_shared<TensorizeInfoValue>();
+        auto wrap_desc_loop = [&](const ir::ForNode* f) { return wrap(ir::Stmt(desc->func->body, f)); };
+        for (const auto& [loop, desc_loop] : mapping->loop_map) {
+          info->loop_map.emplace_back(Value(std::make_shared<StmtSRefValue>(a[0].as_ref<ScheduleValue>(), loop)),
+                                      wrap_desc_loop(desc_loop));
+        }
+        for (const ir::ForNode* f : mapping->desc_loops) info->desc_loops.push_back(wrap_desc_loop(f));
+        info->paddings = mapping->block_iter_paddings;
+        return Value(info);
+      },
+      "get_tensorize_loop_mapping(sch, block, desc_func, allow_padding=False) -> TensorizeInfo or None: the block "
+      "loops a "
+      "tensor intrinsic's description loops map to.");
+  script::def_function(
+      ns, "suggest_index_map", "buffer, indices, loops, predicate",
+      [](Interpreter& interp, Args& a) -> Value {
+        auto* buffer = a[0].as<BufferValue>();
+        if (!buffer) a.type_error(0, "a tvm.tir.Buffer");
+        std::vector<int64_t> shape;
+        for (const auto& e : buffer->buffer->shape) {
+          int64_t v;
+          if (!ir::as_const_int(e, &v))
+            script::raise(script::ExcKind::NotImplementedError,
+                          "not supported yet: suggest_index_map of a symbolic shape");
+          shape.push_back(v);
+        }
+        std::vector<ir::PrimExpr> indices;
+        for (const Value& v : interp.to_vector(a[1]))
+          indices.push_back(to_expr(interp, v, "suggest_index_map indices"));
+        std::vector<std::pair<ir::Var, int64_t>> loops;
+        for (const Value& v : interp.to_vector(a[2])) {
+          auto* sv = v.as<StmtValue>();
+          auto* f = sv ? ir::as<ir::ForNode>(sv->stmt) : nullptr;
+          if (!f) script::raise(script::ExcKind::TypeError, "suggest_index_map: loops must be tvm.tir.For");
+          int64_t extent;
+          if (!ir::is_zero(f->min) || !ir::as_const_int(f->extent, &extent))
+            script::raise(script::ExcKind::NotImplementedError,
+                          "not supported yet: suggest_index_map over a loop not from 0 to a constant");
+          loops.emplace_back(f->loop_var, extent);
+        }
+        ir::PrimExpr predicate = to_expr(interp, a[3], "suggest_index_map predicate");
+        if (!ir::is_one(predicate))
+          script::raise(script::ExcKind::NotImplementedError,
+                        "not supported yet: suggest_index_map under a predicate other than True");
+        auto suggested = schedule::suggest_index_map(shape, indices, loops);
+        if (!suggested) return Value();
+        auto inverse = std::make_shared<IndexMapValue>();
+        inverse->params = suggested->inverse_params;
+        inverse->outputs = suggested->inverse_outputs;
+        auto map = std::make_shared<IndexMapValue>();
+        map->params = suggested->params;
+        map->outputs = suggested->outputs;
+        map->inverse = inverse;
+        return Value(map);
+      },
+      "suggest_index_map(buffer, indices, loops, predicate) -> IndexMap or None: the layout of buffer that makes the "
+      "access "
+      "at indices inside loops contiguous in loop order (TVM's SuggestIndexMap).");
 }
 
 void install_schedule_module(script::Namespace& ns) {
@@ -483,6 +532,8 @@ std::vector<std::string> schedule_block_names(const Value& sch) {
 
 Value schedule_snapshot(const Value& sch) { return Value(std::make_shared<ScheduleValue>(*sch.as<ScheduleValue>())); }
 
-void schedule_restore(const Value& sch, const Value& snapshot) { *sch.as<ScheduleValue>() = *snapshot.as<ScheduleValue>(); }
+void schedule_restore(const Value& sch, const Value& snapshot) {
+  *sch.as<ScheduleValue>() = *snapshot.as<ScheduleValue>();
+}
 
 }  // namespace tsch::bindings

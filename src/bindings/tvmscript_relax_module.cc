@@ -6,16 +6,16 @@
 
 #include "bindings/attr_values.h"
 #include "bindings/ndarray_value.h"
-#include "frontend/tir_specs.h"
 #include "bindings/relax_values.h"
 #include "bindings/roundtrip_check.h"
 #include "frontend/ir_module_frame.h"
 #include "frontend/relax_parser.h"
+#include "frontend/tir_specs.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "relax/metadata_json.h"
 #include "relax/op.h"
 #include "relax/printer.h"
-#include "relax/metadata_json.h"
 #include "relax/structural_equal.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
@@ -39,12 +39,15 @@ ir::PrimExpr to_dim(Interpreter& interp, const Value& v, const std::string& what
     const std::string& name = s->value;
     bool ident = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
     for (char c : name) ident &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    if (!ident) raise(ExcKind::NotImplementedError, "not supported yet: an expression as a string dimension (\"" + name + "\"); declare the variable with T.int64()");
+    if (!ident)
+      raise(ExcKind::NotImplementedError, "not supported yet: an expression as a string dimension (\"" + name +
+                                              "\"); declare the variable with T.int64()");
     if (auto* frame = frontend::current_relax_frame()) return frame->symbolic_var(name);
     return ir::make_var(name, ir::DataType::int64());
   }
   ir::PrimExpr e = to_expr(interp, v, what);
-  if (!e->dtype.is_integer()) raise(ExcKind::TypeError, what + ": a dimension must be an integer, got " + e->dtype.to_string());
+  if (!e->dtype.is_integer())
+    raise(ExcKind::TypeError, what + ": a dimension must be an integer, got " + e->dtype.to_string());
   return e->dtype == ir::DataType::int64() ? e : guard_ir([&] { return ir::cast(ir::DataType::int64(), e); });
 }
 
@@ -77,7 +80,8 @@ Value make_tensor_sinfo(Interpreter& interp, Args& a) {
   if (shape.as<script::Str>() && dtype.is_none()) std::swap(shape, dtype);  // R.Tensor("float32", ndim=2)
   ir::DataType t = dtype_or_void(interp, dtype, "R.Tensor dtype");
   int64_t ndim = a[4].is_none() ? -1 : a.get_int(4);
-  if (shape.is_none()) return Value(std::make_shared<StructInfoValue>(relax::tensor_sinfo_ndim(static_cast<int>(ndim), t)));
+  if (shape.is_none())
+    return Value(std::make_shared<StructInfoValue>(relax::tensor_sinfo_ndim(static_cast<int>(ndim), t)));
   std::vector<ir::PrimExpr> dims = to_dims(interp, shape, "R.Tensor shape");
   if (ndim != -1 && ndim != static_cast<int64_t>(dims.size())) {
     a.value_error(4, fmt::format("ndim={} contradicts the shape's {} dimensions", ndim, dims.size()));
@@ -86,13 +90,16 @@ Value make_tensor_sinfo(Interpreter& interp, Args& a) {
 }
 
 Value make_shape_sinfo(Interpreter& interp, Args& a) {
-  if (a[1].is_none()) return Value(std::make_shared<StructInfoValue>(relax::shape_sinfo_ndim(a[2].is_none() ? -1 : static_cast<int>(a.get_int(2)))));
+  if (a[1].is_none())
+    return Value(std::make_shared<StructInfoValue>(
+        relax::shape_sinfo_ndim(a[2].is_none() ? -1 : static_cast<int>(a.get_int(2)))));
   return Value(std::make_shared<StructInfoValue>(relax::shape_sinfo(to_dims(interp, a[1], "R.Shape values"))));
 }
 
 Value make_prim_sinfo(Interpreter& interp, Args& a) {
   if (!a[2].is_none()) {
-    ir::PrimExpr v = a[2].as<script::Str>() ? to_dim(interp, a[2], "R.Prim value") : to_expr(interp, a[2], "R.Prim value");
+    ir::PrimExpr v =
+        a[2].as<script::Str>() ? to_dim(interp, a[2], "R.Prim value") : to_expr(interp, a[2], "R.Prim value");
     return Value(std::make_shared<StructInfoValue>(relax::prim_sinfo(v->dtype, v)));
   }
   if (a[1].is_none()) raise(ExcKind::TypeError, "R.Prim needs a dtype or a value");
@@ -123,23 +130,33 @@ TypeObject* SInfoFactory::type() const {
   };
   static TypeRef tensor = make("Tensor", "self, shape=None, dtype=None, vdevice=None, ndim=None",
                                [](Interpreter& interp, Args& a) { return make_tensor_sinfo(interp, a); });
-  static TypeRef shape = make("Shape", "self, values=None, ndim=None", [](Interpreter& interp, Args& a) { return make_shape_sinfo(interp, a); });
-  static TypeRef prim = make("Prim", "self, dtype=None, value=None", [](Interpreter& interp, Args& a) { return make_prim_sinfo(interp, a); });
-  static TypeRef tuple = make("Tuple", "self, *fields", [](Interpreter& interp, Args& a) { return make_tuple_sinfo(interp, a); });
+  static TypeRef shape = make("Shape", "self, values=None, ndim=None",
+                              [](Interpreter& interp, Args& a) { return make_shape_sinfo(interp, a); });
+  static TypeRef prim = make("Prim", "self, dtype=None, value=None",
+                             [](Interpreter& interp, Args& a) { return make_prim_sinfo(interp, a); });
+  static TypeRef tuple =
+      make("Tuple", "self, *fields", [](Interpreter& interp, Args& a) { return make_tuple_sinfo(interp, a); });
   static TypeRef callable = make("Callable", "self, params=None, ret=None, purity=True",
                                  [](Interpreter& interp, Args& a) { return make_callable_sinfo(interp, a); });
   switch (kind) {
-    case relax::SInfoKind::Tensor: return tensor.get();
-    case relax::SInfoKind::Shape: return shape.get();
-    case relax::SInfoKind::Prim: return prim.get();
-    case relax::SInfoKind::Tuple: return tuple.get();
-    default: return callable.get();
+    case relax::SInfoKind::Tensor:
+      return tensor.get();
+    case relax::SInfoKind::Shape:
+      return shape.get();
+    case relax::SInfoKind::Prim:
+      return prim.get();
+    case relax::SInfoKind::Tuple:
+      return tuple.get();
+    default:
+      return callable.get();
   }
 }
 
 // ------------------------------------------------------------------ R.* helpers
 
-relax::Expr expr_arg(Interpreter& interp, const Value& v, const std::string& what) { return to_relax_expr(interp, v, what); }
+relax::Expr expr_arg(Interpreter& interp, const Value& v, const std::string& what) {
+  return to_relax_expr(interp, v, what);
+}
 
 relax::Expr tuple_arg(Interpreter& interp, const Value& v, const std::string& what) {
   if (v.as<script::Tuple>() || v.as<script::List>()) return to_relax_expr(interp, v, what);
@@ -193,8 +210,9 @@ Value r_call_tir(Interpreter& interp, Args& a) {
     const auto* kind = frontend::global_kind(*m, gv->name);
     if (!kind) raise(ExcKind::ValueError, fmt::format("R.call_tir: the module defines no function named {}", gv->name));
     if (*kind == frontend::IRModuleFrame::GlobalKind::RelaxFunction) {
-      raise(ExcKind::TypeError, fmt::format("R.call_tir calls a prim_func, but {} is a Relax function (call it directly: cls.{}(...))",
-                                            gv->name, gv->name));
+      raise(ExcKind::TypeError,
+            fmt::format("R.call_tir calls a prim_func, but {} is a Relax function (call it directly: cls.{}(...))",
+                        gv->name, gv->name));
     }
   }
   if (a[2].is_none()) raise(ExcKind::TypeError, "R.call_tir needs out_sinfo: the struct info of its output(s)");
@@ -202,27 +220,32 @@ Value r_call_tir(Interpreter& interp, Args& a) {
   std::vector<relax::Expr> args{callee, tuple_arg(interp, a[1], "R.call_tir args")};
   size_t n_tir_vars = 0;
   if (!a[3].is_none()) {
-    relax::Expr tv = a[3].as<script::Tuple>() || a[3].as<script::List>() ? relax::make_shape_expr(to_dims(interp, a[3], "tir_vars"))
-                                                                        : to_relax_expr(interp, a[3], "tir_vars");
-    if (auto* s = relax::as<relax::ShapeSInfoNode>(relax::sinfo_of(tv)); s && s->ndim >= 0) n_tir_vars = static_cast<size_t>(s->ndim);
+    relax::Expr tv = a[3].as<script::Tuple>() || a[3].as<script::List>()
+                         ? relax::make_shape_expr(to_dims(interp, a[3], "tir_vars"))
+                         : to_relax_expr(interp, a[3], "tir_vars");
+    if (auto* s = relax::as<relax::ShapeSInfoNode>(relax::sinfo_of(tv)); s && s->ndim >= 0)
+      n_tir_vars = static_cast<size_t>(s->ndim);
     args.push_back(tv);
   }
   // The 2022 MLC course spelling: R.call_tir(f, args, (1, n), dtype="float32").
-  relax::StructInfo out = !a[4].is_none() ? relax::tensor_sinfo(to_dims(interp, a[2], "R.call_tir shape"), to_dtype(interp, a[4], "R.call_tir dtype"))
+  relax::StructInfo out = !a[4].is_none() ? relax::tensor_sinfo(to_dims(interp, a[2], "R.call_tir shape"),
+                                                                to_dtype(interp, a[4], "R.call_tir dtype"))
                                           : out_sinfo_arg(interp, a[2], "R.call_tir out_sinfo");
   // The prim_func takes the inputs, then the outputs, then the tir_vars (destination passing).
   if (frontend::IRModuleFrame* m = frontend::current_ir_module_frame(); m && !m->consumed) {
     for (size_t i = 0; i < m->global_names.size(); ++i) {
-      if (m->global_names[i] != gv->name || m->global_kinds[i] != frontend::IRModuleFrame::GlobalKind::PrimFunc) continue;
+      if (m->global_names[i] != gv->name || m->global_kinds[i] != frontend::IRModuleFrame::GlobalKind::PrimFunc)
+        continue;
       size_t params = m->global_defs[i]->params.size();
       size_t inputs = relax::as<relax::TupleSInfoNode>(relax::sinfo_of(args[1]))->fields.size();
       auto* tuple_out = relax::as<relax::TupleSInfoNode>(out);
       size_t outputs = tuple_out ? tuple_out->fields.size() : 1;
       if (inputs + outputs + n_tir_vars != params) {
         raise(ExcKind::ValueError,
-              fmt::format("R.call_tir: prim_func {} takes {} parameter{}, but the call passes {} input{}, {} output{}{}", gv->name,
-                          params, params == 1 ? "" : "s", inputs, inputs == 1 ? "" : "s", outputs, outputs == 1 ? "" : "s",
-                          n_tir_vars ? fmt::format(" and {} tir_vars", n_tir_vars) : std::string()));
+              fmt::format(
+                  "R.call_tir: prim_func {} takes {} parameter{}, but the call passes {} input{}, {} output{}{}",
+                  gv->name, params, params == 1 ? "" : "s", inputs, inputs == 1 ? "" : "s", outputs,
+                  outputs == 1 ? "" : "s", n_tir_vars ? fmt::format(" and {} tir_vars", n_tir_vars) : std::string()));
       }
     }
   }
@@ -231,8 +254,10 @@ Value r_call_tir(Interpreter& interp, Args& a) {
 
 Value r_call_dps_packed(Interpreter& interp, Args& a) {
   if (a[2].is_none()) raise(ExcKind::TypeError, "R.call_dps_packed needs out_sinfo: the struct info of its output(s)");
-  return call_op("relax.call_dps_packed", {extern_arg(interp, a[0], "R.call_dps_packed function"), tuple_arg(interp, a[1], "R.call_dps_packed args")},
-                 {out_sinfo_arg(interp, a[2], "R.call_dps_packed out_sinfo")});
+  return call_op(
+      "relax.call_dps_packed",
+      {extern_arg(interp, a[0], "R.call_dps_packed function"), tuple_arg(interp, a[1], "R.call_dps_packed args")},
+      {out_sinfo_arg(interp, a[2], "R.call_dps_packed out_sinfo")});
 }
 
 Value r_call_packed(Interpreter& interp, Args& a) {
@@ -261,7 +286,8 @@ Value r_print(Interpreter& interp, Args& a) {
 }
 
 Value r_assert_op(Interpreter& interp, Args& a) {
-  std::vector<relax::Expr> args{expr_arg(interp, a[0], "R.assert_op condition"), str_or_expr(interp, a[2], "R.assert_op format")};
+  std::vector<relax::Expr> args{expr_arg(interp, a[0], "R.assert_op condition"),
+                                str_or_expr(interp, a[2], "R.assert_op format")};
   if (!a[1].is_none()) {
     if (a[1].as<script::Tuple>() || a[1].as<script::List>()) {
       for (const auto& v : interp.to_vector(a[1])) args.push_back(expr_arg(interp, v, "R.assert_op format argument"));
@@ -278,10 +304,13 @@ Value r_const(Interpreter& interp, Args& a) {
   if (auto* arr = a[0].as<ArrayValue>()) {
     data = t.is_void() || t == arr->array->dtype() ? arr->array->copy() : arr->array->astype(t);
   } else if (a[0].is_number()) {
-    if (t.is_void()) t = a[0].is_bool() ? ir::DataType::bool_() : a[0].is_float() ? ir::DataType::float32() : ir::DataType::int32();
+    if (t.is_void())
+      t = a[0].is_bool() ? ir::DataType::bool_() : a[0].is_float() ? ir::DataType::float32() : ir::DataType::int32();
     data = std::make_shared<runtime::NDArray>(t, runtime::Shape{});
-    if (t.is_float()) data->set_f(0, a[0].is_float() ? a[0].as_float() : static_cast<double>(a.get_int(0)));
-    else data->set_i(0, a[0].is_float() ? static_cast<int64_t>(a[0].as_float()) : a.get_int(0));
+    if (t.is_float())
+      data->set_f(0, a[0].is_float() ? a[0].as_float() : static_cast<double>(a.get_int(0)));
+    else
+      data->set_i(0, a[0].is_float() ? static_cast<int64_t>(a[0].as_float()) : a.get_int(0));
   } else {
     a.type_error(0, "a number or a numpy array");
   }
@@ -292,21 +321,23 @@ Value r_match_cast(Interpreter& interp, Args& a) {
   relax::Expr v = expr_arg(interp, a[0], "R.match_cast value");
   relax::StructInfo s = to_struct_info(interp, a[1], "R.match_cast struct info");
   if (s->kind != relax::sinfo_of(v)->kind && relax::sinfo_of(v)->kind != relax::SInfoKind::Object) {
-    raise(ExcKind::TypeError, fmt::format("R.match_cast cannot turn a value of {} into {}", relax::sinfo_text(relax::sinfo_of(v)),
-                                          relax::sinfo_text(s)));
+    raise(ExcKind::TypeError, fmt::format("R.match_cast cannot turn a value of {} into {}",
+                                          relax::sinfo_text(relax::sinfo_of(v)), relax::sinfo_text(s)));
   }
   return Value(std::make_shared<MatchCastValue>(v, s));
 }
 
 Value r_output(Interpreter& interp, Args& a) {
   frontend::RelaxFunctionFrame* f = frontend::current_relax_frame();
-  if (!f || !f->in_dataflow) raise(ExcKind::ValueError, "R.output(...) is only valid at the end of a `with R.dataflow():` block");
+  if (!f || !f->in_dataflow)
+    raise(ExcKind::ValueError, "R.output(...) is only valid at the end of a `with R.dataflow():` block");
   if (f->output_seen) raise(ExcKind::ValueError, "a dataflow block has one R.output(...)");
   for (const auto& v : a.varargs()) {
     relax::Expr e = to_relax_expr(interp, v, "R.output");
     auto* var = relax::as<relax::VarNode>(e);
     if (!var) raise(ExcKind::TypeError, "R.output takes the variables bound in the block");
-    if (var->is_dataflow) raise(ExcKind::ValueError, "R.output: " + var->name + " is not the last binding of that name in this block");
+    if (var->is_dataflow)
+      raise(ExcKind::ValueError, "R.output: " + var->name + " is not the last binding of that name in this block");
     f->outputs.push_back(std::static_pointer_cast<const relax::VarNode>(e));
   }
   f->output_seen = true;
@@ -347,7 +378,8 @@ relax::Expr spec_arg(Interpreter& interp, char kind, const Value& v, const std::
       if (v.as<script::Tuple>() || v.as<script::List>()) return relax::make_shape_expr(to_dims(interp, v, what));
       break;
     case 'd':
-      if (v.as<script::Str>() || v.as<DTypeValue>() || v.as<frontend::DTypeValue>()) return std::make_shared<relax::DataTypeImmNode>(to_dtype(interp, v, what));
+      if (v.as<script::Str>() || v.as<DTypeValue>() || v.as<frontend::DTypeValue>())
+        return std::make_shared<relax::DataTypeImmNode>(to_dtype(interp, v, what));
       break;
     case 'p':
       if (v.is_integral()) return relax::make_prim_value(ir::make_int(v.as_int(), ir::DataType::int64()));
@@ -355,7 +387,8 @@ relax::Expr spec_arg(Interpreter& interp, char kind, const Value& v, const std::
     case 't':
       if (auto* s = v.as<script::Str>()) return relax::make_string_imm(s->value);
       break;
-    default: break;
+    default:
+      break;
   }
   return to_relax_expr(interp, v, what);
 }
@@ -381,13 +414,16 @@ TypeRef relax_function_decorator_type() {
   static TypeRef t = [] {
     auto type = std::make_shared<TypeObject>("function");
     type->set_module("tvm.script.relax");
-    type->def("__call__", "self, *args, pure=True, private=False, check_well_formed=True", [](Interpreter& interp, Args& a) -> Value {
-      if (!a.varargs().empty()) raise(ExcKind::TypeError, "R.function decorates a `def` directly: write @R.function above the function");
-      auto d = std::make_shared<frontend::RelaxFunctionDecorator>();
-      d->pure = interp.truthy(a[2]);
-      d->is_private = interp.truthy(a[3]);
-      return Value(d);
-    });
+    type->def("__call__", "self, *args, pure=True, private=False, check_well_formed=True",
+              [](Interpreter& interp, Args& a) -> Value {
+                if (!a.varargs().empty())
+                  raise(ExcKind::TypeError,
+                        "R.function decorates a `def` directly: write @R.function above the function");
+                auto d = std::make_shared<frontend::RelaxFunctionDecorator>();
+                d->pure = interp.truthy(a[2]);
+                d->is_private = interp.truthy(a[3]);
+                return Value(d);
+              });
     return type;
   }();
   return t;
@@ -405,27 +441,38 @@ void build_relax_script_module(Interpreter& interp, script::Module& m) {
   def_function(ns, "call_tir", "gvar, args, out_sinfo=None, tir_vars=None, dtype=None", r_call_tir,
                "R.call_tir(cls.f, (x, y), out_sinfo=R.Tensor(...)): call a prim_func in destination-passing style.");
   def_function(ns, "call_dps_packed", "func, args, out_sinfo=None", r_call_dps_packed,
-               "R.call_dps_packed(\"name\", (x, y), out_sinfo): call a packed function by name, outputs allocated by the caller.");
+               "R.call_dps_packed(\"name\", (x, y), out_sinfo): call a packed function by name, outputs allocated by "
+               "the caller.");
   def_function(ns, "call_packed", "func, *args, sinfo_args=None", r_call_packed,
                "R.call_packed(\"name\", *args, sinfo_args=...): call a packed function (impure).");
   def_function(ns, "call_pure_packed", "func, *args, sinfo_args=None", r_call_pure_packed,
                "R.call_pure_packed(\"name\", *args, sinfo_args=...): call a packed function known to be pure.");
-  def_function(ns, "call_builtin_with_ctx", "func, args, sinfo_args=None", [](Interpreter& interp, Args& a) {
-    return call_op("relax.call_builtin_with_ctx", {extern_arg(interp, a[0], "R.call_builtin_with_ctx function"), tuple_arg(interp, a[1], "R.call_builtin_with_ctx args")},
-                   sinfo_args_arg(interp, a[2]));
-  }, "R.call_builtin_with_ctx(\"name\", args, sinfo_args=...): call a VM builtin that takes the VM as its first argument.");
-  def_function(ns, "print", "*values, format=\"\"", r_print, "R.print(*values, format=\"\"): print at run time (impure).");
+  def_function(
+      ns, "call_builtin_with_ctx", "func, args, sinfo_args=None",
+      [](Interpreter& interp, Args& a) {
+        return call_op("relax.call_builtin_with_ctx",
+                       {extern_arg(interp, a[0], "R.call_builtin_with_ctx function"),
+                        tuple_arg(interp, a[1], "R.call_builtin_with_ctx args")},
+                       sinfo_args_arg(interp, a[2]));
+      },
+      "R.call_builtin_with_ctx(\"name\", args, sinfo_args=...): call a VM builtin that takes the VM as its first "
+      "argument.");
+  def_function(ns, "print", "*values, format=\"\"", r_print,
+               "R.print(*values, format=\"\"): print at run time (impure).");
   def_function(ns, "assert_op", "condition, format_args=None, format=\"\"", r_assert_op,
                "R.assert_op(cond, format_args, format): fail at run time when cond is false (impure).");
   def_function(ns, "const", "value, dtype=None", r_const, "R.const(value, dtype=None): a constant tensor.");
-  def_function(ns, "shape", "value", [](Interpreter& interp, Args& a) {
-    return wrap_relax(relax::make_shape_expr(to_dims(interp, a[0], "R.shape")));
-  }, "R.shape([1, n]): a shape value.");
+  def_function(
+      ns, "shape", "value",
+      [](Interpreter& interp, Args& a) { return wrap_relax(relax::make_shape_expr(to_dims(interp, a[0], "R.shape"))); },
+      "R.shape([1, n]): a shape value.");
   def_function(ns, "prim_value", "value", [](Interpreter& interp, Args& a) {
-    ir::PrimExpr v = a[0].is_integral() ? ir::make_int(a[0].as_int(), ir::DataType::int64()) : to_expr(interp, a[0], "R.prim_value");
+    ir::PrimExpr v =
+        a[0].is_integral() ? ir::make_int(a[0].as_int(), ir::DataType::int64()) : to_expr(interp, a[0], "R.prim_value");
     return wrap_relax(relax::make_prim_value(v));
   });
-  def_function(ns, "str", "value", [](Interpreter&, Args& a) { return wrap_relax(relax::make_string_imm(a.get_str(0))); });
+  def_function(ns, "str", "value",
+               [](Interpreter&, Args& a) { return wrap_relax(relax::make_string_imm(a.get_str(0))); });
   def_function(ns, "dtype", "value", [](Interpreter& interp, Args& a) {
     return wrap_relax(std::make_shared<relax::DataTypeImmNode>(to_dtype(interp, a[0], "R.dtype")));
   });
@@ -434,15 +481,17 @@ void build_relax_script_module(Interpreter& interp, script::Module& m) {
     for (const auto& f : a.varargs()) fields.push_back(to_relax_expr(interp, f, "R.tuple field"));
     return wrap_relax(relax::make_tuple(std::move(fields)));
   });
-  def_function(ns, "match_cast", "value, struct_info", r_match_cast,
-               "R.match_cast(x, R.Tensor((n, 4), \"float32\")): check x's struct info at run time and bind its symbolic dims.");
+  def_function(
+      ns, "match_cast", "value, struct_info", r_match_cast,
+      "R.match_cast(x, R.Tensor((n, 4), \"float32\")): check x's struct info at run time and bind its symbolic dims.");
   def_function(ns, "output", "*vars", r_output, "R.output(a, b): the variables of a dataflow block visible after it.");
-  def_function(ns, "dataflow", "", [](Interpreter&, Args&) { return Value(std::make_shared<DataflowHeaderValue>()); },
-               "with R.dataflow(): a block of pure bindings.");
-  def_function(ns, "func_attr", "attrs", r_func_attr, "R.func_attr({...}): the attributes of the function being defined.");
-  def_function(ns, "ExternFunc", "global_symbol", [](Interpreter&, Args& a) {
-    return wrap_relax(relax::make_extern_func(a.get_str(0)));
-  });
+  def_function(
+      ns, "dataflow", "", [](Interpreter&, Args&) { return Value(std::make_shared<DataflowHeaderValue>()); },
+      "with R.dataflow(): a block of pure bindings.");
+  def_function(ns, "func_attr", "attrs", r_func_attr,
+               "R.func_attr({...}): the attributes of the function being defined.");
+  def_function(ns, "ExternFunc", "global_symbol",
+               [](Interpreter&, Args& a) { return wrap_relax(relax::make_extern_func(a.get_str(0))); });
   auto group = [&](const char* name) {
     auto sub = std::make_shared<script::Module>(std::string("tvm.script.relax.") + name);
     ns.set(intern(name), Value(sub));
@@ -500,7 +549,8 @@ TypeObject* RelaxExprValue::type() const {
 std::string RelaxExprValue::repr_hook(Interpreter&) {
   if (auto* v = relax::as<relax::VarNode>(expr)) return v->name;
   if (auto* g = relax::as<relax::GlobalVarNode>(expr)) return "I.GlobalVar(\"" + g->name + "\")";
-  return "<relax." + std::string(expr->kind == relax::ExprKind::Call ? "Call" : "Expr") + ": " + relax::sinfo_text(relax::sinfo_of(expr)) + ">";
+  return "<relax." + std::string(expr->kind == relax::ExprKind::Call ? "Call" : "Expr") + ": " +
+         relax::sinfo_text(relax::sinfo_of(expr)) + ">";
 }
 
 TypeObject* StructInfoValue::type() const {
@@ -525,7 +575,9 @@ TypeRef relax_function_type() {
     type->def_property("ret_struct_info", [](Interpreter&, const Value& v) {
       return Value(std::make_shared<StructInfoValue>(v.as<RelaxFunctionValue>()->func->ret_sinfo));
     });
-    type->def_property("is_pure", [](Interpreter&, const Value& v) { return Value::boolean(v.as<RelaxFunctionValue>()->func->is_pure); });
+    type->def_property("is_pure", [](Interpreter&, const Value& v) {
+      return Value::boolean(v.as<RelaxFunctionValue>()->func->is_pure);
+    });
     return type;
   }();
   return t;
@@ -547,14 +599,14 @@ TypeObject* MetadataPlaceholderValue::type() const {
   return t.get();
 }
 
-#define TSCH_SIMPLE_TYPE(Cls, name)                                    \
-  TypeObject* Cls::type() const {                                     \
-    static TypeRef t = [] {                                           \
-      auto type = std::make_shared<TypeObject>(name);                 \
-      type->set_module("tvm.script.relax");                           \
-      return type;                                                    \
-    }();                                                              \
-    return t.get();                                                   \
+#define TSCH_SIMPLE_TYPE(Cls, name)                   \
+  TypeObject* Cls::type() const {                     \
+    static TypeRef t = [] {                           \
+      auto type = std::make_shared<TypeObject>(name); \
+      type->set_module("tvm.script.relax");           \
+      return type;                                    \
+    }();                                              \
+    return t.get();                                   \
   }
 TSCH_SIMPLE_TYPE(MatchCastValue, "MatchCastPair")
 TSCH_SIMPLE_TYPE(DataflowHeaderValue, "DataflowFrame")
@@ -574,7 +626,8 @@ bool ModuleRefValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
   if (*kind == frontend::IRModuleFrame::GlobalKind::RelaxFunction && signature_of) sinfo = signature_of(n);
   // A prim_func returns nothing and writes its outputs: an impure call (TVM's PrimFunc
   // struct info).
-  if (!sinfo && *kind == frontend::IRModuleFrame::GlobalKind::PrimFunc) sinfo = relax::opaque_func_sinfo(relax::void_sinfo(), false);
+  if (!sinfo && *kind == frontend::IRModuleFrame::GlobalKind::PrimFunc)
+    sinfo = relax::opaque_func_sinfo(relax::void_sinfo(), false);
   if (!sinfo) sinfo = relax::opaque_func_sinfo(relax::object_sinfo(), false);
   out = wrap_relax(relax::make_global_var(n, sinfo));
   return true;
@@ -596,9 +649,10 @@ relax::Expr to_relax_expr(Interpreter& interp, const Value& v, const std::string
   if (auto* r = v.as<RelaxExprValue>()) return r->expr;
   if (auto* h = v.as<HiddenDataflowVarValue>()) {
     raise(ExcKind::NameError,
-          fmt::format("{} is a dataflow variable of the block at line {} and is not visible after it; list it in that block's "
-                      "R.output(...) to use it here",
-                      h->name, h->block_line));
+          fmt::format(
+              "{} is a dataflow variable of the block at line {} and is not visible after it; list it in that block's "
+              "R.output(...) to use it here",
+              h->name, h->block_line));
   }
   if (v.as<script::Tuple>() || v.as<script::List>()) {
     std::vector<relax::Expr> fields;
@@ -607,18 +661,23 @@ relax::Expr to_relax_expr(Interpreter& interp, const Value& v, const std::string
   }
   if (v.is_number()) {
     // As relax.const: Python ints are int32, floats float32.
-    ir::DataType t = v.is_bool() ? ir::DataType::bool_() : v.is_float() ? ir::DataType::float32() : ir::DataType::int32();
+    ir::DataType t = v.is_bool()    ? ir::DataType::bool_()
+                     : v.is_float() ? ir::DataType::float32()
+                                    : ir::DataType::int32();
     auto data = std::make_shared<runtime::NDArray>(t, runtime::Shape{});
-    if (v.is_float()) data->set_f(0, v.as_float());
-    else data->set_i(0, v.is_bool() ? v.as_bool() : v.as_int());
+    if (v.is_float())
+      data->set_f(0, v.as_float());
+    else
+      data->set_i(0, v.is_bool() ? v.as_bool() : v.as_int());
     return relax::make_constant(data);
   }
   if (auto* e = v.as<ExprValue>()) return relax::make_prim_value(e->expr);
   if (auto* arr = v.as<ArrayValue>()) return relax::make_constant(arr->array->copy());
   if (auto* f = v.as<FunctionValue>()) {
-    raise(ExcKind::TypeError, fmt::format("{}: a function value ({}) is not a Relax expression here; refer to a module function as "
-                                          "cls.{}",
-                                          what, f->name, f->name));
+    raise(ExcKind::TypeError,
+          fmt::format("{}: a function value ({}) is not a Relax expression here; refer to a module function as "
+                      "cls.{}",
+                      what, f->name, f->name));
   }
   raise(ExcKind::TypeError, fmt::format("{}: expected a Relax value, got {}", what, Interpreter::type_name(v)));
 }
@@ -628,16 +687,22 @@ relax::StructInfo to_struct_info(Interpreter& interp, const Value& v, const std:
   if (auto* s = v.as<StructInfoValue>()) return s->sinfo;
   if (auto* f = v.as<SInfoFactory>()) {
     switch (f->kind) {
-      case relax::SInfoKind::Tensor: return relax::tensor_sinfo_ndim(-1, ir::DataType::void_());
-      case relax::SInfoKind::Shape: return relax::shape_sinfo_ndim(-1);
-      case relax::SInfoKind::Tuple: return relax::void_sinfo();
-      case relax::SInfoKind::Func: return relax::opaque_func_sinfo(relax::object_sinfo(), false);
-      case relax::SInfoKind::Prim: raise(ExcKind::TypeError, what + ": R.Prim needs a dtype, e.g. R.Prim(\"int64\")");
-      case relax::SInfoKind::Object: return relax::object_sinfo();
+      case relax::SInfoKind::Tensor:
+        return relax::tensor_sinfo_ndim(-1, ir::DataType::void_());
+      case relax::SInfoKind::Shape:
+        return relax::shape_sinfo_ndim(-1);
+      case relax::SInfoKind::Tuple:
+        return relax::void_sinfo();
+      case relax::SInfoKind::Func:
+        return relax::opaque_func_sinfo(relax::object_sinfo(), false);
+      case relax::SInfoKind::Prim:
+        raise(ExcKind::TypeError, what + ": R.Prim needs a dtype, e.g. R.Prim(\"int64\")");
+      case relax::SInfoKind::Object:
+        return relax::object_sinfo();
     }
   }
-  raise(ExcKind::TypeError, fmt::format("{}: expected struct info such as R.Tensor((1, \"n\"), \"float32\"), got {}", what,
-                                        Interpreter::type_name(v)));
+  raise(ExcKind::TypeError, fmt::format("{}: expected struct info such as R.Tensor((1, \"n\"), \"float32\"), got {}",
+                                        what, Interpreter::type_name(v)));
 }
 
 namespace {
@@ -657,7 +722,8 @@ void register_tvmscript_relax_module() {
   relax::register_metadata_writer();
   function_wrappers()[ir::FuncKind::RelaxFunction] = wrap_relax_function;
   script::DecoratorHook hook;
-  hook.on_function = [](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def, Value& result) {
+  hook.on_function = [](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def,
+                        Value& result) {
     auto* deco = decorator.as<frontend::RelaxFunctionDecorator>();
     if (!deco) return false;
     relax::Function f = frontend::parse_relax_function(defining, def, deco->pure, deco->is_private);

@@ -52,7 +52,8 @@ const std::vector<Builtin>& builtins() {
       {"tvm_throw_last_error", "", Result::Fixed, DataType::handle()},
       {"ptx_mma_sp", "dtype, *args", Result::DtypeFirst},
       {"ptx_cp_async", "dtype, shared_ptr, shared_offset, global_ptr, global_offset, bytes", Result::DtypeFirst},
-      {"ptx_cp_async_bulk", "dtype, shared_ptr, shared_offset, global_ptr, global_offset, bytes, barrier_id", Result::DtypeFirst},
+      {"ptx_cp_async_bulk", "dtype, shared_ptr, shared_offset, global_ptr, global_offset, bytes, barrier_id",
+       Result::DtypeFirst},
       {"ptx_commit_group", "", Result::Fixed},
       {"ptx_wait_group", "num", Result::Fixed},
       {"ptx_cp_async_barrier", "barrier_id", Result::Fixed},
@@ -65,7 +66,8 @@ const std::vector<Builtin>& builtins() {
       {"get_active_lane_mask", "dtype, base, limit", Result::DtypeFirst},
       {"clz", "x", Result::Fixed, DataType::int32()},
       {"isnullptr", "x, span=None", Result::Fixed, DataType::bool_()},
-      {"TVMBackendAllocWorkspace", "device_type, device_id, nbytes, dtype_code_hint, dtype_bits_hint", Result::Fixed, DataType::handle()},
+      {"TVMBackendAllocWorkspace", "device_type, device_id, nbytes, dtype_code_hint, dtype_bits_hint", Result::Fixed,
+       DataType::handle()},
       {"TVMBackendFreeWorkspace", "device_type, device_id, ptr", Result::Fixed, DataType::int32()},
       {"ldexp", "x1, x2", Result::FirstOperand},
       {"hypot", "x1, x2", Result::FirstOperand},
@@ -106,7 +108,8 @@ Value build(Interpreter& interp, Args& a, const Builtin& b, const std::vector<sc
 void def_builtin_functions(script::Namespace& ns) {
   for (const Builtin& b : builtins()) {
     std::vector<script::Parameter> params = script::Signature::parse(b.signature).params();
-    def_function(ns, b.name, b.signature, [&b, params](Interpreter& interp, Args& a) { return build(interp, a, b, params); });
+    def_function(ns, b.name, b.signature,
+                 [&b, params](Interpreter& interp, Args& a) { return build(interp, a, b, params); });
   }
   // address_of(buffer or buffer[i]): the element's address (a Buffer means its first element).
   def_function(ns, "address_of", "obj, span=None", [](Interpreter& interp, Args& a) {
@@ -124,10 +127,12 @@ void def_builtin_functions(script::Namespace& ns) {
   def_function(ns, "dp4a", "*args", [](Interpreter& interp, Args& a) {
     std::vector<Value> values = a.varargs();
     if (!values.empty() && values[0].as<script::Str>()) {
-      if (to_dtype(interp, values[0], "T.dp4a dtype") != DataType::int32()) raise(ExcKind::TypeError, "T.dp4a: its result is int32");
+      if (to_dtype(interp, values[0], "T.dp4a dtype") != DataType::int32())
+        raise(ExcKind::TypeError, "T.dp4a: its result is int32");
       values.erase(values.begin());
     }
-    if (values.size() < 2 || values.size() > 3) raise(ExcKind::TypeError, "dp4a() takes vec1, vec2 and an optional acc");
+    if (values.size() < 2 || values.size() > 3)
+      raise(ExcKind::TypeError, "dp4a() takes vec1, vec2 and an optional acc");
     std::vector<ir::PrimExpr> args = operands(interp, values, "dp4a");
     if (args.size() == 2) args.push_back(ir::make_int(0));
     return wrap(ir::call(DataType::int32(), "dp4a", std::move(args)));

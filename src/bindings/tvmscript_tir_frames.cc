@@ -32,7 +32,8 @@ namespace {
 
 // ------------------------------------------------------------------ loops and axes
 
-Value make_loop(Interpreter& interp, Args& a, ir::ForKind kind, size_t annotations_index, const std::string& thread = {}) {
+Value make_loop(Interpreter& interp, Args& a, ir::ForKind kind, size_t annotations_index,
+                const std::string& thread = {}) {
   auto loop = std::make_shared<LoopValue>();
   LoopValue::Loop l;
   ir::PrimExpr start = to_expr(interp, a[0], "loop start");
@@ -49,14 +50,17 @@ Value make_loop(Interpreter& interp, Args& a, ir::ForKind kind, size_t annotatio
       return 0;
     });
   }
-  if (!l.extent->dtype.is_integer()) raise(ExcKind::TypeError, "loop extents must be integers, got " + l.extent->dtype.to_string());
+  if (!l.extent->dtype.is_integer())
+    raise(ExcKind::TypeError, "loop extents must be integers, got " + l.extent->dtype.to_string());
   l.kind = kind;
   l.thread = thread;
-  if (annotations_index < a.size() && !a[annotations_index].is_none()) l.annotations = to_attr_map(interp, a[annotations_index], "annotations");
+  if (annotations_index < a.size() && !a[annotations_index].is_none())
+    l.annotations = to_attr_map(interp, a[annotations_index], "annotations");
   // step= (TVM v0.23's ForNode::step), after the annotations; kept as written unless it is 1.
   if (size_t s = annotations_index + 1; s < a.size() && !a[s].is_none()) {
     ir::PrimExpr step = to_expr_as(interp, a[s], l.extent->dtype, "loop step");
-    if (!step->dtype.is_integer()) raise(ExcKind::TypeError, "loop steps must be integers, got " + step->dtype.to_string());
+    if (!step->dtype.is_integer())
+      raise(ExcKind::TypeError, "loop steps must be integers, got " + step->dtype.to_string());
     if (step->dtype != l.extent->dtype) step = guard_ir([&] { return ir::cast(l.extent->dtype, step); });
     int64_t v;
     if (!ir::as_const_int(step, &v) || v != 1) l.step = step;
@@ -82,7 +86,8 @@ Value make_axis(Interpreter& interp, Args& a, ir::IterType type) {
         axis->binding = ir::cast(axis->dom.extent->dtype, axis->binding);
       } else {
         // A literal domain takes the binding's type (e.g. int64 loops).
-        axis->dom = ir::Range{ir::cast(axis->binding->dtype, axis->dom.min), ir::cast(axis->binding->dtype, axis->dom.extent)};
+        axis->dom =
+            ir::Range{ir::cast(axis->binding->dtype, axis->dom.min), ir::cast(axis->binding->dtype, axis->dom.extent)};
       }
     }
   }
@@ -91,10 +96,14 @@ Value make_axis(Interpreter& interp, Args& a, ir::IterType type) {
 
 void build_axis_module(script::Module& m) {
   Namespace& ns = *m.globals;
-  def_function(ns, "spatial", "dom, binding=None, dtype=\"int32\"", [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::DataPar); });
-  def_function(ns, "reduce", "dom, binding=None, dtype=\"int32\"", [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::CommReduce); });
-  def_function(ns, "scan", "dom, binding=None, dtype=\"int32\"", [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::Ordered); });
-  def_function(ns, "opaque", "dom, binding=None, dtype=\"int32\"", [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::Opaque); });
+  def_function(ns, "spatial", "dom, binding=None, dtype=\"int32\"",
+               [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::DataPar); });
+  def_function(ns, "reduce", "dom, binding=None, dtype=\"int32\"",
+               [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::CommReduce); });
+  def_function(ns, "scan", "dom, binding=None, dtype=\"int32\"",
+               [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::Ordered); });
+  def_function(ns, "opaque", "dom, binding=None, dtype=\"int32\"",
+               [](Interpreter& interp, Args& a) { return make_axis(interp, a, ir::IterType::Opaque); });
   ns.set(intern("S"), *ns.find(intern("spatial")));
   ns.set(intern("R"), *ns.find(intern("reduce")));
   def_function(ns, "remap", "kinds, bindings, dtype=\"int32\"", [](Interpreter& interp, Args& a) {
@@ -107,7 +116,8 @@ void build_axis_module(script::Module& m) {
     for (size_t i = 0; i < kinds.size(); ++i) {
       ir::PrimExpr binding = to_expr(interp, values[i], "T.axis.remap binding");
       auto* var = ir::as<ir::VarNode>(binding);
-      if (!var) raise(ExcKind::TypeError, "T.axis.remap binds loop variables; use T.axis.spatial/reduce for expressions");
+      if (!var)
+        raise(ExcKind::TypeError, "T.axis.remap binds loop variables; use T.axis.spatial/reduce for expressions");
       auto axis = std::make_shared<AxisValue>();
       char k = kinds[i];
       if (k != 'S' && k != 'R') a.value_error(0, fmt::format("unknown iterator kind '{}' (expected S or R)", k));
@@ -126,26 +136,34 @@ void build_axis_module(script::Module& m) {
 void def_frame_functions(Namespace& ns) {
   // `range` in a prim_func (TVM's parser's range_sugar): T.serial with a positional step, which
   // must be a positive literal (a For never runs backwards).
-  def_function(ns, "_range_sugar", "start, stop=None, step=None, *, annotations=None", [](Interpreter& interp, Args& a) {
-    if (!a[2].is_none()) {
-      int64_t step = 0;
-      bool literal = a[2].is_integral() ? (step = a[2].as_int(), true) : is_expr(a[2]) && ir::as_const_int(to_expr(interp, a[2], "step"), &step);
-      if (!literal) raise(ExcKind::ValueError, "Only support literal step in range(), get " + interp.str(a[2]));
-      if (step <= 0) raise(ExcKind::ValueError, "Only support positive step in range(), get " + std::to_string(step));
-    }
-    std::swap(a[2], a[3]);  // make_loop reads annotations, then the step
-    return make_loop(interp, a, ir::ForKind::Serial, 2);
-  });
-  def_function(ns, "serial", "start, stop=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Serial, 2); });
-  def_function(ns, "parallel", "start, stop=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Parallel, 2); });
-  def_function(ns, "vectorized", "start, stop=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Vectorized, 2); });
-  def_function(ns, "unroll", "start, stop=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Unrolled, 2); });
-  def_function(ns, "thread_binding", "start, stop=None, thread=None, *, annotations=None, step=None", [](Interpreter& interp, Args& a) {
-    // T.thread_binding(n, "threadIdx.x") passes the thread positionally.
-    if (a[1].as<script::Str>() && a[2].is_none()) std::swap(a[1], a[2]);
-    if (!a[2].as<script::Str>()) a.type_error(2, "a thread name such as \"threadIdx.x\"");
-    return make_loop(interp, a, ir::ForKind::ThreadBinding, 3, a.get_str(2));
-  });
+  def_function(
+      ns, "_range_sugar", "start, stop=None, step=None, *, annotations=None", [](Interpreter& interp, Args& a) {
+        if (!a[2].is_none()) {
+          int64_t step = 0;
+          bool literal = a[2].is_integral() ? (step = a[2].as_int(), true)
+                                            : is_expr(a[2]) && ir::as_const_int(to_expr(interp, a[2], "step"), &step);
+          if (!literal) raise(ExcKind::ValueError, "Only support literal step in range(), get " + interp.str(a[2]));
+          if (step <= 0)
+            raise(ExcKind::ValueError, "Only support positive step in range(), get " + std::to_string(step));
+        }
+        std::swap(a[2], a[3]);  // make_loop reads annotations, then the step
+        return make_loop(interp, a, ir::ForKind::Serial, 2);
+      });
+  def_function(ns, "serial", "start, stop=None, *, annotations=None, step=None",
+               [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Serial, 2); });
+  def_function(ns, "parallel", "start, stop=None, *, annotations=None, step=None",
+               [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Parallel, 2); });
+  def_function(ns, "vectorized", "start, stop=None, *, annotations=None, step=None",
+               [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Vectorized, 2); });
+  def_function(ns, "unroll", "start, stop=None, *, annotations=None, step=None",
+               [](Interpreter& interp, Args& a) { return make_loop(interp, a, ir::ForKind::Unrolled, 2); });
+  def_function(ns, "thread_binding", "start, stop=None, thread=None, *, annotations=None, step=None",
+               [](Interpreter& interp, Args& a) {
+                 // T.thread_binding(n, "threadIdx.x") passes the thread positionally.
+                 if (a[1].as<script::Str>() && a[2].is_none()) std::swap(a[1], a[2]);
+                 if (!a[2].as<script::Str>()) a.type_error(2, "a thread name such as \"threadIdx.x\"");
+                 return make_loop(interp, a, ir::ForKind::ThreadBinding, 3, a.get_str(2));
+               });
   // TVM's ir_builder T.LetStmt: a frame whose body sees `var` (or the `as` name) bound to value.
   def_function(ns, "LetStmt", "value, type_annotation=None, *, var=None", [](Interpreter& interp, Args& a) {
     auto frame = std::make_shared<LetFrameValue>();
@@ -153,7 +171,8 @@ void def_frame_functions(Namespace& ns) {
     if (const ir::VarNode* proto = pointer_var_annotation(a[1])) {
       // A pointer type (`T.handle("float32", "shared")`): the value must be a handle.
       if (!frame->value->dtype.is_handle())
-        raise(ExcKind::TypeError, "T.LetStmt: a pointer variable's value must be a handle, got " + frame->value->dtype.to_string());
+        raise(ExcKind::TypeError,
+              "T.LetStmt: a pointer variable's value must be a handle, got " + frame->value->dtype.to_string());
       frame->pointer = proto->type_annotation;
     } else if (!a[1].is_none()) {
       ir::DataType t = to_dtype(interp, a[1], "T.LetStmt type_annotation");
@@ -164,8 +183,8 @@ void def_frame_functions(Namespace& ns) {
       if (!ir::as<ir::VarNode>(v)) a.type_error(2, "a tvm.tir.Var");
       frame->var = std::static_pointer_cast<const ir::VarNode>(v);
       if (frame->var->dtype != frame->value->dtype)
-        raise(ExcKind::TypeError, "T.LetStmt: the variable " + frame->var->name + " is " + frame->var->dtype.to_string() +
-                                      ", its value " + frame->value->dtype.to_string());
+        raise(ExcKind::TypeError, "T.LetStmt: the variable " + frame->var->name + " is " +
+                                      frame->var->dtype.to_string() + ", its value " + frame->value->dtype.to_string());
     }
     return Value(frame);
   });
@@ -177,7 +196,8 @@ void def_frame_functions(Namespace& ns) {
     frame->value = attr_stmt_operand(interp, a[2], "T.attr value");
     if (frame->attr_key == "thread_extent" || frame->attr_key == "virtual_thread") {
       raise(ExcKind::NotImplementedError,
-            "not supported yet: T.attr(..., \"" + frame->attr_key + "\", ...) (tsch launches threads with T.launch_thread or T.thread_binding)");
+            "not supported yet: T.attr(..., \"" + frame->attr_key +
+                "\", ...) (tsch launches threads with T.launch_thread or T.thread_binding)");
     }
     return Value(frame);
   });

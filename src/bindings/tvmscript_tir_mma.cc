@@ -30,13 +30,15 @@ namespace {
 // The operands of one call, checked by kind with the builtin and the parameter named.
 class Operands {
  public:
-  Operands(Interpreter& interp, std::string op, std::vector<Value> values, const std::vector<std::string>& params, size_t optional = 0)
+  Operands(Interpreter& interp, std::string op, std::vector<Value> values, const std::vector<std::string>& params,
+           size_t optional = 0)
       : interp_(interp), op_(std::move(op)), values_(std::move(values)), params_(params) {
     size_t n = values_.size();
     if (n + optional < params.size() || n > params.size()) {
       std::string list;
       for (size_t i = 0; i < params.size(); ++i) list += (i ? ", " : "") + params[i];
-      raise(ExcKind::TypeError, fmt::format("T.{} takes {} operands after the dtype ({}), got {}", op_, params.size(), list, n));
+      raise(ExcKind::TypeError,
+            fmt::format("T.{} takes {} operands after the dtype ({}), got {}", op_, params.size(), list, n));
     }
   }
   size_t size() const { return values_.size(); }
@@ -86,19 +88,22 @@ void def_mma_functions(script::Namespace& ns) {
   def_function(ns, "ptx_ldmatrix", "*args, dtype=None", [](Interpreter& interp, Args& a) {
     std::vector<Value> rest = a.varargs();
     ir::DataType t = to_dtype(interp, take_dtype(rest, a[1], "T.ptx_ldmatrix"), "T.ptx_ldmatrix dtype");
-    Operands o(interp, "ptx_ldmatrix", rest, {"trans", "num", "type", "local_ptr", "local_offset", "smem_ptr", "smem_offset"});
-    std::vector<ir::PrimExpr> args{o.boolean(0), o.constant(1), o.str(2), o.handle(3), o.index(4), o.handle(5), o.index(6)};
+    Operands o(interp, "ptx_ldmatrix", rest,
+               {"trans", "num", "type", "local_ptr", "local_offset", "smem_ptr", "smem_offset"});
+    std::vector<ir::PrimExpr> args{o.boolean(0), o.constant(1), o.str(2),  o.handle(3),
+                                   o.index(4),   o.handle(5),   o.index(6)};
     return wrap(ir::call(t, "ptx_ldmatrix", args));
   });
   def_function(ns, "ptx_mma", "*args, dtype=None", [](Interpreter& interp, Args& a) {
     std::vector<Value> rest = a.varargs();
     ir::DataType t = to_dtype(interp, take_dtype(rest, a[1], "T.ptx_mma"), "T.ptx_mma dtype");
     Operands o(interp, "ptx_mma", rest,
-               {"shape", "A_layout", "B_layout", "A_dtype", "B_dtype", "C_dtype", "multiplicand_a", "a_index", "multiplicand_b", "b_index",
-                "accumulator", "c_index", "saturate", "bit_op"},
+               {"shape", "A_layout", "B_layout", "A_dtype", "B_dtype", "C_dtype", "multiplicand_a", "a_index",
+                "multiplicand_b", "b_index", "accumulator", "c_index", "saturate", "bit_op"},
                1);
-    std::vector<ir::PrimExpr> args{o.str(0),    o.str(1),   o.str(2),    o.str(3),   o.str(4),     o.str(5),   o.handle(6),
-                                   o.index(7),  o.handle(8), o.index(9), o.handle(10), o.index(11), o.boolean(12)};
+    std::vector<ir::PrimExpr> args{o.str(0),     o.str(1),    o.str(2),     o.str(3),    o.str(4),
+                                   o.str(5),     o.handle(6), o.index(7),   o.handle(8), o.index(9),
+                                   o.handle(10), o.index(11), o.boolean(12)};
     if (o.size() == 14) args.push_back(o.str(13));
     return wrap(ir::call(t, "ptx_mma", args));
   });
@@ -106,7 +111,8 @@ void def_mma_functions(script::Namespace& ns) {
     std::vector<Value> rest = a.varargs();
     ir::DataType t = to_dtype(interp, take_dtype(rest, a[1], "T.mma_store"), "T.mma_store dtype");
     Operands o(interp, "mma_store", rest, {"m", "n", "dst_ptr", "src_ptr", "src_offset", "dst_stride"});
-    return wrap(ir::call(t, "mma_store", {o.constant(0), o.constant(1), o.handle(2), o.handle(3), o.index(4), o.index(5)}));
+    return wrap(
+        ir::call(t, "mma_store", {o.constant(0), o.constant(1), o.handle(2), o.handle(3), o.index(4), o.index(5)}));
   });
   def_function(ns, "mma_fill", "*args, dtype=None", [](Interpreter& interp, Args& a) {
     std::vector<Value> rest = a.varargs();

@@ -12,9 +12,9 @@
 #include "bindings/ir_type_values.h"
 #include "bindings/ir_values.h"
 #include "bindings/tvmscript_allocate_const.h"
-#include "bindings/tvmscript_tir_frames.h"
 #include "bindings/tvmscript_tir_builtins.h"
 #include "bindings/tvmscript_tir_calls.h"
+#include "bindings/tvmscript_tir_frames.h"
 #include "bindings/tvmscript_tir_math.h"
 #include "bindings/tvmscript_tir_mma.h"
 #include "bindings/tvmscript_tir_vector.h"
@@ -54,14 +54,17 @@ namespace {
 
 std::vector<ir::PrimExpr> to_shape(Interpreter& interp, const Value& v, const std::string& what) {
   std::vector<Value> dims;
-  if (v.as<script::Tuple>() || v.as<script::List>()) dims = interp.to_vector(v);
-  else dims.push_back(v);
+  if (v.as<script::Tuple>() || v.as<script::List>())
+    dims = interp.to_vector(v);
+  else
+    dims.push_back(v);
   // Each dimension keeps the dtype it is written with, as in TVM: `(T.int64(2), 1280)` is an
   // int64 and an int32 dimension.
   std::vector<ir::PrimExpr> shape;
   for (const auto& d : dims) {
     ir::PrimExpr e = to_expr(interp, d, what);
-    if (!e->dtype.is_integer()) raise(ExcKind::TypeError, fmt::format("{}: dimensions must be integers, got {}", what, e->dtype.to_string()));
+    if (!e->dtype.is_integer())
+      raise(ExcKind::TypeError, fmt::format("{}: dimensions must be integers, got {}", what, e->dtype.to_string()));
     shape.push_back(e);
   }
   return shape;
@@ -97,7 +100,9 @@ std::vector<ir::BufferRegion> to_regions(Interpreter& interp, const std::vector<
   return out;
 }
 
-ir::DataType dtype_arg(Interpreter& interp, const Value& v, const std::string& what) { return to_dtype(interp, v, what); }
+ir::DataType dtype_arg(Interpreter& interp, const Value& v, const std::string& what) {
+  return to_dtype(interp, v, what);
+}
 
 TirBuilder& builder(const std::string& what) {
   TirBuilder* b = TirBuilder::current();
@@ -113,34 +118,37 @@ TypeRef dtype_type() {
     type->set_module("tvm.script.tir");
     type->def("__call__", "self, value=None, storage_scope=\"global\", *, is_size_var=False, is_unknown_type=False",
               [](Interpreter& interp, Args& a) -> Value {
-      ir::DataType dt = a[0].as<DTypeValue>()->dtype;
-      // `T.handle("float32", "shared")`: a pointer variable (TVM's PointerType annotation).
-      if (dt.is_handle() && (a[1].is_none() || a[1].as<script::Str>() || a[1].as<DTypeValue>())) return fresh_handle_var(interp, a[1], a[2]);
-      if (a[1].is_none()) {
-        // `n = T.int64()`: a fresh variable named by the assignment.
-        auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var("v", dt)));
-        v->fresh = true;
-        return Value(v);
-      }
-      if (dt.lanes > 1 && !a[1].is_none()) {
-        // A vector type called on a scalar broadcasts it (`T.int16x32(1)`).
-        ir::DataType elem = dt.element_of();
-        ir::PrimExpr scalar = a[1].is_number() ? (elem.is_float() ? ir::make_float(a[1].as_float(), elem) : ir::make_int(a[1].as_int(), elem))
-                                               : guard_ir([&] { return ir::cast(elem, to_expr(interp, a[1], "value")); });
-        return wrap(ir::PrimExpr(std::make_shared<ir::BroadcastNode>(scalar, dt.lanes)));
-      }
-      if (a[1].is_number()) {
-        if (dt.is_float()) return wrap(ir::make_float(a[1].as_float(), dt));
-        if (dt.is_bool()) return wrap(ir::make_bool(interp.truthy(a[1])));
-        if (a[1].is_float()) return wrap(ir::make_int(static_cast<int64_t>(a[1].as_float()), dt));
-        return wrap(ir::make_int(a[1].as_int(), dt));
-      }
-      if (auto* s = a[1].as<script::Str>(); s && dt.is_float()) {
-        double v = s->value == "inf" ? INFINITY : s->value == "-inf" ? -INFINITY : NAN;
-        return wrap(ir::make_float(v, dt));
-      }
-      return wrap(guard_ir([&] { return ir::cast(dt, to_expr(interp, a[1], "value")); }));
-    });
+                ir::DataType dt = a[0].as<DTypeValue>()->dtype;
+                // `T.handle("float32", "shared")`: a pointer variable (TVM's PointerType annotation).
+                if (dt.is_handle() && (a[1].is_none() || a[1].as<script::Str>() || a[1].as<DTypeValue>()))
+                  return fresh_handle_var(interp, a[1], a[2]);
+                if (a[1].is_none()) {
+                  // `n = T.int64()`: a fresh variable named by the assignment.
+                  auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var("v", dt)));
+                  v->fresh = true;
+                  return Value(v);
+                }
+                if (dt.lanes > 1 && !a[1].is_none()) {
+                  // A vector type called on a scalar broadcasts it (`T.int16x32(1)`).
+                  ir::DataType elem = dt.element_of();
+                  ir::PrimExpr scalar = a[1].is_number()
+                                            ? (elem.is_float() ? ir::make_float(a[1].as_float(), elem)
+                                                               : ir::make_int(a[1].as_int(), elem))
+                                            : guard_ir([&] { return ir::cast(elem, to_expr(interp, a[1], "value")); });
+                  return wrap(ir::PrimExpr(std::make_shared<ir::BroadcastNode>(scalar, dt.lanes)));
+                }
+                if (a[1].is_number()) {
+                  if (dt.is_float()) return wrap(ir::make_float(a[1].as_float(), dt));
+                  if (dt.is_bool()) return wrap(ir::make_bool(interp.truthy(a[1])));
+                  if (a[1].is_float()) return wrap(ir::make_int(static_cast<int64_t>(a[1].as_float()), dt));
+                  return wrap(ir::make_int(a[1].as_int(), dt));
+                }
+                if (auto* s = a[1].as<script::Str>(); s && dt.is_float()) {
+                  double v = s->value == "inf" ? INFINITY : s->value == "-inf" ? -INFINITY : NAN;
+                  return wrap(ir::make_float(v, dt));
+                }
+                return wrap(guard_ir([&] { return ir::cast(dt, to_expr(interp, a[1], "value")); }));
+              });
     return type;
   }();
   return t;
@@ -150,31 +158,35 @@ TypeRef prim_func_decorator_type() {
   static TypeRef t = [] {
     auto type = std::make_shared<TypeObject>("prim_func");
     type->set_module("tvm.script.tir");
-    type->def("__call__", "self, *args, private=False, check_well_formed=True, s_tir=False", [](Interpreter& interp, Args& a) -> Value {
-      auto* self = a[0].as<PrimFuncDecorator>();
-      bool is_private = self->is_private || interp.truthy(a[2]);
-      bool check_well_formed = self->check_well_formed && interp.truthy(a[3]);
-      if (!a.varargs().empty()) {
-        // T.prim_func(f) on a function defined without the decorator (TVM re-parses its
-        // source): its body is parsed as TVMScript where it was defined.
-        auto* fn = a.varargs().size() == 1 ? a.varargs()[0].as<script::Function>() : nullptr;
-        if (!fn || !fn->def) {
-          raise(ExcKind::TypeError, "T.prim_func takes a function defined with `def` (or decorates one: write @T.prim_func above it)");
-        }
-        script::Scope scope;
-        scope.locals = std::make_shared<Namespace>();
-        scope.globals = fn->globals;
-        scope.enclosing = fn->enclosing;
-        scope.owner = fn->owner;
-        script::Evaluator defining(interp, scope);
-        ir::PrimFunc f = guard_ir([&] { return frontend::parse_prim_func(defining, *fn->def, is_private, check_well_formed); });
-        return Value(std::make_shared<PrimFuncValue>(f, fn->name));
-      }
-      auto d = std::make_shared<PrimFuncDecorator>();
-      d->is_private = is_private;
-      d->check_well_formed = check_well_formed;
-      return Value(d);
-    });
+    type->def(
+        "__call__", "self, *args, private=False, check_well_formed=True, s_tir=False",
+        [](Interpreter& interp, Args& a) -> Value {
+          auto* self = a[0].as<PrimFuncDecorator>();
+          bool is_private = self->is_private || interp.truthy(a[2]);
+          bool check_well_formed = self->check_well_formed && interp.truthy(a[3]);
+          if (!a.varargs().empty()) {
+            // T.prim_func(f) on a function defined without the decorator (TVM re-parses its
+            // source): its body is parsed as TVMScript where it was defined.
+            auto* fn = a.varargs().size() == 1 ? a.varargs()[0].as<script::Function>() : nullptr;
+            if (!fn || !fn->def) {
+              raise(ExcKind::TypeError,
+                    "T.prim_func takes a function defined with `def` (or decorates one: write @T.prim_func above it)");
+            }
+            script::Scope scope;
+            scope.locals = std::make_shared<Namespace>();
+            scope.globals = fn->globals;
+            scope.enclosing = fn->enclosing;
+            scope.owner = fn->owner;
+            script::Evaluator defining(interp, scope);
+            ir::PrimFunc f =
+                guard_ir([&] { return frontend::parse_prim_func(defining, *fn->def, is_private, check_well_formed); });
+            return Value(std::make_shared<PrimFuncValue>(f, fn->name));
+          }
+          auto d = std::make_shared<PrimFuncDecorator>();
+          d->is_private = is_private;
+          d->check_well_formed = check_well_formed;
+          return Value(d);
+        });
     return type;
   }();
   return t;
@@ -187,12 +199,14 @@ class BufferFactory : public script::Object {
     static TypeRef t = [] {
       auto type = std::make_shared<TypeObject>("Buffer");
       type->set_module("tvm.script.tir");
-      auto build = [](Interpreter& interp, const Value& shape, const Value& dtype, const Value& scope, const BufferOptions& options) {
+      auto build = [](Interpreter& interp, const Value& shape, const Value& dtype, const Value& scope,
+                      const BufferOptions& options) {
         auto bt = std::make_shared<BufferTypeValue>();
         bt->shape = to_shape(interp, shape, "T.Buffer shape");
         if (!dtype.is_none()) bt->dtype = dtype_arg(interp, dtype, "T.Buffer dtype");
         if (auto* s = scope.as<script::Str>()) bt->scope = s->value;
-        ir::Buffer proto = with_buffer_options(interp, ir::make_buffer("buffer", bt->dtype, bt->shape, bt->scope), options, "T.Buffer");
+        ir::Buffer proto = with_buffer_options(interp, ir::make_buffer("buffer", bt->dtype, bt->shape, bt->scope),
+                                               options, "T.Buffer");
         bt->axis_separators = proto->axis_separators;
         bt->strides = proto->strides;
         bt->elem_offset = proto->elem_offset;
@@ -200,15 +214,19 @@ class BufferFactory : public script::Object {
         bt->offset_factor = proto->offset_factor;
         return Value(bt);
       };
-      type->def("__call__", "self, shape, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=0, offset_factor=0, buffer_type=\"\", axis_separators=None",
+      type->def("__call__",
+                "self, shape, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=0, "
+                "offset_factor=0, buffer_type=\"\", axis_separators=None",
                 [build](Interpreter& interp, Args& a) {
-                  if (a[3].is_none()) return build(interp, a[1], a[2], a[6], BufferOptions{a[4], a[5], a[7], a[8], a[10]});
+                  if (a[3].is_none())
+                    return build(interp, a[1], a[2], a[6], BufferOptions{a[4], a[5], a[7], a[8], a[10]});
                   // `X = T.Buffer(shape, data=p)` in a body: a buffer over existing data (TVM
                   // declares it without a statement), e.g. over a T.allocate_const.
                   auto* ev = a[3].as<ExprValue>();
                   auto* var = ev ? ir::as<ir::VarNode>(ev->expr) : nullptr;
                   if (!var || !var->dtype.is_handle()) a.type_error(3, "a data pointer such as A.data");
-                  ir::DataType dt = a[2].is_none() ? ir::DataType::float32() : dtype_arg(interp, a[2], "T.Buffer dtype");
+                  ir::DataType dt =
+                      a[2].is_none() ? ir::DataType::float32() : dtype_arg(interp, a[2], "T.Buffer dtype");
                   std::string scope = a[6].as<script::Str>() ? a[6].as<script::Str>()->value : "global";
                   // TVM's buffer takes its scope from a pointer's annotation.
                   if (var->type_annotation) scope = var->type_annotation->storage_scope;
@@ -222,7 +240,8 @@ class BufferFactory : public script::Object {
                   return Value(v);
                 });
       type->def("__getitem__", "self, key", [build](Interpreter& interp, Args& a) {
-        std::vector<Value> parts = a[1].as<script::Tuple>() ? a[1].as<script::Tuple>()->items : std::vector<Value>{a[1]};
+        std::vector<Value> parts =
+            a[1].as<script::Tuple>() ? a[1].as<script::Tuple>()->items : std::vector<Value>{a[1]};
         if (parts.size() == 2 && !parts[1].as<script::Str>() && !parts[1].as<DTypeValue>()) parts = {a[1]};
         return build(interp, parts[0], parts.size() > 1 ? parts[1] : Value(), Value(), BufferOptions{});
       });
@@ -256,13 +275,13 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   ns.set(intern("prim_func"), Value(deco));
   ns.set(intern("Buffer"), Value(std::make_shared<BufferFactory>()));
   ns.set(intern("let"), Value(std::make_shared<LetFactory>()));
-  for (const char* name : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-                           "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2", "bool", "handle"}) {
+  for (const char* name : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                           "float32", "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2", "bool", "handle"}) {
     ns.set(intern(name), Value(std::make_shared<DTypeValue>(*ir::DataType::parse(name))));
   }
   // Vector types (`T.int16x32(1)` broadcasts; `T.float32x4` as an annotation).
-  for (const char* base : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64",
-                           "float8_e4m3fn", "float8_e5m2"}) {
+  for (const char* base : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                           "float32", "float64", "float8_e4m3fn", "float8_e5m2"}) {
     for (int lanes : {2, 3, 4, 8, 16, 32, 64}) {
       std::string name = std::string(base) + "x" + std::to_string(lanes);
       ns.set(intern(name), Value(std::make_shared<DTypeValue>(*ir::DataType::parse(name))));
@@ -273,7 +292,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     v->fresh = true;
     return Value(v);
   });
-  def_frame_functions(ns);  // loops, T.LetStmt, thread launches, blocks, T.axis
+  def_frame_functions(ns);    // loops, T.LetStmt, thread launches, blocks, T.axis
   def_pointer_functions(ns);  // T.Ptr, T.ptr, T.buffer_var
   def_function(ns, "reads", "*regions", [](Interpreter& interp, Args& a) {
     builder("T.reads").block("T.reads").reads = to_regions(interp, a.varargs());
@@ -306,13 +325,17 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     ir::Buffer buf = ir::make_buffer("buffer", dtype_arg(interp, a[1], "T.alloc_buffer dtype"),
                                      to_shape(interp, a[0], "T.alloc_buffer shape"), a.get_str(5));
     buf = with_buffer_options(interp, buf, BufferOptions{a[3], a[4], a[6], a[7], a[9]}, "T.alloc_buffer");
-    if (b.in_block()) b.blocks.back().alloc_buffers.push_back(buf);
-    else b.root_allocs.push_back(buf);
+    if (b.in_block())
+      b.blocks.back().alloc_buffers.push_back(buf);
+    else
+      b.root_allocs.push_back(buf);
     auto v = std::make_shared<BufferValue>(buf);
     v->fresh = true;
     return Value(v);
   };
-  const char* alloc_sig = "shape, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=-1, offset_factor=0, buffer_type=\"default\", axis_separators=None";
+  const char* alloc_sig =
+      "shape, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=-1, "
+      "offset_factor=0, buffer_type=\"default\", axis_separators=None";
   def_function(ns, "alloc_buffer", alloc_sig, alloc);
   // Lowered code: `X = T.decl_buffer(shape, dtype)` allocates for the rest of the body;
   // with `data=A.data` it declares a view of existing data.
@@ -346,8 +369,9 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     bool is_int = dt.is_integer() && (dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64);
     if (dt.lanes != 1 || (!is_float && !is_int)) {
       raise(ExcKind::NotImplementedError,
-            fmt::format("not supported yet: T.allocate_const of {} (int8 to int64, uint8 to uint64, float32 and float64 are)",
-                        dt.to_string()));
+            fmt::format(
+                "not supported yet: T.allocate_const of {} (int8 to int64, uint8 to uint64, float32 and float64 are)",
+                dt.to_string()));
     }
     std::vector<ir::PrimExpr> extents = to_shape(interp, a[2], "T.allocate_const extents");
     int64_t count = 1;
@@ -364,42 +388,45 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
     return Value(v);
   });
   def_function(ns, "sblock_alloc_buffer", alloc_sig, alloc);
-  def_function(ns, "match_buffer", "param, shape=None, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=-1, offset_factor=0, buffer_type=\"default\", axis_separators=None",
-               [](Interpreter& interp, Args& a) {
-                 auto& b = builder("T.match_buffer");
-                 ir::DataType dt = dtype_arg(interp, a[2], "T.match_buffer dtype");
-                 if (auto* e = a[0].as<ExprValue>(); e && e->expr->dtype.is_handle()) {
-                   auto* var = ir::as<ir::VarNode>(e->expr);
-                   ir::Var param;
-                   for (const auto& p : b.params) {
-                     if (p.get() == var) param = p;
-                   }
-                   if (!param) a.value_error(0, "T.match_buffer binds a T.handle parameter of the function");
-                   if (a[1].is_none()) a.value_error(1, "a shape is required");
-                   for (const auto& [v, buf] : b.buffer_map) {
-                     if (v == param) a.value_error(0, "parameter " + param->name + " is already bound to buffer " + buf->name);
-                   }
-                   ir::Buffer buf = ir::make_buffer("buffer", dt, to_shape(interp, a[1], "T.match_buffer shape"), a.get_str(6));
-                   buf = with_buffer_options(interp, buf, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "T.match_buffer");
-                   b.buffer_map.emplace_back(param, buf);
-                   auto v = std::make_shared<BufferValue>(buf);
-                   v->fresh = true;
-                   return Value(v);
-                 }
-                 ir::BufferRegion source = to_region(interp, a[0]);
-                 std::vector<ir::PrimExpr> shape;
-                 if (a[1].is_none()) {
-                   for (const auto& r : source.region) shape.push_back(r.extent);
-                 } else {
-                   shape = to_shape(interp, a[1], "T.match_buffer shape");
-                 }
-                 ir::Buffer buf = ir::make_buffer("buffer", dt, shape, a.get_str(6));
-                 buf = with_buffer_options(interp, buf, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "T.match_buffer");
-                 b.block("T.match_buffer of a region").match_buffers.push_back(ir::MatchBufferRegion{buf, source});
-                 auto v = std::make_shared<BufferValue>(buf);
-                 v->fresh = true;
-                 return Value(v);
-               });
+  def_function(
+      ns, "match_buffer",
+      "param, shape=None, dtype=\"float32\", data=None, strides=None, elem_offset=None, scope=\"global\", align=-1, "
+      "offset_factor=0, buffer_type=\"default\", axis_separators=None",
+      [](Interpreter& interp, Args& a) {
+        auto& b = builder("T.match_buffer");
+        ir::DataType dt = dtype_arg(interp, a[2], "T.match_buffer dtype");
+        if (auto* e = a[0].as<ExprValue>(); e && e->expr->dtype.is_handle()) {
+          auto* var = ir::as<ir::VarNode>(e->expr);
+          ir::Var param;
+          for (const auto& p : b.params) {
+            if (p.get() == var) param = p;
+          }
+          if (!param) a.value_error(0, "T.match_buffer binds a T.handle parameter of the function");
+          if (a[1].is_none()) a.value_error(1, "a shape is required");
+          for (const auto& [v, buf] : b.buffer_map) {
+            if (v == param) a.value_error(0, "parameter " + param->name + " is already bound to buffer " + buf->name);
+          }
+          ir::Buffer buf = ir::make_buffer("buffer", dt, to_shape(interp, a[1], "T.match_buffer shape"), a.get_str(6));
+          buf = with_buffer_options(interp, buf, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "T.match_buffer");
+          b.buffer_map.emplace_back(param, buf);
+          auto v = std::make_shared<BufferValue>(buf);
+          v->fresh = true;
+          return Value(v);
+        }
+        ir::BufferRegion source = to_region(interp, a[0]);
+        std::vector<ir::PrimExpr> shape;
+        if (a[1].is_none()) {
+          for (const auto& r : source.region) shape.push_back(r.extent);
+        } else {
+          shape = to_shape(interp, a[1], "T.match_buffer shape");
+        }
+        ir::Buffer buf = ir::make_buffer("buffer", dt, shape, a.get_str(6));
+        buf = with_buffer_options(interp, buf, BufferOptions{a[4], a[5], a[7], a[8], a[10]}, "T.match_buffer");
+        b.block("T.match_buffer of a region").match_buffers.push_back(ir::MatchBufferRegion{buf, source});
+        auto v = std::make_shared<BufferValue>(buf);
+        v->fresh = true;
+        return Value(v);
+      });
   def_math_functions(ns);
   auto binary = [&](const char* name, ir::ExprKind kind) {
     def_function(ns, name, "a, b", [kind](Interpreter& interp, Args& a) {
@@ -444,11 +471,15 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   def_function(ns, "abs", "x", [](Interpreter& interp, Args& a) {
     ir::PrimExpr x = to_expr(interp, a[0], "T.abs argument");
     if (x->dtype.is_float()) return wrap(ir::call(x->dtype, "fabs", {x}));
-    return wrap(guard_ir([&] { return ir::select(ir::make_binary(ir::ExprKind::GE, x, ir::make_int(0, x->dtype)), x, ir::neg(x)); }));
+    return wrap(guard_ir(
+        [&] { return ir::select(ir::make_binary(ir::ExprKind::GE, x, ir::make_int(0, x->dtype)), x, ir::neg(x)); }));
   });
-  def_function(ns, "Not", "x", [](Interpreter& interp, Args& a) { return wrap(ir::logical_not(to_expr(interp, a[0], "T.Not argument"))); });
+  def_function(ns, "Not", "x", [](Interpreter& interp, Args& a) {
+    return wrap(ir::logical_not(to_expr(interp, a[0], "T.Not argument")));
+  });
   def_function(ns, "Select", "condition, true_value, false_value", [](Interpreter& interp, Args& a) {
-    ir::PrimExpr c = to_expr(interp, a[0], "condition"), t = to_expr(interp, a[1], "true value"), f = to_expr(interp, a[2], "false value");
+    ir::PrimExpr c = to_expr(interp, a[0], "condition"), t = to_expr(interp, a[1], "true value"),
+                 f = to_expr(interp, a[2], "false value");
     return wrap(guard_ir([&] { return ir::select(c, t, f); }));
   });
   // Vector expressions of lowered code.
@@ -475,35 +506,42 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   def_function(ns, "Cast", "dtype, value", [](Interpreter& interp, Args& a) {
     ir::DataType t = dtype_arg(interp, a[0], "T.Cast dtype");
     ir::PrimExpr v = to_expr(interp, a[1], "T.Cast value");
-    if (t.lanes != v->dtype.lanes) a.value_error(0, fmt::format("a dtype of {} lanes, as the value's {}", v->dtype.lanes, v->dtype.to_string()));
+    if (t.lanes != v->dtype.lanes)
+      a.value_error(0, fmt::format("a dtype of {} lanes, as the value's {}", v->dtype.lanes, v->dtype.to_string()));
     return wrap(ir::PrimExpr(std::make_shared<ir::CastNode>(t, v)));
   });
   def_function(ns, "cast", "value, dtype", [](Interpreter& interp, Args& a) {
     return wrap(ir::cast(dtype_arg(interp, a[1], "T.cast dtype"), to_expr(interp, a[0], "T.cast value")));
   });
-  def_function(ns, "evaluate", "value", [](Interpreter& interp, Args& a) { return wrap(to_expr(interp, a[0], "T.evaluate value")); });
+  def_function(ns, "evaluate", "value",
+               [](Interpreter& interp, Args& a) { return wrap(to_expr(interp, a[0], "T.evaluate value")); });
   // T.call_packed("name", A, x, ...): a buffer passes whole (its data and declared shape).
   // T.meta_var(value): a script value used as it is (TVM's marker that an assignment binds a
   // Python value, not an IR variable; tsch binds script values that way already).
   def_function(ns, "meta_var", "value", [](Interpreter&, Args& a) { return a[0]; });
   // T.vscale(): the multiple of a scalable vector's minimum length (TVM's builtin for Arm SVE);
   // printed and parsed, refused by the code generators ("not supported yet").
-  def_function(ns, "vscale", "", [](Interpreter&, Args&) { return wrap(ir::call(ir::DataType::int32(), "vscale", {})); });
+  def_function(ns, "vscale", "",
+               [](Interpreter&, Args&) { return wrap(ir::call(ir::DataType::int32(), "vscale", {})); });
   // T.assume(cond): what later passes may take as true (code generation drops it).
   def_function(ns, "assume", "cond=None", [](Interpreter& interp, Args& a) {
-    ir::PrimExpr cond = a[0].is_none() ? ir::make_bool(true) : to_expr_as(interp, a[0], ir::DataType::bool_(), "T.assume condition");
+    ir::PrimExpr cond =
+        a[0].is_none() ? ir::make_bool(true) : to_expr_as(interp, a[0], ir::DataType::bool_(), "T.assume condition");
     return wrap(ir::call(ir::DataType::bool_(), "assume", {cond}));
   });
   // The tensor-core builtins TVM's wmma intrinsic descriptions use (source level: printed,
   // parsed and scheduled; no code generator emits them yet).
-  for (const char* name : {"tvm_fill_fragment", "tvm_load_matrix_sync", "tvm_store_matrix_sync", "tvm_mma_sync", "tvm_bmma_sync"}) {
+  for (const char* name :
+       {"tvm_fill_fragment", "tvm_load_matrix_sync", "tvm_store_matrix_sync", "tvm_mma_sync", "tvm_bmma_sync"}) {
     std::string op = name;
     def_function(ns, name, "*args, dtype=\"handle\"", [op](Interpreter& interp, Args& a) {
       std::vector<ir::PrimExpr> args;
       for (const auto& v : a.varargs()) {
         // The layout ("row_major" / "col_major") is a string argument.
-        if (auto* text = v.as<script::Str>()) args.push_back(std::make_shared<ir::StringImmNode>(text->value));
-        else args.push_back(to_expr(interp, v, "T." + op + " argument"));
+        if (auto* text = v.as<script::Str>())
+          args.push_back(std::make_shared<ir::StringImmNode>(text->value));
+        else
+          args.push_back(to_expr(interp, v, "T." + op + " argument"));
       }
       return wrap(ir::call(dtype_arg(interp, a[1], "T." + op + " dtype"), op, args));
     });
@@ -527,12 +565,15 @@ ir::DataType to_dtype(Interpreter& interp, const Value& v, const std::string& wh
   if (auto* s = v.as<script::Str>()) {
     if (auto t = ir::DataType::parse(s->value)) return *t;
     if (ir::DataType::is_unsupported_tvm_name(s->value)) {
-      raise(ExcKind::NotImplementedError, fmt::format("not supported yet: the dtype \"{}\" ({}; tsch's 8-bit floats are float8_e4m3fn and "
-                                                      "float8_e5m2)", s->value, what));
+      raise(ExcKind::NotImplementedError,
+            fmt::format("not supported yet: the dtype \"{}\" ({}; tsch's 8-bit floats are float8_e4m3fn and "
+                        "float8_e5m2)",
+                        s->value, what));
     }
     raise(ExcKind::ValueError, fmt::format("{}: unknown dtype \"{}\"", what, s->value));
   }
-  raise(ExcKind::TypeError, fmt::format("{}: expected a dtype such as \"float32\", got {}", what, Interpreter::type_name(v)));
+  raise(ExcKind::TypeError,
+        fmt::format("{}: expected a dtype such as \"float32\", got {}", what, Interpreter::type_name(v)));
 }
 
 void register_tvmscript_tir_module() {

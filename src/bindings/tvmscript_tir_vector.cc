@@ -40,8 +40,9 @@ void def_vector_functions(script::Namespace& ns) {
     ir::DataType t = to_dtype(interp, dtype, "T.reinterpret dtype");
     ir::PrimExpr value = to_expr(interp, rest[0], "T.reinterpret value");
     if (t.bits * t.lanes != value->dtype.bits * value->dtype.lanes) {
-      raise(ExcKind::ValueError, fmt::format("T.reinterpret: {} and {} differ in size ({} vs {} bits)", value->dtype.to_string(),
-                                             t.to_string(), value->dtype.bits * value->dtype.lanes, t.bits * t.lanes));
+      raise(ExcKind::ValueError,
+            fmt::format("T.reinterpret: {} and {} differ in size ({} vs {} bits)", value->dtype.to_string(),
+                        t.to_string(), value->dtype.bits * value->dtype.lanes, t.bits * t.lanes));
     }
     return wrap(ir::call(t, "reinterpret", {value}));
   });
@@ -73,10 +74,14 @@ void def_vector_functions(script::Namespace& ns) {
     def_function(ns, op, "*args, dtype=None", [name](Interpreter& interp, Args& a) {
       std::vector<Value> rest = a.varargs();
       Value dtype = take_dtype(rest, a[1], "T." + name);
-      if (rest.empty()) raise(ExcKind::TypeError, "T." + name + ": missing the intrinsic (a name or T.llvm_lookup_intrinsic_id(name))");
+      if (rest.empty())
+        raise(ExcKind::TypeError, "T." + name + ": missing the intrinsic (a name or T.llvm_lookup_intrinsic_id(name))");
       ir::PrimExpr intrinsic = to_expr(interp, rest.front(), "T." + name + " intrinsic");
       auto* text = ir::as<ir::StringImmNode>(intrinsic);
-      if (!text || text->value.rfind("llvm.", 0) != 0) raise(ExcKind::TypeError, "T." + name + ": the intrinsic must be named, e.g. T.llvm_lookup_intrinsic_id(\"llvm.x86.avx2.pmadd.wd\")");
+      if (!text || text->value.rfind("llvm.", 0) != 0)
+        raise(
+            ExcKind::TypeError,
+            "T." + name + ": the intrinsic must be named, e.g. T.llvm_lookup_intrinsic_id(\"llvm.x86.avx2.pmadd.wd\")");
       std::vector<ir::PrimExpr> args{intrinsic};
       for (size_t i = 1; i < rest.size(); ++i) args.push_back(to_expr(interp, rest[i], "T." + name + " argument"));
       int64_t count;

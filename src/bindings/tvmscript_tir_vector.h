@@ -11,6 +11,7 @@ void def_vector_functions(script::Namespace& ns);
 // TVMScript's dtype forwarding for T.* calls written `T.f(dtype, *args)` or `T.f(*args,
 // dtype=...)`: the keyword's value when given, else the first positional argument, taken
 // from `args` (a TypeError naming `function` when there is none).
-script::Value take_dtype(std::vector<script::Value>& args, const script::Value& dtype_keyword, const std::string& function);
+script::Value take_dtype(std::vector<script::Value>& args, const script::Value& dtype_keyword,
+                         const std::string& function);
 
 }  // namespace tsch::bindings

@@ -21,7 +21,8 @@ bool holds_heavy_loop(const ir::Stmt& body) {
   return heavy;
 }
 
-std::vector<const ir::VarNode*> free_vars(const ir::ForNode& loop, const std::function<bool(const ir::VarNode*)>& in_scope) {
+std::vector<const ir::VarNode*> free_vars(const ir::ForNode& loop,
+                                          const std::function<bool(const ir::VarNode*)>& in_scope) {
   std::vector<const ir::VarNode*> out;
   std::unordered_set<const ir::VarNode*> seen;
   auto use = [&](const ir::VarNode* v) {

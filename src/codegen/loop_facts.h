@@ -16,6 +16,7 @@ bool holds_heavy_loop(const ir::Stmt& body);
 
 // The variables (and buffer data pointers) `loop`'s range and body read from the enclosing
 // scope, in first-use order: those `in_scope` accepts, other than the loop variable.
-std::vector<const ir::VarNode*> free_vars(const ir::ForNode& loop, const std::function<bool(const ir::VarNode*)>& in_scope);
+std::vector<const ir::VarNode*> free_vars(const ir::ForNode& loop,
+                                          const std::function<bool(const ir::VarNode*)>& in_scope);
 
 }  // namespace tsch::codegen

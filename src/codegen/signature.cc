@@ -28,7 +28,8 @@ FunctionSignature collect_signature(const std::string& name, const ir::PrimFunc&
     sig.param_names.push_back(p->name);
     ir::Buffer buf = f->buffer_of(p);
     if (buf) {
-      if (!runtime_dtype(buf->dtype)) throw BuildError("not supported yet: buffer " + buf->name + " of dtype " + buf->dtype.to_string());
+      if (!runtime_dtype(buf->dtype))
+        throw BuildError("not supported yet: buffer " + buf->name + " of dtype " + buf->dtype.to_string());
       sig.buffers.push_back(BufferParam{buf->name, buf->dtype, buf->shape});
       sig.scalar_params.push_back(nullptr);
     } else {
@@ -55,7 +56,6 @@ bool runtime_dtype(ir::DataType t) {
   return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
 }
 
-
 bool is_c_identifier(const std::string& name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name) {
@@ -67,11 +67,13 @@ bool is_c_identifier(const std::string& name) {
 
 bool is_c_keyword(const std::string& name) {
   static const std::unordered_set<std::string> keywords = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern", "float",
-      "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed", "sizeof", "static",
-      "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Alignas", "_Alignof", "_Atomic",
-      "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local", "asm", "typeof",
-      "bool", "true", "false", "__asm__", "__attribute__", "__extension__", "__typeof__", "__restrict", "__inline"};
+      "auto",       "break",     "case",           "char",          "const",      "continue",   "default",  "do",
+      "double",     "else",      "enum",           "extern",        "float",      "for",        "goto",     "if",
+      "inline",     "int",       "long",           "register",      "restrict",   "return",     "short",    "signed",
+      "sizeof",     "static",    "struct",         "switch",        "typedef",    "union",      "unsigned", "void",
+      "volatile",   "while",     "_Alignas",       "_Alignof",      "_Atomic",    "_Bool",      "_Complex", "_Generic",
+      "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local", "asm",        "typeof",     "bool",     "true",
+      "false",      "__asm__",   "__attribute__",  "__extension__", "__typeof__", "__restrict", "__inline"};
   return keywords.count(name) > 0;
 }
 
@@ -83,7 +85,8 @@ void check_symbol_names(const ir::IRModule& mod) {
            "name its library exports";
     // tsch_ names are the code generators' own (helpers, implementations).
     TSCH_USER_ASSERT(name.rfind("tsch_", 0) != 0 && name.rfind("__tsch", 0) != 0, ValueError)
-        << "cannot build function " << ir::quote(name) << ": its global_symbol is reserved for tsch's generated code (the tsch_ prefix)";
+        << "cannot build function " << ir::quote(name)
+        << ": its global_symbol is reserved for tsch's generated code (the tsch_ prefix)";
   }
 }
 
@@ -255,6 +258,5 @@ std::vector<FunctionSignature> decode_signatures(const std::string& text) {
   if (out.empty()) throw BuildError("malformed function table: no functions");
   return out;
 }
-
 
 }  // namespace tsch::codegen

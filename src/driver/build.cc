@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "arith/verify_well_formed.h"
+#include "codegen/llvm/codegen_nvptx.h"
 #include "codegen/llvm/llvm_build.h"
 #include "codegen/signature.h"
 #include "codegen/source/c_module.h"
-#include "codegen/llvm/codegen_nvptx.h"
 #include "codegen/source/codegen_cuda.h"
 #include "ir/functor.h"
 #include "ir/printer.h"
@@ -37,7 +37,8 @@ bool is_cuda_kind(const target::Target& t) { return t->kind->name == "cuda" || t
 void check_buildable(const target::Target& t) {
   const std::string& kind = t->kind->name;
   if (is_llvm_kind(t) || is_c_kind(t) || is_cuda_kind(t)) return;
-  throw UserError(UserErrorKind::RuntimeError, "not supported yet: target \"" + kind + "\" (tsch generates code for llvm)");
+  throw UserError(UserErrorKind::RuntimeError,
+                  "not supported yet: target \"" + kind + "\" (tsch generates code for llvm)");
 }
 
 // Repeated builds of the same code (REPL, tuning) reuse the compiled module. Bounded (least
@@ -74,17 +75,17 @@ BuildCache& cache() {
 void register_index_out_of_range() {
   static std::once_flag once;
   std::call_once(once, [] {
-    runtime::register_global_func(
-        transform::kIndexOutOfRange,
-        runtime::make_packed_func(
-            [](const std::vector<runtime::Any>& args) -> runtime::Any {
-              TSCH_USER_ASSERT(false, IndexError)
-                  << "index " << args.at(1).as_int() << " is out of bounds for axis " << args.at(3).as_int() << " of buffer "
-                  << args.at(0).as_str() << " with size " << args.at(2).as_int();
-              return runtime::Any();
-            },
-            transform::kIndexOutOfRange),
-        /*override=*/true);
+    runtime::register_global_func(transform::kIndexOutOfRange,
+                                  runtime::make_packed_func(
+                                      [](const std::vector<runtime::Any>& args) -> runtime::Any {
+                                        TSCH_USER_ASSERT(false, IndexError)
+                                            << "index " << args.at(1).as_int() << " is out of bounds for axis "
+                                            << args.at(3).as_int() << " of buffer " << args.at(0).as_str()
+                                            << " with size " << args.at(2).as_int();
+                                        return runtime::Any();
+                                      },
+                                      transform::kIndexOutOfRange),
+                                  /*override=*/true);
   });
 }
 
@@ -92,7 +93,8 @@ void register_index_out_of_range() {
 // (unless the PassContext says tir.instrument_bound_checkers=False), hints dropped.
 ir::IRModule lower_for_cpu(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options) {
   const transform::PassContext& current = transform::PassContext::current();
-  if (!current.config_flag("tir.instrument_bound_checkers", true)) return transform::strip_attr_hints(lower(mod, target, options));
+  if (!current.config_flag("tir.instrument_bound_checkers", true))
+    return transform::strip_attr_hints(lower(mod, target, options));
   register_index_out_of_range();
   auto ctx = std::make_shared<transform::PassContext>(current);
   ctx->config["tir.instrument_bound_checkers"] = true;
@@ -139,12 +141,14 @@ void register_emulation_launch_check() {
 
 // `for_emulation`: the CPU emulation's copy, whose warp buffers the mma builtins use stay
 // whole (transform/emulate_mma.h); not reported to after_pass.
-static ir::IRModule device_passes(const ir::IRModule& lowered, const BuildOptions& options, bool for_emulation = false) {
+static ir::IRModule device_passes(const ir::IRModule& lowered, const BuildOptions& options,
+                                  bool for_emulation = false) {
   // TVM's mixed-module passes of a GPU build, before the split.
   ir::IRModule out = lowered;
   transform::PassContext ctx = transform::PassContext::current();
   for (const transform::Pass& pass :
-       {for_emulation ? transform::lower_warp_memory_keeping_mma_buffers() : transform::lower_warp_memory(), transform::thread_sync("shared"), transform::thread_sync("shared.dyn")}) {
+       {for_emulation ? transform::lower_warp_memory_keeping_mma_buffers() : transform::lower_warp_memory(),
+        transform::thread_sync("shared"), transform::thread_sync("shared.dyn")}) {
     if (!ctx.pass_enabled(pass.info())) continue;  // disabled_pass=["tir.ThreadSync"]: races show in the emulation
     out = pass(out, ctx);
     if (options.after_pass && !for_emulation) {
@@ -206,8 +210,9 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
           << "\"); build it for llvm or c";
     }
     TSCH_USER_ASSERT(!target->host || target->host->kind->name == "llvm" || target->host->kind->name == "c", ValueError)
-        << "the host of a " << target->kind->name << " target must be a CPU target (llvm or c), as it launches the kernels; got \""
-        << target->host->str() << "\"";
+        << "the host of a " << target->kind->name
+        << " target must be a CPU target (llvm or c), as it launches the kernels; got \"" << target->host->str()
+        << "\"";
     // Host and device split (TVM's SplitHostDevice); the kernels become CUDA C, which the
     // host module imports. Its functions run the kernels on the CPU, threads as loops.
     ir::IRModule before_device = transform::strip_attr_hints(lower(mod, target, options));
@@ -229,16 +234,16 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
       if (conv && conv->i == 2) kernels->functions.emplace_back(name, f);
     }
     std::string key = target->str() + (target->host ? "\nhost " + target->host->str() : "") +
-                      (options.reverse_thread_order ? "\nreverse" : "") + (options.poison_allocations ? "\npoison" : "") + "\n" +
-                      ir::script(lowered);
+                      (options.reverse_thread_order ? "\nreverse" : "") +
+                      (options.poison_allocations ? "\npoison" : "") + "\n" + ir::script(lowered);
     if (auto hit = cache().find(key)) return hit;
     runtime::CompiledModuleRef device =
         target->kind->name == "nvptx"
             ? codegen::build_nvptx_device(kernels, target->str(), target->get_str("mcpu").value_or("sm_80"))
             : codegen::build_cuda_device(kernels, target->str(), target->get_str("arch").value_or("sm_80"));
     // The emulation is compiled for the target's host (llvm when none is given).
-    codegen::LLVMTarget host_target =
-        codegen::llvm_target_of(target->host && target->host->kind->name == "llvm" ? target->host : target::parse_target("llvm"));
+    codegen::LLVMTarget host_target = codegen::llvm_target_of(
+        target->host && target->host->kind->name == "llvm" ? target->host : target::parse_target("llvm"));
     host_target.interrupt_checks = options.interrupt_checks;
     host_target.poison_allocations = options.poison_allocations;
     // An emulation the mma builtins cannot have (a warp buffer they use also read element by
@@ -249,7 +254,8 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     register_emulation_launch_check();
     try {
       emulation = codegen::build_llvm(
-          transform::threads_as_loops(emulated, options.reverse_thread_order ? transform::ThreadOrder::Reverse : transform::ThreadOrder::Forward),
+          transform::threads_as_loops(emulated, options.reverse_thread_order ? transform::ThreadOrder::Reverse
+                                                                             : transform::ThreadOrder::Forward),
           host_target);
     } catch (const UserError& e) {
       if (!uses_mma || e.kind != UserErrorKind::NotImplementedError) throw;
@@ -264,8 +270,8 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     }
     ir::IRModule host_ir = host_functions;
     auto build_host = [host_ir, host_target] { return codegen::build_llvm(host_ir, host_target); };
-    runtime::CompiledModuleRef m =
-        codegen::cuda_host_module(emulation, device, target->host ? target->host->str() : "llvm", kernels, build_host, emulation_refused);
+    runtime::CompiledModuleRef m = codegen::cuda_host_module(
+        emulation, device, target->host ? target->host->str() : "llvm", kernels, build_host, emulation_refused);
     cache().insert(key, m);
     return m;
   }
@@ -274,7 +280,8 @@ runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& 
     std::string key = target->str() + (options.interrupt_checks ? "\n" : "\nno interrupt checks\n") +
                       (options.poison_allocations ? "poison\n" : "") + ir::script(lowered);
     if (auto hit = cache().find(key)) return hit;
-    runtime::CompiledModuleRef m = codegen::build_c(lowered, target->str(), options.interrupt_checks, options.poison_allocations);
+    runtime::CompiledModuleRef m =
+        codegen::build_c(lowered, target->str(), options.interrupt_checks, options.poison_allocations);
     cache().insert(key, m);
     return m;
   }

@@ -39,6 +39,7 @@ ir::IRModule lower(const ir::IRModule& mod, const target::Target& target, const 
 // share one compiled module (a bounded cache, safe to use from several threads). Throws
 // UserError for targets tsch cannot build for yet and runtime::BuildError when code
 // generation refuses the module.
-runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& target, const BuildOptions& options = {});
+runtime::CompiledModuleRef build(const ir::IRModule& mod, const target::Target& target,
+                                 const BuildOptions& options = {});
 
 }  // namespace tsch::driver

@@ -54,9 +54,12 @@ std::optional<std::vector<runtime::NDArrayRef>> make_inputs(const ir::PrimFunc& 
     if (!runtime::is_array_dtype(b->dtype)) return std::nullopt;
     auto a = runtime::make_array(b->dtype, shape);
     for (int64_t i = 0; i < a->size(); ++i) {
-      if (b->dtype.is_float()) a->set_f(i, std::uniform_real_distribution<double>(-1, 1)(rng));
-      else if (b->dtype.is_bool()) a->set_i(i, rng() & 1);
-      else a->set_i(i, static_cast<int64_t>(rng() % 7) - (b->dtype.is_int() ? 3 : 0));
+      if (b->dtype.is_float())
+        a->set_f(i, std::uniform_real_distribution<double>(-1, 1)(rng));
+      else if (b->dtype.is_bool())
+        a->set_i(i, rng() & 1);
+      else
+        a->set_i(i, static_cast<int64_t>(rng() % 7) - (b->dtype.is_int() ? 3 : 0));
     }
     out.push_back(a);
   }
@@ -73,10 +76,10 @@ int narrowest_mantissa(const ir::PrimFunc& f) {
         const ir::DataType& t = store->buffer->dtype;
         int mantissa = t.code == ir::DataType::Code::Float8E4M3FN ? 3
                        : t.code == ir::DataType::Code::Float8E5M2 ? 2
-                       : t.code == ir::DataType::Code::BFloat   ? 7
-                       : t.bits == 16                           ? 10
-                       : t.bits == 32                           ? 23
-                                                                : 52;
+                       : t.code == ir::DataType::Code::BFloat     ? 7
+                       : t.bits == 16                             ? 10
+                       : t.bits == 32                             ? 23
+                                                                  : 52;
         bits = std::min(bits, mantissa);
       }
       visit_children(s);
@@ -164,7 +167,8 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
     // CPU lacks — is not compared, as a GPU step that does not build yet; the user's
     // tvm.build reports the same refusal.
     auto stated = [](const std::string& what) {
-      return what.find("not supported yet") != std::string::npos || what.find("needs the CPU feature") != std::string::npos;
+      return what.find("not supported yet") != std::string::npos ||
+             what.find("needs the CPU feature") != std::string::npos;
     };
     try {
       cand = build(candidate, candidate_target, checking_options());
@@ -187,7 +191,8 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
     ref = build_cached(reference, reference_target);
   } catch (const std::exception& e) {
     bool stated = std::string(e.what()).find("not supported yet") != std::string::npos;
-    if (reference_target == target || !stated || (!dynamic_cast<const tsch::UserError*>(&e) && !dynamic_cast<const runtime::BuildError*>(&e)))
+    if (reference_target == target || !stated ||
+        (!dynamic_cast<const tsch::UserError*>(&e) && !dynamic_cast<const runtime::BuildError*>(&e)))
       throw;
     result.note = std::string("the reference does not build for ") + reference_target->str() + ": " + e.what();
     result.equal = true;
@@ -221,12 +226,14 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
     // A schedule that keeps values in a narrower float type (unsafe_set_dtype) is compared
     // to the precision of that type: 8 units in its last place, relative and absolute.
     double tolerance = 1e-4;
-    if (int bits = narrowest_mantissa(g); bits < narrowest_mantissa(f)) tolerance = std::max(tolerance, std::ldexp(8.0, -bits));
+    if (int bits = narrowest_mantissa(g); bits < narrowest_mantissa(f))
+      tolerance = std::max(tolerance, std::ldexp(8.0, -bits));
     std::vector<runtime::NDArrayRef> a;
     for (const auto& x : *inputs) a.push_back(x->copy());
     run(ref, name, a);
     // GPU code: the threads of each block in both orders.
-    for (const auto& [built, order] : {std::pair{cand, ""}, std::pair{cand_reversed, " (the threads of each block in reverse order)"}}) {
+    for (const auto& [built, order] :
+         {std::pair{cand, ""}, std::pair{cand_reversed, " (the threads of each block in reverse order)"}}) {
       if (!built) continue;
       std::vector<runtime::NDArrayRef> b;
       for (const auto& x : *inputs) b.push_back(x->copy());
@@ -237,8 +244,8 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
           double x = a[p]->get_f(i), y = b[p]->get_f(i);
           if (std::fabs(x - y) <= tolerance * (1 + std::fabs(x)) || (std::isnan(x) && std::isnan(y))) continue;
           result.equal = false;
-          result.note = name + ": parameter " + f->params[p]->name + " differs at flat index " + std::to_string(i) + ": " +
-                        std::to_string(x) + " before, " + std::to_string(y) + " after" + order;
+          result.note = name + ": parameter " + f->params[p]->name + " differs at flat index " + std::to_string(i) +
+                        ": " + std::to_string(x) + " before, " + std::to_string(y) + " after" + order;
           return result;
         }
       }

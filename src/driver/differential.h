@@ -12,7 +12,7 @@ namespace tsch::driver {
 struct DifferentialResult {
   bool compared = false;  // false: skipped (shape expressions, scalar parameters, unsupported dtypes); see `note`
   bool equal = true;
-  std::string note;       // why skipped, or where they differ
+  std::string note;  // why skipped, or where they differ
 };
 
 DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IRModule& candidate, uint32_t seed = 1);

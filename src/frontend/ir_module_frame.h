@@ -21,7 +21,7 @@ struct IRModuleFrame {
   // The names of the functions the class defines (its decorated defs), in order: known before
   // the body runs, so a function may refer to one defined after it.
   std::vector<std::string> global_names;
-  std::vector<GlobalKind> global_kinds;  // per global name
+  std::vector<GlobalKind> global_kinds;              // per global name
   std::vector<const ast::FunctionDef*> global_defs;  // per global name (the class AST outlives the frame)
   std::string class_name;
   // Signatures of the class's Relax functions (R.Callable), computed on first use by the Relax

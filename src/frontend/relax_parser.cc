@@ -50,7 +50,8 @@ bool is_output_call(const ast::Stmt& s, std::vector<Symbol>* names) {
   const ast::Expr& e = *static_cast<const ast::ExprStmt&>(s).value;
   if (e.kind != ast::ExprKind::Call) return false;
   const auto& call = static_cast<const ast::Call&>(e);
-  if (call.func->kind != ast::ExprKind::Attribute || symbol_name(static_cast<const ast::Attribute&>(*call.func).attr) != "output") {
+  if (call.func->kind != ast::ExprKind::Attribute ||
+      symbol_name(static_cast<const ast::Attribute&>(*call.func).attr) != "output") {
     return false;
   }
   if (names) {
@@ -164,7 +165,8 @@ class RelaxParser {
     for (size_t i = 0; i < def.body.size(); ++i) {
       const ast::Stmt& s = *def.body[i];
       if (s.kind == ast::StmtKind::Return) {
-        if (i + 1 != def.body.size()) raise_at(ExcKind::ValueError, "return must be the last statement of a Relax function", s.loc);
+        if (i + 1 != def.body.size())
+          raise_at(ExcKind::ValueError, "return must be the last statement of a Relax function", s.loc);
         const auto& r = static_cast<const ast::Return&>(s);
         if (!r.value) raise_at(ExcKind::TypeError, "a Relax function returns a value: write `return x`", s.loc);
         result_ = to_expr(ev_->eval(*r.value), "the returned value", r.value->loc);
@@ -190,8 +192,8 @@ class RelaxParser {
       bool maybe = false;
       if (!relax::sinfo_is_base_of(ret_ann, relax::sinfo_of(result_), &maybe)) {
         raise_at(ExcKind::TypeError,
-                 fmt::format("the function is annotated to return {}, but its body returns {}", relax::sinfo_text(ret_ann),
-                             relax::sinfo_text(relax::sinfo_of(result_))),
+                 fmt::format("the function is annotated to return {}, but its body returns {}",
+                             relax::sinfo_text(ret_ann), relax::sinfo_text(relax::sinfo_of(result_))),
                  result_loc_);
       }
       func->ret_sinfo = ret_ann;
@@ -212,7 +214,8 @@ class RelaxParser {
   }
 
   relax::StructInfo param_sinfo(const ast::Param& p) {
-    if (p.kind != ast::Param::Kind::Normal) raise_at(ExcKind::TypeError, "Relax function parameters must be plain names", p.loc);
+    if (p.kind != ast::Param::Kind::Normal)
+      raise_at(ExcKind::TypeError, "Relax function parameters must be plain names", p.loc);
     if (!p.annotation) {
       raise_at(ExcKind::TypeError,
                fmt::format("parameter '{}' needs a struct info annotation such as R.Tensor((1, \"n\"), \"float32\")",
@@ -236,11 +239,14 @@ class RelaxParser {
   void statement(const ast::Stmt& s, size_t index) {
     try {
       switch (s.kind) {
-        case ast::StmtKind::Pass: return;
-        case ast::StmtKind::Expr: return expr_statement(static_cast<const ast::ExprStmt&>(s));
+        case ast::StmtKind::Pass:
+          return;
+        case ast::StmtKind::Expr:
+          return expr_statement(static_cast<const ast::ExprStmt&>(s));
         case ast::StmtKind::Assign: {
           const auto& a = static_cast<const ast::Assign&>(s);
-          if (a.targets.size() != 1) raise_at(ExcKind::ValueError, "chained assignments (a = b = c) are not allowed in Relax", s.loc);
+          if (a.targets.size() != 1)
+            raise_at(ExcKind::ValueError, "chained assignments (a = b = c) are not allowed in Relax", s.loc);
           Value v = ev_->eval(*a.value);
           return assign(*a.targets[0], v, nullptr, a.value->loc, index);
         }
@@ -251,14 +257,17 @@ class RelaxParser {
           relax::StructInfo ann = annotation(*a.annotation);
           return assign(*a.target, v, ann, a.value->loc, index);
         }
-        case ast::StmtKind::With: return with(static_cast<const ast::With&>(s));
-        case ast::StmtKind::If: return if_else(static_cast<const ast::If&>(s));
+        case ast::StmtKind::With:
+          return with(static_cast<const ast::With&>(s));
+        case ast::StmtKind::If:
+          return if_else(static_cast<const ast::If&>(s));
         case ast::StmtKind::FunctionDef:
           raise_at(ExcKind::NotImplementedError, "not supported yet: functions defined inside a Relax function", s.loc);
         case ast::StmtKind::For:
         case ast::StmtKind::While:
           raise_at(ExcKind::ValueError, "Relax functions have no loops (use a prim_func, or recursion)", s.loc);
-        default: raise_at(ExcKind::ValueError, "this statement is not allowed in a Relax function", s.loc);
+        default:
+          raise_at(ExcKind::ValueError, "this statement is not allowed in a Relax function", s.loc);
       }
     } catch (ScriptError& e) {
       if (!e.pending.valid()) e.pending = s.loc;
@@ -274,13 +283,15 @@ class RelaxParser {
       relax::Expr e = to_expr(v, "the statement", s.value->loc);
       if (!relax::is_void(relax::sinfo_of(e))) {
         raise_at(ExcKind::TypeError,
-                 fmt::format("a Relax expression of struct info {} must be bound to a variable", relax::sinfo_text(relax::sinfo_of(e))),
+                 fmt::format("a Relax expression of struct info {} must be bound to a variable",
+                             relax::sinfo_text(relax::sinfo_of(e))),
                  s.value->loc);
       }
       emit(relax::make_var("_", relax::void_sinfo(), frame_.in_dataflow), e, nullptr, s.value->loc);
       return;
     }
-    raise_at(ExcKind::TypeError, fmt::format("a {} cannot be a statement of a Relax function", script::Interpreter::type_name(v)),
+    raise_at(ExcKind::TypeError,
+             fmt::format("a {} cannot be a statement of a Relax function", script::Interpreter::type_name(v)),
              s.value->loc);
   }
 
@@ -288,34 +299,40 @@ class RelaxParser {
   void emit(const relax::Var& var, const relax::Expr& value, const relax::StructInfo& match, SourceLoc loc) {
     if (auto* call = relax::as<relax::CallNode>(value); call && !relax::is_pure_call(*call)) {
       std::string what = relax::op_name_of(call->op);
-      if (what.empty()) what = "this call";
-      else what = "R." + what.substr(what.rfind("relax.", 0) == 0 ? 6 : 0);
+      if (what.empty())
+        what = "this call";
+      else
+        what = "R." + what.substr(what.rfind("relax.", 0) == 0 ? 6 : 0);
       if (frame_.in_dataflow) {
         raise_at(ExcKind::ValueError, fmt::format("{} has side effects and cannot be in a dataflow block", what), loc);
       }
       bool forced = frame_.attrs && ir::find_attr(*frame_.attrs, "relax.force_pure");
       if (pure_ && !forced) {
-        raise_at(ExcKind::ValueError,
-                 fmt::format("{} has side effects: a function that calls it must be declared @R.function(pure=False)", what), loc);
+        raise_at(
+            ExcKind::ValueError,
+            fmt::format("{} has side effects: a function that calls it must be declared @R.function(pure=False)", what),
+            loc);
       }
     }
     current_.bindings.push_back(relax::Binding{var, value, match});
   }
 
   // `index` is the statement's position in its block (dataflow outputs are known by it).
-  void assign(const ast::Expr& target, const Value& value, const relax::StructInfo& ann, SourceLoc value_loc, size_t index) {
+  void assign(const ast::Expr& target, const Value& value, const relax::StructInfo& ann, SourceLoc value_loc,
+              size_t index) {
     if (target.kind == ast::ExprKind::Tuple) {
       const auto& elts = static_cast<const ast::Tuple&>(target).elts;
       std::vector<Value> items;
       if (!bindings::is_relax_expr(value)) items = interp_.to_vector(value);
       if (items.size() != elts.size()) {
-        raise_at(ExcKind::NotImplementedError, "not supported yet: unpacking a Relax value into several names (index it: t[0])",
-                 target.loc);
+        raise_at(ExcKind::NotImplementedError,
+                 "not supported yet: unpacking a Relax value into several names (index it: t[0])", target.loc);
       }
       for (size_t i = 0; i < elts.size(); ++i) assign(*elts[i], items[i], nullptr, value_loc, index);
       return;
     }
-    if (target.kind != ast::ExprKind::Name) raise_at(ExcKind::ValueError, "only names can be bound in a Relax function", target.loc);
+    if (target.kind != ast::ExprKind::Name)
+      raise_at(ExcKind::ValueError, "only names can be bound in a Relax function", target.loc);
     Symbol name = static_cast<const ast::Name&>(target).id;
     std::string text = symbol_name(name);
     // `n = T.int64()`: a symbolic variable (the signature's, when it already names one).
@@ -324,8 +341,8 @@ class RelaxParser {
       if (ir::Var existing = frame_.find_symbolic(text)) {
         if (existing->dtype != v->dtype) {
           raise_at(ExcKind::TypeError,
-                   fmt::format("symbolic variable {} is {} in the signature but declared {} here", text, existing->dtype.to_string(),
-                               v->dtype.to_string()),
+                   fmt::format("symbolic variable {} is {} in the signature but declared {} here", text,
+                               existing->dtype.to_string(), v->dtype.to_string()),
                    value_loc);
         }
         scope_.locals->set(name, bindings::wrap(ir::PrimExpr(existing)));
@@ -339,7 +356,8 @@ class RelaxParser {
     }
     if (auto* mc = value.as<bindings::MatchCastValue>()) {
       if (ann && !relax::sinfo_equal(ann, mc->sinfo)) {
-        raise_at(ExcKind::TypeError, "the annotation of a match_cast binding must be the struct info it casts to", target.loc);
+        raise_at(ExcKind::TypeError, "the annotation of a match_cast binding must be the struct info it casts to",
+                 target.loc);
       }
       relax::Var v = relax::make_var(text, mc->sinfo, is_dataflow_binding(name, index));
       emit(v, mc->value, mc->sinfo, value_loc);
@@ -362,8 +380,10 @@ class RelaxParser {
     if (ann) {
       bool maybe = false;
       if (!relax::sinfo_is_base_of(ann, s, &maybe)) {
-        raise_at(ExcKind::TypeError,
-                 fmt::format("{} is annotated {}, but its value is {}", text, relax::sinfo_text(ann), relax::sinfo_text(s)), target.loc);
+        raise_at(
+            ExcKind::TypeError,
+            fmt::format("{} is annotated {}, but its value is {}", text, relax::sinfo_text(ann), relax::sinfo_text(s)),
+            target.loc);
       }
       s = ann;
     }
@@ -389,7 +409,8 @@ class RelaxParser {
     Value header = ev_->eval(*w.items[0].context);
     if (!header.as<bindings::DataflowHeaderValue>()) {
       raise_at(ExcKind::TypeError,
-               fmt::format("a Relax `with` takes R.dataflow(), got {}", script::Interpreter::type_name(header)), w.items[0].context->loc);
+               fmt::format("a Relax `with` takes R.dataflow(), got {}", script::Interpreter::type_name(header)),
+               w.items[0].context->loc);
     }
     if (frame_.in_dataflow) raise_at(ExcKind::ValueError, "dataflow blocks cannot be nested", w.loc);
     close_block();
@@ -424,9 +445,12 @@ class RelaxParser {
     }
     for (size_t i = 0; i < w.body.size(); ++i) {
       const ast::Stmt& st = *w.body[i];
-      if (frame_.output_seen) raise_at(ExcKind::ValueError, "R.output(...) must be the last statement of a dataflow block", st.loc);
-      if (st.kind == ast::StmtKind::Return) raise_at(ExcKind::ValueError, "return cannot be inside a dataflow block", st.loc);
-      if (st.kind == ast::StmtKind::If) raise_at(ExcKind::ValueError, "if/else cannot be inside a dataflow block", st.loc);
+      if (frame_.output_seen)
+        raise_at(ExcKind::ValueError, "R.output(...) must be the last statement of a dataflow block", st.loc);
+      if (st.kind == ast::StmtKind::Return)
+        raise_at(ExcKind::ValueError, "return cannot be inside a dataflow block", st.loc);
+      if (st.kind == ast::StmtKind::If)
+        raise_at(ExcKind::ValueError, "if/else cannot be inside a dataflow block", st.loc);
       statement(st, i);
     }
     frame_.in_dataflow = false;
@@ -499,16 +523,18 @@ class RelaxParser {
     const relax::StructInfo& cs = relax::sinfo_of(cond);
     auto* ct = relax::as<relax::TensorSInfoNode>(cs);
     auto* cp = relax::as<relax::PrimSInfoNode>(cs);
-    if (!(ct && (ct->unknown_dtype() || ct->dtype.is_bool()) && (ct->ndim == 0 || ct->ndim == -1)) && !(cp && cp->dtype.is_bool())) {
-      raise_at(ExcKind::TypeError, "a Relax `if` tests a scalar bool tensor, got " + relax::sinfo_text(cs), s.test->loc);
+    if (!(ct && (ct->unknown_dtype() || ct->dtype.is_bool()) && (ct->ndim == 0 || ct->ndim == -1)) &&
+        !(cp && cp->dtype.is_bool())) {
+      raise_at(ExcKind::TypeError, "a Relax `if` tests a scalar bool tensor, got " + relax::sinfo_text(cs),
+               s.test->loc);
     }
     if (s.orelse.empty()) raise_at(ExcKind::ValueError, "a Relax `if` needs an `else` branch", s.loc);
     Branch t = branch(s.body, s.loc);
     Branch f = branch(s.orelse, s.loc);
     if (t.name != f.name) {
       raise_at(ExcKind::ValueError,
-               fmt::format("both branches of a Relax `if` must assign the same name (got {} and {})", symbol_name(t.name),
-                           symbol_name(f.name)),
+               fmt::format("both branches of a Relax `if` must assign the same name (got {} and {})",
+                           symbol_name(t.name), symbol_name(f.name)),
                s.loc);
     }
     relax::StructInfo sinfo = t.ann ? t.ann : f.ann ? f.ann : join_sinfo(t.seq->struct_info, f.seq->struct_info);
@@ -551,7 +577,8 @@ ir::Var RelaxFunctionFrame::symbolic_var(const std::string& name) {
 
 RelaxFunctionFrame* current_relax_frame() { return frame_stack().empty() ? nullptr : frame_stack().back(); }
 
-relax::Function parse_relax_function(script::Evaluator& defining, const ast::FunctionDef& def, bool pure, bool is_private) {
+relax::Function parse_relax_function(script::Evaluator& defining, const ast::FunctionDef& def, bool pure,
+                                     bool is_private) {
   RelaxParser parser(defining, pure);
   return parser.parse(def, is_private);
 }

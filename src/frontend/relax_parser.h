@@ -42,7 +42,8 @@ struct RelaxFunctionFrame {
 // The innermost function being parsed on this thread, or null.
 RelaxFunctionFrame* current_relax_frame();
 
-relax::Function parse_relax_function(script::Evaluator& defining, const ast::FunctionDef& def, bool pure, bool is_private);
+relax::Function parse_relax_function(script::Evaluator& defining, const ast::FunctionDef& def, bool pure,
+                                     bool is_private);
 
 // The signature (R.Callable) `def` declares, without parsing its body: for calls to a module
 // function defined later in the class. An unannotated result is R.Object, as in TVM.

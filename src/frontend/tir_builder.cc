@@ -52,13 +52,14 @@ Stmt TirBuilder::close_block(std::vector<Stmt> stmts, SourceLoc loc) {
   block->body = make_seq(stmts);
   if (!block->body) block->body = std::make_shared<EvaluateNode>(make_int(0));
   if (!frame.reads || !frame.writes) {
-    arith::AccessRegions regions =
-        arith::infer_access_regions(block->body, block->init, {}, block->match_buffers, data_owners(block->match_buffers));
+    arith::AccessRegions regions = arith::infer_access_regions(block->body, block->init, {}, block->match_buffers,
+                                                               data_owners(block->match_buffers));
     if (!regions.opaques.empty()) {
       raise_at(ExcKind::ValueError,
-               fmt::format("block \"{}\": cannot infer its T.reads/T.writes: its body uses the data pointer of {} other than "
-                           "through T.tvm_access_ptr with a read or write mask (write them explicitly)",
-                           frame.name, regions.opaques[0].buffer->name),
+               fmt::format(
+                   "block \"{}\": cannot infer its T.reads/T.writes: its body uses the data pointer of {} other than "
+                   "through T.tvm_access_ptr with a read or write mask (write them explicitly)",
+                   frame.name, regions.opaques[0].buffer->name),
                loc);
     }
     // Buffers allocated by the block itself are not part of its signature.

@@ -43,8 +43,10 @@ class NameScope {
   explicit NameScope(script::Namespace& ns) : ns_(ns) {}
   ~NameScope() {
     for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) ns_.set(it->first, *it->second);
-      else ns_.erase(it->first);
+      if (it->second)
+        ns_.set(it->first, *it->second);
+      else
+        ns_.erase(it->first);
     }
   }
   void bind(Symbol name, Value value) {
@@ -77,7 +79,8 @@ class TirParser {
     auto func = std::make_shared<PrimFuncNode>();
     // Step 1: parameters.
     for (const auto& p : def.params) {
-      if (p.kind != ast::Param::Kind::Normal) raise_at(ExcKind::TypeError, "prim_func parameters must be plain names", p.loc);
+      if (p.kind != ast::Param::Kind::Normal)
+        raise_at(ExcKind::TypeError, "prim_func parameters must be plain names", p.loc);
       if (!p.annotation) {
         raise_at(ExcKind::TypeError,
                  fmt::format("parameter '{}' needs a type annotation such as T.Buffer((128,), \"float32\") or T.handle",
@@ -109,8 +112,8 @@ class TirParser {
         scope_.locals->set(p.name, bindings::wrap(PrimExpr(v)));
       } else {
         raise_at(ExcKind::TypeError,
-                 fmt::format("parameter '{}': expected T.Buffer(...), T.handle or a dtype such as T.int32, got {}", name,
-                             interp_.repr(ann)),
+                 fmt::format("parameter '{}': expected T.Buffer(...), T.handle or a dtype such as T.int32, got {}",
+                             name, interp_.repr(ann)),
                  p.annotation->loc);
       }
     }
@@ -201,9 +204,12 @@ class TirParser {
           auto node = std::make_shared<AllocateConstNode>(*constant);
           node->body = rest_body;
           out.push_back(node);
-        } else if (decl && decl->allocates) out.push_back(std::make_shared<AllocateNode>(decl->buffer, rest_body));
-        else if (decl) out.push_back(std::make_shared<DeclBufferNode>(decl->buffer, rest_body));
-        else out.push_back(std::make_shared<LetStmtNode>(let_var, let_value, rest_body));
+        } else if (decl && decl->allocates)
+          out.push_back(std::make_shared<AllocateNode>(decl->buffer, rest_body));
+        else if (decl)
+          out.push_back(std::make_shared<DeclBufferNode>(decl->buffer, rest_body));
+        else
+          out.push_back(std::make_shared<LetStmtNode>(let_var, let_value, rest_body));
         return out;
       }
     }
@@ -248,8 +254,10 @@ class TirParser {
         if (pointer) {
           auto* e = given.as<bindings::ExprValue>();
           if (!e || !e->expr->dtype.is_handle()) {
-            raise_at(ExcKind::TypeError, "a pointer variable's value must be a handle such as T.address_of(A[0]), got " + interp_.repr(given),
-                     a.value->loc);
+            raise_at(
+                ExcKind::TypeError,
+                "a pointer variable's value must be a handle such as T.address_of(A[0]), got " + interp_.repr(given),
+                a.value->loc);
           }
         }
         PrimExpr value = bindings::to_expr_as(interp_, given, type, "let value");
@@ -286,10 +294,12 @@ class TirParser {
     }
     std::vector<PrimExpr> out;
     for (const auto& item : items) {
-      if (item.as<script::SliceObject>()) raise_at(ExcKind::TypeError, "a store needs a single element, not a slice", loc);
+      if (item.as<script::SliceObject>())
+        raise_at(ExcKind::TypeError, "a store needs a single element, not a slice", loc);
       PrimExpr idx = bindings::to_expr(interp_, item, "buffer index");
       if (!idx->dtype.is_integer()) {
-        raise_at(ExcKind::TypeError, fmt::format("buffer index must be an integer, got {}", idx->dtype.to_string()), loc);
+        raise_at(ExcKind::TypeError, fmt::format("buffer index must be an integer, got {}", idx->dtype.to_string()),
+                 loc);
       }
       out.push_back(idx);
     }
@@ -307,16 +317,20 @@ class TirParser {
       // As TVM's ir_builder: a value of another type with the same lanes is cast (with TVM's
       // warning where the cast may lose precision); other lanes are a TypeError.
       if (value->dtype.lanes != expected.lanes) {
-        raise_at(ExcKind::TypeError,
-                 fmt::format("Incompatible types in BufferStore: LHS is `{}`, RHS is `{}`, indexing lanes: {} (buffer {})",
-                             expected.to_string(), value->dtype.to_string(), lanes, b->name),
-                 loc);
+        raise_at(
+            ExcKind::TypeError,
+            fmt::format("Incompatible types in BufferStore: LHS is `{}`, RHS is `{}`, indexing lanes: {} (buffer {})",
+                        expected.to_string(), value->dtype.to_string(), lanes, b->name),
+            loc);
       }
       bool lossy = expected.is_handle() || value->dtype.is_handle() ||
-                   ((expected.is_int() || expected.is_uint()) && (value->dtype.is_float() || value->dtype.code == DataType::Code::BFloat));
+                   ((expected.is_int() || expected.is_uint()) &&
+                    (value->dtype.is_float() || value->dtype.code == DataType::Code::BFloat));
       if (lossy && value->dtype.code != expected.code) {
-        std::fprintf(stderr, "warning: Casting in BufferStore may lose precision: LHS is `%s`, RHS is `%s`, indexing lanes: %d\n",
-                     expected.to_string().c_str(), value->dtype.to_string().c_str(), lanes);
+        std::fprintf(
+            stderr,
+            "warning: Casting in BufferStore may lose precision: LHS is `%s`, RHS is `%s`, indexing lanes: %d\n",
+            expected.to_string().c_str(), value->dtype.to_string().c_str(), lanes);
       }
       value = bindings::guard_ir([&] { return ir::cast(expected, value); });
     }
@@ -333,7 +347,8 @@ class TirParser {
         Value rhs = ev_->eval(*a.value);
         return make_store(bv->buffer, idx, rhs, a.value->loc);
       }
-      raise_at(ExcKind::TypeError, fmt::format("cannot assign to an element of {} in a prim_func", script::Interpreter::type_name(obj)),
+      raise_at(ExcKind::TypeError,
+               fmt::format("cannot assign to an element of {} in a prim_func", script::Interpreter::type_name(obj)),
                sub.loc);
     }
     Value value = ev_->eval(*a.value);
@@ -341,7 +356,8 @@ class TirParser {
     bool meta = false;
     if (a.value->kind == ast::ExprKind::Call) {
       const auto& call = static_cast<const ast::Call&>(*a.value);
-      meta = call.func->kind == ast::ExprKind::Attribute && symbol_name(static_cast<const ast::Attribute&>(*call.func).attr) == "meta_var";
+      meta = call.func->kind == ast::ExprKind::Attribute &&
+             symbol_name(static_cast<const ast::Attribute&>(*call.func).attr) == "meta_var";
     }
     for (const auto& target : a.targets) bind_target(*target, value, let_var, let_value, meta);
     return nullptr;
@@ -350,10 +366,11 @@ class TirParser {
   void bind_target(const ast::Expr& target, const Value& value, Var& let_var, PrimExpr& let_value, bool meta = false) {
     if (target.kind == ast::ExprKind::Tuple || target.kind == ast::ExprKind::List) {
       const auto& elts = target.kind == ast::ExprKind::Tuple ? static_cast<const ast::Tuple&>(target).elts
-                                                              : static_cast<const ast::List&>(target).elts;
+                                                             : static_cast<const ast::List&>(target).elts;
       std::vector<Value> items = interp_.to_vector(value);
       if (items.size() != elts.size()) {
-        raise_at(ExcKind::ValueError, fmt::format("cannot unpack {} values into {} names", items.size(), elts.size()), target.loc);
+        raise_at(ExcKind::ValueError, fmt::format("cannot unpack {} values into {} names", items.size(), elts.size()),
+                 target.loc);
       }
       for (size_t i = 0; i < elts.size(); ++i) bind_target(*elts[i], items[i], let_var, let_value, meta);
       return;
@@ -385,7 +402,8 @@ class TirParser {
         auto it = var ? loop_ranges_.find(var) : loop_ranges_.end();
         if (it == loop_ranges_.end()) {
           raise_at(ExcKind::ValueError,
-                   fmt::format("T.axis.remap: {} is not the variable of an enclosing loop", ir::script(axis->binding)), target.loc);
+                   fmt::format("T.axis.remap: {} is not the variable of an enclosing loop", ir::script(axis->binding)),
+                   target.loc);
         }
         axis->dom = it->second;
       }
@@ -401,7 +419,8 @@ class TirParser {
     if (auto* bv = value.as<BufferValue>(); bv && bv->fresh) {
       bv->buffer->name = symbol_name(name);
       if (bv->owns_data) bv->buffer->data->name = symbol_name(name);
-      if (auto* v = bv->buffer->elem_offset ? ir::as<VarNode>(bv->buffer->elem_offset) : nullptr; v && v->name == "elem_offset") {
+      if (auto* v = bv->buffer->elem_offset ? ir::as<VarNode>(bv->buffer->elem_offset) : nullptr;
+          v && v->name == "elem_offset") {
         v->name = symbol_name(name) + "_elem_offset";
       }
       bv->fresh = false;
@@ -428,8 +447,8 @@ class TirParser {
     if (!as_const_int(dom.min, &dmin) || !as_const_int(dom.extent, &dext)) return;
     if (lo < dmin || hi >= dmin + dext) {
       raise_at(ExcKind::ValueError,
-               fmt::format("block iterator {} is bound to {}, whose range [{}, {}) is outside its domain [{}, {})", name,
-                           ir::script(binding), lo, hi + 1, dmin, dmin + dext),
+               fmt::format("block iterator {} is bound to {}, whose range [{}, {}) is outside its domain [{}, {})",
+                           name, ir::script(binding), lo, hi + 1, dmin, dmin + dext),
                loc);
     }
   }
@@ -472,12 +491,14 @@ class TirParser {
       targets.push_back(f.target.get());
     }
     if (targets.size() != loops->loops.size()) {
-      raise_at(ExcKind::ValueError, fmt::format("{} loop variables for {} loops", targets.size(), loops->loops.size()), f.target->loc);
+      raise_at(ExcKind::ValueError, fmt::format("{} loop variables for {} loops", targets.size(), loops->loops.size()),
+               f.target->loc);
     }
     NameScope names(*scope_.locals);
     std::vector<Var> vars;
     for (size_t i = 0; i < targets.size(); ++i) {
-      if (targets[i]->kind != ast::ExprKind::Name) raise_at(ExcKind::TypeError, "loop variables must be names", targets[i]->loc);
+      if (targets[i]->kind != ast::ExprKind::Name)
+        raise_at(ExcKind::TypeError, "loop variables must be names", targets[i]->loc);
       Symbol name = static_cast<const ast::Name&>(*targets[i]).id;
       const auto& loop = loops->loops[i];
       Var v = make_var(symbol_name(name), loop.extent->dtype);
@@ -517,19 +538,22 @@ class TirParser {
   }
 
   Stmt parse_with(const ast::With& w) {
-    if (w.items.size() != 1) raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
+    if (w.items.size() != 1)
+      raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     Value header = ev_->eval(*w.items[0].context);
     if (auto* launch = header.as<LaunchThreadValue>()) return parse_launch_with(w, *launch);
     if (auto* let = header.as<LetFrameValue>()) return parse_let_with(w, *let);
     if (auto* attr = header.as<AttrFrameValue>()) {
-      if (w.items[0].target) raise_at(ExcKind::TypeError, "`with T.attr(...)` names no variable", w.items[0].target->loc);
+      if (w.items[0].target)
+        raise_at(ExcKind::TypeError, "`with T.attr(...)` names no variable", w.items[0].target->loc);
       return attr_stmt(*attr, parse_body(w.body, 0));
     }
     if (w.items[0].target) raise_at(ExcKind::TypeError, "a prim_func `with` takes one T.block(...) or T.init()", w.loc);
     auto* h = header.as<BlockHeaderValue>();
     if (!h) {
       raise_at(ExcKind::TypeError,
-               fmt::format("a prim_func `with` takes T.block(...) or T.init(), got {}", script::Interpreter::type_name(header)),
+               fmt::format("a prim_func `with` takes T.block(...) or T.init(), got {}",
+                           script::Interpreter::type_name(header)),
                w.items[0].context->loc);
     }
     if (h->is_init) {
@@ -578,7 +602,8 @@ class TirParser {
     std::string name = launch.env_name;
     const ast::Expr* target = w.items[0].target.get();
     if (target) {
-      if (target->kind != ast::ExprKind::Name) raise_at(ExcKind::TypeError, "`with T.launch_thread(...) as x:` names one variable", target->loc);
+      if (target->kind != ast::ExprKind::Name)
+        raise_at(ExcKind::TypeError, "`with T.launch_thread(...) as x:` names one variable", target->loc);
       name = symbol_name(static_cast<const ast::Name&>(*target).id);
     }
     if (name.empty()) {
@@ -593,14 +618,16 @@ class TirParser {
 
   Stmt parse_let_with(const ast::With& w, const LetFrameValue& let) {
     const ast::Expr* target = w.items[0].target.get();
-    if (target && target->kind != ast::ExprKind::Name) raise_at(ExcKind::TypeError, "`with T.LetStmt(...) as x:` names one variable", target->loc);
+    if (target && target->kind != ast::ExprKind::Name)
+      raise_at(ExcKind::TypeError, "`with T.LetStmt(...) as x:` names one variable", target->loc);
     if (!target && !let.var) raise_at(ExcKind::TypeError, "`with T.LetStmt(value)` needs `as x` or var=", w.loc);
     Var v = let.var;
     NameScope names(*scope_.locals);
     if (target) {
       Symbol name = static_cast<const ast::Name&>(*target).id;
-      if (!v) v = let.pointer ? make_pointer_var(symbol_name(name), let.pointer->element_type, let.pointer->storage_scope)
-                              : make_var(symbol_name(name), let.value->dtype);
+      if (!v)
+        v = let.pointer ? make_pointer_var(symbol_name(name), let.pointer->element_type, let.pointer->storage_scope)
+                        : make_var(symbol_name(name), let.value->dtype);
       names.bind(name, bindings::wrap(PrimExpr(v)));
     }
     Stmt body = make_seq(parse_body(w.body, 0));

@@ -52,7 +52,9 @@ script::TypeObject* LetFrameValue::type() const {
 script::TypeObject* RegionValue::type() const {
   static auto t = [] {
     auto type = make("BufferRegion");
-    type->def_property("buffer", [](script::Interpreter&, const script::Value& v) { return bindings::wrap(v.as<RegionValue>()->region.buffer); });
+    type->def_property("buffer", [](script::Interpreter&, const script::Value& v) {
+      return bindings::wrap(v.as<RegionValue>()->region.buffer);
+    });
     return type;
   }();
   return t.get();

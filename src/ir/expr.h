@@ -15,10 +15,35 @@ namespace tsch::ir {
 
 // One list of expression kinds drives dispatch in visitors, mutators, printer and equality.
 #define TSCH_IR_EXPR_KINDS(X) \
-  X(IntImm) X(FloatImm) X(StringImm) X(Var) \
-  X(Add) X(Sub) X(Mul) X(Div) X(Mod) X(FloorDiv) X(FloorMod) X(Min) X(Max) \
-  X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(And) X(Or) X(Not) \
-  X(Select) X(Cast) X(BufferLoad) X(Call) X(Ramp) X(Broadcast) X(Let)
+  X(IntImm)                   \
+  X(FloatImm)                 \
+  X(StringImm)                \
+  X(Var)                      \
+  X(Add)                      \
+  X(Sub)                      \
+  X(Mul)                      \
+  X(Div)                      \
+  X(Mod)                      \
+  X(FloorDiv)                 \
+  X(FloorMod)                 \
+  X(Min)                      \
+  X(Max)                      \
+  X(EQ)                       \
+  X(NE)                       \
+  X(LT)                       \
+  X(LE)                       \
+  X(GT)                       \
+  X(GE)                       \
+  X(And)                      \
+  X(Or)                       \
+  X(Not)                      \
+  X(Select)                   \
+  X(Cast)                     \
+  X(BufferLoad)               \
+  X(Call)                     \
+  X(Ramp)                     \
+  X(Broadcast)                \
+  X(Let)
 
 enum class ExprKind : uint8_t {
 #define TSCH_X(name) name,
@@ -62,7 +87,9 @@ struct StringImmNode : ExprNode {
 struct PointerType {
   DataType element_type;
   std::string storage_scope = "global";
-  bool operator==(const PointerType& o) const { return element_type == o.element_type && storage_scope == o.storage_scope; }
+  bool operator==(const PointerType& o) const {
+    return element_type == o.element_type && storage_scope == o.storage_scope;
+  }
   bool operator!=(const PointerType& o) const { return !(*this == o); }
 };
 
@@ -141,7 +168,8 @@ struct BufferLoadNode : ExprNode {
 // A call of a built-in operator ("exp", "if_then_else", "call_extern", ...).
 struct CallNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Call;
-  CallNode(DataType t, std::string o, std::vector<PrimExpr> a) : ExprNode(kKind, t), op(std::move(o)), args(std::move(a)) {}
+  CallNode(DataType t, std::string o, std::vector<PrimExpr> a)
+      : ExprNode(kKind, t), op(std::move(o)), args(std::move(a)) {}
   std::string op;
   std::vector<PrimExpr> args;
 };
@@ -163,7 +191,8 @@ struct BroadcastNode : ExprNode {
 
 struct LetNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Let;
-  LetNode(Var v, PrimExpr val, PrimExpr b) : ExprNode(kKind, b->dtype), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  LetNode(Var v, PrimExpr val, PrimExpr b)
+      : ExprNode(kKind, b->dtype), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
   Var var;
   PrimExpr value, body;
 };

@@ -6,22 +6,28 @@
 
 namespace tsch::ir {
 
-bool expr_deep_equal(const PrimExpr& a, const PrimExpr& b) {
+bool expr_deep_equal(const PrimExpr &a, const PrimExpr &b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind || a->dtype != b->dtype) return false;
   if (is_binary(a->kind)) return expr_deep_equal(binary_a(a), binary_a(b)) && expr_deep_equal(binary_b(a), binary_b(b));
   switch (a->kind) {
-    case ExprKind::IntImm: return as<IntImmNode>(a)->value == as<IntImmNode>(b)->value;
-    case ExprKind::FloatImm: return as<FloatImmNode>(a)->value == as<FloatImmNode>(b)->value;
-    case ExprKind::StringImm: return as<StringImmNode>(a)->value == as<StringImmNode>(b)->value;
-    case ExprKind::Var: return false;  // identity only
-    case ExprKind::Not: return expr_deep_equal(as<NotNode>(a)->a, as<NotNode>(b)->a);
+    case ExprKind::IntImm:
+      return as<IntImmNode>(a)->value == as<IntImmNode>(b)->value;
+    case ExprKind::FloatImm:
+      return as<FloatImmNode>(a)->value == as<FloatImmNode>(b)->value;
+    case ExprKind::StringImm:
+      return as<StringImmNode>(a)->value == as<StringImmNode>(b)->value;
+    case ExprKind::Var:
+      return false;  // identity only
+    case ExprKind::Not:
+      return expr_deep_equal(as<NotNode>(a)->a, as<NotNode>(b)->a);
     case ExprKind::Select: {
       auto *x = as<SelectNode>(a), *y = as<SelectNode>(b);
       return expr_deep_equal(x->condition, y->condition) && expr_deep_equal(x->true_value, y->true_value) &&
              expr_deep_equal(x->false_value, y->false_value);
     }
-    case ExprKind::Cast: return expr_deep_equal(as<CastNode>(a)->value, as<CastNode>(b)->value);
+    case ExprKind::Cast:
+      return expr_deep_equal(as<CastNode>(a)->value, as<CastNode>(b)->value);
     case ExprKind::BufferLoad: {
       auto *x = as<BufferLoadNode>(a), *y = as<BufferLoadNode>(b);
       if (x->buffer != y->buffer || x->indices.size() != y->indices.size()) return false;
@@ -50,11 +56,12 @@ bool expr_deep_equal(const PrimExpr& a, const PrimExpr& b) {
       auto *x = as<LetNode>(a), *y = as<LetNode>(b);
       return x->var == y->var && expr_deep_equal(x->value, y->value) && expr_deep_equal(x->body, y->body);
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
-size_t expr_hash(const PrimExpr& e) {
+size_t expr_hash(const PrimExpr &e) {
   size_t h = static_cast<size_t>(e->kind) * 0x9e3779b97f4a7c15ULL;
   auto mix = [&](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
   if (is_binary(e->kind)) {
@@ -63,19 +70,28 @@ size_t expr_hash(const PrimExpr& e) {
     return h;
   }
   switch (e->kind) {
-    case ExprKind::IntImm: mix(std::hash<int64_t>()(as<IntImmNode>(e)->value)); break;
-    case ExprKind::FloatImm: mix(std::hash<double>()(as<FloatImmNode>(e)->value)); break;
-    case ExprKind::Var: mix(std::hash<const void*>()(e.get())); break;
-    case ExprKind::Cast: mix(expr_hash(as<CastNode>(e)->value)); break;
+    case ExprKind::IntImm:
+      mix(std::hash<int64_t>()(as<IntImmNode>(e)->value));
+      break;
+    case ExprKind::FloatImm:
+      mix(std::hash<double>()(as<FloatImmNode>(e)->value));
+      break;
+    case ExprKind::Var:
+      mix(std::hash<const void *>()(e.get()));
+      break;
+    case ExprKind::Cast:
+      mix(expr_hash(as<CastNode>(e)->value));
+      break;
     case ExprKind::BufferLoad:
-      mix(std::hash<const void*>()(as<BufferLoadNode>(e)->buffer.get()));
-      for (const auto& i : as<BufferLoadNode>(e)->indices) mix(expr_hash(i));
+      mix(std::hash<const void *>()(as<BufferLoadNode>(e)->buffer.get()));
+      for (const auto &i : as<BufferLoadNode>(e)->indices) mix(expr_hash(i));
       break;
     case ExprKind::Call:
       mix(std::hash<std::string>()(as<CallNode>(e)->op));
-      for (const auto& a : as<CallNode>(e)->args) mix(expr_hash(a));
+      for (const auto &a : as<CallNode>(e)->args) mix(expr_hash(a));
       break;
-    default: break;
+    default:
+      break;
   }
   return h;
 }

@@ -26,7 +26,9 @@ void IRVisitor::visit_children(const PrimExpr& e) {
     return;
   }
   switch (e->kind) {
-    case ExprKind::Not: visit(as<NotNode>(e)->a); break;
+    case ExprKind::Not:
+      visit(as<NotNode>(e)->a);
+      break;
     case ExprKind::Select: {
       auto* n = as<SelectNode>(e);
       visit(n->condition);
@@ -34,7 +36,9 @@ void IRVisitor::visit_children(const PrimExpr& e) {
       visit(n->false_value);
       break;
     }
-    case ExprKind::Cast: visit(as<CastNode>(e)->value); break;
+    case ExprKind::Cast:
+      visit(as<CastNode>(e)->value);
+      break;
     case ExprKind::BufferLoad:
       for (const auto& i : as<BufferLoadNode>(e)->indices) visit(i);
       break;
@@ -45,7 +49,9 @@ void IRVisitor::visit_children(const PrimExpr& e) {
       visit(as<RampNode>(e)->base);
       visit(as<RampNode>(e)->stride);
       break;
-    case ExprKind::Broadcast: visit(as<BroadcastNode>(e)->value); break;
+    case ExprKind::Broadcast:
+      visit(as<BroadcastNode>(e)->value);
+      break;
     case ExprKind::Let: {
       auto* n = as<LetNode>(e);
       visit(PrimExpr(n->var));
@@ -53,7 +59,8 @@ void IRVisitor::visit_children(const PrimExpr& e) {
       visit(n->body);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -110,9 +117,15 @@ void IRVisitor::visit_children(const Stmt& s) {
       visit(n->body);
       break;
     }
-    case StmtKind::Evaluate: visit(as<EvaluateNode>(s)->value); break;
-    case StmtKind::Allocate: visit(as<AllocateNode>(s)->body); break;
-    case StmtKind::DeclBuffer: visit(as<DeclBufferNode>(s)->body); break;
+    case StmtKind::Evaluate:
+      visit(as<EvaluateNode>(s)->value);
+      break;
+    case StmtKind::Allocate:
+      visit(as<AllocateNode>(s)->body);
+      break;
+    case StmtKind::DeclBuffer:
+      visit(as<DeclBufferNode>(s)->body);
+      break;
     case StmtKind::AllocateConst: {
       auto* n = as<AllocateConstNode>(s);
       for (const auto& e : n->extents) visit(e);

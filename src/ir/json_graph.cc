@@ -35,7 +35,8 @@ ordered_json JsonGraphWriter::finish(int64_t root) const {
 }
 
 JsonGraphReader::JsonGraphReader(const json& doc, std::string what) : what_(std::move(what)) {
-  if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array()) bad("expected {\"root_index\", \"nodes\"}");
+  if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
+    bad("expected {\"root_index\", \"nodes\"}");
   nodes_ = &doc["nodes"];
   const json* root = doc.contains("root_index") ? &doc["root_index"] : doc.contains("root") ? &doc["root"] : nullptr;
   if (!root || !root->is_number_integer()) bad("no root_index");
@@ -47,7 +48,8 @@ void JsonGraphReader::bad(const std::string& why) const {
 }
 
 const json& JsonGraphReader::at(int64_t index) const {
-  if (index < 0 || index >= static_cast<int64_t>(nodes_->size())) bad("node index " + std::to_string(index) + " out of range");
+  if (index < 0 || index >= static_cast<int64_t>(nodes_->size()))
+    bad("node index " + std::to_string(index) + " out of range");
   const json& node = (*nodes_)[static_cast<size_t>(index)];
   if (!node.is_object() || !node.contains("type") || !node["type"].is_string()) bad("a node without a type");
   return node;
@@ -71,7 +73,8 @@ int64_t JsonGraphReader::field(const json& data, const char* name) const {
 std::vector<int64_t> JsonGraphReader::sequence(int64_t index) const {
   const json& node = at(index);
   std::string type = type_of(node);
-  if ((type != "ffi.Array" && type != "Array" && type != "ffi.List") || !node.contains("data") || !node["data"].is_array()) {
+  if ((type != "ffi.Array" && type != "Array" && type != "ffi.List") || !node.contains("data") ||
+      !node["data"].is_array()) {
     bad("expected an array node");
   }
   std::vector<int64_t> items;
@@ -84,7 +87,8 @@ std::vector<int64_t> JsonGraphReader::sequence(int64_t index) const {
 
 std::string JsonGraphReader::string_at(int64_t index) const {
   const json& node = at(index);
-  if (type_of(node) != "ffi.String" || !node.contains("data") || !node["data"].is_string()) bad("expected a string node");
+  if (type_of(node) != "ffi.String" || !node.contains("data") || !node["data"].is_string())
+    bad("expected a string node");
   return node["data"].get<std::string>();
 }
 

@@ -48,7 +48,8 @@ std::vector<std::pair<std::string, PrimFunc>> IRModuleNode::prim_funcs() const {
 }
 
 bool IRModuleNode::has_only_prim_funcs() const {
-  return std::all_of(functions.begin(), functions.end(), [](const auto& nf) { return as_prim_func(nf.second) != nullptr; });
+  return std::all_of(functions.begin(), functions.end(),
+                     [](const auto& nf) { return as_prim_func(nf.second) != nullptr; });
 }
 
 void IRModuleNode::set(const std::string& name, BaseFunc func) {

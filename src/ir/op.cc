@@ -43,10 +43,13 @@ double round_binary(double value, int precision, int min_exponent, double max_fi
 double represented_value(double value, DataType dtype) {
   switch (dtype.code) {
     case DataType::Code::Float8E4M3FN:
-      return support::float8_to_double(support::float8_from_double(value, support::Float8Format::E4M3FN), support::Float8Format::E4M3FN);
+      return support::float8_to_double(support::float8_from_double(value, support::Float8Format::E4M3FN),
+                                       support::Float8Format::E4M3FN);
     case DataType::Code::Float8E5M2:
-      return support::float8_to_double(support::float8_from_double(value, support::Float8Format::E5M2), support::Float8Format::E5M2);
-    default: break;
+      return support::float8_to_double(support::float8_from_double(value, support::Float8Format::E5M2),
+                                       support::Float8Format::E5M2);
+    default:
+      break;
   }
   if (!dtype.is_float()) return value;
   if (dtype.is_bfloat16()) return round_binary(value, 8, -125, 3.3895313892515355e38);
@@ -69,7 +72,8 @@ PrimExpr limit_value(DataType t, bool max) {
   }
   if (t.is_bool()) return make_bool(max);
   if (t.is_uint()) return make_int(max ? static_cast<int64_t>((1ull << (t.bits == 64 ? 63 : t.bits)) - 1) : 0, t);
-  return make_int(max ? static_cast<int64_t>((1ull << (t.bits - 1)) - 1) : -static_cast<int64_t>(1ull << (t.bits - 1)), t);
+  return make_int(max ? static_cast<int64_t>((1ull << (t.bits - 1)) - 1) : -static_cast<int64_t>(1ull << (t.bits - 1)),
+                  t);
 }
 }  // namespace
 
@@ -157,7 +161,8 @@ PrimExpr stack_array_of(const Buffer& b) {
                make_int(static_cast<int64_t>(b->shape.size())), zero, offset});
 }
 
-const BufferNode* buffer_of_stack_array(const PrimExpr& e, const std::function<const BufferNode*(const VarNode*)>& owner) {
+const BufferNode* buffer_of_stack_array(const PrimExpr& e,
+                                        const std::function<const BufferNode*(const VarNode*)>& owner) {
   auto* c = as<CallNode>(e);
   if (!c || c->op != "tvm_stack_make_array" || c->args.size() != 6) return nullptr;
   auto* data = as<VarNode>(c->args[0]);
@@ -170,8 +175,8 @@ const BufferNode* buffer_of_stack_array(const PrimExpr& e, const std::function<c
   auto* fzero = as<FloatImmNode>(c->args[4]);
   bool zero_of_dtype = c->args[4]->dtype == b->dtype && (is_zero(c->args[4]) || (fzero && fzero->value == 0));
   bool zero_offset = !b->elem_offset || is_zero(b->elem_offset);
-  if (!is_zero(c->args[2]) || !is_const_int(c->args[3], static_cast<int64_t>(b->shape.size())) || !zero_of_dtype || !zero_offset ||
-      !is_zero(c->args[5]))
+  if (!is_zero(c->args[2]) || !is_const_int(c->args[3], static_cast<int64_t>(b->shape.size())) || !zero_of_dtype ||
+      !zero_offset || !is_zero(c->args[5]))
     return nullptr;
   return b;
 }
@@ -197,18 +202,30 @@ bool is_comparison(ExprKind k) { return k >= ExprKind::EQ && k <= ExprKind::GE; 
 
 const char* op_name(ExprKind k) {
   switch (k) {
-    case ExprKind::Add: return "+";
-    case ExprKind::Sub: return "-";
-    case ExprKind::Mul: return "*";
-    case ExprKind::Div: return "/";
-    case ExprKind::Mod: return "truncmod";
-    case ExprKind::FloorDiv: return "//";
-    case ExprKind::FloorMod: return "%";
-    case ExprKind::Min: return "min";
-    case ExprKind::Max: return "max";
-    case ExprKind::And: return "and";
-    case ExprKind::Or: return "or";
-    default: return "comparison";
+    case ExprKind::Add:
+      return "+";
+    case ExprKind::Sub:
+      return "-";
+    case ExprKind::Mul:
+      return "*";
+    case ExprKind::Div:
+      return "/";
+    case ExprKind::Mod:
+      return "truncmod";
+    case ExprKind::FloorDiv:
+      return "//";
+    case ExprKind::FloorMod:
+      return "%";
+    case ExprKind::Min:
+      return "min";
+    case ExprKind::Max:
+      return "max";
+    case ExprKind::And:
+      return "and";
+    case ExprKind::Or:
+      return "or";
+    default:
+      return "comparison";
   }
 }
 
@@ -228,9 +245,13 @@ void match_types(ExprKind kind, PrimExpr& a, PrimExpr& b) {
   DataType ta = a->dtype, tb = b->dtype;
   if (ta == tb) return;
   if (ta.lanes != tb.lanes) {
-    if (ta.lanes == 1) a = std::make_shared<BroadcastNode>(a, tb.lanes);
-    else if (tb.lanes == 1) b = std::make_shared<BroadcastNode>(b, ta.lanes);
-    else throw IRError(IRError::Kind::Type, "cannot combine vectors of " + std::to_string(ta.lanes) + " and " + std::to_string(tb.lanes) + " lanes");
+    if (ta.lanes == 1)
+      a = std::make_shared<BroadcastNode>(a, tb.lanes);
+    else if (tb.lanes == 1)
+      b = std::make_shared<BroadcastNode>(b, ta.lanes);
+    else
+      throw IRError(IRError::Kind::Type, "cannot combine vectors of " + std::to_string(ta.lanes) + " and " +
+                                             std::to_string(tb.lanes) + " lanes");
     ta = a->dtype;
     tb = b->dtype;
     if (ta == tb) return;
@@ -254,14 +275,20 @@ void match_types(ExprKind kind, PrimExpr& a, PrimExpr& b) {
   } else if (tb.is_float() && !ta.is_float()) {
     a = cast(tb, a);
   } else if (ta.is_bool() != tb.is_bool()) {
-    if (ta.is_bool()) a = cast(tb, a);
-    else b = cast(ta, b);
+    if (ta.is_bool())
+      a = cast(tb, a);
+    else
+      b = cast(ta, b);
   } else if (ta.code == tb.code || (ta.is_integer() && tb.is_integer())) {
     // Widen the narrower operand; int and uint of equal width combine as int.
-    if (ta.bits < tb.bits) a = cast(tb, a);
-    else if (tb.bits < ta.bits) b = cast(ta, b);
-    else if (ta.is_uint()) a = cast(tb, a);
-    else b = cast(ta, b);
+    if (ta.bits < tb.bits)
+      a = cast(tb, a);
+    else if (tb.bits < ta.bits)
+      b = cast(ta, b);
+    else if (ta.is_uint())
+      a = cast(tb, a);
+    else
+      b = cast(ta, b);
   } else {
     throw IRError(IRError::Kind::Type, std::string("cannot match types ") + ta.to_string() + " and " + tb.to_string() +
                                            " in " + op_name(kind));
@@ -274,12 +301,19 @@ T fold_int(ExprKind kind, T x, T y, bool& ok) {
   switch (kind) {
     // Wrapping, as the generated code's arithmetic does (overflow of a signed type is
     // undefined in C++, so the operations go through the unsigned type).
-    case ExprKind::Add: return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) + static_cast<std::make_unsigned_t<T>>(y));
-    case ExprKind::Sub: return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) - static_cast<std::make_unsigned_t<T>>(y));
-    case ExprKind::Mul: return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) * static_cast<std::make_unsigned_t<T>>(y));
-    case ExprKind::Min: return std::min(x, y);
-    case ExprKind::Max: return std::max(x, y);
-    default: ok = false; return 0;
+    case ExprKind::Add:
+      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) + static_cast<std::make_unsigned_t<T>>(y));
+    case ExprKind::Sub:
+      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) - static_cast<std::make_unsigned_t<T>>(y));
+    case ExprKind::Mul:
+      return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) * static_cast<std::make_unsigned_t<T>>(y));
+    case ExprKind::Min:
+      return std::min(x, y);
+    case ExprKind::Max:
+      return std::max(x, y);
+    default:
+      ok = false;
+      return 0;
   }
 }
 
@@ -293,13 +327,20 @@ int64_t floor_div(int64_t a, int64_t b) {
 template <typename T>
 std::optional<bool> fold_comparison(ExprKind kind, T x, T y) {
   switch (kind) {
-    case ExprKind::EQ: return x == y;
-    case ExprKind::NE: return x != y;
-    case ExprKind::LT: return x < y;
-    case ExprKind::LE: return x <= y;
-    case ExprKind::GT: return x > y;
-    case ExprKind::GE: return x >= y;
-    default: return std::nullopt;
+    case ExprKind::EQ:
+      return x == y;
+    case ExprKind::NE:
+      return x != y;
+    case ExprKind::LT:
+      return x < y;
+    case ExprKind::LE:
+      return x <= y;
+    case ExprKind::GT:
+      return x > y;
+    case ExprKind::GE:
+      return x >= y;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -310,7 +351,8 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
   auto* ib = as<IntImmNode>(b);
   auto* fa = as<FloatImmNode>(a);
   auto* fb = as<FloatImmNode>(b);
-  bool divide = kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
+  bool divide =
+      kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
   if (divide && ((ib && ib->value == 0) || (fb && fb->value == 0 && kind != ExprKind::Div))) {
     throw IRError(IRError::Kind::Value, "Divide by zero");
   }
@@ -321,13 +363,20 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
     if (ok) return make_int(r, t);
     if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
     switch (kind) {
-      case ExprKind::Div: return make_int(x / y, t);
-      case ExprKind::Mod: return make_int(x % y, t);
-      case ExprKind::FloorDiv: return make_int(floor_div(x, y), t);
-      case ExprKind::FloorMod: return make_int(x - floor_div(x, y) * y, t);
-      case ExprKind::And: return make_bool(x && y);
-      case ExprKind::Or: return make_bool(x || y);
-      default: break;
+      case ExprKind::Div:
+        return make_int(x / y, t);
+      case ExprKind::Mod:
+        return make_int(x % y, t);
+      case ExprKind::FloorDiv:
+        return make_int(floor_div(x, y), t);
+      case ExprKind::FloorMod:
+        return make_int(x - floor_div(x, y) * y, t);
+      case ExprKind::And:
+        return make_bool(x && y);
+      case ExprKind::Or:
+        return make_bool(x || y);
+      default:
+        break;
     }
   }
   if (fa && fb && t.is_scalar()) {
@@ -342,11 +391,17 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
     if (t.bits == 32 || t.bits == 64) {
       auto in_type = [&](double r) { return t.bits == 32 ? static_cast<double>(static_cast<float>(r)) : r; };
       switch (kind) {
-        case ExprKind::Add: return make_float(in_type(x + y), t);
-        case ExprKind::Sub: return make_float(in_type(x - y), t);
-        case ExprKind::Mul: return make_float(in_type(x * y), t);
-        case ExprKind::Div: if (y != 0) return make_float(in_type(x / y), t); break;
-        default: break;
+        case ExprKind::Add:
+          return make_float(in_type(x + y), t);
+        case ExprKind::Sub:
+          return make_float(in_type(x - y), t);
+        case ExprKind::Mul:
+          return make_float(in_type(x * y), t);
+        case ExprKind::Div:
+          if (y != 0) return make_float(in_type(x / y), t);
+          break;
+        default:
+          break;
       }
     }
   }
@@ -395,15 +450,29 @@ PrimExpr make_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
   }
   match_types(kind, a, b);
   if (PrimExpr folded = try_fold(kind, a, b)) return folded;
-  DataType result = is_comparison(kind) || kind == ExprKind::And || kind == ExprKind::Or
-                        ? DataType::bool_(a->dtype.lanes)
-                        : a->dtype;
+  DataType result =
+      is_comparison(kind) || kind == ExprKind::And || kind == ExprKind::Or ? DataType::bool_(a->dtype.lanes) : a->dtype;
   switch (kind) {
 #define TSCH_CASE(K) \
-  case ExprKind::K: return std::make_shared<BinaryNode<ExprKind::K>>(result, std::move(a), std::move(b));
-    TSCH_CASE(Add) TSCH_CASE(Sub) TSCH_CASE(Mul) TSCH_CASE(Div) TSCH_CASE(Mod) TSCH_CASE(FloorDiv)
-    TSCH_CASE(FloorMod) TSCH_CASE(Min) TSCH_CASE(Max) TSCH_CASE(EQ) TSCH_CASE(NE) TSCH_CASE(LT)
-    TSCH_CASE(LE) TSCH_CASE(GT) TSCH_CASE(GE) TSCH_CASE(And) TSCH_CASE(Or)
+  case ExprKind::K:  \
+    return std::make_shared<BinaryNode<ExprKind::K>>(result, std::move(a), std::move(b));
+    TSCH_CASE(Add)
+    TSCH_CASE(Sub)
+    TSCH_CASE(Mul)
+    TSCH_CASE(Div)
+    TSCH_CASE(Mod)
+    TSCH_CASE(FloorDiv)
+    TSCH_CASE(FloorMod)
+    TSCH_CASE(Min)
+    TSCH_CASE(Max)
+    TSCH_CASE(EQ)
+    TSCH_CASE(NE)
+    TSCH_CASE(LT)
+    TSCH_CASE(LE)
+    TSCH_CASE(GT)
+    TSCH_CASE(GE)
+    TSCH_CASE(And)
+    TSCH_CASE(Or)
 #undef TSCH_CASE
     default:
       throw IRError(IRError::Kind::Type, "not a binary operator");
@@ -433,23 +502,29 @@ PrimExpr bitwise(const std::string& op, PrimExpr a, PrimExpr b) {
   auto integral = [](const DataType& t) { return (t.is_int() || t.is_uint()) && !t.is_bool(); };
   for (const auto& [side, e] : {std::pair{"LHS", &a}, std::pair{"RHS", &b}}) {
     if (!integral((*e)->dtype))
-      throw IRError(IRError::Kind::Type, std::string("Expected integer argument as ") + side + " of " + bit_operator_name(op) +
-                                             ", but received " + script(*e) + " of type " + (*e)->dtype.to_string());
+      throw IRError(IRError::Kind::Type, std::string("Expected integer argument as ") + side + " of " +
+                                             bit_operator_name(op) + ", but received " + script(*e) + " of type " +
+                                             (*e)->dtype.to_string());
   }
   match_types(ExprKind::Add, a, b);  // the arithmetic operators' common type
   auto* x = as<IntImmNode>(a);
   auto* y = as<IntImmNode>(b);
   if (y && (op == "shift_left" || op == "shift_right") && (y->value < 0 || y->value >= a->dtype.bits)) {
-    throw IRError(IRError::Kind::Value, "Shift amount must be non-negative and less than " + std::to_string(a->dtype.bits) +
-                                            " for type " + a->dtype.to_string());
+    throw IRError(IRError::Kind::Value, "Shift amount must be non-negative and less than " +
+                                            std::to_string(a->dtype.bits) + " for type " + a->dtype.to_string());
   }
   if (x && y && y->value >= 0 && y->value < 64) {
     int64_t u = x->value, v = y->value, r = 0;
-    if (op == "bitwise_and") r = u & v;
-    else if (op == "bitwise_or") r = u | v;
-    else if (op == "bitwise_xor") r = u ^ v;
-    else if (op == "shift_left") r = static_cast<int64_t>(static_cast<uint64_t>(u) << v);
-    else if (op == "shift_right") r = u >> v;
+    if (op == "bitwise_and")
+      r = u & v;
+    else if (op == "bitwise_or")
+      r = u | v;
+    else if (op == "bitwise_xor")
+      r = u ^ v;
+    else if (op == "shift_left")
+      r = static_cast<int64_t>(static_cast<uint64_t>(u) << v);
+    else if (op == "shift_right")
+      r = u >> v;
     return make_int(r, a->dtype);
   }
   DataType t = a->dtype;
@@ -458,8 +533,8 @@ PrimExpr bitwise(const std::string& op, PrimExpr a, PrimExpr b) {
 
 PrimExpr bitwise_not(PrimExpr a) {
   if (!(a->dtype.is_int() || a->dtype.is_uint()) || a->dtype.is_bool())
-    throw IRError(IRError::Kind::Type, "Expected integer argument for " + bit_operator_name("bitwise_not") + ", but received " +
-                                           script(a) + " of type " + a->dtype.to_string());
+    throw IRError(IRError::Kind::Type, "Expected integer argument for " + bit_operator_name("bitwise_not") +
+                                           ", but received " + script(a) + " of type " + a->dtype.to_string());
   if (auto* x = as<IntImmNode>(a)) return make_int(~x->value, a->dtype);
   DataType t = a->dtype;
   return std::make_shared<CallNode>(t, "bitwise_not", std::vector<PrimExpr>{std::move(a)});
@@ -479,7 +554,8 @@ PrimExpr neg(PrimExpr a) {
 
 PrimExpr cast(DataType dtype, PrimExpr value) {
   if (value->dtype == dtype) return value;
-  if (value->dtype.is_handle() && !dtype.is_handle()) throw IRError(IRError::Kind::Value, "Can't cast a handle to other types.");
+  if (value->dtype.is_handle() && !dtype.is_handle())
+    throw IRError(IRError::Kind::Value, "Can't cast a handle to other types.");
   // A scalar cast to a vector type is broadcast, as TVM's cast does.
   if (value->dtype.lanes == 1 && dtype.lanes > 1) {
     return std::make_shared<BroadcastNode>(cast(dtype.element_of(), std::move(value)), dtype.lanes);
@@ -506,14 +582,15 @@ PrimExpr buffer_load(const Buffer& buffer, std::vector<PrimExpr> indices) {
   // A vector index (T.Ramp) loads a vector.
   int lanes = 1;
   for (const auto& i : indices) lanes = std::max(lanes, static_cast<int>(i->dtype.lanes));
-  return std::make_shared<BufferLoadNode>(buffer->dtype.with_lanes(lanes * buffer->dtype.lanes), buffer, std::move(indices));
+  return std::make_shared<BufferLoadNode>(buffer->dtype.with_lanes(lanes * buffer->dtype.lanes), buffer,
+                                          std::move(indices));
 }
 
 namespace {
 
 // TVM's QMultiplyShift: (x << left if shifting left) * y, rounded, >> (right + q), in int64.
-PrimExpr fixed_point_multiply(const CallNode& call, const PrimExpr& x32, const PrimExpr& y32, const PrimExpr& q, const PrimExpr& left,
-                              const PrimExpr& right, const PrimExpr& shift_left) {
+PrimExpr fixed_point_multiply(const CallNode& call, const PrimExpr& x32, const PrimExpr& y32, const PrimExpr& q,
+                              const PrimExpr& left, const PrimExpr& right, const PrimExpr& shift_left) {
   DataType wide = DataType::int64().with_lanes(x32->dtype.lanes);
   PrimExpr x = cast(wide, x32), y = cast(wide, y32);
   x = select(shift_left, bitwise("shift_left", x, cast(wide, left)), x);
@@ -526,7 +603,8 @@ PrimExpr fixed_point_multiply(const CallNode& call, const PrimExpr& x32, const P
 }  // namespace
 
 PrimExpr expand_q_multiply_shift(const CallNode& call) {
-  TSCH_USER_ASSERT(call.args.size() == 4, TypeError) << "T.q_multiply_shift takes 4 arguments (x, y, q, s), got " << call.args.size();
+  TSCH_USER_ASSERT(call.args.size() == 4, TypeError)
+      << "T.q_multiply_shift takes 4 arguments (x, y, q, s), got " << call.args.size();
   for (const auto& a : call.args) {
     TSCH_USER_ASSERT(a->dtype.is_int() && a->dtype.bits == 32, TypeError)
         << "T.q_multiply_shift works on int32 values, got " << a->dtype.to_string();
@@ -535,7 +613,8 @@ PrimExpr expand_q_multiply_shift(const CallNode& call) {
   PrimExpr zero = make_int(0, s->dtype);
   PrimExpr left = select(make_binary(ExprKind::GT, s, zero), s, zero);
   PrimExpr right = select(make_binary(ExprKind::GT, s, zero), zero, sub(zero, s));
-  return fixed_point_multiply(call, call.args[0], call.args[1], call.args[2], left, right, make_binary(ExprKind::NE, left, zero));
+  return fixed_point_multiply(call, call.args[0], call.args[1], call.args[2], left, right,
+                              make_binary(ExprKind::NE, left, zero));
 }
 
 PrimExpr expand_q_multiply_shift_per_axis(const CallNode& call) {

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <functional>
-
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,7 +70,8 @@ PrimExpr buffer_load(const Buffer& buffer, std::vector<PrimExpr> indices);
 PrimExpr stack_array_of(const Buffer& buffer);
 // The buffer `e` describes when it is exactly stack_array_of(b) for a buffer whose data
 // variable `owner` returns (null otherwise): the printer writes it back as `B`.
-const BufferNode* buffer_of_stack_array(const PrimExpr& e, const std::function<const BufferNode*(const VarNode*)>& owner);
+const BufferNode* buffer_of_stack_array(const PrimExpr& e,
+                                        const std::function<const BufferNode*(const VarNode*)>& owner);
 
 // The value of an integer constant, if `e` is one.
 bool as_const_int(const PrimExpr& e, int64_t* out);

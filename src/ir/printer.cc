@@ -16,9 +16,12 @@ namespace {
 int print_priority(const std::string& name, const BaseFunc& f) {
   if (name == "main") return 1000;
   switch (f->func_kind()) {
-    case FuncKind::PrimFunc: return 1;
-    case FuncKind::ExternFunc: return 2;
-    case FuncKind::RelaxFunction: return 3;
+    case FuncKind::PrimFunc:
+      return 1;
+    case FuncKind::ExternFunc:
+      return 2;
+    case FuncKind::RelaxFunction:
+      return 3;
   }
   return 4;
 }

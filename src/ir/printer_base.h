@@ -83,12 +83,14 @@ std::string sanitize(const std::string& hint);
 
 // Printers of the other function kinds (Relax functions), registered by their dialect:
 // print `func` as a definition named `name` at `indent`.
-using FunctionPrinter = std::function<void(PrintContext& ctx, const BaseFunc& func, const std::string& name, int indent)>;
+using FunctionPrinter =
+    std::function<void(PrintContext& ctx, const BaseFunc& func, const std::string& name, int indent)>;
 std::map<FuncKind, FunctionPrinter>& function_printer_table();
 
 // Writes the metadata a printed text refers to as TVM's JSON graph (registered by the dialect
 // whose objects go there: Relax); empty when none is registered.
-using MetadataWriter = std::function<std::string(const std::vector<std::pair<std::string, std::shared_ptr<const void>>>&)>;
+using MetadataWriter =
+    std::function<std::string(const std::vector<std::pair<std::string, std::shared_ptr<const void>>>&)>;
 MetadataWriter& metadata_writer();
 // What follows and precedes the printed text for its metadata: the load_json line (show_meta)
 // or TVM's closing comment.

@@ -28,14 +28,16 @@ void bind_buffer(const Buffer& old, const Buffer& given, VarMap& vars) {
   auto bind = [&](const PrimExpr& value, const PrimExpr& declared) {
     if (expr_deep_equal(value, declared)) return;
     auto* v = as<VarNode>(declared);
-    TSCH_USER_ASSERT(v, TypeError) << "The signature of target buffer exprected an independent Var, but got " << script(declared) << ".";
+    TSCH_USER_ASSERT(v, TypeError) << "The signature of target buffer exprected an independent Var, but got "
+                                   << script(declared) << ".";
     auto it = vars.find(v);
     if (it == vars.end()) {
       vars[v] = value;
       return;
     }
     TSCH_USER_ASSERT(expr_deep_equal(it->second, value), ValueError)
-        << "The assigned value of var " << v->name << " mismatched. " << script(it->second) << " vs. " << script(value) << ".";
+        << "The assigned value of var " << v->name << " mismatched. " << script(it->second) << " vs. " << script(value)
+        << ".";
   };
   TSCH_USER_ASSERT(given->shape.size() == old->shape.size(), ValueError)
       << "The buffer dimensions mismatched" << old->shape.size() << " vs. " << given->shape.size() << ".";
@@ -129,7 +131,8 @@ class Specializer : public IRMutator {
         Buffer b = buffer(n->buffer);
         return b == n->buffer ? out : std::make_shared<AllocateNode>(b, n->body);
       }
-      default: return out;
+      default:
+        return out;
     }
   }
 
@@ -168,7 +171,8 @@ class Specializer : public IRMutator {
   void check_expression_pointers() const {
     for (const auto& [data, name] : expr_data_) {
       TSCH_USER_ASSERT(let_bound_.count(data), NotImplementedError)
-          << "not supported yet: specializing the data pointer of " << name << " to an expression (only a T.decl_buffer's can be)";
+          << "not supported yet: specializing the data pointer of " << name
+          << " to an expression (only a T.decl_buffer's can be)";
     }
   }
 
@@ -190,11 +194,13 @@ PrimFunc specialize(const PrimFunc& f, const std::vector<std::pair<Var, Speciali
       TSCH_USER_ASSERT(old, ValueError) << "specialize expects param to be in PrimFunc's buffer_map";
       bind_buffer(old, to.buffer, vars);
     } else {
-      TSCH_USER_ASSERT(!f->buffer_of(param), ValueError) << "Specialize expects param to not be in PrimFunc's buffer_map";
+      TSCH_USER_ASSERT(!f->buffer_of(param), ValueError)
+          << "Specialize expects param to not be in PrimFunc's buffer_map";
       // A buffer bound first may have bound it already (TVM overwrites; refused unless equal).
       auto it = vars.find(param.get());
       TSCH_USER_ASSERT(it == vars.end() || expr_deep_equal(it->second, to.value), ValueError)
-          << "The assigned value of var " << param->name << " mismatched. " << script(it->second) << " vs. " << script(to.value) << ".";
+          << "The assigned value of var " << param->name << " mismatched. " << script(it->second) << " vs. "
+          << script(to.value) << ".";
       vars[param.get()] = to.value;
     }
   }

@@ -33,9 +33,24 @@ struct AttrValue {
   static AttrValue of_str(std::string v);
 };
 inline AttrValue::AttrValue() = default;
-inline AttrValue AttrValue::of_int(int64_t v) { AttrValue a; a.kind = Kind::Int; a.i = v; return a; }
-inline AttrValue AttrValue::of_bool(bool v) { AttrValue a; a.kind = Kind::Bool; a.b = v; return a; }
-inline AttrValue AttrValue::of_str(std::string v) { AttrValue a; a.kind = Kind::Str; a.s = std::move(v); return a; }
+inline AttrValue AttrValue::of_int(int64_t v) {
+  AttrValue a;
+  a.kind = Kind::Int;
+  a.i = v;
+  return a;
+}
+inline AttrValue AttrValue::of_bool(bool v) {
+  AttrValue a;
+  a.kind = Kind::Bool;
+  a.b = v;
+  return a;
+}
+inline AttrValue AttrValue::of_str(std::string v) {
+  AttrValue a;
+  a.kind = Kind::Str;
+  a.s = std::move(v);
+  return a;
+}
 using AttrMap = std::vector<std::pair<std::string, AttrValue>>;
 const AttrValue* find_attr(const AttrMap& attrs, const std::string& key);
 // Sets `key` (replacing its value in place, else appending) / removes it (false when absent).
@@ -43,8 +58,18 @@ void set_attr(AttrMap& attrs, const std::string& key, AttrValue value);
 bool erase_attr(AttrMap& attrs, const std::string& key);
 
 #define TSCH_IR_STMT_KINDS(X) \
-  X(BufferStore) X(For) X(Block) X(BlockRealize) X(SeqStmt) X(IfThenElse) X(LetStmt) X(Evaluate) X(Allocate) X(DeclBuffer) \
-  X(AllocateConst) X(AttrStmt)
+  X(BufferStore)              \
+  X(For)                      \
+  X(Block)                    \
+  X(BlockRealize)             \
+  X(SeqStmt)                  \
+  X(IfThenElse)               \
+  X(LetStmt)                  \
+  X(Evaluate)                 \
+  X(Allocate)                 \
+  X(DeclBuffer)               \
+  X(AllocateConst)            \
+  X(AttrStmt)
 
 enum class StmtKind : uint8_t {
 #define TSCH_X(name) name,
@@ -78,7 +103,12 @@ enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, ThreadBin
 struct ForNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::For;
   ForNode(Var v, PrimExpr mn, PrimExpr ext, ForKind k, Stmt b)
-      : StmtNode(kKind), loop_var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), for_kind(k), body(std::move(b)) {}
+      : StmtNode(kKind),
+        loop_var(std::move(v)),
+        min(std::move(mn)),
+        extent(std::move(ext)),
+        for_kind(k),
+        body(std::move(b)) {}
   Var loop_var;
   PrimExpr min, extent;
   ForKind for_kind;
@@ -161,7 +191,8 @@ struct IfThenElseNode : StmtNode {
 
 struct LetStmtNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::LetStmt;
-  LetStmtNode(Var v, PrimExpr val, Stmt b) : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  LetStmtNode(Var v, PrimExpr val, Stmt b)
+      : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
   Var var;
   PrimExpr value;
   Stmt body;

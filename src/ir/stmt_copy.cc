@@ -8,8 +8,9 @@ namespace {
 // A copy of the node itself, its children still shared.
 Stmt shallow_copy(const Stmt& s) {
   switch (s->kind) {
-#define TSCH_X(name) \
-  case StmtKind::name: return std::make_shared<name##Node>(*as<name##Node>(s));
+#define TSCH_X(name)   \
+  case StmtKind::name: \
+    return std::make_shared<name##Node>(*as<name##Node>(s));
     TSCH_IR_STMT_KINDS(TSCH_X)
 #undef TSCH_X
   }

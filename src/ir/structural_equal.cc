@@ -18,7 +18,8 @@ class Comparer {
 
   bool module(const IRModule& a, const IRModule& b) {
     if (a->functions.size() != b->functions.size()) {
-      return fail("functions", fmt::format("{} functions", a->functions.size()), fmt::format("{} functions", b->functions.size()));
+      return fail("functions", fmt::format("{} functions", a->functions.size()),
+                  fmt::format("{} functions", b->functions.size()));
     }
     if (!attrs(a->attrs, b->attrs, "attrs")) return false;
     for (const auto& [na, fa] : a->functions) {
@@ -44,7 +45,8 @@ class Comparer {
 
   bool function(const PrimFunc& a, const PrimFunc& b) {
     if (a->params.size() != b->params.size()) {
-      return fail("params", fmt::format("{} parameters", a->params.size()), fmt::format("{} parameters", b->params.size()));
+      return fail("params", fmt::format("{} parameters", a->params.size()),
+                  fmt::format("{} parameters", b->params.size()));
     }
     for (size_t i = 0; i < a->params.size(); ++i) {
       Scoped s(*this, fmt::format("params[{}]", i));
@@ -70,13 +72,17 @@ class Comparer {
         return as<FloatImmNode>(a)->value == as<FloatImmNode>(b)->value || fail("", script(a), script(b));
       case ExprKind::StringImm:
         return as<StringImmNode>(a)->value == as<StringImmNode>(b)->value || fail("", script(a), script(b));
-      case ExprKind::Var: return var(as<VarNode>(a), as<VarNode>(b));
-      case ExprKind::Not: return expr(as<NotNode>(a)->a, as<NotNode>(b)->a);
+      case ExprKind::Var:
+        return var(as<VarNode>(a), as<VarNode>(b));
+      case ExprKind::Not:
+        return expr(as<NotNode>(a)->a, as<NotNode>(b)->a);
       case ExprKind::Select: {
         auto *x = as<SelectNode>(a), *y = as<SelectNode>(b);
-        return expr(x->condition, y->condition) && expr(x->true_value, y->true_value) && expr(x->false_value, y->false_value);
+        return expr(x->condition, y->condition) && expr(x->true_value, y->true_value) &&
+               expr(x->false_value, y->false_value);
       }
-      case ExprKind::Cast: return expr(as<CastNode>(a)->value, as<CastNode>(b)->value);
+      case ExprKind::Cast:
+        return expr(as<CastNode>(a)->value, as<CastNode>(b)->value);
       case ExprKind::BufferLoad: {
         auto *x = as<BufferLoadNode>(a), *y = as<BufferLoadNode>(b);
         return buffer(x->buffer.get(), y->buffer.get()) && exprs(x->indices, y->indices, "indices");
@@ -98,7 +104,8 @@ class Comparer {
         auto *x = as<LetNode>(a), *y = as<LetNode>(b);
         return expr(x->value, y->value) && var(x->var.get(), y->var.get()) && expr(x->body, y->body);
       }
-      default: return fail("", script(a), script(b));
+      default:
+        return fail("", script(a), script(b));
     }
   }
 
@@ -110,13 +117,16 @@ class Comparer {
       case StmtKind::BufferStore: {
         auto *x = as<BufferStoreNode>(a), *y = as<BufferStoreNode>(b);
         Scoped s(*this, "value");
-        return buffer(x->buffer.get(), y->buffer.get()) && exprs(x->indices, y->indices, "indices") && expr(x->value, y->value);
+        return buffer(x->buffer.get(), y->buffer.get()) && exprs(x->indices, y->indices, "indices") &&
+               expr(x->value, y->value);
       }
       case StmtKind::For: {
         auto *x = as<ForNode>(a), *y = as<ForNode>(b);
-        if (x->for_kind != y->for_kind || x->thread_tag != y->thread_tag || x->launch_thread != y->launch_thread) return fail("kind", first_line(script(a)), first_line(script(b)));
+        if (x->for_kind != y->for_kind || x->thread_tag != y->thread_tag || x->launch_thread != y->launch_thread)
+          return fail("kind", first_line(script(a)), first_line(script(b)));
         if (!sub_expr(x->min, y->min, "min") || !sub_expr(x->extent, y->extent, "extent")) return false;
-        if (!x->step != !y->step) return fail("step", x->step ? script(x->step) : "None", y->step ? script(y->step) : "None");
+        if (!x->step != !y->step)
+          return fail("step", x->step ? script(x->step) : "None", y->step ? script(y->step) : "None");
         if (x->step && !sub_expr(x->step, y->step, "step")) return false;
         if (!var(x->loop_var.get(), y->loop_var.get())) return false;
         if (!attrs(x->annotations, y->annotations, "annotations")) return false;
@@ -125,28 +135,35 @@ class Comparer {
       }
       case StmtKind::BlockRealize: {
         auto *x = as<BlockRealizeNode>(a), *y = as<BlockRealizeNode>(b);
-        if (!exprs(x->iter_values, y->iter_values, "iter_values") || !sub_expr(x->predicate, y->predicate, "predicate")) return false;
+        if (!exprs(x->iter_values, y->iter_values, "iter_values") || !sub_expr(x->predicate, y->predicate, "predicate"))
+          return false;
         Scoped s(*this, "block");
         return stmt(x->block, y->block);
       }
       case StmtKind::Block: {
         auto *x = as<BlockNode>(a), *y = as<BlockNode>(b);
         if (options_.block_names && x->name != y->name) return fail("name", x->name, y->name);
-        if (x->iter_vars.size() != y->iter_vars.size()) return fail("iter_vars", fmt::format("{} iterators", x->iter_vars.size()), fmt::format("{} iterators", y->iter_vars.size()));
+        if (x->iter_vars.size() != y->iter_vars.size())
+          return fail("iter_vars", fmt::format("{} iterators", x->iter_vars.size()),
+                      fmt::format("{} iterators", y->iter_vars.size()));
         for (size_t i = 0; i < x->iter_vars.size(); ++i) {
           Scoped s(*this, fmt::format("iter_vars[{}]", i));
           const IterVar &p = x->iter_vars[i], &q = y->iter_vars[i];
           if (p.type != q.type) return fail("iter_type", "", "");
-          if (!sub_expr(p.dom.min, q.dom.min, "dom.min") || !sub_expr(p.dom.extent, q.dom.extent, "dom.extent")) return false;
+          if (!sub_expr(p.dom.min, q.dom.min, "dom.min") || !sub_expr(p.dom.extent, q.dom.extent, "dom.extent"))
+            return false;
           if (!var(p.var.get(), q.var.get())) return false;
         }
-        if (x->alloc_buffers.size() != y->alloc_buffers.size()) return fail("alloc_buffers", fmt::format("{}", x->alloc_buffers.size()), fmt::format("{}", y->alloc_buffers.size()));
+        if (x->alloc_buffers.size() != y->alloc_buffers.size())
+          return fail("alloc_buffers", fmt::format("{}", x->alloc_buffers.size()),
+                      fmt::format("{}", y->alloc_buffers.size()));
         for (size_t i = 0; i < x->alloc_buffers.size(); ++i) {
           if (!buffer(x->alloc_buffers[i].get(), y->alloc_buffers[i].get())) return false;
         }
         if (!regions(x->reads, y->reads, "reads") || !regions(x->writes, y->writes, "writes")) return false;
         if (!attrs(x->annotations, y->annotations, "annotations")) return false;
-        if (!!x->init != !!y->init) return fail("init", x->init ? "an init" : "no init", y->init ? "an init" : "no init");
+        if (!!x->init != !!y->init)
+          return fail("init", x->init ? "an init" : "no init", y->init ? "an init" : "no init");
         if (x->init) {
           Scoped s(*this, "init");
           if (!stmt(x->init, y->init)) return false;
@@ -156,7 +173,8 @@ class Comparer {
       }
       case StmtKind::SeqStmt: {
         auto *x = as<SeqStmtNode>(a), *y = as<SeqStmtNode>(b);
-        if (x->seq.size() != y->seq.size()) return fail("", fmt::format("{} statements", x->seq.size()), fmt::format("{} statements", y->seq.size()));
+        if (x->seq.size() != y->seq.size())
+          return fail("", fmt::format("{} statements", x->seq.size()), fmt::format("{} statements", y->seq.size()));
         for (size_t i = 0; i < x->seq.size(); ++i) {
           Scoped s(*this, fmt::format("[{}]", i));
           if (!stmt(x->seq[i], y->seq[i])) return false;
@@ -262,7 +280,8 @@ class Comparer {
   }
 
   bool var(const VarNode* a, const VarNode* b) {
-    if (a->dtype != b->dtype) return fail("", a->name + ": " + a->dtype.to_string(), b->name + ": " + b->dtype.to_string());
+    if (a->dtype != b->dtype)
+      return fail("", a->name + ": " + a->dtype.to_string(), b->name + ": " + b->dtype.to_string());
     // TVM compares a variable's type annotation: T.handle("float32") is not T.handle.
     if (a->type_annotation != b->type_annotation) {
       return fail("type_annotation", a->name + ": " + var_type_script(*a), b->name + ": " + var_type_script(*b));
@@ -292,7 +311,8 @@ class Comparer {
       if (!expr(a->shape[i], b->shape[i])) return false;
     }
     if (a->strides.size() != b->strides.size()) {
-      return fail("buffer " + a->name + ".strides", fmt::format("{} strides", a->strides.size()), fmt::format("{} strides", b->strides.size()));
+      return fail("buffer " + a->name + ".strides", fmt::format("{} strides", a->strides.size()),
+                  fmt::format("{} strides", b->strides.size()));
     }
     for (size_t i = 0; i < a->strides.size(); ++i) {
       Scoped s(*this, fmt::format("buffer {}.strides[{}]", a->name, i));
@@ -306,9 +326,11 @@ class Comparer {
       if (is_zero(ea) != is_zero(eb) || (!is_zero(ea) && !expr(ea, eb))) return fail("", script(ea), script(eb));
     }
     if (a->offset_factor != b->offset_factor) {
-      return fail("buffer " + a->name + ".offset_factor", std::to_string(a->offset_factor), std::to_string(b->offset_factor));
+      return fail("buffer " + a->name + ".offset_factor", std::to_string(a->offset_factor),
+                  std::to_string(b->offset_factor));
     }
-    if (a->align != b->align) return fail("buffer " + a->name + ".align", std::to_string(a->align), std::to_string(b->align));
+    if (a->align != b->align)
+      return fail("buffer " + a->name + ".align", std::to_string(a->align), std::to_string(b->align));
     if (a->axis_separators != b->axis_separators) {
       return fail("buffer " + a->name + ".axis_separators", fmt::format("{} separators", a->axis_separators.size()),
                   fmt::format("{} separators", b->axis_separators.size()));
@@ -317,19 +339,22 @@ class Comparer {
   }
 
   bool regions(const std::vector<BufferRegion>& a, const std::vector<BufferRegion>& b, const char* part) {
-    if (a.size() != b.size()) return fail(part, fmt::format("{} regions", a.size()), fmt::format("{} regions", b.size()));
+    if (a.size() != b.size())
+      return fail(part, fmt::format("{} regions", a.size()), fmt::format("{} regions", b.size()));
     for (size_t i = 0; i < a.size(); ++i) {
       Scoped s(*this, fmt::format("{}[{}]", part, i));
       if (!buffer(a[i].buffer.get(), b[i].buffer.get())) return false;
       for (size_t d = 0; d < a[i].region.size() && d < b[i].region.size(); ++d) {
-        if (!expr(a[i].region[d].min, b[i].region[d].min) || !expr(a[i].region[d].extent, b[i].region[d].extent)) return false;
+        if (!expr(a[i].region[d].min, b[i].region[d].min) || !expr(a[i].region[d].extent, b[i].region[d].extent))
+          return false;
       }
     }
     return true;
   }
 
   bool attrs(const AttrMap& a, const AttrMap& b, const char* part) {
-    if (a.size() != b.size()) return fail(part, fmt::format("{} entries", a.size()), fmt::format("{} entries", b.size()));
+    if (a.size() != b.size())
+      return fail(part, fmt::format("{} entries", a.size()), fmt::format("{} entries", b.size()));
     for (const auto& [k, v] : a) {
       const AttrValue* w = find_attr(b, k);
       if (!w) return fail(part, k, "(missing)");
@@ -342,12 +367,18 @@ class Comparer {
 
   static std::string attr_text(const AttrValue& v) {
     switch (v.kind) {
-      case AttrValue::Kind::Int: return std::to_string(v.i);
-      case AttrValue::Kind::Float: return fmt::format("{}", v.f);
-      case AttrValue::Kind::Str: return "\"" + v.s + "\"";
-      case AttrValue::Kind::Bool: return v.b ? "True" : "False";
-      case AttrValue::Kind::Expr: return script(v.expr);
-      default: return "(a container)";
+      case AttrValue::Kind::Int:
+        return std::to_string(v.i);
+      case AttrValue::Kind::Float:
+        return fmt::format("{}", v.f);
+      case AttrValue::Kind::Str:
+        return "\"" + v.s + "\"";
+      case AttrValue::Kind::Bool:
+        return v.b ? "True" : "False";
+      case AttrValue::Kind::Expr:
+        return script(v.expr);
+      default:
+        return "(a container)";
     }
   }
 

@@ -25,7 +25,9 @@ class Hasher {
   }
   void mix(uint64_t v) { h_ ^= v + 0x9e3779b97f4a7c15ULL + (h_ << 6) + (h_ >> 2); }
   void mix(const std::string& s) { mix(std::hash<std::string>()(s)); }
-  void mix(DataType t) { mix((static_cast<uint64_t>(t.code) << 40) ^ (static_cast<uint64_t>(t.bits) << 20) ^ static_cast<uint64_t>(t.lanes)); }
+  void mix(DataType t) {
+    mix((static_cast<uint64_t>(t.code) << 40) ^ (static_cast<uint64_t>(t.bits) << 20) ^ static_cast<uint64_t>(t.lanes));
+  }
 
   void expr(const PrimExpr& root) {
     if (!root) return mix(uint64_t{0x51});

@@ -2,18 +2,16 @@
 // precedence-aware operators, two literals as a call so that re-parsing does not fold them.
 #include "ir/tir_expr_printer.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 
 namespace tsch::ir {
-
 
 std::string TIRExprPrinter::wrap(const Text& t, int min_prec) { return t.prec < min_prec ? "(" + t.s + ")" : t.s; }
 
@@ -25,7 +23,8 @@ TIRExprPrinter::Text TIRExprPrinter::literal_int(int64_t v, DataType t) {
   return {fmt::format("T.{}({})", t.to_string(), v)};
 }
 
-TIRExprPrinter::Text TIRExprPrinter::binary(const char* op, int prec, const PrimExpr& a, const PrimExpr& b, bool right_assoc_safe) {
+TIRExprPrinter::Text TIRExprPrinter::binary(const char* op, int prec, const PrimExpr& a, const PrimExpr& b,
+                                            bool right_assoc_safe) {
   Text ta = expr(a), tb = expr(b);
   // Left-associative: the right operand needs parentheses at equal precedence.
   std::string left = wrap(ta, prec);
@@ -59,21 +58,25 @@ std::string var_type_script(const VarNode& var) {
 
 TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {
   switch (e->kind) {
-    case ExprKind::IntImm: return literal_int(as<IntImmNode>(e)->value, e->dtype);
+    case ExprKind::IntImm:
+      return literal_int(as<IntImmNode>(e)->value, e->dtype);
     case ExprKind::FloatImm: {
       // Infinities and NaN as TVM prints them: the value as a string, T.float32("inf").
       double v = as<FloatImmNode>(e)->value;
-      if (std::isinf(v) || std::isnan(v)) return {fmt::format("T.{}(\"{}\")", e->dtype.to_string(), std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf")};
+      if (std::isinf(v) || std::isnan(v))
+        return {fmt::format("T.{}(\"{}\")", e->dtype.to_string(), std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf")};
       return {fmt::format("T.{}({})", e->dtype.to_string(), float_text(v))};
     }
-    case ExprKind::StringImm: return {quote(as<StringImmNode>(e)->value)};
+    case ExprKind::StringImm:
+      return {quote(as<StringImmNode>(e)->value)};
     case ExprKind::Var: {
       // A buffer's data pointer is spelled through its buffer (`A.data`), as TVM prints it.
       auto* v = as<VarNode>(e);
       auto owner = data_owner_.find(v);
       if (owner != data_owner_.end() && !c_.is_defined(v)) return {name_of(owner->second) + ".data"};
       auto field = field_owner_.find(v);
-      if (field != field_owner_.end() && !c_.is_defined(v)) return {name_of(field->second.first) + field->second.second};
+      if (field != field_owner_.end() && !c_.is_defined(v))
+        return {name_of(field->second.first) + field->second.second};
       return {name_of(v)};
     }
     case ExprKind::Add:
@@ -99,18 +102,30 @@ TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {
     case ExprKind::Div:
       if (e->dtype.is_float()) return binary("/", kMul, binary_a(e), binary_b(e));
       return call("T.Div", {binary_a(e), binary_b(e)});
-    case ExprKind::Mod: return call("T.truncmod", {binary_a(e), binary_b(e)});
-    case ExprKind::Min: return call("T.min", {binary_a(e), binary_b(e)});
-    case ExprKind::Max: return call("T.max", {binary_a(e), binary_b(e)});
-    case ExprKind::EQ: return binary("==", kCompare, binary_a(e), binary_b(e));
-    case ExprKind::NE: return binary("!=", kCompare, binary_a(e), binary_b(e));
-    case ExprKind::LT: return binary("<", kCompare, binary_a(e), binary_b(e));
-    case ExprKind::LE: return binary("<=", kCompare, binary_a(e), binary_b(e));
-    case ExprKind::GT: return binary(">", kCompare, binary_a(e), binary_b(e));
-    case ExprKind::GE: return binary(">=", kCompare, binary_a(e), binary_b(e));
-    case ExprKind::And: return binary("and", kAnd, binary_a(e), binary_b(e), true);
-    case ExprKind::Or: return binary("or", kOr, binary_a(e), binary_b(e), true);
-    case ExprKind::Not: return {"not " + wrap(expr(as<NotNode>(e)->a), kNot), kNot};
+    case ExprKind::Mod:
+      return call("T.truncmod", {binary_a(e), binary_b(e)});
+    case ExprKind::Min:
+      return call("T.min", {binary_a(e), binary_b(e)});
+    case ExprKind::Max:
+      return call("T.max", {binary_a(e), binary_b(e)});
+    case ExprKind::EQ:
+      return binary("==", kCompare, binary_a(e), binary_b(e));
+    case ExprKind::NE:
+      return binary("!=", kCompare, binary_a(e), binary_b(e));
+    case ExprKind::LT:
+      return binary("<", kCompare, binary_a(e), binary_b(e));
+    case ExprKind::LE:
+      return binary("<=", kCompare, binary_a(e), binary_b(e));
+    case ExprKind::GT:
+      return binary(">", kCompare, binary_a(e), binary_b(e));
+    case ExprKind::GE:
+      return binary(">=", kCompare, binary_a(e), binary_b(e));
+    case ExprKind::And:
+      return binary("and", kAnd, binary_a(e), binary_b(e), true);
+    case ExprKind::Or:
+      return binary("or", kOr, binary_a(e), binary_b(e), true);
+    case ExprKind::Not:
+      return {"not " + wrap(expr(as<NotNode>(e)->a), kNot), kNot};
     case ExprKind::Select: {
       auto* n = as<SelectNode>(e);
       return call("T.Select", {n->condition, n->true_value, n->false_value});
@@ -143,9 +158,9 @@ TIRExprPrinter::Text TIRExprPrinter::expr(const PrimExpr& e) {
       // TVM spells the element type of these first (`T.ptx_cp_async("float32", ...)`).
       if (n->op == "call_extern" || n->op == "call_pure_extern" || n->op == "ptx_cp_async" || n->op == "reinterpret" ||
           n->op == "ptx_ldmatrix" || n->op == "ptx_mma" || n->op == "mma_store" || n->op == "mma_fill" ||
-          n->op == "call_llvm_pure_intrin" || n->op == "call_llvm_intrin" || n->op == "vectorlow" || n->op == "vectorhigh" ||
-          n->op == "ptx_mma_sp" || n->op == "ptx_cp_async_bulk" || n->op == "vectorcombine" || n->op == "dp4a" ||
-          n->op == "get_active_lane_mask") {
+          n->op == "call_llvm_pure_intrin" || n->op == "call_llvm_intrin" || n->op == "vectorlow" ||
+          n->op == "vectorhigh" || n->op == "ptx_mma_sp" || n->op == "ptx_cp_async_bulk" || n->op == "vectorcombine" ||
+          n->op == "dp4a" || n->op == "get_active_lane_mask") {
         std::string s = "T." + n->op + "(" + quote(n->dtype.to_string());
         for (const auto& a : n->args) s += ", " + expr(a).s;
         return {s + ")"};
@@ -218,17 +233,23 @@ std::string TIRExprPrinter::shape(const std::vector<PrimExpr>& dims) {
 
 std::string TIRExprPrinter::attr_value(const AttrValue& v) {
   switch (v.kind) {
-    case AttrValue::Kind::Int: return std::to_string(v.i);
-    case AttrValue::Kind::Float: return float_text(v.f);
-    case AttrValue::Kind::Str: return quote(v.s);
-    case AttrValue::Kind::Bool: return v.b ? "True" : "False";
-    case AttrValue::Kind::Expr: return expr(v.expr).s;
+    case AttrValue::Kind::Int:
+      return std::to_string(v.i);
+    case AttrValue::Kind::Float:
+      return float_text(v.f);
+    case AttrValue::Kind::Str:
+      return quote(v.s);
+    case AttrValue::Kind::Bool:
+      return v.b ? "True" : "False";
+    case AttrValue::Kind::Expr:
+      return expr(v.expr).s;
     case AttrValue::Kind::Array: {
       std::string s = "[";
       for (size_t i = 0; i < v.array.size(); ++i) s += (i ? ", " : "") + attr_value(v.array[i]);
       return s + "]";
     }
-    case AttrValue::Kind::Map: return attr_map(v.map);
+    case AttrValue::Kind::Map:
+      return attr_map(v.map);
   }
   return "None";
 }

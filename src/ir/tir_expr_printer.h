@@ -17,7 +17,23 @@ namespace tsch::ir {
 class TIRExprPrinter {
  public:
   // Python operator precedence, higher binds tighter.
-  enum Prec : int { kLambda = 0, kIfElse, kOr, kAnd, kNot, kCompare, kBitOr, kBitXor, kBitAnd, kShift, kAdd, kMul, kUnary, kPower, kAtom };
+  enum Prec : int {
+    kLambda = 0,
+    kIfElse,
+    kOr,
+    kAnd,
+    kNot,
+    kCompare,
+    kBitOr,
+    kBitXor,
+    kBitAnd,
+    kShift,
+    kAdd,
+    kMul,
+    kUnary,
+    kPower,
+    kAtom
+  };
   struct Text {
     std::string s;
     int prec = kAtom;

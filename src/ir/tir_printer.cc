@@ -3,9 +3,6 @@
 // scoped de-duplicated names; expressions in tir_expr_printer.cc.
 #include "ir/tir_printer.h"
 
-#include "ir/printer.h"
-#include "ir/tir_expr_printer.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +11,8 @@
 
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "ir/printer.h"
+#include "ir/tir_expr_printer.h"
 
 namespace tsch::ir {
 namespace {
@@ -98,7 +97,8 @@ class TIRPrinter : public TIRExprPrinter {
     if (needs_factor || b->offset_factor != 1) s += ", offset_factor=" + std::to_string(b->offset_factor);
     if (!b->axis_separators.empty()) {
       s += ", axis_separators=[";
-      for (size_t i = 0; i < b->axis_separators.size(); ++i) s += (i ? ", " : "") + std::to_string(b->axis_separators[i]);
+      for (size_t i = 0; i < b->axis_separators.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(b->axis_separators[i]);
       s += "]";
     }
     return s + ")";
@@ -111,7 +111,9 @@ class TIRPrinter : public TIRExprPrinter {
   }
 
   static bool simple_buffer(const Buffer& b, const std::unordered_set<const VarNode*>& defined) {
-    if (!b->strides.empty() || b->scope != "global" || b->align != 64 || b->offset_factor != 1 || !b->axis_separators.empty()) return false;
+    if (!b->strides.empty() || b->scope != "global" || b->align != 64 || b->offset_factor != 1 ||
+        !b->axis_separators.empty())
+      return false;
     if (b->elem_offset && !is_zero(b->elem_offset)) return false;
     for (const auto& d : b->shape) {
       if (uses_var(d, [&](const VarNode* v) { return !defined.count(v); })) return false;
@@ -193,11 +195,13 @@ class TIRPrinter : public TIRExprPrinter {
     bool implicit_root = false;
     if (sugar() && root && root->iter_values.empty() && is_one(root->predicate)) {
       const BlockNode* rb = root->block.get();
-      if (rb->annotations.empty() && rb->match_buffers.empty() && rb->reads.empty() && rb->writes.empty() && !rb->init) {
+      if (rb->annotations.empty() && rb->match_buffers.empty() && rb->reads.empty() && rb->writes.empty() &&
+          !rb->init) {
         const BlockRealizeNode* inner = as<BlockRealizeNode>(rb->body);
         bool contains_block = false;
         for_each_stmt(rb->body, [&](const Stmt& s) { contains_block |= s->kind == StmtKind::BlockRealize; });
-        implicit_root = !rb->alloc_buffers.empty() || (inner && !inner->block->iter_vars.empty()) || (!inner && contains_block);
+        implicit_root =
+            !rb->alloc_buffers.empty() || (inner && !inner->block->iter_vars.empty()) || (!inner && contains_block);
       }
     }
     if (implicit_root) {
@@ -237,13 +241,16 @@ class TIRPrinter : public TIRExprPrinter {
         line(indent, buffer + "[" + indices(n->indices) + "] = " + value);
         return;
       }
-      case StmtKind::For: return for_loop(as<ForNode>(s), indent);
+      case StmtKind::For:
+        return for_loop(as<ForNode>(s), indent);
       case StmtKind::BlockRealize: {
         auto* n = as<BlockRealizeNode>(s);
         return block(n->block.get(), n, indent);
       }
-      case StmtKind::Block: return block(as<BlockNode>(s), nullptr, indent);
-      case StmtKind::SeqStmt: return body(s, indent);
+      case StmtKind::Block:
+        return block(as<BlockNode>(s), nullptr, indent);
+      case StmtKind::SeqStmt:
+        return body(s, indent);
       case StmtKind::IfThenElse: {
         auto* n = as<IfThenElseNode>(s);
         line(indent, "if " + expr(n->condition).s + ":");
@@ -290,7 +297,8 @@ class TIRPrinter : public TIRExprPrinter {
       }
       case StmtKind::Allocate: {
         auto* n = as<AllocateNode>(s);
-        line(indent, define(n->buffer.get(), n->buffer->name) + " = " + buffer_decl(n->buffer, "decl_buffer", "", false));
+        line(indent,
+             define(n->buffer.get(), n->buffer->name) + " = " + buffer_decl(n->buffer, "decl_buffer", "", false));
         data_owner_.emplace(n->buffer->data.get(), n->buffer.get());
         body(n->body, indent);
         return;
@@ -306,7 +314,8 @@ class TIRPrinter : public TIRExprPrinter {
         body(n->body, indent);
         return;
       }
-      case StmtKind::AllocateConst: return allocate_const(as<AllocateConstNode>(s), indent);
+      case StmtKind::AllocateConst:
+        return allocate_const(as<AllocateConstNode>(s), indent);
       case StmtKind::AttrStmt: {
         // TVM's concise scoping: the last statement of a body prints `T.attr(...)` over the
         // statements it scopes; any other `with T.attr(...):`.
@@ -369,7 +378,8 @@ class TIRPrinter : public TIRExprPrinter {
   }
 
   void for_loop(const ForNode* loop, int indent) {
-    if (loop->launch_thread && loop->for_kind == ForKind::ThreadBinding && is_zero(loop->min) && loop->annotations.empty() && loop->has_trivial_step()) {
+    if (loop->launch_thread && loop->for_kind == ForKind::ThreadBinding && is_zero(loop->min) &&
+        loop->annotations.empty() && loop->has_trivial_step()) {
       return launch_thread(loop, indent);
     }
     // T.grid: a chain of perfectly nested serial loops starting at 0 without annotations
@@ -406,10 +416,18 @@ class TIRPrinter : public TIRExprPrinter {
       // range(0, n, s), which does not parse back): a symbolic step prints as T.serial's step=.
       bool literal_step = loop->has_trivial_step() || loop->step->kind == ExprKind::IntImm;
       switch (loop->for_kind) {
-        case ForKind::Serial: fn = loop->annotations.empty() && literal_step ? "range" : "T.serial"; break;
-        case ForKind::Parallel: fn = "T.parallel"; break;
-        case ForKind::Vectorized: fn = "T.vectorized"; break;
-        case ForKind::Unrolled: fn = "T.unroll"; break;
+        case ForKind::Serial:
+          fn = loop->annotations.empty() && literal_step ? "range" : "T.serial";
+          break;
+        case ForKind::Parallel:
+          fn = "T.parallel";
+          break;
+        case ForKind::Vectorized:
+          fn = "T.vectorized";
+          break;
+        case ForKind::Unrolled:
+          fn = "T.unroll";
+          break;
         case ForKind::ThreadBinding:
           fn = "T.thread_binding";
           args.push_back("thread=" + quote(loop->thread_tag));
@@ -457,8 +475,7 @@ class TIRPrinter : public TIRExprPrinter {
     auto single = [&](size_t i) {
       const IterVar& iv = b->iter_vars[i];
       static const char* kinds[] = {"spatial", "reduce", "scan", "opaque"};
-      std::string dom = is_zero(iv.dom.min) ? expr(iv.dom.extent).s
-                                            : dom_pair(iv.dom);
+      std::string dom = is_zero(iv.dom.min) ? expr(iv.dom.extent).s : dom_pair(iv.dom);
       std::string rhs = std::string("T.axis.") + kinds[static_cast<int>(iv.type)] + "(" + dom;
       if (realize) rhs += ", " + expr(realize->iter_values[i]).s;
       // The binding is printed before the iterator is defined: it names outer variables.

@@ -12,11 +12,13 @@ Var make_var(std::string name, StructInfo sinfo, bool dataflow) {
 }
 
 ConstantNode::ConstantNode(runtime::NDArrayRef d) : ExprNode(kKind), data(std::move(d)) {
-  struct_info = tensor_sinfo([&] {
-    std::vector<ir::PrimExpr> dims;
-    for (int64_t n : data->shape()) dims.push_back(ir::make_int(n, ir::DataType::int64()));
-    return dims;
-  }(), data->dtype());
+  struct_info = tensor_sinfo(
+      [&] {
+        std::vector<ir::PrimExpr> dims;
+        for (int64_t n : data->shape()) dims.push_back(ir::make_int(n, ir::DataType::int64()));
+        return dims;
+      }(),
+      data->dtype());
 }
 
 Expr make_shape_expr(std::vector<ir::PrimExpr> values) {

@@ -14,9 +14,21 @@
 
 namespace tsch::relax {
 
-#define TSCH_RELAX_EXPR_KINDS(X)                                                                                   \
-  X(Var) X(Constant) X(Tuple) X(TupleGetItem) X(ShapeExpr) X(PrimValue) X(StringImm) X(DataTypeImm) X(Call) X(If) \
-  X(SeqExpr) X(GlobalVar) X(ExternFunc) X(Op)
+#define TSCH_RELAX_EXPR_KINDS(X) \
+  X(Var)                         \
+  X(Constant)                    \
+  X(Tuple)                       \
+  X(TupleGetItem)                \
+  X(ShapeExpr)                   \
+  X(PrimValue)                   \
+  X(StringImm)                   \
+  X(DataTypeImm)                 \
+  X(Call)                        \
+  X(If)                          \
+  X(SeqExpr)                     \
+  X(GlobalVar)                   \
+  X(ExternFunc)                  \
+  X(Op)
 
 enum class ExprKind : uint8_t {
 #define TSCH_X(name) name,
@@ -149,7 +161,8 @@ using SeqExpr = std::shared_ptr<const SeqExprNode>;
 
 struct IfNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::If;
-  IfNode(Expr c, SeqExpr t, SeqExpr f) : ExprNode(kKind), cond(std::move(c)), true_branch(std::move(t)), false_branch(std::move(f)) {}
+  IfNode(Expr c, SeqExpr t, SeqExpr f)
+      : ExprNode(kKind), cond(std::move(c)), true_branch(std::move(t)), false_branch(std::move(f)) {}
   Expr cond;
   SeqExpr true_branch, false_branch;
 };

@@ -77,12 +77,18 @@ void dl_dtype(ir::DataType t, uint8_t& code, uint8_t& bits, uint16_t& lanes) {
 ir::DataType from_dl(uint8_t code, uint8_t bits, uint16_t lanes) {
   std::string name;
   if (code == 1 && bits == 1) return ir::DataType::bool_();
-  if (code == 0) name = "int";
-  else if (code == 1) name = "uint";
-  else if (code == 2) name = "float";
-  else TSCH_USER_ASSERT(false, NotImplementedError) << "load_json: not supported yet: a tensor of DLPack type code " << int(code);
+  if (code == 0)
+    name = "int";
+  else if (code == 1)
+    name = "uint";
+  else if (code == 2)
+    name = "float";
+  else
+    TSCH_USER_ASSERT(false, NotImplementedError)
+        << "load_json: not supported yet: a tensor of DLPack type code " << int(code);
   auto t = ir::DataType::parse(name + std::to_string(bits));
-  TSCH_USER_ASSERT(t && lanes == 1, NotImplementedError) << "load_json: not supported yet: a tensor of " << name << int(bits) << "x" << lanes;
+  TSCH_USER_ASSERT(t && lanes == 1, NotImplementedError)
+      << "load_json: not supported yet: a tensor of " << name << int(bits) << "x" << lanes;
   return *t;
 }
 
@@ -123,7 +129,8 @@ std::string save_tensor(const runtime::NDArray& a) {
 
 runtime::NDArrayRef load_tensor(const std::string& bytes) {
   size_t at = 0;
-  TSCH_USER_ASSERT(get<uint64_t>(bytes, at) == kTensorMagic, ValueError) << "load_json: a tensor without TVM's magic number";
+  TSCH_USER_ASSERT(get<uint64_t>(bytes, at) == kTensorMagic, ValueError)
+      << "load_json: a tensor without TVM's magic number";
   get<uint64_t>(bytes, at);
   get<int32_t>(bytes, at);
   get<int32_t>(bytes, at);
@@ -217,22 +224,28 @@ std::vector<std::pair<std::string, std::vector<Expr>>> metadata_from_json_graph(
   ir::JsonGraphReader r(doc, "Relax metadata");
   const json& map = r.at(r.root());
   std::string t = r.type_of(map);
-  if (t != "ffi.Map" && t != "Map") throw UserError(UserErrorKind::NotImplementedError, "load_json: not supported yet: a " + t + " (tsch reads Relax metadata)");
-  if (!map.contains("data") || !map["data"].is_array() || map["data"].size() % 2) r.bad("a map's data must be key/value pairs");
+  if (t != "ffi.Map" && t != "Map")
+    throw UserError(UserErrorKind::NotImplementedError,
+                    "load_json: not supported yet: a " + t + " (tsch reads Relax metadata)");
+  if (!map.contains("data") || !map["data"].is_array() || map["data"].size() % 2)
+    r.bad("a map's data must be key/value pairs");
   std::vector<std::pair<std::string, std::vector<Expr>>> out;
   const json& kv = map["data"];
   for (size_t i = 0; i < kv.size(); i += 2) {
-    if (!kv[i].is_number_integer() || !kv[i + 1].is_number_integer()) r.bad("a map entry is not a pair of node indices");
+    if (!kv[i].is_number_integer() || !kv[i + 1].is_number_integer())
+      r.bad("a map entry is not a pair of node indices");
     std::string key = r.string_at(kv[i].get<int64_t>());
     std::vector<Expr> exprs;
     for (int64_t item : r.sequence(kv[i + 1].get<int64_t>())) {
       const json& c = r.at(item);
       if (r.type_of(c) != "relax.expr.Constant") {
-        throw UserError(UserErrorKind::NotImplementedError, "load_json: not supported yet: a " + r.type_of(c) + " in metadata");
+        throw UserError(UserErrorKind::NotImplementedError,
+                        "load_json: not supported yet: a " + r.type_of(c) + " in metadata");
       }
       const json& tensor = r.at(r.field(r.fields(c), "data"));
       std::string tt = r.type_of(tensor);
-      if ((tt != "ffi.Tensor" && tt != "runtime.Tensor" && tt != "runtime.NDArray") || !tensor.contains("data") || !tensor["data"].is_string()) {
+      if ((tt != "ffi.Tensor" && tt != "runtime.Tensor" && tt != "runtime.NDArray") || !tensor.contains("data") ||
+          !tensor["data"].is_string()) {
         r.bad("a constant's data is not a tensor");
       }
       exprs.push_back(make_constant(load_tensor(base64_decode(tensor["data"].get<std::string>()))));

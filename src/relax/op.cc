@@ -33,11 +33,13 @@ void expect_tensors(const StructInfo& out, const std::string& op) {
   auto ok = [](const StructInfo& s) { return s->kind == SInfoKind::Tensor; };
   if (auto* t = as<TupleSInfoNode>(out)) {
     for (const auto& f : t->fields) {
-      TSCH_USER_ASSERT(ok(f), TypeError) << op << ": out_sinfo must be R.Tensor(...) or a list of them, got " << sinfo_text(out);
+      TSCH_USER_ASSERT(ok(f), TypeError) << op << ": out_sinfo must be R.Tensor(...) or a list of them, got "
+                                         << sinfo_text(out);
     }
     return;
   }
-  TSCH_USER_ASSERT(ok(out), TypeError) << op << ": out_sinfo must be R.Tensor(...) or a list of them, got " << sinfo_text(out);
+  TSCH_USER_ASSERT(ok(out), TypeError) << op << ": out_sinfo must be R.Tensor(...) or a list of them, got "
+                                       << sinfo_text(out);
 }
 
 void expect_tuple(const Expr& e, const std::string& op) {
@@ -73,7 +75,8 @@ StructInfo infer_call_packed_like(const CallNode& call, const std::string& op) {
   TSCH_USER_ASSERT(!call.args.empty() && call.args[0]->kind == ExprKind::ExternFunc, TypeError)
       << op << " calls a function by name (a string) first";
   if (call.sinfo_args.empty()) return object_sinfo();
-  TSCH_USER_ASSERT(call.sinfo_args.size() == 1, TypeError) << op << " takes one sinfo_args entry, got " << call.sinfo_args.size();
+  TSCH_USER_ASSERT(call.sinfo_args.size() == 1, TypeError)
+      << op << " takes one sinfo_args entry, got " << call.sinfo_args.size();
   return call.sinfo_args[0];
 }
 
@@ -90,7 +93,8 @@ StructInfo infer_assert(const CallNode& call) {
       << "R.assert_op takes a condition and a format string";
   const StructInfo& c = sinfo_of(call.args[0]);
   bool ok = false;
-  if (auto* t = as<TensorSInfoNode>(c)) ok = (t->unknown_dtype() || t->dtype.is_bool()) && (t->ndim == 0 || t->ndim == -1);
+  if (auto* t = as<TensorSInfoNode>(c))
+    ok = (t->unknown_dtype() || t->dtype.is_bool()) && (t->ndim == 0 || t->ndim == -1);
   if (auto* p = as<PrimSInfoNode>(c)) ok = p->dtype.is_bool();
   TSCH_USER_ASSERT(ok, TypeError) << "R.assert_op: the condition must be a boolean scalar, got " << sinfo_text(c);
   return void_sinfo();
@@ -153,19 +157,26 @@ const std::unordered_map<std::string, OpInfo>& op_table() {
     };
     add("relax.call_tir", infer_call_tir, true);
     add("relax.call_dps_packed", infer_call_dps_packed, true);
-    add("relax.call_pure_packed", [](const CallNode& c) { return infer_call_packed_like(c, "R.call_pure_packed"); }, true);
+    add(
+        "relax.call_pure_packed", [](const CallNode& c) { return infer_call_packed_like(c, "R.call_pure_packed"); },
+        true);
     add("relax.print", infer_print, false);
     add("relax.assert_op", infer_assert, false);
     add("relax.shape_of", infer_shape_of, true);
     add("relax.null_value", [](const CallNode&) { return object_sinfo(); }, true);
     add("relax.builtin.alloc_tensor", infer_builtin_alloc_tensor, true);
-    add("relax.memory.alloc_storage", [](const CallNode& c) { return infer_storage(c, "R.memory.alloc_storage"); }, true);
-    add("relax.memory.alloc_tensor", [](const CallNode& c) { return infer_memory_alloc_tensor(c, "R.memory.alloc_tensor"); },
+    add(
+        "relax.memory.alloc_storage", [](const CallNode& c) { return infer_storage(c, "R.memory.alloc_storage"); },
         true);
+    add(
+        "relax.memory.alloc_tensor",
+        [](const CallNode& c) { return infer_memory_alloc_tensor(c, "R.memory.alloc_tensor"); }, true);
     add("relax.memory.kill_storage", infer_void, false);
     add("relax.memory.kill_tensor", infer_void, false);
     add("relax.vm.alloc_storage", [](const CallNode& c) { return infer_storage(c, "R.vm.alloc_storage"); }, true);
-    add("relax.vm.alloc_tensor", [](const CallNode& c) { return infer_memory_alloc_tensor(c, "R.vm.alloc_tensor"); }, true);
+    add(
+        "relax.vm.alloc_tensor", [](const CallNode& c) { return infer_memory_alloc_tensor(c, "R.vm.alloc_tensor"); },
+        true);
     add("relax.vm.kill_object", infer_void, false);
     add("relax.vm.call_tir_dyn", infer_void, false);
     add("relax.call_builtin_with_ctx", infer_call_builtin_with_ctx, false);
@@ -175,7 +186,8 @@ const std::unordered_map<std::string, OpInfo>& op_table() {
 }
 
 // Binds the symbolic variables of `param` from the argument's struct info `arg`.
-void bind_symbolic(const StructInfo& param, const StructInfo& arg, std::unordered_map<const ir::VarNode*, PrimExpr>& vmap) {
+void bind_symbolic(const StructInfo& param, const StructInfo& arg,
+                   std::unordered_map<const ir::VarNode*, PrimExpr>& vmap) {
   auto bind_dims = [&](const std::vector<PrimExpr>& p, const std::vector<PrimExpr>& a) {
     if (p.size() != a.size()) return;
     for (size_t i = 0; i < p.size(); ++i) {
@@ -215,15 +227,16 @@ std::string op_name_of(const Expr& e) {
 
 StructInfo derive_call_ret_sinfo(const FuncSInfoNode& f, const std::vector<Expr>& args, const std::string& callee) {
   if (!f.params) return f.ret;
-  TSCH_USER_ASSERT(f.params->size() == args.size(), TypeError)
-      << fmt::format("{} takes {} argument{}, got {}", callee, f.params->size(), f.params->size() == 1 ? "" : "s", args.size());
+  TSCH_USER_ASSERT(f.params->size() == args.size(), TypeError) << fmt::format(
+      "{} takes {} argument{}, got {}", callee, f.params->size(), f.params->size() == 1 ? "" : "s", args.size());
   std::unordered_map<const ir::VarNode*, PrimExpr> vmap;
   for (size_t i = 0; i < args.size(); ++i) bind_symbolic((*f.params)[i], sinfo_of(args[i]), vmap);
   for (size_t i = 0; i < args.size(); ++i) {
-    StructInfo expected = map_sinfo_dims((*f.params)[i], [&](const PrimExpr& e) { return arith::simplify(ir::substitute(e, vmap)); });
+    StructInfo expected =
+        map_sinfo_dims((*f.params)[i], [&](const PrimExpr& e) { return arith::simplify(ir::substitute(e, vmap)); });
     bool maybe = false;
-    TSCH_USER_ASSERT(sinfo_is_base_of(expected, sinfo_of(args[i]), &maybe), TypeError)
-        << fmt::format("argument {} of {}: expected {}, got {}", i + 1, callee, sinfo_text(expected), sinfo_text(sinfo_of(args[i])));
+    TSCH_USER_ASSERT(sinfo_is_base_of(expected, sinfo_of(args[i]), &maybe), TypeError) << fmt::format(
+        "argument {} of {}: expected {}, got {}", i + 1, callee, sinfo_text(expected), sinfo_text(sinfo_of(args[i])));
   }
   // Variables of the result that no parameter binds stay unknown.
   StructInfo ret = map_sinfo_dims(f.ret, [&](const PrimExpr& e) { return arith::simplify(ir::substitute(e, vmap)); });
@@ -251,15 +264,16 @@ Expr make_call(Expr op, std::vector<Expr> args, ir::AttrMap attrs, std::vector<S
     const StructInfo& callee = sinfo_of(call->op);
     auto* f = as<FuncSInfoNode>(callee);
     std::string name = call->op->kind == ExprKind::GlobalVar ? as<GlobalVarNode>(call->op)->name
-                       : call->op->kind == ExprKind::Var  ? as<VarNode>(call->op)->name
-                                                          : "the callee";
+                       : call->op->kind == ExprKind::Var     ? as<VarNode>(call->op)->name
+                                                             : "the callee";
     TSCH_USER_ASSERT(f, TypeError) << name << " is not callable: its struct info is " << sinfo_text(callee);
     call->struct_info = derive_call_ret_sinfo(*f, call->args, name);
   }
   return call;
 }
 
-Expr make_op_call(const std::string& op_name, std::vector<Expr> args, ir::AttrMap attrs, std::vector<StructInfo> sinfo_args) {
+Expr make_op_call(const std::string& op_name, std::vector<Expr> args, ir::AttrMap attrs,
+                  std::vector<StructInfo> sinfo_args) {
   return make_call(make_op(op_name), std::move(args), std::move(attrs), std::move(sinfo_args));
 }
 

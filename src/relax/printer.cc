@@ -23,7 +23,9 @@ using ir::PrimExpr;
 
 class RelaxPrinter {
  public:
-  RelaxPrinter(ir::PrintContext& ctx, bool in_module) : ctx_(ctx), in_module_(in_module) { ctx_.use(ir::Dialect::Relax); }
+  RelaxPrinter(ir::PrintContext& ctx, bool in_module) : ctx_(ctx), in_module_(in_module) {
+    ctx_.use(ir::Dialect::Relax);
+  }
 
   void function(const Function& f, const std::string& name, int indent) {
     ctx_.push_frame();
@@ -61,7 +63,6 @@ class RelaxPrinter {
     for (const auto& l : prelude_) ctx_.line(indent + 1, l);
     for (const auto& [in, text] : lines_) ctx_.line(in, text);
     ctx_.pop_frame();
-
   }
 
  private:
@@ -109,7 +110,8 @@ class RelaxPrinter {
 
   std::string sinfo(const StructInfo& s) {
     switch (s->kind) {
-      case SInfoKind::Object: return "R.Object";
+      case SInfoKind::Object:
+        return "R.Object";
       case SInfoKind::Prim: {
         auto* p = as<PrimSInfoNode>(s);
         if (p->value) return "R.Prim(value=" + dim(p->value) + ")";
@@ -170,8 +172,10 @@ class RelaxPrinter {
 
   std::string expr(const Expr& e) {
     switch (e->kind) {
-      case ExprKind::Var: return ctx_.name_of(e.get(), as<VarNode>(e)->name);
-      case ExprKind::Constant: return constant(e);
+      case ExprKind::Var:
+        return ctx_.name_of(e.get(), as<VarNode>(e)->name);
+      case ExprKind::Constant:
+        return constant(e);
       case ExprKind::Tuple: {
         auto* t = as<TupleNode>(e);
         if (t->fields.empty()) return "R.tuple()";
@@ -183,16 +187,25 @@ class RelaxPrinter {
         auto* t = as<TupleGetItemNode>(e);
         return expr(t->tuple) + "[" + std::to_string(t->index) + "]";
       }
-      case ExprKind::ShapeExpr: return "R.shape(" + dims(as<ShapeExprNode>(e)->values, false) + ")";
-      case ExprKind::PrimValue: return "R.prim_value(" + dim(as<PrimValueNode>(e)->value) + ")";
-      case ExprKind::StringImm: return "R.str(" + ir::quote(as<StringImmNode>(e)->value) + ")";
-      case ExprKind::DataTypeImm: return "R.dtype(" + ir::quote(as<DataTypeImmNode>(e)->value.to_string()) + ")";
-      case ExprKind::GlobalVar: return module_ref() + as<GlobalVarNode>(e)->name;
-      case ExprKind::ExternFunc: return "R.ExternFunc(" + ir::quote(as<ExternFuncNode>(e)->global_symbol) + ")";
-      case ExprKind::Op: return "R." + strip(as<OpNode>(e)->name);
-      case ExprKind::Call: return call(*as<CallNode>(e));
+      case ExprKind::ShapeExpr:
+        return "R.shape(" + dims(as<ShapeExprNode>(e)->values, false) + ")";
+      case ExprKind::PrimValue:
+        return "R.prim_value(" + dim(as<PrimValueNode>(e)->value) + ")";
+      case ExprKind::StringImm:
+        return "R.str(" + ir::quote(as<StringImmNode>(e)->value) + ")";
+      case ExprKind::DataTypeImm:
+        return "R.dtype(" + ir::quote(as<DataTypeImmNode>(e)->value.to_string()) + ")";
+      case ExprKind::GlobalVar:
+        return module_ref() + as<GlobalVarNode>(e)->name;
+      case ExprKind::ExternFunc:
+        return "R.ExternFunc(" + ir::quote(as<ExternFuncNode>(e)->global_symbol) + ")";
+      case ExprKind::Op:
+        return "R." + strip(as<OpNode>(e)->name);
+      case ExprKind::Call:
+        return call(*as<CallNode>(e));
       case ExprKind::If:
-      case ExprKind::SeqExpr: TSCH_INTERNAL_ASSERT(false) << "a nested Relax block printed as an expression";
+      case ExprKind::SeqExpr:
+        TSCH_INTERNAL_ASSERT(false) << "a nested Relax block printed as an expression";
     }
     return "?";
   }
@@ -205,9 +218,12 @@ class RelaxPrinter {
     if (a.ndim() == 0) {
       ir::DataType t = a.dtype();
       std::string v;
-      if (t.is_bool()) v = a.get_i(0) ? "True" : "False";
-      else if (t.is_float()) v = ir::float_text(a.get_f(0));
-      else v = std::to_string(a.get_i(0));
+      if (t.is_bool())
+        v = a.get_i(0) ? "True" : "False";
+      else if (t.is_float())
+        v = ir::float_text(a.get_f(0));
+      else
+        v = std::to_string(a.get_i(0));
       return "R.const(" + v + ", " + ir::quote(t.to_string()) + ")";
     }
     size_t index = ctx_.metadata_index("relax.expr.Constant", std::shared_ptr<const void>(constant));

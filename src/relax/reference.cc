@@ -32,7 +32,8 @@ class Interpreter {
   Any call_function(const std::string& name, const std::vector<Any>& args) {
     Function f = as_relax_function(mod_->lookup(name));
     TSCH_USER_ASSERT(f, ValueError) << "reference: no Relax function " << name;
-    TSCH_USER_ASSERT(args.size() == f->params.size(), TypeError) << "reference: " << name << " takes " << f->params.size() << " arguments";
+    TSCH_USER_ASSERT(args.size() == f->params.size(), TypeError)
+        << "reference: " << name << " takes " << f->params.size() << " arguments";
     Frame frame;
     for (size_t i = 0; i < args.size(); ++i) {
       frame.vars[f->params[i].get()] = args[i];
@@ -58,7 +59,8 @@ class Interpreter {
       dims = &*sh->values;
       actual = v.as_shape();
     } else if (auto* tu = as<TupleSInfoNode>(s); tu && v.kind() == Any::Kind::Tuple) {
-      for (size_t i = 0; i < tu->fields.size() && i < v.as_tuple().size(); ++i) bind(frame, tu->fields[i], v.as_tuple()[i]);
+      for (size_t i = 0; i < tu->fields.size() && i < v.as_tuple().size(); ++i)
+        bind(frame, tu->fields[i], v.as_tuple()[i]);
       return;
     }
     if (!dims || dims->size() != actual.size()) return;
@@ -72,7 +74,8 @@ class Interpreter {
   int64_t dim(Frame& frame, const ir::PrimExpr& e) {
     int64_t c;
     ir::PrimExpr v = arith::simplify(ir::substitute(e, frame.dims));
-    TSCH_USER_ASSERT(ir::as_const_int(v, &c), ValueError) << "reference: a dimension is not known: " << sinfo_text(shape_sinfo({e}));
+    TSCH_USER_ASSERT(ir::as_const_int(v, &c), ValueError)
+        << "reference: a dimension is not known: " << sinfo_text(shape_sinfo({e}));
     return c;
   }
 
@@ -125,7 +128,8 @@ class Interpreter {
       if (c.args.size() == 3) {
         for (int64_t v : eval(frame, c.args[2]).as_shape()) args.push_back(Any::of_int(v));
       }
-      std::string callee = c.args[0]->kind == ExprKind::GlobalVar ? as<GlobalVarNode>(c.args[0])->name : as<ExternFuncNode>(c.args[0])->global_symbol;
+      std::string callee = c.args[0]->kind == ExprKind::GlobalVar ? as<GlobalVarNode>(c.args[0])->name
+                                                                  : as<ExternFuncNode>(c.args[0])->global_symbol;
       (*find(callee))(args);
       return outs.size() == 1 && c.sinfo_args[0]->kind != SInfoKind::Tuple ? outs[0] : Any::of_tuple(outs);
     }
@@ -157,7 +161,8 @@ class Interpreter {
         TSCH_INTERNAL_ASSERT(it != frame.vars.end()) << "reference: unbound variable " << as<VarNode>(e)->name;
         return it->second;
       }
-      case ExprKind::Constant: return Any::of_ndarray(as<ConstantNode>(e)->data);
+      case ExprKind::Constant:
+        return Any::of_ndarray(as<ConstantNode>(e)->data);
       case ExprKind::Tuple: {
         std::vector<Any> items;
         for (const auto& f : as<TupleNode>(e)->fields) items.push_back(eval(frame, f));
@@ -167,23 +172,29 @@ class Interpreter {
         auto* t = as<TupleGetItemNode>(e);
         return eval(frame, t->tuple).as_tuple().at(static_cast<size_t>(t->index));
       }
-      case ExprKind::ShapeExpr: return Any::of_shape(dims(frame, as<ShapeExprNode>(e)->values));
+      case ExprKind::ShapeExpr:
+        return Any::of_shape(dims(frame, as<ShapeExprNode>(e)->values));
       case ExprKind::PrimValue: {
         const ir::PrimExpr& v = as<PrimValueNode>(e)->value;
         if (auto* f = ir::as<ir::FloatImmNode>(v)) return Any::of_float(f->value);
         return Any::of_int(dim(frame, v));
       }
-      case ExprKind::StringImm: return Any::of_str(as<StringImmNode>(e)->value);
-      case ExprKind::DataTypeImm: return Any::of_str(as<DataTypeImmNode>(e)->value.to_string());
-      case ExprKind::Call: return call(frame, *as<CallNode>(e));
+      case ExprKind::StringImm:
+        return Any::of_str(as<StringImmNode>(e)->value);
+      case ExprKind::DataTypeImm:
+        return Any::of_str(as<DataTypeImmNode>(e)->value.to_string());
+      case ExprKind::Call:
+        return call(frame, *as<CallNode>(e));
       case ExprKind::If: {
         auto* i = as<IfNode>(e);
         Any c = eval(frame, i->cond);
         bool taken = c.kind() == Any::Kind::NDArray ? c.as_ndarray()->get_i(0) != 0 : c.as_bool();
         return seq(frame, taken ? *i->true_branch : *i->false_branch);
       }
-      case ExprKind::SeqExpr: return seq(frame, *as<SeqExprNode>(e));
-      default: break;
+      case ExprKind::SeqExpr:
+        return seq(frame, *as<SeqExprNode>(e));
+      default:
+        break;
     }
     TSCH_USER_ASSERT(false, NotImplementedError) << "reference: not supported yet: this expression";
     return Any();
@@ -194,7 +205,8 @@ class Interpreter {
 };
 
 std::string compare(const Any& vm, const Any& ref, const std::string& path) {
-  if (vm.kind() != ref.kind()) return fmt::format("{}: the VM returned a {}, the reference a {}", path, vm.type_name(), ref.type_name());
+  if (vm.kind() != ref.kind())
+    return fmt::format("{}: the VM returned a {}, the reference a {}", path, vm.type_name(), ref.type_name());
   switch (vm.kind()) {
     case Any::Kind::Tuple: {
       const auto &a = vm.as_tuple(), &b = ref.as_tuple();
@@ -206,29 +218,35 @@ std::string compare(const Any& vm, const Any& ref, const std::string& path) {
       return "";
     }
     case Any::Kind::Shape:
-      return vm.as_shape() == ref.as_shape() ? "" : fmt::format("{}: shapes {} and {}", path, runtime::shape_string(vm.as_shape()),
-                                                                  runtime::shape_string(ref.as_shape()));
+      return vm.as_shape() == ref.as_shape()
+                 ? ""
+                 : fmt::format("{}: shapes {} and {}", path, runtime::shape_string(vm.as_shape()),
+                               runtime::shape_string(ref.as_shape()));
     case Any::Kind::NDArray: {
       const NDArray &a = *vm.as_ndarray(), &b = *ref.as_ndarray();
       if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
-        return fmt::format("{}: {}{} and {}{}", path, a.dtype().to_string(), runtime::shape_string(a.shape()), b.dtype().to_string(),
-                           runtime::shape_string(b.shape()));
+        return fmt::format("{}: {}{} and {}{}", path, a.dtype().to_string(), runtime::shape_string(a.shape()),
+                           b.dtype().to_string(), runtime::shape_string(b.shape()));
       }
       for (int64_t i = 0; i < a.size(); ++i) {
         double x = a.get_f(i), y = b.get_f(i);
         if (std::isnan(x) && std::isnan(y)) continue;
-        if (std::fabs(x - y) > 1e-6 + 1e-5 * std::fabs(y)) return fmt::format("{}: element {} is {} in the VM, {} in the reference", path, i, x, y);
+        if (std::fabs(x - y) > 1e-6 + 1e-5 * std::fabs(y))
+          return fmt::format("{}: element {} is {} in the VM, {} in the reference", path, i, x, y);
       }
       return "";
     }
-    case Any::Kind::Int: return vm.as_int() == ref.as_int() ? "" : fmt::format("{}: {} and {}", path, vm.as_int(), ref.as_int());
-    default: return "";
+    case Any::Kind::Int:
+      return vm.as_int() == ref.as_int() ? "" : fmt::format("{}: {} and {}", path, vm.as_int(), ref.as_int());
+    default:
+      return "";
   }
 }
 
 }  // namespace
 
-Any reference_call(const ir::IRModule& mod, const runtime::Module& lib, const std::string& fn, const std::vector<Any>& args) {
+Any reference_call(const ir::IRModule& mod, const runtime::Module& lib, const std::string& fn,
+                   const std::vector<Any>& args) {
   return Interpreter(mod, lib).call_function(fn, args);
 }
 

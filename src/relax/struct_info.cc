@@ -18,13 +18,17 @@ StructInfo object_sinfo() {
   static StructInfo s = std::make_shared<ObjectSInfoNode>();
   return s;
 }
-StructInfo prim_sinfo(ir::DataType dtype, PrimExpr value) { return std::make_shared<PrimSInfoNode>(dtype, std::move(value)); }
+StructInfo prim_sinfo(ir::DataType dtype, PrimExpr value) {
+  return std::make_shared<PrimSInfoNode>(dtype, std::move(value));
+}
 StructInfo shape_sinfo(std::vector<PrimExpr> values) { return std::make_shared<ShapeSInfoNode>(std::move(values), -1); }
 StructInfo shape_sinfo_ndim(int ndim) { return std::make_shared<ShapeSInfoNode>(std::nullopt, ndim); }
 StructInfo tensor_sinfo(std::vector<PrimExpr> shape, ir::DataType dtype) {
   return std::make_shared<TensorSInfoNode>(std::move(shape), dtype, -1);
 }
-StructInfo tensor_sinfo_ndim(int ndim, ir::DataType dtype) { return std::make_shared<TensorSInfoNode>(std::nullopt, dtype, ndim); }
+StructInfo tensor_sinfo_ndim(int ndim, ir::DataType dtype) {
+  return std::make_shared<TensorSInfoNode>(std::nullopt, dtype, ndim);
+}
 StructInfo tuple_sinfo(std::vector<StructInfo> fields) { return std::make_shared<TupleSInfoNode>(std::move(fields)); }
 StructInfo void_sinfo() {
   static StructInfo s = tuple_sinfo({});
@@ -91,7 +95,8 @@ bool sinfo_equal(const StructInfo& a, const StructInfo& b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
   switch (a->kind) {
-    case SInfoKind::Object: return true;
+    case SInfoKind::Object:
+      return true;
     case SInfoKind::Prim: {
       auto *x = as<PrimSInfoNode>(a), *y = as<PrimSInfoNode>(b);
       if (x->dtype != y->dtype || (x->value == nullptr) != (y->value == nullptr)) return false;
@@ -105,7 +110,8 @@ bool sinfo_equal(const StructInfo& a, const StructInfo& b) {
       auto *x = as<TensorSInfoNode>(a), *y = as<TensorSInfoNode>(b);
       return x->dtype == y->dtype && x->ndim == y->ndim && dims_equal(x->shape, y->shape);
     }
-    case SInfoKind::Tuple: return list_equal(as<TupleSInfoNode>(a)->fields, as<TupleSInfoNode>(b)->fields);
+    case SInfoKind::Tuple:
+      return list_equal(as<TupleSInfoNode>(a)->fields, as<TupleSInfoNode>(b)->fields);
     case SInfoKind::Func: {
       auto *x = as<FuncSInfoNode>(a), *y = as<FuncSInfoNode>(b);
       if (x->purity != y->purity || x->params.has_value() != y->params.has_value()) return false;
@@ -124,7 +130,8 @@ bool sinfo_is_base_of(const StructInfo& base, const StructInfo& derived, bool* m
     return derived->kind == SInfoKind::Object && maybe;
   }
   switch (base->kind) {
-    case SInfoKind::Object: return true;
+    case SInfoKind::Object:
+      return true;
     case SInfoKind::Prim: {
       auto *b = as<PrimSInfoNode>(base), *d = as<PrimSInfoNode>(derived);
       if (b->dtype != d->dtype) return false;
@@ -208,8 +215,11 @@ void collect_sinfo_vars(const StructInfo& s, std::vector<ir::Var>& out) {
     });
   };
   switch (s->kind) {
-    case SInfoKind::Object: break;
-    case SInfoKind::Prim: add_expr(as<PrimSInfoNode>(s)->value); break;
+    case SInfoKind::Object:
+      break;
+    case SInfoKind::Prim:
+      add_expr(as<PrimSInfoNode>(s)->value);
+      break;
     case SInfoKind::Shape:
       if (auto& v = as<ShapeSInfoNode>(s)->values) {
         for (const auto& e : *v) add_expr(e);
@@ -241,7 +251,8 @@ StructInfo map_sinfo_dims(const StructInfo& s, const std::function<PrimExpr(cons
     return out;
   };
   switch (s->kind) {
-    case SInfoKind::Object: return s;
+    case SInfoKind::Object:
+      return s;
     case SInfoKind::Prim: {
       auto* p = as<PrimSInfoNode>(s);
       return p->value ? prim_sinfo(p->dtype, f(p->value)) : s;
@@ -285,7 +296,8 @@ StructInfo erase_to_well_defined(const StructInfo& s, const std::function<bool(c
     return true;
   };
   switch (s->kind) {
-    case SInfoKind::Object: return s;
+    case SInfoKind::Object:
+      return s;
     case SInfoKind::Prim: {
       auto* p = as<PrimSInfoNode>(s);
       return p->value && !ok(p->value) ? prim_sinfo(p->dtype) : s;
@@ -303,7 +315,8 @@ StructInfo erase_to_well_defined(const StructInfo& s, const std::function<bool(c
       for (const auto& x : as<TupleSInfoNode>(s)->fields) fields.push_back(erase_to_well_defined(x, defined));
       return tuple_sinfo(std::move(fields));
     }
-    case SInfoKind::Func: return s;
+    case SInfoKind::Func:
+      return s;
   }
   return s;
 }
@@ -327,7 +340,8 @@ std::string dims_text(const std::vector<PrimExpr>& dims, bool tuple) {
 
 std::string sinfo_text(const StructInfo& s) {
   switch (s->kind) {
-    case SInfoKind::Object: return "R.Object";
+    case SInfoKind::Object:
+      return "R.Object";
     case SInfoKind::Prim: {
       auto* p = as<PrimSInfoNode>(s);
       if (p->value) return "R.Prim(value=" + dim_text(p->value) + ")";

@@ -21,7 +21,8 @@ class RelaxComparer {
 
   bool function(const FunctionNode& a, const FunctionNode& b) {
     if (a.params.size() != b.params.size()) {
-      return fail("params", fmt::format("{} parameters", a.params.size()), fmt::format("{} parameters", b.params.size()));
+      return fail("params", fmt::format("{} parameters", a.params.size()),
+                  fmt::format("{} parameters", b.params.size()));
     }
     for (size_t i = 0; i < a.params.size(); ++i) {
       if (!define(a.params[i], b.params[i], fmt::format("params[{}]", i))) return false;
@@ -76,14 +77,17 @@ class RelaxComparer {
     if (a == b) return true;
     if (!a || !b || a->kind != b->kind) return false;
     switch (a->kind) {
-      case SInfoKind::Object: return true;
+      case SInfoKind::Object:
+        return true;
       case SInfoKind::Prim: {
         auto *x = as<PrimSInfoNode>(a), *y = as<PrimSInfoNode>(b);
-        return x->dtype == y->dtype && (x->value == nullptr) == (y->value == nullptr) && (!x->value || dim(x->value, y->value));
+        return x->dtype == y->dtype && (x->value == nullptr) == (y->value == nullptr) &&
+               (!x->value || dim(x->value, y->value));
       }
       case SInfoKind::Shape: {
         auto *x = as<ShapeSInfoNode>(a), *y = as<ShapeSInfoNode>(b);
-        return x->ndim == y->ndim && x->values.has_value() == y->values.has_value() && (!x->values || dims(*x->values, *y->values));
+        return x->ndim == y->ndim && x->values.has_value() == y->values.has_value() &&
+               (!x->values || dims(*x->values, *y->values));
       }
       case SInfoKind::Tensor: {
         auto *x = as<TensorSInfoNode>(a), *y = as<TensorSInfoNode>(b);
@@ -118,7 +122,8 @@ class RelaxComparer {
   }
 
   bool define(const Var& a, const Var& b, const std::string& path) {
-    if (a->is_dataflow != b->is_dataflow) return fail(path, a->is_dataflow ? "a dataflow var" : "a var", b->is_dataflow ? "a dataflow var" : "a var");
+    if (a->is_dataflow != b->is_dataflow)
+      return fail(path, a->is_dataflow ? "a dataflow var" : "a var", b->is_dataflow ? "a dataflow var" : "a var");
     if (!sinfo(a->struct_info, b->struct_info, path + ".struct_info")) return false;
     vars_[a.get()] = b.get();
     return true;
@@ -143,21 +148,25 @@ class RelaxComparer {
       }
       case ExprKind::Constant: {
         auto &x = *as<ConstantNode>(a)->data, &y = *as<ConstantNode>(b)->data;
-        if (x.dtype() != y.dtype() || x.shape() != y.shape()) return fail(path, "a constant", "a constant of another type");
+        if (x.dtype() != y.dtype() || x.shape() != y.shape())
+          return fail(path, "a constant", "a constant of another type");
         for (int64_t i = 0; i < x.size(); ++i) {
           if (x.get_f(i) != y.get_f(i)) return fail(path, "a constant", "a constant with other values");
         }
         return true;
       }
-      case ExprKind::Tuple: return exprs(as<TupleNode>(a)->fields, as<TupleNode>(b)->fields, path + ".fields");
+      case ExprKind::Tuple:
+        return exprs(as<TupleNode>(a)->fields, as<TupleNode>(b)->fields, path + ".fields");
       case ExprKind::TupleGetItem: {
         auto *x = as<TupleGetItemNode>(a), *y = as<TupleGetItemNode>(b);
         if (x->index != y->index) return fail(path + ".index", std::to_string(x->index), std::to_string(y->index));
         return expr(x->tuple, y->tuple, path + ".tuple");
       }
       case ExprKind::ShapeExpr:
-        return dims(as<ShapeExprNode>(a)->values, as<ShapeExprNode>(b)->values) || fail(path, "a shape", "another shape");
-      case ExprKind::PrimValue: return dim(as<PrimValueNode>(a)->value, as<PrimValueNode>(b)->value) || fail(path, "a prim value", "another");
+        return dims(as<ShapeExprNode>(a)->values, as<ShapeExprNode>(b)->values) ||
+               fail(path, "a shape", "another shape");
+      case ExprKind::PrimValue:
+        return dim(as<PrimValueNode>(a)->value, as<PrimValueNode>(b)->value) || fail(path, "a prim value", "another");
       case ExprKind::StringImm: {
         auto &x = as<StringImmNode>(a)->value, &y = as<StringImmNode>(b)->value;
         return x == y || fail(path, ir::quote(x), ir::quote(y));
@@ -179,8 +188,10 @@ class RelaxComparer {
       case ExprKind::Call: {
         auto *x = as<CallNode>(a), *y = as<CallNode>(b);
         if (!expr(x->op, y->op, path + ".op") || !exprs(x->args, y->args, path + ".args")) return false;
-        if (ir::script(x->attrs) != ir::script(y->attrs)) return fail(path + ".attrs", ir::script(x->attrs), ir::script(y->attrs));
-        if (x->sinfo_args.size() != y->sinfo_args.size()) return fail(path + ".sinfo_args", "a list", "a list of other length");
+        if (ir::script(x->attrs) != ir::script(y->attrs))
+          return fail(path + ".attrs", ir::script(x->attrs), ir::script(y->attrs));
+        if (x->sinfo_args.size() != y->sinfo_args.size())
+          return fail(path + ".sinfo_args", "a list", "a list of other length");
         for (size_t i = 0; i < x->sinfo_args.size(); ++i) {
           if (!sinfo(x->sinfo_args[i], y->sinfo_args[i], fmt::format("{}.sinfo_args[{}]", path, i))) return false;
         }
@@ -191,26 +202,32 @@ class RelaxComparer {
         return expr(x->cond, y->cond, path + ".cond") && seq(*x->true_branch, *y->true_branch, path + ".true_branch") &&
                seq(*x->false_branch, *y->false_branch, path + ".false_branch");
       }
-      case ExprKind::SeqExpr: return seq(*as<SeqExprNode>(a), *as<SeqExprNode>(b), path);
+      case ExprKind::SeqExpr:
+        return seq(*as<SeqExprNode>(a), *as<SeqExprNode>(b), path);
     }
     return fail(path, "?", "?");
   }
 
   bool seq(const SeqExprNode& a, const SeqExprNode& b, const std::string& path) {
     if (a.blocks.size() != b.blocks.size()) {
-      return fail(path + ".blocks", fmt::format("{} blocks", a.blocks.size()), fmt::format("{} blocks", b.blocks.size()));
+      return fail(path + ".blocks", fmt::format("{} blocks", a.blocks.size()),
+                  fmt::format("{} blocks", b.blocks.size()));
     }
     for (size_t i = 0; i < a.blocks.size(); ++i) {
       const BindingBlock &x = a.blocks[i], &y = b.blocks[i];
       std::string bp = fmt::format("{}.blocks[{}]", path, i);
-      if (x.is_dataflow != y.is_dataflow) return fail(bp, x.is_dataflow ? "a dataflow block" : "a block", y.is_dataflow ? "a dataflow block" : "a block");
+      if (x.is_dataflow != y.is_dataflow)
+        return fail(bp, x.is_dataflow ? "a dataflow block" : "a block", y.is_dataflow ? "a dataflow block" : "a block");
       if (x.bindings.size() != y.bindings.size()) {
-        return fail(bp + ".bindings", fmt::format("{} bindings", x.bindings.size()), fmt::format("{} bindings", y.bindings.size()));
+        return fail(bp + ".bindings", fmt::format("{} bindings", x.bindings.size()),
+                    fmt::format("{} bindings", y.bindings.size()));
       }
       for (size_t j = 0; j < x.bindings.size(); ++j) {
         const Binding &p = x.bindings[j], &q = y.bindings[j];
         std::string pp = fmt::format("{}.bindings[{}]", bp, j);
-        if (p.is_match_cast() != q.is_match_cast()) return fail(pp, p.is_match_cast() ? "a match_cast" : "a binding", q.is_match_cast() ? "a match_cast" : "a binding");
+        if (p.is_match_cast() != q.is_match_cast())
+          return fail(pp, p.is_match_cast() ? "a match_cast" : "a binding",
+                      q.is_match_cast() ? "a match_cast" : "a binding");
         if (!expr(p.value, q.value, pp + ".value")) return false;
         if (p.is_match_cast() && !sinfo(p.match_sinfo, q.match_sinfo, pp + ".struct_info")) return false;
         if (!define(p.var, q.var, pp + ".var")) return false;
@@ -237,7 +254,8 @@ void register_relax_structural_equal() {
   };
   ir::function_diff_table()[ir::FuncKind::ExternFunc] = [](const ir::BaseFunc& a, const ir::BaseFunc& b) {
     ir::StructuralDiff d;
-    auto &x = static_cast<const ExternFuncDeclNode&>(*a).global_symbol_name, &y = static_cast<const ExternFuncDeclNode&>(*b).global_symbol_name;
+    auto &x = static_cast<const ExternFuncDeclNode&>(*a).global_symbol_name,
+         &y = static_cast<const ExternFuncDeclNode&>(*b).global_symbol_name;
     if (x != y) {
       d.equal = false;
       d.lhs = x;

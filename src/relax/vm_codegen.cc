@@ -70,10 +70,12 @@ class CodeGenVM {
     switch (e->kind) {
       case ExprKind::Var: {
         auto it = vars_.find(e.get());
-        TSCH_INTERNAL_ASSERT(it != vars_.end()) << "VMCodeGen: variable " << as<VarNode>(e)->name << " used before its binding";
+        TSCH_INTERNAL_ASSERT(it != vars_.end())
+            << "VMCodeGen: variable " << as<VarNode>(e)->name << " used before its binding";
         return it->second;
       }
-      case ExprKind::Constant: return b_.convert_constant(Any::of_ndarray(as<ConstantNode>(e)->data));
+      case ExprKind::Constant:
+        return b_.convert_constant(Any::of_ndarray(as<ConstantNode>(e)->data));
       case ExprKind::ShapeExpr: {
         std::vector<int64_t> dims;
         for (const auto& d : as<ShapeExprNode>(e)->values) {
@@ -86,15 +88,20 @@ class CodeGenVM {
       case ExprKind::PrimValue: {
         const ir::PrimExpr& v = as<PrimValueNode>(e)->value;
         int64_t c;
-        if (ir::as_const_int(v, &c)) return v->dtype.is_bool() ? b_.convert_constant(Any::of_bool(c != 0)) : Arg::Immediate(c);
+        if (ir::as_const_int(v, &c))
+          return v->dtype.is_bool() ? b_.convert_constant(Any::of_bool(c != 0)) : Arg::Immediate(c);
         if (auto* f = ir::as<ir::FloatImmNode>(v)) return b_.convert_constant(Any::of_float(f->value));
         TSCH_INTERNAL_ASSERT(false) << "VMCodeGen: a symbolic prim value left after VMShapeLower";
         return Arg();
       }
-      case ExprKind::StringImm: return b_.convert_constant(Any::of_str(as<StringImmNode>(e)->value));
-      case ExprKind::DataTypeImm: return constant_dtype(as<DataTypeImmNode>(e)->value);
-      case ExprKind::GlobalVar: return b_.function_arg(as<GlobalVarNode>(e)->name);
-      case ExprKind::ExternFunc: return b_.function_arg(as<ExternFuncNode>(e)->global_symbol);
+      case ExprKind::StringImm:
+        return b_.convert_constant(Any::of_str(as<StringImmNode>(e)->value));
+      case ExprKind::DataTypeImm:
+        return constant_dtype(as<DataTypeImmNode>(e)->value);
+      case ExprKind::GlobalVar:
+        return b_.function_arg(as<GlobalVarNode>(e)->name);
+      case ExprKind::ExternFunc:
+        return b_.function_arg(as<ExternFuncNode>(e)->global_symbol);
       case ExprKind::Tuple: {
         std::vector<Arg> fields;
         for (const auto& f : as<TupleNode>(e)->fields) fields.push_back(value(f));
@@ -104,10 +111,14 @@ class CodeGenVM {
         auto* t = as<TupleGetItemNode>(e);
         return emit("vm.builtin.tuple_getitem", {value(t->tuple), Arg::Immediate(t->index)});
       }
-      case ExprKind::If: return if_else(*as<IfNode>(e));
-      case ExprKind::SeqExpr: return seq(*as<SeqExprNode>(e));
-      case ExprKind::Call: return call(*as<CallNode>(e));
-      case ExprKind::Op: break;
+      case ExprKind::If:
+        return if_else(*as<IfNode>(e));
+      case ExprKind::SeqExpr:
+        return seq(*as<SeqExprNode>(e));
+      case ExprKind::Call:
+        return call(*as<CallNode>(e));
+      case ExprKind::Op:
+        break;
     }
     TSCH_USER_ASSERT(false, NotImplementedError) << "not supported yet: VM code for this Relax expression";
     return Arg();
@@ -148,7 +159,8 @@ class CodeGenVM {
     Arg vm = Arg::Register(Instruction::kVMRegister);
     if (op == "relax.vm.alloc_storage") {
       // vm.builtin.alloc_storage(vm, size, device index, dtype hint, scope)
-      return emit("vm.builtin.alloc_storage", {vm, value(c.args[0]), value(c.args[1]), value(c.args[2]), value(c.args[3])});
+      return emit("vm.builtin.alloc_storage",
+                  {vm, value(c.args[0]), value(c.args[1]), value(c.args[2]), value(c.args[3])});
     }
     if (op == "relax.vm.alloc_tensor") {
       return emit("vm.builtin.alloc_tensor", {value(c.args[0]), value(c.args[1]), value(c.args[2]), value(c.args[3])});
@@ -180,7 +192,8 @@ class CodeGenVM {
       TSCH_INTERNAL_ASSERT(fn) << "call_pure_packed calls a function by name";
       return emit(fn->global_symbol, args_of(c.args, 1));
     }
-    if (op == "relax.call_tir" || op == "relax.call_dps_packed" || op == "relax.builtin.alloc_tensor" || op.rfind("relax.memory.", 0) == 0) {
+    if (op == "relax.call_tir" || op == "relax.call_dps_packed" || op == "relax.builtin.alloc_tensor" ||
+        op.rfind("relax.memory.", 0) == 0) {
       TSCH_INTERNAL_ASSERT(false) << "VMCodeGen: " << op << " must be lowered by the pipeline first";
     }
     TSCH_USER_ASSERT(false, NotImplementedError) << "not supported yet: VM code for the operator " << op;

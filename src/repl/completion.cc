@@ -104,9 +104,10 @@ Completion complete(script::Interpreter& interp, const script::NamespaceRef& glo
     std::vector<std::string> names;
     for (const auto& [k, v] : globals->values()) names.push_back(symbol_name(k));
     for (const auto& [k, v] : interp.builtins()->values()) names.push_back(symbol_name(k));
-    for (const char* kw : {"False", "None", "True", "and", "as", "assert", "break", "class", "continue", "def", "del", "elif",
-                           "else", "except", "finally", "for", "from", "if", "import", "in", "is", "lambda", "not", "or",
-                           "pass", "raise", "return", "try", "while", "with"}) {
+    for (const char* kw :
+         {"False", "None",   "True", "and",    "as",      "assert", "break",  "class", "continue", "def",
+          "del",   "elif",   "else", "except", "finally", "for",    "from",   "if",    "import",   "in",
+          "is",    "lambda", "not",  "or",     "pass",    "raise",  "return", "try",   "while",    "with"}) {
       names.push_back(kw);
     }
     keep_matching(names, m[0].str(), out);

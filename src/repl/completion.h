@@ -11,8 +11,8 @@
 namespace tsch::repl {
 
 struct Completion {
-  size_t word_start = 0;              // where the replaced word begins in the line
-  std::vector<std::string> options;   // sorted, unique
+  size_t word_start = 0;             // where the replaced word begins in the line
+  std::vector<std::string> options;  // sorted, unique
 };
 
 Completion complete(script::Interpreter& interp, const script::NamespaceRef& globals, const std::string& line,

@@ -7,18 +7,19 @@ namespace tsch::repl {
 
 namespace {
 
-const char* kKeyword = "\033[35m";   // magenta
-const char* kBuiltin = "\033[36m";   // cyan
-const char* kBlock = "\033[1;33m";   // bold yellow: block names
-const char* kNumber = "\033[34m";    // blue
-const char* kString = "\033[32m";    // green
-const char* kComment = "\033[2m";    // dim
+const char* kKeyword = "\033[35m";  // magenta
+const char* kBuiltin = "\033[36m";  // cyan
+const char* kBlock = "\033[1;33m";  // bold yellow: block names
+const char* kNumber = "\033[34m";   // blue
+const char* kString = "\033[32m";   // green
+const char* kComment = "\033[2m";   // dim
 const char* kReset = "\033[0m";
 
 bool is_keyword(const std::string& w) {
   static const std::unordered_set<std::string> words = {
-      "def", "class", "for", "in", "with", "if", "elif", "else", "return", "import", "from", "as", "while", "lambda",
-      "and", "or", "not", "is", "True", "False", "None", "pass", "break", "continue", "try", "except", "finally", "raise"};
+      "def",  "class", "for",   "in",       "with", "if",     "elif",    "else", "return", "import",
+      "from", "as",    "while", "lambda",   "and",  "or",     "not",     "is",   "True",   "False",
+      "None", "pass",  "break", "continue", "try",  "except", "finally", "raise"};
   return words.count(w) > 0;
 }
 
@@ -30,7 +31,9 @@ std::string highlight_line(const std::string& line) {
   std::string out;
   size_t i = 0, n = line.size();
   bool block_name_next = false;  // the string after `T.block(` is a block name
-  auto paint = [&](const char* colour, size_t from, size_t to) { out += colour + line.substr(from, to - from) + kReset; };
+  auto paint = [&](const char* colour, size_t from, size_t to) {
+    out += colour + line.substr(from, to - from) + kReset;
+  };
   while (i < n) {
     char c = line[i];
     if (c == '#') {
@@ -70,8 +73,10 @@ std::string highlight_line(const std::string& line) {
         i = k;
         continue;
       }
-      if (is_keyword(word)) paint(kKeyword, i, j);
-      else out += word;
+      if (is_keyword(word))
+        paint(kKeyword, i, j);
+      else
+        out += word;
       i = j;
       continue;
     }

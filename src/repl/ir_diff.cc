@@ -2,10 +2,10 @@
 // lines at most, so the quadratic table is instant and needs no library).
 #include "repl/ir_diff.h"
 
-#include "repl/highlight.h"
-
 #include <sstream>
 #include <vector>
+
+#include "repl/highlight.h"
 
 namespace tsch::repl {
 

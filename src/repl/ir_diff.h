@@ -8,9 +8,9 @@
 namespace tsch::repl {
 
 struct DiffStyle {
-  bool fold = true;     // fold unchanged runs longer than 2 * context + 1 lines
-  int context = 2;      // unchanged lines kept around each change when folding
-  bool color = false;   // ANSI colours for + and - lines
+  bool fold = true;    // fold unchanged runs longer than 2 * context + 1 lines
+  int context = 2;     // unchanged lines kept around each change when folding
+  bool color = false;  // ANSI colours for + and - lines
 };
 
 // Empty when the texts are equal.

@@ -42,7 +42,8 @@ char** attempt_completion(const char*, int start, int end) {
   Completion c = (*g_completer)(before);
   if (c.word_start != static_cast<size_t>(start)) {
     // Re-base options onto readline's word so the replacement lines up.
-    std::string lead = before.substr(static_cast<size_t>(start), c.word_start > static_cast<size_t>(start) ? c.word_start - start : 0);
+    std::string lead =
+        before.substr(static_cast<size_t>(start), c.word_start > static_cast<size_t>(start) ? c.word_start - start : 0);
     for (auto& o : c.options) o = lead + o;
   }
   g_options = std::move(c.options);

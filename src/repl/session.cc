@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -113,19 +113,21 @@ class Session {
   int exit_status_ = 0;
   int next_line_ = 1;
   bool diff_on_ = true, diff_full_ = false, timing_ = false;
-  std::vector<Saved> saved_;                      // statements that ran without error
+  std::vector<Saved> saved_;                       // statements that ran without error
   std::map<script::Object*, UndoStacks> history_;  // per schedule object
-  script::Object* last_schedule_ = nullptr;       // the one :undo, :trace, :show act on
+  script::Object* last_schedule_ = nullptr;        // the one :undo, :trace, :show act on
 };
 
 const std::vector<Session::Command>& Session::commands() {
   static const std::vector<Command> table = {
-      {":help", "[topic]", "list the commands, or describe one command or schedule primitive (`:help split`)", &Session::cmd_help},
+      {":help", "[topic]", "list the commands, or describe one command or schedule primitive (`:help split`)",
+       &Session::cmd_help},
       {":show", "[func]", "print the current schedule's module (or one function of it)", &Session::cmd_show},
       {":trace", "", "print the current schedule's trace", &Session::cmd_trace},
       {":undo", "", "undo the last step of the current schedule", &Session::cmd_undo},
       {":redo", "", "redo the step :undo took back", &Session::cmd_redo},
-      {":diff", "on|off|full", "after a schedule step show the IR diff folded (on), not at all (off), or unfolded (full)", &Session::cmd_diff},
+      {":diff", "on|off|full",
+       "after a schedule step show the IR diff folded (on), not at all (off), or unfolded (full)", &Session::cmd_diff},
       {":time", "", "toggle printing how long each statement took", &Session::cmd_time},
       {":save", "FILE", "write the statements that ran without error as a runnable .tsch script", &Session::cmd_save},
       {":load", "FILE", "run a script in this session", &Session::cmd_load},
@@ -142,7 +144,8 @@ std::vector<std::string> Session::command_names() {
 }
 
 int Session::run() {
-  std::printf("tsch %s — Python/TVMScript; a blank line ends a block; :help lists commands; Ctrl-D exits.\n", TSCH_VERSION);
+  std::printf("tsch %s — Python/TVMScript; a blank line ends a block; :help lists commands; Ctrl-D exits.\n",
+              TSCH_VERSION);
   std::string buffer;
   while (!quit_) {
     std::string line;
@@ -194,14 +197,17 @@ void Session::execute(const std::string& text, bool remember_for_save) {
   next_line_ += lines;
   auto start = std::chrono::steady_clock::now();
   bool exiting = false;  // sys.exit(), exit() and quit() end the session as in Python
-  int status = script::run_reporting_errors(interp_, [&] {
-    try {
-      interp_.exec_source(source, globals_, true);
-    } catch (const script::ScriptError& e) {
-      exiting = e.exception.type()->is_subtype_of(script::exception_type(script::ExcKind::SystemExit));
-      throw;
-    }
-  }, color_);
+  int status = script::run_reporting_errors(
+      interp_,
+      [&] {
+        try {
+          interp_.exec_source(source, globals_, true);
+        } catch (const script::ScriptError& e) {
+          exiting = e.exception.type()->is_subtype_of(script::exception_type(script::ExcKind::SystemExit));
+          throw;
+        }
+      },
+      color_);
   if (exiting) {
     quit_ = true;
     exit_status_ = status;
@@ -242,7 +248,8 @@ void Session::show_change(const std::string& name, const std::string& before, co
   style.color = color_;
   std::string diff = render_diff(before, after, style);
   if (diff.empty()) return;
-  std::printf("%s# %s.mod changed:%s\n%s", color_ ? "\033[2m" : "", name.c_str(), color_ ? "\033[0m" : "", diff.c_str());
+  std::printf("%s# %s.mod changed:%s\n%s", color_ ? "\033[2m" : "", name.c_str(), color_ ? "\033[0m" : "",
+              diff.c_str());
 }
 
 bool Session::current_schedule(Value& out, std::string& name) {
@@ -266,9 +273,10 @@ bool Session::current_schedule(Value& out, std::string& name) {
 void Session::dispatch(const std::string& line) {
   size_t space = line.find_first_of(" \t");
   std::string name = line.substr(0, space);
-  std::string arg = space == std::string::npos ? "" : line.substr(line.find_first_not_of(" \t", space) == std::string::npos
-                                                                          ? line.size()
-                                                                          : line.find_first_not_of(" \t", space));
+  std::string arg = space == std::string::npos ? ""
+                                               : line.substr(line.find_first_not_of(" \t", space) == std::string::npos
+                                                                 ? line.size()
+                                                                 : line.find_first_not_of(" \t", space));
   while (!arg.empty() && (arg.back() == ' ' || arg.back() == '\t')) arg.pop_back();
   for (const auto& c : commands()) {
     if (name == c.name) {
@@ -312,7 +320,9 @@ void Session::cmd_help(const std::string& arg) {
   if (arg.empty()) {
     std::puts("Type Python/TVMScript statements; expression values are echoed. Commands:");
     for (const auto& c : commands()) std::printf("  %-7s %-12s %s\n", c.name, c.args, c.help);
-    std::puts("`:help PRIMITIVE` describes a schedule primitive (`:help split`). Tab completes names, attributes and block names.");
+    std::puts(
+        "`:help PRIMITIVE` describes a schedule primitive (`:help split`). Tab completes names, attributes and block "
+        "names.");
     return;
   }
   std::string topic = arg[0] == ':' ? arg : ":" + arg;
@@ -335,7 +345,8 @@ void Session::cmd_help(const std::string& arg) {
   }
   Value* doc = found ? scratch->find(intern("__doc")) : nullptr;
   if (!doc || doc->is_none() || interp_.str(*doc).empty()) {
-    std::fprintf(stderr, "no help for '%s': :help lists the commands; primitives are the methods of tvm.tir.Schedule\n", arg.c_str());
+    std::fprintf(stderr, "no help for '%s': :help lists the commands; primitives are the methods of tvm.tir.Schedule\n",
+                 arg.c_str());
     return;
   }
   std::printf("%s\n", interp_.str(*doc).c_str());
@@ -369,10 +380,14 @@ void Session::cmd_trace(const std::string&) {
 }
 
 void Session::cmd_diff(const std::string& arg) {
-  if (arg == "on") diff_on_ = true, diff_full_ = false;
-  else if (arg == "off") diff_on_ = false;
-  else if (arg == "full") diff_on_ = true, diff_full_ = true;
-  else if (!arg.empty()) return (void)std::fputs(":diff takes on, off or full\n", stderr);
+  if (arg == "on")
+    diff_on_ = true, diff_full_ = false;
+  else if (arg == "off")
+    diff_on_ = false;
+  else if (arg == "full")
+    diff_on_ = true, diff_full_ = true;
+  else if (!arg.empty())
+    return (void)std::fputs(":diff takes on, off or full\n", stderr);
   std::printf("diff: %s\n", !diff_on_ ? "off" : diff_full_ ? "full" : "on");
 }
 

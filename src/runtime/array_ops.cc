@@ -62,7 +62,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
     int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (x != y && x != 1 && y != 1)
-      throw std::invalid_argument("operands could not be broadcast together with shapes " + compact_shape_string(a) + " " + compact_shape_string(b));
+      throw std::invalid_argument("operands could not be broadcast together with shapes " + compact_shape_string(a) +
+                                  " " + compact_shape_string(b));
     out[i] = x == 1 ? y : x;
   }
   return out;
@@ -108,35 +109,58 @@ void for_each_broadcast(const Shape& out, const std::vector<int64_t>& sa, const 
 template <typename T>
 bool compare(BinaryOp op, T x, T y) {
   switch (op) {
-    case BinaryOp::EQ: return x == y;
-    case BinaryOp::NE: return x != y;
-    case BinaryOp::LT: return x < y;
-    case BinaryOp::LE: return x <= y;
-    case BinaryOp::GT: return x > y;
-    case BinaryOp::GE: return x >= y;
-    case BinaryOp::And: return (x != 0) && (y != 0);
-    case BinaryOp::Or: return (x != 0) || (y != 0);
-    default: return false;
+    case BinaryOp::EQ:
+      return x == y;
+    case BinaryOp::NE:
+      return x != y;
+    case BinaryOp::LT:
+      return x < y;
+    case BinaryOp::LE:
+      return x <= y;
+    case BinaryOp::GT:
+      return x > y;
+    case BinaryOp::GE:
+      return x >= y;
+    case BinaryOp::And:
+      return (x != 0) && (y != 0);
+    case BinaryOp::Or:
+      return (x != 0) || (y != 0);
+    default:
+      return false;
   }
 }
 
 double apply_f(BinaryOp op, double x, double y) {
   switch (op) {
-    case BinaryOp::Add: return x + y;
-    case BinaryOp::Sub: return x - y;
-    case BinaryOp::Mul: return x * y;
-    case BinaryOp::TrueDiv: return x / y;
-    case BinaryOp::FloorDiv: return std::floor(x / y);
+    case BinaryOp::Add:
+      return x + y;
+    case BinaryOp::Sub:
+      return x - y;
+    case BinaryOp::Mul:
+      return x * y;
+    case BinaryOp::TrueDiv:
+      return x / y;
+    case BinaryOp::FloorDiv:
+      return std::floor(x / y);
     case BinaryOp::Mod: {
       double r = std::fmod(x, y);
       if (r != 0 && ((r < 0) != (y < 0))) r += y;
       return r;
     }
-    case BinaryOp::Pow: return std::pow(x, y);
-    case BinaryOp::Max: return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
-    case BinaryOp::Min: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
-    case BinaryOp::EQ: case BinaryOp::NE: case BinaryOp::LT: case BinaryOp::LE:
-    case BinaryOp::GT: case BinaryOp::GE: case BinaryOp::And: case BinaryOp::Or:
+    case BinaryOp::Pow:
+      return std::pow(x, y);
+    case BinaryOp::Max:
+      return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+    case BinaryOp::Min:
+      return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
+    case BinaryOp::EQ:
+    case BinaryOp::NE:
+    case BinaryOp::LT:
+    case BinaryOp::LE:
+    case BinaryOp::GT:
+    case BinaryOp::GE:
+    case BinaryOp::And:
+    case BinaryOp::Or:
       return compare(op, x, y);
   }
   return 0;
@@ -144,9 +168,12 @@ double apply_f(BinaryOp op, double x, double y) {
 
 int64_t apply_i(BinaryOp op, int64_t x, int64_t y) {
   switch (op) {
-    case BinaryOp::Add: return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-    case BinaryOp::Sub: return static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-    case BinaryOp::Mul: return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+    case BinaryOp::Add:
+      return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+    case BinaryOp::Sub:
+      return static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+    case BinaryOp::Mul:
+      return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
     case BinaryOp::FloorDiv: {
       if (y == 0) return 0;  // NumPy warns and yields 0
       int64_t q = x / y;
@@ -167,19 +194,28 @@ int64_t apply_i(BinaryOp op, int64_t x, int64_t y) {
         if (e & 1) r *= base;
       return static_cast<int64_t>(r);
     }
-    case BinaryOp::Max: return std::max(x, y);
-    case BinaryOp::Min: return std::min(x, y);
-    case BinaryOp::EQ: case BinaryOp::NE: case BinaryOp::LT: case BinaryOp::LE:
-    case BinaryOp::GT: case BinaryOp::GE: case BinaryOp::And: case BinaryOp::Or:
+    case BinaryOp::Max:
+      return std::max(x, y);
+    case BinaryOp::Min:
+      return std::min(x, y);
+    case BinaryOp::EQ:
+    case BinaryOp::NE:
+    case BinaryOp::LT:
+    case BinaryOp::LE:
+    case BinaryOp::GT:
+    case BinaryOp::GE:
+    case BinaryOp::And:
+    case BinaryOp::Or:
       return compare(op, x, y);
-    case BinaryOp::TrueDiv: break;
+    case BinaryOp::TrueDiv:
+      break;
   }
   return 0;
 }
 
 bool is_comparison(BinaryOp op) {
-  return op == BinaryOp::EQ || op == BinaryOp::NE || op == BinaryOp::LT || op == BinaryOp::LE ||
-         op == BinaryOp::GT || op == BinaryOp::GE || op == BinaryOp::And || op == BinaryOp::Or;
+  return op == BinaryOp::EQ || op == BinaryOp::NE || op == BinaryOp::LT || op == BinaryOp::LE || op == BinaryOp::GT ||
+         op == BinaryOp::GE || op == BinaryOp::And || op == BinaryOp::Or;
 }
 
 }  // namespace
@@ -192,15 +228,25 @@ namespace {
 template <typename T>
 void fast_binary(BinaryOp op, const T* x, int64_t sx, const T* y, int64_t sy, T* out, int64_t n) {
   switch (op) {
-    case BinaryOp::Add: for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] + y[i * sy]; break;
-    case BinaryOp::Sub: for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] - y[i * sy]; break;
-    case BinaryOp::Mul: for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] * y[i * sy]; break;
-    case BinaryOp::TrueDiv: for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] / y[i * sy]; break;
-    default: break;
+    case BinaryOp::Add:
+      for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] + y[i * sy];
+      break;
+    case BinaryOp::Sub:
+      for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] - y[i * sy];
+      break;
+    case BinaryOp::Mul:
+      for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] * y[i * sy];
+      break;
+    case BinaryOp::TrueDiv:
+      for (int64_t i = 0; i < n; ++i) out[i] = x[i * sx] / y[i * sy];
+      break;
+    default:
+      break;
   }
 }
 
-bool try_fast_binary(BinaryOp op, const NDArray& a, const NDArray& b, DataType result, const Shape& out_shape, NDArray& out) {
+bool try_fast_binary(BinaryOp op, const NDArray& a, const NDArray& b, DataType result, const Shape& out_shape,
+                     NDArray& out) {
   if (op != BinaryOp::Add && op != BinaryOp::Sub && op != BinaryOp::Mul && op != BinaryOp::TrueDiv) return false;
   if (!result.is_float() || (result.bits != 32 && result.bits != 64) || result.lanes != 1) return false;
   if (!(a.dtype() == result) || !(b.dtype() == result) || !a.is_dense() || !b.is_dense()) return false;
@@ -208,9 +254,11 @@ bool try_fast_binary(BinaryOp op, const NDArray& a, const NDArray& b, DataType r
   if ((na != n && na != 1) || (nb != n && nb != 1)) return false;
   int64_t sx = na == 1 ? 0 : 1, sy = nb == 1 ? 0 : 1;
   if (result.bits == 32) {
-    fast_binary(op, static_cast<const float*>(a.data()), sx, static_cast<const float*>(b.data()), sy, static_cast<float*>(out.data()), n);
+    fast_binary(op, static_cast<const float*>(a.data()), sx, static_cast<const float*>(b.data()), sy,
+                static_cast<float*>(out.data()), n);
   } else {
-    fast_binary(op, static_cast<const double*>(a.data()), sx, static_cast<const double*>(b.data()), sy, static_cast<double*>(out.data()), n);
+    fast_binary(op, static_cast<const double*>(a.data()), sx, static_cast<const double*>(b.data()), sy,
+                static_cast<double*>(out.data()), n);
   }
   return true;
 }
@@ -241,17 +289,18 @@ NDArrayRef binary(BinaryOp op, const NDArray& a, const NDArray& b, DataType resu
       o.set_f(i, r);
     });
   } else {
-    for_each_broadcast(out_shape, sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
-      o.set_i(i, apply_i(op, a.get_i(ia), b.get_i(ib)));
-    });
+    for_each_broadcast(out_shape, sa, sb,
+                       [&](int64_t i, int64_t ia, int64_t ib) { o.set_i(i, apply_i(op, a.get_i(ia), b.get_i(ib))); });
   }
   return out;
 }
 
 NDArrayRef unary(UnaryOp op, const NDArray& a) {
   DataType t = a.dtype();
-  if (op == UnaryOp::Not) t = DataType::bool_();
-  else if (op != UnaryOp::Neg && op != UnaryOp::Abs && !t.is_float()) t = t.bits <= 16 && t.bits > 1 ? DataType::float_(32) : DataType::float_(64);
+  if (op == UnaryOp::Not)
+    t = DataType::bool_();
+  else if (op != UnaryOp::Neg && op != UnaryOp::Abs && !t.is_float())
+    t = t.bits <= 16 && t.bits > 1 ? DataType::float_(32) : DataType::float_(64);
   auto out = make_array(t, a.shape());
   for (int64_t i = 0; i < a.size(); ++i) {
     if (!t.is_float() && (op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Not)) {
@@ -261,16 +310,36 @@ NDArrayRef unary(UnaryOp op, const NDArray& a) {
     }
     double x = a.get_f(i), r = 0;
     switch (op) {
-      case UnaryOp::Neg: r = -x; break;
-      case UnaryOp::Abs: r = std::fabs(x); break;
-      case UnaryOp::Exp: r = std::exp(x); break;
-      case UnaryOp::Log: r = std::log(x); break;
-      case UnaryOp::Sqrt: r = std::sqrt(x); break;
-      case UnaryOp::Tanh: r = std::tanh(x); break;
-      case UnaryOp::Sigmoid: r = 1 / (1 + std::exp(-x)); break;
-      case UnaryOp::Floor: r = std::floor(x); break;
-      case UnaryOp::Ceil: r = std::ceil(x); break;
-      case UnaryOp::Not: r = x == 0; break;
+      case UnaryOp::Neg:
+        r = -x;
+        break;
+      case UnaryOp::Abs:
+        r = std::fabs(x);
+        break;
+      case UnaryOp::Exp:
+        r = std::exp(x);
+        break;
+      case UnaryOp::Log:
+        r = std::log(x);
+        break;
+      case UnaryOp::Sqrt:
+        r = std::sqrt(x);
+        break;
+      case UnaryOp::Tanh:
+        r = std::tanh(x);
+        break;
+      case UnaryOp::Sigmoid:
+        r = 1 / (1 + std::exp(-x));
+        break;
+      case UnaryOp::Floor:
+        r = std::floor(x);
+        break;
+      case UnaryOp::Ceil:
+        r = std::ceil(x);
+        break;
+      case UnaryOp::Not:
+        r = x == 0;
+        break;
     }
     // ml_dtypes' unary float8 loops compute in float32, then round to float8.
     if (t.is_float8()) r = static_cast<float>(r);
@@ -284,7 +353,8 @@ NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool k
   int nd = a.ndim();
   if (axis) {
     if (*axis < -nd || *axis >= nd)
-      throw std::invalid_argument("axis " + std::to_string(*axis) + " is out of bounds for array of dimension " + std::to_string(nd));
+      throw std::invalid_argument("axis " + std::to_string(*axis) + " is out of bounds for array of dimension " +
+                                  std::to_string(nd));
     if (*axis < 0) *axis += nd;
   }
   int64_t outer = 1, len = a.size(), inner = 1;
@@ -294,8 +364,10 @@ NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool k
     for (int d = 0; d < *axis; ++d) outer *= shape[d];
     for (int d = *axis + 1; d < nd; ++d) inner *= shape[d];
     for (int d = 0; d < nd; ++d) {
-      if (d != *axis) out_shape.push_back(shape[d]);
-      else if (keepdims) out_shape.push_back(1);
+      if (d != *axis)
+        out_shape.push_back(shape[d]);
+      else if (keepdims)
+        out_shape.push_back(1);
     }
   } else if (keepdims) {
     out_shape.assign(nd, 1);
@@ -305,10 +377,11 @@ NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool k
     throw std::invalid_argument(arg ? "attempt to get argmax of an empty sequence"
                                     : "zero-size array to reduction operation which has no identity");
   DataType t = a.dtype();
-  DataType rt = arg ? DataType::int64()
-              : op == ReduceOp::Mean ? (t.is_float() ? t : DataType::float_(64))
-              : (op == ReduceOp::Sum || op == ReduceOp::Prod) && !t.is_float() ? (t.is_uint() ? DataType::uint(64) : DataType::int64())
-              : t;
+  DataType rt = arg                    ? DataType::int64()
+                : op == ReduceOp::Mean ? (t.is_float() ? t : DataType::float_(64))
+                : (op == ReduceOp::Sum || op == ReduceOp::Prod) && !t.is_float()
+                    ? (t.is_uint() ? DataType::uint(64) : DataType::int64())
+                    : t;
   auto out = make_array(rt, out_shape);
   bool fl = t.is_float() || op == ReduceOp::Mean;
   bool float8_accumulator = t.is_float8() && (op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Mean);
@@ -323,12 +396,25 @@ NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool k
         for (int64_t k = 0; k < len; ++k) {
           double x = a.get_f(base + k * inner);
           switch (op) {
-            case ReduceOp::Sum: case ReduceOp::Mean: acc += x; break;
-            case ReduceOp::Prod: acc *= x; break;
-            case ReduceOp::Max: acc = k == 0 || x > acc || std::isnan(x) ? x : acc; break;
-            case ReduceOp::Min: acc = k == 0 || x < acc || std::isnan(x) ? x : acc; break;
-            case ReduceOp::ArgMax: if (k == 0 || x > acc) acc = x, best = k; break;
-            case ReduceOp::ArgMin: if (k == 0 || x < acc) acc = x, best = k; break;
+            case ReduceOp::Sum:
+            case ReduceOp::Mean:
+              acc += x;
+              break;
+            case ReduceOp::Prod:
+              acc *= x;
+              break;
+            case ReduceOp::Max:
+              acc = k == 0 || x > acc || std::isnan(x) ? x : acc;
+              break;
+            case ReduceOp::Min:
+              acc = k == 0 || x < acc || std::isnan(x) ? x : acc;
+              break;
+            case ReduceOp::ArgMax:
+              if (k == 0 || x > acc) acc = x, best = k;
+              break;
+            case ReduceOp::ArgMin:
+              if (k == 0 || x < acc) acc = x, best = k;
+              break;
           }
           // A float8 sum or product runs ml_dtypes' add / multiply loop along the axis: each
           // partial result is a float32 operation rounded to float8.
@@ -339,19 +425,34 @@ NDArrayRef reduce(ReduceOp op, const NDArray& a, std::optional<int> axis, bool k
         // ml_dtypes cast), a full one makes a float8 scalar of it directly.
         if (op == ReduceOp::Mean) acc = len ? acc / len : NAN;
         if (op == ReduceOp::Mean && t.is_float8() && axis) acc = float8_cast_value(acc);
-        if (arg) out->set_i(dst, best);
-        else out->set_f(dst, acc);
+        if (arg)
+          out->set_i(dst, best);
+        else
+          out->set_f(dst, acc);
       } else {
         int64_t acc = op == ReduceOp::Prod ? 1 : 0, best = 0;
         for (int64_t k = 0; k < len; ++k) {
           int64_t x = a.get_i(base + k * inner);
           switch (op) {
-            case ReduceOp::Sum: case ReduceOp::Mean: acc += x; break;
-            case ReduceOp::Prod: acc *= x; break;
-            case ReduceOp::Max: acc = k == 0 || x > acc ? x : acc; break;
-            case ReduceOp::Min: acc = k == 0 || x < acc ? x : acc; break;
-            case ReduceOp::ArgMax: if (k == 0 || x > acc) acc = x, best = k; break;
-            case ReduceOp::ArgMin: if (k == 0 || x < acc) acc = x, best = k; break;
+            case ReduceOp::Sum:
+            case ReduceOp::Mean:
+              acc += x;
+              break;
+            case ReduceOp::Prod:
+              acc *= x;
+              break;
+            case ReduceOp::Max:
+              acc = k == 0 || x > acc ? x : acc;
+              break;
+            case ReduceOp::Min:
+              acc = k == 0 || x < acc ? x : acc;
+              break;
+            case ReduceOp::ArgMax:
+              if (k == 0 || x > acc) acc = x, best = k;
+              break;
+            case ReduceOp::ArgMin:
+              if (k == 0 || x < acc) acc = x, best = k;
+              break;
           }
         }
         out->set_i(dst, arg ? best : acc);
@@ -438,8 +539,8 @@ namespace {
 
 // ml_dtypes' dot function for a float8 pair: each inner product summed in float32 in order,
 // rounded to float8 once at the end.
-void float8_dot(const NDArray& a, const NDArray& b, const std::vector<std::pair<int64_t, int64_t>>& pairs, int64_t m, int64_t n,
-                int64_t k, NDArray& out) {
+void float8_dot(const NDArray& a, const NDArray& b, const std::vector<std::pair<int64_t, int64_t>>& pairs, int64_t m,
+                int64_t n, int64_t k, NDArray& out) {
   for (size_t q = 0; q < pairs.size(); ++q) {
     int64_t a0 = pairs[q].first * m * k, b0 = pairs[q].second * k * n, c0 = static_cast<int64_t>(q) * m * n;
     for (int64_t i = 0; i < m; ++i)
@@ -455,7 +556,8 @@ void float8_dot(const NDArray& a, const NDArray& b, const std::vector<std::pair<
 }  // namespace
 
 NDArrayRef matmul(const NDArray& a, const NDArray& b, MatmulKind kind) {
-  if (a.ndim() == 0 || b.ndim() == 0) throw std::invalid_argument("matmul: Input operand does not have enough dimensions");
+  if (a.ndim() == 0 || b.ndim() == 0)
+    throw std::invalid_argument("matmul: Input operand does not have enough dimensions");
   // As NumPy: the last two axes hold the matrices (a 1-D operand is a row / column vector
   // whose axis is dropped from the result) and the axes before them broadcast.
   Shape as = a.shape(), bs = b.shape();
@@ -464,8 +566,10 @@ NDArrayRef matmul(const NDArray& a, const NDArray& b, MatmulKind kind) {
   if (b_vector) bs.push_back(1);
   int64_t m = as[as.size() - 2], k = as.back(), kb = bs[bs.size() - 2], n = bs.back();
   if (k != kb) {
-    throw std::invalid_argument("matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size " +
-                                std::to_string(kb) + " is different from " + std::to_string(k) + ")");
+    throw std::invalid_argument(
+        "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) "
+        "(size " +
+        std::to_string(kb) + " is different from " + std::to_string(k) + ")");
   }
   Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
   Shape batch = broadcast_shapes(a_batch, b_batch);
@@ -528,9 +632,8 @@ NDArrayRef transpose(const NDArray& view, const std::vector<int>& axes) {
   const uint8_t* src = static_cast<const uint8_t*>(a.data());
   uint8_t* dst = static_cast<uint8_t*>(out->data());
   std::vector<int64_t> zero(nd, 0);
-  for_each_broadcast(out_shape, strides, zero, [&](int64_t i, int64_t ia, int64_t) {
-    std::memcpy(dst + i * eb, src + ia * eb, eb);
-  });
+  for_each_broadcast(out_shape, strides, zero,
+                     [&](int64_t i, int64_t ia, int64_t) { std::memcpy(dst + i * eb, src + ia * eb, eb); });
   return out;
 }
 
@@ -539,14 +642,16 @@ NDArrayRef broadcast_to(const NDArray& view, const Shape& shape) {
   const NDArray& a = dense(view, keep);
   Shape b = broadcast_shapes(a.shape(), shape);
   if (b != shape)
-    throw std::invalid_argument("could not broadcast input array from shape " + compact_shape_string(a.shape()) + " into shape " + compact_shape_string(shape));
+    throw std::invalid_argument("could not broadcast input array from shape " + compact_shape_string(a.shape()) +
+                                " into shape " + compact_shape_string(shape));
   auto out = make_array(a.dtype(), shape);
   auto sa = broadcast_strides(a.shape(), shape);
   std::vector<int64_t> zero(shape.size(), 0);
   int eb = element_bytes(a.dtype());
   const uint8_t* src = static_cast<const uint8_t*>(a.data());
   uint8_t* dst = static_cast<uint8_t*>(out->data());
-  for_each_broadcast(shape, sa, zero, [&](int64_t i, int64_t ia, int64_t) { std::memcpy(dst + i * eb, src + ia * eb, eb); });
+  for_each_broadcast(shape, sa, zero,
+                     [&](int64_t i, int64_t ia, int64_t) { std::memcpy(dst + i * eb, src + ia * eb, eb); });
   return out;
 }
 

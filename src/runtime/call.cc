@@ -37,15 +37,35 @@ bool eval_int(const ir::PrimExpr& e, const Bindings& b, int64_t& out) {
   int64_t x, y;
   if (!eval_int(ir::binary_a(e), b, x) || !eval_int(ir::binary_b(e), b, y)) return false;
   switch (e->kind) {
-    case K::Add: out = x + y; return true;
-    case K::Sub: out = x - y; return true;
-    case K::Mul: out = x * y; return true;
-    case K::FloorDiv: if (y == 0) return false; out = x / y - ((x % y != 0) && ((x < 0) != (y < 0))); return true;
-    case K::FloorMod: if (y == 0) return false; out = ((x % y) + y) % y; return true;
-    case K::Div: if (y == 0) return false; out = x / y; return true;
-    case K::Min: out = std::min(x, y); return true;
-    case K::Max: out = std::max(x, y); return true;
-    default: return false;
+    case K::Add:
+      out = x + y;
+      return true;
+    case K::Sub:
+      out = x - y;
+      return true;
+    case K::Mul:
+      out = x * y;
+      return true;
+    case K::FloorDiv:
+      if (y == 0) return false;
+      out = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+      return true;
+    case K::FloorMod:
+      if (y == 0) return false;
+      out = ((x % y) + y) % y;
+      return true;
+    case K::Div:
+      if (y == 0) return false;
+      out = x / y;
+      return true;
+    case K::Min:
+      out = std::min(x, y);
+      return true;
+    case K::Max:
+      out = std::max(x, y);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -65,8 +85,9 @@ std::string shape_text(const std::vector<ir::PrimExpr>& shape) {
 void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vector<CallArg>& args) {
   size_t n = sig.param_names.size();
   if (args.size() != n)
-    throw std::invalid_argument(sig.name + " expects " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " but " +
-                                std::to_string(args.size()) + (args.size() == 1 ? " was given" : " were given"));
+    throw std::invalid_argument(sig.name + " expects " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
+                                " but " + std::to_string(args.size()) +
+                                (args.size() == 1 ? " was given" : " were given"));
   Bindings bound;
   std::vector<void*> buffers;
   for (size_t i = 0; i < n; ++i) {
@@ -78,19 +99,23 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
       if (!t.is_float()) {
         // An integer parameter takes an int that fits its dtype: never a float (truncated),
         // nor a value the kernel would see wrapped (2**31 for an int32).
-        if (args[i].is_float) throw std::invalid_argument(where + ": expected an int (" + dtype_text(t) + "), got a float");
+        if (args[i].is_float)
+          throw std::invalid_argument(where + ": expected an int (" + dtype_text(t) + "), got a float");
         int64_t x = args[i].i;
         bool fits = t.bits >= 64 ? (t.code != ir::DataType::Code::UInt || x >= 0)
-                    : t.code == ir::DataType::Code::UInt ? x >= 0 && x < (int64_t{1} << t.bits)
-                                                         : x >= -(int64_t{1} << (t.bits - 1)) && x < (int64_t{1} << (t.bits - 1));
+                    : t.code == ir::DataType::Code::UInt
+                        ? x >= 0 && x < (int64_t{1} << t.bits)
+                        : x >= -(int64_t{1} << (t.bits - 1)) && x < (int64_t{1} << (t.bits - 1));
         if (t.is_bool()) fits = x == 0 || x == 1;
-        if (!fits) throw std::invalid_argument(where + ": " + std::to_string(x) + " does not fit its dtype " + dtype_text(t));
+        if (!fits)
+          throw std::invalid_argument(where + ": " + std::to_string(x) + " does not fit its dtype " + dtype_text(t));
       }
       bound[v.get()] = args[i].is_float ? static_cast<int64_t>(args[i].f) : args[i].i;
       continue;
     }
     const BufferParam& p = *sig.buffers[i];
-    if (!args[i].array) throw std::invalid_argument(where + ": expected an array of shape " + shape_text(p.shape) + ", got a scalar");
+    if (!args[i].array)
+      throw std::invalid_argument(where + ": expected an array of shape " + shape_text(p.shape) + ", got a scalar");
     const NDArray& a = *args[i].array;
     if (a.dtype() != p.dtype)
       throw std::invalid_argument(where + ": expected dtype " + dtype_text(p.dtype) + ", got " + dtype_text(a.dtype()));
@@ -133,13 +158,14 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
         }
         int64_t expected;
         if (!eval_int(p.shape[d], bound, expected))
-          throw std::invalid_argument("argument " + std::to_string(i + 1) + " ('" + sig.param_names[i] + "') of " + sig.name +
-                                      ": cannot evaluate its shape " + ir::script(p.shape[d]));
+          throw std::invalid_argument("argument " + std::to_string(i + 1) + " ('" + sig.param_names[i] + "') of " +
+                                      sig.name + ": cannot evaluate its shape " + ir::script(p.shape[d]));
         if (expected != a.shape()[d]) {
-          std::string what = v ? "dimension " + std::to_string(d) + " is " + v->name + " = " + std::to_string(expected) + " from an earlier argument"
+          std::string what = v ? "dimension " + std::to_string(d) + " is " + v->name + " = " +
+                                     std::to_string(expected) + " from an earlier argument"
                                : "expected shape " + shape_text(p.shape);
-          throw std::invalid_argument("argument " + std::to_string(i + 1) + " ('" + sig.param_names[i] + "') of " + sig.name +
-                                      ": " + what + ", got shape " + shape_string(a.shape()));
+          throw std::invalid_argument("argument " + std::to_string(i + 1) + " ('" + sig.param_names[i] + "') of " +
+                                      sig.name + ": " + what + ", got shape " + shape_string(a.shape()));
         }
       }
     }
@@ -170,7 +196,8 @@ void call_compiled(const FunctionSignature& sig, EntryPoint fn, const std::vecto
   if (status == kStatusOutOfMemory) {
     int64_t bytes = take_failed_workspace_request();
     throw OutOfMemory("Unable to allocate " + (bytes < 0 ? std::string("more than 2^63") : std::to_string(bytes)) +
-                      " bytes of workspace for " + sig.name + " (the kernel stopped; its outputs may be partly written)");
+                      " bytes of workspace for " + sig.name +
+                      " (the kernel stopped; its outputs may be partly written)");
   }
 }
 
@@ -194,10 +221,12 @@ static Device device_of_arrays(const FunctionSignature& sig, const std::vector<C
       continue;
     }
     auto name = [&](size_t k) {
-      return "argument " + std::to_string(k + 1) + (k < sig.param_names.size() ? " ('" + sig.param_names[k] + "')" : std::string());
+      return "argument " + std::to_string(k + 1) +
+             (k < sig.param_names.size() ? " ('" + sig.param_names[k] + "')" : std::string());
     };
-    TSCH_USER_ASSERT(d == *dev, ValueError) << sig.name << ": " << name(i) << " is on " << d.str() << " but " << name(first) << " is on "
-                                            << dev->str() << " (a function's arrays must all be on one device)";
+    TSCH_USER_ASSERT(d == *dev, ValueError)
+        << sig.name << ": " << name(i) << " is on " << d.str() << " but " << name(first) << " is on " << dev->str()
+        << " (a function's arrays must all be on one device)";
   }
   return dev.value_or(cpu(0));
 }
@@ -209,35 +238,46 @@ PackedFunc get_function(const CompiledModuleRef& m, const std::string& name) {
   if (!sig) return nullptr;
   EntryPoint entry = m->entry(name);
   if (std::string why = m->unavailable(); !why.empty()) {
-    return make_packed_func([why](const std::vector<Any>&) -> Any { throw UserError(UserErrorKind::RuntimeError, why); }, name);
+    return make_packed_func(
+        [why](const std::vector<Any>&) -> Any { throw UserError(UserErrorKind::RuntimeError, why); }, name);
   }
-  return make_packed_func([m, sig, entry](const std::vector<Any>& args) {
-    std::vector<CallArg> converted;
-    for (size_t i = 0; i < args.size(); ++i) {
-      const Any& a = args[i];
-      CallArg c;
-      switch (a.kind()) {
-        case Any::Kind::NDArray: c.array = a.as_ndarray().get(); break;
-        case Any::Kind::Float: c.is_float = true; c.f = a.as_float(); break;
-        case Any::Kind::Int:
-        case Any::Kind::Bool: c.i = a.as_int(); break;
-        default:
-          TSCH_USER_ASSERT(false, TypeError) << "argument " << i + 1 << " of " << sig->name
-                                             << ": expected a tvm.nd.NDArray or a number, got " << a.type_name();
-      }
-      converted.push_back(c);
-    }
-    Device dev = device_of_arrays(*sig, converted);
-    DeviceEntry run = dev.type == DeviceType::CPU && entry ? DeviceEntry{entry, nullptr} : m->entry_on(sig->name, dev);
-    ScopedKernelLauncher launcher(run.launcher.get());
-    try {
-      call_compiled(*sig, run.entry, converted);
-    } catch (const std::invalid_argument& e) {
-      if (args.size() != sig->param_names.size()) throw UserError(UserErrorKind::TypeError, e.what());
-      throw UserError(UserErrorKind::ValueError, e.what());
-    }
-    return Any();
-  }, name);
+  return make_packed_func(
+      [m, sig, entry](const std::vector<Any>& args) {
+        std::vector<CallArg> converted;
+        for (size_t i = 0; i < args.size(); ++i) {
+          const Any& a = args[i];
+          CallArg c;
+          switch (a.kind()) {
+            case Any::Kind::NDArray:
+              c.array = a.as_ndarray().get();
+              break;
+            case Any::Kind::Float:
+              c.is_float = true;
+              c.f = a.as_float();
+              break;
+            case Any::Kind::Int:
+            case Any::Kind::Bool:
+              c.i = a.as_int();
+              break;
+            default:
+              TSCH_USER_ASSERT(false, TypeError) << "argument " << i + 1 << " of " << sig->name
+                                                 << ": expected a tvm.nd.NDArray or a number, got " << a.type_name();
+          }
+          converted.push_back(c);
+        }
+        Device dev = device_of_arrays(*sig, converted);
+        DeviceEntry run =
+            dev.type == DeviceType::CPU && entry ? DeviceEntry{entry, nullptr} : m->entry_on(sig->name, dev);
+        ScopedKernelLauncher launcher(run.launcher.get());
+        try {
+          call_compiled(*sig, run.entry, converted);
+        } catch (const std::invalid_argument& e) {
+          if (args.size() != sig->param_names.size()) throw UserError(UserErrorKind::TypeError, e.what());
+          throw UserError(UserErrorKind::ValueError, e.what());
+        }
+        return Any();
+      },
+      name);
 }
 
 }  // namespace tsch::runtime

@@ -14,9 +14,10 @@ namespace {
 
 const std::map<DeviceType, const char*>& names() {
   static const std::map<DeviceType, const char*> table = {
-      {DeviceType::CPU, "cpu"},       {DeviceType::CUDA, "cuda"},     {DeviceType::CUDAHost, "cuda_host"}, {DeviceType::OpenCL, "opencl"},
-      {DeviceType::Vulkan, "vulkan"}, {DeviceType::Metal, "metal"},   {DeviceType::VPI, "vpi"},            {DeviceType::ROCM, "rocm"},
-      {DeviceType::ExtDev, "ext_dev"}, {DeviceType::WebGPU, "webgpu"}, {DeviceType::Hexagon, "hexagon"},
+      {DeviceType::CPU, "cpu"},       {DeviceType::CUDA, "cuda"},       {DeviceType::CUDAHost, "cuda_host"},
+      {DeviceType::OpenCL, "opencl"}, {DeviceType::Vulkan, "vulkan"},   {DeviceType::Metal, "metal"},
+      {DeviceType::VPI, "vpi"},       {DeviceType::ROCM, "rocm"},       {DeviceType::ExtDev, "ext_dev"},
+      {DeviceType::WebGPU, "webgpu"}, {DeviceType::Hexagon, "hexagon"},
   };
   return table;
 }
@@ -82,9 +83,10 @@ std::string Device::str() const { return device_type_name(type) + "(" + std::to_
 
 Device device_from_name(const std::string& name, int32_t id) {
   static const std::map<std::string, DeviceType> spellings = {
-      {"llvm", DeviceType::CPU},     {"cpu", DeviceType::CPU},       {"c", DeviceType::CPU},        {"cuda", DeviceType::CUDA},
-      {"gpu", DeviceType::CUDA},     {"nvptx", DeviceType::CUDA},    {"cl", DeviceType::OpenCL},    {"opencl", DeviceType::OpenCL},
-      {"vulkan", DeviceType::Vulkan}, {"metal", DeviceType::Metal},  {"rocm", DeviceType::ROCM},    {"ext_dev", DeviceType::ExtDev},
+      {"llvm", DeviceType::CPU},      {"cpu", DeviceType::CPU},         {"c", DeviceType::CPU},
+      {"cuda", DeviceType::CUDA},     {"gpu", DeviceType::CUDA},        {"nvptx", DeviceType::CUDA},
+      {"cl", DeviceType::OpenCL},     {"opencl", DeviceType::OpenCL},   {"vulkan", DeviceType::Vulkan},
+      {"metal", DeviceType::Metal},   {"rocm", DeviceType::ROCM},       {"ext_dev", DeviceType::ExtDev},
       {"webgpu", DeviceType::WebGPU}, {"hexagon", DeviceType::Hexagon},
   };
   // TVM takes the kind of a target string: "cuda -arch=sm_80" is cuda.
@@ -109,8 +111,9 @@ DeviceAPI* find_device_api(DeviceType type) {
 
 DeviceAPI& device_api(Device dev) {
   DeviceAPI* api = find_device_api(dev.type);
-  TSCH_USER_ASSERT(api != nullptr, RuntimeError) << "not supported yet: device " << dev.str() << " (tsch runs on the cpu; the "
-                                                 << device_type_name(dev.type) << " runtime is not there yet)";
+  TSCH_USER_ASSERT(api != nullptr, RuntimeError)
+      << "not supported yet: device " << dev.str() << " (tsch runs on the cpu; the " << device_type_name(dev.type)
+      << " runtime is not there yet)";
   return *api;
 }
 

@@ -11,7 +11,17 @@
 namespace tsch::runtime {
 
 enum class DeviceType : int32_t {
-  CPU = 1, CUDA = 2, CUDAHost = 3, OpenCL = 4, Vulkan = 7, Metal = 8, VPI = 9, ROCM = 10, ExtDev = 12, WebGPU = 15, Hexagon = 16,
+  CPU = 1,
+  CUDA = 2,
+  CUDAHost = 3,
+  OpenCL = 4,
+  Vulkan = 7,
+  Metal = 8,
+  VPI = 9,
+  ROCM = 10,
+  ExtDev = 12,
+  WebGPU = 15,
+  Hexagon = 16,
 };
 
 struct Device {

@@ -29,7 +29,8 @@ std::string shape_string(const Shape& shape) {
 
 std::string compact_shape_string(const Shape& shape) {
   std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) s += std::to_string(shape[i]) + (i + 1 < shape.size() || shape.size() == 1 ? "," : "");
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += std::to_string(shape[i]) + (i + 1 < shape.size() || shape.size() == 1 ? "," : "");
   return s + ")";
 }
 
@@ -51,8 +52,8 @@ NDArray::NDArray(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(
   size_t rounded = static_cast<size_t>((bytes + 63) / 64 * 64);
   if (rounded == 0) rounded = 64;
   auto refuse = [&] {
-    return OutOfMemory("Unable to allocate " + std::to_string(bytes) + " bytes for an array with shape " + shape_string(shape_) +
-                       " and data type " + dtype_.to_string());
+    return OutOfMemory("Unable to allocate " + std::to_string(bytes) + " bytes for an array with shape " +
+                       shape_string(shape_) + " and data type " + dtype_.to_string());
   };
   // Large arrays come straight from mmap: the pages arrive zeroed (no memset touching them
   // all), and the kernel's overcommit check refuses what cannot fit — a malloc that
@@ -71,7 +72,11 @@ NDArray::NDArray(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(
 }
 
 NDArray::NDArray(DataType dtype, Shape shape, Shape strides, std::shared_ptr<uint8_t> first)
-    : dtype_(dtype), shape_(std::move(shape)), size_(shape_size(shape_)), strides_(std::move(strides)), data_(std::move(first)) {
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      size_(shape_size(shape_)),
+      strides_(std::move(strides)),
+      data_(std::move(first)) {
   // Strides that are C order's are no strides at all.
   int64_t expected = 1;
   bool dense = true;
@@ -84,7 +89,8 @@ NDArray::NDArray(DataType dtype, Shape shape, Shape strides, std::shared_ptr<uin
 
 NDArrayRef make_view(const NDArrayRef& base, int64_t offset, Shape shape, Shape strides) {
   auto* first = static_cast<uint8_t*>(base->first_element()) + offset * element_bytes(base->dtype());
-  return NDArrayRef(new NDArray(base->dtype(), std::move(shape), std::move(strides), std::shared_ptr<uint8_t>(base->data_, first)));
+  return NDArrayRef(
+      new NDArray(base->dtype(), std::move(shape), std::move(strides), std::shared_ptr<uint8_t>(base->data_, first)));
 }
 
 // C-order strides: the view constructor sees a dense array.
@@ -100,7 +106,8 @@ static Shape c_order_strides(const Shape& shape) {
 
 NDArrayRef borrow_memory(ir::DataType dtype, Shape shape, void* data) {
   Shape strides = c_order_strides(shape);
-  return NDArrayRef(new NDArray(dtype, std::move(shape), std::move(strides), std::shared_ptr<uint8_t>(static_cast<uint8_t*>(data), [](uint8_t*) {})));
+  return NDArrayRef(new NDArray(dtype, std::move(shape), std::move(strides),
+                                std::shared_ptr<uint8_t>(static_cast<uint8_t*>(data), [](uint8_t*) {})));
 }
 
 NDArrayRef view_memory(ir::DataType dtype, Shape shape, std::shared_ptr<uint8_t> first) {
@@ -156,8 +163,10 @@ static auto with_elements(DataType t, void* data, F&& f) {
       if (t.bits == 16) return f(static_cast<uint16_t*>(data));
       if (t.bits == 32) return f(static_cast<uint32_t*>(data));
       return f(static_cast<uint64_t*>(data));
-    case C::Float8E4M3FN: return f(static_cast<Float8E4M3FNElement*>(data));
-    case C::Float8E5M2: return f(static_cast<Float8E5M2Element*>(data));
+    case C::Float8E4M3FN:
+      return f(static_cast<Float8E4M3FNElement*>(data));
+    case C::Float8E5M2:
+      return f(static_cast<Float8E5M2Element*>(data));
     default:
       if (t.bits == 16) return f(static_cast<_Float16*>(data));
       if (t.bits == 32) return f(static_cast<float*>(data));
@@ -217,9 +226,12 @@ std::shared_ptr<NDArray> NDArray::astype(DataType t) const {
   auto out = make_array(t, shape_);
   bool integral = !dtype_.is_float() && !t.is_float();
   for (int64_t i = 0; i < size_; ++i) {
-    if (t.is_float8()) out->set_f(i, float8_cast_source(*this, i));
-    else if (integral) out->set_i(i, get_i(i));
-    else out->set_f(i, get_f(i));
+    if (t.is_float8())
+      out->set_f(i, float8_cast_source(*this, i));
+    else if (integral)
+      out->set_i(i, get_i(i));
+    else
+      out->set_f(i, get_f(i));
   }
   return out;
 }
@@ -233,14 +245,16 @@ NDArrayRef make_device_array(DataType dtype, Shape shape, Device dev) {
   void* p = api.alloc(dev.id, static_cast<size_t>(bytes), 64);
   Shape strides = c_order_strides(shape);
   int32_t id = dev.id;
-  auto* out = new NDArray(dtype, std::move(shape), std::move(strides),
-                          std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [&api, id](uint8_t* q) { api.free(id, q); }));
+  auto* out =
+      new NDArray(dtype, std::move(shape), std::move(strides),
+                  std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p), [&api, id](uint8_t* q) { api.free(id, q); }));
   out->device_ = dev;
   return NDArrayRef(out);
 }
 
 void copy_array(const NDArray& src, NDArray& dst) {
-  if (src.size() != dst.size() || src.dtype() != dst.dtype()) throw std::logic_error("copy_array: arrays of different size or dtype");
+  if (src.size() != dst.size() || src.dtype() != dst.dtype())
+    throw std::logic_error("copy_array: arrays of different size or dtype");
   NDArrayRef keep;
   const NDArray& from = src.on_host() ? dense(src, keep) : src;
   if (from.on_host() && dst.on_host()) {

@@ -79,7 +79,7 @@ class NDArray {
   ir::DataType dtype_;
   Shape shape_;
   int64_t size_;
-  Shape strides_;  // empty: dense
+  Shape strides_;                  // empty: dense
   std::shared_ptr<uint8_t> data_;  // the first element; shares the viewed array's memory
   Device device_ = cpu(0);
 };

@@ -1,16 +1,16 @@
-#include "support/parse_int.h"
 #include "runtime/npy_io.h"
 
 #include <sys/stat.h>
 
 #include <cctype>
 #include <cstring>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include "runtime/array_ops.h"
+#include "support/parse_int.h"
 
 namespace tsch::runtime {
 
@@ -38,11 +38,16 @@ DataType dtype_of_descr(const std::string& d, const std::string& path) {
   if (order == '>' && *bytes > 1) throw NpyError(path + ": not supported yet: big-endian data ('" + d + "')", true);
   DataType t;
   int bits = static_cast<int>(*bytes) * 8;
-  if (kind == 'b' && *bytes == 1) t = DataType::bool_();
-  else if (kind == 'f') t = DataType::float_(bits);
-  else if (kind == 'i') t = DataType::int_(bits);
-  else if (kind == 'u') t = DataType::uint(bits);
-  else bad(path, "not supported yet: the dtype '" + d + "' (tsch reads bool, int, uint and float arrays)");
+  if (kind == 'b' && *bytes == 1)
+    t = DataType::bool_();
+  else if (kind == 'f')
+    t = DataType::float_(bits);
+  else if (kind == 'i')
+    t = DataType::int_(bits);
+  else if (kind == 'u')
+    t = DataType::uint(bits);
+  else
+    bad(path, "not supported yet: the dtype '" + d + "' (tsch reads bool, int, uint and float arrays)");
   if (!is_array_dtype(t)) bad(path, "not supported yet: the dtype '" + d + "'");
   return t;
 }
@@ -91,7 +96,8 @@ class HeaderParser {
     ++pos_;  // '}'
     skip_space();
     if (pos_ != text_.size()) fail("text follows the header's dictionary");
-    if (!seen_descr || !seen_fortran || !seen_shape) fail("the header needs the keys 'descr', 'fortran_order' and 'shape'");
+    if (!seen_descr || !seen_fortran || !seen_shape)
+      fail("the header needs the keys 'descr', 'fortran_order' and 'shape'");
     return h;
   }
 
@@ -101,7 +107,9 @@ class HeaderParser {
   }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r')) ++pos_;
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\n' || text_[pos_] == '\t' || text_[pos_] == '\r'))
+      ++pos_;
   }
   void expect(char c) {
     skip_space();
@@ -140,7 +148,9 @@ class HeaderParser {
       size_t start = pos_;
       while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
       std::optional<int64_t> n = parse_decimal(std::string_view(text_).substr(start, pos_ - start));
-      if (!n) fail(pos_ == start ? "expected a non-negative integer in the shape" : "a dimension of the shape is out of range");
+      if (!n)
+        fail(pos_ == start ? "expected a non-negative integer in the shape"
+                           : "a dimension of the shape is out of range");
       shape.push_back(*n);
       skip_space();
       comma = peek() == ',';
@@ -162,7 +172,8 @@ class HeaderParser {
 void save_npy(const std::string& path, const NDArray& view) {
   NDArrayRef keep;
   const NDArray& a = dense(view, keep);
-  std::string header = "{'descr': '" + descr_of(a.dtype()) + "', 'fortran_order': False, 'shape': " + shape_string(a.shape()) + ", }";
+  std::string header =
+      "{'descr': '" + descr_of(a.dtype()) + "', 'fortran_order': False, 'shape': " + shape_string(a.shape()) + ", }";
   size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";
   std::ofstream out(path, std::ios::binary);
@@ -185,13 +196,15 @@ NDArrayRef read_npy(std::istream& in, uint64_t file_size, const std::string& pat
     bad(path, "not a .npy file (bad magic string)");
   int major = static_cast<unsigned char>(magic[6]), minor = static_cast<unsigned char>(magic[7]);
   if (major < 1 || major > 3 || minor != 0)
-    bad(path, "we only support format version (1,0), (2,0), and (3,0), not (" + std::to_string(major) + ", " + std::to_string(minor) + ")");
+    bad(path, "we only support format version (1,0), (2,0), and (3,0), not (" + std::to_string(major) + ", " +
+                  std::to_string(minor) + ")");
   unsigned char b[4] = {0, 0, 0, 0};
   size_t len_bytes = major == 1 ? 2 : 4;
   if (!in.read(reinterpret_cast<char*>(b), static_cast<std::streamsize>(len_bytes))) bad(path, "truncated .npy header");
   uint32_t len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<uint32_t>(b[3]) << 24);
   if (len > kNpyMaxHeaderSize)
-    bad(path, "Header info length (" + std::to_string(len) + ") is large and may not be safe to load securely (NumPy's limit is " +
+    bad(path, "Header info length (" + std::to_string(len) +
+                  ") is large and may not be safe to load securely (NumPy's limit is " +
                   std::to_string(kNpyMaxHeaderSize) + " bytes)");
   uint64_t data_start = 8 + len_bytes + len;
   if (data_start > file_size) bad(path, "truncated .npy header");
@@ -208,8 +221,8 @@ NDArrayRef read_npy(std::istream& in, uint64_t file_size, const std::string& pat
   int64_t bytes = 0;
   if (__builtin_mul_overflow(count, static_cast<int64_t>(t.is_bool() ? 1 : t.bits / 8), &bytes) ||
       static_cast<uint64_t>(bytes) > file_size - data_start)
-    bad(path, "truncated .npy data: the shape " + shape_string(h.shape) + " needs " + std::to_string(bytes) + " bytes, the file has " +
-                  std::to_string(file_size - data_start));
+    bad(path, "truncated .npy data: the shape " + shape_string(h.shape) + " needs " + std::to_string(bytes) +
+                  " bytes, the file has " + std::to_string(file_size - data_start));
   auto a = make_array(t, stored);
   if (!in.read(static_cast<char*>(a->data()), a->nbytes())) bad(path, "truncated .npy data");
   if (!h.fortran) return a;
@@ -222,7 +235,8 @@ NDArrayRef read_npy(std::istream& in, uint64_t file_size, const std::string& pat
 
 NDArrayRef load_npy(const std::string& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw NpyError("[Errno 21] Is a directory: '" + path + "'");
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw NpyError("[Errno 21] Is a directory: '" + path + "'");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw NpyError("[Errno 2] No such file or directory: '" + path + "'");
   auto size = static_cast<std::streamoff>(in.tellg());

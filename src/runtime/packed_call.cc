@@ -24,13 +24,15 @@ ErrorSlot& slot() {
 
 Any to_any(const TschPackedArg& a) {
   switch (a.type_code) {
-    case kPackedInt: return Any::of_int(a.value);
+    case kPackedInt:
+      return Any::of_int(a.value);
     case kPackedFloat: {
       double d;
       std::memcpy(&d, &a.value, sizeof d);
       return Any::of_float(d);
     }
-    case kPackedStr: return Any::of_str(reinterpret_cast<const char*>(a.value));
+    case kPackedStr:
+      return Any::of_str(reinterpret_cast<const char*>(a.value));
     case kPackedArray: {
       const auto* arr = reinterpret_cast<const TschArrayArg*>(a.value);
       ir::DataType dtype{static_cast<ir::DataType::Code>(arr->code), arr->bits, arr->lanes};
@@ -38,7 +40,8 @@ Any to_any(const TschPackedArg& a) {
       void* first = static_cast<uint8_t*>(arr->data) + arr->elem_offset * element_bytes(dtype);
       return Any::of_ndarray(borrow_memory(dtype, std::move(shape), first));
     }
-    default: break;
+    default:
+      break;
   }
   TSCH_USER_ASSERT(false, TypeError) << "not supported yet: a handle argument to a packed function";
   return Any();
@@ -48,7 +51,9 @@ thread_local const KernelLauncher* current_launcher = nullptr;
 
 }  // namespace
 
-ScopedKernelLauncher::ScopedKernelLauncher(const KernelLauncher* launcher) : saved_(current_launcher) { current_launcher = launcher; }
+ScopedKernelLauncher::ScopedKernelLauncher(const KernelLauncher* launcher) : saved_(current_launcher) {
+  current_launcher = launcher;
+}
 ScopedKernelLauncher::~ScopedKernelLauncher() { current_launcher = saved_; }
 
 const KernelLauncher* kernel_launcher() { return current_launcher; }
@@ -66,7 +71,8 @@ extern "C" int32_t tsch_call_packed(const char* name, const TschPackedArg* args,
   using namespace tsch::runtime;
   *result = 0;
   try {
-    if (const KernelLauncher* launcher = kernel_launcher(); launcher && launcher->launch(name, args, num_args)) return 0;
+    if (const KernelLauncher* launcher = kernel_launcher(); launcher && launcher->launch(name, args, num_args))
+      return 0;
     PackedFunc f = get_global_func(name);
     std::vector<Any> in;
     in.reserve(static_cast<size_t>(num_args));

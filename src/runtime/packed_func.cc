@@ -70,16 +70,26 @@ Any Any::of_shape(Shape dims) {
 
 std::string Any::type_name() const {
   switch (kind_) {
-    case Kind::None: return "None";
-    case Kind::Bool: return "bool";
-    case Kind::Int: return "int";
-    case Kind::Float: return "float";
-    case Kind::Str: return "str";
-    case Kind::NDArray: return "NDArray";
-    case Kind::Function: return "Function";
-    case Kind::Object: return *s_;
-    case Kind::Tuple: return "Array";
-    case Kind::Shape: return "ShapeTuple";
+    case Kind::None:
+      return "None";
+    case Kind::Bool:
+      return "bool";
+    case Kind::Int:
+      return "int";
+    case Kind::Float:
+      return "float";
+    case Kind::Str:
+      return "str";
+    case Kind::NDArray:
+      return "NDArray";
+    case Kind::Function:
+      return "Function";
+    case Kind::Object:
+      return *s_;
+    case Kind::Tuple:
+      return "Array";
+    case Kind::Shape:
+      return "ShapeTuple";
   }
   return "?";
 }

@@ -28,8 +28,8 @@ void register_global_func(const std::string& name, PackedFunc f, bool override) 
   std::lock_guard<std::mutex> lock(r.mutex);
   auto [it, inserted] = r.functions.emplace(name, f);
   if (inserted) return;
-  TSCH_USER_ASSERT(override, RuntimeError) << "Global Function `" << name
-                                           << "` is already registered; pass override=True to replace it";
+  TSCH_USER_ASSERT(override, RuntimeError)
+      << "Global Function `" << name << "` is already registered; pass override=True to replace it";
   it->second = std::move(f);
 }
 

@@ -6,8 +6,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <system_error>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -24,7 +24,8 @@ int default_threads() {
   char* end = nullptr;
   long n = std::strtol(env, &end, 10);
   if (*end != '\0' || n <= 0 || n > 65536) {
-    std::fprintf(stderr, "tsch: warning: TVM_NUM_THREADS=%s is not a positive thread count; using %d threads\n", env, cores);
+    std::fprintf(stderr, "tsch: warning: TVM_NUM_THREADS=%s is not a positive thread count; using %d threads\n", env,
+                 cores);
     return cores;
   }
   return static_cast<int>(n);
@@ -58,7 +59,8 @@ class Pool {
       try {
         workers_.emplace_back([this, start] { worker(start); });
       } catch (const std::system_error& e) {
-        std::fprintf(stderr, "tsch: warning: could create only %d of %d threads (%s); parallel loops use %d\n", i, size_, e.what(), i);
+        std::fprintf(stderr, "tsch: warning: could create only %d of %d threads (%s); parallel loops use %d\n", i,
+                     size_, e.what(), i);
         size_ = i;
         break;
       }
@@ -178,7 +180,7 @@ void set_num_threads(int n) {
 
 }  // namespace tsch::runtime
 
-extern "C" int32_t tsch_parallel_for(int32_t (*fn)(int64_t, int64_t, void*, int64_t, int64_t), void* closure, int64_t begin,
-                                     int64_t extent) {
+extern "C" int32_t tsch_parallel_for(int32_t (*fn)(int64_t, int64_t, void*, int64_t, int64_t), void* closure,
+                                     int64_t begin, int64_t extent) {
   return tsch::runtime::Pool::get().run(fn, closure, begin, extent);
 }

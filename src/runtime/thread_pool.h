@@ -10,7 +10,8 @@ extern "C" {
 // num_tasks = min(4 * pool size, extent), each task on whichever thread takes it next
 // (fn covers its own chunk of [begin, begin + extent)); returns when all are done: 0, or
 // the nonzero status a task returned (e.g. its workspace could not be allocated).
-int32_t tsch_parallel_for(int32_t (*fn)(int64_t, int64_t, void*, int64_t, int64_t), void* closure, int64_t begin, int64_t extent);
+int32_t tsch_parallel_for(int32_t (*fn)(int64_t, int64_t, void*, int64_t, int64_t), void* closure, int64_t begin,
+                          int64_t extent);
 }
 
 namespace tsch::runtime {

@@ -10,8 +10,10 @@
 
 namespace tsch::runtime {
 
-std::vector<double> time_evaluate(const PackedFunc& f, const std::vector<Any>& args, Device dev, const TimeEvaluatorOptions& o) {
-  TSCH_USER_ASSERT(o.number >= 1 && o.repeat >= 1, ValueError) << "time_evaluator: number and repeat must be at least 1";
+std::vector<double> time_evaluate(const PackedFunc& f, const std::vector<Any>& args, Device dev,
+                                  const TimeEvaluatorOptions& o) {
+  TSCH_USER_ASSERT(o.number >= 1 && o.repeat >= 1, ValueError)
+      << "time_evaluator: number and repeat must be at least 1";
   DeviceAPI& api = device_api(dev);
   auto check_interrupt = [] {
     if (interrupt_pending()) {

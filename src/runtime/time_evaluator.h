@@ -21,7 +21,8 @@ struct TimeEvaluatorOptions {
 
 // Per-repeat mean seconds (BenchmarkResult.results). Ctrl-C stops it (support/interrupt.h);
 // number or repeat below 1 is a UserError (ValueError).
-std::vector<double> time_evaluate(const PackedFunc& f, const std::vector<Any>& args, Device dev, const TimeEvaluatorOptions& options);
+std::vector<double> time_evaluate(const PackedFunc& f, const std::vector<Any>& args, Device dev,
+                                  const TimeEvaluatorOptions& options);
 
 // What BenchmarkResult reports.
 struct BenchmarkStats {

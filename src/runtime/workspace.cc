@@ -24,7 +24,9 @@ class Pool {
     // The smallest free block that fits, as long as it is not much larger.
     size_t best = free_.size();
     for (size_t i = 0; i < free_.size(); ++i) {
-      if (free_[i].size >= size && free_[i].size <= 2 * size && (best == free_.size() || free_[i].size < free_[best].size)) best = i;
+      if (free_[i].size >= size && free_[i].size <= 2 * size &&
+          (best == free_.size() || free_[i].size < free_[best].size))
+        best = i;
     }
     if (best < free_.size()) {
       Block b = free_[best];
@@ -37,7 +39,9 @@ class Pool {
     // kernel streams them (the kernel only uses huge pages where asked, THP "madvise").
     bool huge = size >= kHugePage;
     if (huge) size = (size + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = nbytes < 0 || size < static_cast<size_t>(nbytes) ? nullptr : huge ? map_huge(size) : std::aligned_alloc(64, size);
+    void* p = nbytes < 0 || size < static_cast<size_t>(nbytes) ? nullptr
+              : huge                                           ? map_huge(size)
+                                                               : std::aligned_alloc(64, size);
     if (!p) {
       // The kernel sees null, releases what it holds and returns an error; the caller
       // raises MemoryError with this size.
@@ -94,8 +98,10 @@ class Pool {
     return reinterpret_cast<void*>(aligned);
   }
   static void release(const Block& b) {
-    if (b.size >= kHugePage) munmap(b.ptr, b.size);
-    else std::free(b.ptr);
+    if (b.size >= kHugePage)
+      munmap(b.ptr, b.size);
+    else
+      std::free(b.ptr);
   }
   static size_t round_up(int64_t n) { return (static_cast<size_t>(n < 1 ? 1 : n) + 63) & ~size_t{63}; }
   std::vector<Block> free_, live_;

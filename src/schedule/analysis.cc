@@ -1,5 +1,4 @@
 #include "schedule/analysis.h"
-#include "schedule/transform.h"
 
 #include <fmt/format.h>
 
@@ -13,6 +12,7 @@
 #include "ir/thread_storage_scope.h"
 #include "schedule/error.h"
 #include "schedule/primitive/inline_checks.h"
+#include "schedule/transform.h"
 
 namespace tsch::schedule {
 
@@ -93,7 +93,8 @@ bool is_output_block(const ScheduleState& s, uint64_t block) {
 }
 
 namespace {
-TSCH_SCHEDULE_ERROR_KIND(kNotCompleteOrReductionBlockError, "NotCompleteOrReductionBlockError", "Not a complete or reduction block",
+TSCH_SCHEDULE_ERROR_KIND(kNotCompleteOrReductionBlockError, "NotCompleteOrReductionBlockError",
+                         "Not a complete or reduction block",
                          "The block {0} is neither a complete block nor a reduction block");
 }  // namespace
 
@@ -101,7 +102,8 @@ void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
   const BlockNode* block = &s.block_at(block_sid);
   auto refuse = [&](const std::string& why, std::vector<uint64_t> locations) {
     locations.insert(locations.begin(), block_sid);
-    fail(s, kNotCompleteOrReductionBlockError, locations, "The block {0} is neither a complete block nor a reduction block: " + why);
+    fail(s, kNotCompleteOrReductionBlockError, locations,
+         "The block {0} is neither a complete block nor a reduction block: " + why);
   };
   for (const auto& w : block->writes) {
     if (uint64_t other = other_writer(s, block_sid, w.buffer))
@@ -114,7 +116,8 @@ void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
   }
   for (const auto& w : block->writes)
     for (const auto& r : block->reads)
-      if (r.buffer == w.buffer) refuse(fmt::format("it reads {}, which it writes, and has no T.init", w.buffer->name), {});
+      if (r.buffer == w.buffer)
+        refuse(fmt::format("it reads {}, which it writes, and has no T.init", w.buffer->name), {});
 }
 
 // TVM's CheckReductionBlock, its conditions in order.
@@ -125,7 +128,8 @@ void check_reduction_block(const ScheduleState& s, uint64_t sid) {
   std::unordered_set<const VarNode*> loop_vars;
   for (uint64_t l : s.enclosing_loops(sid)) loop_vars.insert(s.loop_at(l).loop_var.get());
   for (const PrimExpr& value : realize->iter_values) {
-    if (!is_quasi_affine(value, [&](const VarNode* v) { return loop_vars.count(v) > 0; })) fail_not_reduction_block(s, sid, 2);
+    if (!is_quasi_affine(value, [&](const VarNode* v) { return loop_vars.count(v) > 0; }))
+      fail_not_reduction_block(s, sid, 2);
   }
   for (const IterVar& iv : block->iter_vars) {
     if (iv.type != IterType::DataPar && iv.type != IterType::CommReduce) fail_not_reduction_block(s, sid, 3);
@@ -134,7 +138,8 @@ void check_reduction_block(const ScheduleState& s, uint64_t sid) {
     if (other_writer(s, sid, w.buffer)) fail_not_reduction_block(s, sid, 4);
   }
   for_each_stmt(block->body, [&](const Stmt& st) {
-    if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*block, store->indices)) fail_not_reduction_block(s, sid, 5);
+    if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*block, store->indices))
+      fail_not_reduction_block(s, sid, 5);
   });
 }
 
@@ -169,7 +174,9 @@ const StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_
 }
 
 arith::Interval relax_bounds(const PrimExpr& e, const arith::VarDomain& dom) {
-  auto uses_dom = [&](const PrimExpr& x) { return x && uses_var(x, [&](const VarNode* v) { return dom.count(v) > 0; }); };
+  auto uses_dom = [&](const PrimExpr& x) {
+    return x && uses_var(x, [&](const VarNode* v) { return dom.count(v) > 0; });
+  };
   arith::Interval r = arith::eval_interval(e, dom);
   for (size_t round = 0; round <= dom.size() && r.min && (uses_dom(r.min) || uses_dom(r.max)); ++round) {
     r = arith::Interval{arith::eval_interval(r.min, dom).min, arith::eval_interval(r.max, dom).max};
@@ -178,8 +185,8 @@ arith::Interval relax_bounds(const PrimExpr& e, const arith::VarDomain& dom) {
   return r;
 }
 
-std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const BufferRegion& region,
-                                            bool* gapped, bool relax_threads_by_scope) {
+std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+                                            const BufferRegion& region, bool* gapped, bool relax_threads_by_scope) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const BlockNode* block = &s.block_at(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
@@ -191,14 +198,16 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
     const ForNode* f = &s.loop_at(l);
     bool thread_shared = relax_threads_by_scope && f->for_kind == ForKind::ThreadBinding &&
                          ir::storage_shared_by_thread(region.buffer->scope, f->thread_tag);
-    if ((inside && l != loop_sid) || thread_shared) dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
+    if ((inside && l != loop_sid) || thread_shared)
+      dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
   }
   std::vector<arith::Interval> out;
   for (const Range& r : region.region) {
     PrimExpr lo = substitute(r.min, bind);
     PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
     arith::Interval a = relax_bounds(lo, dom), b = relax_bounds(hi, dom);
-    out.push_back((!a.min || !b.min) ? arith::Interval{} : arith::Interval{arith::simplify(a.min), arith::simplify(b.max)});
+    out.push_back((!a.min || !b.min) ? arith::Interval{}
+                                     : arith::Interval{arith::simplify(a.min), arith::simplify(b.max)});
     if (gapped && a.min) {
       // At most (product of the relaxed loops the index uses) x (extent per instance) points.
       int64_t points = 1, per_instance, hull, n;
@@ -206,7 +215,8 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
                    as_const_int(arith::simplify(add(sub(b.max, a.min), make_int(1, r.extent->dtype))), &hull);
       for (const auto& [var, range] : dom) {
         if (!uses_var(lo, [&](const VarNode* x) { return x == var; })) continue;
-        known = known && as_const_int(arith::simplify(add(sub(range.max, range.min), make_int(1, range.min->dtype))), &n);
+        known =
+            known && as_const_int(arith::simplify(add(sub(range.max, range.min), make_int(1, range.min->dtype))), &n);
         if (known) points *= n;
       }
       if (known && hull > points * per_instance) *gapped = true;
@@ -221,22 +231,28 @@ namespace {
 int iter_degree(const PrimExpr& e, const std::function<bool(const VarNode*)>& is_iter) {
   if (!uses_var(e, is_iter)) return 0;
   switch (e->kind) {
-    case ExprKind::Var: return 1;
+    case ExprKind::Var:
+      return 1;
     case ExprKind::Add:
-    case ExprKind::Sub: return std::max(iter_degree(binary_a(e), is_iter), iter_degree(binary_b(e), is_iter));
-    case ExprKind::Mul: return std::min(2, iter_degree(binary_a(e), is_iter) + iter_degree(binary_b(e), is_iter));
+    case ExprKind::Sub:
+      return std::max(iter_degree(binary_a(e), is_iter), iter_degree(binary_b(e), is_iter));
+    case ExprKind::Mul:
+      return std::min(2, iter_degree(binary_a(e), is_iter) + iter_degree(binary_b(e), is_iter));
     case ExprKind::FloorDiv:
     case ExprKind::FloorMod: {
       int64_t k;
       if (!as_const_int(binary_b(e), &k) || k <= 0) return 2;
       return iter_degree(binary_a(e), is_iter);
     }
-    default: return 2;
+    default:
+      return 2;
   }
 }
 
 }  // namespace
 
-bool is_quasi_affine(const PrimExpr& e, const std::function<bool(const VarNode*)>& is_iter) { return iter_degree(e, is_iter) <= 1; }
+bool is_quasi_affine(const PrimExpr& e, const std::function<bool(const VarNode*)>& is_iter) {
+  return iter_degree(e, is_iter) <= 1;
+}
 
 }  // namespace tsch::schedule

@@ -4,8 +4,8 @@
 // Each question is answered here once; the primitives and (later) schedule rules ask.
 #pragma once
 
-#include <string>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "arith/interval.h"
@@ -81,7 +81,8 @@ arith::Interval relax_bounds(const ir::PrimExpr& e, const arith::VarDomain& dom)
 // With `relax_threads_by_scope` (compute_at), thread-bound loops at or above `loop` are
 // relaxed too where the buffer's storage scope is shared by their threads (TVM's
 // CanRelaxStorageUnderThread): a "shared" buffer is filled for the whole thread block.
-std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block, uint64_t loop, const ir::BufferRegion& region,
-                                            bool* gapped = nullptr, bool relax_threads_by_scope = false);
+std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block, uint64_t loop,
+                                            const ir::BufferRegion& region, bool* gapped = nullptr,
+                                            bool relax_threads_by_scope = false);
 
 }  // namespace tsch::schedule

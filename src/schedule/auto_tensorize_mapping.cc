@@ -42,7 +42,8 @@ class AutoTensorizeComparator : public ExprPairComparator {
 
  private:
   void bind(const IterVar& iv) {
-    dom_[iv.var.get()] = arith::Interval{iv.dom.min, arith::simplify(sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
+    dom_[iv.var.get()] = arith::Interval{
+        iv.dom.min, arith::simplify(sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
   }
 
   // TVM's SimplifyNonTrivialExpr: an index that folds to a constant (a unit iterator) keeps its
@@ -61,7 +62,8 @@ class AutoTensorizeComparator : public ExprPairComparator {
     return true;
   }
 
-  static std::vector<PrimExpr>* find(std::vector<std::pair<const BufferNode*, std::vector<PrimExpr>>>& m, const BufferNode* b) {
+  static std::vector<PrimExpr>* find(std::vector<std::pair<const BufferNode*, std::vector<PrimExpr>>>& m,
+                                     const BufferNode* b) {
     for (auto& [k, v] : m)
       if (k == b) return &v;
     return nullptr;
@@ -79,7 +81,8 @@ class AutoTensorizeComparator : public ExprPairComparator {
     return true;
   }
 
-  bool access(const Buffer& lb, const std::vector<PrimExpr>& li, const Buffer& rb, const std::vector<PrimExpr>& ri) override {
+  bool access(const Buffer& lb, const std::vector<PrimExpr>& li, const Buffer& rb,
+              const std::vector<PrimExpr>& ri) override {
     if (!buffer(lb, rb)) return false;
     std::vector<PrimExpr>* seen_lhs = find(lhs_indices, lb.get());
     if (!seen_lhs) {
@@ -130,7 +133,8 @@ using BufferMask = std::vector<bool>;
 // that indexes exactly the paired buffers and has its kind; those of one description iterator
 // fuse in block order. Nothing when an iterator has several candidates or a description
 // iterator none.
-std::optional<ProposedIndexMap> propose_mapping(const AutoTensorizeMappingInfo& info, const AutoTensorizeComparator& cmp) {
+std::optional<ProposedIndexMap> propose_mapping(const AutoTensorizeMappingInfo& info,
+                                                const AutoTensorizeComparator& cmp) {
   size_t n = info.lhs_buffer_map.size();
   auto position = [&](const BufferNode* b, bool rhs) {
     for (size_t i = 0; i < n; ++i)
@@ -172,7 +176,8 @@ std::optional<ProposedIndexMap> propose_mapping(const AutoTensorizeMappingInfo& 
     std::vector<size_t> candidates;
     for (size_t r = 0; r < info.rhs_iters.size() && mask != lhs_masks.end(); ++r) {
       auto rmask = rhs_masks.find(info.rhs_iters[r].var.get());
-      if (rmask != rhs_masks.end() && rmask->second == mask->second && info.rhs_iters[r].type == iv.type) candidates.push_back(r);
+      if (rmask != rhs_masks.end() && rmask->second == mask->second && info.rhs_iters[r].type == iv.type)
+        candidates.push_back(r);
     }
     // Step 3. Fuse: ((v0 * e1 + v1) * e2 + v2) ...; unmatched iterators lead, unfused.
     if (candidates.empty()) {
@@ -194,10 +199,12 @@ std::optional<ProposedIndexMap> propose_mapping(const AutoTensorizeMappingInfo& 
 
 }  // namespace
 
-std::optional<AutoTensorizeMappingInfo> get_auto_tensorize_mapping_info(const ScheduleState& s, uint64_t block_sid, const PrimFunc& desc) {
+std::optional<AutoTensorizeMappingInfo> get_auto_tensorize_mapping_info(const ScheduleState& s, uint64_t block_sid,
+                                                                        const PrimFunc& desc) {
   // Step 1. The description's block: the one block under its root's loops.
   auto* scope = as<BlockRealizeNode>(desc->body);
-  TSCH_USER_ASSERT(scope != nullptr, ValueError) << "get_auto_tensorize_mapping_info: the description has no root block";
+  TSCH_USER_ASSERT(scope != nullptr, ValueError)
+      << "get_auto_tensorize_mapping_info: the description has no root block";
   Stmt st = scope->block->body;
   while (auto* f = as<ForNode>(st)) st = f->body;
   auto* desc_block = as<BlockRealizeNode>(st);

@@ -44,7 +44,8 @@ class ReplaceSum : public IRMutator {
  public:
   ReplaceSum(PrimExpr pattern, PrimExpr by) : pattern_(std::move(pattern)), by_(std::move(by)) {}
   PrimExpr mutate(const PrimExpr& e) override {
-    if ((e->kind == ExprKind::Add || e->kind == ExprKind::Sub) && expr_deep_equal(arith::simplify(e), pattern_)) return by_;
+    if ((e->kind == ExprKind::Add || e->kind == ExprKind::Sub) && expr_deep_equal(arith::simplify(e), pattern_))
+      return by_;
     return mutate_children(e);
   }
 
@@ -64,8 +65,10 @@ bool binding_is_affine(const ScheduleState& s, uint64_t block_sid) {
     const ForNode& f = s.loop_at(l);
     loop_vars.insert(f.loop_var.get());
     int64_t extent;
-    if (is_zero(f.min) && as_const_int(f.extent, &extent)) extents[f.loop_var.get()] = extent;
-    else symbolic.insert(f.loop_var.get());
+    if (is_zero(f.min) && as_const_int(f.extent, &extent))
+      extents[f.loop_var.get()] = extent;
+    else
+      symbolic.insert(f.loop_var.get());
   }
   // A sum of loops the block's predicate bounds is one iterator over the range it allows, as
   // TVM's DetectIterMap makes of it: `f0 * 256 + f1 < 49` makes `(f0 * 256 + f1) // 7` a
@@ -80,7 +83,8 @@ bool binding_is_affine(const ScheduleState& s, uint64_t block_sid) {
     if (auto* call = as<CallNode>(t); call && call->op == "likely" && call->args.size() == 1) t = call->args[0];
     std::optional<PredicateBound> b = comparison_bound(t);
     if (!b) continue;
-    auto it = std::find_if(bounded.begin(), bounded.end(), [&](const Bounded& x) { return expr_deep_equal(x.expr, b->expr); });
+    auto it = std::find_if(bounded.begin(), bounded.end(),
+                           [&](const Bounded& x) { return expr_deep_equal(x.expr, b->expr); });
     if (it == bounded.end()) it = bounded.insert(bounded.end(), Bounded{b->expr, std::nullopt, std::nullopt});
     if (b->lo) it->lo = std::max(it->lo.value_or(INT64_MIN), *b->lo);
     if (b->hi) it->hi = std::min(it->hi.value_or(INT64_MAX), *b->hi);
@@ -107,8 +111,10 @@ bool binding_is_affine(const ScheduleState& s, uint64_t block_sid) {
     PrimExpr by = arith::simplify(add(fused, make_int(lo, b.expr->dtype)));
     for (PrimExpr& value : values) {
       int64_t shift;
-      if (as_const_int(arith::simplify(sub(value, b.expr)), &shift)) value = arith::simplify(add(by, make_int(shift, value->dtype)));
-      else value = ReplaceSum(b.expr, by).mutate(value);
+      if (as_const_int(arith::simplify(sub(value, b.expr)), &shift))
+        value = arith::simplify(add(by, make_int(shift, value->dtype)));
+      else
+        value = ReplaceSum(b.expr, by).mutate(value);
     }
   }
   std::vector<PrimExpr> rest;
@@ -162,8 +168,8 @@ bool steps_one_loop(const PrimExpr& index, const arith::VarDomain& dom) {
 // scope): per dimension [min, max], or nullopt where unknown. With `lower_bound`, only what
 // is certainly accessed: a relaxed dimension with gaps, or a predicate that limits it other
 // than by bounding a dimension, gives nullopt (TVM's EstimateRegionLowerBound).
-std::optional<std::vector<arith::Interval>> region_bound(const ScheduleState& s, uint64_t block_sid, uint64_t lca, const BufferRegion& region,
-                                                         bool lower_bound) {
+std::optional<std::vector<arith::Interval>> region_bound(const ScheduleState& s, uint64_t block_sid, uint64_t lca,
+                                                         const BufferRegion& region, bool lower_bound) {
   const BlockNode& block = s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   std::unordered_map<const VarNode*, PrimExpr> bind;
@@ -174,7 +180,8 @@ std::optional<std::vector<arith::Interval>> region_bound(const ScheduleState& s,
     if (p == lca) below = false;
     const ForNode* f = s.loop(p);
     if (!f) continue;
-    bool thread_shared = f->for_kind == ForKind::ThreadBinding && ir::storage_shared_by_thread(region.buffer->scope, f->thread_tag);
+    bool thread_shared =
+        f->for_kind == ForKind::ThreadBinding && ir::storage_shared_by_thread(region.buffer->scope, f->thread_tag);
     if (below || thread_shared) dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
   }
   std::vector<arith::Interval> out;
@@ -192,7 +199,8 @@ std::optional<std::vector<arith::Interval>> region_bound(const ScheduleState& s,
         return std::nullopt;
       for (const auto& [var, range] : dom) {
         if (!uses_var(lo, [&](const VarNode* x) { return x == var; })) continue;
-        if (!as_const_int(arith::simplify(add(sub(range.max, range.min), make_int(1, range.min->dtype))), &n)) return std::nullopt;
+        if (!as_const_int(arith::simplify(add(sub(range.max, range.min), make_int(1, range.min->dtype))), &n))
+          return std::nullopt;
         points *= n;
       }
       if (hull > points * per_instance) return std::nullopt;
@@ -247,14 +255,16 @@ bool provably_le(const PrimExpr& a, const PrimExpr& b) {
 }
 
 // TVM's ProducerCoversConsumer, both regions clipped to the buffer.
-bool covers(const Buffer& buffer, const std::vector<std::optional<arith::Interval>>& produced, const std::vector<arith::Interval>& consumed) {
+bool covers(const Buffer& buffer, const std::vector<std::optional<arith::Interval>>& produced,
+            const std::vector<arith::Interval>& consumed) {
   for (size_t d = 0; d < consumed.size(); ++d) {
     if (!produced[d]) return false;
     DataType t = consumed[d].min->dtype;
     PrimExpr last = arith::simplify(sub(buffer->shape[d], make_int(1, t)));
     int64_t last_value;
     auto clip = [&](const arith::Interval& iv) {
-      PrimExpr hi = as_const_int(last, &last_value) ? min_with(iv.max, last_value) : make_binary(ExprKind::Min, iv.max, last);
+      PrimExpr hi =
+          as_const_int(last, &last_value) ? min_with(iv.max, last_value) : make_binary(ExprKind::Min, iv.max, last);
       return arith::Interval{max_with(iv.min, 0), hi};
     };
     arith::Interval p = clip(*produced[d]), c = clip(consumed[d]);
@@ -313,8 +323,10 @@ ScopeFlags scope_flags(const ScheduleState& s, uint64_t scope) {
               continue;
             }
             auto bound = region_bound(s, producer, lca, write, /*lower_bound=*/true);
-            if (!bound) unknown = true;
-            else produced.push_back(*bound);
+            if (!bound)
+              unknown = true;
+            else
+              produced.push_back(*bound);
           }
         }
         if (produced.empty() && !unknown) continue;

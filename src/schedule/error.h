@@ -41,7 +41,7 @@ class ScheduleError : public std::runtime_error {
   const ScheduleErrorKind* kind;
   std::vector<uint64_t> locations;
   std::vector<std::string> location_names;  // "tir.For#0", "tir.Block#1"
-  std::string primitive;                     // TVM's spelling ("compute-at"); set by Schedule::apply
+  std::string primitive;                    // TVM's spelling ("compute-at"); set by Schedule::apply
 
   std::string fast_error_string() const { return "ScheduleError: " + (fast.empty() ? std::string(kind->fast) : fast); }
 
@@ -55,14 +55,15 @@ class ScheduleError : public std::runtime_error {
 }
 
 // The conditions several primitives refuse (TVM's names).
-extern const ScheduleErrorKind& kLoopNotStartWithZeroError;    // {0}: the loop
+extern const ScheduleErrorKind& kLoopNotStartWithZeroError;          // {0}: the loop
 extern const ScheduleErrorKind& kHasAnnotationOrThreadBindingError;  // {0}: the loop
-extern const ScheduleErrorKind& kRootBlockError;                // {0}: the root block
-extern const ScheduleErrorKind& kNotOutputBlockError;           // {0}: the block (output blocks refused)
-extern const ScheduleErrorKind& kBlockNotFoundError;            // no locations; message names the block
-extern const ScheduleErrorKind& kNonAllocatedBufferError;       // {0}: the block; the message names the buffer
+extern const ScheduleErrorKind& kRootBlockError;                     // {0}: the root block
+extern const ScheduleErrorKind& kNotOutputBlockError;                // {0}: the block (output blocks refused)
+extern const ScheduleErrorKind& kBlockNotFoundError;                 // no locations; message names the block
+extern const ScheduleErrorKind& kNonAllocatedBufferError;            // {0}: the block; the message names the buffer
 extern const ScheduleErrorKind& kNotInSameScopeError;
-extern const ScheduleErrorKind& kNotOnlyChildError;             // {0}, {1}: the outer and the inner loop           // {0}, {1}: the block and the loop
+extern const ScheduleErrorKind&
+    kNotOnlyChildError;  // {0}, {1}: the outer and the inner loop           // {0}, {1}: the block and the loop
 // {0}: a loop bound to both spatial and reduction iterators of a block ({1}).
 extern const ScheduleErrorKind& kLoopTouchedByBothKindsError;
 extern const ScheduleErrorKind& kNotSupportedYet;
@@ -76,16 +77,18 @@ extern const ScheduleErrorKind& kNotSingleWriteBlock;
 // {0}: a block that is not a reduction block (TVM's five conditions).
 extern const ScheduleErrorKind& kNotReductionBlockError;
 #define TSCH_REDUCTION_BLOCK_DEFINITION                                                                    \
-  "Definition of a reduction block:\n"                                                                    \
-  "1) The block has the `init` statement\n"                                                               \
-  "2) All the block bindings are quasi-affine expressions\n"                                              \
-  "3) All block vars are either data parallel block vars or reduction block vars\n"                       \
+  "Definition of a reduction block:\n"                                                                     \
+  "1) The block has the `init` statement\n"                                                                \
+  "2) All the block bindings are quasi-affine expressions\n"                                               \
+  "3) All block vars are either data parallel block vars or reduction block vars\n"                        \
   "4) Dominant: the block is the only writer of its output, dominating the reader of its output buffers\n" \
   "5) The reduction block vars are not used to index the output buffers"
 [[noreturn]] void fail_not_reduction_block(const ScheduleState& s, uint64_t block, int condition);
 // Condition 5 of a reduction block: a reduction iterator of `block` used in `indices` (a
 // store into its output), or null.
-const ir::VarNode* reduction_var_in(const ir::BlockNode& block, const std::vector<ir::PrimExpr>& indices);               // tsch: a case tsch refuses that TVM may accept
+const ir::VarNode* reduction_var_in(
+    const ir::BlockNode& block,
+    const std::vector<ir::PrimExpr>& indices);  // tsch: a case tsch refuses that TVM may accept
 
 // TVM's BufferIndexOutOfRangeError: `index` is not one of the block's read (write) regions.
 [[noreturn]] void fail_buffer_index_out_of_range(const ScheduleState& s, uint64_t block, int64_t index, bool is_write);

@@ -6,19 +6,26 @@ namespace tsch::schedule {
 
 using namespace ir;
 
-bool ExprPairComparator::compare_operands(const PrimExpr& lhs, const PrimExpr& rhs) {
+bool ExprPairComparator::compare_operands(const PrimExpr &lhs, const PrimExpr &rhs) {
   if (is_binary(lhs->kind)) return expr(binary_a(lhs), binary_a(rhs)) && expr(binary_b(lhs), binary_b(rhs));
   switch (lhs->kind) {
-    case ExprKind::IntImm: return as<IntImmNode>(lhs)->value == as<IntImmNode>(rhs)->value;
-    case ExprKind::FloatImm: return as<FloatImmNode>(lhs)->value == as<FloatImmNode>(rhs)->value;
-    case ExprKind::StringImm: return as<StringImmNode>(lhs)->value == as<StringImmNode>(rhs)->value;
-    case ExprKind::Var: return var(as<VarNode>(lhs), rhs);
-    case ExprKind::Not: return expr(as<NotNode>(lhs)->a, as<NotNode>(rhs)->a);
+    case ExprKind::IntImm:
+      return as<IntImmNode>(lhs)->value == as<IntImmNode>(rhs)->value;
+    case ExprKind::FloatImm:
+      return as<FloatImmNode>(lhs)->value == as<FloatImmNode>(rhs)->value;
+    case ExprKind::StringImm:
+      return as<StringImmNode>(lhs)->value == as<StringImmNode>(rhs)->value;
+    case ExprKind::Var:
+      return var(as<VarNode>(lhs), rhs);
+    case ExprKind::Not:
+      return expr(as<NotNode>(lhs)->a, as<NotNode>(rhs)->a);
     case ExprKind::Select: {
       auto *a = as<SelectNode>(lhs), *b = as<SelectNode>(rhs);
-      return expr(a->condition, b->condition) && expr(a->true_value, b->true_value) && expr(a->false_value, b->false_value);
+      return expr(a->condition, b->condition) && expr(a->true_value, b->true_value) &&
+             expr(a->false_value, b->false_value);
     }
-    case ExprKind::Cast: return expr(as<CastNode>(lhs)->value, as<CastNode>(rhs)->value);
+    case ExprKind::Cast:
+      return expr(as<CastNode>(lhs)->value, as<CastNode>(rhs)->value);
     case ExprKind::BufferLoad: {
       auto *a = as<BufferLoadNode>(lhs), *b = as<BufferLoadNode>(rhs);
       return access(a->buffer, a->indices, b->buffer, b->indices);
@@ -39,7 +46,8 @@ bool ExprPairComparator::compare_operands(const PrimExpr& lhs, const PrimExpr& r
       auto *a = as<BroadcastNode>(lhs), *b = as<BroadcastNode>(rhs);
       return a->lanes == b->lanes && expr(a->value, b->value);
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

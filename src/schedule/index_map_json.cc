@@ -1,8 +1,7 @@
 #include "schedule/index_map_json.h"
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "arith/scalable_expression.h"
@@ -21,13 +20,23 @@ namespace {
 
 // TVM's type keys of the binary expressions, by tsch's kind.
 const std::vector<std::pair<ExprKind, const char*>>& binary_keys() {
-  static const std::vector<std::pair<ExprKind, const char*>> keys = {
-      {ExprKind::Add, "tir.Add"},     {ExprKind::Sub, "tir.Sub"},           {ExprKind::Mul, "tir.Mul"},
-      {ExprKind::Div, "tir.Div"},     {ExprKind::Mod, "tir.Mod"},           {ExprKind::FloorDiv, "tir.FloorDiv"},
-      {ExprKind::FloorMod, "tir.FloorMod"}, {ExprKind::Min, "tir.Min"},     {ExprKind::Max, "tir.Max"},
-      {ExprKind::EQ, "tir.EQ"},       {ExprKind::NE, "tir.NE"},             {ExprKind::LT, "tir.LT"},
-      {ExprKind::LE, "tir.LE"},       {ExprKind::GT, "tir.GT"},             {ExprKind::GE, "tir.GE"},
-      {ExprKind::And, "tir.And"},     {ExprKind::Or, "tir.Or"}};
+  static const std::vector<std::pair<ExprKind, const char*>> keys = {{ExprKind::Add, "tir.Add"},
+                                                                     {ExprKind::Sub, "tir.Sub"},
+                                                                     {ExprKind::Mul, "tir.Mul"},
+                                                                     {ExprKind::Div, "tir.Div"},
+                                                                     {ExprKind::Mod, "tir.Mod"},
+                                                                     {ExprKind::FloorDiv, "tir.FloorDiv"},
+                                                                     {ExprKind::FloorMod, "tir.FloorMod"},
+                                                                     {ExprKind::Min, "tir.Min"},
+                                                                     {ExprKind::Max, "tir.Max"},
+                                                                     {ExprKind::EQ, "tir.EQ"},
+                                                                     {ExprKind::NE, "tir.NE"},
+                                                                     {ExprKind::LT, "tir.LT"},
+                                                                     {ExprKind::LE, "tir.LE"},
+                                                                     {ExprKind::GT, "tir.GT"},
+                                                                     {ExprKind::GE, "tir.GE"},
+                                                                     {ExprKind::And, "tir.And"},
+                                                                     {ExprKind::Or, "tir.Or"}};
   return keys;
 }
 
@@ -81,7 +90,8 @@ class GraphWriter : public JsonGraphWriter {
         data["a"] = expr(b->a);
         data["b"] = expr(b->b);
       }
-      TSCH_USER_ASSERT(!type.empty(), NotImplementedError) << "not supported yet: " << ir::script(e) << " in an index map's JSON form";
+      TSCH_USER_ASSERT(!type.empty(), NotImplementedError)
+          << "not supported yet: " << ir::script(e) << " in an index map's JSON form";
     }
     return objects_[e.get()] = object(type, data);
   }
@@ -104,7 +114,8 @@ class GraphReader : public JsonGraphReader {
   TraceArg index_map() {
     const json& node = at(root());
     if (type_of(node) != "tir.IndexMap") {
-      if (type_of(node).rfind("tir.", 0) == 0 || type_of(node).rfind("ir.", 0) == 0) return TraceArg::of_expr(expr(root()));
+      if (type_of(node).rfind("tir.", 0) == 0 || type_of(node).rfind("ir.", 0) == 0)
+        return TraceArg::of_expr(expr(root()));
       bad("the root is a " + type_of(node) + ", not a tir.IndexMap");
     }
     const json& data = fields(node);
@@ -171,7 +182,8 @@ class GraphReader : public JsonGraphReader {
     } catch (const IRError& e) {
       bad_graph(std::string("a ") + type + " node: " + e.what());
     }
-    TSCH_USER_ASSERT(out, NotImplementedError) << "not supported yet: a " << type << " node in an index map's JSON form";
+    TSCH_USER_ASSERT(out, NotImplementedError)
+        << "not supported yet: a " << type << " node in an index map's JSON form";
     --depth_;
     return exprs_[index] = out;
   }

@@ -201,7 +201,8 @@ struct Registry {
     for (auto& k : kinds) {
       k->assign_slots();
       all.push_back(k.get());
-      TSCH_INTERNAL_ASSERT(by_name.emplace(k->name, k.get()).second) << "instruction kind " << k->name << " registered twice";
+      TSCH_INTERNAL_ASSERT(by_name.emplace(k->name, k.get()).second)
+          << "instruction kind " << k->name << " registered twice";
       for (const std::string& alias : k->aliases) by_name.emplace(alias, k.get());
       by_method.emplace(k->method, k.get());
     }

@@ -49,18 +49,48 @@ struct TraceArg {
   RV ref;
   std::vector<TraceArg> list;
   std::vector<std::string> keys;  // Dict: the keys of `list`'s values, in order (annotation values)
-  ir::PrimExpr expr;  // Expr
+  ir::PrimExpr expr;              // Expr
   // IndexMap: `lambda params: (outputs)`; the ExprRVs the outputs use are Refs in `list`.
   std::vector<ir::Var> map_params;
   std::vector<ir::PrimExpr> map_outputs;
 
   static TraceArg none() { return TraceArg{}; }
-  static TraceArg of_int(int64_t v) { TraceArg a; a.kind = Kind::Int; a.i = v; return a; }
-  static TraceArg of_float(double v) { TraceArg a; a.kind = Kind::Float; a.f = v; return a; }
-  static TraceArg of_bool(bool v) { TraceArg a; a.kind = Kind::Bool; a.b = v; return a; }
-  static TraceArg of_str(std::string v) { TraceArg a; a.kind = Kind::Str; a.s = std::move(v); return a; }
-  static TraceArg of_ref(RV v) { TraceArg a; a.kind = Kind::Ref; a.ref = std::move(v); return a; }
-  static TraceArg of_list(std::vector<TraceArg> v) { TraceArg a; a.kind = Kind::List; a.list = std::move(v); return a; }
+  static TraceArg of_int(int64_t v) {
+    TraceArg a;
+    a.kind = Kind::Int;
+    a.i = v;
+    return a;
+  }
+  static TraceArg of_float(double v) {
+    TraceArg a;
+    a.kind = Kind::Float;
+    a.f = v;
+    return a;
+  }
+  static TraceArg of_bool(bool v) {
+    TraceArg a;
+    a.kind = Kind::Bool;
+    a.b = v;
+    return a;
+  }
+  static TraceArg of_str(std::string v) {
+    TraceArg a;
+    a.kind = Kind::Str;
+    a.s = std::move(v);
+    return a;
+  }
+  static TraceArg of_ref(RV v) {
+    TraceArg a;
+    a.kind = Kind::Ref;
+    a.ref = std::move(v);
+    return a;
+  }
+  static TraceArg of_list(std::vector<TraceArg> v) {
+    TraceArg a;
+    a.kind = Kind::List;
+    a.list = std::move(v);
+    return a;
+  }
   static TraceArg of_dict(std::vector<std::string> k, std::vector<TraceArg> v) {
     TraceArg a;
     a.kind = Kind::Dict;
@@ -91,13 +121,13 @@ TraceArg rename_rvs(const TraceArg& a, const std::function<std::string(const RV&
 
 // How a script passes a parameter; the bindings convert by type, the trace prints by type.
 enum class ParamType {
-  Block,         // a BlockRV, or a block name (looked up with get_block, which is traced)
-  Loop,          // a LoopRV
-  BlockOrLoop,   // either
-  Loops,         // *loops: variadic LoopRVs, printed positionally
-  Factors,       // split factors: None, int, ExprRV or an integer expression of ExprRVs each
-  Target,        // blockize: a LoopRV or a list of BlockRVs
-  Blocks,        // None or a list of BlockRVs (cache_read's consumer_blocks)
+  Block,        // a BlockRV, or a block name (looked up with get_block, which is traced)
+  Loop,         // a LoopRV
+  BlockOrLoop,  // either
+  Loops,        // *loops: variadic LoopRVs, printed positionally
+  Factors,      // split factors: None, int, ExprRV or an integer expression of ExprRVs each
+  Target,       // blockize: a LoopRV or a list of BlockRVs
+  Blocks,       // None or a list of BlockRVs (cache_read's consumer_blocks)
   Int,
   Bool,
   Str,
@@ -121,7 +151,7 @@ struct ParamSpec {
   std::string default_text;  // Python default ("True", "None", "-1"); empty: required
   bool keyword_only = false;
   bool positional_only = false;  // printed without its name (fuse's loops, get_child_blocks)
-  int slot_index = -1;  // position in inputs or attrs (set when the kind is registered)
+  int slot_index = -1;           // position in inputs or attrs (set when the kind is registered)
 };
 
 enum class OutputForm { None, Single, List };
@@ -146,8 +176,8 @@ struct InstructionKind {
   bool is_pure = false;      // a query: a trace may drop it when its outputs are unused
   bool is_postproc = false;  // EnterPostproc: what follows belongs to postprocessing
   std::function<void(Schedule&, InstructionCall&)> apply;
-  std::string doc;   // one-line description shown by help()
-  std::string help;  // what the primitive checks, and an example
+  std::string doc;                   // one-line description shown by help()
+  std::string help;                  // what the primitive checks, and an example
   std::vector<std::string> aliases;  // other TVM names accepted in JSON (GetSBlock)
 
   // The primitive as TVM's error reports name it: "compute-at", "transform_layout".
@@ -177,12 +207,35 @@ using Instruction = std::shared_ptr<const InstructionNode>;
 // The registry is filled once from each primitive file's register function (at the bottom of
 // the file), called explicitly: static initializers in a static library would be dropped.
 using KindList = std::vector<std::unique_ptr<InstructionKind>>;
-#define TSCH_SCHEDULE_KIND_FILES(X)                                                                      \
-  X(get_block) X(split) X(fuse) X(reorder) X(loop_kind) X(compute_at) X(compute_inline)                  \
-  X(decompose_reduction) X(rfactor) X(blockize) X(cache) X(annotate) X(storage_align) X(transform_layout) \
-  X(sampling) X(postproc) X(set_dtype) X(merge) X(reindex) X(tensorize) X(rolling_buffer)            \
-  X(decompose_padding) X(pad_einsum) X(fuse_reduction_epilogue) X(read_write_at) X(cache_inplace)   \
-  X(cache_index) X(reindex_cache)
+#define TSCH_SCHEDULE_KIND_FILES(X) \
+  X(get_block)                      \
+  X(split)                          \
+  X(fuse)                           \
+  X(reorder)                        \
+  X(loop_kind)                      \
+  X(compute_at)                     \
+  X(compute_inline)                 \
+  X(decompose_reduction)            \
+  X(rfactor)                        \
+  X(blockize)                       \
+  X(cache)                          \
+  X(annotate)                       \
+  X(storage_align)                  \
+  X(transform_layout)               \
+  X(sampling)                       \
+  X(postproc)                       \
+  X(set_dtype)                      \
+  X(merge)                          \
+  X(reindex)                        \
+  X(tensorize)                      \
+  X(rolling_buffer)                 \
+  X(decompose_padding)              \
+  X(pad_einsum)                     \
+  X(fuse_reduction_epilogue)        \
+  X(read_write_at)                  \
+  X(cache_inplace)                  \
+  X(cache_index)                    \
+  X(reindex_cache)
 #define TSCH_DECLARE_REGISTER(file) void register_##file##_kinds(KindList& kinds);
 TSCH_SCHEDULE_KIND_FILES(TSCH_DECLARE_REGISTER)
 #undef TSCH_DECLARE_REGISTER

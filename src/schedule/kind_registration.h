@@ -23,7 +23,8 @@ inline ParamSpec attr(std::string name, ParamType type, std::string default_text
 inline ParamSpec decision_param() { return ParamSpec{"decision", ParamType::Decision, Slot::Decision, "None"}; }
 
 inline std::unique_ptr<InstructionKind> define_kind(std::string name, std::string method, std::vector<ParamSpec> params,
-                                                    OutputForm outputs, std::function<void(Schedule&, InstructionCall&)> apply,
+                                                    OutputForm outputs,
+                                                    std::function<void(Schedule&, InstructionCall&)> apply,
                                                     std::string doc, const std::string& checks = {},
                                                     const std::string& example = {}) {
   auto k = std::make_unique<InstructionKind>();

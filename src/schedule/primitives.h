@@ -30,7 +30,8 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop, const std::vector<s
 std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop, const std::vector<ir::PrimExpr>& factors,
                                      bool preserve_unit_iters, bool disable_predication);
 // primitive/split.cc: consecutive loops over the factors' lengths; returns them.
-std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop, const std::vector<std::optional<int64_t>>& factors);
+std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop,
+                                     const std::vector<std::optional<int64_t>>& factors);
 uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loops, bool preserve_unit_iters);
 void reorder(ScheduleState& s, const std::vector<uint64_t>& loops);
 // primitive/merge.cc: sibling nests of one shape into one; returns the innermost merged loop.
@@ -55,8 +56,8 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop, int64_t factor_axis);
 void annotate(ScheduleState& s, uint64_t block_or_loop, const std::string& key, const ir::AttrValue& value);
 // The block's region of one read (write) buffer, [start, end) per dimension from `ranges`
 // (functions of `params`, the block's iterators).
-void annotate_buffer_access(ScheduleState& s, uint64_t block, int64_t index, bool write, const std::vector<ir::Var>& params,
-                            const std::vector<ir::PrimExpr>& ranges);
+void annotate_buffer_access(ScheduleState& s, uint64_t block, int64_t index, bool write,
+                            const std::vector<ir::Var>& params, const std::vector<ir::PrimExpr>& ranges);
 void unannotate(ScheduleState& s, uint64_t block_or_loop, const std::string& key);
 uint64_t add_unit_loop(ScheduleState& s, uint64_t block_or_loop);
 std::vector<uint64_t> get_producers(const ScheduleState& s, uint64_t block);
@@ -78,11 +79,13 @@ void set_scope(ScheduleState& s, uint64_t block, int64_t buffer_index, const std
 // before the first subtree reading (after the last subtree writing) the block's buffer, which
 // the subtrees from (up to) there access in `scope` instead (TVM's ReadAt / WriteAt).
 uint64_t read_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t read_buffer_index, const std::string& scope);
-uint64_t write_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t write_buffer_index, const std::string& scope);
+uint64_t write_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t write_buffer_index,
+                  const std::string& scope);
 // primitive/cache_inplace.cc: a block that reads and writes a buffer works on a copy in
 // `scope`: copied in before it and back after it, inside its innermost loop; returns the two
 // copy blocks (TVM's CacheInplace).
-std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block, int64_t read_buffer_index, const std::string& scope);
+std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block, int64_t read_buffer_index,
+                                    const std::string& scope);
 // primitive/cache_index.cc: the index expressions of the block's buffer accesses precomputed
 // into int32 buffers in `scope` by blocks before it (TVM's CacheIndex); returns those blocks.
 std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block, const std::string& scope, int64_t cse_thresh);
@@ -99,12 +102,15 @@ struct LayoutPadding {
   bool assume_injective = false;
 };
 // primitive/transform_layout.cc: the buffer's physical layout split at `separators`.
-void set_axis_separator(ScheduleState& s, uint64_t block, const ir::Buffer& buffer, const std::vector<int64_t>& separators);
+void set_axis_separator(ScheduleState& s, uint64_t block, const ir::Buffer& buffer,
+                        const std::vector<int64_t>& separators);
 void transform_layout(ScheduleState& s, uint64_t block, const ir::Buffer& buffer, const std::vector<ir::Var>& params,
                       const std::vector<ir::PrimExpr>& outputs, const LayoutPadding& padding);
 // primitive/transform_layout.cc: the block's iteration space re-indexed by a bijective affine map.
-void transform_block_layout(ScheduleState& s, uint64_t block, const std::vector<ir::Var>& params, const std::vector<ir::PrimExpr>& outputs);
-void storage_align(ScheduleState& s, uint64_t block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset);
+void transform_block_layout(ScheduleState& s, uint64_t block, const std::vector<ir::Var>& params,
+                            const std::vector<ir::PrimExpr>& outputs);
+void storage_align(ScheduleState& s, uint64_t block, int64_t buffer_index, int64_t axis, int64_t factor,
+                   int64_t offset);
 // primitive/decompose_padding.cc: a padding block split into a block filling the pad value
 // before `loop` (returned) and the block itself writing the in-bound part only; with
 // `check_only` nothing changes (can_decompose_padding: false where it would refuse).

@@ -30,7 +30,8 @@ void check_refusal(const ScheduleState& after, const ScheduleState& before, cons
   if (!enabled || after.mod() == before.mod()) return;
   ir::StructuralDiff d = ir::structural_diff(before.mod(), after.mod());
   throw UserError(UserErrorKind::RuntimeError, "TSCH_CHECK_REFUSALS: the primitive changed the module before refusing" +
-                                                   (d.equal ? std::string(" (to an equal copy)") : " at " + d.path) + "\n" + report);
+                                                   (d.equal ? std::string(" (to an equal copy)") : " at " + d.path) +
+                                                   "\n" + report);
 }
 
 }  // namespace
@@ -39,7 +40,8 @@ ErrorRenderLevel parse_error_render_level(const std::string& text) {
   if (text == "detail") return ErrorRenderLevel::Detail;
   if (text == "fast") return ErrorRenderLevel::Fast;
   if (text == "none") return ErrorRenderLevel::None;
-  throw UserError(UserErrorKind::ValueError, "error_render_level must be \"detail\", \"fast\" or \"none\", got \"" + text + "\"",
+  throw UserError(UserErrorKind::ValueError,
+                  "error_render_level must be \"detail\", \"fast\" or \"none\", got \"" + text + "\"",
                   "error_render_level");
 }
 
@@ -49,7 +51,8 @@ Schedule::Schedule(ir::IRModule mod, int64_t seed_value, int64_t debug_mask, Err
 }
 
 void Schedule::work_on(const std::string& func_name) {
-  TSCH_USER_ASSERT_ARG(state_.mod()->prim_func(func_name), ValueError, "func_name") << "no function named \"" << func_name << "\" in the module";
+  TSCH_USER_ASSERT_ARG(state_.mod()->prim_func(func_name), ValueError, "func_name")
+      << "no function named \"" << func_name << "\" in the module";
   state_.set_func_name(func_name);
 }
 
@@ -73,9 +76,12 @@ void Schedule::resume_change_check(const ScheduleState& before) {
 
 std::string Schedule::render(const ScheduleError& error, const ScheduleState& at) const {
   switch (render_level_) {
-    case ErrorRenderLevel::Detail: return render_schedule_error(at, error);
-    case ErrorRenderLevel::Fast: return error.fast_error_string();
-    case ErrorRenderLevel::None: return "(not rendered)";
+    case ErrorRenderLevel::Detail:
+      return render_schedule_error(at, error);
+    case ErrorRenderLevel::Fast:
+      return error.fast_error_string();
+    case ErrorRenderLevel::None:
+      return "(not rendered)";
   }
   return error.what();
 }
@@ -132,7 +138,8 @@ std::vector<RV> Schedule::apply(const InstructionKind& kind, std::vector<TraceAr
           bool was_in_bounds = !before || arith::verify_well_formed(before, arith::kBounds).empty();
           std::vector<std::string> problems =
               arith::verify_well_formed(func, was_in_bounds ? arith::kAllChecks : arith::kStructure);
-          TSCH_INTERNAL_ASSERT(problems.empty()) << kind.name << " left function " << name << " ill-formed: " << problems[0];
+          TSCH_INTERNAL_ASSERT(problems.empty())
+              << kind.name << " left function " << name << " ill-formed: " << problems[0];
         }
       }
       if (change_check() && !change_check_suspended_ && !edited_outside_trace_) change_check()(*this, saved);
@@ -167,8 +174,8 @@ std::vector<RV> Schedule::apply(const std::string& kind_name, std::vector<TraceA
 }
 
 void Schedule::check_known(const RV& rv) const {
-  TSCH_USER_ASSERT(symbols_.count(rv), IndexError)
-      << "Cannot find the corresponding RandomVariable: the handle was made by another schedule, or removed with remove_rv";
+  TSCH_USER_ASSERT(symbols_.count(rv), IndexError) << "Cannot find the corresponding RandomVariable: the handle was "
+                                                      "made by another schedule, or removed with remove_rv";
 }
 
 void Schedule::remove_rv(const RV& rv) {
@@ -210,16 +217,18 @@ TraceArg Schedule::resolve(const TraceArg& arg) const {
   }
   if (arg.kind != TraceArg::Kind::Expr) return arg;
   ir::PrimExpr v = evaluate(arg.expr);
-  if (auto* i = ir::as<ir::IntImmNode>(v)) return v->dtype.is_bool() ? TraceArg::of_bool(i->value != 0) : TraceArg::of_int(i->value);
+  if (auto* i = ir::as<ir::IntImmNode>(v))
+    return v->dtype.is_bool() ? TraceArg::of_bool(i->value != 0) : TraceArg::of_int(i->value);
   if (auto* f = ir::as<ir::FloatImmNode>(v)) return TraceArg::of_float(f->value);
   // A split factor such as `T.vscale() * 4` stays an expression (of no ExprRV).
   if (v->dtype.is_int() && arith::contains_vscale(v) && arith::is_vscale_constant(v)) return TraceArg::of_expr(v);
-  throw UserError(UserErrorKind::TypeError, "the expression " + ir::script(arg.expr) + " does not evaluate to a constant (it gives " +
-                                                ir::script(v) + ")");
+  throw UserError(UserErrorKind::TypeError, "the expression " + ir::script(arg.expr) +
+                                                " does not evaluate to a constant (it gives " + ir::script(v) + ")");
 }
 
 uint64_t Schedule::loop_sid(const TraceArg& arg) const {
-  TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Loop, TypeError) << "expected a LoopRV";
+  TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Loop, TypeError)
+      << "expected a LoopRV";
   check_known(arg.ref);
   uint64_t sid = arg.ref->sid;
   if (sid == kRootLoop || sid == kInlineLoop) return sid;
@@ -229,7 +238,8 @@ uint64_t Schedule::loop_sid(const TraceArg& arg) const {
 }
 
 uint64_t Schedule::block_sid(const TraceArg& arg) const {
-  TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Block, TypeError) << "expected a BlockRV";
+  TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Block, TypeError)
+      << "expected a BlockRV";
   check_known(arg.ref);
   TSCH_USER_ASSERT(state_.block(arg.ref->sid), ValueError)
       << "the block no longer exists in the IRModule (an earlier primitive removed it)";
@@ -266,14 +276,16 @@ std::vector<TraceArg> refs(const std::vector<RV>& rvs) {
 }  // namespace
 
 RV Schedule::get_block(const std::string& name, const std::string& func_name) {
-  return apply("GetBlock", {}, {TraceArg::of_str(name), func_name.empty() ? TraceArg::none() : TraceArg::of_str(func_name)})[0];
+  return apply("GetBlock", {},
+               {TraceArg::of_str(name), func_name.empty() ? TraceArg::none() : TraceArg::of_str(func_name)})[0];
 }
 std::vector<RV> Schedule::get_loops(const RV& block) { return apply("GetLoops", {ref(block)}, {}); }
-std::vector<RV> Schedule::split(const RV& loop, const std::vector<std::optional<int64_t>>& factors, bool preserve_unit_iters,
-                                bool disable_predication) {
+std::vector<RV> Schedule::split(const RV& loop, const std::vector<std::optional<int64_t>>& factors,
+                                bool preserve_unit_iters, bool disable_predication) {
   std::vector<TraceArg> inputs{ref(loop)};
   for (const auto& f : factors) inputs.push_back(f ? TraceArg::of_int(*f) : TraceArg::none());
-  return apply("Split", std::move(inputs), {TraceArg::of_bool(preserve_unit_iters), TraceArg::of_bool(disable_predication)});
+  return apply("Split", std::move(inputs),
+               {TraceArg::of_bool(preserve_unit_iters), TraceArg::of_bool(disable_predication)});
 }
 RV Schedule::fuse(const std::vector<RV>& loops, bool preserve_unit_iters) {
   return apply("Fuse", refs(loops), {TraceArg::of_bool(preserve_unit_iters)})[0];
@@ -282,7 +294,9 @@ void Schedule::reorder(const std::vector<RV>& loops) { apply("Reorder", refs(loo
 void Schedule::parallel(const RV& loop) { apply("Parallel", {ref(loop)}, {}); }
 void Schedule::vectorize(const RV& loop) { apply("Vectorize", {ref(loop)}, {}); }
 void Schedule::unroll(const RV& loop) { apply("Unroll", {ref(loop)}, {}); }
-void Schedule::bind(const RV& loop, const std::string& thread_axis) { apply("Bind", {ref(loop)}, {TraceArg::of_str(thread_axis)}); }
+void Schedule::bind(const RV& loop, const std::string& thread_axis) {
+  apply("Bind", {ref(loop)}, {TraceArg::of_str(thread_axis)});
+}
 void Schedule::compute_at(const RV& block, const RV& loop, bool preserve_unit_loops, int64_t index) {
   apply("ComputeAt", {ref(block), ref(loop)}, {TraceArg::of_bool(preserve_unit_loops), TraceArg::of_int(index)});
 }
@@ -291,16 +305,23 @@ void Schedule::reverse_compute_at(const RV& block, const RV& loop, bool preserve
 }
 void Schedule::compute_inline(const RV& block) { apply("ComputeInline", {ref(block)}, {}); }
 void Schedule::reverse_compute_inline(const RV& block) { apply("ReverseComputeInline", {ref(block)}, {}); }
-RV Schedule::cache_read(const RV& block, int64_t read_buffer_index, const std::string& scope, const std::vector<RV>& consumer_blocks) {
+RV Schedule::cache_read(const RV& block, int64_t read_buffer_index, const std::string& scope,
+                        const std::vector<RV>& consumer_blocks) {
   std::vector<TraceArg> consumers;
   for (const RV& c : consumer_blocks) consumers.push_back(ref(c));
-  return apply("CacheRead", {ref(block), TraceArg::of_list(consumers)}, {TraceArg::of_int(read_buffer_index), TraceArg::of_str(scope)})[0];
+  return apply("CacheRead", {ref(block), TraceArg::of_list(consumers)},
+               {TraceArg::of_int(read_buffer_index), TraceArg::of_str(scope)})[0];
 }
 RV Schedule::cache_write(const RV& block, int64_t write_buffer_index, const std::string& scope) {
-  return apply("CacheWrite", {ref(block), TraceArg::of_list({})}, {TraceArg::of_int(write_buffer_index), TraceArg::of_str(scope)})[0];
+  return apply("CacheWrite", {ref(block), TraceArg::of_list({})},
+               {TraceArg::of_int(write_buffer_index), TraceArg::of_str(scope)})[0];
 }
-RV Schedule::rfactor(const RV& loop, int64_t factor_axis) { return apply("RFactor", {ref(loop)}, {TraceArg::of_int(factor_axis)})[0]; }
-RV Schedule::decompose_reduction(const RV& block, const RV& loop) { return apply("DecomposeReduction", {ref(block), ref(loop)}, {})[0]; }
+RV Schedule::rfactor(const RV& loop, int64_t factor_axis) {
+  return apply("RFactor", {ref(loop)}, {TraceArg::of_int(factor_axis)})[0];
+}
+RV Schedule::decompose_reduction(const RV& block, const RV& loop) {
+  return apply("DecomposeReduction", {ref(block), ref(loop)}, {})[0];
+}
 void Schedule::storage_align(const RV& block, int64_t buffer_index, int64_t axis, int64_t factor, int64_t offset) {
   apply("StorageAlign", {ref(block)},
         {TraceArg::of_int(buffer_index), TraceArg::of_int(axis), TraceArg::of_int(factor), TraceArg::of_int(offset)});

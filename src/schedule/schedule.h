@@ -25,7 +25,8 @@ ErrorRenderLevel parse_error_render_level(const std::string& text);  // UserErro
 // A refusal as scripts see it: the report rendered at the schedule's level.
 class RenderedScheduleError : public std::runtime_error {
  public:
-  RenderedScheduleError(const std::string& message, std::string kind) : std::runtime_error(message), kind(std::move(kind)) {}
+  RenderedScheduleError(const std::string& message, std::string kind)
+      : std::runtime_error(message), kind(std::move(kind)) {}
   std::string kind;  // the condition's name (ScheduleErrorKind::name)
 };
 
@@ -129,7 +130,8 @@ class Schedule {
   void compute_inline(const RV& block);
   void reverse_compute_inline(const RV& block);
   // consumer_blocks: the blocks that read the cache (empty: every reader of the buffer, as TVM).
-  RV cache_read(const RV& block, int64_t read_buffer_index, const std::string& scope, const std::vector<RV>& consumer_blocks = {});
+  RV cache_read(const RV& block, int64_t read_buffer_index, const std::string& scope,
+                const std::vector<RV>& consumer_blocks = {});
   RV cache_write(const RV& block, int64_t write_buffer_index, const std::string& scope);
   RV rfactor(const RV& loop, int64_t factor_axis);
   RV decompose_reduction(const RV& block, const RV& loop);

@@ -89,8 +89,8 @@ ScheduleState::ScheduleState(IRModule mod) {
           << script(loop->step) << "): the schedule primitives assume unit steps";
       // The block tree and the primitives' rewrites do not look through attribute statements.
       auto* attr = as<AttrStmtNode>(s);
-      TSCH_USER_ASSERT(!attr, NotImplementedError)
-          << "not supported yet: a schedule of " << name << ", which holds T.attr(..., \"" << attr->attr_key << "\", ...)";
+      TSCH_USER_ASSERT(!attr, NotImplementedError) << "not supported yet: a schedule of " << name
+                                                   << ", which holds T.attr(..., \"" << attr->attr_key << "\", ...)";
     });
     Stmt body = id.mutate(f->body);
     if (body == f->body) continue;
@@ -110,7 +110,8 @@ void ScheduleState::rebuild_index() {
   for (const auto& [name, f] : mod_->prim_funcs()) {
     const std::string& func = name;
     std::vector<uint64_t> stack;
-    std::function<void(const Stmt&, const BlockRealizeNode*)> walk = [&](const Stmt& s, const BlockRealizeNode* realize) {
+    std::function<void(const Stmt&, const BlockRealizeNode*)> walk = [&](const Stmt& s,
+                                                                         const BlockRealizeNode* realize) {
       if (!s) return;
       switch (s->kind) {
         case StmtKind::For: {

@@ -13,11 +13,11 @@
 namespace tsch::schedule {
 
 struct NodeInfo {
-  const ir::StmtNode* node = nullptr;       // ForNode or BlockNode
-  uint64_t parent = 0;                      // enclosing loop or block (0: none)
+  const ir::StmtNode* node = nullptr;             // ForNode or BlockNode
+  uint64_t parent = 0;                            // enclosing loop or block (0: none)
   const ir::BlockRealizeNode* realize = nullptr;  // for blocks (null for the function root)
-  std::string func;                         // the function holding it
-  std::weak_ptr<const ir::StmtNode> ref;    // the node itself, not counted as a holder
+  std::string func;                               // the function holding it
+  std::weak_ptr<const ir::StmtNode> ref;          // the node itself, not counted as a holder
 };
 
 class ScheduleState {

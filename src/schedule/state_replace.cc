@@ -25,13 +25,15 @@ void for_each_child(const StmtNode* node, F&& f) {
     if (child) f(static_cast<const StmtNode*>(child.get()), child.use_count());
   };
   switch (node->kind) {
-    case StmtKind::For: return visit(static_cast<const ForNode*>(node)->body);
+    case StmtKind::For:
+      return visit(static_cast<const ForNode*>(node)->body);
     case StmtKind::Block: {
       auto* b = static_cast<const BlockNode*>(node);
       visit(b->init);
       return visit(b->body);
     }
-    case StmtKind::BlockRealize: return visit(static_cast<const BlockRealizeNode*>(node)->block);
+    case StmtKind::BlockRealize:
+      return visit(static_cast<const BlockRealizeNode*>(node)->block);
     case StmtKind::SeqStmt:
       for (const Stmt& s : static_cast<const SeqStmtNode*>(node)->seq) visit(s);
       return;
@@ -40,11 +42,16 @@ void for_each_child(const StmtNode* node, F&& f) {
       visit(n->then_case);
       return visit(n->else_case);
     }
-    case StmtKind::LetStmt: return visit(static_cast<const LetStmtNode*>(node)->body);
-    case StmtKind::Allocate: return visit(static_cast<const AllocateNode*>(node)->body);
-    case StmtKind::DeclBuffer: return visit(static_cast<const DeclBufferNode*>(node)->body);
-    case StmtKind::AllocateConst: return visit(static_cast<const AllocateConstNode*>(node)->body);
-    default: return;
+    case StmtKind::LetStmt:
+      return visit(static_cast<const LetStmtNode*>(node)->body);
+    case StmtKind::Allocate:
+      return visit(static_cast<const AllocateNode*>(node)->body);
+    case StmtKind::DeclBuffer:
+      return visit(static_cast<const DeclBufferNode*>(node)->body);
+    case StmtKind::AllocateConst:
+      return visit(static_cast<const AllocateConstNode*>(node)->body);
+    default:
+      return;
   }
 }
 
@@ -150,11 +157,16 @@ class ChildReplacer {
         }
         return std::make_shared<IfThenElseNode>(n->condition, then_case, else_case);
       }
-      case StmtKind::LetStmt: return with_body<LetStmtNode>(s, in_place);
-      case StmtKind::Allocate: return with_body<AllocateNode>(s, in_place);
-      case StmtKind::DeclBuffer: return with_body<DeclBufferNode>(s, in_place);
-      case StmtKind::AllocateConst: return with_body<AllocateConstNode>(s, in_place);
-      default: return s;  // loops and blocks beside the path, leaves
+      case StmtKind::LetStmt:
+        return with_body<LetStmtNode>(s, in_place);
+      case StmtKind::Allocate:
+        return with_body<AllocateNode>(s, in_place);
+      case StmtKind::DeclBuffer:
+        return with_body<DeclBufferNode>(s, in_place);
+      case StmtKind::AllocateConst:
+        return with_body<AllocateConstNode>(s, in_place);
+      default:
+        return s;  // loops and blocks beside the path, leaves
     }
   }
 
@@ -184,7 +196,8 @@ class ChildReplacer {
 class SidAssigner : public IRMutator {
  public:
   SidAssigner(const ScheduleState& state, const std::unordered_set<uint64_t>& replaced,
-              std::unordered_map<const VarNode*, uint64_t> loop_reuse, std::unordered_map<const BlockNode*, uint64_t> block_reuse)
+              std::unordered_map<const VarNode*, uint64_t> loop_reuse,
+              std::unordered_map<const BlockNode*, uint64_t> block_reuse)
       : state_(state), replaced_(replaced), loop_reuse_(std::move(loop_reuse)), block_reuse_(std::move(block_reuse)) {}
 
   Stmt mutate(const Stmt& s) override {
@@ -208,8 +221,10 @@ class SidAssigner : public IRMutator {
     bool intact = replaced_.count(n->sid) && info && info->node == n && !used_.count(n->sid);
     uint64_t sid = n->sid;
     if (!intact) {
-      if (reused != 0) sid = reused;
-      else if (sid == 0 || used_.count(sid) || (state_.info(sid) && !replaced_.count(sid))) sid = ScheduleState::fresh_sid();
+      if (reused != 0)
+        sid = reused;
+      else if (sid == 0 || used_.count(sid) || (state_.info(sid) && !replaced_.count(sid)))
+        sid = ScheduleState::fresh_sid();
     }
     used_.insert(sid);
     Stmt out = mutate_children(s);
@@ -258,12 +273,14 @@ void ScheduleState::replace_copy_on_write(uint64_t src_sid, const Stmt& tgt_stmt
   Stmt tgt = SidAssigner(*this, replaced, std::move(loop_reuse), std::move(block_reuse)).mutate(tgt_stmt);
 
   // The path from the replaced node up to the function, and who holds each of its nodes.
-  auto entry = std::find_if(mod_->functions.begin(), mod_->functions.end(), [&](const auto& f) { return f.first == func; });
+  auto entry =
+      std::find_if(mod_->functions.begin(), mod_->functions.end(), [&](const auto& f) { return f.first == func; });
   TSCH_INTERNAL_CHECK(entry != mod_->functions.end(), "replace in a function the module lacks");
   PrimFunc f = as_prim_func(entry->second);
   long func_holders = entry->second.use_count() - 1;  // less `f`
   std::vector<Link> chain;
-  TSCH_INTERNAL_CHECK(find_chain(f->body.get(), f->body.use_count(), src->node, chain), "replace did not find its source");
+  TSCH_INTERNAL_CHECK(find_chain(f->body.get(), f->body.use_count(), src->node, chain),
+                      "replace did not find its source");
   // A replacement holding a statement that encloses the source would, written in place, hold
   // itself (SidAssigner has copied the loops and blocks kept elsewhere, not the others).
   std::unordered_set<const StmtNode*> enclosing;
@@ -304,10 +321,12 @@ void ScheduleState::replace_copy_on_write(uint64_t src_sid, const Stmt& tgt_stmt
   if (need_module_copy) {
     TSCH_INTERNAL_CHECK(child_tgt->kind == StmtKind::Block, "the root of a function must be a block");
     auto* realize = as<BlockRealizeNode>(f->body);
-    auto body = std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, std::static_pointer_cast<const BlockNode>(child_tgt));
+    auto body = std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
+                                                   std::static_pointer_cast<const BlockNode>(child_tgt));
     f.reset();
-    std::shared_ptr<IRModuleNode> mod = mod_.use_count() == 1 + other_module_holders ? std::const_pointer_cast<IRModuleNode>(mod_)
-                                                                                     : std::make_shared<IRModuleNode>(*mod_);
+    std::shared_ptr<IRModuleNode> mod = mod_.use_count() == 1 + other_module_holders
+                                            ? std::const_pointer_cast<IRModuleNode>(mod_)
+                                            : std::make_shared<IRModuleNode>(*mod_);
     for (auto& [name, base] : mod->functions) {
       if (name != func) continue;
       if (base.use_count() == 1) {

@@ -23,7 +23,8 @@ struct Digit {
 
 PrimExpr div_by(const PrimExpr& e, int64_t c, DataType t) {
   int64_t a;
-  if (is_binary(e->kind) && e->kind == ExprKind::FloorDiv && as_const_int(binary_b(e), &a)) return floordiv(binary_a(e), make_int(a * c, t));
+  if (is_binary(e->kind) && e->kind == ExprKind::FloorDiv && as_const_int(binary_b(e), &a))
+    return floordiv(binary_a(e), make_int(a * c, t));
   return floordiv(e, make_int(c, t));
 }
 
@@ -59,7 +60,8 @@ std::optional<PrimExpr> take_low(std::vector<Digit>& digits, int64_t e, DataType
 
 }  // namespace
 
-std::optional<SuggestedIndexMap> suggest_index_map(const std::vector<int64_t>& shape, const std::vector<PrimExpr>& indices,
+std::optional<SuggestedIndexMap> suggest_index_map(const std::vector<int64_t>& shape,
+                                                   const std::vector<PrimExpr>& indices,
                                                    const std::vector<std::pair<Var, int64_t>>& loops) {
   if (shape.empty() || indices.size() != shape.size()) return std::nullopt;
   DataType t = DataType::int32();
@@ -101,7 +103,8 @@ std::optional<SuggestedIndexMap> suggest_index_map(const std::vector<int64_t>& s
   });
   for (size_t i = 1; i < by_loop.size(); ++i) {
     const arith::IterSplit &a = by_loop[i - 1], &b = by_loop[i];
-    if (a.source == b.source && (b.lower_factor < a.lower_factor * a.extent || b.lower_factor % (a.lower_factor * a.extent) != 0))
+    if (a.source == b.source &&
+        (b.lower_factor < a.lower_factor * a.extent || b.lower_factor % (a.lower_factor * a.extent) != 0))
       return std::nullopt;
   }
   size_t n = splits.size();

@@ -22,7 +22,8 @@ struct SuggestedIndexMap {
 // constant extent, each from 0). The flattened index is detected as splits of the loops
 // (`v // lower_factor % extent`); the suggested layout has one dimension per split, ordered
 // by loop, then outer part first. Nullopt when the index is no such sum of splits.
-std::optional<SuggestedIndexMap> suggest_index_map(const std::vector<int64_t>& shape, const std::vector<ir::PrimExpr>& indices,
+std::optional<SuggestedIndexMap> suggest_index_map(const std::vector<int64_t>& shape,
+                                                   const std::vector<ir::PrimExpr>& indices,
                                                    const std::vector<std::pair<ir::Var, int64_t>>& loops);
 
 }  // namespace tsch::schedule

@@ -40,7 +40,8 @@ TensorIntrin make_tensor_intrin(ir::PrimFunc desc, ir::PrimFunc impl) {
 }
 
 void register_tensor_intrin(const std::string& name, TensorIntrin intrin, bool override) {
-  TSCH_USER_ASSERT(override || !registry().count(name), ValueError) << "TensorIntrin '" << name << "' has already been registered";
+  TSCH_USER_ASSERT(override || !registry().count(name), ValueError)
+      << "TensorIntrin '" << name << "' has already been registered";
   registry()[name] = std::move(intrin);
 }
 
@@ -54,12 +55,15 @@ namespace {
 // TVM ships these in tvm.tir.tensor_intrin.cuda; tsch names them (scripts import the names)
 // but cannot register them: their operands are 4-bit integers, which tsch's buffers do not hold.
 bool is_int4_wmma(const std::string& name) {
-  static const char* const names[] = {
-      "wmma_sync_8x8x32_s4s4s32_trans",        "wmma_load_8x8x32_s4_a_shared",
-      "wmma_load_8x8x32_s4_a_shared_dyn",      "wmma_load_8x8x32_s4_b_trans_shared",
-      "wmma_load_8x8x32_s4_b_trans_shared_dyn", "wmma_fill_8x8x32_s32",
-      "wmma_store_8x8x32_s32_shared",          "wmma_store_8x8x32_s32_shared_dyn",
-      "wmma_store_8x8x32_s32_global"};
+  static const char* const names[] = {"wmma_sync_8x8x32_s4s4s32_trans",
+                                      "wmma_load_8x8x32_s4_a_shared",
+                                      "wmma_load_8x8x32_s4_a_shared_dyn",
+                                      "wmma_load_8x8x32_s4_b_trans_shared",
+                                      "wmma_load_8x8x32_s4_b_trans_shared_dyn",
+                                      "wmma_fill_8x8x32_s32",
+                                      "wmma_store_8x8x32_s32_shared",
+                                      "wmma_store_8x8x32_s32_shared_dyn",
+                                      "wmma_store_8x8x32_s32_global"};
   for (const char* n : names)
     if (name == n) return true;
   return false;
@@ -70,7 +74,8 @@ bool is_int4_wmma(const std::string& name) {
 const TensorIntrin& get_tensor_intrin(const std::string& name) {
   const TensorIntrin* intrin = find_tensor_intrin(name);
   TSCH_USER_ASSERT(intrin != nullptr || !is_int4_wmma(name), NotImplementedError)
-      << "not supported yet: TensorIntrin '" << name << "' (TVM's int4 WMMA: tsch's buffers do not hold 4-bit integers)";
+      << "not supported yet: TensorIntrin '" << name
+      << "' (TVM's int4 WMMA: tsch's buffers do not hold 4-bit integers)";
   TSCH_USER_ASSERT(intrin != nullptr, ValueError) << "TensorIntrin '" << name << "' is not registered";
   return *intrin;
 }

@@ -21,8 +21,8 @@ bool binds_directly(const PrimExpr& bind, const Var& loop_var, const std::unorde
 
 }  // namespace
 
-std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleState& s, uint64_t block_sid, const PrimFunc& desc,
-                                                               bool allow_padding) {
+std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleState& s, uint64_t block_sid,
+                                                               const PrimFunc& desc, bool allow_padding) {
   // Step 1. The description's loops and its one block.
   auto* scope = as<BlockRealizeNode>(desc->body);
   if (!scope) return std::nullopt;
@@ -83,7 +83,8 @@ std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleSta
       const ForNode* loop = &s.loop_at(loop_sid);
       if (!binds_directly(bind, loop->loop_var, block_vars)) continue;
       // Padding only where the binding is the loop itself.
-      if (allow_padding && !is_zero(arith::simplify(sub(bind, cast(bind->dtype, loop->loop_var))))) allow_padding = false;
+      if (allow_padding && !is_zero(arith::simplify(sub(bind, cast(bind->dtype, loop->loop_var)))))
+        allow_padding = false;
       int64_t extent;
       if (!as_const_int(loop->extent, &extent)) return std::nullopt;
       if (extent % desc_extent != 0) {
@@ -97,7 +98,8 @@ std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleSta
   }
   if (!padding.empty()) {
     if (!allow_padding) return std::nullopt;
-    for (size_t i = 0; i < block.iter_vars.size(); ++i) out.block_iter_paddings.push_back(padding.count(i) ? padding[i] : 1);
+    for (size_t i = 0; i < block.iter_vars.size(); ++i)
+      out.block_iter_paddings.push_back(padding.count(i) ? padding[i] : 1);
   }
   return out;
 }

@@ -20,7 +20,7 @@ struct TensorizeLoopMapping {
 };
 
 // Nothing when the description cannot be mapped onto the block's loops.
-std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleState& s, uint64_t block, const ir::PrimFunc& desc,
-                                                               bool allow_padding);
+std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleState& s, uint64_t block,
+                                                               const ir::PrimFunc& desc, bool allow_padding);
 
 }  // namespace tsch::schedule

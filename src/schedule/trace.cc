@@ -29,30 +29,40 @@ std::string rv_name(const RV& rv, const Names& names) {
 
 std::string value_text(const TraceArg& a, const Names& names) {
   switch (a.kind) {
-    case TraceArg::Kind::None: return "None";
-    case TraceArg::Kind::Int: return std::to_string(a.i);
-    case TraceArg::Kind::Float: return float_text(a.f);
-    case TraceArg::Kind::Bool: return a.b ? "True" : "False";
-    case TraceArg::Kind::Str: return "\"" + a.s + "\"";
-    case TraceArg::Kind::Ref: return rv_name(a.ref, names);
+    case TraceArg::Kind::None:
+      return "None";
+    case TraceArg::Kind::Int:
+      return std::to_string(a.i);
+    case TraceArg::Kind::Float:
+      return float_text(a.f);
+    case TraceArg::Kind::Bool:
+      return a.b ? "True" : "False";
+    case TraceArg::Kind::Str:
+      return "\"" + a.s + "\"";
+    case TraceArg::Kind::Ref:
+      return rv_name(a.ref, names);
     case TraceArg::Kind::List: {
       std::string s = "[";
       for (size_t i = 0; i < a.list.size(); ++i) s += (i ? ", " : "") + value_text(a.list[i], names);
       return s + "]";
     }
-    case TraceArg::Kind::IndexMap: return rename_rvs(a, [&](const RV& rv) { return rv_name(rv, names); }).lambda_text();
+    case TraceArg::Kind::IndexMap:
+      return rename_rvs(a, [&](const RV& rv) { return rv_name(rv, names); }).lambda_text();
     case TraceArg::Kind::Dict: {
       std::string s = "{";
-      for (size_t i = 0; i < a.list.size(); ++i) s += (i ? ", " : "") + ("\"" + a.keys[i] + "\": ") + value_text(a.list[i], names);
+      for (size_t i = 0; i < a.list.size(); ++i)
+        s += (i ? ", " : "") + ("\"" + a.keys[i] + "\": ") + value_text(a.list[i], names);
       return s + "}";
     }
-    case TraceArg::Kind::Expr: return ir::script(rename_rvs(a, [&](const RV& rv) { return rv_name(rv, names); }).expr);
+    case TraceArg::Kind::Expr:
+      return ir::script(rename_rvs(a, [&](const RV& rv) { return rv_name(rv, names); }).expr);
   }
   return "None";
 }
 
 // TVM's PythonAPICall: `outputs = sch.method(name=value, ...)`.
-std::string python_line(const InstructionNode& inst, const TraceArg& decision, Names& names, int& counter, bool anonymous = false) {
+std::string python_line(const InstructionNode& inst, const TraceArg& decision, Names& names, int& counter,
+                        bool anonymous = false) {
   const InstructionKind& kind = *inst.kind;
   std::vector<std::pair<std::string, std::string>> args;  // (keyword or "", text)
   for (const ParamSpec& p : kind.params) {
@@ -76,12 +86,14 @@ std::string python_line(const InstructionNode& inst, const TraceArg& decision, N
         }
         continue;
       case ParamType::LayoutBuffer:
-        args.emplace_back(p.name, fmt::format("(\"{}\", {})", inst.attrs[at + 1].as_int() == 0 ? "read" : "write", inst.attrs[at].as_int()));
+        args.emplace_back(p.name, fmt::format("(\"{}\", {})", inst.attrs[at + 1].as_int() == 0 ? "read" : "write",
+                                              inst.attrs[at].as_int()));
         continue;
       case ParamType::Bool:
         args.emplace_back(p.name, slot[at].as_bool() ? "True" : "False");
         continue;
-      default: break;
+      default:
+        break;
     }
     if (p.slot == Slot::Unrecorded) continue;
     args.emplace_back(p.positional_only ? "" : p.name, value_text(slot[at], names));
@@ -89,7 +101,11 @@ std::string python_line(const InstructionNode& inst, const TraceArg& decision, N
   std::string lhs;
   for (size_t i = 0; i < inst.outputs.size(); ++i) {
     const RV& rv = inst.outputs[i];
-    std::string name = !rv || anonymous ? "_" : std::string(1, rv->kind == RVNode::Kind::Block ? 'b' : rv->kind == RVNode::Kind::Loop ? 'l' : 'v') + std::to_string(counter);
+    std::string name = !rv || anonymous ? "_"
+                                        : std::string(1, rv->kind == RVNode::Kind::Block  ? 'b'
+                                                         : rv->kind == RVNode::Kind::Loop ? 'l'
+                                                                                          : 'v') +
+                                              std::to_string(counter);
     ++counter;
     if (rv) names[rv.get()] = name;
     lhs += (i ? ", " : "") + name;
@@ -160,7 +176,8 @@ void Trace::apply_to_schedule(Schedule& sch, bool remove_postproc, const Decisio
     TraceArg decision = get_decision(inst);
     if (provider) decision = provider(inst, decision);
     std::vector<RV> outs = sch.apply(*inst->kind, std::move(inputs), std::move(attrs), decision);
-    TSCH_INTERNAL_ASSERT(outs.size() == inst->outputs.size()) << inst->kind->name << " gave " << outs.size() << " outputs";
+    TSCH_INTERNAL_ASSERT(outs.size() == inst->outputs.size())
+        << inst->kind->name << " gave " << outs.size() << " outputs";
     for (size_t i = 0; i < outs.size(); ++i) {
       if (inst->outputs[i]) mapped[inst->outputs[i].get()] = outs[i];
     }

@@ -17,7 +17,9 @@ using nlohmann::json;
 
 namespace {
 
-char prefix_of(const RV& rv) { return rv->kind == RVNode::Kind::Block ? 'b' : rv->kind == RVNode::Kind::Loop ? 'l' : 'v'; }
+char prefix_of(const RV& rv) {
+  return rv->kind == RVNode::Kind::Block ? 'b' : rv->kind == RVNode::Kind::Loop ? 'l' : 'v';
+}
 
 using Names = std::unordered_map<const RVNode*, std::string>;
 
@@ -35,11 +37,16 @@ TraceArg named(const TraceArg& a, const Names* names) {
 
 json input_json(const TraceArg& a, const Names& names) {
   switch (a.kind) {
-    case TraceArg::Kind::None: return "None";
-    case TraceArg::Kind::Int: return a.i;
-    case TraceArg::Kind::Float: return a.f;
-    case TraceArg::Kind::Bool: return a.b ? 1 : 0;
-    case TraceArg::Kind::Str: return "\"" + a.s + "\"";
+    case TraceArg::Kind::None:
+      return "None";
+    case TraceArg::Kind::Int:
+      return a.i;
+    case TraceArg::Kind::Float:
+      return a.f;
+    case TraceArg::Kind::Bool:
+      return a.b ? 1 : 0;
+    case TraceArg::Kind::Str:
+      return "\"" + a.s + "\"";
     case TraceArg::Kind::Ref: {
       auto it = names.find(a.ref.get());
       TSCH_INTERNAL_ASSERT(it != names.end()) << "the trace uses a handle it never created";
@@ -50,37 +57,48 @@ json input_json(const TraceArg& a, const Names& names) {
       for (const TraceArg& x : a.list) out.push_back(input_json(x, names));
       return out;
     }
-    case TraceArg::Kind::IndexMap: return index_map_to_json_graph(named(a, &names));
+    case TraceArg::Kind::IndexMap:
+      return index_map_to_json_graph(named(a, &names));
     case TraceArg::Kind::Dict: {
       json out = json::object();
       for (size_t i = 0; i < a.list.size(); ++i) out[a.keys[i]] = input_json(a.list[i], names);
       return out;
     }
-    case TraceArg::Kind::Expr: return expr_to_json_graph(named(a, &names).expr);
+    case TraceArg::Kind::Expr:
+      return expr_to_json_graph(named(a, &names).expr);
   }
   return nullptr;
 }
 
 json attr_json(const TraceArg& a, const Names* names = nullptr) {
   switch (a.kind) {
-    case TraceArg::Kind::None: return nullptr;
-    case TraceArg::Kind::Int: return a.i;
-    case TraceArg::Kind::Float: return a.f;
-    case TraceArg::Kind::Bool: return a.b ? 1 : 0;
-    case TraceArg::Kind::Str: return a.s;
-    case TraceArg::Kind::Ref: TSCH_INTERNAL_ASSERT(false) << "a handle in an attribute"; return nullptr;
+    case TraceArg::Kind::None:
+      return nullptr;
+    case TraceArg::Kind::Int:
+      return a.i;
+    case TraceArg::Kind::Float:
+      return a.f;
+    case TraceArg::Kind::Bool:
+      return a.b ? 1 : 0;
+    case TraceArg::Kind::Str:
+      return a.s;
+    case TraceArg::Kind::Ref:
+      TSCH_INTERNAL_ASSERT(false) << "a handle in an attribute";
+      return nullptr;
     case TraceArg::Kind::List: {
       json out = json::array();
       for (const TraceArg& x : a.list) out.push_back(attr_json(x));
       return out;
     }
-    case TraceArg::Kind::IndexMap: return index_map_to_json_graph(named(a, names));
+    case TraceArg::Kind::IndexMap:
+      return index_map_to_json_graph(named(a, names));
     case TraceArg::Kind::Dict: {
       json out = json::object();
       for (size_t i = 0; i < a.list.size(); ++i) out[a.keys[i]] = attr_json(a.list[i]);
       return out;
     }
-    case TraceArg::Kind::Expr: return expr_to_json_graph(named(a, names).expr);
+    case TraceArg::Kind::Expr:
+      return expr_to_json_graph(named(a, names).expr);
   }
   return nullptr;
 }
@@ -219,23 +237,29 @@ void Trace::apply_json_to_schedule(const json& doc, Schedule& sch, const IndexMa
   Reader reader{parse_index_map, {}};
   std::vector<TraceArg> decisions(doc[0].size());
   for (const json& d : doc[1]) {
-    if (!d.is_array() || d.size() != 2 || !d[0].is_number_integer()) bad_json("each decision is [instruction index, decision]");
+    if (!d.is_array() || d.size() != 2 || !d[0].is_number_integer())
+      bad_json("each decision is [instruction index, decision]");
     int64_t at = d[0].get<int64_t>();
-    if (at < 0 || at >= static_cast<int64_t>(decisions.size())) bad_json("a decision for instruction " + std::to_string(at) + ", which does not exist");
+    if (at < 0 || at >= static_cast<int64_t>(decisions.size()))
+      bad_json("a decision for instruction " + std::to_string(at) + ", which does not exist");
     decisions[static_cast<size_t>(at)] = reader.decision(d[1]);
   }
   size_t k = 0;
   for (const json& item : doc[0]) {
-    if (!item.is_array() || item.size() != 4 || !item[0].is_string() || !item[1].is_array() || !item[2].is_array() || !item[3].is_array()) {
+    if (!item.is_array() || item.size() != 4 || !item[0].is_string() || !item[1].is_array() || !item[2].is_array() ||
+        !item[3].is_array()) {
       bad_json("each instruction is [kind, inputs, attrs, outputs], got " + item.dump());
     }
     const InstructionKind* kind = InstructionKind::find(item[0].get<std::string>());
     if (!kind) bad_json("unknown instruction kind " + item[0].get<std::string>());
     std::vector<TraceArg> inputs, attrs;
-    for (size_t i = 0; i < item[1].size(); ++i) inputs.push_back(reader.input(item[1][i], kind->param_at(Slot::Input, i)));
+    for (size_t i = 0; i < item[1].size(); ++i)
+      inputs.push_back(reader.input(item[1][i], kind->param_at(Slot::Input, i)));
     for (size_t i = 0; i < item[2].size(); ++i) attrs.push_back(reader.attr(item[2][i], kind->param_at(Slot::Attr, i)));
     std::vector<RV> outs = sch.apply(*kind, std::move(inputs), std::move(attrs), decisions[k++]);
-    if (outs.size() != item[3].size()) bad_json(kind->name + " names " + std::to_string(item[3].size()) + " outputs but gives " + std::to_string(outs.size()));
+    if (outs.size() != item[3].size())
+      bad_json(kind->name + " names " + std::to_string(item[3].size()) + " outputs but gives " +
+               std::to_string(outs.size()));
     for (size_t i = 0; i < outs.size(); ++i) {
       if (!item[3][i].is_string()) bad_json("outputs are handle names");
       reader.handles[item[3][i].get<std::string>()] = outs[i];

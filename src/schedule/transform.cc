@@ -92,7 +92,8 @@ void remove_from_scope(ScheduleState& s, uint64_t block, const Buffer& drop) {
   uint64_t holder = s.info(top)->parent;
   const StmtNode* holder_node = s.info(holder)->node;
   bool holder_is_loop = holder_node->kind == StmtKind::For;
-  const Stmt& body = holder_is_loop ? static_cast<const ForNode*>(holder_node)->body : static_cast<const BlockNode*>(holder_node)->body;
+  const Stmt& body = holder_is_loop ? static_cast<const ForNode*>(holder_node)->body
+                                    : static_cast<const BlockNode*>(holder_node)->body;
   // The subtree is an item of the holder's sequence, under the AllocateConst / DeclBuffer
   // statements leading a scope's body (TVM's LeafBlockRemovalPlan peels them likewise).
   PeeledBody peeled = peel_decls(body);
@@ -174,7 +175,8 @@ class BufferReplacer : public IRMutator {
 Buffer changed(const Buffer& b, const BufferChange& change, size_t source_rank) {
   if (change.axis_separators && !change.scope && !change.dtype) {
     auto out = std::make_shared<BufferNode>(*b);
-    out->axis_separators = b->shape.size() == source_rank ? *change.axis_separators : std::vector<int64_t>(change.axis_separators->size(), 0);
+    out->axis_separators = b->shape.size() == source_rank ? *change.axis_separators
+                                                          : std::vector<int64_t>(change.axis_separators->size(), 0);
     return out;
   }
   Buffer out = buffer_with(b, b->name, b->shape, change.scope ? *change.scope : b->scope);
@@ -207,7 +209,8 @@ class BufferChanger : public IRMutator {
     // A block's match buffers first: the matched buffers change type before its body is seen.
     if (auto* block = as<BlockNode>(s)) {
       for (const auto& m : block->match_buffers) {
-        if (find(m.source.buffer)) replaced_[m.buffer.get()] = changed(m.buffer, change_, m.source.buffer->shape.size());
+        if (find(m.source.buffer))
+          replaced_[m.buffer.get()] = changed(m.buffer, change_, m.source.buffer->shape.size());
       }
     }
     Stmt out = mutate_children(s);

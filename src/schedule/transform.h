@@ -22,7 +22,8 @@ struct LoopSpec {
 
 // `body` inside new serial loops, outermost first, each with a fresh sid (returned in
 // `sids`, outermost first, when given).
-ir::Stmt make_loop_nest(ScheduleState& s, const std::vector<LoopSpec>& loops, ir::Stmt body, std::vector<uint64_t>* sids = nullptr);
+ir::Stmt make_loop_nest(ScheduleState& s, const std::vector<LoopSpec>& loops, ir::Stmt body,
+                        std::vector<uint64_t>* sids = nullptr);
 
 // `body` inside copies of `loops` (outermost first) that keep the loops' identities.
 ir::Stmt wrap_in_loops(ir::Stmt body, const std::vector<const ir::ForNode*>& loops);
@@ -74,6 +75,7 @@ struct BufferChange {
   std::optional<std::vector<int64_t>> axis_separators;
 };
 // `replacement`, when given, receives the buffer that takes `from`'s place.
-ir::Stmt change_buffer(const ir::Stmt& s, const ir::Buffer& from, const BufferChange& change, ir::Buffer* replacement = nullptr);
+ir::Stmt change_buffer(const ir::Stmt& s, const ir::Buffer& from, const BufferChange& change,
+                       ir::Buffer* replacement = nullptr);
 
 }  // namespace tsch::schedule

@@ -1,8 +1,8 @@
 #include "schedule/utils.h"
 
-#include <cctype>
-
 #include <fmt/format.h>
+
+#include <cctype>
 
 #include "arith/int_set.h"
 #include "arith/simplify.h"
@@ -19,8 +19,12 @@ std::vector<const BlockRealizeNode*> realizes_under(const Stmt& s) {
   std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
     if (!st) return;
     switch (st->kind) {
-      case StmtKind::BlockRealize: out.push_back(as<BlockRealizeNode>(st)); return;
-      case StmtKind::For: walk(as<ForNode>(st)->body); return;
+      case StmtKind::BlockRealize:
+        out.push_back(as<BlockRealizeNode>(st));
+        return;
+      case StmtKind::For:
+        walk(as<ForNode>(st)->body);
+        return;
       case StmtKind::SeqStmt:
         for (const auto& c : as<SeqStmtNode>(st)->seq) walk(c);
         return;
@@ -28,8 +32,11 @@ std::vector<const BlockRealizeNode*> realizes_under(const Stmt& s) {
         walk(as<IfThenElseNode>(st)->then_case);
         walk(as<IfThenElseNode>(st)->else_case);
         return;
-      case StmtKind::LetStmt: walk(as<LetStmtNode>(st)->body); return;
-      default: return;
+      case StmtKind::LetStmt:
+        walk(as<LetStmtNode>(st)->body);
+        return;
+      default:
+        return;
     }
   };
   walk(s);
@@ -169,14 +176,14 @@ class SubstituteSimplifier : public IRMutator {
 
 }  // namespace
 
-Stmt substitute_simplify(const Stmt& s, const std::unordered_map<const VarNode*, PrimExpr>& vmap, const arith::VarDomain& dom, bool all) {
+Stmt substitute_simplify(const Stmt& s, const std::unordered_map<const VarNode*, PrimExpr>& vmap,
+                         const arith::VarDomain& dom, bool all) {
   return SubstituteSimplifier(vmap, dom, all).mutate(s);
 }
 
 }  // namespace tsch::schedule
 
 namespace tsch::schedule {
-
 
 std::string cache_name(const std::string& buffer, const std::string& scope) {
   std::string s = scope;
@@ -187,9 +194,19 @@ std::string cache_name(const std::string& buffer, const std::string& scope) {
 }
 
 bool valid_storage_scope(const std::string& scope) {
-  static const char* scopes[] = {"global", "shared", "shared.dyn", "local", "warp", "texture", "wmma.matrix_a",
-                                 "wmma.matrix_b", "wmma.accumulator", "m16n8k8.matrixA", "m16n8k8.matrixB",
-                                 "m16n8k8.matrixC", "global.texture"};
+  static const char* scopes[] = {"global",
+                                 "shared",
+                                 "shared.dyn",
+                                 "local",
+                                 "warp",
+                                 "texture",
+                                 "wmma.matrix_a",
+                                 "wmma.matrix_b",
+                                 "wmma.accumulator",
+                                 "m16n8k8.matrixA",
+                                 "m16n8k8.matrixB",
+                                 "m16n8k8.matrixC",
+                                 "global.texture"};
   for (const char* s : scopes) {
     if (scope == s) return true;
   }
@@ -232,18 +249,22 @@ bool linear_form(const PrimExpr& e, int64_t scale, LinearForm& out) {
     return true;
   }
   switch (e->kind) {
-    case ExprKind::Add: return linear_form(binary_a(e), scale, out) && linear_form(binary_b(e), scale, out);
-    case ExprKind::Sub: return linear_form(binary_a(e), scale, out) && linear_form(binary_b(e), -scale, out);
+    case ExprKind::Add:
+      return linear_form(binary_a(e), scale, out) && linear_form(binary_b(e), scale, out);
+    case ExprKind::Sub:
+      return linear_form(binary_a(e), scale, out) && linear_form(binary_b(e), -scale, out);
     case ExprKind::Mul:
       if (as_const_int(binary_b(e), &c)) return linear_form(binary_a(e), scale * c, out);
       if (as_const_int(binary_a(e), &c)) return linear_form(binary_b(e), scale * c, out);
       return false;
-    default: return false;
+    default:
+      return false;
   }
 }
 
 std::optional<PredicateBound> comparison_bound(const PrimExpr& c) {
-  if (c->kind != ExprKind::LT && c->kind != ExprKind::LE && c->kind != ExprKind::GT && c->kind != ExprKind::GE) return std::nullopt;
+  if (c->kind != ExprKind::LT && c->kind != ExprKind::LE && c->kind != ExprKind::GT && c->kind != ExprKind::GE)
+    return std::nullopt;
   // a < b  <=>  a - b < 0; normalised to `x + k` cmp 0 with x the non-constant part, its
   // first term positive: `3 <= i` (3 - i <= 0) is read as i - 3 >= 0.
   ExprKind kind = c->kind;
@@ -251,8 +272,10 @@ std::optional<PredicateBound> comparison_bound(const PrimExpr& c) {
   LinearForm lin;
   if (!linear_form(diff, 1, lin) || lin.terms.empty()) return std::nullopt;
   if (lin.terms.front().second < 0) {
-    static const std::pair<ExprKind, ExprKind> flipped[] = {
-        {ExprKind::LT, ExprKind::GT}, {ExprKind::LE, ExprKind::GE}, {ExprKind::GT, ExprKind::LT}, {ExprKind::GE, ExprKind::LE}};
+    static const std::pair<ExprKind, ExprKind> flipped[] = {{ExprKind::LT, ExprKind::GT},
+                                                            {ExprKind::LE, ExprKind::GE},
+                                                            {ExprKind::GT, ExprKind::LT},
+                                                            {ExprKind::GE, ExprKind::LE}};
     for (const auto& [from, to] : flipped)
       if (c->kind == from) kind = to;
     diff = arith::simplify(sub(binary_b(c), binary_a(c)));
@@ -264,14 +287,22 @@ std::optional<PredicateBound> comparison_bound(const PrimExpr& c) {
   PredicateBound b;
   b.expr = x;
   switch (kind) {
-    case ExprKind::LT: b.hi = -k; break;       // x + k < 0  -> x < -k
-    case ExprKind::LE: b.hi = -k + 1; break;   // x + k <= 0 -> x < -k + 1
-    case ExprKind::GT: b.lo = -k + 1; break;   // x + k > 0  -> x >= -k + 1
-    case ExprKind::GE: b.lo = -k; break;       // x + k >= 0 -> x >= -k
-    default: break;
+    case ExprKind::LT:
+      b.hi = -k;
+      break;  // x + k < 0  -> x < -k
+    case ExprKind::LE:
+      b.hi = -k + 1;
+      break;  // x + k <= 0 -> x < -k + 1
+    case ExprKind::GT:
+      b.lo = -k + 1;
+      break;  // x + k > 0  -> x >= -k + 1
+    case ExprKind::GE:
+      b.lo = -k;
+      break;  // x + k >= 0 -> x >= -k
+    default:
+      break;
   }
   return b;
 }
-
 
 }  // namespace tsch::schedule

@@ -55,7 +55,6 @@ ir::PrimExpr predicate_without(const ir::PrimExpr& pred, const std::unordered_se
 // from an existing one (TVM reuses names; the printer de-duplicates).
 ir::Var new_loop_var(const std::string& name, ir::DataType dtype);
 
-
 // `e` as constant coefficients of variables plus a constant, when it is linear (sums,
 // differences and products by constants of variables and constants).
 struct LinearForm {

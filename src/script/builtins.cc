@@ -32,7 +32,8 @@ Value min_max(Interpreter& interp, Args& a, bool want_max) {
   bool has_default = false;
   for (auto& [k, v] : a.kwargs()) {
     const std::string& kn = symbol_name(k);
-    if (kn == "key") key = v;
+    if (kn == "key")
+      key = v;
     else if (kn == "default") {
       fallback = v;
       has_default = true;
@@ -117,8 +118,8 @@ Value make_stream(FILE* file) { return Value(std::make_shared<Stream>(file)); }
 
 void install_builtins(Interpreter& interp, Namespace& ns) {
   const BuiltinTypes& t = builtin_types();
-  for (const TypeRef& type : {t.object, t.type, t.int_, t.bool_, t.float_, t.str, t.list, t.tuple, t.dict, t.range, t.slice,
-                              t.classmethod, t.staticmethod}) {
+  for (const TypeRef& type : {t.object, t.type, t.int_, t.bool_, t.float_, t.str, t.list, t.tuple, t.dict, t.range,
+                              t.slice, t.classmethod, t.staticmethod}) {
     ns.set(intern(type->name()), Value(type));
   }
   ns.set(intern("set"), Value(set_type()));
@@ -130,29 +131,31 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
   ns.set(intern("NotImplemented"), not_implemented_value());
   ns.set(intern("Ellipsis"), ellipsis_value());
 
-  def_function(ns, "print", "*objects, sep=\" \", end=\"\n\", file=None, flush=False", [](Interpreter& interp, Args& a) {
-    std::string sep = a[1].is_none() ? " " : a.get_str(1);
-    std::string end = a[2].is_none() ? "\n" : a.get_str(2);
-    std::string text;
-    for (size_t i = 0; i < a.varargs().size(); ++i) {
-      if (i) text += sep;
-      text += interp.str(a.varargs()[i]);
-    }
-    text += end;
-    if (!a[3].is_none()) {
-      interp.call(interp.get_attr(a[3], intern("write")), std::vector<Value>{make_str(text)});
-    } else {
-      interp.write_stdout(text);
-    }
-    if (interp.truthy(a[4])) std::fflush(stdout);
-    return Value();
-  }, "print(*objects, sep=' ', end='\\n', file=None, flush=False): write the objects' str() to stdout.");
+  def_function(
+      ns, "print", "*objects, sep=\" \", end=\"\n\", file=None, flush=False",
+      [](Interpreter& interp, Args& a) {
+        std::string sep = a[1].is_none() ? " " : a.get_str(1);
+        std::string end = a[2].is_none() ? "\n" : a.get_str(2);
+        std::string text;
+        for (size_t i = 0; i < a.varargs().size(); ++i) {
+          if (i) text += sep;
+          text += interp.str(a.varargs()[i]);
+        }
+        text += end;
+        if (!a[3].is_none()) {
+          interp.call(interp.get_attr(a[3], intern("write")), std::vector<Value>{make_str(text)});
+        } else {
+          interp.write_stdout(text);
+        }
+        if (interp.truthy(a[4])) std::fflush(stdout);
+        return Value();
+      },
+      "print(*objects, sep=' ', end='\\n', file=None, flush=False): write the objects' str() to stdout.");
   def_function(ns, "len", "obj", [](Interpreter& interp, Args& a) { return Value::integer(interp.len(a[0])); });
   def_function(ns, "repr", "obj", [](Interpreter& interp, Args& a) { return make_str(interp.repr(a[0])); });
   def_function(ns, "ascii", "obj", [](Interpreter& interp, Args& a) { return make_str(interp.repr(a[0])); });
-  def_function(ns, "format", "value, format_spec=\"\"", [](Interpreter& interp, Args& a) {
-    return make_str(format_value(interp, a[0], a.get_str(1)));
-  });
+  def_function(ns, "format", "value, format_spec=\"\"",
+               [](Interpreter& interp, Args& a) { return make_str(format_value(interp, a[0], a.get_str(1))); });
   def_function(ns, "abs", "x", [](Interpreter& interp, Args& a) {
     if (a[0].is_integral() && !a[0].is_numpy_scalar()) {
       int64_t v = a[0].as_int();
@@ -167,7 +170,8 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
   def_function(ns, "round", "number, ndigits=None", [](Interpreter& interp, Args& a) {
     // NumPy's scalars round in their dtype (np.float32 stays np.float32 with ndigits).
     Value method;
-    if (a[0].is_numpy_scalar() && type_method(a[0], "__round__", method)) return call_method(interp, a[0], method, {a[1]});
+    if (a[0].is_numpy_scalar() && type_method(a[0], "__round__", method))
+      return call_method(interp, a[0], method, {a[1]});
     if (a[0].is_integral()) return Value::integer(a[0].as_int());
     double v = a.get_float(0);
     if (a[1].is_none()) {
@@ -182,11 +186,11 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
     return Value::real(round_half_even(v, digits));
   });
   def_function(ns, "divmod", "a, b", [](Interpreter& interp, Args& a) {
-    return make_tuple({interp.binary_op(ast::BinOpKind::FloorDiv, a[0], a[1]), interp.binary_op(ast::BinOpKind::Mod, a[0], a[1])});
+    return make_tuple(
+        {interp.binary_op(ast::BinOpKind::FloorDiv, a[0], a[1]), interp.binary_op(ast::BinOpKind::Mod, a[0], a[1])});
   });
-  def_function(ns, "pow", "base, exp", [](Interpreter& interp, Args& a) {
-    return interp.binary_op(ast::BinOpKind::Pow, a[0], a[1]);
-  });
+  def_function(ns, "pow", "base, exp",
+               [](Interpreter& interp, Args& a) { return interp.binary_op(ast::BinOpKind::Pow, a[0], a[1]); });
   def_function(ns, "min", "*args, **kwargs", [](Interpreter& interp, Args& a) { return min_max(interp, a, false); });
   def_function(ns, "max", "*args, **kwargs", [](Interpreter& interp, Args& a) { return min_max(interp, a, true); });
   def_function(ns, "sum", "iterable, start=0", [](Interpreter& interp, Args& a) {
@@ -331,9 +335,8 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
     interp.set_attr(a[0], intern(a.get_str(1)), a[2]);
     return Value();
   });
-  def_function(ns, "callable", "obj", [](Interpreter& interp, Args& a) {
-    return Value::boolean(Interpreter::is_callable(a[0]));
-  });
+  def_function(ns, "callable", "obj",
+               [](Interpreter& interp, Args& a) { return Value::boolean(Interpreter::is_callable(a[0])); });
   def_function(ns, "hash", "obj", [](Interpreter& interp, Args& a) {
     return Value::integer(static_cast<int64_t>(interp.hash(a[0])));  // CPython's value, sign included
   });
@@ -346,22 +349,37 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
     if (cp < 0 || cp > 0x10FFFF) raise(ExcKind::ValueError, "chr() arg not in range(0x110000)");
     std::string out;
     uint32_t c = static_cast<uint32_t>(cp);
-    if (c < 0x80) out += static_cast<char>(c);
-    else if (c < 0x800) { out += static_cast<char>(0xC0 | (c >> 6)); out += static_cast<char>(0x80 | (c & 0x3F)); }
-    else if (c < 0x10000) { out += static_cast<char>(0xE0 | (c >> 12)); out += static_cast<char>(0x80 | ((c >> 6) & 0x3F)); out += static_cast<char>(0x80 | (c & 0x3F)); }
-    else { out += static_cast<char>(0xF0 | (c >> 18)); out += static_cast<char>(0x80 | ((c >> 12) & 0x3F)); out += static_cast<char>(0x80 | ((c >> 6) & 0x3F)); out += static_cast<char>(0x80 | (c & 0x3F)); }
+    if (c < 0x80)
+      out += static_cast<char>(c);
+    else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
     return make_str(out);
   });
   def_function(ns, "ord", "c", [](Interpreter& interp, Args& a) {
     const std::string& s = a.get_str(0);
     if (interp.len(a[0]) != 1) {
-      raise(ExcKind::TypeError, fmt::format("ord() expected a character, but string of length {} found", interp.len(a[0])));
+      raise(ExcKind::TypeError,
+            fmt::format("ord() expected a character, but string of length {} found", interp.len(a[0])));
     }
     auto b = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i])); };
     uint32_t c = b(0);
-    if (c >= 0xF0) c = ((c & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-    else if (c >= 0xE0) c = ((c & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    else if (c >= 0xC0) c = ((c & 0x1F) << 6) | (b(1) & 0x3F);
+    if (c >= 0xF0)
+      c = ((c & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    else if (c >= 0xE0)
+      c = ((c & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    else if (c >= 0xC0)
+      c = ((c & 0x1F) << 6) | (b(1) & 0x3F);
     return Value::integer(c);
   });
   auto radix = [](const char* spec) {

@@ -1,7 +1,7 @@
 // Methods of list, tuple and dict, and the shared index/slice arithmetic.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "script/exceptions.h"
 #include "script/interpreter.h"
@@ -12,8 +12,8 @@ namespace tsch::script {
 
 size_t resolve_index(Interpreter& interp, const Value& index, int64_t size, const char* what) {
   if (!index.is_integral()) {
-    raise(ExcKind::TypeError, fmt::format("{} indices must be integers or slices, not {}", what,
-                                          Interpreter::type_name(index)));
+    raise(ExcKind::TypeError,
+          fmt::format("{} indices must be integers or slices, not {}", what, Interpreter::type_name(index)));
   }
   int64_t i = index.as_int();
   if (i < 0) i += size;
@@ -128,12 +128,10 @@ void install_list_methods(TypeObject& t) {
     }
     raise(ExcKind::ValueError, "list.remove(x): x not in list");
   });
-  t.def("index", "self, value", [](Interpreter& interp, Args& a) {
-    return index_in(interp, self_list(a).items, a[1], "list");
-  });
-  t.def("count", "self, value", [](Interpreter& interp, Args& a) {
-    return Value::integer(count_in(interp, self_list(a).items, a[1]));
-  });
+  t.def("index", "self, value",
+        [](Interpreter& interp, Args& a) { return index_in(interp, self_list(a).items, a[1], "list"); });
+  t.def("count", "self, value",
+        [](Interpreter& interp, Args& a) { return Value::integer(count_in(interp, self_list(a).items, a[1])); });
   t.def("sort", "self, *, key=None, reverse=False", [](Interpreter& interp, Args& a) {
     sort_values(interp, self_list(a).items, a[1], interp.truthy(a[2]));
     return Value();
@@ -150,12 +148,10 @@ void install_list_methods(TypeObject& t) {
 }
 
 void install_tuple_methods(TypeObject& t) {
-  t.def("index", "self, value", [](Interpreter& interp, Args& a) {
-    return index_in(interp, a[0].as<Tuple>()->items, a[1], "tuple");
-  });
-  t.def("count", "self, value", [](Interpreter& interp, Args& a) {
-    return Value::integer(count_in(interp, a[0].as<Tuple>()->items, a[1]));
-  });
+  t.def("index", "self, value",
+        [](Interpreter& interp, Args& a) { return index_in(interp, a[0].as<Tuple>()->items, a[1], "tuple"); });
+  t.def("count", "self, value",
+        [](Interpreter& interp, Args& a) { return Value::integer(count_in(interp, a[0].as<Tuple>()->items, a[1])); });
 }
 
 namespace {
@@ -191,9 +187,8 @@ class DictView : public Object {
  private:
   static TypeRef make_type(const char* name) {
     auto t = std::make_shared<TypeObject>(name);
-    t->def("__iter__", "self", [](Interpreter& interp, Args& a) {
-      return Value(interp.iter(make_list(a[0].as<DictView>()->snapshot())));
-    });
+    t->def("__iter__", "self",
+           [](Interpreter& interp, Args& a) { return Value(interp.iter(make_list(a[0].as<DictView>()->snapshot()))); });
     t->def("__len__", "self", [](Interpreter&, Args& a) {
       return Value::integer(static_cast<int64_t>(a[0].as<DictView>()->dict->size()));
     });
@@ -209,9 +204,7 @@ class DictView : public Object {
   }
 };
 
-Value dict_view(Args& a, int which) {
-  return Value(std::make_shared<DictView>(a[0].as_ref<Dict>(), which));
-}
+Value dict_view(Args& a, int which) { return Value(std::make_shared<DictView>(a[0].as_ref<Dict>(), which)); }
 
 }  // namespace
 

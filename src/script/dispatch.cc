@@ -5,19 +5,32 @@ namespace tsch::script {
 const char* dunder_name(ast::BinOpKind op, bool reflected) {
   using K = ast::BinOpKind;
   switch (op) {
-    case K::Add: return reflected ? "__radd__" : "__add__";
-    case K::Sub: return reflected ? "__rsub__" : "__sub__";
-    case K::Mul: return reflected ? "__rmul__" : "__mul__";
-    case K::MatMul: return reflected ? "__rmatmul__" : "__matmul__";
-    case K::Div: return reflected ? "__rtruediv__" : "__truediv__";
-    case K::FloorDiv: return reflected ? "__rfloordiv__" : "__floordiv__";
-    case K::Mod: return reflected ? "__rmod__" : "__mod__";
-    case K::Pow: return reflected ? "__rpow__" : "__pow__";
-    case K::LShift: return reflected ? "__rlshift__" : "__lshift__";
-    case K::RShift: return reflected ? "__rrshift__" : "__rshift__";
-    case K::BitOr: return reflected ? "__ror__" : "__or__";
-    case K::BitXor: return reflected ? "__rxor__" : "__xor__";
-    case K::BitAnd: return reflected ? "__rand__" : "__and__";
+    case K::Add:
+      return reflected ? "__radd__" : "__add__";
+    case K::Sub:
+      return reflected ? "__rsub__" : "__sub__";
+    case K::Mul:
+      return reflected ? "__rmul__" : "__mul__";
+    case K::MatMul:
+      return reflected ? "__rmatmul__" : "__matmul__";
+    case K::Div:
+      return reflected ? "__rtruediv__" : "__truediv__";
+    case K::FloorDiv:
+      return reflected ? "__rfloordiv__" : "__floordiv__";
+    case K::Mod:
+      return reflected ? "__rmod__" : "__mod__";
+    case K::Pow:
+      return reflected ? "__rpow__" : "__pow__";
+    case K::LShift:
+      return reflected ? "__rlshift__" : "__lshift__";
+    case K::RShift:
+      return reflected ? "__rrshift__" : "__rshift__";
+    case K::BitOr:
+      return reflected ? "__ror__" : "__or__";
+    case K::BitXor:
+      return reflected ? "__rxor__" : "__xor__";
+    case K::BitAnd:
+      return reflected ? "__rand__" : "__and__";
   }
   return "";
 }

@@ -9,8 +9,8 @@ namespace tsch::script {
 std::string render_syntax_error(const SyntaxError& error, bool color) {
   std::string message = error.what();
   const char* kind = message.rfind("inconsistent use of tabs", 0) == 0 ? "TabError"
-                     : message.find("indent") != std::string::npos ? "IndentationError"
-                                                                   : "SyntaxError";
+                     : message.find("indent") != std::string::npos     ? "IndentationError"
+                                                                       : "SyntaxError";
   return render_diagnostic(error.loc, "error", std::string(kind) + ": " + message, color);
 }
 

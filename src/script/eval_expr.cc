@@ -100,15 +100,21 @@ Value Evaluator::eval_inner(const Expr& e) {
     case ExprKind::Constant: {
       const auto& c = static_cast<const Constant&>(e);
       switch (c.type) {
-        case Constant::Type::None: return Value();
-        case Constant::Type::Bool: return Value::boolean(c.bool_value);
+        case Constant::Type::None:
+          return Value();
+        case Constant::Type::Bool:
+          return Value::boolean(c.bool_value);
         case Constant::Type::Int:
-          if (!c.str_value.empty()) raise(ExcKind::OverflowError, "integer literal too large: tsch integers are 64-bit");
+          if (!c.str_value.empty())
+            raise(ExcKind::OverflowError, "integer literal too large: tsch integers are 64-bit");
           return Value::integer(c.int_value);
-        case Constant::Type::Float: return Value::real(c.float_value);
+        case Constant::Type::Float:
+          return Value::real(c.float_value);
         case Constant::Type::Str:
-        case Constant::Type::Bytes: return make_str(c.str_value);
-        case Constant::Type::Ellipsis: return ellipsis_value();
+        case Constant::Type::Bytes:
+          return make_str(c.str_value);
+        case Constant::Type::Ellipsis:
+          return ellipsis_value();
       }
       return Value();
     }
@@ -229,7 +235,8 @@ Value Evaluator::eval_compare(const Compare& c) {
     Value r;
     Value written;
     try {
-      if (tvmscript && left.is_number() && c.ops[i] <= CmpOpKind::NotEq && ir_method(right, "__tsch_rcompare__", written)) {
+      if (tvmscript && left.is_number() && c.ops[i] <= CmpOpKind::NotEq &&
+          ir_method(right, "__tsch_rcompare__", written)) {
         r = interp.call(written, std::vector<Value>{right, left, make_str(cmpop_symbol(c.ops[i]))});
       } else {
         r = interp.rich_compare(c.ops[i], left, right);
@@ -248,7 +255,8 @@ Value Evaluator::eval_compare(const Compare& c) {
     }
     // Chains stop at the first false link; the last result is returned as is (an array of
     // bools from numpy, for instance, is never asked for its truth value).
-    if (i + 1 < c.ops.size() && !(tvmscript && ir_method(result, "__tsch_and__", method)) && !interp.truthy(result)) return result;
+    if (i + 1 < c.ops.size() && !(tvmscript && ir_method(result, "__tsch_and__", method)) && !interp.truthy(result))
+      return result;
     left = std::move(right);
   }
   return result;
@@ -271,7 +279,8 @@ void Evaluator::eval_args(const std::vector<Arg>& args, CallArgs& out) {
       case Arg::Kind::DoubleStar: {
         Value mapping = eval(*arg.value);
         auto* d = mapping.as<script::Dict>();
-        if (!d) raise(ExcKind::TypeError, "argument after ** must be a mapping, not " + Interpreter::type_name(mapping));
+        if (!d)
+          raise(ExcKind::TypeError, "argument after ** must be a mapping, not " + Interpreter::type_name(mapping));
         for (auto& [k, v] : d->items()) {
           auto* key = k.as<Str>();
           if (!key) raise(ExcKind::TypeError, "keywords must be strings");
@@ -300,8 +309,10 @@ Value Evaluator::eval_fstring(const FString& f) {
     }
     Value v = eval(*part.value);
     out += part.debug_text;
-    if (part.conversion == 'r' || part.conversion == 'a') v = make_str(interp.repr(v));
-    else if (part.conversion == 's') v = make_str(interp.str(v));
+    if (part.conversion == 'r' || part.conversion == 'a')
+      v = make_str(interp.repr(v));
+    else if (part.conversion == 's')
+      v = make_str(interp.str(v));
     std::string spec;
     if (part.spec) spec = interp.str(eval_fstring(*part.spec));
     out += format_value(interp, v, spec);
@@ -364,8 +375,10 @@ namespace {
 // What CPython's compiler folds to a constant: literals, and operators and tuples over them.
 bool is_constant(const Expr& e) {
   switch (e.kind) {
-    case ExprKind::Constant: return true;
-    case ExprKind::UnaryOp: return is_constant(*static_cast<const ast::UnaryOp&>(e).operand);
+    case ExprKind::Constant:
+      return true;
+    case ExprKind::UnaryOp:
+      return is_constant(*static_cast<const ast::UnaryOp&>(e).operand);
     case ExprKind::BinOp: {
       const auto& b = static_cast<const ast::BinOp&>(e);
       return is_constant(*b.left) && is_constant(*b.right);
@@ -375,7 +388,8 @@ bool is_constant(const Expr& e) {
         if (!is_constant(*elt)) return false;
       }
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -12,7 +12,7 @@ namespace tsch::script {
 struct Scope {
   NamespaceRef locals;
   NamespaceRef globals;
-  std::vector<NamespaceRef> enclosing;  // innermost first
+  std::vector<NamespaceRef> enclosing;         // innermost first
   const ast::FunctionDef* function = nullptr;  // for global/nonlocal declarations
   bool is_module = false;
   bool is_class_body = false;
@@ -51,8 +51,8 @@ struct Evaluator {
   Value eval_set_comp(const ast::SetComp& c);
   Value eval_set_display(const ast::Set& d);
   Value eval_index(const ast::Expr& e);
-  Value make_function(const std::string& name, const std::vector<ast::Param>& params,
-                      const ast::FunctionDef* def, const ast::Lambda* lambda);
+  Value make_function(const std::string& name, const std::vector<ast::Param>& params, const ast::FunctionDef* def,
+                      const ast::Lambda* lambda);
   std::vector<Value> eval_sequence(const std::vector<ast::ExprPtr>& elts);
   void run_comprehension(const std::vector<ast::Comprehension>& gens, size_t level, Evaluator& inner,
                          const std::function<void()>& emit);

@@ -70,13 +70,9 @@ Value make_exception(ExcKind kind, const std::string& message) {
   return make_exception(exception_type(kind), {make_str(message)});
 }
 
-void raise(ExcKind kind, const std::string& message) {
-  throw ScriptError(make_exception(kind, message));
-}
+void raise(ExcKind kind, const std::string& message) { throw ScriptError(make_exception(kind, message)); }
 
-void raise_key_error(const Value& key) {
-  throw ScriptError(make_exception(exception_type(ExcKind::KeyError), {key}));
-}
+void raise_key_error(const Value& key) { throw ScriptError(make_exception(exception_type(ExcKind::KeyError), {key})); }
 
 void raise_at(ExcKind kind, const std::string& message, SourceLoc loc) {
   ScriptError e(make_exception(kind, message));
@@ -98,13 +94,20 @@ std::string describe_exception(Interpreter& interp, const Value& exc) {
 
 ExcKind exception_kind_of(UserErrorKind kind) {
   switch (kind) {
-    case UserErrorKind::ValueError: return ExcKind::ValueError;
-    case UserErrorKind::TypeError: return ExcKind::TypeError;
-    case UserErrorKind::IndexError: return ExcKind::IndexError;
-    case UserErrorKind::KeyError: return ExcKind::KeyError;
-    case UserErrorKind::AttributeError: return ExcKind::AttributeError;
-    case UserErrorKind::NotImplementedError: return ExcKind::NotImplementedError;
-    case UserErrorKind::RuntimeError: return ExcKind::RuntimeError;
+    case UserErrorKind::ValueError:
+      return ExcKind::ValueError;
+    case UserErrorKind::TypeError:
+      return ExcKind::TypeError;
+    case UserErrorKind::IndexError:
+      return ExcKind::IndexError;
+    case UserErrorKind::KeyError:
+      return ExcKind::KeyError;
+    case UserErrorKind::AttributeError:
+      return ExcKind::AttributeError;
+    case UserErrorKind::NotImplementedError:
+      return ExcKind::NotImplementedError;
+    case UserErrorKind::RuntimeError:
+      return ExcKind::RuntimeError;
   }
   return ExcKind::RuntimeError;
 }

@@ -13,11 +13,33 @@
 namespace tsch::script {
 
 enum class ExcKind {
-  BaseException, Exception, ArithmeticError, LookupError, ValueError, TypeError, KeyError,
-  IndexError, AssertionError, RuntimeError, ZeroDivisionError, NameError, UnboundLocalError,
-  AttributeError, OverflowError, RecursionError, ImportError, ModuleNotFoundError,
-  NotImplementedError, StopIteration, KeyboardInterrupt, SystemExit, OSError,
-  FileNotFoundError, UnicodeError, MemoryError, Count
+  BaseException,
+  Exception,
+  ArithmeticError,
+  LookupError,
+  ValueError,
+  TypeError,
+  KeyError,
+  IndexError,
+  AssertionError,
+  RuntimeError,
+  ZeroDivisionError,
+  NameError,
+  UnboundLocalError,
+  AttributeError,
+  OverflowError,
+  RecursionError,
+  ImportError,
+  ModuleNotFoundError,
+  NotImplementedError,
+  StopIteration,
+  KeyboardInterrupt,
+  SystemExit,
+  OSError,
+  FileNotFoundError,
+  UnicodeError,
+  MemoryError,
+  Count
 };
 
 TypeObject* exception_type(ExcKind kind);

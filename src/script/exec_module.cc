@@ -59,7 +59,8 @@ void Evaluator::exec_import_from(const ImportFrom& s) {
       try {
         value = Value(interp.modules().import(interp, s.module + "." + alias.name, importer_dir()));
       } catch (ScriptError&) {
-        raise_at(ExcKind::ImportError, fmt::format("cannot import name '{}' from '{}'", alias.name, s.module), alias.loc);
+        raise_at(ExcKind::ImportError, fmt::format("cannot import name '{}' from '{}'", alias.name, s.module),
+                 alias.loc);
       }
     }
     store_name(alias.has_asname ? alias.asname : name, value);

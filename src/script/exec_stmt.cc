@@ -80,7 +80,7 @@ void Evaluator::assign(const Expr& target, const Value& value) {
     case ExprKind::Tuple:
     case ExprKind::List: {
       const auto& elts = target.kind == ExprKind::Tuple ? static_cast<const ast::Tuple&>(target).elts
-                                                          : static_cast<const ast::List&>(target).elts;
+                                                        : static_cast<const ast::List&>(target).elts;
       std::vector<Value> items;
       try {
         items = interp.to_vector(value);
@@ -97,9 +97,10 @@ void Evaluator::assign(const Expr& target, const Value& value) {
       }
       if (star == elts.size()) {
         if (items.size() != elts.size()) {
-          std::string message = items.size() > elts.size()
-                                    ? fmt::format("too many values to unpack (expected {})", elts.size())
-                                    : fmt::format("not enough values to unpack (expected {}, got {})", elts.size(), items.size());
+          std::string message =
+              items.size() > elts.size()
+                  ? fmt::format("too many values to unpack (expected {})", elts.size())
+                  : fmt::format("not enough values to unpack (expected {}, got {})", elts.size(), items.size());
           raise_at(ExcKind::ValueError, message, target.loc);
         }
         for (size_t i = 0; i < elts.size(); ++i) assign(*elts[i], items[i]);
@@ -144,7 +145,9 @@ void Evaluator::delete_target(const Expr& target) {
       const auto& a = static_cast<const Attribute&>(target);
       Value obj = eval(*a.value);
       if (auto* inst = obj.as<Instance>(); inst && inst->attrs().erase(a.attr)) return;
-      raise_at(ExcKind::AttributeError, fmt::format("'{}' object has no attribute '{}'", Interpreter::type_name(obj), symbol_name(a.attr)), a.loc);
+      raise_at(ExcKind::AttributeError,
+               fmt::format("'{}' object has no attribute '{}'", Interpreter::type_name(obj), symbol_name(a.attr)),
+               a.loc);
     }
     case ExprKind::Tuple:
       for (const auto& e : static_cast<const ast::Tuple&>(target).elts) delete_target(*e);
@@ -399,9 +402,10 @@ Flow Evaluator::exec_with(const With& s) {
     Value manager = eval(*item.context);
     Value exit_method;
     if (!interp.try_get_attr(manager, intern("__exit__"), exit_method)) {
-      raise_at(ExcKind::TypeError,
-               fmt::format("'{}' object does not support the context manager protocol", Interpreter::type_name(manager)),
-               item.context->loc);
+      raise_at(
+          ExcKind::TypeError,
+          fmt::format("'{}' object does not support the context manager protocol", Interpreter::type_name(manager)),
+          item.context->loc);
     }
     Value entered = interp.call(interp.get_attr(manager, intern("__enter__")), std::vector<Value>{});
     if (item.target) assign(*item.target, entered);
@@ -410,7 +414,8 @@ Flow Evaluator::exec_with(const With& s) {
       f = run(index + 1);
     } catch (ScriptError& error) {
       Value exc = error.exception;
-      Value suppress = interp.call(exit_method, std::vector<Value>{Value(exc.type()->shared_from_this()), exc, Value()});
+      Value suppress =
+          interp.call(exit_method, std::vector<Value>{Value(exc.type()->shared_from_this()), exc, Value()});
       if (interp.truthy(suppress)) return Flow::Normal;
       throw;
     }
@@ -499,7 +504,8 @@ void Evaluator::init_subclass(const TypeRef& cls, CallArgs kwargs, SourceLoc loc
     }
     return;
   }
-  if (!kwargs.keywords.empty()) raise_at(ExcKind::TypeError, cls->name() + ".__init_subclass__() takes no keyword arguments", loc);
+  if (!kwargs.keywords.empty())
+    raise_at(ExcKind::TypeError, cls->name() + ".__init_subclass__() takes no keyword arguments", loc);
 }
 
 void Evaluator::exec_class(const ClassDef& s) {
@@ -513,10 +519,12 @@ void Evaluator::exec_class(const ClassDef& s) {
       class_kwargs.keywords.emplace_back(arg.name, eval(*arg.value));
       continue;
     }
-    if (arg.kind != Arg::Kind::Positional) raise_at(ExcKind::TypeError, "not supported yet: * and ** in class bases", arg.loc);
+    if (arg.kind != Arg::Kind::Positional)
+      raise_at(ExcKind::TypeError, "not supported yet: * and ** in class bases", arg.loc);
     Value base = eval(*arg.value);
     auto cls = base.as_ref<TypeObject>();
-    if (!cls) raise_at(ExcKind::TypeError, "class bases must be classes, not " + Interpreter::type_name(base), arg.value->loc);
+    if (!cls)
+      raise_at(ExcKind::TypeError, "class bases must be classes, not " + Interpreter::type_name(base), arg.value->loc);
     bases.push_back(cls);
   }
   if (bases.empty()) bases.push_back(builtin_types().object);
@@ -571,10 +579,18 @@ Value Interpreter::call_function(Function& fn, CallArgs& args) {
       case ast::Param::Kind::Normal:
         if (!keyword_only) ++positional_count;
         break;
-      case ast::Param::Kind::VarArgs: varargs = static_cast<int>(i); keyword_only = true; break;
-      case ast::Param::Kind::KwOnlyMarker: keyword_only = true; break;
-      case ast::Param::Kind::VarKw: varkw = static_cast<int>(i); break;
-      case ast::Param::Kind::PosOnlyMarker: break;
+      case ast::Param::Kind::VarArgs:
+        varargs = static_cast<int>(i);
+        keyword_only = true;
+        break;
+      case ast::Param::Kind::KwOnlyMarker:
+        keyword_only = true;
+        break;
+      case ast::Param::Kind::VarKw:
+        varkw = static_cast<int>(i);
+        break;
+      case ast::Param::Kind::PosOnlyMarker:
+        break;
     }
   }
   // Python 3.10+ names the function by its qualified name: "Shape.make() missing ...".
@@ -620,7 +636,8 @@ Value Interpreter::call_function(Function& fn, CallArgs& args) {
   std::vector<std::string> missing, missing_keyword_only;
   bool after_star = false;
   for (size_t i = 0; i < params.size(); ++i) {
-    if (params[i].kind == ast::Param::Kind::VarArgs || params[i].kind == ast::Param::Kind::KwOnlyMarker) after_star = true;
+    if (params[i].kind == ast::Param::Kind::VarArgs || params[i].kind == ast::Param::Kind::KwOnlyMarker)
+      after_star = true;
     if (params[i].kind != ast::Param::Kind::Normal || bound[i]) continue;
     if (fn.has_default[i]) {
       locals->set(params[i].name, fn.defaults[i]);
@@ -636,13 +653,15 @@ Value Interpreter::call_function(Function& fn, CallArgs& args) {
       names += (*list)[i];
     }
     raise_type_error(fmt::format("{}() missing {} required {} argument{}: {}", name, list->size(),
-                                 list == &missing ? "positional" : "keyword-only", list->size() == 1 ? "" : "s", names));
+                                 list == &missing ? "positional" : "keyword-only", list->size() == 1 ? "" : "s",
+                                 names));
   }
   if (varargs >= 0) locals->set(params[static_cast<size_t>(varargs)].name, make_tuple(std::move(extra_positional)));
   if (varkw >= 0) locals->set(params[static_cast<size_t>(varkw)].name, Value(kwargs));
 
   // Step 2: run the body in a fresh scope.
-  if (depth_ >= kMaxDepth || stack_nearly_exhausted()) raise(ExcKind::RecursionError, "maximum recursion depth exceeded");
+  if (depth_ >= kMaxDepth || stack_nearly_exhausted())
+    raise(ExcKind::RecursionError, "maximum recursion depth exceeded");
   Scope scope;
   scope.locals = std::move(locals);
   scope.globals = fn.globals;

@@ -1,7 +1,6 @@
 // Python's format-spec mini-language and %-formatting, written against the Python
 // reference (no library in Debian implements Python's exact rules; fmt differs in grouping,
 // '%' and the default float presentation).
-#include "support/parse_int.h"
 #include "script/format.h"
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/object.h"
+#include "support/parse_int.h"
 
 namespace tsch::script {
 namespace {
@@ -104,10 +104,14 @@ std::string pad(const Spec& spec, const std::string& sign_prefix, const std::str
   std::string fill(missing, spec.fill);
   char align = spec.align ? spec.align : default_align;
   switch (align) {
-    case '<': return text + fill;
-    case '^': return std::string(missing / 2, spec.fill) + text + std::string(missing - missing / 2, spec.fill);
-    case '=': return sign_prefix + fill + body;
-    default: return fill + text;
+    case '<':
+      return text + fill;
+    case '^':
+      return std::string(missing / 2, spec.fill) + text + std::string(missing - missing / 2, spec.fill);
+    case '=':
+      return sign_prefix + fill + body;
+    default:
+      return fill + text;
   }
 }
 
@@ -123,16 +127,32 @@ std::string format_int(int64_t value, const Spec& spec) {
   uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
   std::string digits, prefix;
   switch (spec.type) {
-    case 'b': digits = fmt::format("{:b}", magnitude); prefix = "0b"; break;
-    case 'o': digits = fmt::format("{:o}", magnitude); prefix = "0o"; break;
-    case 'x': digits = fmt::format("{:x}", magnitude); prefix = "0x"; break;
-    case 'X': digits = fmt::format("{:X}", magnitude); prefix = "0X"; break;
+    case 'b':
+      digits = fmt::format("{:b}", magnitude);
+      prefix = "0b";
+      break;
+    case 'o':
+      digits = fmt::format("{:o}", magnitude);
+      prefix = "0o";
+      break;
+    case 'x':
+      digits = fmt::format("{:x}", magnitude);
+      prefix = "0x";
+      break;
+    case 'X':
+      digits = fmt::format("{:X}", magnitude);
+      prefix = "0X";
+      break;
     case 'c': {
       std::string ch;
       ch += static_cast<char>(value);
       return pad(spec, "", ch, '<');
     }
-    case 0: case 'd': case 'n': digits = std::to_string(magnitude); break;
+    case 0:
+    case 'd':
+    case 'n':
+      digits = std::to_string(magnitude);
+      break;
     default:
       raise(ExcKind::ValueError, fmt::format("Unknown format code '{}' for object of type 'int'", spec.type));
   }
@@ -168,13 +188,23 @@ std::string format_float(double value, const Spec& spec) {
     if (type == '%') body += "%";
   } else {
     switch (type) {
-      case 'f': case 'F': body = c_format("f", precision < 0 ? 6 : precision, magnitude); break;
-      case 'e': case 'E': body = c_format(type == 'e' ? "e" : "E", precision < 0 ? 6 : precision, magnitude); break;
-      case 'g': case 'G': case 'n':
+      case 'f':
+      case 'F':
+        body = c_format("f", precision < 0 ? 6 : precision, magnitude);
+        break;
+      case 'e':
+      case 'E':
+        body = c_format(type == 'e' ? "e" : "E", precision < 0 ? 6 : precision, magnitude);
+        break;
+      case 'g':
+      case 'G':
+      case 'n':
         body = c_format(type == 'G' ? (spec.alternate ? "#G" : "G") : (spec.alternate ? "#g" : "g"),
                         precision < 0 ? 6 : std::max(precision, 1), magnitude);
         break;
-      case '%': body = c_format("f", precision < 0 ? 6 : precision, magnitude * 100) + "%"; break;
+      case '%':
+        body = c_format("f", precision < 0 ? 6 : precision, magnitude * 100) + "%";
+        break;
       case 0:
         if (precision < 0) {
           body = float_repr(magnitude);
@@ -226,7 +256,8 @@ std::string float_layout(bool negative, std::string digits, int exponent, bool p
     } else if (static_cast<size_t>(exponent) + 1 >= digits.size()) {
       out += digits + std::string(static_cast<size_t>(exponent) + 1 - digits.size(), '0') + ".0";
     } else {
-      out += digits.substr(0, static_cast<size_t>(exponent) + 1) + "." + digits.substr(static_cast<size_t>(exponent) + 1);
+      out +=
+          digits.substr(0, static_cast<size_t>(exponent) + 1) + "." + digits.substr(static_cast<size_t>(exponent) + 1);
     }
     return out;
   }
@@ -249,14 +280,14 @@ std::string format_value(Interpreter& interp, const Value& value, const std::str
     if (value.is_bool() && spec.type == 0 && spec.width < 0) return interp.str(value);
     return format_int(value.as_int(), spec);
   }
-  if (value.as<Str>() == nullptr && value.as<Instance>() == nullptr && !spec_text.empty() &&
-      spec.type != 0 && spec.type != 's') {
-    raise(ExcKind::TypeError, fmt::format("unsupported format string passed to {}.__format__",
-                                          Interpreter::type_name(value)));
+  if (value.as<Str>() == nullptr && value.as<Instance>() == nullptr && !spec_text.empty() && spec.type != 0 &&
+      spec.type != 's') {
+    raise(ExcKind::TypeError,
+          fmt::format("unsupported format string passed to {}.__format__", Interpreter::type_name(value)));
   }
   if (spec.type != 0 && spec.type != 's') {
-    raise(ExcKind::ValueError, fmt::format("Unknown format code '{}' for object of type '{}'", spec.type,
-                                           Interpreter::type_name(value)));
+    raise(ExcKind::ValueError,
+          fmt::format("Unknown format code '{}' for object of type '{}'", spec.type, Interpreter::type_name(value)));
   }
   std::string text = interp.str(value);
   if (spec.precision >= 0 && display_width(text) > static_cast<size_t>(spec.precision)) {
@@ -268,8 +299,10 @@ std::string format_value(Interpreter& interp, const Value& value, const std::str
 std::string percent_format(Interpreter& interp, const std::string& fmt_text, const Value& args) {
   std::vector<Value> items;
   Dict* mapping = args.as<Dict>();
-  if (auto* t = args.as<Tuple>()) items = t->items;
-  else if (!mapping) items.push_back(args);
+  if (auto* t = args.as<Tuple>())
+    items = t->items;
+  else if (!mapping)
+    items.push_back(args);
   size_t next = 0;
   std::string out;
   auto take = [&]() -> Value {
@@ -298,11 +331,24 @@ std::string percent_format(Interpreter& interp, const std::string& fmt_text, con
     spec.align = '>';
     for (; i < fmt_text.size() && std::string("-+ #0").find(fmt_text[i]) != std::string::npos; ++i) {
       switch (fmt_text[i]) {
-        case '-': spec.align = '<'; break;
-        case '+': spec.sign = '+'; break;
-        case ' ': if (spec.sign != '+') spec.sign = ' '; break;
-        case '#': spec.alternate = true; break;
-        case '0': if (spec.align != '<') { spec.fill = '0'; spec.align = '='; } break;
+        case '-':
+          spec.align = '<';
+          break;
+        case '+':
+          spec.sign = '+';
+          break;
+        case ' ':
+          if (spec.sign != '+') spec.sign = ' ';
+          break;
+        case '#':
+          spec.alternate = true;
+          break;
+        case '0':
+          if (spec.align != '<') {
+            spec.fill = '0';
+            spec.align = '=';
+          }
+          break;
       }
     }
     auto read_number = [&](int& target) {
@@ -329,21 +375,34 @@ std::string percent_format(Interpreter& interp, const std::string& fmt_text, con
     }
     if (!have_arg) arg = take();
     switch (type) {
-      case 'd': case 'i': case 'u': {
-        if (!arg.is_number()) raise(ExcKind::TypeError, "%" + std::string(1, type) + " format: a real number is required, not " + Interpreter::type_name(arg));
+      case 'd':
+      case 'i':
+      case 'u': {
+        if (!arg.is_number())
+          raise(ExcKind::TypeError,
+                "%" + std::string(1, type) + " format: a real number is required, not " + Interpreter::type_name(arg));
         int64_t v = arg.is_float() ? static_cast<int64_t>(arg.as_float()) : arg.as_int();
         spec.type = 'd';
         if (spec.precision >= 0) spec.precision = -1;
         out += format_int(v, spec);
         break;
       }
-      case 'x': case 'X': case 'o': {
-        if (!arg.is_integral()) raise(ExcKind::TypeError, "%" + std::string(1, type) + " format: an integer is required, not " + Interpreter::type_name(arg));
+      case 'x':
+      case 'X':
+      case 'o': {
+        if (!arg.is_integral())
+          raise(ExcKind::TypeError,
+                "%" + std::string(1, type) + " format: an integer is required, not " + Interpreter::type_name(arg));
         spec.type = type;
         out += format_int(arg.as_int(), spec);
         break;
       }
-      case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': {
+      case 'e':
+      case 'E':
+      case 'f':
+      case 'F':
+      case 'g':
+      case 'G': {
         if (!arg.is_number()) raise(ExcKind::TypeError, "must be real number, not " + Interpreter::type_name(arg));
         spec.type = type;
         out += format_float(arg.as_float(), spec);
@@ -354,9 +413,12 @@ std::string percent_format(Interpreter& interp, const std::string& fmt_text, con
         out += pad(spec, "", ch, '>');
         break;
       }
-      case 's': case 'r': case 'a': {
+      case 's':
+      case 'r':
+      case 'a': {
         std::string text = type == 's' ? interp.str(arg) : interp.repr(arg);
-        if (spec.precision >= 0 && text.size() > static_cast<size_t>(spec.precision)) text.resize(static_cast<size_t>(spec.precision));
+        if (spec.precision >= 0 && text.size() > static_cast<size_t>(spec.precision))
+          text.resize(static_cast<size_t>(spec.precision));
         spec.fill = ' ';
         if (spec.align == '=') spec.align = '>';
         out += pad(spec, "", text, '>');
@@ -399,8 +461,10 @@ std::string str_format(Interpreter& interp, const std::string& text, const std::
     size_t j = i + 1;
     int depth = 1;
     for (; j < text.size(); ++j) {
-      if (text[j] == '{') ++depth;
-      else if (text[j] == '}' && --depth == 0) break;
+      if (text[j] == '{')
+        ++depth;
+      else if (text[j] == '}' && --depth == 0)
+        break;
     }
     if (j >= text.size()) raise(ExcKind::ValueError, "Single '{' encountered in format string");
     std::string field = text.substr(i + 1, j - i - 1);
@@ -421,11 +485,14 @@ std::string str_format(Interpreter& interp, const std::string& text, const std::
     std::string name = field.substr(0, name_end);
     Value value;
     if (name.empty()) {
-      if (auto_index >= args.size()) raise(ExcKind::IndexError, "Replacement index " + std::to_string(auto_index) + " out of range for positional args tuple");
+      if (auto_index >= args.size())
+        raise(ExcKind::IndexError,
+              "Replacement index " + std::to_string(auto_index) + " out of range for positional args tuple");
       value = args[auto_index++];
     } else if (std::isdigit(static_cast<unsigned char>(name[0]))) {
       int64_t index = format_number(name);
-      if (static_cast<size_t>(index) >= args.size()) raise(ExcKind::IndexError, "Replacement index " + name + " out of range for positional args tuple");
+      if (static_cast<size_t>(index) >= args.size())
+        raise(ExcKind::IndexError, "Replacement index " + name + " out of range for positional args tuple");
       value = args[static_cast<size_t>(index)];
     } else {
       bool found = false;
@@ -442,7 +509,8 @@ std::string str_format(Interpreter& interp, const std::string& text, const std::
     while (k != std::string::npos && k < field.size()) {
       if (field[k] == '.') {
         size_t end = field.find_first_of(".[", k + 1);
-        value = interp.get_attr(value, intern(field.substr(k + 1, end == std::string::npos ? std::string::npos : end - k - 1)));
+        value = interp.get_attr(
+            value, intern(field.substr(k + 1, end == std::string::npos ? std::string::npos : end - k - 1)));
         k = end;
       } else {
         size_t end = field.find(']', k);
@@ -455,8 +523,10 @@ std::string str_format(Interpreter& interp, const std::string& text, const std::
         k = end + 1;
       }
     }
-    if (conversion == 'r' || conversion == 'a') value = make_str(interp.repr(value));
-    else if (conversion == 's') value = make_str(interp.str(value));
+    if (conversion == 'r' || conversion == 'a')
+      value = make_str(interp.repr(value));
+    else if (conversion == 's')
+      value = make_str(interp.str(value));
     out += format_value(interp, value, spec);
   }
   return out;

@@ -1,11 +1,10 @@
 // Generic operations on values: calls, attributes and str/repr (items and iteration in
-// interpreter_items.cc; operators, comparison and hashing in operators.cc). Built-in types take fast paths; everything else goes through the
-// type's dunder methods, so native types of later layers plug in by defining them.
+// interpreter_items.cc; operators, comparison and hashing in operators.cc). Built-in types take fast paths; everything
+// else goes through the type's dunder methods, so native types of later layers plug in by defining them.
 #include "script/interpreter.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -18,8 +17,8 @@
 #include "script/sequence.h"
 #include "script/sets.h"
 #include "script/types.h"
-#include "support/error.h"
 #include "support/checked_size.h"
+#include "support/error.h"
 #include "support/interrupt.h"
 
 namespace tsch::script {
@@ -62,10 +61,18 @@ std::string str_repr(const std::string& s) {
   std::string out(1, quote);
   for (unsigned char c : s) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c == static_cast<unsigned char>(quote)) {
           out += '\\';
@@ -137,7 +144,8 @@ Value Interpreter::call(const Value& callee, CallArgs args) {
       if (init) {
         args.positional.insert(args.positional.begin(), self);
         Value result = call(*init, std::move(args));
-        if (!result.is_none()) raise(ExcKind::TypeError, "__init__() should return None, not '" + type_name(result) + "'");
+        if (!result.is_none())
+          raise(ExcKind::TypeError, "__init__() should return None, not '" + type_name(result) + "'");
       } else if (!args.positional.empty() || !args.keywords.empty()) {
         raise(ExcKind::TypeError, cls->name() + "() takes no arguments");
       }
@@ -296,7 +304,8 @@ Value Interpreter::get_attr(const Value& obj, Symbol name) {
   }
   if (try_get_attr(obj, name, out)) return out;
   if (auto* cls = obj.as<TypeObject>()) {
-    raise(ExcKind::AttributeError, fmt::format("type object '{}' has no attribute '{}'", cls->name(), symbol_name(name)));
+    raise(ExcKind::AttributeError,
+          fmt::format("type object '{}' has no attribute '{}'", cls->name(), symbol_name(name)));
   }
   raise(ExcKind::AttributeError, fmt::format("'{}' object has no attribute '{}'", type_name(obj), symbol_name(name)));
 }
@@ -319,7 +328,8 @@ void Interpreter::set_attr(const Value& obj, Symbol name, Value value) {
     return;
   }
   if (obj.is_object() && obj.object()->set_attr_hook(*this, name, value)) return;
-  raise(ExcKind::AttributeError, fmt::format("'{}' object attribute '{}' is read-only", type_name(obj), symbol_name(name)));
+  raise(ExcKind::AttributeError,
+        fmt::format("'{}' object attribute '{}' is read-only", type_name(obj), symbol_name(name)));
 }
 
 // ---------------------------------------------------------------------------- str / repr
@@ -368,11 +378,16 @@ std::string Interpreter::repr(const Value& v) {
     if (type_method(v, "__repr__", method)) return str(call_method(*this, v, method, {}));
   }
   switch (v.tag()) {
-    case Value::Tag::None: return "None";
-    case Value::Tag::Bool: return v.as_bool() ? "True" : "False";
-    case Value::Tag::Int: return std::to_string(v.as_int());
-    case Value::Tag::Float: return float_repr(v.as_float());
-    case Value::Tag::Object: break;
+    case Value::Tag::None:
+      return "None";
+    case Value::Tag::Bool:
+      return v.as_bool() ? "True" : "False";
+    case Value::Tag::Int:
+      return std::to_string(v.as_int());
+    case Value::Tag::Float:
+      return float_repr(v.as_float());
+    case Value::Tag::Object:
+      break;
   }
   if (auto* s = v.as<Str>()) return str_repr(s->value);
   auto join = [&](const std::vector<Value>& items, const char* open, const char* close, bool tuple) {
@@ -415,25 +430,31 @@ std::string Interpreter::repr(const Value& v) {
     if (r->step == 1) return fmt::format("range({}, {})", r->start, r->stop);
     return fmt::format("range({}, {}, {})", r->start, r->stop, r->step);
   }
-  if (auto* s = v.as<SliceObject>()) return fmt::format("slice({}, {}, {})", repr(s->start), repr(s->stop), repr(s->step));
-  if (auto* cls = v.as<TypeObject>()) return "<class '" + (cls->is_builtin || cls->is_exception ? cls->qualified_name() : "__main__." + cls->name()) + "'>";
+  if (auto* s = v.as<SliceObject>())
+    return fmt::format("slice({}, {}, {})", repr(s->start), repr(s->stop), repr(s->step));
+  if (auto* cls = v.as<TypeObject>())
+    return "<class '" + (cls->is_builtin || cls->is_exception ? cls->qualified_name() : "__main__." + cls->name()) +
+           "'>";
   if (auto* fn = v.as<Function>()) return "<function " + fn->qualname + ">";
   if (auto* native = v.as<NativeFunction>()) return "<built-in function " + native->name + ">";
   if (auto* bound = v.as<BoundMethod>()) {
-    std::string name = bound->func.as<Function>() ? bound->func.as<Function>()->qualname
-                       : bound->func.as<NativeFunction>() ? bound->func.as<NativeFunction>()->name : "?";
+    std::string name = bound->func.as<Function>()         ? bound->func.as<Function>()->qualname
+                       : bound->func.as<NativeFunction>() ? bound->func.as<NativeFunction>()->name
+                                                          : "?";
     return "<bound method " + name + " of " + repr(bound->self) + ">";
   }
   if (auto* cm = v.as<ClassMethod>()) return "<classmethod(" + repr(cm->func) + ")>";
   if (auto* sm = v.as<StaticMethod>()) return "<staticmethod(" + repr(sm->func) + ")>";
   if (auto* module = v.as<Module>()) {
-    return module->file.empty() ? "<module '" + module->name + "' (built-in)>" : "<module '" + module->name + "' from '" + module->file + "'>";
+    return module->file.empty() ? "<module '" + module->name + "' (built-in)>"
+                                : "<module '" + module->name + "' from '" + module->file + "'>";
   }
   if (auto* it = v.as<Iterator>()) return std::string("<") + it->kind() + " object>";
   if (v.type()->is_exception) {
     Value* args = v.as<Instance>()->attrs().find(intern("args"));
     std::string inner = args && args->as<Tuple>() ? repr(*args) : "()";
-    if (args && args->as<Tuple>() && args->as<Tuple>()->items.size() == 1) inner = "(" + repr(args->as<Tuple>()->items[0]) + ")";
+    if (args && args->as<Tuple>() && args->as<Tuple>()->items.size() == 1)
+      inner = "(" + repr(args->as<Tuple>()->items[0]) + ")";
     return v.type()->name() + inner;
   }
   Value method;
@@ -449,8 +470,8 @@ std::string Interpreter::repr(const Value& v) {
 }
 
 bool Interpreter::is_callable(const Value& v) {
-  return v.as<Function>() || v.as<NativeFunction>() || v.as<BoundMethod>() || v.as<TypeObject>() || v.as<StaticMethod>() ||
-         (v.is_object() && v.type()->lookup(intern("__call__")));
+  return v.as<Function>() || v.as<NativeFunction>() || v.as<BoundMethod>() || v.as<TypeObject>() ||
+         v.as<StaticMethod>() || (v.is_object() && v.type()->lookup(intern("__call__")));
 }
 
 }  // namespace tsch::script

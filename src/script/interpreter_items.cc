@@ -2,8 +2,8 @@
 // string helpers they share (code points of UTF-8 text) and the built-in iterators.
 #include <fmt/format.h>
 
-#include "script/interpreter.h"
 #include "script/dispatch.h"
+#include "script/interpreter.h"
 #include "script/numbers.h"
 #include "script/sequence.h"
 #include "script/sets.h"
@@ -96,11 +96,13 @@ class RangeIterator : public Iterator {
 
 Value Interpreter::get_item(const Value& obj, const Value& key) {
   if (auto* list = obj.as<List>()) {
-    if (auto* s = key.as<SliceObject>()) return make_list(take_slice(list->items, slice_bounds(*s, static_cast<int64_t>(list->items.size()))));
+    if (auto* s = key.as<SliceObject>())
+      return make_list(take_slice(list->items, slice_bounds(*s, static_cast<int64_t>(list->items.size()))));
     return list->items[resolve_index(*this, key, static_cast<int64_t>(list->items.size()), "list")];
   }
   if (auto* tuple = obj.as<Tuple>()) {
-    if (auto* s = key.as<SliceObject>()) return make_tuple(take_slice(tuple->items, slice_bounds(*s, static_cast<int64_t>(tuple->items.size()))));
+    if (auto* s = key.as<SliceObject>())
+      return make_tuple(take_slice(tuple->items, slice_bounds(*s, static_cast<int64_t>(tuple->items.size()))));
     return tuple->items[resolve_index(*this, key, static_cast<int64_t>(tuple->items.size()), "tuple")];
   }
   if (auto* str = obj.as<Str>()) {
@@ -109,7 +111,8 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
     if (auto* s = key.as<SliceObject>()) {
       SliceBounds sb = slice_bounds(*s, n);
       std::string out;
-      for (int64_t i = 0, k = sb.start; i < sb.length; ++i, k += sb.step) out += str_char(str->value, b, static_cast<size_t>(k));
+      for (int64_t i = 0, k = sb.start; i < sb.length; ++i, k += sb.step)
+        out += str_char(str->value, b, static_cast<size_t>(k));
       return make_str(out);
     }
     return make_str(str_char(str->value, b, resolve_index(*this, key, n, "string")));
@@ -121,8 +124,8 @@ Value Interpreter::get_item(const Value& obj, const Value& key) {
   if (auto* range = obj.as<Range>()) {
     if (auto* s = key.as<SliceObject>()) {
       SliceBounds sb = slice_bounds(*s, range->length());
-      return Value(std::make_shared<Range>(range->start + sb.start * range->step,
-                                           range->start + sb.stop * range->step, range->step * sb.step));
+      return Value(std::make_shared<Range>(range->start + sb.start * range->step, range->start + sb.stop * range->step,
+                                           range->step * sb.step));
     }
     size_t i = resolve_index(*this, key, range->length(), "range object");
     return Value::integer(range->start + static_cast<int64_t>(i) * range->step);
@@ -150,10 +153,12 @@ void Interpreter::set_item(const Value& obj, const Value& key, Value value) {
         raise(ExcKind::ValueError, fmt::format("attempt to assign sequence of size {} to extended slice of size {}",
                                                replacement.size(), sb.length));
       }
-      for (int64_t i = 0, k = sb.start; i < sb.length; ++i, k += sb.step) list->items[static_cast<size_t>(k)] = replacement[static_cast<size_t>(i)];
+      for (int64_t i = 0, k = sb.start; i < sb.length; ++i, k += sb.step)
+        list->items[static_cast<size_t>(k)] = replacement[static_cast<size_t>(i)];
       return;
     }
-    list->items[resolve_index(*this, key, static_cast<int64_t>(list->items.size()), "list assignment")] = std::move(value);
+    list->items[resolve_index(*this, key, static_cast<int64_t>(list->items.size()), "list assignment")] =
+        std::move(value);
     return;
   }
   if (auto* dict = obj.as<Dict>()) {
@@ -207,7 +212,8 @@ int64_t Interpreter::len(const Value& v) {
   Value method;
   if (type_method(v, "__len__", method)) {
     Value n = call_method(*this, v, method, {});
-    if (!n.is_integral()) raise(ExcKind::TypeError, "'" + type_name(n) + "' object cannot be interpreted as an integer");
+    if (!n.is_integral())
+      raise(ExcKind::TypeError, "'" + type_name(n) + "' object cannot be interpreted as an integer");
     return n.as_int();
   }
   raise(ExcKind::TypeError, "object of type '" + type_name(v) + "' has no len()");
@@ -238,7 +244,8 @@ std::shared_ptr<Iterator> Interpreter::iter(const Value& iterable) {
     Value it = call_method(*this, iterable, method, {});
     if (auto native = it.as_ref<Iterator>()) return native;
     Value next;
-    if (!type_method(it, "__next__", next)) raise(ExcKind::TypeError, "iter() returned non-iterator of type '" + type_name(it) + "'");
+    if (!type_method(it, "__next__", next))
+      raise(ExcKind::TypeError, "iter() returned non-iterator of type '" + type_name(it) + "'");
     return std::make_shared<NativeIterator>("iterator", [it, next](Interpreter& interp, Value& out) {
       try {
         out = call_method(interp, it, next, {});

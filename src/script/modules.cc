@@ -77,8 +77,8 @@ std::shared_ptr<Module> ModuleLoader::import(Interpreter& interp, const std::str
     std::shared_ptr<Module> module;
     if (it != loaded_.end()) {
       module = it->second;
-    } else if (Value* sub = parent ? parent->globals->find(intern(part)) : nullptr; sub && sub->as<Module>() &&
-                                                                                   !has_builtin(prefix)) {
+    } else if (Value* sub = parent ? parent->globals->find(intern(part)) : nullptr;
+               sub && sub->as<Module>() && !has_builtin(prefix)) {
       // A submodule a built-in module created itself (tvm.tir.schedule).
       module = sub->as_ref<Module>();
       loaded_[prefix] = module;
@@ -92,8 +92,7 @@ std::shared_ptr<Module> ModuleLoader::import(Interpreter& interp, const std::str
 }
 
 std::shared_ptr<Module> ModuleLoader::load_one(Interpreter& interp, const std::string& dotted, const std::string& leaf,
-                                               const std::shared_ptr<Module>& parent,
-                                               const std::string& importer_dir) {
+                                               const std::shared_ptr<Module>& parent, const std::string& importer_dir) {
   if (std::find(loading_.begin(), loading_.end(), dotted) != loading_.end()) {
     raise(ExcKind::ImportError, "cannot import module '" + dotted + "': circular import");
   }

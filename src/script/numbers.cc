@@ -8,9 +8,7 @@
 namespace tsch::script {
 namespace {
 
-[[noreturn]] void overflow() {
-  raise(ExcKind::OverflowError, "integer overflow: the result does not fit in 64 bits");
-}
+[[noreturn]] void overflow() { raise(ExcKind::OverflowError, "integer overflow: the result does not fit in 64 bits"); }
 
 }  // namespace
 
@@ -65,9 +63,18 @@ bool numeric_binary(ast::BinOpKind op, const Value& a, const Value& b, Value& ou
   if (a.is_integral() && b.is_integral()) {
     int64_t x = a.as_int(), y = b.as_int(), r = 0;
     switch (op) {
-      case K::Add: if (__builtin_add_overflow(x, y, &r)) overflow(); out = Value::integer(r); return true;
-      case K::Sub: if (__builtin_sub_overflow(x, y, &r)) overflow(); out = Value::integer(r); return true;
-      case K::Mul: if (__builtin_mul_overflow(x, y, &r)) overflow(); out = Value::integer(r); return true;
+      case K::Add:
+        if (__builtin_add_overflow(x, y, &r)) overflow();
+        out = Value::integer(r);
+        return true;
+      case K::Sub:
+        if (__builtin_sub_overflow(x, y, &r)) overflow();
+        out = Value::integer(r);
+        return true;
+      case K::Mul:
+        if (__builtin_mul_overflow(x, y, &r)) overflow();
+        out = Value::integer(r);
+        return true;
       case K::Div:
         if (y == 0) raise(ExcKind::ZeroDivisionError, "division by zero");
         out = Value::real(static_cast<double>(x) / static_cast<double>(y));
@@ -115,9 +122,15 @@ bool numeric_binary(ast::BinOpKind op, const Value& a, const Value& b, Value& ou
   }
   double x = a.as_float(), y = b.as_float();
   switch (op) {
-    case K::Add: out = Value::real(x + y); return true;
-    case K::Sub: out = Value::real(x - y); return true;
-    case K::Mul: out = Value::real(x * y); return true;
+    case K::Add:
+      out = Value::real(x + y);
+      return true;
+    case K::Sub:
+      out = Value::real(x - y);
+      return true;
+    case K::Mul:
+      out = Value::real(x * y);
+      return true;
     case K::Div:
       if (y == 0) raise(ExcKind::ZeroDivisionError, "float division by zero");
       out = Value::real(x / y);
@@ -133,10 +146,12 @@ bool numeric_binary(ast::BinOpKind op, const Value& a, const Value& b, Value& ou
     case K::Pow: {
       if (x == 0 && y < 0) raise(ExcKind::ZeroDivisionError, "0.0 cannot be raised to a negative power");
       if (x < 0 && y != std::floor(y)) {
-        raise(ExcKind::ValueError, "negative number cannot be raised to a fractional power (complex numbers are not supported)");
+        raise(ExcKind::ValueError,
+              "negative number cannot be raised to a fractional power (complex numbers are not supported)");
       }
       double r = std::pow(x, y);
-      if (std::isinf(r) && std::isfinite(x) && std::isfinite(y)) raise(ExcKind::OverflowError, "(34, 'Numerical result out of range')");
+      if (std::isinf(r) && std::isfinite(x) && std::isfinite(y))
+        raise(ExcKind::OverflowError, "(34, 'Numerical result out of range')");
       out = Value::real(r);
       return true;
     }
@@ -150,7 +165,10 @@ void install_number_methods(TypeObject& int_type, TypeObject& float_type) {
     int64_t v = a[0].as_int();
     uint64_t m = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
     int64_t n = 0;
-    while (m) { ++n; m >>= 1; }
+    while (m) {
+      ++n;
+      m >>= 1;
+    }
     return Value::integer(n);
   });
   float_type.def("is_integer", "self", [](Interpreter&, Args& a) {

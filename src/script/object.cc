@@ -1,8 +1,8 @@
 #include "script/object.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "script/exceptions.h"
 #include "script/interpreter.h"
@@ -49,8 +49,8 @@ void TypeObject::def(const std::string& name, const std::string& signature,
   if (signature == "self" || signature.rfind("self,", 0) == 0) {
     fn = [owner = this, name, method = std::move(fn)](Interpreter& interp, Args& a) {
       if (!a[0].type()->is_subtype_of(owner)) {
-        raise(ExcKind::TypeError, fmt::format("descriptor '{}' for '{}' objects doesn't apply to a '{}' object", name, owner->name(),
-                                              a[0].type()->name()));
+        raise(ExcKind::TypeError, fmt::format("descriptor '{}' for '{}' objects doesn't apply to a '{}' object", name,
+                                              owner->name(), a[0].type()->name()));
       }
       return method(interp, a);
     };
@@ -58,16 +58,15 @@ void TypeObject::def(const std::string& name, const std::string& signature,
   def_function(dict_, name, signature, std::move(fn), std::move(doc));
 }
 
-void TypeObject::def_property(const std::string& name,
-                              std::function<Value(Interpreter&, const Value&)> getter,
+void TypeObject::def_property(const std::string& name, std::function<Value(Interpreter&, const Value&)> getter,
                               std::string doc) {
   dict_.set(intern(name), Value(std::make_shared<Property>(std::move(getter), std::move(doc))));
 }
 
 void def_function(Namespace& ns, const std::string& name, const std::string& signature,
                   std::function<Value(Interpreter&, Args&)> fn, std::string doc) {
-  ns.set(intern(name), Value(std::make_shared<NativeFunction>(name, Signature::parse(signature),
-                                                              std::move(fn), std::move(doc))));
+  ns.set(intern(name),
+         Value(std::make_shared<NativeFunction>(name, Signature::parse(signature), std::move(fn), std::move(doc))));
 }
 
 // ---------------------------------------------------------------- type() of each kind

@@ -47,8 +47,8 @@ class TypeObject : public Object {
   bool hashes_by_value = false;
 
   // Registers a native method (first parameter is `self`).
-  void def(const std::string& name, const std::string& signature,
-           std::function<Value(Interpreter&, Args&)> fn, std::string doc = {});
+  void def(const std::string& name, const std::string& signature, std::function<Value(Interpreter&, Args&)> fn,
+           std::string doc = {});
   // Registers a read-only attribute computed from the object.
   void def_property(const std::string& name, std::function<Value(Interpreter&, const Value&)> getter,
                     std::string doc = {});
@@ -107,7 +107,10 @@ class Dict : public Object {
   void set(Interpreter& interp, const Value& key, Value value);
   bool erase(Interpreter& interp, const Value& key);
   size_t size() const { return index_.size(); }
-  void clear() { entries_.clear(); index_.clear(); }
+  void clear() {
+    entries_.clear();
+    index_.clear();
+  }
   // Live entries in insertion order.
   std::vector<std::pair<Value, Value>> items() const;
   template <typename F>
@@ -189,8 +192,7 @@ class Function : public Object {
 // A function implemented in C++, with a declared signature.
 class NativeFunction : public Object {
  public:
-  NativeFunction(std::string name, Signature sig, std::function<Value(Interpreter&, Args&)> fn,
-                 std::string doc = {})
+  NativeFunction(std::string name, Signature sig, std::function<Value(Interpreter&, Args&)> fn, std::string doc = {})
       : name(std::move(name)), signature(std::move(sig)), impl(std::move(fn)), doc(std::move(doc)) {}
   TypeObject* type() const override;
 

@@ -20,7 +20,8 @@ namespace {
 std::vector<Value> repeat(const std::vector<Value>& items, int64_t n) {
   std::vector<Value> out;
   if (n <= 0) return out;
-  if (items.size() * static_cast<size_t>(n) > (1u << 28)) raise(ExcKind::OverflowError, "repeated sequence is too long");
+  if (items.size() * static_cast<size_t>(n) > (1u << 28))
+    raise(ExcKind::OverflowError, "repeated sequence is too long");
   out.reserve(items.size() * static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) out.insert(out.end(), items.begin(), items.end());
   return out;
@@ -28,9 +29,7 @@ std::vector<Value> repeat(const std::vector<Value>& items, int64_t n) {
 
 }  // namespace
 
-Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b) {
-  return binary_op(op, a, b, false);
-}
+Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b) { return binary_op(op, a, b, false); }
 
 Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b, bool augmented) {
   using K = ast::BinOpKind;
@@ -42,7 +41,8 @@ Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b, 
     }
     if (op == K::Mul && b.is_integral()) {
       int64_t n = b.as_int();
-      if (n > 0 && sa->value.size() * static_cast<size_t>(n) > (1u << 30)) raise(ExcKind::OverflowError, "repeated string is too long");
+      if (n > 0 && sa->value.size() * static_cast<size_t>(n) > (1u << 30))
+        raise(ExcKind::OverflowError, "repeated string is too long");
       std::string r;
       for (int64_t i = 0; i < n; ++i) r += sa->value;
       return make_str(r);
@@ -81,7 +81,8 @@ Value Interpreter::binary_op(ast::BinOpKind op, const Value& a, const Value& b, 
   }
   // Dunder methods of script classes and native types.
   Value method;
-  if (!is_builtin_value(a) || ((a.is_object() || a.is_numpy_scalar()) && a.type()->lookup(intern(dunder_name(op, false))))) {
+  if (!is_builtin_value(a) ||
+      ((a.is_object() || a.is_numpy_scalar()) && a.type()->lookup(intern(dunder_name(op, false))))) {
     if (type_method(a, dunder_name(op, false), method)) {
       Value r = call_method(*this, a, method, {b});
       if (!is_not_implemented(r)) return r;
@@ -115,9 +116,12 @@ Value Interpreter::unary_op(ast::UnaryOpKind op, const Value& a) {
       case K::Neg:
         if (v == INT64_MIN) raise(ExcKind::OverflowError, "integer overflow: the result does not fit in 64 bits");
         return Value::integer(-v);
-      case K::Pos: return Value::integer(v);
-      case K::Invert: return Value::integer(~v);
-      default: break;
+      case K::Pos:
+        return Value::integer(v);
+      case K::Invert:
+        return Value::integer(~v);
+      default:
+        break;
     }
   }
   if (a.is_float() && !a.is_numpy_scalar()) {
@@ -190,7 +194,8 @@ bool Interpreter::equals(const Value& a, const Value& b) {
   }
   if (auto* ra = a.as<Range>()) {
     auto* rb = b.as<Range>();
-    return rb && ra->length() == rb->length() && (ra->length() == 0 || (ra->start == rb->start && (ra->length() == 1 || ra->step == rb->step)));
+    return rb && ra->length() == rb->length() &&
+           (ra->length() == 0 || (ra->start == rb->start && (ra->length() == 1 || ra->step == rb->step)));
   }
   Value method;
   // NumPy scalars compare in their dtype (np.float32(0.1) == 0.1 under NEP 50).
@@ -240,7 +245,8 @@ bool Interpreter::less(const Value& a, const Value& b) {
     Value r = call_method(*this, b, method, {a});
     if (!is_not_implemented(r)) return truthy(r);
   }
-  raise(ExcKind::TypeError, fmt::format("'<' not supported between instances of '{}' and '{}'", type_name(a), type_name(b)));
+  raise(ExcKind::TypeError,
+        fmt::format("'<' not supported between instances of '{}' and '{}'", type_name(a), type_name(b)));
 }
 
 bool Interpreter::compare(ast::CmpOpKind op, const Value& a, const Value& b) {
@@ -255,15 +261,16 @@ bool Interpreter::compare(ast::CmpOpKind op, const Value& a, const Value& b) {
       Value r = call_method(*this, a, method, {b});
       if (!is_not_implemented(r)) return truthy(r);
     }
-    raise(ExcKind::TypeError, fmt::format("'{}' not supported between instances of '{}' and '{}'", symbol,
-                                          type_name(a), type_name(b)));
+    raise(ExcKind::TypeError,
+          fmt::format("'{}' not supported between instances of '{}' and '{}'", symbol, type_name(a), type_name(b)));
   };
   // Sets are ordered by inclusion, a partial order: `a <= b` is not `not b < a`.
   if (a.as<Set>() && b.as<Set>() && (op == K::Lt || op == K::LtE || op == K::Gt || op == K::GtE)) {
     return set_order(*this, op, *a.as<Set>(), *b.as<Set>());
   }
   switch (op) {
-    case K::Eq: return equals(a, b);
+    case K::Eq:
+      return equals(a, b);
     case K::NotEq: {
       Value method;
       if (a.is_object() && !is_builtin_value(a) && type_method(a, "__ne__", method)) {
@@ -272,14 +279,22 @@ bool Interpreter::compare(ast::CmpOpKind op, const Value& a, const Value& b) {
       }
       return !equals(a, b);
     }
-    case K::Lt: return ordered("__lt__", "<", [&] { return less(a, b); });
-    case K::Gt: return ordered("__gt__", ">", [&] { return less(b, a); });
-    case K::LtE: return ordered("__le__", "<=", [&] { return !less(b, a); });
-    case K::GtE: return ordered("__ge__", ">=", [&] { return !less(a, b); });
-    case K::In: return contains(b, a);
-    case K::NotIn: return !contains(b, a);
-    case K::Is: return a.is(b);
-    case K::IsNot: return !a.is(b);
+    case K::Lt:
+      return ordered("__lt__", "<", [&] { return less(a, b); });
+    case K::Gt:
+      return ordered("__gt__", ">", [&] { return less(b, a); });
+    case K::LtE:
+      return ordered("__le__", "<=", [&] { return !less(b, a); });
+    case K::GtE:
+      return ordered("__ge__", ">=", [&] { return !less(a, b); });
+    case K::In:
+      return contains(b, a);
+    case K::NotIn:
+      return !contains(b, a);
+    case K::Is:
+      return a.is(b);
+    case K::IsNot:
+      return !a.is(b);
   }
   return false;
 }
@@ -289,13 +304,32 @@ Value Interpreter::rich_compare(ast::CmpOpKind op, const Value& a, const Value& 
   const char* dunder = nullptr;
   const char* reflected = nullptr;
   switch (op) {
-    case K::Eq: dunder = "__eq__"; reflected = "__eq__"; break;
-    case K::NotEq: dunder = "__ne__"; reflected = "__ne__"; break;
-    case K::Lt: dunder = "__lt__"; reflected = "__gt__"; break;
-    case K::LtE: dunder = "__le__"; reflected = "__ge__"; break;
-    case K::Gt: dunder = "__gt__"; reflected = "__lt__"; break;
-    case K::GtE: dunder = "__ge__"; reflected = "__le__"; break;
-    default: break;
+    case K::Eq:
+      dunder = "__eq__";
+      reflected = "__eq__";
+      break;
+    case K::NotEq:
+      dunder = "__ne__";
+      reflected = "__ne__";
+      break;
+    case K::Lt:
+      dunder = "__lt__";
+      reflected = "__gt__";
+      break;
+    case K::LtE:
+      dunder = "__le__";
+      reflected = "__ge__";
+      break;
+    case K::Gt:
+      dunder = "__gt__";
+      reflected = "__lt__";
+      break;
+    case K::GtE:
+      dunder = "__ge__";
+      reflected = "__le__";
+      break;
+    default:
+      break;
   }
   // Native (non-script) types with rich comparisons, e.g. PrimExpr building IR.
   if (dunder) {
@@ -339,11 +373,16 @@ bool Interpreter::contains(const Value& container, const Value& item) {
 
 bool Interpreter::truthy(const Value& v) {
   switch (v.tag()) {
-    case Value::Tag::None: return false;
-    case Value::Tag::Bool: return v.as_bool();
-    case Value::Tag::Int: return v.as_int() != 0;
-    case Value::Tag::Float: return v.as_float() != 0;
-    case Value::Tag::Object: break;
+    case Value::Tag::None:
+      return false;
+    case Value::Tag::Bool:
+      return v.as_bool();
+    case Value::Tag::Int:
+      return v.as_int() != 0;
+    case Value::Tag::Float:
+      return v.as_float() != 0;
+    case Value::Tag::Object:
+      break;
   }
   if (auto* s = v.as<Str>()) return !s->value.empty();
   if (auto* l = v.as<List>()) return !l->items.empty();
@@ -361,14 +400,19 @@ bool Interpreter::truthy(const Value& v) {
 // is what `hash()` returns, size_t what dicts and sets index by.
 size_t Interpreter::hash(const Value& v) {
   switch (v.tag()) {
-    case Value::Tag::None: return static_cast<size_t>(kPyHashNone);
+    case Value::Tag::None:
+      return static_cast<size_t>(kPyHashNone);
     case Value::Tag::Bool:
-    case Value::Tag::Int: return static_cast<size_t>(py_hash_int(v.as_int()));
-    case Value::Tag::Float: return static_cast<size_t>(py_hash_double(v.as_float()));
-    case Value::Tag::Object: break;
+    case Value::Tag::Int:
+      return static_cast<size_t>(py_hash_int(v.as_int()));
+    case Value::Tag::Float:
+      return static_cast<size_t>(py_hash_double(v.as_float()));
+    case Value::Tag::Object:
+      break;
   }
   // str hashes are randomized in CPython: any fixed function does.
-  if (auto* s = v.as<Str>()) return static_cast<size_t>(py_hash_fix(static_cast<int64_t>(std::hash<std::string>()(s->value))));
+  if (auto* s = v.as<Str>())
+    return static_cast<size_t>(py_hash_fix(static_cast<int64_t>(std::hash<std::string>()(s->value))));
   if (auto* t = v.as<Tuple>()) {
     PyTupleHasher h;
     for (const auto& item : t->items) h.add(static_cast<int64_t>(hash(item)));

@@ -26,9 +26,7 @@ restart:
   }
 }
 
-bool SetTable::contains(const Value& key, int64_t hash, const KeyEq& eq) {
-  return find(key, hash, eq) != kNotFound;
-}
+bool SetTable::contains(const Value& key, int64_t hash, const KeyEq& eq) { return find(key, hash, eq) != kNotFound; }
 
 bool SetTable::add(const Value& key, int64_t hash, const KeyEq& eq) {
 restart:

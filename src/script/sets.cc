@@ -187,9 +187,8 @@ bool is_disjoint(Interpreter& interp, const Value& so_value, const Value& other)
     each_entry(*small, [&](const Value& key, int64_t hash) { return disjoint = !big->table.contains(key, hash, eq); });
     return disjoint;
   }
-  interp.for_each(other, [&](const Value& key) {
-    return disjoint = !so.table.contains(key, key_hash(interp, key), eq);
-  });
+  interp.for_each(other,
+                  [&](const Value& key) { return disjoint = !so.table.contains(key, key_hash(interp, key), eq); });
   return disjoint;
 }
 
@@ -364,9 +363,7 @@ Value make_set_from_constants(Interpreter& interp, const std::vector<Value>& ite
   return Value(s);
 }
 
-void set_add(Interpreter& interp, Set& s, const Value& key) {
-  s.table.add(key, key_hash(interp, key), key_eq(interp));
-}
+void set_add(Interpreter& interp, Set& s, const Value& key) { s.table.add(key, key_hash(interp, key), key_eq(interp)); }
 
 void set_update(Interpreter& interp, Set& s, const Value& other) {
   auto eq = key_eq(interp);
@@ -401,11 +398,16 @@ bool set_order(Interpreter& interp, ast::CmpOpKind op, Set& a, Set& b) {
   Value bv(b.shared_from_this());
   Value av(a.shared_from_this());
   switch (op) {
-    case K::Lt: return a.table.size() < b.table.size() && is_subset(interp, a, bv);
-    case K::LtE: return is_subset(interp, a, bv);
-    case K::Gt: return a.table.size() > b.table.size() && is_superset(interp, av, bv);
-    case K::GtE: return is_superset(interp, av, bv);
-    default: return false;
+    case K::Lt:
+      return a.table.size() < b.table.size() && is_subset(interp, a, bv);
+    case K::LtE:
+      return is_subset(interp, a, bv);
+    case K::Gt:
+      return a.table.size() > b.table.size() && is_superset(interp, av, bv);
+    case K::GtE:
+      return is_superset(interp, av, bv);
+    default:
+      return false;
   }
 }
 
@@ -418,10 +420,17 @@ bool set_binary(Interpreter& interp, ast::BinOpKind op, const Value& a, const Va
       out = Value(result);
       return true;
     }
-    case K::BitAnd: out = intersection(interp, a, b); return true;
-    case K::Sub: out = difference(interp, a, b); return true;
-    case K::BitXor: out = symmetric_difference(interp, a, b); return true;
-    default: return false;
+    case K::BitAnd:
+      out = intersection(interp, a, b);
+      return true;
+    case K::Sub:
+      out = difference(interp, a, b);
+      return true;
+    case K::BitXor:
+      out = symmetric_difference(interp, a, b);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -429,15 +438,22 @@ bool set_inplace(Interpreter& interp, ast::BinOpKind op, const Value& a, const V
   using K = ast::BinOpKind;
   Set& s = *a.as<Set>();
   switch (op) {
-    case K::BitOr: set_update(interp, s, b); return true;
+    case K::BitOr:
+      set_update(interp, s, b);
+      return true;
     case K::BitAnd: {
       Value result = intersection(interp, a, b);
       s.table.swap_contents(result.as<Set>()->table);
       return true;
     }
-    case K::Sub: difference_update(interp, a, b); return true;
-    case K::BitXor: symmetric_difference_update(interp, a, b); return true;
-    default: return false;
+    case K::Sub:
+      difference_update(interp, a, b);
+      return true;
+    case K::BitXor:
+      symmetric_difference_update(interp, a, b);
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -86,8 +86,13 @@ std::string Signature::to_string() const {
   for (const auto& p : params_) {
     if (!out.empty()) out += ", ";
     switch (p.kind) {
-      case Parameter::Kind::VarArgs: out += "*" + p.name; star_written = true; break;
-      case Parameter::Kind::VarKeywords: out += "**" + p.name; break;
+      case Parameter::Kind::VarArgs:
+        out += "*" + p.name;
+        star_written = true;
+        break;
+      case Parameter::Kind::VarKeywords:
+        out += "**" + p.name;
+        break;
       case Parameter::Kind::KeywordOnly:
         if (!star_written) {
           out += "*, ";
@@ -99,11 +104,16 @@ std::string Signature::to_string() const {
         if (p.has_default) {
           out += "=";
           const Value& d = p.default_value;
-          if (d.is_none()) out += "None";
-          else if (d.is_bool()) out += d.as_bool() ? "True" : "False";
-          else if (d.is_int()) out += std::to_string(d.as_int());
-          else if (d.is_float()) out += fmt::format("{}", d.as_float());
-          else if (auto* s = d.as<Str>()) out += "\"" + s->value + "\"";
+          if (d.is_none())
+            out += "None";
+          else if (d.is_bool())
+            out += d.as_bool() ? "True" : "False";
+          else if (d.is_int())
+            out += std::to_string(d.as_int());
+          else if (d.is_float())
+            out += fmt::format("{}", d.as_float());
+          else if (auto* s = d.as<Str>())
+            out += "\"" + s->value + "\"";
         }
         break;
     }
@@ -132,9 +142,8 @@ Args::Args(Interpreter& interp, const std::string& function, const Signature& si
     } else if (has_varargs) {
       varargs_.push_back(std::move(call.positional[i]));
     } else {
-      raise_type_error(fmt::format("{}() takes {} positional argument{} but {} {} given", function,
-                                   npos_params, npos_params == 1 ? "" : "s", given,
-                                   given == 1 ? "was" : "were"));
+      raise_type_error(fmt::format("{}() takes {} positional argument{} but {} {} given", function, npos_params,
+                                   npos_params == 1 ? "" : "s", given, given == 1 ? "was" : "were"));
     }
   }
   for (auto& [name_sym, value] : call.keywords) {
@@ -166,14 +175,12 @@ Args::Args(Interpreter& interp, const std::string& function, const Signature& si
     }
   }
   if (!missing_pos.empty()) {
-    raise_type_error(fmt::format("{}() missing {} required positional argument{}: {}", function,
-                                 missing_pos.size(), missing_pos.size() == 1 ? "" : "s",
-                                 ordinal_list(missing_pos)));
+    raise_type_error(fmt::format("{}() missing {} required positional argument{}: {}", function, missing_pos.size(),
+                                 missing_pos.size() == 1 ? "" : "s", ordinal_list(missing_pos)));
   }
   if (!missing_kw.empty()) {
-    raise_type_error(fmt::format("{}() missing {} required keyword-only argument{}: {}", function,
-                                 missing_kw.size(), missing_kw.size() == 1 ? "" : "s",
-                                 ordinal_list(missing_kw)));
+    raise_type_error(fmt::format("{}() missing {} required keyword-only argument{}: {}", function, missing_kw.size(),
+                                 missing_kw.size() == 1 ? "" : "s", ordinal_list(missing_kw)));
   }
 }
 
@@ -185,8 +192,7 @@ static size_t user_position(const Signature& sig, size_t i) {
 
 void Args::type_error(size_t i, const std::string& expected) const {
   raise_type_error(fmt::format("argument {}, '{}' to {}: expected {}, got {}", user_position(sig_, i),
-                               sig_.params()[i].name, function_, expected,
-                               Interpreter::type_name(values_[i])));
+                               sig_.params()[i].name, function_, expected, Interpreter::type_name(values_[i])));
 }
 
 void Args::value_error(size_t i, const std::string& message) const {

@@ -1,9 +1,9 @@
 // Methods of str. Strings are UTF-8 bytes; indexing and len count code points only where
 // the text is ASCII-free is not needed by scripts, so they count bytes for ASCII and decode
 // otherwise (see code_points()).
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "script/exceptions.h"
 #include "script/format.h"
@@ -67,7 +67,8 @@ std::vector<Value> split(const std::string& s, const Value& sep, int64_t maxspli
 const std::string& str_arg(Args& a, size_t i) { return a.get_str(i); }
 
 bool all_chars(const std::string& s, int (*pred)(int)) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [&](char c) { return pred(static_cast<unsigned char>(c)) != 0; });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [&](char c) { return pred(static_cast<unsigned char>(c)) != 0; });
 }
 
 std::string justify(const std::string& s, int64_t width, const std::string& fill, char how) {
@@ -91,8 +92,8 @@ void install_str_methods(TypeObject& t) {
     interp.for_each(a[1], [&](const Value& v) {
       auto* s = v.as<Str>();
       if (!s) {
-        raise(ExcKind::TypeError, fmt::format("sequence item {}: expected str instance, {} found", index,
-                                              Interpreter::type_name(v)));
+        raise(ExcKind::TypeError,
+              fmt::format("sequence item {}: expected str instance, {} found", index, Interpreter::type_name(v)));
       }
       if (!first) out += self_str(a);
       out += s->value;
@@ -119,9 +120,12 @@ void install_str_methods(TypeObject& t) {
     }
     return make_list(std::move(out));
   });
-  t.def("strip", "self, chars=None", [](Interpreter&, Args& a) { return make_str(strip_chars(self_str(a), a[1], true, true)); });
-  t.def("lstrip", "self, chars=None", [](Interpreter&, Args& a) { return make_str(strip_chars(self_str(a), a[1], true, false)); });
-  t.def("rstrip", "self, chars=None", [](Interpreter&, Args& a) { return make_str(strip_chars(self_str(a), a[1], false, true)); });
+  t.def("strip", "self, chars=None",
+        [](Interpreter&, Args& a) { return make_str(strip_chars(self_str(a), a[1], true, true)); });
+  t.def("lstrip", "self, chars=None",
+        [](Interpreter&, Args& a) { return make_str(strip_chars(self_str(a), a[1], true, false)); });
+  t.def("rstrip", "self, chars=None",
+        [](Interpreter&, Args& a) { return make_str(strip_chars(self_str(a), a[1], false, true)); });
   t.def("replace", "self, old, new, count=-1", [](Interpreter&, Args& a) {
     std::string s = self_str(a);
     const std::string& from = str_arg(a, 1);
@@ -164,7 +168,9 @@ void install_str_methods(TypeObject& t) {
   });
   t.def("endswith", "self, suffix", [](Interpreter&, Args& a) {
     const std::string& s = self_str(a);
-    auto ends = [&](const std::string& x) { return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0; };
+    auto ends = [&](const std::string& x) {
+      return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+    };
     if (auto* tuple = a[1].as<Tuple>()) {
       for (const auto& p : tuple->items) {
         if (auto* ps = p.as<Str>(); ps && ends(ps->value)) return Value::boolean(true);
@@ -224,9 +230,12 @@ void install_str_methods(TypeObject& t) {
     bool any = std::any_of(s.begin(), s.end(), ::isalpha);
     return Value::boolean(any && std::none_of(s.begin(), s.end(), ::isupper));
   });
-  t.def("ljust", "self, width, fillchar=\" \"", [](Interpreter&, Args& a) { return make_str(justify(self_str(a), a.get_int(1), str_arg(a, 2), '<')); });
-  t.def("rjust", "self, width, fillchar=\" \"", [](Interpreter&, Args& a) { return make_str(justify(self_str(a), a.get_int(1), str_arg(a, 2), '>')); });
-  t.def("center", "self, width, fillchar=\" \"", [](Interpreter&, Args& a) { return make_str(justify(self_str(a), a.get_int(1), str_arg(a, 2), '^')); });
+  t.def("ljust", "self, width, fillchar=\" \"",
+        [](Interpreter&, Args& a) { return make_str(justify(self_str(a), a.get_int(1), str_arg(a, 2), '<')); });
+  t.def("rjust", "self, width, fillchar=\" \"",
+        [](Interpreter&, Args& a) { return make_str(justify(self_str(a), a.get_int(1), str_arg(a, 2), '>')); });
+  t.def("center", "self, width, fillchar=\" \"",
+        [](Interpreter&, Args& a) { return make_str(justify(self_str(a), a.get_int(1), str_arg(a, 2), '^')); });
   t.def("zfill", "self, width", [](Interpreter&, Args& a) {
     std::string s = self_str(a);
     int64_t width = a.get_int(1);

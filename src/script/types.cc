@@ -49,7 +49,8 @@ Value int_from(Interpreter& interp, const Value& v, int64_t base, bool base_give
       if (b == 0) b = 10;
     }
     unsigned long long magnitude = std::strtoull(start, &end, b);
-    if (text.empty() || end == start || *end != '\0' || std::isspace(static_cast<unsigned char>(*start)) || *start == '-' || *start == '+') {
+    if (text.empty() || end == start || *end != '\0' || std::isspace(static_cast<unsigned char>(*start)) ||
+        *start == '-' || *start == '+') {
       raise(ExcKind::ValueError, "invalid literal for int() with base " + std::to_string(base) + ": " + interp.repr(v));
     }
     if (errno == ERANGE || magnitude > static_cast<unsigned long long>(INT64_MAX) + (negative ? 1 : 0)) {
@@ -168,8 +169,8 @@ BuiltinTypes* create() {
       interp.for_each(a[0], [&](const Value& item) {
         std::vector<Value> pair = interp.to_vector(item);
         if (pair.size() != 2) {
-          raise(ExcKind::ValueError, "dictionary update sequence element has length " +
-                                         std::to_string(pair.size()) + "; 2 is required");
+          raise(ExcKind::ValueError,
+                "dictionary update sequence element has length " + std::to_string(pair.size()) + "; 2 is required");
         }
         d->set(interp, pair[0], pair[1]);
         return true;
@@ -218,7 +219,9 @@ BuiltinTypes* create() {
     Args a = bind(interp, cls, "function", call);
     return Value(std::make_shared<StaticMethod>(a[0]));
   };
-  auto wrapped = [](const Value& v) { return v.as<ClassMethod>() ? v.as<ClassMethod>()->func : v.as<StaticMethod>()->func; };
+  auto wrapped = [](const Value& v) {
+    return v.as<ClassMethod>() ? v.as<ClassMethod>()->func : v.as<StaticMethod>()->func;
+  };
   for (const TypeRef& type : {t->classmethod, t->staticmethod}) {
     type->def_property("__func__", [wrapped](Interpreter&, const Value& self) { return wrapped(self); });
     type->def_property("__wrapped__", [wrapped](Interpreter&, const Value& self) { return wrapped(self); });

@@ -6,9 +6,8 @@
 namespace tsch::script {
 
 struct BuiltinTypes {
-  TypeRef object, type, none, bool_, int_, float_, str, list, tuple, dict, range, slice,
-      iterator, function, native_function, bound_method, property, module, ellipsis, classmethod,
-      staticmethod;
+  TypeRef object, type, none, bool_, int_, float_, str, list, tuple, dict, range, slice, iterator, function,
+      native_function, bound_method, property, module, ellipsis, classmethod, staticmethod;
 };
 
 const BuiltinTypes& builtin_types();

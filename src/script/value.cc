@@ -20,11 +20,16 @@ TypeObject* Value::type() const {
   if (numpy_dtype_) return numpy_scalar_type(numpy_dtype_);
   const BuiltinTypes& t = builtin_types();
   switch (tag_) {
-    case Tag::None: return t.none.get();
-    case Tag::Bool: return t.bool_.get();
-    case Tag::Int: return t.int_.get();
-    case Tag::Float: return t.float_.get();
-    case Tag::Object: return obj_->type();
+    case Tag::None:
+      return t.none.get();
+    case Tag::Bool:
+      return t.bool_.get();
+    case Tag::Int:
+      return t.int_.get();
+    case Tag::Float:
+      return t.float_.get();
+    case Tag::Object:
+      return obj_->type();
   }
   return t.object.get();
 }
@@ -32,12 +37,17 @@ TypeObject* Value::type() const {
 bool Value::is(const Value& other) const {
   if (tag_ != other.tag_ || numpy_dtype_ != other.numpy_dtype_) return false;
   switch (tag_) {
-    case Tag::None: return true;
-    case Tag::Bool: return b_ == other.b_;
+    case Tag::None:
+      return true;
+    case Tag::Bool:
+      return b_ == other.b_;
     // Small ints and equal floats behave as identical, close to what CPython shows.
-    case Tag::Int: return i_ == other.i_;
-    case Tag::Float: return f_ == other.f_;
-    case Tag::Object: return obj_ == other.obj_;
+    case Tag::Int:
+      return i_ == other.i_;
+    case Tag::Float:
+      return f_ == other.f_;
+    case Tag::Object:
+      return obj_ == other.obj_;
   }
   return false;
 }

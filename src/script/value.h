@@ -22,9 +22,24 @@ class Value {
   enum class Tag : uint8_t { None, Bool, Int, Float, Object };
 
   Value() : tag_(Tag::None), numpy_dtype_(0), i_(0) {}
-  static Value boolean(bool b) { Value v; v.tag_ = Tag::Bool; v.b_ = b; return v; }
-  static Value integer(int64_t i) { Value v; v.tag_ = Tag::Int; v.i_ = i; return v; }
-  static Value real(double f) { Value v; v.tag_ = Tag::Float; v.f_ = f; return v; }
+  static Value boolean(bool b) {
+    Value v;
+    v.tag_ = Tag::Bool;
+    v.b_ = b;
+    return v;
+  }
+  static Value integer(int64_t i) {
+    Value v;
+    v.tag_ = Tag::Int;
+    v.i_ = i;
+    return v;
+  }
+  static Value real(double f) {
+    Value v;
+    v.tag_ = Tag::Float;
+    v.f_ = f;
+    return v;
+  }
   Value(ObjectRef obj) : tag_(obj ? Tag::Object : Tag::None), numpy_dtype_(0), i_(0), obj_(std::move(obj)) {}
   template <typename T>
   Value(std::shared_ptr<T> obj) : Value(ObjectRef(std::move(obj))) {}
@@ -41,25 +56,32 @@ class Value {
 
   bool as_bool() const { return b_; }
   int64_t as_int() const { return tag_ == Tag::Bool ? (b_ ? 1 : 0) : i_; }
-  double as_float() const {
-    return tag_ == Tag::Float ? f_ : static_cast<double>(as_int());
-  }
+  double as_float() const { return tag_ == Tag::Float ? f_ : static_cast<double>(as_int()); }
   // A number may carry a NumPy scalar dtype (np.float32(0.1) is a Float holding float32's
   // value, marked float32): every consumer of numbers still reads a number, while type(),
   // printing and the operators ask for NumPy's behaviour (bindings/numpy_scalar.h owns what
   // the codes mean). 0 is a plain Python number. The code lives in the tag's padding.
   uint8_t numpy_dtype() const { return numpy_dtype_; }
   bool is_numpy_scalar() const { return numpy_dtype_ != 0; }
-  static Value numpy_scalar(Value number, uint8_t code) { number.numpy_dtype_ = code; return number; }
+  static Value numpy_scalar(Value number, uint8_t code) {
+    number.numpy_dtype_ = code;
+    return number;
+  }
   // A number without its NumPy dtype (what float()/int() of a NumPy scalar give).
-  Value plain() const { Value v = *this; v.numpy_dtype_ = 0; return v; }
+  Value plain() const {
+    Value v = *this;
+    v.numpy_dtype_ = 0;
+    return v;
+  }
 
   Object* object() const { return obj_.get(); }
   const ObjectRef& object_ref() const { return obj_; }
 
   // The object as T when it is one (checked with dynamic_cast), else null.
   template <typename T>
-  T* as() const { return tag_ == Tag::Object ? dynamic_cast<T*>(obj_.get()) : nullptr; }
+  T* as() const {
+    return tag_ == Tag::Object ? dynamic_cast<T*>(obj_.get()) : nullptr;
+  }
   template <typename T>
   std::shared_ptr<T> as_ref() const {
     return tag_ == Tag::Object ? std::dynamic_pointer_cast<T>(obj_) : nullptr;

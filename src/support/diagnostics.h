@@ -12,8 +12,8 @@ namespace tsch {
 
 // Renders `file:line:col: <severity>: message`, then the source line and a caret under the
 // located token. Without a valid location only the first line is produced.
-std::string render_diagnostic(const SourceLoc& loc, const std::string& severity,
-                              const std::string& message, bool color = false);
+std::string render_diagnostic(const SourceLoc& loc, const std::string& severity, const std::string& message,
+                              bool color = false);
 
 // A syntax error found while lexing or parsing: not catchable by scripts.
 class SyntaxError : public std::runtime_error {
@@ -34,9 +34,9 @@ class InternalError : public std::logic_error {
 
 [[noreturn]] void internal_fail(const char* file, int line, const std::string& message);
 
-#define TSCH_INTERNAL_CHECK(cond, msg)                                  \
-  do {                                                                  \
-    if (!(cond)) ::tsch::internal_fail(__FILE__, __LINE__, (msg));      \
+#define TSCH_INTERNAL_CHECK(cond, msg)                             \
+  do {                                                             \
+    if (!(cond)) ::tsch::internal_fail(__FILE__, __LINE__, (msg)); \
   } while (0)
 
 }  // namespace tsch

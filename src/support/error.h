@@ -15,7 +15,15 @@
 
 namespace tsch {
 
-enum class UserErrorKind { ValueError, TypeError, IndexError, KeyError, AttributeError, NotImplementedError, RuntimeError };
+enum class UserErrorKind {
+  ValueError,
+  TypeError,
+  IndexError,
+  KeyError,
+  AttributeError,
+  NotImplementedError,
+  RuntimeError
+};
 
 class UserError : public std::runtime_error {
  public:
@@ -47,7 +55,9 @@ class UserErrorThrower {
 
 class InternalErrorThrower {
  public:
-  InternalErrorThrower(const char* file, int line, const char* cond) { os_ << file << ":" << line << ": check failed: " << cond << ": "; }
+  InternalErrorThrower(const char* file, int line, const char* cond) {
+    os_ << file << ":" << line << ": check failed: " << cond << ": ";
+  }
   InternalErrorThrower(const InternalErrorThrower&) = delete;
   [[noreturn]] ~InternalErrorThrower() noexcept(false) { throw InternalError(os_.str()); }
   template <typename T>

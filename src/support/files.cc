@@ -54,7 +54,8 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
 TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");
   std::string pattern = std::string(base && *base ? base : "/tmp") + "/tsch.XXXXXX";
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory: " + std::string(std::strerror(errno)));
+  if (!mkdtemp(pattern.data()))
+    throw std::runtime_error("cannot create a temporary directory: " + std::string(std::strerror(errno)));
   path_ = pattern;
 }
 

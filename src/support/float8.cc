@@ -23,7 +23,7 @@ uint8_t float8_from_double(double value, Float8Format format) {
     // 2^m is the smallest normal number, whose encoding is the next one up.
     return sign | static_cast<uint8_t>(std::nearbyint(std::ldexp(magnitude, m - min_exponent)));
   }
-  int exponent = std::ilogb(magnitude);  // magnitude = 1.f * 2^exponent
+  int exponent = std::ilogb(magnitude);                                      // magnitude = 1.f * 2^exponent
   double significand = std::nearbyint(std::ldexp(magnitude, m - exponent));  // in [2^m, 2^(m+1)]
   if (significand == std::ldexp(1.0, m + 1)) {
     significand = std::ldexp(1.0, m);

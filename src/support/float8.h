@@ -13,12 +13,12 @@ enum class Float8Format : uint8_t { E4M3FN, E5M2 };
 
 // What a format's encoding is made of: sign, exponent and mantissa bits, and its special values.
 struct Float8Layout {
-  int mantissa_bits;     // 3 / 2
-  int exponent_bias;     // 7 / 15
-  bool has_infinity;     // e5m2 only
-  uint8_t max_finite;    // magnitude bits of the largest finite value: 0x7e (448) / 0x7b (57344)
-  uint8_t nan;           // magnitude bits of the NaN conversions produce
-  uint8_t infinity;      // magnitude bits of infinity (e5m2), else of NaN
+  int mantissa_bits;   // 3 / 2
+  int exponent_bias;   // 7 / 15
+  bool has_infinity;   // e5m2 only
+  uint8_t max_finite;  // magnitude bits of the largest finite value: 0x7e (448) / 0x7b (57344)
+  uint8_t nan;         // magnitude bits of the NaN conversions produce
+  uint8_t infinity;    // magnitude bits of infinity (e5m2), else of NaN
 };
 
 const Float8Layout& float8_layout(Float8Format format);

@@ -4,8 +4,7 @@
 
 namespace tsch {
 
-const SourceFile* SourceFile::make(std::string name, std::string text, int first_line,
-                                   const SourceFile* origin) {
+const SourceFile* SourceFile::make(std::string name, std::string text, int first_line, const SourceFile* origin) {
   // Sources are never freed: closures, tracebacks and REPL history refer to them.
   static std::mutex mu;
   static std::vector<std::unique_ptr<SourceFile>> all;
@@ -14,8 +13,7 @@ const SourceFile* SourceFile::make(std::string name, std::string text, int first
   return all.back().get();
 }
 
-SourceFile::SourceFile(std::string name, std::string text, int first_line,
-                       const SourceFile* origin)
+SourceFile::SourceFile(std::string name, std::string text, int first_line, const SourceFile* origin)
     : origin_(origin), name_(std::move(name)), text_(std::move(text)), first_line_(first_line) {
   line_starts_.push_back(0);
   for (size_t i = 0; i < text_.size(); ++i) {

@@ -15,10 +15,28 @@ namespace tsch::ast {
 // ---------------------------------------------------------------- expressions
 
 enum class ExprKind {
-  Name, Constant, FString, List, Tuple, Dict, ListComp, DictComp, Attribute, Subscript,
-  Slice, Call, BinOp, UnaryOp, BoolOp, Compare, IfExp, Lambda, Starred,
+  Name,
+  Constant,
+  FString,
+  List,
+  Tuple,
+  Dict,
+  ListComp,
+  DictComp,
+  Attribute,
+  Subscript,
+  Slice,
+  Call,
+  BinOp,
+  UnaryOp,
+  BoolOp,
+  Compare,
+  IfExp,
+  Lambda,
+  Starred,
   // Added last so the numbers the AST dump prints for the others stay the same.
-  Set, SetComp,
+  Set,
+  SetComp,
 };
 
 struct Expr {
@@ -47,9 +65,9 @@ struct Constant : Expr {
 // f"...{value!conv:spec}...": literal pieces and replacement fields in order.
 struct FString : Expr {
   struct Part {
-    std::string literal;   // used when value is null
+    std::string literal;  // used when value is null
     ExprPtr value;
-    char conversion = 0;   // 'r', 's', 'a' or 0
+    char conversion = 0;            // 'r', 's', 'a' or 0
     std::unique_ptr<FString> spec;  // the format spec may itself contain fields
     std::string debug_text;         // "x=" for f"{x=}"
   };
@@ -70,7 +88,7 @@ struct Tuple : Expr {
 
 struct Dict : Expr {
   explicit Dict(SourceLoc l) : Expr(ExprKind::Dict, l) {}
-  std::vector<ExprPtr> keys;    // null key: `**value` unpacking
+  std::vector<ExprPtr> keys;  // null key: `**value` unpacking
   std::vector<ExprPtr> values;
 };
 
@@ -180,7 +198,7 @@ struct Param {
   enum class Kind { Normal, VarArgs, KwOnlyMarker, VarKw, PosOnlyMarker };
   Kind kind = Kind::Normal;
   Symbol name = 0;
-  ExprPtr annotation;  // may be null
+  ExprPtr annotation;     // may be null
   ExprPtr default_value;  // may be null
   SourceLoc loc;
 };
@@ -202,8 +220,28 @@ struct Starred : Expr {
 // ---------------------------------------------------------------- statements
 
 enum class StmtKind {
-  Expr, Assign, AugAssign, AnnAssign, Return, If, For, While, Break, Continue, Pass,
-  FunctionDef, ClassDef, Import, ImportFrom, Try, Raise, With, Assert, Global, Nonlocal, Delete,
+  Expr,
+  Assign,
+  AugAssign,
+  AnnAssign,
+  Return,
+  If,
+  For,
+  While,
+  Break,
+  Continue,
+  Pass,
+  FunctionDef,
+  ClassDef,
+  Import,
+  ImportFrom,
+  Try,
+  Raise,
+  With,
+  Assert,
+  Global,
+  Nonlocal,
+  Delete,
 };
 
 struct Stmt {

@@ -22,9 +22,7 @@ SourceLoc AstBuilder::loc(antlr4::Token* token) const {
   return l;
 }
 
-void AstBuilder::fail(SourceLoc at, const std::string& message) const {
-  throw SyntaxError(at, message);
-}
+void AstBuilder::fail(SourceLoc at, const std::string& message) const { throw SyntaxError(at, message); }
 
 // ------------------------------------------------------------------------- statements
 
@@ -37,9 +35,7 @@ std::shared_ptr<Module> AstBuilder::build_file(TschParser::File_inputContext* ct
   return module_;
 }
 
-ExprPtr AstBuilder::build_eval(TschParser::Eval_inputContext* ctx) {
-  return testlist(ctx->testlist());
-}
+ExprPtr AstBuilder::build_eval(TschParser::Eval_inputContext* ctx) { return testlist(ctx->testlist()); }
 
 // Statement rules dispatch on their child's rule index: the generated accessors
 // (`ctx->if_stmt()` ...) each dynamic_cast every child, and a chain of them per statement
@@ -76,13 +72,18 @@ Body AstBuilder::suite(TschParser::SuiteContext* ctx) {
 StmtPtr AstBuilder::simple_stmt(TschParser::Simple_stmtContext* ctx) {
   SourceLoc at = loc(ctx);
   switch (token_type(ctx->children[0])) {
-    case TschParser::PASS: return std::make_unique<Simple>(StmtKind::Pass, at);
-    case TschParser::BREAK: return std::make_unique<Simple>(StmtKind::Break, at);
-    case TschParser::CONTINUE: return std::make_unique<Simple>(StmtKind::Continue, at);
-    default: break;
+    case TschParser::PASS:
+      return std::make_unique<Simple>(StmtKind::Pass, at);
+    case TschParser::BREAK:
+      return std::make_unique<Simple>(StmtKind::Break, at);
+    case TschParser::CONTINUE:
+      return std::make_unique<Simple>(StmtKind::Continue, at);
+    default:
+      break;
   }
   auto* child = static_cast<antlr4::ParserRuleContext*>(ctx->children[0]);
-  if (child->getRuleIndex() == TschParser::RuleExpr_stmt) return expr_stmt(static_cast<TschParser::Expr_stmtContext*>(child));
+  if (child->getRuleIndex() == TschParser::RuleExpr_stmt)
+    return expr_stmt(static_cast<TschParser::Expr_stmtContext*>(child));
   if (auto* r = ctx->return_stmt()) {
     auto node = std::make_unique<Return>(at);
     if (r->testlist_star_expr()) node->value = testlist_star_expr(r->testlist_star_expr());
@@ -124,7 +125,6 @@ StmtPtr AstBuilder::simple_stmt(TschParser::Simple_stmtContext* ctx) {
   fail(at, "invalid syntax");
 }
 
-
 // Children: a target list, then an annassign, an augassign and its value, or `= list` pairs.
 StmtPtr AstBuilder::expr_stmt(TschParser::Expr_stmtContext* ctx) {
   SourceLoc at = loc(ctx);
@@ -134,8 +134,8 @@ StmtPtr AstBuilder::expr_stmt(TschParser::Expr_stmtContext* ctx) {
     if (first->kind == ExprKind::Starred) fail(first->loc, "can't use starred expression here");
     return std::make_unique<ExprStmt>(at, std::move(first));
   }
-  bool single_target = first->kind == ExprKind::Name || first->kind == ExprKind::Attribute ||
-                       first->kind == ExprKind::Subscript;
+  bool single_target =
+      first->kind == ExprKind::Name || first->kind == ExprKind::Attribute || first->kind == ExprKind::Subscript;
   if (token_type(kids[1]) == 0) {
     auto* rule = static_cast<antlr4::ParserRuleContext*>(kids[1]);
     if (rule->getRuleIndex() == TschParser::RuleAnnassign) {
@@ -207,14 +207,22 @@ StmtPtr AstBuilder::import_from(TschParser::Import_fromContext* ctx) {
 StmtPtr AstBuilder::compound_stmt(TschParser::Compound_stmtContext* ctx) {
   auto* child = ctx->children[0];
   switch (static_cast<antlr4::ParserRuleContext*>(child)->getRuleIndex()) {
-    case TschParser::RuleIf_stmt: return if_stmt(static_cast<TschParser::If_stmtContext*>(child));
-    case TschParser::RuleWhile_stmt: return while_stmt(static_cast<TschParser::While_stmtContext*>(child));
-    case TschParser::RuleFor_stmt: return for_stmt(static_cast<TschParser::For_stmtContext*>(child));
-    case TschParser::RuleTry_stmt: return try_stmt(static_cast<TschParser::Try_stmtContext*>(child));
-    case TschParser::RuleWith_stmt: return with_stmt(static_cast<TschParser::With_stmtContext*>(child));
-    case TschParser::RuleFuncdef: return funcdef(static_cast<TschParser::FuncdefContext*>(child));
-    case TschParser::RuleClassdef: return classdef(static_cast<TschParser::ClassdefContext*>(child));
-    default: return decorated(static_cast<TschParser::DecoratedContext*>(child));
+    case TschParser::RuleIf_stmt:
+      return if_stmt(static_cast<TschParser::If_stmtContext*>(child));
+    case TschParser::RuleWhile_stmt:
+      return while_stmt(static_cast<TschParser::While_stmtContext*>(child));
+    case TschParser::RuleFor_stmt:
+      return for_stmt(static_cast<TschParser::For_stmtContext*>(child));
+    case TschParser::RuleTry_stmt:
+      return try_stmt(static_cast<TschParser::Try_stmtContext*>(child));
+    case TschParser::RuleWith_stmt:
+      return with_stmt(static_cast<TschParser::With_stmtContext*>(child));
+    case TschParser::RuleFuncdef:
+      return funcdef(static_cast<TschParser::FuncdefContext*>(child));
+    case TschParser::RuleClassdef:
+      return classdef(static_cast<TschParser::ClassdefContext*>(child));
+    default:
+      return decorated(static_cast<TschParser::DecoratedContext*>(child));
   }
 }
 
@@ -229,8 +237,10 @@ StmtPtr AstBuilder::if_stmt(TschParser::If_stmtContext* ctx) {
     node->test = test(tests[i]);
     node->body = suite(suites[i]);
     If* raw = node.get();
-    if (!root) root = std::move(node);
-    else current->orelse.push_back(std::move(node));
+    if (!root)
+      root = std::move(node);
+    else
+      current->orelse.push_back(std::move(node));
     current = raw;
   }
   if (suites.size() > tests.size()) current->orelse = suite(suites.back());
@@ -278,10 +288,18 @@ StmtPtr AstBuilder::try_stmt(TschParser::Try_stmtContext* ctx) {
       next = kFinally;
     } else if (auto* s = dynamic_cast<TschParser::SuiteContext*>(child)) {
       switch (next) {
-        case kBody: node->body = suite(s); break;
-        case kHandler: handler->body = suite(s); break;
-        case kElse: node->orelse = suite(s); break;
-        case kFinally: node->finalbody = suite(s); break;
+        case kBody:
+          node->body = suite(s);
+          break;
+        case kHandler:
+          handler->body = suite(s);
+          break;
+        case kElse:
+          node->orelse = suite(s);
+          break;
+        case kFinally:
+          node->finalbody = suite(s);
+          break;
       }
     }
   }

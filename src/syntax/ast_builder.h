@@ -63,8 +63,7 @@ class AstBuilder {
   ast::ExprPtr atom_expr(P::Atom_exprContext* ctx);
   ast::ExprPtr atom(P::AtomContext* ctx);
   ast::ExprPtr star_expr(P::Star_exprContext* ctx);
-  ast::ExprPtr lambda(antlr4::ParserRuleContext* ctx, P::Lambda_paramsContext* params,
-                      ast::ExprPtr body);
+  ast::ExprPtr lambda(antlr4::ParserRuleContext* ctx, P::Lambda_paramsContext* params, ast::ExprPtr body);
   ast::ExprPtr testlist(P::TestlistContext* ctx);
   ast::ExprPtr testlist_star_expr(P::Testlist_star_exprContext* ctx);
   ast::ExprPtr exprlist(P::ExprlistContext* ctx);

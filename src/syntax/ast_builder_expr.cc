@@ -24,13 +24,16 @@ ExprPtr AstBuilder::fast_expr(antlr4::ParserRuleContext* ctx) {
     ~Depth() { --d; }
   } depth(expr_depth_);
   if (expr_depth_ > kMaxExprDepth || stack_nearly_exhausted(1u << 20))
-    throw SyntaxError(loc(ctx), "too deeply nested expression (more than " + std::to_string(kMaxExprDepth) + " levels)");
+    throw SyntaxError(loc(ctx),
+                      "too deeply nested expression (more than " + std::to_string(kMaxExprDepth) + " levels)");
   while (ctx->children.size() == 1 && ctx->getRuleIndex() != TschParser::RuleAtom) {
     ctx = static_cast<antlr4::ParserRuleContext*>(ctx->children[0]);
   }
   switch (ctx->getRuleIndex()) {
-    case TschParser::RuleTest: return test_full(static_cast<TschParser::TestContext*>(ctx));
-    case TschParser::RuleTest_nocond: return test_nocond(static_cast<TschParser::Test_nocondContext*>(ctx));
+    case TschParser::RuleTest:
+      return test_full(static_cast<TschParser::TestContext*>(ctx));
+    case TschParser::RuleTest_nocond:
+      return test_nocond(static_cast<TschParser::Test_nocondContext*>(ctx));
     case TschParser::RuleLambdef: {
       auto* l = static_cast<TschParser::LambdefContext*>(ctx);
       return lambda(l, l->lambda_params(), test(l->test()));
@@ -39,11 +42,16 @@ ExprPtr AstBuilder::fast_expr(antlr4::ParserRuleContext* ctx) {
       auto* l = static_cast<TschParser::Lambdef_nocondContext*>(ctx);
       return lambda(l, l->lambda_params(), test_nocond(l->test_nocond()));
     }
-    case TschParser::RuleLogical: return logical(static_cast<TschParser::LogicalContext*>(ctx));
-    case TschParser::RuleExpr: return operator_expr(static_cast<TschParser::ExprContext*>(ctx));
-    case TschParser::RuleAtom_expr: return atom_expr(static_cast<TschParser::Atom_exprContext*>(ctx));
-    case TschParser::RuleAtom: return atom(static_cast<TschParser::AtomContext*>(ctx));
-    case TschParser::RuleStar_expr: return star_expr(static_cast<TschParser::Star_exprContext*>(ctx));
+    case TschParser::RuleLogical:
+      return logical(static_cast<TschParser::LogicalContext*>(ctx));
+    case TschParser::RuleExpr:
+      return operator_expr(static_cast<TschParser::ExprContext*>(ctx));
+    case TschParser::RuleAtom_expr:
+      return atom_expr(static_cast<TschParser::Atom_exprContext*>(ctx));
+    case TschParser::RuleAtom:
+      return atom(static_cast<TschParser::AtomContext*>(ctx));
+    case TschParser::RuleStar_expr:
+      return star_expr(static_cast<TschParser::Star_exprContext*>(ctx));
     default:
       internal_fail(__FILE__, __LINE__, "unexpected rule in expression");
   }
@@ -69,8 +77,7 @@ ExprPtr AstBuilder::test_nocond(TschParser::Test_nocondContext* ctx) {
   return fast_expr(ctx->logical());
 }
 
-ExprPtr AstBuilder::lambda(antlr4::ParserRuleContext* ctx, TschParser::Lambda_paramsContext* list,
-                           ExprPtr body) {
+ExprPtr AstBuilder::lambda(antlr4::ParserRuleContext* ctx, TschParser::Lambda_paramsContext* list, ExprPtr body) {
   auto node = std::make_unique<Lambda>(loc(ctx));
   if (list) {
     bool seen_default = false;
@@ -167,7 +174,8 @@ ExprPtr AstBuilder::atom_expr(TschParser::Atom_exprContext* ctx) {
       case TschParser::OPEN_PAREN: {
         auto call = std::make_unique<Call>(value->loc);
         call->func = std::move(value);
-        if (trailer->children.size() == 3) arglist(static_cast<TschParser::ArglistContext*>(trailer->children[1]), call->args);
+        if (trailer->children.size() == 3)
+          arglist(static_cast<TschParser::ArglistContext*>(trailer->children[1]), call->args);
         value = std::move(call);
         break;
       }
@@ -300,9 +308,12 @@ ExprPtr AstBuilder::subscript(TschParser::SubscriptContext* ctx) {
       continue;
     }
     ExprPtr value = test(static_cast<TschParser::TestContext*>(child));
-    if (part == 0) slice->lower = std::move(value);
-    else if (part == 1) slice->upper = std::move(value);
-    else slice->step = std::move(value);
+    if (part == 0)
+      slice->lower = std::move(value);
+    else if (part == 1)
+      slice->upper = std::move(value);
+    else
+      slice->step = std::move(value);
   }
   return slice;
 }
@@ -315,7 +326,6 @@ ExprPtr AstBuilder::strings(TschParser::AtomContext* ctx) {
   return string_literal(pieces, loc(ctx));
 }
 
-
 ExprPtr AstBuilder::atom(TschParser::AtomContext* ctx) {
   SourceLoc at = loc(ctx);
   // The common single-token atoms, by the first token's type.
@@ -325,8 +335,10 @@ ExprPtr AstBuilder::atom(TschParser::AtomContext* ctx) {
   if (!ctx->STRING().empty()) return strings(ctx);
   if (ctx->NONE() || ctx->TRUE() || ctx->FALSE() || ctx->ELLIPSIS()) {
     auto c = std::make_unique<Constant>(at);
-    if (ctx->NONE()) c->type = Constant::Type::None;
-    else if (ctx->ELLIPSIS()) c->type = Constant::Type::Ellipsis;
+    if (ctx->NONE())
+      c->type = Constant::Type::None;
+    else if (ctx->ELLIPSIS())
+      c->type = Constant::Type::Ellipsis;
     else {
       c->type = Constant::Type::Bool;
       c->bool_value = ctx->TRUE() != nullptr;
@@ -348,8 +360,10 @@ ExprPtr AstBuilder::atom(TschParser::AtomContext* ctx) {
       return lc;
     }
     ExprPtr inner = sequence(comp, at, false);
-    if (inner->kind == ExprKind::Tuple) static_cast<Tuple*>(inner.get())->parenthesized = true;
-    else if (inner->kind == ExprKind::Starred) fail(inner->loc, "can't use starred expression here");
+    if (inner->kind == ExprKind::Tuple)
+      static_cast<Tuple*>(inner.get())->parenthesized = true;
+    else if (inner->kind == ExprKind::Starred)
+      fail(inner->loc, "can't use starred expression here");
     return inner;
   }
   if (ctx->OPEN_BRACK()) {

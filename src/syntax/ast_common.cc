@@ -33,36 +33,62 @@ int code_points(std::string_view text) {
 
 std::optional<BinOpKind> binop_of(size_t type) {
   switch (type) {
-    case TschParser::ADD: return BinOpKind::Add;
-    case TschParser::MINUS: return BinOpKind::Sub;
-    case TschParser::STAR: return BinOpKind::Mul;
-    case TschParser::AT: return BinOpKind::MatMul;
-    case TschParser::DIV: return BinOpKind::Div;
-    case TschParser::IDIV: return BinOpKind::FloorDiv;
-    case TschParser::MOD: return BinOpKind::Mod;
-    case TschParser::POWER: return BinOpKind::Pow;
-    case TschParser::LEFT_SHIFT: return BinOpKind::LShift;
-    case TschParser::RIGHT_SHIFT: return BinOpKind::RShift;
-    case TschParser::OR_OP: return BinOpKind::BitOr;
-    case TschParser::XOR: return BinOpKind::BitXor;
-    case TschParser::AND_OP: return BinOpKind::BitAnd;
-    case TschParser::ADD_ASSIGN: return BinOpKind::Add;
-    case TschParser::SUB_ASSIGN: return BinOpKind::Sub;
-    case TschParser::MULT_ASSIGN: return BinOpKind::Mul;
-    case TschParser::AT_ASSIGN: return BinOpKind::MatMul;
-    case TschParser::DIV_ASSIGN: return BinOpKind::Div;
-    case TschParser::MOD_ASSIGN: return BinOpKind::Mod;
-    case TschParser::AND_ASSIGN: return BinOpKind::BitAnd;
-    case TschParser::OR_ASSIGN: return BinOpKind::BitOr;
-    case TschParser::XOR_ASSIGN: return BinOpKind::BitXor;
-    case TschParser::LEFT_SHIFT_ASSIGN: return BinOpKind::LShift;
-    case TschParser::RIGHT_SHIFT_ASSIGN: return BinOpKind::RShift;
-    case TschParser::POWER_ASSIGN: return BinOpKind::Pow;
-    case TschParser::IDIV_ASSIGN: return BinOpKind::FloorDiv;
-    default: return std::nullopt;
+    case TschParser::ADD:
+      return BinOpKind::Add;
+    case TschParser::MINUS:
+      return BinOpKind::Sub;
+    case TschParser::STAR:
+      return BinOpKind::Mul;
+    case TschParser::AT:
+      return BinOpKind::MatMul;
+    case TschParser::DIV:
+      return BinOpKind::Div;
+    case TschParser::IDIV:
+      return BinOpKind::FloorDiv;
+    case TschParser::MOD:
+      return BinOpKind::Mod;
+    case TschParser::POWER:
+      return BinOpKind::Pow;
+    case TschParser::LEFT_SHIFT:
+      return BinOpKind::LShift;
+    case TschParser::RIGHT_SHIFT:
+      return BinOpKind::RShift;
+    case TschParser::OR_OP:
+      return BinOpKind::BitOr;
+    case TschParser::XOR:
+      return BinOpKind::BitXor;
+    case TschParser::AND_OP:
+      return BinOpKind::BitAnd;
+    case TschParser::ADD_ASSIGN:
+      return BinOpKind::Add;
+    case TschParser::SUB_ASSIGN:
+      return BinOpKind::Sub;
+    case TschParser::MULT_ASSIGN:
+      return BinOpKind::Mul;
+    case TschParser::AT_ASSIGN:
+      return BinOpKind::MatMul;
+    case TschParser::DIV_ASSIGN:
+      return BinOpKind::Div;
+    case TschParser::MOD_ASSIGN:
+      return BinOpKind::Mod;
+    case TschParser::AND_ASSIGN:
+      return BinOpKind::BitAnd;
+    case TschParser::OR_ASSIGN:
+      return BinOpKind::BitOr;
+    case TschParser::XOR_ASSIGN:
+      return BinOpKind::BitXor;
+    case TschParser::LEFT_SHIFT_ASSIGN:
+      return BinOpKind::LShift;
+    case TschParser::RIGHT_SHIFT_ASSIGN:
+      return BinOpKind::RShift;
+    case TschParser::POWER_ASSIGN:
+      return BinOpKind::Pow;
+    case TschParser::IDIV_ASSIGN:
+      return BinOpKind::FloorDiv;
+    default:
+      return std::nullopt;
   }
 }
-
 
 void check_target(const Expr* target, bool allow_star, const char* what) {
   switch (target->kind) {
@@ -72,15 +98,14 @@ void check_target(const Expr* target, bool allow_star, const char* what) {
       return;
     case ExprKind::Tuple:
     case ExprKind::List: {
-      const auto& elts = target->kind == ExprKind::Tuple
-                             ? static_cast<const Tuple*>(target)->elts
-                             : static_cast<const List*>(target)->elts;
+      const auto& elts = target->kind == ExprKind::Tuple ? static_cast<const Tuple*>(target)->elts
+                                                         : static_cast<const List*>(target)->elts;
       int stars = 0;
       for (const auto& e : elts) {
         if (e->kind == ExprKind::Starred) {
           if (!allow_star || ++stars > 1) {
-            fail(e->loc, stars > 1 ? "multiple starred expressions in assignment"
-                                   : std::string("cannot ") + what + " starred");
+            fail(e->loc,
+                 stars > 1 ? "multiple starred expressions in assignment" : std::string("cannot ") + what + " starred");
           }
           check_target(static_cast<const Starred*>(e.get())->value.get(), false, what);
         } else {
@@ -149,15 +174,24 @@ ExprPtr make_bool_op(bool is_and, SourceLoc op_loc, ExprPtr left, ExprPtr right)
 
 CmpOpKind cmp_op_of(size_t first_token_type, bool two_tokens) {
   switch (first_token_type) {
-    case TschParser::LESS_THAN: return CmpOpKind::Lt;
-    case TschParser::GREATER_THAN: return CmpOpKind::Gt;
-    case TschParser::EQUALS: return CmpOpKind::Eq;
-    case TschParser::GT_EQ: return CmpOpKind::GtE;
-    case TschParser::LT_EQ: return CmpOpKind::LtE;
-    case TschParser::IN: return CmpOpKind::In;
-    case TschParser::NOT: return CmpOpKind::NotIn;
-    case TschParser::IS: return two_tokens ? CmpOpKind::IsNot : CmpOpKind::Is;
-    default: return CmpOpKind::NotEq;
+    case TschParser::LESS_THAN:
+      return CmpOpKind::Lt;
+    case TschParser::GREATER_THAN:
+      return CmpOpKind::Gt;
+    case TschParser::EQUALS:
+      return CmpOpKind::Eq;
+    case TschParser::GT_EQ:
+      return CmpOpKind::GtE;
+    case TschParser::LT_EQ:
+      return CmpOpKind::LtE;
+    case TschParser::IN:
+      return CmpOpKind::In;
+    case TschParser::NOT:
+      return CmpOpKind::NotIn;
+    case TschParser::IS:
+      return two_tokens ? CmpOpKind::IsNot : CmpOpKind::Is;
+    default:
+      return CmpOpKind::NotEq;
   }
 }
 
@@ -167,8 +201,8 @@ ExprPtr number_literal(const std::string& token_text, SourceLoc at) {
   for (char ch : token_text) {
     if (ch != '_') text += ch;
   }
-  bool is_float = text.find_first_of(".eE") != std::string::npos &&
-                  !(text.size() > 1 && (text[1] == 'x' || text[1] == 'X'));
+  bool is_float =
+      text.find_first_of(".eE") != std::string::npos && !(text.size() > 1 && (text[1] == 'x' || text[1] == 'X'));
   if (is_float) {
     c->type = Constant::Type::Float;
     c->float_value = std::strtod(text.c_str(), nullptr);
@@ -279,7 +313,7 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
   size_t i = 0;
   while (i < body.size()) {
     char c = body[i];
-    if (c == '}' ) {
+    if (c == '}') {
       if (i + 1 < body.size() && body[i + 1] == '}') {
         literal += '}';
         advance(c);
@@ -318,13 +352,15 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
         if (d == quote) quote = 0;
         continue;
       }
-      if (d == '\'' || d == '"') quote = d;
-      else if (d == '(' || d == '[' || d == '{') ++depth;
-      else if (d == ')' || d == ']' || (d == '}' && depth > 0)) --depth;
-      else if (depth == 0 && (d == '}' || d == ':' ||
-                              (d == '!' && i + 1 < body.size() && body[i + 1] != '=') ||
-                              (d == '=' && i + 1 < body.size() && body[i + 1] != '=' &&
-                               i > start && std::string("=!<>").find(body[i - 1]) == std::string::npos))) {
+      if (d == '\'' || d == '"')
+        quote = d;
+      else if (d == '(' || d == '[' || d == '{')
+        ++depth;
+      else if (d == ')' || d == ']' || (d == '}' && depth > 0))
+        --depth;
+      else if (depth == 0 && (d == '}' || d == ':' || (d == '!' && i + 1 < body.size() && body[i + 1] != '=') ||
+                              (d == '=' && i + 1 < body.size() && body[i + 1] != '=' && i > start &&
+                               std::string("=!<>").find(body[i - 1]) == std::string::npos))) {
         end = i;
         break;
       }
@@ -337,8 +373,7 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
     FString::Part part;
     // Pad so that the fragment's columns equal the original line's.
     std::string padded = std::string(static_cast<size_t>(field_col - 1), ' ') + expr_text;
-    const SourceFile* fragment =
-        SourceFile::make(source->name(), padded, field_line, source);
+    const SourceFile* fragment = SourceFile::make(source->name(), padded, field_line, source);
     part.value = parse_expression(fragment);
     if (body[i] == '=') {
       part.debug_text = expr_text + "=";
@@ -363,15 +398,15 @@ void fstring_parts(const std::string& body, SourceLoc body_loc, bool raw, FStrin
       int spec_line = line, spec_col = col;
       int nest = 0;
       for (; i < body.size(); advance(body[i]), ++i) {
-        if (body[i] == '{') ++nest;
+        if (body[i] == '{')
+          ++nest;
         else if (body[i] == '}') {
           if (nest == 0) break;
           --nest;
         }
       }
       auto spec = std::make_unique<FString>(open);
-      fstring_parts(body.substr(spec_start, i - spec_start), SourceLoc{source, spec_line, spec_col, 1}, raw,
-                    *spec);
+      fstring_parts(body.substr(spec_start, i - spec_start), SourceLoc{source, spec_line, spec_col, 1}, raw, *spec);
       part.spec = std::move(spec);
     }
     if (i >= body.size() || body[i] != '}') fail(open, "f-string: expecting '}'");

@@ -13,8 +13,10 @@ class Dumper {
   void loc(const SourceLoc& l) { out += fmt::format("@{}:{}:{}", l.line, l.col, l.len); }
   void name(Symbol s) { out += s == 0 ? std::string("-") : symbol_name(s); }
   void opt(const ExprPtr& e) {
-    if (e) expr(*e);
-    else out += " _";
+    if (e)
+      expr(*e);
+    else
+      out += " _";
   }
   void exprs(const std::vector<ExprPtr>& list) {
     out += " [";
@@ -67,14 +69,22 @@ class Dumper {
     out += fmt::format(" ({}", static_cast<int>(e.kind));
     loc(e.loc);
     switch (e.kind) {
-      case ExprKind::Name: out += " "; name(static_cast<const Name&>(e).id); break;
+      case ExprKind::Name:
+        out += " ";
+        name(static_cast<const Name&>(e).id);
+        break;
       case ExprKind::Constant: {
         const auto& c = static_cast<const Constant&>(e);
-        out += fmt::format(" {} {} {} {} {:?}", static_cast<int>(c.type), c.bool_value, c.int_value, c.float_value, c.str_value);
+        out += fmt::format(" {} {} {} {} {:?}", static_cast<int>(c.type), c.bool_value, c.int_value, c.float_value,
+                           c.str_value);
         break;
       }
-      case ExprKind::FString: fstring(static_cast<const FString&>(e)); break;
-      case ExprKind::List: exprs(static_cast<const List&>(e).elts); break;
+      case ExprKind::FString:
+        fstring(static_cast<const FString&>(e));
+        break;
+      case ExprKind::List:
+        exprs(static_cast<const List&>(e).elts);
+        break;
       case ExprKind::Tuple: {
         const auto& t = static_cast<const Tuple&>(e);
         out += t.parenthesized ? " paren" : "";
@@ -87,7 +97,9 @@ class Dumper {
         exprs(d.values);
         break;
       }
-      case ExprKind::Set: exprs(static_cast<const Set&>(e).elts); break;
+      case ExprKind::Set:
+        exprs(static_cast<const Set&>(e).elts);
+        break;
       case ExprKind::SetComp: {
         const auto& c = static_cast<const SetComp&>(e);
         opt(c.elt);
@@ -175,7 +187,9 @@ class Dumper {
         opt(l.body);
         break;
       }
-      case ExprKind::Starred: opt(static_cast<const Starred&>(e).value); break;
+      case ExprKind::Starred:
+        opt(static_cast<const Starred&>(e).value);
+        break;
     }
     out += ")";
   }
@@ -205,7 +219,9 @@ class Dumper {
     out += fmt::format("\n(s{}", static_cast<int>(s.kind));
     loc(s.loc);
     switch (s.kind) {
-      case StmtKind::Expr: opt(static_cast<const ExprStmt&>(s).value); break;
+      case StmtKind::Expr:
+        opt(static_cast<const ExprStmt&>(s).value);
+        break;
       case StmtKind::Assign: {
         const auto& a = static_cast<const Assign&>(s);
         exprs(a.targets);
@@ -227,7 +243,9 @@ class Dumper {
         opt(a.value);
         break;
       }
-      case StmtKind::Return: opt(static_cast<const Return&>(s).value); break;
+      case StmtKind::Return:
+        opt(static_cast<const Return&>(s).value);
+        break;
       case StmtKind::If: {
         const auto& i = static_cast<const If&>(s);
         opt(i.test);
@@ -252,7 +270,8 @@ class Dumper {
       }
       case StmtKind::Break:
       case StmtKind::Continue:
-      case StmtKind::Pass: break;
+      case StmtKind::Pass:
+        break;
       case StmtKind::FunctionDef: {
         const auto& f = static_cast<const FunctionDef&>(s);
         out += " ";
@@ -278,7 +297,9 @@ class Dumper {
         body(c.body);
         break;
       }
-      case StmtKind::Import: aliases(static_cast<const Import&>(s).names); break;
+      case StmtKind::Import:
+        aliases(static_cast<const Import&>(s).names);
+        break;
       case StmtKind::ImportFrom: {
         const auto& i = static_cast<const ImportFrom&>(s);
         out += fmt::format(" {} {} {}", i.module, i.level, i.star);
@@ -326,8 +347,12 @@ class Dumper {
         break;
       }
       case StmtKind::Global:
-      case StmtKind::Nonlocal: names(static_cast<const NameList&>(s).names); break;
-      case StmtKind::Delete: exprs(static_cast<const Delete&>(s).targets); break;
+      case StmtKind::Nonlocal:
+        names(static_cast<const NameList&>(s).names);
+        break;
+      case StmtKind::Delete:
+        exprs(static_cast<const Delete&>(s).targets);
+        break;
     }
     out += ")";
   }

@@ -3,12 +3,12 @@
 // input really is invalid and turns the first syntax error into a SyntaxError with a
 // Python-like message.
 #include "syntax/parser.h"
-#include "syntax/parse_guard.h"
 
 #include "TschLexer.h"
 #include "TschParser.h"
 #include "antlr4-runtime.h"
 #include "syntax/ast_builder.h"
+#include "syntax/parse_guard.h"
 
 namespace tsch {
 namespace {
@@ -25,11 +25,16 @@ struct FirstSyntaxError {
 
 std::string describe_token(antlr4::Token* token) {
   switch (token->getType()) {
-    case antlr4::Token::EOF: return "end of input";
-    case TschLexer::NEWLINE: return "end of line";
-    case TschLexer::INDENT: return "indent";
-    case TschLexer::DEDENT: return "dedent";
-    default: return "'" + token->getText() + "'";
+    case antlr4::Token::EOF:
+      return "end of input";
+    case TschLexer::NEWLINE:
+      return "end of line";
+    case TschLexer::INDENT:
+      return "indent";
+    case TschLexer::DEDENT:
+      return "dedent";
+    default:
+      return "'" + token->getText() + "'";
   }
 }
 
@@ -37,8 +42,8 @@ class ErrorListener : public antlr4::BaseErrorListener {
  public:
   explicit ErrorListener(const SourceFile* source) : source_(source) {}
 
-  void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line,
-                   size_t column, const std::string& msg, std::exception_ptr) override {
+  void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line, size_t column,
+                   const std::string& msg, std::exception_ptr) override {
     SourceLoc at{source_, static_cast<int>(line), static_cast<int>(column) + 1, 1};
     auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
     if (parser == nullptr || offending == nullptr) throw FirstSyntaxError{at, msg, false};
@@ -74,8 +79,8 @@ class ErrorListener : public antlr4::BaseErrorListener {
       message = "invalid syntax: unexpected " + describe_token(offending);
     }
     // An error at EOF inside an open construct means more input could complete it.
-    if (offending->getType() == TschLexer::DEDENT && offending->getTokenIndex() + 2 >=
-                                                         parser->getTokenStream()->size()) {
+    if (offending->getType() == TschLexer::DEDENT &&
+        offending->getTokenIndex() + 2 >= parser->getTokenStream()->size()) {
       at_end = true;
     }
     throw FirstSyntaxError{at, message, at_end};
@@ -142,8 +147,7 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
       throw SyntaxError(shift(at), e.message, more);
     }
     // Stage 1: SLL prediction, bail on the first error.
-    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
-        antlr4::atn::PredictionMode::SLL);
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
     parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
     try {
       AstBuilder builder(source);
@@ -153,8 +157,7 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
     // Stage 2: full LL with error reporting.
     tokens.seek(0);
     parser.reset();
-    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
-        antlr4::atn::PredictionMode::LL);
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
     parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
     ErrorListener listener(source);
     parser.addErrorListener(&listener);
@@ -177,15 +180,13 @@ Result run_parser(const SourceFile* source, bool expression_mode, Entry entry) {
 }  // namespace
 
 std::shared_ptr<ast::Module> parse_module(const SourceFile* source) {
-  return run_parser<std::shared_ptr<ast::Module>>(source, false, [](TschParser& parser, AstBuilder& builder) {
-    return builder.build_file(parser.file_input());
-  });
+  return run_parser<std::shared_ptr<ast::Module>>(
+      source, false, [](TschParser& parser, AstBuilder& builder) { return builder.build_file(parser.file_input()); });
 }
 
 ast::ExprPtr parse_expression(const SourceFile* source) {
-  return run_parser<ast::ExprPtr>(source, true, [](TschParser& parser, AstBuilder& builder) {
-    return builder.build_eval(parser.eval_input());
-  });
+  return run_parser<ast::ExprPtr>(
+      source, true, [](TschParser& parser, AstBuilder& builder) { return builder.build_eval(parser.eval_input()); });
 }
 
 bool is_incomplete_input(const std::string& text) {
@@ -203,8 +204,7 @@ bool is_incomplete_input(const std::string& text) {
   std::string first = text.substr(0, first_nl);
   size_t end = first.find_last_not_of(" \t\r");
   bool opens_block = end != std::string::npos && first[end] == ':';
-  bool ends_blank = text.size() >= 1 && text.back() == '\n' &&
-                    (text.size() >= 2 && text[text.size() - 2] == '\n');
+  bool ends_blank = text.size() >= 1 && text.back() == '\n' && (text.size() >= 2 && text[text.size() - 2] == '\n');
   bool starts_decorator = !first.empty() && first[0] == '@';
   if ((opens_block || starts_decorator) && !ends_blank) return true;
   return false;

@@ -46,15 +46,13 @@ static bool read_hex(std::string_view body, size_t at, size_t digits, uint32_t& 
   for (size_t k = 0; k < digits; ++k) {
     char c = body[at + k];
     if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-    value = value * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(c))
-                                                   ? c - '0'
-                                                   : std::tolower(c) - 'a' + 10);
+    value = value * 16 +
+            static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10);
   }
   return true;
 }
 
-bool decode_escapes(std::string_view body, std::string& out, std::string& error,
-                    size_t& error_offset) {
+bool decode_escapes(std::string_view body, std::string& out, std::string& error, size_t& error_offset) {
   out.clear();
   out.reserve(body.size());
   for (size_t i = 0; i < body.size(); ++i) {
@@ -65,17 +63,38 @@ bool decode_escapes(std::string_view body, std::string& out, std::string& error,
     }
     char e = body[++i];
     switch (e) {
-      case '\n': break;  // backslash-newline joins lines
-      case '\\': out += '\\'; break;
-      case '\'': out += '\''; break;
-      case '"': out += '"'; break;
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'v': out += '\v'; break;
+      case '\n':
+        break;  // backslash-newline joins lines
+      case '\\':
+        out += '\\';
+        break;
+      case '\'':
+        out += '\'';
+        break;
+      case '"':
+        out += '"';
+        break;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'v':
+        out += '\v';
+        break;
       case 'x':
       case 'u':
       case 'U': {

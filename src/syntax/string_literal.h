@@ -19,8 +19,7 @@ StringToken split_string_token(const std::string& text);
 
 // Decodes backslash escapes in `body`. On a malformed escape returns false and sets
 // `error` and `error_offset` (a byte offset into body).
-bool decode_escapes(std::string_view body, std::string& out, std::string& error,
-                    size_t& error_offset);
+bool decode_escapes(std::string_view body, std::string& out, std::string& error, size_t& error_offset);
 
 // Appends the UTF-8 encoding of `code_point`.
 void append_utf8(std::string& out, uint32_t code_point);

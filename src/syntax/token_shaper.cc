@@ -33,9 +33,12 @@ void TokenShaper::fail(const antlr4::Token& at, std::string message, bool at_end
 static int indentation_width(const std::string& text, int tab_size = 8) {
   int width = 0;
   for (char c : text) {
-    if (c == ' ') ++width;
-    else if (c == '\t') width = (width / tab_size + 1) * tab_size;
-    else if (c == '\n' || c == '\r' || c == '\f') width = 0;
+    if (c == ' ')
+      ++width;
+    else if (c == '\t')
+      width = (width / tab_size + 1) * tab_size;
+    else if (c == '\n' || c == '\r' || c == '\f')
+      width = 0;
   }
   return width;
 }
@@ -119,13 +122,15 @@ void TokenShaper::push(std::unique_ptr<antlr4::Token> token, size_t next_char) {
                          last_.text.compare(last_.text.size() - 2, 2, std::string(2, text[0])) == 0 &&
                          (text[0] == '"' || text[0] == '\'');
       if (after_empty)
-        throw LexError{last_.line, last_.column + last_.text.size() - 2, "unterminated triple-quoted string literal", true};
+        throw LexError{last_.line, last_.column + last_.text.size() - 2, "unterminated triple-quoted string literal",
+                       true};
       fail(*token, "unterminated string literal");
     }
     case TschLexer::NAME:
       // The lexer takes any non-ASCII letter into names; a byte-order mark past the start of
       // the file (U+FEFF, invisible) is refused as Python does.
-      if (token->getText().find("\xEF\xBB\xBF") != std::string::npos) fail(*token, "invalid non-printable character U+FEFF");
+      if (token->getText().find("\xEF\xBB\xBF") != std::string::npos)
+        fail(*token, "invalid non-printable character U+FEFF");
       break;
     case TschLexer::OPEN_PAREN:
     case TschLexer::OPEN_BRACK:

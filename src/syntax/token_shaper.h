@@ -56,7 +56,7 @@ class TokenShaper {
   struct LastToken {
     size_t type = 0, line = 0, column = 0;
     std::string text;
-  } last_;  // the previous token passed on
+  } last_;                       // the previous token passed on
   bool seen_statement_ = false;  // something other than NEWLINE was emitted
   bool last_was_newline_ = true;
   bool expression_mode_ = false;

@@ -17,13 +17,20 @@ struct CudaTag {
 // Every one: 48 KiB of static shared memory per block, 64 Ki registers per block, 1024
 // threads per block, warps of 32.
 constexpr CudaTag kCudaTags[] = {
-    {"nvidia/nvidia-b100", "sm_100a", 52428800}, {"nvidia/nvidia-h100", "sm_90a", 52428800},
-    {"nvidia/nvidia-a100", "sm_80", 41943040},   {"nvidia/nvidia-a40", "sm_86", 0},
-    {"nvidia/nvidia-a30", "sm_80", 0},           {"nvidia/nvidia-a10", "sm_86", 0},
-    {"nvidia/nvidia-a10g", "sm_86", 0},          {"nvidia/nvidia-t4", "sm_75", 0},
-    {"nvidia/nvidia-v100", "sm_70", 0},          {"nvidia/tesla-p100", "sm_60", 0},
-    {"nvidia/rtx-a6000", "sm_86", 0},            {"nvidia/geforce-rtx-4090", "sm_89", 75497472},
-    {"nvidia/geforce-rtx-3090", "sm_86", 0},     {"nvidia/geforce-rtx-3080", "sm_86", 0},
+    {"nvidia/nvidia-b100", "sm_100a", 52428800},
+    {"nvidia/nvidia-h100", "sm_90a", 52428800},
+    {"nvidia/nvidia-a100", "sm_80", 41943040},
+    {"nvidia/nvidia-a40", "sm_86", 0},
+    {"nvidia/nvidia-a30", "sm_80", 0},
+    {"nvidia/nvidia-a10", "sm_86", 0},
+    {"nvidia/nvidia-a10g", "sm_86", 0},
+    {"nvidia/nvidia-t4", "sm_75", 0},
+    {"nvidia/nvidia-v100", "sm_70", 0},
+    {"nvidia/tesla-p100", "sm_60", 0},
+    {"nvidia/rtx-a6000", "sm_86", 0},
+    {"nvidia/geforce-rtx-4090", "sm_89", 75497472},
+    {"nvidia/geforce-rtx-3090", "sm_86", 0},
+    {"nvidia/geforce-rtx-3080", "sm_86", 0},
     {"nvidia/geforce-rtx-2080-ti", "sm_75", 0},
 };
 

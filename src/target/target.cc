@@ -70,7 +70,9 @@ std::string uninterpret(const std::string& s) {
   return out;
 }
 
-std::string quote_if_has(const std::string& s, char c) { return s.find(c) != std::string::npos && !is_quoted(s) ? kQuote + s + kQuote : s; }
+std::string quote_if_has(const std::string& s, char c) {
+  return s.find(c) != std::string::npos && !is_quoted(s) ? kQuote + s + kQuote : s;
+}
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
@@ -96,9 +98,12 @@ Json parse_scalar_text(const std::string& raw, OptionType type) {
     if (ec != std::errc() || end != s.data() + s.size()) {
       std::string lower = s;
       std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-      if (lower == "true") v = 1;
-      else if (lower == "false") v = 0;
-      else throw UserError(UserErrorKind::ValueError, "Cannot parse integer from string: " + s);
+      if (lower == "true")
+        v = 1;
+      else if (lower == "false")
+        v = 0;
+      else
+        throw UserError(UserErrorKind::ValueError, "Cannot parse integer from string: " + s);
     }
     return type == OptionType::Int ? Json(v) : Json(v != 0);
   }
@@ -111,7 +116,8 @@ Json parse_option_text(const std::string& raw, OptionType type) {
   if (type == OptionType::Target) return Json(raw);  // parsed with the host
   if (type != OptionType::StrArray) return parse_scalar_text(raw, type);
   Json array = Json::array();
-  for (const std::string& item : split_words(interpret(raw), ',')) array.push_back(parse_scalar_text(item, OptionType::Str));
+  for (const std::string& item : split_words(interpret(raw), ','))
+    array.push_back(parse_scalar_text(item, OptionType::Str));
   return array;
 }
 
@@ -121,15 +127,20 @@ Json check_option_value(const Json& v, OptionType type) {
     TSCH_USER_ASSERT(ok, ValueError) << "Expects type \"" << what << "\", but gets: " << v.dump();
   };
   switch (type) {
-    case OptionType::Str: expect(v.is_string(), "String"); return v;
-    case OptionType::Int: expect(v.is_number_integer() || v.is_boolean(), "int64_t"); return v.is_boolean() ? Json(v.get<bool>() ? 1 : 0) : v;
+    case OptionType::Str:
+      expect(v.is_string(), "String");
+      return v;
+    case OptionType::Int:
+      expect(v.is_number_integer() || v.is_boolean(), "int64_t");
+      return v.is_boolean() ? Json(v.get<bool>() ? 1 : 0) : v;
     case OptionType::Bool:
       expect(v.is_boolean() || v.is_number_integer(), "bool");
       return v.is_boolean() ? v : Json(v.get<int64_t>() != 0);
     case OptionType::StrArray:
       expect(v.is_array() && std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_string(); }), "Array");
       return v;
-    case OptionType::Target: return v;
+    case OptionType::Target:
+      return v;
   }
   return v;
 }
@@ -193,14 +204,16 @@ Target from_raw_string(const std::string& text) {
 
 Target host_from(const Json& v) {
   if (v.is_string()) return parse_target(v.get<std::string>());
-  TSCH_USER_ASSERT(v.is_object(), ValueError) << "Expect type 'dict' or 'str' to construct Target, but get: " << v.dump();
+  TSCH_USER_ASSERT(v.is_object(), ValueError)
+      << "Expect type 'dict' or 'str' to construct Target, but get: " << v.dump();
   return target_from_config(v);
 }
 
 Target from_config_checked(Json config) {
   TSCH_USER_ASSERT(config.is_object(), ValueError) << "a target config must be a dict, got " << config.dump();
   TSCH_USER_ASSERT(config.contains("kind"), ValueError) << "Field \"kind\" is not found";
-  TSCH_USER_ASSERT(config["kind"].is_string(), ValueError) << "Expect type of field \"kind\" is String, but get: " << config["kind"].dump();
+  TSCH_USER_ASSERT(config["kind"].is_string(), ValueError)
+      << "Expect type of field \"kind\" is String, but get: " << config["kind"].dump();
   const TargetKind* kind = TargetKind::get(config["kind"].get<std::string>());
   TSCH_USER_ASSERT(kind, ValueError) << "Target kind \"" << config["kind"].get<std::string>() << "\" is not defined";
   if (kind->parser) kind->parser(config);
@@ -209,7 +222,8 @@ Target from_config_checked(Json config) {
   auto t = std::make_shared<TargetNode>();
   t->kind = kind;
   if (config.contains("tag")) {
-    TSCH_USER_ASSERT(config["tag"].is_string(), ValueError) << "Expect type of field \"tag\" is String, but get: " << config["tag"].dump();
+    TSCH_USER_ASSERT(config["tag"].is_string(), ValueError)
+        << "Expect type of field \"tag\" is String, but get: " << config["tag"].dump();
     t->tag = config["tag"].get<std::string>();
     config.erase("tag");
   }
@@ -217,7 +231,8 @@ Target from_config_checked(Json config) {
   bool user_keys = config.contains("keys");
   if (user_keys) {
     const Json& k = config["keys"];
-    TSCH_USER_ASSERT(k.is_array() && std::all_of(k.begin(), k.end(), [](const Json& e) { return e.is_string(); }), ValueError)
+    TSCH_USER_ASSERT(k.is_array() && std::all_of(k.begin(), k.end(), [](const Json& e) { return e.is_string(); }),
+                     ValueError)
         << "Expect 'keys' to be an array of strings, but get: " << k.dump();
     for (const Json& e : k) keys.push_back(e.get<std::string>());
     config.erase("keys");
@@ -271,7 +286,9 @@ int TargetNode::device_type() const {
   return kind->device_type;
 }
 
-bool TargetNode::has_key(const std::string& key) const { return std::find(keys.begin(), keys.end(), key) != keys.end(); }
+bool TargetNode::has_key(const std::string& key) const {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
 
 std::optional<std::string> TargetNode::get_str(const std::string& name) const {
   auto it = attrs.find(name);
@@ -315,7 +332,8 @@ Target target_from_config(const Json& config) {
     return from_config_checked(config);
   } catch (const UserError& e) {
     if (std::string(e.what()).find("Target creation from") != std::string::npos) throw;
-    throw UserError(UserErrorKind::ValueError, std::string(e.what()) + ". Target creation from config dict failed: " + config.dump());
+    throw UserError(UserErrorKind::ValueError,
+                    std::string(e.what()) + ". Target creation from config dict failed: " + config.dump());
   }
 }
 
@@ -341,7 +359,8 @@ Target current_target() { return scope_stack.empty() ? nullptr : scope_stack.bac
 void enter_target_scope(const Target& t) { scope_stack.push_back(t); }
 
 void exit_target_scope(const Target& t) {
-  TSCH_USER_ASSERT(!scope_stack.empty() && scope_stack.back() == t, RuntimeError) << "exiting a target scope that is not the innermost one";
+  TSCH_USER_ASSERT(!scope_stack.empty() && scope_stack.back() == t, RuntimeError)
+      << "exiting a target scope that is not the innermost one";
   scope_stack.pop_back();
 }
 

@@ -45,7 +45,8 @@ class IndexDtypeRewriter : public IRMutator {
       auto it = vars_.find(v);
       if (it == vars_.end()) {
         TSCH_USER_ASSERT(!in_index_ || !is_narrow(e->dtype), NotImplementedError)
-            << "not supported yet: index_dtype_override with the symbolic size " << v->name << " (" << e->dtype.to_string() << ")";
+            << "not supported yet: index_dtype_override with the symbolic size " << v->name << " ("
+            << e->dtype.to_string() << ")";
         return e;
       }
       // Outside an index (an index used as a value) it keeps its type.
@@ -88,7 +89,8 @@ class IndexDtypeRewriter : public IRMutator {
           iv.dom = Range{index(iv.dom.min), index(iv.dom.extent)};
         }
         for (auto& a : block->alloc_buffers) a = buffer(a);
-        TSCH_USER_ASSERT(block->match_buffers.empty(), NotImplementedError) << "not supported yet: index_dtype_override with match_buffer";
+        TSCH_USER_ASSERT(block->match_buffers.empty(), NotImplementedError)
+            << "not supported yet: index_dtype_override with match_buffer";
         for (auto* regions : {&block->reads, &block->writes}) {
           for (auto& region : *regions) {
             region.buffer = buffer(region.buffer);

@@ -52,7 +52,8 @@ void collect_inputs(const ir::PrimExpr& e, std::vector<Operation>& out) {
 
 class FuncBuilder {
  public:
-  explicit FuncBuilder(std::unordered_map<const OperationNode*, std::string>* block_names) : block_names_(block_names) {}
+  explicit FuncBuilder(std::unordered_map<const OperationNode*, std::string>* block_names)
+      : block_names_(block_names) {}
 
   ir::PrimFunc build(const std::vector<FuncArg>& args) {
     auto func = std::make_shared<ir::PrimFuncNode>();
@@ -160,7 +161,8 @@ class FuncBuilder {
         stores.push_back(std::make_shared<ir::BufferStoreNode>(op.outputs[i], v, store_at));
       }
       ir::Stmt body = ir::make_seq(stores);
-      for (size_t i = lets.size(); i-- > 0;) body = std::make_shared<ir::LetStmtNode>(lets[i].first, lets[i].second, body);
+      for (size_t i = lets.size(); i-- > 0;)
+        body = std::make_shared<ir::LetStmtNode>(lets[i].first, lets[i].second, body);
       block->init = ir::make_seq(init);
       block->body = body;
     } else if (op.reduce) {
@@ -186,8 +188,8 @@ class FuncBuilder {
 
   // Several values: a block per output (`<name>.v<i>`), all under the same loops, as TVM's
   // create_prim_func makes them.
-  ir::Stmt multi_value_stmt(const OperationNode& op, const std::vector<ir::IterVar>& axes, const std::vector<ir::Var>& loops,
-                            const std::vector<ir::PrimExpr>& bindings) {
+  ir::Stmt multi_value_stmt(const OperationNode& op, const std::vector<ir::IterVar>& axes,
+                            const std::vector<ir::Var>& loops, const std::vector<ir::PrimExpr>& bindings) {
     std::vector<ir::Stmt> blocks;
     for (size_t out = 0; out < op.bodies.size(); ++out) {
       std::vector<ir::IterVar> iters;
@@ -204,7 +206,8 @@ class FuncBuilder {
       if (block_names_ && out == 0) (*block_names_)[&op] = block->name;
       block->iter_vars = iters;
       block->annotations = op.attrs;
-      block->body = std::make_shared<ir::BufferStoreNode>(op.outputs[out], ir::substitute(op.bodies[out], to_iter), store_at);
+      block->body =
+          std::make_shared<ir::BufferStoreNode>(op.outputs[out], ir::substitute(op.bodies[out], to_iter), store_at);
       arith::AccessRegions regions = arith::infer_access_regions(block->body, block->init);
       block->reads = regions.reads;
       block->writes = regions.writes;
@@ -236,10 +239,14 @@ ir::PrimExpr reduce_identity(const Reduce& r, ir::DataType t) {
 
 ir::PrimExpr reduce_combine(const Reduce& r, ir::PrimExpr acc, ir::PrimExpr x) {
   switch (r.kind) {
-    case ReduceKind::Custom: return ir::substitute(r.combiner, {{r.lhs.get(), acc}, {r.rhs.get(), x}});
-    case ReduceKind::Sum: return ir::add(std::move(acc), std::move(x));
-    case ReduceKind::Max: return ir::make_binary(ir::ExprKind::Max, std::move(acc), std::move(x));
-    case ReduceKind::Min: return ir::make_binary(ir::ExprKind::Min, std::move(acc), std::move(x));
+    case ReduceKind::Custom:
+      return ir::substitute(r.combiner, {{r.lhs.get(), acc}, {r.rhs.get(), x}});
+    case ReduceKind::Sum:
+      return ir::add(std::move(acc), std::move(x));
+    case ReduceKind::Max:
+      return ir::make_binary(ir::ExprKind::Max, std::move(acc), std::move(x));
+    case ReduceKind::Min:
+      return ir::make_binary(ir::ExprKind::Min, std::move(acc), std::move(x));
   }
   return acc;
 }
@@ -255,8 +262,9 @@ Operation placeholder(std::vector<ir::PrimExpr> shape, ir::DataType dtype, std::
 }
 
 // A compute's name, tag, attributes and axes (data parallel, over the shape).
-static std::shared_ptr<OperationNode> compute_head(const std::vector<ir::PrimExpr>& shape, const std::vector<ir::Var>& axis,
-                                            const std::string& name, std::string tag, ir::AttrMap attrs) {
+static std::shared_ptr<OperationNode> compute_head(const std::vector<ir::PrimExpr>& shape,
+                                                   const std::vector<ir::Var>& axis, const std::string& name,
+                                                   std::string tag, ir::AttrMap attrs) {
   TSCH_USER_ASSERT(axis.size() == shape.size(), ValueError)
       << "te.compute: " << axis.size() << " index variables for a shape of " << shape.size() << " dimensions";
   auto op = std::make_shared<OperationNode>();
@@ -265,13 +273,14 @@ static std::shared_ptr<OperationNode> compute_head(const std::vector<ir::PrimExp
   op->tag = std::move(tag);
   op->attrs = std::move(attrs);
   for (size_t i = 0; i < shape.size(); ++i) {
-    op->axis.push_back(ir::IterVar{axis[i], ir::Range{ir::make_int(0, shape[i]->dtype), shape[i]}, ir::IterType::DataPar});
+    op->axis.push_back(
+        ir::IterVar{axis[i], ir::Range{ir::make_int(0, shape[i]->dtype), shape[i]}, ir::IterType::DataPar});
   }
   return op;
 }
 
-Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir::PrimExpr value, std::optional<Reduce> reduce,
-                  std::string name, std::string tag, ir::AttrMap attrs) {
+Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir::PrimExpr value,
+                  std::optional<Reduce> reduce, std::string name, std::string tag, ir::AttrMap attrs) {
   std::shared_ptr<OperationNode> op = compute_head(shape, axis, name, std::move(tag), std::move(attrs));
   ir::DataType dtype = reduce ? reduce->source->dtype : value->dtype;
   op->body = value;
@@ -301,7 +310,8 @@ Operation compute_outputs(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> 
     for (const auto& v : values) collect_inputs(v, op->inputs);
   }
   TSCH_INTERNAL_ASSERT(dtypes.size() > 1) << "compute_outputs makes several outputs";
-  for (size_t i = 0; i < dtypes.size(); ++i) op->outputs.push_back(ir::make_buffer(name + "_v" + std::to_string(i), dtypes[i], shape));
+  for (size_t i = 0; i < dtypes.size(); ++i)
+    op->outputs.push_back(ir::make_buffer(name + "_v" + std::to_string(i), dtypes[i], shape));
   op->buffer = op->outputs[0];
   op->bodies = std::move(values);
   if (!op->bodies.empty()) op->body = op->bodies[0];
@@ -316,7 +326,8 @@ Operation operation_of(const ir::BufferNode* buffer) {
   return it == registry().end() ? nullptr : it->second.lock();
 }
 
-ir::PrimFunc create_prim_func(const std::vector<FuncArg>& args, std::unordered_map<const OperationNode*, std::string>* block_names) {
+ir::PrimFunc create_prim_func(const std::vector<FuncArg>& args,
+                              std::unordered_map<const OperationNode*, std::string>* block_names) {
   return FuncBuilder(block_names).build(args);
 }
 

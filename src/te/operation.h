@@ -69,8 +69,8 @@ struct OperationNode {
 Operation placeholder(std::vector<ir::PrimExpr> shape, ir::DataType dtype, std::string name);
 // `axis` holds the index variables the value was built with (named as the lambda's
 // parameters); `value` is the element value, or `reduce` the reduction.
-Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir::PrimExpr value, std::optional<Reduce> reduce,
-                  std::string name, std::string tag, ir::AttrMap attrs);
+Operation compute(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, ir::PrimExpr value,
+                  std::optional<Reduce> reduce, std::string name, std::string tag, ir::AttrMap attrs);
 // A compute of several outputs: `values` (one each), or a tuple `reduce`.
 Operation compute_outputs(std::vector<ir::PrimExpr> shape, std::vector<ir::Var> axis, std::vector<ir::PrimExpr> values,
                           std::optional<Reduce> reduce, std::string name, std::string tag, ir::AttrMap attrs);

@@ -44,13 +44,14 @@ std::string reduce_script(const Reduce& r, ir::DataType t, size_t value_index) {
     sources.push_back(ir::script(r.source));
   }
   for (const auto& ax : r.axis) {
-    axes.push_back(fmt::format("T.iter_var({}, T.Range({}, {}), \"CommReduce\", \"\")", ax.var->name, ir::script(ax.dom.min),
-                               ir::script(ax.dom.extent)));
+    axes.push_back(fmt::format("T.iter_var({}, T.Range({}, {}), \"CommReduce\", \"\")", ax.var->name,
+                               ir::script(ax.dom.min), ir::script(ax.dom.extent)));
   }
   std::string body = results.size() == 1 ? results[0] : "(" + join(results) + ")";
-  return fmt::format("T.reduce(T.comm_reducer(lambda {}: {}, [{}]), source=[{}], init=[], axis=[{}], condition={}, value_index={})",
-                     join(params), body, join(identities), join(sources), join(axes),
-                     typed(r.condition ? r.condition : ir::make_bool(true)), value_index);
+  return fmt::format(
+      "T.reduce(T.comm_reducer(lambda {}: {}, [{}]), source=[{}], init=[], axis=[{}], condition={}, value_index={})",
+      join(params), body, join(identities), join(sources), join(axes),
+      typed(r.condition ? r.condition : ir::make_bool(true)), value_index);
 }
 
 }  // namespace tsch::te

@@ -89,12 +89,15 @@ size_t Schedule::leaf_position(const Stage& s, const ir::Var& v) const {
     if (s.leaf[i] == v) return i;
   }
   bool known = std::find(s.all.begin(), s.all.end(), v) != s.all.end();
-  TSCH_USER_ASSERT(!known, ValueError) << "Operate on iter var " << v->name << " that has already been split (or fused) in " << stage_text(s);
+  TSCH_USER_ASSERT(!known, ValueError) << "Operate on iter var " << v->name
+                                       << " that has already been split (or fused) in " << stage_text(s);
   std::string owner;
   for (const auto& other : stages_) {
-    if (std::find(other.all.begin(), other.all.end(), v) != other.all.end()) owner = " (it is an axis of " + stage_text(other) + ")";
+    if (std::find(other.all.begin(), other.all.end(), v) != other.all.end())
+      owner = " (it is an axis of " + stage_text(other) + ")";
   }
-  TSCH_USER_ASSERT(false, ValueError) << "Operate on iter var " << v->name << " that is not part of the schedule of " << stage_text(s) << owner;
+  TSCH_USER_ASSERT(false, ValueError) << "Operate on iter var " << v->name << " that is not part of the schedule of "
+                                      << stage_text(s) << owner;
 }
 
 template <class F>
@@ -113,15 +116,18 @@ void check_schedulable(const Stage& s) {
 }
 }  // namespace
 
-std::pair<ir::Var, ir::Var> Schedule::split(int id, const ir::Var& parent, std::optional<int64_t> factor, std::optional<int64_t> nparts) {
+std::pair<ir::Var, ir::Var> Schedule::split(int id, const ir::Var& parent, std::optional<int64_t> factor,
+                                            std::optional<int64_t> nparts) {
   return checked([&](Schedule& next) {
     Stage& s = next.mut(id);
     check_schedulable(s);
     size_t pos = next.leaf_position(s, parent);
     int64_t by = factor ? *factor : *nparts;
-    TSCH_USER_ASSERT(by > 0, ValueError) << "split: the " << (factor ? "factor" : "nparts") << " must be positive, got " << by;
+    TSCH_USER_ASSERT(by > 0, ValueError) << "split: the " << (factor ? "factor" : "nparts") << " must be positive, got "
+                                         << by;
     ir::IterType t = s.type_of(parent.get());
-    ir::Var outer = ir::make_var(parent->name + "_outer", parent->dtype), inner = ir::make_var(parent->name + "_inner", parent->dtype);
+    ir::Var outer = ir::make_var(parent->name + "_outer", parent->dtype),
+            inner = ir::make_var(parent->name + "_inner", parent->dtype);
     s.relations.push_back(IterRelation{IterRelation::Kind::Split, {parent, outer, inner}, factor, nparts});
     add_var(s, outer, t);
     add_var(s, inner, t);
@@ -153,14 +159,15 @@ ir::Var Schedule::fuse(int id, const std::vector<ir::Var>& vars) {
         std::swap(pos_outer, pos_inner);
       }
       TSCH_USER_ASSERT(pos_inner == pos_outer + 1, ValueError)
-          << "Can only fuse iterations that are consecutive between each other (" << outer->name << " and " << inner->name
-          << " are not next to each other in " << stage_text(s) << ")";
+          << "Can only fuse iterations that are consecutive between each other (" << outer->name << " and "
+          << inner->name << " are not next to each other in " << stage_text(s) << ")";
       ir::IterType t = std::max(s.type_of(outer.get()), s.type_of(inner.get()));
       ir::DataType dtype = outer->dtype.bits >= inner->dtype.bits ? outer->dtype : inner->dtype;
       fused = ir::make_var(outer->name + "_" + inner->name + "_fused", dtype);
       s.relations.push_back(IterRelation{IterRelation::Kind::Fuse, {outer, inner, fused}, std::nullopt, std::nullopt});
       add_var(s, fused, t);
-      s.leaf.erase(s.leaf.begin() + static_cast<std::ptrdiff_t>(pos_outer), s.leaf.begin() + static_cast<std::ptrdiff_t>(pos_inner) + 1);
+      s.leaf.erase(s.leaf.begin() + static_cast<std::ptrdiff_t>(pos_outer),
+                   s.leaf.begin() + static_cast<std::ptrdiff_t>(pos_inner) + 1);
       s.leaf.insert(s.leaf.begin() + static_cast<std::ptrdiff_t>(pos_outer), fused);
     }
     return fused;
@@ -174,7 +181,8 @@ void Schedule::reorder(int id, const std::vector<ir::Var>& order) {
     std::unordered_set<const ir::VarNode*> seen;
     std::vector<size_t> pos;
     for (const auto& v : order) {
-      TSCH_USER_ASSERT(seen.insert(v.get()).second, ValueError) << "Same axis can not appear more than once " << v->name;
+      TSCH_USER_ASSERT(seen.insert(v.get()).second, ValueError)
+          << "Same axis can not appear more than once " << v->name;
       pos.push_back(next.leaf_position(s, v));
     }
     std::sort(pos.begin(), pos.end());
@@ -218,11 +226,14 @@ void Schedule::set_store_predicate(int id, const ir::PrimExpr& predicate) {
   for (const auto& e : leaves) {
     auto* eq = ir::as<ir::EQNode>(e);
     auto* v = eq ? ir::as<ir::VarNode>(eq->a) : nullptr;
-    bool ok = v && ir::is_zero(eq->b) && std::find(reduce_threads.begin(), reduce_threads.end(), v) != reduce_threads.end();
+    bool ok =
+        v && ir::is_zero(eq->b) && std::find(reduce_threads.begin(), reduce_threads.end(), v) != reduce_threads.end();
     TSCH_USER_ASSERT(ok, NotImplementedError)
         << "not supported yet: set_store_predicate(" << ir::script(predicate) << ") on " << stage_text(s)
-        << ": tsch accepts a store predicate only where the stores it skips are redundant, `tx.var.equal(0)` for threads "
-           "already bound to the stage's reduce axes (the cross-thread reduction stores from thread 0 anyway); any other "
+        << ": tsch accepts a store predicate only where the stores it skips are redundant, `tx.var.equal(0)` for "
+           "threads "
+           "already bound to the stage's reduce axes (the cross-thread reduction stores from thread 0 anyway); any "
+           "other "
            "predicate changes what the stage computes";
   }
 }
@@ -238,7 +249,8 @@ void Schedule::storage_align(int id, const ir::Var& axis, int64_t factor, int64_
     TSCH_USER_ASSERT(dim >= 0, ValueError) << "storage_align: " << axis->name << " is not an axis of " << stage_text(s)
                                            << "'s output (the axis names the dimension aligned)";
     TSCH_USER_ASSERT(factor > 0 && offset >= 0 && offset < factor, ValueError)
-        << "storage_align: the factor must be positive and the offset in [0, factor), got factor " << factor << ", offset " << offset;
+        << "storage_align: the factor must be positive and the offset in [0, factor), got factor " << factor
+        << ", offset " << offset;
     s.aligns.push_back(Stage::Align{dim, factor, offset});
     return 0;
   });
@@ -310,8 +322,8 @@ int Schedule::cache_read(const Operation& tensor, const std::string& scope, cons
     }
     for (int r : all_readers) {
       TSCH_USER_ASSERT(std::find(readers.begin(), readers.end(), r) != readers.end(), NotImplementedError)
-          << "not supported yet: cache_read for some of the readers of " << tensor->name << " only (" << stage_text(next.stage(r))
-          << " reads it too and is not in the list)";
+          << "not supported yet: cache_read for some of the readers of " << tensor->name << " only ("
+          << stage_text(next.stage(r)) << " reads it too and is not in the list)";
     }
     // The cache: a copy of the tensor, its axes ax0, ax1, ... as TVM names them.
     std::vector<ir::Var> axes;
@@ -345,9 +357,11 @@ int Schedule::cache_write(int id, const std::string& scope) {
   return checked([&](Schedule& next) {
     Stage& s = next.mut(id);
     check_schedulable(s);
-    TSCH_USER_ASSERT(s.relations.empty() && s.annotations.empty() && s.attach == AttachKind::Root && s.origin == Stage::Origin::Op,
-                     NotImplementedError)
-        << "not supported yet: cache_write of " << stage_text(s) << " after it was scheduled (call cache_write before the stage's "
+    TSCH_USER_ASSERT(
+        s.relations.empty() && s.annotations.empty() && s.attach == AttachKind::Root && s.origin == Stage::Origin::Op,
+        NotImplementedError)
+        << "not supported yet: cache_write of " << stage_text(s)
+        << " after it was scheduled (call cache_write before the stage's "
         << "split, fuse, reorder, compute_at or annotations)";
     // The compute moves to a new stage whose axes are the old ones with `_c` (TVM's ".c");
     // the reduce axes stay.
@@ -369,8 +383,8 @@ int Schedule::cache_write(int id, const std::string& scope) {
     std::vector<ir::PrimExpr> bodies;
     for (const auto& b : op->bodies) bodies.push_back(ir::substitute(b, rename));
     Operation moved = op->outputs.size() > 1
-                          ? compute_outputs(op->buffer->shape, axes, reduce ? std::vector<ir::PrimExpr>{} : bodies, reduce,
-                                            op->name + "." + scope, op->tag, op->attrs)
+                          ? compute_outputs(op->buffer->shape, axes, reduce ? std::vector<ir::PrimExpr>{} : bodies,
+                                            reduce, op->name + "." + scope, op->tag, op->attrs)
                           : compute(op->buffer->shape, axes, body, reduce, op->name + "." + scope, op->tag, op->attrs);
     Stage cache = make_stage(next.next_id_++, moved);
     cache.origin = Stage::Origin::CacheWrite;
@@ -397,9 +411,12 @@ int Schedule::rfactor(int id, const ir::Var& axis, int factor_axis) {
     check_schedulable(s);
     TSCH_USER_ASSERT(s.op->reduce.has_value(), ValueError) << "rfactor: " << stage_text(s) << " is not a reduction";
     next.leaf_position(s, axis);
-    TSCH_USER_ASSERT(s.type_of(axis.get()) == ir::IterType::CommReduce, ValueError) << "Can only factor reduction axis (" << axis->name << ")";
-    TSCH_USER_ASSERT(s.origin == Stage::Origin::Op && s.attach == AttachKind::Root && s.annotations.empty(), NotImplementedError)
-        << "not supported yet: rfactor of " << stage_text(s) << " after compute_at, annotations or caching (call rfactor first)";
+    TSCH_USER_ASSERT(s.type_of(axis.get()) == ir::IterType::CommReduce, ValueError)
+        << "Can only factor reduction axis (" << axis->name << ")";
+    TSCH_USER_ASSERT(s.origin == Stage::Origin::Op && s.attach == AttachKind::Root && s.annotations.empty(),
+                     NotImplementedError)
+        << "not supported yet: rfactor of " << stage_text(s)
+        << " after compute_at, annotations or caching (call rfactor first)";
     // The extent of every variable, and the value of each split variable in its parts.
     const Operation& op = s.op;
     std::unordered_map<const ir::VarNode*, ir::PrimExpr> extent, value;
@@ -408,12 +425,18 @@ int Schedule::rfactor(int id, const ir::Var& axis, int factor_axis) {
     std::unordered_map<const ir::VarNode*, const ir::VarNode*> root_of;
     for (const auto& v : s.root) root_of[v.get()] = v.get();
     for (const auto& rel : s.relations) {
-      TSCH_USER_ASSERT(rel.kind == IterRelation::Kind::Split && s.type_of(rel.vars[0].get()) == ir::IterType::CommReduce, NotImplementedError)
-          << "not supported yet: rfactor of " << stage_text(s) << " after a fuse, a reorder or a split of a data-parallel axis "
+      TSCH_USER_ASSERT(
+          rel.kind == IterRelation::Kind::Split && s.type_of(rel.vars[0].get()) == ir::IterType::CommReduce,
+          NotImplementedError)
+          << "not supported yet: rfactor of " << stage_text(s)
+          << " after a fuse, a reorder or a split of a data-parallel axis "
           << "(TVM drops those; call rfactor right after splitting the reduction axis)";
       ir::PrimExpr ext = extent.at(rel.vars[0].get());
-      ir::PrimExpr inner = rel.factor ? ir::make_int(*rel.factor, ext->dtype) : ir::floordiv(ir::add(ext, ir::make_int(*rel.nparts - 1, ext->dtype)), ir::make_int(*rel.nparts, ext->dtype));
-      ir::PrimExpr outer = rel.factor ? ir::floordiv(ir::add(ext, ir::make_int(*rel.factor - 1, ext->dtype)), inner) : ir::make_int(*rel.nparts, ext->dtype);
+      ir::PrimExpr inner = rel.factor ? ir::make_int(*rel.factor, ext->dtype)
+                                      : ir::floordiv(ir::add(ext, ir::make_int(*rel.nparts - 1, ext->dtype)),
+                                                     ir::make_int(*rel.nparts, ext->dtype));
+      ir::PrimExpr outer = rel.factor ? ir::floordiv(ir::add(ext, ir::make_int(*rel.factor - 1, ext->dtype)), inner)
+                                      : ir::make_int(*rel.nparts, ext->dtype);
       extent[rel.vars[1].get()] = outer;
       extent[rel.vars[2].get()] = inner;
       root_of[rel.vars[1].get()] = root_of[rel.vars[2].get()] = root_of.at(rel.vars[0].get());
@@ -443,12 +466,16 @@ int Schedule::rfactor(int id, const ir::Var& axis, int factor_axis) {
     rf_reduce.axis.clear();
     std::unordered_map<const ir::VarNode*, ir::PrimExpr> vsub;
     for (const auto& ax : op->reduce->axis) {
-      if (ax.var.get() != touched) rf_reduce.axis.push_back(ax);
-      else if (value.count(touched)) vsub[touched] = value.at(touched);
+      if (ax.var.get() != touched)
+        rf_reduce.axis.push_back(ax);
+      else if (value.count(touched))
+        vsub[touched] = value.at(touched);
     }
     for (const auto& v : s.leaf) {
-      if (v != axis && root_of.count(v.get()) && root_of.at(v.get()) == touched && s.type_of(v.get()) == ir::IterType::CommReduce) {
-        rf_reduce.axis.push_back(ir::IterVar{v, ir::Range{ir::make_int(0, v->dtype), extent.at(v.get())}, ir::IterType::CommReduce});
+      if (v != axis && root_of.count(v.get()) && root_of.at(v.get()) == touched &&
+          s.type_of(v.get()) == ir::IterType::CommReduce) {
+        rf_reduce.axis.push_back(
+            ir::IterVar{v, ir::Range{ir::make_int(0, v->dtype), extent.at(v.get())}, ir::IterType::CommReduce});
       }
     }
     rf_reduce.source = ir::substitute(rf_reduce.source, vsub);
@@ -478,11 +505,14 @@ int Schedule::rfactor(int id, const ir::Var& axis, int factor_axis) {
     index.insert(index.begin() + pos, v);
     Reduce repl_reduce = *op->reduce;
     repl_reduce.source = ir::buffer_load(rf_op->buffer, index);
-    for (size_t i = 0; i < repl_reduce.sources.size(); ++i) repl_reduce.sources[i] = ir::buffer_load(rf_op->outputs.at(i), index);
-    repl_reduce.axis = {ir::IterVar{v, ir::Range{ir::make_int(0, v->dtype), extent.at(axis.get())}, ir::IterType::CommReduce}};
+    for (size_t i = 0; i < repl_reduce.sources.size(); ++i)
+      repl_reduce.sources[i] = ir::buffer_load(rf_op->outputs.at(i), index);
+    repl_reduce.axis = {
+        ir::IterVar{v, ir::Range{ir::make_int(0, v->dtype), extent.at(axis.get())}, ir::IterType::CommReduce}};
     repl_reduce.condition = nullptr;
-    Operation repl = tuple ? compute_outputs(op->buffer->shape, axes, {}, repl_reduce, op->name + ".repl", op->tag, op->attrs)
-                           : compute(op->buffer->shape, axes, nullptr, repl_reduce, op->name + ".repl", op->tag, op->attrs);
+    Operation repl =
+        tuple ? compute_outputs(op->buffer->shape, axes, {}, repl_reduce, op->name + ".repl", op->tag, op->attrs)
+              : compute(op->buffer->shape, axes, nullptr, repl_reduce, op->name + ".repl", op->tag, op->attrs);
     Stage fresh = make_stage(id, repl);
     s.op = repl;
     s.root = fresh.root;

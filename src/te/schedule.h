@@ -46,10 +46,10 @@ struct Stage {
   Operation origin_op;  // the operation it was made for (op until rfactor replaces it)
   // How the stage came to be: an operation of the computation, or a cache or rfactor step.
   enum class Origin { Op, CacheRead, CacheWrite, Rfactor } origin = Origin::Op;
-  std::string scope;          // cache stages: the storage scope
-  Operation cached;           // CacheRead: the tensor read through the cache
-  std::vector<int> readers;   // CacheRead: the stages that read the cache
-  int cache_write_of = -1;    // CacheWrite: the stage that now copies this one's result out
+  std::string scope;         // cache stages: the storage scope
+  Operation cached;          // CacheRead: the tensor read through the cache
+  std::vector<int> readers;  // CacheRead: the stages that read the cache
+  int cache_write_of = -1;   // CacheWrite: the stage that now copies this one's result out
   // Rfactor: the reduction stage factored, along which of its variables, where the factored
   // axis goes, and that stage's variables and splits before (they make the loops factored).
   int rfactor_of = -1;
@@ -58,10 +58,10 @@ struct Stage {
   std::vector<ir::Var> rfactor_root;
   std::vector<IterRelation> rfactor_relations;
 
-  std::vector<ir::Var> root;       // axes, then reduce axes
-  std::vector<ir::Var> all;        // every variable the stage ever had
+  std::vector<ir::Var> root;            // axes, then reduce axes
+  std::vector<ir::Var> all;             // every variable the stage ever had
   std::vector<ir::IterType> all_types;  // their kinds (data parallel or reduction)
-  std::vector<ir::Var> leaf;       // the current loop order
+  std::vector<ir::Var> leaf;            // the current loop order
   std::vector<IterRelation> relations;
   std::vector<LoopAnnotation> annotations;
   // storage_align: the output buffer's dimension (of a root axis), factor, offset.
@@ -103,7 +103,8 @@ class Schedule {
   // Stage calls. Each checks its arguments as TVM's legacy schedule does (UserError with
   // TVM's message), then replays the whole schedule on the default arguments — a call the
   // tir primitives refuse leaves the schedule as it was and rethrows the refusal.
-  std::pair<ir::Var, ir::Var> split(int stage, const ir::Var& parent, std::optional<int64_t> factor, std::optional<int64_t> nparts);
+  std::pair<ir::Var, ir::Var> split(int stage, const ir::Var& parent, std::optional<int64_t> factor,
+                                    std::optional<int64_t> nparts);
   std::vector<ir::Var> tile(int stage, const ir::Var& x, const ir::Var& y, int64_t x_factor, int64_t y_factor);
   ir::Var fuse(int stage, const std::vector<ir::Var>& vars);
   void reorder(int stage, const std::vector<ir::Var>& order);
@@ -139,7 +140,7 @@ class Schedule {
   bool depends_on(int consumer, int producer) const;
 
   std::vector<Operation> outputs_;
-  std::vector<Stage> stages_;  // producers before their consumers
+  std::vector<Stage> stages_;    // producers before their consumers
   std::vector<int> step_order_;  // the stages cache and rfactor steps made, in call order
   int next_id_ = 0;
 };

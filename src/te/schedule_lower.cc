@@ -38,7 +38,7 @@ class StageLowering {
     ir::PrimFunc f = create_prim_func(args, &names);
     sch_.emplace(ir::module_of("main", f), 0);
     sch_->state().rfactor_init_decomposed_later = true;  // decompose() below moves every rf init out
-    sch_->state().compute_at_covered_outputs = true;      // TVM's TE lowering lets outputs move too
+    sch_->state().compute_at_covered_outputs = true;     // TVM's TE lowering lets outputs move too
     for (const auto& st : s_.stages()) {
       if (st.origin != Stage::Origin::Op || st.is_placeholder()) continue;
       auto it = names.find(st.origin_op.get());
@@ -59,7 +59,8 @@ class StageLowering {
       if (!it->is_placeholder() && block_of_.count(it->id)) place(*it);
     }
     for (const auto& st : stages) {
-      if (!st.is_placeholder() && block_of_.count(st.id) && st.attach != AttachKind::Inline && st.op->reduce) decompose(st);
+      if (!st.is_placeholder() && block_of_.count(st.id) && st.attach != AttachKind::Inline && st.op->reduce)
+        decompose(st);
     }
     confirm_rfactor_inits();
     for (const auto& st : stages) {
@@ -78,7 +79,8 @@ class StageLowering {
       std::replace(out->params.begin(), out->params.end(), param, renamed);
       param = renamed;
     }
-    ir::AttrMap attrs{{"from_legacy_te_schedule", ir::AttrValue::of_bool(true)}, {"global_symbol", ir::AttrValue::of_str(name)}};
+    ir::AttrMap attrs{{"from_legacy_te_schedule", ir::AttrValue::of_bool(true)},
+                      {"global_symbol", ir::AttrValue::of_str(name)}};
     for (const auto& [key, value] : out->attrs) {
       if (key != "global_symbol") attrs.emplace_back(key, value);
     }
@@ -138,7 +140,8 @@ class StageLowering {
     RV block = block_of_.at(st.rfactor_of);
     std::string name = sch_->block(block->sid).name;
     std::vector<RV> loops = sch_->get_loops(block);
-    TSCH_INTERNAL_ASSERT(loops.size() == st.rfactor_root.size()) << "rfactor: the reduction has " << loops.size() << " loops";
+    TSCH_INTERNAL_ASSERT(loops.size() == st.rfactor_root.size())
+        << "rfactor: the reduction has " << loops.size() << " loops";
     for (size_t i = 0; i < loops.size(); ++i) bind_loop(st.rfactor_root[i], loops[i]);
     apply_relations(st.rfactor_relations);
     // An rf block over an imperfect split is right only once its init leaves the reduction
@@ -166,8 +169,9 @@ class StageLowering {
     for (const auto& rel : relations) {
       switch (rel.kind) {
         case IterRelation::Kind::Split: {
-          std::vector<std::optional<int64_t>> factors = rel.factor ? std::vector<std::optional<int64_t>>{std::nullopt, rel.factor}
-                                                                   : std::vector<std::optional<int64_t>>{rel.nparts, std::nullopt};
+          std::vector<std::optional<int64_t>> factors =
+              rel.factor ? std::vector<std::optional<int64_t>>{std::nullopt, rel.factor}
+                         : std::vector<std::optional<int64_t>>{rel.nparts, std::nullopt};
           std::vector<RV> parts = sch_->split(loop_of_.at(rel.vars[0].get()), factors);
           bind_loop(rel.vars[1], parts[0]);
           bind_loop(rel.vars[2], parts[1]);
@@ -200,8 +204,10 @@ class StageLowering {
 
   RV loop_of(const Stage& st, const ir::Var& var, const char* what) {
     auto it = loop_of_.find(var.get());
-    TSCH_USER_ASSERT(it != loop_of_.end() && std::find(st.leaf.begin(), st.leaf.end(), var) != st.leaf.end(), ValueError)
-        << what << ": the axis " << var->name << " of stage(" << st.op->name << ") was split or fused after it was chosen";
+    TSCH_USER_ASSERT(it != loop_of_.end() && std::find(st.leaf.begin(), st.leaf.end(), var) != st.leaf.end(),
+                     ValueError)
+        << what << ": the axis " << var->name << " of stage(" << st.op->name
+        << ") was split or fused after it was chosen";
     return it->second;
   }
 
@@ -217,10 +223,12 @@ class StageLowering {
     const ir::BlockNode& a = sch_->block(first->sid);
     const ir::BlockNode& b = sch_->block(other->sid);
     for (const auto& w : b.writes) {
-      for (const auto& r : a.reads) if (r.buffer == w.buffer) return false;
+      for (const auto& r : a.reads)
+        if (r.buffer == w.buffer) return false;
     }
     for (const auto& w : a.writes) {
-      for (const auto& r : b.reads) if (r.buffer == w.buffer) return false;
+      for (const auto& r : b.reads)
+        if (r.buffer == w.buffer) return false;
     }
     std::unordered_map<const ir::VarNode*, ir::PrimExpr> to_mine;
     for (size_t i = 0; i < mine.size(); ++i) {
@@ -230,8 +238,10 @@ class StageLowering {
         if (mine[i]->sid != theirs[i]->sid) return false;
         continue;
       }
-      bool only_child = i + 1 < theirs.size() ? ir::as<ir::ForNode>(y.body) && static_cast<const ir::ForNode*>(y.body.get())->sid == theirs[i + 1]->sid
-                                              : ir::as<ir::BlockRealizeNode>(y.body) != nullptr;
+      bool only_child =
+          i + 1 < theirs.size()
+              ? ir::as<ir::ForNode>(y.body) && static_cast<const ir::ForNode*>(y.body.get())->sid == theirs[i + 1]->sid
+              : ir::as<ir::BlockRealizeNode>(y.body) != nullptr;
       if (!only_child || x.for_kind != y.for_kind || !ir::expr_deep_equal(ir::substitute(y.min, to_mine), x.min) ||
           !ir::expr_deep_equal(ir::substitute(y.extent, to_mine), x.extent)) {
         return false;
@@ -254,7 +264,8 @@ class StageLowering {
     const ir::BlockRealizeNode* realize = sch_->state().info(other->sid)->realize;
     std::vector<ir::PrimExpr> values;
     for (const auto& v : realize->iter_values) values.push_back(ir::substitute(v, to_mine));
-    ir::Stmt moved = std::make_shared<ir::BlockRealizeNode>(values, ir::substitute(realize->predicate, to_mine), realize->block);
+    ir::Stmt moved =
+        std::make_shared<ir::BlockRealizeNode>(values, ir::substitute(realize->predicate, to_mine), realize->block);
     schedule::remove_from_scope(sch_->state(), other->sid, nullptr);
     const ir::ForNode& inner = sch_->loop(mine.back()->sid);
     auto with_both = std::make_shared<ir::ForNode>(inner);
@@ -356,7 +367,9 @@ class StageLowering {
     for (size_t i = 0; i < std::min(attach_depth_[st.id], loops.size()); ++i) {
       const ir::ForNode& f = sch_->loop(loops[i]->sid);
       if (f.for_kind != ir::ForKind::ThreadBinding) continue;
-      rank = std::max(rank, f.thread_tag.rfind("threadIdx", 0) == 0 ? 1 : f.thread_tag.rfind("blockIdx", 0) == 0 ? 0 : rank);
+      rank = std::max(rank, f.thread_tag.rfind("threadIdx", 0) == 0  ? 1
+                            : f.thread_tag.rfind("blockIdx", 0) == 0 ? 0
+                                                                     : rank);
     }
     if (rank >= 0) sch_->set_scope(block, 0, rank == 1 ? "local" : "shared");
   }
@@ -412,9 +425,15 @@ class StageLowering {
 
   void apply(const LoopAnnotation& ann, const RV& loop) {
     switch (ann.kind) {
-      case LoopAnnotation::Kind::Vectorize: sch_->vectorize(loop); break;
-      case LoopAnnotation::Kind::Parallel: sch_->parallel(loop); break;
-      case LoopAnnotation::Kind::Unroll: sch_->unroll(loop); break;
+      case LoopAnnotation::Kind::Vectorize:
+        sch_->vectorize(loop);
+        break;
+      case LoopAnnotation::Kind::Parallel:
+        sch_->parallel(loop);
+        break;
+      case LoopAnnotation::Kind::Unroll:
+        sch_->unroll(loop);
+        break;
       case LoopAnnotation::Kind::Bind: {
         // A thread axis made with a domain binds loops of that extent only (TVM would guard a
         // shorter loop inside more threads).
@@ -423,8 +442,9 @@ class StageLowering {
           int64_t want = 0, have = 0;
           bool equal = ir::as_const_int(ann.value, &want) && ir::as_const_int(f.extent, &have) && want == have;
           TSCH_USER_ASSERT(equal, NotImplementedError)
-              << "not supported yet: binding loop " << f.loop_var->name << " (extent " << ir::script(f.extent) << ") to the thread axis "
-              << ann.text << " made with the extent " << ir::script(ann.value) << " (TVM guards the extra threads)";
+              << "not supported yet: binding loop " << f.loop_var->name << " (extent " << ir::script(f.extent)
+              << ") to the thread axis " << ann.text << " made with the extent " << ir::script(ann.value)
+              << " (TVM guards the extra threads)";
         }
         sch_->bind(loop, ann.text);
         break;
@@ -445,7 +465,8 @@ class StageLowering {
   std::optional<schedule::ScheduleState> before_rfactor_init_;  // set while the change check waits for decompose()
   std::unordered_map<int, RV> block_of_;
   std::unordered_map<int, std::vector<RV>> siblings_;  // a stage's other blocks
-  std::unordered_map<int, std::vector<std::unordered_map<const ir::VarNode*, RV>>> sibling_loops_;  // their loops, by variable
+  std::unordered_map<int, std::vector<std::unordered_map<const ir::VarNode*, RV>>>
+      sibling_loops_;                             // their loops, by variable
   std::unordered_map<int, size_t> attach_depth_;  // loops above a compute_at stage's own
   std::unordered_map<const ir::VarNode*, RV> loop_of_;
   std::unordered_map<const ir::VarNode*, RV> init_copy_;

@@ -41,7 +41,8 @@ class LoopCanonicalizer : public ir::IRMutator {
 }  // namespace
 
 Pass canonicalize_loop() {
-  return {"tir.CanonicalizeLoop", [](const ir::PrimFunc& f) { return with_body(f, LoopCanonicalizer().mutate(f->body)); }};
+  return {"tir.CanonicalizeLoop",
+          [](const ir::PrimFunc& f) { return with_body(f, LoopCanonicalizer().mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

@@ -64,9 +64,12 @@ std::optional<Region> touched_region(const ir::Stmt& body, const ir::Buffer& buf
   for (size_t d = 0; d < rank; ++d) {
     int64_t extent, full;
     ir::PrimExpr lo = region[d] ? arith::simplify(region[d]->min, known) : ir::PrimExpr();
-    ir::PrimExpr ext = region[d] ? arith::simplify(ir::add(ir::sub(region[d]->max, region[d]->min), ir::make_int(1, region[d]->min->dtype)), known)
-                                 : ir::PrimExpr();
-    if (lo && ir::as_const_int(ext, &extent) && extent > 0 && (!ir::as_const_int(buf->shape[d], &full) || extent <= full)) {
+    ir::PrimExpr ext =
+        region[d] ? arith::simplify(
+                        ir::add(ir::sub(region[d]->max, region[d]->min), ir::make_int(1, region[d]->min->dtype)), known)
+                  : ir::PrimExpr();
+    if (lo && ir::as_const_int(ext, &extent) && extent > 0 &&
+        (!ir::as_const_int(buf->shape[d], &full) || extent <= full)) {
       out.shape.push_back(ir::make_int(extent, buf->shape[d]->dtype));
       out.offset.push_back(lo);
     } else {
@@ -89,8 +92,8 @@ bool disjoint_per_iteration(const Region& r, const std::vector<const ir::ForNode
       uses = true;
       ir::PrimExpr next = ir::substitute(r.offset[d], {{v, ir::add(l->loop_var, ir::make_int(1, l->loop_var->dtype))}});
       int64_t step, extent;
-      if (ir::as_const_int(arith::simplify(ir::sub(next, r.offset[d])), &step) && ir::as_const_int(r.shape[d], &extent) &&
-          std::abs(step) >= extent)
+      if (ir::as_const_int(arith::simplify(ir::sub(next, r.offset[d])), &step) &&
+          ir::as_const_int(r.shape[d], &extent) && std::abs(step) >= extent)
         disjoint = true;
     }
     if (uses && !disjoint) return false;
@@ -104,7 +107,8 @@ bool disjoint_per_iteration(const Region& r, const std::vector<const ir::ForNode
 // dropped.
 class ResolvePlaceholders : public ir::IRMutator {
  public:
-  ResolvePlaceholders(const ir::VarNode* old_data, ir::Buffer now, const std::vector<ir::PrimExpr>& shift, const arith::VarDomain& ranges)
+  ResolvePlaceholders(const ir::VarNode* old_data, ir::Buffer now, const std::vector<ir::PrimExpr>& shift,
+                      const arith::VarDomain& ranges)
       : old_(old_data), now_(std::move(now)), ranges_(ranges) {
     strides_ = now_->strides;
     if (strides_.empty()) {
@@ -117,7 +121,8 @@ class ResolvePlaceholders : public ir::IRMutator {
     }
     offset_ = ir::make_int(0);
     for (size_t i = 0; i < shift.size() && i < strides_.size(); ++i)
-      offset_ = ir::sub(offset_, ir::mul(ir::cast(ir::DataType::int32(), shift[i]), ir::cast(ir::DataType::int32(), strides_[i])));
+      offset_ = ir::sub(
+          offset_, ir::mul(ir::cast(ir::DataType::int32(), shift[i]), ir::cast(ir::DataType::int32(), strides_[i])));
     offset_ = arith::simplify(offset_);
   }
   using IRMutator::mutate;
@@ -126,7 +131,8 @@ class ResolvePlaceholders : public ir::IRMutator {
     auto* c = ir::as<ir::CallNode>(e);
     if (c && !c->args.empty() && mine(c->args[0])) {
       int64_t axis = 0;
-      if (c->op == "tsch_buffer_stride" && c->args.size() == 2 && ir::as_const_int(c->args[1], &axis) && axis < static_cast<int64_t>(strides_.size()))
+      if (c->op == "tsch_buffer_stride" && c->args.size() == 2 && ir::as_const_int(c->args[1], &axis) &&
+          axis < static_cast<int64_t>(strides_.size()))
         return ir::cast(c->dtype, strides_[axis]);
       if (c->op == "tsch_buffer_elem_offset") return ir::cast(c->dtype, offset_);
     }
@@ -138,7 +144,9 @@ class ResolvePlaceholders : public ir::IRMutator {
       std::vector<ir::PrimExpr> args = now->args;
       bool changed = false;
       for (size_t i = 0; i < args.size() && i < c->args.size(); ++i) {
-        if (args[i] == c->args[i] || !args[i]->dtype.is_int() || ir::as<ir::IntImmNode>(args[i]) || ir::as<ir::VarNode>(args[i])) continue;
+        if (args[i] == c->args[i] || !args[i]->dtype.is_int() || ir::as<ir::IntImmNode>(args[i]) ||
+            ir::as<ir::VarNode>(args[i]))
+          continue;
         args[i] = arith::simplify(args[i], ranges_);
         changed = true;
       }
@@ -165,9 +173,10 @@ class ResolvePlaceholders : public ir::IRMutator {
   ir::PrimExpr offset_;
 };
 
-ir::Stmt resolve_placeholders(const ir::AllocateNode& alloc, const ir::Buffer& now, ir::Stmt body, const std::vector<ir::PrimExpr>& shift,
-                              const arith::VarDomain& ranges = {}) {
-  return std::make_shared<ir::AllocateNode>(now, ResolvePlaceholders(alloc.buffer->data.get(), now, shift, ranges).mutate(body));
+ir::Stmt resolve_placeholders(const ir::AllocateNode& alloc, const ir::Buffer& now, ir::Stmt body,
+                              const std::vector<ir::PrimExpr>& shift, const arith::VarDomain& ranges = {}) {
+  return std::make_shared<ir::AllocateNode>(
+      now, ResolvePlaceholders(alloc.buffer->data.get(), now, shift, ranges).mutate(body));
 }
 
 class Compactor : public ir::IRMutator {
@@ -213,8 +222,10 @@ class Compactor : public ir::IRMutator {
     ir::for_each_stmt(alloc->body, [&](const ir::Stmt& x) {
       auto* loop = ir::as<ir::ForNode>(x);
       if (!loop) return;
-      if (ir::find_attr(loop->annotations, "software_pipeline_stage")) pipelined.push_back(loop);
-      else dom[loop->loop_var.get()] = range_of(loop);
+      if (ir::find_attr(loop->annotations, "software_pipeline_stage"))
+        pipelined.push_back(loop);
+      else
+        dom[loop->loop_var.get()] = range_of(loop);
     });
     // A buffer the threads of enclosing thread-bound loops share (shared memory under
     // threadIdx) holds what all of them touch.
@@ -234,7 +245,8 @@ class Compactor : public ir::IRMutator {
     const std::vector<ir::PrimExpr>& shape = region->shape;
     const std::vector<ir::PrimExpr>& offset = region->offset;
     bool changed = false;
-    for (size_t d = 0; d < rank; ++d) changed |= !ir::is_zero(offset[d]) || ir::script(shape[d]) != ir::script(buf->shape[d]);
+    for (size_t d = 0; d < rank; ++d)
+      changed |= !ir::is_zero(offset[d]) || ir::script(shape[d]) != ir::script(buf->shape[d]);
     if (!changed && buf->dim_align.empty() && !odd_strides) return resolve_placeholders(*alloc, buf, alloc->body, {});
     ir::Buffer compact = ir::buffer_with(buf, buf->name, shape, buf->scope);
     if (odd_strides) {
@@ -269,12 +281,15 @@ class Compactor : public ir::IRMutator {
     ir::for_each_stmt(alloc->body, [&](const ir::Stmt& x) {
       if (auto* loop = ir::as<ir::ForNode>(x)) ranges[loop->loop_var.get()] = range_of(loop);
     });
-    ir::Stmt body = redirect_buffer(alloc->body, buf.get(), compact, [&offset, &ranges](const std::vector<ir::PrimExpr>& idx) {
-      std::vector<ir::PrimExpr> out;
-      for (size_t i = 0; i < idx.size(); ++i)
-        out.push_back(ir::is_zero(offset[i]) ? idx[i] : arith::simplify(ir::sub(idx[i], ir::cast(idx[i]->dtype, offset[i])), ranges));
-      return out;
-    });
+    ir::Stmt body =
+        redirect_buffer(alloc->body, buf.get(), compact, [&offset, &ranges](const std::vector<ir::PrimExpr>& idx) {
+          std::vector<ir::PrimExpr> out;
+          for (size_t i = 0; i < idx.size(); ++i)
+            out.push_back(ir::is_zero(offset[i])
+                              ? idx[i]
+                              : arith::simplify(ir::sub(idx[i], ir::cast(idx[i]->dtype, offset[i])), ranges));
+          return out;
+        });
     return resolve_placeholders(*alloc, compact, body, offset, ranges);
   }
 
@@ -286,7 +301,8 @@ class Compactor : public ir::IRMutator {
 }  // namespace
 
 Pass compact_buffer_allocation() {
-  return {"tir.CompactBufferAllocation", [](const ir::PrimFunc& f) { return with_body(f, Compactor().mutate(f->body)); }};
+  return {"tir.CompactBufferAllocation",
+          [](const ir::PrimFunc& f) { return with_body(f, Compactor().mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

@@ -35,7 +35,8 @@ class OpaqueConverter : public ir::IRMutator {
 }  // namespace
 
 Pass convert_blocks_to_opaque() {
-  return {"tir.ConvertBlocksToOpaque", [](const ir::PrimFunc& f) { return with_body(f, OpaqueConverter().mutate(f->body)); }};
+  return {"tir.ConvertBlocksToOpaque",
+          [](const ir::PrimFunc& f) { return with_body(f, OpaqueConverter().mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

@@ -82,12 +82,18 @@ class MmaEmulation : public IRMutator {
     for (auto [data, offset] : warp_operands(*c)) {
       auto* v = as<VarNode>(c->args[data]);
       TSCH_USER_ASSERT(v && warp_.count(v), NotImplementedError)
-          << "not supported yet: T." << c->op << " on " << script(c->args[data]) << ", not a \"warp\" buffer, on the CPU emulation (it runs the "
-          << "builtin in lane 0, which cannot reach the other lanes' local registers; use a warp buffer, as TVM's mma intrinsics do)";
+          << "not supported yet: T." << c->op << " on " << script(c->args[data])
+          << ", not a \"warp\" buffer, on the CPU emulation (it runs the "
+          << "builtin in lane 0, which cannot reach the other lanes' local registers; use a warp buffer, as TVM's mma "
+             "intrinsics do)";
     }
-    Stmt body = c->op == "ptx_ldmatrix" ? ldmatrix(*c) : c->op == "ptx_mma" ? mma(*c) : c->op == "mma_store" ? store(*c) : fill(*c);
+    Stmt body = c->op == "ptx_ldmatrix" ? ldmatrix(*c)
+                : c->op == "ptx_mma"    ? mma(*c)
+                : c->op == "mma_store"  ? store(*c)
+                                        : fill(*c);
     // Lane 0 of each warp does the warp's work (threadIdx.x is one warp: checked).
-    return std::make_shared<IfThenElseNode>(make_binary(ExprKind::EQ, lane_x_, make_int(0, lane_x_->dtype)), body, nullptr);
+    return std::make_shared<IfThenElseNode>(make_binary(ExprKind::EQ, lane_x_, make_int(0, lane_x_->dtype)), body,
+                                            nullptr);
   }
   PrimExpr mutate(const PrimExpr& e) override {
     if (auto* l = as<BufferLoadNode>(e)) elementwise(l->buffer, "read");
@@ -102,9 +108,12 @@ class MmaEmulation : public IRMutator {
 
   void elementwise(const Buffer& b, const char* what) {
     TSCH_USER_ASSERT(!warp_.count(b->data.get()), NotImplementedError)
-        << "not supported yet: the warp buffer " << b->name << " is " << what << " element by element and by the mma builtins on the CPU "
-        << "emulation (which runs the builtins in lane 0 and cannot order the other lanes' accesses with them); run it on a CUDA device, or "
-        << "tensorize every block that accesses it with the mma intrinsics of tvm.tir.tensor_intrin.cuda that use T.mma_store / T.mma_fill";
+        << "not supported yet: the warp buffer " << b->name << " is " << what
+        << " element by element and by the mma builtins on the CPU "
+        << "emulation (which runs the builtins in lane 0 and cannot order the other lanes' accesses with them); run it "
+           "on a CUDA device, or "
+        << "tensorize every block that accesses it with the mma intrinsics of tvm.tir.tensor_intrin.cuda that use "
+           "T.mma_store / T.mma_fill";
   }
 
   // Each warp buffer's per-lane share m, as LowerWarpMemory finds it.
@@ -124,8 +133,8 @@ class MmaEmulation : public IRMutator {
             << " is not a constant positive multiple of threadIdx.x plus the lane's own offset";
       }
       TSCH_USER_ASSERT(it->second.share == 0 || it->second.share == m, NotImplementedError)
-          << "not supported yet: writes to the warp buffer " << it->second.local->name << " with different strides of threadIdx.x ("
-          << it->second.share << " and " << m << ")";
+          << "not supported yet: writes to the warp buffer " << it->second.local->name
+          << " with different strides of threadIdx.x (" << it->second.share << " and " << m << ")";
       it->second.share = m;
     });
     for (auto& [v, w] : warp_) {
@@ -133,7 +142,9 @@ class MmaEmulation : public IRMutator {
     }
   }
   // threadIdx.x's coefficient in `e`.
-  PrimExpr arith_step(const PrimExpr& e) const { return arith::simplify(sub(at_lane(e, make_int(1)), at_lane(e, make_int(0)))); }
+  PrimExpr arith_step(const PrimExpr& e) const {
+    return arith::simplify(sub(at_lane(e, make_int(1)), at_lane(e, make_int(0))));
+  }
 
   // `e` with threadIdx.x replaced by `lane`.
   PrimExpr at_lane(const PrimExpr& e, const PrimExpr& lane) const {
@@ -145,21 +156,25 @@ class MmaEmulation : public IRMutator {
   // local index: group * m + offset % m, group = offset / (32 * m)).
   PrimExpr warp_index(const Warp& w, const PrimExpr& offset, const PrimExpr& lane, const PrimExpr& x) const {
     int64_t m = w.share;
-    PrimExpr local = add(add(mul(floordiv(offset, make_int(kWarp * m)), make_int(m)), floormod(offset, make_int(m))), x);
-    return add(add(mul(floordiv(local, make_int(m)), make_int(kWarp * m)), mul(lane, make_int(m))), floormod(local, make_int(m)));
+    PrimExpr local =
+        add(add(mul(floordiv(offset, make_int(kWarp * m)), make_int(m)), floormod(offset, make_int(m))), x);
+    return add(add(mul(floordiv(local, make_int(m)), make_int(kWarp * m)), mul(lane, make_int(m))),
+               floormod(local, make_int(m)));
   }
   const Warp& warp(const PrimExpr& data) const { return warp_.at(as<VarNode>(data)); }
 
   // The memory a pointer operand points into and the element it points at.
   std::pair<Buffer, PrimExpr> pointee(const PrimExpr& p, DataType t) {
     PrimExpr data = p, offset = make_int(0);
-    if (auto* c = as<CallNode>(p); c && c->op == "tvm_access_ptr" && c->args.size() == 5) data = c->args[1], offset = i32(c->args[2]);
+    if (auto* c = as<CallNode>(p); c && c->op == "tvm_access_ptr" && c->args.size() == 5)
+      data = c->args[1], offset = i32(c->args[2]);
     auto* v = as<VarNode>(data);
     TSCH_USER_ASSERT(v, ValueError) << "the pointer operand " << script(p) << " is a buffer's .data or access_ptr";
     auto it = memory_.find(v);
     if (it != memory_.end()) {
       TSCH_USER_ASSERT(it->second->dtype == t, ValueError)
-          << "the mma builtin reads " << t.to_string() << " elements from " << it->second->name << " of " << it->second->dtype.to_string();
+          << "the mma builtin reads " << t.to_string() << " elements from " << it->second->name << " of "
+          << it->second->dtype.to_string();
       return {it->second, offset};
     }
     auto view = std::make_shared<BufferNode>(v->name, t, std::vector<PrimExpr>{make_int(1)});
@@ -175,7 +190,8 @@ class MmaEmulation : public IRMutator {
     Var l = make_var("lane"), j = make_var("mma_m"), x = make_var("mma_x");
     PrimExpr dst_offset = at_lane(c.args[4], l);
     auto put = [&](const PrimExpr& element, const PrimExpr& src) -> Stmt {
-      return std::make_shared<BufferStoreNode>(w.local, buffer_load(smem, {src}), std::vector<PrimExpr>{warp_index(w, dst_offset, l, element)});
+      return std::make_shared<BufferStoreNode>(w.local, buffer_load(smem, {src}),
+                                               std::vector<PrimExpr>{warp_index(w, dst_offset, l, element)});
     };
     if (trans && c.dtype.bits == 8) {
       // TVM's loop: lane t's element i is row (i % 8) / 4 * 16 + (t % 4) * 4 + i % 4, column
@@ -203,8 +219,8 @@ class MmaEmulation : public IRMutator {
     PtxMma m = check_ptx_mma(c);
     const Warp &wa = warp(c.args[6]), &wb = warp(c.args[8]), &wc = warp(c.args[10]);
     TSCH_USER_ASSERT(wa.local->dtype == m.a && wb.local->dtype == m.b && wc.local->dtype == m.c, ValueError)
-        << "T.ptx_mma " << m.ptx_a << " x " << m.ptx_b << " -> " << m.ptx_c << " on buffers of " << wa.local->dtype.to_string() << ", "
-        << wb.local->dtype.to_string() << " and " << wc.local->dtype.to_string();
+        << "T.ptx_mma " << m.ptx_a << " x " << m.ptx_b << " -> " << m.ptx_c << " on buffers of "
+        << wa.local->dtype.to_string() << ", " << wb.local->dtype.to_string() << " and " << wc.local->dtype.to_string();
     Var r = make_var("mma_i"), col = make_var("mma_j"), k = make_var("mma_k");
     auto element = [&](const Warp& w, size_t offset, Slot<Ix> s) {
       return warp_index(w, at_lane(c.args[offset], s.lane.e), s.lane.e, s.element.e);
@@ -212,7 +228,8 @@ class MmaEmulation : public IRMutator {
     PrimExpr at_c = element(wc, 11, c_slot(Ix{r}, Ix{col}));
     PrimExpr product = mul(cast(m.c, buffer_load(wa.local, {element(wa, 7, a_slot(m.k, Ix{r}, Ix{k}))})),
                            cast(m.c, buffer_load(wb.local, {element(wb, 9, b_slot(m.k, Ix{k}, Ix{col}))})));
-    Stmt update = std::make_shared<BufferStoreNode>(wc.local, add(buffer_load(wc.local, {at_c}), product), std::vector<PrimExpr>{at_c});
+    Stmt update = std::make_shared<BufferStoreNode>(wc.local, add(buffer_load(wc.local, {at_c}), product),
+                                                    std::vector<PrimExpr>{at_c});
     return loop(r, m.m, loop(col, m.n, loop(k, m.k, update)));
   }
 
@@ -233,7 +250,10 @@ class MmaEmulation : public IRMutator {
     const Warp& w = warp(c.args[1]);
     Var l = make_var("lane"), x = make_var("local_id");
     PrimExpr at = warp_index(w, at_lane(c.args[2], l), l, x);
-    return loop(l, kWarp, loop(x, size, std::make_shared<BufferStoreNode>(w.local, make_const(w.local->dtype, 0), std::vector<PrimExpr>{at})));
+    return loop(
+        l, kWarp,
+        loop(x, size,
+             std::make_shared<BufferStoreNode>(w.local, make_const(w.local->dtype, 0), std::vector<PrimExpr>{at})));
   }
 
   Var lane_x_;
@@ -244,7 +264,8 @@ class MmaEmulation : public IRMutator {
 
 }  // namespace
 
-Stmt emulate_mma(const Stmt& kernel, const Var& lane_x, const PrimExpr& x_extent, const std::unordered_set<const VarNode*>& x_vars) {
+Stmt emulate_mma(const Stmt& kernel, const Var& lane_x, const PrimExpr& x_extent,
+                 const std::unordered_set<const VarNode*>& x_vars) {
   bool any = false;
   for_each_expr(kernel, [&](const PrimExpr& e) {
     if (auto* c = as<CallNode>(e); c && is_mma_call(*c)) any = true;
@@ -252,8 +273,10 @@ Stmt emulate_mma(const Stmt& kernel, const Var& lane_x, const PrimExpr& x_extent
   if (!any) return kernel;
   int64_t extent = 0;
   TSCH_USER_ASSERT(lane_x && as_const_int(x_extent, &extent) && extent == kWarp, NotImplementedError)
-      << "not supported yet: the mma builtins (T.ptx_ldmatrix, T.ptx_mma, T.mma_store, T.mma_fill) in a kernel whose threadIdx.x extent is "
-      << (lane_x ? script(x_extent) : std::string("not bound")) << "; they need threadIdx.x to be the 32 lanes of a warp (bind the warps to "
+      << "not supported yet: the mma builtins (T.ptx_ldmatrix, T.ptx_mma, T.mma_store, T.mma_fill) in a kernel whose "
+         "threadIdx.x extent is "
+      << (lane_x ? script(x_extent) : std::string("not bound"))
+      << "; they need threadIdx.x to be the 32 lanes of a warp (bind the warps to "
       << "threadIdx.y / threadIdx.z)";
   return MmaEmulation(kernel, lane_x, x_vars).mutate(kernel);
 }

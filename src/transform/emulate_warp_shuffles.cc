@@ -12,7 +12,9 @@ namespace {
 
 using namespace ir;
 
-bool is_shuffle(const CallNode* c) { return c && (c->op == "tvm_warp_shuffle_down" || c->op == "tvm_warp_shuffle") && c->args.size() == 5; }
+bool is_shuffle(const CallNode* c) {
+  return c && (c->op == "tvm_warp_shuffle_down" || c->op == "tvm_warp_shuffle") && c->args.size() == 5;
+}
 
 const CallNode* find_shuffle(const Stmt& s) {
   const CallNode* found = nullptr;
@@ -34,7 +36,8 @@ class Emulator : public IRMutator {
   }
 
   Stmt mutate(const Stmt& s) override {
-    if (auto* loop = as<ForNode>(s); loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag.rfind("threadIdx.", 0) == 0) {
+    if (auto* loop = as<ForNode>(s);
+        loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag.rfind("threadIdx.", 0) == 0) {
       axes_[loop->thread_tag] = {loop->loop_var, loop->extent};
       Stmt out = mutate_children(s);
       axes_.erase(loop->thread_tag);
@@ -83,8 +86,12 @@ class Emulator : public IRMutator {
     const CallNode* target = &shuffle;
     // A statement reading several shuffles exchanges them one after the other.
     Stmt replaced = mutate(substitute_calls(s, target, read));
-    auto barrier = [] { return std::make_shared<EvaluateNode>(call(DataType::int32(), "tvm_storage_sync", {std::make_shared<StringImmNode>("shared")})); };
-    Stmt body = make_seq({std::make_shared<BufferStoreNode>(xchg, value, std::vector<PrimExpr>{tid}), barrier(), replaced, barrier()});
+    auto barrier = [] {
+      return std::make_shared<EvaluateNode>(
+          call(DataType::int32(), "tvm_storage_sync", {std::make_shared<StringImmNode>("shared")}));
+    };
+    Stmt body = make_seq(
+        {std::make_shared<BufferStoreNode>(xchg, value, std::vector<PrimExpr>{tid}), barrier(), replaced, barrier()});
     return std::make_shared<AllocateNode>(xchg, body);
   }
 

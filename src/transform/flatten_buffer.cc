@@ -3,9 +3,9 @@
 // the buffer's own or the compact row-major ones. The flat buffer shares the data pointer;
 // for a parameter it is declared at the top of the body (`A_1 = T.decl_buffer((n,),
 // data=A.data)`), while the signature keeps the parameter's own shape.
-#include "arith/simplify.h"
 #include <unordered_set>
 
+#include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "support/error.h"
@@ -41,7 +41,8 @@ class Flattener : public ir::IRMutator {
     ir::PrimExpr t = mutate_children(e);
     auto* load = ir::as<ir::BufferLoadNode>(t);
     if (!load) return t;
-    return std::make_shared<ir::BufferLoadNode>(load->dtype, flat(load->buffer), std::vector<ir::PrimExpr>{offset(load->buffer, load->indices)});
+    return std::make_shared<ir::BufferLoadNode>(load->dtype, flat(load->buffer),
+                                                std::vector<ir::PrimExpr>{offset(load->buffer, load->indices)});
   }
 
   ir::Stmt mutate(const ir::Stmt& s) override {
@@ -50,7 +51,8 @@ class Flattener : public ir::IRMutator {
       return std::make_shared<ir::BufferStoreNode>(flat(store->buffer), store->value,
                                                    std::vector<ir::PrimExpr>{offset(store->buffer, store->indices)});
     }
-    if (auto* alloc = ir::as<ir::AllocateNode>(t)) return std::make_shared<ir::AllocateNode>(flat(alloc->buffer), alloc->body);
+    if (auto* alloc = ir::as<ir::AllocateNode>(t))
+      return std::make_shared<ir::AllocateNode>(flat(alloc->buffer), alloc->body);
     // A view declared in the body (over a T.allocate_const's data) declares its flat form,
     // the buffer the accesses below now use.
     if (auto* decl = ir::as<ir::DeclBufferNode>(t)) {
@@ -74,7 +76,8 @@ class Flattener : public ir::IRMutator {
   ir::Buffer flat(const ir::Buffer& b) {
     auto it = flat_.find(b.get());
     if (it != flat_.end()) return it->second;
-    if (b->shape.size() == 1 && b->strides.empty() && (!b->elem_offset || ir::is_zero(b->elem_offset) || param_offset(b))) {
+    if (b->shape.size() == 1 && b->strides.empty() &&
+        (!b->elem_offset || ir::is_zero(b->elem_offset) || param_offset(b))) {
       flat_[b.get()] = b;  // already flat
       return b;
     }
@@ -84,7 +87,8 @@ class Flattener : public ir::IRMutator {
         << "not supported yet: lowering buffer " << b->name << " with axis_separators (a physical layout of "
         << b->axis_separators.size() + 1 << " dimensions); tsch's targets address memory in one";
     if (!b->strides.empty() && b->strides.size() != b->shape.size()) {
-      TSCH_USER_ASSERT(false, ValueError) << "buffer " << b->name << " has " << b->strides.size() << " strides for its " << b->shape.size() << " dimensions";
+      TSCH_USER_ASSERT(false, ValueError) << "buffer " << b->name << " has " << b->strides.size() << " strides for its "
+                                          << b->shape.size() << " dimensions";
     }
     ir::DataType t = index_type(b->shape);
     ir::PrimExpr size = ir::make_int(1, t);
@@ -94,10 +98,12 @@ class Flattener : public ir::IRMutator {
       // Strided: the extent is the largest offset plus one.
       ir::PrimExpr last = ir::make_int(0, t);
       for (size_t i = 0; i < b->shape.size(); ++i)
-        last = ir::add(last, ir::mul(ir::sub(as_index(b->shape[i], t), ir::make_int(1, t)), as_index(b->strides[i], t)));
+        last =
+            ir::add(last, ir::mul(ir::sub(as_index(b->shape[i], t), ir::make_int(1, t)), as_index(b->strides[i], t)));
       size = ir::add(last, ir::make_int(1, t));
     }
-    auto node = std::make_shared<ir::BufferNode>(b->name, b->dtype, std::vector<ir::PrimExpr>{arith::simplify(size)}, b->scope);
+    auto node =
+        std::make_shared<ir::BufferNode>(b->name, b->dtype, std::vector<ir::PrimExpr>{arith::simplify(size)}, b->scope);
     node->data = b->data;
     node->align = b->align;
     ir::Buffer out = node;
@@ -127,9 +133,7 @@ class Flattener : public ir::IRMutator {
   }
 
   // A parameter's own elem_offset variable: 0 (see tir.LowerMatchBuffer).
-  bool param_offset(const ir::Buffer& b) const {
-    return ir::as<ir::VarNode>(b->elem_offset) && params_.count(b.get());
-  }
+  bool param_offset(const ir::Buffer& b) const { return ir::as<ir::VarNode>(b->elem_offset) && params_.count(b.get()); }
 
  public:
   std::unordered_set<const ir::BufferNode*> params_;

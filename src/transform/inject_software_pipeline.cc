@@ -47,7 +47,8 @@ Accesses accesses_of(const Stmt& s, const std::unordered_map<const VarNode*, con
     if (auto* l = as<BufferLoadNode>(e)) a.reads.insert(l->buffer.get());
     if (!by_data) return;
     int64_t mask = 0;
-    if (auto* p = as<CallNode>(e); p && p->op == "tvm_access_ptr" && p->args.size() == 5 && as_const_int(p->args[4], &mask)) {
+    if (auto* p = as<CallNode>(e);
+        p && p->op == "tvm_access_ptr" && p->args.size() == 5 && as_const_int(p->args[4], &mask)) {
       auto it = by_data->find(as<VarNode>(p->args[1]));
       if (it == by_data->end()) return;
       if (mask & 1) a.reads.insert(it->second);
@@ -82,7 +83,8 @@ std::vector<int64_t> int_list(const AttrValue& v, const std::string& key, const 
     ok = ok && (x.kind == AttrValue::Kind::Int || (x.kind == AttrValue::Kind::Expr && as<IntImmNode>(x.expr)));
     if (ok) out.push_back(x.kind == AttrValue::Kind::Int ? x.i : as<IntImmNode>(x.expr)->value);
   }
-  TSCH_USER_ASSERT(ok, TypeError) << "the annotation \"" << key << "\" of loop " << loop << " must be a list of integers";
+  TSCH_USER_ASSERT(ok, TypeError) << "the annotation \"" << key << "\" of loop " << loop
+                                  << " must be a list of integers";
   return out;
 }
 
@@ -125,14 +127,16 @@ class AsyncCopyRewriter : public IRMutator {
     auto* st = as<BufferStoreNode>(t);
     if (!st || st->buffer->scope.rfind("shared", 0) != 0) return t;
     auto* load = as<BufferLoadNode>(st->value);
-    if (!load || load->buffer->scope != "global" || load->dtype != st->buffer->dtype || load->dtype.lanes != 1) return t;
+    if (!load || load->buffer->scope != "global" || load->dtype != st->buffer->dtype || load->dtype.lanes != 1)
+      return t;
     int bytes = load->dtype.bits / 8;
     bool merged = bytes < 4 && (lanes_here * bytes == 8 || lanes_here * bytes == 16);
     if (bytes != 4 && bytes != 8 && bytes != 16 && !merged) return t;
     ++copies;
-    return std::make_shared<EvaluateNode>(call(load->dtype, "ptx_cp_async",
-                                               {PrimExpr(st->buffer->data), flat_offset(st->buffer, st->indices),
-                                                PrimExpr(load->buffer->data), flat_offset(load->buffer, load->indices), make_int(bytes)}));
+    return std::make_shared<EvaluateNode>(
+        call(load->dtype, "ptx_cp_async",
+             {PrimExpr(st->buffer->data), flat_offset(st->buffer, st->indices), PrimExpr(load->buffer->data),
+              flat_offset(load->buffer, load->indices), make_int(bytes)}));
   }
   int copies = 0;
 
@@ -173,9 +177,10 @@ class PipelineInjector : public IRMutator {
     auto it = versioned_.find(alloc->buffer.get());
     if (it == versioned_.end()) return s;
     Accesses left = accesses_of(alloc->body);
-    TSCH_USER_ASSERT(!left.reads.count(alloc->buffer.get()) && !left.writes.count(alloc->buffer.get()), NotImplementedError)
-        << "not supported yet: the buffer " << alloc->buffer->name << " has " << it->second.versions << " versions in the software pipeline of loop "
-        << it->second.loop << " and is used outside that loop too";
+    TSCH_USER_ASSERT(!left.reads.count(alloc->buffer.get()) && !left.writes.count(alloc->buffer.get()),
+                     NotImplementedError)
+        << "not supported yet: the buffer " << alloc->buffer->name << " has " << it->second.versions
+        << " versions in the software pipeline of loop " << it->second.loop << " and is used outside that loop too";
     return std::make_shared<AllocateNode>(it->second.buffer, alloc->body);
   }
 
@@ -193,7 +198,8 @@ class PipelineInjector : public IRMutator {
   // Pointers into a versioned buffer (an access_ptr) point into the iteration's version.
   class VersionedPointer : public IRMutator {
    public:
-    VersionedPointer(const BufferNode* old, Buffer now, PrimExpr version) : old_(old), now_(std::move(now)), version_(std::move(version)) {
+    VersionedPointer(const BufferNode* old, Buffer now, PrimExpr version)
+        : old_(old), now_(std::move(now)), version_(std::move(version)) {
       const Buffer& b = now_;  // [versions, ...]
       size_ = b->strides.empty() ? make_int(1) : cast(DataType::int32(), b->strides[0]);
       if (b->strides.empty())
@@ -206,11 +212,13 @@ class PipelineInjector : public IRMutator {
       if (p && p->op == "tvm_access_ptr" && p->args.size() == 5 && p->args[1].get() == old_->data.get()) {
         std::vector<PrimExpr> args = p->args;
         args[1] = now_->data;
-        args[2] = arith::simplify(add(mul(cast(args[2]->dtype, version_), cast(args[2]->dtype, size_)), mutate(args[2])));
+        args[2] =
+            arith::simplify(add(mul(cast(args[2]->dtype, version_), cast(args[2]->dtype, size_)), mutate(args[2])));
         return std::make_shared<CallNode>(p->dtype, p->op, args);
       }
       TSCH_USER_ASSERT(e.get() != old_->data.get(), NotImplementedError)
-          << "not supported yet: software pipelining gives " << old_->name << " versions, and its pointer is used other than through access_ptr";
+          << "not supported yet: software pipelining gives " << old_->name
+          << " versions, and its pointer is used other than through access_ptr";
       return mutate_children(e);
     }
 
@@ -235,23 +243,27 @@ class PipelineInjector : public IRMutator {
 
   Stmt pipeline(const ForNode& loop) {
     const std::string& name = loop.loop_var->name;
-    std::vector<int64_t> stage = int_list(*find_attr(loop.annotations, "software_pipeline_stage"), "software_pipeline_stage", name);
+    std::vector<int64_t> stage =
+        int_list(*find_attr(loop.annotations, "software_pipeline_stage"), "software_pipeline_stage", name);
     std::vector<Stmt> stmts;
     std::vector<Buffer> hoisted;
     flatten(loop.body, stmts, hoisted);
     size_t n = stmts.size();
     TSCH_USER_ASSERT(stage.size() == n, ValueError)
-        << "software_pipeline_stage of loop " << name << " gives " << stage.size() << " stages, but the loop body has " << n
-        << " statements (one stage per statement)";
+        << "software_pipeline_stage of loop " << name << " gives " << stage.size() << " stages, but the loop body has "
+        << n << " statements (one stage per statement)";
     std::vector<int64_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    if (const AttrValue* o = find_attr(loop.annotations, "software_pipeline_order")) order = int_list(*o, "software_pipeline_order", name);
+    if (const AttrValue* o = find_attr(loop.annotations, "software_pipeline_order"))
+      order = int_list(*o, "software_pipeline_order", name);
     std::vector<int64_t> sorted = order;
     std::sort(sorted.begin(), sorted.end());
     bool permutation = sorted.size() == n;
     for (size_t j = 0; permutation && j < n; ++j) permutation = sorted[j] == static_cast<int64_t>(j);
-    TSCH_USER_ASSERT(permutation, ValueError) << "software_pipeline_order of loop " << name << " must be a permutation of 0.." << n - 1;
-    for (int64_t s : stage) TSCH_USER_ASSERT(s >= 0, ValueError) << "software_pipeline_stage of loop " << name << " has a negative stage";
+    TSCH_USER_ASSERT(permutation, ValueError)
+        << "software_pipeline_order of loop " << name << " must be a permutation of 0.." << n - 1;
+    for (int64_t s : stage)
+      TSCH_USER_ASSERT(s >= 0, ValueError) << "software_pipeline_stage of loop " << name << " has a negative stage";
     std::unordered_set<int64_t> async;
     if (const AttrValue* a = find_attr(loop.annotations, "software_pipeline_async_stages")) {
       for (int64_t s : int_list(*a, "software_pipeline_async_stages", name)) async.insert(s);
@@ -260,7 +272,8 @@ class PipelineInjector : public IRMutator {
     int64_t min, extent;
     TSCH_USER_ASSERT(as_const_int(loop.min, &min) && as_const_int(loop.extent, &extent), NotImplementedError)
         << "not supported yet: software pipelining loop " << name << " of a symbolic range";
-    TSCH_USER_ASSERT(loop.for_kind == ForKind::Serial, ValueError) << "software pipelining needs a serial loop; loop " << name << " is not";
+    TSCH_USER_ASSERT(loop.for_kind == ForKind::Serial, ValueError)
+        << "software pipelining needs a serial loop; loop " << name << " is not";
     int64_t max_stage = *std::max_element(stage.begin(), stage.end());
 
     // Dependences: what the pipeline may reorder, and what needs versions.
@@ -282,8 +295,9 @@ class PipelineInjector : public IRMutator {
       for (const BufferNode* b : acc[w].writes) {
         for (size_t r = 0; r < n; ++r) {
           if (r == w || (!acc[r].reads.count(b) && !acc[r].writes.count(b))) continue;
-          std::string what = "statement " + std::to_string(w) + " (stage " + std::to_string(stage[w]) + ") writes " + b->name +
-                             ", which statement " + std::to_string(r) + " (stage " + std::to_string(stage[r]) + ")";
+          std::string what = "statement " + std::to_string(w) + " (stage " + std::to_string(stage[w]) + ") writes " +
+                             b->name + ", which statement " + std::to_string(r) + " (stage " +
+                             std::to_string(stage[r]) + ")";
           if (stage[r] == stage[w]) {
             if ((w < r) != (order[w] < order[r])) refuse(what + " also uses, but software_pipeline_order swaps them");
             continue;
@@ -291,8 +305,11 @@ class PipelineInjector : public IRMutator {
           if (acc[r].writes.count(b)) refuse(what + " writes too");
           if (stage[r] < stage[w]) refuse(what + " reads in an earlier stage");
           if (r < w) refuse(what + " reads before it in the loop body (a value of the previous iteration)");
-          if (acc[w].reads.count(b)) refuse(what + " reads, but the writer also reads it (a value of the previous iteration)");
-          if (!allocated_.count(b)) refuse(what + " reads in a later stage, and " + b->name + " is not allocated by the function: it cannot be given versions");
+          if (acc[w].reads.count(b))
+            refuse(what + " reads, but the writer also reads it (a value of the previous iteration)");
+          if (!allocated_.count(b))
+            refuse(what + " reads in a later stage, and " + b->name +
+                   " is not allocated by the function: it cannot be given versions");
           versions[b] = std::max(versions[b], stage[r] - stage[w] + 1);
         }
       }
@@ -344,7 +361,8 @@ class PipelineInjector : public IRMutator {
         if (w == r || !async.count(stage[w])) continue;
         for (const BufferNode* b : acc[w].writes) {
           if (!acc[r].reads.count(b)) continue;
-          if (consumes[r] >= 0 && consumes[r] != stage[w]) refuse("statement " + std::to_string(r) + " reads the results of two asynchronous stages");
+          if (consumes[r] >= 0 && consumes[r] != stage[w])
+            refuse("statement " + std::to_string(r) + " reads the results of two asynchronous stages");
           consumes[r] = stage[w];
         }
       }
@@ -389,7 +407,9 @@ class PipelineInjector : public IRMutator {
         int64_t ic;
         if (!steady && as_const_int(i, &ic) && (ic < min || ic >= min + extent)) continue;
         int64_t newer = 1;
-        if (consumes[j] >= 0 && waited.count(consumes[j]) && !as_const_int(arith::simplify(sub(i, waited.at(consumes[j]))), &newer)) newer = 1;
+        if (consumes[j] >= 0 && waited.count(consumes[j]) &&
+            !as_const_int(arith::simplify(sub(i, waited.at(consumes[j]))), &newer))
+          newer = 1;
         if (consumes[j] >= 0 && newer > 0 && head.count(consumes[j])) {
           waited[consumes[j]] = i;
           int64_t in_flight = 0;
@@ -417,10 +437,11 @@ class PipelineInjector : public IRMutator {
     if (steady_end > steady_begin) {
       Var t = make_var(name, it);
       std::vector<Stmt> steady = step(PrimExpr(t), true);
-      auto f = std::make_shared<ForNode>(t, make_int(steady_begin, it), make_int(steady_end - steady_begin, it), ForKind::Serial,
-                                         make_seq(std::move(steady)));
+      auto f = std::make_shared<ForNode>(t, make_int(steady_begin, it), make_int(steady_end - steady_begin, it),
+                                         ForKind::Serial, make_seq(std::move(steady)));
       f->annotations = loop.annotations;
-      for (const char* key : {"software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages"}) erase_attr(f->annotations, key);
+      for (const char* key : {"software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages"})
+        erase_attr(f->annotations, key);
       body.push_back(f);
       // After the loop, each stage's head is its last iteration.
       for (auto& [p, h] : head) h = arith::simplify(substitute(h, {{t.get(), make_int(steady_end - 1, it)}}));

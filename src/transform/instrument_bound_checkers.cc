@@ -95,10 +95,17 @@ class InsertChecks : public IRMutator {
         collect.visit(st->value);
         break;
       }
-      case StmtKind::Evaluate: collect.visit(as<EvaluateNode>(out)->value); break;
-      case StmtKind::LetStmt: collect.visit(as<LetStmtNode>(out)->value); break;
-      case StmtKind::IfThenElse: collect.visit(as<IfThenElseNode>(out)->condition); break;
-      default: return out;
+      case StmtKind::Evaluate:
+        collect.visit(as<EvaluateNode>(out)->value);
+        break;
+      case StmtKind::LetStmt:
+        collect.visit(as<LetStmtNode>(out)->value);
+        break;
+      case StmtKind::IfThenElse:
+        collect.visit(as<IfThenElseNode>(out)->condition);
+        break;
+      default:
+        return out;
     }
     if (collect.checks.empty()) return out;
     std::vector<Stmt> seq;
@@ -114,9 +121,10 @@ class InsertChecks : public IRMutator {
     PrimExpr outside = make_binary(ExprKind::Or, make_binary(ExprKind::LT, index, make_int(0, i64)),
                                    make_binary(ExprKind::GE, index, extent));
     PrimExpr cond = c.guard ? make_binary(ExprKind::And, c.guard, outside) : outside;
-    PrimExpr report = call(DataType::int32(), "call_packed",
-                           {std::make_shared<StringImmNode>(kIndexOutOfRange), std::make_shared<StringImmNode>(c.buffer->name),
-                            index, extent, make_int(static_cast<int64_t>(c.axis), i64)});
+    PrimExpr report =
+        call(DataType::int32(), "call_packed",
+             {std::make_shared<StringImmNode>(kIndexOutOfRange), std::make_shared<StringImmNode>(c.buffer->name), index,
+              extent, make_int(static_cast<int64_t>(c.axis), i64)});
     return std::make_shared<IfThenElseNode>(cond, std::make_shared<EvaluateNode>(report), nullptr);
   }
 };

@@ -42,8 +42,8 @@ bool uses_any(const PrimExpr& e, const std::unordered_set<const VarNode*>& vars)
 }
 
 [[noreturn]] void refuse(const std::string& block, const std::string& why) {
-  TSCH_USER_ASSERT(false, NotImplementedError)
-      << "not supported yet: the cross-thread reduction of block \"" << block << "\" (a reduction loop bound to threadIdx): " << why;
+  TSCH_USER_ASSERT(false, NotImplementedError) << "not supported yet: the cross-thread reduction of block \"" << block
+                                               << "\" (a reduction loop bound to threadIdx): " << why;
 }
 
 // The combiner of an update `X[I] = X[I] op e`.
@@ -54,9 +54,12 @@ struct Reducer {
   // The value whose combination with x is x (max/min: the lowest/highest value of the type).
   PrimExpr identity(DataType t) const {
     switch (op) {
-      case ExprKind::Add: return make_const(t, 0);
-      case ExprKind::Mul: return make_const(t, 1);
-      default: break;
+      case ExprKind::Add:
+        return make_const(t, 0);
+      case ExprKind::Mul:
+        return make_const(t, 1);
+      default:
+        break;
     }
     return op == ExprKind::Max ? min_value(t) : max_value(t);
   }
@@ -67,11 +70,16 @@ struct Reducer {
 // The operands of a binary node of one of the reducers' kinds.
 std::pair<PrimExpr, PrimExpr> operands(const PrimExpr& e) {
   switch (e->kind) {
-    case ExprKind::Add: return {as<AddNode>(e)->a, as<AddNode>(e)->b};
-    case ExprKind::Mul: return {as<MulNode>(e)->a, as<MulNode>(e)->b};
-    case ExprKind::Max: return {as<MaxNode>(e)->a, as<MaxNode>(e)->b};
-    case ExprKind::Min: return {as<MinNode>(e)->a, as<MinNode>(e)->b};
-    default: return {};
+    case ExprKind::Add:
+      return {as<AddNode>(e)->a, as<AddNode>(e)->b};
+    case ExprKind::Mul:
+      return {as<MulNode>(e)->a, as<MulNode>(e)->b};
+    case ExprKind::Max:
+      return {as<MaxNode>(e)->a, as<MaxNode>(e)->b};
+    case ExprKind::Min:
+      return {as<MinNode>(e)->a, as<MinNode>(e)->b};
+    default:
+      return {};
   }
 }
 
@@ -185,10 +193,12 @@ class CrossThreadReduction : public IRMutator {
       // A thread loop both spatial and reduction (a fused i and k) has threads updating the
       // same element with no reduction between them.
       if (is_thread_idx(l) && reduce_vars.count(l->loop_var.get()) && spatial_vars.count(l->loop_var.get()))
-        refuse(block.name, "the thread-bound loop " + l->loop_var->name + " drives both a spatial and a reduction iterator");
+        refuse(block.name,
+               "the thread-bound loop " + l->loop_var->name + " drives both a spatial and a reduction iterator");
       if (!reduction_loop(l)) continue;
       if (l->for_kind == ForKind::ThreadBinding && !is_thread_idx(l))
-        refuse(block.name, "its reduction loop " + l->loop_var->name + " is bound to " + l->thread_tag + " (a reduction across thread blocks)");
+        refuse(block.name, "its reduction loop " + l->loop_var->name + " is bound to " + l->thread_tag +
+                               " (a reduction across thread blocks)");
       reduction_loops.push_back(l);
     }
     if (std::none_of(reduction_loops.begin(), reduction_loops.end(), is_thread_idx)) return nullptr;
@@ -206,8 +216,9 @@ class CrossThreadReduction : public IRMutator {
         if (is_thread_idx(l)) {
           threads.push_back(l);
         } else if (std::find(serial.begin(), serial.end(), l) == serial.end()) {
-          refuse(block.name, "its reduction loop " + l->loop_var->name +
-                                 " is neither bound to threadIdx nor in the nest of reduction loops right around the block");
+          refuse(block.name,
+                 "its reduction loop " + l->loop_var->name +
+                     " is neither bound to threadIdx nor in the nest of reduction loops right around the block");
         }
       }
     }
@@ -218,7 +229,8 @@ class CrossThreadReduction : public IRMutator {
     if (!update) refuse(block.name, "its body is not one store");
     std::optional<Reducer> reducer = match_reducer(*update);
     if (!reducer) refuse(block.name, "its update is not X[...] = X[...] op value with op one of +, *, max, min");
-    if (!block.alloc_buffers.empty() || !block.match_buffers.empty()) refuse(block.name, "it allocates or matches buffers");
+    if (!block.alloc_buffers.empty() || !block.match_buffers.empty())
+      refuse(block.name, "it allocates or matches buffers");
     std::unordered_set<const VarNode*> nest_vars;
     for (const ForNode* l : reduction_loops) nest_vars.insert(l->loop_var.get());
     std::vector<PrimExpr> index;
@@ -251,7 +263,8 @@ class CrossThreadReduction : public IRMutator {
     int64_t lanes = 1, groups = 1;
     auto extent_of = [&](const ForNode* l) {
       int64_t e;
-      if (!as_const_int(l->extent, &e) || !is_zero(l->min)) refuse(block.name, "the thread loop " + l->loop_var->name + " has a symbolic extent");
+      if (!as_const_int(l->extent, &e) || !is_zero(l->min))
+        refuse(block.name, "the thread loop " + l->loop_var->name + " has a symbolic extent");
       return e;
     };
     for (const ForNode* l : threads) {
@@ -271,7 +284,8 @@ class CrossThreadReduction : public IRMutator {
     // count), so register shuffles combine it, no shared memory or barrier needed. Other
     // reductions go through a tree over shared memory.
     bool warp = threads.size() == 1 && threads[0]->thread_tag == "threadIdx.x" && lanes > 1 && lanes <= kWarpSize &&
-                (lanes & (lanes - 1)) == 0 && t.lanes == 1 && t.bits == 32 && (t.is_float() || t.is_int() || t.is_uint());
+                (lanes & (lanes - 1)) == 0 && t.lanes == 1 && t.bits == 32 &&
+                (t.is_float() || t.is_int() || t.is_uint());
     Buffer acc = make_buffer(out->name + "_normal_reduce", t, {make_int(1)}, "local");
     Buffer red = warp ? make_buffer(out->name + "_red_buf", t, {make_int(1)}, "local")
                       : make_buffer(out->name + "_red_buf", t, {make_int(groups), make_int(lanes)}, "shared");
@@ -297,11 +311,14 @@ class CrossThreadReduction : public IRMutator {
       buffers.push_back(mask);
       buffers.push_back(t0);
       auto shuffle = [&](const char* op, int64_t arg) {
-        return std::make_shared<CallNode>(t, op, std::vector<PrimExpr>{buffer_load(mask, {zero}), buffer_load(red, {zero}), make_int(arg),
-                                                                        make_int(lanes), make_int(kWarpSize)});
+        return std::make_shared<CallNode>(t, op,
+                                          std::vector<PrimExpr>{buffer_load(mask, {zero}), buffer_load(red, {zero}),
+                                                                make_int(arg), make_int(lanes), make_int(kWarpSize)});
       };
       body.push_back(store(red, {zero}, buffer_load(acc, {zero})));
-      body.push_back(store(mask, {zero}, std::make_shared<CallNode>(DataType::uint(32), "tvm_warp_activemask", std::vector<PrimExpr>{})));
+      body.push_back(
+          store(mask, {zero},
+                std::make_shared<CallNode>(DataType::uint(32), "tvm_warp_activemask", std::vector<PrimExpr>{})));
       for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
         body.push_back(store(t0, {zero}, shuffle("tvm_warp_shuffle_down", offset)));
         body.push_back(store(red, {zero}, reducer->combine(buffer_load(red, {zero}), buffer_load(t0, {zero}))));
@@ -358,7 +375,8 @@ class CrossThreadReduction : public IRMutator {
 }  // namespace
 
 Pass lower_cross_thread_reduction() {
-  return {"tir.LowerCrossThreadReduction", [](const PrimFunc& f) { return with_body(f, CrossThreadReduction().mutate(f->body)); }};
+  return {"tir.LowerCrossThreadReduction",
+          [](const PrimFunc& f) { return with_body(f, CrossThreadReduction().mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

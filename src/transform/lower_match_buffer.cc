@@ -1,11 +1,11 @@
 // tir.LowerMatchBuffer: accesses to a buffer declared with T.match_buffer (a view of a region
 // of another buffer) become accesses to the source buffer, offset by the region's start.
+#include <unordered_set>
+
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "transform/pass.h"
-
-#include <unordered_set>
 
 namespace tsch::transform {
 namespace {
@@ -18,7 +18,8 @@ struct View {
 // A buffer's elem_offset as lowering sees it. A parameter's own variable is 0: the runtime
 // passes the data pointer of a view already advanced by its offset (TVM binds it to the
 // DLTensor's byte_offset).
-ir::PrimExpr effective_elem_offset(const ir::Buffer& b, const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& vars) {
+ir::PrimExpr effective_elem_offset(const ir::Buffer& b,
+                                   const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& vars) {
   if (!b->elem_offset) return ir::make_int(0);
   return ir::substitute(b->elem_offset, vars);
 }
@@ -41,7 +42,8 @@ class MatchBufferLowerer : public ir::IRMutator {
   explicit MatchBufferLowerer(const ir::PrimFunc& f) {
     for (const auto& [param, b] : f->buffer_map) {
       params_.insert(b.get());
-      if (auto* v = b->elem_offset ? ir::as<ir::VarNode>(b->elem_offset) : nullptr) vars_[v] = ir::make_int(0, v->dtype);
+      if (auto* v = b->elem_offset ? ir::as<ir::VarNode>(b->elem_offset) : nullptr)
+        vars_[v] = ir::make_int(0, v->dtype);
     }
   }
 
@@ -56,7 +58,8 @@ class MatchBufferLowerer : public ir::IRMutator {
     if (!load) return t;
     auto it = views_.find(load->buffer.get());
     if (it == views_.end()) return t;
-    return std::make_shared<ir::BufferLoadNode>(load->dtype, it->second.source.buffer, source_indices(it->second, load->indices));
+    return std::make_shared<ir::BufferLoadNode>(load->dtype, it->second.source.buffer,
+                                                source_indices(it->second, load->indices));
   }
 
   ir::Stmt mutate(const ir::Stmt& s) override {
@@ -67,7 +70,8 @@ class MatchBufferLowerer : public ir::IRMutator {
         for (const auto& r : m.source.region) bound.source.region.push_back({mutate(r.min), mutate(r.extent)});
         View v = make_view(bound);
         bool opaque = used_opaquely(*m.buffer, realize->block->body);
-        if (opaque && movable(v.source.buffer)) markers.push_back(region_marker(v.source, access_mask(*realize->block, m.source.buffer.get())));
+        if (opaque && movable(v.source.buffer))
+          markers.push_back(region_marker(v.source, access_mask(*realize->block, m.source.buffer.get())));
         bind_view_vars(m.buffer, v, opaque);
         views_[m.buffer.get()] = v;
       }
@@ -86,7 +90,8 @@ class MatchBufferLowerer : public ir::IRMutator {
     if (!store) return t;
     auto it = views_.find(store->buffer.get());
     if (it == views_.end()) return t;
-    return std::make_shared<ir::BufferStoreNode>(it->second.source.buffer, store->value, source_indices(it->second, store->indices));
+    return std::make_shared<ir::BufferStoreNode>(it->second.source.buffer, store->value,
+                                                 source_indices(it->second, store->indices));
   }
 
  private:
@@ -142,7 +147,8 @@ class MatchBufferLowerer : public ir::IRMutator {
     if (opaque && movable(src)) {
       ir::DataType t = offset->dtype;
       for (size_t i = 0; i < strides.size(); ++i)
-        strides[i] = ir::call(strides[i]->dtype, "tsch_buffer_stride", {src->data, ir::make_int(static_cast<int64_t>(i))});
+        strides[i] =
+            ir::call(strides[i]->dtype, "tsch_buffer_stride", {src->data, ir::make_int(static_cast<int64_t>(i))});
       offset = ir::call(t, "tsch_buffer_elem_offset", {src->data});
     }
     for (size_t i = 0; i < v.source.region.size(); ++i) {
@@ -151,7 +157,8 @@ class MatchBufferLowerer : public ir::IRMutator {
     }
     bind(view->elem_offset, arith::simplify(offset));
     for (size_t k = 0; k < view->strides.size() && k < v.axes.size(); ++k) bind(view->strides[k], strides[v.axes[k]]);
-    for (size_t k = 0; k < view->shape.size() && k < v.axes.size(); ++k) bind(view->shape[k], v.source.region[v.axes[k]].extent);
+    for (size_t k = 0; k < view->shape.size() && k < v.axes.size(); ++k)
+      bind(view->shape[k], v.source.region[v.axes[k]].extent);
   }
 
   // Whether the block uses the view's pointer, offset or strides other than through loads and
@@ -187,7 +194,8 @@ class MatchBufferLowerer : public ir::IRMutator {
       last.push_back(arith::simplify(ir::sub(ir::add(d.min, d.extent), ir::make_int(1, d.extent->dtype))));
     }
     return std::make_shared<ir::EvaluateNode>(
-        ir::call(ir::DataType::int32(), "tsch_buffer_region", {ir::buffer_load(r.buffer, first), ir::buffer_load(r.buffer, last), ir::make_int(mask)}));
+        ir::call(ir::DataType::int32(), "tsch_buffer_region",
+                 {ir::buffer_load(r.buffer, first), ir::buffer_load(r.buffer, last), ir::make_int(mask)}));
   }
 
   std::vector<ir::PrimExpr> source_indices(const View& v, const std::vector<ir::PrimExpr>& idx) {
@@ -198,8 +206,9 @@ class MatchBufferLowerer : public ir::IRMutator {
       ir::PrimExpr i = ir::cast(out[ax]->dtype.with_lanes(idx[k]->dtype.lanes), idx[k]);
       // A ramp keeps its form with the region's start in its base.
       auto* ramp = ir::as<ir::RampNode>(i);
-      out[ax] = ramp && out[ax]->dtype.lanes == 1 ? std::make_shared<ir::RampNode>(ir::add(out[ax], ramp->base), ramp->stride, ramp->lanes)
-                                                  : ir::add(out[ax], i);
+      out[ax] = ramp && out[ax]->dtype.lanes == 1
+                    ? std::make_shared<ir::RampNode>(ir::add(out[ax], ramp->base), ramp->stride, ramp->lanes)
+                    : ir::add(out[ax], i);
     }
     return out;
   }
@@ -212,7 +221,8 @@ class MatchBufferLowerer : public ir::IRMutator {
 }  // namespace
 
 Pass lower_match_buffer() {
-  return {"tir.LowerMatchBuffer", [](const ir::PrimFunc& f) { return with_body(f, MatchBufferLowerer(f).mutate(f->body)); }};
+  return {"tir.LowerMatchBuffer",
+          [](const ir::PrimFunc& f) { return with_body(f, MatchBufferLowerer(f).mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

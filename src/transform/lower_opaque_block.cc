@@ -74,7 +74,8 @@ class BlockRemover : public ir::IRMutator {
 }  // namespace
 
 Pass lower_opaque_block() {
-  return {"tir.LowerOpaqueBlock", [](const ir::PrimFunc& f) { return with_body(f, BlockRemover(f->body).mutate(f->body)); }};
+  return {"tir.LowerOpaqueBlock",
+          [](const ir::PrimFunc& f) { return with_body(f, BlockRemover(f->body).mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

@@ -48,7 +48,8 @@ class ScopedLoops : public IRMutator {
     if (!loop) return visit(s);
     const ForNode* saved = lane_loop_;
     if (loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") lane_loop_ = loop;
-    dom_[loop->loop_var.get()] = {loop->min, arith::simplify(sub(add(loop->min, loop->extent), make_int(1, loop->extent->dtype)))};
+    dom_[loop->loop_var.get()] = {loop->min,
+                                  arith::simplify(sub(add(loop->min, loop->extent), make_int(1, loop->extent->dtype)))};
     Stmt out = visit(s);
     dom_.erase(loop->loop_var.get());
     lane_loop_ = saved;
@@ -75,7 +76,8 @@ class StoreCoefficient : public ScopedLoops {
     if (const CallNode* c = mma_call_on(s, buf_)) {
       // T.mma_fill's local_size is m; T.ptx_ldmatrix's local offset moves by m a lane.
       if (c->op == "mma_fill") update(check_mma_fill(*c));
-      if (c->op == "ptx_ldmatrix" && as<VarNode>(c->args[3]) == buf_->data.get()) update(coefficient(c->args.at(4), "T.ptx_ldmatrix's offset"));
+      if (c->op == "ptx_ldmatrix" && as<VarNode>(c->args[3]) == buf_->data.get())
+        update(coefficient(c->args.at(4), "T.ptx_ldmatrix's offset"));
       return s;
     }
     auto* st = as<BufferStoreNode>(s);
@@ -84,7 +86,8 @@ class StoreCoefficient : public ScopedLoops {
     return s;
   }
   int64_t coefficient(const PrimExpr& idx, const char* what) {
-    TSCH_USER_ASSERT(lane_loop_, ValueError) << "the warp buffer " << buf_->name << " is written outside a loop bound to threadIdx.x";
+    TSCH_USER_ASSERT(lane_loop_, ValueError)
+        << "the warp buffer " << buf_->name << " is written outside a loop bound to threadIdx.x";
     const Var& tx = lane_loop_->loop_var;
     int64_t m = 0;
     PrimExpr step = arith::simplify(sub(substitute(idx, {{tx.get(), add(tx, make_int(1, tx->dtype))}}), idx));
@@ -95,7 +98,8 @@ class StoreCoefficient : public ScopedLoops {
   }
   void update(int64_t m) {
     TSCH_USER_ASSERT(m_ == 0 || m_ == m, NotImplementedError)
-        << "not supported yet: writes to the warp buffer " << buf_->name << " with different strides of threadIdx.x (" << m_ << " and " << m << ")";
+        << "not supported yet: writes to the warp buffer " << buf_->name << " with different strides of threadIdx.x ("
+        << m_ << " and " << m << ")";
     m_ = m;
   }
   const BufferNode* buf_;
@@ -112,13 +116,16 @@ class WarpAccessRewriter : public ScopedLoops {
     PrimExpr t = mutate_children(e);
     auto* load = as<BufferLoadNode>(t);
     if (!load || load->buffer.get() != warp_) return t;
-    TSCH_USER_ASSERT(load->dtype.lanes == 1, NotImplementedError) << "not supported yet: a vector load of the warp buffer " << warp_->name;
-    TSCH_USER_ASSERT(lane_loop_, ValueError) << "the warp buffer " << warp_->name << " is read outside a loop bound to threadIdx.x";
+    TSCH_USER_ASSERT(load->dtype.lanes == 1, NotImplementedError)
+        << "not supported yet: a vector load of the warp buffer " << warp_->name;
+    TSCH_USER_ASSERT(lane_loop_, ValueError)
+        << "the warp buffer " << warp_->name << " is read outside a loop bound to threadIdx.x";
     const PrimExpr& idx = load->indices.at(0);
     PrimExpr lane = lane_of(idx), at = local_index(idx);
     TSCH_USER_ASSERT(!uses(at, lane_loop_->loop_var.get()), NotImplementedError)
         << "not supported yet: a load of the warp buffer " << warp_->name << " at " << script(idx)
-        << ": its place within the lane, " << script(at) << ", depends on threadIdx.x (a shuffle reads the same register in every lane)";
+        << ": its place within the lane, " << script(at)
+        << ", depends on threadIdx.x (a shuffle reads the same register in every lane)";
     PrimExpr value = std::make_shared<BufferLoadNode>(load->dtype, local_, std::vector<PrimExpr>{at});
     if (is_zero(simplify(sub(lane, lane_loop_->loop_var)))) return value;  // the lane's own element
     PrimExpr mask = call(DataType::uint(32), "tvm_warp_activemask", {});
@@ -149,8 +156,8 @@ class WarpAccessRewriter : public ScopedLoops {
     if (!st || st->buffer.get() != warp_) return t;
     const PrimExpr& idx = st->indices.at(0);
     TSCH_USER_ASSERT(is_zero(simplify(sub(lane_of(idx), lane_loop_->loop_var))), ValueError)
-        << "cannot store to the warp buffer " << warp_->name << " at " << script(idx) << ": the element belongs to another lane than threadIdx.x ("
-        << lane_loop_->loop_var->name << ")";
+        << "cannot store to the warp buffer " << warp_->name << " at " << script(idx)
+        << ": the element belongs to another lane than threadIdx.x (" << lane_loop_->loop_var->name << ")";
     return std::make_shared<BufferStoreNode>(local_, st->value, std::vector<PrimExpr>{local_index(idx)});
   }
   // Element i is lane (i % (width * m)) // m's, at (i // (width * m)) * m + i % m there.
@@ -164,15 +171,16 @@ class WarpAccessRewriter : public ScopedLoops {
     arith::Interval range = arith::eval_interval(i, dom_);
     int64_t lo, hi;
     // An index known to be inside the first width * m elements (`(2j + 2) % 64` over 64) is in group 0.
-    if (!(range.min && range.max && as_const_int(simplify(range.min), &lo) && as_const_int(simplify(range.max), &hi) && lo >= 0 &&
-          hi < width_ * m_))
+    if (!(range.min && range.max && as_const_int(simplify(range.min), &lo) && as_const_int(simplify(range.max), &hi) &&
+          lo >= 0 && hi < width_ * m_))
       group = floordiv(i, make_int(width_ * m_, t));
     return simplify(add(mul(group, make_int(m_, t)), mod(i, m_)));
   }
   // i % k, where (a % c) % k is a % k when k divides c.
   static PrimExpr mod(const PrimExpr& i, int64_t k) {
     int64_t c;
-    if (i->kind == ExprKind::FloorMod && as_const_int(binary_b(i), &c) && c > 0 && c % k == 0) return mod(binary_a(i), k);
+    if (i->kind == ExprKind::FloorMod && as_const_int(binary_b(i), &c) && c > 0 && c % k == 0)
+      return mod(binary_a(i), k);
     return floormod(i, make_int(k, i->dtype));
   }
   const BufferNode* warp_;
@@ -187,7 +195,8 @@ class WarpMemoryLowerer : public IRMutator {
   explicit WarpMemoryLowerer(bool keep_mma_buffers) : keep_mma_buffers_(keep_mma_buffers) {}
   using IRMutator::mutate;
   Stmt mutate(const Stmt& s) override {
-    if (auto* loop = as<ForNode>(s); loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") {
+    if (auto* loop = as<ForNode>(s);
+        loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") {
       // A symbolic extent matters only to a warp buffer under it (kSymbolicWidth).
       int64_t width = 0;
       if (!as_const_int(loop->extent, &width)) width = kSymbolicWidth;
@@ -210,16 +219,16 @@ class WarpMemoryLowerer : public IRMutator {
         << "not supported yet: the warp buffer " << buf->name << " in a kernel whose threadIdx.x extent is symbolic";
     int64_t width = width_ ? width_ : thread_extent(alloc->body);
     TSCH_USER_ASSERT(width > 0 && width <= kWarpSize, ValueError)
-        << "the warp buffer " << buf->name << " needs threadIdx.x of at most " << kWarpSize << " threads (the lanes of a warp), got "
-        << (width > 0 ? std::to_string(width) : std::string("none"));
+        << "the warp buffer " << buf->name << " needs threadIdx.x of at most " << kWarpSize
+        << " threads (the lanes of a warp), got " << (width > 0 ? std::to_string(width) : std::string("none"));
     int64_t size = 0;
     TSCH_USER_ASSERT(buf->shape.size() == 1 && as_const_int(buf->shape[0], &size), NotImplementedError)
         << "not supported yet: the warp buffer " << buf->name << " of a symbolic size";
     int64_t m = StoreCoefficient(buf.get()).find(alloc->body);
     if (m == 0) m = 1;  // never stored: read only
     TSCH_USER_ASSERT(size % (width * m) == 0, ValueError)
-        << "the warp buffer " << buf->name << " has " << size << " elements, not a multiple of threadIdx.x's " << width << " lanes times "
-        << m << " elements each";
+        << "the warp buffer " << buf->name << " has " << size << " elements, not a multiple of threadIdx.x's " << width
+        << " lanes times " << m << " elements each";
     Buffer local = buffer_with(buf, buf->name, {make_int(size / width, buf->shape[0]->dtype)}, "local");
     Stmt body = WarpAccessRewriter(buf.get(), local, width, m).mutate(alloc->body);
     return std::make_shared<AllocateNode>(local, body);
@@ -232,7 +241,9 @@ class WarpMemoryLowerer : public IRMutator {
     for_each_stmt(s, [&](const Stmt& x) {
       auto* loop = as<ForNode>(x);
       int64_t e;
-      if (loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x" && as_const_int(loop->extent, &e)) width = e;
+      if (loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x" &&
+          as_const_int(loop->extent, &e))
+        width = e;
     });
     return width;
   }
@@ -243,11 +254,13 @@ class WarpMemoryLowerer : public IRMutator {
 }  // namespace
 
 Pass lower_warp_memory() {
-  return {"tir.LowerWarpMemory", [](const PrimFunc& f) { return with_body(f, WarpMemoryLowerer(false).mutate(f->body)); }};
+  return {"tir.LowerWarpMemory",
+          [](const PrimFunc& f) { return with_body(f, WarpMemoryLowerer(false).mutate(f->body)); }};
 }
 
 Pass lower_warp_memory_keeping_mma_buffers() {
-  return {"tir.LowerWarpMemory", [](const PrimFunc& f) { return with_body(f, WarpMemoryLowerer(true).mutate(f->body)); }};
+  return {"tir.LowerWarpMemory",
+          [](const PrimFunc& f) { return with_body(f, WarpMemoryLowerer(true).mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

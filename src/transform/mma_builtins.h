@@ -27,8 +27,8 @@ std::vector<std::pair<size_t, size_t>> warp_operands(const ir::CallNode& c);
 // What one T.ptx_mma computes (only what tsch generates and emulates).
 struct PtxMma {
   int64_t m = 0, n = 0, k = 0;
-  ir::DataType a, b, c;             // element types of the operands
-  std::string ptx_a, ptx_b, ptx_c;  // .f16 / .s8 / .e4m3 / .e5m2 / .f32 / .s32
+  ir::DataType a, b, c;                    // element types of the operands
+  std::string ptx_a, ptx_b, ptx_c;         // .f16 / .s8 / .e4m3 / .e5m2 / .f32 / .s32
   int regs_a = 0, regs_b = 0, regs_c = 0;  // 32-bit registers of each operand per lane
   int64_t elems_a() const { return regs_a * 32 / a.bits; }
   int64_t elems_b() const { return regs_b * 32 / b.bits; }

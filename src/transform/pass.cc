@@ -11,10 +11,11 @@ namespace {
 // Config keys tsch honours, with their type: "bool".
 const std::vector<std::pair<std::string, std::string>>& honoured_configs() {
   static const std::vector<std::pair<std::string, std::string>> keys = {
-      {"tir.disable_vectorize", "bool"},     // vectorized loops run as serial loops
+      {"tir.disable_vectorize", "bool"},        // vectorized loops run as serial loops
       {"tir.disable_storage_rewrite", "bool"},  // no memory reuse between allocations
-      {"tir.disable_assert", "bool"},        // tsch's generated code has no asserts (arguments are checked before the call)
-      {"tir.instrument_bound_checkers", "bool"},  // tsch's default is True: data-dependent indices are checked at run time
+      {"tir.disable_assert", "bool"},  // tsch's generated code has no asserts (arguments are checked before the call)
+      {"tir.instrument_bound_checkers",
+       "bool"},                              // tsch's default is True: data-dependent indices are checked at run time
       {"tir.noalias", "bool"},               // only True: buffers never alias (tsch's code generator assumes it)
       {"testing.immutable_module", "bool"},  // passes never mutate their input here anyway
       {"tir.add_lower_pass", "ffi.Array"},   // [(phase, pass), ...]: held in PassContext::lower_passes
@@ -25,13 +26,36 @@ const std::vector<std::pair<std::string, std::string>>& honoured_configs() {
 // TVM's other keys: accepted by name, refused as not supported yet.
 const std::vector<std::string>& other_tvm_configs() {
   static const std::vector<std::string> keys = {
-      "cuda.kernels_output_dir", "relax.FuseOps.max_depth", "relax.backend.use_cuda_graph", "relax.fallback_device_type",
-      "relax.transform.apply_legalize_ops", "tir.HoistExpression", "tir.HoistIfThenElse", "tir.InjectDoubleBuffer", "tir.LoopPartition",
-      "tir.ReduceBranchingThroughOvercompute", "tir.RemoveNoOp", "tir.Simplify", "tir.UnrollLoop",
-      "tir.debug_keep_trivial_loop", "tir.detect_global_barrier", "tir.disable_cse_tir", "tir.enable_buffer_level_predication",
-      "tir.enable_debug", "tir.enable_equiv_terms_in_cse_tir", "tir.instr_siblings",
-      "tir.instrument_lwp", "tir.is_entry_func", "tir.lwp_disable_func_prof", "tir.lwp_max_depth", "tir.lwp_min_height",
-      "tir.merge_static_smem", "tir.ptx_ldg32", "tir.reset_start_id", "tir.use_async_copy", "tir.vtcm_capacity",
+      "cuda.kernels_output_dir",
+      "relax.FuseOps.max_depth",
+      "relax.backend.use_cuda_graph",
+      "relax.fallback_device_type",
+      "relax.transform.apply_legalize_ops",
+      "tir.HoistExpression",
+      "tir.HoistIfThenElse",
+      "tir.InjectDoubleBuffer",
+      "tir.LoopPartition",
+      "tir.ReduceBranchingThroughOvercompute",
+      "tir.RemoveNoOp",
+      "tir.Simplify",
+      "tir.UnrollLoop",
+      "tir.debug_keep_trivial_loop",
+      "tir.detect_global_barrier",
+      "tir.disable_cse_tir",
+      "tir.enable_buffer_level_predication",
+      "tir.enable_debug",
+      "tir.enable_equiv_terms_in_cse_tir",
+      "tir.instr_siblings",
+      "tir.instrument_lwp",
+      "tir.is_entry_func",
+      "tir.lwp_disable_func_prof",
+      "tir.lwp_max_depth",
+      "tir.lwp_min_height",
+      "tir.merge_static_smem",
+      "tir.ptx_ldg32",
+      "tir.reset_start_id",
+      "tir.use_async_copy",
+      "tir.vtcm_capacity",
   };
   return keys;
 }
@@ -48,7 +72,9 @@ void run_instruments(const PassContext& ctx, const ir::IRModule& mod, const Pass
 }  // namespace
 
 bool PassContext::pass_enabled(const PassInfo& info) const {
-  auto has = [&](const std::vector<std::string>& names) { return std::find(names.begin(), names.end(), info.name) != names.end(); };
+  auto has = [&](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), info.name) != names.end();
+  };
   if (has(required_pass)) return true;
   if (has(disabled_pass)) return false;
   return opt_level >= info.opt_level;
@@ -81,7 +107,8 @@ std::vector<std::string> PassContext::list_configs() {
 }
 
 void PassContext::validate_config_key(const std::string& key) {
-  bool honoured = std::any_of(honoured_configs().begin(), honoured_configs().end(), [&](const auto& e) { return e.first == key; });
+  bool honoured =
+      std::any_of(honoured_configs().begin(), honoured_configs().end(), [&](const auto& e) { return e.first == key; });
   if (honoured) return;
   bool known = std::find(other_tvm_configs().begin(), other_tvm_configs().end(), key) != other_tvm_configs().end();
   TSCH_USER_ASSERT(!known, NotImplementedError) << "not supported yet: PassContext config '" << key << "'";
@@ -94,21 +121,22 @@ void PassContext::validate_config(const nlohmann::json& config) {
   TSCH_USER_ASSERT(config.is_object(), TypeError) << "PassContext config must be a dict";
   for (const auto& [key, value] : config.items()) {
     validate_config_key(key);
-    TSCH_USER_ASSERT(key != "tir.add_lower_pass", TypeError) << "PassContext config 'tir.add_lower_pass' holds passes: set PassContext::lower_passes";
+    TSCH_USER_ASSERT(key != "tir.add_lower_pass", TypeError)
+        << "PassContext config 'tir.add_lower_pass' holds passes: set PassContext::lower_passes";
     TSCH_USER_ASSERT(value.is_boolean() || value.is_number_integer(), TypeError)
         << "PassContext config '" << key << "' expects a bool, got " << value.dump();
     bool on = value.is_boolean() ? value.get<bool>() : value.get<int64_t>() != 0;
     TSCH_USER_ASSERT(key != "tir.noalias" || on, NotImplementedError)
-        << "not supported yet: PassContext config 'tir.noalias': False (tsch's code generator assumes buffers never alias)";
+        << "not supported yet: PassContext config 'tir.noalias': False (tsch's code generator assumes buffers never "
+           "alias)";
   }
 }
 
 Pass::Pass(PassInfo info, ModuleFunction run) : info_(std::move(info)), run_(std::move(run)) {}
 
 Pass::Pass(std::string name, std::function<ir::PrimFunc(const ir::PrimFunc&)> run)
-    : Pass(prim_func_pass({std::move(name), 0, {}}, [run = std::move(run)](const ir::PrimFunc& f, const ir::IRModule&, const PassContext&) {
-        return run(f);
-      })) {}
+    : Pass(prim_func_pass({std::move(name), 0, {}}, [run = std::move(run)](const ir::PrimFunc& f, const ir::IRModule&,
+                                                                           const PassContext&) { return run(f); })) {}
 
 ir::IRModule Pass::operator()(const ir::IRModule& mod) const { return (*this)(mod, PassContext::current()); }
 

@@ -7,10 +7,9 @@
 
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ir/module.h"
 
@@ -69,7 +68,8 @@ class PassContext {
 class Pass {
  public:
   using ModuleFunction = std::function<ir::IRModule(const ir::IRModule&, const PassContext&)>;
-  using FunctionPassFunction = std::function<ir::PrimFunc(const ir::PrimFunc&, const ir::IRModule&, const PassContext&)>;
+  using FunctionPassFunction =
+      std::function<ir::PrimFunc(const ir::PrimFunc&, const ir::IRModule&, const PassContext&)>;
 
   Pass(PassInfo info, ModuleFunction run);
   // A function pass at opt_level 0 applied to each PrimFunc: what the lowering passes are.

@@ -1,10 +1,9 @@
 #include "transform/pipeline.h"
 
-#include "transform/instrument_bound_checkers.h"
-
 #include <algorithm>
 
 #include "support/error.h"
+#include "transform/instrument_bound_checkers.h"
 
 namespace tsch::transform {
 
@@ -23,10 +22,22 @@ std::vector<std::string>& lowering_notes() {
 const std::vector<Pass>& lowering_passes() {
   // The order TVM's default TIR pipeline applies the same rewrites in.
   static const std::vector<Pass> passes = {
-      canonicalize_loop(), lower_cross_thread_reduction(), lower_init_block(), convert_blocks_to_opaque(), lower_match_buffer(), lower_opaque_block(), plan_buffer_allocation(), compact_buffer_allocation(),
+      canonicalize_loop(),
+      lower_cross_thread_reduction(),
+      lower_init_block(),
+      convert_blocks_to_opaque(),
+      lower_match_buffer(),
+      lower_opaque_block(),
+      plan_buffer_allocation(),
+      compact_buffer_allocation(),
       inject_software_pipeline(),
-      flatten_buffer(),     storage_rewrite(),     simplify(),                 vectorize_loop(),     unroll_loop(),
-      simplify(),           remove_no_op(),
+      flatten_buffer(),
+      storage_rewrite(),
+      simplify(),
+      vectorize_loop(),
+      unroll_loop(),
+      simplify(),
+      remove_no_op(),
   };
   return passes;
 }
@@ -65,9 +76,11 @@ bool may_disable(const std::string& pass) {
 ir::IRModule lower(const ir::IRModule& m, const LowerOptions& options) {
   PassContext ctx = PassContext::current();
   for (const std::string& name : ctx.disabled_pass) {
-    bool in_pipeline = std::any_of(lowering_passes().begin(), lowering_passes().end(), [&](const Pass& p) { return p.name() == name; });
+    bool in_pipeline = std::any_of(lowering_passes().begin(), lowering_passes().end(),
+                                   [&](const Pass& p) { return p.name() == name; });
     TSCH_USER_ASSERT(!in_pipeline || may_disable(name), ValueError)
-        << "the lowering pipeline cannot run without " << name << ": code generation needs its result (disabled_pass may name "
+        << "the lowering pipeline cannot run without " << name
+        << ": code generation needs its result (disabled_pass may name "
         << "tir.Simplify, tir.StorageRewrite, tir.UnrollLoop or tir.RemoveNoOp)";
   }
   if (options.after_pass) {
@@ -84,7 +97,8 @@ ir::IRModule lower(const ir::IRModule& m, const LowerOptions& options) {
   add_phase(0);
   for (const Pass& p : lowering_passes()) {
     // As TVM's pipeline: the bound checks only when the config asks for them.
-    if (p.name() == "tir.FlattenBuffer" && ctx.config_flag("tir.instrument_bound_checkers")) passes.push_back(instrument_bound_checkers());
+    if (p.name() == "tir.FlattenBuffer" && ctx.config_flag("tir.instrument_bound_checkers"))
+      passes.push_back(instrument_bound_checkers());
     passes.push_back(p);
     if (p.name() == "tir.FlattenBuffer") add_phase(1);
     if (p.name() == "tir.UnrollLoop") add_phase(2);

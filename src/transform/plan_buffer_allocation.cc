@@ -34,9 +34,10 @@ bool accesses(const ir::Stmt& s, const ir::BufferNode* buf) {
 
 bool reads(const ir::PrimExpr& e, const ir::BufferNode* buf) {
   bool found = false;
-  if (e) ir::for_each_expr(e, [&](const ir::PrimExpr& x) {
-    if (auto* load = ir::as<ir::BufferLoadNode>(x)) found |= load->buffer.get() == buf;
-  });
+  if (e)
+    ir::for_each_expr(e, [&](const ir::PrimExpr& x) {
+      if (auto* load = ir::as<ir::BufferLoadNode>(x)) found |= load->buffer.get() == buf;
+    });
   return found;
 }
 
@@ -65,7 +66,8 @@ FirstAccess first_access(const ir::Stmt& s, const ir::BufferNode* buf, FirstIter
     if (reads(loop->min, buf) || reads(loop->extent, buf)) return FirstAccess::Read;
     int64_t extent;
     // A loop that may not run at all writes nothing for sure.
-    if (!(ir::as_const_int(loop->extent, &extent) && extent > 0)) return accesses(s, buf) ? FirstAccess::Read : FirstAccess::None;
+    if (!(ir::as_const_int(loop->extent, &extent) && extent > 0))
+      return accesses(s, buf) ? FirstAccess::Read : FirstAccess::None;
     first[loop->loop_var.get()] = loop->min;
     FirstAccess a = first_access(loop->body, buf, first);
     first.erase(loop->loop_var.get());
@@ -78,14 +80,16 @@ FirstAccess first_access(const ir::Stmt& s, const ir::BufferNode* buf, FirstIter
     if (ir::is_zero(taken)) return branch->else_case ? first_access(branch->else_case, buf, first) : FirstAccess::None;
     return accesses(s, buf) ? FirstAccess::Read : FirstAccess::None;
   }
-  if (auto* let = ir::as<ir::LetStmtNode>(s)) return reads(let->value, buf) ? FirstAccess::Read : first_access(let->body, buf, first);
+  if (auto* let = ir::as<ir::LetStmtNode>(s))
+    return reads(let->value, buf) ? FirstAccess::Read : first_access(let->body, buf, first);
   // LowerMatchBuffer's marker of a region a builtin reaches through the pointer says whether
   // the block only writes it (mask 2).
   auto* ev = ir::as<ir::EvaluateNode>(s);
   auto* marker = ev ? ir::as<ir::CallNode>(ev->value) : nullptr;
   if (marker && marker->op == "tsch_buffer_region" && marker->args.size() == 3) {
     auto* region = ir::as<ir::BufferLoadNode>(marker->args[0]);
-    if (region && region->buffer.get() == buf) return ir::is_const_int(marker->args[2], 2) ? FirstAccess::Write : FirstAccess::Read;
+    if (region && region->buffer.get() == buf)
+      return ir::is_const_int(marker->args[2], 2) ? FirstAccess::Write : FirstAccess::Read;
   }
   if (auto* alloc = ir::as<ir::AllocateNode>(s)) return first_access(alloc->body, buf, first);
   if (auto* decl = ir::as<ir::DeclBufferNode>(s)) return first_access(decl->body, buf, first);
@@ -109,13 +113,15 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
     // region is relaxed over those threads when compacted), tensor-core fragments (a warp's
     // registers) too, global ones stay on the host.
     bool on_device = loop->for_kind == ir::ForKind::ThreadBinding &&
-                     (buf->scope == "local" || buf->scope == "warp" || buf->scope.rfind("shared", 0) == 0 || buf->scope.rfind("wmma.", 0) == 0);
+                     (buf->scope == "local" || buf->scope == "warp" || buf->scope.rfind("shared", 0) == 0 ||
+                      buf->scope.rfind("wmma.", 0) == 0);
     // Threads and blocks never pass values through local or shared storage (each has its
     // own), so on the device a first access that looks carried (a write under the block's
     // T.where) does not keep the buffer out.
     // An unrolled loop is a serial one written out: a buffer its body uses goes inside, so
     // each unrolled copy gets the small per-iteration buffer (registers, not a spilled array).
-    bool serial_like = loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel || loop->for_kind == ir::ForKind::Unrolled;
+    bool serial_like = loop->for_kind == ir::ForKind::Serial || loop->for_kind == ir::ForKind::Parallel ||
+                       loop->for_kind == ir::ForKind::Unrolled;
     // A software-pipelined loop runs its body's statements in different iterations: a buffer
     // two of them share stays outside, where InjectSoftwarePipeline can give it versions.
     if (ir::find_attr(loop->annotations, "software_pipeline_stage")) {
@@ -175,7 +181,8 @@ class AllocationPlanner : public ir::IRMutator {
 }  // namespace
 
 Pass plan_buffer_allocation() {
-  return {"tir.PlanAndUpdateBufferAllocationLocation", [](const ir::PrimFunc& f) { return with_body(f, AllocationPlanner().mutate(f->body)); }};
+  return {"tir.PlanAndUpdateBufferAllocationLocation",
+          [](const ir::PrimFunc& f) { return with_body(f, AllocationPlanner().mutate(f->body)); }};
 }
 
 }  // namespace tsch::transform

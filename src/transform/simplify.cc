@@ -3,7 +3,6 @@
 #include "arith/simplify.h"
 
 #include "arith/int_set.h"
-
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "transform/pass.h"
@@ -62,7 +61,8 @@ class Simplifier : public ir::IRMutator {
       if (arith::can_prove(cond, dom_)) return branch->then_case;
       if (arith::can_prove(ir::logical_not(cond), dom_) || never_equal(cond))
         return branch->else_case ? branch->else_case : ir::make_seq({});
-      if (cond != branch->condition) return std::make_shared<ir::IfThenElseNode>(cond, branch->then_case, branch->else_case);
+      if (cond != branch->condition)
+        return std::make_shared<ir::IfThenElseNode>(cond, branch->then_case, branch->else_case);
     }
     return t;
   }

@@ -1,5 +1,4 @@
 #include "transform/split_host_device.h"
-#include "transform/wmma_fragments.h"
 
 #include <algorithm>
 #include <map>
@@ -12,6 +11,7 @@
 #include "ir/op.h"
 #include "support/error.h"
 #include "transform/pass.h"
+#include "transform/wmma_fragments.h"
 
 namespace tsch::transform {
 namespace {
@@ -36,20 +36,24 @@ class KernelUses : public IRVisitor {
       defined_.insert(f->loop_var.get());
       if (f->for_kind == ForKind::ThreadBinding) {
         TSCH_USER_ASSERT(launch_rank(f->thread_tag) >= 0, NotImplementedError)
-            << "not supported yet: the thread axis " << f->thread_tag << " in a CUDA kernel (blockIdx.x/y/z and threadIdx.x/y/z are)";
-        TSCH_USER_ASSERT(is_zero(f->min), RuntimeError) << "the loop " << f->loop_var->name << " bound to " << f->thread_tag << " does not start at 0";
+            << "not supported yet: the thread axis " << f->thread_tag
+            << " in a CUDA kernel (blockIdx.x/y/z and threadIdx.x/y/z are)";
+        TSCH_USER_ASSERT(is_zero(f->min), RuntimeError)
+            << "the loop " << f->loop_var->name << " bound to " << f->thread_tag << " does not start at 0";
         auto [it, fresh] = extents_.emplace(f->thread_tag, f->extent);
         int64_t a = 0, b = 0;
         bool same = it->second == f->extent || (as_const_int(it->second, &a) && as_const_int(f->extent, &b) && a == b);
         TSCH_USER_ASSERT(fresh || same, RuntimeError)
-            << "the thread axis " << f->thread_tag << " is bound to loops of different extents in one kernel (" << f->loop_var->name
-            << " has extent " << expr_text(f->extent) << ", another loop " << expr_text(it->second) << ")";
+            << "the thread axis " << f->thread_tag << " is bound to loops of different extents in one kernel ("
+            << f->loop_var->name << " has extent " << expr_text(f->extent) << ", another loop " << expr_text(it->second)
+            << ")";
       }
     } else if (auto* l = as<LetStmtNode>(s)) {
       defined_.insert(l->var.get());
     } else if (auto* a = as<AllocateNode>(s)) {
       const std::string& scope = a->buffer->scope;
-      TSCH_USER_ASSERT(scope == "local" || scope == "shared" || scope == "shared.dyn" || is_wmma_scope(scope), NotImplementedError)
+      TSCH_USER_ASSERT(scope == "local" || scope == "shared" || scope == "shared.dyn" || is_wmma_scope(scope),
+                       NotImplementedError)
           << "not supported yet: the " << scope << " buffer " << a->buffer->name
           << " in a CUDA kernel (kernels allocate \"local\", \"shared\", \"shared.dyn\" and \"wmma.*\" buffers)";
       if (a->buffer->scope == "shared") add_shared(*a->buffer);
@@ -83,7 +87,8 @@ class KernelUses : public IRVisitor {
     int64_t n = 1, d;
     for (const auto& e : b.shape) {
       TSCH_USER_ASSERT(as_const_int(e, &d), NotImplementedError)
-          << "not supported yet: the shared buffer " << b.name << " of symbolic size in a CUDA kernel (dynamic shared memory)";
+          << "not supported yet: the shared buffer " << b.name
+          << " of symbolic size in a CUDA kernel (dynamic shared memory)";
       n *= d;
     }
     int64_t bytes = n * ((b.dtype.bits * b.dtype.lanes + 7) / 8);
@@ -126,9 +131,10 @@ class HostAccessCheck : public IRVisitor {
 
  private:
   [[noreturn]] static void fail(const Buffer& b) {
-    TSCH_USER_ASSERT(false, RuntimeError) << "Memory verification failed with the following errors:\n    Variable `" << b->name
-                                          << "` is directly accessed by host memory (it is not contained in a thread environment "
-                                             "or in the function arguments.\n  Did you forget to bind?";
+    TSCH_USER_ASSERT(false, RuntimeError)
+        << "Memory verification failed with the following errors:\n    Variable `" << b->name
+        << "` is directly accessed by host memory (it is not contained in a thread environment "
+           "or in the function arguments.\n  Did you forget to bind?";
   }
 };
 
@@ -149,7 +155,8 @@ class Splitter : public IRMutator {
       return std::make_tuple(!a->dtype.is_handle(), a->name) < std::make_tuple(!b->dtype.is_handle(), b->name);
     });
     Stmt body = s;
-    for (auto it = uses.outer_buffers.rbegin(); it != uses.outer_buffers.rend(); ++it) body = std::make_shared<DeclBufferNode>(*it, body);
+    for (auto it = uses.outer_buffers.rbegin(); it != uses.outer_buffers.rend(); ++it)
+      body = std::make_shared<DeclBufferNode>(*it, body);
     std::string name = unique(func_name_ + "_kernel");
     auto kernel = std::make_shared<PrimFuncNode>();
     kernel->params = params;
@@ -172,21 +179,19 @@ class Splitter : public IRMutator {
     std::string shared_list;
     for (const auto& b : uses.shared_buffers) shared_list += (shared_list.empty() ? "" : ", ") + b;
     TSCH_USER_ASSERT(uses.shared_bytes <= kMaxSharedBytes, RuntimeError)
-        << "the kernel of " << func_name_ << " uses " << uses.shared_bytes << " bytes of shared memory per block (" << shared_list
-        << "), over the " << kMaxSharedBytes << " a CUDA block may allocate statically";
-    std::sort(launch.begin(), launch.end(), [](const auto& a, const auto& b) { return launch_rank(a.first) < launch_rank(b.first); });
+        << "the kernel of " << func_name_ << " uses " << uses.shared_bytes << " bytes of shared memory per block ("
+        << shared_list << "), over the " << kMaxSharedBytes << " a CUDA block may allocate statically";
+    std::sort(launch.begin(), launch.end(),
+              [](const auto& a, const auto& b) { return launch_rank(a.first) < launch_rank(b.first); });
     // Dynamic shared memory: its size is the launch's last parameter, as TVM passes it.
     int64_t dyn_bytes = 0;
     if (!dyn_shared_layout(body, &dyn_bytes).empty()) launch.emplace_back(kDynSharedMemoryTag, make_int(dyn_bytes));
     AttrValue launch_attr;
     launch_attr.kind = AttrValue::Kind::Array;
     for (const auto& [tag, extent] : launch) launch_attr.array.push_back(AttrValue::of_str(tag));
-    kernel->attrs = {{"calling_conv", AttrValue::of_int(2)},
-                     {"global_symbol", AttrValue::of_str(name)},
-                     {"target", AttrValue::of_str(target_kind_)},
-                     {"tir.is_global_func", AttrValue::of_bool(true)},
-                     {kKernelLaunchParams, launch_attr},
-                     {"tir.noalias", AttrValue::of_bool(true)}};
+    kernel->attrs = {{"calling_conv", AttrValue::of_int(2)},      {"global_symbol", AttrValue::of_str(name)},
+                     {"target", AttrValue::of_str(target_kind_)}, {"tir.is_global_func", AttrValue::of_bool(true)},
+                     {kKernelLaunchParams, launch_attr},          {"tir.noalias", AttrValue::of_bool(true)}};
     kernels_.emplace_back(name, kernel);
     // The launch: the kernel's arguments, then its grid and block extents.
     std::vector<PrimExpr> args{std::make_shared<StringImmNode>(name)};

@@ -36,8 +36,8 @@ class StorageReuser : public ir::IRMutator {
           continue;
         // items[j] uses items[i]'s memory (grown to the larger size).
         int64_t size = std::max(flat_size(alloc->buffer), flat_size(other->buffer));
-        ir::Buffer merged = ir::buffer_with(alloc->buffer, alloc->buffer->name, {ir::make_int(size, alloc->buffer->shape[0]->dtype)},
-                                            alloc->buffer->scope);
+        ir::Buffer merged = ir::buffer_with(alloc->buffer, alloc->buffer->name,
+                                            {ir::make_int(size, alloc->buffer->shape[0]->dtype)}, alloc->buffer->scope);
         ir::Stmt first = redirect_buffer(alloc->body, alloc->buffer.get(), merged);
         ir::Stmt second = redirect_buffer(other->body, other->buffer.get(), merged);
         std::vector<ir::Stmt> middle(items.begin() + i + 1, items.begin() + j);
@@ -57,9 +57,10 @@ class StorageReuser : public ir::IRMutator {
 
 Pass storage_rewrite() {
   // PassContext config tir.disable_storage_rewrite: every allocation keeps its own memory.
-  return prim_func_pass({"tir.StorageRewrite", 0, {}}, [](const ir::PrimFunc& f, const ir::IRModule&, const PassContext& ctx) {
-    return ctx.config_flag("tir.disable_storage_rewrite") ? f : with_body(f, StorageReuser().mutate(f->body));
-  });
+  return prim_func_pass(
+      {"tir.StorageRewrite", 0, {}}, [](const ir::PrimFunc& f, const ir::IRModule&, const PassContext& ctx) {
+        return ctx.config_flag("tir.disable_storage_rewrite") ? f : with_body(f, StorageReuser().mutate(f->body));
+      });
 }
 
 }  // namespace tsch::transform

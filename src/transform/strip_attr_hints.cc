@@ -21,8 +21,9 @@ class AttrHintStripper : public ir::IRMutator {
   ir::Stmt mutate(const ir::Stmt& s) override {
     auto* attr = ir::as<ir::AttrStmtNode>(s);
     if (!attr) return mutate_children(s);
-    static const std::set<std::string> meaningful = {"thread_extent",    "virtual_thread",     "buffer_bind_scope", "realize_scope",
-                                                     "pragma_import_c", "pragma_import_llvm", "coproc_scope",      "extern_scope"};
+    static const std::set<std::string> meaningful = {"thread_extent", "virtual_thread",  "buffer_bind_scope",
+                                                     "realize_scope", "pragma_import_c", "pragma_import_llvm",
+                                                     "coproc_scope",  "extern_scope"};
     TSCH_USER_ASSERT(!meaningful.count(attr->attr_key), NotImplementedError)
         << "not supported yet: building T.attr(..., \"" << attr->attr_key << "\", ...)";
     return mutate(attr->body);

@@ -94,7 +94,8 @@ class SyncPlanner {
     if (!e) return;
     for_each_expr(e, [&](const PrimExpr& x) {
       if (auto* l = as<BufferLoadNode>(x)) {
-        if (l->buffer->scope == scope_) out.push_back({AccessKind::Read, l->buffer->data.get(), l->indices, true, thread()});
+        if (l->buffer->scope == scope_)
+          out.push_back({AccessKind::Read, l->buffer->data.get(), l->indices, true, thread()});
       }
     });
   }
@@ -112,7 +113,8 @@ class SyncPlanner {
         std::vector<Access> acc;
         reads(st->value, acc);
         for (const auto& i : st->indices) reads(i, acc);
-        if (st->buffer->scope == scope_) acc.push_back({AccessKind::Write, st->buffer->data.get(), st->indices, true, thread()});
+        if (st->buffer->scope == scope_)
+          acc.push_back({AccessKind::Write, st->buffer->data.get(), st->indices, true, thread()});
         add(node, std::move(acc));
         return;
       }
@@ -128,13 +130,15 @@ class SyncPlanner {
         if (auto* c = as<CallNode>(ev->value); c && c->op == "ptx_cp_async" && c->args.size() == 5) {
           auto* dst = as<VarNode>(c->args[0]);
           auto scope = dst ? scope_of_.find(dst) : scope_of_.end();
-          if (scope != scope_of_.end() && scope->second == scope_) acc.push_back({AccessKind::Write, dst, {c->args[1]}, false, thread()});
+          if (scope != scope_of_.end() && scope->second == scope_)
+            acc.push_back({AccessKind::Write, dst, {c->args[1]}, false, thread()});
         }
         // T.ptx_ldmatrix given a shared buffer's data reads rows from its offset on.
         if (auto* c = as<CallNode>(ev->value); c && c->op == "ptx_ldmatrix" && c->args.size() == 7) {
           auto* src = as<VarNode>(c->args[5]);
           auto scope = src ? scope_of_.find(src) : scope_of_.end();
-          if (scope != scope_of_.end() && scope->second == scope_) acc.push_back({AccessKind::Read, src, {c->args[6]}, false, thread()});
+          if (scope != scope_of_.end() && scope->second == scope_)
+            acc.push_back({AccessKind::Read, src, {c->args[6]}, false, thread()});
         }
         // A builtin given a buffer's access_ptr (the tensor-core loads and stores) reads or
         // writes it as the pointer's mask says (1 read, 2 write).
@@ -284,12 +288,14 @@ class SyncPlanner {
 
 class SyncInserter : public IRMutator {
  public:
-  SyncInserter(std::string scope, std::unordered_set<const StmtNode*> syncs) : scope_(std::move(scope)), syncs_(std::move(syncs)) {}
+  SyncInserter(std::string scope, std::unordered_set<const StmtNode*> syncs)
+      : scope_(std::move(scope)), syncs_(std::move(syncs)) {}
   using IRMutator::mutate;
   Stmt mutate(const Stmt& s) override {
     Stmt out = mutate_children(s);
     if (!syncs_.count(s.get())) return out;
-    Stmt barrier = std::make_shared<EvaluateNode>(call(DataType::int32(), "tvm_storage_sync", {std::make_shared<StringImmNode>(scope_)}));
+    Stmt barrier = std::make_shared<EvaluateNode>(
+        call(DataType::int32(), "tvm_storage_sync", {std::make_shared<StringImmNode>(scope_)}));
     return make_seq({barrier, out});
   }
 

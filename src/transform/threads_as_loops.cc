@@ -7,10 +7,6 @@
 // barrier as one copy per thread.
 #include "transform/threads_as_loops.h"
 
-#include "transform/emulate_warp_shuffles.h"
-#include "transform/emulate_mma.h"
-#include "transform/emulate_wmma.h"
-
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -18,6 +14,9 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "support/error.h"
+#include "transform/emulate_mma.h"
+#include "transform/emulate_warp_shuffles.h"
+#include "transform/emulate_wmma.h"
 #include "transform/pipeline.h"
 
 namespace tsch::transform {
@@ -53,7 +52,8 @@ class KernelEmulation {
     Stmt body = fission(strip(wmma_on_first_lanes(kernel)));
     for (int i = 2; i >= 0; --i) {
       auto it = axes_.find(kBlockTags[i]);
-      if (it != axes_.end()) body = std::make_shared<ForNode>(it->second.var, make_int(0), it->second.extent, ForKind::Serial, body);
+      if (it != axes_.end())
+        body = std::make_shared<ForNode>(it->second.var, make_int(0), it->second.extent, ForKind::Serial, body);
     }
     // Constant block sizes were checked at build (split_host_device); a symbolic one is
     // checked at the launch, before per-thread copies sized by it are allocated.
@@ -101,7 +101,8 @@ class KernelEmulation {
     std::unordered_set<const VarNode*> x_vars{x->second.var.get()};
     for (const auto& [v, canonical] : canonical_)
       if (canonical.get() == x->second.var.get()) x_vars.insert(v);
-    return emulate_mma(emulate_wmma(kernel, x->second.var, x->second.extent, x_vars), x->second.var, x->second.extent, x_vars);
+    return emulate_mma(emulate_wmma(kernel, x->second.var, x->second.extent, x_vars), x->second.var, x->second.extent,
+                       x_vars);
   }
 
   // The kernel as one thread's program: thread-bound loops replaced by their bodies.
@@ -158,7 +159,8 @@ class KernelEmulation {
   }
 
   [[noreturn]] void refuse(const std::string& what) const {
-    TSCH_USER_ASSERT(false, NotImplementedError) << "not supported yet: running on the CPU a CUDA kernel with a barrier " << what;
+    TSCH_USER_ASSERT(false, NotImplementedError)
+        << "not supported yet: running on the CPU a CUDA kernel with a barrier " << what;
   }
 
   Stmt fission(const Stmt& s) {
@@ -184,7 +186,8 @@ class KernelEmulation {
       }
       case StmtKind::For: {
         auto* f = as<ForNode>(s);
-        if (uses_thread(f->min) || uses_thread(f->extent)) refuse("inside a loop whose bounds depend on the thread (" + f->loop_var->name + ")");
+        if (uses_thread(f->min) || uses_thread(f->extent))
+          refuse("inside a loop whose bounds depend on the thread (" + f->loop_var->name + ")");
         auto loop = std::make_shared<ForNode>(*f);
         loop->for_kind = ForKind::Serial;
         loop->body = fission(f->body);
@@ -198,7 +201,8 @@ class KernelEmulation {
       }
       case StmtKind::LetStmt: {
         auto* let = as<LetStmtNode>(s);
-        if (!uses_thread(let->value) && !reads_memory(let->value)) return std::make_shared<LetStmtNode>(let->var, let->value, fission(let->body));
+        if (!uses_thread(let->value) && !reads_memory(let->value))
+          return std::make_shared<LetStmtNode>(let->var, let->value, fission(let->body));
         if (reads_memory(let->value)) refuse("after a value read from memory before it (" + let->var->name + ")");
         recomputed_.emplace_back(let->var, let->value);
         per_thread_.insert(let->var.get());
@@ -237,7 +241,8 @@ class KernelEmulation {
     Buffer copies = buffer_with(a.buffer, a.buffer->name, {arith_simplify(mul(count, size))}, "local");
     class Redirect : public IRMutator {
      public:
-      Redirect(const BufferNode* from, Buffer to, PrimExpr base) : from_(from), to_(std::move(to)), base_(std::move(base)) {}
+      Redirect(const BufferNode* from, Buffer to, PrimExpr base)
+          : from_(from), to_(std::move(to)), base_(std::move(base)) {}
       using IRMutator::mutate;
       Stmt mutate(const Stmt& s) override {
         Stmt out = mutate_children(s);

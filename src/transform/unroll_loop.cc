@@ -3,8 +3,8 @@
 // and so do loops whose copies would exceed kMaxUnrolledStmts statements (with a note):
 // LLVM then unrolls them as far as its own thresholds allow.
 #include "ir/functor.h"
-#include "support/error.h"
 #include "ir/op.h"
+#include "support/error.h"
 #include "transform/buffer_rewrite.h"
 #include "transform/pass.h"
 #include "transform/pipeline.h"
@@ -32,7 +32,8 @@ class Unroller : public ir::IRMutator {
         << "tir.UnrollLoop: loop " << loop->loop_var->name << " has a step; tir.CanonicalizeLoop must run first";
     if (n * stmt_count(loop->body) > kMaxUnrolledStmts) {
       lowering_notes().push_back("loop " + loop->loop_var->name + " is left to LLVM to unroll: " + std::to_string(n) +
-                                 " copies of its body would exceed " + std::to_string(kMaxUnrolledStmts) + " statements");
+                                 " copies of its body would exceed " + std::to_string(kMaxUnrolledStmts) +
+                                 " statements");
       return t;
     }
     std::vector<ir::Stmt> copies;

@@ -7,9 +7,9 @@
 #include "arith/known_divisor.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
-#include "support/error.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "support/error.h"
 #include "transform/pass.h"
 #include "transform/pipeline.h"
 
@@ -52,8 +52,11 @@ PrimExpr vector_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
   // Keep index arithmetic in Ramp form so code generation sees contiguous accesses.
   if (kind == ExprKind::Add || kind == ExprKind::Sub) {
     if (ra && ub) return std::make_shared<ir::RampNode>(ir::make_binary(kind, ra->base, ub), ra->stride, lanes);
-    if (rb && ua && kind == ExprKind::Add) return std::make_shared<ir::RampNode>(ir::add(ua, rb->base), rb->stride, lanes);
-    if (ra && rb) return std::make_shared<ir::RampNode>(ir::make_binary(kind, ra->base, rb->base), ir::make_binary(kind, ra->stride, rb->stride), lanes);
+    if (rb && ua && kind == ExprKind::Add)
+      return std::make_shared<ir::RampNode>(ir::add(ua, rb->base), rb->stride, lanes);
+    if (ra && rb)
+      return std::make_shared<ir::RampNode>(ir::make_binary(kind, ra->base, rb->base),
+                                            ir::make_binary(kind, ra->stride, rb->stride), lanes);
   }
   if (kind == ExprKind::Mul) {
     if (ra && ub) return std::make_shared<ir::RampNode>(ir::mul(ra->base, ub), ir::mul(ra->stride, ub), lanes);
@@ -75,12 +78,29 @@ PrimExpr vector_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
   bool cmp = kind >= ExprKind::EQ && kind <= ExprKind::GE;
   ir::DataType t = cmp ? ir::DataType::bool_(lanes) : a->dtype;
   switch (kind) {
-#define TSCH_CASE(name) case ExprKind::name: return make_node<ExprKind::name>(t, a, b);
-    TSCH_CASE(Add) TSCH_CASE(Sub) TSCH_CASE(Mul) TSCH_CASE(Div) TSCH_CASE(Mod) TSCH_CASE(FloorDiv) TSCH_CASE(FloorMod)
-    TSCH_CASE(Min) TSCH_CASE(Max) TSCH_CASE(EQ) TSCH_CASE(NE) TSCH_CASE(LT) TSCH_CASE(LE) TSCH_CASE(GT) TSCH_CASE(GE)
-    TSCH_CASE(And) TSCH_CASE(Or)
+#define TSCH_CASE(name) \
+  case ExprKind::name:  \
+    return make_node<ExprKind::name>(t, a, b);
+    TSCH_CASE(Add)
+    TSCH_CASE(Sub)
+    TSCH_CASE(Mul)
+    TSCH_CASE(Div)
+    TSCH_CASE(Mod)
+    TSCH_CASE(FloorDiv)
+    TSCH_CASE(FloorMod)
+    TSCH_CASE(Min)
+    TSCH_CASE(Max)
+    TSCH_CASE(EQ)
+    TSCH_CASE(NE)
+    TSCH_CASE(LT)
+    TSCH_CASE(LE)
+    TSCH_CASE(GT)
+    TSCH_CASE(GE)
+    TSCH_CASE(And)
+    TSCH_CASE(Or)
 #undef TSCH_CASE
-    default: throw CannotVectorize{"operator"};
+    default:
+      throw CannotVectorize{"operator"};
   }
 }
 
@@ -91,10 +111,18 @@ class Vectorizer : public ir::IRMutator {
   using IRMutator::mutate;
   PrimExpr mutate(const PrimExpr& e) override {
     switch (e->kind) {
-      case ExprKind::Var: return e.get() == var_ ? ramp_ : e;
-      case ExprKind::IntImm: case ExprKind::FloatImm: case ExprKind::StringImm: return e;
-      case ExprKind::Ramp: case ExprKind::Broadcast: case ExprKind::Let: throw CannotVectorize{"nested vector expression"};
-      default: break;
+      case ExprKind::Var:
+        return e.get() == var_ ? ramp_ : e;
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::StringImm:
+        return e;
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+      case ExprKind::Let:
+        throw CannotVectorize{"nested vector expression"};
+      default:
+        break;
     }
     if (ir::is_binary(e->kind)) {
       PrimExpr a = mutate(ir::binary_a(e)), b = mutate(ir::binary_b(e));
@@ -104,7 +132,8 @@ class Vectorizer : public ir::IRMutator {
     if (auto* load = ir::as<ir::BufferLoadNode>(e)) {
       PrimExpr idx = mutate(load->indices[0]);
       if (idx == load->indices[0]) return e;
-      return std::make_shared<ir::BufferLoadNode>(load->dtype.with_lanes(idx->dtype.lanes), load->buffer, std::vector<PrimExpr>{idx});
+      return std::make_shared<ir::BufferLoadNode>(load->dtype.with_lanes(idx->dtype.lanes), load->buffer,
+                                                  std::vector<PrimExpr>{idx});
     }
     if (auto* c = ir::as<ir::CastNode>(e)) {
       PrimExpr v = mutate(c->value);
@@ -155,16 +184,18 @@ class Vectorizer : public ir::IRMutator {
     if ((total != 8 && total != 16) || !arith::known_multiple_of(arith::simplify(rd->base), rd->lanes) ||
         !arith::known_multiple_of(arith::simplify(rs->base), rs->lanes))
       throw CannotVectorize{"an asynchronous copy not of 8 or 16 aligned bytes"};
-    return std::make_shared<ir::EvaluateNode>(
-        ir::call(c->dtype, c->op, {c->args[0], rd->base, c->args[2], rs->base, ir::make_int(total, c->args[4]->dtype)}));
+    return std::make_shared<ir::EvaluateNode>(ir::call(
+        c->dtype, c->op, {c->args[0], rd->base, c->args[2], rs->base, ir::make_int(total, c->args[4]->dtype)}));
   }
 
   ir::Stmt mutate(const ir::Stmt& s) override {
     if (auto* store = ir::as<ir::BufferStoreNode>(s)) {
       PrimExpr idx = mutate(store->indices[0]), value = mutate(store->value);
-      if (idx->dtype.lanes == 1 && value->dtype.lanes != 1) throw CannotVectorize{"all lanes store to one element (a reduction)"};
+      if (idx->dtype.lanes == 1 && value->dtype.lanes != 1)
+        throw CannotVectorize{"all lanes store to one element (a reduction)"};
       if (idx == store->indices[0] && value == store->value) return s;
-      return std::make_shared<ir::BufferStoreNode>(store->buffer, broadcast(value, idx->dtype.lanes), std::vector<PrimExpr>{idx});
+      return std::make_shared<ir::BufferStoreNode>(store->buffer, broadcast(value, idx->dtype.lanes),
+                                                   std::vector<PrimExpr>{idx});
     }
     if (ir::as<ir::SeqStmtNode>(s)) return mutate_children(s);
     if (auto* ev = ir::as<ir::EvaluateNode>(s)) return async_copy(*ev);
@@ -172,7 +203,9 @@ class Vectorizer : public ir::IRMutator {
       if (mutate(let->value) != let->value) throw CannotVectorize{"a let binding that depends on the loop variable"};
       return mutate_children(s);
     }
-    throw CannotVectorize{ir::as<ir::ForNode>(s) ? "an inner loop" : ir::as<ir::IfThenElseNode>(s) ? "a branch" : "a statement kind"};
+    throw CannotVectorize{ir::as<ir::ForNode>(s)          ? "an inner loop"
+                          : ir::as<ir::IfThenElseNode>(s) ? "a branch"
+                                                          : "a statement kind"};
   }
 
  private:
@@ -210,11 +243,13 @@ class LoopVectorizer : public ir::IRMutator {
     } else if (!ir::as_const_int(loop->extent, &lanes)) {
       why = "its extent " + ir::script(loop->extent) + " is not a constant";
     } else if (lanes > kMaxLanes && chunk_lanes(lanes) == 1) {
-      why = "its extent " + std::to_string(lanes) + " has no divisor of at most " + std::to_string(kMaxLanes) + " lanes";
+      why =
+          "its extent " + std::to_string(lanes) + " has no divisor of at most " + std::to_string(kMaxLanes) + " lanes";
     } else if (lanes > 1) {
       try {
         if (lanes > kMaxLanes) return vectorize_in_chunks(*loop, lanes);
-        PrimExpr ramp = std::make_shared<ir::RampNode>(loop->min, ir::make_int(1, loop->min->dtype), static_cast<int>(lanes));
+        PrimExpr ramp =
+            std::make_shared<ir::RampNode>(loop->min, ir::make_int(1, loop->min->dtype), static_cast<int>(lanes));
         return Vectorizer(loop->loop_var.get(), ramp).mutate(loop->body);
       } catch (const CannotVectorize& e) {
         // Only "this body has no vector form" falls back; anything else is a bug to report.
@@ -236,9 +271,11 @@ class LoopVectorizer : public ir::IRMutator {
     PrimExpr base = arith::simplify(ir::add(loop.min, ir::mul(PrimExpr(outer), ir::make_int(chunk, t))));
     PrimExpr ramp = std::make_shared<ir::RampNode>(base, ir::make_int(1, t), static_cast<int>(chunk));
     ir::Stmt body = Vectorizer(loop.loop_var.get(), ramp).mutate(loop.body);
-    lowering_notes().push_back("loop " + loop.loop_var->name + " is vectorized in chunks of " + std::to_string(chunk) + " lanes (its extent " +
-                               std::to_string(lanes) + " is above " + std::to_string(kMaxLanes) + ")");
-    return std::make_shared<ir::ForNode>(outer, ir::make_int(0, t), ir::make_int(lanes / chunk, t), ir::ForKind::Serial, body);
+    lowering_notes().push_back("loop " + loop.loop_var->name + " is vectorized in chunks of " + std::to_string(chunk) +
+                               " lanes (its extent " + std::to_string(lanes) + " is above " +
+                               std::to_string(kMaxLanes) + ")");
+    return std::make_shared<ir::ForNode>(outer, ir::make_int(0, t), ir::make_int(lanes / chunk, t), ir::ForKind::Serial,
+                                         body);
   }
 
   bool enabled_;
@@ -248,9 +285,10 @@ class LoopVectorizer : public ir::IRMutator {
 
 Pass vectorize_loop() {
   // PassContext config tir.disable_vectorize: vectorized loops run as serial loops (no note).
-  return prim_func_pass({"tir.VectorizeLoop", 0, {}}, [](const ir::PrimFunc& f, const ir::IRModule&, const PassContext& ctx) {
-    return with_body(f, LoopVectorizer(!ctx.config_flag("tir.disable_vectorize")).mutate(f->body));
-  });
+  return prim_func_pass(
+      {"tir.VectorizeLoop", 0, {}}, [](const ir::PrimFunc& f, const ir::IRModule&, const PassContext& ctx) {
+        return with_body(f, LoopVectorizer(!ctx.config_flag("tir.disable_vectorize")).mutate(f->body));
+      });
 }
 
 }  // namespace tsch::transform

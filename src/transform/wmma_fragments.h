@@ -20,7 +20,7 @@ namespace tsch::transform {
 
 struct WmmaFragment {
   const ir::BufferNode* buffer = nullptr;
-  std::string scope;   // wmma.matrix_a / wmma.matrix_b / wmma.accumulator
+  std::string scope;  // wmma.matrix_a / wmma.matrix_b / wmma.accumulator
   int64_t m = 0, n = 0, k = 0;
   std::string layout;  // row_major / col_major (matrix_a and matrix_b)
   int64_t rows() const;

@@ -156,7 +156,8 @@ int main(int argc, char** argv) {
       ++clean;
     }
   }
-  std::printf("%d mutated scripts: %d ran cleanly, %d reported an error, %d hit the CPU limit, %d crashed or misreported\n",
-              count, clean, errors, timeouts, failures);
+  std::printf(
+      "%d mutated scripts: %d ran cleanly, %d reported an error, %d hit the CPU limit, %d crashed or misreported\n",
+      count, clean, errors, timeouts, failures);
   return failures == 0 ? 0 : 1;
 }

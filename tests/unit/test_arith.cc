@@ -72,7 +72,8 @@ TEST_CASE("block access regions relax inner loops", "[arith]") {
   Buffer a = make_buffer("A", DataType::float32(), {c(16), c(32)});
   Buffer out = make_buffer("S", DataType::float32(), {c(16)});
   Var vi = make_var("vi"), k = make_var("k");
-  Stmt store = std::make_shared<BufferStoreNode>(out, add(buffer_load(out, {vi}), buffer_load(a, {vi, k})), std::vector<PrimExpr>{vi});
+  Stmt store = std::make_shared<BufferStoreNode>(out, add(buffer_load(out, {vi}), buffer_load(a, {vi, k})),
+                                                 std::vector<PrimExpr>{vi});
   Stmt loop = std::make_shared<ForNode>(k, c(0), c(32), ForKind::Serial, store);
   arith::AccessRegions r = arith::infer_access_regions(loop, nullptr);
   REQUIRE(r.reads.size() == 2);
@@ -196,7 +197,8 @@ TEST_CASE("a split is written as TVM's canonical simplifier writes it", "[arith]
   // Within the bound the modulus is dropped; a divisor product past int64 keeps the form.
   arith::VarDomain dom{{x.get(), {c(0), c(20)}}};
   CHECK(s(simplify(floormod(floordiv(x, c(3)), c(7)), dom)) == "x // 3");
-  CHECK(s(simplify(floormod(floordiv(x, c(int64_t{1} << 40)), c(int64_t{1} << 40)))) == "x // 1099511627776 % 1099511627776");
+  CHECK(s(simplify(floormod(floordiv(x, c(int64_t{1} << 40)), c(int64_t{1} << 40)))) ==
+        "x // 1099511627776 % 1099511627776");
 }
 
 TEST_CASE("x // c * c + x % c recombines to x", "[arith]") {
@@ -205,7 +207,8 @@ TEST_CASE("x // c * c + x % c recombines to x", "[arith]") {
   CHECK(s(simplify(add(mul(floordiv(i, c(128)), c(128)), floormod(i, c(128))))) == "i");
   // Scaled, with other terms around, and on a compound dividend.
   PrimExpr x = add(mul(i, c(4)), j);
-  CHECK(s(simplify(add(add(mul(floordiv(x, c(16)), c(32)), c(1)), mul(floormod(x, c(16)), c(2))))) == "i * 8 + j * 2 + 1");
+  CHECK(s(simplify(add(add(mul(floordiv(x, c(16)), c(32)), c(1)), mul(floormod(x, c(16)), c(2))))) ==
+        "i * 8 + j * 2 + 1");
   // Not when the coefficients or divisors disagree.
   CHECK(s(simplify(add(mul(floordiv(i, c(128)), c(64)), floormod(i, c(128))))) == "i // 128 * 64 + i % 128");
   CHECK(s(simplify(add(mul(floordiv(i, c(128)), c(128)), floormod(i, c(64))))) == "i // 128 * 128 + i % 64");
@@ -215,8 +218,8 @@ TEST_CASE("known_divisor proves what vector accesses need and no more", "[arith]
   Var t = make_var("t"), tx = make_var("tx"), k = make_var("k");
   PrimExpr x = add(mul(t, c(256)), mul(tx, c(4)));
   CHECK(arith::known_divisor(x) == 4);
-  CHECK(arith::known_multiple_of(floormod(x, c(8)), 4));          // a multiple of 4 mod 8 stays one
-  CHECK(arith::known_divisor(floordiv(x, c(8))) == 1);            // 4t // 8: nothing known
+  CHECK(arith::known_multiple_of(floormod(x, c(8)), 4));  // a multiple of 4 mod 8 stays one
+  CHECK(arith::known_divisor(floordiv(x, c(8))) == 1);    // 4t // 8: nothing known
   CHECK(arith::known_divisor(floordiv(mul(t, c(64)), c(8))) == 8);
   CHECK(arith::known_multiple_of(add(add(mul(floordiv(x, c(8)), c(256)), mul(k, c(8))), floormod(x, c(8))), 4));
   CHECK_FALSE(arith::known_multiple_of(add(x, c(1)), 4));
@@ -241,7 +244,8 @@ TEST_CASE("expressions of vscale: constants up to vscale, proofs by its values",
   CHECK(arith::can_prove_for_vscale_values(covers, {1, 2, 4, 8, 16}));
   // ... but 2 * (4 * vscale) does not cover 128 when vscale is 1, and nothing is proved
   // without values to try.
-  CHECK_FALSE(arith::can_prove_for_vscale_values(make_binary(ExprKind::GE, mul(c(2), four_vscale), c(128)), {1, 2, 4, 8, 16}));
+  CHECK_FALSE(
+      arith::can_prove_for_vscale_values(make_binary(ExprKind::GE, mul(c(2), four_vscale), c(128)), {1, 2, 4, 8, 16}));
   CHECK(arith::can_prove_for_vscale_values(make_binary(ExprKind::GE, mul(c(2), four_vscale), c(128)), {16}));
   CHECK_FALSE(arith::can_prove_for_vscale_values(covers, {}));
 }

@@ -22,8 +22,8 @@ struct Iter {
 
 // One block "C" under loops of its iterators: C[c] = C[c] + A[a] * B[b], each index list
 // naming iterators by position.
-IRModule product(const std::vector<Iter>& iters, const std::vector<int>& a, const std::vector<int>& b, const std::vector<int>& c,
-                 DataType acc = DataType::float32()) {
+IRModule product(const std::vector<Iter>& iters, const std::vector<int>& a, const std::vector<int>& b,
+                 const std::vector<int>& c, DataType acc = DataType::float32()) {
   std::vector<Var> loop_vars, block_vars;
   auto block = std::make_shared<BlockNode>();
   block->name = "C";
@@ -41,13 +41,15 @@ IRModule product(const std::vector<Iter>& iters, const std::vector<int>& a, cons
     return make_buffer(name, t, shape);
   };
   std::vector<PrimExpr> ai, bi, ci;
-  Buffer A = buffer("A", a, DataType::float32(), ai), B = buffer("B", b, DataType::float32(), bi), C = buffer("C", c, acc, ci);
+  Buffer A = buffer("A", a, DataType::float32(), ai), B = buffer("B", b, DataType::float32(), bi),
+         C = buffer("C", c, acc, ci);
   PrimExpr prod = mul(buffer_load(A, ai), buffer_load(B, bi));
   if (acc != DataType::float32()) prod = cast(acc, prod);
   block->body = std::make_shared<BufferStoreNode>(C, add(buffer_load(C, ci), prod), ci);
   std::vector<PrimExpr> values(loop_vars.begin(), loop_vars.end());
   Stmt body = std::make_shared<BlockRealizeNode>(values, make_bool(true), block);
-  for (size_t k = iters.size(); k-- > 0;) body = std::make_shared<ForNode>(loop_vars[k], make_int(0), make_int(iters[k].extent), ForKind::Serial, body);
+  for (size_t k = iters.size(); k-- > 0;)
+    body = std::make_shared<ForNode>(loop_vars[k], make_int(0), make_int(iters[k].extent), ForKind::Serial, body);
   auto root = std::make_shared<BlockNode>();
   root->name = "root";
   root->body = body;
@@ -87,10 +89,12 @@ std::string mapping(const IRModule& mod, const PrimFunc& desc) {
 TEST_CASE("auto tensorize: iterators indexing the same buffers fuse into one", "[auto_tensorize]") {
   // C[b, i0, i1, j] += A[b, i0, i1, k] * B[b, k, j]: b indexes all three (no description
   // iterator does), i0 and i1 fuse into the description's i.
-  IRModule mod = product({{"b", 2, S}, {"i0", 4, S}, {"i1", 8, S}, {"j", 32, S}, {"k", 64, R}}, {0, 1, 2, 4}, {0, 4, 3}, {0, 1, 2, 3});
+  IRModule mod = product({{"b", 2, S}, {"i0", 4, S}, {"i1", 8, S}, {"j", 32, S}, {"k", 64, R}}, {0, 1, 2, 4}, {0, 4, 3},
+                         {0, 1, 2, 3});
   CHECK(mapping(mod, matmul_desc()) == "vb, vi0 * 8 + vi1, vj, vk");
   // A unit iterator keeps its variable and still maps.
-  CHECK(mapping(product({{"i", 1, S}, {"j", 16, S}, {"k", 32, R}}, {0, 2}, {2, 1}, {0, 1}), matmul_desc()) == "vi, vj, vk");
+  CHECK(mapping(product({{"i", 1, S}, {"j", 16, S}, {"k", 32, R}}, {0, 2}, {2, 1}, {0, 1}), matmul_desc()) ==
+        "vi, vj, vk");
 }
 
 TEST_CASE("auto tensorize: no mapping when dtypes differ or a description iterator is left", "[auto_tensorize]") {

@@ -1,17 +1,16 @@
 // Lowering + LLVM code generation + runtime calls on small hand-built functions.
 #include <catch2/catch.hpp>
-
 #include <set>
 #include <thread>
 
+#include "codegen/llvm/llvm_build.h"
 #include "driver/build.h"
 #include "driver/differential.h"
-#include "codegen/llvm/llvm_build.h"
 #include "ir/op.h"
-#include "support/error.h"
 #include "ir/printer.h"
 #include "runtime/call.h"
 #include "runtime/registry.h"
+#include "support/error.h"
 #include "target/target.h"
 #include "transform/pipeline.h"
 
@@ -63,7 +62,9 @@ TEST_CASE("serial, parallel, vectorized and unrolled loops compute the same", "[
 
 TEST_CASE("a loop with a step visits min, min + step, ... below min + extent, for every kind", "[codegen]") {
   const int64_t n = 40;
-  struct Case { int64_t min, extent, step; };
+  struct Case {
+    int64_t min, extent, step;
+  };
   for (auto kind : {ir::ForKind::Serial, ir::ForKind::Parallel, ir::ForKind::Vectorized, ir::ForKind::Unrolled}) {
     for (Case k : {Case{0, 40, 3}, Case{5, 30, 4}, Case{1, 7, 7}, Case{2, 9, 10}, Case{0, 16, 2}}) {
       ir::IRModule m = elementwise(ir::ExprKind::Add, n, kind);
@@ -81,7 +82,8 @@ TEST_CASE("a loop with a step visits min, min + step, ... below min + extent, fo
       auto c = run_elementwise(stepped, n);
       for (int64_t i = 0; i < n; ++i) {
         bool visited = i >= k.min && i < k.min + k.extent && (i - k.min) % k.step == 0;
-        INFO("kind " << static_cast<int>(kind) << " min " << k.min << " extent " << k.extent << " step " << k.step << " i " << i);
+        INFO("kind " << static_cast<int>(kind) << " min " << k.min << " extent " << k.extent << " step " << k.step
+                     << " i " << i);
         CHECK(c[i] == (visited ? 3.0f * i + 1 : 0.0f));
       }
     }
@@ -96,7 +98,8 @@ TEST_CASE("a vectorized loop becomes Ramp accesses", "[codegen]") {
 }
 
 TEST_CASE("arguments are checked against the signature", "[codegen]") {
-  auto lib = codegen::build_llvm(transform::lower(elementwise(ir::ExprKind::Add, 4, ir::ForKind::Serial)), codegen::parse_llvm_target("llvm"));
+  auto lib = codegen::build_llvm(transform::lower(elementwise(ir::ExprKind::Add, 4, ir::ForKind::Serial)),
+                                 codegen::parse_llvm_target("llvm"));
   auto f32 = runtime::make_array(DataType::float32(), {4}), f64 = runtime::make_array(DataType::float_(64), {4}),
        wrong = runtime::make_array(DataType::float32(), {5});
   const auto& sig = lib->functions()[0];
@@ -104,7 +107,8 @@ TEST_CASE("arguments are checked against the signature", "[codegen]") {
                     Catch::Contains("argument 2 ('B')") && Catch::Contains("expected dtype float32, got float64"));
   CHECK_THROWS_WITH(runtime::call_compiled(sig, lib->entry("f"), {{f32.get()}, {wrong.get()}, {f32.get()}}),
                     Catch::Contains("expected shape (4,)"));
-  CHECK_THROWS_WITH(runtime::call_compiled(sig, lib->entry("f"), {{f32.get()}}), Catch::Contains("expects 3 arguments but 1 was given"));
+  CHECK_THROWS_WITH(runtime::call_compiled(sig, lib->entry("f"), {{f32.get()}}),
+                    Catch::Contains("expects 3 arguments but 1 was given"));
 }
 
 TEST_CASE("differential execution tells equal modules from different ones", "[codegen]") {
@@ -153,14 +157,17 @@ TEST_CASE("driver::build shares one compiled module between threads building the
   std::vector<runtime::CompiledModuleRef> built(4);
   std::vector<std::thread> threads;
   for (size_t t = 0; t < built.size(); ++t)
-    threads.emplace_back([&, t] { built[t] = driver::build(elementwise(ir::ExprKind::Mul, 16 + t % 2, ir::ForKind::Serial), llvm); });
+    threads.emplace_back(
+        [&, t] { built[t] = driver::build(elementwise(ir::ExprKind::Mul, 16 + t % 2, ir::ForKind::Serial), llvm); });
   for (auto& th : threads) th.join();
   for (const auto& m : built) CHECK(m->entry("f") != nullptr);
-  CHECK(driver::build(elementwise(ir::ExprKind::Mul, 16, ir::ForKind::Serial), llvm) == driver::build(elementwise(ir::ExprKind::Mul, 16, ir::ForKind::Serial), llvm));
+  CHECK(driver::build(elementwise(ir::ExprKind::Mul, 16, ir::ForKind::Serial), llvm) ==
+        driver::build(elementwise(ir::ExprKind::Mul, 16, ir::ForKind::Serial), llvm));
   CHECK(built[0] != built[1]);  // 16 and 17 elements: different code
 }
 
-TEST_CASE("T.call_packed from a parallel loop: arrays over the kernel's memory, failures return to the caller", "[codegen][registry]") {
+TEST_CASE("T.call_packed from a parallel loop: arrays over the kernel's memory, failures return to the caller",
+          "[codegen][registry]") {
   // for i in T.parallel(64): T.call_packed("test.codegen.touch", A, i)
   ir::Buffer a = ir::make_buffer("A", DataType::float32(), {ir::make_int(8), ir::make_int(8)});
   ir::Var i = ir::make_var("i");
@@ -177,14 +184,16 @@ TEST_CASE("T.call_packed from a parallel loop: arrays over the kernel's memory, 
   auto lib = driver::build(m, target::parse_target("llvm -num-cores=4"));
   // Each call writes its index into the kernel's array: the callee sees the kernel's memory.
   int64_t fail_at = -1;
-  runtime::register_global_func("test.codegen.touch", runtime::make_packed_func([&](const std::vector<runtime::Any>& args) {
-    const runtime::NDArrayRef& arr = args.at(0).as_ndarray();
-    int64_t index = args.at(1).as_int();
-    TSCH_USER_ASSERT(arr->shape() == runtime::Shape({8, 8}), ValueError) << "wrong shape";
-    TSCH_USER_ASSERT(index != fail_at, ValueError) << "failed at " << index;
-    arr->set_f(index, static_cast<double>(index));
-    return runtime::Any();
-  }), true);
+  runtime::register_global_func("test.codegen.touch",
+                                runtime::make_packed_func([&](const std::vector<runtime::Any>& args) {
+                                  const runtime::NDArrayRef& arr = args.at(0).as_ndarray();
+                                  int64_t index = args.at(1).as_int();
+                                  TSCH_USER_ASSERT(arr->shape() == runtime::Shape({8, 8}), ValueError) << "wrong shape";
+                                  TSCH_USER_ASSERT(index != fail_at, ValueError) << "failed at " << index;
+                                  arr->set_f(index, static_cast<double>(index));
+                                  return runtime::Any();
+                                }),
+                                true);
   auto data = runtime::make_array(DataType::float32(), {8, 8});
   runtime::call_compiled(lib->functions()[0], lib->entry("f"), {{data.get()}});
   for (int64_t k = 0; k < 64; ++k) CHECK(data->get_f(k) == static_cast<double>(k));

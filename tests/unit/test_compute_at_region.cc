@@ -38,7 +38,8 @@ TEST_CASE("bound terms move constants to the side without variables", "[compute_
 
 TEST_CASE("symbolic bounds are proved as TVM's symbolic-bound proof does", "[compute_at]") {
   Var n = make_var("n"), k0 = make_var("k_0"), ax0 = make_var("ax0"), f = make_var("f");
-  arith::VarDomain dom{{k0.get(), {c(0), sub(n, c(1))}}, {ax0.get(), {c(0), c(31)}}, {f.get(), {c(0), sub(mul(n, c(32)), c(1))}}};
+  arith::VarDomain dom{
+      {k0.get(), {c(0), sub(n, c(1))}}, {ax0.get(), {c(0), c(31)}}, {f.get(), {c(0), sub(mul(n, c(32)), c(1))}}};
   CHECK(prove_bound(make_binary(ExprKind::LT, add(mul(k0, c(32)), ax0), mul(n, c(32))), dom));
   CHECK_FALSE(prove_bound(make_binary(ExprKind::LT, add(mul(k0, c(32)), ax0), mul(n, c(31))), dom));
   CHECK(prove_bound(make_binary(ExprKind::LT, floordiv(f, n), c(32)), dom));

@@ -26,7 +26,8 @@ TEST_CASE("format specs", "[format]") {
 
 TEST_CASE("percent formatting", "[format]") {
   Interpreter interp;
-  CHECK(percent_format(interp, "%d-%05.1f-%s-%r-%%", make_tuple({Value::integer(3), Value::real(2.25), make_str("x"), make_str("y")})) ==
+  CHECK(percent_format(interp, "%d-%05.1f-%s-%r-%%",
+                       make_tuple({Value::integer(3), Value::real(2.25), make_str("x"), make_str("y")})) ==
         "3-002.2-x-'y'-%");
   CHECK(percent_format(interp, "%-4d|", Value::integer(7)) == "7   |");
 }

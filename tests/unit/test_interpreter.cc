@@ -48,27 +48,36 @@ TEST_CASE("float repr is the shortest round trip", "[interp]") {
 TEST_CASE("closures see later assignments, nonlocal and global write through", "[interp]") {
   CHECK(run("def f():\n  x = 1\n  g = lambda: x\n  x = 2\n  return g()\nprint(f())") == "2\n");
   CHECK(run("n = 0\ndef inc():\n  global n\n  n += 1\ninc(); inc()\nprint(n)") == "2\n");
-  CHECK(run("def c():\n  k = 0\n  def i():\n    nonlocal k\n    k += 1\n    return k\n  i()\n  return i()\nprint(c())") == "2\n");
+  CHECK(
+      run("def c():\n  k = 0\n  def i():\n    nonlocal k\n    k += 1\n    return k\n  i()\n  return i()\nprint(c())") ==
+      "2\n");
 }
 
 TEST_CASE("argument binding errors name the function", "[interp]") {
-  CHECK(run("def f(a, b): pass\nf(1)").find("TypeError: f() missing 1 required positional argument: 'b'") != std::string::npos);
-  CHECK(run("def f(a, b, c, *, d): pass\nf()").find("TypeError: f() missing 3 required positional arguments: 'a', 'b', and 'c'") != std::string::npos);
-  CHECK(run("def f(a, *, d, e): pass\nf(1)").find("TypeError: f() missing 2 required keyword-only arguments: 'd' and 'e'") != std::string::npos);
-  CHECK(run("def f(a): pass\nf(1, 2)").find("TypeError: f() takes 1 positional argument but 2 were given") != std::string::npos);
+  CHECK(run("def f(a, b): pass\nf(1)").find("TypeError: f() missing 1 required positional argument: 'b'") !=
+        std::string::npos);
+  CHECK(run("def f(a, b, c, *, d): pass\nf()")
+            .find("TypeError: f() missing 3 required positional arguments: 'a', 'b', and 'c'") != std::string::npos);
+  CHECK(run("def f(a, *, d, e): pass\nf(1)")
+            .find("TypeError: f() missing 2 required keyword-only arguments: 'd' and 'e'") != std::string::npos);
+  CHECK(run("def f(a): pass\nf(1, 2)").find("TypeError: f() takes 1 positional argument but 2 were given") !=
+        std::string::npos);
   CHECK(run("def f(a): pass\nf(b=1)").find("unexpected keyword argument 'b'") != std::string::npos);
 }
 
 TEST_CASE("exceptions: hierarchy, finally, re-raise", "[interp]") {
-  CHECK(run("try:\n  [][1]\nexcept LookupError as e:\n  print(type(e).__name__, e)") == "IndexError list index out of range\n");
+  CHECK(run("try:\n  [][1]\nexcept LookupError as e:\n  print(type(e).__name__, e)") ==
+        "IndexError list index out of range\n");
   CHECK(run("def f():\n  try:\n    return 1\n  finally:\n    print('fin')\nprint(f())") == "fin\n1\n");
-  CHECK(run("class E(ValueError): pass\ntry:\n  raise E('boom')\nexcept ValueError as e:\n  print(repr(e))") == "E('boom')\n");
-  CHECK(run("try:\n  try:\n    1/0\n  except ZeroDivisionError:\n    raise\nexcept Exception as e:\n  print('outer', e)") ==
-        "outer division by zero\n");
+  CHECK(run("class E(ValueError): pass\ntry:\n  raise E('boom')\nexcept ValueError as e:\n  print(repr(e))") ==
+        "E('boom')\n");
+  CHECK(run("try:\n  try:\n    1/0\n  except ZeroDivisionError:\n    raise\nexcept Exception as e:\n  print('outer', "
+            "e)") == "outer division by zero\n");
 }
 
 TEST_CASE("dict keeps insertion order and Python key equality", "[interp]") {
-  CHECK(run("d = {}\nd[1] = 'a'\nd[1.0] = 'b'\nd['x'] = 3\ndel d[1]\nd[2] = 4\nprint(d, len(d))") == "{'x': 3, 2: 4} 2\n");
+  CHECK(run("d = {}\nd[1] = 'a'\nd[1.0] = 'b'\nd['x'] = 3\ndel d[1]\nd[2] = 4\nprint(d, len(d))") ==
+        "{'x': 3, 2: 4} 2\n");
 }
 
 TEST_CASE("recursion is bounded", "[interp]") {
@@ -94,7 +103,8 @@ TEST_CASE("classmethod binds the class it is looked up through, staticmethod not
       "    pass\n";
   CHECK(run(classes + "print(A.who(), B.who(1), B().who(2), A().add(1, 2), B.add(3, 4))") == "A0 B1 B2 3 7\n");
   CHECK(run(classes + "B.who(1, 2)").find("TypeError: A.who() takes") != std::string::npos);
-  CHECK(run(classes + "A.add(1)").find("TypeError: A.add() missing 1 required positional argument: 'b'") != std::string::npos);
+  CHECK(run(classes + "A.add(1)").find("TypeError: A.add() missing 1 required positional argument: 'b'") !=
+        std::string::npos);
   CHECK(run("classmethod(len)()").find("TypeError: 'classmethod' object is not callable") != std::string::npos);
 }
 
@@ -105,6 +115,6 @@ TEST_CASE("__init_subclass__ runs on the base after the subclass body, with the 
       "        print('hook', cls.__name__, tag, kw, cls.x)\n";
   CHECK(run(base + "class C(Base, tag='t', n=1):\n    x = 5\n    print('body')\n") == "body\nhook C t {'n': 1} 5\n");
   CHECK(run(base + "class C(Base):\n    x = 1\nclass D(C):\n    x = 2\n") == "hook C none {} 1\nhook D none {} 2\n");
-  CHECK(run("class A:\n    pass\nclass B(A, k=1):\n    pass\n").find("TypeError: B.__init_subclass__() takes no keyword arguments") !=
-        std::string::npos);
+  CHECK(run("class A:\n    pass\nclass B(A, k=1):\n    pass\n")
+            .find("TypeError: B.__init_subclass__() takes no keyword arguments") != std::string::npos);
 }

@@ -1,6 +1,5 @@
 // IR construction, dtype rules, printing details and structural equality.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "ir/module.h"
@@ -36,7 +35,8 @@ TEST_CASE("constant folding and identities as TVM's operators", "[ir]") {
 }
 
 TEST_CASE("float constants fold in their own type, or not at all", "[ir]") {
-  DataType f16 = DataType::float_(16), f32 = DataType::float32(), f64 = DataType::float_(64), bf16 = DataType{DataType::Code::BFloat, 16, 1};
+  DataType f16 = DataType::float_(16), f32 = DataType::float32(), f64 = DataType::float_(64),
+           bf16 = DataType{DataType::Code::BFloat, 16, 1};
   auto value = [](const PrimExpr& e) {
     auto* f = as<FloatImmNode>(e);
     REQUIRE(f);
@@ -80,7 +80,8 @@ TEST_CASE("printer parenthesizes by precedence", "[ir]") {
   CHECK(s(sub(a, sub(b, d))) == "a - (b - d)");
   CHECK(s(sub(sub(a, b), d)) == "a - b - d");
   CHECK(s(floordiv(add(a, b), c(4))) == "(a + b) // 4");
-  PrimExpr lt = make_binary(ExprKind::LT, a, b), lt2 = make_binary(ExprKind::LT, b, d), gt = make_binary(ExprKind::GT, a, d);
+  PrimExpr lt = make_binary(ExprKind::LT, a, b), lt2 = make_binary(ExprKind::LT, b, d),
+           gt = make_binary(ExprKind::GT, a, d);
   CHECK(s(make_binary(ExprKind::Or, make_binary(ExprKind::And, lt, lt2), gt)) == "a < b and b < d or a > d");
   CHECK(s(make_binary(ExprKind::And, make_binary(ExprKind::Or, lt, lt2), gt)) == "(a < b or b < d) and a > d");
   // `x or True` folds to True and `c and True` to c, as TVM's operators do.
@@ -102,7 +103,8 @@ TEST_CASE("structural equality maps variables bijectively", "[ir]") {
 }
 
 TEST_CASE("a handle variable's pointer type prints, compares and follows its copies", "[ir]") {
-  Var p = make_pointer_var("p", DataType::float32(), "shared"), q = make_pointer_var("q", DataType::float32(), "shared");
+  Var p = make_pointer_var("p", DataType::float32(), "shared"),
+      q = make_pointer_var("q", DataType::float32(), "shared");
   Var r = make_pointer_var("r", DataType::float32()), h = make_var("h", DataType::handle());
   CHECK(p->dtype.is_handle());
   CHECK(var_type_script(*p) == "T.handle(\"float32\", \"shared\")");
@@ -124,7 +126,9 @@ TEST_CASE("a handle variable's pointer type prints, compares and follows its cop
 TEST_CASE("an attribute statement prints concisely last in a body, compares by key, node and value", "[ir]") {
   Var x = make_var("x");
   Stmt body = std::make_shared<EvaluateNode>(add(x, c(1)));
-  auto attr = [&](const std::string& key, int64_t value) { return Stmt(std::make_shared<AttrStmtNode>(x, key, c(value), body)); };
+  auto attr = [&](const std::string& key, int64_t value) {
+    return Stmt(std::make_shared<AttrStmtNode>(x, key, c(value), body));
+  };
   CHECK(script(attr("pragma_a", 1)).find("T.attr(x, \"pragma_a\", 1)\nT.evaluate(x + 1)") != std::string::npos);
   Stmt seq = make_seq({attr("pragma_a", 1), std::make_shared<EvaluateNode>(c(0))});
   CHECK(script(seq).find("with T.attr(x, \"pragma_a\", 1):\n    T.evaluate(x + 1)") != std::string::npos);
@@ -142,7 +146,8 @@ TEST_CASE("T.grid folds perfectly nested serial loops only", "[ir]") {
   // B is free in the statement: declared above it, as TVM prints it.
   CHECK(script(outer) == "B = T.Buffer((8, 8))\nfor i, j in T.grid(8, 8):\n    B[i, j] = T.float32(0.0)\n");
   Stmt par = std::make_shared<ForNode>(i, c(0), c(8), ForKind::Parallel, inner);
-  CHECK(script(par) == "B = T.Buffer((8, 8))\nfor i in T.parallel(8):\n    for j in range(8):\n        B[i, j] = T.float32(0.0)\n");
+  CHECK(script(par) ==
+        "B = T.Buffer((8, 8))\nfor i in T.parallel(8):\n    for j in range(8):\n        B[i, j] = T.float32(0.0)\n");
 }
 
 TEST_CASE("deep_copy makes new statement nodes over shared expressions and buffers", "[ir]") {
@@ -155,7 +160,8 @@ TEST_CASE("deep_copy makes new statement nodes over shared expressions and buffe
   block->body = store;
   block->sid = 7;
   Stmt realize = std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), block);
-  auto loop = std::make_shared<ForNode>(i, c(0), c(8), ForKind::Serial, make_seq({realize, std::make_shared<EvaluateNode>(c(0))}));
+  auto loop = std::make_shared<ForNode>(i, c(0), c(8), ForKind::Serial,
+                                        make_seq({realize, std::make_shared<EvaluateNode>(c(0))}));
   loop->sid = 9;
   Stmt copy = deep_copy(loop);
   CHECK(script(copy) == script(Stmt(loop)));
@@ -206,8 +212,8 @@ TEST_CASE("specialize binds parameters and buffers, folds constants, and refuses
   auto f = std::make_shared<PrimFuncNode>();
   f->params = {a_param, n};
   f->buffer_map = {{a_param, a}};
-  f->body = std::make_shared<ForNode>(i, make_int(0), sub(n, make_int(1)),
-                                      ForKind::Serial, std::make_shared<BufferStoreNode>(a, scaled, std::vector<PrimExpr>{i}));
+  f->body = std::make_shared<ForNode>(i, make_int(0), sub(n, make_int(1)), ForKind::Serial,
+                                      std::make_shared<BufferStoreNode>(a, scaled, std::vector<PrimExpr>{i}));
   PrimFunc g = specialize(f, {{n, SpecializeTo{make_int(16), nullptr}}});
   REQUIRE(g->params.size() == 1);
   const Buffer& b = g->buffer_map.at(0).second;

@@ -31,7 +31,8 @@ TEST_CASE("a fusion over a symbolic extent is a mixed-radix number", "[iter_map]
   CHECK(script(inv.at(y.get())) == "v0 // n");
   CHECK_FALSE(inv.count(x.get()));
   // The inverse composed with the map is the identity: the fused index comes back.
-  std::unordered_map<const VarNode*, PrimExpr> back{{y.get(), inv.at(y.get())}, {w.get(), inv.at(w.get())}, {x.get(), c(0)}, {z.get(), c(0)}};
+  std::unordered_map<const VarNode*, PrimExpr> back{
+      {y.get(), inv.at(y.get())}, {w.get(), inv.at(w.get())}, {x.get(), c(0)}, {z.get(), c(0)}};
   CHECK(script(arith::simplify(substitute(out, back))) == "v0");
 }
 

@@ -4,7 +4,6 @@
 // addresses TVM's ldmatrix intrinsics compute) followed by the two mma.sync of TVM's mma
 // intrinsic and the mma_store layout computes a 16x16 tile of a matmul.
 #include <catch2/catch.hpp>
-
 #include <set>
 #include <vector>
 
@@ -33,7 +32,9 @@ void check_bijective(int64_t rows, int64_t cols, F slot) {
 }
 
 // TVM's shared_16x16_to_ldmatrix_32x8_layout.
-std::pair<int64_t, int64_t> tvm_16x16(int64_t i, int64_t j) { return {4 * (i % 8) + (j % 8) / 2, 4 * (j / 8) + (i / 8) * 2 + j % 2}; }
+std::pair<int64_t, int64_t> tvm_16x16(int64_t i, int64_t j) {
+  return {4 * (i % 8) + (j % 8) / 2, 4 * (j / 8) + (i / 8) * 2 + j % 2};
+}
 
 // ldmatrix.x4 of 8x8 matrices of `bytes`-byte elements (16-bit units moved): lane `8m + r`
 // supplies row r of matrix m at `addr(8m + r)`; lane t gets one 32-bit register per matrix.
@@ -44,7 +45,8 @@ std::vector<std::vector<T>> ldmatrix(const std::vector<T>& smem, Addr addr, bool
   for (int t = 0; t < 32; ++t) {
     for (int m = 0; m < 4; ++m) {
       for (int e = 0; e < per; ++e) {
-        regs[t][m * per + e] = trans ? smem[addr(8 * m + 2 * (t % 4) + e) + t / 4] : smem[addr(8 * m + t / 4) + per * (t % 4) + e];
+        regs[t][m * per + e] =
+            trans ? smem[addr(8 * m + 2 * (t % 4) + e) + t / 4] : smem[addr(8 * m + t / 4) + per * (t % 4) + e];
       }
     }
   }
@@ -53,7 +55,8 @@ std::vector<std::vector<T>> ldmatrix(const std::vector<T>& smem, Addr addr, bool
 
 // TVM's mma intrinsic: two m16n8 products, B's and C's second halves at element n/2.
 template <typename T, typename Acc>
-std::vector<std::vector<Acc>> mma_16x16(int64_t k_dim, const std::vector<std::vector<T>>& a, const std::vector<std::vector<T>>& b) {
+std::vector<std::vector<Acc>> mma_16x16(int64_t k_dim, const std::vector<std::vector<T>>& a,
+                                        const std::vector<std::vector<T>>& b) {
   std::vector<std::vector<Acc>> c(32, std::vector<Acc>(8, 0));
   int64_t b_half = k_dim * 8 / 32;
   for (int half = 0; half < 2; ++half) {
@@ -62,7 +65,8 @@ std::vector<std::vector<Acc>> mma_16x16(int64_t k_dim, const std::vector<std::ve
         FragmentSlot sc = mma_c_slot(r, col);
         for (int64_t k = 0; k < k_dim; ++k) {
           FragmentSlot sa = mma_a_slot(k_dim, r, k), sb = mma_b_slot(k_dim, k, col);
-          c[sc.lane][4 * half + sc.element] += Acc(a[sa.lane][sa.element]) * Acc(b[sb.lane][half * b_half + sb.element]);
+          c[sc.lane][4 * half + sc.element] +=
+              Acc(a[sa.lane][sa.element]) * Acc(b[sb.lane][half * b_half + sb.element]);
         }
       }
     }
@@ -108,7 +112,8 @@ TEST_CASE("mma A and C layouts are TVM's shared_16x16_to_ldmatrix_32x8_layout", 
 TEST_CASE("ldmatrix + mma + mma_store compute a float16-style 16x16x16 tile", "[mma]") {
   // Small integers in 16-bit elements: exact.
   std::vector<int16_t> a(256), b(256);
-  for (int i = 0; i < 256; ++i) a[i] = static_cast<int16_t>((i * 7) % 11 - 5), b[i] = static_cast<int16_t>((i * 5) % 13 - 6);
+  for (int i = 0; i < 256; ++i)
+    a[i] = static_cast<int16_t>((i * 7) % 11 - 5), b[i] = static_cast<int16_t>((i * 5) % 13 - 6);
   // TVM's row addresses: A (not transposed) stride * (tx % 16) + 8 * (tx / 16); B [k, n] is
   // loaded transposed from the same addresses (mma_ldmatrix_f16_b).
   auto addr = [](int tx) { return 16 * (tx % 16) + 8 * (tx / 16); };
@@ -125,13 +130,15 @@ TEST_CASE("ldmatrix + mma + mma_store compute a float16-style 16x16x16 tile", "[
 
 TEST_CASE("ldmatrix + mma + mma_store compute an int8 16x16x32 tile", "[mma]") {
   std::vector<int8_t> a(16 * 32), b(32 * 16);
-  for (int i = 0; i < 512; ++i) a[i] = static_cast<int8_t>((i * 37) % 255 - 127), b[i] = static_cast<int8_t>((i * 91) % 251 - 125);
+  for (int i = 0; i < 512; ++i)
+    a[i] = static_cast<int8_t>((i * 37) % 255 - 127), b[i] = static_cast<int8_t>((i * 91) % 251 - 125);
   // A: stride * (tx % 16) + 16 * (tx / 16), stride 32 (mma_ldmatrix_i8_a).
   auto ra = ldmatrix(a, [](int tx) { return 32 * (tx % 16) + 16 * (tx / 16); }, false);
   // B [k, n], not transposed: TVM's copy loop (ldmatrix cannot transpose bytes), stride 16.
   std::vector<std::vector<int8_t>> rb(32, std::vector<int8_t>(16));
   for (int t = 0; t < 32; ++t) {
-    for (int i = 0; i < 16; ++i) rb[t][i] = b[(i % 8) / 4 * 16 * 16 + (t % 4) * 4 * 16 + (i % 4) * 16 + t / 4 + (i / 8) * 8];
+    for (int i = 0; i < 16; ++i)
+      rb[t][i] = b[(i % 8) / 4 * 16 * 16 + (t % 4) * 4 * 16 + (i % 4) * 16 + t / 4 + (i / 8) * 8];
   }
   auto c = store_16x16(mma_16x16<int8_t, int64_t>(32, ra, rb));
   for (int i = 0; i < 16; ++i) {

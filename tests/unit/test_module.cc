@@ -3,7 +3,6 @@
 // structural equality, and the code that must leave other kinds alone (function passes, the
 // schedule, the build driver).
 #include <catch2/catch.hpp>
-
 #include <optional>
 
 #include "driver/build.h"
@@ -38,7 +37,8 @@ BaseFunc extern_func(const std::string& symbol) {
 PrimFunc increment(const std::string& name, int64_t n) {
   Buffer a = make_buffer("A", DataType::float32(), {make_int(n)});
   Var i = make_var("i");
-  Stmt store = std::make_shared<BufferStoreNode>(a, add(buffer_load(a, {i}), make_float(1, DataType::float32())), std::vector<PrimExpr>{i});
+  Stmt store = std::make_shared<BufferStoreNode>(a, add(buffer_load(a, {i}), make_float(1, DataType::float32())),
+                                                 std::vector<PrimExpr>{i});
   auto f = std::make_shared<PrimFuncNode>();
   Var handle = make_var("a", DataType::handle());
   f->params.push_back(handle);
@@ -54,14 +54,17 @@ struct ExternPrinter {
   std::optional<FunctionPrinter> saved;
   ExternPrinter() {
     if (function_printer_table().count(FuncKind::ExternFunc)) saved = function_printer_table()[FuncKind::ExternFunc];
-    function_printer_table()[FuncKind::ExternFunc] = [](PrintContext& ctx, const BaseFunc& f, const std::string& name, int indent) {
+    function_printer_table()[FuncKind::ExternFunc] = [](PrintContext& ctx, const BaseFunc& f, const std::string& name,
+                                                        int indent) {
       ctx.use(Dialect::Relax);
       ctx.line(indent, name + " = R.ExternFunc(" + quote(static_cast<const FakeExternNode&>(*f).symbol) + ")");
     };
   }
   ~ExternPrinter() {
-    if (saved) function_printer_table()[FuncKind::ExternFunc] = *saved;
-    else function_printer_table().erase(FuncKind::ExternFunc);
+    if (saved)
+      function_printer_table()[FuncKind::ExternFunc] = *saved;
+    else
+      function_printer_table().erase(FuncKind::ExternFunc);
   }
 };
 
@@ -112,10 +115,13 @@ TEST_CASE("IRModule printer: TVM's order, module attributes, dialect printers an
   std::string text = script(mixed_module());
   // Header lists the dialects used; module attributes come first; PrimFuncs by name, then
   // other kinds, main last (TVM's SortableFunction).
-  CHECK(text.rfind("# from tvm.script import ir as I\n# from tvm.script import tir as T\n# from tvm.script import relax as R\n\n"
-                   "@I.ir_module\nclass Module:\n    I.module_attrs({\"device_num\": 2})\n    @T.prim_func\n    def aux(",
-                   0) == 0);
-  size_t aux = text.find("def aux("), ext = text.find("ext = R.ExternFunc(\"env.linear\")"), main = text.find("def main(");
+  CHECK(
+      text.rfind(
+          "# from tvm.script import ir as I\n# from tvm.script import tir as T\n# from tvm.script import relax as R\n\n"
+          "@I.ir_module\nclass Module:\n    I.module_attrs({\"device_num\": 2})\n    @T.prim_func\n    def aux(",
+          0) == 0);
+  size_t aux = text.find("def aux("), ext = text.find("ext = R.ExternFunc(\"env.linear\")"),
+         main = text.find("def main(");
   REQUIRE(ext != std::string::npos);
   CHECK(aux < ext);
   CHECK(ext < main);
@@ -124,9 +130,12 @@ TEST_CASE("IRModule printer: TVM's order, module attributes, dialect printers an
   auto only_extern = std::make_shared<IRModuleNode>();
   only_extern->functions.emplace_back("ext", extern_func("f"));
   CHECK(script(IRModule(only_extern)) ==
-        "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    ext = R.ExternFunc(\"f\")\n");
-  CHECK(script(IRModule(std::make_shared<IRModuleNode>())) == "# from tvm.script import ir as I\n\n@I.ir_module\nclass Module:\n    pass\n");
-  CHECK(script(increment("main", 2), "main").rfind("# from tvm.script import tir as T\n\n@T.prim_func\ndef main(", 0) == 0);
+        "# from tvm.script import ir as I\n# from tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    ext "
+        "= R.ExternFunc(\"f\")\n");
+  CHECK(script(IRModule(std::make_shared<IRModuleNode>())) ==
+        "# from tvm.script import ir as I\n\n@I.ir_module\nclass Module:\n    pass\n");
+  CHECK(script(increment("main", 2), "main").rfind("# from tvm.script import tir as T\n\n@T.prim_func\ndef main(", 0) ==
+        0);
 }
 
 TEST_CASE("Structural equality: module attributes and functions of other kinds", "[ir][module]") {
@@ -139,8 +148,10 @@ TEST_CASE("Structural equality: module attributes and functions of other kinds",
   struct Restore {
     std::optional<FunctionDiff>& saved;
     ~Restore() {
-      if (saved) function_diff_table()[FuncKind::ExternFunc] = *saved;
-      else function_diff_table().erase(FuncKind::ExternFunc);
+      if (saved)
+        function_diff_table()[FuncKind::ExternFunc] = *saved;
+      else
+        function_diff_table().erase(FuncKind::ExternFunc);
     }
   } restore{saved};
   // No comparer registered for the fake kind: reported, never silently equal.
@@ -166,17 +177,19 @@ TEST_CASE("Structural equality: module attributes and functions of other kinds",
 TEST_CASE("Function passes, the schedule and the driver leave other function kinds alone", "[ir][module]") {
   IRModule mod = mixed_module();
   int calls = 0;
-  transform::Pass pass = transform::prim_func_pass({"test.Count", 0, {}}, [&](const PrimFunc& f, const IRModule&, const transform::PassContext&) {
-    ++calls;
-    return f;
-  });
+  transform::Pass pass = transform::prim_func_pass(
+      {"test.Count", 0, {}}, [&](const PrimFunc& f, const IRModule&, const transform::PassContext&) {
+        ++calls;
+        return f;
+      });
   IRModule out = pass(mod);
   CHECK(calls == 2);
   CHECK(out == mod);  // nothing changed: the same module
 
-  transform::Pass rename = transform::prim_func_pass({"test.Attr", 0, {}}, [](const PrimFunc& f, const IRModule&, const transform::PassContext&) {
-    return as_prim_func(with_attr(f, "touched", AttrValue::of_bool(true)));
-  });
+  transform::Pass rename = transform::prim_func_pass(
+      {"test.Attr", 0, {}}, [](const PrimFunc& f, const IRModule&, const transform::PassContext&) {
+        return as_prim_func(with_attr(f, "touched", AttrValue::of_bool(true)));
+      });
   out = rename(mod);
   CHECK(out->lookup("ext") == mod->lookup("ext"));
   CHECK(func_attr(out->lookup("aux"), "touched") != nullptr);
@@ -191,6 +204,7 @@ TEST_CASE("Function passes, the schedule and the driver leave other function kin
     driver::build(mod, target::parse_target("llvm"));
     FAIL("built a module with an ExternFunc");
   } catch (const UserError& e) {
-    CHECK(std::string(e.what()) == "not supported yet: building relax.expr.ExternFunc \"ext\" (tvm.build compiles PrimFuncs)");
+    CHECK(std::string(e.what()) ==
+          "not supported yet: building relax.expr.ExternFunc \"ext\" (tvm.build compiles PrimFuncs)");
   }
 }

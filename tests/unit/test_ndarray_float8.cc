@@ -2,7 +2,6 @@
 // access, casts, arithmetic, promotion and reductions with ml_dtypes' rounding. Each expected
 // value is worked out by hand in the comment beside it.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "runtime/array_ops.h"
@@ -45,11 +44,11 @@ TEST_CASE("float8 elements round as ml_dtypes stores them", "[float8][ndarray]")
     e4->set_f(0, v);
     return e4->get_f(0);
   };
-  CHECK(stored(0.3) == 0.3125);            // 1.2 * 2^-2: 9.6 eighths round to 10 -> 1.25 * 2^-2
-  CHECK(stored(1.0625) == 1.0);            // halfway between 1 and 1.125: to the even mantissa
-  CHECK(stored(1.1875) == 1.25);           // halfway between 1.125 and 1.25: to even (1.25)
-  CHECK(stored(464.0) == 448.0);           // halfway to the NaN encoding: down to 448
-  CHECK(std::isnan(stored(465.0)));        // past it: e4m3fn has no infinity
+  CHECK(stored(0.3) == 0.3125);      // 1.2 * 2^-2: 9.6 eighths round to 10 -> 1.25 * 2^-2
+  CHECK(stored(1.0625) == 1.0);      // halfway between 1 and 1.125: to the even mantissa
+  CHECK(stored(1.1875) == 1.25);     // halfway between 1.125 and 1.25: to even (1.25)
+  CHECK(stored(464.0) == 448.0);     // halfway to the NaN encoding: down to 448
+  CHECK(std::isnan(stored(465.0)));  // past it: e4m3fn has no infinity
   CHECK(std::isnan(stored(INFINITY)));
   CHECK(stored(0.0015) == std::ldexp(1.0, -9));  // 0.768 of the smallest subnormal -> 1 of it
   CHECK(stored(std::ldexp(1.0, -10)) == 0.0);    // half the smallest subnormal: to even (0)

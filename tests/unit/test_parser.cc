@@ -1,6 +1,5 @@
 // Parser and AST builder: node kinds, locations and syntax errors.
 #include <catch2/catch.hpp>
-
 #include <random>
 
 #include "golden_scripts.h"
@@ -49,7 +48,8 @@ TEST_CASE("power is right associative and binds tighter than unary minus", "[par
 }
 
 TEST_CASE("decorated function with annotations and defaults", "[parser]") {
-  auto m = parse("@T.prim_func\ndef f(A: T.Buffer((4,), 'float32'), n: int = 3, *args, k=1, **kw) -> None:\n    pass\n");
+  auto m =
+      parse("@T.prim_func\ndef f(A: T.Buffer((4,), 'float32'), n: int = 3, *args, k=1, **kw) -> None:\n    pass\n");
   auto& f = static_cast<ast::FunctionDef&>(*m->body[0]);
   CHECK(f.decorators.size() == 1);
   REQUIRE(f.params.size() == 5);
@@ -105,14 +105,37 @@ TEST_CASE("incomplete input is detected for the REPL", "[parser]") {
 
 TEST_CASE("invalid input is a SyntaxError from the grammar or the AST builder", "[parser]") {
   const char* cases[] = {
-      "x = (1 +\n",          "f(a=1, a=2)\n",         "f(a=1, b)\n",        "f(x for x in y, 1)\n",
-      "1 = x\n",             "f() = 1\n",             "a, b += 1\n",        "(a, b): int = 1\n",
-      "*a\n",                "x = (*a)\n",            "def f(a=1, b): pass\n", "def f(a, a): pass\n",
-      "def f(**k, a): pass\n", "def f(*a, *b): pass\n", "nonlocal x\n",       "d = {**a for a in b}\n",
-      "try:\n    x\nexcept:\n    y\nexcept E:\n    z\n", "x = a < not b\n",     "lambda a=1, b: 0\n",
-      "del f()\n",          "for f() in x: pass\n",  "x = [a, b for a in c]\n", "from import x\n",
-      "import a.\n",        "  x = 1\n",             "if x:\npass\n",       "x = yield\n",
-      "f'{}'\n",            "a if b\n",              "x = $\n",            "s = 'abc\n",
+      "x = (1 +\n",
+      "f(a=1, a=2)\n",
+      "f(a=1, b)\n",
+      "f(x for x in y, 1)\n",
+      "1 = x\n",
+      "f() = 1\n",
+      "a, b += 1\n",
+      "(a, b): int = 1\n",
+      "*a\n",
+      "x = (*a)\n",
+      "def f(a=1, b): pass\n",
+      "def f(a, a): pass\n",
+      "def f(**k, a): pass\n",
+      "def f(*a, *b): pass\n",
+      "nonlocal x\n",
+      "d = {**a for a in b}\n",
+      "try:\n    x\nexcept:\n    y\nexcept E:\n    z\n",
+      "x = a < not b\n",
+      "lambda a=1, b: 0\n",
+      "del f()\n",
+      "for f() in x: pass\n",
+      "x = [a, b for a in c]\n",
+      "from import x\n",
+      "import a.\n",
+      "  x = 1\n",
+      "if x:\npass\n",
+      "x = yield\n",
+      "f'{}'\n",
+      "a if b\n",
+      "x = $\n",
+      "s = 'abc\n",
   };
   for (const char* text : cases) {
     INFO(text);
@@ -120,14 +143,15 @@ TEST_CASE("invalid input is a SyntaxError from the grammar or the AST builder", 
   }
 }
 
-// Every golden script parses (but the syntax-error ones); damaged copies (tokens deleted, duplicated or inserted) either
-// parse or raise SyntaxError — never another exception or a crash.
+// Every golden script parses (but the syntax-error ones); damaged copies (tokens deleted, duplicated or inserted)
+// either parse or raise SyntaxError — never another exception or a crash.
 TEST_CASE("golden scripts parse, and damaged copies fail only with SyntaxError", "[parser]") {
   std::vector<std::filesystem::path> files = tsch::testing::golden_scripts();
   REQUIRE(files.size() > 50);
   std::mt19937 rng(11);
-  static const char* pieces[] = {"(", ")", "[", "]", ":", ",", "=", "*", "**", "not ", " in ", "lambda ", "if ",
-                                 " else ", "\n", "    ", "@", ".", "{", "}", "-", "for x in y", "==", "'", "f'{"};
+  static const char* pieces[] = {"(",    ")",    "[",       "]",          ":",      ",",  "=",    "*", "**",
+                                 "not ", " in ", "lambda ", "if ",        " else ", "\n", "    ", "@", ".",
+                                 "{",    "}",    "-",       "for x in y", "==",     "'",  "f'{"};
   int parsed = 0, rejected = 0;
   for (const auto& f : files) {
     std::string text = tsch::testing::read_file(f);

@@ -1,7 +1,6 @@
 // The global function registry: C++ registration and lookup (override, errors, several
 // threads), and calls across the script boundary in both directions.
 #include <catch2/catch.hpp>
-
 #include <thread>
 
 #include "runtime/ndarray.h"
@@ -81,27 +80,33 @@ TEST_CASE("Registry: safe from several threads", "[runtime][registry]") {
   }
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t)
-    for (int i = 0; i < 10; ++i) CHECK(runtime::remove_global_func("test.threads." + std::to_string(t) + "." + std::to_string(i)));
+    for (int i = 0; i < 10; ++i)
+      CHECK(runtime::remove_global_func("test.threads." + std::to_string(t) + "." + std::to_string(i)));
 }
 
 TEST_CASE("Registry: C++ calls script functions and scripts call C++ functions", "[runtime][registry]") {
   // A C++ function that scales an array in place and returns its element count.
-  runtime::register_global_func("test.cpp.scale", runtime::make_packed_func([](const std::vector<Any>& args) {
-    const runtime::NDArrayRef& a = args.at(0).as_ndarray();
-    double factor = args.at(1).as_float();
-    for (int64_t i = 0; i < a->size(); ++i) a->set_f(i, a->get_f(i) * factor);
-    return Any::of_int(a->size());
-  }, "test.cpp.scale"), true);
+  runtime::register_global_func("test.cpp.scale",
+                                runtime::make_packed_func(
+                                    [](const std::vector<Any>& args) {
+                                      const runtime::NDArrayRef& a = args.at(0).as_ndarray();
+                                      double factor = args.at(1).as_float();
+                                      for (int64_t i = 0; i < a->size(); ++i) a->set_f(i, a->get_f(i) * factor);
+                                      return Any::of_int(a->size());
+                                    },
+                                    "test.cpp.scale"),
+                                true);
   runtime::PackedFunc from_script;
   {
     script::Interpreter interp;
-    std::string out = run(interp,
-                          "import tvm\nimport numpy as np\n"
-                          "a = tvm.nd.array(np.arange(4, dtype='float32'))\n"
-                          "print(tvm.get_global_func('test.cpp.scale')(a, 2.5), a.numpy())\n"
-                          "try:\n    tvm.get_global_func('test.cpp.scale')('x', 1)\nexcept TypeError as e:\n    print(e)\n"
-                          "@tvm.register_func('test.script.add', override=True)\n"
-                          "def add(x, y):\n    return x + y\n");
+    std::string out =
+        run(interp,
+            "import tvm\nimport numpy as np\n"
+            "a = tvm.nd.array(np.arange(4, dtype='float32'))\n"
+            "print(tvm.get_global_func('test.cpp.scale')(a, 2.5), a.numpy())\n"
+            "try:\n    tvm.get_global_func('test.cpp.scale')('x', 1)\nexcept TypeError as e:\n    print(e)\n"
+            "@tvm.register_func('test.script.add', override=True)\n"
+            "def add(x, y):\n    return x + y\n");
     CHECK(out == "4 [0.  2.5 5.  7.5]\nexpected an NDArray, got str\n");
     from_script = runtime::get_global_func("test.script.add");
     CHECK(from_script->name() == "test.script.add");
@@ -116,7 +121,9 @@ TEST_CASE("Registry: C++ calls script functions and scripts call C++ functions",
         error = e.what();
       }
     }).join();
-    CHECK(error == "the script function `test.script.add` cannot be called from another thread (a packed call in a parallel loop)");
+    CHECK(error ==
+          "the script function `test.script.add` cannot be called from another thread (a packed call in a parallel "
+          "loop)");
   }
   // The interpreter has ended: a clear error, never a call into freed memory.
   try {
@@ -124,7 +131,8 @@ TEST_CASE("Registry: C++ calls script functions and scripts call C++ functions",
     FAIL("called a script function after its interpreter ended");
   } catch (const UserError& e) {
     CHECK(e.kind == UserErrorKind::RuntimeError);
-    CHECK(std::string(e.what()) == "the script function `test.script.add` cannot be called: the script that defined it has ended");
+    CHECK(std::string(e.what()) ==
+          "the script function `test.script.add` cannot be called: the script that defined it has ended");
   }
   runtime::remove_global_func("test.script.add");
   runtime::remove_global_func("test.cpp.scale");

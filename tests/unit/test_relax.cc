@@ -25,7 +25,8 @@ ir::PrimExpr i64(int64_t v) { return ir::make_int(v, ir::DataType::int64()); }
 ir::DataType f32() { return ir::DataType::float32(); }
 
 // A module of one function `name` whose body is `blocks` returning `result`.
-ir::IRModule module_of(const std::string& name, std::vector<Var> params, std::vector<BindingBlock> blocks, Expr result) {
+ir::IRModule module_of(const std::string& name, std::vector<Var> params, std::vector<BindingBlock> blocks,
+                       Expr result) {
   auto f = std::make_shared<FunctionNode>();
   f->params = std::move(params);
   auto body = std::make_shared<SeqExprNode>(std::move(blocks), result);
@@ -67,10 +68,12 @@ TEST_CASE("Relax struct info: base-of, run-time-only checks, erasure and text", 
   StructInfo erased = erase_to_well_defined(t_n4, [](const ir::VarNode*) { return false; });
   CHECK(sinfo_text(erased) == "R.Tensor(dtype=\"float32\", ndim=2)");
   CHECK(sinfo_text(t_n4) == "R.Tensor((n, 4), dtype=\"float32\")");
-  CHECK(sinfo_text(func_sinfo({t34}, void_sinfo(), true)) == "R.Callable((R.Tensor((3, 4), dtype=\"float32\"),), R.Tuple, True)");
+  CHECK(sinfo_text(func_sinfo({t34}, void_sinfo(), true)) ==
+        "R.Callable((R.Tensor((3, 4), dtype=\"float32\"),), R.Tuple, True)");
 }
 
-TEST_CASE("Relax calls: call_tir and module calls infer struct info, symbolic dims bind from the arguments", "[relax]") {
+TEST_CASE("Relax calls: call_tir and module calls infer struct info, symbolic dims bind from the arguments",
+          "[relax]") {
   ir::Var m = ir::make_var("m", ir::DataType::int64());
   Var x = make_var("x", tensor_sinfo({i64(2), i64(8)}, f32()));
   Expr gv = make_global_var("f", opaque_func_sinfo(void_sinfo(), false));
@@ -96,7 +99,8 @@ TEST_CASE("Relax printer: TVM's forms for dataflow blocks, annotations and symbo
   ir::Var n = ir::make_var("n", ir::DataType::int64());
   Var a = make_var("a", tensor_sinfo({i64(1), n}, f32()));
   Expr gv = make_global_var("f", opaque_func_sinfo(void_sinfo(), false));
-  Expr c = make_op_call("relax.call_dps_packed", {make_extern_func("env.f"), make_tuple({a})}, {}, {tensor_sinfo({i64(1), n}, f32())});
+  Expr c = make_op_call("relax.call_dps_packed", {make_extern_func("env.f"), make_tuple({a})}, {},
+                        {tensor_sinfo({i64(1), n}, f32())});
   Var b = make_var("b", c->struct_info, /*dataflow=*/true);
   Var out = make_var("c", c->struct_info);
   BindingBlock df{{Binding{b, c, nullptr}, Binding{out, b, nullptr}}, true};
@@ -118,7 +122,8 @@ TEST_CASE("Relax structural equality matches variables and symbolic dims, not na
   auto make = [](const std::string& vname, const std::string& dname, int64_t cols) {
     ir::Var d = ir::make_var(dname, ir::DataType::int64());
     Var x = make_var(vname, tensor_sinfo({d, i64(cols)}, f32()));
-    Expr c = make_op_call("relax.call_dps_packed", {make_extern_func("env.f"), make_tuple({x})}, {}, {tensor_sinfo({d}, f32())});
+    Expr c = make_op_call("relax.call_dps_packed", {make_extern_func("env.f"), make_tuple({x})}, {},
+                          {tensor_sinfo({d}, f32())});
     Var y = make_var("y_" + vname, c->struct_info);
     return module_of("main", {x}, {BindingBlock{{Binding{y, c, nullptr}}, false}}, y);
   };
@@ -132,15 +137,16 @@ TEST_CASE("StaticPlanBlockMemory: reuse when lifetimes do not overlap, by dtype 
   // a -> t1 -> t2 -> t3 -> out: t1 and t3 can share storage (t1 dies when t2 is made).
   Var a = make_var("a", tensor_sinfo({i64(16)}, f32()));
   auto step = [&](const Expr& in, int64_t size) {
-    return make_op_call("relax.call_tir", {make_global_var("f", opaque_func_sinfo(void_sinfo(), false)), make_tuple({in})}, {},
+    return make_op_call("relax.call_tir",
+                        {make_global_var("f", opaque_func_sinfo(void_sinfo(), false)), make_tuple({in})}, {},
                         {tensor_sinfo({i64(size)}, f32())});
   };
   Var t1 = make_var("t1", tensor_sinfo({i64(16)}, f32()));
   Var t2 = make_var("t2", tensor_sinfo({i64(8)}, f32()));
   Var t3 = make_var("t3", tensor_sinfo({i64(16)}, f32()));
   Var out = make_var("out", tensor_sinfo({i64(4)}, f32()));
-  BindingBlock block{{Binding{t1, step(a, 16), nullptr}, Binding{t2, step(t1, 8), nullptr}, Binding{t3, step(t2, 16), nullptr},
-                      Binding{out, step(t3, 4), nullptr}},
+  BindingBlock block{{Binding{t1, step(a, 16), nullptr}, Binding{t2, step(t1, 8), nullptr},
+                      Binding{t3, step(t2, 16), nullptr}, Binding{out, step(t3, 4), nullptr}},
                      false};
   ir::IRModule mod = module_of("main", {a}, {block}, out);
   mod = relax::transform::call_tir_rewrite()(mod);
@@ -165,17 +171,22 @@ TEST_CASE("VMShapeLower: parameters matched into the heap with TVM's codes", "[r
   std::string text = ir::script(relax::transform::vm_shape_lower()(mod));
   // x: dim 0 is the constant 2 (code 0), dim 1 stores n (code 1 into slot 0); y asserts n
   // equal to the slot (code 3); n * 2 is computed by shape_func into slot 1, then loaded.
-  CHECK(text.find("R.call_packed(\"vm.builtin.match_shape\", x, shape_heap, R.prim_value(2), R.prim_value(0), R.prim_value(2), "
-                  "R.prim_value(1), R.prim_value(0),") != std::string::npos);
-  CHECK(text.find("R.call_packed(\"vm.builtin.match_shape\", y, shape_heap, R.prim_value(1), R.prim_value(3), R.prim_value(0),") !=
-        std::string::npos);
+  CHECK(
+      text.find(
+          "R.call_packed(\"vm.builtin.match_shape\", x, shape_heap, R.prim_value(2), R.prim_value(0), R.prim_value(2), "
+          "R.prim_value(1), R.prim_value(0),") != std::string::npos);
+  CHECK(text.find("R.call_packed(\"vm.builtin.match_shape\", y, shape_heap, R.prim_value(1), R.prim_value(3), "
+                  "R.prim_value(0),") != std::string::npos);
   CHECK(text.find("H[T.int64(1)] = H[T.int64(0)] * T.int64(2)") != std::string::npos);
-  CHECK(text.find("R.call_packed(\"vm.builtin.make_shape\", shape_heap, R.prim_value(1), R.prim_value(1), R.prim_value(1),") !=
-        std::string::npos);
+  CHECK(
+      text.find(
+          "R.call_packed(\"vm.builtin.make_shape\", shape_heap, R.prim_value(1), R.prim_value(1), R.prim_value(1),") !=
+      std::string::npos);
 }
 
 TEST_CASE("Relax build: a function with if/else and a registered function runs in the VM", "[relax]") {
-  runtime::register_global_func("test.relax.double", runtime::make_packed_func([](const std::vector<runtime::Any>& args) {
+  runtime::register_global_func("test.relax.double",
+                                runtime::make_packed_func([](const std::vector<runtime::Any>& args) {
                                   const auto& in = args[0].as_ndarray();
                                   const auto& out = args[1].as_ndarray();
                                   for (int64_t i = 0; i < in->size(); ++i) out->set_f(i, 2 * in->get_f(i));
@@ -184,9 +195,11 @@ TEST_CASE("Relax build: a function with if/else and a registered function runs i
                                 true);
   Var x = make_var("x", tensor_sinfo({i64(3)}, f32()));
   Var flag = make_var("flag", tensor_sinfo({}, ir::DataType::bool_()));
-  Expr dbl = make_op_call("relax.call_dps_packed", {make_extern_func("test.relax.double"), make_tuple({x})}, {}, {x->struct_info});
+  Expr dbl = make_op_call("relax.call_dps_packed", {make_extern_func("test.relax.double"), make_tuple({x})}, {},
+                          {x->struct_info});
   Var d = make_var("d", dbl->struct_info);
-  auto then_seq = std::make_shared<SeqExprNode>(std::vector<BindingBlock>{BindingBlock{{Binding{d, dbl, nullptr}}, false}}, d);
+  auto then_seq =
+      std::make_shared<SeqExprNode>(std::vector<BindingBlock>{BindingBlock{{Binding{d, dbl, nullptr}}, false}}, d);
   then_seq->struct_info = d->struct_info;
   auto else_seq = std::make_shared<SeqExprNode>(std::vector<BindingBlock>{}, x);
   else_seq->struct_info = x->struct_info;
@@ -223,7 +236,8 @@ TEST_CASE("Relax metadata: constants through TVM's JSON graph and back, damaged 
   for (int i = 0; i < 6; ++i) a->set_f(i, i * 0.5);
   auto b = std::make_shared<runtime::NDArray>(ir::DataType::bool_(), runtime::Shape{2});
   b->set_i(0, 1);
-  std::string text = metadata_to_json_graph({{"relax.expr.Constant", make_constant(a)}, {"relax.expr.Constant", make_constant(b)}});
+  std::string text =
+      metadata_to_json_graph({{"relax.expr.Constant", make_constant(a)}, {"relax.expr.Constant", make_constant(b)}});
   // TVM's tensor bytes start with its magic number: base64 "P6G0lvBAXt0".
   CHECK(text.find("\"P6G0lvBAXt0") != std::string::npos);
   auto groups = metadata_from_json_graph(text);

@@ -48,12 +48,16 @@ struct Fixture {
         "schedule_count = 1\n";
     interp.exec_source(SourceFile::make("t.tsch", code), globals);
   }
-  repl::Completion complete(const std::string& line) { return repl::complete(interp, globals, line, {":help", ":show", ":save"}); }
+  repl::Completion complete(const std::string& line) {
+    return repl::complete(interp, globals, line, {":help", ":show", ":save"});
+  }
   script::Interpreter interp;
   script::NamespaceRef globals;
 };
 
-bool has(const std::vector<std::string>& xs, const std::string& x) { return std::find(xs.begin(), xs.end(), x) != xs.end(); }
+bool has(const std::vector<std::string>& xs, const std::string& x) {
+  return std::find(xs.begin(), xs.end(), x) != xs.end();
+}
 
 }  // namespace
 
@@ -82,13 +86,13 @@ TEST_CASE("completion offers names, attributes, block names and commands", "[rep
 TEST_CASE("IR highlighting colours the editor categories", "[repl]") {
   std::string line = "        with T.block(\"Y\"):  # note";
   std::string out = repl::highlight_line(line);
-  CHECK(out.find("\033[35mwith\033[0m") != std::string::npos);          // keyword
-  CHECK(out.find("\033[36mT.block\033[0m") != std::string::npos);       // T. builtin
-  CHECK(out.find("\033[1;33m\"Y\"\033[0m") != std::string::npos);       // block name
-  CHECK(out.find("\033[2m# note\033[0m") != std::string::npos);         // comment
+  CHECK(out.find("\033[35mwith\033[0m") != std::string::npos);     // keyword
+  CHECK(out.find("\033[36mT.block\033[0m") != std::string::npos);  // T. builtin
+  CHECK(out.find("\033[1;33m\"Y\"\033[0m") != std::string::npos);  // block name
+  CHECK(out.find("\033[2m# note\033[0m") != std::string::npos);    // comment
   std::string numbers = repl::highlight_line("x = T.float32(0.5) + \"s\"");
   CHECK(numbers.find("\033[34m0.5\033[0m") != std::string::npos);
-  CHECK(numbers.find("\033[32m\"s\"\033[0m") != std::string::npos);    // an ordinary string
+  CHECK(numbers.find("\033[32m\"s\"\033[0m") != std::string::npos);  // an ordinary string
   // Removing the colour codes gives the line back.
   std::string plain;
   for (size_t i = 0; i < out.size(); ++i) {

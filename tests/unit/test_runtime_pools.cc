@@ -1,9 +1,8 @@
 // The runtime's thread pool (parallel loops) and workspace pool (generated code's heap
 // buffers): every iteration runs exactly once whatever the split, nested loops run
 // serially, and workspace blocks are aligned, reused and kept per thread.
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <vector>
 
@@ -40,13 +39,15 @@ int32_t outer_chunk(int64_t task, int64_t tasks, void* closure, int64_t begin, i
   int64_t lo = begin + task * per, hi = std::min(begin + extent, lo + per);
   for (int64_t i = lo; i < hi; ++i) {
     // A parallel loop inside a task runs serially on this thread, in one task.
-    tsch_parallel_for([](int64_t t, int64_t ts, void* c, int64_t b, int64_t e) {
-      auto* nested = static_cast<Nested*>(c);  // Catch2 assertions only on the main thread
-      if (t != 0 || ts != 1) nested->split_calls++;
-      nested->nested_calls++;
-      for (int64_t k = b; k < b + e; ++k) nested->counts->hits[static_cast<size_t>(k)]++;
-      return 0;
-    }, n, i * 10, 10);
+    tsch_parallel_for(
+        [](int64_t t, int64_t ts, void* c, int64_t b, int64_t e) {
+          auto* nested = static_cast<Nested*>(c);  // Catch2 assertions only on the main thread
+          if (t != 0 || ts != 1) nested->split_calls++;
+          nested->nested_calls++;
+          for (int64_t k = b; k < b + e; ++k) nested->counts->hits[static_cast<size_t>(k)]++;
+          return 0;
+        },
+        n, i * 10, 10);
   }
   return 0;
 }

@@ -2,7 +2,6 @@
 // an outside state, seeds are normalized as TVM's, and the samplers' results are tilings
 // (perfect, under the innermost limit, partitioned) drawn reproducibly from a state.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <random>
 

@@ -2,11 +2,9 @@
 // recorded, the trace in TVM's Python and JSON forms, replay from JSON, rollback on refusal,
 // the render levels, and the instruction registry.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "golden_scripts.h"
-
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/structural_equal.h"
@@ -30,8 +28,8 @@ IRModule copy_module() {
                       IterVar{vj, Range{make_int(0), make_int(32)}, IterType::DataPar}};
   block->reads = {BufferRegion{in, {Range{vi, make_int(1)}, Range{vj, make_int(1)}}}};
   block->writes = {BufferRegion{out, {Range{vi, make_int(1)}, Range{vj, make_int(1)}}}};
-  block->body = std::make_shared<BufferStoreNode>(out, add(buffer_load(in, {vi, vj}), make_float(1, DataType::float32())),
-                                                  std::vector<PrimExpr>{vi, vj});
+  block->body = std::make_shared<BufferStoreNode>(
+      out, add(buffer_load(in, {vi, vj}), make_float(1, DataType::float32())), std::vector<PrimExpr>{vi, vj});
   Stmt realize = std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{i, j}, make_bool(true), block);
   Stmt inner = std::make_shared<ForNode>(j, make_int(0), make_int(32), ForKind::Serial, realize);
   Stmt outer = std::make_shared<ForNode>(i, make_int(0), make_int(64), ForKind::Serial, inner);
@@ -66,7 +64,8 @@ TEST_CASE("Schedule: instructions are applied, recorded and printed as TVM print
   CHECK(lines[0] == "b0 = sch.get_block(name=\"B\", func_name=\"main\")");
   CHECK(lines[1] == "l1, l2 = sch.get_loops(block=b0)");
   CHECK(lines[2].rfind("v3, v4 = sch.sample_perfect_tile(loop=l2, n=2, max_innermost_factor=8, decision=[", 0) == 0);
-  CHECK(lines[3] == "l5, l6 = sch.split(loop=l1, factors=[None, 8], preserve_unit_iters=True, disable_predication=False)");
+  CHECK(lines[3] ==
+        "l5, l6 = sch.split(loop=l1, factors=[None, 8], preserve_unit_iters=True, disable_predication=False)");
   CHECK(lines[4] == "l7 = sch.fuse(l6, l2, preserve_unit_iters=True)");
   CHECK(lines[5] == "sch.parallel(loop=l5)");
   CHECK(lines[6] == "sch.annotate(block_or_loop=b0, ann_key=\"meta_schedule.tiling_structure\", ann_val=\"SS\")");
@@ -129,18 +128,45 @@ TEST_CASE("Trace: simplified drops unused queries, remove_postproc stops at Ente
 }
 
 TEST_CASE("InstructionKind: every primitive registers one kind under TVM's name", "[schedule]") {
-  for (const char* name : {"GetBlock", "GetLoops", "Split", "Fuse", "Reorder", "Parallel", "Vectorize", "Unroll", "Bind",
-                           "ComputeAt", "ReverseComputeAt", "ComputeInline", "ReverseComputeInline", "DecomposeReduction",
-                           "RFactor", "Blockize", "CacheRead", "CacheWrite", "SetScope", "StorageAlign", "TransformLayout",
-                           "Annotate", "Unannotate", "AddUnitLoop", "SamplePerfectTile", "SampleCategorical",
-                           "SampleComputeLocation", "EnterPostproc", "GetChildBlocks", "GetProducers", "GetConsumers"}) {
+  for (const char* name : {"GetBlock",
+                           "GetLoops",
+                           "Split",
+                           "Fuse",
+                           "Reorder",
+                           "Parallel",
+                           "Vectorize",
+                           "Unroll",
+                           "Bind",
+                           "ComputeAt",
+                           "ReverseComputeAt",
+                           "ComputeInline",
+                           "ReverseComputeInline",
+                           "DecomposeReduction",
+                           "RFactor",
+                           "Blockize",
+                           "CacheRead",
+                           "CacheWrite",
+                           "SetScope",
+                           "StorageAlign",
+                           "TransformLayout",
+                           "Annotate",
+                           "Unannotate",
+                           "AddUnitLoop",
+                           "SamplePerfectTile",
+                           "SampleCategorical",
+                           "SampleComputeLocation",
+                           "EnterPostproc",
+                           "GetChildBlocks",
+                           "GetProducers",
+                           "GetConsumers"}) {
     INFO(name);
     const InstructionKind* k = InstructionKind::find(name);
     REQUIRE(k != nullptr);
     CHECK(InstructionKind::find_method(k->method) == k);
   }
   CHECK(InstructionKind::find("GetSBlock") == InstructionKind::find("GetBlock"));
-  CHECK(InstructionKind::find("Split")->signature() == "loop, factors, preserve_unit_iters=True, disable_predication=False");
+  CHECK(InstructionKind::find("Split")->signature() ==
+        "loop, factors, preserve_unit_iters=True, disable_predication=False");
   CHECK(InstructionKind::find("Fuse")->signature() == "*loops, preserve_unit_iters=True");
   CHECK(InstructionKind::find("TransformLayout")->signature() ==
         "block, buffer, index_map, pad_value=None, *, assume_injective_transform=False");
@@ -163,12 +189,14 @@ TEST_CASE("ScheduleError: every error kind has a golden case", "[schedule]") {
   CHECK(names.size() > 60);
 }
 
-TEST_CASE("ExprRV: an expression over sampled values is evaluated, printed, written to JSON and replayed", "[schedule]") {
+TEST_CASE("ExprRV: an expression over sampled values is evaluated, printed, written to JSON and replayed",
+          "[schedule]") {
   Schedule sch(copy_module(), 7);
   RV b = sch.get_block("B", "main");
   std::vector<RV> loops = sch.get_loops(b);
-  std::vector<RV> tiles = sch.apply("SamplePerfectTile", {TraceArg::of_ref(loops[1])}, {TraceArg::of_int(2), TraceArg::of_int(16)},
-                                    TraceArg::of_list({TraceArg::of_int(4), TraceArg::of_int(8)}));
+  std::vector<RV> tiles =
+      sch.apply("SamplePerfectTile", {TraceArg::of_ref(loops[1])}, {TraceArg::of_int(2), TraceArg::of_int(16)},
+                TraceArg::of_list({TraceArg::of_int(4), TraceArg::of_int(8)}));
   REQUIRE(tiles.size() == 2);
   // The ExprRV is a variable this schedule evaluates: v * 2 + v' = 4 * 2 + 8.
   PrimExpr e = add(mul(tiles[0]->var, make_int(2)), tiles[1]->var);
@@ -185,7 +213,9 @@ TEST_CASE("ExprRV: an expression over sampled values is evaluated, printed, writ
   CHECK(sch.loop(parts[1]->sid).extent->kind == ExprKind::IntImm);
   CHECK(as<IntImmNode>(sch.loop(parts[1]->sid).extent)->value == 16);
   std::vector<std::string> lines = sch.trace().as_python();
-  CHECK(lines.back() == "l5, l6 = sch.split(loop=l1, factors=[None, v3 * 2 + v4], preserve_unit_iters=True, disable_predication=False)");
+  CHECK(
+      lines.back() ==
+      "l5, l6 = sch.split(loop=l1, factors=[None, v3 * 2 + v4], preserve_unit_iters=True, disable_predication=False)");
 
   // JSON: read back on a fresh schedule, the same module and the same JSON.
   Schedule fresh(copy_module(), 1);
@@ -194,7 +224,8 @@ TEST_CASE("ExprRV: an expression over sampled values is evaluated, printed, writ
   CHECK(fresh.trace().as_json() == sch.trace().as_json());
 
   // Another decision recomputes the factor: 2 * 2 + 16 = 20.
-  Trace other = sch.trace().with_decision(sch.trace().insts()[2], TraceArg::of_list({TraceArg::of_int(2), TraceArg::of_int(16)}), false);
+  Trace other = sch.trace().with_decision(sch.trace().insts()[2],
+                                          TraceArg::of_list({TraceArg::of_int(2), TraceArg::of_int(16)}), false);
   Schedule replayed(copy_module(), 1);
   other.apply_to_schedule(replayed, false);
   std::vector<RV> new_loops = replayed.get_loops(replayed.get_block("B", "main"));

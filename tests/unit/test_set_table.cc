@@ -2,7 +2,6 @@
 // (the expected orders were printed by python3.11 for the same insertions), and the hash
 // values the orders depend on.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <vector>
 

@@ -1,16 +1,15 @@
 // target::Target: TVM's string, config and tag forms, the canonical string, and the errors.
 #include <catch2/catch.hpp>
-
 #include <thread>
 
 #include "driver/build.h"
 #include "driver/differential.h"
-#include "transform/pass.h"
 #include "ir/op.h"
 #include "ir/printer.h"
-#include "transform/split_host_device.h"
 #include "support/error.h"
 #include "target/target.h"
+#include "transform/pass.h"
+#include "transform/split_host_device.h"
 
 using namespace tsch;
 
@@ -35,14 +34,17 @@ TEST_CASE("target strings print in TVM's canonical form", "[target]") {
   // Attributes sorted by name, "--key value" and "-key=value" alike, lists joined by commas.
   CHECK(target::parse_target("llvm --num-cores 4 -mcpu=znver4 -mattr=+avx2,+fma")->str() ==
         "llvm -keys=cpu -mattr=+avx2,+fma -mcpu=znver4 -num-cores=4");
-  CHECK(target::parse_target("cuda -arch=sm_90")->str() == "cuda -keys=cuda,gpu -arch=sm_90 -max_num_threads=1024 -thread_warp_size=32");
+  CHECK(target::parse_target("cuda -arch=sm_90")->str() ==
+        "cuda -keys=cuda,gpu -arch=sm_90 -max_num_threads=1024 -thread_warp_size=32");
   // -device joins the keys in front of the kind's.
-  CHECK(target::parse_target("llvm -device=arm_cpu -mcpu=cortex-a72")->keys == std::vector<std::string>{"arm_cpu", "cpu"});
+  CHECK(target::parse_target("llvm -device=arm_cpu -mcpu=cortex-a72")->keys ==
+        std::vector<std::string>{"arm_cpu", "cpu"});
   // User keys replace the defaults.
   CHECK(target::parse_target("cuda -keys=cuda -arch=sm_80")->keys == std::vector<std::string>{"cuda"});
   // Quoted values keep their spaces.
   CHECK(*target::parse_target("llvm -mcpu=generic -model='my model'")->get_str("model") == "my model");
-  CHECK(target::parse_target("llvm -mcpu=generic -model='my model'")->str() == "llvm -keys=cpu -mcpu=generic -model='my model'");
+  CHECK(target::parse_target("llvm -mcpu=generic -model='my model'")->str() ==
+        "llvm -keys=cpu -mcpu=generic -model='my model'");
 }
 
 TEST_CASE("target options have types", "[target]") {
@@ -75,9 +77,12 @@ TEST_CASE("targets from configs, JSON text and tags", "[target]") {
 TEST_CASE("target errors are TVM's ValueErrors", "[target]") {
   CHECK(error_of("llvmx") == "Target kind \"llvmx\" is not defined. Target creation from string failed: llvmx");
   CHECK(error_of("llvm -bogus=1").rfind("Cannot recognize 'bogus'. Candidates are: cl-opt, device, fast-math", 0) == 0);
-  CHECK(error_of("llvm -bogus=1").find(", during parsing target[\"bogus\"]. Target creation from string failed: llvm -bogus=1") != std::string::npos);
+  CHECK(error_of("llvm -bogus=1")
+            .find(", during parsing target[\"bogus\"]. Target creation from string failed: llvm -bogus=1") !=
+        std::string::npos);
   CHECK(error_of("llvm -num-cores=four") ==
-        "Cannot parse integer from string: four, during parsing target[\"num-cores\"]. Target creation from string failed: llvm -num-cores=four");
+        "Cannot parse integer from string: four, during parsing target[\"num-cores\"]. Target creation from string "
+        "failed: llvm -num-cores=four");
   CHECK(error_of("llvm -mcpu=a -mcpu=b").find("The key \"mcpu\" appears more than once") == 0);
   CHECK(error_of("cuda -arch=80").find("CUDA target gets an invalid CUDA arch: -arch=80") == 0);
   CHECK(error_of("").find("Cannot parse empty target string") == 0);
@@ -126,10 +131,12 @@ TEST_CASE("SplitHostDevice: a bound loop nest becomes a kernel the host launches
   ir::Buffer b = ir::make_buffer("B", ir::DataType::float32(), {n});
   ir::Var bx = ir::make_var("bx"), tx = ir::make_var("tx");
   ir::PrimExpr i = ir::add(ir::mul(bx, ir::make_int(64)), tx);
-  ir::Stmt store = std::make_shared<ir::BufferStoreNode>(b, ir::mul(ir::buffer_load(a, {i}), x), std::vector<ir::PrimExpr>{i});
+  ir::Stmt store =
+      std::make_shared<ir::BufferStoreNode>(b, ir::mul(ir::buffer_load(a, {i}), x), std::vector<ir::PrimExpr>{i});
   auto inner = std::make_shared<ir::ForNode>(tx, ir::make_int(0), ir::make_int(64), ir::ForKind::ThreadBinding, store);
   inner->thread_tag = "threadIdx.x";
-  auto outer = std::make_shared<ir::ForNode>(bx, ir::make_int(0), ir::floordiv(n, ir::make_int(64)), ir::ForKind::ThreadBinding, inner);
+  auto outer = std::make_shared<ir::ForNode>(bx, ir::make_int(0), ir::floordiv(n, ir::make_int(64)),
+                                             ir::ForKind::ThreadBinding, inner);
   outer->thread_tag = "blockIdx.x";
   auto f = std::make_shared<ir::PrimFuncNode>();
   ir::Var ha = ir::make_var("A", ir::DataType::handle()), hb = ir::make_var("B", ir::DataType::handle());
@@ -153,7 +160,8 @@ TEST_CASE("SplitHostDevice: a bound loop nest becomes a kernel the host launches
   // An access outside any binding is TVM's "did you forget to bind?".
   auto unbound = std::make_shared<ir::PrimFuncNode>(*f);
   unbound->body = std::make_shared<ir::ForNode>(bx, ir::make_int(0), n, ir::ForKind::Serial, store);
-  CHECK_THROWS_WITH(transform::split_host_device(ir::module_of("g", unbound), "cuda"), Catch::Contains("Did you forget to bind?"));
+  CHECK_THROWS_WITH(transform::split_host_device(ir::module_of("g", unbound), "cuda"),
+                    Catch::Contains("Did you forget to bind?"));
 }
 
 TEST_CASE("ThreadSync places the barrier a shared-memory exchange needs, the emulation shows the race without it",
@@ -164,13 +172,16 @@ TEST_CASE("ThreadSync places the barrier a shared-memory exchange needs, the emu
   ir::Buffer s = ir::make_buffer("S", ir::DataType::float32(), {ir::make_int(4)}, "shared");
   ir::Var bx = ir::make_var("bx"), tx = ir::make_var("tx"), i = ir::make_var("i");
   auto exchange = [&](const ir::Var& t) {
-    return ir::make_seq({std::make_shared<ir::BufferStoreNode>(s, ir::buffer_load(a, {t}), std::vector<ir::PrimExpr>{t}),
-                         std::make_shared<ir::BufferStoreNode>(b, ir::buffer_load(s, {ir::sub(ir::make_int(3), t)}),
-                                                               std::vector<ir::PrimExpr>{t}),
-                         // Cleared after use: a later run cannot find the values there by chance.
-                         std::make_shared<ir::BufferStoreNode>(s, ir::make_float(0, ir::DataType::float32()), std::vector<ir::PrimExpr>{t})});
+    return ir::make_seq(
+        {std::make_shared<ir::BufferStoreNode>(s, ir::buffer_load(a, {t}), std::vector<ir::PrimExpr>{t}),
+         std::make_shared<ir::BufferStoreNode>(b, ir::buffer_load(s, {ir::sub(ir::make_int(3), t)}),
+                                               std::vector<ir::PrimExpr>{t}),
+         // Cleared after use: a later run cannot find the values there by chance.
+         std::make_shared<ir::BufferStoreNode>(s, ir::make_float(0, ir::DataType::float32()),
+                                               std::vector<ir::PrimExpr>{t})});
   };
-  auto threads = std::make_shared<ir::ForNode>(tx, ir::make_int(0), ir::make_int(4), ir::ForKind::ThreadBinding, exchange(tx));
+  auto threads =
+      std::make_shared<ir::ForNode>(tx, ir::make_int(0), ir::make_int(4), ir::ForKind::ThreadBinding, exchange(tx));
   threads->thread_tag = "threadIdx.x";
   auto blocks = std::make_shared<ir::ForNode>(bx, ir::make_int(0), ir::make_int(1), ir::ForKind::ThreadBinding,
                                               std::make_shared<ir::AllocateNode>(s, threads));
@@ -184,7 +195,8 @@ TEST_CASE("ThreadSync places the barrier a shared-memory exchange needs, the emu
   auto cpu = std::make_shared<ir::PrimFuncNode>(*gpu);
   cpu->body = std::make_shared<ir::ForNode>(
       i, ir::make_int(0), ir::make_int(4), ir::ForKind::Serial,
-      std::make_shared<ir::BufferStoreNode>(b, ir::buffer_load(a, {ir::sub(ir::make_int(3), i)}), std::vector<ir::PrimExpr>{i}));
+      std::make_shared<ir::BufferStoreNode>(b, ir::buffer_load(a, {ir::sub(ir::make_int(3), i)}),
+                                            std::vector<ir::PrimExpr>{i}));
   ir::IRModule reference = ir::module_of("main", cpu), candidate = ir::module_of("main", gpu);
 
   std::vector<std::string> kernels;
@@ -197,7 +209,8 @@ TEST_CASE("ThreadSync places the barrier a shared-memory exchange needs, the emu
   REQUIRE(kernels.size() == 2);
   INFO(kernels[0]);
   // The barrier sits between the write of S and the read of another thread's element.
-  size_t store = kernels[0].find("S[tx] = A[tx]"), sync = kernels[0].find("T.tvm_storage_sync(\"shared\")"), load = kernels[0].find("B[tx] = S[");
+  size_t store = kernels[0].find("S[tx] = A[tx]"), sync = kernels[0].find("T.tvm_storage_sync(\"shared\")"),
+         load = kernels[0].find("B[tx] = S[");
   REQUIRE(sync != std::string::npos);
   CHECK(store < sync);
   CHECK(sync < load);
@@ -226,7 +239,8 @@ TEST_CASE("scalable-vector targets and vscale's values", "[target]") {
   CHECK_FALSE(target::target_has_vla(parse_target("llvm -mtriple=aarch64-linux-gnu -mattr=+neon")));
   CHECK_FALSE(target::target_has_vla(parse_target("llvm -mtriple=x86_64-linux-gnu -mattr=+sve")));
   CHECK_FALSE(target::target_has_vla(nullptr));
-  CHECK(target::vscale_values(parse_target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve")) == std::vector<int64_t>{1, 2, 4, 8, 16});
+  CHECK(target::vscale_values(parse_target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve")) ==
+        std::vector<int64_t>{1, 2, 4, 8, 16});
   CHECK(target::vscale_values(parse_target("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vector-width=256")) ==
         std::vector<int64_t>{1, 2, 4, 8, 16, 32});
 }

@@ -4,9 +4,9 @@
 
 #include "ir/op.h"
 #include "ir/printer.h"
-#include "support/error.h"
 #include "ir/structural_equal.h"
 #include "schedule/schedule.h"
+#include "support/error.h"
 #include "te/operation.h"
 #include "te/schedule.h"
 
@@ -16,9 +16,11 @@ TEST_CASE("te: computes become blocks in dependency order, intermediates root al
   ir::PrimExpr n16 = ir::make_int(16);
   te::Operation a = te::placeholder({n16}, ir::DataType::float32(), "A");
   ir::Var i = ir::make_var("i");
-  te::Operation b = te::compute({n16}, {i}, ir::mul(ir::buffer_load(a->buffer, {i}), ir::make_float(2.0)), std::nullopt, "B", "", {});
+  te::Operation b =
+      te::compute({n16}, {i}, ir::mul(ir::buffer_load(a->buffer, {i}), ir::make_float(2.0)), std::nullopt, "B", "", {});
   ir::Var j = ir::make_var("j");
-  te::Operation c = te::compute({n16}, {j}, ir::add(ir::buffer_load(b->buffer, {j}), ir::make_float(1.0)), std::nullopt, "B", "", {});
+  te::Operation c =
+      te::compute({n16}, {j}, ir::add(ir::buffer_load(b->buffer, {j}), ir::make_float(1.0)), std::nullopt, "B", "", {});
   REQUIRE(c->inputs.size() == 1);
   CHECK(c->inputs[0] == b);
   CHECK(te::operation_of(b->buffer.get()) == b);
@@ -47,9 +49,11 @@ struct Chain {
     ir::PrimExpr n64 = ir::make_int(64), n32 = ir::make_int(32);
     a = te::placeholder({n64, n32}, ir::DataType::float32(), "A");
     ir::Var i = ir::make_var("i"), j = ir::make_var("j");
-    b = te::compute({n64, n32}, {i, j}, ir::mul(ir::buffer_load(a->buffer, {i, j}), ir::make_float(2.0)), std::nullopt, "B", "", {});
+    b = te::compute({n64, n32}, {i, j}, ir::mul(ir::buffer_load(a->buffer, {i, j}), ir::make_float(2.0)), std::nullopt,
+                    "B", "", {});
     ir::Var x = ir::make_var("x"), y = ir::make_var("y");
-    c = te::compute({n64, n32}, {x, y}, ir::add(ir::buffer_load(b->buffer, {x, y}), ir::make_float(1.0)), std::nullopt, "C", "", {});
+    c = te::compute({n64, n32}, {x, y}, ir::add(ir::buffer_load(b->buffer, {x, y}), ir::make_float(1.0)), std::nullopt,
+                    "C", "", {});
   }
 };
 
@@ -112,7 +116,10 @@ TEST_CASE("te stage schedule: a call the tir primitives refuse changes nothing",
   ir::PrimExpr n8 = ir::make_int(8);
   te::Operation a = te::placeholder({n8, n8}, ir::DataType::float32(), "A");
   ir::Var i = ir::make_var("i"), k = ir::make_var("k");
-  te::Reduce r{te::ReduceKind::Sum, ir::buffer_load(a->buffer, {i, k}), {ir::IterVar{k, ir::Range{ir::make_int(0), n8}, ir::IterType::CommReduce}}, nullptr};
+  te::Reduce r{te::ReduceKind::Sum,
+               ir::buffer_load(a->buffer, {i, k}),
+               {ir::IterVar{k, ir::Range{ir::make_int(0), n8}, ir::IterType::CommReduce}},
+               nullptr};
   te::Operation b = te::compute({n8}, {i}, nullptr, r, "B", "", {});
   te::Schedule s({b});
   int id = s.stage_of(b.get());

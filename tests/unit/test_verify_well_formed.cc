@@ -21,8 +21,9 @@ Stmt copy_loop(const Buffer& in, const Buffer& out, Var i = nullptr) {
   block->reads = {BufferRegion{in, {Range{vi, c(1)}}}};
   block->writes = {BufferRegion{out, {Range{vi, c(1)}}}};
   block->body = std::make_shared<BufferStoreNode>(out, buffer_load(in, {vi}), std::vector<PrimExpr>{vi});
-  return std::make_shared<ForNode>(i, c(0), c(8), ForKind::Serial,
-                                   std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{i}, make_bool(true), block));
+  return std::make_shared<ForNode>(
+      i, c(0), c(8), ForKind::Serial,
+      std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{i}, make_bool(true), block));
 }
 
 // `body` inside a root block that allocates `root_alloc`, with `params` as parameters.
@@ -64,7 +65,8 @@ TEST_CASE("verify_well_formed: a loop variable is bound once in a function", "[a
   Var i = make_var("i");
   CHECK(arith::verify_well_formed(func_of(make_seq({copy_loop(a, b), copy_loop(a, d)}), {}, {a, b, d})).empty());
   // Two sibling loops sharing one Var object: the printed text could not parse back to it.
-  std::vector<std::string> errors = arith::verify_well_formed(func_of(make_seq({copy_loop(a, b, i), copy_loop(a, d, i)}), {}, {a, b, d}));
+  std::vector<std::string> errors =
+      arith::verify_well_formed(func_of(make_seq({copy_loop(a, b, i), copy_loop(a, d, i)}), {}, {a, b, d}));
   REQUIRE(errors.size() == 1);
   CHECK(errors[0] == "variable i is defined more than once");
 }

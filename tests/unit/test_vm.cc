@@ -1,9 +1,9 @@
 // The Relax VM runtime on executables built by hand with ExecBuilder: packed and VM-to-VM
 // calls, loops and branches, every builtin (and its failure messages), storage aliasing and
 // memory statistics, exceptions reaching the caller unchanged, save/load, and a speed probe.
-#include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -246,32 +246,15 @@ TEST_CASE("VM: shape heap, match_shape, make_shape and struct-info checks", "[vm
       contains(vm->executable().as_text(), "  call  vm.builtin.check_tensor_info in: %0, i2, c[0], c[1] dst: %void\n"));
   auto run = [&](NDArrayRef x, NDArrayRef y) { return vm->invoke("main", {Any::of_ndarray(x), Any::of_ndarray(y)}); };
   CHECK(run(array("float32", {3, 4}), array("int32", {3})).as_shape() == Shape{3, 8});
-  CHECK(user_error(
-            [&] {
-              run(array("float32", {3, 4, 1}), array("int32", {3}));
-            },
-            UserErrorKind::ValueError) == ctx_x + " expect Tensor with ndim 2 but get 3");
-  CHECK(user_error(
-            [&] {
-              run(array("float64", {3, 4}), array("int32", {3}));
-            },
-            UserErrorKind::ValueError) == ctx_x + " expect Tensor with dtype float32 but get float64");
-  CHECK(user_error(
-            [&] {
-              vm->invoke("main", {Any::of_int(1), Any::of_ndarray(array("int32", {3}))});
-            },
-            UserErrorKind::TypeError) == ctx_x + " expect a Tensor but get int");
-  CHECK(user_error(
-            [&] {
-              run(array("float32", {3, 5}), array("int32", {3}));
-            },
-            UserErrorKind::RuntimeError) ==
+  CHECK(user_error([&] { run(array("float32", {3, 4, 1}), array("int32", {3})); }, UserErrorKind::ValueError) ==
+        ctx_x + " expect Tensor with ndim 2 but get 3");
+  CHECK(user_error([&] { run(array("float64", {3, 4}), array("int32", {3})); }, UserErrorKind::ValueError) ==
+        ctx_x + " expect Tensor with dtype float32 but get float64");
+  CHECK(user_error([&] { vm->invoke("main", {Any::of_int(1), Any::of_ndarray(array("int32", {3}))}); },
+                   UserErrorKind::TypeError) == ctx_x + " expect a Tensor but get int");
+  CHECK(user_error([&] { run(array("float32", {3, 5}), array("int32", {3})); }, UserErrorKind::RuntimeError) ==
         ctx_x + " match_cast error, shape[1] mismatch to specified constant: expected 4 but got 5");
-  CHECK(user_error(
-            [&] {
-              run(array("float32", {3, 4}), array("int32", {2}));
-            },
-            UserErrorKind::RuntimeError) ==
+  CHECK(user_error([&] { run(array("float32", {3, 4}), array("int32", {2})); }, UserErrorKind::RuntimeError) ==
         ctx_y + " match_cast error, shape[0] mismatch to a previous populated value: expected 3 but got 2");
 
   // The same builtins called directly: the remaining codes and mistakes.
@@ -293,11 +276,8 @@ TEST_CASE("VM: shape heap, match_shape, make_shape and struct-info checks", "[vm
             },
             UserErrorKind::IndexError) ==
         "vm.builtin.match_shape: shape heap slot 0 is outside the heap of 0 (no heap was passed)");
-  CHECK(user_error(
-            [&] {
-              call("vm.builtin.make_shape", {Any(), Any::of_int(2), Any::of_int(0), Any::of_int(1)});
-            },
-            UserErrorKind::TypeError) == "vm.builtin.make_shape: 2 dimensions need 6 arguments, got 4");
+  CHECK(user_error([&] { call("vm.builtin.make_shape", {Any(), Any::of_int(2), Any::of_int(0), Any::of_int(1)}); },
+                   UserErrorKind::TypeError) == "vm.builtin.make_shape: 2 dimensions need 6 arguments, got 4");
   CHECK(call("vm.builtin.make_shape", {Any(), Any::of_int(1), Any::of_int(0), Any::of_int(5)}).as_shape() == Shape{5});
   CHECK(call("vm.builtin.make_prim_value", {Any(), Any::of_int(0), Any::of_int(5)}).as_int() == 5);
   CHECK(user_error(
@@ -313,15 +293,10 @@ TEST_CASE("VM: shape heap, match_shape, make_shape and struct-info checks", "[vm
   CHECK(call("vm.builtin.check_tensor_info", {Any::of_ndarray(array("int8", {2})), Any::of_int(1), Any()}).is_none());
   CHECK(call("vm.builtin.check_shape_info", {Any::of_shape({1, 2}), Any::of_int(2), Any()}).is_none());
   CHECK(user_error(
-            [&] {
-              call("vm.builtin.check_shape_info", {Any::of_shape({1, 2}), Any::of_int(3), Any::of_str("ctx")});
-            },
+            [&] { call("vm.builtin.check_shape_info", {Any::of_shape({1, 2}), Any::of_int(3), Any::of_str("ctx")}); },
             UserErrorKind::ValueError) == "ctx expect Shape with ndim 3 but get 2");
-  CHECK(user_error(
-            [&] {
-              call("vm.builtin.check_shape_info", {Any::of_int(1), Any::of_int(-1), Any::of_str("ctx")});
-            },
-            UserErrorKind::TypeError) == "ctx expect a Shape but get int");
+  CHECK(user_error([&] { call("vm.builtin.check_shape_info", {Any::of_int(1), Any::of_int(-1), Any::of_str("ctx")}); },
+                   UserErrorKind::TypeError) == "ctx expect a Shape but get int");
   CHECK(call("vm.builtin.check_prim_value_info", {Any::of_int(3), Any::of_str("int64"), Any()}).is_none());
   CHECK(call("vm.builtin.check_prim_value_info", {Any::of_int(3), Any::of_str("float32"), Any()}).is_none());
   CHECK(user_error(
@@ -336,34 +311,22 @@ TEST_CASE("VM: shape heap, match_shape, make_shape and struct-info checks", "[vm
             UserErrorKind::TypeError) == "ctx, expected dtype int64, but received ObjectRef of type ShapeTuple");
   Any pair = Any::of_tuple({Any::of_int(1), Any::of_int(2)});
   CHECK(call("vm.builtin.check_tuple_info", {pair, Any::of_int(2), Any()}).is_none());
-  CHECK(user_error(
-            [&] {
-              call("vm.builtin.check_tuple_info", {pair, Any::of_int(3), Any::of_str("ctx")});
-            },
-            UserErrorKind::ValueError) == "ctx expect a Tuple with 3 elements, but get a Tuple with 2 elements.");
-  CHECK(user_error(
-            [&] {
-              call("vm.builtin.check_tuple_info", {Any::of_int(1), Any::of_int(3), Any::of_str("ctx")});
-            },
-            UserErrorKind::TypeError) == "ctx expect a Tuple but get int");
+  CHECK(user_error([&] { call("vm.builtin.check_tuple_info", {pair, Any::of_int(3), Any::of_str("ctx")}); },
+                   UserErrorKind::ValueError) ==
+        "ctx expect a Tuple with 3 elements, but get a Tuple with 2 elements.");
+  CHECK(user_error([&] { call("vm.builtin.check_tuple_info", {Any::of_int(1), Any::of_int(3), Any::of_str("ctx")}); },
+                   UserErrorKind::TypeError) == "ctx expect a Tuple but get int");
   CHECK(
       call("vm.builtin.check_func_info", {Any::of_function(runtime::get_global_func("test.vm.add")), Any()}).is_none());
-  CHECK(user_error(
-            [&] {
-              call("vm.builtin.check_func_info", {Any::of_int(1), Any::of_str("ctx")});
-            },
-            UserErrorKind::TypeError) == "ctx expect a Function but get int");
+  CHECK(user_error([&] { call("vm.builtin.check_func_info", {Any::of_int(1), Any::of_str("ctx")}); },
+                   UserErrorKind::TypeError) == "ctx expect a Function but get int");
 }
 
 TEST_CASE("VM: tuples, conditions, copy, reshape, shape_of", "[vm]") {
   auto call = [](const std::string& name, std::vector<Any> args) { return (*runtime::get_global_func(name))(args); };
   Any t = call("vm.builtin.make_tuple", {Any::of_int(1), Any::of_str("x")});
   CHECK(call("vm.builtin.tuple_getitem", {t, Any::of_int(1)}).as_str() == "x");
-  CHECK(user_error(
-            [&] {
-              call("vm.builtin.tuple_getitem", {t, Any::of_int(2)});
-            },
-            UserErrorKind::IndexError) ==
+  CHECK(user_error([&] { call("vm.builtin.tuple_getitem", {t, Any::of_int(2)}); }, UserErrorKind::IndexError) ==
         "vm.builtin.tuple_getitem: index 2 is out of range for a Tuple of 2 elements");
   CHECK(call("vm.builtin.null_value", {}).is_none());
   CHECK(call("vm.builtin.read_if_cond", {Any::of_int(0)}).as_bool() == false);
@@ -382,11 +345,8 @@ TEST_CASE("VM: tuples, conditions, copy, reshape, shape_of", "[vm]") {
   CHECK(r->shape() == Shape{3, 2});
   r->set_f(5, 7.5);
   CHECK(a->get_f(5) == 7.5);  // a view
-  CHECK(user_error(
-            [&] {
-              call("vm.builtin.reshape", {Any::of_ndarray(a), Any::of_shape({4})});
-            },
-            UserErrorKind::ValueError) ==
+  CHECK(user_error([&] { call("vm.builtin.reshape", {Any::of_ndarray(a), Any::of_shape({4})}); },
+                   UserErrorKind::ValueError) ==
         "vm.builtin.reshape: cannot reshape a Tensor of shape (2, 3) (6 elements) into shape (4,) (4 elements)");
   CHECK(call("vm.builtin.tensor_to_shape", {Any::of_ndarray(array("int64", {2}))}).as_shape() == Shape{0, 0});
   CHECK(user_error([&] { call("vm.builtin.make_shape", {Any()}); }, UserErrorKind::TypeError) ==
@@ -595,11 +555,8 @@ TEST_CASE("VM: stateful calls, functions that outlive or keep their VM", "[vm]")
     orphan = local.get_function("main");
     CHECK((*orphan)({Any::of_int(1), Any::of_int(2)}).as_tuple()[0].as_int() == 3);
   }
-  CHECK(user_error(
-            [&] {
-              (*orphan)({Any::of_int(1), Any::of_int(2)});
-            },
-            UserErrorKind::RuntimeError) == "the VirtualMachine of the function main has been destroyed");
+  CHECK(user_error([&] { (*orphan)({Any::of_int(1), Any::of_int(2)}); }, UserErrorKind::RuntimeError) ==
+        "the VirtualMachine of the function main has been destroyed");
 }
 
 namespace {
@@ -833,7 +790,8 @@ TEST_CASE("VM: an exported executable is refused at load when corrupt", "[vm]") 
   CHECK(contains(load_refusal(exported_file(looping, 0, looping.size())), "goto -4 jumps backward"));
   // A size near 2**64 must not wrap the footer's bounds check.
   CHECK(load_refusal(exported_file(looping, 0, UINT64_MAX)) == "it is not an executable written by export_library");
-  CHECK(load_refusal(exported_file(looping, 0, UINT64_MAX - 16)) == "it is not an executable written by export_library");
+  CHECK(load_refusal(exported_file(looping, 0, UINT64_MAX - 16)) ==
+        "it is not an executable written by export_library");
   // The bytecode of a module with functions, its library missing.
   ExecBuilder ok;
   ok.emit_function("main", 1, {"x"});

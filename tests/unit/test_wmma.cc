@@ -23,9 +23,11 @@ ir::PrimExpr access_ptr(DataType t, const ir::Buffer& b, int64_t offset, int64_t
                   {ir::call(t, "type_annotation", {}), b->data, i32(offset), i32(256), i32(mask)});
 }
 
-ir::PrimExpr load(const ir::Buffer& frag, int64_t index, const ir::Buffer& mem, const std::string& layout, int64_t m = 16) {
-  return ir::call(DataType::handle(), "tvm_load_matrix_sync",
-                  {frag->data, i32(m), i32(16), i32(16), i32(index), access_ptr(mem->dtype, mem, 0, 1), i32(16), str(layout)});
+ir::PrimExpr load(const ir::Buffer& frag, int64_t index, const ir::Buffer& mem, const std::string& layout,
+                  int64_t m = 16) {
+  return ir::call(
+      DataType::handle(), "tvm_load_matrix_sync",
+      {frag->data, i32(m), i32(16), i32(16), i32(index), access_ptr(mem->dtype, mem, 0, 1), i32(16), str(layout)});
 }
 
 ir::Stmt alloc(const ir::Buffer& b, ir::Stmt body) { return std::make_shared<ir::AllocateNode>(b, std::move(body)); }
@@ -40,13 +42,17 @@ struct Kernel {
   // Fill both accumulator fragments, load A (col_major) and B, multiply, store.
   ir::Stmt body(std::vector<ir::Stmt> extra = {}) const {
     std::vector<ir::Stmt> seq{
-        eval(ir::call(DataType::handle(), "tvm_fill_fragment", {c->data, i32(16), i32(16), i32(16), i32(0), ir::make_float(0)})),
-        eval(ir::call(DataType::handle(), "tvm_fill_fragment", {c->data, i32(16), i32(16), i32(16), i32(1), ir::make_float(0)})),
+        eval(ir::call(DataType::handle(), "tvm_fill_fragment",
+                      {c->data, i32(16), i32(16), i32(16), i32(0), ir::make_float(0)})),
+        eval(ir::call(DataType::handle(), "tvm_fill_fragment",
+                      {c->data, i32(16), i32(16), i32(16), i32(1), ir::make_float(0)})),
         eval(load(a, 0, shared, "col_major")),
         eval(load(b, 0, shared, "row_major")),
-        eval(ir::call(DataType::handle(), "tvm_mma_sync", {c->data, i32(0), a->data, i32(0), b->data, i32(0), c->data, i32(0)})),
+        eval(ir::call(DataType::handle(), "tvm_mma_sync",
+                      {c->data, i32(0), a->data, i32(0), b->data, i32(0), c->data, i32(0)})),
         eval(ir::call(DataType::handle(), "tvm_store_matrix_sync",
-                      {c->data, i32(16), i32(16), i32(16), i32(0), access_ptr(DataType::float32(), out, 0, 2), i32(16), str("row_major")})),
+                      {c->data, i32(16), i32(16), i32(16), i32(0), access_ptr(DataType::float32(), out, 0, 2), i32(16),
+                       str("row_major")})),
     };
     seq.insert(seq.end(), extra.begin(), extra.end());
     return alloc(shared, alloc(a, alloc(b, alloc(c, ir::make_seq(std::move(seq))))));
@@ -73,20 +79,27 @@ TEST_CASE("fragments used wrongly are refused with the buffer named", "[wmma]") 
   Kernel k;
   // Element by element (a block left untensorized).
   ir::Stmt poke = std::make_shared<ir::BufferStoreNode>(k.c, ir::make_float(1), std::vector<ir::PrimExpr>{i32(0)});
-  CHECK_THROWS_WITH(transform::infer_wmma_fragments(k.body({poke})), Catch::Contains("C_frag is written element by element"));
+  CHECK_THROWS_WITH(transform::infer_wmma_fragments(k.body({poke})),
+                    Catch::Contains("C_frag is written element by element"));
   // Two shapes for one buffer.
   ir::Buffer odd = ir::make_buffer("D_frag", DataType::float32(), {i32(32), i32(16)}, "wmma.accumulator");
-  ir::Stmt odd_fill = eval(ir::call(DataType::handle(), "tvm_fill_fragment", {odd->data, i32(32), i32(16), i32(16), i32(0), ir::make_float(0)}));
-  CHECK_THROWS_WITH(transform::infer_wmma_fragments(alloc(odd, odd_fill)), Catch::Contains("not supported yet: the tensor-core shape m32n16k16"));
+  ir::Stmt odd_fill = eval(ir::call(DataType::handle(), "tvm_fill_fragment",
+                                    {odd->data, i32(32), i32(16), i32(16), i32(0), ir::make_float(0)}));
+  CHECK_THROWS_WITH(transform::infer_wmma_fragments(alloc(odd, odd_fill)),
+                    Catch::Contains("not supported yet: the tensor-core shape m32n16k16"));
   ir::PrimExpr other = ir::call(DataType::handle(), "tvm_load_matrix_sync",
-                                {k.a->data, i32(32), i32(8), i32(16), i32(0), access_ptr(DataType::float_(16), k.shared, 0, 1), i32(16), str("col_major")});
-  CHECK_THROWS_WITH(transform::infer_wmma_fragments(k.body({eval(other)})), Catch::Contains("is used with the shapes m16n16k16 and m32n8k16"));
+                                {k.a->data, i32(32), i32(8), i32(16), i32(0),
+                                 access_ptr(DataType::float_(16), k.shared, 0, 1), i32(16), str("col_major")});
+  CHECK_THROWS_WITH(transform::infer_wmma_fragments(k.body({eval(other)})),
+                    Catch::Contains("is used with the shapes m16n16k16 and m32n8k16"));
   // Two layouts for one buffer.
   CHECK_THROWS_WITH(transform::infer_wmma_fragments(k.body({eval(load(k.a, 1, k.shared, "row_major"))})),
                     Catch::Contains("loaded both col_major and row_major"));
   // An mma whose b operand is an accumulator.
-  ir::PrimExpr swapped = ir::call(DataType::handle(), "tvm_mma_sync", {k.c->data, i32(0), k.a->data, i32(0), k.c->data, i32(0), k.c->data, i32(0)});
-  CHECK_THROWS_WITH(transform::infer_wmma_fragments(k.body({eval(swapped)})), Catch::Contains("it must be wmma.matrix_b"));
+  ir::PrimExpr swapped = ir::call(DataType::handle(), "tvm_mma_sync",
+                                  {k.c->data, i32(0), k.a->data, i32(0), k.c->data, i32(0), k.c->data, i32(0)});
+  CHECK_THROWS_WITH(transform::infer_wmma_fragments(k.body({eval(swapped)})),
+                    Catch::Contains("it must be wmma.matrix_b"));
 }
 
 TEST_CASE("the emulation runs WMMA builtins once per warp and refuses lane-dependent operands", "[wmma]") {
@@ -100,8 +113,11 @@ TEST_CASE("the emulation runs WMMA builtins once per warp and refuses lane-depen
     if (auto* a = ir::as<ir::AllocateNode>(s)) CHECK(a->buffer->scope.rfind("wmma.", 0) != 0);
   });
   CHECK(guards == 6);
-  CHECK_THROWS_WITH(transform::emulate_wmma(k.body(), tx, i32(48), {tx.get()}), Catch::Contains("must be a multiple of 32, got 48"));
-  ir::PrimExpr lane_dependent = ir::call(DataType::handle(), "tvm_fill_fragment",
-                                         {k.c->data, i32(16), i32(16), i32(16), ir::floordiv(tx, i32(32)), ir::make_float(0)});
-  CHECK_THROWS_WITH(transform::emulate_wmma(k.body({eval(lane_dependent)}), tx, i32(64), {tx.get()}), Catch::Contains("depends on threadIdx.x"));
+  CHECK_THROWS_WITH(transform::emulate_wmma(k.body(), tx, i32(48), {tx.get()}),
+                    Catch::Contains("must be a multiple of 32, got 48"));
+  ir::PrimExpr lane_dependent =
+      ir::call(DataType::handle(), "tvm_fill_fragment",
+               {k.c->data, i32(16), i32(16), i32(16), ir::floordiv(tx, i32(32)), ir::make_float(0)});
+  CHECK_THROWS_WITH(transform::emulate_wmma(k.body({eval(lane_dependent)}), tx, i32(64), {tx.get()}),
+                    Catch::Contains("depends on threadIdx.x"));
 }

@@ -1,14 +1,13 @@
 #include "codegen/llvm/codegen_cpu.h"
 
-#include "codegen/interrupt_chunks.h"
-
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Verifier.h>
 
 #include <unordered_set>
 
-#include "codegen/loop_facts.h"
+#include "codegen/interrupt_chunks.h"
 #include "codegen/llvm/packed_call.h"
+#include "codegen/loop_facts.h"
 #include "codegen/signature.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -65,8 +64,10 @@ FunctionSignature CodeGenCPU::emit_function(const std::string& name, const ir::P
     llvm::Value* slot = b_.CreateConstGEP1_64(b_.getInt64Ty(), wrapper->getArg(1), i);
     DataType t = sig.scalar_slots[i]->dtype;
     llvm::Value* raw = b_.CreateLoad(b_.getInt64Ty(), slot);
-    if (t.is_float()) raw = b_.CreateFPCast(b_.CreateBitCast(raw, b_.getDoubleTy()), type_of(t));
-    else raw = b_.CreateIntCast(raw, type_of(t), true);
+    if (t.is_float())
+      raw = b_.CreateFPCast(b_.CreateBitCast(raw, b_.getDoubleTy()), type_of(t));
+    else
+      raw = b_.CreateIntCast(raw, type_of(t), true);
     args.push_back(raw);
   }
   b_.CreateRet(b_.CreateCall(fn_, args));
@@ -92,8 +93,10 @@ void CodeGenCPU::emit_allocate(const ir::AllocateNode& n) {
   };
   for (const auto& d : buf->shape) {
     int64_t c;
-    if (ir::as_const_int(d, &c)) overflow |= c < 0 || __builtin_mul_overflow(count, c, &count);
-    else constant = false;
+    if (ir::as_const_int(d, &c))
+      overflow |= c < 0 || __builtin_mul_overflow(count, c, &count);
+    else
+      constant = false;
     multiply(b_.CreateIntCast(emit(d), b_.getInt64Ty(), true));
   }
   int64_t bytes = 0;
@@ -143,7 +146,8 @@ void CodeGenCPU::return_if_interrupted() {
 // `status` (a parallel task returns it to tsch_parallel_for, which hands it to the
 // function that started the loop, and so on up to the caller, which raises).
 void CodeGenCPU::return_if_failed(llvm::Value* failed, int32_t status) {
-  return_if_failed(failed, b_.getInt32(status), status == runtime::kStatusInterrupted ? "interrupted" : "out_of_memory");
+  return_if_failed(failed, b_.getInt32(status),
+                   status == runtime::kStatusInterrupted ? "interrupted" : "out_of_memory");
 }
 
 void CodeGenCPU::return_if_failed(llvm::Value* failed, llvm::Value* status, const char* what) {
@@ -175,11 +179,13 @@ void CodeGenCPU::emit_parallel(const ir::ForNode& n) {
   llvm::Value* begin = b_.CreateIntCast(emit(n.min), b_.getInt64Ty(), true);
   llvm::Value* extent = b_.CreateIntCast(emit(n.extent), b_.getInt64Ty(), true);
   // The task function: (task, num_tasks, closure, begin, extent).
-  auto* task_type = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
-  auto* task_fn = llvm::Function::Create(task_type, llvm::Function::InternalLinkage, fn_->getName() + "_parallel_" + n.loop_var->name, mod_);
+  auto* task_type = llvm::FunctionType::get(
+      b_.getInt32Ty(), {b_.getInt64Ty(), b_.getInt64Ty(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+  auto* task_fn = llvm::Function::Create(task_type, llvm::Function::InternalLinkage,
+                                         fn_->getName() + "_parallel_" + n.loop_var->name, mod_);
   task_fn->addFnAttr(llvm::Attribute::NoUnwind);
-  llvm::FunctionCallee parallel_for = mod_.getOrInsertFunction(
-      "tsch_parallel_for", b_.getInt32Ty(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
+  llvm::FunctionCallee parallel_for = mod_.getOrInsertFunction("tsch_parallel_for", b_.getInt32Ty(), b_.getPtrTy(),
+                                                               b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
   llvm::Value* status = b_.CreateCall(parallel_for, {task_fn, closure, begin, extent});
   // A failed task's own status (out of memory, interrupted, a failed packed call) goes up.
   return_if_failed(b_.CreateICmpNE(status, b_.getInt32(0)), status, "task_failed");
@@ -195,7 +201,8 @@ void CodeGenCPU::emit_parallel(const ir::ForNode& n) {
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", task_fn));
   llvm::Value* arg_closure = task_fn->getArg(2);
   for (size_t i = 0; i < captured.size(); ++i) {
-    llvm::Value* v = b_.CreateLoad(field_types[i], b_.CreateStructGEP(closure_type, arg_closure, static_cast<unsigned>(i)));
+    llvm::Value* v =
+        b_.CreateLoad(field_types[i], b_.CreateStructGEP(closure_type, arg_closure, static_cast<unsigned>(i)));
     vars_[captured[i]] = v;
   }
   // This task's chunk: [begin + task * per, min(begin + extent, that + per)).
@@ -233,8 +240,8 @@ llvm::Value* CodeGenCPU::target_call(const ir::CallNode& n) {
       llvm::Value* i = b_.CreateMul(b_.CreateIntCast(emit(offset), b_.getInt64Ty(), true), elem);
       return b_.CreateGEP(b_.getInt8Ty(), emit(data), i);
     };
-    b_.CreateMemCpy(address(n.args[0], n.args[1]), llvm::MaybeAlign(1), address(n.args[2], n.args[3]), llvm::MaybeAlign(1),
-                    static_cast<uint64_t>(bytes));
+    b_.CreateMemCpy(address(n.args[0], n.args[1]), llvm::MaybeAlign(1), address(n.args[2], n.args[3]),
+                    llvm::MaybeAlign(1), static_cast<uint64_t>(bytes));
     return b_.getInt32(0);
   }
   if (n.op == "ptx_commit_group" || n.op == "ptx_wait_group") return b_.getInt32(0);
@@ -244,8 +251,8 @@ llvm::Value* CodeGenCPU::target_call(const ir::CallNode& n) {
   return b_.CreateIntCast(pc.result, type_of(n.dtype), true);
 }
 
-FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f, bool interrupt_checks,
-                                bool poison_allocations) {
+FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f,
+                                bool interrupt_checks, bool poison_allocations) {
   return CodeGenCPU(module, interrupt_checks, poison_allocations).emit_function(name, f);
 }
 

@@ -4,9 +4,9 @@
 
 #include "codegen/loop_facts.h"
 #include "ir/functor.h"
-#include "support/error.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "support/error.h"
 
 namespace tsch::codegen {
 
@@ -18,17 +18,23 @@ void CodeGenLLVM::emit_thread_binding(const ir::ForNode& n) {
 // ---- types ----
 llvm::Type* CodeGenLLVM::scalar_type(DataType t) {
   switch (t.code) {
-    case DataType::Code::Int: case DataType::Code::UInt:
+    case DataType::Code::Int:
+    case DataType::Code::UInt:
       return llvm::Type::getIntNTy(ctx_, t.bits);
     case DataType::Code::Float:
       if (t.bits == 16) return b_.getHalfTy();
       if (t.bits == 32) return b_.getFloatTy();
       if (t.bits == 64) return b_.getDoubleTy();
       break;
-    case DataType::Code::BFloat: return b_.getBFloatTy();
-    case DataType::Code::Float8E4M3FN: case DataType::Code::Float8E5M2: return b_.getInt8Ty();  // bytes (float8_llvm.cc)
-    case DataType::Code::Handle: return b_.getPtrTy();
-    case DataType::Code::Void: return b_.getVoidTy();
+    case DataType::Code::BFloat:
+      return b_.getBFloatTy();
+    case DataType::Code::Float8E4M3FN:
+    case DataType::Code::Float8E5M2:
+      return b_.getInt8Ty();  // bytes (float8_llvm.cc)
+    case DataType::Code::Handle:
+      return b_.getPtrTy();
+    case DataType::Code::Void:
+      return b_.getVoidTy();
   }
   throw BuildError("not supported yet: dtype " + t.to_string() + " in LLVM code generation");
 }
@@ -59,20 +65,26 @@ llvm::Value* CodeGenLLVM::emit(const PrimExpr& e) {
     case ExprKind::FloatImm:
       if (e->dtype.is_float8()) return float8_constant(ir::as<ir::FloatImmNode>(e)->value, e->dtype);
       return llvm::ConstantFP::get(type_of(e->dtype), ir::as<ir::FloatImmNode>(e)->value);
-    case ExprKind::StringImm: return b_.CreateGlobalStringPtr(ir::as<ir::StringImmNode>(e)->value);
+    case ExprKind::StringImm:
+      return b_.CreateGlobalStringPtr(ir::as<ir::StringImmNode>(e)->value);
     case ExprKind::Var: {
       auto it = vars_.find(static_cast<const ir::VarNode*>(e.get()));
-      if (it == vars_.end()) throw BuildError("variable " + ir::as<ir::VarNode>(e)->name + " is used outside its scope");
+      if (it == vars_.end())
+        throw BuildError("variable " + ir::as<ir::VarNode>(e)->name + " is used outside its scope");
       return it->second;
     }
-    case ExprKind::Not: return b_.CreateNot(emit(ir::as<ir::NotNode>(e)->a));
+    case ExprKind::Not:
+      return b_.CreateNot(emit(ir::as<ir::NotNode>(e)->a));
     case ExprKind::Select: {
       auto* n = ir::as<ir::SelectNode>(e);
       return b_.CreateSelect(emit(n->condition), emit(n->true_value), emit(n->false_value));
     }
-    case ExprKind::Cast: return cast(ir::as<ir::CastNode>(e)->value, e->dtype);
-    case ExprKind::BufferLoad: return load(*ir::as<ir::BufferLoadNode>(e));
-    case ExprKind::Call: return call(*ir::as<ir::CallNode>(e));
+    case ExprKind::Cast:
+      return cast(ir::as<ir::CastNode>(e)->value, e->dtype);
+    case ExprKind::BufferLoad:
+      return load(*ir::as<ir::BufferLoadNode>(e));
+    case ExprKind::Call:
+      return call(*ir::as<ir::CallNode>(e));
     case ExprKind::Ramp: {
       auto* n = ir::as<ir::RampNode>(e);
       llvm::Value* base = b_.CreateVectorSplat(n->lanes, emit(n->base));
@@ -91,7 +103,8 @@ llvm::Value* CodeGenLLVM::emit(const PrimExpr& e) {
       vars_[n->var.get()] = emit(n->value);
       return emit(n->body);
     }
-    default: break;
+    default:
+      break;
   }
   if (ir::is_binary(e->kind)) return binary(e->kind, ir::binary_a(e), ir::binary_b(e));
   throw BuildError("not supported yet: expression " + ir::script(e) + " in LLVM code generation");
@@ -99,12 +112,13 @@ llvm::Value* CodeGenLLVM::emit(const PrimExpr& e) {
 
 llvm::Value* CodeGenLLVM::bf16_to_f32(llvm::Value* v) {
   llvm::Type* f32 = b_.getFloatTy();
-  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) f32 = llvm::VectorType::get(f32, vt->getElementCount());
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType()))
+    f32 = llvm::VectorType::get(f32, vt->getElementCount());
   return b_.CreateFPExt(v, f32);  // exact: the upper half of the float's bits
 }
 
 llvm::Value* CodeGenLLVM::f32_to_bf16(llvm::Value* v) {
-  llvm::Type* i32 = b_.getInt32Ty(), *i16 = b_.getInt16Ty(), *bf = b_.getBFloatTy();
+  llvm::Type *i32 = b_.getInt32Ty(), *i16 = b_.getInt16Ty(), *bf = b_.getBFloatTy();
   if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) {
     i32 = llvm::VectorType::get(i32, vt->getElementCount());
     i16 = llvm::VectorType::get(i16, vt->getElementCount());
@@ -133,7 +147,8 @@ llvm::Value* CodeGenLLVM::binary(ExprKind kind, const PrimExpr& pa, const PrimEx
   llvm::Value* a = emit(pa);
   llvm::Value* b = emit(pb);
   bool fl = t.is_float(), sgn = t.is_int();
-  bool division = kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
+  bool division =
+      kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
   int64_t divisor;
   if (division && !fl && !(ir::as_const_int(pb, &divisor) && divisor != 0)) {
     // An integer division by a value that may be zero gives 0 (as NumPy does) instead of
@@ -148,24 +163,42 @@ llvm::Value* CodeGenLLVM::binary(ExprKind kind, const PrimExpr& pa, const PrimEx
   llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
   b_.setFastMathFlags(contract());
   switch (kind) {
-    case ExprKind::Add: return fl ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, sgn);
-    case ExprKind::Sub: return fl ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, sgn);
-    case ExprKind::Mul: return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, sgn);
-    case ExprKind::Div: return b_.CreateFDiv(a, b);  // integer divisions returned above
-    case ExprKind::Mod: return b_.CreateFRem(a, b);
-    case ExprKind::FloorDiv: return floor_of(b_.CreateFDiv(a, b));
-    case ExprKind::FloorMod: return b_.CreateFSub(a, b_.CreateFMul(floor_of(b_.CreateFDiv(a, b)), b));
-    case ExprKind::Min: return b_.CreateSelect(less(a, b, t), a, b);
-    case ExprKind::Max: return b_.CreateSelect(less(b, a, t), a, b);
-    case ExprKind::EQ: return fl ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
-    case ExprKind::NE: return fl ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
-    case ExprKind::LT: return less(a, b, t);
-    case ExprKind::LE: return fl ? b_.CreateFCmpOLE(a, b) : sgn ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
-    case ExprKind::GT: return less(b, a, t);
-    case ExprKind::GE: return fl ? b_.CreateFCmpOGE(a, b) : sgn ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
-    case ExprKind::And: return b_.CreateAnd(a, b);
-    case ExprKind::Or: return b_.CreateOr(a, b);
-    default: break;
+    case ExprKind::Add:
+      return fl ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b, "", false, sgn);
+    case ExprKind::Sub:
+      return fl ? b_.CreateFSub(a, b) : b_.CreateSub(a, b, "", false, sgn);
+    case ExprKind::Mul:
+      return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b, "", false, sgn);
+    case ExprKind::Div:
+      return b_.CreateFDiv(a, b);  // integer divisions returned above
+    case ExprKind::Mod:
+      return b_.CreateFRem(a, b);
+    case ExprKind::FloorDiv:
+      return floor_of(b_.CreateFDiv(a, b));
+    case ExprKind::FloorMod:
+      return b_.CreateFSub(a, b_.CreateFMul(floor_of(b_.CreateFDiv(a, b)), b));
+    case ExprKind::Min:
+      return b_.CreateSelect(less(a, b, t), a, b);
+    case ExprKind::Max:
+      return b_.CreateSelect(less(b, a, t), a, b);
+    case ExprKind::EQ:
+      return fl ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
+    case ExprKind::NE:
+      return fl ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
+    case ExprKind::LT:
+      return less(a, b, t);
+    case ExprKind::LE:
+      return fl ? b_.CreateFCmpOLE(a, b) : sgn ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+    case ExprKind::GT:
+      return less(b, a, t);
+    case ExprKind::GE:
+      return fl ? b_.CreateFCmpOGE(a, b) : sgn ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+    case ExprKind::And:
+      return b_.CreateAnd(a, b);
+    case ExprKind::Or:
+      return b_.CreateOr(a, b);
+    default:
+      break;
   }
   throw BuildError("not supported yet: binary operator in LLVM code generation");
 }
@@ -173,22 +206,26 @@ llvm::Value* CodeGenLLVM::binary(ExprKind kind, const PrimExpr& pa, const PrimEx
 // Integer Div/Mod (truncating) and FloorDiv/FloorMod.
 llvm::Value* CodeGenLLVM::divide(ExprKind kind, llvm::Value* a, llvm::Value* b, bool sgn) {
   switch (kind) {
-    case ExprKind::Div: return sgn ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
-    case ExprKind::Mod: return sgn ? b_.CreateSRem(a, b) : b_.CreateURem(a, b);
+    case ExprKind::Div:
+      return sgn ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
+    case ExprKind::Mod:
+      return sgn ? b_.CreateSRem(a, b) : b_.CreateURem(a, b);
     case ExprKind::FloorDiv: {
       if (!sgn) return b_.CreateUDiv(a, b);
       // q = a / b rounded toward zero, minus one when the remainder's sign differs from b's.
       llvm::Value* q = b_.CreateSDiv(a, b);
       llvm::Value* r = b_.CreateSRem(a, b);
       llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      llvm::Value* adjust =
+          b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
       return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
     }
     default: {  // FloorMod
       if (!sgn) return b_.CreateURem(a, b);
       llvm::Value* r = b_.CreateSRem(a, b);
       llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      llvm::Value* adjust =
+          b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
       return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
     }
   }
@@ -292,7 +329,8 @@ llvm::Value* CodeGenLLVM::load(const ir::BufferLoadNode& n) {
     return t.is_bool() ? b_.CreateTrunc(v, b_.getInt1Ty()) : v;
   }
   if (auto* ramp = ir::as<ir::RampNode>(index); ramp && ir::is_one(ramp->stride)) {
-    llvm::Value* v = tag_access(b_.CreateAlignedLoad(memory_type(t), address(n.buffer, emit(ramp->base)), align), n.buffer);
+    llvm::Value* v =
+        tag_access(b_.CreateAlignedLoad(memory_type(t), address(n.buffer, emit(ramp->base)), align), n.buffer);
     return t.is_bool() ? b_.CreateTrunc(v, type_of(t)) : v;
   }
   // A gather: one scalar load per lane.
@@ -300,7 +338,8 @@ llvm::Value* CodeGenLLVM::load(const ir::BufferLoadNode& n) {
   llvm::Value* out = llvm::UndefValue::get(type_of(t));
   for (int i = 0; i < t.lanes; ++i) {
     llvm::Value* lane = b_.CreateExtractElement(idx, static_cast<uint64_t>(i));
-    llvm::Value* v = tag_access(b_.CreateAlignedLoad(memory_type(t.element_of()), address(n.buffer, lane), align), n.buffer);
+    llvm::Value* v =
+        tag_access(b_.CreateAlignedLoad(memory_type(t.element_of()), address(n.buffer, lane), align), n.buffer);
     if (t.is_bool()) v = b_.CreateTrunc(v, b_.getInt1Ty());
     out = b_.CreateInsertElement(out, v, static_cast<uint64_t>(i));
   }
@@ -324,17 +363,23 @@ void CodeGenLLVM::store(const ir::BufferStoreNode& n) {
   llvm::Value* idx = emit(index);
   for (int i = 0; i < t.lanes; ++i) {
     llvm::Value* lane = b_.CreateExtractElement(idx, static_cast<uint64_t>(i));
-    tag_access(b_.CreateAlignedStore(b_.CreateExtractElement(value, static_cast<uint64_t>(i)), address(n.buffer, lane), align), n.buffer);
+    tag_access(
+        b_.CreateAlignedStore(b_.CreateExtractElement(value, static_cast<uint64_t>(i)), address(n.buffer, lane), align),
+        n.buffer);
   }
 }
 
 void CodeGenLLVM::emit(const Stmt& s) {
   switch (s->kind) {
-    case ir::StmtKind::BufferStore: store(*ir::as<ir::BufferStoreNode>(s)); return;
+    case ir::StmtKind::BufferStore:
+      store(*ir::as<ir::BufferStoreNode>(s));
+      return;
     case ir::StmtKind::SeqStmt:
       for (const auto& x : ir::as<ir::SeqStmtNode>(s)->seq) emit(x);
       return;
-    case ir::StmtKind::Evaluate: emit(ir::as<ir::EvaluateNode>(s)->value); return;
+    case ir::StmtKind::Evaluate:
+      emit(ir::as<ir::EvaluateNode>(s)->value);
+      return;
     case ir::StmtKind::LetStmt: {
       auto* n = ir::as<ir::LetStmtNode>(s);
       if (n->var->dtype.is_handle()) derived_pointers_.insert(n->var.get());
@@ -360,9 +405,15 @@ void CodeGenLLVM::emit(const Stmt& s) {
       b_.SetInsertPoint(end_bb);
       return;
     }
-    case ir::StmtKind::Allocate: emit_allocate(*ir::as<ir::AllocateNode>(s)); return;
-    case ir::StmtKind::DeclBuffer: emit(ir::as<ir::DeclBufferNode>(s)->body); return;  // same data pointer
-    case ir::StmtKind::AttrStmt: emit(ir::as<ir::AttrStmtNode>(s)->body); return;      // a hint, as TVM's generator reads it
+    case ir::StmtKind::Allocate:
+      emit_allocate(*ir::as<ir::AllocateNode>(s));
+      return;
+    case ir::StmtKind::DeclBuffer:
+      emit(ir::as<ir::DeclBufferNode>(s)->body);
+      return;  // same data pointer
+    case ir::StmtKind::AttrStmt:
+      emit(ir::as<ir::AttrStmtNode>(s)->body);
+      return;  // a hint, as TVM's generator reads it
     case ir::StmtKind::AllocateConst: {
       // A private constant global holding the data, as TVM's CodeGenLLVM emits one.
       auto* n = ir::as<ir::AllocateConstNode>(s);
@@ -399,7 +450,8 @@ void CodeGenLLVM::emit(const Stmt& s) {
     }
     case ir::StmtKind::For: {
       auto* n = ir::as<ir::ForNode>(s);
-      TSCH_INTERNAL_ASSERT(n->has_trivial_step()) << "a loop step reached code generation (tir.CanonicalizeLoop removes them)";
+      TSCH_INTERNAL_ASSERT(n->has_trivial_step())
+          << "a loop step reached code generation (tir.CanonicalizeLoop removes them)";
       if (n->for_kind == ir::ForKind::ThreadBinding) {
         emit_thread_binding(*n);
         return;
@@ -411,7 +463,7 @@ void CodeGenLLVM::emit(const Stmt& s) {
       // Bounds in the loop variable's type (a specialized int16 extent may reach here as
       // int32, and LLVM compares only values of one type).
       llvm::Type* t = type_of(n->loop_var->dtype);
-      llvm::Value* min = b_.CreateIntCast(emit(n->min), t, true), *extent = b_.CreateIntCast(emit(n->extent), t, true);
+      llvm::Value *min = b_.CreateIntCast(emit(n->min), t, true), *extent = b_.CreateIntCast(emit(n->extent), t, true);
       loop(n->loop_var, min, extent, n->body, n->for_kind == ir::ForKind::Unrolled);
       return;
     }

@@ -37,7 +37,8 @@ std::string libdevice_path(std::string* why) {
   }
   std::vector<std::string> candidates;
   if (chosen && *chosen) candidates.push_back(chosen);
-  if (const char* home = std::getenv("CUDA_HOME"); home && *home) candidates.push_back(std::string(home) + "/nvvm/libdevice/libdevice.10.bc");
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home)
+    candidates.push_back(std::string(home) + "/nvvm/libdevice/libdevice.10.bc");
   candidates.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
   for (const auto& c : candidates)
     if (access(c.c_str(), R_OK) == 0) return c;
@@ -47,8 +48,9 @@ std::string libdevice_path(std::string* why) {
 
 // The math libdevice provides (__nv_<op>f / __nv_<op>), as LLVM intrinsics or C math calls.
 const std::unordered_set<std::string>& libdevice_ops() {
-  static const std::unordered_set<std::string> ops = {"exp", "exp2", "log", "log2", "log10", "sin", "cos", "pow", "tanh", "tan", "asin",
-                                                      "acos", "atan", "sinh", "cosh", "erf", "log1p", "atan2", "fmod", "sigmoid", "exp10"};
+  static const std::unordered_set<std::string> ops = {"exp",  "exp2", "log",   "log2",  "log10", "sin",     "cos",
+                                                      "pow",  "tanh", "tan",   "asin",  "acos",  "atan",    "sinh",
+                                                      "cosh", "erf",  "log1p", "atan2", "fmod",  "sigmoid", "exp10"};
   return ops;
 }
 
@@ -69,7 +71,8 @@ void link_libdevice(llvm::Module& m, const std::string& path) {
       base = rest.substr(0, rest.find('.'));
       if (!libdevice_ops().count(base)) continue;
       if (!ret->isFloatTy() && !ret->isDoubleTy())
-        throw BuildError("not supported yet: " + name + " in nvptx code (libdevice has scalar math only; vectorized math is not lowered)");
+        throw BuildError("not supported yet: " + name +
+                         " in nvptx code (libdevice has scalar math only; vectorized math is not lowered)");
     } else {
       base = name;
       if (!ret->isFloatTy() && !ret->isDoubleTy()) continue;
@@ -94,7 +97,8 @@ void link_libdevice(llvm::Module& m, const std::string& path) {
   if (llvm::Linker::linkModules(m, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded))
     throw BuildError("cannot link libdevice " + path + " into the kernels");
   for (llvm::Function& f : m)
-    if (!f.isDeclaration() && f.getCallingConv() != llvm::CallingConv::PTX_Kernel) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (!f.isDeclaration() && f.getCallingConv() != llvm::CallingConv::PTX_Kernel)
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
   // libdevice asks __nvvm_reflect whether to flush denormals: no (CUDA's default).
   m.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", static_cast<uint32_t>(0));
 }
@@ -131,9 +135,12 @@ class CodeGenNVPTX final : public CodeGenLLVM {
  private:
   void emit_thread_binding(const ir::ForNode& n) override {
     static const std::unordered_map<std::string, llvm::Intrinsic::ID> sreg = {
-        {"threadIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x},   {"threadIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y},
-        {"threadIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z},   {"blockIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
-        {"blockIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y}, {"blockIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
+        {"threadIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x},
+        {"threadIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y},
+        {"threadIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z},
+        {"blockIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
+        {"blockIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y},
+        {"blockIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
     };
     auto it = sreg.find(n.thread_tag);
     if (it == sreg.end()) throw BuildError("not supported yet: the thread axis " + n.thread_tag + " in nvptx code");
@@ -149,16 +156,20 @@ class CodeGenNVPTX final : public CodeGenLLVM {
     int64_t count = 1;
     for (const auto& d : buf->shape) {
       int64_t c;
-      if (!ir::as_const_int(d, &c)) throw BuildError("not supported yet: the " + buf->scope + " buffer " + buf->name + " of a symbolic size in nvptx code");
+      if (!ir::as_const_int(d, &c))
+        throw BuildError("not supported yet: the " + buf->scope + " buffer " + buf->name +
+                         " of a symbolic size in nvptx code");
       count *= c;
     }
-    llvm::Type* array = llvm::ArrayType::get(memory_type(buf->dtype), static_cast<uint64_t>(std::max<int64_t>(count, 1)));
+    llvm::Type* array =
+        llvm::ArrayType::get(memory_type(buf->dtype), static_cast<uint64_t>(std::max<int64_t>(count, 1)));
     llvm::Value* data;
     if (buf->scope == "shared") {
       // One per thread block: a module global in the shared address space, used through a
       // generic pointer like every other buffer.
-      auto* global = new llvm::GlobalVariable(mod_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
-                                              buf->name, nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+      auto* global =
+          new llvm::GlobalVariable(mod_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
+                                   buf->name, nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
       global->setAlignment(llvm::Align(16));
       data = b_.CreateAddrSpaceCast(global, b_.getPtrTy());
     } else if (buf->scope == "shared.dyn") {
@@ -168,12 +179,14 @@ class CodeGenNVPTX final : public CodeGenLLVM {
       int64_t offset = -1;
       for (const auto& [b, off] : transform::dyn_shared_layout(kernel_body_, &total))
         if (b == buf.get()) offset = off;
-      if (offset < 0) throw BuildError("internal: the shared.dyn buffer " + buf->name + " is not in its kernel's layout");
+      if (offset < 0)
+        throw BuildError("internal: the shared.dyn buffer " + buf->name + " is not in its kernel's layout");
       llvm::GlobalVariable* block = mod_.getGlobalVariable("buf_dyn_shmem", true);
       if (!block) {
         auto* type = llvm::ArrayType::get(b_.getInt8Ty(), 0);
-        block = new llvm::GlobalVariable(mod_, type, false, llvm::GlobalValue::ExternalLinkage, nullptr, "buf_dyn_shmem", nullptr,
-                                         llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+        block =
+            new llvm::GlobalVariable(mod_, type, false, llvm::GlobalValue::ExternalLinkage, nullptr, "buf_dyn_shmem",
+                                     nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
         block->setAlignment(llvm::Align(16));
       }
       llvm::Value* at = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), block, static_cast<uint64_t>(offset));
@@ -185,7 +198,10 @@ class CodeGenNVPTX final : public CodeGenLLVM {
       slot->setAlignment(llvm::Align(16));
       data = slot;
     } else {
-      throw BuildError("not supported yet: the " + buf->scope + " buffer " + buf->name + " in nvptx code" + (buf->scope.rfind("wmma.", 0) == 0 ? std::string(" (tensor-core fragments: build for target cuda, whose CUDA C has them)") : std::string()));
+      throw BuildError("not supported yet: the " + buf->scope + " buffer " + buf->name + " in nvptx code" +
+                       (buf->scope.rfind("wmma.", 0) == 0
+                            ? std::string(" (tensor-core fragments: build for target cuda, whose CUDA C has them)")
+                            : std::string()));
     }
     vars_[buf->data.get()] = data;
     emit(n.body);
@@ -193,7 +209,8 @@ class CodeGenNVPTX final : public CodeGenLLVM {
   }
 
   void emit_parallel(const ir::ForNode& n) override {
-    throw BuildError("loop " + n.loop_var->name + " is a CPU parallel loop inside a GPU kernel (bind it to a GPU thread axis instead)");
+    throw BuildError("loop " + n.loop_var->name +
+                     " is a CPU parallel loop inside a GPU kernel (bind it to a GPU thread axis instead)");
   }
 
   llvm::Value* target_call(const ir::CallNode& n) override {
@@ -221,7 +238,8 @@ class CodeGenNVPTX final : public CodeGenLLVM {
       llvm::Intrinsic::ID id = bytes == 16  ? llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16
                                : bytes == 8 ? llvm::Intrinsic::nvvm_cp_async_ca_shared_global_8
                                             : llvm::Intrinsic::nvvm_cp_async_ca_shared_global_4;
-      b_.CreateIntrinsic(id, {}, {address(n.args[0], n.args[1], kSharedAddressSpace), address(n.args[2], n.args[3], 1)});
+      b_.CreateIntrinsic(id, {},
+                         {address(n.args[0], n.args[1], kSharedAddressSpace), address(n.args[2], n.args[3], 1)});
       return b_.getInt32(0);
     }
     if (n.op == "ptx_commit_group" && n.args.empty()) {
@@ -239,13 +257,16 @@ class CodeGenNVPTX final : public CodeGenLLVM {
     if ((n.op == "tvm_warp_shuffle_down" || n.op == "tvm_warp_shuffle") && n.args.size() == 5) {
       // shfl.sync's c operand: the segment mask ((32 - width) << 8) and the lane clamp 31.
       int64_t width = 32;
-      if (!ir::as_const_int(n.args[3], &width)) throw BuildError("not supported yet: a warp shuffle of symbolic width in nvptx code");
+      if (!ir::as_const_int(n.args[3], &width))
+        throw BuildError("not supported yet: a warp shuffle of symbolic width in nvptx code");
       DataType t = n.args[1]->dtype;
       bool f32 = t.is_float() && t.bits == 32, i32 = (t.is_int() || t.is_uint()) && t.bits == 32;
-      if (t.lanes != 1 || (!f32 && !i32)) throw BuildError("not supported yet: a warp shuffle of " + t.to_string() + " in nvptx code");
+      if (t.lanes != 1 || (!f32 && !i32))
+        throw BuildError("not supported yet: a warp shuffle of " + t.to_string() + " in nvptx code");
       bool down = n.op == "tvm_warp_shuffle_down";
-      llvm::Intrinsic::ID id = down ? (f32 ? llvm::Intrinsic::nvvm_shfl_sync_down_f32 : llvm::Intrinsic::nvvm_shfl_sync_down_i32)
-                                    : (f32 ? llvm::Intrinsic::nvvm_shfl_sync_idx_f32 : llvm::Intrinsic::nvvm_shfl_sync_idx_i32);
+      llvm::Intrinsic::ID id =
+          down ? (f32 ? llvm::Intrinsic::nvvm_shfl_sync_down_f32 : llvm::Intrinsic::nvvm_shfl_sync_down_i32)
+               : (f32 ? llvm::Intrinsic::nvvm_shfl_sync_idx_f32 : llvm::Intrinsic::nvvm_shfl_sync_idx_i32);
       llvm::Value* clamp = b_.getInt32(static_cast<uint32_t>(((32 - width) << 8) | 0x1f));
       llvm::Value* lane = b_.CreateIntCast(emit(n.args[2]), b_.getInt32Ty(), true);
       return b_.CreateIntrinsic(id, {}, {emit(n.args[0]), emit(n.args[1]), lane, clamp});
@@ -255,13 +276,30 @@ class CodeGenNVPTX final : public CodeGenLLVM {
 
   // What NVPTX lowers by itself; the rest of the math needs libdevice (linked when found).
   void check_call(const ir::CallNode& n) override {
-    static const std::unordered_set<std::string> native = {"sqrt", "rsqrt", "fabs", "abs", "floor", "ceil", "trunc", "round",
-                                                           "nearbyint", "isnan", "isinf", "isfinite", "popcount", "tvm_storage_sync",
-                                                           "tvm_warp_activemask", "tvm_warp_shuffle_down", "tvm_warp_shuffle",
-                                                           "ptx_cp_async", "ptx_commit_group", "ptx_wait_group"};
+    static const std::unordered_set<std::string> native = {"sqrt",
+                                                           "rsqrt",
+                                                           "fabs",
+                                                           "abs",
+                                                           "floor",
+                                                           "ceil",
+                                                           "trunc",
+                                                           "round",
+                                                           "nearbyint",
+                                                           "isnan",
+                                                           "isinf",
+                                                           "isfinite",
+                                                           "popcount",
+                                                           "tvm_storage_sync",
+                                                           "tvm_warp_activemask",
+                                                           "tvm_warp_shuffle_down",
+                                                           "tvm_warp_shuffle",
+                                                           "ptx_cp_async",
+                                                           "ptx_commit_group",
+                                                           "ptx_wait_group"};
     if (native.count(n.op)) return;
     if (transform::is_mma_call(n)) {
-      throw BuildError("not supported yet: T." + n.op + " in nvptx code (tsch's NVPTX generator has no ldmatrix / mma.sync; target=\"cuda\" "
+      throw BuildError("not supported yet: T." + n.op +
+                       " in nvptx code (tsch's NVPTX generator has no ldmatrix / mma.sync; target=\"cuda\" "
                        "writes them as inline PTX)");
     }
     std::string why;
@@ -269,7 +307,8 @@ class CodeGenNVPTX final : public CodeGenLLVM {
       libdevice_ = libdevice_path(&why);
       if (!libdevice_.empty()) return;
     }
-    throw BuildError("not supported yet: T." + n.op + " in nvptx code (LLVM's NVPTX backend needs NVIDIA's libdevice for it" +
+    throw BuildError("not supported yet: T." + n.op +
+                     " in nvptx code (LLVM's NVPTX backend needs NVIDIA's libdevice for it" +
                      (why.empty() ? std::string() : ": " + why) + "; target=\"cuda\" compiles it)");
   }
 
@@ -318,7 +357,8 @@ std::string ptx_features(const std::string& arch) {
 
 }  // namespace
 
-runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const std::string& target_text, const std::string& arch) {
+runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const std::string& target_text,
+                                              const std::string& arch) {
   llvm::LLVMContext ctx;
   llvm::Module m("tsch_nvptx", ctx);
   CodeGenNVPTX gen(m);

@@ -17,6 +17,7 @@ namespace tsch::codegen {
 
 // The device module of `kernels` (the functions SplitHostDevice added): get_source() and
 // get_source("ptx") give the PTX, get_source("ll") the LLVM IR.
-runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const std::string& target_text, const std::string& arch);
+runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const std::string& target_text,
+                                              const std::string& arch);
 
 }  // namespace tsch::codegen

@@ -17,7 +17,7 @@ using runtime::FunctionSignature;
 // to `module`, and returns the signature the runtime binds arguments with. With
 // `interrupt_checks`, outer loops return runtime::kStatusInterrupted after Ctrl-C.
 // `poison_allocations`: every allocation is filled with 0xFF bytes when entered.
-FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f, bool interrupt_checks,
-                                bool poison_allocations = false);
+FunctionSignature emit_function(llvm::Module& module, const std::string& name, const ir::PrimFunc& f,
+                                bool interrupt_checks, bool poison_allocations = false);
 
 }  // namespace tsch::codegen

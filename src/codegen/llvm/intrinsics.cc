@@ -36,12 +36,14 @@ llvm::Value* CodeGenLLVM::llvm_intrinsic(const ir::CallNode& n) {
   }
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i]->getType() != ft->getParamType(i)) {
-      throw BuildError(fmt::format("T.{}: argument {} of {} is {} ({}), the intrinsic takes {}", n.op, i + 1, name, n.args[i + 1]->dtype.to_string(),
-                                   type_text(args[i]->getType()), type_text(ft->getParamType(i))));
+      throw BuildError(fmt::format("T.{}: argument {} of {} is {} ({}), the intrinsic takes {}", n.op, i + 1, name,
+                                   n.args[i + 1]->dtype.to_string(), type_text(args[i]->getType()),
+                                   type_text(ft->getParamType(i))));
     }
   }
   if (ft->getReturnType() != type_of(n.dtype)) {
-    throw BuildError(fmt::format("T.{}: {} returns {}, the call says {}", n.op, name, type_text(ft->getReturnType()), n.dtype.to_string()));
+    throw BuildError(fmt::format("T.{}: {} returns {}, the call says {}", n.op, name, type_text(ft->getReturnType()),
+                                 n.dtype.to_string()));
   }
   return b_.CreateCall(f, args);
 }
@@ -51,7 +53,8 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   DataType t = n.dtype;
   if (op == "if_then_else") return if_then_else(n);
   // T.tvm_access_ptr(T.type_annotation(dtype), data, offset, extent, mask): &data[offset].
-  if (op == "tvm_access_ptr") return b_.CreateInBoundsGEP(scalar_type(n.args[0]->dtype), emit(n.args[1]), emit(n.args[2]));
+  if (op == "tvm_access_ptr")
+    return b_.CreateInBoundsGEP(scalar_type(n.args[0]->dtype), emit(n.args[1]), emit(n.args[2]));
   // T.address_of(A[i]): &A[i] of a flattened buffer (a vector access's first lane).
   if (op == "address_of") {
     auto* load = ir::as<ir::BufferLoadNode>(n.args[0]);
@@ -77,12 +80,14 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
   if (op == "bitwise_xor") return b_.CreateXor(emit(n.args[0]), emit(n.args[1]));
   if (op == "shift_left") return b_.CreateShl(emit(n.args[0]), emit(n.args[1]));
   if (op == "shift_right")
-    return t.is_uint() ? b_.CreateLShr(emit(n.args[0]), emit(n.args[1])) : b_.CreateAShr(emit(n.args[0]), emit(n.args[1]));
+    return t.is_uint() ? b_.CreateLShr(emit(n.args[0]), emit(n.args[1]))
+                       : b_.CreateAShr(emit(n.args[0]), emit(n.args[1]));
   // float16 / bfloat16 / float8 math is computed in float and rounded back (as the C and CUDA
   // generators do): C's math library has no half functions.
-  static const std::unordered_set<std::string> math = {"exp", "exp2", "log", "log2", "log10", "sqrt", "fabs", "floor", "ceil", "trunc",
-                                                       "round", "nearbyint", "sin", "cos", "pow", "tanh", "tan", "asin", "acos", "atan",
-                                                       "sinh", "cosh", "erf", "log1p", "atan2", "fmod", "sigmoid", "rsqrt", "exp10"};
+  static const std::unordered_set<std::string> math = {
+      "exp",   "exp2",      "log", "log2",  "log10", "sqrt", "fabs",    "floor", "ceil", "trunc",
+      "round", "nearbyint", "sin", "cos",   "pow",   "tanh", "tan",     "asin",  "acos", "atan",
+      "sinh",  "cosh",      "erf", "log1p", "atan2", "fmod", "sigmoid", "rsqrt", "exp10"};
   if (!n.args.empty() && math.count(op)) {
     DataType a = n.args[0]->dtype;
     if ((a.bits == 16 && a.is_float()) || a.is_float8()) {
@@ -119,22 +124,27 @@ llvm::Value* CodeGenLLVM::call(const ir::CallNode& n) {
     return op == "isinf" ? b_.CreateFCmpOEQ(ax, inf) : b_.CreateFCmpOLT(ax, inf);
   }
   static const std::unordered_map<std::string, llvm::Intrinsic::ID> unary = {
-      {"exp", llvm::Intrinsic::exp},   {"exp2", llvm::Intrinsic::exp2},     {"log", llvm::Intrinsic::log},
-      {"log2", llvm::Intrinsic::log2}, {"log10", llvm::Intrinsic::log10},   {"sqrt", llvm::Intrinsic::sqrt},
-      {"fabs", llvm::Intrinsic::fabs}, {"floor", llvm::Intrinsic::floor},   {"ceil", llvm::Intrinsic::ceil},
-      {"trunc", llvm::Intrinsic::trunc}, {"round", llvm::Intrinsic::nearbyint}, {"nearbyint", llvm::Intrinsic::nearbyint},
-      {"sin", llvm::Intrinsic::sin},   {"cos", llvm::Intrinsic::cos},       {"popcount", llvm::Intrinsic::ctpop},
+      {"exp", llvm::Intrinsic::exp},         {"exp2", llvm::Intrinsic::exp2},
+      {"log", llvm::Intrinsic::log},         {"log2", llvm::Intrinsic::log2},
+      {"log10", llvm::Intrinsic::log10},     {"sqrt", llvm::Intrinsic::sqrt},
+      {"fabs", llvm::Intrinsic::fabs},       {"floor", llvm::Intrinsic::floor},
+      {"ceil", llvm::Intrinsic::ceil},       {"trunc", llvm::Intrinsic::trunc},
+      {"round", llvm::Intrinsic::nearbyint}, {"nearbyint", llvm::Intrinsic::nearbyint},
+      {"sin", llvm::Intrinsic::sin},         {"cos", llvm::Intrinsic::cos},
+      {"popcount", llvm::Intrinsic::ctpop},
   };
   if (auto it = unary.find(op); it != unary.end()) return b_.CreateUnaryIntrinsic(it->second, emit(n.args[0]));
   if (op == "pow") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, emit(n.args[0]), emit(n.args[1]));
-  static const std::unordered_set<std::string> libm = {"tanh", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "log1p", "atan2", "fmod"};
+  static const std::unordered_set<std::string> libm = {"tanh", "tan", "asin",  "acos",  "atan", "sinh",
+                                                       "cosh", "erf", "log1p", "atan2", "fmod"};
   if (libm.count(op)) return libm_call(op, n.args, t);
   return target_call(n);
 }
 
 // A C math library call, per lane for vectors; float32 uses the `f` variant.
 llvm::Value* CodeGenLLVM::libm_call(const std::string& op, const std::vector<PrimExpr>& args, DataType t) {
-  if (!t.is_float() || (t.bits != 32 && t.bits != 64)) throw BuildError("not supported yet: T." + op + " on " + t.to_string());
+  if (!t.is_float() || (t.bits != 32 && t.bits != 64))
+    throw BuildError("not supported yet: T." + op + " on " + t.to_string());
   llvm::Type* s = scalar_type(t.element_of());
   std::string symbol = t.bits == 32 ? op + "f" : op;
   std::vector<llvm::Type*> params(args.size(), s);

@@ -2,8 +2,6 @@
 // ORC LLJIT for execution, assembly and shared libraries from the same optimized IR.
 #include "codegen/llvm/llvm_build.h"
 
-#include "codegen/source/codegen_cuda.h"
-
 #include <dlfcn.h>
 #include <link.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -32,6 +30,7 @@
 #include "codegen/llvm/emitter.h"
 #include "codegen/signature.h"
 #include "codegen/source/c_module.h"
+#include "codegen/source/codegen_cuda.h"
 #include "ir/op.h"
 #include "runtime/packed_call.h"
 #include "runtime/thread_pool.h"
@@ -89,7 +88,8 @@ std::unique_ptr<llvm::TargetMachine> make_machine(const ResolvedTarget& t, llvm:
   if (!target) throw BuildError("LLVM target " + t.triple + ": " + err);
   llvm::TargetOptions options;
   options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
-  auto* tm = target->createTargetMachine(t.triple, t.cpu, t.features, options, reloc, std::nullopt, llvm::CodeGenOptLevel::Aggressive);
+  auto* tm = target->createTargetMachine(t.triple, t.cpu, t.features, options, reloc, std::nullopt,
+                                         llvm::CodeGenOptLevel::Aggressive);
   if (!tm) throw BuildError("LLVM cannot create a machine for " + t.triple + " " + t.cpu);
   return std::unique_ptr<llvm::TargetMachine>(tm);
 }
@@ -97,11 +97,16 @@ std::unique_ptr<llvm::TargetMachine> make_machine(const ResolvedTarget& t, llvm:
 // The CPU feature an x86 intrinsic needs (T.call_llvm_pure_intrin), or "" when not known:
 // LLVM aborts the process on an intrinsic its target cannot select, so tsch refuses first.
 std::string x86_intrinsic_feature(llvm::StringRef name) {
-  static const std::pair<const char*, const char*> table[] = {
-      {"llvm.x86.avx512.vpdpbusd", "avx512vnni"}, {"llvm.x86.avx512.vpdpwssd", "avx512vnni"},
-      {"llvm.x86.avx512.pmaddubs.w.512", "avx512bw"}, {"llvm.x86.avx512.pmaddw.d.512", "avx512bw"},
-      {"llvm.x86.avx512.", "avx512f"}, {"llvm.x86.avx2.", "avx2"}, {"llvm.x86.fma.", "fma"},
-      {"llvm.x86.avx.", "avx"}, {"llvm.x86.sse41.", "sse4.1"}, {"llvm.x86.ssse3.", "ssse3"}};
+  static const std::pair<const char*, const char*> table[] = {{"llvm.x86.avx512.vpdpbusd", "avx512vnni"},
+                                                              {"llvm.x86.avx512.vpdpwssd", "avx512vnni"},
+                                                              {"llvm.x86.avx512.pmaddubs.w.512", "avx512bw"},
+                                                              {"llvm.x86.avx512.pmaddw.d.512", "avx512bw"},
+                                                              {"llvm.x86.avx512.", "avx512f"},
+                                                              {"llvm.x86.avx2.", "avx2"},
+                                                              {"llvm.x86.fma.", "fma"},
+                                                              {"llvm.x86.avx.", "avx"},
+                                                              {"llvm.x86.sse41.", "sse4.1"},
+                                                              {"llvm.x86.ssse3.", "ssse3"}};
   for (const auto& [prefix, feature] : table) {
     if (name.starts_with(prefix)) return feature;
   }
@@ -113,8 +118,9 @@ void check_intrinsic_features(const llvm::Module& m, const llvm::TargetMachine& 
     if (!f.isDeclaration() || !f.getName().starts_with("llvm.x86.")) continue;
     std::string feature = x86_intrinsic_feature(f.getName());
     if (feature.empty() || tm.getMCSubtargetInfo()->checkFeatures("+" + feature)) continue;
-    throw BuildError("the LLVM intrinsic " + f.getName().str() + " needs the CPU feature " + feature + ", which target \"" + target_text +
-                     "\" (cpu " + tm.getTargetCPU().str() + ") does not have: build for a CPU that has it (e.g. -mcpu=cascadelake for "
+    throw BuildError("the LLVM intrinsic " + f.getName().str() + " needs the CPU feature " + feature +
+                     ", which target \"" + target_text + "\" (cpu " + tm.getTargetCPU().str() +
+                     ") does not have: build for a CPU that has it (e.g. -mcpu=cascadelake for "
                      "avx512vnni) or tensorize with an intrinsic this CPU has");
   }
 }
@@ -126,8 +132,8 @@ std::vector<std::string> features_missing_here(const llvm::TargetMachine& tm) {
   if (llvm::Triple(tm.getTargetTriple()).getArch() != llvm::Triple(llvm::sys::getProcessTriple()).getArch()) return out;
   llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
   if (host.empty()) return out;
-  for (const char* f : {"sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512vnni",
-                        "avxvnni", "avx512bf16", "avx512fp16", "amx-tile", "amx-int8", "amx-bf16"}) {
+  for (const char* f : {"sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512dq", "avx512vl",
+                        "avx512vnni", "avxvnni", "avx512bf16", "avx512fp16", "amx-tile", "amx-int8", "amx-bf16"}) {
     if (tm.getMCSubtargetInfo()->checkFeatures(std::string("+") + f) && !host.lookup(f)) out.push_back(f);
   }
   return out;
@@ -148,8 +154,10 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel opt = level <= 0 ? llvm::OptimizationLevel::O0 : level == 1 ? llvm::OptimizationLevel::O1
-                               : level == 2 ? llvm::OptimizationLevel::O2 : llvm::OptimizationLevel::O3;
+  llvm::OptimizationLevel opt = level <= 0   ? llvm::OptimizationLevel::O0
+                                : level == 1 ? llvm::OptimizationLevel::O1
+                                : level == 2 ? llvm::OptimizationLevel::O2
+                                             : llvm::OptimizationLevel::O3;
   llvm::ModulePassManager mpm = level <= 0 ? pb.buildO0DefaultPipeline(opt) : pb.buildPerModuleDefaultPipeline(opt);
   mpm.run(m, mam);
 }
@@ -169,7 +177,8 @@ std::unique_ptr<llvm::Module> reparse(const std::string& ll, llvm::LLVMContext& 
   return m;
 }
 
-std::string emit_file(const std::string& ll, const ResolvedTarget& t, llvm::CodeGenFileType type, llvm::Reloc::Model reloc) {
+std::string emit_file(const std::string& ll, const ResolvedTarget& t, llvm::CodeGenFileType type,
+                      llvm::Reloc::Model reloc) {
   llvm::LLVMContext ctx;
   auto m = reparse(ll, ctx);
   auto tm = make_machine(t, reloc);
@@ -178,15 +187,16 @@ std::string emit_file(const std::string& ll, const ResolvedTarget& t, llvm::Code
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, type)) throw BuildError("LLVM cannot emit this file type for " + t.triple);
+  if (tm->addPassesToEmitFile(pm, os, nullptr, type))
+    throw BuildError("LLVM cannot emit this file type for " + t.triple);
   pm.run(*m);
   return std::string(buffer.begin(), buffer.end());
 }
 
-
 }  // namespace
 
-std::string emit_device_assembly(llvm::Module& m, const std::string& triple, const std::string& cpu, const std::string& features) {
+std::string emit_device_assembly(llvm::Module& m, const std::string& triple, const std::string& cpu,
+                                 const std::string& features) {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeAllTargetInfos();
@@ -199,7 +209,8 @@ std::string emit_device_assembly(llvm::Module& m, const std::string& triple, con
   m.setDataLayout(tm->createDataLayout());
   std::string problems;
   llvm::raw_string_ostream report(problems);
-  if (llvm::verifyModule(m, &report)) throw BuildError("internal: the generated " + triple + " LLVM IR does not verify: " + report.str());
+  if (llvm::verifyModule(m, &report))
+    throw BuildError("internal: the generated " + triple + " LLVM IR does not verify: " + report.str());
   optimize(m, *tm, 3);
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
@@ -214,8 +225,13 @@ namespace {
 
 class JITModule : public CompiledModule {
  public:
-  JITModule(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<FunctionSignature> sigs, std::string ll, ResolvedTarget target, std::string text)
-      : jit_(std::move(jit)), sigs_(std::move(sigs)), ll_(std::move(ll)), target_(std::move(target)), text_(std::move(text)) {
+  JITModule(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<FunctionSignature> sigs, std::string ll,
+            ResolvedTarget target, std::string text)
+      : jit_(std::move(jit)),
+        sigs_(std::move(sigs)),
+        ll_(std::move(ll)),
+        target_(std::move(target)),
+        text_(std::move(text)) {
     for (const auto& s : sigs_) {
       auto sym = jit_->lookup(s.name);
       if (!sym) throw BuildError("internal: JIT lookup of " + s.name + ": " + error_text(sym.takeError()));
@@ -227,8 +243,8 @@ class JITModule : public CompiledModule {
       std::string list;
       for (const auto& f : missing_features) list += (list.empty() ? "" : ", ") + f;
       throw BuildError("cannot run " + name + " here: it was built for target \"" + text_ + "\" (cpu " + target_.cpu +
-                       "), whose instructions this machine's CPU (" + llvm::sys::getHostCPUName().str() + ") lacks: " + list +
-                       " (export_library it and run it on such a machine)");
+                       "), whose instructions this machine's CPU (" + llvm::sys::getHostCPUName().str() +
+                       ") lacks: " + list + " (export_library it and run it on such a machine)");
     }
     auto it = entries_.find(name);
     return it == entries_.end() ? nullptr : it->second;
@@ -333,10 +349,12 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   m->setDataLayout(tm->createDataLayout());
   m->setTargetTriple(rt.triple);
   std::vector<FunctionSignature> sigs;
-  for (const auto& [name, f] : lowered->prim_funcs()) sigs.push_back(emit_function(*m, name, f, target.interrupt_checks, target.poison_allocations));
+  for (const auto& [name, f] : lowered->prim_funcs())
+    sigs.push_back(emit_function(*m, name, f, target.interrupt_checks, target.poison_allocations));
   std::string verify;
   llvm::raw_string_ostream vs(verify);
-  if (llvm::verifyModule(*m, &vs)) throw BuildError("internal: generated LLVM IR is invalid: " + vs.str() + "\n" + print_module(*m));
+  if (llvm::verifyModule(*m, &vs))
+    throw BuildError("internal: generated LLVM IR is invalid: " + vs.str() + "\n" + print_module(*m));
   check_intrinsic_features(*m, *tm, target.text);
   std::vector<std::string> missing = features_missing_here(*tm);
   optimize(*m, *tm, target.opt_level);
@@ -358,16 +376,21 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   dylib.addGenerator(std::move(*gen));
   llvm::orc::SymbolMap runtime_symbols;
   runtime_symbols[(*jit)->mangleAndIntern("tsch_parallel_for")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&tsch_parallel_for), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+      llvm::orc::ExecutorAddr::fromPtr(&tsch_parallel_for),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   runtime_symbols[(*jit)->mangleAndIntern("tsch_workspace_alloc")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_alloc), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+      llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_alloc),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   runtime_symbols[(*jit)->mangleAndIntern("tsch_workspace_free")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_free), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+      llvm::orc::ExecutorAddr::fromPtr(&tsch_workspace_free),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   runtime_symbols[(*jit)->mangleAndIntern("tsch_call_packed")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&tsch_call_packed), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+      llvm::orc::ExecutorAddr::fromPtr(&tsch_call_packed),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   runtime_symbols[(*jit)->mangleAndIntern("tsch_interrupt_pending")] = {
       llvm::orc::ExecutorAddr::fromPtr(const_cast<int32_t*>(&tsch_interrupt_pending)), llvm::JITSymbolFlags::Exported};
-  if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime_symbols)))) throw BuildError("LLVM JIT: " + error_text(std::move(err)));
+  if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(runtime_symbols))))
+    throw BuildError("LLVM JIT: " + error_text(std::move(err)));
   if (auto err = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
     throw BuildError("LLVM JIT: " + error_text(std::move(err)));
   auto out = std::make_shared<JITModule>(std::move(*jit), std::move(sigs), std::move(ll), rt, target.text);
@@ -375,7 +398,8 @@ CompiledModuleRef build_llvm(const ir::IRModule& lowered, const LLVMTarget& targ
   return out;
 }
 
-void export_llvm_library(const CompiledModuleRef& m, const std::string& path, const std::vector<std::pair<std::string, std::string>>& data) {
+void export_llvm_library(const CompiledModuleRef& m, const std::string& path,
+                         const std::vector<std::pair<std::string, std::string>>& data) {
   auto* jit = dynamic_cast<const JITModule*>(m.get());
   if (!jit) throw BuildError("internal: export_llvm_library of a module that is not LLVM JIT code");
   jit->export_with(path, data);
@@ -419,7 +443,8 @@ CompiledModuleRef load_llvm_library(const std::string& path) {
     fail(e.what());
   }
   for (const auto& s : sigs)
-    if (!dlsym(handle, s.name.c_str())) fail("the function table names " + s.name + ", which the library does not define");
+    if (!dlsym(handle, s.name.c_str()))
+      fail("the function table names " + s.name + ", which the library does not define");
   bool bad_sum = false;
   const char* checksum = string_symbol(handle, kSignatureChecksumSymbol, bad_sum);
   if (!checksum || bad_sum || signature_checksum(table) != checksum)

@@ -17,7 +17,8 @@ const ir::CallNode* as_call(const ir::PrimExpr& e, const char* op) {
 
 }  // namespace
 
-PackedCallValues emit_packed_call(llvm::IRBuilder<>& b, llvm::Module& module, llvm::Function& fn, const ir::CallNode& call,
+PackedCallValues emit_packed_call(llvm::IRBuilder<>& b, llvm::Module& module, llvm::Function& fn,
+                                  const ir::CallNode& call,
                                   const std::function<llvm::Value*(const ir::PrimExpr&)>& emit) {
   llvm::LLVMContext& ctx = module.getContext();
   auto* name = call.args.empty() ? nullptr : ir::as<ir::StringImmNode>(call.args[0]);
@@ -25,10 +26,11 @@ PackedCallValues emit_packed_call(llvm::IRBuilder<>& b, llvm::Module& module, ll
   // Stack slots live in the entry block, so a loop around the call does not grow the stack.
   llvm::IRBuilder<> entry(&fn.getEntryBlock(), fn.getEntryBlock().begin());
   llvm::StructType* arg_type = llvm::StructType::get(ctx, {b.getInt32Ty(), b.getInt32Ty(), b.getInt64Ty()});
-  llvm::StructType* array_type =
-      llvm::StructType::get(ctx, {b.getPtrTy(), b.getPtrTy(), b.getInt32Ty(), b.getInt8Ty(), b.getInt8Ty(), b.getInt16Ty(), b.getInt64Ty()});
+  llvm::StructType* array_type = llvm::StructType::get(
+      ctx, {b.getPtrTy(), b.getPtrTy(), b.getInt32Ty(), b.getInt8Ty(), b.getInt8Ty(), b.getInt16Ty(), b.getInt64Ty()});
   size_t n = call.args.size() - 1;
-  llvm::Value* args = entry.CreateAlloca(arg_type, b.getInt32(static_cast<uint32_t>(std::max<size_t>(n, 1))), "packed_args");
+  llvm::Value* args =
+      entry.CreateAlloca(arg_type, b.getInt32(static_cast<uint32_t>(std::max<size_t>(n, 1))), "packed_args");
   for (size_t i = 0; i < n; ++i) {
     const ir::PrimExpr& a = call.args[i + 1];
     int32_t code;
@@ -38,9 +40,11 @@ PackedCallValues emit_packed_call(llvm::IRBuilder<>& b, llvm::Module& module, ll
       int64_t strides = 0;
       if (!shape || !ir::as_const_int(array->args[2], &strides) || strides != 0)
         throw BuildError("not supported yet: T.tvm_stack_make_array with strides in T.call_packed");
-      llvm::Value* dims = entry.CreateAlloca(b.getInt64Ty(), b.getInt32(static_cast<uint32_t>(std::max<size_t>(shape->args.size(), 1))));
+      llvm::Value* dims = entry.CreateAlloca(
+          b.getInt64Ty(), b.getInt32(static_cast<uint32_t>(std::max<size_t>(shape->args.size(), 1))));
       for (size_t d = 0; d < shape->args.size(); ++d)
-        b.CreateStore(b.CreateIntCast(emit(shape->args[d]), b.getInt64Ty(), true), b.CreateConstGEP1_64(b.getInt64Ty(), dims, d));
+        b.CreateStore(b.CreateIntCast(emit(shape->args[d]), b.getInt64Ty(), true),
+                      b.CreateConstGEP1_64(b.getInt64Ty(), dims, d));
       llvm::Value* desc = entry.CreateAlloca(array_type);
       ir::DataType dtype = array->args[4]->dtype;
       llvm::Value* fields[] = {emit(array->args[0]),
@@ -74,8 +78,10 @@ PackedCallValues emit_packed_call(llvm::IRBuilder<>& b, llvm::Module& module, ll
     b.CreateStore(value, b.CreateStructGEP(arg_type, slot, 2));
   }
   llvm::Value* result = entry.CreateAlloca(b.getInt64Ty(), nullptr, "packed_result");
-  llvm::FunctionCallee callee = module.getOrInsertFunction("tsch_call_packed", b.getInt32Ty(), b.getPtrTy(), b.getPtrTy(), b.getInt32Ty(), b.getPtrTy());
-  llvm::Value* status = b.CreateCall(callee, {b.CreateGlobalString(name->value), args, b.getInt32(static_cast<uint32_t>(n)), result});
+  llvm::FunctionCallee callee = module.getOrInsertFunction("tsch_call_packed", b.getInt32Ty(), b.getPtrTy(),
+                                                           b.getPtrTy(), b.getInt32Ty(), b.getPtrTy());
+  llvm::Value* status =
+      b.CreateCall(callee, {b.CreateGlobalString(name->value), args, b.getInt32(static_cast<uint32_t>(n)), result});
   return {status, b.CreateLoad(b.getInt64Ty(), result)};
 }
 

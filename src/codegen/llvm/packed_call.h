@@ -17,7 +17,8 @@ struct PackedCallValues {
   llvm::Value* result;  // i64: the function's int result, else 0
 };
 
-PackedCallValues emit_packed_call(llvm::IRBuilder<>& b, llvm::Module& module, llvm::Function& fn, const ir::CallNode& call,
+PackedCallValues emit_packed_call(llvm::IRBuilder<>& b, llvm::Module& module, llvm::Function& fn,
+                                  const ir::CallNode& call,
                                   const std::function<llvm::Value*(const ir::PrimExpr&)>& emit);
 
 }  // namespace tsch::codegen

@@ -50,8 +50,10 @@ void compile(const std::string& source, const std::string& dir, const std::strin
   }
   bool object_only = output.size() > 2 && output.compare(output.size() - 2, 2, ".o") == 0;
   std::vector<std::string> argv = {"cc", "-O3", "-std=gnu11", "-fPIC", "-w"};
-  if (object_only) argv.push_back("-c");
-  else argv.push_back("-shared");
+  if (object_only)
+    argv.push_back("-c");
+  else
+    argv.push_back("-shared");
   argv.insert(argv.end(), {"-o", output, file});
   if (!object_only) argv.push_back("-lm");
   ProcessResult r = run_process(argv);
@@ -91,8 +93,9 @@ class CSourceModule : public CompiledModule {
   void export_library(const std::string& path) const override {
     // The library carries its signatures, as the LLVM one does, so load_module reads it.
     std::string table = encode_signatures(sigs_);
-    std::string with_table = source_ + "\nconst char " + kSignatureSymbol + "[] = " + c_string(table) + ";\nconst char " +
-                             kSignatureChecksumSymbol + "[] = " + c_string(signature_checksum(table)) + ";\n";
+    std::string with_table = source_ + "\nconst char " + kSignatureSymbol + "[] = " + c_string(table) +
+                             ";\nconst char " + kSignatureChecksumSymbol +
+                             "[] = " + c_string(signature_checksum(table)) + ";\n";
     try {
       TempDir dir;
       bool object_only = path.size() > 2 && path.compare(path.size() - 2, 2, ".o") == 0;

@@ -8,9 +8,9 @@
 #include <unordered_set>
 
 #include "ir/op.h"
-#include "support/error.h"
 #include "ir/printer.h"
 #include "ir/printer_base.h"
+#include "support/error.h"
 
 namespace tsch::codegen {
 
@@ -39,10 +39,10 @@ std::string CodeGenC::define(const VarNode* v, const std::string& hint) {
   std::string base = sanitize(hint);
   // C keywords and the helpers' prefix are not the user's to take.
   static const std::unordered_set<std::string> reserved = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
-      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
-      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
-      "true", "false", "buffers", "scalars", "main"};
+      "auto",     "break",  "case",     "char",   "const",  "continue", "default", "do",      "double",  "else",
+      "enum",     "extern", "float",    "for",    "goto",   "if",       "inline",  "int",     "long",    "register",
+      "restrict", "return", "short",    "signed", "sizeof", "static",   "struct",  "switch",  "typedef", "union",
+      "unsigned", "void",   "volatile", "while",  "bool",   "true",     "false",   "buffers", "scalars", "main"};
   if (reserved.count(base) || base.rfind("tsch_", 0) == 0) base += "_";
   std::string name = base;
   for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
@@ -93,11 +93,13 @@ std::string CodeGenC::literal(const PrimExpr& e) const {
     DataType t = e->dtype;
     if (t.is_bool()) return i->value ? "true" : "false";
     if (t.is_int() && t.bits == 64) {
-      return i->value == INT64_MIN ? "(-INT64_C(9223372036854775807) - 1)" : "INT64_C(" + std::to_string(i->value) + ")";
+      return i->value == INT64_MIN ? "(-INT64_C(9223372036854775807) - 1)"
+                                   : "INT64_C(" + std::to_string(i->value) + ")";
     }
     if (t.is_uint() && t.bits == 64) return "UINT64_C(" + std::to_string(static_cast<uint64_t>(i->value)) + ")";
     // An int32 is C's int: its literal needs no cast.
-    if (t.is_int() && t.bits == 32) return i->value < 0 ? "(" + std::to_string(i->value) + ")" : std::to_string(i->value);
+    if (t.is_int() && t.bits == 32)
+      return i->value < 0 ? "(" + std::to_string(i->value) + ")" : std::to_string(i->value);
     return "((" + type_of(t) + ")" + std::to_string(i->value) + ")";
   }
   auto* f = as<FloatImmNode>(e);
@@ -107,7 +109,8 @@ std::string CodeGenC::literal(const PrimExpr& e) const {
   }
   bool single = e->dtype.bits == 32;
   if (std::isnan(f->value)) return single ? "((float)NAN)" : "((double)NAN)";
-  if (std::isinf(f->value)) return std::string(f->value < 0 ? "-" : "") + (single ? "((float)INFINITY)" : "((double)INFINITY)");
+  if (std::isinf(f->value))
+    return std::string(f->value < 0 ? "-" : "") + (single ? "((float)INFINITY)" : "((double)INFINITY)");
   // Enough digits to read back the same value, and a decimal point so C reads a float.
   std::string text = single ? fmt::format("{:.9g}", f->value) : fmt::format("{:.17g}", f->value);
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
@@ -126,16 +129,22 @@ std::string CodeGenC::expr(const PrimExpr& e) {
   if (e->dtype.lanes > 1) return vector_expr(e);
   switch (e->kind) {
     case ExprKind::IntImm:
-    case ExprKind::FloatImm: return literal(e);
-    case ExprKind::Var: return name_of(as<VarNode>(e));
-    case ExprKind::Not: return "(!" + expr(as<NotNode>(e)->a) + ")";
+    case ExprKind::FloatImm:
+      return literal(e);
+    case ExprKind::Var:
+      return name_of(as<VarNode>(e));
+    case ExprKind::Not:
+      return "(!" + expr(as<NotNode>(e)->a) + ")";
     case ExprKind::Select: {
       auto* s = as<SelectNode>(e);
       return "(" + expr(s->condition) + " ? " + expr(s->true_value) + " : " + expr(s->false_value) + ")";
     }
-    case ExprKind::Cast: return cast(as<CastNode>(e)->value, e->dtype);
-    case ExprKind::BufferLoad: return load(*as<BufferLoadNode>(e));
-    case ExprKind::Call: return call(*as<CallNode>(e));
+    case ExprKind::Cast:
+      return cast(as<CastNode>(e)->value, e->dtype);
+    case ExprKind::BufferLoad:
+      return load(*as<BufferLoadNode>(e));
+    case ExprKind::Call:
+      return call(*as<CallNode>(e));
     case ExprKind::Let: {
       // A GNU statement expression keeps the binding local to the expression.
       auto* l = as<LetNode>(e);
@@ -147,8 +156,10 @@ std::string CodeGenC::expr(const PrimExpr& e) {
     }
     case ExprKind::StringImm:
     case ExprKind::Ramp:
-    case ExprKind::Broadcast: throw BuildError("not supported yet: " + script(e) + " in C code generation");
-    default: break;
+    case ExprKind::Broadcast:
+      throw BuildError("not supported yet: " + script(e) + " in C code generation");
+    default:
+      break;
   }
   // Binary operators share one layout.
   auto* b = static_cast<const BinaryNode<ExprKind::Add>*>(e.get());
@@ -167,7 +178,11 @@ std::string CodeGenC::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& 
   std::string a = expr(pa), b = expr(pb);
   auto infix = [&](const char* op) { return "(" + a + " " + op + " " + b + ")"; };
   std::string ct = type_of(t);
-  std::string suffix = (t.code == DataType::Code::BFloat ? "bf" : t.is_float() ? "f" : t.is_int() ? "i" : "u") + std::to_string(t.bits);
+  std::string suffix = (t.code == DataType::Code::BFloat ? "bf"
+                        : t.is_float()                   ? "f"
+                        : t.is_int()                     ? "i"
+                                                         : "u") +
+                       std::to_string(t.bits);
   if (t.is_bool()) suffix = "b";
   // C computes integers narrower than int in int: the result is cut back to the type, as
   // TensorIR's arithmetic wraps there.
@@ -175,11 +190,16 @@ std::string CodeGenC::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& 
     return (t.is_int() || t.is_uint()) && t.bits < 32 ? "((" + ct + ")" + text + ")" : text;
   };
   switch (kind) {
-    case ExprKind::Add: return narrow(infix("+"));
-    case ExprKind::Sub: return narrow(infix("-"));
-    case ExprKind::Mul: return narrow(infix("*"));
-    case ExprKind::Div: return narrow(infix("/"));  // truncating for integers, as TVM's Div
-    case ExprKind::Mod: return t.is_float() ? (t.bits == 32 ? "fmodf(" : "fmod(") + a + ", " + b + ")" : narrow(infix("%"));
+    case ExprKind::Add:
+      return narrow(infix("+"));
+    case ExprKind::Sub:
+      return narrow(infix("-"));
+    case ExprKind::Mul:
+      return narrow(infix("*"));
+    case ExprKind::Div:
+      return narrow(infix("/"));  // truncating for integers, as TVM's Div
+    case ExprKind::Mod:
+      return t.is_float() ? (t.bits == 32 ? "fmodf(" : "fmod(") + a + ", " + b + ")" : narrow(infix("%"));
     case ExprKind::FloorDiv:
     case ExprKind::FloorMod: {
       bool is_div = kind == ExprKind::FloorDiv;
@@ -202,19 +222,28 @@ std::string CodeGenC::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& 
     case ExprKind::Max: {
       bool is_min = kind == ExprKind::Min;
       std::string name = std::string(is_min ? "tsch_min_" : "tsch_max_") + suffix;
-      helper(name, "static inline " + ct + " " + name + "(" + ct + " a, " + ct + " b) { return " + (is_min ? "b < a" : "a < b") +
-                       " ? b : a; }");
+      helper(name, "static inline " + ct + " " + name + "(" + ct + " a, " + ct + " b) { return " +
+                       (is_min ? "b < a" : "a < b") + " ? b : a; }");
       return name + "(" + a + ", " + b + ")";
     }
-    case ExprKind::EQ: return infix("==");
-    case ExprKind::NE: return infix("!=");
-    case ExprKind::LT: return infix("<");
-    case ExprKind::LE: return infix("<=");
-    case ExprKind::GT: return infix(">");
-    case ExprKind::GE: return infix(">=");
-    case ExprKind::And: return infix("&&");
-    case ExprKind::Or: return infix("||");
-    default: throw BuildError(std::string("not supported yet: the operator of ") + script(pa) + " in C code generation");
+    case ExprKind::EQ:
+      return infix("==");
+    case ExprKind::NE:
+      return infix("!=");
+    case ExprKind::LT:
+      return infix("<");
+    case ExprKind::LE:
+      return infix("<=");
+    case ExprKind::GT:
+      return infix(">");
+    case ExprKind::GE:
+      return infix(">=");
+    case ExprKind::And:
+      return infix("&&");
+    case ExprKind::Or:
+      return infix("||");
+    default:
+      throw BuildError(std::string("not supported yet: the operator of ") + script(pa) + " in C code generation");
   }
 }
 
@@ -234,7 +263,8 @@ std::string CodeGenC::load(const BufferLoadNode& n) {
 std::string CodeGenC::call(const CallNode& n) {
   const std::string& op = n.op;
   if (op == "if_then_else") return "(" + expr(n.args[0]) + " ? " + expr(n.args[1]) + " : " + expr(n.args[2]) + ")";
-  if (op == "tvm_access_ptr") return "((void*)((" + type_of(n.args[0]->dtype) + "*)" + expr(n.args[1]) + " + " + expr(n.args[2]) + "))";
+  if (op == "tvm_access_ptr")
+    return "((void*)((" + type_of(n.args[0]->dtype) + "*)" + expr(n.args[1]) + " + " + expr(n.args[2]) + "))";
   // T.address_of(A[i]): &A[i] of a flattened buffer (a vector access's first lane).
   if (op == "address_of") {
     auto* load = as<BufferLoadNode>(n.args[0]);
@@ -244,24 +274,28 @@ std::string CodeGenC::call(const CallNode& n) {
   }
   if (op == "likely") return expr(n.args[0]);
   // TVM's bitwise intrinsics, as C writes them.
-  static const std::unordered_map<std::string, std::string> bitwise = {{"bitwise_and", " & "}, {"bitwise_or", " | "}, {"bitwise_xor", " ^ "},
-                                                                       {"shift_left", " << "}, {"shift_right", " >> "}};
-  if (auto it = bitwise.find(op); it != bitwise.end()) return "(" + expr(n.args[0]) + it->second + expr(n.args[1]) + ")";
+  static const std::unordered_map<std::string, std::string> bitwise = {{"bitwise_and", " & "},
+                                                                       {"bitwise_or", " | "},
+                                                                       {"bitwise_xor", " ^ "},
+                                                                       {"shift_left", " << "},
+                                                                       {"shift_right", " >> "}};
+  if (auto it = bitwise.find(op); it != bitwise.end())
+    return "(" + expr(n.args[0]) + it->second + expr(n.args[1]) + ")";
   if (op == "bitwise_not") return "(~" + expr(n.args[0]) + ")";
   if (op == "q_multiply_shift") return expr(ir::expand_q_multiply_shift(n));
   if (op == "q_multiply_shift_per_axis") return expr(ir::expand_q_multiply_shift_per_axis(n));
-  static const std::unordered_set<std::string> math = {"exp", "exp2", "log", "log2", "log10", "sqrt", "fabs", "floor",
-                                                       "ceil", "trunc", "nearbyint", "sin", "cos", "tanh", "tan",
-                                                       "asin", "acos", "atan", "sinh", "cosh", "erf", "log1p", "atan2",
-                                                       "fmod", "pow", "round", "sigmoid", "rsqrt", "exp10", "isnan",
-                                                       "isinf", "isfinite"};
+  static const std::unordered_set<std::string> math = {
+      "exp",   "exp2", "log",  "log2",  "log10",   "sqrt",  "fabs",  "floor", "ceil",  "trunc",   "nearbyint",
+      "sin",   "cos",  "tanh", "tan",   "asin",    "acos",  "atan",  "sinh",  "cosh",  "erf",     "log1p",
+      "atan2", "fmod", "pow",  "round", "sigmoid", "rsqrt", "exp10", "isnan", "isinf", "isfinite"};
   if (op == "popcount") return "((" + type_of(n.dtype) + ")__builtin_popcountll((uint64_t)" + expr(n.args[0]) + "))";
   if (!math.count(op)) return target_call(n);
   DataType t = n.args.at(0)->dtype;
   // float16 / bfloat16 math is computed in float and rounded back (C and CUDA have the float
   // functions for every op; the result is float's, correctly rounded to the narrow type).
   bool narrow = ((t.is_float() && t.bits == 16) || t.is_float8()) && t.lanes == 1;
-  if (!narrow && (!t.is_float() || (t.bits != 32 && t.bits != 64))) throw BuildError("not supported yet: T." + op + " on " + t.to_string());
+  if (!narrow && (!t.is_float() || (t.bits != 32 && t.bits != 64)))
+    throw BuildError("not supported yet: T." + op + " on " + t.to_string());
   if (narrow) {
     auto widened = std::make_shared<CallNode>(n);
     widened->dtype = n.dtype.is_bool() ? n.dtype : DataType::float32();
@@ -275,7 +309,9 @@ std::string CodeGenC::call(const CallNode& n) {
   std::vector<std::string> args;
   for (const auto& a : n.args) args.push_back(expr(a));
   if (op == "isnan" || op == "isinf" || op == "isfinite") return "((bool)" + op + "(" + args[0] + "))";
-  if (op == "sigmoid") return "(" + std::string(f.empty() ? "1.0" : "1.0f") + " / (" + (f.empty() ? "1.0" : "1.0f") + " + exp" + f + "(-" + args[0] + ")))";
+  if (op == "sigmoid")
+    return "(" + std::string(f.empty() ? "1.0" : "1.0f") + " / (" + (f.empty() ? "1.0" : "1.0f") + " + exp" + f + "(-" +
+           args[0] + ")))";
   if (op == "rsqrt") return "(" + std::string(f.empty() ? "1.0" : "1.0f") + " / sqrt" + f + "(" + args[0] + "))";
   if (op == "exp10") return "pow" + f + "(" + (f.empty() ? "10.0" : "10.0f") + ", " + args[0] + ")";
   // TVM's round rounds half to even, as nearbyint in the default rounding mode.
@@ -292,7 +328,8 @@ std::string CodeGenC::target_call(const CallNode& n) {
 // ------------------------------------------------------------------------- statements
 
 void CodeGenC::emit_thread_binding(const ForNode& n) {
-  throw BuildError("not supported yet: loop " + n.loop_var->name + " bound to " + n.thread_tag + " in C code for the CPU");
+  throw BuildError("not supported yet: loop " + n.loop_var->name + " bound to " + n.thread_tag +
+                   " in C code for the CPU");
 }
 
 void CodeGenC::serial_loop(const ForNode& n, const std::string& pragma) {
@@ -342,7 +379,7 @@ void CodeGenC::stmt(const Stmt& s) {
       return;
     case StmtKind::Evaluate: {
       const PrimExpr& v = as<EvaluateNode>(s)->value;
-      if (v->kind == ExprKind::IntImm) return;  // a no-op left by lowering
+      if (v->kind == ExprKind::IntImm) return;                        // a no-op left by lowering
       if (auto* c = as<CallNode>(v); c && c->op == "assume") return;  // T.assume: no code
       if (auto* c = as<CallNode>(v); c && emit_call_stmt(*c)) return;
       if (auto* c = as<CallNode>(v); c && c->op == "tvm_storage_sync") {
@@ -379,9 +416,15 @@ void CodeGenC::stmt(const Stmt& s) {
       close_scope();
       return;
     }
-    case StmtKind::Allocate: emit_allocate(*as<AllocateNode>(s)); return;
-    case StmtKind::DeclBuffer: stmt(as<DeclBufferNode>(s)->body); return;  // the same data pointer
-    case StmtKind::AttrStmt: stmt(as<AttrStmtNode>(s)->body); return;      // a hint
+    case StmtKind::Allocate:
+      emit_allocate(*as<AllocateNode>(s));
+      return;
+    case StmtKind::DeclBuffer:
+      stmt(as<DeclBufferNode>(s)->body);
+      return;  // the same data pointer
+    case StmtKind::AttrStmt:
+      stmt(as<AttrStmtNode>(s)->body);
+      return;  // a hint
     case StmtKind::AllocateConst: {
       // A static constant array, as TVM's CodeGenC emits one (it puts it at file scope).
       auto* n = as<AllocateConstNode>(s);
@@ -394,8 +437,8 @@ void CodeGenC::stmt(const Stmt& s) {
                                          : make_int(n->int_data[i], n->dtype);
         values += (i ? ", " : "") + literal(v);
       }
-      line("static const " + memory_type_of(n->dtype) + " " + name + "[" + std::to_string(std::max<size_t>(n->size(), 1)) +
-           "] __attribute__((aligned(64))) = {" + values + "};");
+      line("static const " + memory_type_of(n->dtype) + " " + name + "[" +
+           std::to_string(std::max<size_t>(n->size(), 1)) + "] __attribute__((aligned(64))) = {" + values + "};");
       stmt(n->body);
       forget(n->buffer_var.get());
       --indent_;
@@ -404,15 +447,23 @@ void CodeGenC::stmt(const Stmt& s) {
     }
     case StmtKind::For: {
       auto* n = as<ForNode>(s);
-      TSCH_INTERNAL_ASSERT(n->has_trivial_step()) << "a loop step reached code generation (tir.CanonicalizeLoop removes them)";
+      TSCH_INTERNAL_ASSERT(n->has_trivial_step())
+          << "a loop step reached code generation (tir.CanonicalizeLoop removes them)";
       switch (n->for_kind) {
-        case ForKind::Parallel: emit_parallel(*n); return;
-        case ForKind::ThreadBinding: emit_thread_binding(*n); return;
-        default: serial_loop(*n); return;  // vectorized/unrolled loops: the C compiler decides
+        case ForKind::Parallel:
+          emit_parallel(*n);
+          return;
+        case ForKind::ThreadBinding:
+          emit_thread_binding(*n);
+          return;
+        default:
+          serial_loop(*n);
+          return;  // vectorized/unrolled loops: the C compiler decides
       }
     }
     case StmtKind::Block:
-    case StmtKind::BlockRealize: throw BuildError("internal: a block reached code generation unlowered");
+    case StmtKind::BlockRealize:
+      throw BuildError("internal: a block reached code generation unlowered");
   }
 }
 

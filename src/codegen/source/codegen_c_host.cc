@@ -39,8 +39,9 @@ runtime::FunctionSignature CodeGenCHost::add_function(const std::string& name, c
   bool any_float_slot = false;
   for (const auto& v : sig.scalar_slots) any_float_slot |= v->dtype.is_float();
   if (any_float_slot) {
-    helpers_.emplace("tsch_slot_as_double",
-                     "static inline double tsch_slot_as_double(int64_t bits) { double d; memcpy(&d, &bits, sizeof d); return d; }");
+    helpers_.emplace(
+        "tsch_slot_as_double",
+        "static inline double tsch_slot_as_double(int64_t bits) { double d; memcpy(&d, &bits, sizeof d); return d; }");
   }
   std::string joined;
   for (size_t i = 0; i < params.size(); ++i) joined += (i ? ", " : "") + params[i];
@@ -75,8 +76,10 @@ void CodeGenCHost::emit_allocate(const AllocateNode& n) {
   bool constant = true, overflow = false;
   for (const auto& d : buf->shape) {
     int64_t c;
-    if (as_const_int(d, &c)) overflow |= c < 0 || __builtin_mul_overflow(count, c, &count);
-    else constant = false;
+    if (as_const_int(d, &c))
+      overflow |= c < 0 || __builtin_mul_overflow(count, c, &count);
+    else
+      constant = false;
   }
   int64_t bytes = 0;
   overflow |= __builtin_mul_overflow(count, elem_bytes, &bytes);
@@ -94,8 +97,10 @@ void CodeGenCHost::emit_allocate(const AllocateNode& n) {
     std::string bad = fresh(name + "_overflow");
     line("int64_t " + size + " = " + std::to_string(elem_bytes) + ";");
     line("bool " + bad + " = false;");
-    for (const auto& d : buf->shape) line(bad + " |= __builtin_mul_overflow(" + size + ", (int64_t)" + expr(d) + ", &" + size + ");");
-    line(t + "* restrict " + name + " = " + bad + " || " + size + " < 0 ? NULL : (" + t + "*)malloc((size_t)" + size + " + 1);");
+    for (const auto& d : buf->shape)
+      line(bad + " |= __builtin_mul_overflow(" + size + ", (int64_t)" + expr(d) + ", &" + size + ");");
+    line(t + "* restrict " + name + " = " + bad + " || " + size + " < 0 ? NULL : (" + t + "*)malloc((size_t)" + size +
+         " + 1);");
     open_scope("if (" + name + " == NULL)");
     return_status(runtime::kStatusOutOfMemory);
     close_scope();
@@ -137,11 +142,13 @@ bool CodeGenCHost::emit_call_stmt(const CallNode& n) {
   if (n.op != "call_packed") return false;
   auto* name = n.args.empty() ? nullptr : as<StringImmNode>(n.args[0]);
   if (!name) throw BuildError("T.call_packed: the first argument must be the function's name as a string");
-  helpers_.emplace("tsch_call_packed_fn",
-                   "typedef struct { int32_t type_code; int32_t reserved; int64_t value; } TschPackedArg;\n"
-                   "static int32_t (*tsch_call_packed_fn)(const char*, const TschPackedArg*, int32_t, int64_t*) = NULL;\n"
-                   "void " + std::string(kBindCallPacked) +
-                       "(int32_t (*f)(const char*, const TschPackedArg*, int32_t, int64_t*)) { tsch_call_packed_fn = f; }");
+  helpers_.emplace(
+      "tsch_call_packed_fn",
+      "typedef struct { int32_t type_code; int32_t reserved; int64_t value; } TschPackedArg;\n"
+      "static int32_t (*tsch_call_packed_fn)(const char*, const TschPackedArg*, int32_t, int64_t*) = NULL;\n"
+      "void " +
+          std::string(kBindCallPacked) +
+          "(int32_t (*f)(const char*, const TschPackedArg*, int32_t, int64_t*)) { tsch_call_packed_fn = f; }");
   std::vector<std::string> items;
   for (size_t i = 1; i < n.args.size(); ++i) {
     const PrimExpr& a = n.args[i];
@@ -152,7 +159,8 @@ bool CodeGenCHost::emit_call_stmt(const CallNode& n) {
     } else if (a->dtype.lanes == 1 && a->dtype.is_float()) {
       items.push_back("{1, 0, ((union { double d; int64_t i; }){.d = (double)" + expr(a) + "}).i}");
     } else {
-      throw BuildError("not supported yet: a " + a->dtype.to_string() + " argument to T.call_packed in C code generation");
+      throw BuildError("not supported yet: a " + a->dtype.to_string() +
+                       " argument to T.call_packed in C code generation");
     }
   }
   std::string args = fresh("packed_args"), result = fresh("packed_result"), status = fresh("packed_status");
@@ -164,8 +172,8 @@ bool CodeGenCHost::emit_call_stmt(const CallNode& n) {
        (joined.empty() ? "{0, 0, 0}" : joined) + "};");
   line("int64_t " + result + " = 0;");
   line("int32_t " + status + " = tsch_call_packed_fn == NULL ? " + std::to_string(runtime::kStatusPackedCallFailed) +
-       " : tsch_call_packed_fn(" + c_literal(name->value) + ", " + args + ", " + std::to_string(items.size()) + ", &" + result +
-       ");");
+       " : tsch_call_packed_fn(" + c_literal(name->value) + ", " + args + ", " + std::to_string(items.size()) + ", &" +
+       result + ");");
   line("(void)" + result + ";");
   open_scope("if (" + status + " != 0)");
   for (auto it = live_heap_.rbegin(); it != live_heap_.rend(); ++it) line("free(" + *it + ");");

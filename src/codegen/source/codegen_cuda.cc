@@ -6,13 +6,13 @@
 
 #include "arith/known_divisor.h"
 #include "arith/simplify.h"
-#include "codegen/signature.h"
 #include "codegen/llvm/llvm_build.h"
+#include "codegen/signature.h"
 #include "codegen/source/nvrtc.h"
-#include "runtime/cuda/cuda_module.h"
-#include "support/error.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "runtime/cuda/cuda_module.h"
+#include "support/error.h"
 #include "transform/split_host_device.h"
 
 namespace tsch::codegen {
@@ -32,13 +32,15 @@ DataType pointee_type(const Stmt& body, const VarNode* data) {
   });
   if (!found) {
     for_each_expr(body, [&](const PrimExpr& e) {
-      if (auto* l = as<BufferLoadNode>(e); !found && l && l->buffer->data.get() == data) t = l->buffer->dtype, found = true;
+      if (auto* l = as<BufferLoadNode>(e); !found && l && l->buffer->data.get() == data)
+        t = l->buffer->dtype, found = true;
       // An asynchronous copy's source or destination, in elements of the call's type.
       if (auto* c = as<CallNode>(e); !found && c && c->op == "ptx_cp_async" && c->args.size() == 5 &&
                                      (c->args[0].get() == data || c->args[2].get() == data))
         t = c->dtype, found = true;
       // A pointer into it (T.tvm_access_ptr: the tensor-core loads and stores), of its type.
-      if (auto* c = as<CallNode>(e); !found && c && c->op == "tvm_access_ptr" && c->args.size() == 5 && c->args[1].get() == data)
+      if (auto* c = as<CallNode>(e);
+          !found && c && c->op == "tvm_access_ptr" && c->args.size() == 5 && c->args[1].get() == data)
         t = c->args[0]->dtype, found = true;
     });
   }
@@ -54,17 +56,21 @@ namespace {
 // 16 bytes bypass L1 (.cg), smaller copies cache in it (.ca, the only form for them).
 const char* kCpAsyncHelpers =
     "__device__ __forceinline__ void tvm_cp_async_4(void* dst, const void* src) {\n"
-    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src));\n"
+    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), "
+    "\"l\"(src));\n"
     "}\n"
     "__device__ __forceinline__ void tvm_cp_async_8(void* dst, const void* src) {\n"
-    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 8;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src));\n"
+    "  asm volatile(\"cp.async.ca.shared.global [%0], [%1], 8;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), "
+    "\"l\"(src));\n"
     "}\n"
     "__device__ __forceinline__ void tvm_cp_async_16(void* dst, const void* src) {\n"
-    "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\\n\" :: \"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src));\n"
+    "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\\n\" :: "
+    "\"r\"((unsigned)__cvta_generic_to_shared(dst)), \"l\"(src));\n"
     "}\n"
     "__device__ __forceinline__ void tvm_cp_async_commit_group() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
     "template <int n>\n"
-    "__device__ __forceinline__ void tvm_cp_async_wait_group() { asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(n)); }\n";
+    "__device__ __forceinline__ void tvm_cp_async_wait_group() { asm volatile(\"cp.async.wait_group %0;\\n\" :: "
+    "\"n\"(n)); }\n";
 
 }  // namespace
 
@@ -82,7 +88,8 @@ std::string CodeGenCUDA::headers() const {
          "  #define int64_t long long\n"
          "  #define uint64_t unsigned long long\n"
          "#endif\n" +
-         std::string(uses_half_ ? "#include <cuda_fp16.h>\n" : "") + std::string(uses_bf16_ ? "#include <cuda_bf16.h>\n" : "") +
+         std::string(uses_half_ ? "#include <cuda_fp16.h>\n" : "") +
+         std::string(uses_bf16_ ? "#include <cuda_bf16.h>\n" : "") +
          std::string(uses_fp8_ ? "#include <cuda_fp8.h>\n" : "") +
          std::string(wmma_min_sm_ ? "#include <mma.h>\n" : "") + std::string(uses_cp_async_ ? kCpAsyncHelpers : "");
 }
@@ -116,11 +123,16 @@ std::string CodeGenCUDA::type_of(DataType t) const {
   if (t.lanes == 1 && (t.is_int() || t.is_uint())) {
     bool s = t.is_int();
     switch (t.bits) {
-      case 8: return s ? "signed char" : "uchar";
-      case 16: return s ? "short" : "ushort";
-      case 32: return s ? "int" : "uint";
-      case 64: return s ? "int64_t" : "uint64_t";
-      default: break;
+      case 8:
+        return s ? "signed char" : "uchar";
+      case 16:
+        return s ? "short" : "ushort";
+      case 32:
+        return s ? "int" : "uint";
+      case 64:
+        return s ? "int64_t" : "uint64_t";
+      default:
+        break;
     }
   }
   return CodeGenC::type_of(t);
@@ -151,14 +163,17 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
   for_each_stmt(f->body, [&](const Stmt& s) {
     if (auto* a = as<AllocateNode>(s); a && a->buffer->scope == "shared") shared.push_back(a);
     auto* loop = as<ForNode>(s);
-    if (loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag.rfind("threadIdx", 0) == 0) extents.emplace(loop->thread_tag, loop->extent);
+    if (loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag.rfind("threadIdx", 0) == 0)
+      extents.emplace(loop->thread_tag, loop->extent);
   });
   int64_t threads = 1;
   bool constant = true;
   for (const auto& [tag, extent] : extents) {
     int64_t e;
-    if (as_const_int(extent, &e)) threads *= e;
-    else constant = false;
+    if (as_const_int(extent, &e))
+      threads *= e;
+    else
+      constant = false;
   }
   std::string bounds = constant ? "__launch_bounds__(" + std::to_string(threads) + ") " : "";
   std::string joined;
@@ -176,20 +191,25 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
     }
   };
   for_each_stmt(f->body, [&](const Stmt& s) {
-    if (auto* st = as<BufferStoreNode>(s); st && st->indices.size() == 1) note_vector_access(st->buffer, st->indices[0], st->value->dtype);
+    if (auto* st = as<BufferStoreNode>(s); st && st->indices.size() == 1)
+      note_vector_access(st->buffer, st->indices[0], st->value->dtype);
   });
   for_each_expr(f->body, [&](const PrimExpr& e) {
-    if (auto* l = as<BufferLoadNode>(e); l && l->indices.size() == 1) note_vector_access(l->buffer, l->indices[0], l->dtype);
+    if (auto* l = as<BufferLoadNode>(e); l && l->indices.size() == 1)
+      note_vector_access(l->buffer, l->indices[0], l->dtype);
     // cp.async's shared address is aligned to its size.
     int64_t bytes;
-    if (auto* c = as<CallNode>(e); c && c->op == "ptx_cp_async" && c->args.size() == 5 && as<VarNode>(c->args[0]) && as_const_int(c->args[4], &bytes)) {
+    if (auto* c = as<CallNode>(e); c && c->op == "ptx_cp_async" && c->args.size() == 5 && as<VarNode>(c->args[0]) &&
+                                   as_const_int(c->args[4], &bytes)) {
       int& align = vector_alignment_[as<VarNode>(c->args[0])];
       align = std::max(align, static_cast<int>(bytes));
     }
     // A tensor-core load or store takes a 256-bit aligned pointer.
-    if (auto* c = as<CallNode>(e); c && transform::is_wmma_call(*c) && c->args.size() == 8 && (c->op == "tvm_load_matrix_sync" || c->op == "tvm_store_matrix_sync")) {
+    if (auto* c = as<CallNode>(e); c && transform::is_wmma_call(*c) && c->args.size() == 8 &&
+                                   (c->op == "tvm_load_matrix_sync" || c->op == "tvm_store_matrix_sync")) {
       auto* ptr = as<CallNode>(c->args[5]);
-      if (auto* data = ptr && ptr->op == "tvm_access_ptr" && ptr->args.size() == 5 ? as<VarNode>(ptr->args[1]) : nullptr) {
+      if (auto* data =
+              ptr && ptr->op == "tvm_access_ptr" && ptr->args.size() == 5 ? as<VarNode>(ptr->args[1]) : nullptr) {
         int& align = vector_alignment_[data];
         align = std::max(align, 32);
       }
@@ -198,8 +218,8 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
   // Shared memory is declared at the top of the kernel, as TVM's StorageRewrite places it.
   hoisted_.clear();
   for (const AllocateNode* a : shared) {
-    line("__shared__ " + alignment_of(a->buffer) + memory_type_of(a->buffer->dtype) + " " + define(a->buffer->data.get(), a->buffer->name) +
-         "[" + std::to_string(element_count(*a->buffer)) + "];");
+    line("__shared__ " + alignment_of(a->buffer) + memory_type_of(a->buffer->dtype) + " " +
+         define(a->buffer->data.get(), a->buffer->name) + "[" + std::to_string(element_count(*a->buffer)) + "];");
     hoisted_.insert(a->buffer->data.get());
   }
   // Dynamic shared memory: one extern block, each shared.dyn buffer a pointer into it (TVM's
@@ -209,7 +229,8 @@ void CodeGenCUDA::add_kernel(const std::string& name, const PrimFunc& f) {
   if (!dyn.empty()) line("extern __shared__ __align__(16) uchar buf_dyn_shmem[];");
   for (const auto& [buf, offset] : dyn) {
     std::string type = memory_type_of(buf->dtype);
-    line(type + "* " + define(buf->data.get(), buf->name) + " = (" + type + "*)(buf_dyn_shmem + " + std::to_string(offset) + ");");
+    line(type + "* " + define(buf->data.get(), buf->name) + " = (" + type + "*)(buf_dyn_shmem + " +
+         std::to_string(offset) + ");");
     hoisted_.insert(buf->data.get());
   }
   stmt(f->body);
@@ -234,7 +255,9 @@ int64_t CodeGenCUDA::element_count(const BufferNode& buf) {
   int64_t count = 1;
   for (const auto& d : buf.shape) {
     int64_t c;
-    if (!as_const_int(d, &c)) throw BuildError("not supported yet: the " + buf.scope + " buffer " + buf.name + " of a symbolic size in a CUDA kernel");
+    if (!as_const_int(d, &c))
+      throw BuildError("not supported yet: the " + buf.scope + " buffer " + buf.name +
+                       " of a symbolic size in a CUDA kernel");
     count *= c;
   }
   return std::max<int64_t>(count, 1);
@@ -252,8 +275,9 @@ void CodeGenCUDA::emit_allocate(const AllocateNode& n) {
   if (auto frag = fragments_.find(buf->data.get()); frag != fragments_.end()) {
     // TVM's form: nvcuda::wmma::fragment<use, m, n, k, type[, layout]> name[fragments];
     const transform::WmmaFragment& f = frag->second;
-    std::string type = "nvcuda::wmma::fragment<nvcuda::wmma::" + f.scope.substr(5) + ", " + std::to_string(f.m) + ", " + std::to_string(f.n) + ", " +
-                       std::to_string(f.k) + ", " + type_of(buf->dtype) + (f.layout.empty() ? "" : ", nvcuda::wmma::" + f.layout) + ">";
+    std::string type = "nvcuda::wmma::fragment<nvcuda::wmma::" + f.scope.substr(5) + ", " + std::to_string(f.m) + ", " +
+                       std::to_string(f.n) + ", " + std::to_string(f.k) + ", " + type_of(buf->dtype) +
+                       (f.layout.empty() ? "" : ", nvcuda::wmma::" + f.layout) + ">";
     line(type + " " + define(buf->data.get(), buf->name) + "[" + std::to_string(f.count()) + "];");
     stmt(n.body);
     forget(buf->data.get());
@@ -261,7 +285,8 @@ void CodeGenCUDA::emit_allocate(const AllocateNode& n) {
     line("}");
     return;
   }
-  line(alignment_of(buf) + memory_type_of(buf->dtype) + " " + define(buf->data.get(), buf->name) + "[" + std::to_string(count) + "];");
+  line(alignment_of(buf) + memory_type_of(buf->dtype) + " " + define(buf->data.get(), buf->name) + "[" +
+       std::to_string(count) + "];");
   stmt(n.body);
   forget(buf->data.get());
   --indent_;
@@ -272,7 +297,8 @@ std::string CodeGenCUDA::target_call(const CallNode& n) {
   if (n.op == "tvm_storage_sync") {
     auto* scope = n.args.size() == 1 ? as<StringImmNode>(n.args[0]) : nullptr;
     if (scope && (scope->value == "shared" || scope->value == "shared.dyn")) return "__syncthreads()";
-    throw BuildError("not supported yet: T.tvm_storage_sync(" + (scope ? "\"" + scope->value + "\"" : std::string("...")) + ") in CUDA C");
+    throw BuildError("not supported yet: T.tvm_storage_sync(" +
+                     (scope ? "\"" + scope->value + "\"" : std::string("...")) + ") in CUDA C");
   }
   // Asynchronous copies (T.ptx_cp_async(dst, dst_offset, src, src_offset, bytes), offsets in
   // elements of the call's type) and their groups.
@@ -284,7 +310,8 @@ std::string CodeGenCUDA::target_call(const CallNode& n) {
     auto address = [&](const PrimExpr& data, const PrimExpr& offset) {
       return "(" + memory_type_of(n.dtype) + "*)" + expr(data) + " + " + expr(offset);
     };
-    return "tvm_cp_async_" + std::to_string(bytes) + "(" + address(n.args[0], n.args[1]) + ", " + address(n.args[2], n.args[3]) + ")";
+    return "tvm_cp_async_" + std::to_string(bytes) + "(" + address(n.args[0], n.args[1]) + ", " +
+           address(n.args[2], n.args[3]) + ")";
   }
   if (n.op == "ptx_commit_group" && n.args.empty()) {
     uses_cp_async_ = true;
@@ -292,7 +319,8 @@ std::string CodeGenCUDA::target_call(const CallNode& n) {
   }
   if (n.op == "ptx_wait_group" && n.args.size() == 1) {
     int64_t count = 0;
-    if (!as_const_int(n.args[0], &count)) throw BuildError("T.ptx_wait_group needs a constant count, got " + expr(n.args[0]));
+    if (!as_const_int(n.args[0], &count))
+      throw BuildError("T.ptx_wait_group needs a constant count, got " + expr(n.args[0]));
     uses_cp_async_ = true;
     return "tvm_cp_async_wait_group<" + std::to_string(count) + ">()";
   }
@@ -314,9 +342,11 @@ std::string CodeGenCUDA::wmma_call(const CallNode& n) {
     auto* ptr = as<CallNode>(p);  // T.tvm_access_ptr (wmma_fragments.h checked)
     return "((" + memory_type_of(ptr->args[0]->dtype) + "*)" + expr(ptr->args[1]) + " + " + expr(ptr->args[2]) + ")";
   };
-  if (n.op == "tvm_fill_fragment") return "nvcuda::wmma::fill_fragment(" + fragment(0, 4) + ", " + expr(n.args[5]) + ")";
+  if (n.op == "tvm_fill_fragment")
+    return "nvcuda::wmma::fill_fragment(" + fragment(0, 4) + ", " + expr(n.args[5]) + ")";
   if (n.op == "tvm_mma_sync") {
-    return "nvcuda::wmma::mma_sync(" + fragment(0, 1) + ", " + fragment(2, 3) + ", " + fragment(4, 5) + ", " + fragment(6, 7) + ")";
+    return "nvcuda::wmma::mma_sync(" + fragment(0, 1) + ", " + fragment(2, 3) + ", " + fragment(4, 5) + ", " +
+           fragment(6, 7) + ")";
   }
   std::string layout = "nvcuda::wmma::mem_" + as<StringImmNode>(n.args[7])->value;
   const transform::WmmaFragment& f = fragments_.at(as<VarNode>(n.args[0]));
@@ -325,11 +355,13 @@ std::string CodeGenCUDA::wmma_call(const CallNode& n) {
     return "nvcuda::wmma::load_matrix_sync(" + fragment(0, 4) + ", " + pointer(n.args[5]) + ", " + expr(n.args[6]) +
            (f.scope == "wmma.accumulator" ? ", " + layout : "") + ")";
   }
-  return "nvcuda::wmma::store_matrix_sync(" + pointer(n.args[5]) + ", " + fragment(0, 4) + ", " + expr(n.args[6]) + ", " + layout + ")";
+  return "nvcuda::wmma::store_matrix_sync(" + pointer(n.args[5]) + ", " + fragment(0, 4) + ", " + expr(n.args[6]) +
+         ", " + layout + ")";
 }
 
 void CodeGenCUDA::emit_parallel(const ForNode& n) {
-  throw BuildError("loop " + n.loop_var->name + " is a CPU parallel loop inside a CUDA kernel (bind it to a GPU thread axis instead)");
+  throw BuildError("loop " + n.loop_var->name +
+                   " is a CPU parallel loop inside a CUDA kernel (bind it to a GPU thread axis instead)");
 }
 
 namespace {
@@ -372,10 +404,15 @@ class CUDAHostModule : public runtime::CompiledModule {
   CUDAHostModule(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device, std::string target_text,
                  std::vector<runtime::cuda::KernelInfo> kernels, std::function<runtime::CompiledModuleRef()> build_host,
                  std::string emulation_refused)
-      : emulation_(std::move(emulation)), device_(std::move(device)), target_text_(std::move(target_text)),
-        launchers_(ptx_of(device_), std::move(kernels)), build_host_(std::move(build_host)),
+      : emulation_(std::move(emulation)),
+        device_(std::move(device)),
+        target_text_(std::move(target_text)),
+        launchers_(ptx_of(device_), std::move(kernels)),
+        build_host_(std::move(build_host)),
         emulation_refused_(std::move(emulation_refused)) {}
-  runtime::EntryPoint entry(const std::string& name) const override { return emulation_ ? emulation_->entry(name) : nullptr; }
+  runtime::EntryPoint entry(const std::string& name) const override {
+    return emulation_ ? emulation_->entry(name) : nullptr;
+  }
   const std::vector<runtime::FunctionSignature>& functions() const override {
     return emulation_ ? emulation_->functions() : host()->functions();
   }
@@ -387,7 +424,8 @@ class CUDAHostModule : public runtime::CompiledModule {
   // CUDA device (TVM's exported CUDA library; the CPU emulation is not exported).
   void export_library(const std::string& path) const override {
     export_llvm_library(host(), path,
-                        {{kCudaPtxSymbol, device_->source("ptx")}, {kCudaKernelsSymbol, runtime::cuda::encode_kernel_table(launchers_.kernels())}});
+                        {{kCudaPtxSymbol, device_->source("ptx")},
+                         {kCudaKernelsSymbol, runtime::cuda::encode_kernel_table(launchers_.kernels())}});
   }
   std::string target_text() const override { return target_text_; }
   std::string type_key() const override { return "llvm"; }
@@ -429,7 +467,9 @@ class LoadedPTXModule : public runtime::CompiledModule {
     if (format.empty() || format == "ptx") return ptx_;
     throw BuildError("get_source: unknown format \"" + format + "\" (a loaded CUDA module has \"ptx\")");
   }
-  void export_library(const std::string&) const override { throw BuildError("export_library: export the module that imports this one"); }
+  void export_library(const std::string&) const override {
+    throw BuildError("export_library: export the module that imports this one");
+  }
   std::string target_text() const override { return "cuda"; }
   std::string type_key() const override { return "cuda"; }
 
@@ -442,8 +482,11 @@ class LoadedPTXModule : public runtime::CompiledModule {
 // kernels of the PTX it carries, on a CUDA device only.
 class CUDALibraryModule : public runtime::CompiledModule {
  public:
-  CUDALibraryModule(runtime::CompiledModuleRef host, std::string ptx, std::vector<runtime::cuda::KernelInfo> kernels, std::string path)
-      : host_(std::move(host)), device_(std::make_shared<LoadedPTXModule>(std::move(ptx))), launchers_(ptx_of(device_), std::move(kernels)),
+  CUDALibraryModule(runtime::CompiledModuleRef host, std::string ptx, std::vector<runtime::cuda::KernelInfo> kernels,
+                    std::string path)
+      : host_(std::move(host)),
+        device_(std::make_shared<LoadedPTXModule>(std::move(ptx))),
+        launchers_(ptx_of(device_), std::move(kernels)),
         path_(std::move(path)) {}
   // No CPU entry: a call with cpu arrays asks entry_on, which says why.
   runtime::EntryPoint entry(const std::string&) const override { return nullptr; }
@@ -457,7 +500,8 @@ class CUDALibraryModule : public runtime::CompiledModule {
   std::vector<runtime::CompiledModuleRef> device_modules() const override { return {device_}; }
   runtime::DeviceEntry entry_on(const std::string& name, runtime::Device dev) const override {
     TSCH_USER_ASSERT(dev.type == runtime::DeviceType::CUDA, ValueError)
-        << name << " was loaded from " << path_ << ", a CUDA build exported with its kernels' PTX: it runs on a CUDA device, but its arrays are on "
+        << name << " was loaded from " << path_
+        << ", a CUDA build exported with its kernels' PTX: it runs on a CUDA device, but its arrays are on "
         << dev.str() << " (the CPU emulation is not exported; build the module again to run it on the cpu)";
     return {host_->entry(name), launchers_.on(dev.id)};
   }
@@ -490,7 +534,10 @@ void check_cp_async_arch(bool uses_cp_async, const std::string& arch) {
   int sm = 0;
   if (arch.rfind("sm_", 0) == 0) sm = std::atoi(arch.c_str() + 3);
   if (sm < 80)
-    throw BuildError("asynchronous copies (software_pipeline_async_stages: cp.async) need sm_80 or later; the target's architecture is " + arch);
+    throw BuildError(
+        "asynchronous copies (software_pipeline_async_stages: cp.async) need sm_80 or later; the target's architecture "
+        "is " +
+        arch);
 }
 
 void check_wmma_arch(int wmma_min_sm, const std::string& arch) {
@@ -498,10 +545,12 @@ void check_wmma_arch(int wmma_min_sm, const std::string& arch) {
   int sm = 0;
   if (arch.rfind("sm_", 0) == 0) sm = std::atoi(arch.c_str() + 3);
   if (sm < wmma_min_sm)
-    throw BuildError("tensor-core fragments (wmma) of these types need sm_" + std::to_string(wmma_min_sm) + " or later; the target's architecture is " + arch);
+    throw BuildError("tensor-core fragments (wmma) of these types need sm_" + std::to_string(wmma_min_sm) +
+                     " or later; the target's architecture is " + arch);
 }
 
-runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std::string& target_text, const std::string& arch) {
+runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std::string& target_text,
+                                             const std::string& arch) {
   CodeGenCUDA gen;
   for (const auto& [name, f] : kernels->prim_funcs()) gen.add_kernel(name, f);
   check_cp_async_arch(gen.uses_cp_async(), arch);
@@ -510,16 +559,18 @@ runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std:
   return std::make_shared<CUDADeviceModule>(gen.source(), target_text, arch);
 }
 
-runtime::CompiledModuleRef cuda_library_module(runtime::CompiledModuleRef host, const std::string& ptx, const std::string& kernel_table,
-                                               const std::string& path) {
-  return std::make_shared<CUDALibraryModule>(std::move(host), ptx, runtime::cuda::decode_kernel_table(kernel_table), path);
+runtime::CompiledModuleRef cuda_library_module(runtime::CompiledModuleRef host, const std::string& ptx,
+                                               const std::string& kernel_table, const std::string& path) {
+  return std::make_shared<CUDALibraryModule>(std::move(host), ptx, runtime::cuda::decode_kernel_table(kernel_table),
+                                             path);
 }
 
 runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation, runtime::CompiledModuleRef device,
                                             const std::string& target_text, const IRModule& kernels,
-                                            std::function<runtime::CompiledModuleRef()> build_host, const std::string& emulation_refused) {
-  return std::make_shared<CUDAHostModule>(std::move(emulation), std::move(device), target_text, kernel_infos(kernels), std::move(build_host),
-                                          emulation_refused);
+                                            std::function<runtime::CompiledModuleRef()> build_host,
+                                            const std::string& emulation_refused) {
+  return std::make_shared<CUDAHostModule>(std::move(emulation), std::move(device), target_text, kernel_infos(kernels),
+                                          std::move(build_host), emulation_refused);
 }
 
 }  // namespace tsch::codegen

@@ -1,7 +1,8 @@
 // CUDA C for the kernels SplitHostDevice made (TVM's CodeGenCUDA): `extern "C" __global__`
 // functions with `__launch_bounds__` (the block's thread count, when constant), restrict
 // pointer parameters, thread-bound loops read as `((int)blockIdx.x)` / `((int)threadIdx.x)`,
-// local arrays and `__shared__` arrays for allocations, `__syncthreads()` for barriers, and TVM's CUDA header. A device module holds the source
+// local arrays and `__shared__` arrays for allocations, `__syncthreads()` for barriers, and TVM's CUDA header. A device
+// module holds the source
 // (`get_source()`) and its PTX (`get_source("ptx")`, compiled with NVRTC for the target's
 // -arch when asked); the host module runs the kernels on the CPU emulation until a CUDA
 // runtime exists.
@@ -69,10 +70,10 @@ class CodeGenCUDA : public CodeGenC {
   std::unordered_map<const ir::VarNode*, int> vector_alignment_;
   std::unordered_map<const ir::BufferLoadNode*, std::vector<ir::Var>> hoisted_loads_;
   std::string functions_;
-  mutable bool uses_fp8_ = false;   // ... __nv_fp8_e4m3 / __nv_fp8_e5m2: cuda_fp8.h
-  mutable bool uses_half_ = false;  // a kernel uses half: the header includes cuda_fp16.h
-  mutable bool uses_bf16_ = false;  // ... nv_bfloat16: cuda_bf16.h
-  bool uses_cp_async_ = false;      // a kernel copies asynchronously: the cp.async helpers
+  mutable bool uses_fp8_ = false;                   // ... __nv_fp8_e4m3 / __nv_fp8_e5m2: cuda_fp8.h
+  mutable bool uses_half_ = false;                  // a kernel uses half: the header includes cuda_fp16.h
+  mutable bool uses_bf16_ = false;                  // ... nv_bfloat16: cuda_bf16.h
+  bool uses_cp_async_ = false;                      // a kernel copies asynchronously: the cp.async helpers
   std::unordered_set<const ir::VarNode*> hoisted_;  // shared buffers declared at the kernel's top
   // The kernel's tensor-core fragments (wmma_fragments.h): arrays of nvcuda::wmma::fragment.
   std::unordered_map<const ir::VarNode*, transform::WmmaFragment> fragments_;
@@ -92,7 +93,8 @@ void check_cp_async_arch(bool uses_cp_async, const std::string& arch);
 void check_wmma_arch(int wmma_min_sm, const std::string& arch);
 // ldmatrix before sm_75, mma.sync m16n8k16 / m16n8k32 before sm_80 (TVM's requirement).
 void check_mma_arch(int mma_min_sm, const std::string& arch);
-runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const std::string& target_text, const std::string& arch);
+runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const std::string& target_text,
+                                             const std::string& arch);
 // The host module of a CUDA build: the device module imported; its functions run on the
 // CPU emulation (`emulation`: the kernels compiled for the CPU with their threads as loops)
 // when called with arrays on tvm.cpu(), and on the GPU when called with arrays on
@@ -107,7 +109,7 @@ runtime::CompiledModuleRef cuda_host_module(runtime::CompiledModuleRef emulation
 // A CUDA build loaded from a library export_library wrote: `host` (the library's host
 // functions) launches the kernels of `ptx`, described by `kernel_table`; it runs on a CUDA
 // device only. BuildError for a malformed table.
-runtime::CompiledModuleRef cuda_library_module(runtime::CompiledModuleRef host, const std::string& ptx, const std::string& kernel_table,
-                                               const std::string& path);
+runtime::CompiledModuleRef cuda_library_module(runtime::CompiledModuleRef host, const std::string& ptx,
+                                               const std::string& kernel_table, const std::string& path);
 
 }  // namespace tsch::codegen

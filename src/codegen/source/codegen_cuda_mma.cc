@@ -33,7 +33,8 @@ std::string operand_list(int first, int count) {
 // `"=r"(((unsigned *)(p))[0]), ...` for `count` 32-bit registers at `p`.
 std::string registers(const std::string& constraint, const std::string& ptr_type, const std::string& p, int count) {
   std::string s;
-  for (int i = 0; i < count; ++i) s += (i ? ", \"" : "\"") + constraint + "\"(((" + ptr_type + ")(" + p + "))[" + std::to_string(i) + "])";
+  for (int i = 0; i < count; ++i)
+    s += (i ? ", \"" : "\"") + constraint + "\"(((" + ptr_type + ")(" + p + "))[" + std::to_string(i) + "])";
   return s;
 }
 
@@ -59,12 +60,17 @@ void CodeGenCUDA::check_mma_kernel(const PrimFunc& f) {
   for_each_stmt(f->body, [&](const Stmt& s) {
     auto* loop = as<ForNode>(s);
     int64_t e = 0;
-    if (loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") lanes = as_const_int(loop->extent, &e) ? e : -1;
+    if (loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x")
+      lanes = as_const_int(loop->extent, &e) ? e : -1;
   });
   if (lanes != 32) {
-    throw BuildError("not supported yet: the mma builtins (T.ptx_ldmatrix, T.ptx_mma, T.mma_store, T.mma_fill) in a kernel whose threadIdx.x " +
-                     (lanes == 0 ? std::string("is not bound") : lanes < 0 ? std::string("extent is symbolic") : "extent is " + std::to_string(lanes)) +
-                     "; they need threadIdx.x to be the 32 lanes of a warp (bind the warps to threadIdx.y / threadIdx.z)");
+    throw BuildError(
+        "not supported yet: the mma builtins (T.ptx_ldmatrix, T.ptx_mma, T.mma_store, T.mma_fill) in a kernel whose "
+        "threadIdx.x " +
+        (lanes == 0  ? std::string("is not bound")
+         : lanes < 0 ? std::string("extent is symbolic")
+                     : "extent is " + std::to_string(lanes)) +
+        "; they need threadIdx.x to be the 32 lanes of a warp (bind the warps to threadIdx.y / threadIdx.z)");
   }
 }
 
@@ -91,14 +97,14 @@ bool CodeGenCUDA::emit_call_stmt(const CallNode& n) {
     if (trans && n.dtype.bits == 8) {
       // ldmatrix transposes 16-bit elements only: TVM copies a transposed int8 tile by a loop
       // (operand 7 is then the shared tile's stride).
-      std::string type = memory_type_of(n.dtype), dst = fresh("ldmatrix_dst"), src = fresh("ldmatrix_src"), stride = fresh("ldmatrix_stride"),
-                  i = fresh("i");
+      std::string type = memory_type_of(n.dtype), dst = fresh("ldmatrix_dst"), src = fresh("ldmatrix_src"),
+                  stride = fresh("ldmatrix_stride"), i = fresh("i");
       line(type + "* " + dst + " = " + local + ";");
       line(type + "* " + src + " = " + smem + ";");
       line("int " + stride + " = " + expr(n.args[6]) + ";");
       open_scope("for (int " + i + " = 0; " + i + " < 16; ++" + i + ")");
-      line(dst + "[" + i + "] = " + src + "[(" + i + " % 8) / 4 * " + stride + " * 16 + (" + lane + " % 4) * 4 * " + stride + " + (" + i + " % 4) * " +
-           stride + " + " + lane + " / 4 + (" + i + " / 8) * 8];");
+      line(dst + "[" + i + "] = " + src + "[(" + i + " % 8) / 4 * " + stride + " * 16 + (" + lane + " % 4) * 4 * " +
+           stride + " + (" + i + " % 4) * " + stride + " + " + lane + " / 4 + (" + i + " / 8) * 8];");
       close_scope();
     } else {
       helpers_.emplace("cast_smem_ptr_to_int", kCastSmemPtr);
@@ -135,7 +141,8 @@ bool CodeGenCUDA::emit_call_stmt(const CallNode& n) {
     templates += ", " + operand_list(at, m.regs_c);
     line("  \"" + templates + ";\\n\"");
     line("  : " + registers("=" + cc, pc, c, m.regs_c));
-    line("  : " + registers(ca, pa, a, m.regs_a) + ", " + registers(cb, pb, b, m.regs_b) + ", " + registers(cc, pc, c, m.regs_c) + ");");
+    line("  : " + registers(ca, pa, a, m.regs_a) + ", " + registers(cb, pb, b, m.regs_b) + ", " +
+         registers(cc, pc, c, m.regs_c) + ");");
     close_scope();
     return true;
   }
@@ -144,14 +151,15 @@ bool CodeGenCUDA::emit_call_stmt(const CallNode& n) {
     // Lane t's element x of the 16x16 accumulator tile is row 8 * (x % 4 / 2) + t / 4, column
     // 8 * (x / 4) + 2 * (t % 4) + x % 2 (the inverse of shared_16x16_to_ldmatrix_32x8_layout).
     transform::check_mma_store(n);
-    std::string dst = fresh("mma_store_dst"), src = fresh("mma_store_src"), stride = fresh("mma_store_stride"), x = fresh("local_id");
+    std::string dst = fresh("mma_store_dst"), src = fresh("mma_store_src"), stride = fresh("mma_store_stride"),
+                x = fresh("local_id");
     open_block();
     line(type + "* " + dst + " = " + typed_pointer(n.args[2], n.dtype) + ";");
     line(type + "* " + src + " = " + expr(n.args[3]) + " + " + expr(n.args[4]) + ";");
     line("int " + stride + " = " + expr(n.args[5]) + ";");
     open_scope("for (int " + x + " = 0; " + x + " < 8; ++" + x + ")");
-    line(dst + "[(" + x + " % 4 / 2 * 8 + " + lane + " / 4) * " + stride + " + " + x + " / 4 * 8 + " + lane + " % 4 * 2 + " + x + " % 2] = " + src + "[" +
-         x + "];");
+    line(dst + "[(" + x + " % 4 / 2 * 8 + " + lane + " / 4) * " + stride + " + " + x + " / 4 * 8 + " + lane +
+         " % 4 * 2 + " + x + " % 2] = " + src + "[" + x + "];");
     close_scope();
     close_scope();
     return true;
@@ -175,8 +183,7 @@ void check_mma_arch(int mma_min_sm, const std::string& arch) {
     std::string what = mma_min_sm >= 89   ? "mma.sync over float8 operands (T.ptx_mma e4m3 / e5m2) needs sm_89"
                        : mma_min_sm >= 80 ? "mma.sync m16n8k16 / m16n8k32 (T.ptx_mma) needs sm_80"
                                           : "ldmatrix (T.ptx_ldmatrix) needs sm_75";
-    throw BuildError(what +
-                     " or later; the target's architecture is " + arch);
+    throw BuildError(what + " or later; the target's architecture is " + arch);
   }
 }
 

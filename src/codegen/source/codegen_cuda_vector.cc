@@ -37,16 +37,21 @@ std::string CodeGenCUDA::vector_type(DataType t) {
 
 std::string CodeGenCUDA::copy_type(DataType t) {
   switch (t.bits * t.lanes) {
-    case 32: return "uint";
-    case 64: return "uint2";
-    case 128: return "uint4";
-    default: return "";
+    case 32:
+      return "uint";
+    case 64:
+      return "uint2";
+    case 128:
+      return "uint4";
+    default:
+      return "";
   }
 }
 
 PrimExpr CodeGenCUDA::aligned_start(const PrimExpr& index, DataType value_type) {
   auto* ramp = as<RampNode>(index);
-  if (!ramp || !is_one(ramp->stride) || vector_type(value_type).empty() || ramp->lanes != value_type.lanes) return nullptr;
+  if (!ramp || !is_one(ramp->stride) || vector_type(value_type).empty() || ramp->lanes != value_type.lanes)
+    return nullptr;
   return arith::known_multiple_of(arith::simplify(ramp->base), ramp->lanes) ? ramp->base : nullptr;
 }
 
@@ -58,7 +63,8 @@ PrimExpr CodeGenCUDA::scalar_lane(const PrimExpr& e, int k) {
       auto* r = as<RampNode>(e);
       return arith::simplify(add(r->base, mul(r->stride, make_int(k, r->stride->dtype))));
     }
-    case ExprKind::Broadcast: return as<BroadcastNode>(e)->value;
+    case ExprKind::Broadcast:
+      return as<BroadcastNode>(e)->value;
     case ExprKind::BufferLoad: {
       auto* l = as<BufferLoadNode>(e);
       if (auto it = hoisted_loads_.find(l); it != hoisted_loads_.end()) return it->second.at(static_cast<size_t>(k));
@@ -68,15 +74,18 @@ PrimExpr CodeGenCUDA::scalar_lane(const PrimExpr& e, int k) {
       auto* s = as<SelectNode>(e);
       return select(scalar_lane(s->condition, k), scalar_lane(s->true_value, k), scalar_lane(s->false_value, k));
     }
-    case ExprKind::Cast: return std::make_shared<CastNode>(t, scalar_lane(as<CastNode>(e)->value, k));
-    case ExprKind::Not: return std::make_shared<NotNode>(scalar_lane(as<NotNode>(e)->a, k));
+    case ExprKind::Cast:
+      return std::make_shared<CastNode>(t, scalar_lane(as<CastNode>(e)->value, k));
+    case ExprKind::Not:
+      return std::make_shared<NotNode>(scalar_lane(as<NotNode>(e)->a, k));
     case ExprKind::Call: {
       auto* c = as<CallNode>(e);
       std::vector<PrimExpr> args;
       for (const auto& a : c->args) args.push_back(scalar_lane(a, k));
       return ir::call(t, c->op, args);
     }
-    default: break;
+    default:
+      break;
   }
   if (is_binary(e->kind)) return make_binary(e->kind, scalar_lane(binary_a(e), k), scalar_lane(binary_b(e), k));
   throw BuildError("not supported yet: the vector expression " + script(e) + " in CUDA C");
@@ -104,7 +113,9 @@ void CodeGenCUDA::hoist_vector_loads(const PrimExpr& e) {
 std::string CodeGenCUDA::vector_expr(const PrimExpr& e) {
   // A whole vector value (an aligned store's): its lanes gathered with make_<type>.
   std::string type = vector_type(e->dtype);
-  if (type.empty()) throw BuildError("not supported yet: the vector value " + script(e) + " of type " + e->dtype.to_string() + " in CUDA C");
+  if (type.empty())
+    throw BuildError("not supported yet: the vector value " + script(e) + " of type " + e->dtype.to_string() +
+                     " in CUDA C");
   std::string text = "make_" + type + "(";
   for (int k = 0; k < e->dtype.lanes; ++k) text += (k ? ", " : "") + expr(scalar_lane(e, k));
   return text + ")";
@@ -123,17 +134,19 @@ void CodeGenCUDA::vector_store(const BufferStoreNode& n) {
     if (!ramp || !is_one(ramp->stride) || ramp->lanes != lanes) return nullptr;
     return arith::known_multiple_of(arith::simplify(ramp->base), ramp->lanes) ? ramp->base : nullptr;
   };
-  if (copied && vector_type(n.value->dtype).empty() && !words.empty() && copied->dtype == n.value->dtype && n.value->dtype.lanes == lanes) {
+  if (copied && vector_type(n.value->dtype).empty() && !words.empty() && copied->dtype == n.value->dtype &&
+      n.value->dtype.lanes == lanes) {
     PrimExpr to = aligned_copy(index), from = aligned_copy(copied->indices.at(0));
     if (to && from) {
-      line("*(" + words + "*)(" + data_of(n.buffer) + " + " + expr(to) + ") = *(" + words + "*)(" + data_of(copied->buffer) + " + " + expr(from) + ");");
+      line("*(" + words + "*)(" + data_of(n.buffer) + " + " + expr(to) + ") = *(" + words + "*)(" +
+           data_of(copied->buffer) + " + " + expr(from) + ");");
       return;
     }
   }
   if (PrimExpr from = start && copied ? aligned_start(copied->indices.at(0), copied->dtype) : nullptr) {
     std::string type = vector_type(n.value->dtype);
-    line("*(" + type + "*)(" + data_of(n.buffer) + " + " + expr(start) + ") = *(" + type + "*)(" + data_of(copied->buffer) + " + " +
-         expr(from) + ");");
+    line("*(" + type + "*)(" + data_of(n.buffer) + " + " + expr(start) + ") = *(" + type + "*)(" +
+         data_of(copied->buffer) + " + " + expr(from) + ");");
     return;
   }
   line("{");

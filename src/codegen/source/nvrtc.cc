@@ -35,16 +35,20 @@ const Loaded& nvrtc() {
   static Loaded loaded = [] {
     Loaded l;
     std::vector<std::string> candidates;
-    if (const char* home = std::getenv("CUDA_HOME"); home && *home) candidates.push_back(std::string(home) + "/lib64/libnvrtc.so");
+    if (const char* home = std::getenv("CUDA_HOME"); home && *home)
+      candidates.push_back(std::string(home) + "/lib64/libnvrtc.so");
     candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so");
-    for (const char* name : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"}) candidates.push_back(name);
+    for (const char* name : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"})
+      candidates.push_back(name);
     void* handle = nullptr;
     for (const auto& c : candidates) {
       if ((handle = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
     }
     if (!handle) {
-      l.error = "NVRTC (libnvrtc.so) is not found: tsch looked in $CUDA_HOME/lib64, /usr/local/cuda/lib64 and the loader's path; "
-                "install the CUDA toolkit or set CUDA_HOME to it";
+      l.error =
+          "NVRTC (libnvrtc.so) is not found: tsch looked in $CUDA_HOME/lib64, /usr/local/cuda/lib64 and the loader's "
+          "path; "
+          "install the CUDA toolkit or set CUDA_HOME to it";
       return l;
     }
     auto sym = [&](const char* name) {
@@ -83,7 +87,8 @@ std::string compile_cuda_to_ptx(const std::string& source, const std::string& ar
   std::vector<const char*> options = {option.c_str(), "-default-device"};
   // The toolkit's headers (cuda_fp16.h for half kernels).
   std::string include;
-  for (std::string home : {std::string(std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : ""), std::string("/usr/local/cuda")}) {
+  for (std::string home :
+       {std::string(std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : ""), std::string("/usr/local/cuda")}) {
     if (!home.empty() && access((home + "/include/cuda_fp16.h").c_str(), R_OK) == 0) {
       include = "--include-path=" + home + "/include";
       options.push_back(include.c_str());
@@ -100,7 +105,8 @@ std::string compile_cuda_to_ptx(const std::string& source, const std::string& ar
   }
   if (compiled != 0) {
     api.DestroyProgram(&prog);
-    throw runtime::BuildError("NVRTC could not compile the CUDA C (" + std::string(api.GetErrorString(compiled)) + ", " + option + "):\n" + log);
+    throw runtime::BuildError("NVRTC could not compile the CUDA C (" + std::string(api.GetErrorString(compiled)) +
+                              ", " + option + "):\n" + log);
   }
   size_t size = 0;
   check(api.GetPTXSize(prog, &size), "nvrtcGetPTXSize");

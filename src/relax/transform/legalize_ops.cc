@@ -12,7 +12,8 @@ namespace {
 void check_expr(const Expr& e) {
   if (auto* c = as<CallNode>(e)) {
     std::string op = op_name_of(c->op);
-    TSCH_USER_ASSERT(op.empty() || find_op(op), NotImplementedError) << "not supported yet: legalizing the Relax operator " << op;
+    TSCH_USER_ASSERT(op.empty() || find_op(op), NotImplementedError)
+        << "not supported yet: legalizing the Relax operator " << op;
   }
   if (auto* i = as<IfNode>(e)) {
     for (const SeqExpr& s : {i->true_branch, i->false_branch}) {

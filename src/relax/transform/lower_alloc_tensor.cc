@@ -14,11 +14,11 @@ Expr lower(BlockBuilder& bb, const Binding& binding) {
   ir::DataType t = as<DataTypeImmNode>(c->args[1])->value;
   Expr scope = c->args.size() > 3 ? c->args[3] : make_string_imm("global");
   Var storage = bb.emit(make_op_call("relax.memory.alloc_storage",
-                                     {make_shape_expr({storage_bytes(as<ShapeExprNode>(c->args[0])->values, t)}), c->args[2], scope,
-                                      std::make_shared<DataTypeImmNode>(ir::DataType::uint(8))}),
+                                     {make_shape_expr({storage_bytes(as<ShapeExprNode>(c->args[0])->values, t)}),
+                                      c->args[2], scope, std::make_shared<DataTypeImmNode>(ir::DataType::uint(8))}),
                         "storage");
-  return make_op_call("relax.memory.alloc_tensor",
-                      {storage, make_prim_value(ir::make_int(0, ir::DataType::int64())), c->args[0], c->args[1], c->args[2]});
+  return make_op_call("relax.memory.alloc_tensor", {storage, make_prim_value(ir::make_int(0, ir::DataType::int64())),
+                                                    c->args[0], c->args[1], c->args[2]});
 }
 
 }  // namespace

@@ -5,8 +5,14 @@
 namespace tsch::relax::transform {
 
 std::vector<Pass> default_build_pipeline() {
-  return {legalize_ops(), to_non_dataflow(), remove_purity_checking(), call_tir_rewrite(), static_plan_block_memory(),
-          lower_alloc_tensor(), vm_builtin_lower(), vm_shape_lower()};
+  return {legalize_ops(),
+          to_non_dataflow(),
+          remove_purity_checking(),
+          call_tir_rewrite(),
+          static_plan_block_memory(),
+          lower_alloc_tensor(),
+          vm_builtin_lower(),
+          vm_shape_lower()};
 }
 
 const std::vector<std::pair<std::string, std::function<Pass()>>>& named_relax_passes() {

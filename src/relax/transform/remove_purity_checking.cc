@@ -21,7 +21,8 @@ Pass remove_purity_checking() {
   return relax_module_pass("RemovePurityChecking", 0, [](const ir::IRModule& mod) {
     return map_relax_functions(mod, [](const std::string&, const Function& f) {
       auto g = std::make_shared<FunctionNode>(*f);
-      if (g->is_pure && !ir::find_attr(g->attrs, "relax.force_pure")) g->attrs.emplace_back("relax.force_pure", ir::AttrValue::of_bool(true));
+      if (g->is_pure && !ir::find_attr(g->attrs, "relax.force_pure"))
+        g->attrs.emplace_back("relax.force_pure", ir::AttrValue::of_bool(true));
       std::vector<BindingBlock> blocks = f->body->blocks;
       for (auto& b : blocks) {
         for (auto& binding : b.bindings) binding.value = unwrap(binding.value);

@@ -44,12 +44,14 @@ bool may_hold_tensor(const StructInfo& s) {
   switch (s->kind) {
     case SInfoKind::Prim:
     case SInfoKind::Shape:
-    case SInfoKind::Func: return false;
+    case SInfoKind::Func:
+      return false;
     case SInfoKind::Tuple:
       for (const auto& f : static_cast<const TupleSInfoNode&>(*s).fields)
         if (may_hold_tensor(f)) return true;
       return false;
-    default: return true;
+    default:
+      return true;
   }
 }
 
@@ -61,11 +63,15 @@ PrimExpr bytes_of(const CallNode& alloc) {
 void vars_in(const Expr& e, std::vector<const ExprNode*>& out) {
   if (!e) return;
   switch (e->kind) {
-    case ExprKind::Var: out.push_back(e.get()); break;
+    case ExprKind::Var:
+      out.push_back(e.get());
+      break;
     case ExprKind::Tuple:
       for (const auto& f : as<TupleNode>(e)->fields) vars_in(f, out);
       break;
-    case ExprKind::TupleGetItem: vars_in(as<TupleGetItemNode>(e)->tuple, out); break;
+    case ExprKind::TupleGetItem:
+      vars_in(as<TupleGetItemNode>(e)->tuple, out);
+      break;
     case ExprKind::Call:
       vars_in(as<CallNode>(e)->op, out);
       for (const auto& a : as<CallNode>(e)->args) vars_in(a, out);
@@ -84,7 +90,8 @@ void vars_in(const Expr& e, std::vector<const ExprNode*>& out) {
       vars_in(s->body, out);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -147,7 +154,8 @@ class Planner {
     }
     // In program order, so the rewrite's kills come out deterministically.
     order_.assign(planned_.begin(), planned_.end());
-    std::sort(order_.begin(), order_.end(), [&](const ExprNode* a, const ExprNode* b) { return alloc_index_[a] < alloc_index_[b]; });
+    std::sort(order_.begin(), order_.end(),
+              [&](const ExprNode* a, const ExprNode* b) { return alloc_index_[a] < alloc_index_[b]; });
   }
 
   void plan() {
@@ -216,14 +224,15 @@ class Planner {
           auto* call = as<CallNode>(binding.value);
           Token& t = tokens_[token_of_[binding.var.get()]];
           if (!t.storage) {
-            t.storage = bb.emit(make_op_call("relax.memory.alloc_storage",
-                                             {make_shape_expr({t.bytes}), make_prim_value(ir::make_int(0, ir::DataType::int64())),
-                                              make_string_imm("global"), std::make_shared<DataTypeImmNode>(t.dtype)}),
-                                "storage");
+            t.storage = bb.emit(
+                make_op_call("relax.memory.alloc_storage",
+                             {make_shape_expr({t.bytes}), make_prim_value(ir::make_int(0, ir::DataType::int64())),
+                              make_string_imm("global"), std::make_shared<DataTypeImmNode>(t.dtype)}),
+                "storage");
           }
           Expr value = make_op_call("relax.memory.alloc_tensor",
-                                    {t.storage, make_prim_value(ir::make_int(0, ir::DataType::int64())), call->args[0], call->args[1],
-                                     make_prim_value(ir::make_int(0, ir::DataType::int64()))});
+                                    {t.storage, make_prim_value(ir::make_int(0, ir::DataType::int64())), call->args[0],
+                                     call->args[1], make_prim_value(ir::make_int(0, ir::DataType::int64()))});
           bb.emit_binding(Binding{binding.var, value, nullptr});
         } else {
           bb.emit_binding(binding);

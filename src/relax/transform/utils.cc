@@ -7,7 +7,8 @@
 
 namespace tsch::relax {
 
-ir::IRModule map_relax_functions(const ir::IRModule& mod, const std::function<Function(const std::string&, const Function&)>& fn) {
+ir::IRModule map_relax_functions(const ir::IRModule& mod,
+                                 const std::function<Function(const std::string&, const Function&)>& fn) {
   auto out = std::make_shared<ir::IRModuleNode>(*mod);
   bool changed = false;
   for (auto& [name, f] : out->functions) {
@@ -186,12 +187,15 @@ Expr substitute(const Expr& e, const VarMap& vmap) {
       n->struct_info = e->struct_info;
       return n;
     }
-    case ExprKind::SeqExpr: return substitute_seq(std::static_pointer_cast<const SeqExprNode>(e), vmap);
-    default: return e;
+    case ExprKind::SeqExpr:
+      return substitute_seq(std::static_pointer_cast<const SeqExprNode>(e), vmap);
+    default:
+      return e;
   }
 }
 
-transform::Pass relax_module_pass(const std::string& name, int opt_level, std::function<ir::IRModule(const ir::IRModule&)> run) {
+transform::Pass relax_module_pass(const std::string& name, int opt_level,
+                                  std::function<ir::IRModule(const ir::IRModule&)> run) {
   return transform::Pass(transform::PassInfo{name, opt_level, {}},
                          [run](const ir::IRModule& mod, const transform::PassContext&) { return run(mod); });
 }

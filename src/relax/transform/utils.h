@@ -16,7 +16,8 @@
 namespace tsch::relax {
 
 // `mod` with each Relax function replaced by `fn(name, f)` (the others kept).
-ir::IRModule map_relax_functions(const ir::IRModule& mod, const std::function<Function(const std::string&, const Function&)>& fn);
+ir::IRModule map_relax_functions(const ir::IRModule& mod,
+                                 const std::function<Function(const std::string&, const Function&)>& fn);
 
 // A copy of `f` with a new body.
 Function with_body(const Function& f, SeqExpr body);

@@ -21,7 +21,8 @@ Expr lower(BlockBuilder&, const Binding& binding) {
                         {c->args[0], c->args[1], std::make_shared<DataTypeImmNode>(ir::DataType::uint(8)), c->args[2]});
   }
   if (op == "relax.memory.alloc_tensor") return make_op_call("relax.vm.alloc_tensor", c->args);
-  if (op == "relax.memory.kill_tensor" || op == "relax.memory.kill_storage") return make_op_call("relax.vm.kill_object", c->args);
+  if (op == "relax.memory.kill_tensor" || op == "relax.memory.kill_storage")
+    return make_op_call("relax.vm.kill_object", c->args);
   return binding.value;
 }
 

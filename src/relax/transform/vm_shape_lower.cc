@@ -47,7 +47,8 @@ bool is_const(const PrimExpr& e) {
 
 class ShapeLowerer {
  public:
-  ShapeLowerer(const std::string& fn_name, const Function& f, std::vector<std::pair<std::string, ir::PrimFunc>>& shape_funcs,
+  ShapeLowerer(const std::string& fn_name, const Function& f,
+               std::vector<std::pair<std::string, ir::PrimFunc>>& shape_funcs,
                const std::function<std::string()>& fresh_name)
       : name_(fn_name), f_(f), shape_funcs_(shape_funcs), fresh_name_(fresh_name) {}
 
@@ -60,7 +61,8 @@ class ShapeLowerer {
     if (!slots_.empty()) {
       StructInfo heap_sinfo = tensor_sinfo_ndim(1, ir::DataType::int64());
       heap_ = bb_.emit(make_op_call("relax.call_builtin_with_ctx",
-                                    {make_extern_func("vm.builtin.alloc_shape_heap"), make_tuple({prim(static_cast<int64_t>(slots_.size()))})},
+                                    {make_extern_func("vm.builtin.alloc_shape_heap"),
+                                     make_tuple({prim(static_cast<int64_t>(slots_.size()))})},
                                     {}, {heap_sinfo}),
                        "shape_heap");
     } else {
@@ -124,7 +126,9 @@ class ShapeLowerer {
       case ExprKind::ShapeExpr:
         for (const auto& d : as<ShapeExprNode>(e)->values) add_slot(d);
         break;
-      case ExprKind::PrimValue: add_slot(as<PrimValueNode>(e)->value); break;
+      case ExprKind::PrimValue:
+        add_slot(as<PrimValueNode>(e)->value);
+        break;
       case ExprKind::Tuple:
         for (const auto& x : as<TupleNode>(e)->fields) add_expr_slots(x);
         break;
@@ -135,7 +139,8 @@ class ShapeLowerer {
         add_seq_slots(*as<IfNode>(e)->true_branch);
         add_seq_slots(*as<IfNode>(e)->false_branch);
         break;
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -169,21 +174,26 @@ class ShapeLowerer {
       case SInfoKind::Tensor: {
         auto* t = as<TensorSInfoNode>(s);
         bb_.emit(packed("vm.builtin.check_tensor_info",
-                        {value, prim(t->ndim), std::make_shared<DataTypeImmNode>(t->dtype), make_string_imm(ctx)}, void_sinfo()),
+                        {value, prim(t->ndim), std::make_shared<DataTypeImmNode>(t->dtype), make_string_imm(ctx)},
+                        void_sinfo()),
                  "_");
         break;
       }
       case SInfoKind::Shape:
-        bb_.emit(packed("vm.builtin.check_shape_info", {value, prim(as<ShapeSInfoNode>(s)->ndim), make_string_imm(ctx)}, void_sinfo()), "_");
+        bb_.emit(packed("vm.builtin.check_shape_info", {value, prim(as<ShapeSInfoNode>(s)->ndim), make_string_imm(ctx)},
+                        void_sinfo()),
+                 "_");
         break;
       case SInfoKind::Prim:
         bb_.emit(packed("vm.builtin.check_prim_value_info",
-                        {value, std::make_shared<DataTypeImmNode>(as<PrimSInfoNode>(s)->dtype), make_string_imm(ctx)}, void_sinfo()),
+                        {value, std::make_shared<DataTypeImmNode>(as<PrimSInfoNode>(s)->dtype), make_string_imm(ctx)},
+                        void_sinfo()),
                  "_");
         break;
       case SInfoKind::Tuple: {
         auto* t = as<TupleSInfoNode>(s);
-        bb_.emit(packed("vm.builtin.check_tuple_info", {value, prim(static_cast<int64_t>(t->fields.size())), make_string_imm(ctx)}, void_sinfo()),
+        bb_.emit(packed("vm.builtin.check_tuple_info",
+                        {value, prim(static_cast<int64_t>(t->fields.size())), make_string_imm(ctx)}, void_sinfo()),
                  "_");
         for (size_t i = 0; i < t->fields.size(); ++i) {
           Var item = bb_.emit(make_tuple_get_item(value, static_cast<int>(i)), "item");
@@ -194,7 +204,8 @@ class ShapeLowerer {
       case SInfoKind::Func:
         bb_.emit(packed("vm.builtin.check_func_info", {value, make_string_imm(ctx)}, void_sinfo()), "_");
         break;
-      case SInfoKind::Object: break;
+      case SInfoKind::Object:
+        break;
     }
   }
 
@@ -208,8 +219,8 @@ class ShapeLowerer {
     }
     auto* v = ir::as<ir::VarNode>(d);
     TSCH_USER_ASSERT(v, NotImplementedError)
-        << "not supported yet: a computed dimension (" << sinfo_text(shape_sinfo({d})) << ") in a parameter or match_cast; "
-        << ctx;
+        << "not supported yet: a computed dimension (" << sinfo_text(shape_sinfo({d}))
+        << ") in a parameter or match_cast; " << ctx;
     int slot = slot_of(d);
     if (stored_.count(v)) {
       args.push_back(prim(code(MatchShapeCode::kAssertEqualToLoad)));
@@ -246,7 +257,8 @@ class ShapeLowerer {
       ready.push_back(i);
     }
     if (ready.empty()) return;
-    ir::Buffer heap = ir::make_buffer("H", ir::DataType::int64(), {ir::make_int(static_cast<int64_t>(slots_.size()), ir::DataType::int64())});
+    ir::Buffer heap = ir::make_buffer("H", ir::DataType::int64(),
+                                      {ir::make_int(static_cast<int64_t>(slots_.size()), ir::DataType::int64())});
     std::unordered_map<const ir::VarNode*, PrimExpr> loads;
     for (size_t i = 0; i < slots_.size(); ++i) {
       if (auto* v = ir::as<ir::VarNode>(slots_[i])) {
@@ -256,7 +268,8 @@ class ShapeLowerer {
     std::vector<ir::Stmt> stores;
     for (size_t i : ready) {
       PrimExpr value = ir::cast(ir::DataType::int64(), ir::substitute(slots_[i], loads));
-      stores.push_back(std::make_shared<ir::BufferStoreNode>(heap, value, std::vector<PrimExpr>{ir::make_int(static_cast<int64_t>(i), ir::DataType::int64())}));
+      stores.push_back(std::make_shared<ir::BufferStoreNode>(
+          heap, value, std::vector<PrimExpr>{ir::make_int(static_cast<int64_t>(i), ir::DataType::int64())}));
       computed_.insert(i);
     }
     auto func = std::make_shared<ir::PrimFuncNode>();
@@ -287,12 +300,14 @@ class ShapeLowerer {
       }
       int slot = slot_of(d);
       TSCH_INTERNAL_ASSERT(slot >= 0) << "VMShapeLower: a dimension without a slot";
-      TSCH_USER_ASSERT(known(d), ValueError) << "VMShapeLower: the dimension " << sinfo_text(shape_sinfo({d}))
-                                             << " is used before its variables are bound (by a parameter or R.match_cast)";
+      TSCH_USER_ASSERT(known(d), ValueError)
+          << "VMShapeLower: the dimension " << sinfo_text(shape_sinfo({d}))
+          << " is used before its variables are bound (by a parameter or R.match_cast)";
       args.push_back(prim(code(MakeShapeCode::kLoadShape)));
       args.push_back(prim(slot));
     }
-    return bb_.emit(packed("vm.builtin.make_shape", std::move(args), shape_sinfo_ndim(static_cast<int>(s.values.size()))), "shape");
+    return bb_.emit(
+        packed("vm.builtin.make_shape", std::move(args), shape_sinfo_ndim(static_cast<int>(s.values.size()))), "shape");
   }
 
   Expr lower_leaf(const Expr& e) {
@@ -354,8 +369,8 @@ class ShapeLowerer {
       bb_.begin_block(block.is_dataflow);
       for (const auto& binding : block.bindings) {
         if (binding.is_match_cast()) {
-          std::string ctx = fmt::format("ErrorContext(fn={}, loc=match_cast {}, annotation={}) ", name_, binding.var->name,
-                                        sinfo_text(binding.match_sinfo));
+          std::string ctx = fmt::format("ErrorContext(fn={}, loc=match_cast {}, annotation={}) ", name_,
+                                        binding.var->name, sinfo_text(binding.match_sinfo));
           check_info(binding.value, binding.match_sinfo, ctx);
           match(binding.value, binding.match_sinfo, ctx);
           compute_ready();

@@ -79,7 +79,8 @@ const Loaded& loaded() {
     }
     int n = 0;
     if (CUresult r = a.DeviceGetCount(&n); r != 0 || n == 0) {
-      out.why = r != 0 ? "cuDeviceGetCount failed (CUDA error " + std::to_string(r) + ")" : "the driver reports no device";
+      out.why =
+          r != 0 ? "cuDeviceGetCount failed (CUDA error " + std::to_string(r) + ")" : "the driver reports no device";
       return out;
     }
     out.count = n;
@@ -108,8 +109,8 @@ int device_count(std::string* why_none) {
 
 const DriverAPI& driver_for(int device_id) {
   const Loaded& l = loaded();
-  TSCH_USER_ASSERT(l.count > 0, RuntimeError) << "no CUDA device: " << l.why
-                                              << " (a CUDA build's functions run on the CPU emulation with arrays on tvm.cpu())";
+  TSCH_USER_ASSERT(l.count > 0, RuntimeError)
+      << "no CUDA device: " << l.why << " (a CUDA build's functions run on the CPU emulation with arrays on tvm.cpu())";
   TSCH_USER_ASSERT(device_id >= 0 && device_id < l.count, RuntimeError)
       << "no CUDA device cuda(" << device_id << "): the driver reports " << l.count << " device(s)";
   return l.api;
@@ -122,7 +123,8 @@ void check(CUresult r, const char* what) {
   const char* text = nullptr;
   if (a.GetErrorName) a.GetErrorName(r, &name);
   if (a.GetErrorString) a.GetErrorString(r, &text);
-  TSCH_USER_ASSERT(false, RuntimeError) << "CUDA error in " << what << ": " << (name ? name : "error " + std::to_string(r)) << ": "
+  TSCH_USER_ASSERT(false, RuntimeError) << "CUDA error in " << what << ": "
+                                        << (name ? name : "error " + std::to_string(r)) << ": "
                                         << (text ? text : "(no description)");
 }
 
@@ -132,7 +134,8 @@ void set_device(int device_id) {
   CUcontext ctx = nullptr;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
-    if (c.by_device.size() < static_cast<size_t>(device_count())) c.by_device.resize(static_cast<size_t>(device_count()), nullptr);
+    if (c.by_device.size() < static_cast<size_t>(device_count()))
+      c.by_device.resize(static_cast<size_t>(device_count()), nullptr);
     ctx = c.by_device[static_cast<size_t>(device_id)];
     if (!ctx) {
       CUdevice dev = 0;

@@ -105,8 +105,9 @@ bool CUDAKernelLauncher::launch(const char* name, const TschPackedArg* args, int
   if (!info) return false;
   size_t nparams = info->params.size();
   if (static_cast<size_t>(num_args) != nparams + info->launch_tags.size())
-    throw std::logic_error("launch of " + info->name + ": " + std::to_string(num_args) + " arguments for " + std::to_string(nparams) +
-                           " parameters and " + std::to_string(info->launch_tags.size()) + " launch extents");
+    throw std::logic_error("launch of " + info->name + ": " + std::to_string(num_args) + " arguments for " +
+                           std::to_string(nparams) + " parameters and " + std::to_string(info->launch_tags.size()) +
+                           " launch extents");
   // Each parameter's bytes as the kernel declares it; cuLaunchKernel takes their addresses.
   std::vector<uint64_t> storage(nparams, 0);
   std::vector<void*> pointers(nparams);
@@ -118,22 +119,26 @@ bool CUDAKernelLauncher::launch(const char* name, const TschPackedArg* args, int
       if (a.type_code == kPackedArray) {
         const auto* arr = reinterpret_cast<const TschArrayArg*>(a.value);
         ir::DataType et{static_cast<ir::DataType::Code>(arr->code), arr->bits, arr->lanes};
-        uint64_t p = reinterpret_cast<uint64_t>(arr->data) + static_cast<uint64_t>(arr->elem_offset) * static_cast<uint64_t>((et.bits * et.lanes + 7) / 8);
+        uint64_t p = reinterpret_cast<uint64_t>(arr->data) +
+                     static_cast<uint64_t>(arr->elem_offset) * static_cast<uint64_t>((et.bits * et.lanes + 7) / 8);
         std::memcpy(slot, &p, sizeof p);
       } else {
         std::memcpy(slot, &a.value, sizeof a.value);
       }
     } else if (t.is_float()) {
       double v = 0;
-      if (a.type_code == kPackedFloat) std::memcpy(&v, &a.value, sizeof v);
-      else v = static_cast<double>(a.value);
+      if (a.type_code == kPackedFloat)
+        std::memcpy(&v, &a.value, sizeof v);
+      else
+        v = static_cast<double>(a.value);
       if (t.bits == 64) {
         std::memcpy(slot, &v, sizeof v);
       } else if (t.bits == 32) {
         float f = static_cast<float>(v);
         std::memcpy(slot, &f, sizeof f);
       } else {
-        TSCH_USER_ASSERT(false, RuntimeError) << "not supported yet: a " << t.to_string() << " scalar parameter of kernel " << info->name;
+        TSCH_USER_ASSERT(false, RuntimeError)
+            << "not supported yet: a " << t.to_string() << " scalar parameter of kernel " << info->name;
       }
     } else {
       int64_t v = a.value;
@@ -153,21 +158,28 @@ bool CUDAKernelLauncher::launch(const char* name, const TschPackedArg* args, int
     const std::string& tag = info->launch_tags[k];
     int64_t extent = args[nparams + k].value;
     if (extent <= 0) return true;  // an empty grid runs nothing (CUDA refuses a launch of 0 blocks)
-    TSCH_USER_ASSERT(extent <= 0x7fffffff, RuntimeError) << "launch of " << info->name << ": " << tag << " extent " << extent << " is too large";
+    TSCH_USER_ASSERT(extent <= 0x7fffffff, RuntimeError)
+        << "launch of " << info->name << ": " << tag << " extent " << extent << " is too large";
     unsigned e = static_cast<unsigned>(extent);
-    if (tag == "tir.use_dyn_shared_memory") dynamic_shared = e;
-    else if (tag.size() == 10 && tag.rfind("blockIdx.", 0) == 0 && tag[9] >= 'x' && tag[9] <= 'z') grid[tag[9] - 'x'] = e;
-    else if (tag.size() == 11 && tag.rfind("threadIdx.", 0) == 0 && tag[10] >= 'x' && tag[10] <= 'z') block[tag[10] - 'x'] = e;
-    else throw std::logic_error("launch of " + info->name + ": unknown launch tag " + tag);
+    if (tag == "tir.use_dyn_shared_memory")
+      dynamic_shared = e;
+    else if (tag.size() == 10 && tag.rfind("blockIdx.", 0) == 0 && tag[9] >= 'x' && tag[9] <= 'z')
+      grid[tag[9] - 'x'] = e;
+    else if (tag.size() == 11 && tag.rfind("threadIdx.", 0) == 0 && tag[10] >= 'x' && tag[10] <= 'z')
+      block[tag[10] - 'x'] = e;
+    else
+      throw std::logic_error("launch of " + info->name + ": unknown launch tag " + tag);
   }
   const Loaded& l = load();
   const DriverAPI& d = driver_for(device_id_);
   set_device(device_id_);
   // Past the 48 KB every kernel may take, dynamic shared memory must be asked for.
   if (dynamic_shared > 48 * 1024)
-    check(d.FuncSetAttribute(l.functions.at(info->name), kFuncAttrMaxDynamicSharedBytes, static_cast<int>(dynamic_shared)), "cuFuncSetAttribute");
-  check(d.LaunchKernel(l.functions.at(info->name), grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamic_shared, nullptr,
-                       pointers.data(), nullptr),
+    check(d.FuncSetAttribute(l.functions.at(info->name), kFuncAttrMaxDynamicSharedBytes,
+                             static_cast<int>(dynamic_shared)),
+          "cuFuncSetAttribute");
+  check(d.LaunchKernel(l.functions.at(info->name), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                       dynamic_shared, nullptr, pointers.data(), nullptr),
         "cuLaunchKernel");
   return true;
 }

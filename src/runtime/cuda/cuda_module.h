@@ -19,7 +19,7 @@ namespace tsch::runtime::cuda {
 
 struct KernelInfo {
   std::string name;
-  std::vector<ir::DataType> params;  // handle for a pointer, else the scalar's type
+  std::vector<ir::DataType> params;      // handle for a pointer, else the scalar's type
   std::vector<std::string> launch_tags;  // "blockIdx.x", "threadIdx.x", ...
 };
 

@@ -1,11 +1,10 @@
 // ExecBuilder: how code generation emits an executable.
-#include "runtime/vm/executable.h"
-
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
 
+#include "runtime/vm/executable.h"
 #include "support/error.h"
 
 namespace tsch::runtime::vm {
@@ -119,12 +118,14 @@ void ExecBuilder::emit_if(RegName cond, Index false_offset) {
 }
 
 void ExecBuilder::patch_if(Index pc, Index false_offset) {
-  TSCH_INTERNAL_ASSERT(pc >= 0 && pc < next_pc() && exec_->instructions[pc].op == Opcode::If) << "patch_if: no If at " << pc;
+  TSCH_INTERNAL_ASSERT(pc >= 0 && pc < next_pc() && exec_->instructions[pc].op == Opcode::If)
+      << "patch_if: no If at " << pc;
   exec_->instructions[pc].false_offset = false_offset;
 }
 
 void ExecBuilder::patch_goto(Index pc, Index pc_offset) {
-  TSCH_INTERNAL_ASSERT(pc >= 0 && pc < next_pc() && exec_->instructions[pc].op == Opcode::Goto) << "patch_goto: no Goto at " << pc;
+  TSCH_INTERNAL_ASSERT(pc >= 0 && pc < next_pc() && exec_->instructions[pc].op == Opcode::Goto)
+      << "patch_goto: no Goto at " << pc;
   exec_->instructions[pc].pc_offset = pc_offset;
 }
 

@@ -1,11 +1,10 @@
 // The executable's binary form (Executable::save / load).
-#include "runtime/vm/executable.h"
-
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
 
+#include "runtime/vm/executable.h"
 #include "support/error.h"
 
 namespace tsch::runtime::vm {

@@ -11,8 +11,8 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
-#include "schedule/primitives.h"
 #include "schedule/kind_registration.h"
+#include "schedule/primitives.h"
 
 namespace tsch::schedule {
 
@@ -46,8 +46,8 @@ void replace_annotations(ScheduleState& s, uint64_t sid, const std::function<voi
 // primitives keep it. It is the user's statement of what the body accesses (for accesses the
 // analysis cannot bound, e.g. through float index arithmetic); one that provably misses part
 // of the body's accesses is refused, as dependency analysis trusts regions.
-void annotate_buffer_access(ScheduleState& s, uint64_t block_sid, int64_t index, bool write, const std::vector<Var>& params,
-                            const std::vector<PrimExpr>& ranges) {
+void annotate_buffer_access(ScheduleState& s, uint64_t block_sid, int64_t index, bool write,
+                            const std::vector<Var>& params, const std::vector<PrimExpr>& ranges) {
   const BlockNode* b = &s.block_at(block_sid);
   const std::vector<BufferRegion>& regions = write ? b->writes : b->reads;
   TSCH_USER_ASSERT_ARG(index >= 0 && index < static_cast<int64_t>(regions.size()), IndexError, "buffer_index")
@@ -56,13 +56,15 @@ void annotate_buffer_access(ScheduleState& s, uint64_t block_sid, int64_t index,
   TSCH_USER_ASSERT_ARG(params.size() == b->iter_vars.size(), ValueError, "gen_new_ranges")
       << "the function takes " << params.size() << " iterators but block " << b->name << " has " << b->iter_vars.size();
   TSCH_USER_ASSERT_ARG(ranges.size() == 2 * old.buffer->shape.size(), ValueError, "gen_new_ranges")
-      << "expected a (start, end) pair for each of the " << old.buffer->shape.size() << " dimensions of buffer " << old.buffer->name;
+      << "expected a (start, end) pair for each of the " << old.buffer->shape.size() << " dimensions of buffer "
+      << old.buffer->name;
   std::unordered_map<const VarNode*, PrimExpr> vmap;
   arith::VarDomain dom;
   for (size_t i = 0; i < params.size(); ++i) {
     const IterVar& iv = b->iter_vars[i];
     vmap[params[i].get()] = params[i]->dtype == iv.var->dtype ? PrimExpr(iv.var) : cast(params[i]->dtype, iv.var);
-    dom[iv.var.get()] = arith::Interval{iv.dom.min, arith::simplify(sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
+    dom[iv.var.get()] = arith::Interval{
+        iv.dom.min, arith::simplify(sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
   }
   BufferRegion region{old.buffer, {}};
   for (size_t d = 0; d < old.buffer->shape.size(); ++d) {
@@ -81,10 +83,10 @@ void annotate_buffer_access(ScheduleState& s, uint64_t block_sid, int64_t index,
                     arith::can_prove(make_binary(ExprKind::LT, add(n.min, n.extent), add(a.min, a.extent)), dom);
       if (misses) {
         fail(s, kRegionMissesAccessError, {block_sid},
-                           fmt::format("The {} region given for {} misses part of what block {{0}} accesses in "
-                                       "dimension {} ([{}, {}) is not inside [{}, {}))",
-                                       write ? "write" : "read", old.buffer->name, d, script(a.min), script(add(a.min, a.extent)),
-                                       script(n.min), script(add(n.min, n.extent))));
+             fmt::format("The {} region given for {} misses part of what block {{0}} accesses in "
+                         "dimension {} ([{}, {}) is not inside [{}, {}))",
+                         write ? "write" : "read", old.buffer->name, d, script(a.min), script(add(a.min, a.extent)),
+                         script(n.min), script(add(n.min, n.extent))));
       }
     }
   }
@@ -123,7 +125,8 @@ TSCH_SCHEDULE_ERROR_KIND(kNoSuchAnnotationError, "NoSuchAnnotationError", "The l
 
 void unannotate(ScheduleState& s, uint64_t sid, const std::string& key) {
   const AttrMap& current = s.loop(sid) ? s.loop_at(sid).annotations : s.block_at(sid).annotations;
-  if (!find_attr(current, key)) fail(s, kNoSuchAnnotationError, {sid}, fmt::format("{{0}} has no annotation \"{}\"", key));
+  if (!find_attr(current, key))
+    fail(s, kNoSuchAnnotationError, {sid}, fmt::format("{{0}} has no annotation \"{}\"", key));
   replace_annotations(s, sid, [&](AttrMap& m) {
     AttrMap kept;
     for (auto& kv : m) {
@@ -140,8 +143,10 @@ uint64_t add_unit_loop(ScheduleState& s, uint64_t sid) {
                                                   : Stmt(std::shared_ptr<const StmtNode>{}, info->realize);
   // Copy the target so the new tree owns it.
   Stmt owned;
-  if (auto* f = as<ForNode>(target)) owned = std::make_shared<ForNode>(*f);
-  else owned = std::make_shared<BlockRealizeNode>(*as<BlockRealizeNode>(target));
+  if (auto* f = as<ForNode>(target))
+    owned = std::make_shared<ForNode>(*f);
+  else
+    owned = std::make_shared<BlockRealizeNode>(*as<BlockRealizeNode>(target));
   auto loop = std::make_shared<ForNode>(make_var("u"), make_int(0), make_int(1), ForKind::Serial, owned);
   loop->sid = s.fresh_sid();
   s.replace(sid, loop);
@@ -159,9 +164,12 @@ namespace {
 // ann_val: a constant, a list of constants, or an ExprRV (its sampled value).
 AttrValue annotation_value(const TraceArg& v) {
   switch (v.kind) {
-    case TraceArg::Kind::Bool: return AttrValue::of_bool(v.b);
-    case TraceArg::Kind::Int: return AttrValue::of_int(v.i);
-    case TraceArg::Kind::Str: return AttrValue::of_str(v.s);
+    case TraceArg::Kind::Bool:
+      return AttrValue::of_bool(v.b);
+    case TraceArg::Kind::Int:
+      return AttrValue::of_int(v.i);
+    case TraceArg::Kind::Str:
+      return AttrValue::of_str(v.s);
     case TraceArg::Kind::Float: {
       AttrValue f;
       f.kind = AttrValue::Kind::Float;
@@ -192,7 +200,8 @@ AttrValue annotation_value(const TraceArg& v) {
 void register_annotate_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "Annotate", "annotate",
-      {input("block_or_loop", ParamType::BlockOrLoop), attr("ann_key", ParamType::Str), input("ann_val", ParamType::AnnValue)},
+      {input("block_or_loop", ParamType::BlockOrLoop), attr("ann_key", ParamType::Str),
+       input("ann_val", ParamType::AnnValue)},
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t sid = sch.block_or_loop_sid(c.inputs[0]);
@@ -206,23 +215,33 @@ void register_annotate_kinds(KindList& kinds) {
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         const std::string& kind = c.attrs[1].s;
-        TSCH_USER_ASSERT_ARG(kind == "read" || kind == "write", ValueError, "buf_type") << "expected \"read\" or \"write\", got \"" << kind << "\"";
+        TSCH_USER_ASSERT_ARG(kind == "read" || kind == "write", ValueError, "buf_type")
+            << "expected \"read\" or \"write\", got \"" << kind << "\"";
         const TraceArg& map = c.inputs[1];
-        TSCH_USER_ASSERT_ARG(map.kind == TraceArg::Kind::IndexMap, TypeError, "gen_new_ranges") << "expected a function of the block's iterators";
-        annotate_buffer_access(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), kind == "write", map.map_params, map.map_outputs);
+        TSCH_USER_ASSERT_ARG(map.kind == TraceArg::Kind::IndexMap, TypeError, "gen_new_ranges")
+            << "expected a function of the block's iterators";
+        annotate_buffer_access(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), kind == "write",
+                               map.map_params, map.map_outputs);
       },
-      "annotate_buffer_access(block, buffer_index, buf_type, gen_new_ranges): declare the block's read or write region of a "
+      "annotate_buffer_access(block, buffer_index, buf_type, gen_new_ranges): declare the block's read or write region "
+      "of a "
       "buffer, e.g. gen_new_ranges=lambda vi, vj: ((vi - 1, vi + 1), (vj - 1, vj + 1)) (start and end per dimension).",
-      "buf_type is \"read\" or \"write\"; the buffer index exists; the region does not provably miss what the body accesses",
-      "T.reads(A[vi, vj])  ->  T.reads(A[vi - 1:vi + 1, vj - 1:vj + 1]), T.block_attr({\"explicit_read_region\": [0]})"));
+      "buf_type is \"read\" or \"write\"; the buffer index exists; the region does not provably miss what the body "
+      "accesses",
+      "T.reads(A[vi, vj])  ->  T.reads(A[vi - 1:vi + 1, vj - 1:vj + 1]), T.block_attr({\"explicit_read_region\": "
+      "[0]})"));
   kinds.push_back(define_kind(
       "Unannotate", "unannotate", {input("block_or_loop", ParamType::BlockOrLoop), attr("ann_key", ParamType::Str)},
       OutputForm::None,
-      [](Schedule& sch, InstructionCall& c) { unannotate(sch.state(), sch.block_or_loop_sid(c.inputs[0]), c.attrs[0].s); },
+      [](Schedule& sch, InstructionCall& c) {
+        unannotate(sch.state(), sch.block_or_loop_sid(c.inputs[0]), c.attrs[0].s);
+      },
       "unannotate(block_or_loop, ann_key): remove an annotation."));
   kinds.push_back(define_kind(
       "AddUnitLoop", "add_unit_loop", {input("block_or_loop", ParamType::BlockOrLoop)}, OutputForm::Single,
-      [](Schedule& sch, InstructionCall& c) { output_loops(c, {add_unit_loop(sch.state(), sch.block_or_loop_sid(c.inputs[0]))}); },
+      [](Schedule& sch, InstructionCall& c) {
+        output_loops(c, {add_unit_loop(sch.state(), sch.block_or_loop_sid(c.inputs[0]))});
+      },
       "add_unit_loop(block_or_loop) -> LoopRV: wrap it in a loop of extent 1.", "the block or loop exists",
       "with T.block(\"B\"): ...  ->  for u in range(1): with T.block(\"B\"): ..."));
 }

@@ -26,10 +26,10 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
-#include "support/diagnostics.h"
+#include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
-#include "schedule/kind_registration.h"
+#include "support/diagnostics.h"
 
 namespace tsch::schedule {
 
@@ -62,21 +62,26 @@ struct Subspace {
   PrimExpr outer_predicate, inner_predicate;
 };
 
-TSCH_SCHEDULE_ERROR_KIND(kSubspaceNotDivisibleError, "SubspaceNotDivisibleError", "The bindings of the inner block can not be blockized.",
-                         "ScheduleError: The bindings of the inner block {0} can not be blockized by the loops starting at {1}.");
-TSCH_SCHEDULE_ERROR_KIND(kBlocksNotSharingOuterError, "BlocksNotSharingOuterError", "The blocks cannot share an outer block",
-                         "The blocks cannot share an outer block");
-TSCH_SCHEDULE_ERROR_KIND(kUnboundedRegionError, "UnboundedRegionError.blockize", "The region the outer block accesses cannot be bounded",
+TSCH_SCHEDULE_ERROR_KIND(
+    kSubspaceNotDivisibleError, "SubspaceNotDivisibleError", "The bindings of the inner block can not be blockized.",
+    "ScheduleError: The bindings of the inner block {0} can not be blockized by the loops starting at {1}.");
+TSCH_SCHEDULE_ERROR_KIND(kBlocksNotSharingOuterError, "BlocksNotSharingOuterError",
+                         "The blocks cannot share an outer block", "The blocks cannot share an outer block");
+TSCH_SCHEDULE_ERROR_KIND(kUnboundedRegionError, "UnboundedRegionError.blockize",
+                         "The region the outer block accesses cannot be bounded",
                          "The region that the outer block of {0} accesses cannot be bounded");
-TSCH_SCHEDULE_ERROR_KIND(kNoBlockError, "NoBlockError", "blockize needs at least one block", "blockize needs at least one block");
-TSCH_SCHEDULE_ERROR_KIND(kBlockMultiAppearanceError, "BlockMultiAppearanceError", "Some block appears in the input array for multiple times.",
+TSCH_SCHEDULE_ERROR_KIND(kNoBlockError, "NoBlockError", "blockize needs at least one block",
+                         "blockize needs at least one block");
+TSCH_SCHEDULE_ERROR_KIND(kBlockMultiAppearanceError, "BlockMultiAppearanceError",
+                         "Some block appears in the input array for multiple times.",
                          "Block {0} appears in the input array for multiple times.");
-TSCH_SCHEDULE_ERROR_KIND(kBlocksNotInSameScopeError, "BlocksNotInSameScopeError", "The blocks are not in the same scope",
-                         "The blocks {0} and {1} are not in the same scope");
+TSCH_SCHEDULE_ERROR_KIND(kBlocksNotInSameScopeError, "BlocksNotInSameScopeError",
+                         "The blocks are not in the same scope", "The blocks {0} and {1} are not in the same scope");
 TSCH_SCHEDULE_ERROR_KIND(kBlocksNotConsecutiveError, "BlocksNotConsecutiveError",
                          "The blocks to blockize must be consecutive statements under their common loop or block",
                          "The blocks to blockize must be consecutive statements under their common loop or block");
-TSCH_SCHEDULE_ERROR_KIND(kUnlistedBlockError, "UnlistedBlockError", "The subtrees to blockize also hold a block that is not listed",
+TSCH_SCHEDULE_ERROR_KIND(kUnlistedBlockError, "UnlistedBlockError",
+                         "The subtrees to blockize also hold a block that is not listed",
                          "The subtrees to blockize also hold block {0}, which is not listed");
 
 Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, bool preserve_unit_iters) {
@@ -99,7 +104,8 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
     const ForNode* f = &s.loop_at(loops[k]);
     int64_t e;
     if (!is_zero(f->min) || !as_const_int(f->extent, &e)) {
-      fail_not_supported(s, {loops[k]}, "blockize over loops that do not start at 0 or have symbolic extents (loop {0})");
+      fail_not_supported(s, {loops[k]},
+                         "blockize over loops that do not start at 0 or have symbolic extents (loop {0})");
     }
     extents[f->loop_var.get()] = e;
     loop_of[f->loop_var.get()] = f;
@@ -114,9 +120,11 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
   out.inner_predicate = make_bool(true);
   if (!is_one(realize->predicate)) {
     bool uses_inner = uses_var(realize->predicate, [&](const VarNode* v) { return inner_vars.count(v) > 0; });
-    bool uses_outer = uses_var(realize->predicate, [&](const VarNode* v) { return extents.count(v) > 0 && inner_vars.count(v) == 0; });
+    bool uses_outer = uses_var(realize->predicate,
+                               [&](const VarNode* v) { return extents.count(v) > 0 && inner_vars.count(v) == 0; });
     if (uses_inner && uses_outer) {
-      not_divisible("the predicate " + ir::script(realize->predicate) + " tests both loops inside and outside the blockized loop");
+      not_divisible("the predicate " + ir::script(realize->predicate) +
+                    " tests both loops inside and outside the blockized loop");
     }
     if (uses_inner && block->init) {
       fail_not_supported(s, {block_sid}, "blockize of a reduction block {0} whose predicate tests the inner loops");
@@ -151,8 +159,10 @@ Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, 
         d.outer_extent *= split.extent;
       }
     }
-    for (size_t k = outer_terms.size(); k-- > 0;) d.outer = is_zero(d.outer) ? outer_terms[k] : add(d.outer, outer_terms[k]);
-    for (size_t k = inner_terms.size(); k-- > 0;) d.inner = is_zero(d.inner) ? inner_terms[k] : add(d.inner, inner_terms[k]);
+    for (size_t k = outer_terms.size(); k-- > 0;)
+      d.outer = is_zero(d.outer) ? outer_terms[k] : add(d.outer, outer_terms[k]);
+    for (size_t k = inner_terms.size(); k-- > 0;)
+      d.inner = is_zero(d.inner) ? inner_terms[k] : add(d.inner, inner_terms[k]);
     // An imperfect split covers more than the iterator's domain; the outer iterator only
     // needs to reach the blocks that exist.
     int64_t dom_extent;
@@ -195,19 +205,20 @@ struct Inner {
   std::shared_ptr<BlockNode> block;
   std::vector<PrimExpr> values;
   std::unordered_map<const VarNode*, PrimExpr> vmap;  // original iterator -> new expression
-  arith::VarDomain dom;                              // the inner iterators' ranges
-  Stmt nest;                                         // inner loops around the realize
+  arith::VarDomain dom;                               // the inner iterators' ranges
+  Stmt nest;                                          // inner loops around the realize
 };
 
 // Creates the outer iterators from the first block (`outer.has_iters` false) or checks
 // that a later block divides into the same ones, then rewrites the block.
-Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block, const Subspace& sub, bool preserve_unit_iters,
-             Outer& outer) {
+Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block, const Subspace& sub,
+             bool preserve_unit_iters, Outer& outer) {
   bool reuse = outer.has_iters;
   if (reuse && outer.block->iter_vars.size() != block->iter_vars.size()) {
-    fail(s, kBlocksNotSharingOuterError, {block_sid},
-         fmt::format("The blocks cannot share an outer block: block {{0}} has {} iterators where the first block has {}",
-                     block->iter_vars.size(), outer.block->iter_vars.size()));
+    fail(
+        s, kBlocksNotSharingOuterError, {block_sid},
+        fmt::format("The blocks cannot share an outer block: block {{0}} has {} iterators where the first block has {}",
+                    block->iter_vars.size(), outer.block->iter_vars.size()));
   }
   Inner in;
   std::vector<IterVar> inner_iters;
@@ -219,11 +230,13 @@ Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
     if (reuse) {
       const IterVar& shared = outer.block->iter_vars[i];
       int64_t extent = 0;
-      if (!as_const_int(shared.dom.extent, &extent) || extent != d.outer_extent || !expr_deep_equal(outer.values[i], d.outer)) {
+      if (!as_const_int(shared.dom.extent, &extent) || extent != d.outer_extent ||
+          !expr_deep_equal(outer.values[i], d.outer)) {
         fail(s, kBlocksNotSharingOuterError, {block_sid},
-             fmt::format("The blocks cannot share an outer block: iterator {} of block {{0}} divides into {} over [0, {}), the "
-                         "first block's into {}",
-                         iv.var->name, ir::script(d.outer), d.outer_extent, ir::script(outer.values[i])));
+             fmt::format(
+                 "The blocks cannot share an outer block: iterator {} of block {{0}} divides into {} over [0, {}), the "
+                 "first block's into {}",
+                 iv.var->name, ir::script(d.outer), d.outer_extent, ir::script(outer.values[i])));
       }
       vo = shared.var;
     } else {
@@ -252,7 +265,8 @@ Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
     std::vector<BufferRegion> out;
     for (const auto& r : regions) {
       BufferRegion m{r.buffer, {}};
-      for (const auto& range : r.region) m.region.push_back(Range{arith::simplify(substitute(range.min, in.vmap), in.dom), range.extent});
+      for (const auto& range : r.region)
+        m.region.push_back(Range{arith::simplify(substitute(range.min, in.vmap), in.dom), range.extent});
       out.push_back(m);
     }
     return out;
@@ -268,7 +282,8 @@ Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
     reads.insert(reads.end(), in.block->reads.begin(), in.block->reads.end());
     in.block->reads = reads;
   }
-  in.nest = wrap_in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, in.block), sub.inner_loops);
+  in.nest =
+      wrap_in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, in.block), sub.inner_loops);
   return in;
 }
 
@@ -280,8 +295,11 @@ std::vector<BufferRegion> relax(const ScheduleState& s, uint64_t block_sid, cons
     BufferRegion m{r.buffer, {}};
     for (const auto& range : r.region) {
       arith::Interval lo = arith::eval_interval(range.min, dom);
-      arith::Interval hi = arith::eval_interval(arith::simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), dom);
-      if (!lo.min || !hi.min) fail(s, kUnboundedRegionError, {block_sid}, "The region of buffer " + r.buffer->name + " that the outer block of {0} accesses cannot be bounded");
+      arith::Interval hi = arith::eval_interval(
+          arith::simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), dom);
+      if (!lo.min || !hi.min)
+        fail(s, kUnboundedRegionError, {block_sid},
+             "The region of buffer " + r.buffer->name + " that the outer block of {0} accesses cannot be bounded");
       m.region.push_back(arith::range_of(arith::Interval{arith::simplify(lo.min), arith::simplify(hi.max)}));
     }
     out.push_back(m);
@@ -356,10 +374,13 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
   std::vector<uint64_t> blocks;
   for (uint64_t b : s.blocks_in(s.info(loop_sid)->func)) {
     std::vector<uint64_t> loops = s.enclosing_loops(b);
-    if (std::find(loops.begin(), loops.end(), loop_sid) != loops.end() && s.scope_block(b) == s.scope_block(loop_sid)) blocks.push_back(b);
+    if (std::find(loops.begin(), loops.end(), loop_sid) != loops.end() && s.scope_block(b) == s.scope_block(loop_sid))
+      blocks.push_back(b);
   }
   if (blocks.size() != 1) {
-    fail_not_supported(s, {loop_sid}, fmt::format("blockize of a loop {{0}} holding {} blocks (exactly one is supported)", blocks.size()));
+    fail_not_supported(
+        s, {loop_sid},
+        fmt::format("blockize of a loop {{0}} holding {} blocks (exactly one is supported)", blocks.size()));
   }
   uint64_t block_sid = blocks[0];
   const BlockNode* block = &s.block_at(block_sid);
@@ -397,7 +418,8 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
   std::unordered_set<uint64_t> targets(block_sids.begin(), block_sids.end());
   if (targets.size() != block_sids.size()) {
     for (size_t i = 0; i < block_sids.size(); ++i) {
-      if (std::count(block_sids.begin(), block_sids.begin() + i, block_sids[i])) fail(s, kBlockMultiAppearanceError, {block_sids[i]});
+      if (std::count(block_sids.begin(), block_sids.begin() + i, block_sids[i]))
+        fail(s, kBlockMultiAppearanceError, {block_sids[i]});
     }
   }
   uint64_t scope = s.scope_block(block_sids[0]);
@@ -455,7 +477,8 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
       // drops it here, which would change the result).
       for (size_t i = 0; i < sub.parts.size(); ++i) {
         if (sub.parts[i].outer_extent > 1 && block->iter_vars[i].type == IterType::CommReduce) {
-          fail_not_supported(s, {b}, "blockize of a block list where block {0} reduces over loops outside the new outer block");
+          fail_not_supported(s, {b},
+                             "blockize of a block list where block {0} reduces over loops outside the new outer block");
         }
       }
       auto with_init = std::make_shared<BlockNode>(*in.block);
@@ -464,16 +487,20 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
       // those regions in front, for an outer reduction iterator).
       bool outer_reduction = false;
       for (const auto& iv : outer.block->iter_vars) outer_reduction |= iv.type == IterType::CommReduce;
-      if (outer_reduction) with_init->reads.erase(with_init->reads.begin(), with_init->reads.begin() + static_cast<long>(with_init->writes.size()));
+      if (outer_reduction)
+        with_init->reads.erase(with_init->reads.begin(),
+                               with_init->reads.begin() + static_cast<long>(with_init->writes.size()));
       in.block = with_init;
-      in.nest = wrap_in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init), sub.inner_loops);
+      in.nest =
+          wrap_in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init), sub.inner_loops);
     }
     if (!is_one(sub.outer_predicate)) {
       fail_not_supported(s, {b}, "blockize of a block list whose block {0} has a T.where over the outer loops");
     }
     arith::VarDomain outer_dom;
     for (const auto& iv : outer.block->iter_vars) {
-      outer_dom[iv.var.get()] = arith::Interval{iv.dom.min, arith::simplify(ir::sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
+      outer_dom[iv.var.get()] = arith::Interval{
+          iv.dom.min, arith::simplify(ir::sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
     }
     unite(outer.block->reads, relax(s, b, in.block->reads, in.dom), outer_dom);
     unite(outer.block->writes, relax(s, b, in.block->writes, in.dom), outer_dom);
@@ -523,8 +550,8 @@ namespace tsch::schedule {
 
 void register_blockize_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
-      "Blockize", "blockize", {input("target", ParamType::Target), attr("preserve_unit_iters", ParamType::Bool, "True")},
-      OutputForm::Single,
+      "Blockize", "blockize",
+      {input("target", ParamType::Target), attr("preserve_unit_iters", ParamType::Bool, "True")}, OutputForm::Single,
       [](Schedule& sch, InstructionCall& c) {
         bool preserve = c.attrs[0].as_bool();
         if (c.inputs[0].kind == TraceArg::Kind::List) {
@@ -536,7 +563,8 @@ void register_blockize_kinds(KindList& kinds) {
           output_blocks(c, {blockize(sch.state(), sch.loop_sid(c.inputs[0]), preserve)});
         }
       },
-      "blockize(target, preserve_unit_iters=True) -> BlockRV: wrap the subtree under a loop (or the consecutive subtrees of a "
+      "blockize(target, preserve_unit_iters=True) -> BlockRV: wrap the subtree under a loop (or the consecutive "
+      "subtrees of a "
       "list of blocks) into an outer block X_o (outer_B_C_).",
       "a loop: exactly one block under it; a list of blocks: one scope, consecutive statements under their "
       "common loop or block, holding no other block, all dividing into the same outer iterators; bindings divide "

@@ -20,10 +20,10 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "schedule/error.h"
-#include "schedule/primitives.h"
-#include "schedule/utils.h"
 #include "schedule/kind_registration.h"
 #include "schedule/primitive/cache_loc_detector.h"
+#include "schedule/primitives.h"
+#include "schedule/utils.h"
 
 namespace tsch::schedule {
 
@@ -111,11 +111,14 @@ class ReadsFirst {
   bool written_ = false;
 };
 
-bool reads_before_writing(const BlockNode& block, const Buffer& buffer) { return ReadsFirst(block.body, buffer).visit(block.body); }
+bool reads_before_writing(const BlockNode& block, const Buffer& buffer) {
+  return ReadsFirst(block.body, buffer).visit(block.body);
+}
 
 // The region of `region` (accessed by `block`) over the loops of its scope below loop
 // `below` (all of them when 0): the loops outside stay symbolic.
-std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block_sid, const BufferRegion& region, uint64_t below = 0) {
+std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block_sid, const BufferRegion& region,
+                                          uint64_t below = 0) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const BlockNode* block = &s.block_at(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
@@ -139,7 +142,8 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
     const PrimExpr& size = region.buffer->shape[d];
     arith::Interval whole = arith::interval_of(Range{make_int(0, size->dtype), size});
     arith::Interval lo = arith::eval_interval(substitute(r.min, bind), dom);
-    arith::Interval hi = arith::eval_interval(substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind), dom);
+    arith::Interval hi = arith::eval_interval(
+        substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind), dom);
     if (!lo.min || !hi.min) {
       out.push_back(whole);
       continue;
@@ -147,8 +151,11 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
     // A loop whose extent names an outer loop (reverse_compute_at clamps it to
     // `T.min(j_0 * 24 + 23, 63) - j_0 * 24 + 1`) leaves that outer loop in the bounds after
     // one relaxation: relax again until only variables outside the scope remain.
-    auto uses_scope_loop = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return dom.count(v) > 0; }); };
-    for (int round = 0; round < 8 && lo.min && hi.max && (uses_scope_loop(lo.min) || uses_scope_loop(hi.max)); ++round) {
+    auto uses_scope_loop = [&](const PrimExpr& e) {
+      return uses_var(e, [&](const VarNode* v) { return dom.count(v) > 0; });
+    };
+    for (int round = 0; round < 8 && lo.min && hi.max && (uses_scope_loop(lo.min) || uses_scope_loop(hi.max));
+         ++round) {
       lo = arith::eval_interval(lo.min, dom);
       hi = arith::eval_interval(hi.max, dom);
     }
@@ -179,7 +186,8 @@ Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, con
     Var v = make_var("v" + std::to_string(d), t);
     loops.push_back(ax);
     // The copy loops take the buffer's index type (int64 loops for an int64 shape, as TVM).
-    PrimExpr extent = arith::simplify(cast(t, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype))));
+    PrimExpr extent =
+        arith::simplify(cast(t, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype))));
     extents.push_back(extent);
     bindings.push_back(compact ? PrimExpr(ax) : arith::simplify(add(cast(t, region[d].min), ax)));
     indices.push_back(v);
@@ -189,7 +197,8 @@ Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, con
   std::vector<PrimExpr> src_indices = indices, dst_indices = indices;
   if (compact) {
     std::vector<PrimExpr>& shifted = cache_is_dst ? src_indices : dst_indices;
-    for (size_t d = 0; d < region.size(); ++d) shifted[d] = arith::simplify(add(cast(indices[d]->dtype, region[d].min), indices[d]));
+    for (size_t d = 0; d < region.size(); ++d)
+      shifted[d] = arith::simplify(add(cast(indices[d]->dtype, region[d].min), indices[d]));
   }
   BufferRegion read{src, {}}, write{dst, {}};
   for (size_t d = 0; d < indices.size(); ++d) {
@@ -233,7 +242,8 @@ std::optional<std::vector<PrimExpr>> compact_shape(const ScheduleState& s, uint6
   });
   std::vector<PrimExpr> shape;
   for (size_t d = 0; d < region.size(); ++d) {
-    shape.push_back(arith::simplify(cast(buffer->shape[d]->dtype, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype)))));
+    shape.push_back(arith::simplify(
+        cast(buffer->shape[d]->dtype, add(sub(region[d].max, region[d].min), make_int(1, region[d].max->dtype)))));
     if (uses_var(shape.back(), [&](const VarNode* v) { return iterators.count(v) > 0; })) return std::nullopt;
   }
   return shape;
@@ -244,12 +254,14 @@ BufferReindex region_shift(const std::vector<arith::Interval>& region) {
   BufferReindex shift;
   shift.indices = [region](const std::vector<PrimExpr>& idx) {
     std::vector<PrimExpr> out;
-    for (size_t d = 0; d < idx.size(); ++d) out.push_back(arith::simplify(sub(idx[d], cast(idx[d]->dtype, region[d].min))));
+    for (size_t d = 0; d < idx.size(); ++d)
+      out.push_back(arith::simplify(sub(idx[d], cast(idx[d]->dtype, region[d].min))));
     return out;
   };
   shift.region = [region](const std::vector<Range>& rs) {
     std::vector<Range> out;
-    for (size_t d = 0; d < rs.size(); ++d) out.push_back(Range{arith::simplify(sub(rs[d].min, cast(rs[d].min->dtype, region[d].min))), rs[d].extent});
+    for (size_t d = 0; d < rs.size(); ++d)
+      out.push_back(Range{arith::simplify(sub(rs[d].min, cast(rs[d].min->dtype, region[d].min))), rs[d].extent});
     return out;
   };
   return shift;
@@ -283,8 +295,11 @@ size_t copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64_t s
     any_reader = true;
     size_t at = top_level_index(s, other, scope);
     if (at == here) {
-      fail_not_supported(s, {block_sid, other},
-                         fmt::format("cache_write of {} while block {{1}}, which reads it, runs before block {{0}} in a loop they share", buffer->name));
+      fail_not_supported(
+          s, {block_sid, other},
+          fmt::format(
+              "cache_write of {} while block {{1}}, which reads it, runs before block {{0}} in a loop they share",
+              buffer->name));
     }
     if (at > here) first_after = std::min(first_after, at);
   }
@@ -296,12 +311,15 @@ size_t copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64_t s
 }  // namespace
 
 void check_storage_scope(const ScheduleState& s, const std::string& scope) {
-  if (!valid_storage_scope(scope)) fail(s, kInvalidStorageScopeError, {}, "The input storage scope \"" + scope + "\" is invalid.");
+  if (!valid_storage_scope(scope))
+    fail(s, kInvalidStorageScopeError, {}, "The input storage scope \"" + scope + "\" is invalid.");
 }
 
 namespace {
 
-bool block_writes(const ScheduleState& s, uint64_t block, const Buffer& buffer) { return writes_buffer(&s.block_at(block), buffer); }
+bool block_writes(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
+  return writes_buffer(&s.block_at(block), buffer);
+}
 
 // The blocks of the scope (at any depth) that read `buffer`, except those writing it and
 // those inside a block that writes it: as TVM's CacheReadRewriter, which leaves the writer's
@@ -326,8 +344,8 @@ std::vector<uint64_t> readers_in_scope(const ScheduleState& s, uint64_t scope, c
 // body of loop `loc` at `pos` (the caller inserts it into the scope block's body itself).
 class Rewriter : public IRMutator {
  public:
-  Rewriter(const std::unordered_set<uint64_t>& redirected, const Buffer& src, const Buffer& cache, const BufferReindex* shift,
-           uint64_t loc, size_t pos, const Stmt& nest)
+  Rewriter(const std::unordered_set<uint64_t>& redirected, const Buffer& src, const Buffer& cache,
+           const BufferReindex* shift, uint64_t loc, size_t pos, const Stmt& nest)
       : redirected_(redirected), src_(src), cache_(cache), shift_(shift), loc_(loc), pos_(pos), nest_(nest) {}
   using IRMutator::mutate;
   Stmt mutate(const Stmt& st) override {
@@ -373,7 +391,8 @@ std::unordered_set<uint64_t> with_nested_blocks(const ScheduleState& s, const st
 
 }  // namespace
 
-uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name, const std::vector<uint64_t>& consumer_blocks) {
+uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
+                    const std::vector<uint64_t>& consumer_blocks) {
   // Step 1. Check.
   check_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
@@ -385,7 +404,9 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   for (const auto& w : block->writes) {
     // The block would read the copy and update it, and its results never reach `src`.
     if (w.buffer == src) {
-      fail_not_supported(s, {block_sid}, fmt::format("cache_read of {}, which block {{0}} also writes (cache_write caches both)", src->name));
+      fail_not_supported(
+          s, {block_sid},
+          fmt::format("cache_read of {}, which block {{0}} also writes (cache_write caches both)", src->name));
     }
   }
   // The consumers that read the copy: those named (with the blocks inside them), else all.
@@ -398,7 +419,8 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
   }
   if (writers.size() > 1) {
     fail(s, kNotSingleWriteBlock, {writers[0], writers[1]},
-         "The buffer " + src->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
+         "The buffer " + src->name +
+             " is expected to be written by single block, but it is written by blocks {0} and {1}.");
   }
   const BlockNode& scope_block = s.block_at(scope);
   uint64_t loc = scope;
@@ -408,7 +430,8 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
     // Case 1: the buffer is written in the scope. The copy follows the writer, covering what
     // it writes below the insertion point.
     uint64_t writer = writers[0];
-    std::unordered_set<uint64_t> related = consumers.empty() ? std::unordered_set<uint64_t>(readers.begin(), readers.end()) : consumers;
+    std::unordered_set<uint64_t> related =
+        consumers.empty() ? std::unordered_set<uint64_t>(readers.begin(), readers.end()) : consumers;
     related.erase(writer);
     if (related.empty()) {
       auto items = body_items(scope_block.body);
@@ -416,15 +439,20 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
     } else {
       CacheLocDetector detector(writer, scope, related);
       detector.visit(Stmt(std::make_shared<BlockNode>(scope_block)));
-      if (detector.holds_both) fail_not_supported(s, {block_sid}, "cache_read where the writer of " + src->name + " and a consumer share a container block");
-      if (detector.pos < 0 || !detector.loc) fail_not_supported(s, {block_sid}, "cache_read where its consumers run before the writer of " + src->name);
+      if (detector.holds_both)
+        fail_not_supported(s, {block_sid},
+                           "cache_read where the writer of " + src->name + " and a consumer share a container block");
+      if (detector.pos < 0 || !detector.loc)
+        fail_not_supported(s, {block_sid}, "cache_read where its consumers run before the writer of " + src->name);
       loc = detector.loc;
       pos = detector.pos;
       // The position indexes the loop's (or scope's) own body; a sequence nested deeper (under
       // a branch inside the loop) has no insertion point here.
       Stmt body = loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(loc).body;
       if (detector.seq && body.get() != detector.seq) {
-        fail_not_supported(s, {block_sid}, "cache_read where the writer of " + src->name + " and its first consumer meet under a branch or binding");
+        fail_not_supported(
+            s, {block_sid},
+            "cache_read where the writer of " + src->name + " and its first consumer meet under a branch or binding");
       }
     }
     // An undeclared container (loop_partition's blocks) writes what the blocks inside it do.
@@ -452,8 +480,8 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
       const PrimExpr& size = src->shape[d];
       Range r = declared ? declared->region[d] : Range{make_int(0, size->dtype), size};
       arith::Interval whole = arith::interval_of(Range{make_int(0, size->dtype), size});
-      region.push_back(arith::interval_clamp({r.min, arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))},
-                                             whole, outer));
+      region.push_back(arith::interval_clamp(
+          {r.min, arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))}, whole, outer));
     }
   }
   // A copy inside a loop, or with consumers outside the insertion point, keeps the buffer's
@@ -510,7 +538,8 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
     if (other == block_sid) continue;
     if (writes_buffer(&s.block_at(other), dst)) {
       fail(s, kNotSingleWriteBlock, {block_sid, other},
-           "The buffer " + dst->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
+           "The buffer " + dst->name +
+               " is expected to be written by single block, but it is written by blocks {0} and {1}.");
     }
   }
   // A block that reads what it writes before writing it, with no T.init to start the cache
@@ -519,9 +548,10 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   // in. (A scope block that writes the buffer in one block and reads it in a later one is
   // cached as TVM caches it.)
   if (!block->init && reads_before_writing(*block, dst)) {
-    fail_not_supported(s, {block_sid},
-                       "cache_write of " + dst->name + " written by block {0}, which reads " + dst->name +
-                           " before writing it and has no T.init: the cache would be read before anything is stored to it");
+    fail_not_supported(
+        s, {block_sid},
+        "cache_write of " + dst->name + " written by block {0}, which reads " + dst->name +
+            " before writing it and has no T.init: the cache would be read before anything is stored to it");
   }
   // The consumers named read the cache itself: they must run after the producer and read only
   // what it writes, or they would read the cache before (or where) nothing was stored in it
@@ -531,7 +561,9 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   std::vector<arith::Interval> written = scope_region(s, block_sid, write);
   for (uint64_t c : consumer_blocks) {
     if (std::find(order.begin(), order.end(), c) < std::find(order.begin(), order.end(), block_sid))
-      fail_not_supported(s, {block_sid, c}, "cache_write of " + dst->name + " read from the cache by block {1}, which runs before block {0}");
+      fail_not_supported(
+          s, {block_sid, c},
+          "cache_write of " + dst->name + " read from the cache by block {1}, which runs before block {0}");
     for (const auto& r : s.block_at(c).reads) {
       if (r.buffer != dst) continue;
       std::vector<arith::Interval> read = scope_region(s, c, r);
@@ -539,7 +571,9 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
         bool inside = arith::can_prove(make_binary(ExprKind::LE, written[d].min, read[d].min), {}) &&
                       arith::can_prove(make_binary(ExprKind::LE, read[d].max, written[d].max), {});
         if (!inside)
-          fail_not_supported(s, {block_sid, c}, "cache_write of " + dst->name + " read from the cache by block {1}, which reads elements block {0} does not write");
+          fail_not_supported(s, {block_sid, c},
+                             "cache_write of " + dst->name +
+                                 " read from the cache by block {1}, which reads elements block {0} does not write");
       }
     }
   }
@@ -555,12 +589,16 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   if (!related.empty()) {
     CacheLocDetector detector(block_sid, scope, related);
     detector.visit(Stmt(std::make_shared<BlockNode>(s.block_at(scope))));
-    if (detector.holds_both) fail_not_supported(s, {block_sid}, "cache_write where block {0} and a reader of " + dst->name + " share a container block");
+    if (detector.holds_both)
+      fail_not_supported(s, {block_sid},
+                         "cache_write where block {0} and a reader of " + dst->name + " share a container block");
     if (detector.loc && detector.loc != scope && detector.pos >= 0) {
       loc = detector.loc;
       position = static_cast<size_t>(detector.pos);
       if (detector.seq != s.loop_at(loc).body.get())
-        fail_not_supported(s, {block_sid}, "cache_write where block {0} and the next reader of " + dst->name + " meet under a branch or binding");
+        fail_not_supported(
+            s, {block_sid},
+            "cache_write where block {0} and the next reader of " + dst->name + " meet under a branch or binding");
     }
   }
   if (loc == scope) position = copy_back_position(s, block_sid, scope, dst, consumers);
@@ -571,7 +609,8 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   if (loc == scope) shape = compact_shape(s, scope, dst, region);
   Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), shape ? *shape : dst->shape, scope_name);
   uint64_t copy_sid = 0;
-  Stmt nest = copy_nest(s, cache->name, cache, dst, region, copy_sid, /*compact=*/shape.has_value(), /*cache_is_dst=*/false);
+  Stmt nest =
+      copy_nest(s, cache->name, cache, dst, region, copy_sid, /*compact=*/shape.has_value(), /*cache_is_dst=*/false);
   BufferReindex shift = region_shift(region);
 
   // Step 3. The producer and the consumers named access the cache; the copy-back goes in.
@@ -600,13 +639,16 @@ void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::s
   if (!allocated_in_function(s, s.info(block_sid)->func, buffer)) {
     fail(s, kNonAllocatedBufferError, {block_sid},
          "The input buffer " + buffer->name +
-             " is not allocated by a block. This means the buffer is either a function parameter or defined in `match_buffer` of "
+             " is not allocated by a block. This means the buffer is either a function parameter or defined in "
+             "`match_buffer` of "
              "a block.");
   }
   const BlockNode* root_block = &s.block_at(root);
-  Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(*root_block)), buffer, BufferChange{std::nullopt, scope_name, std::nullopt});
+  Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(*root_block)), buffer,
+                                BufferChange{std::nullopt, scope_name, std::nullopt});
   const BlockRealizeNode* r = s.info(root)->realize;
-  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(replaced)));
+  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate,
+                                                     std::static_pointer_cast<const BlockNode>(replaced)));
 }
 
 }  // namespace tsch::schedule
@@ -619,7 +661,8 @@ void register_cache_kinds(KindList& kinds) {
   for (bool read : {true, false}) {
     kinds.push_back(define_kind(
         read ? "CacheRead" : "CacheWrite", read ? "cache_read" : "cache_write",
-        {input("block", ParamType::Block), attr(read ? "read_buffer_index" : "write_buffer_index", read ? ParamType::ReadIndex : ParamType::WriteIndex),
+        {input("block", ParamType::Block),
+         attr(read ? "read_buffer_index" : "write_buffer_index", read ? ParamType::ReadIndex : ParamType::WriteIndex),
          attr("storage_scope", ParamType::Str), input("consumer_blocks", ParamType::Blocks, "None")},
         OutputForm::Single,
         [read](Schedule& sch, InstructionCall& c) {
@@ -628,21 +671,29 @@ void register_cache_kinds(KindList& kinds) {
           std::vector<uint64_t> consumers;
           for (const TraceArg& b : c.inputs[1].list) consumers.push_back(sch.block_sid(b));
           int64_t index = c.attrs[0].as_int();
-          output_blocks(c, {read ? cache_read(sch.state(), block, index, c.attrs[1].s, consumers) : cache_write(sch.state(), block, index, c.attrs[1].s, consumers)});
+          output_blocks(c, {read ? cache_read(sch.state(), block, index, c.attrs[1].s, consumers)
+                                 : cache_write(sch.state(), block, index, c.attrs[1].s, consumers)});
         },
-        read ? "cache_read(block, read_buffer_index, storage_scope) -> BlockRV: read a buffer through a copy in storage_scope."
-             : "cache_write(block, write_buffer_index, storage_scope, consumer_blocks=None) -> BlockRV: write through a copy in "
-               "storage_scope, copied back before the next block that reads the buffer (consumer_blocks read the copy).",
-        read ? "read_buffer_index names a buffer the block reads; the scope is a storage scope (shared, local, global, ...)"
+        read
+            ? "cache_read(block, read_buffer_index, storage_scope) -> BlockRV: read a buffer through a copy in "
+              "storage_scope."
+            : "cache_write(block, write_buffer_index, storage_scope, consumer_blocks=None) -> BlockRV: write through a "
+              "copy in "
+              "storage_scope, copied back before the next block that reads the buffer (consumer_blocks read the copy).",
+        read ? "read_buffer_index names a buffer the block reads; the scope is a storage scope (shared, local, global, "
+               "...)"
              : "write_buffer_index names a buffer the block writes; the scope is a storage scope",
         read ? "C reads A  ->  new block A_shared copies A into A_shared (scope \"shared\") and C reads A_shared"
              : "C writes C  ->  C writes C_local, and a new block C_local copies it to C"));
   }
   kinds.push_back(define_kind(
       "SetScope", "set_scope",
-      {input("block", ParamType::Block), attr("buffer_index", ParamType::WriteIndex), attr("storage_scope", ParamType::Str)},
+      {input("block", ParamType::Block), attr("buffer_index", ParamType::WriteIndex),
+       attr("storage_scope", ParamType::Str)},
       OutputForm::None,
-      [](Schedule& sch, InstructionCall& c) { set_scope(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), c.attrs[1].s); },
+      [](Schedule& sch, InstructionCall& c) {
+        set_scope(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), c.attrs[1].s);
+      },
       "set_scope(block, buffer_index, storage_scope): change the storage scope of a buffer the block writes.",
       "the buffer is allocated in the function (parameters keep global scope)",
       "Y = T.alloc_buffer((128, 128))  ->  Y = T.alloc_buffer((128, 128), scope=\"shared\")"));

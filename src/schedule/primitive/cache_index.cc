@@ -45,10 +45,12 @@ size_t complexity(const PrimExpr& e) {
 // TVM's SideEffect(e) <= kPure: no loads, only pure intrinsics.
 bool is_pure(const PrimExpr& e) {
   static const std::unordered_set<std::string> pure_calls = {
-      "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "fabs", "floor", "ceil",
-      "round", "trunc", "nearbyint", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "isnan", "isinf",
-      "isfinite", "popcount", "likely", "pow", "atan2", "fmod", "if_then_else", "bitwise_and", "bitwise_or", "bitwise_xor",
-      "bitwise_not", "shift_left", "shift_right"};
+      "exp",         "exp2",       "exp10",       "log",         "log2",       "log10",      "log1p",
+      "sqrt",        "rsqrt",      "tanh",        "sigmoid",     "fabs",       "floor",      "ceil",
+      "round",       "trunc",      "nearbyint",   "sin",         "cos",        "tan",        "asin",
+      "acos",        "atan",       "sinh",        "cosh",        "erf",        "isnan",      "isinf",
+      "isfinite",    "popcount",   "likely",      "pow",         "atan2",      "fmod",       "if_then_else",
+      "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left", "shift_right"};
   struct Check : IRVisitor {
     bool pure = true;
     void visit(const PrimExpr& x) override {
@@ -63,7 +65,8 @@ bool is_pure(const PrimExpr& e) {
 }
 
 bool is_atom(const PrimExpr& e) {
-  return e->kind == ExprKind::IntImm || e->kind == ExprKind::FloatImm || e->kind == ExprKind::StringImm || e->kind == ExprKind::Var;
+  return e->kind == ExprKind::IntImm || e->kind == ExprKind::FloatImm || e->kind == ExprKind::StringImm ||
+         e->kind == ExprKind::Var;
 }
 
 // The cache's eligibility predicate (TVM's IsEligibleComputation in cache_index.cc).
@@ -135,27 +138,31 @@ void collect_store(const BufferStoreNode* store, size_t thresh, Normalized& norm
   // share when it is looked at.
   std::vector<std::pair<PrimExpr, size_t>> semantic;
   for (const auto& [e, n] : syntactic) {
-    auto it = std::find_if(semantic.begin(), semantic.end(), [&](const auto& p) { return norm.equivalent(p.first, e); });
+    auto it =
+        std::find_if(semantic.begin(), semantic.end(), [&](const auto& p) { return norm.equivalent(p.first, e); });
     if (it != semantic.end()) {
       it->second += n;
     } else {
       semantic.emplace_back(e, n);
     }
   }
-  std::stable_sort(semantic.begin(), semantic.end(), [](const auto& a, const auto& b) { return complexity(a.first) > complexity(b.first); });
+  std::stable_sort(semantic.begin(), semantic.end(),
+                   [](const auto& a, const auto& b) { return complexity(a.first) > complexity(b.first); });
   for (size_t i = 0; i < semantic.size(); ++i) {
     if (semantic[i].second >= thresh) continue;
     std::vector<PrimExpr> subs;
     direct_subexprs(semantic[i].first, subs);
     size_t count = semantic[i].second;
     for (const PrimExpr& sub_expr : subs) {
-      auto it = std::find_if(semantic.begin(), semantic.end(), [&](const auto& p) { return norm.equivalent(p.first, sub_expr); });
+      auto it = std::find_if(semantic.begin(), semantic.end(),
+                             [&](const auto& p) { return norm.equivalent(p.first, sub_expr); });
       if (it != semantic.end()) {
         it->second += count;
         continue;
       }
       size_t c = complexity(sub_expr);
-      auto at = std::lower_bound(semantic.begin(), semantic.end(), c, [](const auto& p, size_t v) { return complexity(p.first) >= v; });
+      auto at = std::lower_bound(semantic.begin(), semantic.end(), c,
+                                 [](const auto& p, size_t v) { return complexity(p.first) >= v; });
       semantic.insert(at, {sub_expr, count});
     }
   }
@@ -172,10 +179,12 @@ void collect_store(const BufferStoreNode* store, size_t thresh, Normalized& norm
   for (const PrimExpr& node : walk.nodes) {
     for (const auto& [e, n] : semantic) {
       if (n < thresh || !norm.equivalent(node, e)) continue;
-      if (std::none_of(exprs.begin(), exprs.end(), [&](const PrimExpr& x) { return x.get() == e.get(); })) exprs.push_back(e);
+      if (std::none_of(exprs.begin(), exprs.end(), [&](const PrimExpr& x) { return x.get() == e.get(); }))
+        exprs.push_back(e);
     }
   }
-  std::stable_sort(exprs.begin(), exprs.end(), [](const PrimExpr& a, const PrimExpr& b) { return complexity(a) > complexity(b); });
+  std::stable_sort(exprs.begin(), exprs.end(),
+                   [](const PrimExpr& a, const PrimExpr& b) { return complexity(a) > complexity(b); });
 }
 
 // The stores of a block (its init's first), not descending into nested blocks.
@@ -210,7 +219,8 @@ class TermReplacer : public IRMutator {
 
 }  // namespace
 
-std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const std::string& scope_name, int64_t cse_thresh) {
+std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const std::string& scope_name,
+                                  int64_t cse_thresh) {
   // Step 1. Check the arguments, and that the block holds no other block (whose stores TVM
   // would treat by where they fall).
   TSCH_USER_ASSERT(cse_thresh >= 0, ValueError) << "cse_thresh should not be negative number";
@@ -250,8 +260,10 @@ std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const st
       void visit(const PrimExpr& x) override {
         if (!x) return;
         visit_children(x);
-        if (auto* v = as<VarNode>(x); v && std::find(u.vars.begin(), u.vars.end(), v) == u.vars.end()) u.vars.push_back(v);
-        if (x->kind == ExprKind::Div || x->kind == ExprKind::Mod || x->kind == ExprKind::FloorDiv || x->kind == ExprKind::FloorMod) {
+        if (auto* v = as<VarNode>(x); v && std::find(u.vars.begin(), u.vars.end(), v) == u.vars.end())
+          u.vars.push_back(v);
+        if (x->kind == ExprKind::Div || x->kind == ExprKind::Mod || x->kind == ExprKind::FloorDiv ||
+            x->kind == ExprKind::FloorMod) {
           int64_t d = 0;
           if (!as_const_int(binary_b(x), &d) || d == 0) u.bad_division = true;
         }
@@ -268,14 +280,18 @@ std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const st
     for (const VarNode* v : u.vars) {
       auto it = iter_index.find(v);
       if (it == iter_index.end()) {
-        fail_not_supported(s, {block_sid}, fmt::format("cache_index of a computation using {}, which is not an iterator of block {{0}}", v->name));
+        fail_not_supported(
+            s, {block_sid},
+            fmt::format("cache_index of a computation using {}, which is not an iterator of block {{0}}", v->name));
       }
       auto* loop_var = as<VarNode>(realize->iter_values[it->second]);
       auto loop = loop_var ? loop_of.find(loop_var) : loop_of.end();
       if (loop == loop_of.end() || !is_zero(loop->second->min) || !seen.insert(loop->second).second ||
           loop_var->dtype != DataType::int32()) {
-        fail_not_supported(s, {block_sid},
-                           fmt::format("cache_index of a computation using {}, whose binding is not an int32 loop of its own from 0", v->name));
+        fail_not_supported(
+            s, {block_sid},
+            fmt::format("cache_index of a computation using {}, whose binding is not an int32 loop of its own from 0",
+                        v->name));
       }
     }
     origin_vars.push_back(u.vars);
@@ -302,7 +318,8 @@ std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const st
       indices.push_back(nv);
       to_iter[v] = nv;
     }
-    auto node = std::make_shared<BufferNode>(*make_buffer("index_var_" + std::to_string(k), exprs[k]->dtype, shape, scope_name));
+    auto node = std::make_shared<BufferNode>(
+        *make_buffer("index_var_" + std::to_string(k), exprs[k]->dtype, shape, scope_name));
     node->strides = {make_int(1)};  // as TVM builds it
     Buffer cache = node;
     caches.push_back(cache);
@@ -367,7 +384,8 @@ std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const st
 void register_cache_index_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "CacheIndex", "cache_index",
-      {input("block", ParamType::Block), attr("storage_scope", ParamType::Str), attr("cse_thresh", ParamType::Int, "0")},
+      {input("block", ParamType::Block), attr("storage_scope", ParamType::Str),
+       attr("cse_thresh", ParamType::Int, "0")},
       OutputForm::List,
       [](Schedule& sch, InstructionCall& c) {
         output_blocks(c, cache_index(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].s, c.attrs[1].as_int()));

@@ -28,15 +28,20 @@ using namespace ir;
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kNotReadWriteError, "NotReadWriteError", "The target block does not both read & write target buffer.",
+TSCH_SCHEDULE_ERROR_KIND(kNotReadWriteError, "NotReadWriteError",
+                         "The target block does not both read & write target buffer.",
                          "The target block {0} does not both read & write target buffer {1}.");
 
 // The block's region of `buffer` among `regions`, or null; several are refused (TVM asserts one).
-const BufferRegion* only_region(const ScheduleState& s, uint64_t block_sid, const std::vector<BufferRegion>& regions, const Buffer& buffer) {
+const BufferRegion* only_region(const ScheduleState& s, uint64_t block_sid, const std::vector<BufferRegion>& regions,
+                                const Buffer& buffer) {
   const BufferRegion* found = nullptr;
   for (const auto& r : regions) {
     if (r.buffer != buffer) continue;
-    if (found) fail_not_supported(s, {block_sid}, fmt::format("cache_inplace where block {{0}} lists {} twice among its reads or writes", buffer->name));
+    if (found)
+      fail_not_supported(
+          s, {block_sid},
+          fmt::format("cache_inplace where block {{0}} lists {} twice among its reads or writes", buffer->name));
     found = &r;
   }
   return found;
@@ -44,18 +49,21 @@ const BufferRegion* only_region(const ScheduleState& s, uint64_t block_sid, cons
 
 }  // namespace
 
-std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
+std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_t index,
+                                    const std::string& scope_name) {
   // Step 1. Check: a storage scope, a buffer the block reads, which it also writes.
   check_storage_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
-  if (index < 0 || index >= static_cast<int64_t>(block->reads.size())) fail_buffer_index_out_of_range(s, block_sid, index, false);
+  if (index < 0 || index >= static_cast<int64_t>(block->reads.size()))
+    fail_buffer_index_out_of_range(s, block_sid, index, false);
   Buffer buffer = block->reads[static_cast<size_t>(index)].buffer;
   uint64_t scope = s.scope_block(block_sid);
   if (!scope) fail(s, kRootBlockError, {block_sid});
   const BufferRegion* read = only_region(s, block_sid, block->reads, buffer);
   const BufferRegion* write = only_region(s, block_sid, block->writes, buffer);
   if (!read || !write) {
-    fail(s, kNotReadWriteError, {block_sid}, "The target block {0} does not both read & write target buffer " + buffer->name + ".");
+    fail(s, kNotReadWriteError, {block_sid},
+         "The target block {0} does not both read & write target buffer " + buffer->name + ".");
   }
 
   // Step 2. The regions to copy in and back, in the loops around the block (TVM copies the
@@ -69,7 +77,8 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
     std::vector<arith::Interval> out;
     for (const Range& range : r.region) {
       PrimExpr min = arith::simplify(substitute(range.min, bind));
-      PrimExpr max = arith::simplify(substitute(sub(add(range.min, range.extent), make_int(1, range.extent->dtype)), bind));
+      PrimExpr max =
+          arith::simplify(substitute(sub(add(range.min, range.extent), make_int(1, range.extent->dtype)), bind));
       out.push_back({min, max});
     }
     return out;
@@ -80,8 +89,10 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
     bool covered = as_const_int(arith::simplify(sub(write_region[d].min, read_region[d].min)), &below) && below >= 0 &&
                    as_const_int(arith::simplify(sub(read_region[d].max, write_region[d].max)), &above) && above >= 0;
     if (!covered) {
-      fail_not_supported(s, {block_sid},
-                         fmt::format("cache_inplace where the region of {} block {{0}} writes is not inside the region it reads", buffer->name));
+      fail_not_supported(
+          s, {block_sid},
+          fmt::format("cache_inplace where the region of {} block {{0}} writes is not inside the region it reads",
+                      buffer->name));
     }
   }
 
@@ -95,7 +106,8 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
     if (items[i].get() == realize) pos = i;
   }
   if (pos == items.size()) {
-    fail_not_supported(s, {block_sid}, "cache_inplace where block {0} is under a branch or binding inside its innermost loop");
+    fail_not_supported(s, {block_sid},
+                       "cache_inplace where block {0} is under a branch or binding inside its innermost loop");
   }
 
   // Step 4. Rewrite: copy in, the block on the copy, copy back; the scope allocates the copy.
@@ -127,16 +139,20 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
 void register_cache_inplace_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "CacheInplace", "cache_inplace",
-      {input("block", ParamType::Block), attr("read_buffer_index", ParamType::ReadIndex), attr("storage_scope", ParamType::Str)},
+      {input("block", ParamType::Block), attr("read_buffer_index", ParamType::ReadIndex),
+       attr("storage_scope", ParamType::Str)},
       OutputForm::List,
       [](Schedule& sch, InstructionCall& c) {
         output_blocks(c, cache_inplace(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), c.attrs[1].s));
       },
-      "cache_inplace(block, read_buffer_index, storage_scope) -> [BlockRV, BlockRV]: a block reading and writing a buffer "
+      "cache_inplace(block, read_buffer_index, storage_scope) -> [BlockRV, BlockRV]: a block reading and writing a "
+      "buffer "
       "works on a copy in storage_scope, copied in before it and back after it.",
-      "read_buffer_index names a buffer the block reads and also writes; the scope is a storage scope; the region it writes "
+      "read_buffer_index names a buffer the block reads and also writes; the scope is a storage scope; the region it "
+      "writes "
       "lies inside the region it reads",
-      "ext_call reads and writes data_io  ->  data_io_local copied in, ext_call on data_io_local, copied back to data_io"));
+      "ext_call reads and writes data_io  ->  data_io_local copied in, ext_call on data_io_local, copied back to "
+      "data_io"));
 }
 
 }  // namespace tsch::schedule

@@ -20,10 +20,10 @@ class CacheLocDetector {
   CacheLocDetector(uint64_t writer, uint64_t scope, std::unordered_set<uint64_t> related)
       : writer_(writer), scope_(scope), related_(std::move(related)) {}
 
-  uint64_t loc = 0;                   // a loop's sid, or the scope block's
-  int64_t pos = -1;                   // index in `seq` (or before / after a lone body)
-  const ir::SeqStmtNode* seq = nullptr;   // the sequence `pos` indexes (null: the scope's start)
-  bool holds_both = false;            // a container block holds the writer and a related block
+  uint64_t loc = 0;                      // a loop's sid, or the scope block's
+  int64_t pos = -1;                      // index in `seq` (or before / after a lone body)
+  const ir::SeqStmtNode* seq = nullptr;  // the sequence `pos` indexes (null: the scope's start)
+  bool holds_both = false;               // a container block holds the writer and a related block
 
   void visit(const ir::Stmt& st) {
     if (!st) return;
@@ -45,7 +45,9 @@ class CacheLocDetector {
         visited_block_ = visited_block_ || previous;
         return;
       }
-      case ir::StmtKind::BlockRealize: visit(ir::Stmt(ir::as<ir::BlockRealizeNode>(st)->block)); return;
+      case ir::StmtKind::BlockRealize:
+        visit(ir::Stmt(ir::as<ir::BlockRealizeNode>(st)->block));
+        return;
       case ir::StmtKind::Block: {
         auto* b = ir::as<ir::BlockNode>(st);
         if (b->sid == scope_) {
@@ -71,8 +73,10 @@ class CacheLocDetector {
             return;
           }
         }
-        if (writer) visited_block_ = true;
-        else if (related) visited_related_ = true;
+        if (writer)
+          visited_block_ = true;
+        else if (related)
+          visited_related_ = true;
         return;
       }
       case ir::StmtKind::For: {
@@ -87,10 +91,17 @@ class CacheLocDetector {
         visit(branch->else_case);
         return;
       }
-      case ir::StmtKind::LetStmt: visit(ir::as<ir::LetStmtNode>(st)->body); return;
-      case ir::StmtKind::DeclBuffer: visit(ir::as<ir::DeclBufferNode>(st)->body); return;
-      case ir::StmtKind::AllocateConst: visit(ir::as<ir::AllocateConstNode>(st)->body); return;
-      default: return;
+      case ir::StmtKind::LetStmt:
+        visit(ir::as<ir::LetStmtNode>(st)->body);
+        return;
+      case ir::StmtKind::DeclBuffer:
+        visit(ir::as<ir::DeclBufferNode>(st)->body);
+        return;
+      case ir::StmtKind::AllocateConst:
+        visit(ir::as<ir::AllocateConstNode>(st)->body);
+        return;
+      default:
+        return;
     }
   }
 

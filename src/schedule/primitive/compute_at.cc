@@ -20,10 +20,10 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
+#include "schedule/kind_registration.h"
 #include "schedule/primitive/compute_at_region.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
-#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -34,12 +34,12 @@ using namespace compute_at_detail;
 namespace {
 
 TSCH_SCHEDULE_ERROR_KIND(kNotAllRequiredBlocksAreVisitedError, "NotAllRequiredBlocksAreVisitedError",
-                         "Not all required blocks are under the loop scope", "Not all required blocks are under the loop scope");
+                         "Not all required blocks are under the loop scope",
+                         "Not all required blocks are under the loop scope");
 TSCH_SCHEDULE_ERROR_KIND(kNoConsumerError, "NoConsumerError", "The block has no consumer to compute at",
                          "The block {0} has no consumer to compute at");
 TSCH_SCHEDULE_ERROR_KIND(kNoProducerError, "NoProducerError", "The block has no producer to compute at",
                          "The block {0} has no producer to compute at");
-
 
 // The original T.where restated over the block's iterators, so it can guard the block under
 // its new loops. A term over loops that feed only spatial iterators is dropped, as TVM drops
@@ -71,8 +71,10 @@ PrimExpr restated_predicate(const ScheduleState& s, uint64_t block_sid, const Bl
   for (const BufferRegion& w : block->writes) {
     for (size_t d = 0; d < w.region.size() && d < w.buffer->shape.size(); ++d) {
       arith::Interval lo = arith::eval_interval(w.region[d].min, iter_dom);
-      arith::Interval hi = arith::eval_interval(sub(add(w.region[d].min, w.region[d].extent), make_int(1, w.region[d].extent->dtype)), iter_dom);
-      bool inside = lo.min && hi.max && arith::can_prove(make_binary(ExprKind::GE, lo.min, make_int(0, lo.min->dtype)), {}) &&
+      arith::Interval hi = arith::eval_interval(
+          sub(add(w.region[d].min, w.region[d].extent), make_int(1, w.region[d].extent->dtype)), iter_dom);
+      bool inside = lo.min && hi.max &&
+                    arith::can_prove(make_binary(ExprKind::GE, lo.min, make_int(0, lo.min->dtype)), {}) &&
                     arith::can_prove(make_binary(ExprKind::LT, hi.max, cast(hi.max->dtype, w.buffer->shape[d])), {});
       writes_in_bounds = writes_in_bounds && inside;
     }
@@ -83,7 +85,8 @@ PrimExpr restated_predicate(const ScheduleState& s, uint64_t block_sid, const Bl
     if (writes_in_bounds && !uses_var(term, [&](const VarNode* v) { return feeds_reduction.count(v) > 0; })) continue;
     PrimExpr restated = term;
     // A side that is exactly a binding (`k_0 * 4 + k_1 < 10` over vk = k_0 * 4 + k_1).
-    if (term->kind == ExprKind::LT || term->kind == ExprKind::LE || term->kind == ExprKind::GE || term->kind == ExprKind::GT) {
+    if (term->kind == ExprKind::LT || term->kind == ExprKind::LE || term->kind == ExprKind::GE ||
+        term->kind == ExprKind::GT) {
       for (size_t i = 0; i < block->iter_vars.size(); ++i) {
         if (expr_deep_equal(binary_a(term), realize->iter_values[i])) {
           restated = make_binary(term->kind, block->iter_vars[i].var, binary_b(term));
@@ -115,7 +118,8 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<IterRange
     // Simplified under the outer loops' ranges: a clamp they decide goes (`T.max(i_0 * 32 + i_1, 0)`).
     // A unit outer loop's variable is 0 there (TVM binds `T.axis.spatial(1, 0)`).
     PrimExpr lo = reversed_form(arith::simplify_folding_points(ranges[i].range.min, dom));
-    PrimExpr extent = arith::simplify(add(sub(arith::simplify_folding_points(ranges[i].range.max, dom), lo), make_int(1, t)), dom);
+    PrimExpr extent =
+        arith::simplify(add(sub(arith::simplify_folding_points(ranges[i].range.max, dom), lo), make_int(1, t)), dom);
     if (!preserve_unit_loops && is_one(extent)) {
       bindings.push_back(lo);
     } else {
@@ -128,7 +132,8 @@ Stmt make_nest(ScheduleState& s, const Block& block, const std::vector<IterRange
   }
   std::vector<LoopSpec> loops;
   for (size_t k = 0; k < loop_vars.size(); ++k) loops.push_back({loop_vars[k], nullptr, extents[k]});
-  for (size_t k = 0; k < loop_vars.size(); ++k) dom[loop_vars[k].get()] = arith::interval_of(Range{make_int(0, extents[k]->dtype), extents[k]});
+  for (size_t k = 0; k < loop_vars.size(); ++k)
+    dom[loop_vars[k].get()] = arith::interval_of(Range{make_int(0, extents[k]->dtype), extents[k]});
   PrimExpr guard = make_bool(true);
   auto add_term = [&](const PrimExpr& t) {
     if (prove_bound(t, dom)) return;
@@ -153,8 +158,9 @@ TSCH_SCHEDULE_ERROR_KIND(kInsertionIndexError, "InsertionIndexError",
 // statement holding one of its `producers` and precede every one holding one of its
 // `consumers`, so the valid positions are (last producer, first consumer]. index -1 is the
 // last of them, -2 the first; an explicit index outside them is refused.
-size_t insertion_point(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const std::vector<const StmtNode*>& producers,
-                       const std::vector<const StmtNode*>& consumers, int64_t index) {
+size_t insertion_point(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+                       const std::vector<const StmtNode*>& producers, const std::vector<const StmtNode*>& consumers,
+                       int64_t index) {
   std::vector<Stmt> items = body_items(s.loop_at(loop_sid).body);
   auto holds = [&](const Stmt& st, const std::vector<const StmtNode*>& nodes) {
     bool found = false;
@@ -166,21 +172,24 @@ size_t insertion_point(const ScheduleState& s, uint64_t block_sid, uint64_t loop
   int64_t last_producer = -1, first_consumer = static_cast<int64_t>(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     if (holds(items[i], producers)) last_producer = static_cast<int64_t>(i);
-    if (first_consumer == static_cast<int64_t>(items.size()) && holds(items[i], consumers)) first_consumer = static_cast<int64_t>(i);
+    if (first_consumer == static_cast<int64_t>(items.size()) && holds(items[i], consumers))
+      first_consumer = static_cast<int64_t>(i);
   }
   if (last_producer >= first_consumer) {
     fail(s, kInsertionIndexError, {block_sid, loop_sid},
-         fmt::format("Block {{0}} has a consumer at position {} of the body of loop {{1}} before a producer at position {}: no "
-                     "position there follows all its producers and precedes all its consumers.",
-                     first_consumer, last_producer));
+         fmt::format(
+             "Block {{0}} has a consumer at position {} of the body of loop {{1}} before a producer at position {}: no "
+             "position there follows all its producers and precedes all its consumers.",
+             first_consumer, last_producer));
   }
   if (index == -1) return static_cast<size_t>(first_consumer);
   if (index == -2) return static_cast<size_t>(last_producer + 1);
   if (index < last_producer + 1 || index > first_consumer) {
     fail(s, kInsertionIndexError, {block_sid, loop_sid},
-         fmt::format("Valid index: (-1, -2, [{}, {}]), current index={}. Block {{0}} must follow its producers and precede its "
-                     "consumers in the body of loop {{1}}.",
-                     last_producer + 1, first_consumer, index));
+         fmt::format(
+             "Valid index: (-1, -2, [{}, {}]), current index={}. Block {{0}} must follow its producers and precede its "
+             "consumers in the body of loop {{1}}.",
+             last_producer + 1, first_consumer, index));
   }
   return static_cast<size_t>(index);
 }
@@ -281,14 +290,16 @@ void check_same_scope(const ScheduleState& s, uint64_t block_sid, uint64_t loop_
 void check_all_under(const ScheduleState& s, const std::vector<uint64_t>& required, uint64_t loop_sid, bool consumers) {
   std::vector<uint64_t> missing;
   for (uint64_t b : required) {
-    if (!is_under(s, b, loop_sid) && std::find(missing.begin(), missing.end(), b) == missing.end()) missing.push_back(b);
+    if (!is_under(s, b, loop_sid) && std::find(missing.begin(), missing.end(), b) == missing.end())
+      missing.push_back(b);
   }
   if (missing.empty()) return;
   std::string relation = consumers ? "consumer(s)" : "producer(s)";
   std::string list;
   for (size_t i = 0; i < missing.size(); ++i) list += "{" + std::to_string(i) + "}";
   fail(s, kNotAllRequiredBlocksAreVisitedError, missing,
-       fmt::format("The primitive requires all the {0} of the given block to be present under the target loop. However, there are "
+       fmt::format("The primitive requires all the {0} of the given block to be present under the target loop. "
+                   "However, there are "
                    "{1} {0} not satisfying the constraint. List of the {0}:{2}",
                    relation, missing.size(), list));
 }
@@ -297,7 +308,8 @@ void check_all_under(const ScheduleState& s, const std::vector<uint64_t>& requir
 // under the loop it would run whole in every iteration.
 void check_not_container(const ScheduleState& s, uint64_t block_sid, const std::string& primitive) {
   if (arith::is_undeclared_container(s.block_at(block_sid)))
-    fail_not_supported(s, {block_sid}, primitive + " of block {0}, which declares no T.reads/T.writes over the blocks inside it");
+    fail_not_supported(s, {block_sid},
+                       primitive + " of block {0}, which declares no T.reads/T.writes over the blocks inside it");
 }
 
 }  // namespace
@@ -331,7 +343,8 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
         needed[r.buffer.get()] = region;
       } else {
         for (size_t d = 0; d < region.size(); ++d) {
-          it->second[d] = (!it->second[d].min || !region[d].min) ? arith::Interval{} : arith::interval_union(it->second[d], region[d]);
+          it->second[d] = (!it->second[d].min || !region[d].min) ? arith::Interval{}
+                                                                 : arith::interval_union(it->second[d], region[d]);
         }
       }
     }
@@ -346,8 +359,9 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   }
   std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->writes, needed, loop_domain(s, loop_sid));
   if (output && !covers_whole_output(*block, ranges, loop_domain(s, loop_sid))) {
-    fail_not_supported(s, {block_sid}, "compute_at of block {0}, which writes an argument of the function: tsch cannot prove that the "
-                                       "loops it moves under still compute every element of it");
+    fail_not_supported(s, {block_sid},
+                       "compute_at of block {0}, which writes an argument of the function: tsch cannot prove that the "
+                       "loops it moves under still compute every element of it");
   }
   // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
   Block block_ref = s.info(block_sid)->realize->block;
@@ -363,7 +377,8 @@ void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool pr
   recheck_under_parallel_loops(s, before, block_sid);
 }
 
-void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
+void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops,
+                        int64_t index) {
   // Step 1. Checks: same scope; every producer of what the block reads under the loop.
   check_same_scope(s, block_sid, loop_sid);
   check_not_container(s, block_sid, "reverse_compute_at");
@@ -384,9 +399,10 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   // the declared range for it would read elements later iterations write.
   for (uint64_t p : producers) {
     if (arith::is_undeclared_container(s.block_at(p))) {
-      fail_not_supported(s, {p, block_sid},
-                         "reverse_compute_at of block {1} after block {0}, a container of loop partitions whose blocks declare "
-                         "the whole range of each partition, not what one iteration writes");
+      fail_not_supported(
+          s, {p, block_sid},
+          "reverse_compute_at of block {1} after block {0}, a container of loop partitions whose blocks declare "
+          "the whole range of each partition, not what one iteration writes");
     }
   }
   // Step 2. The region the producers under the loop write, per buffer.
@@ -398,17 +414,19 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
       std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w, &gapped);
       if (gapped) {
         // The consumer would also read elements the producer writes in later iterations.
-        fail_not_supported(s, {p, loop_sid, block_sid},
-                           fmt::format("what block {{0}} writes of {} in one iteration of loop {{1}} is not a contiguous region, so "
-                                       "block {{2}} cannot be computed there",
-                                       w.buffer->name));
+        fail_not_supported(
+            s, {p, loop_sid, block_sid},
+            fmt::format("what block {{0}} writes of {} in one iteration of loop {{1}} is not a contiguous region, so "
+                        "block {{2}} cannot be computed there",
+                        w.buffer->name));
       }
       auto it = produced.find(w.buffer.get());
       if (it == produced.end()) {
         produced[w.buffer.get()] = region;
       } else {
         for (size_t d = 0; d < region.size(); ++d) {
-          it->second[d] = (!it->second[d].min || !region[d].min) ? arith::Interval{} : arith::interval_union(it->second[d], region[d]);
+          it->second[d] = (!it->second[d].min || !region[d].min) ? arith::Interval{}
+                                                                 : arith::interval_union(it->second[d], region[d]);
         }
       }
     }
@@ -438,8 +456,8 @@ void register_compute_at_kinds(KindList& kinds) {
   for (bool reverse : {false, true}) {
     kinds.push_back(define_kind(
         reverse ? "ReverseComputeAt" : "ComputeAt", reverse ? "reverse_compute_at" : "compute_at",
-        {input("block", ParamType::Block), input("loop", ParamType::Loop), attr("preserve_unit_loops", ParamType::Bool, "False"),
-         attr("index", ParamType::Int, "-1")},
+        {input("block", ParamType::Block), input("loop", ParamType::Loop),
+         attr("preserve_unit_loops", ParamType::Bool, "False"), attr("index", ParamType::Int, "-1")},
         OutputForm::None,
         [reverse](Schedule& sch, InstructionCall& c) {
           uint64_t block = sch.block_sid(c.inputs[0]);
@@ -447,22 +465,29 @@ void register_compute_at_kinds(KindList& kinds) {
           // The locations sample_compute_location can return: stay at the root, or inline.
           if (loop == kRootLoop) return;
           if (loop == kInlineLoop) {
-            if (reverse) reverse_compute_inline(sch.state(), block);
-            else compute_inline(sch.state(), block);
+            if (reverse)
+              reverse_compute_inline(sch.state(), block);
+            else
+              compute_inline(sch.state(), block);
             return;
           }
-          if (reverse) reverse_compute_at(sch.state(), block, loop, c.attrs[0].as_bool(), c.attrs[1].as_int());
-          else compute_at(sch.state(), block, loop, c.attrs[0].as_bool(), c.attrs[1].as_int());
+          if (reverse)
+            reverse_compute_at(sch.state(), block, loop, c.attrs[0].as_bool(), c.attrs[1].as_int());
+          else
+            compute_at(sch.state(), block, loop, c.attrs[0].as_bool(), c.attrs[1].as_int());
         },
-        reverse ? "reverse_compute_at(block, loop, preserve_unit_loops=False, index=-1): move a consumer under a loop of its "
+        reverse ? "reverse_compute_at(block, loop, preserve_unit_loops=False, index=-1): move a consumer under a loop "
+                  "of its "
                   "producers."
-                : "compute_at(block, loop, preserve_unit_loops=False, index=-1): move a producer under a loop of its consumers,\n"
+                : "compute_at(block, loop, preserve_unit_loops=False, index=-1): move a producer under a loop of its "
+                  "consumers,\n"
                   "computing exactly the region they need per iteration.",
         reverse ? "the block is a consumer whose producers are all under the loop; the loop is not inside the block"
                 : "the block is a producer whose consumers are all under the loop; the loop is not inside the block",
-        reverse ? "mm_relu: Y in loops i, j_0, k, j_1; C over all (i, j)  ->  C moves under j_0: for ax0 in range(4)"
-                : "producer B over all i, consumer C in loop i_0  ->  B moves under i_0 and computes only the rows C reads "
-                  "there (new loops ax0, ax1, ...)"));
+        reverse
+            ? "mm_relu: Y in loops i, j_0, k, j_1; C over all (i, j)  ->  C moves under j_0: for ax0 in range(4)"
+            : "producer B over all i, consumer C in loop i_0  ->  B moves under i_0 and computes only the rows C reads "
+              "there (new loops ax0, ax1, ...)"));
   }
 }
 

@@ -22,7 +22,8 @@ using namespace ir;
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kUnboundedRegionError, "UnboundedRegionError", "The region the block must cover cannot be bounded",
+TSCH_SCHEDULE_ERROR_KIND(kUnboundedRegionError, "UnboundedRegionError",
+                         "The region the block must cover cannot be bounded",
                          "The region that block {0} must cover cannot be bounded");
 TSCH_SCHEDULE_ERROR_KIND(kConsumerRegionNotCoveredError, "ConsumerRegionNotCoveredError",
                          "The consumer reads more than one iteration of the loop produces",
@@ -97,8 +98,8 @@ PrimExpr simplify_div_bound(const PrimExpr& e, const arith::VarDomain& dom) {
   arith::Interval r = arith::eval_interval(rest_expr, dom);
   int64_t lo, hi;
   // Taken apart only where the ranges decide the rest; else the reduced division as it is.
-  if (!(r.min && r.max && as_const_int(arith::simplify(r.min, dom), &lo) && as_const_int(arith::simplify(r.max, dom), &hi) &&
-        floor_div64(lo, c) == floor_div64(hi, c))) {
+  if (!(r.min && r.max && as_const_int(arith::simplify(r.min, dom), &lo) &&
+        as_const_int(arith::simplify(r.max, dom), &hi) && floor_div64(lo, c) == floor_div64(hi, c))) {
     return floordiv(build_linear(l, t), make_int(c, t));
   }
   quotient.constant += floor_div64(lo, c);
@@ -122,11 +123,13 @@ PrimExpr bound_symbolic_divisions(const PrimExpr& e, arith::VarDomain& dom) {
     if (!r.min || !r.max || !is_zero(arith::simplify(r.min))) return;
     LinearForm l;
     collect_linear(arith::simplify(add(r.max, make_int(1, r.max->dtype))), 1, l);
-    if (l.constant != 0 || l.terms.size() != 1 || !expr_deep_equal(l.terms[0].first, n) || l.terms[0].second <= 0) return;
+    if (l.constant != 0 || l.terms.size() != 1 || !expr_deep_equal(l.terms[0].first, n) || l.terms[0].second <= 0)
+      return;
     DataType t = x->dtype;
     Var fresh = make_var("bound", t);
-    dom[fresh.get()] = x->kind == ExprKind::FloorDiv ? arith::Interval{make_int(0, t), make_int(l.terms[0].second - 1, t)}
-                                                     : arith::Interval{make_int(0, t), arith::simplify(sub(n, make_int(1, t)))};
+    dom[fresh.get()] = x->kind == ExprKind::FloorDiv
+                           ? arith::Interval{make_int(0, t), make_int(l.terms[0].second - 1, t)}
+                           : arith::Interval{make_int(0, t), arith::simplify(sub(n, make_int(1, t)))};
     repl[x.get()] = fresh;
   });
   if (repl.empty()) return e;
@@ -166,16 +169,16 @@ PrimExpr bound_term(const PrimExpr& value, const PrimExpr& limit, bool lower) {
   DataType t = value->dtype;
   PrimExpr lim = arith::simplify(lower ? limit : add(limit, make_int(1, limit->dtype)));
   int64_t c;
-  if (!as_const_int(lim, &c)) return lower ? make_binary(ExprKind::LE, lim, value) : make_binary(ExprKind::LT, value, lim);
+  if (!as_const_int(lim, &c))
+    return lower ? make_binary(ExprKind::LE, lim, value) : make_binary(ExprKind::LT, value, lim);
   LinearForm l;
   collect_linear(value, 1, l);
   int64_t k = l.constant;
   l.constant = 0;
   PrimExpr rest = build_linear(l, t);
-  return lower ? make_binary(ExprKind::LE, make_int(c - k, t), rest) : make_binary(ExprKind::LT, rest, make_int(c - k, t));
+  return lower ? make_binary(ExprKind::LE, make_int(c - k, t), rest)
+               : make_binary(ExprKind::LT, rest, make_int(c - k, t));
 }
-
-
 
 // `i * -1 + 9` as TVM's simplifier writes it: `9 - i`.
 PrimExpr reversed_form(const PrimExpr& e) {
@@ -185,7 +188,6 @@ PrimExpr reversed_form(const PrimExpr& e) {
   return sub(make_int(l.constant, e->dtype), l.terms[0].first);
 }
 
-
 namespace {
 
 // What the accesses ask of one iterator (TVM's BlockVarDomainInfo before Simplify): `dom` the
@@ -194,8 +196,9 @@ struct VarNeed {
   std::optional<arith::Interval> dom, bound;
 };
 
-void unite(std::optional<arith::Interval>& into, const arith::Interval& x) { into = into ? arith::interval_union(*into, x) : x; }
-
+void unite(std::optional<arith::Interval>& into, const arith::Interval& x) {
+  into = into ? arith::interval_union(*into, x) : x;
+}
 
 arith::Interval tidy(const arith::Interval& i, const arith::VarDomain& dom) {
   return {arith::simplify(simplify_div_bound(i.min, dom), dom), arith::simplify(simplify_div_bound(i.max, dom), dom)};
@@ -214,8 +217,9 @@ const VarNode* iter_var_of(const BlockNode* block, const PrimExpr& e) {
 // the range `want` of that dimension. `v * c` asks v for [lo // c, hi // c]; a plain iterator
 // for [lo, hi]; `x // c` asks x for [lo * c, hi * c + c - 1]; `v % c` asks nothing of v.
 // False where the index has none of these forms.
-bool solve_dim(const BlockNode* block, const PrimExpr& index, bool point, const arith::Interval& want, const PrimExpr& dim_max,
-               const arith::VarDomain& loop_dom, std::unordered_map<const VarNode*, VarNeed>& needs) {
+bool solve_dim(const BlockNode* block, const PrimExpr& index, bool point, const arith::Interval& want,
+               const PrimExpr& dim_max, const arith::VarDomain& loop_dom,
+               std::unordered_map<const VarNode*, VarNeed>& needs) {
   PrimExpr e = arith::simplify(index);
   DataType t = e->dtype;
   int64_t c;
@@ -260,7 +264,8 @@ bool solve_dim(const BlockNode* block, const PrimExpr& index, bool point, const 
     }
     return solve_dim(block, binary_a(e), true, scaled, dim_max, loop_dom, needs);
   }
-  if (e->kind == ExprKind::FloorMod && as_const_int(binary_b(e), &c) && c > 0 && iter_var_of(block, binary_a(e))) return true;
+  if (e->kind == ExprKind::FloorMod && as_const_int(binary_b(e), &c) && c > 0 && iter_var_of(block, binary_a(e)))
+    return true;
   return false;
 }
 
@@ -338,7 +343,8 @@ arith::Interval read_interval(const PrimExpr& index, const arith::VarDomain& dom
       PrimExpr k = make_int(c, index->dtype);
       PrimExpr qa = arith::simplify(simplify_div_bound(floordiv(x.min, k), loop_dom), loop_dom);
       PrimExpr qb = arith::simplify(simplify_div_bound(floordiv(x.max, k), loop_dom), loop_dom);
-      if (is_zero(arith::simplify(sub(qa, qb)))) return {arith::simplify(sub(x.min, mul(qa, k))), arith::simplify(sub(x.max, mul(qa, k)))};
+      if (is_zero(arith::simplify(sub(qa, qb))))
+        return {arith::simplify(sub(x.min, mul(qa, k))), arith::simplify(sub(x.max, mul(qa, k)))};
     }
   }
   return arith::eval_interval(index, dom);
@@ -360,7 +366,8 @@ std::vector<IterRange> iter_ranges(const ScheduleState& s, uint64_t block_sid, c
     std::vector<arith::Interval> want = it->second;
     for (size_t d = 0; d < want.size(); ++d) {
       if (!want[d].min)
-        fail(s, kUnboundedRegionError, {block_sid}, "The region of buffer " + access.buffer->name + " that block {0} must cover cannot be bounded");
+        fail(s, kUnboundedRegionError, {block_sid},
+             "The region of buffer " + access.buffer->name + " that block {0} must cover cannot be bounded");
       want[d] = tidy(want[d], loop_dom);
     }
     if (solve_affine(block, access, want, loop_dom, needs)) continue;
@@ -376,8 +383,9 @@ std::vector<IterRange> iter_ranges(const ScheduleState& s, uint64_t block_sid, c
       DataType t = r.min->dtype;
       PrimExpr dim_max = arith::simplify(sub(cast(t, access.buffer->shape[d]), make_int(1, t)));
       if (!solve_dim(block, r.min, is_one(arith::simplify(r.extent)), want[d], dim_max, loop_dom, needs))
-        fail_not_supported(s, {block_sid}, "block {0} accesses " + access.buffer->name + " with an index (" + ir::script(r.min) +
-                                               ") whose iterator range compute_at cannot solve");
+        fail_not_supported(s, {block_sid},
+                           "block {0} accesses " + access.buffer->name + " with an index (" + ir::script(r.min) +
+                               ") whose iterator range compute_at cannot solve");
     }
   }
   std::vector<IterRange> ranges;
@@ -396,7 +404,9 @@ std::vector<IterRange> iter_ranges(const ScheduleState& s, uint64_t block_sid, c
   for (auto& r : ranges) {
     if (!r.bound) continue;
     const arith::Interval& b = *r.bound;
-    auto le = [&](const PrimExpr& x, const PrimExpr& y) { return arith::can_prove(make_binary(ExprKind::LE, x, y), loop_dom); };
+    auto le = [&](const PrimExpr& x, const PrimExpr& y) {
+      return arith::can_prove(make_binary(ExprKind::LE, x, y), loop_dom);
+    };
     if (le(b.min, r.range.min) && le(r.range.max, b.max)) {
       r.bound.reset();
     } else if (le(r.range.min, b.min) && le(b.max, r.range.max)) {
@@ -417,12 +427,14 @@ std::vector<IterRange> iter_ranges(const ScheduleState& s, uint64_t block_sid, c
 // reverse_compute_at runs the block's new instances after each iteration of the loop: all they
 // read of what the producers write must have been written by then (an over-wide range, as a
 // `%` in an index can give, would read elements later iterations produce).
-void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const BlockNode* block, const std::vector<IterRange>& ranges,
+void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
+                          const std::vector<IterRange>& ranges,
                           const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& produced,
                           const arith::VarDomain& loop_dom) {
   arith::VarDomain dom;
   for (size_t i = 0; i < ranges.size(); ++i) {
-    dom[block->iter_vars[i].var.get()] = ranges[i].bound ? arith::interval_clamp(ranges[i].range, *ranges[i].bound, loop_dom) : ranges[i].range;
+    dom[block->iter_vars[i].var.get()] =
+        ranges[i].bound ? arith::interval_clamp(ranges[i].range, *ranges[i].bound, loop_dom) : ranges[i].range;
   }
   for (const auto& access : block->reads) {
     auto it = produced.find(access.buffer.get());
@@ -438,7 +450,8 @@ void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const Bloc
                                : read_interval(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)), dom, loop_dom);
       if (!lo.min || !hi.max) {
         fail(s, kConsumerRegionNotCoveredError, {block_sid},
-             fmt::format("The block {{0}} reads elements of {} in dimension {} (index {}) that cannot be bounded, so not shown to be "
+             fmt::format("The block {{0}} reads elements of {} in dimension {} (index {}) that cannot be bounded, so "
+                         "not shown to be "
                          "produced by one iteration of the loop",
                          access.buffer->name, d, ir::script(r.min)));
       }
@@ -447,12 +460,13 @@ void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const Bloc
       if (!prove_bound(make_binary(ExprKind::LE, made.min, first), loop_dom) ||
           !prove_bound(make_binary(ExprKind::LE, last, made.max), loop_dom)) {
         fail(s, kConsumerRegionNotCoveredError, {block_sid},
-             fmt::format("The block {{0}} reads elements {}:{} of {} in dimension {}, more than one iteration of the loop produces",
-                         ir::script(first), ir::script(arith::simplify(add(last, make_int(1, last->dtype)))), access.buffer->name, d));
+             fmt::format("The block {{0}} reads elements {}:{} of {} in dimension {}, more than one iteration of the "
+                         "loop produces",
+                         ir::script(first), ir::script(arith::simplify(add(last, make_int(1, last->dtype)))),
+                         access.buffer->name, d));
       }
     }
   }
 }
-
 
 }  // namespace tsch::schedule::compute_at_detail

@@ -25,14 +25,16 @@ struct IterRange {
 // The iterator ranges a block needs so that its `accesses` cover `needed` (per buffer, per
 // dimension): the affine route, else dimension by dimension; iterators nothing constrains keep
 // their whole domain. Refuses (UnboundedRegionError, not supported) what it cannot solve.
-std::vector<IterRange> iter_ranges(const ScheduleState& s, uint64_t block_sid, const ir::BlockNode* block,
-                                   const std::vector<ir::BufferRegion>& accesses,
-                                   const std::unordered_map<const ir::BufferNode*, std::vector<arith::Interval>>& needed,
-                                   const arith::VarDomain& loop_dom);
+std::vector<IterRange> iter_ranges(
+    const ScheduleState& s, uint64_t block_sid, const ir::BlockNode* block,
+    const std::vector<ir::BufferRegion>& accesses,
+    const std::unordered_map<const ir::BufferNode*, std::vector<arith::Interval>>& needed,
+    const arith::VarDomain& loop_dom);
 
 // reverse_compute_at: the block's new instances may read only what one iteration of the loop
 // has produced (ConsumerRegionNotCoveredError otherwise).
-void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const ir::BlockNode* block, const std::vector<IterRange>& ranges,
+void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const ir::BlockNode* block,
+                          const std::vector<IterRange>& ranges,
                           const std::unordered_map<const ir::BufferNode*, std::vector<arith::Interval>>& produced,
                           const arith::VarDomain& loop_dom);
 

@@ -17,26 +17,28 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
+#include "schedule/kind_registration.h"
 #include "schedule/primitive/inline_checks.h"
 #include "schedule/primitive/reverse_inline_map.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
-#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
 using namespace ir;
 
-TSCH_SCHEDULE_ERROR_KIND(kIncompleteBlockError, "IncompleteBlockError", "Incomplete block",
-                         "The block {0} is not a complete block - it violates condition #2.\n" TSCH_COMPLETE_BLOCK_DEFINITION);
-TSCH_SCHEDULE_ERROR_KIND(kReverseBodyAnalysisError, "BodyAnalysisError.reverse",
-                         "The block cannot be inlined because its body pattern does not meet the condition for inlining",
-                         "The body of the inlined block should be in form of\n"
-                         "    `B[...] = g(i, j, k, A[f(i, j, k, ...)] ...)`,\n"
-                         "where A is the only buffer the block consumes, whose indices are distinct atomic variables,\n"
-                         "and there should be no variables other than the index variables), and f is a bijective affine\n"
-                         "mapping and there should not be predicates in the inlined block. The iter domains of the inlined\n"
-                         "block should be covered by the producer block.");
+TSCH_SCHEDULE_ERROR_KIND(
+    kIncompleteBlockError, "IncompleteBlockError", "Incomplete block",
+    "The block {0} is not a complete block - it violates condition #2.\n" TSCH_COMPLETE_BLOCK_DEFINITION);
+TSCH_SCHEDULE_ERROR_KIND(
+    kReverseBodyAnalysisError, "BodyAnalysisError.reverse",
+    "The block cannot be inlined because its body pattern does not meet the condition for inlining",
+    "The body of the inlined block should be in form of\n"
+    "    `B[...] = g(i, j, k, A[f(i, j, k, ...)] ...)`,\n"
+    "where A is the only buffer the block consumes, whose indices are distinct atomic variables,\n"
+    "and there should be no variables other than the index variables), and f is a bijective affine\n"
+    "mapping and there should not be predicates in the inlined block. The iter domains of the inlined\n"
+    "block should be covered by the producer block.");
 
 void fail_incomplete_block(const ScheduleState& s, uint64_t block, int condition) {
   fail(s, kIncompleteBlockError, {block},
@@ -127,10 +129,11 @@ void fail_if_guarded_by(const ScheduleState& s, uint64_t scope, const Buffer& bu
   }
 }
 
-TSCH_SCHEDULE_ERROR_KIND(kOpaqueAccessError, "OpaqueAccessError",
-                         "ScheduleError: The buffer to be inlined has opaque access (e.g. `B.data`), or its subregion is matched "
-                         "into other blocks",
-                         "The buffer to be inlined has opaque access (e.g. `B.data`), or its subregion is matched into other blocks: {0}");
+TSCH_SCHEDULE_ERROR_KIND(
+    kOpaqueAccessError, "OpaqueAccessError",
+    "ScheduleError: The buffer to be inlined has opaque access (e.g. `B.data`), or its subregion is matched "
+    "into other blocks",
+    "The buffer to be inlined has opaque access (e.g. `B.data`), or its subregion is matched into other blocks: {0}");
 
 // TVM's opaque-access check: inlining rewrites loads and stores only, so a buffer some block
 // matches a part of (match_buffer) or uses by its data pointer cannot go away.
@@ -145,21 +148,25 @@ void fail_if_opaque(const ScheduleState& s, uint64_t scope, const Buffer& buffer
   if (opaque) fail(s, kOpaqueAccessError, {scope});
 }
 
-TSCH_SCHEDULE_ERROR_KIND(kHasInitBlock, "HasInitBlock", "The block has init statement", "ScheduleError: The block has init statement: {0}");
-TSCH_SCHEDULE_ERROR_KIND(kBodyAnalysisError, "BodyAnalysisError",
-                         "The block cannot be inlined because its body pattern does not meet the condition for inlining",
-                         "The body of the inlined block should be in form of\n"
-                         "    'A[f(i, j, k, ...)] = g(i, j, k, ...)',\n"
-                         "where the store indices mapping f on the left are bijective affine.");
-TSCH_SCHEDULE_ERROR_KIND(kOnlyLeafError, "OnlyLeafError", "Cannot remove the only leaf in the scope",
-                         "Block {0} is the only leaf in the scope {1}, which cannot be removed; Otherwise the scope will be empty.");
+TSCH_SCHEDULE_ERROR_KIND(kHasInitBlock, "HasInitBlock", "The block has init statement",
+                         "ScheduleError: The block has init statement: {0}");
+TSCH_SCHEDULE_ERROR_KIND(
+    kBodyAnalysisError, "BodyAnalysisError",
+    "The block cannot be inlined because its body pattern does not meet the condition for inlining",
+    "The body of the inlined block should be in form of\n"
+    "    'A[f(i, j, k, ...)] = g(i, j, k, ...)',\n"
+    "where the store indices mapping f on the left are bijective affine.");
+TSCH_SCHEDULE_ERROR_KIND(
+    kOnlyLeafError, "OnlyLeafError", "Cannot remove the only leaf in the scope",
+    "Block {0} is the only leaf in the scope {1}, which cannot be removed; Otherwise the scope will be empty.");
 TSCH_SCHEDULE_ERROR_KIND(kSelfReadError, "SelfReadError", "The inlined block reads the buffer it writes",
                          "The inlined block {0} reads the buffer it writes");
-TSCH_SCHEDULE_ERROR_KIND(kNonSingleProducerError, "NonSingleProducerError",
-                         "The consumer block to be inlined is required to have only a single producer block, and the producer "
-                         "block should be a complete block who has only a single consumer",
-                         "The consumer block {0} to be inlined is required to have only a single producer block, and the "
-                         "producer block should be a complete block who has only a single consumer");
+TSCH_SCHEDULE_ERROR_KIND(
+    kNonSingleProducerError, "NonSingleProducerError",
+    "The consumer block to be inlined is required to have only a single producer block, and the producer "
+    "block should be a complete block who has only a single consumer",
+    "The consumer block {0} to be inlined is required to have only a single producer block, and the "
+    "producer block should be a complete block who has only a single consumer");
 
 }  // namespace
 
@@ -191,7 +198,8 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   // The block with the loops that hold nothing else must be a top-level statement of its scope.
   // The block leaves with the loops that hold nothing else; a loop it shares with other
   // blocks stays for them (TVM's LeafBlockRemovalPlan).
-  if (!removable_subtree(s, block_sid)) fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
+  if (!removable_subtree(s, block_sid))
+    fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
   fail_if_opaque(s, scope, store->buffer);
 
   // Step 2. Rewrite every consumer in the scope — its body, and its T.where where that reads
@@ -212,7 +220,8 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     bool direct_consumer = std::find(direct.begin(), direct.end(), b) != direct.end();
     bool container = arith::is_undeclared_container(s.block_at(b));
     bool in_container = false;
-    for (uint64_t c : direct) in_container = in_container || (is_under(s, b, c) && arith::is_undeclared_container(s.block_at(c)));
+    for (uint64_t c : direct)
+      in_container = in_container || (is_under(s, b, c) && arith::is_undeclared_container(s.block_at(c)));
     bool guarded = false;
     for_each_expr(r->predicate, [&](const PrimExpr& e) {
       if (auto* load = as<BufferLoadNode>(e); load && load->buffer == store->buffer) guarded = true;
@@ -225,7 +234,8 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     auto copy = std::make_shared<BlockNode>(*cb);
     copy->body = inliner.mutate(cb->body);
     if (cb->init) copy->init = inliner.mutate(cb->init);
-    arith::AccessRegions regions = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers, owners);
+    arith::AccessRegions regions =
+        arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers, owners);
     // TVM re-derives the whole signature of a block that read the inlined buffer.
     copy->reads = regions.reads;
     copy->writes = regions.writes;
@@ -270,7 +280,8 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     for_each_expr(p_store->value, [&](const PrimExpr& e) {
       auto* l = as<BufferLoadNode>(e);
       if (!l || l->buffer != x) return;
-      for (size_t d = 0; d < l->indices.size(); ++d) same_element = same_element && expr_deep_equal(l->indices[d], p_store->indices[d]);
+      for (size_t d = 0; d < l->indices.size(); ++d)
+        same_element = same_element && expr_deep_equal(l->indices[d], p_store->indices[d]);
     });
     if (!same_element) fail(s, kNonSingleProducerError, {block_sid, p_sid});
   }
@@ -303,7 +314,8 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     arith::LoopExtents extents;
     for (const auto& iv : c->iter_vars) {
       int64_t extent;
-      if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &extent)) fail(s, kReverseBodyAnalysisError, {block_sid});
+      if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &extent))
+        fail(s, kReverseBodyAnalysisError, {block_sid});
       extents[iv.var.get()] = extent;
     }
     arith::VarDomain pdom, cdom;
@@ -323,15 +335,17 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     for (size_t d = 0; exact && d < load_indices.size(); ++d) {
       arith::Interval w = arith::eval_interval(p_store->indices[d], pdom);
       int64_t lo, hi;
-      exact = w.min && w.max && as_const_int(arith::simplify(w.min), &lo) && as_const_int(arith::simplify(w.max), &hi) &&
-              lo == map.sums[d].base && hi == map.sums[d].base + map.sums[d].extent - 1;
+      exact = w.min && w.max && as_const_int(arith::simplify(w.min), &lo) &&
+              as_const_int(arith::simplify(w.max), &hi) && lo == map.sums[d].base &&
+              hi == map.sums[d].base + map.sums[d].extent - 1;
     }
     if (!map.ok) {
       refuse_or_digits([&] { fail(s, kReverseBodyAnalysisError, {block_sid}); });
     } else if (!exact) {
       refuse_or_digits([&] {
-        fail_not_supported(s, {block_sid, p_sid},
-                           "block {1} writes other elements of " + x->name + " than block {0} reads through its affine load");
+        fail_not_supported(
+            s, {block_sid, p_sid},
+            "block {1} writes other elements of " + x->name + " than block {0} reads through its affine load");
       });
     } else {
       std::vector<std::pair<const VarNode*, int64_t>> loops;
@@ -362,7 +376,8 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     int64_t bound;
     if (!lt || !as_const_int(lt->b, &bound)) return false;
     for (size_t k = 0; k < c->iter_vars.size(); ++k)
-      if (expr_deep_equal(lt->a, cr->iter_values[k]) && is_zero(c->iter_vars[k].dom.min) && is_const_int(c->iter_vars[k].dom.extent, bound))
+      if (expr_deep_equal(lt->a, cr->iter_values[k]) && is_zero(c->iter_vars[k].dom.min) &&
+          is_const_int(c->iter_vars[k].dom.extent, bound))
         return true;
     return false;
   };
@@ -376,23 +391,28 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   std::vector<PrimExpr> guards;  // the producer iterations the consumer has
   for (const auto& iv : c->iter_vars) {
     arith::Interval reach = arith::eval_interval(vmap.at(iv.var.get()), producer_dom);
-    PrimExpr dmin = iv.dom.min, dmax = arith::simplify(sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)));
+    PrimExpr dmin = iv.dom.min,
+             dmax = arith::simplify(sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)));
     auto prove = [](const PrimExpr& cond) { return arith::can_prove(cond, {}); };
-    bool covers = reach.min && reach.max && prove(make_binary(ExprKind::LE, reach.min, dmin)) && prove(make_binary(ExprKind::GE, reach.max, dmax));
+    bool covers = reach.min && reach.max && prove(make_binary(ExprKind::LE, reach.min, dmin)) &&
+                  prove(make_binary(ExprKind::GE, reach.max, dmax));
     if (!covers)
-      fail_not_supported(s, {block_sid, p_sid},
-                         fmt::format("iterator {} of block {{0}} ranges over {} values, which block {{1}} does not all write",
-                                     iv.var->name, ir::script(iv.dom.extent)));
+      fail_not_supported(
+          s, {block_sid, p_sid},
+          fmt::format("iterator {} of block {{0}} ranges over {} values, which block {{1}} does not all write",
+                      iv.var->name, ir::script(iv.dom.extent)));
     // TVM simplifies the bound over the producer's iterators first, then over its loops.
     PrimExpr at = tvm_sum_order(substitute(tvm_sum_order(vmap.at(iv.var.get())), producer_binding));
     if (!prove(make_binary(ExprKind::GE, reach.min, dmin)))
       guards.push_back(arith::simplify(make_binary(ExprKind::GE, at, cast(at->dtype, dmin))));
     if (!prove(make_binary(ExprKind::LE, reach.max, dmax)))
-      guards.push_back(arith::simplify(make_binary(ExprKind::LT, at, cast(at->dtype, arith::simplify(add(dmin, iv.dom.extent))))));
+      guards.push_back(
+          arith::simplify(make_binary(ExprKind::LT, at, cast(at->dtype, arith::simplify(add(dmin, iv.dom.extent))))));
   }
   guards = tvm_fold_guards(std::move(guards));
   // The producer's own guard first; a new condition it already states is not repeated.
-  std::function<void(const PrimExpr&, std::vector<PrimExpr>&)> conjuncts = [&](const PrimExpr& e, std::vector<PrimExpr>& out) {
+  std::function<void(const PrimExpr&, std::vector<PrimExpr>&)> conjuncts = [&](const PrimExpr& e,
+                                                                               std::vector<PrimExpr>& out) {
     if (auto* both = as<AndNode>(e)) {
       conjuncts(both->a, out);
       conjuncts(both->b, out);
@@ -413,7 +433,8 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
   if (!allocated_in_scope(s, s.scope_block(block_sid), x)) fail(s, kNotOutputBlockError, {p_sid});
   // The block leaves with the loops that hold nothing else; a loop it shares with other
   // blocks stays for them (TVM's LeafBlockRemovalPlan).
-  if (!removable_subtree(s, block_sid)) fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
+  if (!removable_subtree(s, block_sid))
+    fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
   fail_if_guarded_by(s, s.scope_block(block_sid), x);
   fail_if_opaque(s, s.scope_block(block_sid), x);
 
@@ -439,7 +460,8 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
       const std::vector<PrimExpr>& at;
       Redirect(const Buffer& f, const Buffer& t, const std::vector<PrimExpr>& a) : from(f), to(t), at(a) {}
       PrimExpr mutate(const PrimExpr& e) override {
-        if (auto* l = as<BufferLoadNode>(e); l && l->buffer == from) return std::make_shared<BufferLoadNode>(l->dtype, to, at);
+        if (auto* l = as<BufferLoadNode>(e); l && l->buffer == from)
+          return std::make_shared<BufferLoadNode>(l->dtype, to, at);
         return mutate_children(e);
       }
       using IRMutator::mutate;
@@ -450,7 +472,8 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     PrimExpr new_value = substitute(to_value.mutate(store->value), vmap);
     new_p->body = std::make_shared<BufferStoreNode>(store->buffer, new_value, new_indices);
   }
-  arith::AccessRegions regions = arith::infer_access_regions(new_p->body, new_p->init, new_p->alloc_buffers, new_p->match_buffers);
+  arith::AccessRegions regions =
+      arith::infer_access_regions(new_p->body, new_p->init, new_p->alloc_buffers, new_p->match_buffers);
   new_p->reads = regions.reads;
   new_p->writes = regions.writes;
   s.replace(p_sid, std::make_shared<BlockRealizeNode>(pr->iter_values, predicate, new_p));

@@ -32,7 +32,8 @@ TSCH_SCHEDULE_ERROR_KIND(kPaddingPatternMatchError, "PaddingPatternMatchError",
                          "ScheduleError: decompose_padding expect the block {0} to match padding pattern");
 
 [[noreturn]] void fail_pattern(const ScheduleState& s, uint64_t block, const std::string& why) {
-  fail(s, kPaddingPatternMatchError, {block}, "ScheduleError: decompose_padding expect the block {0} to match padding pattern\n  " + why,
+  fail(s, kPaddingPatternMatchError, {block},
+       "ScheduleError: decompose_padding expect the block {0} to match padding pattern\n  " + why,
        "decompose_padding expect the block to match padding pattern\n  " + why);
 }
 
@@ -43,8 +44,9 @@ bool has_side_effect(const PrimExpr& e) {
     auto* call = as<CallNode>(x);
     if (!call) return;
     const std::string& op = call->op;
-    if (op == "call_extern" || op == "call_packed" || op == "tvm_call_packed" || op == "call_cpacked" || op == "call_llvm_intrin" ||
-        op == "tvm_storage_sync" || op == "assume" || op.rfind("ptx_", 0) == 0 || op.rfind("tvm_", 0) == 0)
+    if (op == "call_extern" || op == "call_packed" || op == "tvm_call_packed" || op == "call_cpacked" ||
+        op == "call_llvm_intrin" || op == "tvm_storage_sync" || op == "assume" || op.rfind("ptx_", 0) == 0 ||
+        op.rfind("tvm_", 0) == 0)
       found = true;
   });
   return found;
@@ -131,7 +133,8 @@ PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const ar
   arith::LoopExtents extents;
   for (const auto& [var, range] : dom) {
     int64_t lo_v, hi_v;
-    if (range.min && range.max && as_const_int(range.min, &lo_v) && lo_v == 0 && as_const_int(range.max, &hi_v)) extents[var] = hi_v + 1;
+    if (range.min && range.max && as_const_int(range.min, &lo_v) && lo_v == 0 && as_const_int(range.max, &hi_v))
+      extents[var] = hi_v + 1;
   }
   for (size_t i = 0; i < n; ++i) {
     const PrimExpr& value = realize->iter_values[i];
@@ -156,7 +159,8 @@ PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const ar
       if (step != 1) fail_pattern(s, block_sid, "Strided iteration is not supported");
       arith::Interval own = arith::eval_interval(value, dom);
       int64_t own_lo, own_hi;
-      if (own.min && own.max && as_const_int(arith::simplify(own.min), &own_lo) && as_const_int(arith::simplify(own.max), &own_hi)) {
+      if (own.min && own.max && as_const_int(arith::simplify(own.min), &own_lo) &&
+          as_const_int(arith::simplify(own.max), &own_hi)) {
         region_lo = std::max(region_lo, own_lo);
         region_hi = std::min(region_hi, own_hi + 1);
       }
@@ -165,7 +169,8 @@ PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const ar
     } else if (uses_var(value, [](const VarNode*) { return true; })) {
       unbounded.push_back(value);
     }
-    if (region_hi <= region_lo) fail_not_supported(s, {block_sid}, "decompose_padding of a block whose in-bound region is empty");
+    if (region_hi <= region_lo)
+      fail_not_supported(s, {block_sid}, "decompose_padding of a block whose in-bound region is empty");
     info.region_min.push_back(region_lo);
     info.region_extent.push_back(region_hi - region_lo);
   }
@@ -222,7 +227,8 @@ uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_s
   PaddingInfo info = analyze_padding(s, block_sid, dom);
   auto* store = as<BufferStoreNode>(block->body);
   if (!writes_each_element_once(*block, *store))
-    fail_not_supported(s, {block_sid}, "decompose_padding of a block whose store indices are not its iterators plus constants");
+    fail_not_supported(s, {block_sid},
+                       "decompose_padding of a block whose store indices are not its iterators plus constants");
 
   // The constant part: the block's iterators over their domains, under copies of the loops
   // from `loop` down, writing the pad value; named X_pad_const.
@@ -247,16 +253,19 @@ uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_s
   auto rewrite_const = [&](const PrimExpr& e) { return arith::simplify_folding_points(substitute(e, const_map), dom); };
   std::vector<PrimExpr> const_indices;
   for (const PrimExpr& i : store->indices) const_indices.push_back(rewrite_const(i));
-  const_block->body = std::make_shared<BufferStoreNode>(store->buffer, cast(store->buffer->dtype, info.pad_value), const_indices);
+  const_block->body =
+      std::make_shared<BufferStoreNode>(store->buffer, cast(store->buffer->dtype, info.pad_value), const_indices);
   for (const BufferRegion& w : block->writes) {
     BufferRegion r{w.buffer, {}};
-    for (const Range& range : w.region) r.region.push_back(Range{rewrite_const(range.min), rewrite_const(range.extent)});
+    for (const Range& range : w.region)
+      r.region.push_back(Range{rewrite_const(range.min), rewrite_const(range.extent)});
     const_block->writes.push_back(r);
   }
   std::vector<PrimExpr> const_values;
   for (const PrimExpr& v : realize->iter_values) const_values.push_back(rewrite_const(v));
   PrimExpr const_pred = substitute(realize->predicate, const_map);
-  Stmt const_nest = make_loop_nest(s, const_specs, std::make_shared<BlockRealizeNode>(const_values, const_pred, const_block));
+  Stmt const_nest =
+      make_loop_nest(s, const_specs, std::make_shared<BlockRealizeNode>(const_values, const_pred, const_block));
 
   // The in-bound part: iterator i over [0, extent_i), standing for min_i + it; a loop bound to
   // it directly (among the single-child loops replaced) narrows to the same range instead.
@@ -274,7 +283,8 @@ uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_s
     const IterVar& iv = block->iter_vars[i];
     DataType t = iv.var->dtype;
     Var v = make_var(iv.var->name, t);
-    in_block->iter_vars.push_back(IterVar{v, Range{make_int(0, t), make_int(info.region_extent[i], t)}, IterType::DataPar});
+    in_block->iter_vars.push_back(
+        IterVar{v, Range{make_int(0, t), make_int(info.region_extent[i], t)}, IterType::DataPar});
     repl[iv.var.get()] = arith::simplify(add(v, make_int(info.region_min[i], t)));
     const PrimExpr& value = realize->iter_values[i];
     auto* loop_var = as<VarNode>(value);
@@ -299,7 +309,8 @@ uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_s
   };
   in_block->reads = rewrite_regions(block->reads);
   in_block->writes = rewrite_regions(block->writes);
-  in_block->body = substitute_simplify(std::make_shared<BufferStoreNode>(store->buffer, info.in_bound_value, store->indices), repl, in_dom);
+  in_block->body = substitute_simplify(
+      std::make_shared<BufferStoreNode>(store->buffer, info.in_bound_value, store->indices), repl, in_dom);
   PrimExpr in_pred = simplify_predicate(substitute(info.in_bound_predicate, repl), in_dom);
   Stmt in_nest = std::make_shared<BlockRealizeNode>(in_values, in_pred, in_block);
   for (size_t k = in_bound_loops.size(); k-- > 0;) {
@@ -336,14 +347,17 @@ namespace tsch::schedule {
 
 void register_decompose_padding_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
-      "DecomposePadding", "decompose_padding", {input("block", ParamType::Block), input("loop", ParamType::Loop)}, OutputForm::Single,
+      "DecomposePadding", "decompose_padding", {input("block", ParamType::Block), input("loop", ParamType::Loop)},
+      OutputForm::Single,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t block = sch.block_sid(c.inputs[0]);
         output_blocks(c, {decompose_padding(sch.state(), block, sch.loop_sid(c.inputs[1]))});
       },
-      "decompose_padding(block, loop) -> BlockRV: split a padding block into X_pad_const, which fills the pad value before "
+      "decompose_padding(block, loop) -> BlockRV: split a padding block into X_pad_const, which fills the pad value "
+      "before "
       "loop, and the block itself writing only the in-bound part.",
-      "a complete block whose body is Y[...] = T.if_then_else(in-bound predicate, value, constant); the loop encloses it; "
+      "a complete block whose body is Y[...] = T.if_then_else(in-bound predicate, value, constant); the loop encloses "
+      "it; "
       "each predicate term bounds one iterator's binding",
       "Y[i] = T.if_then_else(6 <= i and i < 134, X[i - 6], 0) over i in 140  ->  Y_pad_const: Y[i] = 0 over 140; "
       "Y: Y[i + 6] = X[i] over 128"));

@@ -13,9 +13,9 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "schedule/error.h"
+#include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
-#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -32,7 +32,8 @@ PrimExpr sums_into_min(const PrimExpr& e, int depth = 0) {
                        sums_into_min(make_binary(e->kind, binary_b(a), b), depth + 1));
   }
   if (b->kind == ExprKind::Min && e->kind == ExprKind::Add) {
-    return make_binary(ExprKind::Min, sums_into_min(add(a, binary_a(b)), depth + 1), sums_into_min(add(a, binary_b(b)), depth + 1));
+    return make_binary(ExprKind::Min, sums_into_min(add(a, binary_a(b)), depth + 1),
+                       sums_into_min(add(a, binary_b(b)), depth + 1));
   }
   return make_binary(e->kind, a, b);
 }
@@ -94,10 +95,11 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kLoopHeightError, "LoopHeightError",
-                         "decompose_reduction expect the loop to be higher than all the loops related to reduce block var",
-                         "ScheduleError: decompose_reduction expect the loop {0} to be higher than all the loops related to reduce "
-                         "block var of block {1}");
+TSCH_SCHEDULE_ERROR_KIND(
+    kLoopHeightError, "LoopHeightError",
+    "decompose_reduction expect the loop to be higher than all the loops related to reduce block var",
+    "ScheduleError: decompose_reduction expect the loop {0} to be higher than all the loops related to reduce "
+    "block var of block {1}");
 
 }  // namespace
 
@@ -107,7 +109,8 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   if (!block->init) fail(s, kNotReductionBlockError, {block_sid});
   for_each_stmt(block->body, [&](const Stmt& st) {
-    if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*block, store->indices)) fail_not_reduction_block(s, block_sid, 5);
+    if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*block, store->indices))
+      fail_not_reduction_block(s, block_sid, 5);
   });
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   auto pos = std::find(loops.begin(), loops.end(), loop_sid);
@@ -122,9 +125,10 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
       const VarNode* v = s.loop_at(l).loop_var.get();
       if (uses_var(realize->iter_values[i], [&](const VarNode* x) { return x == v; })) {
         fail(s, kLoopHeightError, {loop_sid, block_sid, l},
-             fmt::format("ScheduleError: decompose_reduction expect the loop {{0}} to be higher than all the loops related to "
-                         "reduce block var of block {{1}}: loop {{2}} binds reduction iterator {} but is outside loop {{0}}",
-                         block->iter_vars[i].var->name));
+             fmt::format(
+                 "ScheduleError: decompose_reduction expect the loop {{0}} to be higher than all the loops related to "
+                 "reduce block var of block {{1}}: loop {{2}} binds reduction iterator {} but is outside loop {{0}}",
+                 block->iter_vars[i].var->name));
       }
     }
   }
@@ -134,14 +138,15 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   // every sweep of the reduction (a block computed at a loop it does not depend on, or
   // depends on only in part — `vi = i_j_fused // 20` — sweeps each row several times).
   if (!runs_each_instance_once(s, realize, loops, below)) {
-    fail_not_supported(s, {loop_sid, block_sid},
-                       "one run of loop {0} may run an instance of block {1} more than once (its bindings are not a one-to-one "
-                       "map of the loops inside), so the init could not move before it");
+    fail_not_supported(
+        s, {loop_sid, block_sid},
+        "one run of loop {0} may run an instance of block {1} more than once (its bindings are not a one-to-one "
+        "map of the loops inside), so the init could not move before it");
   }
 
   // Step 2. The init block: the spatial iterators, bound as before but through `_init` loops.
   std::unordered_map<const VarNode*, PrimExpr> loop_map;  // old loop var -> init loop var
-  std::unordered_set<const VarNode*> dropped;              // loops the init nest leaves out
+  std::unordered_set<const VarNode*> dropped;             // loops the init nest leaves out
   std::vector<const ForNode*> init_loops;
   for (uint64_t l : below) {
     const ForNode* f = &s.loop_at(l);
@@ -164,7 +169,8 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
     for (const PrimExpr& e : {f->min, f->extent}) {
       if (uses_var(e, [&](const VarNode* x) { return dropped.count(x) > 0; }))
         fail_not_supported(s, {loop_sid, block_sid},
-                           fmt::format("the range of loop {} depends on a loop the init block does not iterate over", f->loop_var->name));
+                           fmt::format("the range of loop {} depends on a loop the init block does not iterate over",
+                                       f->loop_var->name));
     }
   }
   auto init_block = std::make_shared<BlockNode>();
@@ -202,7 +208,8 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
   auto update = std::make_shared<BlockNode>(*block);
   update->name = block->name + "_update";
   update->init = nullptr;
-  arith::AccessRegions regions = arith::infer_access_regions(update->body, nullptr, update->alloc_buffers, update->match_buffers);
+  arith::AccessRegions regions =
+      arith::infer_access_regions(update->body, nullptr, update->alloc_buffers, update->match_buffers);
   update->reads = regions.reads;
   // Keep written buffers first among the reads, as TVM's detector sees the store first.
   std::stable_sort(update->reads.begin(), update->reads.end(), [&](const BufferRegion& a, const BufferRegion& b) {

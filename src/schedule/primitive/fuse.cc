@@ -9,9 +9,9 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "schedule/error.h"
+#include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
-#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -19,8 +19,10 @@ using namespace ir;
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kNoLoopError, "NoLoopError", "fuse expects at least one loop", "fuse expects at least one loop");
-TSCH_SCHEDULE_ERROR_KIND(kOuterNotInnerParent, "OuterNotInnerParent", "The outer loop is not the parent of the inner loop",
+TSCH_SCHEDULE_ERROR_KIND(kNoLoopError, "NoLoopError", "fuse expects at least one loop",
+                         "fuse expects at least one loop");
+TSCH_SCHEDULE_ERROR_KIND(kOuterNotInnerParent, "OuterNotInnerParent",
+                         "The outer loop is not the parent of the inner loop",
                          "The loops can't be fused because the outer loop {0} is not the parent of the inner loop {1}");
 TSCH_SCHEDULE_ERROR_KIND(kDependentLoopError, "DependentLoopError", "A loop's `extent` is dependent on another loop",
                          "A loop {0}'s `extent` is dependent on another loop");
@@ -104,7 +106,8 @@ namespace tsch::schedule {
 
 void register_fuse_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
-      "Fuse", "fuse", {input("loops", ParamType::Loops), attr("preserve_unit_iters", ParamType::Bool, "True")}, OutputForm::Single,
+      "Fuse", "fuse", {input("loops", ParamType::Loops), attr("preserve_unit_iters", ParamType::Bool, "True")},
+      OutputForm::Single,
       [](Schedule& sch, InstructionCall& c) {
         std::vector<uint64_t> loops;
         for (const TraceArg& a : c.inputs) loops.push_back(sch.loop_sid(a));

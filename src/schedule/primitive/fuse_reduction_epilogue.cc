@@ -42,9 +42,9 @@ using namespace ir;
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kNotSingleWriteBufferError, "NotSingleReadWriteBuffer",
-                         "The block is allowed to write only a single buffer region",
-                         "The block is only allowed to write a single buffer region, but it writes more region(s): {0}");
+TSCH_SCHEDULE_ERROR_KIND(
+    kNotSingleWriteBufferError, "NotSingleReadWriteBuffer", "The block is allowed to write only a single buffer region",
+    "The block is only allowed to write a single buffer region, but it writes more region(s): {0}");
 
 enum class EpilogueKind { Bias, BiasReLU, Clipping };
 
@@ -88,7 +88,8 @@ std::optional<Epilogue> match_epilogue(const PrimExpr& value, const Buffer& temp
       upper = outer->a;
     }
     if (inner) {
-      if (PrimExpr lower = other_than_temp(inner->a, inner->b)) return Epilogue{EpilogueKind::Clipping, nullptr, lower, upper};
+      if (PrimExpr lower = other_than_temp(inner->a, inner->b))
+        return Epilogue{EpilogueKind::Clipping, nullptr, lower, upper};
     }
   }
   if (auto* outer = as<MaxNode>(value)) {
@@ -99,14 +100,16 @@ std::optional<Epilogue> match_epilogue(const PrimExpr& value, const Buffer& temp
       lower = outer->a;
     }
     if (inner) {
-      if (PrimExpr upper = other_than_temp(inner->a, inner->b)) return Epilogue{EpilogueKind::Clipping, nullptr, lower, upper};
+      if (PrimExpr upper = other_than_temp(inner->a, inner->b))
+        return Epilogue{EpilogueKind::Clipping, nullptr, lower, upper};
     }
   }
   if (auto* outer = as<MaxNode>(value)) {
     const PrimExpr* operand = is_zero_value(outer->a) ? &outer->b : is_zero_value(outer->b) ? &outer->a : nullptr;
     if (operand) {
       if (PrimExpr addend = bias_of(*operand)) return Epilogue{EpilogueKind::BiasReLU, addend, nullptr, nullptr};
-      if (is_temp(*operand)) return Epilogue{EpilogueKind::BiasReLU, make_const((*operand)->dtype, 0), nullptr, nullptr};
+      if (is_temp(*operand))
+        return Epilogue{EpilogueKind::BiasReLU, make_const((*operand)->dtype, 0), nullptr, nullptr};
     }
   }
   return std::nullopt;
@@ -120,7 +123,8 @@ bool same_indices(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b
   return true;
 }
 
-std::vector<PrimExpr> substitute_all(const std::vector<PrimExpr>& es, const std::unordered_map<const VarNode*, PrimExpr>& vmap) {
+std::vector<PrimExpr> substitute_all(const std::vector<PrimExpr>& es,
+                                     const std::unordered_map<const VarNode*, PrimExpr>& vmap) {
   std::vector<PrimExpr> out;
   for (const PrimExpr& e : es) out.push_back(substitute(e, vmap));
   return out;
@@ -207,7 +211,8 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   std::unordered_map<const VarNode*, PrimExpr> vmap;
   for (size_t i = 0; same_domain && i < spatial.size(); ++i) {
     const IterVar& e = epilogue->iter_vars[i];
-    same_domain = expr_deep_equal(e.dom.min, spatial[i]->dom.min) && expr_deep_equal(e.dom.extent, spatial[i]->dom.extent);
+    same_domain =
+        expr_deep_equal(e.dom.min, spatial[i]->dom.min) && expr_deep_equal(e.dom.extent, spatial[i]->dom.extent);
     vmap[e.var.get()] = spatial[i]->var;
   }
   if (!same_domain)
@@ -223,11 +228,13 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   const Buffer& out = store->buffer;
   for (const BufferRegion& r : reduction->reads) {
     if (r.buffer == out)
-      fail_not_supported(s, {reduction_sid, epilogue_sid}, "fusing into block {0}, which reads " + out->name + ", the output of block {1}");
+      fail_not_supported(s, {reduction_sid, epilogue_sid},
+                         "fusing into block {0}, which reads " + out->name + ", the output of block {1}");
   }
   // Nothing writes temp any more: no other block may use it (TVM keeps them reading it).
   for (uint64_t b : s.blocks_in(s.info(epilogue_sid)->func)) {
-    if (b == reduction_sid || b == epilogue_sid || is_under(s, b, reduction_sid) || is_under(s, b, epilogue_sid)) continue;
+    if (b == reduction_sid || b == epilogue_sid || is_under(s, b, reduction_sid) || is_under(s, b, epilogue_sid))
+      continue;
     const BlockNode* other = &s.block_at(b);
     if (reads_buffer(other, temp) || writes_buffer(other, temp))
       fail_not_supported(s, {b, reduction_sid}, "fusing away " + temp->name + ", which block {0} reads too");
@@ -243,9 +250,12 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
     const BlockNode* between = &s.block_at(*it);
     bool clash = reads_buffer(between, out) || writes_buffer(between, out);
     for (const BufferRegion& r : epilogue->reads) clash |= r.buffer != temp && writes_buffer(between, r.buffer);
-    if (clash) fail_not_supported(s, {*it, epilogue_sid}, "fusing block {1} past block {0}, which uses what block {1} reads or writes");
+    if (clash)
+      fail_not_supported(s, {*it, epilogue_sid},
+                         "fusing block {1} past block {0}, which uses what block {1} reads or writes");
   }
-  if (!removable_subtree(s, epilogue_sid)) fail_not_supported(s, {epilogue_sid}, "removing block {0}, which shares its statement");
+  if (!removable_subtree(s, epilogue_sid))
+    fail_not_supported(s, {epilogue_sid}, "removing block {0}, which shares its statement");
 
   // TVM fuses ReLU and clipping too, clamping after every step of the sum (its documentation
   // warns that results differ): max(a + b, 0) is not max(max(a, 0) + b, 0). An accepted schedule
@@ -276,7 +286,8 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   block->init = std::make_shared<BufferStoreNode>(out, addend, out_indices);
   block->body = std::make_shared<BufferStoreNode>(out, to_output.mutate(update->value), update->indices);
   block->writes.clear();
-  for (const BufferRegion& w : reduction->writes) block->writes.push_back(w.buffer == temp ? BufferRegion{out, w.region} : w);
+  for (const BufferRegion& w : reduction->writes)
+    block->writes.push_back(w.buffer == temp ? BufferRegion{out, w.region} : w);
   // Reads: what the bias reads (its regions, in the epilogue's order), then the reduction's
   // reads but temp (TVM's order: C first, then A, B).
   std::unordered_set<const BufferNode*> operand_buffers;
@@ -287,7 +298,8 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   for (const BufferRegion& r : epilogue->reads) {
     if (!operand_buffers.count(r.buffer.get())) continue;
     std::vector<Range> region;
-    for (const Range& range : r.region) region.push_back(Range{substitute(range.min, vmap), substitute(range.extent, vmap)});
+    for (const Range& range : r.region)
+      region.push_back(Range{substitute(range.min, vmap), substitute(range.extent, vmap)});
     block->reads.push_back(BufferRegion{r.buffer, region});
   }
   for (const BufferRegion& r : reduction->reads) {
@@ -296,13 +308,15 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
     for (const BufferRegion& k : block->reads) {
       bool same = k.buffer == r.buffer && k.region.size() == r.region.size();
       for (size_t d = 0; same && d < r.region.size(); ++d)
-        same = expr_deep_equal(k.region[d].min, r.region[d].min) && expr_deep_equal(k.region[d].extent, r.region[d].extent);
+        same = expr_deep_equal(k.region[d].min, r.region[d].min) &&
+               expr_deep_equal(k.region[d].extent, r.region[d].extent);
       known |= same;
     }
     if (!known) block->reads.push_back(r);
   }
   const BlockRealizeNode* reduction_realize = s.info(reduction_sid)->realize;
-  s.replace(reduction_sid, std::make_shared<BlockRealizeNode>(reduction_realize->iter_values, reduction_realize->predicate, block));
+  s.replace(reduction_sid,
+            std::make_shared<BlockRealizeNode>(reduction_realize->iter_values, reduction_realize->predicate, block));
   remove_from_scope(s, epilogue_sid, nullptr);
 }
 
@@ -319,11 +333,15 @@ void register_fuse_reduction_epilogue_kinds(KindList& kinds) {
       [](Schedule& sch, InstructionCall& c) {
         fuse_reduction_epilogue(sch.state(), sch.block_sid(c.inputs[0]), sch.block_sid(c.inputs[1]));
       },
-      "fuse_reduction_epilogue(reduction_block, epilogue_block): fold a bias epilogue into the sum producing its input; the "
-      "reduction then starts from the bias and accumulates into the epilogue's output. TVM also fuses ReLU and clipping "
+      "fuse_reduction_epilogue(reduction_block, epilogue_block): fold a bias epilogue into the sum producing its "
+      "input; the "
+      "reduction then starts from the bias and accumulates into the epilogue's output. TVM also fuses ReLU and "
+      "clipping "
       "epilogues by clamping after every step of the sum, which changes the result: tsch refuses them.",
-      "the reduction block is a reduction writing one intermediate buffer, a sum from 0; the epilogue is a complete, unguarded "
-      "block `D[...] = temp[...] + C` (operands either way round) reading temp once, at the element the reduction writes, over the same domain; no other block uses temp",
+      "the reduction block is a reduction writing one intermediate buffer, a sum from 0; the epilogue is a complete, "
+      "unguarded "
+      "block `D[...] = temp[...] + C` (operands either way round) reading temp once, at the element the reduction "
+      "writes, over the same domain; no other block uses temp",
       "temp[vi, vj] += A[vi, vk] * B[vj, vk]; D[vi, vj] = temp[vi, vj] + C[vi, vj]  ->  init D[vi, vj] = C[vi, vj]; "
       "D[vi, vj] = D[vi, vj] + A[vi, vk] * B[vj, vk] (block add removed; temp stays allocated, unused)"));
 }

@@ -3,22 +3,25 @@
 
 #include "schedule/analysis.h"
 #include "schedule/error.h"
-#include "schedule/primitives.h"
 #include "schedule/kind_registration.h"
+#include "schedule/primitives.h"
 
 namespace tsch::schedule {
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kFunctionNotFoundError, "FunctionNotFoundError", "Cannot find a function with the specified name",
+TSCH_SCHEDULE_ERROR_KIND(kFunctionNotFoundError, "FunctionNotFoundError",
+                         "Cannot find a function with the specified name",
                          "Cannot find a function with the specified name");
-TSCH_SCHEDULE_ERROR_KIND(kMultipleBlocksError, "NotSingleResult.multiple", "Found multiple blocks with the specified name",
+TSCH_SCHEDULE_ERROR_KIND(kMultipleBlocksError, "NotSingleResult.multiple",
+                         "Found multiple blocks with the specified name",
                          "Found multiple blocks with the specified name");
 
 }  // namespace
 
 uint64_t get_block(const ScheduleState& s, const std::string& name, const std::string& func) {
-  if (!s.mod()->prim_func(func)) fail(s, kFunctionNotFoundError, {}, fmt::format("Cannot find a function named \"{}\" in the module", func));
+  if (!s.mod()->prim_func(func))
+    fail(s, kFunctionNotFoundError, {}, fmt::format("Cannot find a function named \"{}\" in the module", func));
   std::vector<uint64_t> found;
   // The root block too, as TVM finds it (`sch.get_block("root")` to annotate the function).
   if (uint64_t root = s.root_of(func); root != 0 && s.block_at(root).name == name) found.push_back(root);
@@ -26,7 +29,8 @@ uint64_t get_block(const ScheduleState& s, const std::string& name, const std::s
     if (s.block_at(b).name == name) found.push_back(b);
   }
   if (found.empty()) fail(s, kBlockNotFoundError, {}, "Cannot find a block with the name: " + name);
-  if (found.size() > 1) fail(s, kMultipleBlocksError, found, fmt::format("Found {} blocks with the name: {}", found.size(), name));
+  if (found.size() > 1)
+    fail(s, kMultipleBlocksError, found, fmt::format("Found {} blocks with the name: {}", found.size(), name));
   return found[0];
 }
 
@@ -63,11 +67,14 @@ namespace tsch::schedule {
 
 void register_get_block_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
-      "GetBlock", "get_block", {attr("name", ParamType::Str), attr("func_name", ParamType::Str, "None")}, OutputForm::Single,
+      "GetBlock", "get_block", {attr("name", ParamType::Str), attr("func_name", ParamType::Str, "None")},
+      OutputForm::Single,
       [](Schedule& sch, InstructionCall& c) {
         // The function worked on is filled in, so the trace replays on a module with several.
         std::string func = c.attrs[1].is_none() ? sch.func_working_on() : c.attrs[1].s;
-        TSCH_USER_ASSERT(!func.empty(), ValueError) << "the schedule does not know which function to be working on: the module has several functions; pass func_name= or call sch.work_on(name)";
+        TSCH_USER_ASSERT(!func.empty(), ValueError)
+            << "the schedule does not know which function to be working on: the module has several functions; pass "
+               "func_name= or call sch.work_on(name)";
         c.attrs[1] = TraceArg::of_str(func);
         output_blocks(c, {get_block(sch.state(), c.attrs[0].s, func)});
       },
@@ -93,19 +100,25 @@ void register_get_block_kinds(KindList& kinds) {
   kinds.back()->is_pure = true;
   kinds.push_back(define_kind(
       "GetOutputBlocks", "get_output_blocks", {input("scope_block", ParamType::Block)}, OutputForm::List,
-      [](Schedule& sch, InstructionCall& c) { output_blocks(c, get_output_blocks(sch.state(), sch.block_sid(c.inputs[0]))); },
+      [](Schedule& sch, InstructionCall& c) {
+        output_blocks(c, get_output_blocks(sch.state(), sch.block_sid(c.inputs[0])));
+      },
       "get_output_blocks(scope_block) -> list of BlockRV under the scope that write a buffer it does not allocate",
       "scope_block is a block (get_block(\"root\") for the whole function)",
       "sch.get_output_blocks(sch.get_block(\"root\"))  ->  [BlockRV C]"));
   kinds.back()->is_pure = true;
   kinds.push_back(define_kind(
       "GetProducers", "get_producers", {input("block", ParamType::Block)}, OutputForm::List,
-      [](Schedule& sch, InstructionCall& c) { output_blocks(c, get_producers(sch.state(), sch.block_sid(c.inputs[0]))); },
+      [](Schedule& sch, InstructionCall& c) {
+        output_blocks(c, get_producers(sch.state(), sch.block_sid(c.inputs[0])));
+      },
       "get_producers(block) -> list of BlockRV writing what the block reads"));
   kinds.back()->is_pure = true;
   kinds.push_back(define_kind(
       "GetConsumers", "get_consumers", {input("block", ParamType::Block)}, OutputForm::List,
-      [](Schedule& sch, InstructionCall& c) { output_blocks(c, get_consumers(sch.state(), sch.block_sid(c.inputs[0]))); },
+      [](Schedule& sch, InstructionCall& c) {
+        output_blocks(c, get_consumers(sch.state(), sch.block_sid(c.inputs[0])));
+      },
       "get_consumers(block) -> list of BlockRV reading what the block writes"));
   kinds.back()->is_pure = true;
 }

@@ -9,9 +9,9 @@
 
 namespace tsch::schedule {
 
-#define TSCH_COMPLETE_BLOCK_DEFINITION                                                                      \
-  "Definition of a complete block:\n"                                                                       \
-  "1) All block vars are data parallel\n"                                                                   \
+#define TSCH_COMPLETE_BLOCK_DEFINITION                                                                     \
+  "Definition of a complete block:\n"                                                                      \
+  "1) All block vars are data parallel\n"                                                                  \
   "2) Dominant: the block is the only writer of its output, dominating the reader of its output buffers\n" \
   "3) No overlap between the buffers the block reads and writes"
 

@@ -7,9 +7,9 @@
 #include "ir/printer.h"
 #include "schedule/analysis.h"
 #include "schedule/error.h"
+#include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
-#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -20,18 +20,20 @@ namespace {
 TSCH_SCHEDULE_ERROR_KIND(kWrongBlockIterTypeError, "WrongBlockIterTypeError",
                          "The loop kind cannot be fulfilled with regard to some of its underlying block",
                          "The loop kind cannot be fulfilled with regard to block {1}");
-TSCH_SCHEDULE_ERROR_KIND(kLoopNotBoundError, "LoopNotBoundError",
-                         "The loop kind cannot be fulfilled: a block under the loop does not depend on it",
-                         "The loop kind cannot be fulfilled with regard to block {1}, whose iterators do not depend on loop {0}");
+TSCH_SCHEDULE_ERROR_KIND(
+    kLoopNotBoundError, "LoopNotBoundError",
+    "The loop kind cannot be fulfilled: a block under the loop does not depend on it",
+    "The loop kind cannot be fulfilled with regard to block {1}, whose iterators do not depend on loop {0}");
 TSCH_SCHEDULE_ERROR_KIND(kIncompleteBlockUnderLoopError, "IncompleteBlockError.loop_kind",
                          "The loop kind cannot be fulfilled: a block under the loop is not complete",
                          "The loop kind cannot be fulfilled with regard to block {1}, which is not a complete block");
 TSCH_SCHEDULE_ERROR_KIND(kNotAffineBindingError, "NotAffineBindingError",
                          "The loop kind cannot be fulfilled: a block under the loop does not have an affine binding",
                          "The loop kind cannot be fulfilled with regard to block {1}, whose binding is not affine");
-TSCH_SCHEDULE_ERROR_KIND(kNotCompactDataFlowError, "NotCompactDataFlowError",
-                         "The loop kind cannot be fulfilled: a block under the loop is neither complete nor a reduction",
-                         "The loop kind cannot be fulfilled with regard to block {1}, which is neither complete nor a reduction block");
+TSCH_SCHEDULE_ERROR_KIND(
+    kNotCompactDataFlowError, "NotCompactDataFlowError",
+    "The loop kind cannot be fulfilled: a block under the loop is neither complete nor a reduction",
+    "The loop kind cannot be fulfilled with regard to block {1}, which is neither complete nor a reduction block");
 TSCH_SCHEDULE_ERROR_KIND(kInvalidThreadAxisError, "InvalidThreadAxisError", "The thread axis is invalid",
                          "The thread axis is invalid for loop {0}");
 
@@ -56,9 +58,10 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
     for (const PrimExpr& value : r->iter_values) {
       if (!is_quasi_affine(value, [&](const VarNode* v) { return loop_vars.count(v) > 0; })) {
         fail(s, kNotAffineBindingError, {loop_sid, r->block->sid},
-             fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: its binding {} is not a quasi-affine "
-                         "expression of the loops",
-                         kind, ir::script(value)),
+             fmt::format(
+                 "The \"{}\" cannot be fulfilled with regard to block {{1}}: its binding {} is not a quasi-affine "
+                 "expression of the loops",
+                 kind, ir::script(value)),
              fast);
       }
     }
@@ -68,9 +71,10 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
       for_each_stmt(r->block->body, [&](const Stmt& st) {
         if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*r->block, store->indices)) {
           fail(s, kNotCompactDataFlowError, {loop_sid, r->block->sid},
-               fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: it is neither a complete block nor a "
-                           "reduction block (it stores to {} at an index of a reduction iterator)",
-                           kind, store->buffer->name),
+               fmt::format(
+                   "The \"{}\" cannot be fulfilled with regard to block {{1}}: it is neither a complete block nor a "
+                   "reduction block (it stores to {} at an index of a reduction iterator)",
+                   kind, store->buffer->name),
                fast);
         }
       });
@@ -82,29 +86,32 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
     }
     if (!bound_to_loop && !single_iteration) {
       fail(s, kLoopNotBoundError, {loop_sid, r->block->sid},
-           fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: its iterators do not depend on loop {{0}}, "
-                       "so every iteration would run the same block instance and write the same locations",
-                       kind),
+           fmt::format(
+               "The \"{}\" cannot be fulfilled with regard to block {{1}}: its iterators do not depend on loop {{0}}, "
+               "so every iteration would run the same block instance and write the same locations",
+               kind),
            fast);
     }
     if (all_data_parallel) {
       for (const auto& w : r->block->writes)
         for (const auto& rd : r->block->reads)
           if (rd.buffer.get() == w.buffer.get())
-            fail(s, kIncompleteBlockUnderLoopError, {loop_sid, r->block->sid},
-                 fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: it is not a complete block (it "
-                             "reads buffer {}, which it writes), so its iterations may depend on each other",
-                             kind, w.buffer->name),
-                 fast);
+            fail(
+                s, kIncompleteBlockUnderLoopError, {loop_sid, r->block->sid},
+                fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: it is not a complete block (it "
+                            "reads buffer {}, which it writes), so its iterations may depend on each other",
+                            kind, w.buffer->name),
+                fast);
     }
     for (size_t i = 0; i < r->iter_values.size(); ++i) {
       if (r->block->iter_vars[i].type == IterType::DataPar) continue;
       if (uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var; })) {
-        fail(s, kWrongBlockIterTypeError, {loop_sid, r->block->sid},
-             fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}} because some block iter whose block "
-                         "binding contains the loop var is not a data parallel block iter",
-                         kind),
-             fast);
+        fail(
+            s, kWrongBlockIterTypeError, {loop_sid, r->block->sid},
+            fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}} because some block iter whose block "
+                        "binding contains the loop var is not a data parallel block iter",
+                        kind),
+            fast);
       }
     }
   }
@@ -142,11 +149,12 @@ void vectorize(ScheduleState& s, uint64_t loop) {
 void unroll(ScheduleState& s, uint64_t loop) { set_kind(s, loop, ForKind::Unrolled); }
 
 void bind(ScheduleState& s, uint64_t loop, const std::string& thread_axis) {
-  static const char* valid[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
-                                "threadIdx.z", "vthread", "vthread.x", "vthread.y", "vthread.z"};
+  static const char* valid[] = {"blockIdx.x",  "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
+                                "threadIdx.z", "vthread",    "vthread.x",  "vthread.y",   "vthread.z"};
   if (std::find(std::begin(valid), std::end(valid), thread_axis) == std::end(valid)) {
     fail(s, kInvalidThreadAxisError, {loop},
-         fmt::format("\"{}\" is not a thread axis: expected blockIdx.x/y/z, threadIdx.x/y/z or vthread.x/y/z", thread_axis));
+         fmt::format("\"{}\" is not a thread axis: expected blockIdx.x/y/z, threadIdx.x/y/z or vthread.x/y/z",
+                     thread_axis));
   }
   // Cross-thread reductions may bind threadIdx to reduction loops.
   if (thread_axis.rfind("threadIdx", 0) != 0) check_data_parallel(s, loop, "bind");
@@ -168,17 +176,19 @@ void register_loop_kind_kinds(KindList& kinds) {
     const char* checks;
     const char* example;
   };
-  for (LoopKind k : {LoopKind{"Parallel", "parallel", parallel, "parallel(loop): run the loop's iterations on threads.",
-                              "the loop's iterators are all data-parallel (no reduction carried), it starts at 0, and nothing else "
-                              "binds it",
-                              "for i in range(128):  ->  for i in T.parallel(128):"},
-                     LoopKind{"Vectorize", "vectorize", vectorize, "vectorize(loop): make the loop a vector operation.",
-                              "as parallel: the loop carries no reduction", "for j_1 in range(4):  ->  for j_1 in T.vectorized(4):"},
-                     LoopKind{"Unroll", "unroll", unroll, "unroll(loop): unroll the loop.", "the loop exists",
-                              "for k in range(4):  ->  for k in T.unroll(4):"}}) {
+  for (LoopKind k :
+       {LoopKind{"Parallel", "parallel", parallel, "parallel(loop): run the loop's iterations on threads.",
+                 "the loop's iterators are all data-parallel (no reduction carried), it starts at 0, and nothing else "
+                 "binds it",
+                 "for i in range(128):  ->  for i in T.parallel(128):"},
+        LoopKind{"Vectorize", "vectorize", vectorize, "vectorize(loop): make the loop a vector operation.",
+                 "as parallel: the loop carries no reduction", "for j_1 in range(4):  ->  for j_1 in T.vectorized(4):"},
+        LoopKind{"Unroll", "unroll", unroll, "unroll(loop): unroll the loop.", "the loop exists",
+                 "for k in range(4):  ->  for k in T.unroll(4):"}}) {
     kinds.push_back(define_kind(
         k.name, k.method, {input("loop", ParamType::Loop)}, OutputForm::None,
-        [fn = k.fn](Schedule& sch, InstructionCall& c) { fn(sch.state(), sch.loop_sid(c.inputs[0])); }, k.doc, k.checks, k.example));
+        [fn = k.fn](Schedule& sch, InstructionCall& c) { fn(sch.state(), sch.loop_sid(c.inputs[0])); }, k.doc, k.checks,
+        k.example));
   }
   kinds.push_back(define_kind(
       "Bind", "bind", {input("loop", ParamType::Loop), attr("thread_axis", ParamType::Str)}, OutputForm::None,

@@ -36,8 +36,9 @@ using namespace ir;
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kMergeScopeError, "MergeError.scope", "Expected the loops to be under the same block scope.",
-                         "Expected the loops to be under the same block scope: loop {0} is in another block scope than loop {1}.");
+TSCH_SCHEDULE_ERROR_KIND(
+    kMergeScopeError, "MergeError.scope", "Expected the loops to be under the same block scope.",
+    "Expected the loops to be under the same block scope: loop {0} is in another block scope than loop {1}.");
 TSCH_SCHEDULE_ERROR_KIND(kMergeDepthError, "MergeError.depth", "Merge loop's nesting depth must be same, but not.",
                          "Merge loop's nesting depth must be same, but not.");
 TSCH_SCHEDULE_ERROR_KIND(kMergeExtentError, "MergeError.extent", "Merge loop's `extent` must be same, but not.",
@@ -69,7 +70,8 @@ struct Access {
   bool write = false;
 };
 
-std::vector<Access> accesses_under(const ScheduleState& s, const Stmt& body, const std::unordered_set<const VarNode*>& chain_vars) {
+std::vector<Access> accesses_under(const ScheduleState& s, const Stmt& body,
+                                   const std::unordered_set<const VarNode*>& chain_vars) {
   std::vector<Access> out;
   for (const BlockRealizeNode* realize : realizes_under(body)) {
     const BlockNode* block = realize->block.get();
@@ -88,7 +90,8 @@ std::vector<Access> accesses_under(const ScheduleState& s, const Stmt& body, con
         for (const Range& range : r.region) {
           arith::Interval lo = arith::eval_interval(substitute(range.min, bind), inner);
           arith::Interval hi = arith::eval_interval(
-              substitute(arith::simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), bind), inner);
+              substitute(arith::simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), bind),
+              inner);
           a.dims.push_back(lo.min && hi.max ? arith::Interval{lo.min, hi.max} : arith::Interval{});
         }
         out.push_back(std::move(a));
@@ -105,7 +108,9 @@ bool disjoint(const Access& x, const Access& y, const arith::VarDomain& dom) {
     const arith::Interval& a = x.dims[d];
     const arith::Interval& b = y.dims[d];
     if (!a.min || !b.min) continue;
-    if (arith::can_prove(make_binary(ExprKind::LT, a.max, b.min), dom) || arith::can_prove(make_binary(ExprKind::LT, b.max, a.min), dom)) return true;
+    if (arith::can_prove(make_binary(ExprKind::LT, a.max, b.min), dom) ||
+        arith::can_prove(make_binary(ExprKind::LT, b.max, a.min), dom))
+      return true;
   }
   return false;
 }
@@ -149,7 +154,8 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
     std::reverse(n.chain.begin(), n.chain.end());
     for (size_t i = 0; i < n.chain.size(); ++i) {
       const ForNode* f = &s.loop_at(n.chain[i]);
-      if (!f->annotations.empty() || f->for_kind == ForKind::ThreadBinding) fail(s, kHasAnnotationOrThreadBindingError, {n.chain[i]});
+      if (!f->annotations.empty() || f->for_kind == ForKind::ThreadBinding)
+        fail(s, kHasAnnotationOrThreadBindingError, {n.chain[i]});
       if (!is_zero(f->min)) fail(s, kLoopNotStartWithZeroError, {n.chain[i]});
       if (i > 0 && s.loop_at(n.chain[i - 1]).body.get() != static_cast<const StmtNode*>(f)) {
         fail(s, kNotOnlyChildError, {n.chain[i - 1], n.chain[i]});
@@ -165,7 +171,8 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
       PrimExpr a = s.loop_at(first[j]).extent, b = s.loop_at(chain[j]).extent;
       if (!is_zero(arith::simplify(sub(a, cast(a->dtype, b))))) {
         fail(s, kMergeExtentError, {first[j], chain[j]},
-             fmt::format("Merge loop's `extent` must be same, but not. extent=[{},{},{}]", j, ir::script(a), ir::script(b)));
+             fmt::format("Merge loop's `extent` must be same, but not. extent=[{},{},{}]", j, ir::script(a),
+                         ir::script(b)));
       }
     }
   }
@@ -177,7 +184,8 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
   for (Nest& n : nests) {
     const StmtNode* root = &s.loop_at(n.chain[0]);
     auto it = std::find_if(items.begin(), items.end(), [&](const Stmt& st) { return st.get() == root; });
-    if (it == items.end()) fail_not_supported(s, {n.chain[0]}, "merging loop {0}, which is not an item of its parent's body");
+    if (it == items.end())
+      fail_not_supported(s, {n.chain[0]}, "merging loop {0}, which is not an item of its parent's body");
     n.position = static_cast<size_t>(it - items.begin());
   }
 
@@ -195,7 +203,8 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
       to_merged[k][v.get()] = cast(v->dtype, merged[j]);
     }
     std::vector<Access> mine;
-    for (const Access& a : accesses_under(s, s.loop_at(nests[k].chain.back()).body, chain_vars)) mine.push_back(renamed(a, to_merged[k]));
+    for (const Access& a : accesses_under(s, s.loop_at(nests[k].chain.back()).body, chain_vars))
+      mine.push_back(renamed(a, to_merged[k]));
     accesses.push_back(std::move(mine));
   }
 
@@ -205,13 +214,16 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
   // than b at t; and at t' = t too when merge puts b's body first.
   auto clash = [&](size_t a, size_t b, const std::string& buffer) {
     fail(s, kMergeOrderError, {loop_sids[a], loop_sids[b]},
-         fmt::format("Merging the loops would change the order of dependent accesses: the nest of loop {{0}} and the nest of loop "
-                     "{{1}} both access {} (one writes it), and tsch cannot prove that the merged order keeps each access "
-                     "before or after the other as it was",
-                     buffer));
+         fmt::format(
+             "Merging the loops would change the order of dependent accesses: the nest of loop {{0}} and the nest of "
+             "loop "
+             "{{1}} both access {} (one writes it), and tsch cannot prove that the merged order keeps each access "
+             "before or after the other as it was",
+             buffer));
   };
   arith::VarDomain base;
-  for (size_t j = 0; j < depth; ++j) base[merged[j].get()] = arith::interval_of(Range{make_int(0, merged[j]->dtype), s.loop_at(first[j]).extent});
+  for (size_t j = 0; j < depth; ++j)
+    base[merged[j].get()] = arith::interval_of(Range{make_int(0, merged[j]->dtype), s.loop_at(first[j]).extent});
   for (size_t a = 0; a < nests.size(); ++a) {
     for (size_t b = 0; b < nests.size(); ++b) {
       if (nests[a].position >= nests[b].position) continue;  // a before b in the body
@@ -265,15 +277,18 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
 
   // Step 4. The merged nest in place of the last nest given; the others leave the body.
   std::vector<Stmt> bodies;
-  for (size_t k = 0; k < nests.size(); ++k) bodies.push_back(substitute(s.loop_at(nests[k].chain.back()).body, to_merged[k]));
+  for (size_t k = 0; k < nests.size(); ++k)
+    bodies.push_back(substitute(s.loop_at(nests[k].chain.back()).body, to_merged[k]));
   std::vector<LoopSpec> specs;
   for (size_t j = 0; j < depth; ++j) specs.push_back({merged[j], nullptr, s.loop_at(first[j]).extent});
   std::vector<uint64_t> sids;
   Stmt nest = make_loop_nest(s, specs, make_seq(bodies), &sids);
   std::vector<Stmt> new_items;
   for (size_t p = 0; p < items.size(); ++p) {
-    if (p == target) new_items.push_back(nest);
-    else if (!merged_positions.count(p)) new_items.push_back(items[p]);
+    if (p == target)
+      new_items.push_back(nest);
+    else if (!merged_positions.count(p))
+      new_items.push_back(items[p]);
   }
   Stmt new_body = make_seq(new_items);
   if (auto* loop = s.loop(lca)) {
@@ -294,7 +309,8 @@ void register_merge_kinds(KindList& kinds) {
         for (const TraceArg& a : c.inputs) loops.push_back(sch.loop_sid(a));
         output_loops(c, {merge(sch.state(), loops)});
       },
-      "merge(*loops) -> LoopRV: merge sibling loop nests of the same shape into one; returns the innermost merged loop.",
+      "merge(*loops) -> LoopRV: merge sibling loop nests of the same shape into one; returns the innermost merged "
+      "loop.",
       "each loop heads a chain of perfectly nested loops below their common ancestor, starting at 0, without "
       "annotations; the chains have the same depth and extents; the merged order keeps dependent accesses in order",
       "for i in range(8): C;  for i in range(8): D   ->  for i_m in range(8): C; D"));

@@ -51,7 +51,9 @@ bool padded_reduction_adds_zero(const BlockNode& block, const std::unordered_set
     auto* load = as<BufferLoadNode>(e);
     return load && load->buffer == store->buffer;
   };
-  PrimExpr term = is_self(binary_a(store->value)) ? binary_b(store->value) : is_self(binary_b(store->value)) ? binary_a(store->value) : nullptr;
+  PrimExpr term = is_self(binary_a(store->value))   ? binary_b(store->value)
+                  : is_self(binary_b(store->value)) ? binary_a(store->value)
+                                                    : nullptr;
   if (!term) return false;
   std::vector<PrimExpr> factors;
   std::function<void(const PrimExpr&)> collect = [&](const PrimExpr& e) {
@@ -78,7 +80,8 @@ bool padded_reduction_adds_zero(const BlockNode& block, const std::unordered_set
 bool has_variable_integer_division(const Stmt& body) {
   bool found = false;
   for_each_expr(body, [&](const PrimExpr& e) {
-    if ((e->kind == ExprKind::Div || e->kind == ExprKind::Mod || e->kind == ExprKind::FloorDiv || e->kind == ExprKind::FloorMod) &&
+    if ((e->kind == ExprKind::Div || e->kind == ExprKind::Mod || e->kind == ExprKind::FloorDiv ||
+         e->kind == ExprKind::FloorMod) &&
         !e->dtype.is_float() && binary_b(e)->kind != ExprKind::IntImm)
       found = true;
   });
@@ -87,7 +90,8 @@ bool has_variable_integer_division(const Stmt& body) {
 
 // The copy of `from` into `to` over `shape` (i0, i1, ... bound to v0, v1, ...): an input
 // copied in with zero where `from` has no element, or an output copied back.
-Stmt make_copy(ScheduleState& s, const Buffer& from, const Buffer& to, const std::vector<PrimExpr>& shape, bool copy_in, const Buffer& original) {
+Stmt make_copy(ScheduleState& s, const Buffer& from, const Buffer& to, const std::vector<PrimExpr>& shape, bool copy_in,
+               const Buffer& original) {
   auto block = std::make_shared<BlockNode>();
   block->name = copy_in ? to->name : from->name;
   block->sid = s.fresh_sid();
@@ -133,8 +137,9 @@ void pad_einsum(ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>
     std::string got;
     for (int64_t p : padding) got += (got.empty() ? "" : ", ") + std::to_string(p);
     fail(s, kInvalidPaddingError, {block_sid},
-         fmt::format("The padding for the block {{0}} are invalid. It should be a list of {} positive integers. Got [{}]",
-                     block->iter_vars.size(), got));
+         fmt::format(
+             "The padding for the block {{0}} are invalid. It should be a list of {} positive integers. Got [{}]",
+             block->iter_vars.size(), got));
   }
   // Step 2. An einsum: every access a point at iterators or constants, each buffer once.
   std::unordered_set<const BufferNode*> used;
@@ -144,7 +149,7 @@ void pad_einsum(ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>
     }
   }
   // Step 3. The padded extents.
-  std::unordered_map<const VarNode*, PrimExpr> padded;  // iterator -> padded extent
+  std::unordered_map<const VarNode*, PrimExpr> padded;        // iterator -> padded extent
   std::unordered_map<const VarNode*, PrimExpr> padded_loops;  // loop bound to one -> extent
   std::unordered_set<const VarNode*> padded_reduce;
   for (size_t i = 0; i < padding.size(); ++i) {
@@ -154,18 +159,21 @@ void pad_einsum(ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>
     PrimExpr new_extent = arith::simplify(mul(floordiv(add(extent, sub(p, make_int(1, extent->dtype))), p), p));
     if (arith::can_prove(make_binary(ExprKind::EQ, new_extent, extent), {})) continue;
     padded[iv.var.get()] = new_extent;
-    if (iv.type == IterType::CommReduce) padded_reduce.insert(iv.var.get());
+    if (iv.type == IterType::CommReduce)
+      padded_reduce.insert(iv.var.get());
     else if (iv.type != IterType::DataPar)
       fail_not_supported(s, {block_sid}, "pad_einsum of an iterator that is neither spatial nor a reduction");
     if (auto* loop_var = as<VarNode>(realize->iter_values[i])) padded_loops[loop_var] = new_extent;
   }
   if (!padded_reduce.empty() && !padded_reduction_adds_zero(*block, padded_reduce)) {
-    fail_not_supported(s, {block_sid},
-                       "pad_einsum of a reduction iterator whose padded iterations would change the result (tsch pads a "
-                       "reduction only when its update adds a product with an operand the padding makes zero)");
+    fail_not_supported(
+        s, {block_sid},
+        "pad_einsum of a reduction iterator whose padded iterations would change the result (tsch pads a "
+        "reduction only when its update adds a product with an operand the padding makes zero)");
   }
   if (has_variable_integer_division(block->body))
-    fail_not_supported(s, {block_sid}, "pad_einsum of a block dividing integers by a value its padded instances may read as zero");
+    fail_not_supported(s, {block_sid},
+                       "pad_einsum of a block dividing integers by a value its padded instances may read as zero");
 
   // Step 4. The top-level statement of the scope holding the block: a nest of loops around it
   // alone (the copies go before and after it; another block in it would see them reordered).
@@ -260,17 +268,21 @@ namespace tsch::schedule {
 
 void register_pad_einsum_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
-      "PadEinsum", "pad_einsum", {input("block", ParamType::Block), attr("padding", ParamType::IntList)}, OutputForm::None,
+      "PadEinsum", "pad_einsum", {input("block", ParamType::Block), attr("padding", ParamType::IntList)},
+      OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         std::vector<int64_t> padding;
         for (const TraceArg& a : c.attrs[0].list) padding.push_back(a.as_int());
         pad_einsum(sch.state(), sch.block_sid(c.inputs[0]), padding);
       },
-      "pad_einsum(block, padding): pad the einsum block's iterators to multiples of padding; the buffers they index get "
+      "pad_einsum(block, padding): pad the einsum block's iterators to multiples of padding; the buffers they index "
+      "get "
       "padded copies (X_pad), inputs copied in with zeros before the block, outputs copied back after it.",
-      "every access of the block is a point at iterators or constants, each buffer accessed once; one positive integer per "
+      "every access of the block is a point at iterators or constants, each buffer accessed once; one positive integer "
+      "per "
       "iterator",
-      "C[i, j] += A[i, k] * B[j, k] over j in n, padding [32, 32, 32]  ->  B_pad (n padded to (n + 31) // 32 * 32) copied in, "
+      "C[i, j] += A[i, k] * B[j, k] over j in n, padding [32, 32, 32]  ->  B_pad (n padded to (n + 31) // 32 * 32) "
+      "copied in, "
       "C computed into C_pad, C_pad copied back into C"));
 }
 

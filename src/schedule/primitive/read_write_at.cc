@@ -70,7 +70,8 @@ bool has_buffer(const std::vector<BufferRegion>& regions, const Buffer& buffer) 
 // part plus constant multiples of the relaxed loops, which, smallest step first, never step
 // past what the smaller ones and the region's own extent cover (a mixed radix). write_at copies
 // the whole span back, so a gap would copy elements nobody wrote.
-bool writes_densely(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const BufferRegion& r, const std::string& scope) {
+bool writes_densely(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const BufferRegion& r,
+                    const std::string& scope) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const BlockNode& block = s.block_at(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
@@ -112,14 +113,15 @@ bool writes_densely(const ScheduleState& s, uint64_t block_sid, uint64_t loop_si
   return true;
 }
 
-uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, int64_t index, const std::string& scope_name,
-                       bool is_read) {
+uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, int64_t index,
+                       const std::string& scope_name, bool is_read) {
   const char* prim = is_read ? "read_at" : "write_at";
   // Step 1. Check the arguments: a storage scope, a buffer of the block.
   check_storage_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
   const auto& regions = is_read ? block->reads : block->writes;
-  if (index < 0 || index >= static_cast<int64_t>(regions.size())) fail_buffer_index_out_of_range(s, block_sid, index, !is_read);
+  if (index < 0 || index >= static_cast<int64_t>(regions.size()))
+    fail_buffer_index_out_of_range(s, block_sid, index, !is_read);
   Buffer src = regions[static_cast<size_t>(index)].buffer;
   Buffer dst = buffer_with(src, cache_name(src->name, scope_name), src->shape, scope_name);
   const ForNode& loop = s.loop_at(loop_sid);
@@ -144,18 +146,23 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
         if (r.buffer != src) continue;
         bool gapped = false;
         // The thread loops relaxed are those whose threads share the new scope.
-        std::vector<arith::Interval> one = relaxed_region(s, b->sid, loop_sid, BufferRegion{dst, r.region}, &gapped, true);
+        std::vector<arith::Interval> one =
+            relaxed_region(s, b->sid, loop_sid, BufferRegion{dst, r.region}, &gapped, true);
         for (size_t d = 0; d < one.size(); ++d) {
           if (!one[d].min || !one[d].max) {
-            fail_not_supported(s, {loop_sid, b->sid}, fmt::format("{} where the region of {} that block {{1}} accesses has no bounds", prim, src->name));
+            fail_not_supported(
+                s, {loop_sid, b->sid},
+                fmt::format("{} where the region of {} that block {{1}} accesses has no bounds", prim, src->name));
           }
         }
         // write_at copies the whole region back: every element of it must have been written.
-        if (!is_read && (gapped || !writes_densely(s, b->sid, loop_sid, r, dst->scope) || (realize->predicate && !is_one(realize->predicate)))) {
-          fail_not_supported(s, {loop_sid, b->sid},
-                             fmt::format("write_at where block {{1}} writes only part of the region of {} it spans (a predicate or "
-                                         "a strided access)",
-                                         src->name));
+        if (!is_read && (gapped || !writes_densely(s, b->sid, loop_sid, r, dst->scope) ||
+                         (realize->predicate && !is_one(realize->predicate)))) {
+          fail_not_supported(
+              s, {loop_sid, b->sid},
+              fmt::format("write_at where block {{1}} writes only part of the region of {} it spans (a predicate or "
+                          "a strided access)",
+                          src->name));
         }
         if (relaxed.empty()) {
           relaxed = one;
@@ -174,17 +181,21 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
   // Step 3. Check where the copy can go (TVM asserts these).
   size_t insert_pos = 0, st = 0, ed = 0;
   if (is_read) {
-    if (r_pos.empty()) fail_not_supported(s, {loop_sid}, fmt::format("read_at where no block under loop {{0}} reads {}", src->name));
+    if (r_pos.empty())
+      fail_not_supported(s, {loop_sid}, fmt::format("read_at where no block under loop {{0}} reads {}", src->name));
     if (!w_pos.empty() && w_pos.back() >= r_pos.front()) {
-      fail_not_supported(s, {loop_sid}, fmt::format("read_at where {} is written under loop {{0}} after it is first read", src->name));
+      fail_not_supported(s, {loop_sid},
+                         fmt::format("read_at where {} is written under loop {{0}} after it is first read", src->name));
     }
     insert_pos = r_pos.front();
     st = insert_pos;
     ed = subtrees.size();
   } else {
-    if (w_pos.empty()) fail_not_supported(s, {loop_sid}, fmt::format("write_at where no block under loop {{0}} writes {}", src->name));
+    if (w_pos.empty())
+      fail_not_supported(s, {loop_sid}, fmt::format("write_at where no block under loop {{0}} writes {}", src->name));
     if (!r_pos.empty() && r_pos.back() > w_pos.back()) {
-      fail_not_supported(s, {loop_sid}, fmt::format("write_at where {} is read under loop {{0}} after it is last written", src->name));
+      fail_not_supported(s, {loop_sid},
+                         fmt::format("write_at where {} is read under loop {{0}} after it is last written", src->name));
     }
     insert_pos = w_pos.back() + 1;
     st = 0;
@@ -204,18 +215,22 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
             if (w.buffer != src || w.region.size() != r.region.size()) continue;
             bool all = true;
             for (size_t d = 0; d < r.region.size(); ++d) {
-              all = all && expr_deep_equal(arith::simplify(sub(r.region[d].min, w.region[d].min)), make_int(0, r.region[d].min->dtype)) &&
-                    expr_deep_equal(arith::simplify(sub(r.region[d].extent, w.region[d].extent)), make_int(0, r.region[d].extent->dtype));
+              all = all &&
+                    expr_deep_equal(arith::simplify(sub(r.region[d].min, w.region[d].min)),
+                                    make_int(0, r.region[d].min->dtype)) &&
+                    expr_deep_equal(arith::simplify(sub(r.region[d].extent, w.region[d].extent)),
+                                    make_int(0, r.region[d].extent->dtype));
             }
             same = same || all;
           }
           reads_own_writes = reads_own_writes && same;
         }
         if (has_buffer(b->reads, src) && (!b->init || !reads_own_writes)) {
-          fail_not_supported(s, {loop_sid, b->sid},
-                             fmt::format("write_at where block {{1}} reads {} before the copy (it would read the new buffer's "
-                                         "unwritten elements)",
-                                         src->name));
+          fail_not_supported(
+              s, {loop_sid, b->sid},
+              fmt::format("write_at where block {{1}} reads {} before the copy (it would read the new buffer's "
+                          "unwritten elements)",
+                          src->name));
         }
       }
     }
@@ -242,9 +257,12 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
     arith::Interval lo = arith::eval_interval(min, outer), hi = arith::eval_interval(relaxed[d].max, outer);
     int64_t low = 0, room = 0;
     bool inside = lo.min && hi.max && as_const_int(arith::simplify(lo.min), &low) && low >= 0 &&
-                  as_const_int(arith::simplify(sub(src->shape[d], add(hi.max, make_int(1, hi.max->dtype)))), &room) && room >= 0;
+                  as_const_int(arith::simplify(sub(src->shape[d], add(hi.max, make_int(1, hi.max->dtype)))), &room) &&
+                  room >= 0;
     if (!inside) {
-      fail_not_supported(s, {loop_sid}, fmt::format("{} where the region of {} to copy may reach outside the buffer (dimension {})", prim, src->name, d));
+      fail_not_supported(s, {loop_sid},
+                         fmt::format("{} where the region of {} to copy may reach outside the buffer (dimension {})",
+                                     prim, src->name, d));
     }
   }
 
@@ -261,7 +279,9 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
       if (bindings.count(v)) continue;
       auto it = outer_loops.find(v);
       if (it == outer_loops.end()) {
-        fail_not_supported(s, {loop_sid}, fmt::format("{} where the region of {} depends on {}, which is not a loop around loop {{0}}", prim, src->name, v->name));
+        fail_not_supported(s, {loop_sid},
+                           fmt::format("{} where the region of {} depends on {}, which is not a loop around loop {{0}}",
+                                       prim, src->name, v->name));
       }
       Var nv = make_var("v" + std::to_string(iter_vars.size()), v->dtype);
       bindings[v] = nv;
@@ -308,7 +328,8 @@ uint64_t read_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t read_b
   return read_write_at(s, loop, block, read_buffer_index, scope, true);
 }
 
-uint64_t write_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t write_buffer_index, const std::string& scope) {
+uint64_t write_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t write_buffer_index,
+                  const std::string& scope) {
   return read_write_at(s, loop, block, write_buffer_index, scope, false);
 }
 
@@ -319,25 +340,34 @@ void register_read_write_at_kinds(KindList& kinds) {
     kinds.push_back(define_kind(
         read ? "ReadAt" : "WriteAt", read ? "read_at" : "write_at",
         {input("loop", ParamType::Loop), input("block", ParamType::Block),
-         attr(read ? "read_buffer_index" : "write_buffer_index", ParamType::Int), attr("storage_scope", ParamType::Str)},
+         attr(read ? "read_buffer_index" : "write_buffer_index", ParamType::Int),
+         attr("storage_scope", ParamType::Str)},
         OutputForm::Single,
         [read](Schedule& sch, InstructionCall& c) {
           uint64_t loop = sch.loop_sid(c.inputs[0]);
           uint64_t block = sch.block_sid(c.inputs[1]);
           int64_t index = c.attrs[0].as_int();
-          output_blocks(c, {read ? read_at(sch.state(), loop, block, index, c.attrs[1].s) : write_at(sch.state(), loop, block, index, c.attrs[1].s)});
+          output_blocks(c, {read ? read_at(sch.state(), loop, block, index, c.attrs[1].s)
+                                 : write_at(sch.state(), loop, block, index, c.attrs[1].s)});
         },
-        read ? "read_at(loop, block, read_buffer_index, storage_scope) -> BlockRV: copy what the blocks under loop read of a "
+        read ? "read_at(loop, block, read_buffer_index, storage_scope) -> BlockRV: copy what the blocks under loop "
+               "read of a "
                "buffer into storage_scope at the loop's top level."
-             : "write_at(loop, block, write_buffer_index, storage_scope) -> BlockRV: the blocks under loop write a buffer in "
+             : "write_at(loop, block, write_buffer_index, storage_scope) -> BlockRV: the blocks under loop write a "
+               "buffer in "
                "storage_scope, copied back at the loop's top level.",
-        read ? "read_buffer_index names a buffer the block reads; under the loop no block writes it after the first statement "
+        read ? "read_buffer_index names a buffer the block reads; under the loop no block writes it after the first "
+               "statement "
                "reading it; the region copied lies inside the buffer"
-             : "write_buffer_index names a buffer the block writes; under the loop no block reads it after the last statement "
-               "writing it, and the blocks before the copy that read it have a T.init and read only what they write; the writes cover "
+             : "write_buffer_index names a buffer the block writes; under the loop no block reads it after the last "
+               "statement "
+               "writing it, and the blocks before the copy that read it have a T.init and read only what they write; "
+               "the writes cover "
                "the region copied back",
-        read ? "for k0: C reads A  ->  for k0: block A_shared (auto_copy) copies A's tile into A_shared; C reads A_shared"
-             : "for tx: C writes C  ->  for tx: C writes C_shared; block C_shared (auto_copy) copies the tile back to C"));
+        read ? "for k0: C reads A  ->  for k0: block A_shared (auto_copy) copies A's tile into A_shared; C reads "
+               "A_shared"
+             : "for tx: C writes C  ->  for tx: C writes C_shared; block C_shared (auto_copy) copies the tile back to "
+               "C"));
   }
 }
 

@@ -36,13 +36,18 @@ struct ReducerGetter {
 };
 
 PrimExpr bin(ExprKind k, const PrimExpr& a, const PrimExpr& b) { return make_binary(k, a, b); }
-PrimExpr make_select(const PrimExpr& c, const PrimExpr& t, const PrimExpr& f) { return std::make_shared<SelectNode>(c, t, f); }
+PrimExpr make_select(const PrimExpr& c, const PrimExpr& t, const PrimExpr& f) {
+  return std::make_shared<SelectNode>(c, t, f);
+}
 
 const std::vector<ReducerGetter>& registry() {
   static const std::vector<ReducerGetter> getters = [] {
     std::vector<ReducerGetter> g;
     auto one = [&](ExprKind k, Identity id) {
-      g.push_back({1, [k](const std::vector<Var>& x, const std::vector<Var>& y) { return std::vector<PrimExpr>{bin(k, x[0], y[0])}; },
+      g.push_back({1,
+                   [k](const std::vector<Var>& x, const std::vector<Var>& y) {
+                     return std::vector<PrimExpr>{bin(k, x[0], y[0])};
+                   },
                    std::move(id)});
     };
     one(ExprKind::Add, [](const std::vector<DataType>& t) { return std::vector<PrimExpr>{make_const(t[0], 0)}; });
@@ -53,16 +58,20 @@ const std::vector<ReducerGetter>& registry() {
                  [](const std::vector<Var>& x, const std::vector<Var>& y) {
                    return std::vector<PrimExpr>{bin(ExprKind::Add, x[0], y[0]), bin(ExprKind::Add, x[1], y[1])};
                  },
-                 [](const std::vector<DataType>& t) { return std::vector<PrimExpr>{make_const(t[0], 0), make_const(t[1], 0)}; }});
+                 [](const std::vector<DataType>& t) {
+                   return std::vector<PrimExpr>{make_const(t[0], 0), make_const(t[1], 0)};
+                 }});
     // argmax / argmin: the index of the first best value, as TVM registers them (with `>=` /
     // `<=`, and with a tie broken towards the smaller index).
     auto arg = [&](ExprKind keep, bool tie_break, bool is_max) {
       g.push_back({2,
                    [=](const std::vector<Var>& x, const std::vector<Var>& y) {
                      PrimExpr cond = bin(keep, x[1], y[1]);
-                     PrimExpr idx_cond = tie_break ? bin(ExprKind::Or, cond, bin(ExprKind::And, bin(ExprKind::EQ, x[1], y[1]),
-                                                                                   bin(ExprKind::LT, x[0], y[0])))
-                                                   : cond;
+                     PrimExpr idx_cond =
+                         tie_break
+                             ? bin(ExprKind::Or, cond,
+                                   bin(ExprKind::And, bin(ExprKind::EQ, x[1], y[1]), bin(ExprKind::LT, x[0], y[0])))
+                             : cond;
                      return std::vector<PrimExpr>{make_select(idx_cond, x[0], y[0]), make_select(cond, x[1], y[1])};
                    },
                    [=](const std::vector<DataType>& t) {
@@ -107,7 +116,8 @@ class Matcher {
     if (is_binary(pattern->kind)) return match(binary_a(pattern), binary_a(e)) && match(binary_b(pattern), binary_b(e));
     if (auto* s = as<SelectNode>(pattern)) {
       auto* t = as<SelectNode>(e);
-      return match(s->condition, t->condition) && match(s->true_value, t->true_value) && match(s->false_value, t->false_value);
+      return match(s->condition, t->condition) && match(s->true_value, t->true_value) &&
+             match(s->false_value, t->false_value);
     }
     if (auto* n = as<NotNode>(pattern)) return match(n->a, as<NotNode>(e)->a);
     return expr_deep_equal(pattern, e);

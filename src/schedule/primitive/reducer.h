@@ -32,7 +32,8 @@ struct ReducerMatch {
 // The registered reducer whose identities equal `inits` and whose results, with x_i read as
 // `lhs_loads[i]` (the buffers' current values), are `values` — the y_i found on the way; or
 // nullopt. Tried in TVM's order: sum, product, min, max, then the two-buffer ones.
-std::optional<ReducerMatch> match_reducer(const std::vector<ir::PrimExpr>& inits, const std::vector<ir::PrimExpr>& values,
+std::optional<ReducerMatch> match_reducer(const std::vector<ir::PrimExpr>& inits,
+                                          const std::vector<ir::PrimExpr>& values,
                                           const std::vector<ir::PrimExpr>& lhs_loads);
 
 }  // namespace tsch::schedule

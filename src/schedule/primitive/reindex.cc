@@ -38,17 +38,19 @@ namespace {
 
 TSCH_SCHEDULE_ERROR_KIND(kNotLeafBlockError, "NotLeafBlockError", "The target block is not a leaf block.",
                          "The target block {0} is not a leaf block.");
-TSCH_SCHEDULE_ERROR_KIND(kInvalidBufferAccessError, "InvalidBufferAccessError",
-                         "The target buffer should be accessed via BufferLoad or BufferStore. The indices should be the same if "
-                         "there are multiple accesses to the target buffer.",
-                         "The target buffer should be accessed in the leaf block {0} via BufferLoad or BufferStore.");
+TSCH_SCHEDULE_ERROR_KIND(
+    kInvalidBufferAccessError, "InvalidBufferAccessError",
+    "The target buffer should be accessed via BufferLoad or BufferStore. The indices should be the same if "
+    "there are multiple accesses to the target buffer.",
+    "The target buffer should be accessed in the leaf block {0} via BufferLoad or BufferStore.");
 
 // The indices of every load and store of `buffer` in the block's body (they must agree).
 std::vector<PrimExpr> access_indices(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer) {
   const BlockNode& block = s.block_at(block_sid);
   auto invalid = [&](const char* why) {
     fail(s, kInvalidBufferAccessError, {block_sid},
-         fmt::format("The target buffer {} should be accessed in the leaf block {{0}} via BufferLoad or BufferStore. The indices "
+         fmt::format("The target buffer {} should be accessed in the leaf block {{0}} via BufferLoad or BufferStore. "
+                     "The indices "
                      "should be the same if there are multiple accesses to the target buffer. {}",
                      buffer->name, why));
   };
@@ -80,10 +82,12 @@ std::vector<PrimExpr> access_indices(const ScheduleState& s, uint64_t block_sid,
 // Rewrites the block's loads and stores of `from` to `to[indices]`.
 class AccessRewriter : public IRMutator {
  public:
-  AccessRewriter(const Buffer& from, const Buffer& to, const std::vector<PrimExpr>& indices) : from_(from), to_(to), indices_(indices) {}
+  AccessRewriter(const Buffer& from, const Buffer& to, const std::vector<PrimExpr>& indices)
+      : from_(from), to_(to), indices_(indices) {}
   PrimExpr mutate(const PrimExpr& e) override {
     PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_) return std::make_shared<BufferLoadNode>(load->dtype, to_, indices_);
+    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_)
+      return std::make_shared<BufferLoadNode>(load->dtype, to_, indices_);
     return out;
   }
   Stmt mutate(const Stmt& s) override {
@@ -143,43 +147,51 @@ uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, boo
     bool inside = arith::can_prove(make_binary(ExprKind::GE, index, make_int(0, index->dtype)), iter_dom) &&
                   arith::can_prove(make_binary(ExprKind::LT, index, bound), iter_dom);
     if (!inside) {
-      fail_not_supported(s, {block_sid},
-                         fmt::format("reindex of {}: index {} may leave the buffer over the block's iterator domains, which the "
-                                     "copy runs over",
-                                     buffer->name, ir::script(indices[d])));
+      fail_not_supported(
+          s, {block_sid},
+          fmt::format("reindex of {}: index {} may leave the buffer over the block's iterator domains, which the "
+                      "copy runs over",
+                      buffer->name, ir::script(indices[d])));
     }
   }
   bool also_other_side = false;
   for (const BufferRegion& r : is_write ? block->reads : block->writes) also_other_side |= r.buffer == buffer;
   if (!is_write && also_other_side) {
-    fail_not_supported(s, {block_sid}, fmt::format("reindex of {} for reading while block {{0}} also writes it", buffer->name));
+    fail_not_supported(s, {block_sid},
+                       fmt::format("reindex of {} for reading while block {{0}} also writes it", buffer->name));
   }
   if (is_write) {
     const BlockRealizeNode* realize = s.info(block_sid)->realize;
     if (also_other_side && !block->init) {
-      fail_not_supported(s, {block_sid},
-                         fmt::format("reindex of {} for writing: block {{0}} reads its old values, which the new buffer would not hold",
-                                     buffer->name));
+      fail_not_supported(
+          s, {block_sid},
+          fmt::format(
+              "reindex of {} for writing: block {{0}} reads its old values, which the new buffer would not hold",
+              buffer->name));
     }
     if (!is_one(realize->predicate)) {
-      fail_not_supported(s, {block_sid},
-                         fmt::format("reindex of {} for writing: block {{0}} is guarded by a T.where, so the copy back would write "
-                                     "elements it never computed",
-                                     buffer->name));
+      fail_not_supported(
+          s, {block_sid},
+          fmt::format("reindex of {} for writing: block {{0}} is guarded by a T.where, so the copy back would write "
+                      "elements it never computed",
+                      buffer->name));
     }
     arith::LoopExtents extents;
     bool constant = true;
     for (const IterVar* iv : covered) {
       int64_t extent;
-      if (is_zero(iv->dom.min) && as_const_int(iv->dom.extent, &extent)) extents[iv->var.get()] = extent;
-      else constant = false;
+      if (is_zero(iv->dom.min) && as_const_int(iv->dom.extent, &extent))
+        extents[iv->var.get()] = extent;
+      else
+        constant = false;
     }
     bool one_to_one = true;
     for (const auto& index : indices) one_to_one &= as<VarNode>(index) != nullptr;
     if (!one_to_one && !(constant && arith::detect_iter_map(indices, extents, true).ok)) {
-      fail_not_supported(s, {block_sid},
-                         fmt::format("reindex of {} for writing: its indices are not a one-to-one map of the block's iterators",
-                                     buffer->name));
+      fail_not_supported(
+          s, {block_sid},
+          fmt::format("reindex of {} for writing: its indices are not a one-to-one map of the block's iterators",
+                      buffer->name));
     }
   }
 
@@ -253,11 +265,14 @@ uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, boo
 
 void register_reindex_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
-      "ReIndex", "reindex", {input("block", ParamType::Block), attr("buffer", ParamType::LayoutBuffer)}, OutputForm::Single,
+      "ReIndex", "reindex", {input("block", ParamType::Block), attr("buffer", ParamType::LayoutBuffer)},
+      OutputForm::Single,
       [](Schedule& sch, InstructionCall& c) {
-        output_blocks(c, {reindex(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), c.attrs[1].as_int() != 0)});
+        output_blocks(
+            c, {reindex(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), c.attrs[1].as_int() != 0)});
       },
-      "reindex(block, buffer) -> BlockRV: access the buffer through a new one indexed by the block's iterators, with a copy "
+      "reindex(block, buffer) -> BlockRV: access the buffer through a new one indexed by the block's iterators, with a "
+      "copy "
       "block between them; buffer is (\"read\" | \"write\", index), a name or a Buffer.",
       "the block is a leaf alone in its loop nest and accesses the buffer at one set of indices",
       "B[vi, vj] = A[vj, vi]  ->  A_reindex[v0, v1] = A[v1, v0]; B[vi, vj] = A_reindex[vi, vj]"));

@@ -45,7 +45,8 @@ std::string region_text(const BufferRegion& r) {
   for (size_t d = 0; d < r.region.size(); ++d) {
     if (d) out += ", ";
     out += is_one(r.region[d].extent) ? ir::script(r.region[d].min)
-                                      : ir::script(r.region[d].min) + ":" + ir::script(arith::simplify(add(r.region[d].min, r.region[d].extent)));
+                                      : ir::script(r.region[d].min) + ":" +
+                                            ir::script(arith::simplify(add(r.region[d].min, r.region[d].extent)));
   }
   return out + "]";
 }
@@ -59,8 +60,9 @@ struct ReindexStage {
   uint64_t copy_sid = 0;
 };
 
-ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, const BufferRegion& access, const std::string& scope_name,
-                        const std::vector<Var>& map_params, const std::vector<PrimExpr>& map_outputs, bool is_read) {
+ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, const BufferRegion& access,
+                        const std::string& scope_name, const std::vector<Var>& map_params,
+                        const std::vector<PrimExpr>& map_outputs, bool is_read) {
   const BlockNode& block = s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const char* primitive = is_read ? "reindex_cache_read" : "reindex_cache_write";
@@ -68,15 +70,16 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
   for (const Range& r : access.region) {
     if (!is_one(r.extent)) {
       fail(s, kNotSinglePointAccess, {block_sid},
-           fmt::format("The buffer region {} accessed inside block {{0}} is not a single point, which violates the prerequisite of "
+           fmt::format("The buffer region {} accessed inside block {{0}} is not a single point, which violates the "
+                       "prerequisite of "
                        "{} primitive.",
                        region_text(access), primitive));
     }
   }
   // The index map over the block's iterators: the cache's indices and shape.
   TSCH_USER_ASSERT_ARG(map_params.size() == block.iter_vars.size(), ValueError, "index_map")
-      << "the index map takes " << map_params.size() << " indices, but block " << block.name << " has " << block.iter_vars.size()
-      << " iterators";
+      << "the index map takes " << map_params.size() << " indices, but block " << block.name << " has "
+      << block.iter_vars.size() << " iterators";
   std::unordered_map<const VarNode*, PrimExpr> to_iters;
   arith::VarDomain dom;
   for (size_t i = 0; i < map_params.size(); ++i) {
@@ -91,7 +94,8 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
     stage.new_indices.push_back(idx);
     arith::Interval range = arith::eval_interval(idx, dom);
     int64_t lo;
-    TSCH_USER_ASSERT_ARG(range.min && range.max && as_const_int(arith::simplify(range.min), &lo) && lo >= 0, ValueError, "index_map")
+    TSCH_USER_ASSERT_ARG(range.min && range.max && as_const_int(arith::simplify(range.min), &lo) && lo >= 0, ValueError,
+                         "index_map")
         << "the index map's output " << ir::script(idx) << " is not provably non-negative";
     shape.push_back(arith::simplify(add(range.max, make_int(1, range.max->dtype))));
   }
@@ -111,8 +115,8 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
       const auto& appears = in_old ? stage.old_indices : stage.new_indices;
       const auto& other = in_old ? stage.new_indices : stage.old_indices;
       fail(s, kReindexCacheReadWriteNotMatchError, {block_sid},
-           fmt::format("Error when applying {} on block {{0}}, the block itervar {} appears in {}, but not in {}.", primitive, v->name,
-                       list_text(appears), list_text(other)));
+           fmt::format("Error when applying {} on block {{0}}, the block itervar {} appears in {}, but not in {}.",
+                       primitive, v->name, list_text(appears), list_text(other)));
     }
     if (in_old) used.push_back(i);
   }
@@ -131,7 +135,9 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
     if (uses_var(e, [](const VarNode*) { return true; })) varying.push_back(e);
   }
   if (!known || (!varying.empty() && !arith::detect_iter_map(varying, iter_extents, /*require_bijective=*/true).ok)) {
-    fail_not_supported(s, {block_sid}, std::string(primitive) + " with an index map tsch cannot prove one-to-one over the iterators it uses");
+    fail_not_supported(
+        s, {block_sid},
+        std::string(primitive) + " with an index map tsch cannot prove one-to-one over the iterators it uses");
   }
   int64_t truth;
   if (!as_const_int(realize->predicate, &truth) || truth == 0) {
@@ -202,7 +208,8 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
 
 // The block's accesses of `buffer` — loads, stores, its read and write regions — become the
 // cache's point `indices` (the access is one point per instance, so every access is it).
-Stmt redirect_block(const BlockRealizeNode& realize, const Buffer& buffer, const Buffer& cache, const std::vector<PrimExpr>& indices) {
+Stmt redirect_block(const BlockRealizeNode& realize, const Buffer& buffer, const Buffer& cache,
+                    const std::vector<PrimExpr>& indices) {
   BufferReindex to_point;
   to_point.indices = [&indices](const std::vector<PrimExpr>&) { return indices; };
   to_point.region = [&indices](const std::vector<Range>&) {
@@ -216,7 +223,8 @@ Stmt redirect_block(const BlockRealizeNode& realize, const Buffer& buffer, const
 
 // Inserts `nest` at `pos` in the body of `loc` (a loop, or the scope block), redirects the
 // block, allocates the cache in the scope.
-void install(ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t loc, int64_t pos, const ReindexStage& stage, const Buffer& buffer) {
+void install(ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t loc, int64_t pos, const ReindexStage& stage,
+             const Buffer& buffer) {
   Stmt redirected = redirect_block(*s.info(block_sid)->realize, buffer, stage.cache, stage.new_indices);
   s.replace(block_sid, redirected);
   if (loc != scope) {
@@ -231,8 +239,8 @@ void install(ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t loc,
 }
 
 // Where the copy goes: after `first` and before the first of `related`, as cache_read places it.
-void locate(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t first, std::unordered_set<uint64_t> related,
-            uint64_t& loc, int64_t& pos, const char* primitive) {
+void locate(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t first,
+            std::unordered_set<uint64_t> related, uint64_t& loc, int64_t& pos, const char* primitive) {
   const BlockNode& scope_block = s.block_at(scope);
   related.erase(first);
   loc = scope;
@@ -242,13 +250,18 @@ void locate(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t
   }
   CacheLocDetector detector(first, scope, related);
   detector.visit(Stmt(std::make_shared<BlockNode>(scope_block)));
-  if (detector.holds_both) fail_not_supported(s, {block_sid}, std::string(primitive) + " where the blocks it connects share a container block");
-  if (detector.pos < 0 || !detector.loc) fail_not_supported(s, {block_sid}, std::string(primitive) + " where the copy has no place between the blocks it connects");
+  if (detector.holds_both)
+    fail_not_supported(s, {block_sid},
+                       std::string(primitive) + " where the blocks it connects share a container block");
+  if (detector.pos < 0 || !detector.loc)
+    fail_not_supported(s, {block_sid},
+                       std::string(primitive) + " where the copy has no place between the blocks it connects");
   loc = detector.loc;
   pos = detector.pos;
   Stmt body = loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(loc).body;
   if (detector.seq && body.get() != detector.seq) {
-    fail_not_supported(s, {block_sid}, std::string(primitive) + " where the blocks it connects meet under a branch or binding");
+    fail_not_supported(s, {block_sid},
+                       std::string(primitive) + " where the blocks it connects meet under a branch or binding");
   }
 }
 
@@ -266,18 +279,21 @@ uint64_t reindex_cache_read(ScheduleState& s, uint64_t block_sid, int64_t index,
                             const std::vector<Var>& map_params, const std::vector<PrimExpr>& map_outputs) {
   check_storage_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
-  if (index < 0 || index >= static_cast<int64_t>(block->reads.size())) fail_buffer_index_out_of_range(s, block_sid, index, false);
+  if (index < 0 || index >= static_cast<int64_t>(block->reads.size()))
+    fail_buffer_index_out_of_range(s, block_sid, index, false);
   const BufferRegion access = block->reads[static_cast<size_t>(index)];
   uint64_t scope = s.scope_block(block_sid);
   check_stage_pipeline(s, scope);
   for (const auto& w : block->writes) {
     if (w.buffer == access.buffer)
-      fail_not_supported(s, {block_sid}, fmt::format("reindex_cache_read of {}, which block {{0}} also writes", access.buffer->name));
+      fail_not_supported(s, {block_sid},
+                         fmt::format("reindex_cache_read of {}, which block {{0}} also writes", access.buffer->name));
   }
   std::vector<uint64_t> writers = writers_of(s, scope, access.buffer);
   if (writers.size() > 1) {
     fail(s, kNotSingleWriteBlock, {writers[0], writers[1]},
-         "The buffer " + access.buffer->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
+         "The buffer " + access.buffer->name +
+             " is expected to be written by single block, but it is written by blocks {0} and {1}.");
   }
   uint64_t loc = scope;
   int64_t pos = 0;
@@ -291,7 +307,8 @@ uint64_t reindex_cache_write(ScheduleState& s, uint64_t block_sid, int64_t index
                              const std::vector<Var>& map_params, const std::vector<PrimExpr>& map_outputs) {
   check_storage_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
-  if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) fail_buffer_index_out_of_range(s, block_sid, index, true);
+  if (index < 0 || index >= static_cast<int64_t>(block->writes.size()))
+    fail_buffer_index_out_of_range(s, block_sid, index, true);
   const BufferRegion access = block->writes[static_cast<size_t>(index)];
   uint64_t scope = s.scope_block(block_sid);
   check_stage_pipeline(s, scope);
@@ -300,7 +317,8 @@ uint64_t reindex_cache_write(ScheduleState& s, uint64_t block_sid, int64_t index
     for (const auto& w : s.block_at(other).writes) {
       if (w.buffer == access.buffer)
         fail(s, kNotSingleWriteBlock, {block_sid, other},
-             "The buffer " + access.buffer->name + " is expected to be written by single block, but it is written by blocks {0} and {1}.");
+             "The buffer " + access.buffer->name +
+                 " is expected to be written by single block, but it is written by blocks {0} and {1}.");
     }
   }
   // The copy back goes after the block, before the first block of the scope reading the buffer.
@@ -333,7 +351,8 @@ void register_reindex_cache_kinds(KindList& kinds) {
   for (bool read : {true, false}) {
     kinds.push_back(define_kind(
         read ? "ReindexCacheRead" : "ReindexCacheWrite", read ? "reindex_cache_read" : "reindex_cache_write",
-        {input("block", ParamType::Block), attr(read ? "read_buffer_index" : "write_buffer_index", read ? ParamType::ReadIndex : ParamType::WriteIndex),
+        {input("block", ParamType::Block),
+         attr(read ? "read_buffer_index" : "write_buffer_index", read ? ParamType::ReadIndex : ParamType::WriteIndex),
          attr("storage_scope", ParamType::Str), input("index_map", ParamType::IndexMap)},
         OutputForm::Single,
         [read](Schedule& sch, InstructionCall& c) {
@@ -341,18 +360,25 @@ void register_reindex_cache_kinds(KindList& kinds) {
           const TraceArg& map = c.inputs[1];
           TSCH_USER_ASSERT_ARG(map.kind == TraceArg::Kind::IndexMap, TypeError, "index_map") << "expected an index map";
           int64_t index = c.attrs[0].as_int();
-          output_blocks(c, {read ? reindex_cache_read(sch.state(), block, index, c.attrs[1].s, map.map_params, map.map_outputs)
-                                 : reindex_cache_write(sch.state(), block, index, c.attrs[1].s, map.map_params, map.map_outputs)});
+          output_blocks(
+              c,
+              {read ? reindex_cache_read(sch.state(), block, index, c.attrs[1].s, map.map_params, map.map_outputs)
+                    : reindex_cache_write(sch.state(), block, index, c.attrs[1].s, map.map_params, map.map_outputs)});
         },
-        read ? "reindex_cache_read(block, read_buffer_index, storage_scope, index_map) -> BlockRV: read the point the block reads "
+        read ? "reindex_cache_read(block, read_buffer_index, storage_scope, index_map) -> BlockRV: read the point the "
+               "block reads "
                "per instance through a cache laid out by index_map over the block's iterators."
-             : "reindex_cache_write(block, write_buffer_index, storage_scope, index_map) -> BlockRV: write the point the block writes "
+             : "reindex_cache_write(block, write_buffer_index, storage_scope, index_map) -> BlockRV: write the point "
+               "the block writes "
                "per instance into a cache laid out by index_map over the block's iterators, copied back after it.",
-        "the access is a single point per instance; the iterators the index map uses are those the access uses; one writer of "
+        "the access is a single point per instance; the iterators the index map uses are those the access uses; one "
+        "writer of "
         "the buffer in the scope",
-        read ? "C[vi, vj] = B[vi, vj] + 1, index_map lambda i, j: (j, i)  ->  B_shared[vj, vi] = B[vi, vj] (block B_shared); "
+        read ? "C[vi, vj] = B[vi, vj] + 1, index_map lambda i, j: (j, i)  ->  B_shared[vj, vi] = B[vi, vj] (block "
+               "B_shared); "
                "C[vi, vj] = B_shared[vj, vi] + 1"
-             : "B[vi, vj] = A[vi, vj] * 2, index_map lambda i, j: (j, i)  ->  B_shared[vj, vi] = A[vi, vj] * 2; B[vi, vj] = "
+             : "B[vi, vj] = A[vi, vj] * 2, index_map lambda i, j: (j, i)  ->  B_shared[vj, vi] = A[vi, vj] * 2; B[vi, "
+               "vj] = "
                "B_shared[vj, vi] (block B_shared)"));
   }
 }

@@ -15,9 +15,9 @@
 #include "ir/printer.h"
 #include "schedule/analysis.h"
 #include "schedule/error.h"
+#include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
-#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -25,17 +25,20 @@ using namespace ir;
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kLoopMultiAppearanceError, "LoopMultiAppearanceError", "Some loop appears in the input array for multiple times.",
+TSCH_SCHEDULE_ERROR_KIND(kLoopMultiAppearanceError, "LoopMultiAppearanceError",
+                         "Some loop appears in the input array for multiple times.",
                          "Loop {0} appears in the input array for multiple times.");
-TSCH_SCHEDULE_ERROR_KIND(kLoopsNotAChainError, "LoopsNotAChainError", "the loops are not in a chain",
-                         "The loops are not in a chain because there is a non-single-branch stmt in between. Problematic stmt: {0}");
+TSCH_SCHEDULE_ERROR_KIND(
+    kLoopsNotAChainError, "LoopsNotAChainError", "the loops are not in a chain",
+    "The loops are not in a chain because there is a non-single-branch stmt in between. Problematic stmt: {0}");
 TSCH_SCHEDULE_ERROR_KIND(kDependentLoopError, "DependentLoopError.reorder",
                          "An outer loop's `min` or `extent` is dependent on an inner loop in the new order",
                          "Outer Loop {0}'s `min` or `extent` is dependent on an inner loop in the new order");
 
-TSCH_SCHEDULE_ERROR_KIND(kBlockPropertyError, "BlockPropertyError",
-                         "The block under the loops to be reordered have block iter type other than data-parallel or reduction",
-                         "The block {0} under the loops to be reordered have block iter type other than data-parallel or reduction");
+TSCH_SCHEDULE_ERROR_KIND(
+    kBlockPropertyError, "BlockPropertyError",
+    "The block under the loops to be reordered have block iter type other than data-parallel or reduction",
+    "The block {0} under the loops to be reordered have block iter type other than data-parallel or reduction");
 
 TSCH_SCHEDULE_ERROR_KIND(kInvalidReorderIndex, "InvalidReorderIndex", "The specified reorder indices are invalid.",
                          "The user provided block reorder indices `{1}` is not a valid permutation of [0, {2}).");
@@ -49,14 +52,18 @@ bool unit_step_linear(const PrimExpr& e) {
     int64_t c;
     if (as_const_int(x, &c)) return true;
     switch (x->kind) {
-      case ExprKind::Var: smallest = std::min(smallest, scale < 0 ? -scale : scale); return true;
+      case ExprKind::Var:
+        smallest = std::min(smallest, scale < 0 ? -scale : scale);
+        return true;
       case ExprKind::Add:
-      case ExprKind::Sub: return walk(binary_a(x), scale) && walk(binary_b(x), x->kind == ExprKind::Sub ? -scale : scale);
+      case ExprKind::Sub:
+        return walk(binary_a(x), scale) && walk(binary_b(x), x->kind == ExprKind::Sub ? -scale : scale);
       case ExprKind::Mul:
         if (as_const_int(binary_b(x), &c)) return walk(binary_a(x), scale * c);
         if (as_const_int(binary_a(x), &c)) return walk(binary_b(x), scale * c);
         return false;
-      default: return false;
+      default:
+        return false;
     }
   };
   return walk(e, 1) && (smallest == 1 || smallest == INT64_MAX);
@@ -126,11 +133,13 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
   for (const BlockRealizeNode* r : realizes_under(s.loop_at(path.back()).body)) {
     std::vector<uint64_t> loops = s.enclosing_loops(r->block->sid);
     std::unordered_set<const VarNode*> inner;
-    for (auto it = std::find(loops.begin(), loops.end(), path.front()); it != loops.end(); ++it) inner.insert(s.loop_at(*it).loop_var.get());
+    for (auto it = std::find(loops.begin(), loops.end(), path.front()); it != loops.end(); ++it)
+      inner.insert(s.loop_at(*it).loop_var.get());
     auto is_inner = [&](const VarNode* v) { return inner.count(v) > 0; };
     auto not_affine = [&](const std::string& why) {
       fail(s, kBlockPropertyError, {r->block->sid},
-           "The block {0} under the loops to be reordered does not have an affine binding with regard to the loops: " + why);
+           "The block {0} under the loops to be reordered does not have an affine binding with regard to the loops: " +
+               why);
     };
     for (size_t i = 0; i < r->iter_values.size(); ++i) {
       IterType t = r->block->iter_vars[i].type;
@@ -150,10 +159,13 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
         for (uint64_t l : loops) {
           if (s.loop_at(l).loop_var.get() == v) f = &s.loop_at(l);
         }
-        if (f && is_inner(v) && is_zero(f->min) && as_const_int(f->extent, &extent)) extents[v] = extent;
-        else known = false;
+        if (f && is_inner(v) && is_zero(f->min) && as_const_int(f->extent, &extent))
+          extents[v] = extent;
+        else
+          known = false;
       });
-      if (known && is_one(r->predicate) && !arith::detect_iter_map({r->iter_values[i]}, extents, false).ok && !unit_step_linear(r->iter_values[i])) {
+      if (known && is_one(r->predicate) && !arith::detect_iter_map({r->iter_values[i]}, extents, false).ok &&
+          !unit_step_linear(r->iter_values[i])) {
         not_affine("binding " + ir::script(r->iter_values[i]) + " skips values of its iterator");
       }
     }
@@ -161,7 +173,8 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
     // iterators' loops that no one binding covers; tsch's te lowering reorders such blocks
     // after rfactor, and reordering never changes what they compute, so it is accepted.)
     for (const PrimExpr& c : conjuncts(r->predicate)) {
-      bool comparison = c->kind == ExprKind::LT || c->kind == ExprKind::LE || c->kind == ExprKind::GT || c->kind == ExprKind::GE;
+      bool comparison =
+          c->kind == ExprKind::LT || c->kind == ExprKind::LE || c->kind == ExprKind::GT || c->kind == ExprKind::GE;
       if (uses_var(c, is_inner) &&
           (!comparison || !is_quasi_affine(binary_a(c), is_inner) || !is_quasi_affine(binary_b(c), is_inner))) {
         not_affine("the predicate " + ir::script(c) + " is not a bound of a quasi-affine expression");
@@ -229,8 +242,8 @@ void register_reorder_kinds(KindList& kinds) {
       "the loops form a single chain (each under the previous), no loop given twice, nothing but loops between them",
       "for i, j, k in T.grid(...)        ->  sch.reorder(k, i)  gives  for k, j, i in T.grid(...)"));
   kinds.push_back(define_kind(
-      "ReorderBlockIterVar", "reorder_block_iter_var", {input("block", ParamType::Block), input("new_order", ParamType::IntList)},
-      OutputForm::None,
+      "ReorderBlockIterVar", "reorder_block_iter_var",
+      {input("block", ParamType::Block), input("new_order", ParamType::IntList)}, OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         std::vector<int64_t> order;
         for (const TraceArg& a : c.inputs[1].list) order.push_back(a.as_int());
@@ -238,7 +251,8 @@ void register_reorder_kinds(KindList& kinds) {
       },
       "reorder_block_iter_var(block, new_order): list the block's iterators (and their bindings) in the order given.",
       "new_order is a permutation of range(number of the block's iterators)",
-      "vi, vj = T.axis.remap(\"SS\", [i, j])  ->  sch.reorder_block_iter_var(block, [1, 0])  gives  vj, vi = T.axis.remap(\"SS\", [j, i])"));
+      "vi, vj = T.axis.remap(\"SS\", [i, j])  ->  sch.reorder_block_iter_var(block, [1, 0])  gives  vj, vi = "
+      "T.axis.remap(\"SS\", [j, i])"));
 }
 
 }  // namespace tsch::schedule

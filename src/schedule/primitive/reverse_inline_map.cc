@@ -38,7 +38,8 @@ std::optional<Digit> parse_digit(const PrimExpr& e) {
 
 }  // namespace
 
-std::unordered_map<const VarNode*, PrimExpr> digits_inverse(const std::vector<PrimExpr>& loads, const std::vector<IterVar>& iters,
+std::unordered_map<const VarNode*, PrimExpr> digits_inverse(const std::vector<PrimExpr>& loads,
+                                                            const std::vector<IterVar>& iters,
                                                             const std::vector<PrimExpr>& outputs) {
   std::unordered_map<const VarNode*, std::vector<Digit>> digits;
   for (size_t d = 0; d < loads.size(); ++d) {
@@ -80,8 +81,8 @@ std::unordered_map<const VarNode*, PrimExpr> digits_inverse(const std::vector<Pr
 }
 
 bool digits_invert_load(const std::unordered_map<const VarNode*, PrimExpr>& inverse, const std::vector<PrimExpr>& loads,
-                        const std::vector<PrimExpr>& stores, const std::vector<IterVar>& iters, const arith::VarDomain& producer_dom,
-                        const arith::VarDomain& consumer_dom) {
+                        const std::vector<PrimExpr>& stores, const std::vector<IterVar>& iters,
+                        const arith::VarDomain& producer_dom, const arith::VarDomain& consumer_dom) {
   // The inverse of the load is the identity by digits_inverse's construction; what is left
   // to prove is the other direction and that the producer writes all the consumer reads.
   // The producer stores at distinct iterators, each of its iterators among them: it writes
@@ -116,7 +117,8 @@ bool digits_invert_load(const std::unordered_map<const VarNode*, PrimExpr>& inve
 
 namespace {
 
-void collect_terms(const PrimExpr& e, int64_t sign, std::vector<std::pair<PrimExpr, int64_t>>& terms, int64_t& constant) {
+void collect_terms(const PrimExpr& e, int64_t sign, std::vector<std::pair<PrimExpr, int64_t>>& terms,
+                   int64_t& constant) {
   int64_t c;
   if (as_const_int(e, &c)) {
     constant += sign * c;
@@ -144,8 +146,10 @@ PrimExpr tvm_sum_order(const PrimExpr& e) {
   PrimExpr out;
   for (const auto& [term, coeff] : terms) {
     PrimExpr scaled = (coeff == 1 || coeff == -1) ? term : mul(term, make_int(coeff < 0 ? -coeff : coeff, t));
-    if (!out) out = coeff < 0 ? sub(make_int(0, t), scaled) : scaled;
-    else out = coeff < 0 ? sub(out, scaled) : add(out, scaled);
+    if (!out)
+      out = coeff < 0 ? sub(make_int(0, t), scaled) : scaled;
+    else
+      out = coeff < 0 ? sub(out, scaled) : add(out, scaled);
   }
   if (constant > 0) out = add(out, make_int(constant, t));
   if (constant < 0) out = sub(out, make_int(-constant, t));
@@ -172,7 +176,8 @@ std::vector<PrimExpr> tvm_fold_guards(std::vector<PrimExpr> guards) {
         continue;
       int64_t rem = ((c1 % c2) + c2) % c2;
       int64_t tightened = rem == 0 ? c1 - c2 + c3 : (rem > c3 ? c1 - rem + c3 : c1);
-      if (tightened != c1) bound = make_binary(ExprKind::LT, binary_a(bound), make_int(tightened, binary_b(bound)->dtype));
+      if (tightened != c1)
+        bound = make_binary(ExprKind::LT, binary_a(bound), make_int(tightened, binary_b(bound)->dtype));
       break;
     }
   }

@@ -27,8 +27,9 @@ std::unordered_map<const ir::VarNode*, ir::PrimExpr> digits_inverse(const std::v
 // once), the load at the inverse of every element it writes is that element (over
 // `producer_dom`), and every element loaded over `consumer_dom` is written — so each consumer
 // iteration is computed by exactly one producer iteration, the one that writes what it loads.
-bool digits_invert_load(const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& inverse, const std::vector<ir::PrimExpr>& loads,
-                        const std::vector<ir::PrimExpr>& stores, const std::vector<ir::IterVar>& iters, const arith::VarDomain& producer_dom,
+bool digits_invert_load(const std::unordered_map<const ir::VarNode*, ir::PrimExpr>& inverse,
+                        const std::vector<ir::PrimExpr>& loads, const std::vector<ir::PrimExpr>& stores,
+                        const std::vector<ir::IterVar>& iters, const arith::VarDomain& producer_dom,
                         const arith::VarDomain& consumer_dom);
 
 // `e` simplified with the terms of a sum by descending coefficient, as TVM's canonical

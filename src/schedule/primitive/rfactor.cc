@@ -15,16 +15,16 @@
 
 #include "arith/block_access.h"
 #include "arith/simplify.h"
+#include "ir/expr_equal.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
-#include "ir/expr_equal.h"
 #include "schedule/block_scope.h"
 #include "schedule/error.h"
+#include "schedule/kind_registration.h"
 #include "schedule/primitive/reducer.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
-#include "schedule/kind_registration.h"
 
 namespace tsch::schedule {
 
@@ -40,35 +40,40 @@ bool same_indices(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b
   return true;
 }
 
-TSCH_SCHEDULE_ERROR_KIND(kNotSerialLoopKindError, "NotSerialLoopKindError", "The input loop of rfactor is required to be `kSerial`",
+TSCH_SCHEDULE_ERROR_KIND(kNotSerialLoopKindError, "NotSerialLoopKindError",
+                         "The input loop of rfactor is required to be `kSerial`",
                          "ScheduleError: The input loop {0} of rfactor is required to be `Serial`.");
-TSCH_SCHEDULE_ERROR_KIND(kNonSingleChildBlockError, "NonSingleChildBlockError", "The loop is required to have only one child block",
+TSCH_SCHEDULE_ERROR_KIND(kNonSingleChildBlockError, "NonSingleChildBlockError",
+                         "The loop is required to have only one child block",
                          "The loop {0} is required to have only one child block");
-TSCH_SCHEDULE_ERROR_KIND(kRFactorNotApplicableError, "RFactorNotApplicableError",
-                         "RFactor cannot be applied to the block since the block does not meet the requirements",
-                         "RFactor cannot be applied to block {0}, because the block is not of the form `X[...] = X[...] op value` "
-                         "with a T.init() storing op's identity to X[...]");
+TSCH_SCHEDULE_ERROR_KIND(
+    kRFactorNotApplicableError, "RFactorNotApplicableError",
+    "RFactor cannot be applied to the block since the block does not meet the requirements",
+    "RFactor cannot be applied to block {0}, because the block is not of the form `X[...] = X[...] op value` "
+    "with a T.init() storing op's identity to X[...]");
 TSCH_SCHEDULE_ERROR_KIND(kNoMatchedReducerError, "NoMatchedReducerError",
                          "No matched reducer for the identity and the combiner of this reduction block. So rfactor and "
                          "cross-thread reduction cannot be applied.",
                          "No matched reducer for the identity and the combiner of block {0}");
-TSCH_SCHEDULE_ERROR_KIND(kDataParIterTouchRFactorLoopError, "LoopPropertyError.data_par_touches_rfactor_loop",
-                         "The loop to be applied rfactor is required not to be touched by any data parallel block iter of the block",
-                         "The loop to be applied rfactor is {0}, which is required not to be touched by any data parallel block "
-                         "iter of the block below. However, some of the block's data parallel block iters touch this loop");
+TSCH_SCHEDULE_ERROR_KIND(
+    kDataParIterTouchRFactorLoopError, "LoopPropertyError.data_par_touches_rfactor_loop",
+    "The loop to be applied rfactor is required not to be touched by any data parallel block iter of the block",
+    "The loop to be applied rfactor is {0}, which is required not to be touched by any data parallel block "
+    "iter of the block below. However, some of the block's data parallel block iters touch this loop");
 TSCH_SCHEDULE_ERROR_KIND(kNotFirstChildBlockError, "LoopPropertyError.not_first_child_block_of_outermost_loop",
                          "The reduction block should be the first child block of the outermost loop outside of it",
                          "The first child block of the outermost loop {0} is not the reduction block.");
-TSCH_SCHEDULE_ERROR_KIND(kUnboundLoopUnderReductionLoopError, "LoopPropertyError.unbound_loop_under_reduction_loop",
-                         "A loop who has extent greater than one and is not bound to any block iter should not appear under a "
-                         "reduction loop",
-                         "The loop {0} has extent greater than one, and is not bound to any block iter. Therefore it shouldn't "
-                         "appear under a reduction loop");
-TSCH_SCHEDULE_ERROR_KIND(kFactorAxisOutOfRangeError, "FactorAxisOutOfRangeError",
-                         "The input `factor_axis` is out of range. It is required to be in range [-(ndim + 1), ndim] where `ndim` is "
-                         "the number of dimensions of the write buffer",
-                         "The input `factor_axis` is out of range");
-
+TSCH_SCHEDULE_ERROR_KIND(
+    kUnboundLoopUnderReductionLoopError, "LoopPropertyError.unbound_loop_under_reduction_loop",
+    "A loop who has extent greater than one and is not bound to any block iter should not appear under a "
+    "reduction loop",
+    "The loop {0} has extent greater than one, and is not bound to any block iter. Therefore it shouldn't "
+    "appear under a reduction loop");
+TSCH_SCHEDULE_ERROR_KIND(
+    kFactorAxisOutOfRangeError, "FactorAxisOutOfRangeError",
+    "The input `factor_axis` is out of range. It is required to be in range [-(ndim + 1), ndim] where `ndim` is "
+    "the number of dimensions of the write buffer",
+    "The input `factor_axis` is out of range");
 
 // What rfactor (and a cross-thread reduction) accepts as a reduction over several buffers;
 // a refusal names the condition the block breaks (TVM's numbering).
@@ -107,7 +112,8 @@ ReductionForm reduction_form(const ScheduleState& s, uint64_t block_sid, const B
       vals += (i ? ", " : "") + ir::script(values[i]);
     }
     fail(s, kNoMatchedReducerError, {block_sid},
-         fmt::format("No matched reducer for identity {} and combiner {} of block {{0}}. In this case rfactor cannot be applied.",
+         fmt::format("No matched reducer for identity {} and combiner {} of block {{0}}. In this case rfactor cannot "
+                     "be applied.",
                      inits.size() == 1 ? ids : "[" + ids + "]", values.size() == 1 ? vals : "[" + vals + "]"));
   };
   if (!block.init) not_applicable();
@@ -121,13 +127,16 @@ ReductionForm reduction_form(const ScheduleState& s, uint64_t block_sid, const B
     std::optional<ReducerMatch> m = match_reducer({init->value}, {update->value}, {current});
     // The commutative reducers match with the operands either way round (`A[vi, vk] + X[vi]`).
     if (!m && is_binary(update->value->kind)) {
-      m = match_reducer({init->value}, {make_binary(update->value->kind, binary_b(update->value), binary_a(update->value))}, {current});
+      m = match_reducer({init->value},
+                        {make_binary(update->value->kind, binary_b(update->value), binary_a(update->value))},
+                        {current});
     }
     if (!m) {
       // TVM's distinction: a store not of the form `X = X op v` is not a reduction rfactor knows.
       bool reads_self = false;
       for_each_expr(update->value, [&](const PrimExpr& e) {
-        if (auto* l = as<BufferLoadNode>(e)) reads_self |= l->buffer == update->buffer && same_indices(l->indices, update->indices);
+        if (auto* l = as<BufferLoadNode>(e))
+          reads_self |= l->buffer == update->buffer && same_indices(l->indices, update->indices);
       });
       if (!reads_self) not_applicable();
       no_reducer({init->value}, {update->value});
@@ -139,14 +148,17 @@ ReductionForm reduction_form(const ScheduleState& s, uint64_t block_sid, const B
   // The checks in TVM's order, each refusal naming the condition it breaks.
   auto violates = [&](int condition) {
     fail(s, kRFactorNotApplicableError, {block_sid},
-         fmt::format("RFactor cannot be applied to block {{0}}, because the block violates condition #{}.\n{}", condition,
-                     kReductionBlockDefinition));
+         fmt::format("RFactor cannot be applied to block {{0}}, because the block violates condition #{}.\n{}",
+                     condition, kReductionBlockDefinition));
   };
   std::vector<const BufferStoreNode*> inits;
   std::vector<Stmt> init_stmts;
-  if (auto* init_seq = as<SeqStmtNode>(block.init)) init_stmts = init_seq->seq;
-  else if (as<BufferStoreNode>(block.init)) init_stmts = {block.init};
-  else violates(1);
+  if (auto* init_seq = as<SeqStmtNode>(block.init))
+    init_stmts = init_seq->seq;
+  else if (as<BufferStoreNode>(block.init))
+    init_stmts = {block.init};
+  else
+    violates(1);
   for (const auto& st : init_stmts) {
     auto* store = as<BufferStoreNode>(st);
     if (!store) violates(1);
@@ -168,9 +180,12 @@ ReductionForm reduction_form(const ScheduleState& s, uint64_t block_sid, const B
   }
   if (lets.size() != n) violates(3);
   std::vector<Stmt> seq;
-  if (auto* stores_seq = as<SeqStmtNode>(body)) seq = stores_seq->seq;
-  else if (as<BufferStoreNode>(body)) seq = {body};
-  else violates(5);
+  if (auto* stores_seq = as<SeqStmtNode>(body))
+    seq = stores_seq->seq;
+  else if (as<BufferStoreNode>(body))
+    seq = {body};
+  else
+    violates(5);
   if (seq.size() != n) violates(6);
   std::vector<const BufferStoreNode*> stores(n, nullptr);  // by let
   for (const auto& st : seq) {
@@ -224,7 +239,8 @@ std::vector<BufferRegion> ordered_like(std::vector<BufferRegion> regions, const 
   auto rank = [&](const BufferRegion& r) {
     return static_cast<size_t>(std::find(order.begin(), order.end(), r.buffer) - order.begin());
   };
-  std::stable_sort(regions.begin(), regions.end(), [&](const BufferRegion& a, const BufferRegion& b) { return rank(a) < rank(b); });
+  std::stable_sort(regions.begin(), regions.end(),
+                   [&](const BufferRegion& a, const BufferRegion& b) { return rank(a) < rank(b); });
   return regions;
 }
 
@@ -322,7 +338,8 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   if (loop->for_kind != ForKind::Serial) {
     static const char* kinds[] = {"serial", "parallel", "vectorized", "unroll", "thread_binding"};
     fail(s, kNotSerialLoopKindError, {loop_sid},
-         fmt::format("ScheduleError: The input loop {{0}} of rfactor is required to be `Serial`. However, the kind of {{0}} is `{}`",
+         fmt::format("ScheduleError: The input loop {{0}} of rfactor is required to be `Serial`. However, the kind of "
+                     "{{0}} is `{}`",
                      kinds[static_cast<int>(loop->for_kind)]));
   }
   ReductionForm form = reduction_form(s, block_sid, *block);
@@ -339,8 +356,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // instead of once per row).
   for (uint64_t l : s.enclosing_loops(block_sid)) {
     const VarNode* lv = s.loop_at(l).loop_var.get();
-    if (binds_spatial_and_reduction(*realize, lv))
-      fail(s, kLoopTouchedByBothKindsError, {l, block_sid});
+    if (binds_spatial_and_reduction(*realize, lv)) fail(s, kLoopTouchedByBothKindsError, {l, block_sid});
   }
   // Whether loop f feeds a block iterator of the given kind.
   auto binds = [&](const ForNode* f, IterType kind) {
@@ -359,7 +375,8 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   uint64_t scope = s.scope_block(block_sid);
   uint64_t top = loops.empty() ? block_sid : loops.front();
-  if (s.info(top)->parent != scope) fail_not_supported(s, {loop_sid}, "rfactor of a block nested in another block's loops");
+  if (s.info(top)->parent != scope)
+    fail_not_supported(s, {loop_sid}, "rfactor of a block nested in another block's loops");
   // Other blocks under the outermost loop (a consumer moved there by reverse_compute_at): as
   // in TVM, the block must come first, the rf nest goes before the outermost loop and the
   // write-back takes the block's place. Moving the rf block's reads before the other blocks
@@ -376,10 +393,11 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
         for (const BufferRegion& r : block->reads) {
           bool output = std::find(form.buffers.begin(), form.buffers.end(), r.buffer) != form.buffers.end();
           if (w.buffer != r.buffer || output) continue;
-          fail_not_supported(s, {block_sid, other, top},
-                             fmt::format("rfactor of block {{0}}: block {{1}}, also under loop {{2}}, writes {}, which {{0}} "
-                                         "reads; the rf block, moved before loop {{2}}, would read it before it is written",
-                                         w.buffer->name));
+          fail_not_supported(
+              s, {block_sid, other, top},
+              fmt::format("rfactor of block {{0}}: block {{1}}, also under loop {{2}}, writes {}, which {{0}} "
+                          "reads; the rf block, moved before loop {{2}}, would read it before it is written",
+                          w.buffer->name));
         }
       }
     }
@@ -418,11 +436,12 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
       bool reduction_term = uses_rf(term) || uses_var(term, [&](const VarNode* v) { return at_start.count(v) > 0; });
       if (!reduction_term || arith::can_prove(substitute(term, at_start), dom)) continue;
       if (!s.rfactor_init_decomposed_later) {
-        fail_not_supported(s, {loop_sid, block_sid},
-                           fmt::format("rfactor of loop {{0}}: where its other reduction loops start, the T.where of block {{1}} "
-                                       "({}) may be false for some values of {{0}}, whose {}_rf entries would then never be "
-                                       "initialised (a reduction extent that can be below the split factor)",
-                                       ir::script(term), form.buffers[0]->name));
+        fail_not_supported(
+            s, {loop_sid, block_sid},
+            fmt::format("rfactor of loop {{0}}: where its other reduction loops start, the T.where of block {{1}} "
+                        "({}) may be false for some values of {{0}}, whose {}_rf entries would then never be "
+                        "initialised (a reduction extent that can be below the split factor)",
+                        ir::script(term), form.buffers[0]->name));
       }
       init_needs_decompose = true;
     }
@@ -435,18 +454,20 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     for (uint64_t l : s.enclosing_loops(block_sid)) {
       if (l == loop_sid) break;
       if (feeds_reduction(&s.loop_at(l))) {
-        fail_not_supported(s, {loop_sid, block_sid, l},
-                           "rfactor of loop {0}, inside reduction loop {2}: the reducer of block {1} keeps the earlier value on "
-                           "ties (`>=` / `<=`), so combining the partial results in another order can find another index of "
-                           "the same best value. Factor the outermost reduction loop, or use the reducer that breaks ties "
-                           "by index (`x1 > y1 or x1 == y1 and x0 < y0`)");
+        fail_not_supported(
+            s, {loop_sid, block_sid, l},
+            "rfactor of loop {0}, inside reduction loop {2}: the reducer of block {1} keeps the earlier value on "
+            "ties (`>=` / `<=`), so combining the partial results in another order can find another index of "
+            "the same best value. Factor the outermost reduction loop, or use the reducer that breaks ties "
+            "by index (`x1 > y1 or x1 == y1 and x0 < y0`)");
       }
     }
   }
   int64_t ndim = static_cast<int64_t>(x->shape.size());
   if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
     fail(s, kFactorAxisOutOfRangeError, {block_sid},
-         fmt::format("The write buffer {} has {} dimension(s), so `factor_axis` is required to be in [{}, {}] for rfactor. However, "
+         fmt::format("The write buffer {} has {} dimension(s), so `factor_axis` is required to be in [{}, {}] for "
+                     "rfactor. However, "
                      "the input `factor_axis` is {}, which is out of the expected range",
                      x->name, ndim, -(ndim + 1), ndim, factor_axis));
   }
@@ -541,7 +562,8 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     }
     wb_loops.push_back(f);
     // Under shared loops the write-back stays in the block's nest, on its loops.
-    loop_copy[f->loop_var.get()] = others.empty() ? make_var(f->loop_var->name, f->loop_var->dtype) : PrimExpr(f->loop_var);
+    loop_copy[f->loop_var.get()] =
+        others.empty() ? make_var(f->loop_var->name, f->loop_var->dtype) : PrimExpr(f->loop_var);
   }
   // The rf block keeps the block's spatial iterators; the write-back block gets its own
   // (one Var is defined once in a well-formed function, as in TVM).
@@ -563,7 +585,8 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   // The init as TVM re-creates it: a store per buffer, in the order of the lets.
   std::vector<Stmt> wb_inits;
   for (size_t j = 0; j < form.buffers.size(); ++j) {
-    wb_inits.push_back(std::make_shared<BufferStoreNode>(form.buffers[j], form.match.reducer.identities[j], wb_indices));
+    wb_inits.push_back(
+        std::make_shared<BufferStoreNode>(form.buffers[j], form.match.reducer.identities[j], wb_indices));
   }
   wb->init = make_seq(wb_inits);
   std::vector<PrimExpr> wb_current, wb_new;
@@ -572,7 +595,8 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
     wb_new.push_back(buffer_load(rf_buffers[j], read_indices));
   }
   wb->body = update_stmt(form, form.buffers, wb_indices, form.match.reducer.combine(wb_current, wb_new), "");
-  arith::AccessRegions wb_regions = arith::infer_access_regions(wb->body, wb->init, wb->alloc_buffers, wb->match_buffers);
+  arith::AccessRegions wb_regions =
+      arith::infer_access_regions(wb->body, wb->init, wb->alloc_buffers, wb->match_buffers);
   wb->reads = ordered_like(wb_regions.reads, rf_buffers);
   wb->writes = ordered_like(wb_regions.writes, form.buffers);
   // TVM gives the write-back block no predicate; then a spatial loop split imperfectly writes
@@ -580,8 +604,8 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   PrimExpr wb_pred = substitute(predicate_without(realize->predicate, wb_dropped), loop_copy);
   auto wb_realize = std::make_shared<BlockRealizeNode>(wb_values, wb_pred, wb);
   if (!others.empty()) {
-    replace_in_shared_loops(s, loops, loop_sid, wb_loops, wb_realize, BlockRealizeNode(rf_values, rf_pred, rf_block), rf_buffers,
-                            feeds_reduction);
+    replace_in_shared_loops(s, loops, loop_sid, wb_loops, wb_realize, BlockRealizeNode(rf_values, rf_pred, rf_block),
+                            rf_buffers, feeds_reduction);
     if (init_needs_decompose) s.rfactor_blocks_to_decompose.push_back(rf_block->sid);
     return rf_block->sid;
   }
@@ -607,7 +631,9 @@ namespace tsch::schedule {
 void register_rfactor_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "RFactor", "rfactor", {input("loop", ParamType::Loop), attr("factor_axis", ParamType::Int)}, OutputForm::Single,
-      [](Schedule& sch, InstructionCall& c) { output_blocks(c, {rfactor(sch.state(), sch.loop_sid(c.inputs[0]), c.attrs[0].as_int())}); },
+      [](Schedule& sch, InstructionCall& c) {
+        output_blocks(c, {rfactor(sch.state(), sch.loop_sid(c.inputs[0]), c.attrs[0].as_int())});
+      },
       "rfactor(loop, factor_axis) -> BlockRV: factorize the reduction along loop into a new buffer X_rf.",
       "the loop drives only reduction iterators of one reduction block with a recognised combiner (+, *, min, max)",
       "B[vi] += A[vi, vk] over k = k_0 * 4 + k_1; rfactor(k_1, 0)  ->  B_rf[vk_1, vi] partial sums, then B sums B_rf"));

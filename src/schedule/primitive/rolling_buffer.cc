@@ -38,24 +38,26 @@ TSCH_SCHEDULE_ERROR_KIND(kRollingBufferDependencyError, "RollingBufferDependency
                          "The target block is required to have only RAW dependencies",
                          "The target block {0} is required to have only RAW dependencies");
 // TVM's strings, typo and missing space included.
-TSCH_SCHEDULE_ERROR_KIND(kRollingBufferMatchError, "RollingBufferMatchError",
-                         "rolling_buffer expect the buffer region to have at least one dimentionmatching the rolling pattern such "
-                         "as: hh.outer * stride + hh.inner",
-                         "The target buffer should have at least one dimension range that matches a rolling pattern such as "
-                         "hh.outer * stride + hh.inner. ");
-TSCH_SCHEDULE_ERROR_KIND(kRollingBufferInsertionError, "RollingBufferInsertionError",
-                         "rolling_buffer injection is invalid, the lca of the access location of the target buffer is not a for "
-                         "loop. ",
-                         "rolling_buffer injection is invalid. The block {0} should be tiled so that the lca of the access location "
-                         "of the target buffer is a for loop. ");
+TSCH_SCHEDULE_ERROR_KIND(
+    kRollingBufferMatchError, "RollingBufferMatchError",
+    "rolling_buffer expect the buffer region to have at least one dimentionmatching the rolling pattern such "
+    "as: hh.outer * stride + hh.inner",
+    "The target buffer should have at least one dimension range that matches a rolling pattern such as "
+    "hh.outer * stride + hh.inner. ");
+TSCH_SCHEDULE_ERROR_KIND(
+    kRollingBufferInsertionError, "RollingBufferInsertionError",
+    "rolling_buffer injection is invalid, the lca of the access location of the target buffer is not a for "
+    "loop. ",
+    "rolling_buffer injection is invalid. The block {0} should be tiled so that the lca of the access location "
+    "of the target buffer is a for loop. ");
 
 // What the relaxed write region says about each buffer dimension.
 struct RollingInfo {
   Buffer old_buffer, new_buffer;
   size_t axis = 0;
   PrimExpr extent;
-  std::vector<int64_t> overlaps;      // per dimension: extent - stride (0 where no loop rolls it)
-  std::vector<PrimExpr> vars;         // per dimension: the loop variable rolling it, or null
+  std::vector<int64_t> overlaps;  // per dimension: extent - stride (0 where no loop rolls it)
+  std::vector<PrimExpr> vars;     // per dimension: the loop variable rolling it, or null
 };
 
 // TVM's BlockScope dependencies restricted to `block`: with each other block of the scope
@@ -134,7 +136,8 @@ bool match_rolling_start(const PrimExpr& start, PrimExpr& var, int64_t& stride) 
 // the storing block predicated so that it skips what the previous tile computed.
 class RollingRewriter : public IRMutator {
  public:
-  RollingRewriter(const ScheduleState& s, const RollingInfo& info, const BlockNode* scope) : s_(s), info_(info), scope_(scope) {}
+  RollingRewriter(const ScheduleState& s, const RollingInfo& info, const BlockNode* scope)
+      : s_(s), info_(info), scope_(scope) {}
 
   PrimExpr mutate(const PrimExpr& e) override {
     PrimExpr out = mutate_children(e);
@@ -172,7 +175,8 @@ class RollingRewriter : public IRMutator {
     // Every iteration of the rolling axis depends on all earlier ones: opaque, so that
     // lowering does not compact the inner loops' range.
     if (info_.axis < copy->iter_vars.size()) copy->iter_vars[info_.axis].type = IterType::Opaque;
-    arith::AccessRegions inferred = arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers);
+    arith::AccessRegions inferred =
+        arith::infer_access_regions(copy->body, copy->init, copy->alloc_buffers, copy->match_buffers);
     auto rewrite = [&](std::vector<BufferRegion>& regions, const std::vector<BufferRegion>& found) {
       for (auto& r : regions) {
         if (r.buffer != info_.old_buffer) continue;
@@ -208,16 +212,20 @@ class RollingRewriter : public IRMutator {
         if (w.buffer == info_.old_buffer) written = &w;
       }
       if (!written || !is_one(arith::simplify(written->region[i].extent))) {
-        fail_not_supported(s_, {realize->block->sid},
-                           fmt::format("rolling_buffer where block {{0}} writes more than one element of {} per iteration in "
-                                       "dimension {}",
-                                       info_.old_buffer->name, i));
+        fail_not_supported(
+            s_, {realize->block->sid},
+            fmt::format("rolling_buffer where block {{0}} writes more than one element of {} per iteration in "
+                        "dimension {}",
+                        info_.old_buffer->name, i));
       }
       std::unordered_map<const VarNode*, PrimExpr> bind;
-      for (size_t k = 0; k < realize->block->iter_vars.size(); ++k) bind[realize->block->iter_vars[k].var.get()] = realize->iter_values[k];
+      for (size_t k = 0; k < realize->block->iter_vars.size(); ++k)
+        bind[realize->block->iter_vars[k].var.get()] = realize->iter_values[k];
       const PrimExpr& var = info_.vars[i];
-      PrimExpr offset = arith::simplify(substitute(substitute(written->region[i].min, bind), {{as<VarNode>(var), make_int(0, var->dtype)}}));
-      PrimExpr beyond = make_binary(ExprKind::LE, make_int(info_.overlaps[i], offset->dtype), offset);  // TVM: `2 <= ax0`
+      PrimExpr offset = arith::simplify(
+          substitute(substitute(written->region[i].min, bind), {{as<VarNode>(var), make_int(0, var->dtype)}}));
+      PrimExpr beyond =
+          make_binary(ExprKind::LE, make_int(info_.overlaps[i], offset->dtype), offset);  // TVM: `2 <= ax0`
       PrimExpr term = make_binary(ExprKind::Or, make_binary(ExprKind::LT, var, make_int(1, var->dtype)), beyond);
       condition = !condition || is_one(condition) ? term : make_binary(ExprKind::And, condition, term);
     }
@@ -251,14 +259,17 @@ void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_i
   uint64_t lca = lowest_common_ancestor(s, users);
   if (!s.loop(lca)) {
     fail(s, kRollingBufferInsertionError, {block_sid},
-         "rolling_buffer injection is invalid. The block {0} should be tiled so that the lca of the access location of the target "
-         "buffer " + buffer->name + " is a for loop. ");
+         "rolling_buffer injection is invalid. The block {0} should be tiled so that the lca of the access location of "
+         "the target "
+         "buffer " +
+             buffer->name + " is a for loop. ");
   }
   std::vector<arith::Interval> relaxed = relaxed_region(s, block_sid, lca, region);
   std::vector<Range> window;
   for (size_t d = 0; d < relaxed.size(); ++d) {
     if (!relaxed[d].min) {
-      window.push_back(Range{make_int(0, buffer->shape[d]->dtype), buffer->shape[d]});  // unbounded: the whole dimension
+      window.push_back(
+          Range{make_int(0, buffer->shape[d]->dtype), buffer->shape[d]});  // unbounded: the whole dimension
     } else {
       PrimExpr extent = arith::simplify(add(sub(relaxed[d].max, relaxed[d].min), make_int(1, relaxed[d].min->dtype)));
       window.push_back(Range{relaxed[d].min, extent});
@@ -302,7 +313,8 @@ void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_i
   if (matched) {
     for (uint64_t loop : s.enclosing_loops(block_sid)) {
       const VarNode* loop_var = s.loop_at(loop).loop_var.get();
-      auto it = std::find_if(info.vars.begin(), info.vars.end(), [&](const PrimExpr& v) { return v.get() == loop_var; });
+      auto it =
+          std::find_if(info.vars.begin(), info.vars.end(), [&](const PrimExpr& v) { return v.get() == loop_var; });
       if (it != info.vars.end()) {
         info.axis = static_cast<size_t>(it - info.vars.begin());
         found = true;
@@ -312,9 +324,11 @@ void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_i
   }
   if (!found) {
     std::string ranges;
-    for (const Range& r : window) ranges += (ranges.empty() ? "" : ", ") + script(r.min) + ":" + script(arith::simplify(add(r.min, r.extent)));
+    for (const Range& r : window)
+      ranges += (ranges.empty() ? "" : ", ") + script(r.min) + ":" + script(arith::simplify(add(r.min, r.extent)));
     fail(s, kRollingBufferMatchError, {block_sid},
-         fmt::format("The target buffer {} with region [{}] should have at least one dimension range that matches a rolling pattern "
+         fmt::format("The target buffer {} with region [{}] should have at least one dimension range that matches a "
+                     "rolling pattern "
                      "such as hh.outer * stride + hh.inner. ",
                      buffer->name, ranges));
   }
@@ -323,9 +337,11 @@ void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_i
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   for (size_t d = 0; d < info.vars.size(); ++d) {
     if (!info.vars[d] || info.overlaps[d] <= 0) continue;
-    auto it = std::find_if(loops.begin(), loops.end(), [&](uint64_t l) { return s.loop_at(l).loop_var.get() == info.vars[d].get(); });
+    auto it = std::find_if(loops.begin(), loops.end(),
+                           [&](uint64_t l) { return s.loop_at(l).loop_var.get() == info.vars[d].get(); });
     if (it == loops.end()) {
-      fail_not_supported(s, {block_sid}, "rolling_buffer over " + script(info.vars[d]) + ", which is not a loop around block {0}");
+      fail_not_supported(s, {block_sid},
+                         "rolling_buffer over " + script(info.vars[d]) + ", which is not a loop around block {0}");
     }
     if (s.loop_at(*it).for_kind != ForKind::Serial && s.loop_at(*it).for_kind != ForKind::Unrolled) {
       fail_not_supported(s, {*it, block_sid}, "rolling_buffer over {0}, which is not a serial loop");
@@ -356,10 +372,14 @@ void register_rolling_buffer_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "RollingBuffer", "rolling_buffer", {input("block", ParamType::Block), attr("write_buffer_index", ParamType::Int)},
       OutputForm::None,
-      [](Schedule& sch, InstructionCall& c) { rolling_buffer(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int()); },
-      "rolling_buffer(block, write_buffer_index): keep a rolling window of the written intermediate buffer along the outermost "
+      [](Schedule& sch, InstructionCall& c) {
+        rolling_buffer(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int());
+      },
+      "rolling_buffer(block, write_buffer_index): keep a rolling window of the written intermediate buffer along the "
+      "outermost "
       "loop whose tiles overlap; the producer skips what the previous tile computed.",
-      "the block is not an output block and has only RAW dependencies; it and its consumers meet at a loop; a dimension of the "
+      "the block is not an output block and has only RAW dependencies; it and its consumers meet at a loop; a "
+      "dimension of the "
       "region it writes per iteration of that loop starts at loop * stride and overlaps the next one",
       "B = T.alloc_buffer((4, 10)); B[cc, vi] with vi = i_0 * 4 + ax0 (6 per tile)  ->  B = T.alloc_buffer((4, 6)); "
       "T.where(i_0 < 1 or ax0 >= 2); B[cc, vi % 6]"));

@@ -10,8 +10,8 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "schedule/error.h"
-#include "schedule/primitives.h"
 #include "schedule/kind_registration.h"
+#include "schedule/primitives.h"
 #include "support/random_engine.h"
 
 namespace tsch::schedule {
@@ -139,7 +139,8 @@ std::vector<int64_t> sample_partitioned_tile(int64_t extent, int64_t n, int64_t 
   check_tile_args(extent, n);
   std::vector<PrimePower> factors = factorize(extent);
   auto n_splits = static_cast<int32_t>(n);
-  if (partition_pos == 0 && innerpart_factor == 1) return sample_perfect_tile_once(rand_state, extent, n_splits, factors);
+  if (partition_pos == 0 && innerpart_factor == 1)
+    return sample_perfect_tile_once(rand_state, extent, n_splits, factors);
   TSCH_USER_ASSERT_ARG(n >= 2, ValueError, "n") << "Cannot tile a loop into " << n << " splits";
   while (true) {
     std::vector<int64_t> result = sample_perfect_tile_once(rand_state, extent, n_splits, factors);
@@ -174,7 +175,8 @@ class LoopIterKind : public IRVisitor {
     auto* r = as<BlockRealizeNode>(s);
     if (!r) return visit_children(s);
     for (size_t i = 0; i < r->iter_values.size(); ++i) {
-      if (r->block->iter_vars[i].type != IterType::DataPar && uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var_; }))
+      if (r->block->iter_vars[i].type != IterType::DataPar &&
+          uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var_; }))
         data_parallel = false;
     }
   }
@@ -336,7 +338,8 @@ void apply_sample_partitioned_tile(Schedule& sch, InstructionCall& c) {
   int64_t n = tile_parts(c), partition_pos = c.attrs[1].as_int(), innerpart_factor = c.attrs[2].as_int();
   TSCH_USER_ASSERT_ARG(partition_pos >= 0 && partition_pos < n, ValueError, "partition_pos")
       << "partition_pos must be between 0 and n - 1 = " << n - 1 << ", got " << partition_pos;
-  TSCH_USER_ASSERT_ARG(innerpart_factor >= 1, ValueError, "innerpart_factor") << "innerpart_factor must be positive, got " << innerpart_factor;
+  TSCH_USER_ASSERT_ARG(innerpart_factor >= 1, ValueError, "innerpart_factor")
+      << "innerpart_factor must be positive, got " << innerpart_factor;
   int64_t extent;
   std::vector<int64_t> factors;
   if (!ir::as_const_int(sch.loop(loop).extent, &extent) || extent % innerpart_factor != 0) {
@@ -348,7 +351,8 @@ void apply_sample_partitioned_tile(Schedule& sch, InstructionCall& c) {
     int64_t inner = 1;
     for (size_t i = static_cast<size_t>(partition_pos); i < factors.size(); ++i) inner *= factors[i];
     TSCH_USER_ASSERT_ARG(inner % innerpart_factor == 0, ValueError, "decision")
-        << "the factors from partition_pos on multiply to " << inner << ", not a multiple of innerpart_factor " << innerpart_factor;
+        << "the factors from partition_pos on multiply to " << inner << ", not a multiple of innerpart_factor "
+        << innerpart_factor;
   } else {
     factors = sample_partitioned_tile(extent, n, partition_pos, innerpart_factor, sch.rand_state());
   }
@@ -365,12 +369,15 @@ void apply_sample_categorical(Schedule& sch, InstructionCall& c) {
         << "probabilities must be finite and non-negative, got " << float_repr(probs.back());
     total += probs.back();
   }
-  for (const TraceArg& x : candidates) TSCH_USER_ASSERT_ARG(x.kind == TraceArg::Kind::Int, TypeError, "candidates") << "expected a list of int";
+  for (const TraceArg& x : candidates)
+    TSCH_USER_ASSERT_ARG(x.kind == TraceArg::Kind::Int, TypeError, "candidates") << "expected a list of int";
   TSCH_USER_ASSERT_ARG(candidates.size() == probs.size() && !candidates.empty(), ValueError, "probs")
       << "candidates and probs must have the same, non-zero length";
-  TSCH_USER_ASSERT_ARG(total > 0 && std::isfinite(total), ValueError, "probs") << "the probabilities must not all be zero";
+  TSCH_USER_ASSERT_ARG(total > 0 && std::isfinite(total), ValueError, "probs")
+      << "the probabilities must not all be zero";
   int64_t choice = c.decision.is_none() ? sample_categorical(probs, sch.rand_state()) : c.decision.as_int();
-  TSCH_USER_ASSERT_ARG(c.decision.is_none() || c.decision.kind == TraceArg::Kind::Int, TypeError, "decision") << "expected an int";
+  TSCH_USER_ASSERT_ARG(c.decision.is_none() || c.decision.kind == TraceArg::Kind::Int, TypeError, "decision")
+      << "expected an int";
   TSCH_USER_ASSERT_ARG(choice >= 0 && choice < static_cast<int64_t>(candidates.size()), ValueError, "decision")
       << "the decision is not a candidate index";
   c.outputs.push_back(make_rv(RVNode::Kind::Expr, 0, candidates[static_cast<size_t>(choice)].i, expr_rv_name(sch, c)));
@@ -405,34 +412,39 @@ void apply_sample_compute_location(Schedule& sch, InstructionCall& c) {
 }  // namespace
 
 void register_sampling_kinds(KindList& kinds) {
-  kinds.push_back(define_kind("SamplePerfectTile", "sample_perfect_tile",
-                              {input("loop", ParamType::Loop), attr("n", ParamType::Int), attr("max_innermost_factor", ParamType::Int, "16"),
-                               decision_param()},
-                              OutputForm::List, apply_sample_perfect_tile,
-                              "sample_perfect_tile(loop, n, max_innermost_factor=16, decision=None) -> list of ExprRV whose product is "
-                              "the extent."));
-  kinds.push_back(define_kind("SamplePartitionedTile", "sample_partitioned_tile",
-                              {input("loop", ParamType::Loop), attr("n", ParamType::Int), attr("partition_pos", ParamType::Int, "0"),
-                               attr("innerpart_factor", ParamType::Int, "1"), decision_param()},
-                              OutputForm::List, apply_sample_partitioned_tile,
-                              "sample_partitioned_tile(loop, n, partition_pos=0, innerpart_factor=1, decision=None) -> list of ExprRV "
-                              "whose product is the extent, the factors from partition_pos on multiplying to a multiple of "
-                              "innerpart_factor."));
-  kinds.push_back(define_kind("SampleCategorical", "sample_categorical",
-                              {attr("candidates", ParamType::IntList), attr("probs", ParamType::FloatList), decision_param()},
-                              OutputForm::Single, apply_sample_categorical,
-                              "sample_categorical(candidates, probs, decision=None) -> ExprRV: one candidate, drawn with the "
-                              "given probabilities."));
-  kinds.push_back(define_kind("SampleComputeLocation", "sample_compute_location", {input("block", ParamType::Block), decision_param()},
-                              OutputForm::Single, apply_sample_compute_location,
-                              "sample_compute_location(block, decision=None) -> LoopRV (decision -1: stay at the root, -2: inline)."));
+  kinds.push_back(define_kind(
+      "SamplePerfectTile", "sample_perfect_tile",
+      {input("loop", ParamType::Loop), attr("n", ParamType::Int), attr("max_innermost_factor", ParamType::Int, "16"),
+       decision_param()},
+      OutputForm::List, apply_sample_perfect_tile,
+      "sample_perfect_tile(loop, n, max_innermost_factor=16, decision=None) -> list of ExprRV whose product is "
+      "the extent."));
+  kinds.push_back(define_kind(
+      "SamplePartitionedTile", "sample_partitioned_tile",
+      {input("loop", ParamType::Loop), attr("n", ParamType::Int), attr("partition_pos", ParamType::Int, "0"),
+       attr("innerpart_factor", ParamType::Int, "1"), decision_param()},
+      OutputForm::List, apply_sample_partitioned_tile,
+      "sample_partitioned_tile(loop, n, partition_pos=0, innerpart_factor=1, decision=None) -> list of ExprRV "
+      "whose product is the extent, the factors from partition_pos on multiplying to a multiple of "
+      "innerpart_factor."));
+  kinds.push_back(
+      define_kind("SampleCategorical", "sample_categorical",
+                  {attr("candidates", ParamType::IntList), attr("probs", ParamType::FloatList), decision_param()},
+                  OutputForm::Single, apply_sample_categorical,
+                  "sample_categorical(candidates, probs, decision=None) -> ExprRV: one candidate, drawn with the "
+                  "given probabilities."));
+  kinds.push_back(define_kind(
+      "SampleComputeLocation", "sample_compute_location", {input("block", ParamType::Block), decision_param()},
+      OutputForm::Single, apply_sample_compute_location,
+      "sample_compute_location(block, decision=None) -> LoopRV (decision -1: stay at the root, -2: inline)."));
   for (size_t i = kinds.size() - 4; i < kinds.size(); ++i) kinds[i]->is_pure = true;
 }
 
 void register_postproc_kinds(KindList& kinds) {
-  kinds.push_back(define_kind("EnterPostproc", "enter_postproc", {}, OutputForm::None, [](Schedule&, InstructionCall&) {},
-                              "enter_postproc(): mark where postprocessing starts (a trace drops what follows with "
-                              "remove_postproc=True)."));
+  kinds.push_back(define_kind(
+      "EnterPostproc", "enter_postproc", {}, OutputForm::None, [](Schedule&, InstructionCall&) {},
+      "enter_postproc(): mark where postprocessing starts (a trace drops what follows with "
+      "remove_postproc=True)."));
   kinds.back()->is_postproc = true;
 }
 

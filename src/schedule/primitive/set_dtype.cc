@@ -31,14 +31,17 @@ void unsafe_set_dtype(ScheduleState& s, uint64_t block_sid, int64_t buffer_index
   if (!allocated_in_function(s, s.info(block_sid)->func, buffer)) {
     fail(s, kNonAllocatedBufferError, {block_sid},
          "The input buffer " + buffer->name +
-             " is not allocated by a block. This means the buffer is either a function parameter or defined in `match_buffer` of "
+             " is not allocated by a block. This means the buffer is either a function parameter or defined in "
+             "`match_buffer` of "
              "a block.");
   }
   // Step 3. Rewrite the whole function body (the root block holds every use).
   uint64_t root = s.root_of(s.info(block_sid)->func);
-  Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(root))), buffer, BufferChange{*dtype, std::nullopt, std::nullopt});
+  Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(root))), buffer,
+                                BufferChange{*dtype, std::nullopt, std::nullopt});
   const BlockRealizeNode* r = s.info(root)->realize;
-  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(replaced)));
+  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate,
+                                                     std::static_pointer_cast<const BlockNode>(replaced)));
 }
 
 void register_set_dtype_kinds(KindList& kinds) {
@@ -49,10 +52,12 @@ void register_set_dtype_kinds(KindList& kinds) {
       [](Schedule& sch, InstructionCall& c) {
         unsafe_set_dtype(sch.state(), sch.block_sid(c.inputs[0]), c.attrs[0].as_int(), c.attrs[1].s);
       },
-      "unsafe_set_dtype(block, buffer_index, dtype): store a buffer the block writes in another data type; stores cast to "
+      "unsafe_set_dtype(block, buffer_index, dtype): store a buffer the block writes in another data type; stores cast "
+      "to "
       "it, loads cast back.",
       "the buffer is allocated in the function (parameters keep their type); the precision lost is not checked",
-      "B = T.alloc_buffer((128, 128))  ->  B = T.alloc_buffer((128, 128), \"float16\"), B[i] = T.Cast(\"float16\", v)"));
+      "B = T.alloc_buffer((128, 128))  ->  B = T.alloc_buffer((128, 128), \"float16\"), B[i] = T.Cast(\"float16\", "
+      "v)"));
 }
 
 }  // namespace tsch::schedule

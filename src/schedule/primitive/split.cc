@@ -19,9 +19,9 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
+#include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
 #include "schedule/utils.h"
-#include "schedule/kind_registration.h"
 #include "target/target.h"
 
 namespace tsch::schedule {
@@ -30,21 +30,25 @@ using namespace ir;
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kNoFactorError, "NoFactorError", "At least one factor is required", "At least one factor is required to split loop {0}");
-TSCH_SCHEDULE_ERROR_KIND(kNotSingleInferFactorError, "NotSingleInferFactorError", "only one factor can be specified as -1 or none",
+TSCH_SCHEDULE_ERROR_KIND(kNoFactorError, "NoFactorError", "At least one factor is required",
+                         "At least one factor is required to split loop {0}");
+TSCH_SCHEDULE_ERROR_KIND(kNotSingleInferFactorError, "NotSingleInferFactorError",
+                         "only one factor can be specified as -1 or none",
                          "Only one factor can be specified as -1 or none");
-TSCH_SCHEDULE_ERROR_KIND(kNonPositiveFactorError, "NonPositiveFactorError",
-                         "All the constant factors are required to be positive. However, some constant input factor is zero or negative.",
-                         "All the constant factors are required to be positive.");
+TSCH_SCHEDULE_ERROR_KIND(
+    kNonPositiveFactorError, "NonPositiveFactorError",
+    "All the constant factors are required to be positive. However, some constant input factor is zero or negative.",
+    "All the constant factors are required to be positive.");
 TSCH_SCHEDULE_ERROR_KIND(kFactorOverflowError, "FactorOverflowError", "The factors do not fit the dtype of the loop",
                          "The factors do not fit the dtype of loop {0}");
 TSCH_SCHEDULE_ERROR_KIND(kWrongFactorProductError, "WrongFactorProductError",
                          "The product of factors is not larger than or equal to the extent of loop",
                          "The product of factors is not larger than or equal to the extent of loop {0}");
-TSCH_SCHEDULE_ERROR_KIND(kSymbolicShapeError, "SymbolicShapeError",
-                         "The min and extent values of the loop are required to be known at compile time. However, dynamic shape has "
-                         "been detected.",
-                         "Detected dynamic shape in either min or extent of a loop {0}");
+TSCH_SCHEDULE_ERROR_KIND(
+    kSymbolicShapeError, "SymbolicShapeError",
+    "The min and extent values of the loop are required to be known at compile time. However, dynamic shape has "
+    "been detected.",
+    "Detected dynamic shape in either min or extent of a loop {0}");
 
 // At most one factor to infer (its position, or -1) and the others positive.
 int check_factors(const ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors) {
@@ -55,7 +59,8 @@ int check_factors(const ScheduleState& s, uint64_t loop_sid, const std::vector<s
       inferred = static_cast<int>(i);
     } else if (*factors[i] <= 0) {
       fail(s, kNonPositiveFactorError, {loop_sid},
-           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, *factors[i]));
+           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}",
+                       i, *factors[i]));
     }
   }
   return inferred;
@@ -101,12 +106,14 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
   // T.grid(1, 4611686018427387904) and ran wrong).
   const int64_t dtype_max = t.bits >= 64 ? INT64_MAX : (int64_t{1} << (t.bits - 1)) - 1;
   auto too_large = [&](const std::string& what, int64_t value) {
-    fail(s, kFactorOverflowError, {loop_sid}, fmt::format("{} (= {}) does not fit the dtype {} of loop {{0}}", what, value, t.to_string()));
+    fail(s, kFactorOverflowError, {loop_sid},
+         fmt::format("{} (= {}) does not fit the dtype {} of loop {{0}}", what, value, t.to_string()));
   };
   for (size_t i = 0; i < factors.size(); ++i) {
     if (!factors[i]) continue;
     if (*factors[i] > dtype_max) too_large(fmt::format("the factor at position {}", i), *factors[i]);
-    if (__builtin_mul_overflow(product, *factors[i], &product) || product > dtype_max) too_large("the product of the factors", product);
+    if (__builtin_mul_overflow(product, *factors[i], &product) || product > dtype_max)
+      too_large("the product of the factors", product);
   }
   int64_t extent = 0;
   bool const_extent = as_const_int(loop->extent, &extent);
@@ -186,11 +193,13 @@ std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop_sid, const 
     int64_t c = 0;
     if (as_const_int(f, &c) && c <= 0) {
       fail(s, kNonPositiveFactorError, {loop_sid},
-           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}", i, c));
+           fmt::format("All the constant factors are required to be positive. However, the factor at position {} is {}",
+                       i, c));
     }
     if (!arith::can_prove_for_vscale_values(make_binary(ExprKind::GT, f, make_int(0, t)), any_vscale)) {
       fail(s, kNonPositiveFactorError, {loop_sid},
-           fmt::format("The factors are required to be positive. However, the factor at position {} ({}) is not positive for every "
+           fmt::format("The factors are required to be positive. However, the factor at position {} ({}) is not "
+                       "positive for every "
                        "value of vscale",
                        i, script(f)));
     }
@@ -199,7 +208,8 @@ std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop_sid, const 
   }
   const target::Target current = target::current_target();
   if (inferred >= 0) {
-    extents[static_cast<size_t>(inferred)] = arith::simplify(floordiv(sub(add(loop->extent, product), make_int(1, t)), product));
+    extents[static_cast<size_t>(inferred)] =
+        arith::simplify(floordiv(sub(add(loop->extent, product), make_int(1, t)), product));
   } else {
     PrimExpr covers = make_binary(ExprKind::GE, product, loop->extent);
     int64_t c = 0;
@@ -207,10 +217,11 @@ std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop_sid, const 
     if (!proved && arith::contains_vscale(covers)) {
       if (!target::target_has_vla(current)) {
         fail(s, kWrongFactorProductError, {loop_sid},
-             fmt::format("The product of factors is not larger than or equal to the extent of loop {{0}}: the factors contain "
-                         "T.vscale(), and a proof by vscale's values needs a target with scalable vectors (such as `llvm "
-                         "-mtriple=aarch64-linux-gnu -mattr=+sve`), but the target was {}",
-                         current ? current->str() : "None"));
+             fmt::format(
+                 "The product of factors is not larger than or equal to the extent of loop {{0}}: the factors contain "
+                 "T.vscale(), and a proof by vscale's values needs a target with scalable vectors (such as `llvm "
+                 "-mtriple=aarch64-linux-gnu -mattr=+sve`), but the target was {}",
+                 current ? current->str() : "None"));
       }
       proved = arith::can_prove_for_vscale_values(covers, target::vscale_values(current));
     }
@@ -229,7 +240,8 @@ std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop_sid, const 
   arith::VarDomain dom = loop_domain(s, loop_sid);
   dom.erase(loop->loop_var.get());
   for (size_t i = 0; i < vars.size(); ++i) dom[vars[i].get()] = arith::interval_of(Range{make_int(0, t), extents[i]});
-  bool exact = inferred >= 0 && is_zero(arith::simplify(sub(mul(extents[static_cast<size_t>(inferred)], product), loop->extent)));
+  bool exact = inferred >= 0 &&
+               is_zero(arith::simplify(sub(mul(extents[static_cast<size_t>(inferred)], product), loop->extent)));
   PrimExpr predicate;
   if (!exact && !disable_predication) predicate = make_binary(ExprKind::LT, value, loop->extent);
 
@@ -237,10 +249,10 @@ std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop_sid, const 
   return replace_by_split_nest(s, loop_sid, vars, extents, value, dom, predicate);
 }
 
-
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kWrongFactorSumError, "WrongFactorError", "The sum of factors is larger than or equal to the extent of loop",
+TSCH_SCHEDULE_ERROR_KIND(kWrongFactorSumError, "WrongFactorError",
+                         "The sum of factors is larger than or equal to the extent of loop",
                          "The sum of factors is larger than or equal to the extent of loop {0}");
 
 // One partition of loop_partition: a copy of the loop's body over [min, end) with its own
@@ -279,7 +291,8 @@ class PartitionCopier : public IRMutator {
       int bound = -1;  // the iterator bound to the partitioned loop itself
       for (size_t i = 0; i < r->iter_values.size() && bound < 0; ++i) {
         auto it = vars_.find(as<VarNode>(r->iter_values[i]));
-        if (as<VarNode>(r->iter_values[i]) && it != vars_.end() && it->second == PrimExpr(to_)) bound = static_cast<int>(i);
+        if (as<VarNode>(r->iter_values[i]) && it != vars_.end() && it->second == PrimExpr(to_))
+          bound = static_cast<int>(i);
       }
       std::vector<PrimExpr> values;
       for (const auto& v : r->iter_values) values.push_back(mutate(v));
@@ -364,10 +377,12 @@ std::string first_block_name(const Stmt& s) {
 
 }  // namespace
 
-std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors) {
+std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid,
+                                     const std::vector<std::optional<int64_t>>& factors) {
   // Step 1. Check the loop and the factors; the partitions' ends.
   const ForNode* loop = &s.loop_at(loop_sid);
-  if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding) fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
+  if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding)
+    fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
   int64_t min, extent;
   if (!as_const_int(loop->min, &min) || !as_const_int(loop->extent, &extent)) fail(s, kSymbolicShapeError, {loop_sid});
   if (factors.empty()) fail(s, kNoFactorError, {loop_sid});
@@ -393,15 +408,17 @@ std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid, const 
     if (!r || !r->block->init || inside) return;
     for (size_t i = 0; i < r->iter_values.size(); ++i) {
       if (r->block->iter_vars[i].type == IterType::CommReduce && r->iter_values[i].get() == loop->loop_var.get()) {
-        fail_not_supported(s, {loop_sid, r->block->sid},
-                           "loop_partition of loop {0}, the reduction loop of block {1}: each partition would run its init again "
-                           "(decompose_reduction first)");
+        fail_not_supported(
+            s, {loop_sid, r->block->sid},
+            "loop_partition of loop {0}, the reduction loop of block {1}: each partition would run its init again "
+            "(decompose_reduction first)");
       }
     }
   });
   if (inside) {
     fail_not_supported(s, {loop_sid, inside->sid},
-                       "loop_partition of loop {0}, under which block {1} allocates or matches buffers (each partition would need its own)");
+                       "loop_partition of loop {0}, under which block {1} allocates or matches buffers (each partition "
+                       "would need its own)");
   }
 
   // Step 2. One block per partition around a copy of the loop over its range, all in one
@@ -454,11 +471,15 @@ std::vector<PrimExpr> factor_exprs(const InstructionCall& c, DataType t) {
   std::vector<PrimExpr> factors;
   for (size_t i = 1; i < c.inputs.size(); ++i) {
     const TraceArg& f = c.inputs[i];
-    if (is_inferred(f)) factors.emplace_back();
-    else if (f.kind == TraceArg::Kind::Int) factors.push_back(make_int(f.i, t));
-    else if (f.kind == TraceArg::Kind::Ref && f.ref->kind == RVNode::Kind::Expr) factors.push_back(make_int(f.ref->value, t));
+    if (is_inferred(f))
+      factors.emplace_back();
+    else if (f.kind == TraceArg::Kind::Int)
+      factors.push_back(make_int(f.i, t));
+    else if (f.kind == TraceArg::Kind::Ref && f.ref->kind == RVNode::Kind::Expr)
+      factors.push_back(make_int(f.ref->value, t));
     else {
-      TSCH_USER_ASSERT_ARG(is_scalable(f) && f.expr->dtype.is_int() && arith::is_vscale_constant(f.expr), TypeError, "factors")
+      TSCH_USER_ASSERT_ARG(is_scalable(f) && f.expr->dtype.is_int() && arith::is_vscale_constant(f.expr), TypeError,
+                           "factors")
           << "expected a list of int, ExprRV, expression of T.vscale() or None";
       factors.push_back(f.expr);
     }
@@ -491,21 +512,24 @@ std::vector<std::optional<int64_t>> factor_args(const InstructionCall& c) {
 void register_split_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "LoopPartition", "loop_partition",
-      {input("loop", ParamType::Loop), input("factors", ParamType::Factors), attr("preserve_unit_iters", ParamType::Bool, "True")},
+      {input("loop", ParamType::Loop), input("factors", ParamType::Factors),
+       attr("preserve_unit_iters", ParamType::Bool, "True")},
       OutputForm::List,
       [](Schedule& sch, InstructionCall& c) {
         output_loops(c, loop_partition(sch.state(), sch.loop_sid(c.inputs[0]), factor_args(c)));
       },
       "loop_partition(loop, factors, preserve_unit_iters=True) -> list of LoopRV\n"
-      "Cut the loop into consecutive loops of the given lengths (one None: the rest; without one, a last loop takes the rest), "
+      "Cut the loop into consecutive loops of the given lengths (one None: the rest; without one, a last loop takes "
+      "the rest), "
       "each in a block of its own.",
-      "the loop has constant bounds, no annotation or thread binding; the factors are positive and sum to less than the extent",
+      "the loop has constant bounds, no annotation or thread binding; the factors are positive and sum to less than "
+      "the extent",
       "for i in range(128):  ->  with T.block(\"B_i_common\"): (B_i0_partition: for i0 in range(2)), "
       "(B_i1_partition: for i1 in range(2, 128))"));
   kinds.push_back(define_kind(
       "Split", "split",
-      {input("loop", ParamType::Loop), input("factors", ParamType::Factors), attr("preserve_unit_iters", ParamType::Bool, "True"),
-       attr("disable_predication", ParamType::Bool, "False")},
+      {input("loop", ParamType::Loop), input("factors", ParamType::Factors),
+       attr("preserve_unit_iters", ParamType::Bool, "True"), attr("disable_predication", ParamType::Bool, "False")},
       OutputForm::List,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t loop = sch.loop_sid(c.inputs[0]);

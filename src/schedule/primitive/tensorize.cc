@@ -36,8 +36,8 @@ using namespace ir;
 
 namespace {
 
-TSCH_SCHEDULE_ERROR_KIND(kTensorIntrinMismatchError, "TensorIntrinMismatchError", "The stmt doesn't match the tensor intrin.",
-                         "The stmt {0} doesn't match the tensor intrin");
+TSCH_SCHEDULE_ERROR_KIND(kTensorIntrinMismatchError, "TensorIntrinMismatchError",
+                         "The stmt doesn't match the tensor intrin.", "The stmt {0} doesn't match the tensor intrin");
 
 uint64_t sid_of(const Stmt& s) {
   if (auto* f = as<ForNode>(s)) return f->sid;
@@ -84,11 +84,15 @@ class TensorizeComparator : public ExprPairComparator {
       case StmtKind::For: {
         auto *a = as<ForNode>(lhs), *b = as<ForNode>(rhs);
         if (!def_equal(a->loop_var, b->loop_var)) {
-          return error(fmt::format("ForNode loop vars do not match: op->loop_var={} vs rhs->loop_var={}", a->loop_var->name, b->loop_var->name));
+          return error(fmt::format("ForNode loop vars do not match: op->loop_var={} vs rhs->loop_var={}",
+                                   a->loop_var->name, b->loop_var->name));
         }
-        if (!expr(a->min, b->min)) return error(fmt::format("ForNode min values do not match: op->min={} vs rhs->min={}", script(a->min), script(b->min)));
+        if (!expr(a->min, b->min))
+          return error(fmt::format("ForNode min values do not match: op->min={} vs rhs->min={}", script(a->min),
+                                   script(b->min)));
         if (!expr(a->extent, b->extent)) {
-          return error(fmt::format("ForNode extent values do not match: op->extent={} vs rhs->extent={}", script(a->extent), script(b->extent)));
+          return error(fmt::format("ForNode extent values do not match: op->extent={} vs rhs->extent={}",
+                                   script(a->extent), script(b->extent)));
         }
         if (a->for_kind != b->for_kind || a->thread_tag != b->thread_tag) return error("ForNode kinds do not match");
         if (!annotations(a->annotations, b->annotations)) return error("ForNode annotation maps do not match");
@@ -98,7 +102,9 @@ class TensorizeComparator : public ExprPairComparator {
       }
       case StmtKind::SeqStmt: {
         auto *a = as<SeqStmtNode>(lhs), *b = as<SeqStmtNode>(rhs);
-        if (a->seq.size() != b->seq.size()) return error(fmt::format("CompareArray array size mismatch. lhs.size()={} vs rhs.size()={}", a->seq.size(), b->seq.size()));
+        if (a->seq.size() != b->seq.size())
+          return error(fmt::format("CompareArray array size mismatch. lhs.size()={} vs rhs.size()={}", a->seq.size(),
+                                   b->seq.size()));
         for (size_t i = 0; i < a->seq.size(); ++i)
           if (!stmt(a->seq[i], b->seq[i])) return false;
         return true;
@@ -113,14 +119,16 @@ class TensorizeComparator : public ExprPairComparator {
           if (a->iter_values.size() != b->iter_values.size()) return error("BlockRealizeNode iter_values do not match");
           for (size_t i = 0; i < a->iter_values.size(); ++i) {
             if (!expr(a->iter_values[i], b->iter_values[i])) {
-              return error(fmt::format("BlockRealizeNode iter_values do not match: op->iter_values[{}]={} vs rhs->iter_values[{}]={}", i,
-                                       script(a->iter_values[i]), i, script(b->iter_values[i])));
+              return error(fmt::format(
+                  "BlockRealizeNode iter_values do not match: op->iter_values[{}]={} vs rhs->iter_values[{}]={}", i,
+                  script(a->iter_values[i]), i, script(b->iter_values[i])));
             }
           }
         }
         return expr(a->predicate, b->predicate) && stmt(Stmt(a->block), Stmt(b->block));
       }
-      case StmtKind::Block: return block(as<BlockNode>(lhs), as<BlockNode>(rhs));
+      case StmtKind::Block:
+        return block(as<BlockNode>(lhs), as<BlockNode>(rhs));
       case StmtKind::IfThenElse: {
         auto *a = as<IfThenElseNode>(lhs), *b = as<IfThenElseNode>(rhs);
         if (!expr(a->condition, b->condition) || !stmt(a->then_case, b->then_case)) return false;
@@ -130,8 +138,10 @@ class TensorizeComparator : public ExprPairComparator {
         auto *a = as<LetStmtNode>(lhs), *b = as<LetStmtNode>(rhs);
         return expr(a->value, b->value) && def_equal(a->var, b->var) && stmt(a->body, b->body);
       }
-      case StmtKind::Evaluate: return expr(as<EvaluateNode>(lhs)->value, as<EvaluateNode>(rhs)->value);
-      default: return error("statements of this kind are not compared by tensorize");
+      case StmtKind::Evaluate:
+        return expr(as<EvaluateNode>(lhs)->value, as<EvaluateNode>(rhs)->value);
+      default:
+        return error("statements of this kind are not compared by tensorize");
     }
   }
 
@@ -146,21 +156,27 @@ class TensorizeComparator : public ExprPairComparator {
         same = def_equal(a->iter_vars[i].var, b->iter_vars[i].var) && a->iter_vars[i].type == b->iter_vars[i].type;
       if (!same) return error("BlockNode iter_vars do not match: block " + a->name + " vs " + b->name);
       same = a->alloc_buffers.size() == b->alloc_buffers.size();
-      for (size_t i = 0; same && i < a->alloc_buffers.size(); ++i) same = buffer(a->alloc_buffers[i], b->alloc_buffers[i]);
+      for (size_t i = 0; same && i < a->alloc_buffers.size(); ++i)
+        same = buffer(a->alloc_buffers[i], b->alloc_buffers[i]);
       if (!same) return error("BlockNode alloc_buffers do not match: block " + a->name + " vs " + b->name);
       // An init of its own would be lost with the block's body: refused unless both have one.
-      if (!a->init != !b->init || (a->init && !stmt(a->init, b->init))) return error("BlockNode init does not match: block " + a->name + " vs " + b->name);
+      if (!a->init != !b->init || (a->init && !stmt(a->init, b->init)))
+        return error("BlockNode init does not match: block " + a->name + " vs " + b->name);
     }
     if (a->writes.size() != b->writes.size()) {
-      return error(fmt::format("BlockNode write buffers do not match: op->writes has {} regions vs rhs->writes {}", a->writes.size(), b->writes.size()));
+      return error(fmt::format("BlockNode write buffers do not match: op->writes has {} regions vs rhs->writes {}",
+                               a->writes.size(), b->writes.size()));
     }
     for (size_t i = 0; i < a->writes.size(); ++i)
-      if (!region(a->writes[i], b->writes[i])) return error("BlockNode write buffers do not match: block " + a->name + " vs " + b->name);
+      if (!region(a->writes[i], b->writes[i]))
+        return error("BlockNode write buffers do not match: block " + a->name + " vs " + b->name);
     if (a->reads.size() != b->reads.size()) {
-      return error(fmt::format("BlockNode read buffers regions do not match: op->reads has {} regions vs rhs->reads {}", a->reads.size(), b->reads.size()));
+      return error(fmt::format("BlockNode read buffers regions do not match: op->reads has {} regions vs rhs->reads {}",
+                               a->reads.size(), b->reads.size()));
     }
     for (size_t i = 0; i < a->reads.size(); ++i)
-      if (!region(a->reads[i], b->reads[i])) return error("BlockNode read buffers regions do not match: block " + a->name + " vs " + b->name);
+      if (!region(a->reads[i], b->reads[i]))
+        return error("BlockNode read buffers regions do not match: block " + a->name + " vs " + b->name);
     is_scope_block_ = false;
     return stmt(a->body, b->body);
   }
@@ -207,8 +223,9 @@ class TensorizeComparator : public ExprPairComparator {
     if (it != rhs_buffer_map.end()) return it->second == lhs;
     bool equal = def_equal(lhs->data, rhs->data) && lhs->dtype == rhs->dtype && lhs->scope == rhs->scope;
     if (!equal) {
-      return error(fmt::format("CompareBuffer buffer mismatch. data: {} vs {}, dtypes: {} vs {}, scope(): {} vs {}", lhs->name, rhs->name,
-                               lhs->dtype.to_string(), rhs->dtype.to_string(), lhs->scope, rhs->scope));
+      return error(fmt::format("CompareBuffer buffer mismatch. data: {} vs {}, dtypes: {} vs {}, scope(): {} vs {}",
+                               lhs->name, rhs->name, lhs->dtype.to_string(), rhs->dtype.to_string(), lhs->scope,
+                               rhs->scope));
     }
     rhs_buffer_map[rhs.get()] = lhs;
     return true;
@@ -224,48 +241,65 @@ class TensorizeComparator : public ExprPairComparator {
   }
 
   bool region(const BufferRegion& lhs, const BufferRegion& rhs) {
-    if (!buffer(lhs.buffer, rhs.buffer)) return error("CompareBufferRegion returning false due to buffer mismatch: lhs->buffer=" + lhs.buffer->name + " vs rhs->buffer=" + rhs.buffer->name);
+    if (!buffer(lhs.buffer, rhs.buffer))
+      return error("CompareBufferRegion returning false due to buffer mismatch: lhs->buffer=" + lhs.buffer->name +
+                   " vs rhs->buffer=" + rhs.buffer->name);
     int offset = static_cast<int>(lhs.region.size()) - static_cast<int>(rhs.region.size());
     if (offset < 0) {
-      return error(fmt::format("CompareBufferRegion returning false because buffer region sizes do not match: lhs->region.size()={} vs rhs->region.size()={}",
-                               lhs.region.size(), rhs.region.size()));
+      return error(
+          fmt::format("CompareBufferRegion returning false because buffer region sizes do not match: "
+                      "lhs->region.size()={} vs rhs->region.size()={}",
+                      lhs.region.size(), rhs.region.size()));
     }
-    auto mismatch = [&](const std::string& what) { return error(what + ": " + region_text(lhs) + " vs " + region_text(rhs)); };
+    auto mismatch = [&](const std::string& what) {
+      return error(what + ": " + region_text(lhs) + " vs " + region_text(rhs));
+    };
     auto it = buffer_indices.find(lhs.buffer.get());
     if (it == buffer_indices.end()) {
       // The first region of a buffer (the scope block's) fixes its base indices.
       std::vector<PrimExpr> base;
       for (int i = 0; i < offset; ++i) {
-        if (!is_one(lhs.region[i].extent)) return mismatch("CompareBufferRegion returning false because buffer extent high-dim region must be element-wise");
+        if (!is_one(lhs.region[i].extent))
+          return mismatch(
+              "CompareBufferRegion returning false because buffer extent high-dim region must be element-wise");
         base.push_back(lhs.region[i].min);
       }
       for (size_t i = 0; i < rhs.region.size(); ++i) {
         base.push_back(lhs.region[i + offset].min);
-        if (!prove_equal(lhs.region[i + offset].extent, rhs.region[i].extent)) return mismatch("CompareBufferRegion buffer extent mismatch");
+        if (!prove_equal(lhs.region[i + offset].extent, rhs.region[i].extent))
+          return mismatch("CompareBufferRegion buffer extent mismatch");
       }
       buffer_indices.emplace(lhs.buffer.get(), std::move(base));
       return true;
     }
     const std::vector<PrimExpr>& base = it->second;
     for (int i = 0; i < offset; ++i) {
-      if (!is_one(lhs.region[i].extent)) return mismatch("CompareBufferRegion returning false because buffer extent high-dim region must be element-wise");
+      if (!is_one(lhs.region[i].extent))
+        return mismatch(
+            "CompareBufferRegion returning false because buffer extent high-dim region must be element-wise");
       auto [x, y] = unify(base[i], lhs.region[i].min);
-      if (!is_zero(arith::simplify(sub(x, y), dom_))) return mismatch("Buffer base index consistency check failed due to unequal index base");
+      if (!is_zero(arith::simplify(sub(x, y), dom_)))
+        return mismatch("Buffer base index consistency check failed due to unequal index base");
     }
     for (size_t i = 0; i < rhs.region.size(); ++i) {
-      if (!prove_equal(lhs.region[i + offset].extent, rhs.region[i].extent)) return mismatch("CompareBufferRegion buffer region extent mismatch");
+      if (!prove_equal(lhs.region[i + offset].extent, rhs.region[i].extent))
+        return mismatch("CompareBufferRegion buffer region extent mismatch");
       auto [x, y] = unify(lhs.region[i + offset].min, base[i + offset]);
-      if (!prove_equal(arith::simplify(sub(x, y), dom_), rhs.region[i].min)) return mismatch("CompareBufferRegion buffer region min mismatch");
+      if (!prove_equal(arith::simplify(sub(x, y), dom_), rhs.region[i].min))
+        return mismatch("CompareBufferRegion buffer region min mismatch");
     }
     return true;
   }
 
-  bool access(const Buffer& lb, const std::vector<PrimExpr>& li, const Buffer& rb, const std::vector<PrimExpr>& ri) override {
+  bool access(const Buffer& lb, const std::vector<PrimExpr>& li, const Buffer& rb,
+              const std::vector<PrimExpr>& ri) override {
     if (!buffer(lb, rb)) return false;
     int offset = static_cast<int>(li.size()) - static_cast<int>(ri.size());
     if (offset < 0) {
-      return error(fmt::format("CompareBufferAccess returning false because buffer indices sizes do not match: lhs->indices.size()={} vs rhs->indices.size()={}",
-                               li.size(), ri.size()));
+      return error(
+          fmt::format("CompareBufferAccess returning false because buffer indices sizes do not match: "
+                      "lhs->indices.size()={} vs rhs->indices.size()={}",
+                      li.size(), ri.size()));
     }
     auto it = buffer_indices.find(lb.get());
     if (it == buffer_indices.end()) return error("buffer " + lb->name + " is accessed but not in the block's regions");
@@ -273,14 +307,17 @@ class TensorizeComparator : public ExprPairComparator {
     for (size_t i = 0; i < ri.size(); ++i) {
       auto [x, y] = unify(li[i + offset], base[i + offset]);
       if (!prove_equal(sub(x, y), ri[i])) {
-        return error(fmt::format("CompareBufferAccess buffer indices mismatch. lhs->indices[i + offset]={} vs rhs->indices[i]={}", script(li[i + offset]), script(ri[i])));
+        return error(fmt::format(
+            "CompareBufferAccess buffer indices mismatch. lhs->indices[i + offset]={} vs rhs->indices[i]={}",
+            script(li[i + offset]), script(ri[i])));
       }
     }
     return true;
   }
 
   bool expr(const PrimExpr& lhs, const PrimExpr& rhs) override {
-    bool equal = lhs == rhs || (lhs->kind == rhs->kind && lhs->dtype.code == rhs->dtype.code && compare_operands(lhs, rhs));
+    bool equal =
+        lhs == rhs || (lhs->kind == rhs->kind && lhs->dtype.code == rhs->dtype.code && compare_operands(lhs, rhs));
     if (!equal) error("Expression mismatch: " + script(lhs) + " vs " + script(rhs));
     return equal;
   }
@@ -291,9 +328,9 @@ class TensorizeComparator : public ExprPairComparator {
   }
 
   bool is_scope_block_ = true;
-  std::unordered_map<const VarNode*, Var> equal_map_;     // the block's variable -> the description's
-  std::unordered_map<const VarNode*, PrimExpr> subst_;    // the same, as a substitution
-  arith::VarDomain dom_;                                   // loop and iterator ranges, both sides
+  std::unordered_map<const VarNode*, Var> equal_map_;   // the block's variable -> the description's
+  std::unordered_map<const VarNode*, PrimExpr> subst_;  // the same, as a substitution
+  arith::VarDomain dom_;                                // loop and iterator ranges, both sides
 };
 
 // A copy of the implementation's body with its own variables, buffers and schedule identities
@@ -329,10 +366,12 @@ class Renewer : public IRMutator {
       return it == vars_.end() ? e : it->second;
     }
     PrimExpr t = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(t)) return std::make_shared<BufferLoadNode>(load->dtype, buffer(load->buffer), load->indices);
+    if (auto* load = as<BufferLoadNode>(t))
+      return std::make_shared<BufferLoadNode>(load->dtype, buffer(load->buffer), load->indices);
     if (is_binary(t->kind)) {
       const PrimExpr &a = binary_a(t), &b = binary_b(t);
-      if (a->dtype != b->dtype && a->dtype.is_int() && b->dtype.is_int() && a->dtype.lanes == 1 && b->dtype.lanes == 1) {
+      if (a->dtype != b->dtype && a->dtype.is_int() && b->dtype.is_int() && a->dtype.lanes == 1 &&
+          b->dtype.lanes == 1) {
         DataType wide = a->dtype.bits > b->dtype.bits ? a->dtype : b->dtype;
         return make_binary(t->kind, promote(a, wide), promote(b, wide));
       }
@@ -381,7 +420,8 @@ class Renewer : public IRMutator {
         auto* st = as<BufferStoreNode>(t);
         return std::make_shared<BufferStoreNode>(buffer(st->buffer), st->value, st->indices);
       }
-      default: return mutate_children(s);
+      default:
+        return mutate_children(s);
     }
   }
 
@@ -435,8 +475,8 @@ void tensorize(ScheduleState& s, uint64_t block_or_loop, const std::string& intr
   if (!cmp.stmt(lhs, desc)) {
     Stmt where = cmp.mismatch_lhs ? cmp.mismatch_lhs : Stmt(realize->block);
     Stmt pattern = cmp.mismatch_rhs ? cmp.mismatch_rhs : desc;
-    std::string detail = "The stmt {0} doesn't match the tensor intrin\nThe pattern attempting to be matched:\n" + script(where) +
-                         "\nDoes not match the tensorize description:\n" + script(pattern) + "\n";
+    std::string detail = "The stmt {0} doesn't match the tensor intrin\nThe pattern attempting to be matched:\n" +
+                         script(where) + "\nDoes not match the tensorize description:\n" + script(pattern) + "\n";
     for (const auto& m : cmp.messages) detail += m + "\n";
     uint64_t loc = sid_of(where) ? sid_of(where) : block_sid;
     fail(s, kTensorIntrinMismatchError, {loc}, detail);
@@ -457,16 +497,22 @@ void tensorize(ScheduleState& s, uint64_t block_or_loop, const std::string& intr
     Buffer desc = intrin.desc->buffer_of(intrin.desc->params[i]);
     auto cur = cmp.rhs_buffer_map.find(desc.get());
     if (cur == cmp.rhs_buffer_map.end()) {
-      fail_not_supported(s, {block_sid}, "tensorize with intrinsic " + intrin_name + ", whose description never accesses its parameter " + desc->name + " (block {0})");
+      fail_not_supported(s, {block_sid},
+                         "tensorize with intrinsic " + intrin_name +
+                             ", whose description never accesses its parameter " + desc->name + " (block {0})");
     }
     const BufferRegion* declared = declared_region(impl_block, impl);
     if (!declared) {
-      fail_not_supported(s, {block_sid}, "tensorize with intrinsic " + intrin_name + ", whose implementation does not declare a region of " + impl->name + " (block {0})");
+      fail_not_supported(s, {block_sid},
+                         "tensorize with intrinsic " + intrin_name +
+                             ", whose implementation does not declare a region of " + impl->name + " (block {0})");
     }
     const std::vector<PrimExpr>& base = cmp.buffer_indices.at(cur->second.get());
     int offset = static_cast<int>(base.size()) - static_cast<int>(declared->region.size());
     if (offset < 0) {
-      fail_not_supported(s, {block_sid}, "tensorize: the implementation of " + intrin_name + " declares more dimensions of " + impl->name + " than block {0} accesses");
+      fail_not_supported(s, {block_sid},
+                         "tensorize: the implementation of " + intrin_name + " declares more dimensions of " +
+                             impl->name + " than block {0} accesses");
     }
     BufferRegion source{cur->second, {}};
     for (int d = 0; d < offset; ++d) source.region.push_back(Range{base[d], make_int(1, base[d]->dtype)});
@@ -504,7 +550,8 @@ void register_tensorize_kinds(KindList& kinds) {
       [](Schedule& sch, InstructionCall& c) {
         tensorize(sch.state(), sch.block_or_loop_sid(c.inputs[0]), c.attrs[0].s, c.attrs[1].as_bool());
       },
-      "tensorize(block_or_loop, tensor_intrin, preserve_unit_iters=True): replace a block (or the block blockize makes of a "
+      "tensorize(block_or_loop, tensor_intrin, preserve_unit_iters=True): replace a block (or the block blockize makes "
+      "of a "
       "loop's subtree) by the implementation of a registered tensor intrinsic (tvm.tir.TensorIntrin.register) whose "
       "description it matches.",
       "the intrinsic is registered; the block matches the description: loops, iterators, buffers (dtype and scope), "

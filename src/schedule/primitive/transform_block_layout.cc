@@ -29,17 +29,18 @@ std::vector<PrimExpr> simplified(const std::vector<PrimExpr>& indices, const ari
   return out;
 }
 
-
 TSCH_SCHEDULE_ERROR_KIND(kNotTrivialBindingError, "NotTrivialBindingError",
                          "The binding values of the block are not variables of outer loops.",
                          "The binding values of the {0} are not variables of outer loops.");
-TSCH_SCHEDULE_ERROR_KIND(kIndexMapNotApplicableToBlockIterError, "IndexMapNotApplicableToBlockIterError",
-                         "The index map can't be applied to block iters because the number of parameters mismatch.",
-                         "The index map can't be applied to block iters of {0} because the number of parameters mismatch.");
-TSCH_SCHEDULE_ERROR_KIND(kOpaqueNewIterTypeError, "OpaqueNewIterTypeError",
-                         "Cannot detect the new block iter type because it contains more than one type of original iter vars.",
-                         "Cannot detect the block iter type for a new iter value in {0} because it contains more than one type of "
-                         "original iter vars.");
+TSCH_SCHEDULE_ERROR_KIND(
+    kIndexMapNotApplicableToBlockIterError, "IndexMapNotApplicableToBlockIterError",
+    "The index map can't be applied to block iters because the number of parameters mismatch.",
+    "The index map can't be applied to block iters of {0} because the number of parameters mismatch.");
+TSCH_SCHEDULE_ERROR_KIND(
+    kOpaqueNewIterTypeError, "OpaqueNewIterTypeError",
+    "Cannot detect the new block iter type because it contains more than one type of original iter vars.",
+    "Cannot detect the block iter type for a new iter value in {0} because it contains more than one type of "
+    "original iter vars.");
 TSCH_SCHEDULE_ERROR_KIND(kNonSingleChildBlockError, "NonSingleChildBlockError.block_layout",
                          "The loops above the block hold more than the block",
                          "The loops above block {0} hold more than the block: transform_block_layout rebuilds them");
@@ -50,7 +51,8 @@ bool non_negative(const PrimExpr& e, const std::unordered_set<const VarNode*>& s
   int64_t c;
   if (as_const_int(e, &c)) return c >= 0;
   if (auto* v = as<VarNode>(e)) return shape_vars.count(v) > 0;
-  if (e->kind == ExprKind::Add || e->kind == ExprKind::Mul) return non_negative(binary_a(e), shape_vars) && non_negative(binary_b(e), shape_vars);
+  if (e->kind == ExprKind::Add || e->kind == ExprKind::Mul)
+    return non_negative(binary_a(e), shape_vars) && non_negative(binary_b(e), shape_vars);
   return false;
 }
 
@@ -61,12 +63,14 @@ class AccessSimplifier : public IRMutator {
   explicit AccessSimplifier(const arith::VarDomain& dom) : dom_(dom) {}
   PrimExpr mutate(const PrimExpr& e) override {
     PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out)) return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices, dom_));
+    if (auto* load = as<BufferLoadNode>(out))
+      return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices, dom_));
     return out;
   }
   Stmt mutate(const Stmt& s) override {
     Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out)) return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices, dom_));
+    if (auto* store = as<BufferStoreNode>(out))
+      return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices, dom_));
     return out;
   }
 
@@ -82,7 +86,8 @@ class AccessSimplifier : public IRMutator {
 //
 //   for i, j in T.grid(128, 128): vi, vj = i, j        lambda i, j: (i * 128 + j,)
 //   ───────────────────────────────────────────▶  for ax0 in range(16384): v0 = ax0; B[v0 // 128, v0 % 128] = ...
-void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params, const std::vector<PrimExpr>& map_outputs) {
+void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params,
+                            const std::vector<PrimExpr>& map_outputs) {
   std::vector<PrimExpr> outputs = map_outputs;  // its free variables may be bound below
   // Step 1. The loops above the block: from 0, one chain holding only the block, bound trivially.
   const BlockNode* block = &s.block_at(block_sid);
@@ -96,11 +101,13 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
     if (s.loop_at(loops[i]).body.get() != below) fail(s, kNonSingleChildBlockError, {block_sid});
   }
   bool trivial = loops.size() == realize->iter_values.size() && is_one(realize->predicate);
-  for (size_t i = 0; trivial && i < loops.size(); ++i) trivial = realize->iter_values[i].get() == s.loop_at(loops[i]).loop_var.get();
+  for (size_t i = 0; trivial && i < loops.size(); ++i)
+    trivial = realize->iter_values[i].get() == s.loop_at(loops[i]).loop_var.get();
   if (!trivial) fail(s, kNotTrivialBindingError, {block_sid});
   if (params.size() != block->iter_vars.size()) {
     fail(s, kIndexMapNotApplicableToBlockIterError, {block_sid},
-         fmt::format("The index map can't be applied to block iters of {{0}} because the number of parameters mismatch. Expected: {}, "
+         fmt::format("The index map can't be applied to block iters of {{0}} because the number of parameters "
+                     "mismatch. Expected: {}, "
                      "actual: {}",
                      params.size(), block->iter_vars.size()));
   }
@@ -112,7 +119,8 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
   for (size_t i = 0; i < params.size(); ++i) {
     int64_t n;
     const IterVar& iv = block->iter_vars[i];
-    if (!is_zero(iv.dom.min)) fail_not_supported(s, {block_sid}, "transform_block_layout of a block whose iterators do not start at 0 ({0})");
+    if (!is_zero(iv.dom.min))
+      fail_not_supported(s, {block_sid}, "transform_block_layout of a block whose iterators do not start at 0 ({0})");
     symbolic |= !as_const_int(iv.dom.extent, &n);
     domain_extents.push_back(iv.dom.extent);
   }
@@ -125,7 +133,8 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
     arith::LoopExtents extents;
     for (size_t i = 0; i < params.size(); ++i) as_const_int(domain_extents[i], &extents[params[i].get()]);
     map = arith::detect_iter_map(outputs, extents, true);
-    if (!map.ok) fail(s, kNotBijectiveAffineIndexMapError, {}, "The index map is not bijective affine: the map " + map.error);
+    if (!map.ok)
+      fail(s, kNotBijectiveAffineIndexMapError, {}, "The index map is not bijective affine: the map " + map.error);
     for (const auto& sum : map.sums) {
       new_extents.push_back(make_int(sum.extent));
       sources.emplace_back();
@@ -135,8 +144,9 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
     // The map's other variables must come from the domains (so they are defined here).
     std::string stranger = arith::bind_to_scope(outputs, params, domain_extents);
     if (!stranger.empty()) {
-      fail_not_supported(s, {block_sid}, "transform_block_layout of {0}, whose iterators have symbolic domains, through a map using " +
-                                             stranger + ", which the domains do not use");
+      fail_not_supported(s, {block_sid},
+                         "transform_block_layout of {0}, whose iterators have symbolic domains, through a map using " +
+                             stranger + ", which the domains do not use");
     }
     // A fusion is a bijection for extents that are not negative (two negative extents would
     // fuse into a positive one): each must be built from the parameters' shape variables.
@@ -148,15 +158,19 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
     }
     for (size_t i = 0; i < params.size(); ++i) {
       if (!non_negative(domain_extents[i], shape_vars)) {
-        fail_not_supported(s, {block_sid}, "transform_block_layout of {0}, whose iterator " + block->iter_vars[i].var->name +
-                                               " has extent " + ir::script(domain_extents[i]) +
-                                               ", which tsch cannot prove non-negative (from the parameters' shapes)");
+        fail_not_supported(s, {block_sid},
+                           "transform_block_layout of {0}, whose iterator " + block->iter_vars[i].var->name +
+                               " has extent " + ir::script(domain_extents[i]) +
+                               ", which tsch cannot prove non-negative (from the parameters' shapes)");
       }
     }
     symbolic_map = arith::detect_symbolic_fuse(outputs, params, domain_extents);
     if (!symbolic_map.ok) {
-      fail_not_supported(s, {block_sid}, "transform_block_layout of {0}, whose iterators have symbolic domains, through a map that does "
-                                         "not fuse whole iterators: the map " + symbolic_map.error);
+      fail_not_supported(
+          s, {block_sid},
+          "transform_block_layout of {0}, whose iterators have symbolic domains, through a map that does "
+          "not fuse whole iterators: the map " +
+              symbolic_map.error);
     }
     for (const auto& sum : symbolic_map.sums) {
       new_extents.push_back(sum.extent);
@@ -173,7 +187,8 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
   for (size_t k = 0; k < outputs.size(); ++k) {
     DataType t = block->iter_vars.empty() ? DataType::int32() : block->iter_vars[0].var->dtype;
     for (size_t i = 0; i < params.size(); ++i) {
-      if (uses_var(outputs[k], [&](const VarNode* v) { return v == params[i].get(); })) t = block->iter_vars[i].var->dtype;
+      if (uses_var(outputs[k], [&](const VarNode* v) { return v == params[i].get(); }))
+        t = block->iter_vars[i].var->dtype;
     }
     PrimExpr extent = new_extents[k]->dtype == t ? new_extents[k] : arith::simplify(cast(t, new_extents[k]));
     std::optional<IterType> type;
@@ -202,7 +217,8 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
   std::unordered_map<const VarNode*, PrimExpr> old_to_new;
   for (size_t i = 0; i < params.size(); ++i) {
     auto it = inverse.find(params[i].get());
-    PrimExpr value = it == inverse.end() ? make_int(0, block->iter_vars[i].var->dtype) : arith::simplify(it->second, new_dom);
+    PrimExpr value =
+        it == inverse.end() ? make_int(0, block->iter_vars[i].var->dtype) : arith::simplify(it->second, new_dom);
     // A unit iterator the map passes through whole stays that new iterator (TVM's form), not 0.
     for (size_t k = 0; it == inverse.end() && k < outputs.size(); ++k) {
       if (outputs[k].get() == params[i].get()) value = new_vars[k];
@@ -214,7 +230,8 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
   if (block->init) copy->init = simplify.mutate(substitute(block->init, old_to_new));
   for (auto* regions : {&copy->reads, &copy->writes}) {
     for (auto& r : *regions) {
-      for (auto& range : r.region) range = Range{arith::simplify(substitute(range.min, old_to_new), new_dom), range.extent};
+      for (auto& range : r.region)
+        range = Range{arith::simplify(substitute(range.min, old_to_new), new_dom), range.extent};
     }
   }
 
@@ -229,6 +246,5 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
   Stmt nest = make_loop_nest(s, specs, std::make_shared<BlockRealizeNode>(values, make_bool(true), copy));
   s.replace(loops.empty() ? block_sid : loops.front(), nest);
 }
-
 
 }  // namespace tsch::schedule

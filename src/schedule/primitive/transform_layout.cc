@@ -18,11 +18,11 @@
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/error.h"
-#include "support/error.h"
-#include "schedule/primitives.h"
-#include "schedule/utils.h"
 #include "schedule/kind_registration.h"
 #include "schedule/primitive/transform_layout_padding.h"
+#include "schedule/primitives.h"
+#include "schedule/utils.h"
+#include "support/error.h"
 
 namespace tsch::schedule {
 
@@ -32,7 +32,8 @@ namespace {
 
 // The index map applied to one access, and to a region (its bounding box: the point a point
 // maps to; the whole new dimension where the bounds are not known, e.g. over a symbolic shape).
-BufferReindex through_index_map(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs, const std::vector<PrimExpr>& shape) {
+BufferReindex through_index_map(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs,
+                                const std::vector<PrimExpr>& shape) {
   BufferReindex reindex;
   reindex.indices = [&params, &outputs](const std::vector<PrimExpr>& indices) {
     std::unordered_map<const VarNode*, PrimExpr> vmap;
@@ -52,9 +53,12 @@ BufferReindex through_index_map(const std::vector<Var>& params, const std::vecto
     std::vector<Range> out;
     for (size_t k = 0; k < outputs.size(); ++k) {
       arith::Interval range = arith::eval_interval(outputs[k], dom);
-      if (range.min && range.max) out.push_back(arith::range_of(range));
-      else if (point) out.push_back(Range{mapped[k], make_int(1, mapped[k]->dtype)});
-      else out.push_back(Range{make_int(0, shape[k]->dtype), shape[k]});
+      if (range.min && range.max)
+        out.push_back(arith::range_of(range));
+      else if (point)
+        out.push_back(Range{mapped[k], make_int(1, mapped[k]->dtype)});
+      else
+        out.push_back(Range{make_int(0, shape[k]->dtype), shape[k]});
     }
     return out;
   };
@@ -104,20 +108,24 @@ Stmt with_padding_block(ScheduleState& s, const std::string& func, uint64_t root
     }
   }
   if (producers.size() != 1) {
-    fail_not_supported(s, {block_sid}, fmt::format("padding buffer {}, which {} blocks write (exactly one is supported)",
-                                                   buffer->name, producers.size()));
+    fail_not_supported(s, {block_sid},
+                       fmt::format("padding buffer {}, which {} blocks write (exactly one is supported)", buffer->name,
+                                   producers.size()));
   }
   uint64_t producer = producers[0];
-  if (s.scope_block(producer) != root) fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is nested in another block");
+  if (s.scope_block(producer) != root)
+    fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is nested in another block");
   std::vector<uint64_t> loops = s.enclosing_loops(producer);
-  const StmtNode* top = loops.empty() ? static_cast<const StmtNode*>(s.info(producer)->realize) : s.info(loops[0])->node;
+  const StmtNode* top =
+      loops.empty() ? static_cast<const StmtNode*>(s.info(producer)->realize) : s.info(loops[0])->node;
   std::vector<Stmt> items;
   for (const Stmt& item : body_items(body)) {
     items.push_back(item);
     if (item.get() == top) items.push_back(pad_nest);
   }
   if (items.size() != body_items(body).size() + 1)
-    fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is not a top-level statement of the function");
+    fail_not_supported(s, {producer},
+                       "padding a buffer whose producer {0} is not a top-level statement of the function");
   return rewrap(peel_decls(body).wrappers, make_seq(items));
 }
 
@@ -162,7 +170,8 @@ class ContextSimplifier : public IRMutator {
       for (auto* regions : {&copy->reads, &copy->writes}) {
         for (auto& r : *regions) {
           if (r.buffer != buffer_) continue;
-          for (auto& range : r.region) range = Range{arith::simplify(range.min, dom_), arith::simplify(range.extent, dom_)};
+          for (auto& range : r.region)
+            range = Range{arith::simplify(range.min, dom_), arith::simplify(range.extent, dom_)};
         }
       }
       return copy;
@@ -177,7 +186,9 @@ class ContextSimplifier : public IRMutator {
  private:
   // A variable's domain while its loop or block is being visited.
   struct Scoped {
-    Scoped(arith::VarDomain& dom, const VarNode* v, arith::Interval i) : dom_(&dom), v_(v) { (*dom_)[v] = std::move(i); }
+    Scoped(arith::VarDomain& dom, const VarNode* v, arith::Interval i) : dom_(&dom), v_(v) {
+      (*dom_)[v] = std::move(i);
+    }
     Scoped(Scoped&& o) noexcept : dom_(o.dom_), v_(o.v_) { o.dom_ = nullptr; }
     Scoped(const Scoped&) = delete;
     ~Scoped() {
@@ -192,20 +203,23 @@ class ContextSimplifier : public IRMutator {
 
 // Every access of `buffer` in the function (root block `root_block`) through the map, into
 // `changed`; the parameter's buffer_map entry too.
-void rewrite_through_map(ScheduleState& s, const std::string& func, const std::shared_ptr<BlockNode>& root_block, const Buffer& buffer,
-                         const Buffer& changed, bool is_param, const std::vector<Var>& params, const std::vector<PrimExpr>& outputs) {
+void rewrite_through_map(ScheduleState& s, const std::string& func, const std::shared_ptr<BlockNode>& root_block,
+                         const Buffer& buffer, const Buffer& changed, bool is_param, const std::vector<Var>& params,
+                         const std::vector<PrimExpr>& outputs) {
   uint64_t root = s.root_of(func);
   BufferReindex reindex = through_index_map(params, outputs, changed->shape);
   Stmt new_root = ContextSimplifier(changed).mutate(replace_buffer(Stmt(root_block), buffer, changed, &reindex));
   const BlockRealizeNode* r = s.info(root)->realize;
-  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
+  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate,
+                                                     std::static_pointer_cast<const BlockNode>(new_root)));
   if (is_param) s.replace_param_buffer(func, buffer, changed);
 }
 
-TSCH_SCHEDULE_ERROR_KIND(kBufferIsSubregionError, "BufferIsSubregionError",
-                         "The input buffer is defined in `match_buffer` of a block, it is expected to be a function parameter or "
-                         "allocated by a block",
-                         "The input buffer is defined in `match_buffer` of a block");
+TSCH_SCHEDULE_ERROR_KIND(
+    kBufferIsSubregionError, "BufferIsSubregionError",
+    "The input buffer is defined in `match_buffer` of a block, it is expected to be a function parameter or "
+    "allocated by a block",
+    "The input buffer is defined in `match_buffer` of a block");
 TSCH_SCHEDULE_ERROR_KIND(kTransformationIntroducesPaddingError, "TransformationIntroducesPaddingError",
                          "Transformation would introduce padding.", "Transformation would introduce padding.");
 TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingExpressionError, "TransformationPaddingExpressionError",
@@ -217,20 +231,23 @@ TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingTypeError, "TransformationPadding
 // A buffer of symbolic shape: the map must fuse whole indices (`lambda y, w: y * n + w` on
 // shape (32, n)), a bijection whatever the shape's values (arith/iter_map_symbolic.h), so no
 // padding; the new shape is the outputs' extents (32 * n). Anything else is refused.
-void transform_layout_symbolic(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, bool is_param, const std::vector<Var>& params,
-                               std::vector<PrimExpr> outputs) {
+void transform_layout_symbolic(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, bool is_param,
+                               const std::vector<Var>& params, std::vector<PrimExpr> outputs) {
   // Step 1. Check: the map's other variables come from the shape (so they are defined where
   // the buffer is), and it fuses whole indices.
   std::string stranger = arith::bind_to_scope(outputs, params, buffer->shape);
   std::string what = "transform_layout of buffer " + buffer->name + " of symbolic shape " + shape_text(buffer->shape);
-  if (!stranger.empty()) fail_not_supported(s, {block_sid}, what + " through a map using " + stranger + ", which its shape does not use");
+  if (!stranger.empty())
+    fail_not_supported(s, {block_sid}, what + " through a map using " + stranger + ", which its shape does not use");
   arith::SymbolicFuseResult map = arith::detect_symbolic_fuse(outputs, params, buffer->shape);
-  if (!map.ok) fail_not_supported(s, {block_sid}, what + " through a map that does not fuse whole indices: the map " + map.error);
+  if (!map.ok)
+    fail_not_supported(s, {block_sid}, what + " through a map that does not fuse whole indices: the map " + map.error);
 
   // Step 2. Rewrite: the new shape; indices of extent 1 (always 0) dropped from the map.
   DataType t = buffer->shape[0]->dtype;
   std::vector<PrimExpr> shape;
-  for (const auto& sum : map.sums) shape.push_back(sum.extent->dtype == t ? sum.extent : arith::simplify(cast(t, sum.extent)));
+  for (const auto& sum : map.sums)
+    shape.push_back(sum.extent->dtype == t ? sum.extent : arith::simplify(cast(t, sum.extent)));
   std::unordered_map<const VarNode*, PrimExpr> unit;
   for (size_t i = 0; i < params.size(); ++i) {
     if (is_one(buffer->shape[i])) unit[params[i].get()] = make_int(0, params[i]->dtype);
@@ -239,7 +256,8 @@ void transform_layout_symbolic(ScheduleState& s, uint64_t block_sid, const Buffe
   for (const auto& o : outputs) fused.push_back(arith::simplify(substitute(o, unit)));
   const std::string func = s.info(block_sid)->func;
   Buffer changed = buffer_with(buffer, buffer->name, shape, buffer->scope);
-  rewrite_through_map(s, func, std::make_shared<BlockNode>(s.block_at(s.root_of(func))), buffer, changed, is_param, params, fused);
+  rewrite_through_map(s, func, std::make_shared<BlockNode>(s.block_at(s.root_of(func))), buffer, changed, is_param,
+                      params, fused);
 }
 
 }  // namespace
@@ -262,7 +280,8 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   if (is_sub_buffer) {
     fail(s, kBufferIsSubregionError, {block_sid},
          "ScheduleError: The input buffer " + buffer->name +
-             " is defined in `match_buffer` of a block, it is expected to be a function parameter or allocated by a block.");
+             " is defined in `match_buffer` of a block, it is expected to be a function parameter or allocated by a "
+             "block.");
   }
   // The identity (what remains of `lambda i, j: [i, IndexMap.AXIS_SEPARATOR, j]`) changes
   // nothing, views of the buffer included.
@@ -273,11 +292,12 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     fail_not_supported(s, {block_sid}, "transform_layout of a buffer used by T.match_buffer (" + buffer->name + ")");
   }
   // A block accesses only parameters, allocations and match_buffer views.
-  TSCH_INTERNAL_ASSERT(allocated || is_param) << "transform_layout: buffer " << buffer->name << " is not defined in function " << func;
+  TSCH_INTERNAL_ASSERT(allocated || is_param)
+      << "transform_layout: buffer " << buffer->name << " is not defined in function " << func;
   // The script binding checks this with the arguments; C++ callers get the same ValueError.
   TSCH_USER_ASSERT(params.size() == buffer->shape.size(), ValueError)
-      << "the index map takes " << params.size() << " indices but buffer " << buffer->name << " has " << buffer->shape.size()
-      << " dimensions";
+      << "the index map takes " << params.size() << " indices but buffer " << buffer->name << " has "
+      << buffer->shape.size() << " dimensions";
   bool symbolic = false;
   int64_t n;
   for (const auto& dim : buffer->shape) symbolic |= !as_const_int(dim, &n);
@@ -294,9 +314,10 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   for (const auto& o : outputs) {
     uses_var(o, [&](const VarNode* v) {
       if (dom.count(v)) return false;
-      fail_not_supported(s, {block_sid}, "transform_layout of buffer " + buffer->name + " of shape " + shape_text(buffer->shape) +
-                                             " through a map using " + v->name + ", " + ir::script(o) +
-                                             ": tsch cannot prove the map a bijection for every value of " + v->name);
+      fail_not_supported(s, {block_sid},
+                         "transform_layout of buffer " + buffer->name + " of shape " + shape_text(buffer->shape) +
+                             " through a map using " + v->name + ", " + ir::script(o) +
+                             ": tsch cannot prove the map a bijection for every value of " + v->name);
     });
   }
   std::vector<PrimExpr> shape;
@@ -320,14 +341,18 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     arith::LoopExtents shifted_extents = extents;
     for (const auto& [p, c] : offsets) shifted_extents[p] += c;
     padded = padded_extents(params, detected, shifted_extents, shape);
-    if (!padded) fail(s, kNotBijectiveAffineIndexMapError, {block_sid}, "The index map is not bijective affine: the map " + map.error);
+    if (!padded)
+      fail(s, kNotBijectiveAffineIndexMapError, {block_sid},
+           "The index map is not bijective affine: the map " + map.error);
     map = arith::detect_iter_map(detected, *padded, true);
     // The new shape is the map's range over the padded indices.
     arith::VarDomain padded_dom;
-    for (const Var& p : params) padded_dom[p.get()] = arith::Interval{make_int(0, p->dtype), make_int(padded->at(p.get()) - 1, p->dtype)};
+    for (const Var& p : params)
+      padded_dom[p.get()] = arith::Interval{make_int(0, p->dtype), make_int(padded->at(p.get()) - 1, p->dtype)};
     for (size_t k = 0; k < outputs.size(); ++k) {
       int64_t hi;
-      if (as_const_int(arith::eval_interval(detected[k], padded_dom).max, &hi)) shape[k] = make_int(hi + 1, shape[k]->dtype);
+      if (as_const_int(arith::eval_interval(detected[k], padded_dom).max, &hi))
+        shape[k] = make_int(hi + 1, shape[k]->dtype);
     }
   }
   // Step 2. Padding: refused unless a value or assume_injective_transform says what it holds
@@ -338,29 +363,35 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     // The pad value may read the transformed buffer only (TVM's TransformationPaddingExpressionError).
     std::string other;
     for_each_expr(padding.value, [&](const PrimExpr& e) {
-      if (auto* load = as<BufferLoadNode>(e); load && load->buffer != buffer && other.empty()) other = load->buffer->name;
+      if (auto* load = as<BufferLoadNode>(e); load && load->buffer != buffer && other.empty())
+        other = load->buffer->name;
     });
     if (!other.empty()) {
       fail(s, kTransformationPaddingExpressionError, {block_sid},
-           fmt::format("ScheduleError: Pad value may only contain BufferLoad from the transformed buffer {}, but pad_value {} "
-                       "reads {}",
-                       buffer->name, ir::script(padding.value), other),
+           fmt::format(
+               "ScheduleError: Pad value may only contain BufferLoad from the transformed buffer {}, but pad_value {} "
+               "reads {}",
+               buffer->name, ir::script(padding.value), other),
            "Pad value may not contain load from " + other);
     }
   }
   if (padded && padding.value && padding.value->dtype != buffer->dtype) {
     fail(s, kTransformationPaddingTypeError, {block_sid},
-         fmt::format("ScheduleError: Buffer {} has elements of type {}, but the transformation fills padding with {}, which is of "
+         fmt::format("ScheduleError: Buffer {} has elements of type {}, but the transformation fills padding with {}, "
+                     "which is of "
                      "type {}",
-                     buffer->name, buffer->dtype.to_string(), ir::script(padding.value), padding.value->dtype.to_string()),
+                     buffer->name, buffer->dtype.to_string(), ir::script(padding.value),
+                     padding.value->dtype.to_string()),
          fmt::format("Type mismatch {} vs {}", buffer->dtype.to_string(), padding.value->dtype.to_string()));
   }
   if (padded && !padding.assume_injective) {
     if (!padding.value) {
-      fail(s, kTransformationIntroducesPaddingError, {block_sid},
-           fmt::format("The transformation applied on buffer {} of shape {} would result in shape {}, which introduces padding: "
-                       "pass pad_value (the value of the padding), or assume_injective_transform=True when nothing reads it",
-                       buffer->name, shape_text(buffer->shape), shape_text(shape)));
+      fail(
+          s, kTransformationIntroducesPaddingError, {block_sid},
+          fmt::format(
+              "The transformation applied on buffer {} of shape {} would result in shape {}, which introduces padding: "
+              "pass pad_value (the value of the padding), or assume_injective_transform=True when nothing reads it",
+              buffer->name, shape_text(buffer->shape), shape_text(shape)));
     }
     PaddingContext context{buffer, changed, map, params, extents, offsets, padding};
     // Step 3. How the padding gets its value (TVM's plans, in TVM's order): nothing writes
@@ -371,7 +402,8 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     } else if (auto nests = if_then_else_producers(s, root_block->body, context); !nests.empty()) {
       root_block->body = NestReplacer(nests).mutate(root_block->body);
     } else {
-      root_block->body = with_padding_block(s, func, root, block_sid, root_block->body, buffer, padding_nest(s, context));
+      root_block->body =
+          with_padding_block(s, func, root, block_sid, root_block->body, buffer, padding_nest(s, context));
     }
   }
   // Step 4. Rewrite the whole function.
@@ -380,7 +412,8 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
 
 // set_axis_separator: the buffer (a parameter or an allocation, not a match_buffer view) gets
 // `separators`; the views of it follow (TVM's SetAxisSeparator). The layout itself is lowering's.
-void set_axis_separator(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const std::vector<int64_t>& separators) {
+void set_axis_separator(ScheduleState& s, uint64_t block_sid, const Buffer& buffer,
+                        const std::vector<int64_t>& separators) {
   const std::string func = s.info(block_sid)->func;  // a copy: s.replace below frees the index it is in
   PrimFunc f = s.mod()->prim_func(func);
   bool is_param = false;
@@ -388,20 +421,24 @@ void set_axis_separator(ScheduleState& s, uint64_t block_sid, const Buffer& buff
   if (!is_param && !allocated_in_function(s, func, buffer)) {
     fail(s, kBufferIsSubregionError, {block_sid},
          "ScheduleError: The input buffer " + buffer->name +
-             " is defined in `match_buffer` of a block, it is expected to be a function parameter or allocated by a block.");
+             " is defined in `match_buffer` of a block, it is expected to be a function parameter or allocated by a "
+             "block.");
   }
   int64_t prev = 0;
   for (int64_t sep : separators) {
-    TSCH_USER_ASSERT_ARG(sep >= prev && sep <= static_cast<int64_t>(buffer->shape.size()), ValueError, "axis_separators")
-        << "axis separators must be non-decreasing axes of buffer " << buffer->name << " (0.." << buffer->shape.size() << "), got " << sep;
+    TSCH_USER_ASSERT_ARG(sep >= prev && sep <= static_cast<int64_t>(buffer->shape.size()), ValueError,
+                         "axis_separators")
+        << "axis separators must be non-decreasing axes of buffer " << buffer->name << " (0.." << buffer->shape.size()
+        << "), got " << sep;
     prev = sep;
   }
   uint64_t root = s.root_of(func);
   Buffer replacement;
-  Stmt new_root = change_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(root))), buffer, BufferChange{std::nullopt, std::nullopt, separators},
-                                &replacement);
+  Stmt new_root = change_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(root))), buffer,
+                                BufferChange{std::nullopt, std::nullopt, separators}, &replacement);
   const BlockRealizeNode* r = s.info(root)->realize;
-  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, std::static_pointer_cast<const BlockNode>(new_root)));
+  s.replace(root, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate,
+                                                     std::static_pointer_cast<const BlockNode>(new_root)));
   if (is_param) s.replace_param_buffer(func, buffer, replacement);
 }
 
@@ -430,7 +467,8 @@ Buffer layout_buffer(Schedule& sch, uint64_t block, const InstructionCall& c) {
 void register_transform_layout_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "SetAxisSeparator", "set_axis_separator",
-      {input("block", ParamType::Block), attr("buffer", ParamType::LayoutBuffer), attr("axis_separators", ParamType::IntList)},
+      {input("block", ParamType::Block), attr("buffer", ParamType::LayoutBuffer),
+       attr("axis_separators", ParamType::IntList)},
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t block = sch.block_sid(c.inputs[0]);
@@ -446,8 +484,8 @@ void register_transform_layout_kinds(KindList& kinds) {
   assume.keyword_only = true;
   kinds.push_back(define_kind(
       "TransformLayout", "transform_layout",
-      {input("block", ParamType::Block), attr("buffer", ParamType::LayoutBuffer), input("index_map", ParamType::IndexMap),
-       attr("pad_value", ParamType::PadValue, "None"), assume},
+      {input("block", ParamType::Block), attr("buffer", ParamType::LayoutBuffer),
+       input("index_map", ParamType::IndexMap), attr("pad_value", ParamType::PadValue, "None"), assume},
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         uint64_t block = sch.block_sid(c.inputs[0]);
@@ -457,29 +495,34 @@ void register_transform_layout_kinds(KindList& kinds) {
         LayoutPadding padding;
         padding.assume_injective = c.attrs[3].as_bool();
         if (c.attrs[2].kind == TraceArg::Kind::IndexMap) {
-          TSCH_USER_ASSERT_ARG(c.attrs[2].map_outputs.size() == 1, ValueError, "pad_value") << "expected a single value";
+          TSCH_USER_ASSERT_ARG(c.attrs[2].map_outputs.size() == 1, ValueError, "pad_value")
+              << "expected a single value";
           padding.indices = c.attrs[2].map_params;
           padding.value = c.attrs[2].map_outputs[0];
         }
         transform_layout(sch.state(), block, buffer, map.map_params, map.map_outputs, padding);
       },
-      "transform_layout(block, buffer, index_map, pad_value=None, *, assume_injective_transform=False): re-index a buffer, "
-      "e.g. index_map=lambda i, j: (i // 16, j, i % 16); padding needs pad_value (a constant or a function of the new indices).",
+      "transform_layout(block, buffer, index_map, pad_value=None, *, assume_injective_transform=False): re-index a "
+      "buffer, "
+      "e.g. index_map=lambda i, j: (i // 16, j, i % 16); padding needs pad_value (a constant or a function of the new "
+      "indices).",
       "the index map takes one index per buffer dimension and is a bijective affine map of the buffer's shape; "
       "a map that pads (lambda i: (i // 4, i % 4) on 14 elements) needs pad_value of the buffer's dtype (written by a "
       "block <producer>_pad_<buffer> after the one producer) or assume_injective_transform=True",
       "Y (128, 128), lambda i, j: (i // 16, j, i % 16)  ->  Y (8, 128, 16), Y[vi // 16, vj, vi % 16]"));
   kinds.push_back(define_kind(
-      "TransformBlockLayout", "transform_block_layout", {input("block", ParamType::Block), attr("index_map", ParamType::IndexMap)},
-      OutputForm::None,
+      "TransformBlockLayout", "transform_block_layout",
+      {input("block", ParamType::Block), attr("index_map", ParamType::IndexMap)}, OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
         const TraceArg& map = c.attrs[0];
         TSCH_USER_ASSERT_ARG(map.kind == TraceArg::Kind::IndexMap, TypeError, "index_map") << "expected an index map";
         transform_block_layout(sch.state(), sch.block_sid(c.inputs[0]), map.map_params, map.map_outputs);
       },
-      "transform_block_layout(block, index_map): re-index the block's iteration space, e.g. lambda i, j: (i * 128 + j,); "
+      "transform_block_layout(block, index_map): re-index the block's iteration space, e.g. lambda i, j: (i * 128 + "
+      "j,); "
       "its loops are rebuilt, one per output of the map.",
-      "the block's loops start at 0, hold only it and bind its iterators in order; the map is a bijective affine map of "
+      "the block's loops start at 0, hold only it and bind its iterators in order; the map is a bijective affine map "
+      "of "
       "its iterators whose outputs each combine iterators of one kind",
       "for i, j in T.grid(128, 128): vi, vj = i, j  ->  for ax0 in range(16384): v0 = ax0; ... [v0 // 128, v0 % 128]"));
 }

@@ -22,7 +22,8 @@ namespace tsch::schedule {
 using namespace ir;
 
 std::optional<arith::LoopExtents> padded_extents(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs,
-                                                 const arith::LoopExtents& extents, const std::vector<PrimExpr>& shape) {
+                                                 const arith::LoopExtents& extents,
+                                                 const std::vector<PrimExpr>& shape) {
   // Without growing the new shape where possible (i // 4, i % 4 on 14 elements: 16, shape
   // 4 x 4), else the smallest (i // 8, i % 8 on 7 elements: 8, shape 1 x 8). Handles maps
   // whose outputs each use one index.
@@ -96,7 +97,8 @@ IndexOffsets index_offsets(const std::vector<Var>& params, const std::vector<Pri
   return out;
 }
 
-std::vector<PrimExpr> shifted_by(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs, const IndexOffsets& offsets) {
+std::vector<PrimExpr> shifted_by(const std::vector<Var>& params, const std::vector<PrimExpr>& outputs,
+                                 const IndexOffsets& offsets) {
   if (offsets.empty()) return outputs;
   std::unordered_map<const VarNode*, PrimExpr> vmap;
   for (const Var& p : params) {
@@ -112,7 +114,8 @@ namespace {
 // `i * c + j >= n` over i in [0, a), j in [0, c), when the padding lies in the last row
 // ((a - 1) * c < n < a * c), as TVM's simplifier writes it: `i == a - 1 and n - (a - 1) * c <= j`.
 // Null for any other form.
-PrimExpr last_row_form(const PrimExpr& index, int64_t n, const std::vector<Var>& vars, const std::vector<PrimExpr>& shape) {
+PrimExpr last_row_form(const PrimExpr& index, int64_t n, const std::vector<Var>& vars,
+                       const std::vector<PrimExpr>& shape) {
   LinearForm lin;
   if (!linear_form(arith::simplify(index), 1, lin) || lin.constant != 0 || lin.terms.size() != 2) return nullptr;
   auto extent_of = [&](const VarNode* v) -> int64_t {
@@ -144,7 +147,8 @@ PrimExpr last_row_form(const PrimExpr& index, int64_t n, const std::vector<Var>&
 // inputs), block iterators v_axis0, ...
 std::vector<Var> new_indices(const Buffer& changed, const std::string& prefix) {
   std::vector<Var> out;
-  for (size_t k = 0; k < changed->shape.size(); ++k) out.push_back(make_var(prefix + "axis" + std::to_string(k), changed->shape[k]->dtype));
+  for (size_t k = 0; k < changed->shape.size(); ++k)
+    out.push_back(make_var(prefix + "axis" + std::to_string(k), changed->shape[k]->dtype));
   return out;
 }
 
@@ -175,7 +179,8 @@ PrimExpr padding_predicate(const PaddingContext& c, const std::vector<Var>& at) 
   arith::VarDomain dom;
   for (size_t k = 0; k < at.size(); ++k) {
     int64_t n;
-    if (as_const_int(c.changed->shape[k], &n)) dom[at[k].get()] = arith::Interval{make_int(0, at[k]->dtype), make_int(n - 1, at[k]->dtype)};
+    if (as_const_int(c.changed->shape[k], &n))
+      dom[at[k].get()] = arith::Interval{make_int(0, at[k]->dtype), make_int(n - 1, at[k]->dtype)};
   }
   PrimExpr predicate;
   for (const Var& p : c.params) {
@@ -219,7 +224,8 @@ Stmt nest_over_new_shape(ScheduleState& s, const PaddingContext& c, const std::s
   block->name = name;
   block->sid = s.fresh_sid();
   for (size_t k = 0; k < iters.size(); ++k) {
-    block->iter_vars.push_back(IterVar{iters[k], Range{make_int(0, iters[k]->dtype), c.changed->shape[k]}, IterType::DataPar});
+    block->iter_vars.push_back(
+        IterVar{iters[k], Range{make_int(0, iters[k]->dtype), c.changed->shape[k]}, IterType::DataPar});
   }
   block->body = body(iters);
   arith::AccessRegions regions = arith::infer_access_regions(block->body, nullptr);
@@ -234,17 +240,19 @@ Stmt nest_over_new_shape(ScheduleState& s, const PaddingContext& c, const std::s
 }  // namespace
 
 Stmt padding_nest(ScheduleState& s, const PaddingContext& c) {
-  return nest_over_new_shape(s, c, "buffer_" + c.buffer->name + "_padding", true, [&](const std::vector<Var>& at) -> Stmt {
-    return std::make_shared<BufferStoreNode>(c.changed, pad_value_at(c, at), as_exprs(at));
-  });
+  return nest_over_new_shape(s, c, "buffer_" + c.buffer->name + "_padding", true,
+                             [&](const std::vector<Var>& at) -> Stmt {
+                               return std::make_shared<BufferStoreNode>(c.changed, pad_value_at(c, at), as_exprs(at));
+                             });
 }
 
 Stmt assumption_nest(ScheduleState& s, const PaddingContext& c) {
-  return nest_over_new_shape(s, c, "buffer_" + c.buffer->name + "_assumptions", false, [&](const std::vector<Var>& at) -> Stmt {
-    PrimExpr holds = make_binary(ExprKind::EQ, buffer_load(c.changed, as_exprs(at)), pad_value_at(c, at));
-    PrimExpr cond = make_binary(ExprKind::Or, logical_not(padding_predicate(c, at)), holds);
-    return std::make_shared<EvaluateNode>(call(DataType::bool_(), "assume", {cond}));
-  });
+  return nest_over_new_shape(
+      s, c, "buffer_" + c.buffer->name + "_assumptions", false, [&](const std::vector<Var>& at) -> Stmt {
+        PrimExpr holds = make_binary(ExprKind::EQ, buffer_load(c.changed, as_exprs(at)), pad_value_at(c, at));
+        PrimExpr cond = make_binary(ExprKind::Or, logical_not(padding_predicate(c, at)), holds);
+        return std::make_shared<EvaluateNode>(call(DataType::bool_(), "assume", {cond}));
+      });
 }
 
 namespace {
@@ -277,7 +285,8 @@ class WriteCollector : public IRVisitor {
     if (auto* r = as<BlockRealizeNode>(s)) {
       const BlockRealizeNode* outer = realize_;
       realize_ = r;
-      for (size_t i = 0; i < r->iter_values.size() && i < r->block->iter_vars.size(); ++i) bind(r->block->iter_vars[i].var, r->iter_values[i]);
+      for (size_t i = 0; i < r->iter_values.size() && i < r->block->iter_vars.size(); ++i)
+        bind(r->block->iter_vars[i].var, r->iter_values[i]);
       visit_children(s);
       for (const auto& iv : r->block->iter_vars) unbind(iv.var);
       realize_ = outer;
@@ -296,7 +305,9 @@ class WriteCollector : public IRVisitor {
     w.realize = realize_;
     std::optional<std::pair<size_t, size_t>> range;
     for (const auto& index : store->indices) merge(range, dependency(index));
-    if (range) w.nest.assign(loops_.begin() + static_cast<long>(range->first), loops_.begin() + static_cast<long>(range->second) + 1);
+    if (range)
+      w.nest.assign(loops_.begin() + static_cast<long>(range->first),
+                    loops_.begin() + static_cast<long>(range->second) + 1);
     w.row_major = !w.nest.empty() && w.nest.size() == buffer_->shape.size() && store->indices.size() == w.nest.size();
     for (size_t k = 0; w.row_major && k < w.nest.size(); ++k) {
       const ForNode* loop = w.nest[k];
@@ -368,7 +379,9 @@ class GuardableBody {
       : w_(w), buffer_(buffer), rewritten_(rewritten) {}
 
   bool check(const Stmt& s) const {
-    if (auto* f = as<ForNode>(s)) return f->for_kind != ForKind::ThreadBinding && !reads_memory(f->min) && !reads_memory(f->extent) && check(f->body);
+    if (auto* f = as<ForNode>(s))
+      return f->for_kind != ForKind::ThreadBinding && !reads_memory(f->min) && !reads_memory(f->extent) &&
+             check(f->body);
     if (auto* seq = as<SeqStmtNode>(s)) {
       for (const Stmt& item : seq->seq) {
         if (!check(item)) return false;
@@ -391,7 +404,8 @@ class GuardableBody {
       if (store->buffer != buffer_ || !same_indices(store->indices, w_.store->indices)) return false;
       bool ok = true;
       for_each_expr(store->value, [&](const PrimExpr& e) {
-        if (auto* load = as<BufferLoadNode>(e); load && load->buffer == buffer_) ok &= same_indices(load->indices, w_.store->indices);
+        if (auto* load = as<BufferLoadNode>(e); load && load->buffer == buffer_)
+          ok &= same_indices(load->indices, w_.store->indices);
       });
       return ok;
     }
@@ -439,12 +453,12 @@ long rewritten_iterators(const Write& w) {
 // element, stores guarded by if_then_else, the buffer's regions that element.
 class GuardedRewrite : public IRMutator {
  public:
-  GuardedRewrite(const PaddingContext& c, std::unordered_map<const VarNode*, PrimExpr> vmap, std::vector<PrimExpr> at, PrimExpr padding,
-                 PrimExpr pad)
+  GuardedRewrite(const PaddingContext& c, std::unordered_map<const VarNode*, PrimExpr> vmap, std::vector<PrimExpr> at,
+                 PrimExpr padding, PrimExpr pad)
       : c_(c), vmap_(std::move(vmap)), at_(std::move(at)), padding_(std::move(padding)), pad_(std::move(pad)) {}
 
   const BlockRealizeNode* rewritten = nullptr;
-  long start = -1;     // the first rewritten iterator
+  long start = -1;      // the first rewritten iterator
   size_t replaced = 0;  // how many (one per dimension of the old buffer)
   std::vector<Var> new_iters;
   std::vector<PrimExpr> new_values;
@@ -461,7 +475,8 @@ class GuardedRewrite : public IRMutator {
   Stmt mutate(const Stmt& s) override {
     if (auto* store = as<BufferStoreNode>(s); store && store->buffer == c_.buffer) {
       PrimExpr value = mutate(store->value);
-      return std::make_shared<BufferStoreNode>(c_.changed, call(value->dtype, "if_then_else", {padding_, pad_, value}), at_);
+      return std::make_shared<BufferStoreNode>(c_.changed, call(value->dtype, "if_then_else", {padding_, pad_, value}),
+                                               at_);
     }
     auto* r = as<BlockRealizeNode>(s);
     if (!r) return mutate_children(s);
@@ -473,8 +488,9 @@ class GuardedRewrite : public IRMutator {
       block->iter_vars.erase(block->iter_vars.begin() + start, block->iter_vars.begin() + start + old_n);
       values.erase(values.begin() + start, values.begin() + start + old_n);
       for (size_t k = 0; k < n; ++k) {
-        block->iter_vars.insert(block->iter_vars.begin() + static_cast<long>(first + k),
-                                IterVar{new_iters[k], Range{make_int(0, new_iters[k]->dtype), c_.changed->shape[k]}, IterType::DataPar});
+        block->iter_vars.insert(
+            block->iter_vars.begin() + static_cast<long>(first + k),
+            IterVar{new_iters[k], Range{make_int(0, new_iters[k]->dtype), c_.changed->shape[k]}, IterType::DataPar});
         values.insert(values.begin() + static_cast<long>(first + k), new_values[k]);
       }
     }
@@ -541,7 +557,8 @@ Stmt guarded_nest(ScheduleState& s, const Write& w, const PaddingContext& c) {
 
 }  // namespace
 
-std::unordered_map<const StmtNode*, Stmt> if_then_else_producers(ScheduleState& s, const Stmt& scope, const PaddingContext& c) {
+std::unordered_map<const StmtNode*, Stmt> if_then_else_producers(ScheduleState& s, const Stmt& scope,
+                                                                 const PaddingContext& c) {
   std::unordered_map<const StmtNode*, Stmt> out;
   // A pad value reading the buffer (another of its elements) could read one the rewritten
   // producer has not written yet: the padding block, after the producer, is the safe place.

@@ -15,8 +15,10 @@
 namespace tsch::schedule {
 
 // Extents at least the buffer's under which the map becomes bijective, or nothing.
-std::optional<arith::LoopExtents> padded_extents(const std::vector<ir::Var>& params, const std::vector<ir::PrimExpr>& outputs,
-                                                 const arith::LoopExtents& extents, const std::vector<ir::PrimExpr>& shape);
+std::optional<arith::LoopExtents> padded_extents(const std::vector<ir::Var>& params,
+                                                 const std::vector<ir::PrimExpr>& outputs,
+                                                 const arith::LoopExtents& extents,
+                                                 const std::vector<ir::PrimExpr>& shape);
 
 // Constant shifts of the map's indices: `(i + 1) // 8, (i + 1) % 8` is a map of q = i + 1,
 // whose values below 1 are padding as well as those past the end.
@@ -56,7 +58,7 @@ ir::Stmt assumption_nest(ScheduleState& s, const PaddingContext& c);
 // Empty where no producer qualifies (then the padding block is used). `scope` is the body
 // of the block that holds the buffer's accesses.
 std::unordered_map<const ir::StmtNode*, ir::Stmt> if_then_else_producers(ScheduleState& s, const ir::Stmt& scope,
-                                                                        const PaddingContext& c);
+                                                                         const PaddingContext& c);
 
 // Whether `scope` stores into the buffer anywhere (blocks or not).
 bool writes_buffer(const ir::Stmt& scope, const ir::Buffer& buffer);

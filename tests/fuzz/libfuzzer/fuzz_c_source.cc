@@ -109,14 +109,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::istringstream lines(source);
   std::string line;
   int entries = 0;
-  std::string entry = codegen::is_c_keyword(names[0]) ? "int32_t tsch_entry_" + names[0] + "(void** buffers, int64_t* scalars) {"
-                                                      : "int32_t " + names[0] + "(void** buffers, int64_t* scalars) {";
+  std::string entry = codegen::is_c_keyword(names[0])
+                          ? "int32_t tsch_entry_" + names[0] + "(void** buffers, int64_t* scalars) {"
+                          : "int32_t " + names[0] + "(void** buffers, int64_t* scalars) {";
   while (std::getline(lines, line)) {
     size_t first = line.find_first_not_of(" \t");
     if (first != std::string::npos && line[first] == '#' && !includes.count(line))
       finding("a preprocessor line", names, source);
     // (A keyword's entry point is declared first with its assembler label.)
-    std::string label = "int32_t tsch_entry_" + names[0] + "(void** buffers, int64_t* scalars) __asm__(\"" + names[0] + "\");";
+    std::string label =
+        "int32_t tsch_entry_" + names[0] + "(void** buffers, int64_t* scalars) __asm__(\"" + names[0] + "\");";
     if (line.rfind("int32_t ", 0) == 0 && line != label) {
       if (line != entry) finding("an entry point other than the symbol's", names, source);
       ++entries;
