@@ -14,6 +14,8 @@ packages=(
   llvm-19-dev
   # tmux drives the REPL tests; vim runs the syntax tests headless
   tmux vim
+  # scripts/check-format.sh (the one clang-format version the tree is formatted with)
+  clang-format-19
 )
 missing=()
 for p in "${packages[@]}"; do
