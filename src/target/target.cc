@@ -290,6 +290,22 @@ bool TargetNode::has_key(const std::string& key) const {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
+std::string cuda_arch(const Target& t) {
+  return t->get_str(t->kind->name == "nvptx" ? "mcpu" : "arch").value_or("sm_80");
+}
+
+int cuda_sm_version(const Target& t) {
+  std::string arch = cuda_arch(t);
+  if (arch.rfind("sm_", 0) != 0 || arch.size() == 3 || arch.size() > 7) return 0;
+  int sm = 0;
+  for (size_t i = 3; i < arch.size(); ++i) {
+    // sm_90a: the suffix names architecture-specific features, not a newer capability.
+    if (arch[i] < '0' || arch[i] > '9') return i > 3 && arch[i] == 'a' && i + 1 == arch.size() ? sm : 0;
+    sm = sm * 10 + (arch[i] - '0');
+  }
+  return sm;
+}
+
 std::optional<std::string> TargetNode::get_str(const std::string& name) const {
   auto it = attrs.find(name);
   if (it == attrs.end() || !it->is_string()) return std::nullopt;

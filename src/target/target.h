@@ -69,6 +69,12 @@ bool target_has_vla(const Target& t);
 // powers of two up to the vector width (-vector-width, else 128 bits) / 8.
 std::vector<int64_t> vscale_values(const Target& t);
 
+// A CUDA target's GPU architecture: -arch of "cuda", -mcpu of "nvptx", "sm_80" when the
+// target names none (TVM's default); and its compute capability as a number (80 for
+// "sm_80"), 0 for a name that is not sm_<digits>.
+std::string cuda_arch(const Target& t);
+int cuda_sm_version(const Target& t);
+
 // The host's LLVM triple and CPU name, as LLVM detects them ("x86_64-pc-linux-gnu", "znver4").
 std::string host_triple();
 std::string host_cpu_name();

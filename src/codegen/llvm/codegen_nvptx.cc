@@ -346,9 +346,8 @@ class NVPTXDeviceModule : public runtime::CompiledModule {
 };
 
 // The PTX ISA version an architecture needs (LLVM's NVPTX defaults to an older one).
-std::string ptx_features(const std::string& arch) {
-  int sm = 0;
-  if (arch.rfind("sm_", 0) == 0) sm = std::atoi(arch.c_str() + 3);
+std::string ptx_features(const target::Target& target) {
+  int sm = target::cuda_sm_version(target);
   if (sm >= 89) return "+ptx78";
   if (sm >= 86) return "+ptx71";
   if (sm >= 80) return "+ptx70";
@@ -357,13 +356,13 @@ std::string ptx_features(const std::string& arch) {
 
 }  // namespace
 
-runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const std::string& target_text,
-                                              const std::string& arch) {
+runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const target::Target& target) {
+  std::string arch = target::cuda_arch(target);
   llvm::LLVMContext ctx;
   llvm::Module m("tsch_nvptx", ctx);
   CodeGenNVPTX gen(m);
   for (const auto& [name, f] : kernels->prim_funcs()) gen.emit_kernel(name, f);
-  check_cp_async_arch(gen.uses_cp_async(), arch);
+  check_cp_async_arch(gen.uses_cp_async(), target);
   std::string ll;
   {
     llvm::raw_string_ostream os(ll);
@@ -373,8 +372,8 @@ runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const
     m.setTargetTriple("nvptx64-nvidia-cuda");
     link_libdevice(m, gen.libdevice());
   }
-  std::string ptx = emit_device_assembly(m, "nvptx64-nvidia-cuda", arch, ptx_features(arch));
-  return std::make_shared<NVPTXDeviceModule>(std::move(ptx), std::move(ll), target_text);
+  std::string ptx = emit_device_assembly(m, "nvptx64-nvidia-cuda", arch, ptx_features(target));
+  return std::make_shared<NVPTXDeviceModule>(std::move(ptx), std::move(ll), target->str());
 }
 
 }  // namespace tsch::codegen

@@ -12,12 +12,13 @@
 
 #include "ir/module.h"
 #include "runtime/module.h"
+#include "target/target.h"
 
 namespace tsch::codegen {
 
 // The device module of `kernels` (the functions SplitHostDevice added): get_source() and
 // get_source("ptx") give the PTX, get_source("ll") the LLVM IR.
-runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const std::string& target_text,
-                                              const std::string& arch);
+// For an "nvptx" target (its -mcpu, sm_80 by default).
+runtime::CompiledModuleRef build_nvptx_device(const ir::IRModule& kernels, const target::Target& target);
 
 }  // namespace tsch::codegen

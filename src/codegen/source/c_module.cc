@@ -128,12 +128,12 @@ void bind_interrupt_flag(void* library_handle) {
   if (auto bind = reinterpret_cast<CallPackedBinder>(dlsym(library_handle, kBindCallPacked))) bind(&tsch_call_packed);
 }
 
-runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text, bool interrupt_checks,
+runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const target::Target& target, bool interrupt_checks,
                                    bool poison_allocations) {
   CodeGenCHost gen(interrupt_checks, poison_allocations);
   std::vector<runtime::FunctionSignature> sigs;
   for (const auto& [name, f] : lowered->prim_funcs()) sigs.push_back(gen.add_function(name, f));
-  return std::make_shared<CSourceModule>(gen.source(), std::move(sigs), target_text);
+  return std::make_shared<CSourceModule>(gen.source(), std::move(sigs), target->str());
 }
 
 }  // namespace tsch::codegen

@@ -5,13 +5,16 @@
 
 #include <string>
 
+#include "ir/module.h"
 #include "runtime/module.h"
+#include "target/target.h"
 
 namespace tsch::codegen {
 
-// With `interrupt_checks`, outer loops return runtime::kStatusInterrupted after Ctrl-C.
-// `poison_allocations`: driver::BuildOptions::poison_allocations.
-runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const std::string& target_text, bool interrupt_checks,
+// For a "c" target. With `interrupt_checks`, outer loops return
+// runtime::kStatusInterrupted after Ctrl-C; `poison_allocations`:
+// driver::BuildOptions::poison_allocations.
+runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const target::Target& target, bool interrupt_checks,
                                    bool poison_allocations = false);
 
 // Hands a loaded library the runtime's Ctrl-C flag when it asks for it (C libraries do).

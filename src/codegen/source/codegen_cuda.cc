@@ -1,6 +1,5 @@
 #include "codegen/source/codegen_cuda.h"
 
-#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -529,34 +528,31 @@ std::vector<runtime::cuda::KernelInfo> kernel_infos(const IRModule& kernels) {
 
 }  // namespace
 
-void check_cp_async_arch(bool uses_cp_async, const std::string& arch) {
+void check_cp_async_arch(bool uses_cp_async, const target::Target& target) {
   if (!uses_cp_async) return;
-  int sm = 0;
-  if (arch.rfind("sm_", 0) == 0) sm = std::atoi(arch.c_str() + 3);
-  if (sm < 80)
+  std::string arch = target::cuda_arch(target);
+  if (target::cuda_sm_version(target) < 80)
     throw BuildError(
         "asynchronous copies (software_pipeline_async_stages: cp.async) need sm_80 or later; the target's architecture "
         "is " +
         arch);
 }
 
-void check_wmma_arch(int wmma_min_sm, const std::string& arch) {
+void check_wmma_arch(int wmma_min_sm, const target::Target& target) {
   if (!wmma_min_sm) return;
-  int sm = 0;
-  if (arch.rfind("sm_", 0) == 0) sm = std::atoi(arch.c_str() + 3);
-  if (sm < wmma_min_sm)
+  std::string arch = target::cuda_arch(target);
+  if (target::cuda_sm_version(target) < wmma_min_sm)
     throw BuildError("tensor-core fragments (wmma) of these types need sm_" + std::to_string(wmma_min_sm) +
                      " or later; the target's architecture is " + arch);
 }
 
-runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const std::string& target_text,
-                                             const std::string& arch) {
+runtime::CompiledModuleRef build_cuda_device(const IRModule& kernels, const target::Target& target) {
   CodeGenCUDA gen;
   for (const auto& [name, f] : kernels->prim_funcs()) gen.add_kernel(name, f);
-  check_cp_async_arch(gen.uses_cp_async(), arch);
-  check_wmma_arch(gen.wmma_min_sm(), arch);
-  check_mma_arch(gen.mma_min_sm(), arch);
-  return std::make_shared<CUDADeviceModule>(gen.source(), target_text, arch);
+  check_cp_async_arch(gen.uses_cp_async(), target);
+  check_wmma_arch(gen.wmma_min_sm(), target);
+  check_mma_arch(gen.mma_min_sm(), target);
+  return std::make_shared<CUDADeviceModule>(gen.source(), target->str(), target::cuda_arch(target));
 }
 
 runtime::CompiledModuleRef cuda_library_module(runtime::CompiledModuleRef host, const std::string& ptx,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codegen/source/codegen_c.h"
+#include "target/target.h"
 #include "transform/wmma_fragments.h"
 
 namespace tsch::codegen {
@@ -86,15 +87,15 @@ class CodeGenCUDA : public CodeGenC {
   int mma_min_sm_ = 0;
 };
 
-// The device module of the kernels in `kernels` (the functions SplitHostDevice added), for
-// the GPU architecture `arch` (sm_80).
-// Refuses cp.async (BuildError) for an architecture before sm_80, tensor cores before wmma_min_sm.
-void check_cp_async_arch(bool uses_cp_async, const std::string& arch);
-void check_wmma_arch(int wmma_min_sm, const std::string& arch);
+// Refuse (BuildError) what the target's GPU architecture (target::cuda_arch) lacks: cp.async
+// before sm_80, tensor-core fragments before wmma_min_sm.
+void check_cp_async_arch(bool uses_cp_async, const target::Target& target);
+void check_wmma_arch(int wmma_min_sm, const target::Target& target);
 // ldmatrix before sm_75, mma.sync m16n8k16 / m16n8k32 before sm_80 (TVM's requirement).
-void check_mma_arch(int mma_min_sm, const std::string& arch);
-runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const std::string& target_text,
-                                             const std::string& arch);
+void check_mma_arch(int mma_min_sm, const target::Target& target);
+// The device module of the kernels in `kernels` (the functions SplitHostDevice added), for
+// a "cuda" target (its -arch, sm_80 by default).
+runtime::CompiledModuleRef build_cuda_device(const ir::IRModule& kernels, const target::Target& target);
 // The host module of a CUDA build: the device module imported; its functions run on the
 // CPU emulation (`emulation`: the kernels compiled for the CPU with their threads as loops)
 // when called with arrays on tvm.cpu(), and on the GPU when called with arrays on

@@ -175,11 +175,10 @@ bool CodeGenCUDA::emit_call_stmt(const CallNode& n) {
   return true;
 }
 
-void check_mma_arch(int mma_min_sm, const std::string& arch) {
+void check_mma_arch(int mma_min_sm, const target::Target& target) {
   if (!mma_min_sm) return;
-  int sm = 0;
-  if (arch.rfind("sm_", 0) == 0) sm = std::atoi(arch.c_str() + 3);
-  if (sm < mma_min_sm) {
+  std::string arch = target::cuda_arch(target);
+  if (target::cuda_sm_version(target) < mma_min_sm) {
     std::string what = mma_min_sm >= 89   ? "mma.sync over float8 operands (T.ptx_mma e4m3 / e5m2) needs sm_89"
                        : mma_min_sm >= 80 ? "mma.sync m16n8k16 / m16n8k32 (T.ptx_mma) needs sm_80"
                                           : "ldmatrix (T.ptx_ldmatrix) needs sm_75";
