@@ -6,6 +6,26 @@
 
 namespace tsch::ir {
 
+// The binary operators, whose nodes share one shape (BinaryNode<K>).
+#define TSCH_IR_BINARY_KINDS(X) \
+  X(Add)                        \
+  X(Sub)                        \
+  X(Mul)                        \
+  X(Div)                        \
+  X(Mod)                        \
+  X(FloorDiv)                   \
+  X(FloorMod)                   \
+  X(Min)                        \
+  X(Max)                        \
+  X(EQ)                         \
+  X(NE)                         \
+  X(LT)                         \
+  X(LE)                         \
+  X(GT)                         \
+  X(GE)                         \
+  X(And)                        \
+  X(Or)
+
 // ------------------------------------------------------------------ visitor
 
 void IRVisitor::visit(const PrimExpr& e) { visit_children(e); }
@@ -20,126 +40,115 @@ void IRVisitor::visit_buffer_region(const BufferRegion& r) {
 
 void IRVisitor::visit_children(const PrimExpr& e) {
   if (!e) return;
-  if (is_binary(e->kind)) {
-    visit(binary_a(e));
-    visit(binary_b(e));
-    return;
-  }
   switch (e->kind) {
-    case ExprKind::Not:
-      visit(as<NotNode>(e)->a);
-      break;
-    case ExprKind::Select: {
-      auto* n = as<SelectNode>(e);
-      visit(n->condition);
-      visit(n->true_value);
-      visit(n->false_value);
-      break;
-    }
-    case ExprKind::Cast:
-      visit(as<CastNode>(e)->value);
-      break;
-    case ExprKind::BufferLoad:
-      for (const auto& i : as<BufferLoadNode>(e)->indices) visit(i);
-      break;
-    case ExprKind::Call:
-      for (const auto& a : as<CallNode>(e)->args) visit(a);
-      break;
-    case ExprKind::Ramp:
-      visit(as<RampNode>(e)->base);
-      visit(as<RampNode>(e)->stride);
-      break;
-    case ExprKind::Broadcast:
-      visit(as<BroadcastNode>(e)->value);
-      break;
-    case ExprKind::Let: {
-      auto* n = as<LetNode>(e);
-      visit(PrimExpr(n->var));
-      visit(n->value);
-      visit(n->body);
-      break;
-    }
-    default:
-      break;
+#define TSCH_X(K)                               \
+  case ExprKind::K:                             \
+    visit_##K(static_cast<const K##Node&>(*e)); \
+    return;
+    TSCH_IR_EXPR_KINDS(TSCH_X)
+#undef TSCH_X
   }
 }
 
 void IRVisitor::visit_children(const Stmt& s) {
   if (!s) return;
   switch (s->kind) {
-    case StmtKind::BufferStore: {
-      auto* n = as<BufferStoreNode>(s);
-      visit(n->value);
-      for (const auto& i : n->indices) visit(i);
-      break;
-    }
-    case StmtKind::For: {
-      auto* n = as<ForNode>(s);
-      visit(n->min);
-      visit(n->extent);
-      if (n->step) visit(n->step);
-      visit(n->body);
-      break;
-    }
-    case StmtKind::Block: {
-      auto* n = as<BlockNode>(s);
-      for (const auto& iv : n->iter_vars) {
-        visit(iv.dom.min);
-        visit(iv.dom.extent);
-      }
-      for (const auto& r : n->reads) visit_buffer_region(r);
-      for (const auto& r : n->writes) visit_buffer_region(r);
-      for (const auto& m : n->match_buffers) visit_buffer_region(m.source);
-      if (n->init) visit(n->init);
-      visit(n->body);
-      break;
-    }
-    case StmtKind::BlockRealize: {
-      auto* n = as<BlockRealizeNode>(s);
-      for (const auto& v : n->iter_values) visit(v);
-      visit(n->predicate);
-      visit(Stmt(n->block));
-      break;
-    }
-    case StmtKind::SeqStmt:
-      for (const auto& c : as<SeqStmtNode>(s)->seq) visit(c);
-      break;
-    case StmtKind::IfThenElse: {
-      auto* n = as<IfThenElseNode>(s);
-      visit(n->condition);
-      visit(n->then_case);
-      if (n->else_case) visit(n->else_case);
-      break;
-    }
-    case StmtKind::LetStmt: {
-      auto* n = as<LetStmtNode>(s);
-      visit(n->value);
-      visit(n->body);
-      break;
-    }
-    case StmtKind::Evaluate:
-      visit(as<EvaluateNode>(s)->value);
-      break;
-    case StmtKind::Allocate:
-      visit(as<AllocateNode>(s)->body);
-      break;
-    case StmtKind::DeclBuffer:
-      visit(as<DeclBufferNode>(s)->body);
-      break;
-    case StmtKind::AllocateConst: {
-      auto* n = as<AllocateConstNode>(s);
-      for (const auto& e : n->extents) visit(e);
-      visit(n->body);
-      break;
-    }
-    case StmtKind::AttrStmt: {
-      auto* n = as<AttrStmtNode>(s);
-      visit(n->node);
-      visit(n->value);
-      visit(n->body);
-      break;
-    }
+#define TSCH_X(K)                               \
+  case StmtKind::K:                             \
+    visit_##K(static_cast<const K##Node&>(*s)); \
+    return;
+    TSCH_IR_STMT_KINDS(TSCH_X)
+#undef TSCH_X
   }
+}
+
+// Leaves.
+void IRVisitor::visit_IntImm(const IntImmNode&) {}
+void IRVisitor::visit_FloatImm(const FloatImmNode&) {}
+void IRVisitor::visit_StringImm(const StringImmNode&) {}
+void IRVisitor::visit_Var(const VarNode&) {}
+
+#define TSCH_X(K)                               \
+  void IRVisitor::visit_##K(const K##Node& n) { \
+    visit(n.a);                                 \
+    visit(n.b);                                 \
+  }
+TSCH_IR_BINARY_KINDS(TSCH_X)
+#undef TSCH_X
+
+void IRVisitor::visit_Not(const NotNode& n) { visit(n.a); }
+void IRVisitor::visit_Select(const SelectNode& n) {
+  visit(n.condition);
+  visit(n.true_value);
+  visit(n.false_value);
+}
+void IRVisitor::visit_Cast(const CastNode& n) { visit(n.value); }
+void IRVisitor::visit_BufferLoad(const BufferLoadNode& n) {
+  for (const auto& i : n.indices) visit(i);
+}
+void IRVisitor::visit_Call(const CallNode& n) {
+  for (const auto& a : n.args) visit(a);
+}
+void IRVisitor::visit_Ramp(const RampNode& n) {
+  visit(n.base);
+  visit(n.stride);
+}
+void IRVisitor::visit_Broadcast(const BroadcastNode& n) { visit(n.value); }
+void IRVisitor::visit_Let(const LetNode& n) {
+  visit(PrimExpr(n.var));
+  visit(n.value);
+  visit(n.body);
+}
+
+void IRVisitor::visit_BufferStore(const BufferStoreNode& n) {
+  visit(n.value);
+  for (const auto& i : n.indices) visit(i);
+}
+void IRVisitor::visit_For(const ForNode& n) {
+  visit(n.min);
+  visit(n.extent);
+  if (n.step) visit(n.step);
+  visit(n.body);
+}
+void IRVisitor::visit_Block(const BlockNode& n) {
+  for (const auto& iv : n.iter_vars) {
+    visit(iv.dom.min);
+    visit(iv.dom.extent);
+  }
+  for (const auto& r : n.reads) visit_buffer_region(r);
+  for (const auto& r : n.writes) visit_buffer_region(r);
+  for (const auto& m : n.match_buffers) visit_buffer_region(m.source);
+  if (n.init) visit(n.init);
+  visit(n.body);
+}
+void IRVisitor::visit_BlockRealize(const BlockRealizeNode& n) {
+  for (const auto& v : n.iter_values) visit(v);
+  visit(n.predicate);
+  visit(Stmt(n.block));
+}
+void IRVisitor::visit_SeqStmt(const SeqStmtNode& n) {
+  for (const auto& c : n.seq) visit(c);
+}
+void IRVisitor::visit_IfThenElse(const IfThenElseNode& n) {
+  visit(n.condition);
+  visit(n.then_case);
+  if (n.else_case) visit(n.else_case);
+}
+void IRVisitor::visit_LetStmt(const LetStmtNode& n) {
+  visit(n.value);
+  visit(n.body);
+}
+void IRVisitor::visit_Evaluate(const EvaluateNode& n) { visit(n.value); }
+void IRVisitor::visit_Allocate(const AllocateNode& n) { visit(n.body); }
+void IRVisitor::visit_DeclBuffer(const DeclBufferNode& n) { visit(n.body); }
+void IRVisitor::visit_AllocateConst(const AllocateConstNode& n) {
+  for (const auto& e : n.extents) visit(e);
+  visit(n.body);
+}
+void IRVisitor::visit_AttrStmt(const AttrStmtNode& n) {
+  visit(n.node);
+  visit(n.value);
+  visit(n.body);
 }
 
 // ------------------------------------------------------------------ mutator
@@ -171,164 +180,165 @@ BufferRegion IRMutator::mutate_region(const BufferRegion& r, bool& changed) {
 
 PrimExpr IRMutator::mutate_children(const PrimExpr& e) {
   if (!e) return e;
-  if (is_binary(e->kind)) {
-    PrimExpr a = mutate(binary_a(e)), b = mutate(binary_b(e));
-    if (a == binary_a(e) && b == binary_b(e)) return e;
-    return make_binary(e->kind, a, b);
-  }
   switch (e->kind) {
-    case ExprKind::Not: {
-      PrimExpr a = mutate(as<NotNode>(e)->a);
-      return a == as<NotNode>(e)->a ? e : logical_not(a);
-    }
-    case ExprKind::Select: {
-      auto* n = as<SelectNode>(e);
-      PrimExpr c = mutate(n->condition), t = mutate(n->true_value), f = mutate(n->false_value);
-      if (c == n->condition && t == n->true_value && f == n->false_value) return e;
-      return std::make_shared<SelectNode>(c, t, f);
-    }
-    case ExprKind::Cast: {
-      auto* n = as<CastNode>(e);
-      PrimExpr v = mutate(n->value);
-      return v == n->value ? e : cast(n->dtype, v);
-    }
-    case ExprKind::BufferLoad: {
-      auto* n = as<BufferLoadNode>(e);
-      bool changed = false;
-      auto idx = mutate_all(n->indices, changed);
-      return changed ? std::make_shared<BufferLoadNode>(n->dtype, n->buffer, idx) : e;
-    }
-    case ExprKind::Call: {
-      auto* n = as<CallNode>(e);
-      bool changed = false;
-      auto args = mutate_all(n->args, changed);
-      return changed ? std::make_shared<CallNode>(n->dtype, n->op, args) : e;
-    }
-    case ExprKind::Ramp: {
-      auto* n = as<RampNode>(e);
-      PrimExpr b = mutate(n->base), s = mutate(n->stride);
-      return (b == n->base && s == n->stride) ? e : std::make_shared<RampNode>(b, s, n->lanes);
-    }
-    case ExprKind::Broadcast: {
-      auto* n = as<BroadcastNode>(e);
-      PrimExpr v = mutate(n->value);
-      return v == n->value ? e : std::make_shared<BroadcastNode>(v, n->lanes);
-    }
-    case ExprKind::Let: {
-      auto* n = as<LetNode>(e);
-      PrimExpr v = mutate(n->value), b = mutate(n->body);
-      return (v == n->value && b == n->body) ? e : std::make_shared<LetNode>(n->var, v, b);
-    }
-    default:
-      return e;
+#define TSCH_X(K)   \
+  case ExprKind::K: \
+    return mutate_##K(static_cast<const K##Node&>(*e), e);
+    TSCH_IR_EXPR_KINDS(TSCH_X)
+#undef TSCH_X
   }
+  return e;  // not reached: the switch covers every kind
 }
 
 Stmt IRMutator::mutate_children(const Stmt& s) {
   if (!s) return s;
   switch (s->kind) {
-    case StmtKind::BufferStore: {
-      auto* n = as<BufferStoreNode>(s);
-      bool changed = false;
-      PrimExpr v = mutate(n->value);
-      changed |= v != n->value;
-      auto idx = mutate_all(n->indices, changed);
-      return changed ? std::make_shared<BufferStoreNode>(n->buffer, v, idx) : s;
-    }
-    case StmtKind::For: {
-      auto* n = as<ForNode>(s);
-      PrimExpr mn = mutate(n->min), ext = mutate(n->extent), step = n->step ? mutate(n->step) : nullptr;
-      Stmt body = mutate(n->body);
-      if (mn == n->min && ext == n->extent && step == n->step && body == n->body) return s;
-      auto out = std::make_shared<ForNode>(*n);
-      out->min = mn;
-      out->extent = ext;
-      out->step = step;
-      out->body = body;
-      return out;
-    }
-    case StmtKind::Block: {
-      auto* n = as<BlockNode>(s);
-      bool changed = false;
-      auto out = std::make_shared<BlockNode>(*n);
-      for (auto& iv : out->iter_vars) iv.dom = mutate_range(iv.dom, changed);
-      for (auto& r : out->reads) r = mutate_region(r, changed);
-      for (auto& r : out->writes) r = mutate_region(r, changed);
-      for (auto& m : out->match_buffers) m.source = mutate_region(m.source, changed);
-      if (n->init) {
-        out->init = mutate(n->init);
-        changed |= out->init != n->init;
-      }
-      out->body = mutate(n->body);
-      changed |= out->body != n->body;
-      return changed ? Stmt(out) : s;
-    }
-    case StmtKind::BlockRealize: {
-      auto* n = as<BlockRealizeNode>(s);
-      bool changed = false;
-      auto values = mutate_all(n->iter_values, changed);
-      PrimExpr pred = mutate(n->predicate);
-      Stmt block = mutate(Stmt(n->block));
-      changed |= pred != n->predicate || block != Stmt(n->block);
-      if (!changed) return s;
-      return std::make_shared<BlockRealizeNode>(values, pred, std::static_pointer_cast<const BlockNode>(block));
-    }
-    case StmtKind::SeqStmt: {
-      auto* n = as<SeqStmtNode>(s);
-      bool changed = false;
-      std::vector<Stmt> seq;
-      for (const auto& c : n->seq) {
-        seq.push_back(mutate(c));
-        changed |= seq.back() != c;
-      }
-      return changed ? make_seq(seq) : s;
-    }
-    case StmtKind::IfThenElse: {
-      auto* n = as<IfThenElseNode>(s);
-      PrimExpr c = mutate(n->condition);
-      Stmt t = mutate(n->then_case);
-      Stmt f = n->else_case ? mutate(n->else_case) : nullptr;
-      if (c == n->condition && t == n->then_case && f == n->else_case) return s;
-      return std::make_shared<IfThenElseNode>(c, t, f);
-    }
-    case StmtKind::LetStmt: {
-      auto* n = as<LetStmtNode>(s);
-      PrimExpr v = mutate(n->value);
-      Stmt b = mutate(n->body);
-      return (v == n->value && b == n->body) ? s : std::make_shared<LetStmtNode>(n->var, v, b);
-    }
-    case StmtKind::Evaluate: {
-      auto* n = as<EvaluateNode>(s);
-      PrimExpr v = mutate(n->value);
-      return v == n->value ? s : std::make_shared<EvaluateNode>(v);
-    }
-    case StmtKind::Allocate: {
-      auto* n = as<AllocateNode>(s);
-      Stmt b = mutate(n->body);
-      return b == n->body ? s : std::make_shared<AllocateNode>(n->buffer, b);
-    }
-    case StmtKind::DeclBuffer: {
-      auto* n = as<DeclBufferNode>(s);
-      Stmt b = mutate(n->body);
-      return b == n->body ? s : std::make_shared<DeclBufferNode>(n->buffer, b);
-    }
-    case StmtKind::AllocateConst: {
-      auto* n = as<AllocateConstNode>(s);
-      Stmt b = mutate(n->body);
-      if (b == n->body) return s;
-      auto copy = std::make_shared<AllocateConstNode>(*n);
-      copy->body = b;
-      return copy;
-    }
-    case StmtKind::AttrStmt: {
-      auto* n = as<AttrStmtNode>(s);
-      PrimExpr node = mutate(n->node), v = mutate(n->value);
-      Stmt b = mutate(n->body);
-      if (node == n->node && v == n->value && b == n->body) return s;
-      return std::make_shared<AttrStmtNode>(node, n->attr_key, v, b);
-    }
+#define TSCH_X(K)   \
+  case StmtKind::K: \
+    return mutate_##K(static_cast<const K##Node&>(*s), s);
+    TSCH_IR_STMT_KINDS(TSCH_X)
+#undef TSCH_X
   }
-  return s;
+  return s;  // not reached: the switch covers every kind
+}
+
+PrimExpr IRMutator::mutate_IntImm(const IntImmNode&, const PrimExpr& self) { return self; }
+PrimExpr IRMutator::mutate_FloatImm(const FloatImmNode&, const PrimExpr& self) { return self; }
+PrimExpr IRMutator::mutate_StringImm(const StringImmNode&, const PrimExpr& self) { return self; }
+PrimExpr IRMutator::mutate_Var(const VarNode&, const PrimExpr& self) { return self; }
+
+#define TSCH_X(K)                                                          \
+  PrimExpr IRMutator::mutate_##K(const K##Node& n, const PrimExpr& self) { \
+    PrimExpr a = mutate(n.a), b = mutate(n.b);                             \
+    if (a == n.a && b == n.b) return self;                                 \
+    return make_binary(ExprKind::K, a, b);                                 \
+  }
+TSCH_IR_BINARY_KINDS(TSCH_X)
+#undef TSCH_X
+
+PrimExpr IRMutator::mutate_Not(const NotNode& n, const PrimExpr& self) {
+  PrimExpr a = mutate(n.a);
+  return a == n.a ? self : logical_not(a);
+}
+PrimExpr IRMutator::mutate_Select(const SelectNode& n, const PrimExpr& self) {
+  PrimExpr c = mutate(n.condition), t = mutate(n.true_value), f = mutate(n.false_value);
+  if (c == n.condition && t == n.true_value && f == n.false_value) return self;
+  return std::make_shared<SelectNode>(c, t, f);
+}
+PrimExpr IRMutator::mutate_Cast(const CastNode& n, const PrimExpr& self) {
+  PrimExpr v = mutate(n.value);
+  return v == n.value ? self : cast(n.dtype, v);
+}
+PrimExpr IRMutator::mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) {
+  bool changed = false;
+  auto idx = mutate_all(n.indices, changed);
+  return changed ? std::make_shared<BufferLoadNode>(n.dtype, n.buffer, idx) : self;
+}
+PrimExpr IRMutator::mutate_Call(const CallNode& n, const PrimExpr& self) {
+  bool changed = false;
+  auto args = mutate_all(n.args, changed);
+  return changed ? std::make_shared<CallNode>(n.dtype, n.op, args) : self;
+}
+PrimExpr IRMutator::mutate_Ramp(const RampNode& n, const PrimExpr& self) {
+  PrimExpr b = mutate(n.base), s = mutate(n.stride);
+  return (b == n.base && s == n.stride) ? self : std::make_shared<RampNode>(b, s, n.lanes);
+}
+PrimExpr IRMutator::mutate_Broadcast(const BroadcastNode& n, const PrimExpr& self) {
+  PrimExpr v = mutate(n.value);
+  return v == n.value ? self : std::make_shared<BroadcastNode>(v, n.lanes);
+}
+PrimExpr IRMutator::mutate_Let(const LetNode& n, const PrimExpr& self) {
+  PrimExpr v = mutate(n.value), b = mutate(n.body);
+  return (v == n.value && b == n.body) ? self : std::make_shared<LetNode>(n.var, v, b);
+}
+
+Stmt IRMutator::mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) {
+  bool changed = false;
+  PrimExpr v = mutate(n.value);
+  changed |= v != n.value;
+  auto idx = mutate_all(n.indices, changed);
+  return changed ? std::make_shared<BufferStoreNode>(n.buffer, v, idx) : self;
+}
+Stmt IRMutator::mutate_For(const ForNode& n, const Stmt& self) {
+  PrimExpr mn = mutate(n.min), ext = mutate(n.extent), step = n.step ? mutate(n.step) : nullptr;
+  Stmt body = mutate(n.body);
+  if (mn == n.min && ext == n.extent && step == n.step && body == n.body) return self;
+  auto out = std::make_shared<ForNode>(n);
+  out->min = mn;
+  out->extent = ext;
+  out->step = step;
+  out->body = body;
+  return out;
+}
+Stmt IRMutator::mutate_Block(const BlockNode& n, const Stmt& self) {
+  bool changed = false;
+  auto out = std::make_shared<BlockNode>(n);
+  for (auto& iv : out->iter_vars) iv.dom = mutate_range(iv.dom, changed);
+  for (auto& r : out->reads) r = mutate_region(r, changed);
+  for (auto& r : out->writes) r = mutate_region(r, changed);
+  for (auto& m : out->match_buffers) m.source = mutate_region(m.source, changed);
+  if (n.init) {
+    out->init = mutate(n.init);
+    changed |= out->init != n.init;
+  }
+  out->body = mutate(n.body);
+  changed |= out->body != n.body;
+  return changed ? Stmt(out) : self;
+}
+Stmt IRMutator::mutate_BlockRealize(const BlockRealizeNode& n, const Stmt& self) {
+  bool changed = false;
+  auto values = mutate_all(n.iter_values, changed);
+  PrimExpr pred = mutate(n.predicate);
+  Stmt block = mutate(Stmt(n.block));
+  changed |= pred != n.predicate || block != Stmt(n.block);
+  if (!changed) return self;
+  return std::make_shared<BlockRealizeNode>(values, pred, std::static_pointer_cast<const BlockNode>(block));
+}
+Stmt IRMutator::mutate_SeqStmt(const SeqStmtNode& n, const Stmt& self) {
+  bool changed = false;
+  std::vector<Stmt> seq;
+  for (const auto& c : n.seq) {
+    seq.push_back(mutate(c));
+    changed |= seq.back() != c;
+  }
+  return changed ? make_seq(seq) : self;
+}
+Stmt IRMutator::mutate_IfThenElse(const IfThenElseNode& n, const Stmt& self) {
+  PrimExpr c = mutate(n.condition);
+  Stmt t = mutate(n.then_case);
+  Stmt f = n.else_case ? mutate(n.else_case) : nullptr;
+  if (c == n.condition && t == n.then_case && f == n.else_case) return self;
+  return std::make_shared<IfThenElseNode>(c, t, f);
+}
+Stmt IRMutator::mutate_LetStmt(const LetStmtNode& n, const Stmt& self) {
+  PrimExpr v = mutate(n.value);
+  Stmt b = mutate(n.body);
+  return (v == n.value && b == n.body) ? self : std::make_shared<LetStmtNode>(n.var, v, b);
+}
+Stmt IRMutator::mutate_Evaluate(const EvaluateNode& n, const Stmt& self) {
+  PrimExpr v = mutate(n.value);
+  return v == n.value ? self : std::make_shared<EvaluateNode>(v);
+}
+Stmt IRMutator::mutate_Allocate(const AllocateNode& n, const Stmt& self) {
+  Stmt b = mutate(n.body);
+  return b == n.body ? self : std::make_shared<AllocateNode>(n.buffer, b);
+}
+Stmt IRMutator::mutate_DeclBuffer(const DeclBufferNode& n, const Stmt& self) {
+  Stmt b = mutate(n.body);
+  return b == n.body ? self : std::make_shared<DeclBufferNode>(n.buffer, b);
+}
+Stmt IRMutator::mutate_AllocateConst(const AllocateConstNode& n, const Stmt& self) {
+  Stmt b = mutate(n.body);
+  if (b == n.body) return self;
+  auto copy = std::make_shared<AllocateConstNode>(n);
+  copy->body = b;
+  return copy;
+}
+Stmt IRMutator::mutate_AttrStmt(const AttrStmtNode& n, const Stmt& self) {
+  PrimExpr node = mutate(n.node), v = mutate(n.value);
+  Stmt b = mutate(n.body);
+  if (node == n.node && v == n.value && b == n.body) return self;
+  return std::make_shared<AttrStmtNode>(node, n.attr_key, v, b);
 }
 
 // ------------------------------------------------------------------ helpers

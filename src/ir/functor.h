@@ -9,17 +9,27 @@
 
 namespace tsch::ir {
 
+// The per-node methods below are stamped out from the node lists (TSCH_IR_EXPR_KINDS,
+// TSCH_IR_STMT_KINDS) and dispatched by a switch with no default: a node kind added to a
+// list has no default method until one is written (the build fails to link), and each
+// visitor may override exactly the nodes it cares about.
 class IRVisitor {
  public:
   virtual ~IRVisitor() = default;
+  // Every node passes through these (override them to see all nodes); the default visits the
+  // node's children through its per-node method.
   virtual void visit(const PrimExpr& e);
   virtual void visit(const Stmt& s);
   virtual void visit_buffer_region(const BufferRegion& r);
 
  protected:
-  // Default traversal of children.
   void visit_children(const PrimExpr& e);
   void visit_children(const Stmt& s);
+  // One per node kind, e.g. visit_For(const ForNode&): visits the node's children.
+#define TSCH_X(K) virtual void visit_##K(const K##Node& n);
+  TSCH_IR_EXPR_KINDS(TSCH_X)
+  TSCH_IR_STMT_KINDS(TSCH_X)
+#undef TSCH_X
 };
 
 class IRMutator {
@@ -34,6 +44,14 @@ class IRMutator {
   std::vector<PrimExpr> mutate_all(const std::vector<PrimExpr>& v, bool& changed);
   Range mutate_range(const Range& r, bool& changed);
   BufferRegion mutate_region(const BufferRegion& r, bool& changed);
+  // One per node kind, e.g. mutate_For(const ForNode&, const Stmt& self): mutates the node's
+  // children and returns `self` when none changed, else the rebuilt node.
+#define TSCH_X(K) virtual PrimExpr mutate_##K(const K##Node& n, const PrimExpr& self);
+  TSCH_IR_EXPR_KINDS(TSCH_X)
+#undef TSCH_X
+#define TSCH_X(K) virtual Stmt mutate_##K(const K##Node& n, const Stmt& self);
+  TSCH_IR_STMT_KINDS(TSCH_X)
+#undef TSCH_X
 };
 
 // Calls f on every expression node (pre-order), including those inside statements.
