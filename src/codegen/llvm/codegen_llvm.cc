@@ -150,14 +150,20 @@ llvm::Value* CodeGenLLVM::binary(ExprKind kind, const PrimExpr& pa, const PrimEx
   bool division =
       kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
   int64_t divisor;
-  if (division && !fl && !(ir::as_const_int(pb, &divisor) && divisor != 0)) {
+  if (division && !fl && !(ir::as_const_int(pb, &divisor) && divisor != 0 && !(sgn && divisor == -1))) {
     // An integer division by a value that may be zero gives 0 (as NumPy does) instead of
-    // trapping the whole process.
+    // trapping the whole process; so does the one other division x86 traps on, the most
+    // negative value by -1: the quotient wraps (to itself, as NumPy's), the remainder is 0.
     llvm::Value* zero = llvm::Constant::getNullValue(b->getType());
     llvm::Value* is_zero = b_.CreateICmpEQ(b, zero);
-    llvm::Value* safe = b_.CreateSelect(is_zero, llvm::ConstantInt::get(b->getType(), 1), b);
+    llvm::Value* is_minus_one = sgn ? b_.CreateICmpEQ(b, llvm::Constant::getAllOnesValue(b->getType())) : nullptr;
+    llvm::Value* special = is_minus_one ? b_.CreateOr(is_zero, is_minus_one) : is_zero;
+    llvm::Value* safe = b_.CreateSelect(special, llvm::ConstantInt::get(b->getType(), 1), b);
     llvm::Value* q = divide(kind, a, safe, sgn);
-    return b_.CreateSelect(is_zero, llvm::Constant::getNullValue(q->getType()), q);
+    q = b_.CreateSelect(is_zero, zero, q);
+    if (!is_minus_one) return q;
+    bool quotient = kind == ExprKind::Div || kind == ExprKind::FloorDiv;
+    return b_.CreateSelect(is_minus_one, quotient ? b_.CreateSub(zero, a) : zero, q);
   }
   if (division && !fl) return divide(kind, a, b, sgn);
   llvm::IRBuilderBase::FastMathFlagGuard guard(b_);

@@ -166,6 +166,31 @@ std::string CodeGenC::expr(const PrimExpr& e) {
   return binary(e->kind, b->a, b->b, b->a->dtype);
 }
 
+// As the LLVM generator: an integer division by 0 gives 0, and the most negative value by
+// -1 wraps (remainder 0), instead of trapping the process (x86's idiv faults on both).
+std::string CodeGenC::guarded_division(ExprKind kind, const std::string& a, const std::string& b, DataType t,
+                                       const std::string& suffix) {
+  static const char* names[] = {"div", "mod", "floordiv", "floormod"};
+  int which = kind == ExprKind::Div ? 0 : kind == ExprKind::Mod ? 1 : kind == ExprKind::FloorDiv ? 2 : 3;
+  std::string name = std::string("tsch_safe_") + names[which] + "_" + suffix;
+  std::string ct = type_of(t);
+  std::string body;
+  if (t.is_uint()) {
+    body = std::string("return b == 0 ? 0 : (") + ct + ")(a " + (which == 0 || which == 2 ? "/" : "%") + " b);";
+  } else {
+    std::string ut = "uint" + std::to_string(t.bits) + "_t";
+    std::string wrap_neg = "(" + ct + ")(" + ut + ")(0u - (" + ut + ")a)";
+    std::string core = which == 0   ? "a / b"
+                       : which == 1 ? "a % b"
+                       : which == 2 ? "(a / b) - (" + ct + ")((a % b != 0) && ((a % b < 0) != (b < 0)))"
+                                    : "(a % b != 0 && ((a % b < 0) != (b < 0))) ? a % b + b : a % b";
+    std::string on_minus_one = which == 0 || which == 2 ? wrap_neg : "0";
+    body = "if (b == 0) return 0; if (b == -1) return " + on_minus_one + "; return (" + ct + ")(" + core + ");";
+  }
+  helper(name, "static inline " + ct + " " + name + "(" + ct + " a, " + ct + " b) { " + body + " }");
+  return name + "(" + a + ", " + b + ")";
+}
+
 std::string CodeGenC::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& pb, DataType t) {
   if (t.is_float8()) {
     // No arithmetic on CUDA's float8 types: in float, converted back (comparisons as they are).
@@ -189,6 +214,12 @@ std::string CodeGenC::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& 
   auto narrow = [&](std::string text) {
     return (t.is_int() || t.is_uint()) && t.bits < 32 ? "((" + ct + ")" + text + ")" : text;
   };
+  int64_t divisor;
+  bool division =
+      kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
+  if (division && (t.is_int() || t.is_uint()) && t.lanes == 1 && guards_integer_division() &&
+      !(as_const_int(pb, &divisor) && divisor != 0 && !(t.is_int() && divisor == -1)))
+    return guarded_division(kind, a, b, t, suffix);
   switch (kind) {
     case ExprKind::Add:
       return narrow(infix("+"));

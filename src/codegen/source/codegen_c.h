@@ -76,6 +76,11 @@ class CodeGenC {
   // ---- expressions (codegen_c.cc) ----
   std::string expr(const PrimExpr& e);
   std::string binary(ExprKind kind, const PrimExpr& a, const PrimExpr& b, DataType t);
+  // Integer division whose divisor may be 0 or -1 without a trap (CPU code: x86 faults on
+  // both; a GPU does not, so CUDA C divides as TVM's does).
+  virtual bool guards_integer_division() const { return false; }
+  std::string guarded_division(ExprKind kind, const std::string& a, const std::string& b, DataType t,
+                               const std::string& suffix);
   std::string cast(const PrimExpr& value, DataType to);
   std::string load(const ir::BufferLoadNode& n);
   std::string call(const ir::CallNode& n);

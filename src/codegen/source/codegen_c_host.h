@@ -19,6 +19,11 @@ constexpr const char* kBindInterruptFlag = "tsch_bind_interrupt_flag";
 // ... and the runtime's tsch_call_packed (T.call_packed of scalars and strings; the bound
 // checks of data-dependent indices report through it).
 constexpr const char* kBindCallPacked = "tsch_bind_call_packed";
+// ... and the runtime's workspace allocator (runtime/workspace.h), which C kernels allocate
+// their heap buffers from, as LLVM ones do: a size the machine cannot hold is refused there
+// (MemoryError), where libc's malloc — jemalloc's, in tsch's process — may reserve terabytes
+// the kernel then touches.
+constexpr const char* kBindWorkspace = "tsch_bind_workspace";
 
 class CodeGenCHost : public CodeGenC {
  public:
@@ -31,6 +36,7 @@ class CodeGenCHost : public CodeGenC {
 
  protected:
   void emit_allocate(const ir::AllocateNode& n) override;
+  bool guards_integer_division() const override { return true; }
   void emit_parallel(const ir::ForNode& n) override;
   void at_loop_head(const ir::Stmt& body) override;
   bool emit_call_stmt(const ir::CallNode& n) override;
@@ -41,7 +47,8 @@ class CodeGenCHost : public CodeGenC {
   bool interrupt_checks_;
   bool poison_allocations_;
   static constexpr int64_t kMaxStackBytes = 64 * 1024;
-  std::vector<std::string> live_heap_;  // malloc'd buffers to free on an early return
+  std::vector<std::string> live_heap_;  // heap buffers to release on an early return
+  void use_workspace_helpers();
   std::string functions_;
 };
 
