@@ -8,6 +8,7 @@
 #include "codegen/signature.h"
 #include "codegen/source/codegen_c_host.h"
 #include "runtime/packed_call.h"
+#include "runtime/workspace.h"
 #include "support/files.h"
 #include "support/interrupt.h"
 
@@ -126,6 +127,9 @@ void bind_interrupt_flag(void* library_handle) {
   using CallPacked = int32_t (*)(const char*, const TschPackedArg*, int32_t, int64_t*);
   using CallPackedBinder = void (*)(CallPacked);
   if (auto bind = reinterpret_cast<CallPackedBinder>(dlsym(library_handle, kBindCallPacked))) bind(&tsch_call_packed);
+  using WorkspaceBinder = void (*)(void* (*)(int64_t), void (*)(void*));
+  if (auto bind = reinterpret_cast<WorkspaceBinder>(dlsym(library_handle, kBindWorkspace)))
+    bind(&tsch_workspace_alloc, &tsch_workspace_free);
 }
 
 runtime::CompiledModuleRef build_c(const ir::IRModule& lowered, const target::Target& target, bool interrupt_checks,

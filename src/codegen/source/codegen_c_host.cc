@@ -99,8 +99,9 @@ void CodeGenCHost::emit_allocate(const AllocateNode& n) {
     line("bool " + bad + " = false;");
     for (const auto& d : buf->shape)
       line(bad + " |= __builtin_mul_overflow(" + size + ", (int64_t)" + expr(d) + ", &" + size + ");");
-    line(t + "* restrict " + name + " = " + bad + " || " + size + " < 0 ? NULL : (" + t + "*)malloc((size_t)" + size +
-         " + 1);");
+    use_workspace_helpers();
+    line(t + "* restrict " + name + " = " + bad + " || " + size + " < 0 ? NULL : (" + t + "*)tsch_workspace_take(" +
+         size + ");");
     open_scope("if (" + name + " == NULL)");
     return_status(runtime::kStatusOutOfMemory);
     close_scope();
@@ -108,7 +109,7 @@ void CodeGenCHost::emit_allocate(const AllocateNode& n) {
     live_heap_.push_back(name);
     stmt(n.body);
     live_heap_.pop_back();
-    line("free(" + name + ");");
+    line("tsch_workspace_give_back(" + name + ");");
   }
   forget(buf->data.get());
   --indent_;
@@ -134,6 +135,26 @@ std::string c_literal(const std::string& text) {
 }
 
 }  // namespace
+
+// Heap buffers come from the runtime's workspace once the loader bound it (always, when tsch
+// loads the library); malloc until then.
+void CodeGenCHost::use_workspace_helpers() {
+  helpers_.emplace("tsch_workspace",
+                   "static void* (*tsch_workspace_alloc_fn)(int64_t) = NULL;\n"
+                   "static void (*tsch_workspace_free_fn)(void*) = NULL;\n"
+                   "void " +
+                       std::string(kBindWorkspace) +
+                       "(void* (*take)(int64_t), void (*give_back)(void*)) {\n"
+                       "  tsch_workspace_alloc_fn = take;\n"
+                       "  tsch_workspace_free_fn = give_back;\n"
+                       "}\n"
+                       "static void* tsch_workspace_take(int64_t n) {\n"
+                       "  return tsch_workspace_alloc_fn ? tsch_workspace_alloc_fn(n) : malloc((size_t)n);\n"
+                       "}\n"
+                       "static void tsch_workspace_give_back(void* p) {\n"
+                       "  if (tsch_workspace_free_fn) tsch_workspace_free_fn(p); else free(p);\n"
+                       "}");
+}
 
 // T.call_packed(name, scalars and strings...) as a statement: through the runtime's
 // tsch_call_packed, which the loader binds; a failure returns its status, freeing what the
@@ -176,7 +197,7 @@ bool CodeGenCHost::emit_call_stmt(const CallNode& n) {
        result + ");");
   line("(void)" + result + ";");
   open_scope("if (" + status + " != 0)");
-  for (auto it = live_heap_.rbegin(); it != live_heap_.rend(); ++it) line("free(" + *it + ");");
+  for (auto it = live_heap_.rbegin(); it != live_heap_.rend(); ++it) line("tsch_workspace_give_back(" + *it + ");");
   line("return " + status + ";");
   close_scope();
   --indent_;
@@ -187,7 +208,7 @@ bool CodeGenCHost::emit_call_stmt(const CallNode& n) {
 void CodeGenCHost::emit_parallel(const ForNode& n) { serial_loop(n, "/* parallel in TensorIR: runs serially in C */"); }
 
 void CodeGenCHost::return_status(int32_t status) {
-  for (auto it = live_heap_.rbegin(); it != live_heap_.rend(); ++it) line("free(" + *it + ");");
+  for (auto it = live_heap_.rbegin(); it != live_heap_.rend(); ++it) line("tsch_workspace_give_back(" + *it + ");");
   line("return " + std::to_string(status) + ";");
 }
 
