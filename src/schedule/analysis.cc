@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <unordered_set>
 
 #include "arith/block_access.h"
@@ -186,7 +187,8 @@ arith::Interval relax_bounds(const PrimExpr& e, const arith::VarDomain& dom) {
 }
 
 std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
-                                            const BufferRegion& region, bool* gapped, bool relax_threads_by_scope) {
+                                            const BufferRegion& region, bool* gapped, bool relax_threads_by_scope,
+                                            bool* predicate_unused) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const BlockNode* block = &s.block_at(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
@@ -201,11 +203,72 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
     if ((inside && l != loop_sid) || thread_shared)
       dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
   }
+  // The block's T.where over the relaxed loops: `p < c` (or `c <= p`, `p <= c`, `c < p`)
+  // bounds an index `outer + p` to `outer + c - 1` (a split by a factor that does not
+  // divide): the region the block really touches, not the loops' hull.
+  struct Cut {
+    PrimExpr part;   // p
+    PrimExpr limit;  // the bound on p, inclusive
+    bool upper;
+    bool used = false;
+  };
+  std::vector<Cut> cuts;
+  bool other_terms = false;
+  auto uses_dom = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return dom.count(v) > 0; }); };
+  std::function<void(const PrimExpr&)> collect = [&](const PrimExpr& t) {
+    if (!t || is_one(t)) return;
+    if (t->kind == ExprKind::And) {
+      collect(binary_a(t));
+      collect(binary_b(t));
+      return;
+    }
+    if (!uses_dom(t)) return;
+    bool lt = t->kind == ExprKind::LT, le = t->kind == ExprKind::LE;
+    bool gt = t->kind == ExprKind::GT, ge = t->kind == ExprKind::GE;
+    if (!(lt || le || gt || ge)) {
+      other_terms = true;
+      return;
+    }
+    PrimExpr x = binary_a(t), y = binary_b(t);
+    PrimExpr one = make_int(1, x->dtype);
+    if (uses_dom(x) && !uses_dom(y)) {
+      cuts.push_back({x, lt ? sub(y, one) : gt ? add(y, one) : y, lt || le});
+    } else if (uses_dom(y) && !uses_dom(x)) {
+      cuts.push_back({y, gt ? sub(x, one) : lt ? add(x, one) : x, gt || ge});
+    } else {
+      other_terms = true;
+    }
+  };
+  collect(realize->predicate);
   std::vector<arith::Interval> out;
   for (const Range& r : region.region) {
     PrimExpr lo = substitute(r.min, bind);
     PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
     arith::Interval a = relax_bounds(lo, dom), b = relax_bounds(hi, dom);
+    for (Cut& cut : cuts) {
+      if (!a.min || !b.min) break;
+      const PrimExpr& index = cut.upper ? hi : lo;
+      if (cut.part->dtype != index->dtype) continue;
+      PrimExpr outer = arith::simplify(sub(index, cut.part));
+      if (uses_dom(outer)) continue;
+      PrimExpr bound = arith::simplify(add(outer, cut.limit));
+      // A term that only stops the block at the buffer's end (`j_0 * 24 + j_1 < 64` for 64
+      // elements) excludes nothing the buffer has: the region stays the hull.
+      PrimExpr size = ir::cast(bound->dtype, region.buffer->shape[out.size()]);
+      if (cut.upper ? arith::can_prove(make_binary(ExprKind::GE, bound, sub(size, make_int(1, size->dtype))), {})
+                    : arith::can_prove(make_binary(ExprKind::LE, bound, make_int(0, bound->dtype)), {})) {
+        cut.used = true;
+        continue;
+      }
+      // Kept only where it is provably tighter than the hull.
+      if (cut.upper && arith::can_prove(make_binary(ExprKind::LE, bound, b.max), {})) {
+        b.max = bound;
+        cut.used = true;
+      } else if (!cut.upper && arith::can_prove(make_binary(ExprKind::GE, bound, a.min), {})) {
+        a.min = bound;
+        cut.used = true;
+      }
+    }
     out.push_back((!a.min || !b.min) ? arith::Interval{}
                                      : arith::Interval{arith::simplify(a.min), arith::simplify(b.max)});
     if (gapped && a.min) {
@@ -221,6 +284,10 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
       }
       if (known && hull > points * per_instance) *gapped = true;
     }
+  }
+  if (predicate_unused) {
+    *predicate_unused = other_terms;
+    for (const Cut& cut : cuts) *predicate_unused = *predicate_unused || !cut.used;
   }
   return out;
 }

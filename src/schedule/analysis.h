@@ -81,8 +81,11 @@ arith::Interval relax_bounds(const ir::PrimExpr& e, const arith::VarDomain& dom)
 // With `relax_threads_by_scope` (compute_at), thread-bound loops at or above `loop` are
 // relaxed too where the buffer's storage scope is shared by their threads (TVM's
 // CanRelaxStorageUnderThread): a "shared" buffer is filled for the whole thread block.
+// The block's T.where narrows the region where a term bounds a part of an index (`j_1 < 2`
+// for `j_0 * 2 + j_1`); `predicate_unused`, when given, is set where a term over the relaxed
+// loops narrowed nothing (the region may then be larger than what the block touches).
 std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block, uint64_t loop,
                                             const ir::BufferRegion& region, bool* gapped = nullptr,
-                                            bool relax_threads_by_scope = false);
+                                            bool relax_threads_by_scope = false, bool* predicate_unused = nullptr);
 
 }  // namespace tsch::schedule

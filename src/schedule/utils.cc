@@ -99,6 +99,14 @@ class BindingRewriter : public IRMutator {
       dom_[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
       Stmt out = mutate_children(s);
       dom_.erase(f->loop_var.get());
+      // An extent that used a substituted variable is simplified, as the TVMScript parser
+      // leaves a loop's extent (printing the module and parsing it back gives it again).
+      auto* g = as<ForNode>(out);
+      if (g && g->extent != f->extent) {
+        auto loop = std::make_shared<ForNode>(*g);
+        loop->extent = arith::simplify(g->extent);
+        return loop;
+      }
       return out;
     }
     if (auto* r = as<BlockRealizeNode>(s)) {

@@ -410,8 +410,17 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   for (uint64_t p : producers) {
     for (const auto& w : arith::effective_access_regions(s.block_at(p)).writes) {
       if (!reads_buffer(block, w.buffer)) continue;
-      bool gapped = false;
-      std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w, &gapped);
+      bool gapped = false, predicate_unused = false;
+      std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w, &gapped, false, &predicate_unused);
+      if (predicate_unused) {
+        // What one iteration writes could be less than the hull: the consumer would read
+        // elements a later iteration writes.
+        fail_not_supported(
+            s, {p, loop_sid, block_sid},
+            fmt::format("block {{0}} writes {} under a T.where that tsch cannot turn into a bound of what one "
+                        "iteration of loop {{1}} writes, so block {{2}} cannot be computed there",
+                        w.buffer->name));
+      }
       if (gapped) {
         // The consumer would also read elements the producer writes in later iterations.
         fail_not_supported(
