@@ -130,6 +130,28 @@ using GENode = BinaryNode<ExprKind::GE>;
 using AndNode = BinaryNode<ExprKind::And>;
 using OrNode = BinaryNode<ExprKind::Or>;
 
+// The binary operators, whose nodes share one shape (BinaryNode<K>).
+#define TSCH_IR_BINARY_KINDS(X) \
+  X(Add)                        \
+  X(Sub)                        \
+  X(Mul)                        \
+  X(Div)                        \
+  X(Mod)                        \
+  X(FloorDiv)                   \
+  X(FloorMod)                   \
+  X(Min)                        \
+  X(Max)                        \
+  X(EQ)                         \
+  X(NE)                         \
+  X(LT)                         \
+  X(LE)                         \
+  X(GT)                         \
+  X(GE)                         \
+  X(And)                        \
+  X(Or)
+// `case ExprKind::Add: case ExprKind::Sub: ...` for every binary kind, in a switch.
+#define TSCH_IR_BINARY_CASE(K) case ExprKind::K:
+
 inline bool is_binary(ExprKind k) { return k >= ExprKind::Add && k <= ExprKind::Or; }
 // The operands of any binary node.
 inline const PrimExpr& binary_a(const PrimExpr& e) { return static_cast<const AddNode*>(e.get())->a; }

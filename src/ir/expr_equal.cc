@@ -9,8 +9,9 @@ namespace tsch::ir {
 bool expr_deep_equal(const PrimExpr &a, const PrimExpr &b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind || a->dtype != b->dtype) return false;
-  if (is_binary(a->kind)) return expr_deep_equal(binary_a(a), binary_a(b)) && expr_deep_equal(binary_b(a), binary_b(b));
   switch (a->kind) {
+    TSCH_IR_BINARY_KINDS(TSCH_IR_BINARY_CASE)
+    return expr_deep_equal(binary_a(a), binary_a(b)) && expr_deep_equal(binary_b(a), binary_b(b));
     case ExprKind::IntImm:
       return as<IntImmNode>(a)->value == as<IntImmNode>(b)->value;
     case ExprKind::FloatImm:
@@ -56,20 +57,18 @@ bool expr_deep_equal(const PrimExpr &a, const PrimExpr &b) {
       auto *x = as<LetNode>(a), *y = as<LetNode>(b);
       return x->var == y->var && expr_deep_equal(x->value, y->value) && expr_deep_equal(x->body, y->body);
     }
-    default:
-      return false;
   }
+  return false;  // not reached: the switch covers every kind
 }
 
 size_t expr_hash(const PrimExpr &e) {
   size_t h = static_cast<size_t>(e->kind) * 0x9e3779b97f4a7c15ULL;
   auto mix = [&](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-  if (is_binary(e->kind)) {
+  switch (e->kind) {
+    TSCH_IR_BINARY_KINDS(TSCH_IR_BINARY_CASE)
     mix(expr_hash(binary_a(e)));
     mix(expr_hash(binary_b(e)));
-    return h;
-  }
-  switch (e->kind) {
+    break;
     case ExprKind::IntImm:
       mix(std::hash<int64_t>()(as<IntImmNode>(e)->value));
       break;
@@ -90,7 +89,13 @@ size_t expr_hash(const PrimExpr &e) {
       mix(std::hash<std::string>()(as<CallNode>(e)->op));
       for (const auto &a : as<CallNode>(e)->args) mix(expr_hash(a));
       break;
-    default:
+    // Hashed by kind and type alone (equal nodes still hash equal; collisions only cost).
+    case ExprKind::StringImm:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
       break;
   }
   return h;

@@ -6,26 +6,6 @@
 
 namespace tsch::ir {
 
-// The binary operators, whose nodes share one shape (BinaryNode<K>).
-#define TSCH_IR_BINARY_KINDS(X) \
-  X(Add)                        \
-  X(Sub)                        \
-  X(Mul)                        \
-  X(Div)                        \
-  X(Mod)                        \
-  X(FloorDiv)                   \
-  X(FloorMod)                   \
-  X(Min)                        \
-  X(Max)                        \
-  X(EQ)                         \
-  X(NE)                         \
-  X(LT)                         \
-  X(LE)                         \
-  X(GT)                         \
-  X(GE)                         \
-  X(And)                        \
-  X(Or)
-
 // ------------------------------------------------------------------ visitor
 
 void IRVisitor::visit(const PrimExpr& e) { visit_children(e); }

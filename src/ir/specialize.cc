@@ -61,79 +61,75 @@ class Specializer : public IRMutator {
   explicit Specializer(const VarMap& vars) : vars_(vars) {}
   using IRMutator::mutate;
 
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (auto* v = as<VarNode>(e)) {
-      auto it = vars_.find(v);
-      return it == vars_.end() ? e : it->second;
-    }
-    if (is_binary(e->kind)) {
-      PrimExpr a = mutate(binary_a(e)), b = mutate(binary_b(e));
-      if (a == binary_a(e) && b == binary_b(e)) return e;
-      return e->kind == ExprKind::Div ? div(a, b) : make_binary(e->kind, a, b);
-    }
-    // A cast stays a Cast node (TVM's mutator rebuilds it as is; ir::cast would fold it).
-    if (auto* c = as<CastNode>(e)) {
-      PrimExpr v = mutate(c->value);
-      return v == c->value ? e : std::make_shared<CastNode>(c->dtype, v);
-    }
-    if (auto* n = as<NotNode>(e)) {
-      PrimExpr a = mutate(n->a);
-      return a == n->a ? e : logical_not(a);
-    }
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out)) {
-      Buffer b = buffer(load->buffer);
-      if (b != load->buffer) return std::make_shared<BufferLoadNode>(load->dtype, b, load->indices);
-    }
-    return out;
+  PrimExpr mutate_Var(const VarNode& v, const PrimExpr& self) override {
+    auto it = vars_.find(&v);
+    return it == vars_.end() ? self : it->second;
+  }
+  // An operation whose operands changed is folded (Div by TVM's div, the others by
+  // make_binary).
+#define TSCH_X(K)                                                                     \
+  PrimExpr mutate_##K(const K##Node& n, const PrimExpr& self) override {              \
+    PrimExpr a = mutate(n.a), b = mutate(n.b);                                        \
+    if (a == n.a && b == n.b) return self;                                            \
+    return ExprKind::K == ExprKind::Div ? div(a, b) : make_binary(ExprKind::K, a, b); \
+  }
+  TSCH_IR_BINARY_KINDS(TSCH_X)
+#undef TSCH_X
+  // A cast stays a Cast node (TVM's mutator rebuilds it as is; ir::cast would fold it).
+  PrimExpr mutate_Cast(const CastNode& c, const PrimExpr& self) override {
+    PrimExpr v = mutate(c.value);
+    return v == c.value ? self : std::make_shared<CastNode>(c.dtype, v);
+  }
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr out = IRMutator::mutate_BufferLoad(n, self);
+    auto* load = as<BufferLoadNode>(out);
+    Buffer b = buffer(load->buffer);
+    return b == load->buffer ? out : std::make_shared<BufferLoadNode>(load->dtype, b, load->indices);
   }
 
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
-    switch (out->kind) {
-      case StmtKind::BufferStore: {
-        auto* n = as<BufferStoreNode>(out);
-        Buffer b = buffer(n->buffer);
-        return b == n->buffer ? out : std::make_shared<BufferStoreNode>(b, n->value, n->indices);
-      }
-      case StmtKind::Block: {
-        auto* n = as<BlockNode>(out);
-        auto block = std::make_shared<BlockNode>(*n);
-        bool changed = false;
-        auto swap = [&](Buffer& b) {
-          Buffer r = buffer(b);
-          changed |= r != b;
-          b = r;
-        };
-        for (auto& b : block->alloc_buffers) swap(b);
-        for (auto& r : block->reads) swap(r.buffer);
-        for (auto& r : block->writes) swap(r.buffer);
-        for (auto& m : block->match_buffers) {
-          swap(m.buffer);
-          swap(m.source.buffer);
-        }
-        return changed ? Stmt(block) : out;
-      }
-      case StmtKind::DeclBuffer: {
-        auto* n = as<DeclBufferNode>(out);
-        Buffer b = buffer(n->buffer);
-        Stmt decl = b == n->buffer ? out : std::make_shared<DeclBufferNode>(b, n->body);
-        // A data pointer bound to an expression stays a variable, bound by a LetStmt around
-        // the declaration (TVM's specializer: a buffer's data must be a Var).
-        if (auto it = vars_.find(b->data.get()); it != vars_.end() && !as<VarNode>(it->second)) {
-          let_bound_.insert(b->data.get());
-          return std::make_shared<LetStmtNode>(b->data, it->second, decl);
-        }
-        return decl;
-      }
-      case StmtKind::Allocate: {
-        auto* n = as<AllocateNode>(out);
-        Buffer b = buffer(n->buffer);
-        return b == n->buffer ? out : std::make_shared<AllocateNode>(b, n->body);
-      }
-      default:
-        return out;
+  Stmt mutate_BufferStore(const BufferStoreNode& node, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_BufferStore(node, self);
+    auto* n = as<BufferStoreNode>(out);
+    Buffer b = buffer(n->buffer);
+    return b == n->buffer ? out : std::make_shared<BufferStoreNode>(b, n->value, n->indices);
+  }
+  Stmt mutate_Block(const BlockNode& node, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_Block(node, self);
+    auto* n = as<BlockNode>(out);
+    auto block = std::make_shared<BlockNode>(*n);
+    bool changed = false;
+    auto swap = [&](Buffer& b) {
+      Buffer r = buffer(b);
+      changed |= r != b;
+      b = r;
+    };
+    for (auto& b : block->alloc_buffers) swap(b);
+    for (auto& r : block->reads) swap(r.buffer);
+    for (auto& r : block->writes) swap(r.buffer);
+    for (auto& m : block->match_buffers) {
+      swap(m.buffer);
+      swap(m.source.buffer);
     }
+    return changed ? Stmt(block) : out;
+  }
+  Stmt mutate_DeclBuffer(const DeclBufferNode& node, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_DeclBuffer(node, self);
+    auto* n = as<DeclBufferNode>(out);
+    Buffer b = buffer(n->buffer);
+    Stmt decl = b == n->buffer ? out : std::make_shared<DeclBufferNode>(b, n->body);
+    // A data pointer bound to an expression stays a variable, bound by a LetStmt around the
+    // declaration (TVM's specializer: a buffer's data must be a Var).
+    if (auto it = vars_.find(b->data.get()); it != vars_.end() && !as<VarNode>(it->second)) {
+      let_bound_.insert(b->data.get());
+      return std::make_shared<LetStmtNode>(b->data, it->second, decl);
+    }
+    return decl;
+  }
+  Stmt mutate_Allocate(const AllocateNode& node, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_Allocate(node, self);
+    auto* n = as<AllocateNode>(out);
+    Buffer b = buffer(n->buffer);
+    return b == n->buffer ? out : std::make_shared<AllocateNode>(b, n->body);
   }
 
   // The buffer with its fields specialized (the same buffer when none uses a bound variable);

@@ -64,8 +64,9 @@ class Comparer {
     if (a == b) return true;
     if (!a || !b) return fail("", a ? script(a) : "None", b ? script(b) : "None");
     if (a->kind != b->kind || a->dtype != b->dtype) return fail("", script(a), script(b));
-    if (is_binary(a->kind)) return expr(binary_a(a), binary_a(b)) && expr(binary_b(a), binary_b(b)) ? true : false;
     switch (a->kind) {
+      TSCH_IR_BINARY_KINDS(TSCH_IR_BINARY_CASE)
+      return expr(binary_a(a), binary_a(b)) && expr(binary_b(a), binary_b(b));
       case ExprKind::IntImm:
         return as<IntImmNode>(a)->value == as<IntImmNode>(b)->value || fail("", script(a), script(b));
       case ExprKind::FloatImm:
@@ -104,9 +105,8 @@ class Comparer {
         auto *x = as<LetNode>(a), *y = as<LetNode>(b);
         return expr(x->value, y->value) && var(x->var.get(), y->var.get()) && expr(x->body, y->body);
       }
-      default:
-        return fail("", script(a), script(b));
     }
+    return fail("", script(a), script(b));  // not reached: the switch covers every kind
   }
 
   bool stmt(const Stmt& a, const Stmt& b) {
