@@ -3,15 +3,7 @@
 #include <mutex>
 
 #include "bindings/arith_module.h"
-
-namespace tsch::script {
-
-void register_sys_module();
-void register_math_module();
-void register_time_module();
-void register_inspect_module();
-void register_gc_module();
-}  // namespace tsch::script
+#include "bindings/python/python_modules.h"
 
 namespace tsch::bindings {
 void register_tvm_modules();

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "bindings/python/python_modules.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"

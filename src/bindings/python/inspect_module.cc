@@ -2,6 +2,7 @@
 // isfunction, ismethod, and signature(f).parameters (names and defaults, in order).
 #include <utility>
 
+#include "bindings/python/python_modules.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"

@@ -2,6 +2,7 @@
 // before checking reference counts): collect, enable, disable, isenabled.
 #include <memory>
 
+#include "bindings/python/python_modules.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"

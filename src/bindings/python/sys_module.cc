@@ -1,6 +1,7 @@
 // The `sys` module: argv, stdout/stderr, path, exit().
 #include <cstdio>
 
+#include "bindings/python/python_modules.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "bindings/python/python_modules.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"
