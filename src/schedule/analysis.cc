@@ -194,7 +194,7 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
   std::unordered_map<const VarNode*, PrimExpr> bind;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
   arith::VarDomain dom;
-  bool inside = false;
+  bool inside = loop_sid == 0;  // 0: every loop around the block is relaxed
   for (uint64_t l : s.enclosing_loops(block_sid)) {
     if (l == loop_sid) inside = true;
     const ForNode* f = &s.loop_at(l);

@@ -75,7 +75,8 @@ const ir::StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& 
 arith::Interval relax_bounds(const ir::PrimExpr& e, const arith::VarDomain& dom);
 
 // The region of `region` (of `block`, whose realize binds its iterators) when the loops
-// strictly inside `loop` are relaxed; outer loops and `loop` itself stay symbolic.
+// strictly inside `loop` are relaxed; outer loops and `loop` itself stay symbolic (`loop` 0:
+// every loop around the block is relaxed).
 // `gapped`, when given, is set where the relaxed interval is provably larger than the
 // points it stands for (`j_0 * 16 + j_1` over j_0 in [0, 8) is 8 points spread over 113).
 // With `relax_threads_by_scope` (compute_at), thread-bound loops at or above `loop` are

@@ -443,6 +443,7 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
   arith::VarDomain loop_dom = loop_domain(s, loop_sid);
   std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->reads, produced, loop_dom);
   check_reads_produced(s, block_sid, block, ranges, produced, loop_dom);
+  check_instances_kept(s, block_sid, block, produced);
   // Step 3. Rewrite.
   Block block_ref = s.info(block_sid)->realize->block;
   PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);

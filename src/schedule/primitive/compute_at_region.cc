@@ -14,6 +14,7 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "schedule/analysis.h"
 #include "schedule/error.h"
 
 namespace tsch::schedule::compute_at_detail {
@@ -464,6 +465,39 @@ void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const Bloc
                          "loop produces",
                          ir::script(first), ir::script(arith::simplify(add(last, make_int(1, last->dtype)))),
                          access.buffer->name, d));
+      }
+    }
+  }
+}
+
+void check_instances_kept(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
+                          const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& produced) {
+  // Under the loop, the block runs the instances whose reads fall in what an iteration
+  // produces. An instance that read outside the buffer (a padding block's border, its read
+  // guarded by T.if_then_else) is in no iteration's region: it would no longer run.
+  auto le = [](const PrimExpr& a, const PrimExpr& b) { return arith::can_prove(make_binary(ExprKind::LE, a, b), {}); };
+  // The reads over the iterators' domains, or over the loops' (either bounds every instance).
+  arith::VarDomain iter_dom;
+  for (const auto& iv : block->iter_vars) iter_dom[iv.var.get()] = arith::interval_of(iv.dom);
+  auto in_buffer = [&](const arith::Interval& r, const PrimExpr& size) {
+    return r.min && r.max && le(make_int(0, r.min->dtype), r.min) && le(r.max, sub(size, make_int(1, size->dtype)));
+  };
+  for (const auto& access : block->reads) {
+    if (!produced.count(access.buffer.get())) continue;
+    std::vector<arith::Interval> region = relaxed_region(s, block_sid, /*every loop*/ 0, access);
+    for (size_t d = 0; d < region.size(); ++d) {
+      const PrimExpr& size = access.buffer->shape[d];
+      const Range& r = access.region[d];
+      arith::Interval by_domain{relax_bounds(r.min, iter_dom).min,
+                                relax_bounds(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)), iter_dom).max};
+      bool inside = in_buffer(region[d], size) || in_buffer(by_domain, size);
+      if (!inside) {
+        fail_not_supported(
+            s, {block_sid},
+            fmt::format("moving block {{0}} would drop instances: they read {} in dimension {} at {}..{}, outside "
+                        "the buffer (a guarded read, as a padding block's border), which no iteration produces",
+                        access.buffer->name, d, region[d].min ? ir::script(region[d].min) : "?",
+                        region[d].max ? ir::script(region[d].max) : "?"));
       }
     }
   }

@@ -38,6 +38,11 @@ void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const ir::
                           const std::unordered_map<const ir::BufferNode*, std::vector<arith::Interval>>& produced,
                           const arith::VarDomain& loop_dom);
 
+// reverse_compute_at: every instance the block ran before still runs under the new loops —
+// none reads the produced buffers outside the buffer (refused, not supported, otherwise).
+void check_instances_kept(const ScheduleState& s, uint64_t block_sid, const ir::BlockNode* block,
+                          const std::unordered_map<const ir::BufferNode*, std::vector<arith::Interval>>& produced);
+
 // True when the comparison `t` holds under `dom`, symbolic bounds included (`k_0 * 32 + ax0 <
 // n * 32` for k_0 < n; `x // n < 32` for x < n * 32).
 bool prove_bound(const ir::PrimExpr& t, const arith::VarDomain& dom);
