@@ -405,6 +405,25 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
           "the whole range of each partition, not what one iteration writes");
     }
   }
+  // A producer that reduces over the loop (or a loop around it) has written only partial
+  // values when one iteration of the loop ends. A block that copies them runs again with each
+  // and ends with the full ones (a write-back under k); a reduction would add every partial.
+  bool reduces = false;
+  for (const auto& iv : block->iter_vars) reduces = reduces || iv.type == IterType::CommReduce;
+  std::unordered_set<const VarNode*> at_or_above;
+  at_or_above.insert(s.loop_at(loop_sid).loop_var.get());
+  for (uint64_t l : s.enclosing_loops(loop_sid)) at_or_above.insert(s.loop_at(l).loop_var.get());
+  for (uint64_t p : reduces ? producers : std::vector<uint64_t>{}) {
+    const BlockNode& producer = s.block_at(p);
+    const BlockRealizeNode* realize = s.info(p)->realize;
+    for (size_t i = 0; i < producer.iter_vars.size(); ++i) {
+      if (producer.iter_vars[i].type != IterType::CommReduce) continue;
+      if (!uses_var(realize->iter_values[i], [&](const VarNode* v) { return at_or_above.count(v) > 0; })) continue;
+      fail_not_supported(s, {p, loop_sid, block_sid},
+                         "reverse_compute_at of block {2} under loop {1}, over which block {0} reduces: one "
+                         "iteration of the loop leaves partial results");
+    }
+  }
   // Step 2. The region the producers under the loop write, per buffer.
   std::unordered_map<const BufferNode*, std::vector<arith::Interval>> produced;
   for (uint64_t p : producers) {
