@@ -213,7 +213,7 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
     bool used = false;
   };
   std::vector<Cut> cuts;
-  bool other_terms = false;
+  std::vector<PrimExpr> other_terms;  // terms that bound no single part of an index
   auto uses_dom = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return dom.count(v) > 0; }); };
   std::function<void(const PrimExpr&)> collect = [&](const PrimExpr& t) {
     if (!t || is_one(t)) return;
@@ -226,7 +226,7 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
     bool lt = t->kind == ExprKind::LT, le = t->kind == ExprKind::LE;
     bool gt = t->kind == ExprKind::GT, ge = t->kind == ExprKind::GE;
     if (!(lt || le || gt || ge)) {
-      other_terms = true;
+      other_terms.push_back(t);
       return;
     }
     PrimExpr x = binary_a(t), y = binary_b(t);
@@ -236,13 +236,19 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
     } else if (uses_dom(y) && !uses_dom(x)) {
       cuts.push_back({y, gt ? sub(x, one) : lt ? add(x, one) : x, gt || ge});
     } else {
-      other_terms = true;
+      other_terms.push_back(t);
     }
   };
   collect(realize->predicate);
   std::vector<arith::Interval> out;
+  std::unordered_set<const VarNode*> index_vars;  // the relaxed loops the indices use
   for (const Range& r : region.region) {
     PrimExpr lo = substitute(r.min, bind);
+    for (const PrimExpr& e : {lo, substitute(r.extent, bind)}) {
+      for_each_expr(e, [&](const PrimExpr& x) {
+        if (auto* v = as<VarNode>(x); v && dom.count(v)) index_vars.insert(v);
+      });
+    }
     PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
     arith::Interval a = relax_bounds(lo, dom), b = relax_bounds(hi, dom);
     for (Cut& cut : cuts) {
@@ -286,8 +292,13 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
     }
   }
   if (predicate_unused) {
-    *predicate_unused = other_terms;
-    for (const Cut& cut : cuts) *predicate_unused = *predicate_unused || !cut.used;
+    // A term over loops no index uses (a reduction's `k_0 * 16 + k_1 < 40`) narrows none.
+    auto relevant = [&](const PrimExpr& e) {
+      return uses_var(e, [&](const VarNode* v) { return index_vars.count(v) > 0; });
+    };
+    *predicate_unused = false;
+    for (const PrimExpr& t : other_terms) *predicate_unused = *predicate_unused || relevant(t);
+    for (const Cut& cut : cuts) *predicate_unused = *predicate_unused || (!cut.used && relevant(cut.part));
   }
   return out;
 }
