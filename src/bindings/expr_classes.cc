@@ -185,23 +185,7 @@ Value construct_binary(Interpreter& interp, K kind, Args& a) {
 #define TSCH_CASE(name) \
   case K::name:         \
     return wrap(ir::PrimExpr(std::make_shared<ir::BinaryNode<K::name>>(result, lhs, rhs)));
-    TSCH_CASE(Add)
-    TSCH_CASE(Sub)
-    TSCH_CASE(Mul)
-    TSCH_CASE(Div)
-    TSCH_CASE(Mod)
-    TSCH_CASE(FloorDiv)
-    TSCH_CASE(FloorMod)
-    TSCH_CASE(Min)
-    TSCH_CASE(Max)
-    TSCH_CASE(EQ)
-    TSCH_CASE(NE)
-    TSCH_CASE(LT)
-    TSCH_CASE(LE)
-    TSCH_CASE(GT)
-    TSCH_CASE(GE)
-    TSCH_CASE(And)
-    TSCH_CASE(Or)
+    TSCH_IR_BINARY_KINDS(TSCH_CASE)
 #undef TSCH_CASE
     default:
       break;

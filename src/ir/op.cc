@@ -456,23 +456,7 @@ PrimExpr make_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
 #define TSCH_CASE(K) \
   case ExprKind::K:  \
     return std::make_shared<BinaryNode<ExprKind::K>>(result, std::move(a), std::move(b));
-    TSCH_CASE(Add)
-    TSCH_CASE(Sub)
-    TSCH_CASE(Mul)
-    TSCH_CASE(Div)
-    TSCH_CASE(Mod)
-    TSCH_CASE(FloorDiv)
-    TSCH_CASE(FloorMod)
-    TSCH_CASE(Min)
-    TSCH_CASE(Max)
-    TSCH_CASE(EQ)
-    TSCH_CASE(NE)
-    TSCH_CASE(LT)
-    TSCH_CASE(LE)
-    TSCH_CASE(GT)
-    TSCH_CASE(GE)
-    TSCH_CASE(And)
-    TSCH_CASE(Or)
+    TSCH_IR_BINARY_KINDS(TSCH_CASE)
 #undef TSCH_CASE
     default:
       throw IRError(IRError::Kind::Type, "not a binary operator");
