@@ -34,6 +34,8 @@ const char* kUsage =
     "\n"
     "options:\n"
     "  -c CODE        run CODE as a script\n"
+    "  --steps FILE   run FILE as if typed into the REPL: echo each statement and show\n"
+    "                 each schedule step's IR diff (`bash scripts/run.sh` runs the tour so)\n"
     "  --print-after-all\n"
     "                 print the IR after every lowering pass of tvm.build/tvm.lower\n"
     "  --version      print the version and exit\n"
@@ -64,9 +66,18 @@ int run(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  while (!args.empty() && args[0] == "--print-after-all") {
-    setenv("TSCH_PRINT_AFTER_ALL", "1", 1);
+  bool steps = false;
+  while (!args.empty() && (args[0] == "--print-after-all" || args[0] == "--steps")) {
+    if (args[0] == "--steps") {
+      steps = true;
+    } else {
+      setenv("TSCH_PRINT_AFTER_ALL", "1", 1);
+    }
     args.erase(args.begin());
+  }
+  if (steps && (args.empty() || args[0].empty() || args[0][0] == '-')) {
+    std::fputs("tsch: error: argument --steps: expected a file\n", stderr);
+    return 2;
   }
   if (!args.empty() && args[0] == "--version") {
     std::printf("tsch %s\n", TSCH_VERSION);
@@ -116,6 +127,7 @@ int run(int argc, char** argv) {
   std::stringstream text;
   text << in.rdbuf();
   tsch::script::script_argv().assign(args.begin(), args.end());
+  if (steps) return tsch::repl::run_steps(interp, path, text.str());
   const tsch::SourceFile* source = tsch::SourceFile::make(path, text.str());
   auto globals = interp.make_main_globals(path);
   return tsch::script::run_reporting_errors(interp, [&] { interp.exec_source(source, globals); });

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -17,11 +18,13 @@
 #include "repl/line_reader.h"
 #include "script/error_report.h"
 #include "script/exceptions.h"
+#include "script/modules.h"
 #include "syntax/parser.h"
 
 namespace tsch::repl {
 
 using script::Value;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -41,22 +44,25 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 // The session's namespace: a script's, plus Python's interactive exit() and quit().
-script::NamespaceRef new_globals(script::Interpreter& interp) {
-  script::NamespaceRef globals = interp.make_main_globals("");
+script::NamespaceRef new_globals(script::Interpreter& interp, const std::string& script_path = "") {
+  script::NamespaceRef globals = interp.make_main_globals(script_path);
   interp.exec_source(SourceFile::make("<session>", "from sys import exit\nfrom sys import exit as quit\n"), globals);
   return globals;
 }
 
 class Session {
  public:
-  explicit Session(script::Interpreter& interp)
+  // `script_path`: the file a played session runs (its folder is searched by import).
+  explicit Session(script::Interpreter& interp, const std::string& script_path = "")
       : interp_(interp),
-        globals_(new_globals(interp)),
+        globals_(new_globals(interp, script_path)),
         color_(isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr),
         reader_([&interp] { return interp.interrupt_requested.exchange(false); }, default_history_path(),
                 [this](const std::string& line) { return complete(interp_, globals_, line, command_names()); }) {}
 
   int run();
+  // Runs a script as if typed into the session (see run_steps in session.h).
+  int play(const std::string& path, const std::string& text);
 
  private:
   struct Command {
@@ -86,7 +92,8 @@ class Session {
   static const std::vector<Command>& commands();
   static std::vector<std::string> command_names();
 
-  void execute(const std::string& text, bool remember_for_save);
+  // Runs one statement; returns its status (0, or 1 after reporting an error).
+  int execute(const std::string& text, bool remember_for_save);
   std::vector<Tracked> tracked_schedules();
   void show_change(const std::string& name, const std::string& before, const std::string& after);
   bool current_schedule(Value& out, std::string& name);
@@ -104,6 +111,7 @@ class Session {
   void cmd_save(const std::string& arg);
   void cmd_load(const std::string& arg);
   void cmd_reset(const std::string&);
+  void cmd_tour(const std::string&);
 
   script::Interpreter& interp_;
   script::NamespaceRef globals_;
@@ -112,6 +120,7 @@ class Session {
   bool quit_ = false;
   int exit_status_ = 0;
   int next_line_ = 1;
+  std::string source_name_ = "<stdin>";  // what error locations name: the played file
   bool diff_on_ = true, diff_full_ = false, timing_ = false;
   std::vector<Saved> saved_;                       // statements that ran without error
   std::map<script::Object*, UndoStacks> history_;  // per schedule object
@@ -132,6 +141,8 @@ const std::vector<Session::Command>& Session::commands() {
       {":save", "FILE", "write the statements that ran without error as a runnable .tsch script", &Session::cmd_save},
       {":load", "FILE", "run a script in this session", &Session::cmd_load},
       {":reset", "", "forget every name, schedule and undo step", &Session::cmd_reset},
+      {":tour", "", "play examples/tour.tsch here: a matmul scheduled, built, timed, searched, on CUDA",
+       &Session::cmd_tour},
       {":quit", "", "leave tsch (Ctrl-D does too)", &Session::cmd_quit},
   };
   return table;
@@ -144,8 +155,14 @@ std::vector<std::string> Session::command_names() {
 }
 
 int Session::run() {
-  std::printf("tsch %s — Python/TVMScript; a blank line ends a block; :help lists commands; Ctrl-D exits.\n",
-              TSCH_VERSION);
+  std::printf(
+      "tsch %s — TVM's Python API and TVMScript, interactively.\n"
+      "  :tour          a matmul scheduled step by step (each step shows its IR diff), built, timed, on CUDA\n"
+      "  :help          the commands; `:help split` describes a primitive, with an example\n"
+      "  first lines    import tvm; from tvm.script import tir as T   (then paste a @T.prim_func,\n"
+      "                 sch = tvm.tir.Schedule(mod) and apply primitives: :undo takes one back)\n"
+      "A block ends at a blank line; Tab completes; Ctrl-C interrupts; Ctrl-D exits.\n",
+      TSCH_VERSION);
   std::string buffer;
   while (!quit_) {
     std::string line;
@@ -189,11 +206,11 @@ std::vector<Session::Tracked> Session::tracked_schedules() {
   return out;
 }
 
-void Session::execute(const std::string& text, bool remember_for_save) {
+int Session::execute(const std::string& text, bool remember_for_save) {
   std::vector<Tracked> before = tracked_schedules();
   for (auto& t : before) t.snapshot = bindings::schedule_snapshot(t.sch);
   int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-  const SourceFile* source = SourceFile::make("<stdin>", text, next_line_);
+  const SourceFile* source = SourceFile::make(source_name_, text, next_line_);
   next_line_ += lines;
   auto start = std::chrono::steady_clock::now();
   bool exiting = false;  // sys.exit(), exit() and quit() end the session as in Python
@@ -239,6 +256,74 @@ void Session::execute(const std::string& text, bool remember_for_save) {
   }
   if (timing_) std::printf("(%.3f ms)\n", ms);
   std::fflush(stdout);
+  return status;
+}
+
+namespace {
+
+bool is_blank(const std::string& line) { return line.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+// A line at column 0 that continues the statement before it rather than starting one.
+bool continues_statement(const std::string& line) {
+  for (const char* word : {"else", "elif", "except", "finally"}) {
+    size_t n = std::strlen(word);
+    if (line.compare(0, n, word) == 0 && (line.size() == n || !std::isalnum(static_cast<unsigned char>(line[n])))) {
+      return true;
+    }
+  }
+  return line[0] == ')' || line[0] == ']' || line[0] == '}';
+}
+
+}  // namespace
+
+int Session::play(const std::string& path, const std::string& text) {
+  source_name_ = path;
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string buffer;
+  size_t first = 0;  // index of the buffer's first line
+  auto run_buffer = [&]() {
+    std::string statement = buffer;
+    buffer.clear();
+    while (!statement.empty() && is_blank(statement.substr(statement.rfind('\n', statement.size() - 2) + 1))) {
+      statement.erase(statement.rfind('\n', statement.size() - 2) + 1);
+    }
+    std::istringstream echo(statement);
+    bool head = true;
+    for (std::string line; std::getline(echo, line); head = false)
+      std::printf("%s%s\n", head ? ">>> " : "... ", line.c_str());
+    std::fflush(stdout);
+    next_line_ = static_cast<int>(first) + 1;
+    return execute(statement, true);
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    bool starts = !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '#' && !continues_statement(line);
+    bool after_decorator = false;
+    for (size_t j = i; j-- > first && !buffer.empty();) {
+      if (is_blank(lines[j])) continue;
+      after_decorator = lines[j][0] == '@';
+      break;
+    }
+    bool comment = !line.empty() && line[0] == '#';
+    // A new statement (or a comment at column 0) ends the one before once its brackets close.
+    if (!buffer.empty() && (starts || comment) && !after_decorator && !is_incomplete_input(buffer + "\n")) {
+      if (run_buffer() != 0 || quit_) return exit_status_ ? exit_status_ : 1;
+    }
+    if (buffer.empty()) {
+      if (is_blank(line)) continue;
+      if (comment) {  // the tour's narration, a blank line before each paragraph of it
+        if (i > 0 && (lines[i - 1].empty() || lines[i - 1][0] != '#')) std::fputs("\n", stdout);
+        std::printf("%s%s%s\n", color_ ? "\033[2m" : "", line.c_str(), color_ ? "\033[0m" : "");
+        continue;
+      }
+      first = i;
+    }
+    buffer += line + "\n";
+  }
+  if (!buffer.empty() && (run_buffer() != 0 || quit_)) return exit_status_ ? exit_status_ : 1;
+  return exit_status_;
 }
 
 void Session::show_change(const std::string& name, const std::string& before, const std::string& after) {
@@ -428,6 +513,19 @@ void Session::cmd_load(const std::string& arg) {
   for (const auto& t : tracked_schedules()) last_schedule_ = t.sch.object();
 }
 
+void Session::cmd_tour(const std::string&) {
+  std::string path = (fs::path(script::ModuleLoader::stdlib_dir()).parent_path() / "examples" / "tour.tsch").string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return (void)std::fprintf(stderr, "%s: error: cannot open file: %s\n", path.c_str(), std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string saved_name = source_name_;
+  int saved_line = next_line_;
+  play(path, text.str());
+  source_name_ = saved_name;
+  next_line_ = saved_line;
+}
+
 void Session::cmd_reset(const std::string&) {
   globals_ = new_globals(interp_);
   saved_.clear();
@@ -441,6 +539,11 @@ void Session::cmd_reset(const std::string&) {
 int run_session(script::Interpreter& interp) {
   Session session(interp);
   return session.run();
+}
+
+int run_steps(script::Interpreter& interp, const std::string& path, const std::string& text) {
+  Session session(interp, path);
+  return session.play(path, text);
 }
 
 }  // namespace tsch::repl

@@ -57,6 +57,54 @@ out=$("$tsch" missing.tsch 2>&1)
 check "missing file exit status" "1" "$?"
 check "missing file message" "missing.tsch: error: cannot open file: No such file or directory" "$out"
 
+# --steps: a script played as a REPL session (the tour's mode): statements echoed after
+# >>> / ..., blank lines inside a block kept in it, narration comments printed, schedule
+# steps shown as diffs, the first error stops it with the file's own line.
+cat > steps.tsch <<'EOF'
+# narration
+import tvm
+from tvm.script import tir as T
+
+@T.prim_func
+def f(A: T.Buffer((8,), "float32")):
+    for i in range(8):
+        with T.block("A"):
+
+            vi = T.axis.spatial(8, i)
+            A[vi] = T.float32(1)
+def g(x):
+    if x:
+        return 1
+    else:
+        return 2
+g(0)
+sch = tvm.tir.Schedule(f)
+i0, i1 = sch.split(sch.get_loops(sch.get_block("A"))[0], factors=[2, 4])
+print(undefined_name)
+print("not reached")
+EOF
+out=$("$tsch" --steps steps.tsch 2>&1)
+check "--steps stops at the first error" "1" "$?"
+contains "--steps prints narration" "# narration
+>>> import tvm" "$out"
+contains "--steps keeps a blank line inside a block" '...         with T.block("A"):
+... 
+...             vi = T.axis.spatial(8, i)' "$out"
+contains "--steps keeps else with its if" "...     else:
+...         return 2
+>>> g(0)
+2" "$out"
+contains "--steps shows a schedule step" "# sch.mod changed:" "$out"
+contains "--steps: the step's diff" "+         for i_0, i_1 in T.grid(2, 4):" "$out"
+contains "--steps reports the file's line" "steps.tsch:20:7: error: NameError: name 'undefined_name' is not defined" "$out"
+lacks "--steps stops there" "not reached" "$out"
+"$tsch" --steps > /dev/null 2>&1
+check "--steps without a file exits 2" "2" "$?"
+out=$("$tsch" --steps "$here/../../examples/tour.tsch" 2>&1)
+check "the tour runs" "0" "$?"
+contains "the tour shows schedule diffs" "# sch.mod changed:" "$out"
+contains "the tour checks the GPU kernel" "the CUDA kernel on the CPU emulation matches numpy" "$out"
+
 printf 'import sys\nprint(sys.argv)\n' > args.tsch
 check "script arguments" "['args.tsch', 'a', '--b']" "$("$tsch" args.tsch a --b)"
 

@@ -20,8 +20,8 @@ screen() { $T capture-pane -p -J -t repl -S -1000; }
 # The screen from the last occurrence of the prompt line `>>> $1` on.
 since() { screen | awk -v m=">>> $1" '$0 == m { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }'; }
 prompts() { screen | grep -c '^>>>'; }
-wait_prompt() {  # until more than $1 prompts are on screen and the last line is an empty one
-  for _ in $(seq 100); do
+wait_prompt() {  # until more than $1 prompts are on screen and the last line is an empty one ($2 tenths of a second at most)
+  for _ in $(seq "${2:-100}"); do
     if [ "$(prompts)" -gt "${1:-0}" ] && [ "$(screen | sed 's/ *$//' | grep -v '^$' | tail -1)" == ">>>" ]; then return; fi
     sleep 0.1
   done
@@ -237,6 +237,22 @@ contains "the string spans both lines" "['first', 'second']" "$(since 'print(s.s
 $T send-keys -t repl C-d
 sleep 0.5
 contains "history is kept" ":trace" "$(cat "$work/.tsch_history" 2>/dev/null)"
+
+# The banner says what to type first; :tour plays examples/tour.tsch in the session, and
+# its schedule steps are undone as typed ones are.
+$T kill-session -t repl
+$T new-session -d -s repl -x 200 -y 50 "HOME=$work NO_COLOR=1 $tsch"
+wait_prompt
+contains "the banner offers the tour" ":tour " "$(screen)"
+n=$(prompts)
+$T send-keys -t repl -l ':tour'
+$T send-keys -t repl Enter
+wait_prompt "$n" 900
+out=$(screen)
+contains ":tour shows schedule diffs" "# sch.mod changed:" "$out"
+contains ":tour runs to its end" "the CUDA kernel on the CPU emulation matches numpy" "$out"
+send ':undo'
+contains ":undo takes back the tour's last step" '-                         with T.block("Y_init"):' "$(since ':undo')"
 
 # exit(n) ends the session with that status, as in Python.
 $T kill-session -t repl
