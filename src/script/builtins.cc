@@ -11,6 +11,7 @@
 #include "script/numbers.h"
 #include "script/sequence.h"
 #include "script/sets.h"
+#include "script/suggestions.h"
 #include "script/types.h"
 
 namespace tsch::script {
@@ -391,18 +392,9 @@ void install_builtins(Interpreter& interp, Namespace& ns) {
   def_function(ns, "hex", "x", radix("#x"));
   def_function(ns, "oct", "x", radix("#o"));
   def_function(ns, "bin", "x", radix("#b"));
-  def_function(ns, "dir", "obj", [](Interpreter& interp, Args& a) {
-    std::vector<std::string> names;
-    auto add = [&](const Namespace& ns) {
-      for (const auto& [k, v] : ns.values()) names.push_back(symbol_name(k));
-    };
-    if (auto* m = a[0].as<Module>()) add(*m->globals);
-    if (auto* inst = a[0].as<Instance>()) add(inst->attrs());
-    for (TypeObject* type : (a[0].as<TypeObject>() ? a[0].as<TypeObject>() : a[0].type())->mro()) add(type->dict());
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
+  def_function(ns, "dir", "obj", [](Interpreter&, Args& a) {
     std::vector<Value> out;
-    for (auto& n : names) out.push_back(make_str(n));
+    for (auto& n : attribute_names(a[0])) out.push_back(make_str(n));
     return make_list(std::move(out));
   });
 }

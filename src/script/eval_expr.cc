@@ -59,7 +59,19 @@ Value Evaluator::lookup(const Name& n) {
     if (Value* v = scope.globals->find(n.id)) return *v;
   }
   if (Value* v = interp.builtins()->find(n.id)) return *v;
-  raise(ExcKind::NameError, fmt::format("name '{}' is not defined", symbol_name(n.id)));
+  // CPython's candidates: the frame's locals, globals and builtins (here also the enclosing
+  // scopes, which CPython's locals include as free variables).
+  std::vector<std::string> candidates;
+  auto add = [&](const Namespace& ns) {
+    for (const auto& [k, v] : ns.values()) candidates.push_back(symbol_name(k));
+  };
+  add(*scope.locals);
+  for (const auto& ns : scope.enclosing) add(*ns);
+  if (!scope.is_module) add(*scope.globals);
+  add(*interp.builtins());
+  Value ignored;
+  Value* self = scope.is_module ? nullptr : scope.locals->find(intern("self"));
+  raise_name_error(symbol_name(n.id), candidates, self && interp.try_get_attr(*self, n.id, ignored));
 }
 
 std::vector<Value> Evaluator::eval_sequence(const std::vector<ExprPtr>& elts) {

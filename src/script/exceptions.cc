@@ -1,8 +1,11 @@
 #include "script/exceptions.h"
 
 #include <array>
+#include <filesystem>
 
 #include "script/interpreter.h"
+#include "script/modules.h"
+#include "script/suggestions.h"
 #include "script/types.h"
 
 namespace tsch::script {
@@ -82,11 +85,75 @@ void raise_at(ExcKind kind, const std::string& message, SourceLoc loc) {
 
 void raise_type_error(const std::string& message) { raise(ExcKind::TypeError, message); }
 
+namespace {
+
+// The text a NameError's report adds (CPython's traceback module computes it when printing).
+const Symbol& suggestion_attr() {
+  static const Symbol s = intern("_tsch_suggestion");
+  return s;
+}
+
+[[noreturn]] void throw_at(Value exc, const SourceLoc* loc) {
+  ScriptError e(std::move(exc));
+  if (loc) e.pending = *loc;
+  throw e;
+}
+
+bool names_a_module(const std::string& name) {
+  if (ModuleLoader::has_builtin(name)) return true;
+  std::string stdlib = ModuleLoader::stdlib_dir();
+  if (stdlib.empty()) return false;
+  std::error_code ec;
+  return std::filesystem::exists(stdlib + "/" + name + ".tsch", ec) ||
+         std::filesystem::exists(stdlib + "/" + name + "/__init__.tsch", ec);
+}
+
+}  // namespace
+
+void raise_name_error(const std::string& name, const std::vector<std::string>& candidates, bool self_has_it,
+                      const SourceLoc* loc) {
+  Value exc = make_exception(ExcKind::NameError, "name '" + name + "' is not defined");
+  auto* inst = exc.as<Instance>();
+  inst->attrs().set(intern("name"), make_str(name));
+  std::string best = self_has_it ? "self." + name : closest_name(name, candidates);
+  std::string suffix = best.empty() ? "" : ". Did you mean: '" + best + "'?";
+  if (names_a_module(name)) {
+    suffix += (best.empty() ? ". Did you forget to import '" : " Or did you forget to import '") + name + "'?";
+  }
+  if (!suffix.empty()) inst->attrs().set(suggestion_attr(), make_str(suffix));
+  throw_at(std::move(exc), loc);
+}
+
+void raise_attribute_error(const std::string& message, const Value& obj, const std::string& name,
+                           const SourceLoc* loc) {
+  Value exc = make_exception(ExcKind::AttributeError, message);
+  auto* inst = exc.as<Instance>();
+  inst->attrs().set(intern("name"), make_str(name));
+  inst->attrs().set(intern("obj"), obj);
+  throw_at(std::move(exc), loc);
+}
+
 std::string exception_class_name(const Value& exc) { return exc.type()->name(); }
+
+namespace {
+
+std::string suggestion_of(const Value& exc) {
+  auto* inst = exc.as<Instance>();
+  if (!inst) return "";
+  if (Value* text = inst->attrs().find(suggestion_attr())) return text->as<Str>() ? text->as<Str>()->value : "";
+  Value* obj = inst->attrs().find(intern("obj"));
+  Value* name = inst->attrs().find(intern("name"));
+  if (obj && name && name->as<Str>() && exc.type()->is_subtype_of(exception_type(ExcKind::AttributeError))) {
+    return attribute_suggestion(*obj, name->as<Str>()->value);
+  }
+  return "";
+}
+
+}  // namespace
 
 std::string describe_exception(Interpreter& interp, const Value& exc) {
   std::string name = exception_class_name(exc);
-  std::string text = interp.str(exc);
+  std::string text = interp.str(exc) + suggestion_of(exc);
   // TVM's rendered ScheduleError already starts with "ScheduleError: ": say it once.
   if (text.rfind(name + ": ", 0) == 0) return text;
   return text.empty() ? name : name + ": " + text;

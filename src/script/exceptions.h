@@ -74,7 +74,18 @@ ExcKind exception_kind_of(UserErrorKind kind);
 [[noreturn]] void raise_key_error(const Value& key);
 [[noreturn]] void raise_at(ExcKind kind, const std::string& message, SourceLoc loc);
 
-// "ValueError: message" (or just "ValueError" without arguments).
+// NameError: name 'x' is not defined, with e.name set; its report adds CPython's
+// ". Did you mean: 'y'?" (the closest of `candidates`, or `self.x` when the method's self has
+// it) and ". Did you forget to import 'x'?" for a module's name. str(e) stays as CPython's.
+[[noreturn]] void raise_name_error(const std::string& name, const std::vector<std::string>& candidates,
+                                   bool self_has_it, const SourceLoc* loc = nullptr);
+// AttributeError with e.name and e.obj set as CPython sets them; its report adds the
+// closest attribute of obj (". Did you mean: 'y'?"), computed when it is shown.
+[[noreturn]] void raise_attribute_error(const std::string& message, const Value& obj, const std::string& name,
+                                        const SourceLoc* loc = nullptr);
+
+// "ValueError: message" (or just "ValueError" without arguments), with the suggestion a
+// NameError or AttributeError carries.
 std::string describe_exception(Interpreter& interp, const Value& exc);
 // The exception's class name.
 std::string exception_class_name(const Value& exc);

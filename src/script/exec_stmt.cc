@@ -5,6 +5,7 @@
 
 #include "script/evaluator.h"
 #include "script/modules.h"
+#include "script/suggestions.h"
 #include "script/types.h"
 #include "support/checked_size.h"
 #include "support/stack_guard.h"
@@ -131,7 +132,9 @@ void Evaluator::delete_target(const Expr& target) {
     case ExprKind::Name: {
       Symbol id = static_cast<const Name&>(target).id;
       if (!scope.locals->erase(id)) {
-        raise_at(ExcKind::NameError, fmt::format("name '{}' is not defined", symbol_name(id)), target.loc);
+        std::vector<std::string> candidates;
+        for (const auto& [k, v] : scope.locals->values()) candidates.push_back(symbol_name(k));
+        raise_name_error(symbol_name(id), candidates, false, &target.loc);
       }
       return;
     }
@@ -145,9 +148,9 @@ void Evaluator::delete_target(const Expr& target) {
       const auto& a = static_cast<const Attribute&>(target);
       Value obj = eval(*a.value);
       if (auto* inst = obj.as<Instance>(); inst && inst->attrs().erase(a.attr)) return;
-      raise_at(ExcKind::AttributeError,
-               fmt::format("'{}' object has no attribute '{}'", Interpreter::type_name(obj), symbol_name(a.attr)),
-               a.loc);
+      raise_attribute_error(
+          fmt::format("'{}' object has no attribute '{}'", Interpreter::type_name(obj), symbol_name(a.attr)), obj,
+          symbol_name(a.attr), &a.loc);
     }
     case ExprKind::Tuple:
       for (const auto& e : static_cast<const ast::Tuple&>(target).elts) delete_target(*e);
@@ -629,7 +632,13 @@ Value Interpreter::call_function(Function& fn, CallArgs& args) {
       break;
     }
     if (matched) continue;
-    if (!kwargs) raise_type_error(fmt::format("{}() got an unexpected keyword argument '{}'", name, symbol_name(key)));
+    if (!kwargs) {
+      std::vector<std::string> names;
+      for (const auto& p : params) {
+        if (p.kind == ast::Param::Kind::Normal) names.push_back(symbol_name(p.name));
+      }
+      raise_type_error(unexpected_keyword_message(name, symbol_name(key), names));
+    }
     kwargs->set(*this, make_str(symbol_name(key)), value);
   }
   // Python reports missing positional parameters first, then keyword-only ones.

@@ -300,14 +300,16 @@ Value Interpreter::get_attr(const Value& obj, Symbol name) {
       Value hook = *found;  // the call may change the module's globals
       return call(hook, {make_str(symbol_name(name))});
     }
-    raise(ExcKind::AttributeError, fmt::format("module '{}' has no attribute '{}'", module->name, symbol_name(name)));
+    raise_attribute_error(fmt::format("module '{}' has no attribute '{}'", module->name, symbol_name(name)), obj,
+                          symbol_name(name));
   }
   if (try_get_attr(obj, name, out)) return out;
   if (auto* cls = obj.as<TypeObject>()) {
-    raise(ExcKind::AttributeError,
-          fmt::format("type object '{}' has no attribute '{}'", cls->name(), symbol_name(name)));
+    raise_attribute_error(fmt::format("type object '{}' has no attribute '{}'", cls->name(), symbol_name(name)), obj,
+                          symbol_name(name));
   }
-  raise(ExcKind::AttributeError, fmt::format("'{}' object has no attribute '{}'", type_name(obj), symbol_name(name)));
+  raise_attribute_error(fmt::format("'{}' object has no attribute '{}'", type_name(obj), symbol_name(name)), obj,
+                        symbol_name(name));
 }
 
 void Interpreter::set_attr(const Value& obj, Symbol name, Value value) {

@@ -7,6 +7,7 @@
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/object.h"
+#include "script/suggestions.h"
 #include "support/diagnostics.h"
 
 namespace tsch::script {
@@ -160,7 +161,11 @@ Args::Args(Interpreter& interp, const std::string& function, const Signature& si
     }
     if (matched) continue;
     if (!has_varkw) {
-      raise_type_error(fmt::format("{}() got an unexpected keyword argument '{}'", function, name));
+      std::vector<std::string> names;
+      for (const auto& p : params) {
+        if (p.kind != Parameter::Kind::VarArgs && p.kind != Parameter::Kind::VarKeywords) names.push_back(p.name);
+      }
+      raise_type_error(unexpected_keyword_message(function, name, names));
     }
     kwargs_.emplace_back(name_sym, std::move(value));
   }
