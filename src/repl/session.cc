@@ -19,6 +19,7 @@
 #include "script/error_report.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "support/closest_name.h"
 #include "syntax/parser.h"
 
 namespace tsch::repl {
@@ -28,25 +29,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
+// The session's namespace: a script's, plus exit and quit as CPython's site module makes them:
+// called, they end the session; typed alone, they say how.
+constexpr const char* kSessionPrelude = R"(class Quitter:
+    def __init__(self, name):
+        self.name = name
+    def __repr__(self):
+        return f"Use {self.name}() or Ctrl-D (i.e. EOF) to exit"
+    def __call__(self, code=None):
+        raise SystemExit(code)
+exit = Quitter("exit")
+quit = Quitter("quit")
+del Quitter
+)";
 
-// The session's namespace: a script's, plus Python's interactive exit() and quit().
 script::NamespaceRef new_globals(script::Interpreter& interp, const std::string& script_path = "") {
   script::NamespaceRef globals = interp.make_main_globals(script_path);
-  interp.exec_source(SourceFile::make("<session>", "from sys import exit\nfrom sys import exit as quit\n"), globals);
+  interp.exec_source(SourceFile::make("<session>", kSessionPrelude), globals);
   return globals;
 }
 
@@ -62,7 +61,8 @@ class Session {
 
   int run();
   // Runs a script as if typed into the session (see run_steps in session.h).
-  int play(const std::string& path, const std::string& text);
+  // echo: print each statement after >>> / ... and the narration (else only what runs prints).
+  int play(const std::string& path, const std::string& text, bool echo = true);
 
  private:
   struct Command {
@@ -276,51 +276,61 @@ bool continues_statement(const std::string& line) {
 
 }  // namespace
 
-int Session::play(const std::string& path, const std::string& text) {
+int Session::play(const std::string& path, const std::string& text, bool echo) {
   source_name_ = path;
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const size_t n = lines.size();
+  auto comment_only = [&](size_t i) {
+    size_t c = lines[i].find_first_not_of(" \t");
+    return c != std::string::npos && lines[i][c] == '#';
+  };
+  auto at_column_0 = [&](size_t i) { return !lines[i].empty() && lines[i][0] != ' ' && lines[i][0] != '\t'; };
+  // A line that starts a statement of its own rather than continuing the one before.
+  auto opens_statement = [&](size_t i) {
+    return i == n || (at_column_0(i) && !comment_only(i) && !continues_statement(lines[i]));
+  };
+  auto next_code = [&](size_t i) {  // the next line that is neither blank nor only a comment
+    while (i < n && (is_blank(lines[i]) || comment_only(i))) ++i;
+    return i;
+  };
   std::string buffer;
-  size_t first = 0;  // index of the buffer's first line
+  size_t first = 0;      // the buffer's first line
+  size_t last_code = 0;  // its last line of code
   auto run_buffer = [&]() {
-    std::string statement = buffer;
+    std::string statement;
+    for (size_t k = first; k <= last_code; ++k) statement += lines[k] + "\n";
     buffer.clear();
-    while (!statement.empty() && is_blank(statement.substr(statement.rfind('\n', statement.size() - 2) + 1))) {
-      statement.erase(statement.rfind('\n', statement.size() - 2) + 1);
+    if (echo) {
+      for (size_t k = first; k <= last_code; ++k) std::printf("%s%s\n", k == first ? ">>> " : "... ", lines[k].c_str());
+      std::fflush(stdout);
     }
-    std::istringstream echo(statement);
-    bool head = true;
-    for (std::string line; std::getline(echo, line); head = false)
-      std::printf("%s%s\n", head ? ">>> " : "... ", line.c_str());
-    std::fflush(stdout);
     next_line_ = static_cast<int>(first) + 1;
     return execute(statement, true);
   };
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    bool starts = !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '#' && !continues_statement(line);
-    bool after_decorator = false;
-    for (size_t j = i; j-- > first && !buffer.empty();) {
-      if (is_blank(lines[j])) continue;
-      after_decorator = lines[j][0] == '@';
-      break;
-    }
-    bool comment = !line.empty() && line[0] == '#';
-    // A new statement (or a comment at column 0) ends the one before once its brackets close.
-    if (!buffer.empty() && (starts || comment) && !after_decorator && !is_incomplete_input(buffer + "\n")) {
-      if (run_buffer() != 0 || quit_) return exit_status_ ? exit_status_ : 1;
+  for (size_t i = 0; i < n; ++i) {
+    bool column_0_comment = at_column_0(i) && comment_only(i);
+    if (!buffer.empty() && !is_blank(lines[i])) {
+      // The statement ends before a line (or a comment leading to one) that starts another,
+      // once its brackets and strings close and unless it is only decorators so far.
+      size_t code = column_0_comment ? next_code(i) : i;
+      bool ends = (code == i || column_0_comment) && opens_statement(code) && lines[last_code][0] != '@' &&
+                  !is_incomplete_input(buffer + "\n");
+      if (ends && (run_buffer() != 0 || quit_)) return exit_status_ ? exit_status_ : 1;
     }
     if (buffer.empty()) {
-      if (is_blank(line)) continue;
-      if (comment) {  // the tour's narration, a blank line before each paragraph of it
-        if (i > 0 && (lines[i - 1].empty() || lines[i - 1][0] != '#')) std::fputs("\n", stdout);
-        std::printf("%s%s%s\n", color_ ? "\033[2m" : "", line.c_str(), color_ ? "\033[0m" : "");
+      if (is_blank(lines[i]) || (comment_only(i) && !column_0_comment)) continue;
+      if (column_0_comment) {  // narration, a blank line before each paragraph of it
+        if (!echo) continue;
+        if (i > 0 && !(at_column_0(i - 1) && comment_only(i - 1))) std::fputs("\n", stdout);
+        std::printf("%s%s%s\n", color_ ? "\033[2m" : "", lines[i].c_str(), color_ ? "\033[0m" : "");
         continue;
       }
       first = i;
     }
-    buffer += line + "\n";
+    buffer += lines[i] + "\n";
+    if (!is_blank(lines[i]) && !comment_only(i)) last_code = i;
   }
   if (!buffer.empty() && (run_buffer() != 0 || quit_)) return exit_status_ ? exit_status_ : 1;
   return exit_status_;
@@ -370,12 +380,7 @@ void Session::dispatch(const std::string& line) {
       return;
     }
   }
-  std::string best;
-  size_t best_distance = 4;
-  for (const auto& c : commands()) {
-    size_t d = edit_distance(name, c.name);
-    if (d < best_distance) best_distance = d, best = c.name;
-  }
+  std::string best = closest_name(name, command_names());
   std::fprintf(stderr, "unknown command %s%s (:help lists the commands)\n", name.c_str(),
                best.empty() ? "" : ("; did you mean " + best + "?").c_str());
 }
@@ -504,13 +509,15 @@ void Session::cmd_load(const std::string& arg) {
   if (!in) return (void)std::fprintf(stderr, "%s: error: cannot open file: %s\n", arg.c_str(), std::strerror(errno));
   std::stringstream text;
   text << in.rdbuf();
-  std::string body = text.str();
-  if (!body.empty() && body.back() != '\n') body += '\n';
-  const SourceFile* source = SourceFile::make(arg, body);
-  int status = script::run_reporting_errors(interp_, [&] { interp_.exec_source(source, globals_); }, color_);
-  interp_.interrupt_requested = false;
-  if (status == 0) saved_.push_back({body});
-  for (const auto& t : tracked_schedules()) last_schedule_ = t.sch.object();
+  // Statement by statement, as if typed (quietly): each schedule step can be undone.
+  std::string saved_name = source_name_;
+  int saved_line = next_line_;
+  bool saved_diff = diff_on_;
+  diff_on_ = false;
+  play(arg, text.str(), /*echo=*/false);
+  diff_on_ = saved_diff;
+  source_name_ = saved_name;
+  next_line_ = saved_line;
 }
 
 void Session::cmd_tour(const std::string&) {

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "script/modules.h"
+
 namespace tsch::script {
 
 std::string render_syntax_error(const SyntaxError& error, bool color) {
@@ -14,6 +16,18 @@ std::string render_syntax_error(const SyntaxError& error, bool color) {
   return render_diagnostic(error.loc, "error", std::string(kind) + ": " + message, color);
 }
 
+namespace {
+
+bool in_stdlib(const SourceLoc& loc) {
+  static const std::string stdlib = [] {
+    std::string dir = ModuleLoader::stdlib_dir();
+    return dir.empty() || dir.back() == '/' ? dir : dir + "/";
+  }();
+  return loc.valid() && !stdlib.empty() && loc.file->name().rfind(stdlib, 0) == 0;
+}
+
+}  // namespace
+
 std::string render_script_error(Interpreter& interp, const ScriptError& error, bool color) {
   std::string message;
   try {
@@ -23,6 +37,16 @@ std::string render_script_error(Interpreter& interp, const ScriptError& error, b
   }
   SourceLoc where = error.pending;
   if (!where.valid() && !error.traceback.empty()) where = error.traceback.front().loc;
+  // Raised inside the stdlib (tsch's own library code, e.g. a "not supported yet"): the caret
+  // goes under the user's line that called into it; the traceback still names the stdlib's.
+  if (in_stdlib(where)) {
+    for (const TracebackEntry& e : error.traceback) {
+      if (e.loc.valid() && !in_stdlib(e.loc)) {
+        where = e.loc;
+        break;
+      }
+    }
+  }
   std::string out = render_diagnostic(where, "error", message, color);
   if (error.traceback.size() > 1) {
     out += "traceback (innermost last):\n";

@@ -1,19 +1,14 @@
-// "Did you mean" for misspelt names, attributes and keyword arguments, chosen as CPython
-// chooses them (Python/suggestions.c): a Levenshtein distance where a change of case costs
-// half a move, at most a third of the characters involved changed, the closest candidate
-// first in order winning ties.
+// "Did you mean" for misspelt names, attributes and keyword arguments of scripts, chosen as
+// CPython chooses them (support/closest_name.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "script/value.h"
+#include "support/closest_name.h"
 
 namespace tsch::script {
-
-// The candidate closest to `wrong`, or "" when none is close enough (or there are more than
-// 750 candidates, as in CPython).
-std::string closest_name(const std::string& wrong, const std::vector<std::string>& candidates);
 
 // The attribute names dir(obj) lists: an instance's own, its type's along the MRO, a
 // module's globals; sorted, without duplicates.

@@ -254,6 +254,33 @@ contains ":tour runs to its end" "the CUDA kernel on the CPU emulation matches n
 send ':undo'
 contains ":undo takes back the tour's last step" '-                         with T.block("Y_init"):' "$(since ':undo')"
 
+# :load runs a file statement by statement, so its schedule steps undo one at a time.
+cat > "$work/steps.tsch" <<'EOF'
+import tvm
+from tvm.script import tir as T
+
+@T.prim_func
+def f(A: T.Buffer((64,), "float32")):
+    for i in range(64):
+        with T.block("A"):
+            vi = T.axis.spatial(64, i)
+            A[vi] = T.float32(1)
+
+s2 = tvm.tir.Schedule(f)
+(l,) = s2.get_loops(s2.get_block("A"))
+l0, l1 = s2.split(l, factors=[None, 8])
+s2.vectorize(l1)
+EOF
+send ":load $work/steps.tsch"
+send ':undo'
+out=$(since ':undo')
+contains ":undo after :load takes back its last step" "-             for i_1 in T.vectorized(8):" "$out"
+send ':undo'
+contains "and the step before it" "+         for i in range(64):" "$(since ':undo')"
+# exit and quit typed alone say how to leave, as CPython's do.
+send 'exit'
+contains "exit alone" "Use exit() or Ctrl-D (i.e. EOF) to exit" "$(since 'exit')"
+
 # exit(n) ends the session with that status, as in Python.
 $T kill-session -t repl
 $T new-session -d -s repl -x 100 -y 20 "HOME=$work NO_COLOR=1 $tsch; echo \"exit status \$?\"; sleep 5"

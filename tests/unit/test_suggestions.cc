@@ -3,8 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "script/suggestions.h"
+#include "support/closest_name.h"
 
-using tsch::script::closest_name;
+using tsch::closest_name;
 using tsch::script::unexpected_keyword_message;
 
 TEST_CASE("closest_name picks CPython's suggestion", "[suggestions]") {

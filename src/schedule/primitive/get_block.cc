@@ -5,6 +5,7 @@
 #include "schedule/error.h"
 #include "schedule/kind_registration.h"
 #include "schedule/primitives.h"
+#include "support/closest_name.h"
 
 namespace tsch::schedule {
 
@@ -17,6 +18,21 @@ TSCH_SCHEDULE_ERROR_KIND(kMultipleBlocksError, "NotSingleResult.multiple",
                          "Found multiple blocks with the specified name",
                          "Found multiple blocks with the specified name");
 
+// TVM's message, then what there is: the closest name and the function's blocks in order.
+std::string block_not_found_message(const ScheduleState& s, const std::string& name, const std::string& func) {
+  std::vector<std::string> names;
+  if (uint64_t root = s.root_of(func); root != 0) names.push_back(s.block_at(root).name);
+  for (uint64_t b : s.blocks_in(func)) names.push_back(s.block_at(b).name);
+  std::string message = "Cannot find a block with the name: " + name + ".";
+  if (names.empty()) return message + " Function \"" + func + "\" has no blocks";
+  std::string best = closest_name(name, names);
+  if (!best.empty()) message += " Did you mean: \"" + best + "\"?";
+  std::string listed;
+  for (size_t i = 0; i < names.size() && i < 20; ++i) listed += (i ? ", \"" : "\"") + names[i] + "\"";
+  if (names.size() > 20) listed += fmt::format(", ... ({} in all)", names.size());
+  return message + " The blocks of function \"" + func + "\": " + listed;
+}
+
 }  // namespace
 
 uint64_t get_block(const ScheduleState& s, const std::string& name, const std::string& func) {
@@ -28,7 +44,7 @@ uint64_t get_block(const ScheduleState& s, const std::string& name, const std::s
   for (uint64_t b : s.blocks_in(func)) {
     if (s.block_at(b).name == name) found.push_back(b);
   }
-  if (found.empty()) fail(s, kBlockNotFoundError, {}, "Cannot find a block with the name: " + name);
+  if (found.empty()) fail(s, kBlockNotFoundError, {}, block_not_found_message(s, name, func));
   if (found.size() > 1)
     fail(s, kMultipleBlocksError, found, fmt::format("Found {} blocks with the name: {}", found.size(), name));
   return found[0];
