@@ -110,6 +110,17 @@ void LineReader::remember(const std::string& line) {
 #endif
 }
 
+bool LineReader::input_pending(int ms) const {
+#ifdef TSCH_HAVE_READLINE
+  if (rl_pending_input) return true;
+#endif
+  fd_set fds;
+  FD_ZERO(&fds);
+  FD_SET(STDIN_FILENO, &fds);
+  timeval wait{0, ms * 1000};
+  return select(STDIN_FILENO + 1, &fds, nullptr, nullptr, &wait) > 0;
+}
+
 LineReader::Status LineReader::read(const std::string& prompt, std::string& line) {
 #ifdef TSCH_HAVE_READLINE
   g_line = &line;

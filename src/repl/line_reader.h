@@ -23,6 +23,9 @@ class LineReader {
 
   Status read(const std::string& prompt, std::string& line);
   void remember(const std::string& line);
+  // Whether more input arrives within `ms` milliseconds: after a blank line, only a paste
+  // (no one types that fast) has the next line ready.
+  bool input_pending(int ms) const;
 
  private:
   std::function<bool()> interrupted_;

@@ -154,6 +154,23 @@ std::vector<std::string> Session::command_names() {
   return names;
 }
 
+namespace {
+
+bool is_blank(const std::string& line) { return line.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+// A line at column 0 that continues the statement before it rather than starting one.
+bool continues_statement(const std::string& line) {
+  for (const char* word : {"else", "elif", "except", "finally"}) {
+    size_t n = std::strlen(word);
+    if (line.compare(0, n, word) == 0 && (line.size() == n || !std::isalnum(static_cast<unsigned char>(line[n])))) {
+      return true;
+    }
+  }
+  return line[0] == ')' || line[0] == ']' || line[0] == '}';
+}
+
+}  // namespace
+
 int Session::run() {
   std::printf(
       "tsch %s — TVM's Python API and TVMScript, interactively.\n"
@@ -164,9 +181,17 @@ int Session::run() {
       "A block ends at a blank line; Tab completes; Ctrl-C interrupts; Ctrl-D exits.\n",
       TSCH_VERSION);
   std::string buffer;
+  std::string next;  // a line read ahead to see whether a pasted block goes on
+  bool have_next = false;
   while (!quit_) {
     std::string line;
-    LineReader::Status status = reader_.read(buffer.empty() ? ">>> " : "... ", line);
+    LineReader::Status status = LineReader::Status::Line;
+    if (have_next) {
+      line = std::move(next);
+      have_next = false;
+    } else {
+      status = reader_.read(buffer.empty() ? ">>> " : "... ", line);
+    }
     if (status == LineReader::Status::End) {
       if (buffer.empty()) break;
       // Ctrl-D at a continuation prompt drops the pending block and keeps the session.
@@ -187,6 +212,21 @@ int Session::run() {
     if (buffer.empty() && blank) continue;
     buffer += line + "\n";
     if (is_incomplete_input(buffer)) continue;  // open block (until a blank line) or bracket
+    // A blank line ended an indented block. In a paste without bracketed-paste mode the next
+    // line is already there: when it is indented, the block goes on (a class whose methods
+    // are separated by blank lines arrives whole instead of in pieces, the first kept).
+    bool goes_on = false;
+    while (blank && reader_.input_pending(30) && reader_.read("... ", next) == LineReader::Status::Line) {
+      reader_.remember(next);
+      if (is_blank(next)) continue;  // more blank lines inside the paste
+      goes_on = next[0] == ' ' || next[0] == '\t';
+      have_next = !goes_on;
+      break;
+    }
+    if (goes_on) {
+      buffer += next + "\n";
+      continue;
+    }
     std::string text = buffer;
     buffer.clear();
     execute(text, true);
@@ -258,23 +298,6 @@ int Session::execute(const std::string& text, bool remember_for_save) {
   std::fflush(stdout);
   return status;
 }
-
-namespace {
-
-bool is_blank(const std::string& line) { return line.find_first_not_of(" \t\r\n") == std::string::npos; }
-
-// A line at column 0 that continues the statement before it rather than starting one.
-bool continues_statement(const std::string& line) {
-  for (const char* word : {"else", "elif", "except", "finally"}) {
-    size_t n = std::strlen(word);
-    if (line.compare(0, n, word) == 0 && (line.size() == n || !std::isalnum(static_cast<unsigned char>(line[n])))) {
-      return true;
-    }
-  }
-  return line[0] == ')' || line[0] == ']' || line[0] == '}';
-}
-
-}  // namespace
 
 int Session::play(const std::string& path, const std::string& text, bool echo) {
   source_name_ = path;

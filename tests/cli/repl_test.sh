@@ -277,6 +277,26 @@ out=$(since ':undo')
 contains ":undo after :load takes back its last step" "-             for i_1 in T.vectorized(8):" "$out"
 send ':undo'
 contains "and the step before it" "+         for i in range(64):" "$(since ':undo')"
+# A class whose methods are separated by blank lines, pasted without bracketed paste, arrives
+# whole: the lines after a blank one are already there and indented, so the block goes on.
+cat > "$work/paste.tsch" <<'EOF'
+class Tiles:
+    def __init__(self, n):
+        self.n = n
+
+
+    def count(self, k):
+        return self.n // k
+
+print(Tiles(16).count(4))
+EOF
+paste "$work/paste.tsch"
+out=$(since 'class Tiles:')
+contains "a pasted class keeps its second method" "
+4
+" "$out"
+lacks "no IndentationError" "IndentationError" "$out"
+
 # exit and quit typed alone say how to leave, as CPython's do.
 send 'exit'
 contains "exit alone" "Use exit() or Ctrl-D (i.e. EOF) to exit" "$(since 'exit')"
@@ -287,7 +307,7 @@ $T new-session -d -s repl -x 100 -y 20 "HOME=$work NO_COLOR=1 $tsch; echo \"exit
 wait_prompt
 $T send-keys -t repl -l 'exit(3)'
 $T send-keys -t repl Enter
-sleep 0.5
+for _ in $(seq 50); do screen | grep -q "exit status" && break; sleep 0.1; done
 contains "exit() ends the session" "exit status 3" "$(screen)"
 
 report
