@@ -217,76 +217,121 @@ class TermReplacer : public IRMutator {
   Normalized& norm_;
 };
 
-}  // namespace
+// Rewrites each store of a block to load the caches instead of the computations they hold
+// (largest computation first).
+class StoreRewriter : public IRMutator {
+ public:
+  StoreRewriter(const std::vector<PrimExpr>& exprs, const std::vector<PrimExpr>& loads, Normalized& norm)
+      : exprs_(exprs), loads_(loads), norm_(norm) {}
+  using IRMutator::mutate;
+  Stmt mutate(const Stmt& st) override {
+    Stmt out = mutate_children(st);
+    if (as<BufferStoreNode>(out)) {
+      for (size_t i = 0; i < exprs_.size(); ++i) {
+        TermReplacer r(exprs_[i], loads_[i], norm_);
+        out = r.mutate(out);
+      }
+    }
+    return out;
+  }
 
-std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const std::string& scope_name,
-                                  int64_t cse_thresh) {
-  // Step 1. Check the arguments, and that the block holds no other block (whose stores TVM
-  // would treat by where they fall).
+ private:
+  const std::vector<PrimExpr>& exprs_;
+  const std::vector<PrimExpr>& loads_;
+  Normalized& norm_;
+};
+
+// The variables a computation uses (post order, first use), and whether it divides by
+// something other than a nonzero constant.
+struct VarUses {
+  std::vector<const VarNode*> vars;
+  bool bad_division = false;
+};
+
+class VarUseCollector : public IRVisitor {
+ public:
+  VarUses u;
+  void visit(const PrimExpr& x) override {
+    if (!x) return;
+    visit_children(x);
+    if (auto* v = as<VarNode>(x); v && std::find(u.vars.begin(), u.vars.end(), v) == u.vars.end()) u.vars.push_back(v);
+    if (x->kind == ExprKind::Div || x->kind == ExprKind::Mod || x->kind == ExprKind::FloorDiv ||
+        x->kind == ExprKind::FloorMod) {
+      int64_t d = 0;
+      if (!as_const_int(binary_b(x), &d) || d == 0) u.bad_division = true;
+    }
+  }
+};
+
+VarUses var_uses(const PrimExpr& e) {
+  VarUseCollector w;
+  w.visit(e);
+  return w.u;
+}
+
+// Step 1. Check the arguments, and that the block holds no other block (whose stores TVM
+// would treat by where they fall).
+void check_cache_index_block(const ScheduleState& s, uint64_t block_sid, const std::string& scope_name,
+                             int64_t cse_thresh) {
   TSCH_USER_ASSERT(cse_thresh >= 0, ValueError) << "cse_thresh should not be negative number";
   check_storage_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  uint64_t scope = s.scope_block(block_sid);
-  if (!realize || !scope) fail(s, kRootBlockError, {block_sid});
+  if (!s.info(block_sid)->realize || !s.scope_block(block_sid)) fail(s, kRootBlockError, {block_sid});
   if (!realizes_under(block->body).empty() || (block->init && !realizes_under(block->init).empty())) {
     fail_not_supported(s, {block_sid}, "cache_index of block {0}, which holds other blocks");
   }
+}
 
-  // Step 2. The computations to cache (TVM's IndexInfoCollector), from every store of the block.
-  Normalized norm;
+// Step 2. The computations to cache (TVM's IndexInfoCollector), from every store of the block.
+std::vector<PrimExpr> computations_to_cache(const BlockNode& block, size_t thresh, Normalized& norm) {
   std::vector<const BufferStoreNode*> stores;
-  if (block->init) stores_of(block->init, stores);
-  stores_of(block->body, stores);
+  if (block.init) stores_of(block.init, stores);
+  stores_of(block.body, stores);
   std::vector<PrimExpr> exprs;
-  for (const BufferStoreNode* store : stores) collect_store(store, static_cast<size_t>(cse_thresh), norm, exprs);
-  if (exprs.empty()) return {};
+  for (const BufferStoreNode* store : stores) collect_store(store, thresh, norm, exprs);
+  return exprs;
+}
 
-  // Step 3. Check each computation: it names only the block's iterators, each bound to a loop
-  // of its own from 0 (the cache is indexed by the iterators and filled over the loops' ranges,
-  // as TVM builds it); a division by something other than a nonzero constant could fault
-  // where the block never runs.
+// The block's iterators by variable, and its loops by variable.
+struct BlockIterLoops {
   std::unordered_map<const VarNode*, size_t> iter_index;
-  for (size_t i = 0; i < block->iter_vars.size(); ++i) iter_index[block->iter_vars[i].var.get()] = i;
   std::unordered_map<const VarNode*, const ForNode*> loop_of;
-  for (uint64_t l : s.enclosing_loops(block_sid)) loop_of[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
-  struct Uses {
-    std::vector<const VarNode*> vars;  // post order, first use
-    bool bad_division = false;
-  };
-  auto uses = [](const PrimExpr& e) {
-    struct Walk : IRVisitor {
-      Uses u;
-      void visit(const PrimExpr& x) override {
-        if (!x) return;
-        visit_children(x);
-        if (auto* v = as<VarNode>(x); v && std::find(u.vars.begin(), u.vars.end(), v) == u.vars.end())
-          u.vars.push_back(v);
-        if (x->kind == ExprKind::Div || x->kind == ExprKind::Mod || x->kind == ExprKind::FloorDiv ||
-            x->kind == ExprKind::FloorMod) {
-          int64_t d = 0;
-          if (!as_const_int(binary_b(x), &d) || d == 0) u.bad_division = true;
-        }
-      }
-    } w;
-    w.visit(e);
-    return w.u;
-  };
+  const ForNode* loop_of_iter(const BlockRealizeNode& realize, const VarNode* v) const {
+    return loop_of.at(as<VarNode>(realize.iter_values[iter_index.at(v)]));
+  }
+};
+
+BlockIterLoops block_iter_loops(const ScheduleState& s, uint64_t block_sid) {
+  BlockIterLoops out;
+  const BlockNode* block = &s.block_at(block_sid);
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) out.iter_index[block->iter_vars[i].var.get()] = i;
+  for (uint64_t l : s.enclosing_loops(block_sid)) out.loop_of[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
+  return out;
+}
+
+// Step 3. Check each computation: it names only the block's iterators, each bound to a loop
+// of its own from 0 (the cache is indexed by the iterators and filled over the loops' ranges,
+// as TVM builds it); a division by something other than a nonzero constant could fault
+// where the block never runs. Returns the iterators each uses, in order.
+std::vector<std::vector<const VarNode*>> check_computation_iters(const ScheduleState& s, uint64_t block_sid,
+                                                                 const std::vector<PrimExpr>& exprs,
+                                                                 const BlockIterLoops& il) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
   std::vector<std::vector<const VarNode*>> origin_vars;
   for (const PrimExpr& e : exprs) {
-    Uses u = uses(e);
+    VarUses u = var_uses(e);
     if (u.bad_division) fail_not_supported(s, {block_sid}, "cache_index of a computation dividing by a non-constant");
     std::unordered_set<const ForNode*> seen;
     for (const VarNode* v : u.vars) {
-      auto it = iter_index.find(v);
-      if (it == iter_index.end()) {
+      auto it = il.iter_index.find(v);
+      if (it == il.iter_index.end()) {
         fail_not_supported(
             s, {block_sid},
             fmt::format("cache_index of a computation using {}, which is not an iterator of block {{0}}", v->name));
       }
       auto* loop_var = as<VarNode>(realize->iter_values[it->second]);
-      auto loop = loop_var ? loop_of.find(loop_var) : loop_of.end();
-      if (loop == loop_of.end() || !is_zero(loop->second->min) || !seen.insert(loop->second).second ||
+      auto loop = loop_var ? il.loop_of.find(loop_var) : il.loop_of.end();
+      if (loop == il.loop_of.end() || !is_zero(loop->second->min) || !seen.insert(loop->second).second ||
           loop_var->dtype != DataType::int32()) {
         fail_not_supported(
             s, {block_sid},
@@ -296,72 +341,82 @@ std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const st
     }
     origin_vars.push_back(u.vars);
   }
+  return origin_vars;
+}
 
+// Step 4, one cache: index_var_<k> over the loops of the iterators `vars` the computation
+// uses, and the nest of block index_<k> filling it.
+struct IndexStage {
+  Buffer cache;
+  Stmt nest;
+  uint64_t sid = 0;
+};
+
+IndexStage make_index_stage(ScheduleState& s, size_t k, const PrimExpr& expr, const std::vector<const VarNode*>& vars,
+                            const BlockIterLoops& il, const BlockRealizeNode& realize, const std::string& scope_name) {
+  std::vector<PrimExpr> shape, indices, values;
+  std::vector<IterVar> iters;
+  std::vector<LoopSpec> nest;
+  std::unordered_map<const VarNode*, PrimExpr> to_iter;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    const VarNode* v = vars[i];
+    const ForNode* loop = il.loop_of_iter(realize, v);
+    shape.push_back(loop->extent);
+    Var ax = make_var("ax" + std::to_string(i), DataType::int32());
+    Var nv = make_var("v" + std::to_string(i), v->dtype);
+    nest.push_back({ax, nullptr, loop->extent});
+    values.push_back(ax);
+    iters.push_back(IterVar{nv, Range{make_int(0, v->dtype), loop->extent}, IterType::DataPar});
+    indices.push_back(nv);
+    to_iter[v] = nv;
+  }
+  auto node =
+      std::make_shared<BufferNode>(*make_buffer("index_var_" + std::to_string(k), expr->dtype, shape, scope_name));
+  node->strides = {make_int(1)};  // as TVM builds it
+  IndexStage out;
+  out.cache = node;
+  auto b = std::make_shared<BlockNode>();
+  b->name = "index_" + std::to_string(k);
+  b->sid = s.fresh_sid();
+  b->iter_vars = iters;
+  std::vector<Range> region;
+  for (const PrimExpr& idx : indices) region.push_back(Range{idx, make_int(1, idx->dtype)});
+  b->writes = {BufferRegion{out.cache, region}};
+  b->body = std::make_shared<BufferStoreNode>(out.cache, substitute(expr, to_iter), indices);
+  out.sid = b->sid;
+  out.nest = make_loop_nest(s, nest, std::make_shared<BlockRealizeNode>(values, make_bool(true), b));
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const std::string& scope_name,
+                                  int64_t cse_thresh) {
+  check_cache_index_block(s, block_sid, scope_name, cse_thresh);
+  const BlockNode* block = &s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  uint64_t scope = s.scope_block(block_sid);
+  Normalized norm;
+  std::vector<PrimExpr> exprs = computations_to_cache(*block, static_cast<size_t>(cse_thresh), norm);
+  if (exprs.empty()) return {};
+  BlockIterLoops il = block_iter_loops(s, block_sid);
+  std::vector<std::vector<const VarNode*>> origin_vars = check_computation_iters(s, block_sid, exprs, il);
   // Step 4. The caches and the blocks filling them.
   std::vector<Buffer> caches;
   std::vector<Stmt> stages;
   std::vector<uint64_t> sids;
   for (size_t k = 0; k < exprs.size(); ++k) {
-    std::vector<PrimExpr> shape, indices, values;
-    std::vector<IterVar> iters;
-    std::vector<LoopSpec> nest;
-    std::unordered_map<const VarNode*, PrimExpr> to_iter;
-    for (size_t i = 0; i < origin_vars[k].size(); ++i) {
-      const VarNode* v = origin_vars[k][i];
-      const ForNode* loop = loop_of.at(as<VarNode>(realize->iter_values[iter_index.at(v)]));
-      shape.push_back(loop->extent);
-      Var ax = make_var("ax" + std::to_string(i), DataType::int32());
-      Var nv = make_var("v" + std::to_string(i), v->dtype);
-      nest.push_back({ax, nullptr, loop->extent});
-      values.push_back(ax);
-      iters.push_back(IterVar{nv, Range{make_int(0, v->dtype), loop->extent}, IterType::DataPar});
-      indices.push_back(nv);
-      to_iter[v] = nv;
-    }
-    auto node = std::make_shared<BufferNode>(
-        *make_buffer("index_var_" + std::to_string(k), exprs[k]->dtype, shape, scope_name));
-    node->strides = {make_int(1)};  // as TVM builds it
-    Buffer cache = node;
-    caches.push_back(cache);
-    auto b = std::make_shared<BlockNode>();
-    b->name = "index_" + std::to_string(k);
-    b->sid = s.fresh_sid();
-    b->iter_vars = iters;
-    std::vector<Range> region;
-    for (const PrimExpr& idx : indices) region.push_back(Range{idx, make_int(1, idx->dtype)});
-    b->writes = {BufferRegion{cache, region}};
-    b->body = std::make_shared<BufferStoreNode>(cache, substitute(exprs[k], to_iter), indices);
-    sids.push_back(b->sid);
-    stages.push_back(make_loop_nest(s, nest, std::make_shared<BlockRealizeNode>(values, make_bool(true), b)));
+    IndexStage stage = make_index_stage(s, k, exprs[k], origin_vars[k], il, *realize, scope_name);
+    caches.push_back(stage.cache);
+    stages.push_back(stage.nest);
+    sids.push_back(stage.sid);
   }
-
   // Step 5. Rewrite: the block loads the caches (largest computation first), the stages go
   // before the block's statement at the top level of the scope, which allocates the caches.
-  class StoreRewriter : public IRMutator {
-   public:
-    StoreRewriter(const std::vector<PrimExpr>& exprs, const std::vector<PrimExpr>& loads, Normalized& norm)
-        : exprs_(exprs), loads_(loads), norm_(norm) {}
-    using IRMutator::mutate;
-    Stmt mutate(const Stmt& st) override {
-      Stmt out = mutate_children(st);
-      if (as<BufferStoreNode>(out)) {
-        for (size_t i = 0; i < exprs_.size(); ++i) {
-          TermReplacer r(exprs_[i], loads_[i], norm_);
-          out = r.mutate(out);
-        }
-      }
-      return out;
-    }
-
-   private:
-    const std::vector<PrimExpr>& exprs_;
-    const std::vector<PrimExpr>& loads_;
-    Normalized& norm_;
-  };
   std::vector<PrimExpr> loads;
   for (size_t k = 0; k < exprs.size(); ++k) {
     std::vector<PrimExpr> idx;
-    for (const VarNode* v : origin_vars[k]) idx.push_back(block->iter_vars[iter_index.at(v)].var);
+    for (const VarNode* v : origin_vars[k]) idx.push_back(block->iter_vars[il.iter_index.at(v)].var);
     loads.push_back(buffer_load(caches[k], idx));
   }
   StoreRewriter rewrite(exprs, loads, norm);

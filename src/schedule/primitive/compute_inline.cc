@@ -245,151 +245,182 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   remove_from_scope(s, block_sid, store->buffer);
 }
 
-// reverse_compute_inline: fold a consumer `D[...] = f(X[v0, v1, ...])` into the single block
-// producing X, which then stores f of its value straight into D (TVM's ReverseComputeInline).
-void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
-  // Step 1. Check the consumer, its single producer and the load connecting them.
-  const BlockNode* c = &s.block_at(block_sid);
-  if (s.info(block_sid)->parent == 0) fail(s, kRootBlockError, {block_sid});
-  if (c->init) fail(s, kHasInitBlock, {block_sid});
-  auto* store = as<BufferStoreNode>(c->body);
-  if (!store) fail(s, kReverseBodyAnalysisError, {block_sid});
-  std::vector<uint64_t> producers = get_producers(s, block_sid);
-  if (producers.size() != 1) fail(s, kNonSingleProducerError, {block_sid});
-  uint64_t p_sid = producers[0];
-  const BlockNode* p = &s.block_at(p_sid);
-  auto* p_store = as<BufferStoreNode>(p->body);
-  if (!p_store) fail(s, kNonSingleProducerError, {block_sid, p_sid});
-  Buffer x = p_store->buffer;
-  // The producer's only consumer (TVM's condition): its result stops being written.
-  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
-    if (b == block_sid || b == p_sid || is_under(s, block_sid, b)) continue;
-    for (const auto& r : s.block_at(b).reads) {
-      if (r.buffer == x && !is_under(s, p_sid, b)) fail(s, kNonSingleProducerError, {block_sid, p_sid});
-    }
-  }
-  // A producer with an init (a reduction) takes over a consumer that only copies its result
-  // (TVM's RecursionResolver): its init and update then accumulate in the copy's place.
-  // Anything else done to the result would be applied at every step of the reduction.
-  auto* copied = as<BufferLoadNode>(store->value);
-  auto* p_init = p->init ? as<BufferStoreNode>(p->init) : nullptr;
-  if (p->init && (!copied || copied->buffer != x || !p_init || p_init->buffer != x))
-    fail(s, kNonSingleProducerError, {block_sid, p_sid});
-  if (p->init) {
-    bool same_element = true;  // the update reads X only at the element it writes
-    for_each_expr(p_store->value, [&](const PrimExpr& e) {
-      auto* l = as<BufferLoadNode>(e);
-      if (!l || l->buffer != x) return;
-      for (size_t d = 0; d < l->indices.size(); ++d)
-        same_element = same_element && expr_deep_equal(l->indices[d], p_store->indices[d]);
-    });
-    if (!same_element) fail(s, kNonSingleProducerError, {block_sid, p_sid});
-  }
-  std::vector<const BufferLoadNode*> loads;
-  for_each_expr(store->value, [&](const PrimExpr& e) {
-    if (auto* l = as<BufferLoadNode>(e); l && l->buffer == x) loads.push_back(l);
+namespace {
+
+// Step 1's findings: the consumer `D[...] = f(X[...])`, its single producer of X, and the
+// element of X it loads.
+struct ReverseInlineTarget {
+  uint64_t block_sid = 0, p_sid = 0;
+  const BlockNode* c = nullptr;              // the consumer
+  const BlockNode* p = nullptr;              // the producer
+  const BufferStoreNode* store = nullptr;    // the consumer's store into D
+  const BufferStoreNode* p_store = nullptr;  // the producer's store into X
+  const BufferStoreNode* p_init = nullptr;   // the producer's init store, if a reduction
+  Buffer x;
+  std::vector<PrimExpr> load_indices;  // where the consumer loads X
+};
+
+// A producer with an init (a reduction) takes over a consumer that only copies its result
+// (TVM's RecursionResolver): its init and update then accumulate in the copy's place.
+// Anything else done to the result would be applied at every step of the reduction.
+void check_reduction_producer(const ScheduleState& s, ReverseInlineTarget& t) {
+  auto* copied = as<BufferLoadNode>(t.store->value);
+  t.p_init = t.p->init ? as<BufferStoreNode>(t.p->init) : nullptr;
+  if (t.p->init && (!copied || copied->buffer != t.x || !t.p_init || t.p_init->buffer != t.x))
+    fail(s, kNonSingleProducerError, {t.block_sid, t.p_sid});
+  if (!t.p->init) return;
+  bool same_element = true;  // the update reads X only at the element it writes
+  for_each_expr(t.p_store->value, [&](const PrimExpr& e) {
+    auto* l = as<BufferLoadNode>(e);
+    if (!l || l->buffer != t.x) return;
+    for (size_t d = 0; d < l->indices.size(); ++d)
+      same_element = same_element && expr_deep_equal(l->indices[d], t.p_store->indices[d]);
   });
-  // Every load of X reads the same element (C[v] = B[f(v)] + B[f(v)] is fine).
-  if (loads.empty()) fail(s, kReverseBodyAnalysisError, {block_sid});
+  if (!same_element) fail(s, kNonSingleProducerError, {t.block_sid, t.p_sid});
+}
+
+// Every load of X in the consumer reads the same element (C[v] = B[f(v)] + B[f(v)] is fine).
+std::vector<PrimExpr> single_load_indices(const ScheduleState& s, const ReverseInlineTarget& t) {
+  std::vector<const BufferLoadNode*> loads;
+  for_each_expr(t.store->value, [&](const PrimExpr& e) {
+    if (auto* l = as<BufferLoadNode>(e); l && l->buffer == t.x) loads.push_back(l);
+  });
+  if (loads.empty()) fail(s, kReverseBodyAnalysisError, {t.block_sid});
   for (const BufferLoadNode* l : loads) {
     bool same = l->indices.size() == loads[0]->indices.size();
     for (size_t d = 0; same && d < l->indices.size(); ++d) same = expr_deep_equal(l->indices[d], loads[0]->indices[d]);
-    if (!same) fail(s, kReverseBodyAnalysisError, {block_sid});
+    if (!same) fail(s, kReverseBodyAnalysisError, {t.block_sid});
   }
-  const std::vector<PrimExpr>& load_indices = loads[0]->indices;
-  // vmap: each consumer iterator as an expression of the producer's iterators (through the
-  // producer's store indices). Loads at the iterators themselves map directly; otherwise the
-  // load must be a bijective affine map of the iterators (TVM's affine load), inverted.
+  return loads[0]->indices;
+}
+
+// The consumer, a plain store, with a single producer that stores X, which only it reads.
+ReverseInlineTarget check_consumer_and_producer(const ScheduleState& s, uint64_t block_sid) {
+  ReverseInlineTarget t;
+  t.block_sid = block_sid;
+  t.c = &s.block_at(block_sid);
+  if (s.info(block_sid)->parent == 0) fail(s, kRootBlockError, {block_sid});
+  if (t.c->init) fail(s, kHasInitBlock, {block_sid});
+  t.store = as<BufferStoreNode>(t.c->body);
+  if (!t.store) fail(s, kReverseBodyAnalysisError, {block_sid});
+  std::vector<uint64_t> producers = get_producers(s, block_sid);
+  if (producers.size() != 1) fail(s, kNonSingleProducerError, {block_sid});
+  t.p_sid = producers[0];
+  t.p = &s.block_at(t.p_sid);
+  t.p_store = as<BufferStoreNode>(t.p->body);
+  if (!t.p_store) fail(s, kNonSingleProducerError, {block_sid, t.p_sid});
+  t.x = t.p_store->buffer;
+  // The producer's only consumer (TVM's condition): its result stops being written.
+  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
+    if (b == block_sid || b == t.p_sid || is_under(s, block_sid, b)) continue;
+    for (const auto& r : s.block_at(b).reads) {
+      if (r.buffer == t.x && !is_under(s, t.p_sid, b)) fail(s, kNonSingleProducerError, {block_sid, t.p_sid});
+    }
+  }
+  check_reduction_producer(s, t);
+  t.load_indices = single_load_indices(s, t);
+  return t;
+}
+
+// The consumer's iterators from a load that is no plain list of them: the inverse of a
+// bijective affine load that reads exactly the elements the producer writes; else digits of
+// them (`B[v // 16, v % 16]` over 127 values of v), inverted digit by digit where that is
+// proved exact.
+std::unordered_map<const VarNode*, PrimExpr> affine_load_inverse(const ScheduleState& s, const ReverseInlineTarget& t) {
+  const std::vector<PrimExpr>& load_indices = t.load_indices;
+  const BlockNode* c = t.c;
   std::unordered_map<const VarNode*, PrimExpr> vmap;
-  bool direct = load_indices.size() == c->iter_vars.size();
-  for (size_t d = 0; direct && d < load_indices.size(); ++d) {
-    auto* v = as<VarNode>(load_indices[d]);
-    bool is_iter = false;
-    for (const auto& iv : c->iter_vars) is_iter |= iv.var.get() == v;
-    direct = v && is_iter && !vmap.count(v);
-    if (direct) vmap[v] = p_store->indices[d];
-  }
-  if (!direct) {
-    vmap.clear();
-    arith::LoopExtents extents;
-    for (const auto& iv : c->iter_vars) {
-      int64_t extent;
-      if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &extent))
-        fail(s, kReverseBodyAnalysisError, {block_sid});
-      extents[iv.var.get()] = extent;
-    }
-    arith::VarDomain pdom, cdom;
-    for (const auto& iv : p->iter_vars) pdom[iv.var.get()] = arith::interval_of(iv.dom);
-    for (const auto& iv : c->iter_vars) cdom[iv.var.get()] = arith::interval_of(iv.dom);
-    // A load that is not a bijective affine map of the iterators, or one reading fewer
-    // elements than the producer writes, may still be digits of them (`B[v // 16, v % 16]`
-    // over 127 values of v): inverted digit by digit where that is proved exact.
-    auto refuse_or_digits = [&](const std::function<void()>& refuse) {
-      vmap = digits_inverse(load_indices, c->iter_vars, p_store->indices);
-      if (vmap.empty() || !digits_invert_load(vmap, load_indices, p_store->indices, c->iter_vars, pdom, cdom)) refuse();
-    };
-    arith::IterMapResult map = arith::detect_iter_map(load_indices, extents, /*require_bijective=*/true);
-    bool exact = map.ok;
-    // The elements read must be exactly those written: a producer writing more would wrap
-    // into other consumer iterations through the inverse's divisions.
-    for (size_t d = 0; exact && d < load_indices.size(); ++d) {
-      arith::Interval w = arith::eval_interval(p_store->indices[d], pdom);
-      int64_t lo, hi;
-      exact = w.min && w.max && as_const_int(arith::simplify(w.min), &lo) &&
-              as_const_int(arith::simplify(w.max), &hi) && lo == map.sums[d].base &&
-              hi == map.sums[d].base + map.sums[d].extent - 1;
-    }
-    if (!map.ok) {
-      refuse_or_digits([&] { fail(s, kReverseBodyAnalysisError, {block_sid}); });
-    } else if (!exact) {
-      refuse_or_digits([&] {
-        fail_not_supported(
-            s, {block_sid, p_sid},
-            "block {1} writes other elements of " + x->name + " than block {0} reads through its affine load");
-      });
-    } else {
-      std::vector<std::pair<const VarNode*, int64_t>> loops;
-      for (const auto& iv : c->iter_vars) loops.emplace_back(iv.var.get(), extents.at(iv.var.get()));
-      vmap = arith::inverse_iter_map_fused(map, p_store->indices, loops);
-      if (vmap.empty()) vmap = arith::inverse_iter_map(map, p_store->indices);
-      for (const auto& iv : c->iter_vars) {
-        if (!vmap.count(iv.var.get())) vmap[iv.var.get()] = iv.dom.min;  // an iterator of extent 1
-      }
-    }
-  }
+  arith::LoopExtents extents;
   for (const auto& iv : c->iter_vars) {
-    if (!vmap.count(iv.var.get())) fail(s, kReverseBodyAnalysisError, {block_sid});
+    int64_t extent;
+    if (!is_zero(iv.dom.min) || !as_const_int(iv.dom.extent, &extent))
+      fail(s, kReverseBodyAnalysisError, {t.block_sid});
+    extents[iv.var.get()] = extent;
   }
-  // The producer will run the consumer's store once per element it writes, so the consumer
-  // must run exactly once per such element: unguarded, and each iterator's domain inside the
-  // range of the producer index it reads (a consumer over 10 of the 12 elements written
-  // stores only for the producer's iterations that write those 10: a T.where on the producer,
-  // TVM's form for an overcomputing producer).
-  // A T.where that only restates an iterator's domain (`i_0 * 4 + i_1 < 10` after an
-  // imperfect split of vi's loop) drops out with the consumer's loops; any other guard
-  // would have to move to the producer, which is not supported.
-  const BlockRealizeNode* cr = s.info(block_sid)->realize;
-  std::function<bool(const PrimExpr&)> restates_domain = [&](const PrimExpr& e) {
-    if (is_one(e)) return true;
-    if (auto* both = as<AndNode>(e)) return restates_domain(both->a) && restates_domain(both->b);
-    auto* lt = as<LTNode>(e);
-    int64_t bound;
-    if (!lt || !as_const_int(lt->b, &bound)) return false;
-    for (size_t k = 0; k < c->iter_vars.size(); ++k)
-      if (expr_deep_equal(lt->a, cr->iter_values[k]) && is_zero(c->iter_vars[k].dom.min) &&
-          is_const_int(c->iter_vars[k].dom.extent, bound))
-        return true;
-    return false;
+  arith::VarDomain pdom, cdom;
+  for (const auto& iv : t.p->iter_vars) pdom[iv.var.get()] = arith::interval_of(iv.dom);
+  for (const auto& iv : c->iter_vars) cdom[iv.var.get()] = arith::interval_of(iv.dom);
+  auto refuse_or_digits = [&](const std::function<void()>& refuse) {
+    vmap = digits_inverse(load_indices, c->iter_vars, t.p_store->indices);
+    if (vmap.empty() || !digits_invert_load(vmap, load_indices, t.p_store->indices, c->iter_vars, pdom, cdom)) refuse();
   };
-  if (!restates_domain(cr->predicate))
-    fail_not_supported(s, {block_sid}, "block {0} is guarded by T.where, which the producer would have to take over");
+  arith::IterMapResult map = arith::detect_iter_map(load_indices, extents, /*require_bijective=*/true);
+  bool exact = map.ok;
+  // The elements read must be exactly those written: a producer writing more would wrap
+  // into other consumer iterations through the inverse's divisions.
+  for (size_t d = 0; exact && d < load_indices.size(); ++d) {
+    arith::Interval w = arith::eval_interval(t.p_store->indices[d], pdom);
+    int64_t lo, hi;
+    exact = w.min && w.max && as_const_int(arith::simplify(w.min), &lo) && as_const_int(arith::simplify(w.max), &hi) &&
+            lo == map.sums[d].base && hi == map.sums[d].base + map.sums[d].extent - 1;
+  }
+  if (!map.ok) {
+    refuse_or_digits([&] { fail(s, kReverseBodyAnalysisError, {t.block_sid}); });
+  } else if (!exact) {
+    refuse_or_digits([&] {
+      fail_not_supported(
+          s, {t.block_sid, t.p_sid},
+          "block {1} writes other elements of " + t.x->name + " than block {0} reads through its affine load");
+    });
+  } else {
+    std::vector<std::pair<const VarNode*, int64_t>> loops;
+    for (const auto& iv : c->iter_vars) loops.emplace_back(iv.var.get(), extents.at(iv.var.get()));
+    vmap = arith::inverse_iter_map_fused(map, t.p_store->indices, loops);
+    if (vmap.empty()) vmap = arith::inverse_iter_map(map, t.p_store->indices);
+    for (const auto& iv : c->iter_vars) {
+      if (!vmap.count(iv.var.get())) vmap[iv.var.get()] = iv.dom.min;  // an iterator of extent 1
+    }
+  }
+  return vmap;
+}
+
+// vmap: each consumer iterator as an expression of the producer's iterators (through the
+// producer's store indices). Loads at the iterators themselves map directly; otherwise the
+// load must be a bijective affine map of the iterators (TVM's affine load), inverted.
+std::unordered_map<const VarNode*, PrimExpr> consumer_iter_map(const ScheduleState& s, const ReverseInlineTarget& t) {
+  std::unordered_map<const VarNode*, PrimExpr> vmap;
+  bool direct = t.load_indices.size() == t.c->iter_vars.size();
+  for (size_t d = 0; direct && d < t.load_indices.size(); ++d) {
+    auto* v = as<VarNode>(t.load_indices[d]);
+    bool is_iter = false;
+    for (const auto& iv : t.c->iter_vars) is_iter |= iv.var.get() == v;
+    direct = v && is_iter && !vmap.count(v);
+    if (direct) vmap[v] = t.p_store->indices[d];
+  }
+  if (!direct) vmap = affine_load_inverse(s, t);
+  for (const auto& iv : t.c->iter_vars) {
+    if (!vmap.count(iv.var.get())) fail(s, kReverseBodyAnalysisError, {t.block_sid});
+  }
+  return vmap;
+}
+
+// A T.where that only restates an iterator's domain (`i_0 * 4 + i_1 < 10` after an
+// imperfect split of vi's loop) drops out with the consumer's loops; any other guard
+// would have to move to the producer, which is not supported.
+bool restates_domain(const PrimExpr& e, const BlockNode& c, const BlockRealizeNode& cr) {
+  if (is_one(e)) return true;
+  if (auto* both = as<AndNode>(e)) return restates_domain(both->a, c, cr) && restates_domain(both->b, c, cr);
+  auto* lt = as<LTNode>(e);
+  int64_t bound;
+  if (!lt || !as_const_int(lt->b, &bound)) return false;
+  for (size_t k = 0; k < c.iter_vars.size(); ++k)
+    if (expr_deep_equal(lt->a, cr.iter_values[k]) && is_zero(c.iter_vars[k].dom.min) &&
+        is_const_int(c.iter_vars[k].dom.extent, bound))
+      return true;
+  return false;
+}
+
+// The producer iterations the consumer has: each consumer iterator's domain must lie inside
+// the range of the producer index it reads; where it is smaller, a guard on the producer.
+std::vector<PrimExpr> coverage_guards(const ScheduleState& s, const ReverseInlineTarget& t,
+                                      const std::unordered_map<const VarNode*, PrimExpr>& vmap) {
   arith::VarDomain producer_dom;
-  for (const auto& iv : p->iter_vars) producer_dom[iv.var.get()] = arith::interval_of(iv.dom);
-  const BlockRealizeNode* pr = s.info(p_sid)->realize;
+  for (const auto& iv : t.p->iter_vars) producer_dom[iv.var.get()] = arith::interval_of(iv.dom);
+  const BlockRealizeNode* pr = s.info(t.p_sid)->realize;
   std::unordered_map<const VarNode*, PrimExpr> producer_binding;
-  for (size_t k = 0; k < p->iter_vars.size(); ++k) producer_binding[p->iter_vars[k].var.get()] = pr->iter_values[k];
-  std::vector<PrimExpr> guards;  // the producer iterations the consumer has
-  for (const auto& iv : c->iter_vars) {
+  for (size_t k = 0; k < t.p->iter_vars.size(); ++k) producer_binding[t.p->iter_vars[k].var.get()] = pr->iter_values[k];
+  std::vector<PrimExpr> guards;
+  for (const auto& iv : t.c->iter_vars) {
     arith::Interval reach = arith::eval_interval(vmap.at(iv.var.get()), producer_dom);
     PrimExpr dmin = iv.dom.min,
              dmax = arith::simplify(sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)));
@@ -398,7 +429,7 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
                   prove(make_binary(ExprKind::GE, reach.max, dmax));
     if (!covers)
       fail_not_supported(
-          s, {block_sid, p_sid},
+          s, {t.block_sid, t.p_sid},
           fmt::format("iterator {} of block {{0}} ranges over {} values, which block {{1}} does not all write",
                       iv.var->name, ir::script(iv.dom.extent)));
     // TVM simplifies the bound over the producer's iterators first, then over its loops.
@@ -409,19 +440,25 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
       guards.push_back(
           arith::simplify(make_binary(ExprKind::LT, at, cast(at->dtype, arith::simplify(add(dmin, iv.dom.extent))))));
   }
-  guards = tvm_fold_guards(std::move(guards));
-  // The producer's own guard first; a new condition it already states is not repeated.
-  std::function<void(const PrimExpr&, std::vector<PrimExpr>&)> conjuncts = [&](const PrimExpr& e,
-                                                                               std::vector<PrimExpr>& out) {
-    if (auto* both = as<AndNode>(e)) {
-      conjuncts(both->a, out);
-      conjuncts(both->b, out);
-    } else if (!is_one(e)) {
-      out.push_back(e);
-    }
-  };
+  return tvm_fold_guards(std::move(guards));
+}
+
+// The producer will run the consumer's store once per element it writes, so the consumer
+// must run exactly once per such element: unguarded, and each iterator's domain inside the
+// range of the producer index it reads (a consumer over 10 of the 12 elements written
+// stores only for the producer's iterations that write those 10: a T.where on the producer,
+// TVM's form for an overcomputing producer). The producer's predicate: its own guard first;
+// a new condition it already states is not repeated.
+PrimExpr producer_predicate(const ScheduleState& s, const ReverseInlineTarget& t,
+                            const std::unordered_map<const VarNode*, PrimExpr>& vmap) {
+  if (!restates_domain(s.info(t.block_sid)->realize->predicate, *t.c, *s.info(t.block_sid)->realize))
+    fail_not_supported(s, {t.block_sid}, "block {0} is guarded by T.where, which the producer would have to take over");
+  std::vector<PrimExpr> guards = coverage_guards(s, t, vmap);
+  const BlockRealizeNode* pr = s.info(t.p_sid)->realize;
   std::vector<PrimExpr> stated;
-  conjuncts(pr->predicate, stated);
+  for (const PrimExpr& e : conjuncts(pr->predicate)) {
+    if (!is_one(e)) stated.push_back(e);
+  }
   PrimExpr predicate = pr->predicate;
   for (const PrimExpr& g : guards) {
     bool known = false;
@@ -429,46 +466,68 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
     if (known) continue;
     predicate = is_one(predicate) ? g : make_binary(ExprKind::And, predicate, g);
   }
-  if (other_writer(s, block_sid, store->buffer)) fail(s, kIncompleteBlockError, {block_sid});
-  if (!allocated_in_scope(s, s.scope_block(block_sid), x)) fail(s, kNotOutputBlockError, {p_sid});
+  return predicate;
+}
+
+// The consumer and X can go: nothing else writes D, X is allocated in the scope, and nothing
+// else holds on to X (a T.where reading it, a match_buffer or its data pointer).
+void check_consumer_removable(const ScheduleState& s, const ReverseInlineTarget& t) {
+  if (other_writer(s, t.block_sid, t.store->buffer)) fail(s, kIncompleteBlockError, {t.block_sid});
+  if (!allocated_in_scope(s, s.scope_block(t.block_sid), t.x)) fail(s, kNotOutputBlockError, {t.p_sid});
   // The block leaves with the loops that hold nothing else; a loop it shares with other
   // blocks stays for them (TVM's LeafBlockRemovalPlan).
-  if (!removable_subtree(s, block_sid))
-    fail_not_supported(s, {block_sid}, "inlining block {0}, the whole body of its scope");
-  fail_if_guarded_by(s, s.scope_block(block_sid), x);
-  fail_if_opaque(s, s.scope_block(block_sid), x);
+  if (!removable_subtree(s, t.block_sid))
+    fail_not_supported(s, {t.block_sid}, "inlining block {0}, the whole body of its scope");
+  fail_if_guarded_by(s, s.scope_block(t.block_sid), t.x);
+  fail_if_opaque(s, s.scope_block(t.block_sid), t.x);
+}
 
-  // Step 2. The producer stores f(value) into the consumer's buffer.
-  struct LoadToValue : IRMutator {
-    const Buffer& buffer;
-    const PrimExpr& value;
-    LoadToValue(const Buffer& b, const PrimExpr& v) : buffer(b), value(v) {}
-    PrimExpr mutate(const PrimExpr& e) override {
-      if (auto* l = as<BufferLoadNode>(e); l && l->buffer == buffer) return value;
-      return mutate_children(e);
-    }
-    using IRMutator::mutate;
-  } to_value(x, p_store->value);
+// Replaces loads of `buffer` by `value`.
+class LoadToValue : public IRMutator {
+ public:
+  LoadToValue(const Buffer& b, const PrimExpr& v) : buffer_(b), value_(v) {}
+  PrimExpr mutate(const PrimExpr& e) override {
+    if (auto* l = as<BufferLoadNode>(e); l && l->buffer == buffer_) return value_;
+    return mutate_children(e);
+  }
+  using IRMutator::mutate;
+
+ private:
+  const Buffer& buffer_;
+  const PrimExpr& value_;
+};
+
+// Redirects loads of `from` to `to` at the indices `at`.
+class Redirect : public IRMutator {
+ public:
+  Redirect(const Buffer& f, const Buffer& t, const std::vector<PrimExpr>& a) : from_(f), to_(t), at_(a) {}
+  PrimExpr mutate(const PrimExpr& e) override {
+    if (auto* l = as<BufferLoadNode>(e); l && l->buffer == from_)
+      return std::make_shared<BufferLoadNode>(l->dtype, to_, at_);
+    return mutate_children(e);
+  }
+  using IRMutator::mutate;
+
+ private:
+  const Buffer& from_;
+  const Buffer& to_;
+  const std::vector<PrimExpr>& at_;
+};
+
+// Step 2's block: the producer storing f(value) into the consumer's buffer.
+std::shared_ptr<BlockNode> inlined_producer(const ReverseInlineTarget& t,
+                                            const std::unordered_map<const VarNode*, PrimExpr>& vmap) {
+  const BufferStoreNode* store = t.store;
   std::vector<PrimExpr> new_indices;
   for (const auto& idx : store->indices) new_indices.push_back(substitute(idx, vmap));
-  auto new_p = std::make_shared<BlockNode>(*p);
-  if (p->init) {
+  auto new_p = std::make_shared<BlockNode>(*t.p);
+  if (t.p->init) {
     // The reduction accumulates in the copy's element: its loads of X there read it too.
-    struct Redirect : IRMutator {
-      const Buffer& from;
-      const Buffer& to;
-      const std::vector<PrimExpr>& at;
-      Redirect(const Buffer& f, const Buffer& t, const std::vector<PrimExpr>& a) : from(f), to(t), at(a) {}
-      PrimExpr mutate(const PrimExpr& e) override {
-        if (auto* l = as<BufferLoadNode>(e); l && l->buffer == from)
-          return std::make_shared<BufferLoadNode>(l->dtype, to, at);
-        return mutate_children(e);
-      }
-      using IRMutator::mutate;
-    } redirect(x, store->buffer, new_indices);
-    new_p->body = std::make_shared<BufferStoreNode>(store->buffer, redirect.mutate(p_store->value), new_indices);
-    new_p->init = std::make_shared<BufferStoreNode>(store->buffer, redirect.mutate(p_init->value), new_indices);
+    Redirect redirect(t.x, store->buffer, new_indices);
+    new_p->body = std::make_shared<BufferStoreNode>(store->buffer, redirect.mutate(t.p_store->value), new_indices);
+    new_p->init = std::make_shared<BufferStoreNode>(store->buffer, redirect.mutate(t.p_init->value), new_indices);
   } else {
+    LoadToValue to_value(t.x, t.p_store->value);
     PrimExpr new_value = substitute(to_value.mutate(store->value), vmap);
     new_p->body = std::make_shared<BufferStoreNode>(store->buffer, new_value, new_indices);
   }
@@ -476,8 +535,23 @@ void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
       arith::infer_access_regions(new_p->body, new_p->init, new_p->alloc_buffers, new_p->match_buffers);
   new_p->reads = regions.reads;
   new_p->writes = regions.writes;
-  s.replace(p_sid, std::make_shared<BlockRealizeNode>(pr->iter_values, predicate, new_p));
-  remove_from_scope(s, block_sid, x);
+  return new_p;
+}
+
+}  // namespace
+
+// reverse_compute_inline: fold a consumer `D[...] = f(X[v0, v1, ...])` into the single block
+// producing X, which then stores f of its value straight into D (TVM's ReverseComputeInline).
+void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
+  // Step 1. Check the consumer, its single producer and the load connecting them.
+  ReverseInlineTarget t = check_consumer_and_producer(s, block_sid);
+  std::unordered_map<const VarNode*, PrimExpr> vmap = consumer_iter_map(s, t);
+  PrimExpr predicate = producer_predicate(s, t, vmap);
+  check_consumer_removable(s, t);
+  // Step 2. The producer stores f(value) into the consumer's buffer; the consumer goes.
+  const BlockRealizeNode* pr = s.info(t.p_sid)->realize;
+  s.replace(t.p_sid, std::make_shared<BlockRealizeNode>(pr->iter_values, predicate, inlined_producer(t, vmap)));
+  remove_from_scope(s, block_sid, t.x);
 }
 
 }  // namespace tsch::schedule

@@ -152,16 +152,13 @@ bool is_sum_from_zero(const BlockNode& block, const Buffer& temp) {
   return !reads_temp;
 }
 
-}  // namespace
-
-void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid) {
-  // Step 1. TVM's checks, in its order: the scope, the single buffer the reduction writes, a
-  // reduction block, a complete epilogue, an intermediate (not output) buffer.
+// Step 1. TVM's checks, in its order: the scope, the single buffer the reduction writes, a
+// reduction block, a complete epilogue, an intermediate (not output) buffer. Returns temp,
+// the buffer the reduction writes.
+Buffer check_reduction_and_epilogue(const ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid) {
   if (s.info(epilogue_sid)->parent == 0) fail(s, kRootBlockError, {epilogue_sid});
-  uint64_t scope = s.scope_block(epilogue_sid);
-  check_stage_pipeline(s, scope);
+  check_stage_pipeline(s, s.scope_block(epilogue_sid));
   const BlockNode* reduction = &s.block_at(reduction_sid);
-  const BlockNode* epilogue = &s.block_at(epilogue_sid);
   if (reduction->writes.size() != 1) {
     fail(s, kNotSingleWriteBufferError, {reduction_sid},
          fmt::format("The block is only allowed to write a single buffer region, but it writes {} region(s): {{0}}",
@@ -172,11 +169,23 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   check_reduction_block(s, reduction_sid);
   check_complete_block(s, epilogue_sid);
   if (is_output_block(s, reduction_sid)) fail(s, kNotOutputBlockError, {reduction_sid});
+  return temp;
+}
 
-  // Step 2. TVM's pattern (BodyPatternAllowFusion): an unguarded `D[...] = f(temp[...])` with
-  // f one of the three epilogues and temp loaded once; a producer with a reduction iterator.
+// What Step 2 found: the epilogue's store `D[...] = f(temp[...])`, its one load of temp, and
+// which epilogue f is.
+struct EpiloguePattern {
+  const BufferStoreNode* store = nullptr;
+  const BufferLoadNode* temp_load = nullptr;
+  Epilogue epilogue;
+};
+
+// Step 2. TVM's pattern (BodyPatternAllowFusion): an unguarded `D[...] = f(temp[...])` with
+// f one of the three epilogues and temp loaded once; a producer with a reduction iterator.
+EpiloguePattern epilogue_pattern(const ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid,
+                                 const Buffer& temp) {
   const BlockRealizeNode* epilogue_realize = s.info(epilogue_sid)->realize;
-  auto* store = as<BufferStoreNode>(epilogue->body);
+  auto* store = as<BufferStoreNode>(s.block_at(epilogue_sid).body);
   bool guarded = epilogue_realize->predicate && !is_one(epilogue_realize->predicate);
   if (guarded || !store) fail(s, kReverseBodyAnalysisError, {epilogue_sid});
   std::vector<const BufferLoadNode*> temp_loads;
@@ -191,18 +200,19 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   std::optional<Epilogue> ep = match_epilogue(store->value, temp);
   if (!ep || temp_loads.size() != 1) fail(s, kReverseBodyAnalysisError, {epilogue_sid});
   bool has_reduction_iter = false;
-  for (const IterVar& iv : reduction->iter_vars) has_reduction_iter |= iv.type == IterType::CommReduce;
+  for (const IterVar& iv : s.block_at(reduction_sid).iter_vars) has_reduction_iter |= iv.type == IterType::CommReduce;
   if (!has_reduction_iter) fail(s, kReverseBodyAnalysisError, {epilogue_sid});
+  return EpiloguePattern{store, temp_loads[0], *ep};
+}
 
-  // Step 3. What tsch asks besides, so that the fused block computes what the two did.
-  if (s.scope_block(reduction_sid) != scope)
-    fail_not_supported(s, {reduction_sid, epilogue_sid}, "fusing blocks {0} and {1} of different scopes");
-  if (!is_sum_from_zero(*reduction, temp))
-    fail_not_supported(s, {reduction_sid},
-                       "fusing an epilogue into block {0}, which is not a single sum `" + temp->name +
-                           "[...] = " + temp->name + "[...] + x` starting from 0");
-  // The epilogue's iterators stand for the reduction's spatial ones, in order (TVM's mapping),
-  // so they must range alike and address the same element of temp and of the output.
+// The epilogue's iterators stand for the reduction's spatial ones, in order (TVM's mapping),
+// so they must range alike and address the same element of temp and of the output. Returns
+// the map from the epilogue's iterators to the reduction's.
+std::unordered_map<const VarNode*, PrimExpr> check_same_elements(const ScheduleState& s, uint64_t reduction_sid,
+                                                                 uint64_t epilogue_sid, const Buffer& temp,
+                                                                 const EpiloguePattern& p) {
+  const BlockNode* reduction = &s.block_at(reduction_sid);
+  const BlockNode* epilogue = &s.block_at(epilogue_sid);
   std::vector<const IterVar*> spatial;
   for (const IterVar& iv : reduction->iter_vars) {
     if (iv.type == IterType::DataPar) spatial.push_back(&iv);
@@ -219,19 +229,24 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
     fail_not_supported(s, {reduction_sid, epilogue_sid},
                        "fusing block {1}, whose iterators range otherwise than the spatial ones of block {0}");
   auto* update = as<BufferStoreNode>(reduction->body);
-  if (!same_indices(substitute_all(temp_loads[0]->indices, vmap), update->indices) ||
-      !same_indices(substitute_all(store->indices, vmap), update->indices)) {
+  if (!same_indices(substitute_all(p.temp_load->indices, vmap), update->indices) ||
+      !same_indices(substitute_all(p.store->indices, vmap), update->indices)) {
     fail_not_supported(s, {reduction_sid, epilogue_sid},
-                       "fusing block {1}, which reads " + temp->name + " or writes " + store->buffer->name +
+                       "fusing block {1}, which reads " + temp->name + " or writes " + p.store->buffer->name +
                            " at another element than block {0} accumulates");
   }
-  const Buffer& out = store->buffer;
-  for (const BufferRegion& r : reduction->reads) {
+  return vmap;
+}
+
+// Nothing writes temp any more: no other block may use it (TVM keeps them reading it); and
+// the reduction must not read the output.
+void check_buffers_unshared(const ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid, const Buffer& temp,
+                            const Buffer& out) {
+  for (const BufferRegion& r : s.block_at(reduction_sid).reads) {
     if (r.buffer == out)
       fail_not_supported(s, {reduction_sid, epilogue_sid},
                          "fusing into block {0}, which reads " + out->name + ", the output of block {1}");
   }
-  // Nothing writes temp any more: no other block may use it (TVM keeps them reading it).
   for (uint64_t b : s.blocks_in(s.info(epilogue_sid)->func)) {
     if (b == reduction_sid || b == epilogue_sid || is_under(s, b, reduction_sid) || is_under(s, b, epilogue_sid))
       continue;
@@ -239,9 +254,13 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
     if (reads_buffer(other, temp) || writes_buffer(other, temp))
       fail_not_supported(s, {b, reduction_sid}, "fusing away " + temp->name + ", which block {0} reads too");
   }
-  // The epilogue's work moves up to the reduction: no block in between may write what it
-  // reads, or use its output.
-  std::vector<uint64_t> order = s.child_blocks(scope);
+}
+
+// The epilogue's work moves up to the reduction: no block in between may write what it
+// reads, or use its output.
+void check_nothing_between(const ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid, const Buffer& temp,
+                           const Buffer& out) {
+  std::vector<uint64_t> order = s.child_blocks(s.scope_block(epilogue_sid));
   auto pos_r = std::find(order.begin(), order.end(), reduction_sid);
   auto pos_e = std::find(order.begin(), order.end(), epilogue_sid);
   if (pos_r == order.end() || pos_e == order.end() || pos_e < pos_r)
@@ -249,71 +268,111 @@ void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t 
   for (auto it = pos_r + 1; it != pos_e; ++it) {
     const BlockNode* between = &s.block_at(*it);
     bool clash = reads_buffer(between, out) || writes_buffer(between, out);
-    for (const BufferRegion& r : epilogue->reads) clash |= r.buffer != temp && writes_buffer(between, r.buffer);
+    for (const BufferRegion& r : s.block_at(epilogue_sid).reads)
+      clash |= r.buffer != temp && writes_buffer(between, r.buffer);
     if (clash)
       fail_not_supported(s, {*it, epilogue_sid},
                          "fusing block {1} past block {0}, which uses what block {1} reads or writes");
   }
-  if (!removable_subtree(s, epilogue_sid))
-    fail_not_supported(s, {epilogue_sid}, "removing block {0}, which shares its statement");
+}
 
-  // TVM fuses ReLU and clipping too, clamping after every step of the sum (its documentation
-  // warns that results differ): max(a + b, 0) is not max(max(a, 0) + b, 0). An accepted schedule
-  // computes what the original does, so tsch recognises them and refuses.
-  if (ep->kind != EpilogueKind::Bias) {
-    fail_not_supported(s, {reduction_sid, epilogue_sid},
-                       std::string("fusing the ") + (ep->kind == EpilogueKind::BiasReLU ? "ReLU" : "clipping") +
-                           " epilogue {1} into {0}: TVM clamps after every step of the sum, which changes the result");
+// Replaces loads of `from` by loads of `to` at the same indices.
+class ToOutput : public IRMutator {
+ public:
+  ToOutput(const Buffer& f, const Buffer& t) : from_(f), to_(t) {}
+  PrimExpr mutate(const PrimExpr& e) override {
+    PrimExpr m = mutate_children(e);
+    auto* load = as<BufferLoadNode>(m);
+    if (load && load->buffer == from_) return std::make_shared<BufferLoadNode>(load->dtype, to_, load->indices);
+    return m;
   }
+  using IRMutator::mutate;
 
-  // Step 4. Rewrite: the reduction accumulates in the output, starting from the bias; the
-  // epilogue goes away (temp's allocation stays).
-  PrimExpr addend = substitute(ep->addend, vmap);
-  std::vector<PrimExpr> out_indices = substitute_all(store->indices, vmap);
-  struct ToOutput : IRMutator {
-    const Buffer& from;
-    const Buffer& to;
-    ToOutput(const Buffer& f, const Buffer& t) : from(f), to(t) {}
-    PrimExpr mutate(const PrimExpr& e) override {
-      PrimExpr m = mutate_children(e);
-      auto* load = as<BufferLoadNode>(m);
-      if (load && load->buffer == from) return std::make_shared<BufferLoadNode>(load->dtype, to, load->indices);
-      return m;
-    }
-    using IRMutator::mutate;
-  } to_output(temp, out);
-  auto block = std::make_shared<BlockNode>(*reduction);
-  block->init = std::make_shared<BufferStoreNode>(out, addend, out_indices);
-  block->body = std::make_shared<BufferStoreNode>(out, to_output.mutate(update->value), update->indices);
-  block->writes.clear();
-  for (const BufferRegion& w : reduction->writes)
-    block->writes.push_back(w.buffer == temp ? BufferRegion{out, w.region} : w);
-  // Reads: what the bias reads (its regions, in the epilogue's order), then the reduction's
-  // reads but temp (TVM's order: C first, then A, B).
+ private:
+  const Buffer& from_;
+  const Buffer& to_;
+};
+
+// The fused block's reads: what the bias reads (its regions, in the epilogue's order), then the
+// reduction's reads but temp (TVM's order: C first, then A, B).
+std::vector<BufferRegion> fused_reads(const BlockNode& reduction, const BlockNode& epilogue, const Buffer& temp,
+                                      const PrimExpr& addend,
+                                      const std::unordered_map<const VarNode*, PrimExpr>& vmap) {
   std::unordered_set<const BufferNode*> operand_buffers;
   for_each_expr(addend, [&](const PrimExpr& x) {
     if (auto* load = as<BufferLoadNode>(x)) operand_buffers.insert(load->buffer.get());
   });
-  block->reads.clear();
-  for (const BufferRegion& r : epilogue->reads) {
+  std::vector<BufferRegion> reads;
+  for (const BufferRegion& r : epilogue.reads) {
     if (!operand_buffers.count(r.buffer.get())) continue;
     std::vector<Range> region;
     for (const Range& range : r.region)
       region.push_back(Range{substitute(range.min, vmap), substitute(range.extent, vmap)});
-    block->reads.push_back(BufferRegion{r.buffer, region});
+    reads.push_back(BufferRegion{r.buffer, region});
   }
-  for (const BufferRegion& r : reduction->reads) {
+  for (const BufferRegion& r : reduction.reads) {
     if (r.buffer == temp) continue;
     bool known = false;
-    for (const BufferRegion& k : block->reads) {
+    for (const BufferRegion& k : reads) {
       bool same = k.buffer == r.buffer && k.region.size() == r.region.size();
       for (size_t d = 0; same && d < r.region.size(); ++d)
         same = expr_deep_equal(k.region[d].min, r.region[d].min) &&
                expr_deep_equal(k.region[d].extent, r.region[d].extent);
       known |= same;
     }
-    if (!known) block->reads.push_back(r);
+    if (!known) reads.push_back(r);
   }
+  return reads;
+}
+
+// Step 4's block: the reduction accumulating in the output, starting from the bias.
+std::shared_ptr<BlockNode> fused_block(const BlockNode& reduction, const BlockNode& epilogue, const Buffer& temp,
+                                       const EpiloguePattern& p,
+                                       const std::unordered_map<const VarNode*, PrimExpr>& vmap) {
+  const Buffer& out = p.store->buffer;
+  PrimExpr addend = substitute(p.epilogue.addend, vmap);
+  std::vector<PrimExpr> out_indices = substitute_all(p.store->indices, vmap);
+  auto* update = as<BufferStoreNode>(reduction.body);
+  ToOutput to_output(temp, out);
+  auto block = std::make_shared<BlockNode>(reduction);
+  block->init = std::make_shared<BufferStoreNode>(out, addend, out_indices);
+  block->body = std::make_shared<BufferStoreNode>(out, to_output.mutate(update->value), update->indices);
+  block->writes.clear();
+  for (const BufferRegion& w : reduction.writes)
+    block->writes.push_back(w.buffer == temp ? BufferRegion{out, w.region} : w);
+  block->reads = fused_reads(reduction, epilogue, temp, addend, vmap);
+  return block;
+}
+
+}  // namespace
+
+void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid) {
+  // Steps 1-2. TVM's checks and pattern.
+  Buffer temp = check_reduction_and_epilogue(s, reduction_sid, epilogue_sid);
+  EpiloguePattern p = epilogue_pattern(s, reduction_sid, epilogue_sid, temp);
+  // Step 3. What tsch asks besides, so that the fused block computes what the two did.
+  if (s.scope_block(reduction_sid) != s.scope_block(epilogue_sid))
+    fail_not_supported(s, {reduction_sid, epilogue_sid}, "fusing blocks {0} and {1} of different scopes");
+  if (!is_sum_from_zero(s.block_at(reduction_sid), temp))
+    fail_not_supported(s, {reduction_sid},
+                       "fusing an epilogue into block {0}, which is not a single sum `" + temp->name +
+                           "[...] = " + temp->name + "[...] + x` starting from 0");
+  std::unordered_map<const VarNode*, PrimExpr> vmap = check_same_elements(s, reduction_sid, epilogue_sid, temp, p);
+  check_buffers_unshared(s, reduction_sid, epilogue_sid, temp, p.store->buffer);
+  check_nothing_between(s, reduction_sid, epilogue_sid, temp, p.store->buffer);
+  if (!removable_subtree(s, epilogue_sid))
+    fail_not_supported(s, {epilogue_sid}, "removing block {0}, which shares its statement");
+  // TVM fuses ReLU and clipping too, clamping after every step of the sum (its documentation
+  // warns that results differ): max(a + b, 0) is not max(max(a, 0) + b, 0). An accepted schedule
+  // computes what the original does, so tsch recognises them and refuses.
+  if (p.epilogue.kind != EpilogueKind::Bias) {
+    fail_not_supported(s, {reduction_sid, epilogue_sid},
+                       std::string("fusing the ") + (p.epilogue.kind == EpilogueKind::BiasReLU ? "ReLU" : "clipping") +
+                           " epilogue {1} into {0}: TVM clamps after every step of the sum, which changes the result");
+  }
+  // Step 4. Rewrite: the reduction accumulates in the output, starting from the bias; the
+  // epilogue goes away (temp's allocation stays).
+  auto block = fused_block(s.block_at(reduction_sid), s.block_at(epilogue_sid), temp, p, vmap);
   const BlockRealizeNode* reduction_realize = s.info(reduction_sid)->realize;
   s.replace(reduction_sid,
             std::make_shared<BlockRealizeNode>(reduction_realize->iter_values, reduction_realize->predicate, block));

@@ -123,11 +123,8 @@ Access renamed(const Access& a, const std::unordered_map<const VarNode*, PrimExp
   return out;
 }
 
-}  // namespace
-
-uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
-  // Step 1. The common ancestor and each loop's chain below it.
-  if (loop_sids.size() < 2) return loop_sids.empty() ? 0 : loop_sids[0];
+// The loops' lowest common ancestor (a loop or a block).
+uint64_t lowest_common_ancestor(const ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
   std::vector<uint64_t> common = ancestors(s, loop_sids[0]);
   for (size_t k = 1; k < loop_sids.size(); ++k) {
     std::vector<uint64_t> up = ancestors(s, loop_sids[k]);
@@ -140,29 +137,33 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
   }
   uint64_t lca = common.empty() ? 0 : common.front();
   if (lca == 0) fail(s, kMergeScopeError, {loop_sids[0], loop_sids[1]});
-  std::vector<Nest> nests;
-  for (uint64_t sid : loop_sids) {
-    if (sid == lca) {
-      uint64_t other = loop_sids[0] == sid ? loop_sids[1] : loop_sids[0];
-      fail(s, kMergeNestedError, {other, sid});
-    }
-    Nest n;
-    for (uint64_t p = sid; p != lca; p = s.info(p)->parent) {
-      if (!s.loop(p)) fail(s, kMergeScopeError, {sid, loop_sids[0] == sid ? loop_sids[1] : loop_sids[0]});
-      n.chain.push_back(p);
-    }
-    std::reverse(n.chain.begin(), n.chain.end());
-    for (size_t i = 0; i < n.chain.size(); ++i) {
-      const ForNode* f = &s.loop_at(n.chain[i]);
-      if (!f->annotations.empty() || f->for_kind == ForKind::ThreadBinding)
-        fail(s, kHasAnnotationOrThreadBindingError, {n.chain[i]});
-      if (!is_zero(f->min)) fail(s, kLoopNotStartWithZeroError, {n.chain[i]});
-      if (i > 0 && s.loop_at(n.chain[i - 1]).body.get() != static_cast<const StmtNode*>(f)) {
-        fail(s, kNotOnlyChildError, {n.chain[i - 1], n.chain[i]});
-      }
-    }
-    nests.push_back(std::move(n));
+  return lca;
+}
+
+// The chain of loops from below `lca` down to `sid`: perfectly nested plain loops from 0.
+Nest chain_below(const ScheduleState& s, uint64_t sid, uint64_t lca, const std::vector<uint64_t>& loop_sids) {
+  uint64_t other = loop_sids[0] == sid ? loop_sids[1] : loop_sids[0];
+  if (sid == lca) fail(s, kMergeNestedError, {other, sid});
+  Nest n;
+  for (uint64_t p = sid; p != lca; p = s.info(p)->parent) {
+    if (!s.loop(p)) fail(s, kMergeScopeError, {sid, other});
+    n.chain.push_back(p);
   }
+  std::reverse(n.chain.begin(), n.chain.end());
+  for (size_t i = 0; i < n.chain.size(); ++i) {
+    const ForNode* f = &s.loop_at(n.chain[i]);
+    if (!f->annotations.empty() || f->for_kind == ForKind::ThreadBinding)
+      fail(s, kHasAnnotationOrThreadBindingError, {n.chain[i]});
+    if (!is_zero(f->min)) fail(s, kLoopNotStartWithZeroError, {n.chain[i]});
+    if (i > 0 && s.loop_at(n.chain[i - 1]).body.get() != static_cast<const StmtNode*>(f)) {
+      fail(s, kNotOnlyChildError, {n.chain[i - 1], n.chain[i]});
+    }
+  }
+  return n;
+}
+
+// Every chain as deep as the first, loop by loop of the same extent.
+void check_same_shape(const ScheduleState& s, const std::vector<Nest>& nests, const std::vector<uint64_t>& loop_sids) {
   const std::vector<uint64_t>& first = nests[0].chain;
   for (size_t k = 1; k < nests.size(); ++k) {
     const std::vector<uint64_t>& chain = nests[k].chain;
@@ -176,7 +177,11 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
       }
     }
   }
-  // The chains' outermost loops: distinct items of the common ancestor's body.
+}
+
+// The common ancestor's body items; the chains' outermost loops must be distinct items of it
+// (each nest's `position`).
+std::vector<Stmt> locate_in_body(const ScheduleState& s, uint64_t lca, std::vector<Nest>& nests) {
   const StmtNode* lca_node = s.info(lca)->node;
   const Stmt& lca_body = lca_node->kind == StmtKind::For ? static_cast<const ForNode*>(lca_node)->body
                                                          : static_cast<const BlockNode*>(lca_node)->body;
@@ -188,104 +193,161 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
       fail_not_supported(s, {n.chain[0]}, "merging loop {0}, which is not an item of its parent's body");
     n.position = static_cast<size_t>(it - items.begin());
   }
+  return items;
+}
 
-  // Step 2. The merged variables, and each nest's accesses in their terms.
-  size_t depth = first.size();
+// Step 2's result: the merged loop variables, and per nest the map from its chain's
+// variables to them and its accesses in their terms.
+struct MergedNests {
+  std::vector<uint64_t> first;  // the first nest's chain, whose extents the merged loops take
   std::vector<Var> merged;
-  for (uint64_t l : first) merged.push_back(make_var(s.loop_at(l).loop_var->name + "_m", s.loop_at(l).loop_var->dtype));
+  std::vector<std::unordered_map<const VarNode*, PrimExpr>> to_merged;
   std::vector<std::vector<Access>> accesses;
-  std::vector<std::unordered_map<const VarNode*, PrimExpr>> to_merged(nests.size());
+};
+
+MergedNests merged_nests(const ScheduleState& s, const std::vector<Nest>& nests) {
+  MergedNests m;
+  m.first = nests[0].chain;
+  size_t depth = m.first.size();
+  for (uint64_t l : m.first)
+    m.merged.push_back(make_var(s.loop_at(l).loop_var->name + "_m", s.loop_at(l).loop_var->dtype));
+  m.to_merged.resize(nests.size());
   for (size_t k = 0; k < nests.size(); ++k) {
     std::unordered_set<const VarNode*> chain_vars;
     for (size_t j = 0; j < depth; ++j) {
       const Var& v = s.loop_at(nests[k].chain[j]).loop_var;
       chain_vars.insert(v.get());
-      to_merged[k][v.get()] = cast(v->dtype, merged[j]);
+      m.to_merged[k][v.get()] = cast(v->dtype, m.merged[j]);
     }
     std::vector<Access> mine;
     for (const Access& a : accesses_under(s, s.loop_at(nests[k].chain.back()).body, chain_vars))
-      mine.push_back(renamed(a, to_merged[k]));
-    accesses.push_back(std::move(mine));
+      mine.push_back(renamed(a, m.to_merged[k]));
+    m.accesses.push_back(std::move(mine));
   }
+  return m;
+}
 
-  // Step 3. Dependences. Before, nest a (earlier in the body) ran entirely before nest b;
-  // merged, b at iteration t runs before a at every later iteration t'. So for every pair
-  // of their accesses to one buffer, one a write, a at t' > t must touch other elements
-  // than b at t; and at t' = t too when merge puts b's body first.
-  auto clash = [&](size_t a, size_t b, const std::string& buffer) {
-    fail(s, kMergeOrderError, {loop_sids[a], loop_sids[b]},
-         fmt::format(
-             "Merging the loops would change the order of dependent accesses: the nest of loop {{0}} and the nest of "
-             "loop "
-             "{{1}} both access {} (one writes it), and tsch cannot prove that the merged order keeps each access "
-             "before or after the other as it was",
-             buffer));
-  };
+[[noreturn]] void fail_merge_order(const ScheduleState& s, uint64_t loop_a, uint64_t loop_b,
+                                   const std::string& buffer) {
+  fail(s, kMergeOrderError, {loop_a, loop_b},
+       fmt::format(
+           "Merging the loops would change the order of dependent accesses: the nest of loop {{0}} and the nest of "
+           "loop "
+           "{{1}} both access {} (one writes it), and tsch cannot prove that the merged order keeps each access "
+           "before or after the other as it was",
+           buffer));
+}
+
+// The domain of the merged loops.
+arith::VarDomain merged_domain(const ScheduleState& s, const MergedNests& m) {
   arith::VarDomain base;
-  for (size_t j = 0; j < depth; ++j)
-    base[merged[j].get()] = arith::interval_of(Range{make_int(0, merged[j]->dtype), s.loop_at(first[j]).extent});
+  for (size_t j = 0; j < m.merged.size(); ++j)
+    base[m.merged[j].get()] = arith::interval_of(Range{make_int(0, m.merged[j]->dtype), s.loop_at(m.first[j]).extent});
+  return base;
+}
+
+// Whether access x of an earlier nest, at any iteration t' after t, provably touches other
+// elements than access y of a later nest at t: for each loop j where t' may first differ
+// from t, t' being later there.
+bool later_iterations_disjoint(const ScheduleState& s, const MergedNests& m, const arith::VarDomain& base,
+                               const Access& x, const Access& y) {
+  size_t depth = m.merged.size();
+  for (size_t j = 0; j < depth; ++j) {
+    int64_t extent;
+    if (as_const_int(s.loop_at(m.first[j]).extent, &extent) && extent <= 1) continue;
+    arith::VarDomain dom = base;
+    std::unordered_map<const VarNode*, PrimExpr> later;
+    Var step = make_var("delta", m.merged[j]->dtype);
+    dom[step.get()] = arith::interval_of(Range{make_int(0, m.merged[j]->dtype), s.loop_at(m.first[j]).extent});
+    later[m.merged[j].get()] = add(add(m.merged[j], make_int(1, m.merged[j]->dtype)), step);
+    for (size_t k = j + 1; k < depth; ++k) {
+      Var other = make_var(m.merged[k]->name + "_later", m.merged[k]->dtype);
+      dom[other.get()] = base.at(m.merged[k].get());
+      later[m.merged[k].get()] = other;
+    }
+    if (!disjoint(renamed(x, later), y, dom)) return false;
+  }
+  return true;
+}
+
+// Step 3. Dependences. Before, nest a (earlier in the body) ran entirely before nest b;
+// merged, b at iteration t runs before a at every later iteration t'. So for every pair
+// of their accesses to one buffer, one a write, a at t' > t must touch other elements
+// than b at t; and at t' = t too when merge puts b's body first.
+void check_merged_order(const ScheduleState& s, const std::vector<uint64_t>& loop_sids, const std::vector<Nest>& nests,
+                        const MergedNests& m) {
+  arith::VarDomain base = merged_domain(s, m);
   for (size_t a = 0; a < nests.size(); ++a) {
     for (size_t b = 0; b < nests.size(); ++b) {
       if (nests[a].position >= nests[b].position) continue;  // a before b in the body
-      for (const Access& x : accesses[a]) {
-        for (const Access& y : accesses[b]) {
+      for (const Access& x : m.accesses[a]) {
+        for (const Access& y : m.accesses[b]) {
           if (x.buffer != y.buffer || (!x.write && !y.write)) continue;
-          // a at t' whose first difference from t is at loop j, and later there.
-          for (size_t j = 0; j < depth; ++j) {
-            int64_t extent;
-            if (as_const_int(s.loop_at(first[j]).extent, &extent) && extent <= 1) continue;
-            arith::VarDomain dom = base;
-            std::unordered_map<const VarNode*, PrimExpr> later;
-            Var step = make_var("delta", merged[j]->dtype);
-            dom[step.get()] = arith::interval_of(Range{make_int(0, merged[j]->dtype), s.loop_at(first[j]).extent});
-            later[merged[j].get()] = add(add(merged[j], make_int(1, merged[j]->dtype)), step);
-            for (size_t k = j + 1; k < depth; ++k) {
-              Var other = make_var(merged[k]->name + "_later", merged[k]->dtype);
-              dom[other.get()] = base.at(merged[k].get());
-              later[merged[k].get()] = other;
-            }
-            if (!disjoint(renamed(x, later), y, dom)) clash(a, b, x.buffer->name);
-          }
+          if (!later_iterations_disjoint(s, m, base, x, y))
+            fail_merge_order(s, loop_sids[a], loop_sids[b], x.buffer->name);
           bool b_first = std::find(loop_sids.begin(), loop_sids.end(), nests[b].chain.back()) <
                          std::find(loop_sids.begin(), loop_sids.end(), nests[a].chain.back());
-          if (b_first && !disjoint(x, y, base)) clash(a, b, x.buffer->name);
+          if (b_first && !disjoint(x, y, base)) fail_merge_order(s, loop_sids[a], loop_sids[b], x.buffer->name);
         }
       }
     }
   }
-  // The nests move to where the last one given is: what they cross must not depend on them.
+}
+
+// The nests move to where the last one given is: what they cross must not depend on them.
+void check_crossed_statements(const ScheduleState& s, const std::vector<uint64_t>& loop_sids,
+                              const std::vector<Nest>& nests, const MergedNests& m, const std::vector<Stmt>& items,
+                              const std::unordered_set<size_t>& merged_positions) {
   size_t target = nests.back().position;
-  std::unordered_set<size_t> merged_positions;
-  for (const Nest& n : nests) merged_positions.insert(n.position);
   for (size_t k = 0; k + 1 < nests.size(); ++k) {
     std::unordered_set<const BufferNode*> reads, writes;
-    for (const Access& a : accesses[k]) (a.write ? writes : reads).insert(a.buffer.get());
+    for (const Access& a : m.accesses[k]) (a.write ? writes : reads).insert(a.buffer.get());
     size_t lo = std::min(nests[k].position, target), hi = std::max(nests[k].position, target);
     for (size_t p = lo + 1; p < hi; ++p) {
       if (merged_positions.count(p)) continue;
       for (const BlockRealizeNode* r : realizes_under(items[p])) {
         arith::AccessRegions regions = arith::effective_access_regions(*r->block);
         for (const BufferRegion& w : regions.writes) {
-          if (reads.count(w.buffer.get()) || writes.count(w.buffer.get())) clash(k, nests.size() - 1, w.buffer->name);
+          if (reads.count(w.buffer.get()) || writes.count(w.buffer.get()))
+            fail_merge_order(s, loop_sids[k], loop_sids[nests.size() - 1], w.buffer->name);
         }
         for (const BufferRegion& rd : regions.reads) {
-          if (writes.count(rd.buffer.get())) clash(k, nests.size() - 1, rd.buffer->name);
+          if (writes.count(rd.buffer.get()))
+            fail_merge_order(s, loop_sids[k], loop_sids[nests.size() - 1], rd.buffer->name);
         }
       }
     }
   }
+}
 
+}  // namespace
+
+uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
+  // Step 1. The common ancestor and each loop's chain below it.
+  if (loop_sids.size() < 2) return loop_sids.empty() ? 0 : loop_sids[0];
+  uint64_t lca = lowest_common_ancestor(s, loop_sids);
+  std::vector<Nest> nests;
+  for (uint64_t sid : loop_sids) nests.push_back(chain_below(s, sid, lca, loop_sids));
+  check_same_shape(s, nests, loop_sids);
+  std::vector<Stmt> items = locate_in_body(s, lca, nests);
+  // Step 2. The merged variables, and each nest's accesses in their terms.
+  MergedNests m = merged_nests(s, nests);
+  // Step 3. The merged order keeps every dependence.
+  check_merged_order(s, loop_sids, nests, m);
+  std::unordered_set<size_t> merged_positions;
+  for (const Nest& n : nests) merged_positions.insert(n.position);
+  check_crossed_statements(s, loop_sids, nests, m, items, merged_positions);
   // Step 4. The merged nest in place of the last nest given; the others leave the body.
   std::vector<Stmt> bodies;
   for (size_t k = 0; k < nests.size(); ++k)
-    bodies.push_back(substitute(s.loop_at(nests[k].chain.back()).body, to_merged[k]));
+    bodies.push_back(substitute(s.loop_at(nests[k].chain.back()).body, m.to_merged[k]));
   std::vector<LoopSpec> specs;
-  for (size_t j = 0; j < depth; ++j) specs.push_back({merged[j], nullptr, s.loop_at(first[j]).extent});
+  for (size_t j = 0; j < m.merged.size(); ++j) specs.push_back({m.merged[j], nullptr, s.loop_at(m.first[j]).extent});
   std::vector<uint64_t> sids;
   Stmt nest = make_loop_nest(s, specs, make_seq(bodies), &sids);
   std::vector<Stmt> new_items;
   for (size_t p = 0; p < items.size(); ++p) {
-    if (p == target)
+    if (p == nests.back().position)
       new_items.push_back(nest);
     else if (!merged_positions.count(p))
       new_items.push_back(items[p]);

@@ -113,142 +113,168 @@ bool writes_densely(const ScheduleState& s, uint64_t block_sid, uint64_t loop_si
   return true;
 }
 
-uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, int64_t index,
-                       const std::string& scope_name, bool is_read) {
-  const char* prim = is_read ? "read_at" : "write_at";
-  // Step 1. Check the arguments: a storage scope, a buffer of the block.
-  check_storage_scope(s, scope_name);
-  const BlockNode* block = &s.block_at(block_sid);
-  const auto& regions = is_read ? block->reads : block->writes;
-  if (index < 0 || index >= static_cast<int64_t>(regions.size()))
-    fail_buffer_index_out_of_range(s, block_sid, index, !is_read);
-  Buffer src = regions[static_cast<size_t>(index)].buffer;
-  Buffer dst = buffer_with(src, cache_name(src->name, scope_name), src->shape, scope_name);
-  const ForNode& loop = s.loop_at(loop_sid);
-  check_stage_pipeline(s, s.scope_block(loop_sid));
+// What read_at / write_at stages: `src` of the block through `dst` at loop `loop_sid`.
+struct StageTarget {
+  uint64_t loop_sid = 0;
+  bool is_read = true;
+  const char* prim = "read_at";
+  Buffer src, dst;
+};
 
-  // Step 2. Which statements of the loop's body read and write the buffer, and the region the
-  // blocks that read (write) it access in one iteration of the loop.
-  std::vector<Stmt> subtrees = body_items(loop.body);
+// Step 2's findings: the statements of the loop's body, which of them read and write the
+// buffer, and the region the blocks that read (write) it access in one iteration of the loop.
+struct LoopBodyAccess {
+  std::vector<Stmt> subtrees;
   std::vector<size_t> r_pos, w_pos;
   std::vector<arith::Interval> relaxed;
-  std::vector<const BlockRealizeNode*> accessing;  // the blocks the copy serves
-  for (size_t i = 0; i < subtrees.size(); ++i) {
+};
+
+// Widens `relaxed` by the region `r` of the buffer that block `realize` accesses in one
+// iteration of the loop. write_at copies the whole region back: every element of it must
+// have been written.
+void add_accessed_region(const ScheduleState& s, const StageTarget& t, const BlockRealizeNode& realize,
+                         const BufferRegion& r, std::vector<arith::Interval>& relaxed) {
+  const BlockNode* b = realize.block.get();
+  bool gapped = false;
+  // The thread loops relaxed are those whose threads share the new scope.
+  std::vector<arith::Interval> one =
+      relaxed_region(s, b->sid, t.loop_sid, BufferRegion{t.dst, r.region}, &gapped, true);
+  for (size_t d = 0; d < one.size(); ++d) {
+    if (!one[d].min || !one[d].max) {
+      fail_not_supported(
+          s, {t.loop_sid, b->sid},
+          fmt::format("{} where the region of {} that block {{1}} accesses has no bounds", t.prim, t.src->name));
+    }
+  }
+  if (!t.is_read && (gapped || !writes_densely(s, b->sid, t.loop_sid, r, t.dst->scope) ||
+                     (realize.predicate && !is_one(realize.predicate)))) {
+    fail_not_supported(
+        s, {t.loop_sid, b->sid},
+        fmt::format("write_at where block {{1}} writes only part of the region of {} it spans (a predicate or "
+                    "a strided access)",
+                    t.src->name));
+  }
+  if (relaxed.empty()) {
+    relaxed = one;
+    return;
+  }
+  for (size_t d = 0; d < one.size(); ++d) {
+    relaxed[d].min = bound_union(relaxed[d].min, one[d].min, true);
+    relaxed[d].max = bound_union(relaxed[d].max, one[d].max, false);
+  }
+}
+
+LoopBodyAccess loop_body_access(const ScheduleState& s, const StageTarget& t) {
+  LoopBodyAccess out;
+  out.subtrees = body_items(s.loop_at(t.loop_sid).body);
+  for (size_t i = 0; i < out.subtrees.size(); ++i) {
     bool r_visited = false, w_visited = false;
-    for (const BlockRealizeNode* realize : realizes_under(subtrees[i])) {
+    for (const BlockRealizeNode* realize : realizes_under(out.subtrees[i])) {
       const BlockNode* b = realize->block.get();
-      bool has_r = has_buffer(b->reads, src), has_w = has_buffer(b->writes, src);
+      bool has_r = has_buffer(b->reads, t.src), has_w = has_buffer(b->writes, t.src);
       r_visited = r_visited || has_r;
       w_visited = w_visited || has_w;
-      if (!(is_read ? has_r : has_w)) continue;
-      accessing.push_back(realize);
-      for (const BufferRegion& r : is_read ? b->reads : b->writes) {
-        if (r.buffer != src) continue;
-        bool gapped = false;
-        // The thread loops relaxed are those whose threads share the new scope.
-        std::vector<arith::Interval> one =
-            relaxed_region(s, b->sid, loop_sid, BufferRegion{dst, r.region}, &gapped, true);
-        for (size_t d = 0; d < one.size(); ++d) {
-          if (!one[d].min || !one[d].max) {
-            fail_not_supported(
-                s, {loop_sid, b->sid},
-                fmt::format("{} where the region of {} that block {{1}} accesses has no bounds", prim, src->name));
-          }
-        }
-        // write_at copies the whole region back: every element of it must have been written.
-        if (!is_read && (gapped || !writes_densely(s, b->sid, loop_sid, r, dst->scope) ||
-                         (realize->predicate && !is_one(realize->predicate)))) {
-          fail_not_supported(
-              s, {loop_sid, b->sid},
-              fmt::format("write_at where block {{1}} writes only part of the region of {} it spans (a predicate or "
-                          "a strided access)",
-                          src->name));
-        }
-        if (relaxed.empty()) {
-          relaxed = one;
-        } else {
-          for (size_t d = 0; d < one.size(); ++d) {
-            relaxed[d].min = bound_union(relaxed[d].min, one[d].min, true);
-            relaxed[d].max = bound_union(relaxed[d].max, one[d].max, false);
-          }
-        }
+      if (!(t.is_read ? has_r : has_w)) continue;
+      for (const BufferRegion& r : t.is_read ? b->reads : b->writes) {
+        if (r.buffer == t.src) add_accessed_region(s, t, *realize, r, out.relaxed);
       }
     }
-    if (r_visited) r_pos.push_back(i);
-    if (w_visited) w_pos.push_back(i);
+    if (r_visited) out.r_pos.push_back(i);
+    if (w_visited) out.w_pos.push_back(i);
   }
+  return out;
+}
 
-  // Step 3. Check where the copy can go (TVM asserts these).
+// Whether the block reads `buffer` only at regions it also writes (a reduction reads back
+// only the elements it writes, after its T.init).
+bool reads_own_writes(const BlockNode& b, const Buffer& buffer) {
+  bool all_own = true;
+  for (const BufferRegion& r : b.reads) {
+    if (r.buffer != buffer) continue;
+    bool same = false;
+    for (const BufferRegion& w : b.writes) {
+      if (w.buffer != buffer || w.region.size() != r.region.size()) continue;
+      bool all = true;
+      for (size_t d = 0; d < r.region.size(); ++d) {
+        all = all &&
+              expr_deep_equal(arith::simplify(sub(r.region[d].min, w.region[d].min)),
+                              make_int(0, r.region[d].min->dtype)) &&
+              expr_deep_equal(arith::simplify(sub(r.region[d].extent, w.region[d].extent)),
+                              make_int(0, r.region[d].extent->dtype));
+      }
+      same = same || all;
+    }
+    all_own = all_own && same;
+  }
+  return all_own;
+}
+
+// The statements before write_at's copy access the copy only: a block reading the buffer
+// there would read elements the copy never received, unless it first writes them itself (a
+// reduction's T.init) and reads nothing else of it.
+void check_no_read_before_write_back(const ScheduleState& s, const StageTarget& t, const std::vector<Stmt>& before) {
+  for (const Stmt& st : before) {
+    for (const BlockRealizeNode* realize : realizes_under(st)) {
+      const BlockNode* b = realize->block.get();
+      bool own = reads_own_writes(*b, t.src);
+      if (has_buffer(b->reads, t.src) && (!b->init || !own)) {
+        fail_not_supported(
+            s, {t.loop_sid, b->sid},
+            fmt::format("write_at where block {{1}} reads {} before the copy (it would read the new buffer's "
+                        "unwritten elements)",
+                        t.src->name));
+      }
+    }
+  }
+}
+
+// Where the copy goes among the loop body's statements, and the statements [st, ed) that
+// access the copy instead of the buffer.
+struct CopyPlacement {
   size_t insert_pos = 0, st = 0, ed = 0;
-  if (is_read) {
-    if (r_pos.empty())
-      fail_not_supported(s, {loop_sid}, fmt::format("read_at where no block under loop {{0}} reads {}", src->name));
-    if (!w_pos.empty() && w_pos.back() >= r_pos.front()) {
-      fail_not_supported(s, {loop_sid},
-                         fmt::format("read_at where {} is written under loop {{0}} after it is first read", src->name));
-    }
-    insert_pos = r_pos.front();
-    st = insert_pos;
-    ed = subtrees.size();
-  } else {
-    if (w_pos.empty())
-      fail_not_supported(s, {loop_sid}, fmt::format("write_at where no block under loop {{0}} writes {}", src->name));
-    if (!r_pos.empty() && r_pos.back() > w_pos.back()) {
-      fail_not_supported(s, {loop_sid},
-                         fmt::format("write_at where {} is read under loop {{0}} after it is last written", src->name));
-    }
-    insert_pos = w_pos.back() + 1;
-    st = 0;
-    ed = insert_pos;
-    // The statements before the copy access the copy only: a block reading the buffer there
-    // would read elements the copy never received, unless it first writes them itself (a
-    // reduction's T.init) and reads nothing else of it.
-    for (size_t i = st; i < ed; ++i) {
-      for (const BlockRealizeNode* realize : realizes_under(subtrees[i])) {
-        const BlockNode* b = realize->block.get();
-        // A reduction reads back only the elements it writes (after its T.init).
-        bool reads_own_writes = true;
-        for (const BufferRegion& r : b->reads) {
-          if (r.buffer != src) continue;
-          bool same = false;
-          for (const BufferRegion& w : b->writes) {
-            if (w.buffer != src || w.region.size() != r.region.size()) continue;
-            bool all = true;
-            for (size_t d = 0; d < r.region.size(); ++d) {
-              all = all &&
-                    expr_deep_equal(arith::simplify(sub(r.region[d].min, w.region[d].min)),
-                                    make_int(0, r.region[d].min->dtype)) &&
-                    expr_deep_equal(arith::simplify(sub(r.region[d].extent, w.region[d].extent)),
-                                    make_int(0, r.region[d].extent->dtype));
-            }
-            same = same || all;
-          }
-          reads_own_writes = reads_own_writes && same;
-        }
-        if (has_buffer(b->reads, src) && (!b->init || !reads_own_writes)) {
-          fail_not_supported(
-              s, {loop_sid, b->sid},
-              fmt::format("write_at where block {{1}} reads {} before the copy (it would read the new buffer's "
-                          "unwritten elements)",
-                          src->name));
-        }
-      }
-    }
-  }
+};
 
-  // Step 4. The copy's region, which must lie inside the buffer for every iteration of the
-  // loops around it.
-  arith::VarDomain outer;
-  std::unordered_map<const VarNode*, const ForNode*> outer_loops;  // TVM's GetLoopDomain
-  {
-    std::vector<uint64_t> loops = s.enclosing_loops(loop_sid);
-    loops.push_back(loop_sid);
-    for (uint64_t l : loops) {
-      const ForNode* f = &s.loop_at(l);
-      outer[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
-      outer_loops[f->loop_var.get()] = f;
+// Step 3. Check where the copy can go (TVM asserts these).
+CopyPlacement copy_placement(const ScheduleState& s, const StageTarget& t, const LoopBodyAccess& a) {
+  const std::string& name = t.src->name;
+  if (t.is_read) {
+    if (a.r_pos.empty())
+      fail_not_supported(s, {t.loop_sid}, fmt::format("read_at where no block under loop {{0}} reads {}", name));
+    if (!a.w_pos.empty() && a.w_pos.back() >= a.r_pos.front()) {
+      fail_not_supported(s, {t.loop_sid},
+                         fmt::format("read_at where {} is written under loop {{0}} after it is first read", name));
     }
+    return {a.r_pos.front(), a.r_pos.front(), a.subtrees.size()};
   }
+  if (a.w_pos.empty())
+    fail_not_supported(s, {t.loop_sid}, fmt::format("write_at where no block under loop {{0}} writes {}", name));
+  if (!a.r_pos.empty() && a.r_pos.back() > a.w_pos.back()) {
+    fail_not_supported(s, {t.loop_sid},
+                       fmt::format("write_at where {} is read under loop {{0}} after it is last written", name));
+  }
+  CopyPlacement p{a.w_pos.back() + 1, 0, a.w_pos.back() + 1};
+  check_no_read_before_write_back(
+      s, t,
+      std::vector<Stmt>(a.subtrees.begin() + static_cast<long>(p.st), a.subtrees.begin() + static_cast<long>(p.ed)));
+  return p;
+}
+
+// The loops around the copy, the loop itself included (TVM's GetLoopDomain), by variable.
+std::unordered_map<const VarNode*, const ForNode*> outer_loops_of(const ScheduleState& s, uint64_t loop_sid) {
+  std::unordered_map<const VarNode*, const ForNode*> outer_loops;
+  std::vector<uint64_t> loops = s.enclosing_loops(loop_sid);
+  loops.push_back(loop_sid);
+  for (uint64_t l : loops) outer_loops[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
+  return outer_loops;
+}
+
+// Step 4. The copy's region, which must lie inside the buffer for every iteration of the
+// loops around it.
+std::vector<Range> copy_region(const ScheduleState& s, const StageTarget& t,
+                               const std::vector<arith::Interval>& relaxed,
+                               const std::unordered_map<const VarNode*, const ForNode*>& outer_loops) {
+  arith::VarDomain outer;
+  for (const auto& [v, f] : outer_loops) outer[v] = arith::interval_of(Range{f->min, f->extent});
   std::vector<Range> domain;
   for (size_t d = 0; d < relaxed.size(); ++d) {
     PrimExpr min = arith::simplify(relaxed[d].min);
@@ -257,17 +283,22 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
     arith::Interval lo = arith::eval_interval(min, outer), hi = arith::eval_interval(relaxed[d].max, outer);
     int64_t low = 0, room = 0;
     bool inside = lo.min && hi.max && as_const_int(arith::simplify(lo.min), &low) && low >= 0 &&
-                  as_const_int(arith::simplify(sub(src->shape[d], add(hi.max, make_int(1, hi.max->dtype)))), &room) &&
+                  as_const_int(arith::simplify(sub(t.src->shape[d], add(hi.max, make_int(1, hi.max->dtype)))), &room) &&
                   room >= 0;
     if (!inside) {
-      fail_not_supported(s, {loop_sid},
+      fail_not_supported(s, {t.loop_sid},
                          fmt::format("{} where the region of {} to copy may reach outside the buffer (dimension {})",
-                                     prim, src->name, d));
+                                     t.prim, t.src->name, d));
     }
   }
+  return domain;
+}
 
-  // Step 5. The copy block: its iterators are the outer loops the region names, in the order
-  // they appear (v0, v1, ...); a loop nest ax0, ax1, ... inside it copies the region.
+// Step 5. The copy block: its iterators are the outer loops the region names, in the order
+// they appear (v0, v1, ...); a loop nest ax0, ax1, ... inside it copies the region.
+std::shared_ptr<BlockRealizeNode> make_copy_block(ScheduleState& s, const StageTarget& t, std::vector<Range> domain,
+                                                  const std::unordered_map<const VarNode*, const ForNode*>& outer_loops,
+                                                  const std::string& scope_name) {
   std::unordered_map<const VarNode*, PrimExpr> bindings;
   std::vector<IterVar> iter_vars;
   std::vector<PrimExpr> iter_values;
@@ -279,9 +310,9 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
       if (bindings.count(v)) continue;
       auto it = outer_loops.find(v);
       if (it == outer_loops.end()) {
-        fail_not_supported(s, {loop_sid},
+        fail_not_supported(s, {t.loop_sid},
                            fmt::format("{} where the region of {} depends on {}, which is not a loop around loop {{0}}",
-                                       prim, src->name, v->name));
+                                       t.prim, t.src->name, v->name));
       }
       Var nv = make_var("v" + std::to_string(iter_vars.size()), v->dtype);
       bindings[v] = nv;
@@ -290,8 +321,8 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
     }
     r = Range{substitute(r.min, bindings), substitute(r.extent, bindings)};
   }
-  const Buffer& copy_from = is_read ? src : dst;
-  const Buffer& copy_to = is_read ? dst : src;
+  const Buffer& copy_from = t.is_read ? t.src : t.dst;
+  const Buffer& copy_to = t.is_read ? t.dst : t.src;
   std::vector<LoopSpec> nest;
   std::vector<PrimExpr> indices;
   for (size_t d = 0; d < domain.size(); ++d) {
@@ -301,25 +332,45 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
   }
   Stmt store = std::make_shared<BufferStoreNode>(copy_to, buffer_load(copy_from, indices), indices);
   auto copy = std::make_shared<BlockNode>();
-  copy->name = src->name + "_" + scope_name;
+  copy->name = t.src->name + "_" + scope_name;
   copy->sid = s.fresh_sid();
   copy->iter_vars = iter_vars;
   copy->reads = {BufferRegion{copy_from, domain}};
   copy->writes = {BufferRegion{copy_to, domain}};
   copy->annotations.emplace_back("auto_copy", AttrValue::of_bool(true));
   copy->body = make_loop_nest(s, nest, store);
-  Stmt realize = std::make_shared<BlockRealizeNode>(iter_values, make_bool(true), copy);
+  return std::make_shared<BlockRealizeNode>(iter_values, make_bool(true), copy);
+}
 
+uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, int64_t index,
+                       const std::string& scope_name, bool is_read) {
+  // Step 1. Check the arguments: a storage scope, a buffer of the block.
+  check_storage_scope(s, scope_name);
+  const BlockNode* block = &s.block_at(block_sid);
+  const auto& regions = is_read ? block->reads : block->writes;
+  if (index < 0 || index >= static_cast<int64_t>(regions.size()))
+    fail_buffer_index_out_of_range(s, block_sid, index, !is_read);
+  StageTarget t{loop_sid, is_read, is_read ? "read_at" : "write_at", regions[static_cast<size_t>(index)].buffer, {}};
+  t.dst = buffer_with(t.src, cache_name(t.src->name, scope_name), t.src->shape, scope_name);
+  check_stage_pipeline(s, s.scope_block(loop_sid));
+  // Step 2. What the loop's body accesses; Steps 3-5: where the copy goes, what it copies.
+  LoopBodyAccess access = loop_body_access(s, t);
+  CopyPlacement at = copy_placement(s, t, access);
+  std::unordered_map<const VarNode*, const ForNode*> outer_loops = outer_loops_of(s, loop_sid);
+  std::vector<Range> domain = copy_region(s, t, access.relaxed, outer_loops);
+  std::shared_ptr<BlockRealizeNode> realize = make_copy_block(s, t, std::move(domain), outer_loops, scope_name);
   // Step 6. Rewrite: the statements in [st, ed) access the new buffer, the copy goes in, and
   // the scope allocates the new buffer.
-  for (size_t i = st; i < ed; ++i) subtrees[i] = replace_buffer(subtrees[i], src, dst);
-  subtrees.insert(subtrees.begin() + static_cast<long>(insert_pos), realize);
-  auto new_loop = std::make_shared<ForNode>(loop);
+  std::vector<Stmt>& subtrees = access.subtrees;
+  for (size_t i = at.st; i < at.ed; ++i) subtrees[i] = replace_buffer(subtrees[i], t.src, t.dst);
+  subtrees.insert(subtrees.begin() + static_cast<long>(at.insert_pos), realize);
+  auto new_loop = std::make_shared<ForNode>(s.loop_at(loop_sid));
   new_loop->body = make_seq(subtrees);
   uint64_t scope = s.scope_block(loop_sid);
+  uint64_t copy_sid = realize->block->sid;
   s.replace(loop_sid, new_loop);
-  rebuild_scope(s, scope, [&](BlockNode& b) { b.alloc_buffers.push_back(dst); });
-  return copy->sid;
+  rebuild_scope(s, scope, [&](BlockNode& b) { b.alloc_buffers.push_back(t.dst); });
+  return copy_sid;
 }
 
 }  // namespace

@@ -104,29 +104,44 @@ class AccessRewriter : public IRMutator {
   const std::vector<PrimExpr>& indices_;
 };
 
-}  // namespace
+// The region of the single element `b[at]`.
+BufferRegion point_region(const Buffer& b, const std::vector<PrimExpr>& at) {
+  BufferRegion r{b, {}};
+  for (const auto& i : at) r.region.push_back(Range{i, make_int(1, i->dtype)});
+  return r;
+}
 
-uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, bool is_write) {
-  // Step 1. The buffer, and the indices of its accesses, simplified over the iterators' domains.
+// Step 1's findings: the buffer, the indices of its accesses simplified over the iterators'
+// domains, and the iterators they use (in the block's order).
+struct ReindexAccess {
+  Buffer buffer;
+  std::vector<PrimExpr> indices;
+  arith::VarDomain iter_dom;
+  std::vector<const IterVar*> covered;
+};
+
+ReindexAccess reindex_access(const ScheduleState& s, uint64_t block_sid, int64_t buffer_index, bool is_write) {
   const BlockNode* block = &s.block_at(block_sid);
   const std::vector<BufferRegion>& regions = is_write ? block->writes : block->reads;
   if (buffer_index < 0 || buffer_index >= static_cast<int64_t>(regions.size())) {
     fail_buffer_index_out_of_range(s, block_sid, buffer_index, is_write);
   }
-  Buffer buffer = regions[static_cast<size_t>(buffer_index)].buffer;
-  uint64_t scope = s.scope_block(block_sid);
-  std::vector<PrimExpr> indices = access_indices(s, block_sid, buffer);
-  arith::VarDomain iter_dom;
-  for (const IterVar& iv : block->iter_vars) iter_dom[iv.var.get()] = arith::interval_of(iv.dom);
-  for (auto& index : indices) index = arith::simplify(index, iter_dom);
-  std::vector<const IterVar*> covered;
+  ReindexAccess a;
+  a.buffer = regions[static_cast<size_t>(buffer_index)].buffer;
+  a.indices = access_indices(s, block_sid, a.buffer);
+  for (const IterVar& iv : block->iter_vars) a.iter_dom[iv.var.get()] = arith::interval_of(iv.dom);
+  for (auto& index : a.indices) index = arith::simplify(index, a.iter_dom);
   for (const IterVar& iv : block->iter_vars) {
     bool used = false;
-    for (const auto& index : indices) used |= uses_var(index, [&](const VarNode* v) { return v == iv.var.get(); });
-    if (used) covered.push_back(&iv);
+    for (const auto& index : a.indices) used |= uses_var(index, [&](const VarNode* v) { return v == iv.var.get(); });
+    if (used) a.covered.push_back(&iv);
   }
+  return a;
+}
 
-  // The block must be the only thing in its nest below the scope (TVM's chain of loops).
+// The block must be the only thing in its nest below the scope (TVM's chain of loops).
+// Returns the nest's top statement (the outermost loop, or the block).
+uint64_t check_sole_nest(const ScheduleState& s, uint64_t block_sid, uint64_t scope) {
   uint64_t top = block_sid;
   while (s.info(top)->parent != scope) {
     uint64_t parent = s.info(top)->parent;
@@ -137,79 +152,88 @@ uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, boo
     }
     top = parent;
   }
+  return top;
+}
 
-  // What would change results (tsch's checks). The copy runs over the iterators' whole
-  // domains, where a guarded block may run only part of them: its accesses must stay inside
-  // the buffer there.
-  for (size_t d = 0; d < indices.size() && d < buffer->shape.size(); ++d) {
-    const PrimExpr& index = indices[d];
-    PrimExpr bound = cast(index->dtype, buffer->shape[d]);
-    bool inside = arith::can_prove(make_binary(ExprKind::GE, index, make_int(0, index->dtype)), iter_dom) &&
-                  arith::can_prove(make_binary(ExprKind::LT, index, bound), iter_dom);
+// The copy runs over the iterators' whole domains, where a guarded block may run only part
+// of them: its accesses must stay inside the buffer there.
+void check_indices_inside(const ScheduleState& s, uint64_t block_sid, const ReindexAccess& a) {
+  for (size_t d = 0; d < a.indices.size() && d < a.buffer->shape.size(); ++d) {
+    const PrimExpr& index = a.indices[d];
+    PrimExpr bound = cast(index->dtype, a.buffer->shape[d]);
+    bool inside = arith::can_prove(make_binary(ExprKind::GE, index, make_int(0, index->dtype)), a.iter_dom) &&
+                  arith::can_prove(make_binary(ExprKind::LT, index, bound), a.iter_dom);
     if (!inside) {
       fail_not_supported(
           s, {block_sid},
           fmt::format("reindex of {}: index {} may leave the buffer over the block's iterator domains, which the "
                       "copy runs over",
-                      buffer->name, ir::script(indices[d])));
+                      a.buffer->name, ir::script(a.indices[d])));
     }
   }
+}
+
+// A write through the new buffer is copied back whole: the block must write every element
+// of it (no T.where, indices one to one), and not read old values it does not initialise.
+// `reads_too`: the block also reads the buffer.
+void check_write_back_complete(const ScheduleState& s, uint64_t block_sid, const ReindexAccess& a, bool reads_too) {
+  const BlockNode* block = &s.block_at(block_sid);
+  const std::string& name = a.buffer->name;
+  if (reads_too && !block->init) {
+    fail_not_supported(
+        s, {block_sid},
+        fmt::format("reindex of {} for writing: block {{0}} reads its old values, which the new buffer would not hold",
+                    name));
+  }
+  if (!is_one(s.info(block_sid)->realize->predicate)) {
+    fail_not_supported(
+        s, {block_sid},
+        fmt::format("reindex of {} for writing: block {{0}} is guarded by a T.where, so the copy back would write "
+                    "elements it never computed",
+                    name));
+  }
+  arith::LoopExtents extents;
+  bool constant = true;
+  for (const IterVar* iv : a.covered) {
+    int64_t extent;
+    if (is_zero(iv->dom.min) && as_const_int(iv->dom.extent, &extent))
+      extents[iv->var.get()] = extent;
+    else
+      constant = false;
+  }
+  bool one_to_one = true;
+  for (const auto& index : a.indices) one_to_one &= as<VarNode>(index) != nullptr;
+  if (!one_to_one && !(constant && arith::detect_iter_map(a.indices, extents, true).ok)) {
+    fail_not_supported(
+        s, {block_sid},
+        fmt::format("reindex of {} for writing: its indices are not a one-to-one map of the block's iterators", name));
+  }
+}
+
+// What would change results (tsch's checks).
+void check_reindex_keeps_results(const ScheduleState& s, uint64_t block_sid, const ReindexAccess& a, bool is_write) {
+  check_indices_inside(s, block_sid, a);
+  const BlockNode* block = &s.block_at(block_sid);
   bool also_other_side = false;
-  for (const BufferRegion& r : is_write ? block->reads : block->writes) also_other_side |= r.buffer == buffer;
+  for (const BufferRegion& r : is_write ? block->reads : block->writes) also_other_side |= r.buffer == a.buffer;
   if (!is_write && also_other_side) {
     fail_not_supported(s, {block_sid},
-                       fmt::format("reindex of {} for reading while block {{0}} also writes it", buffer->name));
+                       fmt::format("reindex of {} for reading while block {{0}} also writes it", a.buffer->name));
   }
-  if (is_write) {
-    const BlockRealizeNode* realize = s.info(block_sid)->realize;
-    if (also_other_side && !block->init) {
-      fail_not_supported(
-          s, {block_sid},
-          fmt::format(
-              "reindex of {} for writing: block {{0}} reads its old values, which the new buffer would not hold",
-              buffer->name));
-    }
-    if (!is_one(realize->predicate)) {
-      fail_not_supported(
-          s, {block_sid},
-          fmt::format("reindex of {} for writing: block {{0}} is guarded by a T.where, so the copy back would write "
-                      "elements it never computed",
-                      buffer->name));
-    }
-    arith::LoopExtents extents;
-    bool constant = true;
-    for (const IterVar* iv : covered) {
-      int64_t extent;
-      if (is_zero(iv->dom.min) && as_const_int(iv->dom.extent, &extent))
-        extents[iv->var.get()] = extent;
-      else
-        constant = false;
-    }
-    bool one_to_one = true;
-    for (const auto& index : indices) one_to_one &= as<VarNode>(index) != nullptr;
-    if (!one_to_one && !(constant && arith::detect_iter_map(indices, extents, true).ok)) {
-      fail_not_supported(
-          s, {block_sid},
-          fmt::format("reindex of {} for writing: its indices are not a one-to-one map of the block's iterators",
-                      buffer->name));
-    }
-  }
+  if (is_write) check_write_back_complete(s, block_sid, a, also_other_side);
+}
 
-  // Step 2. The new buffer: one dimension per covered iterator, its domain's end as extent.
-  std::vector<PrimExpr> shape;
-  for (const IterVar* iv : covered) shape.push_back(arith::simplify(add(iv->dom.min, iv->dom.extent)));
-  Buffer reindexed = buffer_with(buffer, buffer->name + "_reindex", shape, buffer->scope);
-  std::const_pointer_cast<BufferNode>(reindexed)->strides.clear();
-
-  // Step 3. The copy block "X_reindex" and its loops over the covered iterators' domains.
+// Step 3. The copy block "X_reindex" and its loops over the covered iterators' domains.
+std::shared_ptr<BlockNode> make_reindex_copy(ScheduleState& s, const ReindexAccess& a, const Buffer& reindexed,
+                                             bool is_write, std::vector<PrimExpr>& bindings,
+                                             std::vector<LoopSpec>& loops) {
   auto copy = std::make_shared<BlockNode>();
   copy->name = reindexed->name;
   copy->sid = s.fresh_sid();
   std::unordered_map<const VarNode*, PrimExpr> to_copy_iter;
-  std::vector<PrimExpr> reindex_indices, bindings;
-  std::vector<LoopSpec> loops;
-  for (size_t k = 0; k < covered.size(); ++k) {
-    const IterVar& iv = *covered[k];
+  std::vector<PrimExpr> reindex_indices;
+  for (size_t k = 0; k < a.covered.size(); ++k) {
+    const IterVar& iv = *a.covered[k];
     Var v = make_var("v" + std::to_string(k), iv.var->dtype);
     Var ax = make_var("ax" + std::to_string(k), iv.var->dtype);
     copy->iter_vars.push_back(IterVar{v, iv.dom, IterType::DataPar});
@@ -219,36 +243,55 @@ uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, boo
     loops.push_back({ax, iv.dom.min, iv.dom.extent});
   }
   std::vector<PrimExpr> target_indices;
-  for (const auto& index : indices) target_indices.push_back(substitute(index, to_copy_iter));
-  const Buffer& src = is_write ? reindexed : buffer;
-  const Buffer& dst = is_write ? buffer : reindexed;
+  for (const auto& index : a.indices) target_indices.push_back(substitute(index, to_copy_iter));
+  const Buffer& src = is_write ? reindexed : a.buffer;
+  const Buffer& dst = is_write ? a.buffer : reindexed;
   const std::vector<PrimExpr>& src_indices = is_write ? reindex_indices : target_indices;
   const std::vector<PrimExpr>& dst_indices = is_write ? target_indices : reindex_indices;
-  auto point = [](const Buffer& b, const std::vector<PrimExpr>& at) {
-    BufferRegion r{b, {}};
-    for (const auto& i : at) r.region.push_back(Range{i, make_int(1, i->dtype)});
-    return r;
-  };
-  copy->reads = {point(src, src_indices)};
-  copy->writes = {point(dst, dst_indices)};
+  copy->reads = {point_region(src, src_indices)};
+  copy->writes = {point_region(dst, dst_indices)};
   copy->body = std::make_shared<BufferStoreNode>(dst, buffer_load(src, src_indices), dst_indices);
-  Stmt nest = make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), copy));
+  return copy;
+}
 
-  // Step 4. The block accesses the new buffer at its covered iterators.
+// Step 4. The block accessing the new buffer at its covered iterators.
+std::shared_ptr<BlockNode> reindexed_block(const BlockNode& block, const ReindexAccess& a, const Buffer& reindexed) {
   std::vector<PrimExpr> own_indices;
-  for (const IterVar* iv : covered) own_indices.push_back(iv->var);
-  auto rewritten = std::make_shared<BlockNode>(*block);
-  AccessRewriter rewriter(buffer, reindexed, own_indices);
-  rewritten->body = rewriter.mutate(block->body);
-  if (block->init) rewritten->init = rewriter.mutate(block->init);
+  for (const IterVar* iv : a.covered) own_indices.push_back(iv->var);
+  auto rewritten = std::make_shared<BlockNode>(block);
+  AccessRewriter rewriter(a.buffer, reindexed, own_indices);
+  rewritten->body = rewriter.mutate(block.body);
+  if (block.init) rewritten->init = rewriter.mutate(block.init);
   for (auto* list : {&rewritten->reads, &rewritten->writes}) {
     for (auto& r : *list) {
-      if (r.buffer == buffer) r = point(reindexed, own_indices);
+      if (r.buffer == a.buffer) r = point_region(reindexed, own_indices);
     }
   }
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, rewritten));
+  return rewritten;
+}
 
+}  // namespace
+
+uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, bool is_write) {
+  // Step 1. The buffer, and the indices of its accesses; the checks.
+  ReindexAccess a = reindex_access(s, block_sid, buffer_index, is_write);
+  uint64_t scope = s.scope_block(block_sid);
+  uint64_t top = check_sole_nest(s, block_sid, scope);
+  check_reindex_keeps_results(s, block_sid, a, is_write);
+  // Step 2. The new buffer: one dimension per covered iterator, its domain's end as extent.
+  std::vector<PrimExpr> shape;
+  for (const IterVar* iv : a.covered) shape.push_back(arith::simplify(add(iv->dom.min, iv->dom.extent)));
+  Buffer reindexed = buffer_with(a.buffer, a.buffer->name + "_reindex", shape, a.buffer->scope);
+  std::const_pointer_cast<BufferNode>(reindexed)->strides.clear();
+  // Step 3. The copy block and its nest.
+  std::vector<PrimExpr> bindings;
+  std::vector<LoopSpec> loops;
+  std::shared_ptr<BlockNode> copy = make_reindex_copy(s, a, reindexed, is_write, bindings, loops);
+  Stmt nest = make_loop_nest(s, loops, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), copy));
+  // Step 4. The block accesses the new buffer.
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate,
+                                                          reindexed_block(s.block_at(block_sid), a, reindexed)));
   // Step 5. The copy next to the block's nest (before it for a read, after it for a write).
   const StmtNode* top_node = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
   std::vector<Stmt> items = body_items(s.block_at(scope).body);

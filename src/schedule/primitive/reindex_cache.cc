@@ -60,13 +60,8 @@ struct ReindexStage {
   uint64_t copy_sid = 0;
 };
 
-ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, const BufferRegion& access,
-                        const std::string& scope_name, const std::vector<Var>& map_params,
-                        const std::vector<PrimExpr>& map_outputs, bool is_read) {
-  const BlockNode& block = s.block_at(block_sid);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  const char* primitive = is_read ? "reindex_cache_read" : "reindex_cache_write";
-  // The access is one point per instance.
+// The access is one point per instance.
+void check_single_point(const ScheduleState& s, uint64_t block_sid, const BufferRegion& access, const char* primitive) {
   for (const Range& r : access.region) {
     if (!is_one(r.extent)) {
       fail(s, kNotSinglePointAccess, {block_sid},
@@ -76,7 +71,12 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
                        region_text(access), primitive));
     }
   }
-  // The index map over the block's iterators: the cache's indices and shape.
+}
+
+// The index map over the block's iterators: the cache's indices (into `new_indices`) and its
+// shape (returned).
+std::vector<PrimExpr> map_over_iters(const BlockNode& block, const std::vector<Var>& map_params,
+                                     const std::vector<PrimExpr>& map_outputs, std::vector<PrimExpr>& new_indices) {
   TSCH_USER_ASSERT_ARG(map_params.size() == block.iter_vars.size(), ValueError, "index_map")
       << "the index map takes " << map_params.size() << " indices, but block " << block.name << " has "
       << block.iter_vars.size() << " iterators";
@@ -87,11 +87,10 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
     const Range& d = block.iter_vars[i].dom;
     dom[block.iter_vars[i].var.get()] = arith::interval_of(d);
   }
-  ReindexStage stage;
   std::vector<PrimExpr> shape;
   for (const PrimExpr& out : map_outputs) {
     PrimExpr idx = arith::simplify(substitute(out, to_iters));
-    stage.new_indices.push_back(idx);
+    new_indices.push_back(idx);
     arith::Interval range = arith::eval_interval(idx, dom);
     int64_t lo;
     TSCH_USER_ASSERT_ARG(range.min && range.max && as_const_int(arith::simplify(range.min), &lo) && lo >= 0, ValueError,
@@ -99,8 +98,14 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
         << "the index map's output " << ir::script(idx) << " is not provably non-negative";
     shape.push_back(arith::simplify(add(range.max, make_int(1, range.max->dtype))));
   }
-  for (const Range& r : access.region) stage.old_indices.push_back(r.min);
-  // The block's iterators the old and the new indices use must be the same.
+  return shape;
+}
+
+// The block's iterators the old and the new indices use must be the same; returns their
+// positions.
+std::vector<size_t> check_same_iters(const ScheduleState& s, uint64_t block_sid, const ReindexStage& stage,
+                                     const char* primitive) {
+  const BlockNode& block = s.block_at(block_sid);
   std::vector<size_t> used;
   for (size_t i = 0; i < block.iter_vars.size(); ++i) {
     const VarNode* v = block.iter_vars[i].var.get();
@@ -120,9 +125,15 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
     }
     if (in_old) used.push_back(i);
   }
-  // tsch's conditions: one cache element per point (a map it cannot prove one-to-one over the
-  // iterators would let two points share an element) and a copy over exactly the block's
-  // instances (a T.where would leave the copy reading or writing where the block does not).
+  return used;
+}
+
+// tsch's conditions: one cache element per point (a map it cannot prove one-to-one over the
+// iterators would let two points share an element) and a copy over exactly the block's
+// instances (a T.where would leave the copy reading or writing where the block does not).
+void check_one_to_one_unguarded(const ScheduleState& s, uint64_t block_sid, const std::vector<size_t>& used,
+                                const std::vector<PrimExpr>& new_indices, const char* primitive) {
+  const BlockNode& block = s.block_at(block_sid);
   arith::LoopExtents iter_extents;
   bool known = true;
   for (size_t i : used) {
@@ -131,7 +142,7 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
     if (known) iter_extents[block.iter_vars[i].var.get()] = extent;
   }
   std::vector<PrimExpr> varying;
-  for (const PrimExpr& e : stage.new_indices) {
+  for (const PrimExpr& e : new_indices) {
     if (uses_var(e, [](const VarNode*) { return true; })) varying.push_back(e);
   }
   if (!known || (!varying.empty() && !arith::detect_iter_map(varying, iter_extents, /*require_bijective=*/true).ok)) {
@@ -140,11 +151,13 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
         std::string(primitive) + " with an index map tsch cannot prove one-to-one over the iterators it uses");
   }
   int64_t truth;
-  if (!as_const_int(realize->predicate, &truth) || truth == 0) {
+  if (!as_const_int(s.info(block_sid)->realize->predicate, &truth) || truth == 0) {
     fail_not_supported(s, {block_sid}, std::string(primitive) + " of block {0}, whose T.where limits its instances");
   }
-  // The cache buffer.
-  const Buffer& buffer = access.buffer;
+}
+
+// The cache buffer `<X>_<scope>` of the given shape, compact.
+Buffer cache_buffer(const Buffer& buffer, const std::string& scope_name, const std::vector<PrimExpr>& shape) {
   auto node = std::make_shared<BufferNode>(*buffer);
   node->name = buffer->name + "_" + scope_name;
   node->data = buffer_data_var(node->name, node->dtype, scope_name);
@@ -152,9 +165,15 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
   node->strides.clear();
   node->elem_offset = nullptr;
   node->scope = scope_name;
-  stage.cache = node;
-  // The copy: the used iterators, bound as in the block, under copies of the loops below the
-  // insertion point that those bindings use.
+  return node;
+}
+
+// Copies of the loops below the insertion point `loc` that the used iterators' bindings use;
+// `var_map` maps each loop's variable to its copy's.
+std::vector<LoopSpec> copy_loops(const ScheduleState& s, uint64_t block_sid, uint64_t loc,
+                                 const std::vector<size_t>& used,
+                                 std::unordered_map<const VarNode*, PrimExpr>& var_map) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
   std::unordered_set<const VarNode*> binding_vars;
   for (size_t i : used) {
     for_each_expr(realize->iter_values[i], [&](const PrimExpr& e) {
@@ -164,7 +183,6 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   auto from = loops.begin();
   if (s.loop(loc)) from = std::find(loops.begin(), loops.end(), loc) + 1;
-  std::unordered_map<const VarNode*, PrimExpr> var_map;
   std::vector<LoopSpec> specs;
   for (auto it = from; it != loops.end(); ++it) {
     const ForNode& f = s.loop_at(*it);
@@ -173,10 +191,27 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
     var_map[f.loop_var.get()] = v;
     specs.push_back(LoopSpec{v, substitute(f.min, var_map), substitute(f.extent, var_map)});
   }
+  return specs;
+}
+
+BufferRegion point_region(const Buffer& b, const std::vector<PrimExpr>& idx) {
+  BufferRegion r{b, {}};
+  for (const PrimExpr& e : idx) r.region.push_back(Range{e, make_int(1, e->dtype)});
+  return r;
+}
+
+// The copy block over the used iterators, bound as in the block through `var_map`, moving
+// the access's point to the cache's (or back for a write).
+std::shared_ptr<BlockNode> make_copy_block(ScheduleState& s, uint64_t block_sid, const ReindexStage& stage,
+                                           const Buffer& buffer, const std::string& scope_name,
+                                           const std::vector<size_t>& used,
+                                           const std::unordered_map<const VarNode*, PrimExpr>& var_map, bool is_read,
+                                           std::vector<PrimExpr>& bindings) {
+  const BlockNode& block = s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
   auto copy = std::make_shared<BlockNode>();
   copy->name = buffer->name + "_" + scope_name;
-  copy->sid = stage.copy_sid = s.fresh_sid();
-  std::vector<PrimExpr> bindings;
+  copy->sid = s.fresh_sid();
   std::unordered_map<const VarNode*, PrimExpr> iter_map;
   for (size_t i : used) {
     const IterVar& iv = block.iter_vars[i];
@@ -188,20 +223,37 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
   std::vector<PrimExpr> old_idx, new_idx;
   for (const PrimExpr& e : stage.old_indices) old_idx.push_back(substitute(e, iter_map));
   for (const PrimExpr& e : stage.new_indices) new_idx.push_back(substitute(e, iter_map));
-  auto point = [](const Buffer& b, const std::vector<PrimExpr>& idx) {
-    BufferRegion r{b, {}};
-    for (const PrimExpr& e : idx) r.region.push_back(Range{e, make_int(1, e->dtype)});
-    return r;
-  };
   if (is_read) {
-    copy->reads = {point(buffer, old_idx)};
-    copy->writes = {point(stage.cache, new_idx)};
+    copy->reads = {point_region(buffer, old_idx)};
+    copy->writes = {point_region(stage.cache, new_idx)};
     copy->body = std::make_shared<BufferStoreNode>(stage.cache, buffer_load(buffer, old_idx), new_idx);
   } else {
-    copy->reads = {point(stage.cache, new_idx)};
-    copy->writes = {point(buffer, old_idx)};
+    copy->reads = {point_region(stage.cache, new_idx)};
+    copy->writes = {point_region(buffer, old_idx)};
     copy->body = std::make_shared<BufferStoreNode>(buffer, buffer_load(stage.cache, new_idx), old_idx);
   }
+  return copy;
+}
+
+ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, const BufferRegion& access,
+                        const std::string& scope_name, const std::vector<Var>& map_params,
+                        const std::vector<PrimExpr>& map_outputs, bool is_read) {
+  const char* primitive = is_read ? "reindex_cache_read" : "reindex_cache_write";
+  check_single_point(s, block_sid, access, primitive);
+  ReindexStage stage;
+  std::vector<PrimExpr> shape = map_over_iters(s.block_at(block_sid), map_params, map_outputs, stage.new_indices);
+  for (const Range& r : access.region) stage.old_indices.push_back(r.min);
+  std::vector<size_t> used = check_same_iters(s, block_sid, stage, primitive);
+  check_one_to_one_unguarded(s, block_sid, used, stage.new_indices, primitive);
+  stage.cache = cache_buffer(access.buffer, scope_name, shape);
+  // The copy: the used iterators, bound as in the block, under copies of the loops below the
+  // insertion point that those bindings use.
+  std::unordered_map<const VarNode*, PrimExpr> var_map;
+  std::vector<LoopSpec> specs = copy_loops(s, block_sid, loc, used, var_map);
+  std::vector<PrimExpr> bindings;
+  std::shared_ptr<BlockNode> copy =
+      make_copy_block(s, block_sid, stage, access.buffer, scope_name, used, var_map, is_read, bindings);
+  stage.copy_sid = copy->sid;
   stage.nest = make_loop_nest(s, specs, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), copy));
   return stage;
 }

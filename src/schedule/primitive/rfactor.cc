@@ -103,125 +103,167 @@ struct ReductionForm {
   ReducerMatch match;             // the reducer, and the new values it combines
 };
 
-ReductionForm reduction_form(const ScheduleState& s, uint64_t block_sid, const BlockNode& block) {
-  auto not_applicable = [&] { fail(s, kRFactorNotApplicableError, {block_sid}); };
-  auto no_reducer = [&](const std::vector<PrimExpr>& inits, const std::vector<PrimExpr>& values) {
-    std::string ids, vals;
-    for (size_t i = 0; i < inits.size(); ++i) {
-      ids += (i ? ", " : "") + ir::script(inits[i]);
-      vals += (i ? ", " : "") + ir::script(values[i]);
-    }
-    fail(s, kNoMatchedReducerError, {block_sid},
-         fmt::format("No matched reducer for identity {} and combiner {} of block {{0}}. In this case rfactor cannot "
-                     "be applied.",
-                     inits.size() == 1 ? ids : "[" + ids + "]", values.size() == 1 ? vals : "[" + vals + "]"));
-  };
-  if (!block.init) not_applicable();
-  ReductionForm form;
-  if (auto* update = as<BufferStoreNode>(block.body)) {
-    auto* init = as<BufferStoreNode>(block.init);
-    if (!init || update->buffer != init->buffer || !same_indices(update->indices, init->indices)) not_applicable();
-    form.buffers = {update->buffer};
-    form.indices = update->indices;
-    PrimExpr current = buffer_load(update->buffer, update->indices);
-    std::optional<ReducerMatch> m = match_reducer({init->value}, {update->value}, {current});
-    // The commutative reducers match with the operands either way round (`A[vi, vk] + X[vi]`).
-    if (!m && is_binary(update->value->kind)) {
-      m = match_reducer({init->value},
-                        {make_binary(update->value->kind, binary_b(update->value), binary_a(update->value))},
-                        {current});
-    }
-    if (!m) {
-      // TVM's distinction: a store not of the form `X = X op v` is not a reduction rfactor knows.
-      bool reads_self = false;
-      for_each_expr(update->value, [&](const PrimExpr& e) {
-        if (auto* l = as<BufferLoadNode>(e))
-          reads_self |= l->buffer == update->buffer && same_indices(l->indices, update->indices);
-      });
-      if (!reads_self) not_applicable();
-      no_reducer({init->value}, {update->value});
-    }
-    form.match = *m;
-    return form;
+[[noreturn]] void fail_not_applicable(const ScheduleState& s, uint64_t block_sid) {
+  fail(s, kRFactorNotApplicableError, {block_sid});
+}
+
+[[noreturn]] void fail_no_matched_reducer(const ScheduleState& s, uint64_t block_sid,
+                                          const std::vector<PrimExpr>& inits, const std::vector<PrimExpr>& values) {
+  std::string ids, vals;
+  for (size_t i = 0; i < inits.size(); ++i) {
+    ids += (i ? ", " : "") + ir::script(inits[i]);
+    vals += (i ? ", " : "") + ir::script(values[i]);
   }
-  // Several buffers: the init is one store per buffer, the body lets then stores of the lets.
-  // The checks in TVM's order, each refusal naming the condition it breaks.
-  auto violates = [&](int condition) {
-    fail(s, kRFactorNotApplicableError, {block_sid},
-         fmt::format("RFactor cannot be applied to block {{0}}, because the block violates condition #{}.\n{}",
-                     condition, kReductionBlockDefinition));
-  };
-  std::vector<const BufferStoreNode*> inits;
+  fail(s, kNoMatchedReducerError, {block_sid},
+       fmt::format("No matched reducer for identity {} and combiner {} of block {{0}}. In this case rfactor cannot "
+                   "be applied.",
+                   inits.size() == 1 ? ids : "[" + ids + "]", values.size() == 1 ? vals : "[" + vals + "]"));
+}
+
+// A several-buffer block breaking condition #`condition` of kReductionBlockDefinition.
+[[noreturn]] void fail_violates(const ScheduleState& s, uint64_t block_sid, int condition) {
+  fail(s, kRFactorNotApplicableError, {block_sid},
+       fmt::format("RFactor cannot be applied to block {{0}}, because the block violates condition #{}.\n{}", condition,
+                   kReductionBlockDefinition));
+}
+
+// One buffer: `X[idx] = X[idx] op v` with the init `X[idx] = identity`.
+ReductionForm single_buffer_form(const ScheduleState& s, uint64_t block_sid, const BlockNode& block,
+                                 const BufferStoreNode& update) {
+  auto* init = as<BufferStoreNode>(block.init);
+  if (!init || update.buffer != init->buffer || !same_indices(update.indices, init->indices))
+    fail_not_applicable(s, block_sid);
+  ReductionForm form;
+  form.buffers = {update.buffer};
+  form.indices = update.indices;
+  PrimExpr current = buffer_load(update.buffer, update.indices);
+  std::optional<ReducerMatch> m = match_reducer({init->value}, {update.value}, {current});
+  // The commutative reducers match with the operands either way round (`A[vi, vk] + X[vi]`).
+  if (!m && is_binary(update.value->kind)) {
+    m = match_reducer({init->value}, {make_binary(update.value->kind, binary_b(update.value), binary_a(update.value))},
+                      {current});
+  }
+  if (!m) {
+    // TVM's distinction: a store not of the form `X = X op v` is not a reduction rfactor knows.
+    bool reads_self = false;
+    for_each_expr(update.value, [&](const PrimExpr& e) {
+      if (auto* l = as<BufferLoadNode>(e))
+        reads_self |= l->buffer == update.buffer && same_indices(l->indices, update.indices);
+    });
+    if (!reads_self) fail_not_applicable(s, block_sid);
+    fail_no_matched_reducer(s, block_sid, {init->value}, {update.value});
+  }
+  form.match = *m;
+  return form;
+}
+
+// Several buffers, conditions 1-2: the init stores, one per buffer.
+std::vector<const BufferStoreNode*> init_stores(const ScheduleState& s, uint64_t block_sid, const BlockNode& block) {
   std::vector<Stmt> init_stmts;
   if (auto* init_seq = as<SeqStmtNode>(block.init))
     init_stmts = init_seq->seq;
   else if (as<BufferStoreNode>(block.init))
     init_stmts = {block.init};
   else
-    violates(1);
+    fail_violates(s, block_sid, 1);
+  std::vector<const BufferStoreNode*> inits;
   for (const auto& st : init_stmts) {
     auto* store = as<BufferStoreNode>(st);
-    if (!store) violates(1);
+    if (!store) fail_violates(s, block_sid, 1);
     for (const auto* other : inits) {
-      if (other->buffer == store->buffer) violates(2);
+      if (other->buffer == store->buffer) fail_violates(s, block_sid, 2);
     }
     inits.push_back(store);
   }
-  size_t n = inits.size();
+  return inits;
+}
+
+// Conditions 3-4: the `n` lets at the top of the body, one variable each; `body` is left at
+// what the innermost holds.
+std::vector<const LetStmtNode*> update_lets(const ScheduleState& s, uint64_t block_sid, size_t n, Stmt& body) {
   std::vector<const LetStmtNode*> lets;
-  Stmt body = block.body;
   while (auto* let = as<LetStmtNode>(body)) {
-    if (lets.size() == n) violates(3);
+    if (lets.size() == n) fail_violates(s, block_sid, 3);
     for (const auto* other : lets) {
-      if (other->var.get() == let->var.get()) violates(4);
+      if (other->var.get() == let->var.get()) fail_violates(s, block_sid, 4);
     }
     lets.push_back(let);
     body = let->body;
   }
-  if (lets.size() != n) violates(3);
+  if (lets.size() != n) fail_violates(s, block_sid, 3);
+  return lets;
+}
+
+// Conditions 5-9: the stores under the lets, each of one let's variable; ordered by let.
+std::vector<const BufferStoreNode*> stores_by_let(const ScheduleState& s, uint64_t block_sid, const Stmt& body,
+                                                  const std::vector<const LetStmtNode*>& lets) {
+  size_t n = lets.size();
   std::vector<Stmt> seq;
   if (auto* stores_seq = as<SeqStmtNode>(body))
     seq = stores_seq->seq;
   else if (as<BufferStoreNode>(body))
     seq = {body};
   else
-    violates(5);
-  if (seq.size() != n) violates(6);
-  std::vector<const BufferStoreNode*> stores(n, nullptr);  // by let
+    fail_violates(s, block_sid, 5);
+  if (seq.size() != n) fail_violates(s, block_sid, 6);
+  std::vector<const BufferStoreNode*> stores(n, nullptr);
   for (const auto& st : seq) {
     auto* store = as<BufferStoreNode>(st);
-    if (!store) violates(5);
+    if (!store) fail_violates(s, block_sid, 5);
     auto* value = as<VarNode>(store->value);
-    if (!value) violates(7);
+    if (!value) fail_violates(s, block_sid, 7);
     size_t j = n;
     for (size_t i = 0; i < n; ++i) {
       if (lets[i]->var.get() == value) j = i;
     }
-    if (j == n) violates(7);
-    if (stores[j]) violates(8);
+    if (j == n) fail_violates(s, block_sid, 7);
+    if (stores[j]) fail_violates(s, block_sid, 8);
     for (const auto* other : stores) {
-      if (other && other->buffer == store->buffer) violates(9);
+      if (other && other->buffer == store->buffer) fail_violates(s, block_sid, 9);
     }
     stores[j] = store;
   }
+  return stores;
+}
+
+// Conditions 10-12: each init stores into a buffer the update stores into, all of one shape,
+// at the same indices. The init values, ordered by let.
+std::vector<PrimExpr> init_values_by_let(const ScheduleState& s, uint64_t block_sid,
+                                         const std::vector<const BufferStoreNode*>& inits,
+                                         const std::vector<const BufferStoreNode*>& stores) {
+  size_t n = stores.size();
   const BufferStoreNode* first = stores[0];
-  std::vector<PrimExpr> init_values(n), values, current;
+  std::vector<PrimExpr> init_values(n);
   for (const BufferStoreNode* init : inits) {
     size_t j = n;
     for (size_t i = 0; i < n; ++i) {
       if (stores[i]->buffer == init->buffer) j = i;
     }
-    if (stores[j == n ? 0 : j]->buffer->shape.size() != first->indices.size()) violates(11);
-    if (init->indices.size() != first->indices.size()) violates(12);
-    if (j == n) violates(10);
+    if (stores[j == n ? 0 : j]->buffer->shape.size() != first->indices.size()) fail_violates(s, block_sid, 11);
+    if (init->indices.size() != first->indices.size()) fail_violates(s, block_sid, 12);
+    if (j == n) fail_violates(s, block_sid, 10);
     const BufferStoreNode* store = stores[j];
     for (size_t d = 0; d < first->indices.size(); ++d) {
-      if (!expr_deep_equal(store->buffer->shape[d], first->buffer->shape[d])) violates(11);
+      if (!expr_deep_equal(store->buffer->shape[d], first->buffer->shape[d])) fail_violates(s, block_sid, 11);
     }
-    if (!same_indices(init->indices, first->indices) || !same_indices(store->indices, first->indices)) violates(12);
+    if (!same_indices(init->indices, first->indices) || !same_indices(store->indices, first->indices))
+      fail_violates(s, block_sid, 12);
     init_values[j] = init->value;
   }
-  for (size_t j = 0; j < n; ++j) {
+  return init_values;
+}
+
+// Several buffers: the init is one store per buffer, the body lets then stores of the lets.
+// The checks in TVM's order, each refusal naming the condition it breaks.
+ReductionForm multi_buffer_form(const ScheduleState& s, uint64_t block_sid, const BlockNode& block) {
+  std::vector<const BufferStoreNode*> inits = init_stores(s, block_sid, block);
+  Stmt body = block.body;
+  std::vector<const LetStmtNode*> lets = update_lets(s, block_sid, inits.size(), body);
+  std::vector<const BufferStoreNode*> stores = stores_by_let(s, block_sid, body, lets);
+  std::vector<PrimExpr> init_values = init_values_by_let(s, block_sid, inits, stores);
+  ReductionForm form;
+  std::vector<PrimExpr> values, current;
+  for (size_t j = 0; j < stores.size(); ++j) {
     form.buffers.push_back(stores[j]->buffer);
     form.let_vars.push_back(lets[j]->var);
     values.push_back(lets[j]->value);
@@ -229,9 +271,15 @@ ReductionForm reduction_form(const ScheduleState& s, uint64_t block_sid, const B
   }
   form.indices = stores[0]->indices;
   std::optional<ReducerMatch> m = match_reducer(init_values, values, current);
-  if (!m) no_reducer(init_values, values);
+  if (!m) fail_no_matched_reducer(s, block_sid, init_values, values);
   form.match = *m;
   return form;
+}
+
+ReductionForm reduction_form(const ScheduleState& s, uint64_t block_sid, const BlockNode& block) {
+  if (!block.init) fail_not_applicable(s, block_sid);
+  if (auto* update = as<BufferStoreNode>(block.body)) return single_buffer_form(s, block_sid, block, *update);
+  return multi_buffer_form(s, block_sid, block);
 }
 
 // `regions` stably sorted by where their buffers come in `order` (others last).
@@ -319,178 +367,221 @@ void replace_in_shared_loops(ScheduleState& s, const std::vector<uint64_t>& loop
   insert_into_scope(s, scope, loops.front(), rf_nest, /*after=*/false, rf_buffers);
 }
 
-}  // namespace
+// What Step 1 found: the reduction block under the loop, its reduction, where it sits, and
+// which of its loops feed which kind of iterator.
+struct RFactorTarget {
+  uint64_t loop_sid = 0, block_sid = 0;
+  const ForNode* loop = nullptr;
+  const BlockNode* block = nullptr;
+  const BlockRealizeNode* realize = nullptr;
+  ReductionForm form;
+  std::vector<uint64_t> loops;   // the block's, outermost first
+  uint64_t scope = 0, top = 0;   // the scope block, and the outermost loop (or the block)
+  std::vector<uint64_t> others;  // other blocks under the outermost loop
+  bool init_needs_decompose = false;
+  int64_t factor_axis = 0;  // in [0, ndim]
 
-uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
-  // Step 1. Check: one reduction block (TVM's CheckReductionBlock) under a serial loop that only
-  // feeds reduction iterators.
-  const ForNode* loop = &s.loop_at(loop_sid);
-  std::vector<uint64_t> blocks = s.child_blocks(loop_sid);
-  if (blocks.size() != 1) {
-    fail(s, kNonSingleChildBlockError, {loop_sid});
-  }
-  uint64_t block_sid = blocks[0];
-  const BlockNode* block = &s.block_at(block_sid);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  // TVM's order: the block's checks, then the loop's kind.
-  check_stage_pipeline(s, s.scope_block(block_sid));
-  check_reduction_block(s, block_sid);
-  if (loop->for_kind != ForKind::Serial) {
-    static const char* kinds[] = {"serial", "parallel", "vectorized", "unroll", "thread_binding"};
-    fail(s, kNotSerialLoopKindError, {loop_sid},
-         fmt::format("ScheduleError: The input loop {{0}} of rfactor is required to be `Serial`. However, the kind of "
-                     "{{0}} is `{}`",
-                     kinds[static_cast<int>(loop->for_kind)]));
-  }
-  ReductionForm form = reduction_form(s, block_sid, *block);
-  if (reduction_var_in(*block, form.indices)) fail_not_reduction_block(s, block_sid, 5);
-  const VarNode* rf_var = loop->loop_var.get();
-  auto uses_rf = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return v == rf_var; }); };
-  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-    if (block->iter_vars[i].type == IterType::DataPar && uses_rf(realize->iter_values[i])) {
-      fail(s, kDataParIterTouchRFactorLoopError, {loop_sid, block_sid});
-    }
-  }
-  // TVM's rule: no loop of the block may feed both a spatial and a reduction iterator (after
-  // fuse(i, k0) the rf block made the fused loop a reduction iterator, and its init ran once
-  // instead of once per row).
-  for (uint64_t l : s.enclosing_loops(block_sid)) {
-    const VarNode* lv = s.loop_at(l).loop_var.get();
-    if (binds_spatial_and_reduction(*realize, lv)) fail(s, kLoopTouchedByBothKindsError, {l, block_sid});
+  const VarNode* rf_var() const { return loop->loop_var.get(); }
+  bool uses_rf(const PrimExpr& e) const {
+    return uses_var(e, [&](const VarNode* v) { return v == rf_var(); });
   }
   // Whether loop f feeds a block iterator of the given kind.
-  auto binds = [&](const ForNode* f, IterType kind) {
+  bool binds(const ForNode* f, IterType kind) const {
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
       if (block->iter_vars[i].type == kind &&
           uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); }))
         return true;
     }
     return false;
-  };
-  auto binds_spatial = [&](const ForNode* f) { return binds(f, IterType::DataPar); };
-  auto feeds_reduction = [&](const ForNode* f) { return binds(f, IterType::CommReduce); };
-  // TVM's other loop properties. The outermost reduction loop holds only the block (the loops
-  // above it may hold more: see Step 4); under it, a loop no iterator uses would repeat each
-  // update, and the write-back, keeping that loop, would repeat the partial results too.
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
-  uint64_t scope = s.scope_block(block_sid);
-  uint64_t top = loops.empty() ? block_sid : loops.front();
-  if (s.info(top)->parent != scope)
+  }
+  bool binds_spatial(const ForNode* f) const { return binds(f, IterType::DataPar); }
+  bool feeds_reduction(const ForNode* f) const { return binds(f, IterType::CommReduce); }
+};
+
+void check_serial_loop(const ScheduleState& s, uint64_t loop_sid, const ForNode& loop) {
+  if (loop.for_kind == ForKind::Serial) return;
+  static const char* kinds[] = {"serial", "parallel", "vectorized", "unroll", "thread_binding"};
+  fail(s, kNotSerialLoopKindError, {loop_sid},
+       fmt::format("ScheduleError: The input loop {{0}} of rfactor is required to be `Serial`. However, the kind of "
+                   "{{0}} is `{}`",
+                   kinds[static_cast<int>(loop.for_kind)]));
+}
+
+// One reduction block (TVM's CheckReductionBlock) under a serial loop that only feeds
+// reduction iterators, in TVM's order: the block's checks, then the loop's kind.
+RFactorTarget check_rfactor_target(const ScheduleState& s, uint64_t loop_sid) {
+  RFactorTarget t;
+  t.loop_sid = loop_sid;
+  t.loop = &s.loop_at(loop_sid);
+  std::vector<uint64_t> blocks = s.child_blocks(loop_sid);
+  if (blocks.size() != 1) fail(s, kNonSingleChildBlockError, {loop_sid});
+  t.block_sid = blocks[0];
+  t.block = &s.block_at(t.block_sid);
+  t.realize = s.info(t.block_sid)->realize;
+  check_stage_pipeline(s, s.scope_block(t.block_sid));
+  check_reduction_block(s, t.block_sid);
+  check_serial_loop(s, loop_sid, *t.loop);
+  t.form = reduction_form(s, t.block_sid, *t.block);
+  if (reduction_var_in(*t.block, t.form.indices)) fail_not_reduction_block(s, t.block_sid, 5);
+  for (size_t i = 0; i < t.block->iter_vars.size(); ++i) {
+    if (t.block->iter_vars[i].type == IterType::DataPar && t.uses_rf(t.realize->iter_values[i])) {
+      fail(s, kDataParIterTouchRFactorLoopError, {loop_sid, t.block_sid});
+    }
+  }
+  // TVM's rule: no loop of the block may feed both a spatial and a reduction iterator (after
+  // fuse(i, k0) the rf block made the fused loop a reduction iterator, and its init ran once
+  // instead of once per row).
+  for (uint64_t l : s.enclosing_loops(t.block_sid)) {
+    const VarNode* lv = s.loop_at(l).loop_var.get();
+    if (binds_spatial_and_reduction(*t.realize, lv)) fail(s, kLoopTouchedByBothKindsError, {l, t.block_sid});
+  }
+  t.loops = s.enclosing_loops(t.block_sid);
+  t.scope = s.scope_block(t.block_sid);
+  t.top = t.loops.empty() ? t.block_sid : t.loops.front();
+  if (s.info(t.top)->parent != t.scope)
     fail_not_supported(s, {loop_sid}, "rfactor of a block nested in another block's loops");
-  // Other blocks under the outermost loop (a consumer moved there by reverse_compute_at): as
-  // in TVM, the block must come first, the rf nest goes before the outermost loop and the
-  // write-back takes the block's place. Moving the rf block's reads before the other blocks
-  // is sound only when none of them writes what it reads (such a write after the read also
-  // makes the scope no stage pipeline, refused above; checked here in the primitive's terms).
+  return t;
+}
+
+// Other blocks under the outermost loop (a consumer moved there by reverse_compute_at): as
+// in TVM, the block must come first, the rf nest goes before the outermost loop and the
+// write-back takes the block's place. Moving the rf block's reads before the other blocks
+// is sound only when none of them writes what it reads (such a write after the read also
+// makes the scope no stage pipeline, refused above; checked here in the primitive's terms).
+std::vector<uint64_t> check_blocks_sharing_outer_loop(const ScheduleState& s, const RFactorTarget& t) {
   std::vector<uint64_t> others;
-  for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
-    if (other != block_sid && s.scope_block(other) == scope && is_under(s, other, top)) others.push_back(other);
+  for (uint64_t other : s.blocks_in(s.info(t.block_sid)->func)) {
+    if (other != t.block_sid && s.scope_block(other) == t.scope && is_under(s, other, t.top)) others.push_back(other);
   }
-  if (!others.empty()) {
-    if (s.child_blocks(top).front() != block_sid) fail(s, kNotFirstChildBlockError, {top, block_sid});
-    for (uint64_t other : others) {
-      for (const BufferRegion& w : arith::effective_access_regions(s.block_at(other)).writes) {  // containers too
-        for (const BufferRegion& r : block->reads) {
-          bool output = std::find(form.buffers.begin(), form.buffers.end(), r.buffer) != form.buffers.end();
-          if (w.buffer != r.buffer || output) continue;
-          fail_not_supported(
-              s, {block_sid, other, top},
-              fmt::format("rfactor of block {{0}}: block {{1}}, also under loop {{2}}, writes {}, which {{0}} "
-                          "reads; the rf block, moved before loop {{2}}, would read it before it is written",
-                          w.buffer->name));
-        }
-      }
-    }
-  }
-  {
-    bool met_reduction = false;
-    for (uint64_t l : loops) {
-      const ForNode* f = &s.loop_at(l);
-      if (feeds_reduction(f)) {
-        if (!met_reduction && s.child_blocks(l).size() != 1) fail(s, kNonSingleChildBlockError, {l});
-        met_reduction = true;
-      } else if (met_reduction && !binds_spatial(f) && !is_const_int(f->extent, 1)) {
-        fail(s, kUnboundLoopUnderReductionLoopError, {l, block_sid});
-      }
-    }
-  }
-  // Under a T.where over the loop (an imperfect split of the reduction) each X_rf entry is
-  // initialised where the other reduction loops start, and the write-back reads every entry:
-  // the predicate must hold there for every value of the loop. TVM does not check (with an
-  // extent below the factor it reads entries nothing wrote).
-  bool init_needs_decompose = false;
-  if (uses_rf(realize->predicate)) {
-    std::unordered_map<const VarNode*, PrimExpr> at_start;
-    for (uint64_t l : s.enclosing_loops(block_sid)) {
-      const ForNode* f = &s.loop_at(l);
-      if (f->loop_var.get() == rf_var) continue;
-      for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-        if (block->iter_vars[i].type == IterType::CommReduce &&
-            uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); })) {
-          at_start[f->loop_var.get()] = f->min;
-        }
-      }
-    }
-    arith::VarDomain dom = loop_domain(s, block_sid);
-    for (const PrimExpr& term : conjuncts(realize->predicate)) {
-      bool reduction_term = uses_rf(term) || uses_var(term, [&](const VarNode* v) { return at_start.count(v) > 0; });
-      if (!reduction_term || arith::can_prove(substitute(term, at_start), dom)) continue;
-      if (!s.rfactor_init_decomposed_later) {
+  if (others.empty()) return others;
+  if (s.child_blocks(t.top).front() != t.block_sid) fail(s, kNotFirstChildBlockError, {t.top, t.block_sid});
+  for (uint64_t other : others) {
+    for (const BufferRegion& w : arith::effective_access_regions(s.block_at(other)).writes) {  // containers too
+      for (const BufferRegion& r : t.block->reads) {
+        bool output = std::find(t.form.buffers.begin(), t.form.buffers.end(), r.buffer) != t.form.buffers.end();
+        if (w.buffer != r.buffer || output) continue;
         fail_not_supported(
-            s, {loop_sid, block_sid},
-            fmt::format("rfactor of loop {{0}}: where its other reduction loops start, the T.where of block {{1}} "
-                        "({}) may be false for some values of {{0}}, whose {}_rf entries would then never be "
-                        "initialised (a reduction extent that can be below the split factor)",
-                        ir::script(term), form.buffers[0]->name));
-      }
-      init_needs_decompose = true;
-    }
-  }
-  const Buffer& x = form.buffers[0];
-  // A reducer that is associative but not commutative gives the same result only when the
-  // partial results combine in the original order: when the factored loop is the outermost
-  // of the reduction's loops (each lane a contiguous run of the original fold).
-  if (!form.match.reducer.commutative) {
-    for (uint64_t l : s.enclosing_loops(block_sid)) {
-      if (l == loop_sid) break;
-      if (feeds_reduction(&s.loop_at(l))) {
-        fail_not_supported(
-            s, {loop_sid, block_sid, l},
-            "rfactor of loop {0}, inside reduction loop {2}: the reducer of block {1} keeps the earlier value on "
-            "ties (`>=` / `<=`), so combining the partial results in another order can find another index of "
-            "the same best value. Factor the outermost reduction loop, or use the reducer that breaks ties "
-            "by index (`x1 > y1 or x1 == y1 and x0 < y0`)");
+            s, {t.block_sid, other, t.top},
+            fmt::format("rfactor of block {{0}}: block {{1}}, also under loop {{2}}, writes {}, which {{0}} "
+                        "reads; the rf block, moved before loop {{2}}, would read it before it is written",
+                        w.buffer->name));
       }
     }
   }
+  return others;
+}
+
+// TVM's other loop properties. The outermost reduction loop holds only the block (the loops
+// above it may hold more: see Step 4); under it, a loop no iterator uses would repeat each
+// update, and the write-back, keeping that loop, would repeat the partial results too.
+void check_reduction_loop_properties(const ScheduleState& s, const RFactorTarget& t) {
+  bool met_reduction = false;
+  for (uint64_t l : t.loops) {
+    const ForNode* f = &s.loop_at(l);
+    if (t.feeds_reduction(f)) {
+      if (!met_reduction && s.child_blocks(l).size() != 1) fail(s, kNonSingleChildBlockError, {l});
+      met_reduction = true;
+    } else if (met_reduction && !t.binds_spatial(f) && !is_const_int(f->extent, 1)) {
+      fail(s, kUnboundLoopUnderReductionLoopError, {l, t.block_sid});
+    }
+  }
+}
+
+// Under a T.where over the loop (an imperfect split of the reduction) each X_rf entry is
+// initialised where the other reduction loops start, and the write-back reads every entry:
+// the predicate must hold there for every value of the loop. TVM does not check (with an
+// extent below the factor it reads entries nothing wrote). True when it may not hold and the
+// caller decomposes the rf block's init afterwards.
+bool rf_init_needs_decompose(const ScheduleState& s, const RFactorTarget& t) {
+  if (!t.uses_rf(t.realize->predicate)) return false;
+  std::unordered_map<const VarNode*, PrimExpr> at_start;
+  for (uint64_t l : s.enclosing_loops(t.block_sid)) {
+    const ForNode* f = &s.loop_at(l);
+    if (f->loop_var.get() == t.rf_var()) continue;
+    for (size_t i = 0; i < t.block->iter_vars.size(); ++i) {
+      if (t.block->iter_vars[i].type == IterType::CommReduce &&
+          uses_var(t.realize->iter_values[i], [&](const VarNode* v) { return v == f->loop_var.get(); })) {
+        at_start[f->loop_var.get()] = f->min;
+      }
+    }
+  }
+  arith::VarDomain dom = loop_domain(s, t.block_sid);
+  bool needs = false;
+  for (const PrimExpr& term : conjuncts(t.realize->predicate)) {
+    bool reduction_term = t.uses_rf(term) || uses_var(term, [&](const VarNode* v) { return at_start.count(v) > 0; });
+    if (!reduction_term || arith::can_prove(substitute(term, at_start), dom)) continue;
+    if (!s.rfactor_init_decomposed_later) {
+      fail_not_supported(
+          s, {t.loop_sid, t.block_sid},
+          fmt::format("rfactor of loop {{0}}: where its other reduction loops start, the T.where of block {{1}} "
+                      "({}) may be false for some values of {{0}}, whose {}_rf entries would then never be "
+                      "initialised (a reduction extent that can be below the split factor)",
+                      ir::script(term), t.form.buffers[0]->name));
+    }
+    needs = true;
+  }
+  return needs;
+}
+
+// A reducer that is associative but not commutative gives the same result only when the
+// partial results combine in the original order: when the factored loop is the outermost
+// of the reduction's loops (each lane a contiguous run of the original fold).
+void check_reducer_order(const ScheduleState& s, const RFactorTarget& t) {
+  if (t.form.match.reducer.commutative) return;
+  for (uint64_t l : s.enclosing_loops(t.block_sid)) {
+    if (l == t.loop_sid) break;
+    if (t.feeds_reduction(&s.loop_at(l))) {
+      fail_not_supported(
+          s, {t.loop_sid, t.block_sid, l},
+          "rfactor of loop {0}, inside reduction loop {2}: the reducer of block {1} keeps the earlier value on "
+          "ties (`>=` / `<=`), so combining the partial results in another order can find another index of "
+          "the same best value. Factor the outermost reduction loop, or use the reducer that breaks ties "
+          "by index (`x1 > y1 or x1 == y1 and x0 < y0`)");
+    }
+  }
+}
+
+// `factor_axis` in [-(ndim + 1), ndim], as a position in [0, ndim].
+int64_t normalized_factor_axis(const ScheduleState& s, const RFactorTarget& t, int64_t factor_axis) {
+  const Buffer& x = t.form.buffers[0];
   int64_t ndim = static_cast<int64_t>(x->shape.size());
   if (factor_axis < -(ndim + 1) || factor_axis > ndim) {
-    fail(s, kFactorAxisOutOfRangeError, {block_sid},
+    fail(s, kFactorAxisOutOfRangeError, {t.block_sid},
          fmt::format("The write buffer {} has {} dimension(s), so `factor_axis` is required to be in [{}, {}] for "
                      "rfactor. However, "
                      "the input `factor_axis` is {}, which is out of the expected range",
                      x->name, ndim, -(ndim + 1), ndim, factor_axis));
   }
-  if (factor_axis < 0) factor_axis += ndim + 1;
+  return factor_axis < 0 ? factor_axis + ndim + 1 : factor_axis;
+}
 
-  // Step 2. The rf block (TVM's RFactorBlockCreator): a spatial iterator for the loop, then
-  // the block's iterators in order, each kept with its binding unless it is a reduction
-  // iterator over the loop; such a one gives way to a reduction iterator per other loop in its
-  // binding (one per loop, however many iterators use it).
-  DataType t = loop->loop_var->dtype;
-  Var v_rf = make_var("v" + rf_var->name, t);
-  std::vector<IterVar> rf_iters{IterVar{v_rf, Range{loop->min, loop->extent}, IterType::DataPar}};
-  std::vector<PrimExpr> rf_values{loop->loop_var};
-  std::unordered_map<const VarNode*, PrimExpr> loop_to_iter{{rf_var, v_rf}};
+// The rf block's iterators and their bindings: a spatial iterator for the loop, then the
+// block's iterators in order, each kept with its binding unless it is a reduction iterator
+// over the loop; such a one gives way to a reduction iterator per other loop in its binding
+// (one per loop, however many iterators use it), and `iter_subst` maps it to its expression
+// over them.
+struct RFactorIters {
+  Var v_rf;
+  std::vector<IterVar> iters;
+  std::vector<PrimExpr> values;
+  std::unordered_map<const VarNode*, PrimExpr> iter_subst;
+};
+
+RFactorIters rf_iters(const ScheduleState& s, const RFactorTarget& t) {
+  const ForNode* loop = t.loop;
+  RFactorIters out;
+  out.v_rf = make_var("v" + t.rf_var()->name, loop->loop_var->dtype);
+  out.iters = {IterVar{out.v_rf, Range{loop->min, loop->extent}, IterType::DataPar}};
+  out.values = {loop->loop_var};
+  std::unordered_map<const VarNode*, PrimExpr> loop_to_iter{{t.rf_var(), out.v_rf}};
   std::unordered_map<const VarNode*, const ForNode*> loop_of_var;
-  for (uint64_t l : loops) loop_of_var[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
-  std::unordered_map<const VarNode*, PrimExpr> iter_subst;  // replaced iterators -> new expressions
-  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-    const IterVar& iv = block->iter_vars[i];
-    const PrimExpr& binding = realize->iter_values[i];
-    if (iv.type == IterType::DataPar || !uses_rf(binding)) {
-      rf_iters.push_back(iv);
-      rf_values.push_back(binding);
+  for (uint64_t l : t.loops) loop_of_var[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
+  for (size_t i = 0; i < t.block->iter_vars.size(); ++i) {
+    const IterVar& iv = t.block->iter_vars[i];
+    const PrimExpr& binding = t.realize->iter_values[i];
+    if (iv.type == IterType::DataPar || !t.uses_rf(binding)) {
+      out.iters.push_back(iv);
+      out.values.push_back(binding);
       continue;
     }
     for_each_expr(binding, [&](const PrimExpr& e) {  // pre-order: TVM's order of the loops
@@ -500,89 +591,122 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
       const ForNode* f = it->second;
       Var nv = make_var("v" + f->loop_var->name, f->loop_var->dtype);
       loop_to_iter[v] = nv;
-      rf_iters.push_back(IterVar{nv, Range{f->min, f->extent}, IterType::CommReduce});
-      rf_values.push_back(f->loop_var);
+      out.iters.push_back(IterVar{nv, Range{f->min, f->extent}, IterType::CommReduce});
+      out.values.push_back(f->loop_var);
     });
-    iter_subst[iv.var.get()] = substitute(binding, loop_to_iter);
+    out.iter_subst[iv.var.get()] = substitute(binding, loop_to_iter);
   }
+  return out;
+}
+
+// Step 2's result: the rf block with its binding, and the X_rf buffers it writes.
+struct RFactorBlock {
+  std::shared_ptr<BlockNode> block;
+  std::vector<PrimExpr> values;
+  PrimExpr predicate;
+  std::vector<Buffer> buffers;
+};
+
+// TVM's RFactorBlockCreator: the rf block reducing into X_rf, the loop's dimension at
+// `factor_axis`.
+RFactorBlock make_rf_block(ScheduleState& s, const RFactorTarget& t) {
+  RFactorIters it = rf_iters(s, t);
   bool rf_reduces = false;
-  for (const IterVar& iv : rf_iters) rf_reduces |= iv.type == IterType::CommReduce;
-  std::vector<PrimExpr> rf_indices = form.indices;
-  rf_indices.insert(rf_indices.begin() + factor_axis, v_rf);
-  std::vector<Buffer> rf_buffers;
+  for (const IterVar& iv : it.iters) rf_reduces |= iv.type == IterType::CommReduce;
+  std::vector<PrimExpr> rf_indices = t.form.indices;
+  rf_indices.insert(rf_indices.begin() + t.factor_axis, it.v_rf);
+  RFactorBlock rf;
   std::vector<PrimExpr> rf_current, rf_new;
   std::vector<Stmt> rf_inits;
-  for (size_t j = 0; j < form.buffers.size(); ++j) {
-    const Buffer& b = form.buffers[j];
+  for (size_t j = 0; j < t.form.buffers.size(); ++j) {
+    const Buffer& b = t.form.buffers[j];
     std::vector<PrimExpr> rf_shape = b->shape;
-    rf_shape.insert(rf_shape.begin() + factor_axis, loop->extent);
-    rf_buffers.push_back(buffer_with(b, b->name + "_rf", rf_shape, b->scope));
-    rf_current.push_back(buffer_load(rf_buffers[j], rf_indices));
-    rf_new.push_back(substitute(form.match.rhs[j], iter_subst));
-    rf_inits.push_back(std::make_shared<BufferStoreNode>(rf_buffers[j], form.match.reducer.identities[j], rf_indices));
+    rf_shape.insert(rf_shape.begin() + t.factor_axis, t.loop->extent);
+    rf.buffers.push_back(buffer_with(b, b->name + "_rf", rf_shape, b->scope));
+    rf_current.push_back(buffer_load(rf.buffers[j], rf_indices));
+    rf_new.push_back(substitute(t.form.match.rhs[j], it.iter_subst));
+    rf_inits.push_back(
+        std::make_shared<BufferStoreNode>(rf.buffers[j], t.form.match.reducer.identities[j], rf_indices));
   }
   auto rf_block = std::make_shared<BlockNode>();
-  rf_block->name = block->name + "_rf";
+  rf_block->name = t.block->name + "_rf";
   rf_block->sid = s.fresh_sid();
-  rf_block->iter_vars = rf_iters;
-  rf_block->annotations = block->annotations;  // as TVM's: the rf block keeps them
-  if (!rf_reduces && form.buffers.size() == 1) {
+  rf_block->iter_vars = it.iters;
+  rf_block->annotations = t.block->annotations;  // as TVM's: the rf block keeps them
+  if (!rf_reduces && t.form.buffers.size() == 1) {
     // Nothing left to reduce in the rf block (TVM's spatial-only form): each instance stores
     // its value, identity (+) value being the value. (Tuple reducers keep their combine: an
     // argmax tie-break against the identity's index can pick the identity.)
-    rf_block->body = update_stmt(form, rf_buffers, rf_indices, rf_new, "_rf");
+    rf_block->body = update_stmt(t.form, rf.buffers, rf_indices, rf_new, "_rf");
   } else {
     rf_block->init = make_seq(rf_inits);
-    rf_block->body = update_stmt(form, rf_buffers, rf_indices, form.match.reducer.combine(rf_current, rf_new), "_rf");
+    rf_block->body =
+        update_stmt(t.form, rf.buffers, rf_indices, t.form.match.reducer.combine(rf_current, rf_new), "_rf");
   }
   arith::AccessRegions rf_regions = arith::infer_access_regions(rf_block->body, rf_block->init);
   std::vector<Buffer> read_order;  // TVM's rf block reads what the block read, in its order
-  for (const auto& r : block->reads) read_order.push_back(r.buffer);
+  for (const auto& r : t.block->reads) read_order.push_back(r.buffer);
   rf_block->reads = ordered_like(rf_regions.reads, read_order);
-  rf_block->writes = ordered_like(rf_regions.writes, rf_buffers);
-  PrimExpr rf_pred = realize->predicate;
+  rf_block->writes = ordered_like(rf_regions.writes, rf.buffers);
+  rf.block = rf_block;
+  rf.values = it.values;
+  rf.predicate = t.realize->predicate;
+  return rf;
+}
 
-  // Step 3. The write-back block: reduce X_rf along the factored dimension into X, under
-  // copies of the loops feeding its spatial iterators and of the factored loop.
-  auto wb = std::make_shared<BlockNode>(*block);
-  wb->sid = block->sid;  // keeps the block's handle
-  Var v_wb = make_var("v" + rf_var->name, t);
-  std::vector<IterVar> wb_iters{IterVar{v_wb, Range{loop->min, loop->extent}, IterType::CommReduce}};
+// The write-back's loops: the loop of rfactor and every loop no reduction iterator uses (those
+// of the spatial iterators and any unbound ones: a unit loop, or one above the reduction), as
+// TVM's. `loop_copy` maps each to its variable in the write-back nest: a fresh one, or under
+// shared loops the loop's own (the write-back stays in the block's nest, on its loops).
+struct WriteBackLoops {
+  std::vector<const ForNode*> loops;
   std::unordered_map<const VarNode*, PrimExpr> loop_copy;
-  std::vector<const ForNode*> wb_loops;
-  std::unordered_set<const VarNode*> wb_dropped;  // loops the write-back nest leaves out
-  for (uint64_t l : loops) {
+  std::unordered_set<const VarNode*> dropped;  // loops the write-back nest leaves out
+};
+
+WriteBackLoops write_back_loops(const ScheduleState& s, const RFactorTarget& t) {
+  WriteBackLoops out;
+  for (uint64_t l : t.loops) {
     const ForNode* f = &s.loop_at(l);
-    // TVM's: the loop of rfactor and every loop no reduction iterator uses (those of the
-    // spatial iterators and any unbound ones: a unit loop, or one above the reduction).
-    bool needed = f->loop_var.get() == rf_var || !feeds_reduction(f);
+    bool needed = f->loop_var.get() == t.rf_var() || !t.feeds_reduction(f);
     if (!needed) {
-      wb_dropped.insert(f->loop_var.get());
+      out.dropped.insert(f->loop_var.get());
       continue;
     }
-    wb_loops.push_back(f);
-    // Under shared loops the write-back stays in the block's nest, on its loops.
-    loop_copy[f->loop_var.get()] =
-        others.empty() ? make_var(f->loop_var->name, f->loop_var->dtype) : PrimExpr(f->loop_var);
+    out.loops.push_back(f);
+    out.loop_copy[f->loop_var.get()] =
+        t.others.empty() ? make_var(f->loop_var->name, f->loop_var->dtype) : PrimExpr(f->loop_var);
   }
+  return out;
+}
+
+// Step 3. The write-back block: reduce X_rf along the factored dimension (iterator `v_wb`)
+// into X, under copies of the loops feeding its spatial iterators and of the factored loop.
+// It keeps the block's handle.
+std::shared_ptr<BlockRealizeNode> make_write_back(const RFactorTarget& t, const RFactorBlock& rf, const Var& v_wb,
+                                                  const WriteBackLoops& wl) {
+  auto wb = std::make_shared<BlockNode>(*t.block);
+  wb->sid = t.block->sid;
+  std::vector<IterVar> wb_iters{IterVar{v_wb, Range{t.loop->min, t.loop->extent}, IterType::CommReduce}};
   // The rf block keeps the block's spatial iterators; the write-back block gets its own
   // (one Var is defined once in a well-formed function, as in TVM).
-  std::vector<PrimExpr> wb_values{loop_copy.at(rf_var)};
+  std::vector<PrimExpr> wb_values{wl.loop_copy.at(t.rf_var())};
   std::unordered_map<const VarNode*, PrimExpr> wb_own;
-  for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-    const IterVar& iv = block->iter_vars[i];
+  for (size_t i = 0; i < t.block->iter_vars.size(); ++i) {
+    const IterVar& iv = t.block->iter_vars[i];
     if (iv.type != IterType::DataPar) continue;
     Var own = make_var(iv.var->name, iv.var->dtype);
     wb_own[iv.var.get()] = own;
     wb_iters.push_back(IterVar{own, iv.dom, iv.type});
-    wb_values.push_back(substitute(realize->iter_values[i], loop_copy));
+    wb_values.push_back(substitute(t.realize->iter_values[i], wl.loop_copy));
   }
   std::vector<PrimExpr> wb_indices;
-  for (const auto& index : form.indices) wb_indices.push_back(substitute(index, wb_own));
+  for (const auto& index : t.form.indices) wb_indices.push_back(substitute(index, wb_own));
   std::vector<PrimExpr> read_indices = wb_indices;
-  read_indices.insert(read_indices.begin() + factor_axis, v_wb);
+  read_indices.insert(read_indices.begin() + t.factor_axis, v_wb);
   wb->iter_vars = wb_iters;
   // The init as TVM re-creates it: a store per buffer, in the order of the lets.
+  const ReductionForm& form = t.form;
   std::vector<Stmt> wb_inits;
   for (size_t j = 0; j < form.buffers.size(); ++j) {
     wb_inits.push_back(
@@ -592,34 +716,54 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   std::vector<PrimExpr> wb_current, wb_new;
   for (size_t j = 0; j < form.buffers.size(); ++j) {
     wb_current.push_back(buffer_load(form.buffers[j], wb_indices));
-    wb_new.push_back(buffer_load(rf_buffers[j], read_indices));
+    wb_new.push_back(buffer_load(rf.buffers[j], read_indices));
   }
   wb->body = update_stmt(form, form.buffers, wb_indices, form.match.reducer.combine(wb_current, wb_new), "");
   arith::AccessRegions wb_regions =
       arith::infer_access_regions(wb->body, wb->init, wb->alloc_buffers, wb->match_buffers);
-  wb->reads = ordered_like(wb_regions.reads, rf_buffers);
+  wb->reads = ordered_like(wb_regions.reads, rf.buffers);
   wb->writes = ordered_like(wb_regions.writes, form.buffers);
   // TVM gives the write-back block no predicate; then a spatial loop split imperfectly writes
   // past the output's end. It keeps the terms over its own loops instead.
-  PrimExpr wb_pred = substitute(predicate_without(realize->predicate, wb_dropped), loop_copy);
-  auto wb_realize = std::make_shared<BlockRealizeNode>(wb_values, wb_pred, wb);
-  if (!others.empty()) {
-    replace_in_shared_loops(s, loops, loop_sid, wb_loops, wb_realize, BlockRealizeNode(rf_values, rf_pred, rf_block),
-                            rf_buffers, feeds_reduction);
-    if (init_needs_decompose) s.rfactor_blocks_to_decompose.push_back(rf_block->sid);
-    return rf_block->sid;
+  PrimExpr wb_pred = substitute(predicate_without(t.realize->predicate, wl.dropped), wl.loop_copy);
+  return std::make_shared<BlockRealizeNode>(wb_values, wb_pred, wb);
+}
+
+}  // namespace
+
+uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
+  // Step 1. Check.
+  RFactorTarget t = check_rfactor_target(s, loop_sid);
+  t.others = check_blocks_sharing_outer_loop(s, t);
+  check_reduction_loop_properties(s, t);
+  t.init_needs_decompose = rf_init_needs_decompose(s, t);
+  check_reducer_order(s, t);
+  t.factor_axis = normalized_factor_axis(s, t, factor_axis);
+  // Step 2. The rf block.
+  RFactorBlock rf = make_rf_block(s, t);
+  // Step 3. The write-back block.
+  Var v_wb = make_var("v" + t.rf_var()->name, t.loop->loop_var->dtype);
+  WriteBackLoops wl = write_back_loops(s, t);
+  std::shared_ptr<BlockRealizeNode> wb_realize = make_write_back(t, rf, v_wb, wl);
+  // Step 4. Rewrite: the rf block replaces the block; the write-back nest follows the nest.
+  uint64_t rf_sid = rf.block->sid;
+  if (!t.others.empty()) {
+    replace_in_shared_loops(s, t.loops, loop_sid, wl.loops, wb_realize,
+                            BlockRealizeNode(rf.values, rf.predicate, rf.block), rf.buffers,
+                            [&](const ForNode* f) { return t.feeds_reduction(f); });
+    if (t.init_needs_decompose) s.rfactor_blocks_to_decompose.push_back(rf_sid);
+    return rf_sid;
   }
   std::vector<LoopSpec> wb_specs;
-  for (const ForNode* l : wb_loops) {
-    wb_specs.push_back({std::static_pointer_cast<const VarNode>(loop_copy.at(l->loop_var.get())), l->min, l->extent});
+  for (const ForNode* l : wl.loops) {
+    wb_specs.push_back(
+        {std::static_pointer_cast<const VarNode>(wl.loop_copy.at(l->loop_var.get())), l->min, l->extent});
   }
   Stmt wb_nest = make_loop_nest(s, wb_specs, wb_realize);
-
-  // Step 4. Rewrite: the rf block replaces the block; the write-back nest follows the nest.
-  s.replace(block_sid, std::make_shared<BlockRealizeNode>(rf_values, rf_pred, rf_block));
-  if (init_needs_decompose) s.rfactor_blocks_to_decompose.push_back(rf_block->sid);
-  insert_into_scope(s, scope, top, wb_nest, /*after=*/true, rf_buffers);
-  return rf_block->sid;
+  s.replace(t.block_sid, std::make_shared<BlockRealizeNode>(rf.values, rf.predicate, rf.block));
+  if (t.init_needs_decompose) s.rfactor_blocks_to_decompose.push_back(rf_sid);
+  insert_into_scope(s, t.scope, t.top, wb_nest, /*after=*/true, rf.buffers);
+  return rf_sid;
 }
 
 }  // namespace tsch::schedule

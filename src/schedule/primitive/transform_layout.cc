@@ -260,20 +260,20 @@ void transform_layout_symbolic(ScheduleState& s, uint64_t block_sid, const Buffe
                       params, fused);
 }
 
-}  // namespace
-
-void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const std::vector<Var>& params,
-                      const std::vector<PrimExpr>& outputs, const LayoutPadding& padding) {
-  // Step 1. Check: a buffer allocated in the function; a bijective affine map of its shape.
-  const std::string func = s.info(block_sid)->func;  // a copy: s.replace below frees the index it is in
-  uint64_t root = s.root_of(func);
-  bool allocated = allocated_in_function(s, func, buffer);
+// Whether the buffer is one of the function's parameters.
+bool is_param_buffer(const ScheduleState& s, const std::string& func, const Buffer& buffer) {
   bool is_param = false;
   for (const auto& [name, f] : s.mod()->prim_funcs()) {
     if (name != func) continue;
     for (const auto& [param, b] : f->buffer_map) is_param |= b == buffer;
   }
-  bool is_sub_buffer = false;  // defined by a block's T.match_buffer
+  return is_param;
+}
+
+// A buffer defined by a block's T.match_buffer cannot be transformed (TVM's
+// BufferIsSubregionError).
+void check_not_sub_buffer(const ScheduleState& s, uint64_t block_sid, const std::string& func, const Buffer& buffer) {
+  bool is_sub_buffer = false;
   for (uint64_t b : s.blocks_in(func)) {
     for (const auto& m : s.block_at(b).match_buffers) is_sub_buffer |= m.buffer == buffer;
   }
@@ -283,11 +283,21 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
              " is defined in `match_buffer` of a block, it is expected to be a function parameter or allocated by a "
              "block.");
   }
-  // The identity (what remains of `lambda i, j: [i, IndexMap.AXIS_SEPARATOR, j]`) changes
-  // nothing, views of the buffer included.
+}
+
+// The identity (what remains of `lambda i, j: [i, IndexMap.AXIS_SEPARATOR, j]`) changes
+// nothing, views of the buffer included.
+bool is_identity_map(const Buffer& buffer, const std::vector<Var>& params, const std::vector<PrimExpr>& outputs,
+                     const LayoutPadding& padding) {
   bool identity = outputs.size() == params.size() && params.size() == buffer->shape.size() && !padding.value;
   for (size_t i = 0; identity && i < params.size(); ++i) identity = outputs[i].get() == params[i].get();
-  if (identity) return;
+  return identity;
+}
+
+// A buffer no view matches, a parameter or an allocation, with one map parameter per dimension.
+void check_transformable(const ScheduleState& s, uint64_t block_sid, const std::string& func, const Buffer& buffer,
+                         const std::vector<Var>& params, bool is_param) {
+  bool allocated = allocated_in_function(s, func, buffer);
   if (is_matched(s, func, buffer)) {
     fail_not_supported(s, {block_sid}, "transform_layout of a buffer used by T.match_buffer (" + buffer->name + ")");
   }
@@ -298,19 +308,12 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
   TSCH_USER_ASSERT(params.size() == buffer->shape.size(), ValueError)
       << "the index map takes " << params.size() << " indices but buffer " << buffer->name << " has "
       << buffer->shape.size() << " dimensions";
-  bool symbolic = false;
-  int64_t n;
-  for (const auto& dim : buffer->shape) symbolic |= !as_const_int(dim, &n);
-  if (symbolic) return transform_layout_symbolic(s, block_sid, buffer, is_param, params, outputs);
-  arith::LoopExtents extents;
-  arith::VarDomain dom;
-  for (size_t i = 0; i < params.size(); ++i) {
-    as_const_int(buffer->shape[i], &n);
-    extents[params[i].get()] = n;
-    dom[params[i].get()] = arith::Interval{make_int(0, params[i]->dtype), make_int(n - 1, params[i]->dtype)};
-  }
-  // A map over other values (`lambda i: [i // n, i % n]`) is a bijection only for some of
-  // them (n > 0), which tsch cannot know; TVM assumes it.
+}
+
+// A map over other values (`lambda i: [i // n, i % n]`) is a bijection only for some of
+// them (n > 0), which tsch cannot know; TVM assumes it.
+void check_map_over_indices(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer,
+                            const std::vector<PrimExpr>& outputs, const arith::VarDomain& dom) {
   for (const auto& o : outputs) {
     uses_var(o, [&](const VarNode* v) {
       if (dom.count(v)) return false;
@@ -320,6 +323,11 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
                              ": tsch cannot prove the map a bijection for every value of " + v->name);
     });
   }
+}
+
+// The new shape: each output must range over [0, n).
+std::vector<PrimExpr> mapped_shape(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer,
+                                   const std::vector<PrimExpr>& outputs, const arith::VarDomain& dom) {
   std::vector<PrimExpr> shape;
   for (const auto& o : outputs) {
     arith::Interval range = arith::eval_interval(o, dom);
@@ -330,37 +338,52 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
     }
     shape.push_back(make_int(hi + 1, buffer->shape[0]->dtype));
   }
-  arith::IterMapResult map = arith::detect_iter_map(outputs, extents, true);
+  return shape;
+}
+
+// The map, detected bijective affine over the buffer's indices, or over indices padded (and
+// shifted by constants) to a larger space: then `padded` holds those extents, and `shape`
+// becomes the map's range over them.
+struct LayoutMap {
+  arith::IterMapResult map;
   std::optional<arith::LoopExtents> padded;
   IndexOffsets offsets;
-  if (!map.ok) {
-    // A map of indices shifted by constants (`(i + 1) // 8`) is detected over the shifted
-    // indices, whose first values are padding too.
-    offsets = index_offsets(params, outputs);
-    std::vector<PrimExpr> detected = shifted_by(params, outputs, offsets);
-    arith::LoopExtents shifted_extents = extents;
-    for (const auto& [p, c] : offsets) shifted_extents[p] += c;
-    padded = padded_extents(params, detected, shifted_extents, shape);
-    if (!padded)
-      fail(s, kNotBijectiveAffineIndexMapError, {block_sid},
-           "The index map is not bijective affine: the map " + map.error);
-    map = arith::detect_iter_map(detected, *padded, true);
-    // The new shape is the map's range over the padded indices.
-    arith::VarDomain padded_dom;
-    for (const Var& p : params)
-      padded_dom[p.get()] = arith::Interval{make_int(0, p->dtype), make_int(padded->at(p.get()) - 1, p->dtype)};
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      int64_t hi;
-      if (as_const_int(arith::eval_interval(detected[k], padded_dom).max, &hi))
-        shape[k] = make_int(hi + 1, shape[k]->dtype);
-    }
+};
+
+LayoutMap detect_layout_map(const ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params,
+                            const std::vector<PrimExpr>& outputs, const arith::LoopExtents& extents,
+                            std::vector<PrimExpr>& shape) {
+  LayoutMap m;
+  m.map = arith::detect_iter_map(outputs, extents, true);
+  if (m.map.ok) return m;
+  // A map of indices shifted by constants (`(i + 1) // 8`) is detected over the shifted
+  // indices, whose first values are padding too.
+  m.offsets = index_offsets(params, outputs);
+  std::vector<PrimExpr> detected = shifted_by(params, outputs, m.offsets);
+  arith::LoopExtents shifted_extents = extents;
+  for (const auto& [p, c] : m.offsets) shifted_extents[p] += c;
+  m.padded = padded_extents(params, detected, shifted_extents, shape);
+  if (!m.padded)
+    fail(s, kNotBijectiveAffineIndexMapError, {block_sid},
+         "The index map is not bijective affine: the map " + m.map.error);
+  m.map = arith::detect_iter_map(detected, *m.padded, true);
+  // The new shape is the map's range over the padded indices.
+  arith::VarDomain padded_dom;
+  for (const Var& p : params)
+    padded_dom[p.get()] = arith::Interval{make_int(0, p->dtype), make_int(m.padded->at(p.get()) - 1, p->dtype)};
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    int64_t hi;
+    if (as_const_int(arith::eval_interval(detected[k], padded_dom).max, &hi))
+      shape[k] = make_int(hi + 1, shape[k]->dtype);
   }
-  // Step 2. Padding: refused unless a value or assume_injective_transform says what it holds
-  // (with assume_injective_transform nothing writes it, as in TVM, whatever pad_value says).
-  Buffer changed = buffer_with(buffer, buffer->name, shape, buffer->scope);
-  auto root_block = std::make_shared<BlockNode>(s.block_at(root));
+  return m;
+}
+
+// The pad value may read the transformed buffer only (TVM's
+// TransformationPaddingExpressionError), and where there is padding it has the buffer's type.
+void check_pad_value(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const LayoutPadding& padding,
+                     bool padded) {
   if (padding.value) {
-    // The pad value may read the transformed buffer only (TVM's TransformationPaddingExpressionError).
     std::string other;
     for_each_expr(padding.value, [&](const PrimExpr& e) {
       if (auto* load = as<BufferLoadNode>(e); load && load->buffer != buffer && other.empty())
@@ -384,7 +407,54 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
                      padding.value->dtype.to_string()),
          fmt::format("Type mismatch {} vs {}", buffer->dtype.to_string(), padding.value->dtype.to_string()));
   }
-  if (padded && !padding.assume_injective) {
+}
+
+// Step 3. How the padding gets its value (TVM's plans, in TVM's order): nothing writes
+// the buffer: assumptions first; producers that visit every index: rewritten with
+// if_then_else; else a padding block after the one producer. Rewrites the root block's body.
+void fill_padding(ScheduleState& s, const std::string& func, uint64_t root, uint64_t block_sid, BlockNode& root_block,
+                  const PaddingContext& context) {
+  const Buffer& buffer = context.buffer;
+  if (!writes_buffer(root_block.body, buffer)) {
+    root_block.body = insert_into_body(root_block.body, 0, assumption_nest(s, context));
+  } else if (auto nests = if_then_else_producers(s, root_block.body, context); !nests.empty()) {
+    root_block.body = NestReplacer(nests).mutate(root_block.body);
+  } else {
+    root_block.body = with_padding_block(s, func, root, block_sid, root_block.body, buffer, padding_nest(s, context));
+  }
+}
+
+}  // namespace
+
+void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const std::vector<Var>& params,
+                      const std::vector<PrimExpr>& outputs, const LayoutPadding& padding) {
+  // Step 1. Check: a buffer allocated in the function; a bijective affine map of its shape.
+  const std::string func = s.info(block_sid)->func;  // a copy: s.replace below frees the index it is in
+  uint64_t root = s.root_of(func);
+  bool is_param = is_param_buffer(s, func, buffer);
+  check_not_sub_buffer(s, block_sid, func, buffer);
+  if (is_identity_map(buffer, params, outputs, padding)) return;
+  check_transformable(s, block_sid, func, buffer, params, is_param);
+  bool symbolic = false;
+  int64_t n;
+  for (const auto& dim : buffer->shape) symbolic |= !as_const_int(dim, &n);
+  if (symbolic) return transform_layout_symbolic(s, block_sid, buffer, is_param, params, outputs);
+  arith::LoopExtents extents;
+  arith::VarDomain dom;
+  for (size_t i = 0; i < params.size(); ++i) {
+    as_const_int(buffer->shape[i], &n);
+    extents[params[i].get()] = n;
+    dom[params[i].get()] = arith::Interval{make_int(0, params[i]->dtype), make_int(n - 1, params[i]->dtype)};
+  }
+  check_map_over_indices(s, block_sid, buffer, outputs, dom);
+  std::vector<PrimExpr> shape = mapped_shape(s, block_sid, buffer, outputs, dom);
+  LayoutMap m = detect_layout_map(s, block_sid, params, outputs, extents, shape);
+  // Step 2. Padding: refused unless a value or assume_injective_transform says what it holds
+  // (with assume_injective_transform nothing writes it, as in TVM, whatever pad_value says).
+  Buffer changed = buffer_with(buffer, buffer->name, shape, buffer->scope);
+  auto root_block = std::make_shared<BlockNode>(s.block_at(root));
+  check_pad_value(s, block_sid, buffer, padding, m.padded.has_value());
+  if (m.padded && !padding.assume_injective) {
     if (!padding.value) {
       fail(
           s, kTransformationIntroducesPaddingError, {block_sid},
@@ -393,18 +463,8 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
               "pass pad_value (the value of the padding), or assume_injective_transform=True when nothing reads it",
               buffer->name, shape_text(buffer->shape), shape_text(shape)));
     }
-    PaddingContext context{buffer, changed, map, params, extents, offsets, padding};
-    // Step 3. How the padding gets its value (TVM's plans, in TVM's order): nothing writes
-    // the buffer: assumptions first; producers that visit every index: rewritten with
-    // if_then_else; else a padding block after the one producer.
-    if (!writes_buffer(root_block->body, buffer)) {
-      root_block->body = insert_into_body(root_block->body, 0, assumption_nest(s, context));
-    } else if (auto nests = if_then_else_producers(s, root_block->body, context); !nests.empty()) {
-      root_block->body = NestReplacer(nests).mutate(root_block->body);
-    } else {
-      root_block->body =
-          with_padding_block(s, func, root, block_sid, root_block->body, buffer, padding_nest(s, context));
-    }
+    fill_padding(s, func, root, block_sid, *root_block,
+                 PaddingContext{buffer, changed, m.map, params, extents, m.offsets, padding});
   }
   // Step 4. Rewrite the whole function.
   rewrite_through_map(s, func, root_block, buffer, changed, is_param, params, outputs);
