@@ -186,35 +186,42 @@ arith::Interval relax_bounds(const PrimExpr& e, const arith::VarDomain& dom) {
   return r;
 }
 
-std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
-                                            const BufferRegion& region, bool* gapped, bool relax_threads_by_scope,
-                                            bool* predicate_unused) {
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  const BlockNode* block = &s.block_at(block_sid);
-  std::unordered_map<const VarNode*, PrimExpr> bind;
-  for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
+namespace {
+
+// The loops relaxed: those below `loop_sid` (every loop around the block when 0), and the
+// thread-bound loops whose threads share the buffer's storage scope.
+arith::VarDomain relaxed_loops(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const Buffer& buffer,
+                               bool relax_threads_by_scope) {
   arith::VarDomain dom;
-  bool inside = loop_sid == 0;  // 0: every loop around the block is relaxed
+  bool inside = loop_sid == 0;
   for (uint64_t l : s.enclosing_loops(block_sid)) {
     if (l == loop_sid) inside = true;
     const ForNode* f = &s.loop_at(l);
     bool thread_shared = relax_threads_by_scope && f->for_kind == ForKind::ThreadBinding &&
-                         ir::storage_shared_by_thread(region.buffer->scope, f->thread_tag);
+                         ir::storage_shared_by_thread(buffer->scope, f->thread_tag);
     if ((inside && l != loop_sid) || thread_shared)
       dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
   }
-  // The block's T.where over the relaxed loops: `p < c` (or `c <= p`, `p <= c`, `c < p`)
-  // bounds an index `outer + p` to `outer + c - 1` (a split by a factor that does not
-  // divide): the region the block really touches, not the loops' hull.
-  struct Cut {
-    PrimExpr part;   // p
-    PrimExpr limit;  // the bound on p, inclusive
-    bool upper;
-    bool used = false;
-  };
+  return dom;
+}
+
+// The block's T.where over the relaxed loops: `p < c` (or `c <= p`, `p <= c`, `c < p`)
+// bounds an index `outer + p` to `outer + c - 1` (a split by a factor that does not divide):
+// the region the block really touches, not the loops' hull.
+struct Cut {
+  PrimExpr part;   // p
+  PrimExpr limit;  // the bound on p, inclusive
+  bool upper;
+  bool used = false;
+};
+
+struct PredicateCuts {
   std::vector<Cut> cuts;
   std::vector<PrimExpr> other_terms;  // terms that bound no single part of an index
-  auto uses_dom = [&](const PrimExpr& e) { return uses_var(e, [&](const VarNode* v) { return dom.count(v) > 0; }); };
+};
+
+PredicateCuts predicate_cuts(const PrimExpr& predicate, const std::function<bool(const PrimExpr&)>& uses_dom) {
+  PredicateCuts out;
   std::function<void(const PrimExpr&)> collect = [&](const PrimExpr& t) {
     if (!t || is_one(t)) return;
     if (t->kind == ExprKind::And) {
@@ -226,20 +233,94 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
     bool lt = t->kind == ExprKind::LT, le = t->kind == ExprKind::LE;
     bool gt = t->kind == ExprKind::GT, ge = t->kind == ExprKind::GE;
     if (!(lt || le || gt || ge)) {
-      other_terms.push_back(t);
+      out.other_terms.push_back(t);
       return;
     }
     PrimExpr x = binary_a(t), y = binary_b(t);
     PrimExpr one = make_int(1, x->dtype);
     if (uses_dom(x) && !uses_dom(y)) {
-      cuts.push_back({x, lt ? sub(y, one) : gt ? add(y, one) : y, lt || le});
+      out.cuts.push_back({x, lt ? sub(y, one) : gt ? add(y, one) : y, lt || le});
     } else if (uses_dom(y) && !uses_dom(x)) {
-      cuts.push_back({y, gt ? sub(x, one) : lt ? add(x, one) : x, gt || ge});
+      out.cuts.push_back({y, gt ? sub(x, one) : lt ? add(x, one) : x, gt || ge});
     } else {
-      other_terms.push_back(t);
+      out.other_terms.push_back(t);
     }
   };
-  collect(realize->predicate);
+  collect(predicate);
+  return out;
+}
+
+// Narrows the hull [a.min, b.max] of dimension `d`'s index (`lo`..`hi`) by the cuts that
+// bound a part of it, marking those used.
+void apply_cuts(std::vector<Cut>& cuts, const PrimExpr& lo, const PrimExpr& hi, const Buffer& buffer, size_t d,
+                const std::function<bool(const PrimExpr&)>& uses_dom, arith::Interval& a, arith::Interval& b) {
+  for (Cut& cut : cuts) {
+    if (!a.min || !b.min) break;
+    const PrimExpr& index = cut.upper ? hi : lo;
+    if (cut.part->dtype != index->dtype) continue;
+    PrimExpr outer = arith::simplify(sub(index, cut.part));
+    if (uses_dom(outer)) continue;
+    PrimExpr bound = arith::simplify(add(outer, cut.limit));
+    // A term that only stops the block at the buffer's end (`j_0 * 24 + j_1 < 64` for 64
+    // elements) excludes nothing the buffer has: the region stays the hull.
+    PrimExpr size = ir::cast(bound->dtype, buffer->shape[d]);
+    if (cut.upper ? arith::can_prove(make_binary(ExprKind::GE, bound, sub(size, make_int(1, size->dtype))), {})
+                  : arith::can_prove(make_binary(ExprKind::LE, bound, make_int(0, bound->dtype)), {})) {
+      cut.used = true;
+      continue;
+    }
+    // Kept only where it is provably tighter than the hull.
+    if (cut.upper && arith::can_prove(make_binary(ExprKind::LE, bound, b.max), {})) {
+      b.max = bound;
+      cut.used = true;
+    } else if (!cut.upper && arith::can_prove(make_binary(ExprKind::GE, bound, a.min), {})) {
+      a.min = bound;
+      cut.used = true;
+    }
+  }
+}
+
+// Whether [a.min, b.max] is provably wider than the points the index `lo` (extent
+// `extent` per instance) takes: at most (product of the relaxed loops it uses) x extent.
+bool hull_gapped(const PrimExpr& lo, const PrimExpr& extent, const arith::VarDomain& dom, const arith::Interval& a,
+                 const arith::Interval& b) {
+  int64_t points = 1, per_instance, hull, n;
+  bool known = as_const_int(arith::simplify(extent), &per_instance) &&
+               as_const_int(arith::simplify(add(sub(b.max, a.min), make_int(1, extent->dtype))), &hull);
+  for (const auto& [var, range] : dom) {
+    if (!uses_var(lo, [&](const VarNode* x) { return x == var; })) continue;
+    known = known && as_const_int(arith::simplify(add(sub(range.max, range.min), make_int(1, range.min->dtype))), &n);
+    if (known) points *= n;
+  }
+  return known && hull > points * per_instance;
+}
+
+// Whether a term over the relaxed loops the indices use narrowed nothing (a reduction's
+// `k_0 * 16 + k_1 < 40`, over loops no index uses, narrows none and does not count).
+bool predicate_narrowed_nothing(const PredicateCuts& p, const std::unordered_set<const VarNode*>& index_vars) {
+  auto relevant = [&](const PrimExpr& e) {
+    return uses_var(e, [&](const VarNode* v) { return index_vars.count(v) > 0; });
+  };
+  bool unused = false;
+  for (const PrimExpr& t : p.other_terms) unused = unused || relevant(t);
+  for (const Cut& cut : p.cuts) unused = unused || (!cut.used && relevant(cut.part));
+  return unused;
+}
+
+}  // namespace
+
+std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+                                            const BufferRegion& region, bool* gapped, bool relax_threads_by_scope,
+                                            bool* predicate_unused) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  const BlockNode* block = &s.block_at(block_sid);
+  std::unordered_map<const VarNode*, PrimExpr> bind;
+  for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
+  arith::VarDomain dom = relaxed_loops(s, block_sid, loop_sid, region.buffer, relax_threads_by_scope);
+  std::function<bool(const PrimExpr&)> uses_dom = [&](const PrimExpr& e) {
+    return uses_var(e, [&](const VarNode* v) { return dom.count(v) > 0; });
+  };
+  PredicateCuts cuts = predicate_cuts(realize->predicate, uses_dom);
   std::vector<arith::Interval> out;
   std::unordered_set<const VarNode*> index_vars;  // the relaxed loops the indices use
   for (const Range& r : region.region) {
@@ -251,55 +332,12 @@ std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t blo
     }
     PrimExpr hi = substitute(arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype))), bind);
     arith::Interval a = relax_bounds(lo, dom), b = relax_bounds(hi, dom);
-    for (Cut& cut : cuts) {
-      if (!a.min || !b.min) break;
-      const PrimExpr& index = cut.upper ? hi : lo;
-      if (cut.part->dtype != index->dtype) continue;
-      PrimExpr outer = arith::simplify(sub(index, cut.part));
-      if (uses_dom(outer)) continue;
-      PrimExpr bound = arith::simplify(add(outer, cut.limit));
-      // A term that only stops the block at the buffer's end (`j_0 * 24 + j_1 < 64` for 64
-      // elements) excludes nothing the buffer has: the region stays the hull.
-      PrimExpr size = ir::cast(bound->dtype, region.buffer->shape[out.size()]);
-      if (cut.upper ? arith::can_prove(make_binary(ExprKind::GE, bound, sub(size, make_int(1, size->dtype))), {})
-                    : arith::can_prove(make_binary(ExprKind::LE, bound, make_int(0, bound->dtype)), {})) {
-        cut.used = true;
-        continue;
-      }
-      // Kept only where it is provably tighter than the hull.
-      if (cut.upper && arith::can_prove(make_binary(ExprKind::LE, bound, b.max), {})) {
-        b.max = bound;
-        cut.used = true;
-      } else if (!cut.upper && arith::can_prove(make_binary(ExprKind::GE, bound, a.min), {})) {
-        a.min = bound;
-        cut.used = true;
-      }
-    }
+    apply_cuts(cuts.cuts, lo, hi, region.buffer, out.size(), uses_dom, a, b);
     out.push_back((!a.min || !b.min) ? arith::Interval{}
                                      : arith::Interval{arith::simplify(a.min), arith::simplify(b.max)});
-    if (gapped && a.min) {
-      // At most (product of the relaxed loops the index uses) x (extent per instance) points.
-      int64_t points = 1, per_instance, hull, n;
-      bool known = as_const_int(arith::simplify(r.extent), &per_instance) &&
-                   as_const_int(arith::simplify(add(sub(b.max, a.min), make_int(1, r.extent->dtype))), &hull);
-      for (const auto& [var, range] : dom) {
-        if (!uses_var(lo, [&](const VarNode* x) { return x == var; })) continue;
-        known =
-            known && as_const_int(arith::simplify(add(sub(range.max, range.min), make_int(1, range.min->dtype))), &n);
-        if (known) points *= n;
-      }
-      if (known && hull > points * per_instance) *gapped = true;
-    }
+    if (gapped && a.min && hull_gapped(lo, r.extent, dom, a, b)) *gapped = true;
   }
-  if (predicate_unused) {
-    // A term over loops no index uses (a reduction's `k_0 * 16 + k_1 < 40`) narrows none.
-    auto relevant = [&](const PrimExpr& e) {
-      return uses_var(e, [&](const VarNode* v) { return index_vars.count(v) > 0; });
-    };
-    *predicate_unused = false;
-    for (const PrimExpr& t : other_terms) *predicate_unused = *predicate_unused || relevant(t);
-    for (const Cut& cut : cuts) *predicate_unused = *predicate_unused || (!cut.used && relevant(cut.part));
-  }
+  if (predicate_unused) *predicate_unused = predicate_narrowed_nothing(cuts, index_vars);
   return out;
 }
 

@@ -84,112 +84,142 @@ TSCH_SCHEDULE_ERROR_KIND(kUnlistedBlockError, "UnlistedBlockError",
                          "The subtrees to blockize also hold a block that is not listed",
                          "The subtrees to blockize also hold block {0}, which is not listed");
 
-Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, bool preserve_unit_iters) {
-  const BlockNode* block = &s.block_at(block_sid);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
-  // TVM's SubspaceNotDivisibleError names the block and the first loop of the inner part.
-  std::vector<uint64_t> where{block_sid};
-  if (first_inner < loops.size()) where.push_back(loops[first_inner]);
-  auto not_divisible = [&](const std::string& why) {
-    fail(s, kSubspaceNotDivisibleError, where,
-         std::string("ScheduleError: The bindings of the inner block {0} can not be blockized") +
-             (where.size() > 1 ? " by the loops starting at {1}" : "") + ": " + why);
-  };
-  Subspace out;
-  std::unordered_set<const VarNode*> inner_vars;
+// TVM's SubspaceNotDivisibleError names the block and the first loop of the inner part.
+[[noreturn]] void fail_not_divisible(const ScheduleState& s, const std::vector<uint64_t>& where,
+                                     const std::string& why) {
+  fail(s, kSubspaceNotDivisibleError, where,
+       std::string("ScheduleError: The bindings of the inner block {0} can not be blockized") +
+           (where.size() > 1 ? " by the loops starting at {1}" : "") + ": " + why);
+}
+
+// The loops around a block (from 0, with constant extents) and which of them are inner.
+struct BlockLoops {
+  std::vector<uint64_t> sids;  // outermost first
   arith::LoopExtents extents;
   std::unordered_map<const VarNode*, const ForNode*> loop_of;
-  for (size_t k = 0; k < loops.size(); ++k) {
-    const ForNode* f = &s.loop_at(loops[k]);
+  std::unordered_set<const VarNode*> inner_vars;
+  std::vector<const ForNode*> inner_loops;  // outermost first
+  std::vector<uint64_t> where;              // the block and the first inner loop, for errors
+};
+
+BlockLoops block_loops(const ScheduleState& s, uint64_t block_sid, size_t first_inner) {
+  BlockLoops out;
+  out.sids = s.enclosing_loops(block_sid);
+  out.where = {block_sid};
+  if (first_inner < out.sids.size()) out.where.push_back(out.sids[first_inner]);
+  for (size_t k = 0; k < out.sids.size(); ++k) {
+    const ForNode* f = &s.loop_at(out.sids[k]);
     int64_t e;
     if (!is_zero(f->min) || !as_const_int(f->extent, &e)) {
-      fail_not_supported(s, {loops[k]},
+      fail_not_supported(s, {out.sids[k]},
                          "blockize over loops that do not start at 0 or have symbolic extents (loop {0})");
     }
-    extents[f->loop_var.get()] = e;
-    loop_of[f->loop_var.get()] = f;
+    out.extents[f->loop_var.get()] = e;
+    out.loop_of[f->loop_var.get()] = f;
     if (k >= first_inner) {
-      inner_vars.insert(f->loop_var.get());
+      out.inner_vars.insert(f->loop_var.get());
       out.inner_loops.push_back(f);
     }
   }
-  // A T.where predicate goes with the loops it tests: over outer loops only it guards the
-  // outer block, over inner loops only it stays on the inner block.
+  return out;
+}
+
+// A T.where predicate goes with the loops it tests: over outer loops only it guards the outer
+// block, over inner loops only it stays on the inner block.
+void divide_predicate(const ScheduleState& s, uint64_t block_sid, const BlockLoops& loops, Subspace& out) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
   out.outer_predicate = make_bool(true);
   out.inner_predicate = make_bool(true);
-  if (!is_one(realize->predicate)) {
-    bool uses_inner = uses_var(realize->predicate, [&](const VarNode* v) { return inner_vars.count(v) > 0; });
-    bool uses_outer = uses_var(realize->predicate,
-                               [&](const VarNode* v) { return extents.count(v) > 0 && inner_vars.count(v) == 0; });
-    if (uses_inner && uses_outer) {
-      not_divisible("the predicate " + ir::script(realize->predicate) +
-                    " tests both loops inside and outside the blockized loop");
-    }
-    if (uses_inner && block->init) {
-      fail_not_supported(s, {block_sid}, "blockize of a reduction block {0} whose predicate tests the inner loops");
-    }
-    (uses_inner ? out.inner_predicate : out.outer_predicate) = realize->predicate;
+  if (is_one(realize->predicate)) return;
+  bool uses_inner = uses_var(realize->predicate, [&](const VarNode* v) { return loops.inner_vars.count(v) > 0; });
+  bool uses_outer = uses_var(realize->predicate, [&](const VarNode* v) {
+    return loops.extents.count(v) > 0 && loops.inner_vars.count(v) == 0;
+  });
+  if (uses_inner && uses_outer) {
+    fail_not_divisible(
+        s, loops.where,
+        "the predicate " + ir::script(realize->predicate) + " tests both loops inside and outside the blockized loop");
   }
+  if (uses_inner && s.block_at(block_sid).init) {
+    fail_not_supported(s, {block_sid}, "blockize of a reduction block {0} whose predicate tests the inner loops");
+  }
+  (uses_inner ? out.inner_predicate : out.outer_predicate) = realize->predicate;
+}
+
+// With preserve_unit_iters an outer part that is only a unit loop stays that loop's variable
+// (TVM's `vi_o = T.axis.spatial(1, i0)`), which the iter map dropped as 0. Likewise a unit
+// loop among other outer loops stays in the binding, after them (`ax0_0 * 2 + ax0_1 + ax0`),
+// as TVM writes it.
+void keep_unit_outer_loops(const ScheduleState& s, const PrimExpr& binding, const BlockLoops& loops, Division& d) {
+  DataType t = binding->dtype;
+  for (uint64_t sid : loops.sids) {
+    const ForNode* loop = &s.loop_at(sid);
+    const VarNode* var = loop->loop_var.get();
+    if (loops.inner_vars.count(var) || loops.extents.at(var) != 1) continue;
+    if (!uses_var(binding, [&](const VarNode* v) { return v == var; })) continue;
+    if (uses_var(d.outer, [&](const VarNode* v) { return v == var; })) continue;
+    d.outer = is_zero(d.outer) ? cast(t, loop->loop_var) : add(d.outer, cast(t, loop->loop_var));
+  }
+}
+
+// Binding `i` (its iter map `sum`) written as outer * inner_extent + inner.
+Division divide_binding(const ScheduleState& s, uint64_t block_sid, size_t i, const arith::IterSum& sum,
+                        const BlockLoops& loops, bool preserve_unit_iters) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  DataType t = realize->iter_values[i]->dtype;
+  Division d{make_int(0, t), make_int(0, t), 1, 1};
+  // Terms collected innermost first, summed outermost first (`i_0 * 16 + i_1`). Without
+  // preserve_unit_iters a unit loop counts as the constant 0.
+  std::vector<PrimExpr> outer_terms, inner_terms;
+  bool seen_outer = false;
+  for (const auto& split : sum.splits) {  // innermost digit first
+    if (split.extent == 1 && !preserve_unit_iters) continue;
+    bool is_inner = loops.inner_vars.count(split.source) > 0;
+    if (is_inner && seen_outer && split.extent > 1) {
+      fail_not_divisible(s, loops.where,
+                         "binding " + ir::script(realize->iter_values[i]) + " mixes inner loops above outer ones");
+    }
+    PrimExpr value = split_value(split, loops.loop_of.at(split.source));
+    if (is_inner && !seen_outer) {
+      inner_terms.push_back(mul(value, make_int(split.scale, t)));
+      d.inner_extent *= split.extent;
+    } else {
+      seen_outer = true;
+      outer_terms.push_back(mul(value, make_int(split.scale / d.inner_extent, t)));
+      d.outer_extent *= split.extent;
+    }
+  }
+  for (size_t k = outer_terms.size(); k-- > 0;)
+    d.outer = is_zero(d.outer) ? outer_terms[k] : add(d.outer, outer_terms[k]);
+  for (size_t k = inner_terms.size(); k-- > 0;)
+    d.inner = is_zero(d.inner) ? inner_terms[k] : add(d.inner, inner_terms[k]);
+  // An imperfect split covers more than the iterator's domain; the outer iterator only
+  // needs to reach the blocks that exist.
+  int64_t dom_extent;
+  if (as_const_int(s.block_at(block_sid).iter_vars[i].dom.extent, &dom_extent)) {
+    d.outer_extent = std::min(d.outer_extent, (dom_extent + d.inner_extent - 1) / d.inner_extent);
+    // All inside: the inner iterator covers the domain, the predicate the rest.
+    if (outer_terms.empty()) d.inner_extent = std::min(d.inner_extent, dom_extent);
+  }
+  if (sum.base % d.inner_extent != 0) fail_not_divisible(s, loops.where, "offset binding");
+  d.outer = arith::simplify(add(d.outer, make_int(sum.base / d.inner_extent, t)));
+  d.inner = arith::simplify(d.inner);
+  if (preserve_unit_iters) keep_unit_outer_loops(s, realize->iter_values[i], loops, d);
+  return d;
+}
+
+Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, bool preserve_unit_iters) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  BlockLoops loops = block_loops(s, block_sid, first_inner);
+  Subspace out;
+  out.inner_loops = loops.inner_loops;
+  divide_predicate(s, block_sid, loops, out);
   // Only the inner loops must tile: the outer ones are the outer block's (a warp index bound
   // as `fused // 2` in one binding and `fused % 2` in another is an outer value like any).
-  arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, extents, false, &inner_vars);
-  if (!map.ok) not_divisible("a binding " + map.error);
-  for (size_t i = 0; i < map.sums.size(); ++i) {
-    const arith::IterSum& sum = map.sums[i];
-    DataType t = realize->iter_values[i]->dtype;
-    Division d{make_int(0, t), make_int(0, t), 1, 1};
-    // Terms collected innermost first, summed outermost first (`i_0 * 16 + i_1`). Without
-    // preserve_unit_iters a unit loop counts as the constant 0.
-    std::vector<PrimExpr> outer_terms, inner_terms;
-    bool seen_outer = false;
-    for (const auto& split : sum.splits) {  // innermost digit first
-      if (split.extent == 1 && !preserve_unit_iters) continue;
-      bool is_inner = inner_vars.count(split.source) > 0;
-      if (is_inner && seen_outer && split.extent > 1) {
-        not_divisible("binding " + ir::script(realize->iter_values[i]) + " mixes inner loops above outer ones");
-      }
-      PrimExpr value = split_value(split, loop_of.at(split.source));
-      if (is_inner && !seen_outer) {
-        inner_terms.push_back(mul(value, make_int(split.scale, t)));
-        d.inner_extent *= split.extent;
-      } else {
-        seen_outer = true;
-        outer_terms.push_back(mul(value, make_int(split.scale / d.inner_extent, t)));
-        d.outer_extent *= split.extent;
-      }
-    }
-    for (size_t k = outer_terms.size(); k-- > 0;)
-      d.outer = is_zero(d.outer) ? outer_terms[k] : add(d.outer, outer_terms[k]);
-    for (size_t k = inner_terms.size(); k-- > 0;)
-      d.inner = is_zero(d.inner) ? inner_terms[k] : add(d.inner, inner_terms[k]);
-    // An imperfect split covers more than the iterator's domain; the outer iterator only
-    // needs to reach the blocks that exist.
-    int64_t dom_extent;
-    if (as_const_int(block->iter_vars[i].dom.extent, &dom_extent)) {
-      d.outer_extent = std::min(d.outer_extent, (dom_extent + d.inner_extent - 1) / d.inner_extent);
-      // All inside: the inner iterator covers the domain, the predicate the rest.
-      if (outer_terms.empty()) d.inner_extent = std::min(d.inner_extent, dom_extent);
-    }
-    if (sum.base % d.inner_extent != 0) not_divisible("offset binding");
-    d.outer = arith::simplify(add(d.outer, make_int(sum.base / d.inner_extent, t)));
-    d.inner = arith::simplify(d.inner);
-    // With preserve_unit_iters an outer part that is only a unit loop stays that loop's
-    // variable (TVM's `vi_o = T.axis.spatial(1, i0)`), which the iter map dropped as 0.
-    // Likewise a unit loop among other outer loops stays in the binding, after them
-    // (`ax0_0 * 2 + ax0_1 + ax0`), as TVM writes it.
-    if (preserve_unit_iters) {
-      for (uint64_t sid : loops) {
-        const ForNode* loop = &s.loop_at(sid);
-        const VarNode* var = loop->loop_var.get();
-        if (inner_vars.count(var) || extents.at(var) != 1) continue;
-        if (!uses_var(realize->iter_values[i], [&](const VarNode* v) { return v == var; })) continue;
-        if (uses_var(d.outer, [&](const VarNode* v) { return v == var; })) continue;
-        d.outer = is_zero(d.outer) ? cast(t, loop->loop_var) : add(d.outer, cast(t, loop->loop_var));
-      }
-    }
-    out.parts.push_back(d);
-  }
+  arith::IterMapResult map = arith::detect_iter_map(realize->iter_values, loops.extents, false, &loops.inner_vars);
+  if (!map.ok) fail_not_divisible(s, loops.where, "a binding " + map.error);
+  for (size_t i = 0; i < map.sums.size(); ++i)
+    out.parts.push_back(divide_binding(s, block_sid, i, map.sums[i], loops, preserve_unit_iters));
   return out;
 }
 
@@ -411,134 +441,187 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
   return outer.block->sid;
 }
 
-uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_sids, bool preserve_unit_iters) {
-  // Step 1. Check: blocks of one scope whose subtrees are consecutive children of their
-  // lowest common ancestor, each subtree holding only target blocks.
+namespace {
+
+// TVM's NoBlockError and BlockMultiAppearanceError.
+void check_block_list(const ScheduleState& s, const std::vector<uint64_t>& block_sids) {
   if (block_sids.empty()) fail(s, kNoBlockError, {});
   std::unordered_set<uint64_t> targets(block_sids.begin(), block_sids.end());
-  if (targets.size() != block_sids.size()) {
-    for (size_t i = 0; i < block_sids.size(); ++i) {
-      if (std::count(block_sids.begin(), block_sids.begin() + i, block_sids[i]))
-        fail(s, kBlockMultiAppearanceError, {block_sids[i]});
-    }
+  if (targets.size() == block_sids.size()) return;
+  for (size_t i = 0; i < block_sids.size(); ++i) {
+    if (std::count(block_sids.begin(), block_sids.begin() + i, block_sids[i]))
+      fail(s, kBlockMultiAppearanceError, {block_sids[i]});
   }
-  uint64_t scope = s.scope_block(block_sids[0]);
-  std::vector<uint64_t> common = s.enclosing_loops(block_sids[0]);
+}
+
+// The blocks' lowest common ancestor: their innermost common loop, else their scope block,
+// and the sequence of its body whose children hold the blocks (null: the body is one child).
+struct CommonAncestor {
+  uint64_t scope = 0;
+  std::vector<uint64_t> common;  // the common loops, outermost first
+  uint64_t lca = 0;
+  Stmt body;
+  const SeqStmtNode* seq = nullptr;
+};
+
+// TVM's BlocksNotInSameScopeError, then the lowest common ancestor.
+CommonAncestor common_ancestor(const ScheduleState& s, const std::vector<uint64_t>& block_sids) {
+  CommonAncestor out;
+  out.scope = s.scope_block(block_sids[0]);
+  out.common = s.enclosing_loops(block_sids[0]);
   for (uint64_t b : block_sids) {
-    if (s.scope_block(b) != scope) fail(s, kBlocksNotInSameScopeError, {block_sids[0], b});
+    if (s.scope_block(b) != out.scope) fail(s, kBlocksNotInSameScopeError, {block_sids[0], b});
     std::vector<uint64_t> loops = s.enclosing_loops(b);
     size_t n = 0;
-    while (n < common.size() && n < loops.size() && common[n] == loops[n]) ++n;
-    common.resize(n);
+    while (n < out.common.size() && n < loops.size() && out.common[n] == loops[n]) ++n;
+    out.common.resize(n);
   }
-  uint64_t lca = common.empty() ? scope : common.back();
+  out.lca = out.common.empty() ? out.scope : out.common.back();
   // A scope's body is looked at under its leading AllocateConst / DeclBuffer statements.
-  Stmt lca_body = common.empty() ? peel_decls(s.block_at(scope).body).inner : s.loop_at(lca).body;
-  auto* seq = as<SeqStmtNode>(lca_body);
-  // Which child of the ancestor's sequence holds each block.
-  auto child_of = [&](uint64_t b) -> size_t {
-    uint64_t node = b;
-    while (s.info(node)->parent != lca) node = s.info(node)->parent;
-    if (!seq) return 0;
-    for (size_t i = 0; i < seq->seq.size(); ++i) {
-      const StmtNode* child = seq->seq[i].get();
-      if (auto* r = as<BlockRealizeNode>(seq->seq[i])) child = r->block.get();
-      if (child == s.info(node)->node) return i;
-    }
-    internal_fail(__FILE__, __LINE__, "blockize: a block is not under its common ancestor's sequence");
-  };
-  std::vector<size_t> children;
-  for (uint64_t b : block_sids) children.push_back(child_of(b));
-  std::vector<size_t> sorted = children;
+  out.body = out.common.empty() ? peel_decls(s.block_at(out.scope).body).inner : s.loop_at(out.lca).body;
+  out.seq = as<SeqStmtNode>(out.body);
+  return out;
+}
+
+// Which child of the ancestor's sequence holds block `b`.
+size_t child_of(const ScheduleState& s, const CommonAncestor& at, uint64_t b) {
+  uint64_t node = b;
+  while (s.info(node)->parent != at.lca) node = s.info(node)->parent;
+  if (!at.seq) return 0;
+  for (size_t i = 0; i < at.seq->seq.size(); ++i) {
+    const StmtNode* child = at.seq->seq[i].get();
+    if (auto* r = as<BlockRealizeNode>(at.seq->seq[i])) child = r->block.get();
+    if (child == s.info(node)->node) return i;
+  }
+  internal_fail(__FILE__, __LINE__, "blockize: a block is not under its common ancestor's sequence");
+}
+
+// TVM's BlocksNotConsecutiveError: the children holding the blocks are consecutive. Returns
+// them, sorted.
+std::vector<size_t> check_consecutive(const ScheduleState& s, const CommonAncestor& at,
+                                      const std::vector<uint64_t>& block_sids) {
+  std::vector<size_t> sorted;
+  for (uint64_t b : block_sids) sorted.push_back(child_of(s, at, b));
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  if (sorted.back() - sorted.front() + 1 != sorted.size()) {
-    fail(s, kBlocksNotConsecutiveError, block_sids);
-  }
+  if (sorted.back() - sorted.front() + 1 != sorted.size()) fail(s, kBlocksNotConsecutiveError, block_sids);
+  return sorted;
+}
+
+// The children to blockize hold no block of the scope that is not listed.
+void check_no_unlisted_block(const ScheduleState& s, const CommonAncestor& at, const std::vector<uint64_t>& block_sids,
+                             const std::vector<size_t>& children) {
+  std::unordered_set<uint64_t> targets(block_sids.begin(), block_sids.end());
   for (uint64_t b : s.blocks_in(s.info(block_sids[0])->func)) {
-    if (targets.count(b) || s.scope_block(b) != scope) continue;
+    if (targets.count(b) || s.scope_block(b) != at.scope) continue;
     std::vector<uint64_t> loops = s.enclosing_loops(b);
-    bool under_lca = common.empty() || std::find(loops.begin(), loops.end(), lca) != loops.end();
-    if (under_lca && std::find(sorted.begin(), sorted.end(), child_of(b)) != sorted.end()) {
+    bool under_lca = at.common.empty() || std::find(loops.begin(), loops.end(), at.lca) != loops.end();
+    if (under_lca && std::find(children.begin(), children.end(), child_of(s, at, b)) != children.end()) {
       fail(s, kUnlistedBlockError, {b});
     }
   }
+}
 
+// A listed reduction block keeps its init: the reduction stays whole inside the inner block
+// (TVM drops the init here, which would change the result).
+void keep_init(const ScheduleState& s, uint64_t b, const BlockNode* block, const Subspace& sub, const Outer& outer,
+               Inner& in) {
+  for (size_t i = 0; i < sub.parts.size(); ++i) {
+    if (sub.parts[i].outer_extent > 1 && block->iter_vars[i].type == IterType::CommReduce) {
+      fail_not_supported(s, {b},
+                         "blockize of a block list where block {0} reduces over loops outside the new outer block");
+    }
+  }
+  auto with_init = std::make_shared<BlockNode>(*in.block);
+  with_init->init = substitute(block->init, in.vmap);
+  // With its init the block no longer reads what it accumulates into (derive() added those
+  // regions in front, for an outer reduction iterator).
+  bool outer_reduction = false;
+  for (const auto& iv : outer.block->iter_vars) outer_reduction |= iv.type == IterType::CommReduce;
+  if (outer_reduction)
+    with_init->reads.erase(with_init->reads.begin(),
+                           with_init->reads.begin() + static_cast<long>(with_init->writes.size()));
+  in.block = with_init;
+  in.nest =
+      wrap_in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init), sub.inner_loops);
+}
+
+// Step 2 for one listed block: divided at the loops below the ancestor into the shared outer
+// iterators; its regions, relaxed over the inner ones, added to the outer block's.
+Stmt divide_listed_block(const ScheduleState& s, uint64_t b, size_t first_inner, bool preserve_unit_iters,
+                         Outer& outer) {
+  const BlockNode* block = &s.block_at(b);
+  Subspace sub = divide(s, b, first_inner, preserve_unit_iters);
+  Inner in = derive(s, b, block, sub, preserve_unit_iters, outer);
+  if (block->init) keep_init(s, b, block, sub, outer, in);
+  if (!is_one(sub.outer_predicate)) {
+    fail_not_supported(s, {b}, "blockize of a block list whose block {0} has a T.where over the outer loops");
+  }
+  arith::VarDomain outer_dom;
+  for (const auto& iv : outer.block->iter_vars) {
+    outer_dom[iv.var.get()] = arith::Interval{
+        iv.dom.min, arith::simplify(ir::sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
+  }
+  unite(outer.block->reads, relax(s, b, in.block->reads, in.dom), outer_dom);
+  unite(outer.block->writes, relax(s, b, in.block->writes, in.dom), outer_dom);
+  outer.block->name += block->name + "_";
+  return in.nest;
+}
+
+// Step 3: the outer block replaces the ancestor's children `children` (all of its body when
+// that is one child).
+void replace_children(ScheduleState& s, const CommonAncestor& at, const std::vector<size_t>& children,
+                      const Stmt& blockized) {
+  std::vector<Stmt> items;
+  if (at.seq) {
+    for (size_t i = 0; i < at.seq->seq.size(); ++i) {
+      if (i == children.front()) items.push_back(blockized);
+      if (i < children.front() || i > children.back()) items.push_back(at.seq->seq[i]);
+    }
+  } else {
+    items.push_back(blockized);
+  }
+  Stmt new_body = make_seq(items);
+  if (at.common.empty()) {
+    auto block = std::make_shared<BlockNode>(s.block_at(at.scope));
+    block->body = rewrap(peel_decls(block->body).wrappers, new_body);
+    const BlockRealizeNode* r = s.info(at.scope)->realize;
+    if (r) {
+      s.replace(at.scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, block));
+    } else {
+      s.replace(at.scope, std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), block));
+    }
+  } else {
+    auto loop = std::make_shared<ForNode>(s.loop_at(at.lca));
+    loop->body = new_body;
+    s.replace(at.lca, loop);
+  }
+}
+
+}  // namespace
+
+uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_sids, bool preserve_unit_iters) {
+  // Step 1. Check: blocks of one scope whose subtrees are consecutive children of their
+  // lowest common ancestor, each subtree holding only target blocks.
+  check_block_list(s, block_sids);
+  CommonAncestor at = common_ancestor(s, block_sids);
+  std::vector<size_t> children = check_consecutive(s, at, block_sids);
+  check_no_unlisted_block(s, at, block_sids, children);
   // Step 2. Each block divides at the loops below the ancestor; all share the outer iterators.
   Outer outer;
   outer.block->name = "outer_";
   std::vector<std::pair<size_t, Stmt>> nests;
   for (uint64_t b : block_sids) {
-    const BlockNode* block = &s.block_at(b);
-    Subspace sub = divide(s, b, common.size(), preserve_unit_iters);
-    Inner in = derive(s, b, block, sub, preserve_unit_iters, outer);
-    if (block->init) {
-      // The reduction stays whole inside the inner block, so its init stays with it (TVM
-      // drops it here, which would change the result).
-      for (size_t i = 0; i < sub.parts.size(); ++i) {
-        if (sub.parts[i].outer_extent > 1 && block->iter_vars[i].type == IterType::CommReduce) {
-          fail_not_supported(s, {b},
-                             "blockize of a block list where block {0} reduces over loops outside the new outer block");
-        }
-      }
-      auto with_init = std::make_shared<BlockNode>(*in.block);
-      with_init->init = substitute(block->init, in.vmap);
-      // With its init the block no longer reads what it accumulates into (derive() added
-      // those regions in front, for an outer reduction iterator).
-      bool outer_reduction = false;
-      for (const auto& iv : outer.block->iter_vars) outer_reduction |= iv.type == IterType::CommReduce;
-      if (outer_reduction)
-        with_init->reads.erase(with_init->reads.begin(),
-                               with_init->reads.begin() + static_cast<long>(with_init->writes.size()));
-      in.block = with_init;
-      in.nest =
-          wrap_in_loops(std::make_shared<BlockRealizeNode>(in.values, sub.inner_predicate, with_init), sub.inner_loops);
-    }
-    if (!is_one(sub.outer_predicate)) {
-      fail_not_supported(s, {b}, "blockize of a block list whose block {0} has a T.where over the outer loops");
-    }
-    arith::VarDomain outer_dom;
-    for (const auto& iv : outer.block->iter_vars) {
-      outer_dom[iv.var.get()] = arith::Interval{
-          iv.dom.min, arith::simplify(ir::sub(add(iv.dom.min, iv.dom.extent), make_int(1, iv.dom.extent->dtype)))};
-    }
-    unite(outer.block->reads, relax(s, b, in.block->reads, in.dom), outer_dom);
-    unite(outer.block->writes, relax(s, b, in.block->writes, in.dom), outer_dom);
-    outer.block->name += block->name + "_";
-    nests.emplace_back(child_of(b), in.nest);
+    Stmt nest = divide_listed_block(s, b, at.common.size(), preserve_unit_iters, outer);
+    nests.emplace_back(child_of(s, at, b), nest);
   }
   std::stable_sort(nests.begin(), nests.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<Stmt> body;
   for (auto& [index, nest] : nests) body.push_back(nest);
   outer.block->body = make_seq(body);
   outer.block->sid = s.fresh_sid();
-
   // Step 3. The outer block replaces those children of the ancestor's sequence.
-  Stmt blockized = std::make_shared<BlockRealizeNode>(outer.values, make_bool(true), outer.block);
-  std::vector<Stmt> items;
-  if (seq) {
-    for (size_t i = 0; i < seq->seq.size(); ++i) {
-      if (i == sorted.front()) items.push_back(blockized);
-      if (i < sorted.front() || i > sorted.back()) items.push_back(seq->seq[i]);
-    }
-  } else {
-    items.push_back(blockized);
-  }
-  Stmt new_body = make_seq(items);
-  if (common.empty()) {
-    auto block = std::make_shared<BlockNode>(s.block_at(scope));
-    block->body = rewrap(peel_decls(block->body).wrappers, new_body);
-    const BlockRealizeNode* r = s.info(scope)->realize;
-    if (r) {
-      s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, block));
-    } else {
-      s.replace(scope, std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), block));
-    }
-  } else {
-    auto loop = std::make_shared<ForNode>(s.loop_at(lca));
-    loop->body = new_body;
-    s.replace(lca, loop);
-  }
+  replace_children(s, at, children, std::make_shared<BlockRealizeNode>(outer.values, make_bool(true), outer.block));
   return outer.block->sid;
 }
 

@@ -389,30 +389,54 @@ std::unordered_set<uint64_t> with_nested_blocks(const ScheduleState& s, const st
   return out;
 }
 
-}  // namespace
+// Where a copy goes: into the body of loop `loc` (or of the scope block) at `pos`, copying
+// `region` of the buffer.
+struct CacheSite {
+  uint64_t loc = 0;
+  size_t pos = 0;
+  std::vector<arith::Interval> region;
+};
 
-uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
-                    const std::vector<uint64_t>& consumer_blocks) {
-  // Step 1. Check.
+// Step 3 of both: the `redirected` blocks access `cache` instead of `buffer` (re-indexed by
+// `shift` when compact), the copy nest goes in at `site`, and the scope allocates the cache.
+void install_cache(ScheduleState& s, uint64_t scope, const std::unordered_set<uint64_t>& redirected,
+                   const Buffer& buffer, const Buffer& cache, const BufferReindex* shift, const CacheSite& site,
+                   const Stmt& nest, const char* primitive) {
+  Rewriter rewrite(redirected, buffer, cache, shift, site.loc, site.pos, nest);
+  auto new_scope = std::make_shared<BlockNode>(s.block_at(scope));
+  new_scope->body = rewrite.mutate(new_scope->body);
+  if (site.loc == scope) new_scope->body = rewrite.insert(new_scope->body);
+  new_scope->alloc_buffers.push_back(cache);
+  TSCH_INTERNAL_ASSERT(rewrite.inserted == 1) << primitive << ": the insertion point was not found";
+  const BlockRealizeNode* realize = s.info(scope)->realize;
+  s.replace(scope, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, new_scope));
+}
+
+// ---- cache_read's steps
+
+// Step 1: a valid scope, a read index of the block, a buffer the block does not also write
+// (it would read the copy and update it, and its results never reach the buffer). Returns
+// the buffer.
+Buffer check_cache_read(const ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
   check_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->reads.size())) {
     fail_buffer_index_out_of_range(s, block_sid, index, false);
   }
-  uint64_t scope = s.scope_block(block_sid);
   Buffer src = block->reads[static_cast<size_t>(index)].buffer;
   for (const auto& w : block->writes) {
-    // The block would read the copy and update it, and its results never reach `src`.
     if (w.buffer == src) {
       fail_not_supported(
           s, {block_sid},
           fmt::format("cache_read of {}, which block {{0}} also writes (cache_write caches both)", src->name));
     }
   }
-  // The consumers that read the copy: those named (with the blocks inside them), else all.
-  std::unordered_set<uint64_t> consumers = with_nested_blocks(s, consumer_blocks);
-  std::vector<uint64_t> readers = readers_in_scope(s, scope, src);
-  // Step 2. Where the copy goes and what it copies (TVM's CacheRead).
+  return src;
+}
+
+// TVM's NotSingleWriteBlock over the scope's child blocks: the buffer's writer, or 0 for an
+// input of the scope.
+uint64_t only_writer(const ScheduleState& s, uint64_t scope, const Buffer& src) {
   std::vector<uint64_t> writers;
   for (uint64_t b : s.child_blocks(scope)) {
     if (writes_buffer(&s.block_at(b), src)) writers.push_back(b);
@@ -422,119 +446,104 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
          "The buffer " + src->name +
              " is expected to be written by single block, but it is written by blocks {0} and {1}.");
   }
-  const BlockNode& scope_block = s.block_at(scope);
-  uint64_t loc = scope;
-  int64_t pos = 0;
-  std::vector<arith::Interval> region;
-  if (!writers.empty()) {
-    // Case 1: the buffer is written in the scope. The copy follows the writer, covering what
-    // it writes below the insertion point.
-    uint64_t writer = writers[0];
-    std::unordered_set<uint64_t> related =
-        consumers.empty() ? std::unordered_set<uint64_t>(readers.begin(), readers.end()) : consumers;
-    related.erase(writer);
-    if (related.empty()) {
-      auto items = body_items(scope_block.body);
-      pos = static_cast<int64_t>(items.size());
-    } else {
-      CacheLocDetector detector(writer, scope, related);
-      detector.visit(Stmt(std::make_shared<BlockNode>(scope_block)));
-      if (detector.holds_both)
-        fail_not_supported(s, {block_sid},
-                           "cache_read where the writer of " + src->name + " and a consumer share a container block");
-      if (detector.pos < 0 || !detector.loc)
-        fail_not_supported(s, {block_sid}, "cache_read where its consumers run before the writer of " + src->name);
-      loc = detector.loc;
-      pos = detector.pos;
-      // The position indexes the loop's (or scope's) own body; a sequence nested deeper (under
-      // a branch inside the loop) has no insertion point here.
-      Stmt body = loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(loc).body;
-      if (detector.seq && body.get() != detector.seq) {
-        fail_not_supported(
-            s, {block_sid},
-            "cache_read where the writer of " + src->name + " and its first consumer meet under a branch or binding");
-      }
-    }
-    // An undeclared container (loop_partition's blocks) writes what the blocks inside it do.
-    arith::AccessRegions writer_regions = arith::effective_access_regions(s.block_at(writer));
-    const BufferRegion* written = nullptr;
-    for (const auto& w : writer_regions.writes) {
-      if (w.buffer == src) written = &w;
-    }
-    region = scope_region(s, writer, *written, loc == scope ? 0 : loc);
-  } else {
-    // Case 2: an input of the scope: the whole buffer (or what the scope block declares it
-    // reads), copied first.
-    const BufferRegion* declared = nullptr;
-    for (const auto& r : scope_block.reads) {
-      if (r.buffer == src) declared = &r;
-    }
-    // A declared region may reach past the buffer where the reads are guarded (a padding
-    // block's `T.if_then_else(1 <= h, X[h - 1], 0)`, relaxed by blockize without its
-    // condition): the copy stays inside the buffer, as nothing reads outside it.
-    arith::VarDomain outer;
-    for (uint64_t up = scope; up; up = s.scope_block(up)) {
-      for (const auto& iv : s.block_at(up).iter_vars) outer[iv.var.get()] = arith::interval_of(iv.dom);
-    }
-    for (size_t d = 0; d < src->shape.size(); ++d) {
-      const PrimExpr& size = src->shape[d];
-      Range r = declared ? declared->region[d] : Range{make_int(0, size->dtype), size};
-      arith::Interval whole = arith::interval_of(Range{make_int(0, size->dtype), size});
-      region.push_back(arith::interval_clamp(
-          {r.min, arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))}, whole, outer));
-    }
-  }
-  // A copy inside a loop, or with consumers outside the insertion point, keeps the buffer's
-  // shape; otherwise the cache is the region's shape (TVM's cache_full_region).
-  bool full = loc != scope;
-  if (!full) {
-    for (uint64_t r : readers) {
-      if (!consumers.empty() && !consumers.count(r)) continue;
-      uint64_t up = r;
-      while (up && up != loc) up = s.info(up)->parent;
-      full = full || up != loc;
-    }
-  }
-  std::vector<PrimExpr> shape = src->shape;
-  if (!full) {
-    std::optional<std::vector<PrimExpr>> compact = compact_shape(s, scope, src, region);
-    if (compact) shape = *compact;
-    full = !compact;
-  }
-  Buffer cache = buffer_with(src, cache_name(src->name, scope_name), shape, scope_name);
-  uint64_t copy_sid = 0;
-  Stmt nest = copy_nest(s, cache->name, src, cache, region, copy_sid, !full);
-  // Step 3. The consumers read the cache (re-indexed from the region's start when compact).
-  BufferReindex shift = region_shift(region);
-  std::unordered_set<uint64_t> redirected;
-  for (uint64_t r : readers) {
-    if (consumers.empty() || consumers.count(r)) redirected.insert(r);
-  }
-  Rewriter rewrite(redirected, src, cache, full ? nullptr : &shift, loc, static_cast<size_t>(pos), nest);
-  auto new_scope = std::make_shared<BlockNode>(scope_block);
-  new_scope->body = rewrite.mutate(scope_block.body);
-  if (loc == scope) new_scope->body = rewrite.insert(new_scope->body);
-  new_scope->alloc_buffers.push_back(cache);
-  TSCH_INTERNAL_ASSERT(rewrite.inserted == 1) << "cache_read: the insertion point was not found";
-  const BlockRealizeNode* realize = s.info(scope)->realize;
-  s.replace(scope, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, new_scope));
-  return copy_sid;
+  return writers.empty() ? 0 : writers[0];
 }
 
-uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
-                     const std::vector<uint64_t>& consumer_blocks) {
-  // Step 1. Check.
+// Case 1: the buffer is written in the scope. The copy follows the writer, covering what it
+// writes below the insertion point.
+CacheSite site_after_writer(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t writer,
+                            const Buffer& src, const std::vector<uint64_t>& readers,
+                            const std::unordered_set<uint64_t>& consumers) {
+  const BlockNode& scope_block = s.block_at(scope);
+  CacheSite site{scope, 0, {}};
+  std::unordered_set<uint64_t> related =
+      consumers.empty() ? std::unordered_set<uint64_t>(readers.begin(), readers.end()) : consumers;
+  related.erase(writer);
+  if (related.empty()) {
+    site.pos = body_items(scope_block.body).size();
+  } else {
+    CacheLocDetector detector(writer, scope, related);
+    detector.visit(Stmt(std::make_shared<BlockNode>(scope_block)));
+    if (detector.holds_both)
+      fail_not_supported(s, {block_sid},
+                         "cache_read where the writer of " + src->name + " and a consumer share a container block");
+    if (detector.pos < 0 || !detector.loc)
+      fail_not_supported(s, {block_sid}, "cache_read where its consumers run before the writer of " + src->name);
+    site.loc = detector.loc;
+    site.pos = static_cast<size_t>(detector.pos);
+    // The position indexes the loop's (or scope's) own body; a sequence nested deeper (under
+    // a branch inside the loop) has no insertion point here.
+    Stmt body = site.loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(site.loc).body;
+    if (detector.seq && body.get() != detector.seq) {
+      fail_not_supported(
+          s, {block_sid},
+          "cache_read where the writer of " + src->name + " and its first consumer meet under a branch or binding");
+    }
+  }
+  // An undeclared container (loop_partition's blocks) writes what the blocks inside it do.
+  arith::AccessRegions writer_regions = arith::effective_access_regions(s.block_at(writer));
+  const BufferRegion* written = nullptr;
+  for (const auto& w : writer_regions.writes) {
+    if (w.buffer == src) written = &w;
+  }
+  site.region = scope_region(s, writer, *written, site.loc == scope ? 0 : site.loc);
+  return site;
+}
+
+// Case 2: an input of the scope: the whole buffer (or what the scope block declares it
+// reads), copied first. A declared region may reach past the buffer where the reads are
+// guarded (a padding block's `T.if_then_else(1 <= h, X[h - 1], 0)`, relaxed by blockize
+// without its condition): the copy stays inside the buffer, as nothing reads outside it.
+CacheSite site_of_input(const ScheduleState& s, uint64_t scope, const Buffer& src) {
+  const BufferRegion* declared = nullptr;
+  for (const auto& r : s.block_at(scope).reads) {
+    if (r.buffer == src) declared = &r;
+  }
+  arith::VarDomain outer;
+  for (uint64_t up = scope; up; up = s.scope_block(up)) {
+    for (const auto& iv : s.block_at(up).iter_vars) outer[iv.var.get()] = arith::interval_of(iv.dom);
+  }
+  CacheSite site{scope, 0, {}};
+  for (size_t d = 0; d < src->shape.size(); ++d) {
+    const PrimExpr& size = src->shape[d];
+    Range r = declared ? declared->region[d] : Range{make_int(0, size->dtype), size};
+    arith::Interval whole = arith::interval_of(Range{make_int(0, size->dtype), size});
+    site.region.push_back(arith::interval_clamp(
+        {r.min, arith::simplify(sub(add(r.min, r.extent), make_int(1, r.extent->dtype)))}, whole, outer));
+  }
+  return site;
+}
+
+// A copy inside a loop, or with consumers outside the insertion point, keeps the buffer's
+// shape (TVM's cache_full_region).
+bool cache_full_region(const ScheduleState& s, uint64_t scope, const CacheSite& site,
+                       const std::vector<uint64_t>& readers, const std::unordered_set<uint64_t>& consumers) {
+  bool full = site.loc != scope;
+  if (full) return true;
+  for (uint64_t r : readers) {
+    if (!consumers.empty() && !consumers.count(r)) continue;
+    uint64_t up = r;
+    while (up && up != site.loc) up = s.info(up)->parent;
+    full = full || up != site.loc;
+  }
+  return full;
+}
+
+// ---- cache_write's steps
+
+// Step 1: a valid scope, a write index of the block, the buffer's only writer in the scope
+// (TVM's GetOnlyWriteBlock over the scope's child blocks: a block nested in the producer, as
+// blockize leaves an init block in its T.init, writes through it). Returns the write region.
+const BufferRegion& check_cache_write(const ScheduleState& s, uint64_t block_sid, int64_t index,
+                                      const std::string& scope_name) {
   check_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) {
     fail_buffer_index_out_of_range(s, block_sid, index, true);
   }
-  uint64_t scope = s.scope_block(block_sid);
   const BufferRegion& write = block->writes[static_cast<size_t>(index)];
-  Buffer dst = write.buffer;
-  // TVM's GetOnlyWriteBlock: the writers among the scope's child blocks (a block nested in
-  // the producer, as blockize leaves an init block in its T.init, writes through it).
-  for (uint64_t other : s.child_blocks(scope)) {
+  const Buffer& dst = write.buffer;
+  for (uint64_t other : s.child_blocks(s.scope_block(block_sid))) {
     if (other == block_sid) continue;
     if (writes_buffer(&s.block_at(other), dst)) {
       fail(s, kNotSingleWriteBlock, {block_sid, other},
@@ -542,23 +551,32 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
                " is expected to be written by single block, but it is written by blocks {0} and {1}.");
     }
   }
-  // A block that reads what it writes before writing it, with no T.init to start the cache
-  // from (an update block left by decompose_reduction, blockized or not; an in-place update),
-  // would read the cache before anything stored to it: the buffer's values are not copied
-  // in. (A scope block that writes the buffer in one block and reads it in a later one is
-  // cached as TVM caches it.)
+  return write;
+}
+
+// A block that reads what it writes before writing it, with no T.init to start the cache
+// from (an update block left by decompose_reduction, blockized or not; an in-place update),
+// would read the cache before anything stored to it: the buffer's values are not copied in.
+// (A scope block that writes the buffer in one block and reads it in a later one is cached as
+// TVM caches it.)
+void check_not_read_before_written(const ScheduleState& s, uint64_t block_sid, const Buffer& dst) {
+  const BlockNode* block = &s.block_at(block_sid);
   if (!block->init && reads_before_writing(*block, dst)) {
     fail_not_supported(
         s, {block_sid},
         "cache_write of " + dst->name + " written by block {0}, which reads " + dst->name +
             " before writing it and has no T.init: the cache would be read before anything is stored to it");
   }
-  // The consumers named read the cache itself: they must run after the producer and read only
-  // what it writes, or they would read the cache before (or where) nothing was stored in it
-  // (TVM does not ask; a reader of a parameter's old contents would silently change).
-  std::unordered_set<uint64_t> consumers = with_nested_blocks(s, consumer_blocks);
+}
+
+// The consumers named read the cache itself: they must run after the producer and read only
+// what it writes (`written`), or they would read the cache before (or where) nothing was
+// stored in it (TVM does not ask; a reader of a parameter's old contents would silently
+// change).
+void check_consumers_read_written(const ScheduleState& s, uint64_t block_sid, const Buffer& dst,
+                                  const std::vector<uint64_t>& consumer_blocks,
+                                  const std::vector<arith::Interval>& written) {
   std::vector<uint64_t> order = s.blocks_in(s.info(block_sid)->func);
-  std::vector<arith::Interval> written = scope_region(s, block_sid, write);
   for (uint64_t c : consumer_blocks) {
     if (std::find(order.begin(), order.end(), c) < std::find(order.begin(), order.end(), block_sid))
       fail_not_supported(
@@ -577,15 +595,19 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
       }
     }
   }
-  // Step 2. Where the copy-back goes (TVM's CacheLocDetector): after the producer, before the
-  // first block still reading the buffer itself — inside the loops the two share, where they
-  // share any; there the cache keeps the buffer's shape (TVM's cache_full_region).
+}
+
+// Step 2: where the copy-back goes (TVM's CacheLocDetector): after the producer, before the
+// first block still reading the buffer itself — inside the loops the two share, where they
+// share any; else at the scope's top level, over what the producer writes there (`written`).
+CacheSite copy_back_site(const ScheduleState& s, uint64_t block_sid, uint64_t scope, const BufferRegion& write,
+                         const std::unordered_set<uint64_t>& consumers, const std::vector<arith::Interval>& written) {
+  const Buffer& dst = write.buffer;
   std::unordered_set<uint64_t> related;
   for (uint64_t c : s.child_blocks(scope)) {
     if (c != block_sid && !consumers.count(c) && reads_buffer(&s.block_at(c), dst)) related.insert(c);
   }
-  uint64_t loc = scope;
-  size_t position = 0;
+  CacheSite site{scope, 0, {}};
   if (!related.empty()) {
     CacheLocDetector detector(block_sid, scope, related);
     detector.visit(Stmt(std::make_shared<BlockNode>(s.block_at(scope))));
@@ -593,37 +615,79 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
       fail_not_supported(s, {block_sid},
                          "cache_write where block {0} and a reader of " + dst->name + " share a container block");
     if (detector.loc && detector.loc != scope && detector.pos >= 0) {
-      loc = detector.loc;
-      position = static_cast<size_t>(detector.pos);
-      if (detector.seq != s.loop_at(loc).body.get())
+      site.loc = detector.loc;
+      site.pos = static_cast<size_t>(detector.pos);
+      if (detector.seq != s.loop_at(site.loc).body.get())
         fail_not_supported(
             s, {block_sid},
             "cache_write where block {0} and the next reader of " + dst->name + " meet under a branch or binding");
     }
   }
-  if (loc == scope) position = copy_back_position(s, block_sid, scope, dst, consumers);
-  // At the scope's top level the cache is the shape of the region the producer writes there
-  // and is indexed from the region's start; inside a loop it is the buffer's shape.
-  std::vector<arith::Interval> region = loc == scope ? written : scope_region(s, block_sid, write, loc);
+  if (site.loc == scope) site.pos = copy_back_position(s, block_sid, scope, dst, consumers);
+  site.region = site.loc == scope ? written : scope_region(s, block_sid, write, site.loc);
+  return site;
+}
+
+}  // namespace
+
+uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
+                    const std::vector<uint64_t>& consumer_blocks) {
+  // Step 1. Check.
+  Buffer src = check_cache_read(s, block_sid, index, scope_name);
+  uint64_t scope = s.scope_block(block_sid);
+  // The consumers that read the copy: those named (with the blocks inside them), else all.
+  std::unordered_set<uint64_t> consumers = with_nested_blocks(s, consumer_blocks);
+  std::vector<uint64_t> readers = readers_in_scope(s, scope, src);
+  // Step 2. Where the copy goes and what it copies (TVM's CacheRead); the cache is the
+  // region's shape where it can be.
+  uint64_t writer = only_writer(s, scope, src);
+  CacheSite site =
+      writer ? site_after_writer(s, block_sid, scope, writer, src, readers, consumers) : site_of_input(s, scope, src);
+  bool full = cache_full_region(s, scope, site, readers, consumers);
+  std::vector<PrimExpr> shape = src->shape;
+  if (!full) {
+    std::optional<std::vector<PrimExpr>> compact = compact_shape(s, scope, src, site.region);
+    if (compact) shape = *compact;
+    full = !compact;
+  }
+  Buffer cache = buffer_with(src, cache_name(src->name, scope_name), shape, scope_name);
+  uint64_t copy_sid = 0;
+  Stmt nest = copy_nest(s, cache->name, src, cache, site.region, copy_sid, !full);
+  // Step 3. The consumers read the cache (re-indexed from the region's start when compact).
+  BufferReindex shift = region_shift(site.region);
+  std::unordered_set<uint64_t> redirected;
+  for (uint64_t r : readers) {
+    if (consumers.empty() || consumers.count(r)) redirected.insert(r);
+  }
+  install_cache(s, scope, redirected, src, cache, full ? nullptr : &shift, site, nest, "cache_read");
+  return copy_sid;
+}
+
+uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
+                     const std::vector<uint64_t>& consumer_blocks) {
+  // Step 1. Check.
+  const BufferRegion& write = check_cache_write(s, block_sid, index, scope_name);
+  Buffer dst = write.buffer;
+  uint64_t scope = s.scope_block(block_sid);
+  check_not_read_before_written(s, block_sid, dst);
+  std::unordered_set<uint64_t> consumers = with_nested_blocks(s, consumer_blocks);
+  std::vector<arith::Interval> written = scope_region(s, block_sid, write);
+  check_consumers_read_written(s, block_sid, dst, consumer_blocks, written);
+  // Step 2. Where the copy-back goes. At the scope's top level the cache is the shape of the
+  // region the producer writes there and is indexed from the region's start; inside a loop it
+  // is the buffer's shape (TVM's cache_full_region).
+  CacheSite site = copy_back_site(s, block_sid, scope, write, consumers, written);
   std::optional<std::vector<PrimExpr>> shape;
-  if (loc == scope) shape = compact_shape(s, scope, dst, region);
+  if (site.loc == scope) shape = compact_shape(s, scope, dst, site.region);
   Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), shape ? *shape : dst->shape, scope_name);
   uint64_t copy_sid = 0;
-  Stmt nest =
-      copy_nest(s, cache->name, cache, dst, region, copy_sid, /*compact=*/shape.has_value(), /*cache_is_dst=*/false);
-  BufferReindex shift = region_shift(region);
-
+  Stmt nest = copy_nest(s, cache->name, cache, dst, site.region, copy_sid, /*compact=*/shape.has_value(),
+                        /*cache_is_dst=*/false);
+  BufferReindex shift = region_shift(site.region);
   // Step 3. The producer and the consumers named access the cache; the copy-back goes in.
   std::unordered_set<uint64_t> redirected = consumers;
   redirected.insert(block_sid);
-  Rewriter rewrite(redirected, dst, cache, shape ? &shift : nullptr, loc, position, nest);
-  auto new_scope = std::make_shared<BlockNode>(s.block_at(scope));
-  new_scope->body = rewrite.mutate(new_scope->body);
-  if (loc == scope) new_scope->body = rewrite.insert(new_scope->body);
-  new_scope->alloc_buffers.push_back(cache);
-  TSCH_INTERNAL_ASSERT(rewrite.inserted == 1) << "cache_write: the insertion point was not found";
-  const BlockRealizeNode* realize = s.info(scope)->realize;
-  s.replace(scope, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, new_scope));
+  install_cache(s, scope, redirected, dst, cache, shape ? &shift : nullptr, site, nest, "cache_write");
   return copy_sid;
 }
 

@@ -312,91 +312,48 @@ void check_not_container(const ScheduleState& s, uint64_t block_sid, const std::
                        primitive + " of block {0}, which declares no T.reads/T.writes over the blocks inside it");
 }
 
-}  // namespace
+// ---- Step 1: the checks, shared and by direction
 
-void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
-  // Step 1. Checks: same scope; not an output block; every consumer under the loop.
-  check_same_scope(s, block_sid, loop_sid);
-  check_not_container(s, block_sid, "compute_at");
-  check_complete_or_reduction(s, block_sid);
-  const BlockNode* block = &s.block_at(block_sid);
-  uint64_t scope = s.scope_block(block_sid);
-  bool output = is_output_block(s, block_sid);
+using RegionMap = std::unordered_map<const BufferNode*, std::vector<arith::Interval>>;
+
+// compute_at: an output block writes an argument of the function; it moves only where the
+// schedule allows it, and then only if the new loops still write all of it (Step 2).
+void check_not_output_block(const ScheduleState& s, uint64_t block_sid, bool output) {
   if (output && !s.compute_at_covered_outputs) fail(s, kNotOutputBlockError, {block_sid});
-  std::vector<uint64_t> consumers;
-  for (uint64_t b : s.child_blocks(scope)) {
-    if (b == block_sid) continue;
-    for (const auto& w : block->writes) {
-      if (reads_buffer(&s.block_at(b), w.buffer)) consumers.push_back(b);
-    }
-  }
-  if (consumers.empty()) fail(s, kNoConsumerError, {block_sid});
-  check_all_under(s, consumers, loop_sid, true);
-  // Step 2. The region the consumers under the loop need, per buffer.
-  std::unordered_map<const BufferNode*, std::vector<arith::Interval>> needed;
-  for (uint64_t c : consumers) {
-    for (const auto& r : arith::effective_access_regions(s.block_at(c)).reads) {
-      if (!writes_buffer(block, r.buffer)) continue;
-      std::vector<arith::Interval> region = relaxed_region(s, c, loop_sid, r, nullptr, /*relax_threads_by_scope=*/true);
-      auto it = needed.find(r.buffer.get());
-      if (it == needed.end()) {
-        needed[r.buffer.get()] = region;
-      } else {
-        for (size_t d = 0; d < region.size(); ++d) {
-          it->second[d] = (!it->second[d].min || !region[d].min) ? arith::Interval{}
-                                                                 : arith::interval_union(it->second[d], region[d]);
-        }
-      }
-    }
-  }
-  // A dimension the consumers read at indices the analysis cannot bound (through a float cast)
-  // is the whole buffer, as TVM relaxes it: the block produces all of it in each iteration.
-  for (auto& [buffer, region] : needed) {
-    for (size_t d = 0; d < region.size(); ++d) {
-      const PrimExpr& extent = buffer->shape[d];
-      if (!region[d].min) region[d] = arith::interval_of(Range{make_int(0, extent->dtype), extent});
-    }
-  }
-  std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->writes, needed, loop_domain(s, loop_sid));
-  if (output && !covers_whole_output(*block, ranges, loop_domain(s, loop_sid))) {
-    fail_not_supported(s, {block_sid},
-                       "compute_at of block {0}, which writes an argument of the function: tsch cannot prove that the "
-                       "loops it moves under still compute every element of it");
-  }
-  // Step 3. Rewrite: take the block out, put a fresh nest under the loop.
-  Block block_ref = s.info(block_sid)->realize->block;
-  PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);
-  Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops, predicate, loop_domain(s, loop_sid));
-  // The block is not under the loop (check_same_scope), so taking it out leaves the loop's
-  // body, and the position found in it, as they are.
-  std::vector<uint64_t> producers = neighbours(s, scope, block_sid, true);
-  size_t pos = insertion_point(s, block_sid, loop_sid, nodes_of(s, producers), nodes_of(s, consumers), index);
-  ScheduleState before = s;
-  remove_from_scope(s, block_sid, nullptr);
-  s.replace(loop_sid, insert_into(&s.loop_at(loop_sid), nest, pos));
-  recheck_under_parallel_loops(s, before, block_sid);
 }
 
-void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops,
-                        int64_t index) {
-  // Step 1. Checks: same scope; every producer of what the block reads under the loop.
-  check_same_scope(s, block_sid, loop_sid);
-  check_not_container(s, block_sid, "reverse_compute_at");
-  check_complete_or_reduction(s, block_sid);
+// The blocks the moved block must sit among under the loop: compute_at's consumers (blocks
+// reading a buffer it writes), reverse_compute_at's producers (blocks writing one it reads).
+// A block related through several buffers is listed once per buffer, as the region union
+// of Step 2 has always seen it.
+template <bool is_compute_at>
+std::vector<uint64_t> required_blocks(const ScheduleState& s, uint64_t scope, uint64_t block_sid) {
   const BlockNode* block = &s.block_at(block_sid);
-  uint64_t scope = s.scope_block(block_sid);
-  std::vector<uint64_t> producers;
+  std::vector<uint64_t> out;
   for (uint64_t b : s.child_blocks(scope)) {
     if (b == block_sid) continue;
-    for (const auto& r : block->reads) {
-      if (writes_buffer(&s.block_at(b), r.buffer)) producers.push_back(b);
+    for (const BufferRegion& access : is_compute_at ? block->writes : block->reads) {
+      bool related =
+          is_compute_at ? reads_buffer(&s.block_at(b), access.buffer) : writes_buffer(&s.block_at(b), access.buffer);
+      if (related) out.push_back(b);
     }
   }
-  if (producers.empty()) fail(s, kNoProducerError, {block_sid});
-  check_all_under(s, producers, loop_sid, false);
-  // loop_partition's containers hold blocks that declare every partition's whole range (as
-  // TVM's do): what one iteration of the loop writes cannot be read from them, and taking
-  // the declared range for it would read elements later iterations write.
+  return out;
+}
+
+// TVM's NoConsumerError / NoProducerError, then NotAllRequiredBlocksAreVisitedError.
+template <bool is_compute_at>
+void check_required_blocks_under(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+                                 const std::vector<uint64_t>& required) {
+  if (required.empty()) fail(s, is_compute_at ? kNoConsumerError : kNoProducerError, {block_sid});
+  check_all_under(s, required, loop_sid, is_compute_at);
+}
+
+// reverse_compute_at: loop_partition's containers hold blocks that declare every partition's
+// whole range (as TVM's do): what one iteration of the loop writes cannot be read from them,
+// and taking the declared range for it would read elements later iterations write.
+void check_producers_not_containers(const ScheduleState& s, const std::vector<uint64_t>& producers,
+                                    uint64_t block_sid) {
   for (uint64_t p : producers) {
     if (arith::is_undeclared_container(s.block_at(p))) {
       fail_not_supported(
@@ -405,15 +362,22 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
           "the whole range of each partition, not what one iteration writes");
     }
   }
-  // A producer that reduces over the loop (or a loop around it) has written only partial
-  // values when one iteration of the loop ends. A block that copies them runs again with each
-  // and ends with the full ones (a write-back under k); a reduction would add every partial.
+}
+
+// reverse_compute_at: a producer that reduces over the loop (or a loop around it) has
+// written only partial values when one iteration of the loop ends. A block that copies them
+// runs again with each and ends with the full ones (a write-back under k); a reduction would
+// add every partial.
+void check_no_reduction_over_loop(const ScheduleState& s, const std::vector<uint64_t>& producers, uint64_t block_sid,
+                                  uint64_t loop_sid) {
+  const BlockNode* block = &s.block_at(block_sid);
   bool reduces = false;
   for (const auto& iv : block->iter_vars) reduces = reduces || iv.type == IterType::CommReduce;
+  if (!reduces) return;
   std::unordered_set<const VarNode*> at_or_above;
   at_or_above.insert(s.loop_at(loop_sid).loop_var.get());
   for (uint64_t l : s.enclosing_loops(loop_sid)) at_or_above.insert(s.loop_at(l).loop_var.get());
-  for (uint64_t p : reduces ? producers : std::vector<uint64_t>{}) {
+  for (uint64_t p : producers) {
     const BlockNode& producer = s.block_at(p);
     const BlockRealizeNode* realize = s.info(p)->realize;
     for (size_t i = 0; i < producer.iter_vars.size(); ++i) {
@@ -424,55 +388,159 @@ void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
                          "iteration of the loop leaves partial results");
     }
   }
-  // Step 2. The region the producers under the loop write, per buffer.
-  std::unordered_map<const BufferNode*, std::vector<arith::Interval>> produced;
-  for (uint64_t p : producers) {
-    for (const auto& w : arith::effective_access_regions(s.block_at(p)).writes) {
-      if (!reads_buffer(block, w.buffer)) continue;
-      bool gapped = false, predicate_unused = false;
-      std::vector<arith::Interval> region = relaxed_region(s, p, loop_sid, w, &gapped, false, &predicate_unused);
-      if (predicate_unused) {
-        // What one iteration writes could be less than the hull: the consumer would read
-        // elements a later iteration writes.
-        fail_not_supported(
-            s, {p, loop_sid, block_sid},
-            fmt::format("block {{0}} writes {} under a T.where that tsch cannot turn into a bound of what one "
-                        "iteration of loop {{1}} writes, so block {{2}} cannot be computed there",
-                        w.buffer->name));
-      }
-      if (gapped) {
-        // The consumer would also read elements the producer writes in later iterations.
-        fail_not_supported(
-            s, {p, loop_sid, block_sid},
-            fmt::format("what block {{0}} writes of {} in one iteration of loop {{1}} is not a contiguous region, so "
-                        "block {{2}} cannot be computed there",
-                        w.buffer->name));
-      }
-      auto it = produced.find(w.buffer.get());
-      if (it == produced.end()) {
-        produced[w.buffer.get()] = region;
+}
+
+// ---- Step 2: the region the blocks under the loop require (consume or produce), per buffer
+
+// reverse_compute_at: what producer `p` writes of `buffer` in one iteration of the loop must
+// be the region found, or the consumer would read elements a later iteration writes.
+void check_region_per_iteration(const ScheduleState& s, uint64_t p, uint64_t loop_sid, uint64_t block_sid,
+                                const Buffer& buffer, bool gapped, bool predicate_unused) {
+  if (predicate_unused) {
+    // What one iteration writes could be less than the hull.
+    fail_not_supported(
+        s, {p, loop_sid, block_sid},
+        fmt::format("block {{0}} writes {} under a T.where that tsch cannot turn into a bound of what one "
+                    "iteration of loop {{1}} writes, so block {{2}} cannot be computed there",
+                    buffer->name));
+  }
+  if (gapped) {
+    fail_not_supported(
+        s, {p, loop_sid, block_sid},
+        fmt::format("what block {{0}} writes of {} in one iteration of loop {{1}} is not a contiguous region, so "
+                    "block {{2}} cannot be computed there",
+                    buffer->name));
+  }
+}
+
+// Adds `region` to what `regions` holds for `buffer`, dimension by dimension; a dimension
+// either side cannot bound stays unbounded.
+void unite_region(RegionMap& regions, const BufferNode* buffer, const std::vector<arith::Interval>& region) {
+  auto it = regions.find(buffer);
+  if (it == regions.end()) {
+    regions[buffer] = region;
+    return;
+  }
+  for (size_t d = 0; d < region.size(); ++d) {
+    it->second[d] =
+        (!it->second[d].min || !region[d].min) ? arith::Interval{} : arith::interval_union(it->second[d], region[d]);
+  }
+}
+
+// compute_at: a dimension the consumers read at indices the analysis cannot bound (through a
+// float cast) is the whole buffer, as TVM relaxes it: the block produces all of it in each
+// iteration.
+void widen_unbounded_to_buffer(RegionMap& regions) {
+  for (auto& [buffer, region] : regions) {
+    for (size_t d = 0; d < region.size(); ++d) {
+      const PrimExpr& extent = buffer->shape[d];
+      if (!region[d].min) region[d] = arith::interval_of(Range{make_int(0, extent->dtype), extent});
+    }
+  }
+}
+
+// What the required blocks read (compute_at) or write (reverse_compute_at) of the moved
+// block's outputs (inputs) in one iteration of the loop, per buffer (TVM's region union).
+template <bool is_compute_at>
+RegionMap required_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+                          const std::vector<uint64_t>& required) {
+  const BlockNode* block = &s.block_at(block_sid);
+  RegionMap regions;
+  for (uint64_t b : required) {
+    arith::AccessRegions accesses = arith::effective_access_regions(s.block_at(b));
+    for (const BufferRegion& access : is_compute_at ? accesses.reads : accesses.writes) {
+      if constexpr (is_compute_at) {
+        if (!writes_buffer(block, access.buffer)) continue;
+        unite_region(regions, access.buffer.get(),
+                     relaxed_region(s, b, loop_sid, access, nullptr, /*relax_threads_by_scope=*/true));
       } else {
-        for (size_t d = 0; d < region.size(); ++d) {
-          it->second[d] = (!it->second[d].min || !region[d].min) ? arith::Interval{}
-                                                                 : arith::interval_union(it->second[d], region[d]);
-        }
+        if (!reads_buffer(block, access.buffer)) continue;
+        bool gapped = false, predicate_unused = false;
+        std::vector<arith::Interval> region = relaxed_region(s, b, loop_sid, access, &gapped, false, &predicate_unused);
+        check_region_per_iteration(s, b, loop_sid, block_sid, access.buffer, gapped, predicate_unused);
+        unite_region(regions, access.buffer.get(), region);
       }
     }
   }
-  arith::VarDomain loop_dom = loop_domain(s, loop_sid);
-  std::vector<IterRange> ranges = iter_ranges(s, block_sid, block, block->reads, produced, loop_dom);
-  check_reads_produced(s, block_sid, block, ranges, produced, loop_dom);
-  check_instances_kept(s, block_sid, block, produced);
-  // Step 3. Rewrite.
+  if constexpr (is_compute_at) widen_unbounded_to_buffer(regions);
+  return regions;
+}
+
+// compute_at of an output block: the new loops must still write every element of it.
+void check_output_covered(const ScheduleState& s, uint64_t block_sid, const std::vector<IterRange>& ranges,
+                          const arith::VarDomain& loop_dom) {
+  if (!covers_whole_output(s.block_at(block_sid), ranges, loop_dom)) {
+    fail_not_supported(s, {block_sid},
+                       "compute_at of block {0}, which writes an argument of the function: tsch cannot prove that the "
+                       "loops it moves under still compute every element of it");
+  }
+}
+
+// ---- Step 3: the rewrite
+
+// Takes the block out and puts a fresh nest covering `ranges` under the loop, after its
+// producers and before its consumers there.
+void move_under_loop(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const std::vector<IterRange>& ranges,
+                     bool preserve_unit_loops, const std::vector<uint64_t>& producers,
+                     const std::vector<uint64_t>& consumers, int64_t index) {
   Block block_ref = s.info(block_sid)->realize->block;
   PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops, predicate, loop_domain(s, loop_sid));
-  std::vector<uint64_t> consumers = neighbours(s, scope, block_sid, false);
+  // The block is not under the loop (check_same_scope), so taking it out leaves the loop's
+  // body, and the position found in it, as they are.
   size_t pos = insertion_point(s, block_sid, loop_sid, nodes_of(s, producers), nodes_of(s, consumers), index);
   ScheduleState before = s;
   remove_from_scope(s, block_sid, nullptr);
   s.replace(loop_sid, insert_into(&s.loop_at(loop_sid), nest, pos));
   recheck_under_parallel_loops(s, before, block_sid);
+}
+
+// TVM's ComputeAtOrReverseComputeAtImpl<is_compute_at>: compute_at moves a producer under a
+// loop of its consumers, reverse_compute_at a consumer under a loop of its producers.
+template <bool is_compute_at>
+void compute_at_or_reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops,
+                                      int64_t index) {
+  // Step 1. Checks: same scope; compute_at: not an output block; every consumer (producer)
+  // under the loop; reverse_compute_at: what the producers leave after one iteration is final.
+  check_same_scope(s, block_sid, loop_sid);
+  check_not_container(s, block_sid, is_compute_at ? "compute_at" : "reverse_compute_at");
+  check_complete_or_reduction(s, block_sid);
+  uint64_t scope = s.scope_block(block_sid);
+  bool output = is_compute_at && is_output_block(s, block_sid);
+  if constexpr (is_compute_at) check_not_output_block(s, block_sid, output);
+  std::vector<uint64_t> required = required_blocks<is_compute_at>(s, scope, block_sid);
+  check_required_blocks_under<is_compute_at>(s, block_sid, loop_sid, required);
+  if constexpr (!is_compute_at) {
+    check_producers_not_containers(s, required, block_sid);
+    check_no_reduction_over_loop(s, required, block_sid, loop_sid);
+  }
+  // Step 2. The region required per buffer, and the iterator ranges that provide it.
+  RegionMap region = required_region<is_compute_at>(s, block_sid, loop_sid, required);
+  const BlockNode* block = &s.block_at(block_sid);
+  arith::VarDomain loop_dom = loop_domain(s, loop_sid);
+  std::vector<IterRange> ranges =
+      iter_ranges(s, block_sid, block, is_compute_at ? block->writes : block->reads, region, loop_dom);
+  if constexpr (is_compute_at) {
+    if (output) check_output_covered(s, block_sid, ranges, loop_dom);
+  } else {
+    check_reads_produced(s, block_sid, block, ranges, region, loop_dom);
+    check_instances_kept(s, block_sid, block, region);
+  }
+  // Step 3. Rewrite, between the producers and the consumers under the loop.
+  std::vector<uint64_t> others = neighbours(s, scope, block_sid, /*producers=*/is_compute_at);
+  move_under_loop(s, block_sid, loop_sid, ranges, preserve_unit_loops, is_compute_at ? others : required,
+                  is_compute_at ? required : others, index);
+}
+
+}  // namespace
+
+void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
+  compute_at_or_reverse_compute_at<true>(s, block_sid, loop_sid, preserve_unit_loops, index);
+}
+
+void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops,
+                        int64_t index) {
+  compute_at_or_reverse_compute_at<false>(s, block_sid, loop_sid, preserve_unit_loops, index);
 }
 
 }  // namespace tsch::schedule

@@ -76,45 +76,54 @@ struct PaddingInfo {
   PrimExpr in_bound_value, in_bound_predicate, pad_value;
 };
 
-PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const arith::VarDomain& dom) {
-  const BlockNode& block = s.block_at(block_sid);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  // Step 1. Y[...] = T.if_then_else(predicate, value, constant).
-  auto* store = as<BufferStoreNode>(block.body);
+// Steps 1-2: `Y[...] = T.if_then_else(predicate, value, constant)`, the value free of side
+// effects. Returns the if_then_else.
+const CallNode& match_padding_store(const ScheduleState& s, uint64_t block_sid) {
+  auto* store = as<BufferStoreNode>(s.block_at(block_sid).body);
   if (!store) fail_pattern(s, block_sid, "Block body expect a BufferStore to the write buffer");
   auto* ite = as<CallNode>(store->value);
   if (!ite || ite->op != "if_then_else" || ite->args.size() != 3)
     fail_pattern(s, block_sid, "Value of BufferStore expect to be constrained by a padding predicate");
-  PaddingInfo info;
-  info.in_bound_value = ite->args[1];
-  info.pad_value = ite->args[2];
   if (ite->args[2]->kind != ExprKind::IntImm && ite->args[2]->kind != ExprKind::FloatImm)
     fail_pattern(s, block_sid, "Pad value should be constant");
-  // Step 2. The in-bound value is free of side effects.
   if (has_side_effect(ite->args[1])) fail_pattern(s, block_sid, "Inbound computation should not have side-effect");
-  // Step 3. The in-bound predicate over the loops: the padding condition with the bindings
-  // substituted, and the block's own predicate; `T.likely` dropped (TVM's RewritePredicate).
+  return *ite;
+}
+
+// Step 3: the in-bound predicate over the loops — the padding condition with the bindings
+// substituted, and the block's own predicate; `T.likely` dropped (TVM's RewritePredicate).
+PrimExpr in_bound_predicate(const ScheduleState& s, uint64_t block_sid, const PrimExpr& condition,
+                            const arith::VarDomain& dom) {
+  const BlockNode& block = s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
   std::unordered_map<const VarNode*, PrimExpr> bind;
   for (size_t i = 0; i < block.iter_vars.size(); ++i) bind[block.iter_vars[i].var.get()] = realize->iter_values[i];
   std::vector<PrimExpr> terms;
-  for (const PrimExpr& c : conjuncts(substitute(ite->args[0], bind))) terms.push_back(drop_likely(c));
+  for (const PrimExpr& c : conjuncts(substitute(condition, bind))) terms.push_back(drop_likely(c));
   for (const PrimExpr& c : conjuncts(realize->predicate)) terms.push_back(drop_likely(c));
   PrimExpr pred;
   for (const PrimExpr& t : terms) pred = pred ? make_binary(ExprKind::And, pred, t) : t;
   pred = simplify_predicate(pred, dom);
   int64_t truth;
   if (as_const_int(pred, &truth) && truth != 0) fail_pattern(s, block_sid, "The in-bound predicate is trivial");
-  info.in_bound_predicate = pred;
+  return pred;
+}
 
-  // Step 4. The in-bound region of each iterator (TVM's DetectIterMap under the predicate):
-  // every conjunct bounds one binding (a constant apart); bindings use disjoint loops; an
-  // unbounded binding is an affine map of its loops, a bounded one steps by 1.
-  const std::string not_independent = "Block iters are not independent wrt padding condition";
-  size_t n = block.iter_vars.size();
-  std::vector<std::optional<int64_t>> lo(n), hi(n);
+const char* const kNotIndependent = "Block iters are not independent wrt padding condition";
+
+// The bounds the predicate's terms put on each binding [lo, hi): every term bounds one
+// binding, a constant apart.
+struct BindingBounds {
+  std::vector<std::optional<int64_t>> lo, hi;
+};
+
+BindingBounds binding_bounds(const ScheduleState& s, uint64_t block_sid, const PrimExpr& pred) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  size_t n = realize->iter_values.size();
+  BindingBounds out{std::vector<std::optional<int64_t>>(n), std::vector<std::optional<int64_t>>(n)};
   for (const PrimExpr& t : conjuncts(pred)) {
     std::optional<PredicateBound> b = comparison_bound(drop_likely(t));
-    if (!b) fail_pattern(s, block_sid, not_independent);
+    if (!b) fail_pattern(s, block_sid, kNotIndependent);
     bool matched = false;
     for (size_t i = 0; i < n && !matched; ++i) {
       const PrimExpr& value = realize->iter_values[i];
@@ -122,50 +131,72 @@ PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const ar
       int64_t shift;
       if (!as_const_int(arith::simplify(sub(b->expr, value)), &shift)) continue;
       // expr = value + shift: value >= lo - shift, value < hi - shift.
-      if (b->lo) lo[i] = std::max(lo[i].value_or(INT64_MIN), *b->lo - shift);
-      if (b->hi) hi[i] = std::min(hi[i].value_or(INT64_MAX), *b->hi - shift);
+      if (b->lo) out.lo[i] = std::max(out.lo[i].value_or(INT64_MIN), *b->lo - shift);
+      if (b->hi) out.hi[i] = std::min(out.hi[i].value_or(INT64_MAX), *b->hi - shift);
       matched = true;
     }
-    if (!matched) fail_pattern(s, block_sid, not_independent);
+    if (!matched) fail_pattern(s, block_sid, kNotIndependent);
   }
-  std::unordered_set<const VarNode*> used_loops;
-  std::vector<PrimExpr> unbounded;
+  return out;
+}
+
+// A bounded binding steps by 1 over its loops: the in-bound region [lo, hi) narrowed to
+// where its loops take it and to the predicate's bounds.
+void narrow_to_bounds(const ScheduleState& s, uint64_t block_sid, const PrimExpr& value, const arith::VarDomain& dom,
+                      std::optional<int64_t> lo, std::optional<int64_t> hi, int64_t& region_lo, int64_t& region_hi) {
+  LinearForm lin;
+  if (!linear_form(arith::simplify(value), 1, lin)) fail_pattern(s, block_sid, kNotIndependent);
+  int64_t step = INT64_MAX;
+  for (const auto& [v, coeff] : lin.terms) {
+    if (coeff <= 0) fail_pattern(s, block_sid, "Strided iteration is not supported");
+    step = std::min(step, coeff);
+  }
+  if (step != 1) fail_pattern(s, block_sid, "Strided iteration is not supported");
+  arith::Interval own = arith::eval_interval(value, dom);
+  int64_t own_lo, own_hi;
+  if (own.min && own.max && as_const_int(arith::simplify(own.min), &own_lo) &&
+      as_const_int(arith::simplify(own.max), &own_hi)) {
+    region_lo = std::max(region_lo, own_lo);
+    region_hi = std::min(region_hi, own_hi + 1);
+  }
+  if (lo) region_lo = std::max(region_lo, *lo);
+  if (hi) region_hi = std::min(region_hi, *hi);
+}
+
+// The loops of `dom` from 0 with a constant extent, as detect_iter_map takes them.
+arith::LoopExtents constant_extents(const arith::VarDomain& dom) {
   arith::LoopExtents extents;
   for (const auto& [var, range] : dom) {
     int64_t lo_v, hi_v;
     if (range.min && range.max && as_const_int(range.min, &lo_v) && lo_v == 0 && as_const_int(range.max, &hi_v))
       extents[var] = hi_v + 1;
   }
-  for (size_t i = 0; i < n; ++i) {
+  return extents;
+}
+
+// Step 4: the in-bound region of each iterator (TVM's DetectIterMap under the predicate):
+// bindings use disjoint loops; an unbounded binding is an affine map of its loops, a bounded
+// one steps by 1.
+void in_bound_region(const ScheduleState& s, uint64_t block_sid, const arith::VarDomain& dom, PaddingInfo& info) {
+  const BlockNode& block = s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  BindingBounds bounds = binding_bounds(s, block_sid, info.in_bound_predicate);
+  std::unordered_set<const VarNode*> used_loops;
+  std::vector<PrimExpr> unbounded;
+  for (size_t i = 0; i < block.iter_vars.size(); ++i) {
     const PrimExpr& value = realize->iter_values[i];
     bool independent = true;
     for_each_expr(value, [&](const PrimExpr& x) {
       if (auto* v = as<VarNode>(x); v && dom.count(v) && !used_loops.insert(v).second) independent = false;
     });
-    if (!independent) fail_pattern(s, block_sid, not_independent);
+    if (!independent) fail_pattern(s, block_sid, kNotIndependent);
     const Range& iter_dom = block.iter_vars[i].dom;
     int64_t dom_min, dom_extent;
     if (!as_const_int(iter_dom.min, &dom_min) || !as_const_int(iter_dom.extent, &dom_extent))
       fail_not_supported(s, {block_sid}, "decompose_padding of a block with a symbolic iterator domain");
     int64_t region_lo = dom_min, region_hi = dom_min + dom_extent;
-    if (lo[i] || hi[i]) {
-      LinearForm lin;
-      if (!linear_form(arith::simplify(value), 1, lin)) fail_pattern(s, block_sid, not_independent);
-      int64_t step = INT64_MAX;
-      for (const auto& [v, coeff] : lin.terms) {
-        if (coeff <= 0) fail_pattern(s, block_sid, "Strided iteration is not supported");
-        step = std::min(step, coeff);
-      }
-      if (step != 1) fail_pattern(s, block_sid, "Strided iteration is not supported");
-      arith::Interval own = arith::eval_interval(value, dom);
-      int64_t own_lo, own_hi;
-      if (own.min && own.max && as_const_int(arith::simplify(own.min), &own_lo) &&
-          as_const_int(arith::simplify(own.max), &own_hi)) {
-        region_lo = std::max(region_lo, own_lo);
-        region_hi = std::min(region_hi, own_hi + 1);
-      }
-      if (lo[i]) region_lo = std::max(region_lo, *lo[i]);
-      if (hi[i]) region_hi = std::min(region_hi, *hi[i]);
+    if (bounds.lo[i] || bounds.hi[i]) {
+      narrow_to_bounds(s, block_sid, value, dom, bounds.lo[i], bounds.hi[i], region_lo, region_hi);
     } else if (uses_var(value, [](const VarNode*) { return true; })) {
       unbounded.push_back(value);
     }
@@ -174,8 +205,17 @@ PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const ar
     info.region_min.push_back(region_lo);
     info.region_extent.push_back(region_hi - region_lo);
   }
-  if (!unbounded.empty() && !arith::detect_iter_map(unbounded, extents, /*require_bijective=*/false).ok)
-    fail_pattern(s, block_sid, not_independent);
+  if (!unbounded.empty() && !arith::detect_iter_map(unbounded, constant_extents(dom), /*require_bijective=*/false).ok)
+    fail_pattern(s, block_sid, kNotIndependent);
+}
+
+PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const arith::VarDomain& dom) {
+  const CallNode& ite = match_padding_store(s, block_sid);
+  PaddingInfo info;
+  info.in_bound_value = ite.args[1];
+  info.pad_value = ite.args[2];
+  info.in_bound_predicate = in_bound_predicate(s, block_sid, ite.args[0], dom);
+  in_bound_region(s, block_sid, dom, info);
   return info;
 }
 
@@ -196,46 +236,43 @@ bool writes_each_element_once(const BlockNode& block, const BufferStoreNode& sto
   return true;
 }
 
-}  // namespace
-
-uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool check_only) {
-  const BlockNode* block = &s.block_at(block_sid);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  // Check 1. A complete block.
-  check_complete_block(s, block_sid);
-  // Check 2. `loop` encloses the block. The in-bound part replaces the loops from the block up
-  // to the highest one with a single child (at most `loop`); the constant part goes before `loop`.
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);  // outermost first
-  auto pos = std::find(loops.begin(), loops.end(), loop_sid);
-  if (pos == loops.end()) {
+// Check 2: `loop` encloses the block (TVM's LoopPositionError). Returns the block's loops,
+// outermost first.
+std::vector<uint64_t> check_loop_encloses(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
+  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  if (std::find(loops.begin(), loops.end(), loop_sid) == loops.end()) {
     fail(s, kLoopPositionError, {loop_sid, block_sid},
          "ScheduleError: The input loop {0} of decompose_padding is required to be an ancestor of block {1}.",
          "decompose_padding expect the loop to be an ancestor of block");
   }
-  std::vector<uint64_t> const_loops(pos, loops.end());  // `loop` and the loops inside it
-  // The in-bound nest: the loops from the block up while each holds only the next (TVM
-  // stops at `loop` even when it holds more, dropping its other children; tsch does not).
-  uint64_t in_bound_pos = 0;  // 0: the block alone (its loop holds other statements too)
+  return loops;
+}
+
+// The root of the in-bound nest: the loops from the block up while each holds only the next,
+// at most up to `loop` (TVM stops at `loop` even when it holds more, dropping its other
+// children; tsch does not). 0: the block alone (its loop holds other statements too).
+uint64_t in_bound_root(const ScheduleState& s, const std::vector<uint64_t>& loops, uint64_t loop_sid) {
+  uint64_t root = 0;
   for (size_t k = loops.size(); k-- > 0;) {
     StmtKind body = s.loop_at(loops[k]).body->kind;
     if (body != StmtKind::For && body != StmtKind::BlockRealize) break;
-    in_bound_pos = loops[k];
+    root = loops[k];
     if (loops[k] == loop_sid) break;
   }
-  arith::VarDomain dom = loop_domain(s, block_sid);
-  // Check 3. The padding pattern and its in-bound region.
-  PaddingInfo info = analyze_padding(s, block_sid, dom);
-  auto* store = as<BufferStoreNode>(block->body);
-  if (!writes_each_element_once(*block, *store))
-    fail_not_supported(s, {block_sid},
-                       "decompose_padding of a block whose store indices are not its iterators plus constants");
+  return root;
+}
 
-  // The constant part: the block's iterators over their domains, under copies of the loops
-  // from `loop` down, writing the pad value; named X_pad_const.
+// The constant part: the block's iterators over their domains, under copies of the loops
+// from `loop` down, writing the pad value; named X_pad_const. Sets `const_sid` to its sid.
+Stmt pad_const_nest(ScheduleState& s, uint64_t block_sid, const std::vector<uint64_t>& const_loops,
+                    const PaddingInfo& info, const arith::VarDomain& dom, uint64_t& const_sid) {
+  const BlockNode* block = &s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  auto* store = as<BufferStoreNode>(block->body);
   std::unordered_map<const VarNode*, PrimExpr> const_map;
   auto const_block = std::make_shared<BlockNode>();
   const_block->name = block->name + "_pad_const";
-  const_block->sid = s.fresh_sid();
+  const_block->sid = const_sid = s.fresh_sid();
   for (const IterVar& iv : block->iter_vars) {
     Var v = make_var(iv.var->name, iv.var->dtype);
     const_map[iv.var.get()] = v;
@@ -264,40 +301,60 @@ uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_s
   std::vector<PrimExpr> const_values;
   for (const PrimExpr& v : realize->iter_values) const_values.push_back(rewrite_const(v));
   PrimExpr const_pred = substitute(realize->predicate, const_map);
-  Stmt const_nest =
-      make_loop_nest(s, const_specs, std::make_shared<BlockRealizeNode>(const_values, const_pred, const_block));
+  return make_loop_nest(s, const_specs, std::make_shared<BlockRealizeNode>(const_values, const_pred, const_block));
+}
 
-  // The in-bound part: iterator i over [0, extent_i), standing for min_i + it; a loop bound to
-  // it directly (among the single-child loops replaced) narrows to the same range instead.
-  std::vector<uint64_t> in_bound_loops;
-  if (in_bound_pos) in_bound_loops.assign(std::find(loops.begin(), loops.end(), in_bound_pos), loops.end());
-  std::unordered_map<const VarNode*, uint64_t> replaced_loop;  // loop var -> sid
-  for (uint64_t l : in_bound_loops) replaced_loop[s.loop_at(l).loop_var.get()] = l;
+// The in-bound block's iterators re-based to 0 and what replaces the old ones: iterator i
+// over [0, extent_i) stands for min_i + it; a loop bound to it directly (among the
+// single-child loops replaced) narrows to the same range instead.
+struct InBoundIters {
+  std::vector<IterVar> iter_vars;
+  std::vector<PrimExpr> values;
   std::unordered_map<const VarNode*, PrimExpr> repl;
   std::unordered_map<uint64_t, int64_t> narrowed;  // loop sid -> new extent
-  auto in_block = std::make_shared<BlockNode>(*block);
-  in_block->iter_vars.clear();
-  std::vector<PrimExpr> in_values;
-  arith::VarDomain in_dom = dom;
+  arith::VarDomain dom;
+};
+
+InBoundIters in_bound_iters(const ScheduleState& s, uint64_t block_sid, const std::vector<uint64_t>& in_bound_loops,
+                            const PaddingInfo& info, const arith::VarDomain& dom) {
+  const BlockNode* block = &s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  std::unordered_map<const VarNode*, uint64_t> replaced_loop;  // loop var -> sid
+  for (uint64_t l : in_bound_loops) replaced_loop[s.loop_at(l).loop_var.get()] = l;
+  InBoundIters out;
+  out.dom = dom;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     const IterVar& iv = block->iter_vars[i];
     DataType t = iv.var->dtype;
     Var v = make_var(iv.var->name, t);
-    in_block->iter_vars.push_back(
-        IterVar{v, Range{make_int(0, t), make_int(info.region_extent[i], t)}, IterType::DataPar});
-    repl[iv.var.get()] = arith::simplify(add(v, make_int(info.region_min[i], t)));
+    out.iter_vars.push_back(IterVar{v, Range{make_int(0, t), make_int(info.region_extent[i], t)}, IterType::DataPar});
+    out.repl[iv.var.get()] = arith::simplify(add(v, make_int(info.region_min[i], t)));
     const PrimExpr& value = realize->iter_values[i];
     auto* loop_var = as<VarNode>(value);
     if (loop_var && replaced_loop.count(loop_var)) {
-      narrowed[replaced_loop.at(loop_var)] = info.region_extent[i];
-      in_values.push_back(value);
-      repl[loop_var] = arith::simplify(add(value, make_int(info.region_min[i], value->dtype)));
-      in_dom[loop_var] = arith::Interval{make_int(0, value->dtype), make_int(info.region_extent[i] - 1, value->dtype)};
+      out.narrowed[replaced_loop.at(loop_var)] = info.region_extent[i];
+      out.values.push_back(value);
+      out.repl[loop_var] = arith::simplify(add(value, make_int(info.region_min[i], value->dtype)));
+      out.dom[loop_var] = arith::Interval{make_int(0, value->dtype), make_int(info.region_extent[i] - 1, value->dtype)};
     } else {
-      in_values.push_back(arith::simplify_folding_points(sub(value, make_int(info.region_min[i], value->dtype)), dom));
+      out.values.push_back(arith::simplify_folding_points(sub(value, make_int(info.region_min[i], value->dtype)), dom));
     }
   }
-  auto rewrite_in = [&](const PrimExpr& e) { return arith::simplify_folding_points(substitute(e, repl), in_dom); };
+  return out;
+}
+
+// The in-bound part: the block writing the in-bound value over the in-bound region, inside
+// copies of the replaced loops (those bound to an iterator narrowed).
+Stmt in_bound_nest(const ScheduleState& s, uint64_t block_sid, const std::vector<uint64_t>& in_bound_loops,
+                   const PaddingInfo& info, const arith::VarDomain& dom) {
+  const BlockNode* block = &s.block_at(block_sid);
+  auto* store = as<BufferStoreNode>(block->body);
+  InBoundIters iters = in_bound_iters(s, block_sid, in_bound_loops, info, dom);
+  auto in_block = std::make_shared<BlockNode>(*block);
+  in_block->iter_vars = iters.iter_vars;
+  auto rewrite_in = [&](const PrimExpr& e) {
+    return arith::simplify_folding_points(substitute(e, iters.repl), iters.dom);
+  };
   auto rewrite_regions = [&](const std::vector<BufferRegion>& regions) {
     std::vector<BufferRegion> out;
     for (const BufferRegion& r : regions) {
@@ -310,24 +367,50 @@ uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_s
   in_block->reads = rewrite_regions(block->reads);
   in_block->writes = rewrite_regions(block->writes);
   in_block->body = substitute_simplify(
-      std::make_shared<BufferStoreNode>(store->buffer, info.in_bound_value, store->indices), repl, in_dom);
-  PrimExpr in_pred = simplify_predicate(substitute(info.in_bound_predicate, repl), in_dom);
-  Stmt in_nest = std::make_shared<BlockRealizeNode>(in_values, in_pred, in_block);
+      std::make_shared<BufferStoreNode>(store->buffer, info.in_bound_value, store->indices), iters.repl, iters.dom);
+  PrimExpr in_pred = simplify_predicate(substitute(info.in_bound_predicate, iters.repl), iters.dom);
+  Stmt nest = std::make_shared<BlockRealizeNode>(iters.values, in_pred, in_block);
   for (size_t k = in_bound_loops.size(); k-- > 0;) {
     auto copy = std::make_shared<ForNode>(s.loop_at(in_bound_loops[k]));
-    if (auto it = narrowed.find(in_bound_loops[k]); it != narrowed.end()) {
+    if (auto it = iters.narrowed.find(in_bound_loops[k]); it != iters.narrowed.end()) {
       copy->min = make_int(0, copy->loop_var->dtype);
       copy->extent = make_int(it->second, copy->loop_var->dtype);
     }
-    copy->body = in_nest;
-    in_nest = copy;
+    copy->body = nest;
+    nest = copy;
   }
+  return nest;
+}
+
+}  // namespace
+
+uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool check_only) {
+  const BlockNode* block = &s.block_at(block_sid);
+  // Check 1. A complete block.
+  check_complete_block(s, block_sid);
+  // Check 2. `loop` encloses the block. The in-bound part replaces the loops from the block up
+  // to the highest one with a single child (at most `loop`); the constant part goes before `loop`.
+  std::vector<uint64_t> loops = check_loop_encloses(s, block_sid, loop_sid);  // outermost first
+  std::vector<uint64_t> const_loops(std::find(loops.begin(), loops.end(), loop_sid), loops.end());
+  uint64_t root = in_bound_root(s, loops, loop_sid);
+  arith::VarDomain dom = loop_domain(s, block_sid);
+  // Check 3. The padding pattern and its in-bound region.
+  PaddingInfo info = analyze_padding(s, block_sid, dom);
+  if (!writes_each_element_once(*block, *as<BufferStoreNode>(block->body)))
+    fail_not_supported(s, {block_sid},
+                       "decompose_padding of a block whose store indices are not its iterators plus constants");
+  // The rewrite: the constant part before `loop`, the in-bound part in place of its nest.
+  uint64_t const_sid = 0;
+  Stmt const_nest = pad_const_nest(s, block_sid, const_loops, info, dom, const_sid);
+  std::vector<uint64_t> in_bound_loops;
+  if (root) in_bound_loops.assign(std::find(loops.begin(), loops.end(), root), loops.end());
+  Stmt in_nest = in_bound_nest(s, block_sid, in_bound_loops, info, dom);
   if (check_only) return block_sid;
 
-  s.replace(in_bound_pos ? in_bound_pos : block_sid, in_nest);
+  s.replace(root ? root : block_sid, in_nest);
   std::shared_ptr<const ForNode> keep(std::make_shared<ForNode>(s.loop_at(loop_sid)));
   s.replace(loop_sid, make_seq({const_nest, keep}));
-  return const_block->sid;
+  return const_sid;
 }
 
 bool can_decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {

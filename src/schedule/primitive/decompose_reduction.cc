@@ -101,23 +101,24 @@ TSCH_SCHEDULE_ERROR_KIND(
     "ScheduleError: decompose_reduction expect the loop {0} to be higher than all the loops related to reduce "
     "block var of block {1}");
 
-}  // namespace
-
-uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
-  // Step 1. Check: a reduction block under `loop`, with `loop` above every reduction loop.
+// Step 1 checks. A reduction block: a T.init, and no store indexed by a reduction iterator.
+void check_reduction_with_init(const ScheduleState& s, uint64_t block_sid) {
   const BlockNode* block = &s.block_at(block_sid);
-  const BlockRealizeNode* realize = s.info(block_sid)->realize;
   if (!block->init) fail(s, kNotReductionBlockError, {block_sid});
   for_each_stmt(block->body, [&](const Stmt& st) {
     if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*block, store->indices))
       fail_not_reduction_block(s, block_sid, 5);
   });
+}
+
+// `loop` encloses the block (TVM's LoopPositionError) and is above every loop a reduction
+// iterator is bound to (TVM's LoopHeightError). Returns `loop` and the loops inside it.
+std::vector<uint64_t> check_loop_height(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
+  const BlockNode* block = &s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   auto pos = std::find(loops.begin(), loops.end(), loop_sid);
-  if (pos == loops.end()) {
-    fail(s, kLoopPositionError, {loop_sid, block_sid});
-  }
-  std::vector<uint64_t> below(pos, loops.end());  // `loop` and the loops inside it
+  if (pos == loops.end()) fail(s, kLoopPositionError, {loop_sid, block_sid});
   std::vector<uint64_t> above(loops.begin(), pos);
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     if (block->iter_vars[i].type != IterType::CommReduce) continue;
@@ -132,22 +133,35 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
       }
     }
   }
+  return std::vector<uint64_t>(pos, loops.end());
+}
 
-  // One run of `loop` must run each instance of the block at most once: the init moves in
-  // front of it and then runs once per instance, where the original ran it at the start of
-  // every sweep of the reduction (a block computed at a loop it does not depend on, or
-  // depends on only in part — `vi = i_j_fused // 20` — sweeps each row several times).
-  if (!runs_each_instance_once(s, realize, loops, below)) {
+// One run of `loop` must run each instance of the block at most once: the init moves in
+// front of it and then runs once per instance, where the original ran it at the start of
+// every sweep of the reduction (a block computed at a loop it does not depend on, or depends
+// on only in part — `vi = i_j_fused // 20` — sweeps each row several times).
+void check_runs_each_instance_once(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+                                   const std::vector<uint64_t>& below) {
+  if (!runs_each_instance_once(s, s.info(block_sid)->realize, s.enclosing_loops(block_sid), below)) {
     fail_not_supported(
         s, {loop_sid, block_sid},
         "one run of loop {0} may run an instance of block {1} more than once (its bindings are not a one-to-one "
         "map of the loops inside), so the init could not move before it");
   }
+}
 
-  // Step 2. The init block: the spatial iterators, bound as before but through `_init` loops.
+// The loops from `loop` down that the init nest copies: those its spatial iterators use.
+struct InitLoops {
+  std::vector<const ForNode*> loops;
   std::unordered_map<const VarNode*, PrimExpr> loop_map;  // old loop var -> init loop var
   std::unordered_set<const VarNode*> dropped;             // loops the init nest leaves out
-  std::vector<const ForNode*> init_loops;
+};
+
+InitLoops init_loops(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+                     const std::vector<uint64_t>& below) {
+  const BlockNode* block = &s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  InitLoops out;
   for (uint64_t l : below) {
     const ForNode* f = &s.loop_at(l);
     bool used = false;
@@ -156,27 +170,35 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
       used |= uses_var(realize->iter_values[i], [&](const VarNode* x) { return x == f->loop_var.get(); });
     }
     if (!used) {
-      dropped.insert(f->loop_var.get());
+      out.dropped.insert(f->loop_var.get());
       continue;
     }
-    init_loops.push_back(f);
-    loop_map[f->loop_var.get()] = make_var(f->loop_var->name + "_init", f->loop_var->dtype);
+    out.loops.push_back(f);
+    out.loop_map[f->loop_var.get()] = make_var(f->loop_var->name + "_init", f->loop_var->dtype);
   }
   // A copied loop's range may name outer loops (compute_at clamps `ax0` to
   // `T.min(j_0 * 24 + 23, 63) - j_0 * 24 + 1`): those are copied too and renamed, but a
   // range naming a loop the init nest leaves out would use it outside its scope.
-  for (const ForNode* f : init_loops) {
+  for (const ForNode* f : out.loops) {
     for (const PrimExpr& e : {f->min, f->extent}) {
-      if (uses_var(e, [&](const VarNode* x) { return dropped.count(x) > 0; }))
+      if (uses_var(e, [&](const VarNode* x) { return out.dropped.count(x) > 0; }))
         fail_not_supported(s, {loop_sid, block_sid},
                            fmt::format("the range of loop {} depends on a loop the init block does not iterate over",
                                        f->loop_var->name));
     }
   }
+  return out;
+}
+
+// Step 2: the init block `X_init` — the spatial iterators, bound as before but through the
+// `_init` loops around it. Sets `init_sid` to its sid.
+Stmt init_nest(ScheduleState& s, uint64_t block_sid, const InitLoops& loops, uint64_t& init_sid) {
+  const BlockNode* block = &s.block_at(block_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
   auto init_block = std::make_shared<BlockNode>();
   init_block->name = block->name + "_init";
   init_block->annotations = block->annotations;  // as TVM: the init keeps the block's annotations
-  init_block->sid = s.fresh_sid();
+  init_block->sid = init_sid = s.fresh_sid();
   std::unordered_map<const VarNode*, PrimExpr> iter_map;  // old iter var -> init iter var
   std::vector<PrimExpr> init_values;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
@@ -185,28 +207,31 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
     Var v = make_var(iv.var->name, iv.var->dtype);
     iter_map[iv.var.get()] = v;
     init_block->iter_vars.push_back(IterVar{v, iv.dom, IterType::DataPar});
-    init_values.push_back(substitute(realize->iter_values[i], loop_map));
+    init_values.push_back(substitute(realize->iter_values[i], loops.loop_map));
   }
   init_block->body = substitute(block->init, iter_map);
   arith::AccessRegions init_regions = arith::infer_access_regions(init_block->body, nullptr);
   init_block->reads = init_regions.reads;
   init_block->writes = init_regions.writes;
-  PrimExpr init_pred = substitute(predicate_without(realize->predicate, dropped), loop_map);
-  Stmt init_nest = std::make_shared<BlockRealizeNode>(init_values, init_pred, init_block);
-  for (size_t k = init_loops.size(); k-- > 0;) {
-    const ForNode* f = init_loops[k];
+  PrimExpr init_pred = substitute(predicate_without(realize->predicate, loops.dropped), loops.loop_map);
+  Stmt nest = std::make_shared<BlockRealizeNode>(init_values, init_pred, init_block);
+  for (size_t k = loops.loops.size(); k-- > 0;) {
+    const ForNode* f = loops.loops[k];
     auto copy = std::make_shared<ForNode>(*f);
-    copy->loop_var = std::static_pointer_cast<const VarNode>(loop_map.at(f->loop_var.get()));
-    copy->min = substitute(f->min, loop_map);
-    copy->extent = substitute(f->extent, loop_map);
-    copy->body = init_nest;
+    copy->loop_var = std::static_pointer_cast<const VarNode>(loops.loop_map.at(f->loop_var.get()));
+    copy->min = substitute(f->min, loops.loop_map);
+    copy->extent = substitute(f->extent, loops.loop_map);
+    copy->body = nest;
     copy->sid = s.fresh_sid();
-    init_nest = copy;
+    nest = copy;
   }
+  return nest;
+}
 
-  // Step 3. The update block: no init, named X_update, reading what it writes.
-  auto update = std::make_shared<BlockNode>(*block);
-  update->name = block->name + "_update";
+// Step 3: the update block — no init, named X_update, reading what it writes.
+Block update_block(const BlockNode& block) {
+  auto update = std::make_shared<BlockNode>(block);
+  update->name = block.name + "_update";
   update->init = nullptr;
   arith::AccessRegions regions =
       arith::infer_access_regions(update->body, nullptr, update->alloc_buffers, update->match_buffers);
@@ -221,13 +246,28 @@ uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop
     };
     return written(a) && !written(b);
   });
-  Stmt new_realize = std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, update);
-  s.replace(block_sid, new_realize);
+  return update;
+}
+
+}  // namespace
+
+uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
+  // Step 1. Check: a reduction block under `loop`, with `loop` above every reduction loop,
+  // each instance run at most once per run of `loop`.
+  check_reduction_with_init(s, block_sid);
+  std::vector<uint64_t> below = check_loop_height(s, block_sid, loop_sid);  // `loop` and inside
+  check_runs_each_instance_once(s, block_sid, loop_sid, below);
+  InitLoops loops = init_loops(s, block_sid, loop_sid, below);
+  // Step 2. The init nest; Step 3. the update block in place of the block.
+  uint64_t init_sid = 0;
+  Stmt init = init_nest(s, block_sid, loops, init_sid);
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  Block update = update_block(s.block_at(block_sid));
+  s.replace(block_sid, std::make_shared<BlockRealizeNode>(realize->iter_values, realize->predicate, update));
   // Step 4. Put the init nest right before `loop`.
-  const ForNode* target = &s.loop_at(loop_sid);
-  std::shared_ptr<const ForNode> keep(std::make_shared<ForNode>(*target));
-  s.replace(loop_sid, make_seq({init_nest, keep}));
-  return init_block->sid;
+  std::shared_ptr<const ForNode> keep(std::make_shared<ForNode>(s.loop_at(loop_sid)));
+  s.replace(loop_sid, make_seq({init, keep}));
+  return init_sid;
 }
 
 }  // namespace tsch::schedule

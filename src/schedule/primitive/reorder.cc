@@ -98,15 +98,21 @@ void reorder_block_iter_var(ScheduleState& s, uint64_t block_sid, const std::vec
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(values, realize->predicate, reordered));
 }
 
-void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
-  // Step 1. Check: no loop twice; all on one chain of single-child loops.
+namespace {
+
+// Step 1 checks. TVM's LoopMultiAppearanceError: no loop twice.
+void check_no_repeated_loop(const ScheduleState& s, const std::vector<uint64_t>& order) {
   std::unordered_set<uint64_t> given(order.begin(), order.end());
-  if (given.size() != order.size()) {
-    for (size_t i = 0; i < order.size(); ++i) {
-      if (std::count(order.begin(), order.begin() + i, order[i])) fail(s, kLoopMultiAppearanceError, {order[i]});
-    }
+  if (given.size() == order.size()) return;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (std::count(order.begin(), order.begin() + i, order[i])) fail(s, kLoopMultiAppearanceError, {order[i]});
   }
-  if (order.size() <= 1) return;
+}
+
+// TVM's LoopsNotAChainError: the loops lie on one chain of single-child loops. Returns the
+// chain from the outermost given loop down to the deepest.
+std::vector<uint64_t> check_loops_in_chain(const ScheduleState& s, const std::vector<uint64_t>& order) {
+  std::unordered_set<uint64_t> given(order.begin(), order.end());
   // The deepest loop's ancestors must contain every other given loop.
   uint64_t bottom = order[0];
   for (uint64_t l : order) {
@@ -123,70 +129,74 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
   }
   std::vector<uint64_t> path(top_it, chain.end());
   for (size_t i = 0; i + 1 < path.size(); ++i) {
-    if (s.loop_at(path[i]).body.get() != s.info(path[i + 1])->node) {
-      fail(s, kLoopsNotAChainError, {path[i]});
-    }
+    if (s.loop_at(path[i]).body.get() != s.info(path[i + 1])->node) fail(s, kLoopsNotAChainError, {path[i]});
   }
-  // TVM's BlockPropertyError: the blocks under the chain have data-parallel or reduction
-  // iterators only, bound quasi-affinely by the loops from the top of the chain down (loops
-  // further out count as symbols).
-  for (const BlockRealizeNode* r : realizes_under(s.loop_at(path.back()).body)) {
-    std::vector<uint64_t> loops = s.enclosing_loops(r->block->sid);
-    std::unordered_set<const VarNode*> inner;
-    for (auto it = std::find(loops.begin(), loops.end(), path.front()); it != loops.end(); ++it)
-      inner.insert(s.loop_at(*it).loop_var.get());
-    auto is_inner = [&](const VarNode* v) { return inner.count(v) > 0; };
-    auto not_affine = [&](const std::string& why) {
-      fail(s, kBlockPropertyError, {r->block->sid},
-           "The block {0} under the loops to be reordered does not have an affine binding with regard to the loops: " +
-               why);
-    };
-    for (size_t i = 0; i < r->iter_values.size(); ++i) {
-      IterType t = r->block->iter_vars[i].type;
-      if (t != IterType::DataPar && t != IterType::CommReduce) fail(s, kBlockPropertyError, {r->block->sid});
-      if (!is_quasi_affine(r->iter_values[i], is_inner)) not_affine("binding " + ir::script(r->iter_values[i]));
-      // Over loops of constant extents only, the binding must also be a mixed-radix sum of
-      // them (TVM's surjective iter map: `l * 16` skips values and is refused). Under a
-      // T.where (an imperfect split) TVM fuses with the predicate's bound, which tsch's iter
-      // map does not: it accepts those bindings.
-      arith::LoopExtents extents;
-      bool known = true;
-      for_each_expr(r->iter_values[i], [&](const PrimExpr& e) {
-        auto* v = as<VarNode>(e);
-        if (!v) return;
-        int64_t extent;
-        const ForNode* f = nullptr;
-        for (uint64_t l : loops) {
-          if (s.loop_at(l).loop_var.get() == v) f = &s.loop_at(l);
-        }
-        if (f && is_inner(v) && is_zero(f->min) && as_const_int(f->extent, &extent))
-          extents[v] = extent;
-        else
-          known = false;
-      });
-      if (known && is_one(r->predicate) && !arith::detect_iter_map({r->iter_values[i]}, extents, false).ok &&
-          !unit_step_linear(r->iter_values[i])) {
-        not_affine("binding " + ir::script(r->iter_values[i]) + " skips values of its iterator");
-      }
-    }
-    // A T.where must be quasi-affine too. (TVM also refuses a predicate over several
-    // iterators' loops that no one binding covers; tsch's te lowering reorders such blocks
-    // after rfactor, and reordering never changes what they compute, so it is accepted.)
-    for (const PrimExpr& c : conjuncts(r->predicate)) {
-      bool comparison =
-          c->kind == ExprKind::LT || c->kind == ExprKind::LE || c->kind == ExprKind::GT || c->kind == ExprKind::GE;
-      if (uses_var(c, is_inner) &&
-          (!comparison || !is_quasi_affine(binary_a(c), is_inner) || !is_quasi_affine(binary_b(c), is_inner))) {
-        not_affine("the predicate " + ir::script(c) + " is not a bound of a quasi-affine expression");
-      }
-    }
-  }
+  return path;
+}
 
-  // The new order: given loops take the positions of given loops, in the order asked.
-  std::vector<uint64_t> new_path;
-  size_t next = 0;
-  for (uint64_t l : path) new_path.push_back(given.count(l) ? order[next++] : l);
-  // Outer extents must not use the variables of loops that end up inside them.
+[[noreturn]] void fail_not_affine(const ScheduleState& s, const BlockRealizeNode& r, const std::string& why) {
+  fail(
+      s, kBlockPropertyError, {r.block->sid},
+      "The block {0} under the loops to be reordered does not have an affine binding with regard to the loops: " + why);
+}
+
+// Over loops of constant extents only (the chain's, from 0), a binding must also be a
+// mixed-radix sum of them (TVM's surjective iter map: `l * 16` skips values and is refused).
+// Under a T.where (an imperfect split) TVM fuses with the predicate's bound, which tsch's iter
+// map does not: it accepts those bindings.
+bool skips_values(const ScheduleState& s, const BlockRealizeNode& r, const PrimExpr& value,
+                  const std::vector<uint64_t>& loops, const std::function<bool(const VarNode*)>& is_inner) {
+  arith::LoopExtents extents;
+  bool known = true;
+  for_each_expr(value, [&](const PrimExpr& e) {
+    auto* v = as<VarNode>(e);
+    if (!v) return;
+    int64_t extent;
+    const ForNode* f = nullptr;
+    for (uint64_t l : loops) {
+      if (s.loop_at(l).loop_var.get() == v) f = &s.loop_at(l);
+    }
+    if (f && is_inner(v) && is_zero(f->min) && as_const_int(f->extent, &extent))
+      extents[v] = extent;
+    else
+      known = false;
+  });
+  return known && is_one(r.predicate) && !arith::detect_iter_map({value}, extents, false).ok &&
+         !unit_step_linear(value);
+}
+
+// TVM's BlockPropertyError for one block under the chain: data-parallel or reduction
+// iterators only, bound quasi-affinely by the loops from the top of the chain down (loops
+// further out count as symbols).
+void check_block_property(const ScheduleState& s, const BlockRealizeNode& r, uint64_t top) {
+  std::vector<uint64_t> loops = s.enclosing_loops(r.block->sid);
+  std::unordered_set<const VarNode*> inner;
+  for (auto it = std::find(loops.begin(), loops.end(), top); it != loops.end(); ++it)
+    inner.insert(s.loop_at(*it).loop_var.get());
+  std::function<bool(const VarNode*)> is_inner = [&](const VarNode* v) { return inner.count(v) > 0; };
+  for (size_t i = 0; i < r.iter_values.size(); ++i) {
+    IterType t = r.block->iter_vars[i].type;
+    if (t != IterType::DataPar && t != IterType::CommReduce) fail(s, kBlockPropertyError, {r.block->sid});
+    if (!is_quasi_affine(r.iter_values[i], is_inner)) fail_not_affine(s, r, "binding " + ir::script(r.iter_values[i]));
+    if (skips_values(s, r, r.iter_values[i], loops, is_inner))
+      fail_not_affine(s, r, "binding " + ir::script(r.iter_values[i]) + " skips values of its iterator");
+  }
+  // A T.where must be quasi-affine too. (TVM also refuses a predicate over several
+  // iterators' loops that no one binding covers; tsch's te lowering reorders such blocks
+  // after rfactor, and reordering never changes what they compute, so it is accepted.)
+  for (const PrimExpr& c : conjuncts(r.predicate)) {
+    bool comparison =
+        c->kind == ExprKind::LT || c->kind == ExprKind::LE || c->kind == ExprKind::GT || c->kind == ExprKind::GE;
+    if (uses_var(c, is_inner) &&
+        (!comparison || !is_quasi_affine(binary_a(c), is_inner) || !is_quasi_affine(binary_b(c), is_inner))) {
+      fail_not_affine(s, r, "the predicate " + ir::script(c) + " is not a bound of a quasi-affine expression");
+    }
+  }
+}
+
+// TVM's DependentLoopError: outer extents must not use the variables of loops that end up
+// inside them.
+void check_no_dependent_loop(const ScheduleState& s, const std::vector<uint64_t>& new_path) {
   for (size_t i = 0; i < new_path.size(); ++i) {
     for (size_t j = i + 1; j < new_path.size(); ++j) {
       const VarNode* inner = s.loop_at(new_path[j]).loop_var.get();
@@ -196,12 +206,14 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
       }
     }
   }
+}
 
-  // A reduction's init runs at the first iteration of its reduction loops: moving a loop
-  // that feeds both spatial and reduction iterators of a block with init (fuse(i, k) then a
-  // split) can put a row's later iterations before its first one, and the init then wipes
-  // partial results. TVM requires every loop to bind iterators of one kind for this.
-  for_each_stmt(s.loop_at(path.front()).body, [&](const Stmt& st) {
+// A reduction's init runs at the first iteration of its reduction loops: moving a loop that
+// feeds both spatial and reduction iterators of a block with init (fuse(i, k) then a split)
+// can put a row's later iterations before its first one, and the init then wipes partial
+// results. TVM requires every loop to bind iterators of one kind for this.
+void check_inits_stay_first(const ScheduleState& s, uint64_t top, const std::vector<uint64_t>& order) {
+  for_each_stmt(s.loop_at(top).body, [&](const Stmt& st) {
     auto* r = as<BlockRealizeNode>(st);
     if (!r || !r->block->init) return;
     for (uint64_t l : order) {
@@ -212,7 +224,25 @@ void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
              "block iters of block {1}, which has an init: reordering it can run a row's init after its first updates");
     }
   });
+}
 
+}  // namespace
+
+void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
+  // Step 1. Check: no loop twice; all on one chain of single-child loops; the blocks under it
+  // bound affinely; no outer extent over an inner loop; inits still run first.
+  check_no_repeated_loop(s, order);
+  if (order.size() <= 1) return;
+  std::vector<uint64_t> path = check_loops_in_chain(s, order);
+  for (const BlockRealizeNode* r : realizes_under(s.loop_at(path.back()).body))
+    check_block_property(s, *r, path.front());
+  // The new order: given loops take the positions of given loops, in the order asked.
+  std::unordered_set<uint64_t> given(order.begin(), order.end());
+  std::vector<uint64_t> new_path;
+  size_t next = 0;
+  for (uint64_t l : path) new_path.push_back(given.count(l) ? order[next++] : l);
+  check_no_dependent_loop(s, new_path);
+  check_inits_stay_first(s, path.front(), order);
   // Step 2. Rebuild the chain bottom-up; loops keep their identities.
   Stmt body = s.loop_at(path.back()).body;
   for (size_t i = new_path.size(); i-- > 0;) {

@@ -238,22 +238,21 @@ class RollingRewriter : public IRMutator {
   bool stored_ = false;
 };
 
-}  // namespace
-
-void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_index) {
-  // Step 1. Check: a written buffer, the block not an output block, only RAW dependencies.
+// Step 1: a written buffer, the block not an output block, only RAW dependencies. Returns
+// the region written.
+const BufferRegion& check_rolling_target(const ScheduleState& s, uint64_t block_sid, int64_t write_buffer_index) {
   const BlockNode* block = &s.block_at(block_sid);
   if (write_buffer_index < 0 || write_buffer_index >= static_cast<int64_t>(block->writes.size())) {
     fail_buffer_index_out_of_range(s, block_sid, write_buffer_index, true);
   }
-  const BufferRegion& region = block->writes[static_cast<size_t>(write_buffer_index)];
-  const Buffer& buffer = region.buffer;
-  uint64_t scope_sid = s.scope_block(block_sid);
   if (is_output_block(s, block_sid)) fail(s, kNotOutputBlockError, {block_sid});
   if (!has_only_raw_dependencies(s, block_sid)) fail(s, kRollingBufferDependencyError, {block_sid});
+  return block->writes[static_cast<size_t>(write_buffer_index)];
+}
 
-  // Step 2. Check: the block and its consumers meet at a loop; the region the block writes
-  // within one iteration of it, the loops below relaxed.
+// Step 2: the block and its consumers meet at a loop (TVM's RollingBufferInsertionError).
+// Returns it.
+uint64_t check_users_meet_at_loop(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer) {
   std::vector<uint64_t> users = get_consumers(s, block_sid);
   users.push_back(block_sid);
   uint64_t lca = lowest_common_ancestor(s, users);
@@ -264,6 +263,12 @@ void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_i
          "buffer " +
              buffer->name + " is a for loop. ");
   }
+  return lca;
+}
+
+// The region the block writes within one iteration of loop `lca`, the loops below relaxed.
+std::vector<Range> write_window(const ScheduleState& s, uint64_t block_sid, uint64_t lca, const BufferRegion& region) {
+  const Buffer& buffer = region.buffer;
   std::vector<arith::Interval> relaxed = relaxed_region(s, block_sid, lca, region);
   std::vector<Range> window;
   for (size_t d = 0; d < relaxed.size(); ++d) {
@@ -284,24 +289,18 @@ void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_i
     if (is_one(f.extent)) unit_loops[f.loop_var.get()] = f.min;
   }
   for (Range& r : window) r.min = arith::simplify(substitute(r.min, unit_loops));
+  return window;
+}
 
-  // Step 3. Check: a dimension whose window starts at a multiple of a loop variable and
-  // overlaps the next iteration's; the outermost such loop picks the rolling axis.
-  RollingInfo info;
-  info.old_buffer = buffer;
-  bool matched = true;
+// Per dimension of the window, the loop variable rolling it and the overlap with the next
+// iteration's window; false where a dimension matches no rolling pattern.
+bool match_window(const std::vector<Range>& window, RollingInfo& info) {
   for (const Range& r : window) {
     PrimExpr var;
     int64_t stride = 0, overlap = 0, extent = 0;
-    if (!match_rolling_start(r.min, var, stride)) {
-      matched = false;
-      break;
-    }
+    if (!match_rolling_start(r.min, var, stride)) return false;
     if (var) {
-      if (!as_const_int(r.extent, &extent)) {
-        matched = false;
-        break;
-      }
+      if (!as_const_int(r.extent, &extent)) return false;
       overlap = extent - stride;
       // A window that does not overlap the next one needs no rolling (compaction shrinks it).
       if (overlap <= 0) var = nullptr;
@@ -309,8 +308,18 @@ void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_i
     info.vars.push_back(var);
     info.overlaps.push_back(overlap);
   }
+  return true;
+}
+
+// Step 3: a dimension whose window starts at a multiple of a loop variable and overlaps the
+// next iteration's; the outermost such loop picks the rolling axis (TVM's
+// RollingBufferMatchError otherwise).
+RollingInfo match_rolling_axis(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer,
+                               const std::vector<Range>& window) {
+  RollingInfo info;
+  info.old_buffer = buffer;
   bool found = false;
-  if (matched) {
+  if (match_window(window, info)) {
     for (uint64_t loop : s.enclosing_loops(block_sid)) {
       const VarNode* loop_var = s.loop_at(loop).loop_var.get();
       auto it =
@@ -332,8 +341,12 @@ void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_i
                      "such as hh.outer * stride + hh.inner. ",
                      buffer->name, ranges));
   }
-  // Skipping what the previous tile computed needs the tiles in order: each loop that
-  // carries an overlap must be a serial loop around the block.
+  return info;
+}
+
+// Skipping what the previous tile computed needs the tiles in order: each loop that carries
+// an overlap must be a serial loop around the block.
+void check_rolling_loops_serial(const ScheduleState& s, uint64_t block_sid, const RollingInfo& info) {
   std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
   for (size_t d = 0; d < info.vars.size(); ++d) {
     if (!info.vars[d] || info.overlaps[d] <= 0) continue;
@@ -347,12 +360,27 @@ void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_i
       fail_not_supported(s, {*it, block_sid}, "rolling_buffer over {0}, which is not a serial loop");
     }
   }
+}
+
+}  // namespace
+
+void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_index) {
+  // Step 1. Check: a written buffer, the block not an output block, only RAW dependencies.
+  const BufferRegion& region = check_rolling_target(s, block_sid, write_buffer_index);
+  const Buffer& buffer = region.buffer;
+  uint64_t scope_sid = s.scope_block(block_sid);
+  // Step 2. Check: the block and its consumers meet at a loop; the region the block writes
+  // within one iteration of it, the loops below relaxed.
+  uint64_t lca = check_users_meet_at_loop(s, block_sid, buffer);
+  std::vector<Range> window = write_window(s, block_sid, lca, region);
+  // Step 3. Check: the rolling axis, over serial loops.
+  RollingInfo info = match_rolling_axis(s, block_sid, buffer, window);
+  check_rolling_loops_serial(s, block_sid, info);
   if (!buffer->strides.empty()) fail_not_supported(s, {block_sid}, "rolling_buffer of a buffer with explicit strides");
   info.extent = window[info.axis].extent;
   auto shrunk = std::make_shared<BufferNode>(*buffer);
   shrunk->shape[info.axis] = info.extent;
   info.new_buffer = shrunk;
-
   // Step 4. Rewrite the scope. The rewrite is built aside: a case it refuses leaves the
   // state untouched.
   const BlockRealizeNode* scope_realize = s.info(scope_sid)->realize;
