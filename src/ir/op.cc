@@ -224,9 +224,27 @@ const char* op_name(ExprKind k) {
       return "and";
     case ExprKind::Or:
       return "or";
-    default:
-      return "comparison";
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return "comparison";
 }
 
 // A literal takes the other operand's type (Python ints and floats in IR expressions).
@@ -311,10 +329,34 @@ T fold_int(ExprKind kind, T x, T y, bool& ok) {
       return std::min(x, y);
     case ExprKind::Max:
       return std::max(x, y);
-    default:
-      ok = false;
-      return 0;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  ok = false;
+  return 0;
 }
 
 int64_t floor_div(int64_t a, int64_t b) {
@@ -339,9 +381,32 @@ std::optional<bool> fold_comparison(ExprKind kind, T x, T y) {
       return x > y;
     case ExprKind::GE:
       return x >= y;
-    default:
-      return std::nullopt;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return std::nullopt;
 }
 
 // TVM's TryConstFold: fold constants and the identities that keep printed IR tidy.
@@ -375,7 +440,29 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
         return make_bool(x && y);
       case ExprKind::Or:
         return make_bool(x || y);
-      default:
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::StringImm:
+      case ExprKind::Var:
+      case ExprKind::Add:
+      case ExprKind::Sub:
+      case ExprKind::Mul:
+      case ExprKind::Min:
+      case ExprKind::Max:
+      case ExprKind::EQ:
+      case ExprKind::NE:
+      case ExprKind::LT:
+      case ExprKind::LE:
+      case ExprKind::GT:
+      case ExprKind::GE:
+      case ExprKind::Not:
+      case ExprKind::Select:
+      case ExprKind::Cast:
+      case ExprKind::BufferLoad:
+      case ExprKind::Call:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+      case ExprKind::Let:
         break;
     }
   }
@@ -400,7 +487,31 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
         case ExprKind::Div:
           if (y != 0) return make_float(in_type(x / y), t);
           break;
-        default:
+        case ExprKind::IntImm:
+        case ExprKind::FloatImm:
+        case ExprKind::StringImm:
+        case ExprKind::Var:
+        case ExprKind::Mod:
+        case ExprKind::FloorDiv:
+        case ExprKind::FloorMod:
+        case ExprKind::Min:
+        case ExprKind::Max:
+        case ExprKind::EQ:
+        case ExprKind::NE:
+        case ExprKind::LT:
+        case ExprKind::LE:
+        case ExprKind::GT:
+        case ExprKind::GE:
+        case ExprKind::And:
+        case ExprKind::Or:
+        case ExprKind::Not:
+        case ExprKind::Select:
+        case ExprKind::Cast:
+        case ExprKind::BufferLoad:
+        case ExprKind::Call:
+        case ExprKind::Ramp:
+        case ExprKind::Broadcast:
+        case ExprKind::Let:
           break;
       }
     }
@@ -436,7 +547,26 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
       if (ia) return ia->value ? a : b;
       if (ib) return ib->value ? b : a;
       break;
-    default:
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
       break;
   }
   return nullptr;
@@ -458,9 +588,21 @@ PrimExpr make_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
     return std::make_shared<BinaryNode<ExprKind::K>>(result, std::move(a), std::move(b));
     TSCH_IR_BINARY_KINDS(TSCH_CASE)
 #undef TSCH_CASE
-    default:
-      throw IRError(IRError::Kind::Type, "not a binary operator");
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  throw IRError(IRError::Kind::Type, "not a binary operator");
 }
 
 PrimExpr div(PrimExpr a, PrimExpr b) {

@@ -50,7 +50,9 @@ void for_each_child(const StmtNode* node, F&& f) {
       return visit(static_cast<const DeclBufferNode*>(node)->body);
     case StmtKind::AllocateConst:
       return visit(static_cast<const AllocateConstNode*>(node)->body);
-    default:
+    case StmtKind::BufferStore:
+    case StmtKind::Evaluate:
+    case StmtKind::AttrStmt:
       return;
   }
 }
@@ -165,9 +167,14 @@ class ChildReplacer {
         return with_body<DeclBufferNode>(s, in_place);
       case StmtKind::AllocateConst:
         return with_body<AllocateConstNode>(s, in_place);
-      default:
-        return s;  // loops and blocks beside the path, leaves
+      case StmtKind::BufferStore:
+      case StmtKind::For:
+      case StmtKind::Block:
+      case StmtKind::Evaluate:
+      case StmtKind::AttrStmt:
+        break;
     }
+    return s;  // loops and blocks beside the path, leaves
   }
 
   template <typename Node>

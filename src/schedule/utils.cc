@@ -35,7 +35,13 @@ std::vector<const BlockRealizeNode*> realizes_under(const Stmt& s) {
       case StmtKind::LetStmt:
         walk(as<LetStmtNode>(st)->body);
         return;
-      default:
+      case StmtKind::BufferStore:
+      case StmtKind::Block:
+      case StmtKind::Evaluate:
+      case StmtKind::Allocate:
+      case StmtKind::DeclBuffer:
+      case StmtKind::AllocateConst:
+      case StmtKind::AttrStmt:
         return;
     }
   };
@@ -265,9 +271,35 @@ bool linear_form(const PrimExpr& e, int64_t scale, LinearForm& out) {
       if (as_const_int(binary_b(e), &c)) return linear_form(binary_a(e), scale * c, out);
       if (as_const_int(binary_a(e), &c)) return linear_form(binary_b(e), scale * c, out);
       return false;
-    default:
-      return false;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return false;
 }
 
 std::optional<PredicateBound> comparison_bound(const PrimExpr& c) {
@@ -307,7 +339,31 @@ std::optional<PredicateBound> comparison_bound(const PrimExpr& c) {
     case ExprKind::GE:
       b.lo = -k;
       break;  // x + k >= 0 -> x >= -k
-    default:
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
       break;
   }
   return b;

@@ -58,7 +58,33 @@ struct Reducer {
         return make_const(t, 0);
       case ExprKind::Mul:
         return make_const(t, 1);
-      default:
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::StringImm:
+      case ExprKind::Var:
+      case ExprKind::Sub:
+      case ExprKind::Div:
+      case ExprKind::Mod:
+      case ExprKind::FloorDiv:
+      case ExprKind::FloorMod:
+      case ExprKind::Min:
+      case ExprKind::Max:
+      case ExprKind::EQ:
+      case ExprKind::NE:
+      case ExprKind::LT:
+      case ExprKind::LE:
+      case ExprKind::GT:
+      case ExprKind::GE:
+      case ExprKind::And:
+      case ExprKind::Or:
+      case ExprKind::Not:
+      case ExprKind::Select:
+      case ExprKind::Cast:
+      case ExprKind::BufferLoad:
+      case ExprKind::Call:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+      case ExprKind::Let:
         break;
     }
     return op == ExprKind::Max ? min_value(t) : max_value(t);
@@ -78,9 +104,34 @@ std::pair<PrimExpr, PrimExpr> operands(const PrimExpr& e) {
       return {as<MaxNode>(e)->a, as<MaxNode>(e)->b};
     case ExprKind::Min:
       return {as<MinNode>(e)->a, as<MinNode>(e)->b};
-    default:
-      return {};
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Sub:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return {};
 }
 
 std::optional<Reducer> match_reducer(const BufferStoreNode& store) {

@@ -219,9 +219,15 @@ class KernelEmulation {
         auto* d = as<DeclBufferNode>(s);
         return std::make_shared<DeclBufferNode>(d->buffer, fission(d->body));
       }
-      default:
-        refuse("in a statement tsch cannot split");
+      case StmtKind::BufferStore:
+      case StmtKind::Block:
+      case StmtKind::BlockRealize:
+      case StmtKind::Evaluate:
+      case StmtKind::AllocateConst:
+      case StmtKind::AttrStmt:
+        break;
     }
+    refuse("in a statement tsch cannot split");
   }
 
   // A local buffer alive across a barrier: one copy per thread, indexed by the thread.
