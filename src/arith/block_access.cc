@@ -197,21 +197,17 @@ class Detector : public IRVisitor {
       const VarDomain& dom;
       bool found = false;
       explicit Finder(const VarDomain& d) : dom(d) {}
-      void visit(const PrimExpr& x) override {
-        if (found) return;
-        if (auto* call = as<CallNode>(x)) {
-          found = call->op != "vscale";
-          return;
-        }
-        if (auto* load = as<BufferLoadNode>(x)) {
-          found = !load->dtype.is_int() && !load->dtype.is_uint();
-          for (const auto& index : load->indices)
-            found = found || uses_var(index, [&](const VarNode* v) { return dom.count(v) > 0; });
-          return;  // otherwise the load itself, a point
-        }
-        visit_children(x);
-      }
       using IRVisitor::visit;
+      void visit(const PrimExpr& x) override {
+        if (!found) IRVisitor::visit(x);
+      }
+      void visit_Call(const CallNode& call) override { found = call.op != "vscale"; }
+      void visit_BufferLoad(const BufferLoadNode& load) override {
+        found = !load.dtype.is_int() && !load.dtype.is_uint();
+        for (const auto& index : load.indices)
+          found = found || uses_var(index, [&](const VarNode* v) { return dom.count(v) > 0; });
+        // Not its children: otherwise the load itself, a point.
+      }
     } finder(dom_);
     finder.visit(e);
     return finder.found;

@@ -100,37 +100,38 @@ class BindingRewriter : public IRMutator {
   BindingRewriter(const std::unordered_map<const VarNode*, PrimExpr>& vmap, arith::VarDomain dom, const PrimExpr& pred)
       : vmap_(vmap), dom_(std::move(dom)), pred_(pred) {}
 
-  Stmt mutate(const Stmt& s) override {
-    if (auto* f = as<ForNode>(s)) {
-      dom_[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
-      Stmt out = mutate_children(s);
-      dom_.erase(f->loop_var.get());
-      // An extent that used a substituted variable is simplified, as the TVMScript parser
-      // leaves a loop's extent (printing the module and parsing it back gives it again).
-      auto* g = as<ForNode>(out);
-      if (g && g->extent != f->extent) {
-        auto loop = std::make_shared<ForNode>(*g);
-        loop->extent = arith::simplify(g->extent);
-        return loop;
-      }
-      return out;
-    }
-    if (auto* r = as<BlockRealizeNode>(s)) {
-      std::vector<PrimExpr> values;
-      for (const auto& v : r->iter_values) values.push_back(arith::simplify(substitute(v, vmap_), dom_));
-      PrimExpr pred = substitute(r->predicate, vmap_);
-      // Appended after the predicates already there, as TVM's BlockPredicateAppender does.
-      if (pred_) pred = is_one(pred) ? pred_ : make_binary(ExprKind::And, pred, pred_);
-      // Inside, an opaque block may use the loop variables directly (`C[i, j] = ... i`);
-      // blocks nested in it get their bindings rewritten too, without the extra predicate.
-      PrimExpr no_predicate;
-      Stmt block = BindingRewriter(vmap_, dom_, no_predicate).mutate_children(Stmt(r->block));
-      return std::make_shared<BlockRealizeNode>(values, pred, std::static_pointer_cast<const BlockNode>(block));
-    }
-    return mutate_children(s);
-  }
+  using IRMutator::mutate;
   // Loop variables used outside blocks (plain loop nests) are replaced too.
   PrimExpr mutate(const PrimExpr& e) override { return vmap_.empty() ? e : substitute(e, vmap_); }
+
+ protected:
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    dom_[f.loop_var.get()] = arith::interval_of(Range{f.min, f.extent});
+    Stmt out = IRMutator::mutate_For(f, self);
+    dom_.erase(f.loop_var.get());
+    // An extent that used a substituted variable is simplified, as the TVMScript parser
+    // leaves a loop's extent (printing the module and parsing it back gives it again).
+    auto* g = as<ForNode>(out);
+    if (g && g->extent != f.extent) {
+      auto loop = std::make_shared<ForNode>(*g);
+      loop->extent = arith::simplify(g->extent);
+      return loop;
+    }
+    return out;
+  }
+
+  Stmt mutate_BlockRealize(const BlockRealizeNode& r, const Stmt&) override {
+    std::vector<PrimExpr> values;
+    for (const auto& v : r.iter_values) values.push_back(arith::simplify(substitute(v, vmap_), dom_));
+    PrimExpr pred = substitute(r.predicate, vmap_);
+    // Appended after the predicates already there, as TVM's BlockPredicateAppender does.
+    if (pred_) pred = is_one(pred) ? pred_ : make_binary(ExprKind::And, pred, pred_);
+    // Inside, an opaque block may use the loop variables directly (`C[i, j] = ... i`);
+    // blocks nested in it get their bindings rewritten too, without the extra predicate.
+    PrimExpr no_predicate;
+    Stmt block = BindingRewriter(vmap_, dom_, no_predicate).mutate_children(Stmt(r.block));
+    return std::make_shared<BlockRealizeNode>(values, pred, std::static_pointer_cast<const BlockNode>(block));
+  }
 
  private:
   const std::unordered_map<const VarNode*, PrimExpr>& vmap_;
@@ -168,14 +169,15 @@ class SubstituteSimplifier : public IRMutator {
     return t;
   }
 
-  Stmt mutate(const Stmt& s) override {
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    if (all_) bind(f.loop_var, f.min, f.extent);
+    return IRMutator::mutate_For(f, self);
+  }
+  Stmt mutate_Block(const BlockNode& b, const Stmt& self) override {
     if (all_) {
-      if (auto* f = as<ForNode>(s)) bind(f->loop_var, f->min, f->extent);
-      if (auto* b = as<BlockNode>(s)) {
-        for (const auto& iv : b->iter_vars) bind(iv.var, iv.dom.min, iv.dom.extent);
-      }
+      for (const auto& iv : b.iter_vars) bind(iv.var, iv.dom.min, iv.dom.extent);
     }
-    return mutate_children(s);
+    return IRMutator::mutate_Block(b, self);
   }
 
  private:
