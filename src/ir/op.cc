@@ -409,44 +409,83 @@ std::optional<bool> fold_comparison(ExprKind kind, T x, T y) {
   return std::nullopt;
 }
 
-// TVM's TryConstFold: fold constants and the identities that keep printed IR tidy.
-PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
-  DataType t = a->dtype;
-  auto* ia = as<IntImmNode>(a);
-  auto* ib = as<IntImmNode>(b);
-  auto* fa = as<FloatImmNode>(a);
-  auto* fb = as<FloatImmNode>(b);
-  bool divide =
-      kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
-  if (divide && ((ib && ib->value == 0) || (fb && fb->value == 0 && kind != ExprKind::Div))) {
-    throw IRError(IRError::Kind::Value, "Divide by zero");
+// Two integer constants folded; null when `kind` does not fold them.
+PrimExpr fold_int_constants(ExprKind kind, int64_t x, int64_t y, DataType t) {
+  bool ok = false;
+  int64_t r = fold_int(kind, x, y, ok);
+  if (ok) return make_int(r, t);
+  if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
+  switch (kind) {
+    case ExprKind::Div:
+      return make_int(x / y, t);
+    case ExprKind::Mod:
+      return make_int(x % y, t);
+    case ExprKind::FloorDiv:
+      return make_int(floor_div(x, y), t);
+    case ExprKind::FloorMod:
+      return make_int(x - floor_div(x, y) * y, t);
+    case ExprKind::And:
+      return make_bool(x && y);
+    case ExprKind::Or:
+      return make_bool(x || y);
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
-  if (ia && ib && t.is_scalar()) {
-    int64_t x = ia->value, y = ib->value;
-    bool ok = false;
-    int64_t r = fold_int(kind, x, y, ok);
-    if (ok) return make_int(r, t);
-    if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
+  return nullptr;
+}
+
+// Two float constants folded; null when `kind` does not fold them.
+PrimExpr fold_float_constants(ExprKind kind, const PrimExpr& a, const PrimExpr& b, double fa, double fb) {
+  DataType t = a->dtype;
+  // Comparisons of float constants fold too, as TVM's TryConstFold does, on the values the
+  // literals hold in their type.
+  double x = represented_value(fa, t), y = represented_value(fb, t);
+  if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
+  if (kind == ExprKind::Min) return std::min(x, y) == x ? a : b;
+  if (kind == ExprKind::Max) return std::max(x, y) == x ? a : b;
+  // Arithmetic folds in float32 or float64 only, computed in that type (TVM's rule): a
+  // narrower type's result is rounded after each operation where the code runs.
+  if (t.bits == 32 || t.bits == 64) {
+    auto in_type = [&](double r) { return t.bits == 32 ? static_cast<double>(static_cast<float>(r)) : r; };
     switch (kind) {
+      case ExprKind::Add:
+        return make_float(in_type(x + y), t);
+      case ExprKind::Sub:
+        return make_float(in_type(x - y), t);
+      case ExprKind::Mul:
+        return make_float(in_type(x * y), t);
       case ExprKind::Div:
-        return make_int(x / y, t);
-      case ExprKind::Mod:
-        return make_int(x % y, t);
-      case ExprKind::FloorDiv:
-        return make_int(floor_div(x, y), t);
-      case ExprKind::FloorMod:
-        return make_int(x - floor_div(x, y) * y, t);
-      case ExprKind::And:
-        return make_bool(x && y);
-      case ExprKind::Or:
-        return make_bool(x || y);
+        if (y != 0) return make_float(in_type(x / y), t);
+        break;
       case ExprKind::IntImm:
       case ExprKind::FloatImm:
       case ExprKind::StringImm:
       case ExprKind::Var:
-      case ExprKind::Add:
-      case ExprKind::Sub:
-      case ExprKind::Mul:
+      case ExprKind::Mod:
+      case ExprKind::FloorDiv:
+      case ExprKind::FloorMod:
       case ExprKind::Min:
       case ExprKind::Max:
       case ExprKind::EQ:
@@ -455,6 +494,8 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
       case ExprKind::LE:
       case ExprKind::GT:
       case ExprKind::GE:
+      case ExprKind::And:
+      case ExprKind::Or:
       case ExprKind::Not:
       case ExprKind::Select:
       case ExprKind::Cast:
@@ -466,57 +507,17 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
         break;
     }
   }
-  if (fa && fb && t.is_scalar()) {
-    // Comparisons of float constants fold too, as TVM's TryConstFold does, on the values the
-    // literals hold in their type.
-    double x = represented_value(fa->value, t), y = represented_value(fb->value, t);
-    if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
-    if (kind == ExprKind::Min) return std::min(x, y) == x ? a : b;
-    if (kind == ExprKind::Max) return std::max(x, y) == x ? a : b;
-    // Arithmetic folds in float32 or float64 only, computed in that type (TVM's rule): a
-    // narrower type's result is rounded after each operation where the code runs.
-    if (t.bits == 32 || t.bits == 64) {
-      auto in_type = [&](double r) { return t.bits == 32 ? static_cast<double>(static_cast<float>(r)) : r; };
-      switch (kind) {
-        case ExprKind::Add:
-          return make_float(in_type(x + y), t);
-        case ExprKind::Sub:
-          return make_float(in_type(x - y), t);
-        case ExprKind::Mul:
-          return make_float(in_type(x * y), t);
-        case ExprKind::Div:
-          if (y != 0) return make_float(in_type(x / y), t);
-          break;
-        case ExprKind::IntImm:
-        case ExprKind::FloatImm:
-        case ExprKind::StringImm:
-        case ExprKind::Var:
-        case ExprKind::Mod:
-        case ExprKind::FloorDiv:
-        case ExprKind::FloorMod:
-        case ExprKind::Min:
-        case ExprKind::Max:
-        case ExprKind::EQ:
-        case ExprKind::NE:
-        case ExprKind::LT:
-        case ExprKind::LE:
-        case ExprKind::GT:
-        case ExprKind::GE:
-        case ExprKind::And:
-        case ExprKind::Or:
-        case ExprKind::Not:
-        case ExprKind::Select:
-        case ExprKind::Cast:
-        case ExprKind::BufferLoad:
-        case ExprKind::Call:
-        case ExprKind::Ramp:
-        case ExprKind::Broadcast:
-        case ExprKind::Let:
-          break;
-      }
-    }
-  }
-  // Identities (integers only where floats would change NaN/sign semantics).
+  return nullptr;
+}
+
+// The identities (integers only where floats would change NaN/sign semantics): `x + 0`,
+// `x * 1`, `x // 1`, `true and x`, ...; null when none applies.
+PrimExpr fold_identity(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
+  DataType t = a->dtype;
+  auto* ia = as<IntImmNode>(a);
+  auto* ib = as<IntImmNode>(b);
+  auto* fa = as<FloatImmNode>(a);
+  auto* fb = as<FloatImmNode>(b);
   switch (kind) {
     case ExprKind::Add:
       if ((ia && ia->value == 0) || (fa && fa->value == 0)) return b;
@@ -570,6 +571,27 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
       break;
   }
   return nullptr;
+}
+
+// TVM's TryConstFold: fold constants and the identities that keep printed IR tidy.
+PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
+  DataType t = a->dtype;
+  auto* ia = as<IntImmNode>(a);
+  auto* ib = as<IntImmNode>(b);
+  auto* fa = as<FloatImmNode>(a);
+  auto* fb = as<FloatImmNode>(b);
+  bool divide =
+      kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
+  if (divide && ((ib && ib->value == 0) || (fb && fb->value == 0 && kind != ExprKind::Div))) {
+    throw IRError(IRError::Kind::Value, "Divide by zero");
+  }
+  if (ia && ib && t.is_scalar()) {
+    if (PrimExpr r = fold_int_constants(kind, ia->value, ib->value, t)) return r;
+  }
+  if (fa && fb && t.is_scalar()) {
+    if (PrimExpr r = fold_float_constants(kind, a, b, fa->value, fb->value)) return r;
+  }
+  return fold_identity(kind, a, b);
 }
 
 }  // namespace
