@@ -61,16 +61,18 @@ class Detector : public IRVisitor {
   std::unordered_map<const BufferNode*, const BufferRegion*> matched;  // match_buffer -> its source
   std::unordered_map<const VarNode*, Buffer> owners;                   // data pointer -> its buffer
 
-  void visit(const PrimExpr& e) override {
-    if (auto* load = as<BufferLoadNode>(e)) {
-      add_access(reads, load->buffer, load->indices);
-    }
-    if (auto* call = as<CallNode>(e); call && call->op == "tvm_access_ptr" && call->args.size() == 5) {
+  void visit_BufferLoad(const BufferLoadNode& load) override {
+    add_access(reads, load.buffer, load.indices);
+    IRVisitor::visit_BufferLoad(load);
+  }
+
+  void visit_Call(const CallNode& call) override {
+    if (call.op == "tvm_access_ptr" && call.args.size() == 5) {
       // TVM's detector: the mask says how the pointer is used; the whole buffer is accessed.
-      auto* data = as<VarNode>(call->args[1]);
+      auto* data = as<VarNode>(call.args[1]);
       int64_t mask;
       auto owner = data ? owners.find(data) : owners.end();
-      if (owner != owners.end() && as_const_int(call->args[4], &mask)) {
+      if (owner != owners.end() && as_const_int(call.args[4], &mask)) {
         if ((mask & 1) && (mask & 2))
           add_whole(opaques, owner->second);
         else if (mask & 1)
@@ -80,72 +82,60 @@ class Detector : public IRVisitor {
         return;
       }
     }
-    if (auto* var = as<VarNode>(e)) {
-      if (auto owner = owners.find(var); owner != owners.end()) add_whole(opaques, owner->second);
-    }
-    visit_children(e);
+    IRVisitor::visit_Call(call);
   }
 
-  void visit(const Stmt& s) override {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto* loop = as<ForNode>(s);
-        visit(loop->min);
-        visit(loop->extent);
-        Interval range = interval_of(Range{loop->min, loop->extent});
-        dom_[loop->loop_var.get()] = eval_bounds(range);
-        visit(loop->body);
-        dom_.erase(loop->loop_var.get());
-        return;
-      }
-      case StmtKind::BufferStore: {
-        auto* store = as<BufferStoreNode>(s);
-        add_access(writes, store->buffer, store->indices);
-        visit_children(s);
-        return;
-      }
-      case StmtKind::BlockRealize: {
-        // A nested block: its declared regions, with its iterators replaced by their bindings.
-        auto* realize = as<BlockRealizeNode>(s);
-        if (look_into_containers && is_undeclared_container(*realize->block)) {
-          look_into(*realize);
-          return;
-        }
-        std::unordered_map<const VarNode*, PrimExpr> bind;
-        for (size_t i = 0; i < realize->iter_values.size(); ++i) {
-          bind[realize->block->iter_vars[i].var.get()] = realize->iter_values[i];
-          visit(realize->iter_values[i]);
-        }
-        auto add_regions = [&](const std::vector<BufferRegion>& regions, RegionSet& into) {
-          for (const auto& r : regions) {
-            std::vector<Interval> dims;
-            for (const auto& range : r.region) {
-              Interval lo = eval_interval(substitute(range.min, bind), dom_);
-              Interval hi = eval_interval(
-                  substitute(simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), bind),
-                  dom_);
-              dims.push_back((!lo.min || !hi.min) ? Interval{} : Interval{lo.min, hi.max});
-            }
-            into.add(r.buffer, dims);
-          }
-        };
-        add_regions(realize->block->reads, reads);
-        add_regions(realize->block->writes, writes);
-        return;
-      }
-      case StmtKind::LetStmt: {
-        auto* let = as<LetStmtNode>(s);
-        visit(let->value);
-        dom_[let->var.get()] = eval_interval(let->value, dom_);
-        visit(let->body);
-        dom_.erase(let->var.get());
-        return;
-      }
-      default:
-        visit_children(s);
-    }
+  void visit_Var(const VarNode& var) override {
+    if (auto owner = owners.find(&var); owner != owners.end()) add_whole(opaques, owner->second);
   }
-  using IRVisitor::visit;
+
+  void visit_For(const ForNode& loop) override {
+    visit(loop.min);
+    visit(loop.extent);
+    Interval range = interval_of(Range{loop.min, loop.extent});
+    dom_[loop.loop_var.get()] = eval_bounds(range);
+    visit(loop.body);
+    dom_.erase(loop.loop_var.get());
+  }
+
+  void visit_BufferStore(const BufferStoreNode& store) override {
+    add_access(writes, store.buffer, store.indices);
+    IRVisitor::visit_BufferStore(store);
+  }
+
+  void visit_BlockRealize(const BlockRealizeNode& realize) override {
+    // A nested block: its declared regions, with its iterators replaced by their bindings.
+    if (look_into_containers && is_undeclared_container(*realize.block)) {
+      look_into(realize);
+      return;
+    }
+    std::unordered_map<const VarNode*, PrimExpr> bind;
+    for (size_t i = 0; i < realize.iter_values.size(); ++i) {
+      bind[realize.block->iter_vars[i].var.get()] = realize.iter_values[i];
+      visit(realize.iter_values[i]);
+    }
+    auto add_regions = [&](const std::vector<BufferRegion>& regions, RegionSet& into) {
+      for (const auto& r : regions) {
+        std::vector<Interval> dims;
+        for (const auto& range : r.region) {
+          Interval lo = eval_interval(substitute(range.min, bind), dom_);
+          Interval hi = eval_interval(
+              substitute(simplify(sub(add(range.min, range.extent), make_int(1, range.extent->dtype))), bind), dom_);
+          dims.push_back((!lo.min || !hi.min) ? Interval{} : Interval{lo.min, hi.max});
+        }
+        into.add(r.buffer, dims);
+      }
+    };
+    add_regions(realize.block->reads, reads);
+    add_regions(realize.block->writes, writes);
+  }
+
+  void visit_LetStmt(const LetStmtNode& let) override {
+    visit(let.value);
+    dom_[let.var.get()] = eval_interval(let.value, dom_);
+    visit(let.body);
+    dom_.erase(let.var.get());
+  }
 
  private:
   // An undeclared container's body, its iterators ranging over the bounds of their bindings.
@@ -207,21 +197,17 @@ class Detector : public IRVisitor {
       const VarDomain& dom;
       bool found = false;
       explicit Finder(const VarDomain& d) : dom(d) {}
-      void visit(const PrimExpr& x) override {
-        if (found) return;
-        if (auto* call = as<CallNode>(x)) {
-          found = call->op != "vscale";
-          return;
-        }
-        if (auto* load = as<BufferLoadNode>(x)) {
-          found = !load->dtype.is_int() && !load->dtype.is_uint();
-          for (const auto& index : load->indices)
-            found = found || uses_var(index, [&](const VarNode* v) { return dom.count(v) > 0; });
-          return;  // otherwise the load itself, a point
-        }
-        visit_children(x);
-      }
       using IRVisitor::visit;
+      void visit(const PrimExpr& x) override {
+        if (!found) IRVisitor::visit(x);
+      }
+      void visit_Call(const CallNode& call) override { found = call.op != "vscale"; }
+      void visit_BufferLoad(const BufferLoadNode& load) override {
+        found = !load.dtype.is_int() && !load.dtype.is_uint();
+        for (const auto& index : load.indices)
+          found = found || uses_var(index, [&](const VarNode* v) { return dom.count(v) > 0; });
+        // Not its children: otherwise the load itself, a point.
+      }
     } finder(dom_);
     finder.visit(e);
     return finder.found;

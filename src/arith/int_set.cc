@@ -115,7 +115,27 @@ Interval eval_interval(const PrimExpr& e, const VarDomain& dom) {
       if (!a.min || !b.min) return Interval{};
       return {bound_max(a.min, b.min), bound_max(a.max, b.max)};
     }
-    default:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
       break;
   }
   // Anything else is exact when it uses no relaxed variable, and unknown otherwise.

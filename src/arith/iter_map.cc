@@ -72,9 +72,32 @@ class Detector {
         if (!normalize(s)) throw Failure{"divides a sum that is not a fused loop: " + script(e)};
         return e->kind == ExprKind::FloorDiv ? divide(s, k, e) : modulo(s, k, e);
       }
-      default:
-        throw Failure{"is not affine: " + script(e)};
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::StringImm:
+      case ExprKind::Div:
+      case ExprKind::Mod:
+      case ExprKind::Min:
+      case ExprKind::Max:
+      case ExprKind::EQ:
+      case ExprKind::NE:
+      case ExprKind::LT:
+      case ExprKind::LE:
+      case ExprKind::GT:
+      case ExprKind::GE:
+      case ExprKind::And:
+      case ExprKind::Or:
+      case ExprKind::Not:
+      case ExprKind::Select:
+      case ExprKind::Cast:
+      case ExprKind::BufferLoad:
+      case ExprKind::Call:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+      case ExprKind::Let:
+        break;
     }
+    throw Failure{"is not affine: " + script(e)};
   }
 
   // Orders splits by scale and checks they form a mixed-radix number starting at scale 1.

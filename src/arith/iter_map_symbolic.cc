@@ -68,9 +68,34 @@ class Linearizer {
         for (auto& [p, k] : l->coeffs) k = mul(k, factor);
         return l;
       }
-      default:
-        return std::nullopt;
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::StringImm:
+      case ExprKind::Div:
+      case ExprKind::Mod:
+      case ExprKind::FloorDiv:
+      case ExprKind::FloorMod:
+      case ExprKind::Min:
+      case ExprKind::Max:
+      case ExprKind::EQ:
+      case ExprKind::NE:
+      case ExprKind::LT:
+      case ExprKind::LE:
+      case ExprKind::GT:
+      case ExprKind::GE:
+      case ExprKind::And:
+      case ExprKind::Or:
+      case ExprKind::Not:
+      case ExprKind::Select:
+      case ExprKind::Cast:
+      case ExprKind::BufferLoad:
+      case ExprKind::Call:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+      case ExprKind::Let:
+        break;
     }
+    return std::nullopt;
   }
 
  private:

@@ -35,9 +35,30 @@ int64_t known_divisor(const PrimExpr& e) {
     }
     case ExprKind::Cast:
       return known_divisor(as<CastNode>(e)->value);
-    default:
-      return 1;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return 1;
 }
 
 }  // namespace tsch::arith

@@ -14,10 +14,9 @@ namespace {
 class VScaleSubstituter : public IRMutator {
  public:
   explicit VScaleSubstituter(int64_t value) : value_(value) {}
-  using IRMutator::mutate;
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (is_vscale_call(e)) return make_int(value_, e->dtype);
-    return mutate_children(e);
+  PrimExpr mutate_Call(const CallNode& c, const PrimExpr& self) override {
+    if (is_vscale_call(self)) return make_int(value_, c.dtype);
+    return IRMutator::mutate_Call(c, self);
   }
 
  private:

@@ -250,10 +250,31 @@ class Simplifier {
         l.add_term(changed ? std::make_shared<CallNode>(call->dtype, call->op, std::move(args)) : e, 1);
         return l;
       }
-      default:
-        l.add_term(e, 1);
-        return l;
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::StringImm:
+      case ExprKind::Var:
+      case ExprKind::Div:
+      case ExprKind::Mod:
+      case ExprKind::EQ:
+      case ExprKind::NE:
+      case ExprKind::LT:
+      case ExprKind::LE:
+      case ExprKind::GT:
+      case ExprKind::GE:
+      case ExprKind::And:
+      case ExprKind::Or:
+      case ExprKind::Not:
+      case ExprKind::Select:
+      case ExprKind::Cast:
+      case ExprKind::BufferLoad:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+      case ExprKind::Let:
+        break;
     }
+    l.add_term(e, 1);
+    return l;
   }
 
   const VarDomain* dom_;
@@ -317,9 +338,30 @@ bool can_prove(const PrimExpr& e, const VarDomain& dom) {
       return can_prove(binary_a(e), dom) && can_prove(binary_b(e), dom);
     case ExprKind::Or:
       return can_prove(binary_a(e), dom) || can_prove(binary_b(e), dom);
-    default:
-      return false;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return false;
 }
 
 }  // namespace tsch::arith

@@ -78,169 +78,159 @@ class Verifier : public IRVisitor {
     IRVisitor::visit_buffer_region(r);
   }
 
-  void visit(const PrimExpr& e) override {
-    if (!e) return;
-    if (auto* v = as<VarNode>(e)) {
-      // A buffer's data (`A.data`, as T.call_packed passes a buffer) is defined with the buffer.
-      if (!defined_.count(v) && !buffer_data_.count(v) && reported_.insert(v).second) {
-        report(kStructure, ended_.count(v) ? fmt::format("variable {} is used outside its scope", v->name)
-                                           : fmt::format("variable {} is used but not defined", v->name));
-      }
-      return;
+  void visit_Var(const VarNode& v) override {
+    // A buffer's data (`A.data`, as T.call_packed passes a buffer) is defined with the buffer.
+    if (!defined_.count(&v) && !buffer_data_.count(&v) && reported_.insert(&v).second) {
+      report(kStructure, ended_.count(&v) ? fmt::format("variable {} is used outside its scope", v.name)
+                                          : fmt::format("variable {} is used but not defined", v.name));
     }
-    if (auto* load = as<BufferLoadNode>(e)) check_access(load->buffer, load->indices, "read");
-    if (auto* call = as<CallNode>(e); call && call->op == "if_then_else" && call->args.size() == 3) {
+  }
+
+  void visit_BufferLoad(const BufferLoadNode& load) override {
+    check_access(load.buffer, load.indices, "read");
+    IRVisitor::visit_BufferLoad(load);
+  }
+
+  void visit_Call(const CallNode& call) override {
+    if (call.op == "if_then_else" && call.args.size() == 3) {
       // Only the chosen branch is evaluated: a padding read `X[vh - 1]` under `1 <= vh` is in
       // bounds. (Select evaluates both sides, so it gets no such treatment.)
-      visit(call->args[0]);
-      under_condition(call->args[0], true, [&] { visit(call->args[1]); });
-      under_condition(call->args[0], false, [&] { visit(call->args[2]); });
+      visit(call.args[0]);
+      under_condition(call.args[0], true, [&] { visit(call.args[1]); });
+      under_condition(call.args[0], false, [&] { visit(call.args[2]); });
       return;
     }
-    visit_children(e);
+    IRVisitor::visit_Call(call);
   }
 
-  void visit(const Stmt& s) override {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto* loop = as<ForNode>(s);
-        visit(loop->min);
-        visit(loop->extent);
-        bind(loop->loop_var);
-        dom_[loop->loop_var.get()] = interval_of(Range{loop->min, loop->extent});
-        visit(loop->body);
-        dom_.erase(loop->loop_var.get());
-        undefine(loop->loop_var);
-        return;
-      }
-      case StmtKind::LetStmt: {
-        auto* let = as<LetStmtNode>(s);
-        visit(let->value);
-        bind(let->var);
-        visit(let->body);
-        undefine(let->var);
-        return;
-      }
-      case StmtKind::Allocate:
-      case StmtKind::DeclBuffer: {
-        const Buffer& b = s->kind == StmtKind::Allocate ? as<AllocateNode>(s)->buffer : as<DeclBufferNode>(s)->buffer;
-        define_buffer(b);
-        visit(s->kind == StmtKind::Allocate ? as<AllocateNode>(s)->body : as<DeclBufferNode>(s)->body);
-        undefine_buffer(b);
-        return;
-      }
-      case StmtKind::AllocateConst: {
-        // Its variable is data, as an allocated buffer's: buffers over it are defined below.
-        auto* c = as<AllocateConstNode>(s);
-        for (const auto& e : c->extents) visit(e);
-        int64_t count = 1;
-        bool known = true;
-        for (const auto& e : c->extents) {
-          if (auto* i = as<IntImmNode>(e))
-            count *= i->value;
-          else
-            known = false;
-        }
-        if (known && count != static_cast<int64_t>(c->size())) {
-          report(kStructure, fmt::format("T.allocate_const {} holds {} values for extents of {} elements",
-                                         c->buffer_var->name, c->size(), count));
-        }
-        bind(c->buffer_var);
-        ++buffer_data_[c->buffer_var.get()];
-        const_data_.insert(c->buffer_var.get());
-        visit(c->body);
-        const_data_.erase(c->buffer_var.get());
-        if (--buffer_data_[c->buffer_var.get()] == 0) buffer_data_.erase(c->buffer_var.get());
-        undefine(c->buffer_var);
-        return;
-      }
-      case StmtKind::IfThenElse: {
-        auto* branch = as<IfThenElseNode>(s);
-        visit(branch->condition);
-        under_condition(branch->condition, true, [&] { visit(branch->then_case); });
-        if (branch->else_case) under_condition(branch->condition, false, [&] { visit(branch->else_case); });
-        return;
-      }
-      case StmtKind::BufferStore: {
-        auto* store = as<BufferStoreNode>(s);
-        check_access(store->buffer, store->indices, "written");
-        // Constant data lives in read-only memory once built.
-        if (const_data_.count(store->buffer->data.get()) && reported_buffers_.insert(store->buffer.get()).second) {
-          report(kStructure, fmt::format("buffer {} is written, but its data is the constant of T.allocate_const {}",
-                                         store->buffer->name, store->buffer->data->name));
-        }
-        visit_children(s);
-        return;
-      }
-      case StmtKind::BlockRealize: {
-        auto* realize = as<BlockRealizeNode>(s);
-        const BlockNode* block = realize->block.get();
-        for (const auto& v : realize->iter_values) visit(v);
-        visit(realize->predicate);
-        if (realize->iter_values.size() != block->iter_vars.size()) {
-          report(kStructure, fmt::format("block \"{}\" has {} iterators but {} bindings", block->name,
-                                         block->iter_vars.size(), realize->iter_values.size()));
-        } else {
-          // A T.where predicate narrows what the bindings reach (an imperfect split binds
-          // `i_0 * 16 + i_1` under `i_0 * 16 + i_1 < 130`), so only the dtypes are checked then.
-          bool guarded = !is_one(realize->predicate);
-          for (size_t i = 0; i < block->iter_vars.size(); ++i) {
-            check_binding(*block, block->iter_vars[i], realize->iter_values[i], guarded);
-          }
-        }
-        // Inside, the predicate may be what keeps the accesses in bounds (an rfactor block's
-        // new iterators span the split loops, `vk_0 * 3 + vk_1` up to 128 under
-        // `k_0 * 3 + k_1 < 128`): the bounds are checked only in unguarded blocks.
-        bool saved_guarded = guarded_;
-        guarded_ = guarded_ || !is_one(realize->predicate);
-        visit(Stmt(realize->block));
-        guarded_ = saved_guarded;
-        return;
-      }
-      case StmtKind::Block: {
-        auto* block = as<BlockNode>(s);
-        // Inside the block, accesses are in terms of its iterators, ranging over their domains.
-        auto saved = dom_;
-        dom_.clear();
-        for (const auto& iv : block->iter_vars) {
-          visit(iv.dom.min);
-          visit(iv.dom.extent);
-          bind(iv.var);
-          dom_[iv.var.get()] = interval_of(iv.dom);
-        }
-        for (const auto& b : block->alloc_buffers) {
-          for (const auto& d : b->shape) visit(d);
-          define_buffer(b);
-        }
-        std::vector<Var> view_vars;  // what the views' declarations define
-        for (const auto& m : block->match_buffers) {
-          visit_buffer_region(m.source);
-          define_buffer(m.buffer);
-          for (const Var& x : declared_vars(m.buffer)) {
-            if (!defined_.count(x.get())) {
-              define(x);
-              view_vars.push_back(x);
-            }
-          }
-        }
-        for (const auto& r : block->reads) visit_buffer_region(r);
-        for (const auto& r : block->writes) visit_buffer_region(r);
-        if (block->init) visit(block->init);
-        visit(block->body);
-        for (const auto& iv : block->iter_vars) undefine(iv.var);
-        for (const auto& b : block->alloc_buffers) undefine_buffer(b);
-        for (const auto& m : block->match_buffers) undefine_buffer(m.buffer);
-        for (const Var& x : view_vars) undefine(x);
-        dom_ = saved;
-        return;
-      }
-      default:
-        visit_children(s);
-    }
+  void visit_For(const ForNode& loop) override {
+    visit(loop.min);
+    visit(loop.extent);
+    bind(loop.loop_var);
+    dom_[loop.loop_var.get()] = interval_of(Range{loop.min, loop.extent});
+    visit(loop.body);
+    dom_.erase(loop.loop_var.get());
+    undefine(loop.loop_var);
   }
-  using IRVisitor::visit;
+
+  void visit_LetStmt(const LetStmtNode& let) override {
+    visit(let.value);
+    bind(let.var);
+    visit(let.body);
+    undefine(let.var);
+  }
+
+  void visit_Allocate(const AllocateNode& n) override { with_buffer(n.buffer, n.body); }
+  void visit_DeclBuffer(const DeclBufferNode& n) override { with_buffer(n.buffer, n.body); }
+
+  void visit_AllocateConst(const AllocateConstNode& c) override {
+    // Its variable is data, as an allocated buffer's: buffers over it are defined below.
+    for (const auto& e : c.extents) visit(e);
+    int64_t count = 1;
+    bool known = true;
+    for (const auto& e : c.extents) {
+      if (auto* i = as<IntImmNode>(e))
+        count *= i->value;
+      else
+        known = false;
+    }
+    if (known && count != static_cast<int64_t>(c.size())) {
+      report(kStructure, fmt::format("T.allocate_const {} holds {} values for extents of {} elements",
+                                     c.buffer_var->name, c.size(), count));
+    }
+    bind(c.buffer_var);
+    ++buffer_data_[c.buffer_var.get()];
+    const_data_.insert(c.buffer_var.get());
+    visit(c.body);
+    const_data_.erase(c.buffer_var.get());
+    if (--buffer_data_[c.buffer_var.get()] == 0) buffer_data_.erase(c.buffer_var.get());
+    undefine(c.buffer_var);
+  }
+
+  void visit_IfThenElse(const IfThenElseNode& branch) override {
+    visit(branch.condition);
+    under_condition(branch.condition, true, [&] { visit(branch.then_case); });
+    if (branch.else_case) under_condition(branch.condition, false, [&] { visit(branch.else_case); });
+  }
+
+  void visit_BufferStore(const BufferStoreNode& store) override {
+    check_access(store.buffer, store.indices, "written");
+    // Constant data lives in read-only memory once built.
+    if (const_data_.count(store.buffer->data.get()) && reported_buffers_.insert(store.buffer.get()).second) {
+      report(kStructure, fmt::format("buffer {} is written, but its data is the constant of T.allocate_const {}",
+                                     store.buffer->name, store.buffer->data->name));
+    }
+    IRVisitor::visit_BufferStore(store);
+  }
+
+  void visit_BlockRealize(const BlockRealizeNode& realize) override {
+    const BlockNode* block = realize.block.get();
+    for (const auto& v : realize.iter_values) visit(v);
+    visit(realize.predicate);
+    if (realize.iter_values.size() != block->iter_vars.size()) {
+      report(kStructure, fmt::format("block \"{}\" has {} iterators but {} bindings", block->name,
+                                     block->iter_vars.size(), realize.iter_values.size()));
+    } else {
+      // A T.where predicate narrows what the bindings reach (an imperfect split binds
+      // `i_0 * 16 + i_1` under `i_0 * 16 + i_1 < 130`), so only the dtypes are checked then.
+      bool guarded = !is_one(realize.predicate);
+      for (size_t i = 0; i < block->iter_vars.size(); ++i) {
+        check_binding(*block, block->iter_vars[i], realize.iter_values[i], guarded);
+      }
+    }
+    // Inside, the predicate may be what keeps the accesses in bounds (an rfactor block's
+    // new iterators span the split loops, `vk_0 * 3 + vk_1` up to 128 under
+    // `k_0 * 3 + k_1 < 128`): the bounds are checked only in unguarded blocks.
+    bool saved_guarded = guarded_;
+    guarded_ = guarded_ || !is_one(realize.predicate);
+    visit(Stmt(realize.block));
+    guarded_ = saved_guarded;
+  }
+
+  void visit_Block(const BlockNode& block) override {
+    // Inside the block, accesses are in terms of its iterators, ranging over their domains.
+    auto saved = dom_;
+    dom_.clear();
+    for (const auto& iv : block.iter_vars) {
+      visit(iv.dom.min);
+      visit(iv.dom.extent);
+      bind(iv.var);
+      dom_[iv.var.get()] = interval_of(iv.dom);
+    }
+    for (const auto& b : block.alloc_buffers) {
+      for (const auto& d : b->shape) visit(d);
+      define_buffer(b);
+    }
+    std::vector<Var> view_vars;  // what the views' declarations define
+    for (const auto& m : block.match_buffers) {
+      visit_buffer_region(m.source);
+      define_buffer(m.buffer);
+      for (const Var& x : declared_vars(m.buffer)) {
+        if (!defined_.count(x.get())) {
+          define(x);
+          view_vars.push_back(x);
+        }
+      }
+    }
+    for (const auto& r : block.reads) visit_buffer_region(r);
+    for (const auto& r : block.writes) visit_buffer_region(r);
+    if (block.init) visit(block.init);
+    visit(block.body);
+    for (const auto& iv : block.iter_vars) undefine(iv.var);
+    for (const auto& b : block.alloc_buffers) undefine_buffer(b);
+    for (const auto& m : block.match_buffers) undefine_buffer(m.buffer);
+    for (const Var& x : view_vars) undefine(x);
+    dom_ = saved;
+  }
 
  private:
+  // An Allocate or DeclBuffer: `buffer` is defined in `body`.
+  void with_buffer(const Buffer& buffer, const Stmt& body) {
+    define_buffer(buffer);
+    visit(body);
+    undefine_buffer(buffer);
+  }
+
   // Runs `body` where `cond` is known to hold (or, with holds=false, to fail): the domains of
   // the variables it compares with constants are narrowed. Accesses under a condition that
   // cannot be read that way are not bounds-checked (TVM checks no bounds at all).
@@ -292,13 +282,60 @@ class Verifier : public IRVisitor {
             return bound(y, x, -1);
           case ExprKind::GE:
             return bound(y, x, 0);
-          default:
+          case ExprKind::EQ:
             return bound(x, y, 0) && bound(y, x, 0);
+          case ExprKind::IntImm:
+          case ExprKind::FloatImm:
+          case ExprKind::StringImm:
+          case ExprKind::Var:
+          case ExprKind::Add:
+          case ExprKind::Sub:
+          case ExprKind::Mul:
+          case ExprKind::Div:
+          case ExprKind::Mod:
+          case ExprKind::FloorDiv:
+          case ExprKind::FloorMod:
+          case ExprKind::Min:
+          case ExprKind::Max:
+          case ExprKind::NE:
+          case ExprKind::And:
+          case ExprKind::Or:
+          case ExprKind::Not:
+          case ExprKind::Select:
+          case ExprKind::Cast:
+          case ExprKind::BufferLoad:
+          case ExprKind::Call:
+          case ExprKind::Ramp:
+          case ExprKind::Broadcast:
+          case ExprKind::Let:
+            break;  // not a comparison
         }
-      }
-      default:
         return false;
+      }
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::StringImm:
+      case ExprKind::Var:
+      case ExprKind::Add:
+      case ExprKind::Sub:
+      case ExprKind::Mul:
+      case ExprKind::Div:
+      case ExprKind::Mod:
+      case ExprKind::FloorDiv:
+      case ExprKind::FloorMod:
+      case ExprKind::Min:
+      case ExprKind::Max:
+      case ExprKind::NE:
+      case ExprKind::Select:
+      case ExprKind::Cast:
+      case ExprKind::BufferLoad:
+      case ExprKind::Call:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+      case ExprKind::Let:
+        break;
     }
+    return false;
   }
 
   // Uses `lo <= hi + slack`: narrows the variable on either side by the other side's range.

@@ -71,9 +71,9 @@ std::optional<std::vector<runtime::NDArrayRef>> make_inputs(const ir::PrimFunc& 
 int narrowest_mantissa(const ir::PrimFunc& f) {
   struct Stores : ir::IRVisitor {
     int bits = 52;
-    void visit(const ir::Stmt& s) override {
-      if (auto* store = ir::as<ir::BufferStoreNode>(s); store && store->buffer->dtype.is_float()) {
-        const ir::DataType& t = store->buffer->dtype;
+    void visit_BufferStore(const ir::BufferStoreNode& store) override {
+      if (store.buffer->dtype.is_float()) {
+        const ir::DataType& t = store.buffer->dtype;
         int mantissa = t.code == ir::DataType::Code::Float8E4M3FN ? 3
                        : t.code == ir::DataType::Code::Float8E5M2 ? 2
                        : t.code == ir::DataType::Code::BFloat     ? 7
@@ -82,9 +82,8 @@ int narrowest_mantissa(const ir::PrimFunc& f) {
                                                                   : 52;
         bits = std::min(bits, mantissa);
       }
-      visit_children(s);
+      ir::IRVisitor::visit_BufferStore(store);
     }
-    using ir::IRVisitor::visit;
   } stores;
   stores.visit(f->body);
   return stores.bits;

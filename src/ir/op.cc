@@ -224,9 +224,27 @@ const char* op_name(ExprKind k) {
       return "and";
     case ExprKind::Or:
       return "or";
-    default:
-      return "comparison";
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return "comparison";
 }
 
 // A literal takes the other operand's type (Python ints and floats in IR expressions).
@@ -311,10 +329,34 @@ T fold_int(ExprKind kind, T x, T y, bool& ok) {
       return std::min(x, y);
     case ExprKind::Max:
       return std::max(x, y);
-    default:
-      ok = false;
-      return 0;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  ok = false;
+  return 0;
 }
 
 int64_t floor_div(int64_t a, int64_t b) {
@@ -339,73 +381,143 @@ std::optional<bool> fold_comparison(ExprKind kind, T x, T y) {
       return x > y;
     case ExprKind::GE:
       return x >= y;
-    default:
-      return std::nullopt;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return std::nullopt;
 }
 
-// TVM's TryConstFold: fold constants and the identities that keep printed IR tidy.
-PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
+// Two integer constants folded; null when `kind` does not fold them.
+PrimExpr fold_int_constants(ExprKind kind, int64_t x, int64_t y, DataType t) {
+  bool ok = false;
+  int64_t r = fold_int(kind, x, y, ok);
+  if (ok) return make_int(r, t);
+  if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
+  switch (kind) {
+    case ExprKind::Div:
+      return make_int(x / y, t);
+    case ExprKind::Mod:
+      return make_int(x % y, t);
+    case ExprKind::FloorDiv:
+      return make_int(floor_div(x, y), t);
+    case ExprKind::FloorMod:
+      return make_int(x - floor_div(x, y) * y, t);
+    case ExprKind::And:
+      return make_bool(x && y);
+    case ExprKind::Or:
+      return make_bool(x || y);
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
+  }
+  return nullptr;
+}
+
+// Two float constants folded; null when `kind` does not fold them.
+PrimExpr fold_float_constants(ExprKind kind, const PrimExpr& a, const PrimExpr& b, double fa, double fb) {
+  DataType t = a->dtype;
+  // Comparisons of float constants fold too, as TVM's TryConstFold does, on the values the
+  // literals hold in their type.
+  double x = represented_value(fa, t), y = represented_value(fb, t);
+  if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
+  if (kind == ExprKind::Min) return std::min(x, y) == x ? a : b;
+  if (kind == ExprKind::Max) return std::max(x, y) == x ? a : b;
+  // Arithmetic folds in float32 or float64 only, computed in that type (TVM's rule): a
+  // narrower type's result is rounded after each operation where the code runs.
+  if (t.bits == 32 || t.bits == 64) {
+    auto in_type = [&](double r) { return t.bits == 32 ? static_cast<double>(static_cast<float>(r)) : r; };
+    switch (kind) {
+      case ExprKind::Add:
+        return make_float(in_type(x + y), t);
+      case ExprKind::Sub:
+        return make_float(in_type(x - y), t);
+      case ExprKind::Mul:
+        return make_float(in_type(x * y), t);
+      case ExprKind::Div:
+        if (y != 0) return make_float(in_type(x / y), t);
+        break;
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::StringImm:
+      case ExprKind::Var:
+      case ExprKind::Mod:
+      case ExprKind::FloorDiv:
+      case ExprKind::FloorMod:
+      case ExprKind::Min:
+      case ExprKind::Max:
+      case ExprKind::EQ:
+      case ExprKind::NE:
+      case ExprKind::LT:
+      case ExprKind::LE:
+      case ExprKind::GT:
+      case ExprKind::GE:
+      case ExprKind::And:
+      case ExprKind::Or:
+      case ExprKind::Not:
+      case ExprKind::Select:
+      case ExprKind::Cast:
+      case ExprKind::BufferLoad:
+      case ExprKind::Call:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+      case ExprKind::Let:
+        break;
+    }
+  }
+  return nullptr;
+}
+
+// The identities (integers only where floats would change NaN/sign semantics): `x + 0`,
+// `x * 1`, `x // 1`, `true and x`, ...; null when none applies.
+PrimExpr fold_identity(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
   DataType t = a->dtype;
   auto* ia = as<IntImmNode>(a);
   auto* ib = as<IntImmNode>(b);
   auto* fa = as<FloatImmNode>(a);
   auto* fb = as<FloatImmNode>(b);
-  bool divide =
-      kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
-  if (divide && ((ib && ib->value == 0) || (fb && fb->value == 0 && kind != ExprKind::Div))) {
-    throw IRError(IRError::Kind::Value, "Divide by zero");
-  }
-  if (ia && ib && t.is_scalar()) {
-    int64_t x = ia->value, y = ib->value;
-    bool ok = false;
-    int64_t r = fold_int(kind, x, y, ok);
-    if (ok) return make_int(r, t);
-    if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
-    switch (kind) {
-      case ExprKind::Div:
-        return make_int(x / y, t);
-      case ExprKind::Mod:
-        return make_int(x % y, t);
-      case ExprKind::FloorDiv:
-        return make_int(floor_div(x, y), t);
-      case ExprKind::FloorMod:
-        return make_int(x - floor_div(x, y) * y, t);
-      case ExprKind::And:
-        return make_bool(x && y);
-      case ExprKind::Or:
-        return make_bool(x || y);
-      default:
-        break;
-    }
-  }
-  if (fa && fb && t.is_scalar()) {
-    // Comparisons of float constants fold too, as TVM's TryConstFold does, on the values the
-    // literals hold in their type.
-    double x = represented_value(fa->value, t), y = represented_value(fb->value, t);
-    if (auto c = fold_comparison(kind, x, y)) return make_bool(*c);
-    if (kind == ExprKind::Min) return std::min(x, y) == x ? a : b;
-    if (kind == ExprKind::Max) return std::max(x, y) == x ? a : b;
-    // Arithmetic folds in float32 or float64 only, computed in that type (TVM's rule): a
-    // narrower type's result is rounded after each operation where the code runs.
-    if (t.bits == 32 || t.bits == 64) {
-      auto in_type = [&](double r) { return t.bits == 32 ? static_cast<double>(static_cast<float>(r)) : r; };
-      switch (kind) {
-        case ExprKind::Add:
-          return make_float(in_type(x + y), t);
-        case ExprKind::Sub:
-          return make_float(in_type(x - y), t);
-        case ExprKind::Mul:
-          return make_float(in_type(x * y), t);
-        case ExprKind::Div:
-          if (y != 0) return make_float(in_type(x / y), t);
-          break;
-        default:
-          break;
-      }
-    }
-  }
-  // Identities (integers only where floats would change NaN/sign semantics).
   switch (kind) {
     case ExprKind::Add:
       if ((ia && ia->value == 0) || (fa && fa->value == 0)) return b;
@@ -436,10 +548,50 @@ PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
       if (ia) return ia->value ? a : b;
       if (ib) return ib->value ? b : a;
       break;
-    default:
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
       break;
   }
   return nullptr;
+}
+
+// TVM's TryConstFold: fold constants and the identities that keep printed IR tidy.
+PrimExpr try_fold(ExprKind kind, const PrimExpr& a, const PrimExpr& b) {
+  DataType t = a->dtype;
+  auto* ia = as<IntImmNode>(a);
+  auto* ib = as<IntImmNode>(b);
+  auto* fa = as<FloatImmNode>(a);
+  auto* fb = as<FloatImmNode>(b);
+  bool divide =
+      kind == ExprKind::Div || kind == ExprKind::Mod || kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod;
+  if (divide && ((ib && ib->value == 0) || (fb && fb->value == 0 && kind != ExprKind::Div))) {
+    throw IRError(IRError::Kind::Value, "Divide by zero");
+  }
+  if (ia && ib && t.is_scalar()) {
+    if (PrimExpr r = fold_int_constants(kind, ia->value, ib->value, t)) return r;
+  }
+  if (fa && fb && t.is_scalar()) {
+    if (PrimExpr r = fold_float_constants(kind, a, b, fa->value, fb->value)) return r;
+  }
+  return fold_identity(kind, a, b);
 }
 
 }  // namespace
@@ -458,9 +610,21 @@ PrimExpr make_binary(ExprKind kind, PrimExpr a, PrimExpr b) {
     return std::make_shared<BinaryNode<ExprKind::K>>(result, std::move(a), std::move(b));
     TSCH_IR_BINARY_KINDS(TSCH_CASE)
 #undef TSCH_CASE
-    default:
-      throw IRError(IRError::Kind::Type, "not a binary operator");
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  throw IRError(IRError::Kind::Type, "not a binary operator");
 }
 
 PrimExpr div(PrimExpr a, PrimExpr b) {

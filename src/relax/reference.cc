@@ -193,7 +193,9 @@ class Interpreter {
       }
       case ExprKind::SeqExpr:
         return seq(frame, *as<SeqExprNode>(e));
-      default:
+      case ExprKind::GlobalVar:
+      case ExprKind::ExternFunc:
+      case ExprKind::Op:
         break;
     }
     TSCH_USER_ASSERT(false, NotImplementedError) << "reference: not supported yet: this expression";

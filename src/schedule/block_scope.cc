@@ -43,13 +43,15 @@ std::vector<uint64_t> scope_children(const ScheduleState& s, uint64_t scope) {
 class ReplaceSum : public IRMutator {
  public:
   ReplaceSum(PrimExpr pattern, PrimExpr by) : pattern_(std::move(pattern)), by_(std::move(by)) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    if ((e->kind == ExprKind::Add || e->kind == ExprKind::Sub) && expr_deep_equal(arith::simplify(e), pattern_))
-      return by_;
-    return mutate_children(e);
+  PrimExpr mutate_Add(const AddNode& n, const PrimExpr& self) override {
+    return matches(self) ? by_ : IRMutator::mutate_Add(n, self);
+  }
+  PrimExpr mutate_Sub(const SubNode& n, const PrimExpr& self) override {
+    return matches(self) ? by_ : IRMutator::mutate_Sub(n, self);
   }
 
  private:
+  bool matches(const PrimExpr& sum) const { return expr_deep_equal(arith::simplify(sum), pattern_); }
   PrimExpr pattern_, by_;
 };
 

@@ -46,9 +46,27 @@ bool ExprPairComparator::compare_operands(const PrimExpr &lhs, const PrimExpr &r
       auto *a = as<BroadcastNode>(lhs), *b = as<BroadcastNode>(rhs);
       return a->lanes == b->lanes && expr(a->value, b->value);
     }
-    default:
-      return false;
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Let:
+      break;
   }
+  return false;
 }
 
 }  // namespace tsch::schedule

@@ -46,21 +46,22 @@ class Replacer : public IRMutator {
  public:
   Replacer(uint64_t sid, const Stmt& replacement) : sid_(sid), replacement_(replacement) {}
   bool done = false;
-  Stmt mutate(const Stmt& s) override {
-    if (done) return s;
-    if (auto* f = as<ForNode>(s); f && f->sid == sid_) {
-      done = true;
-      return replacement_;
-    }
-    if (auto* r = as<BlockRealizeNode>(s); r && r->block->sid == sid_) {
-      done = true;
-      return replacement_;
-    }
-    return mutate_children(s);
-  }
+  Stmt mutate(const Stmt& s) override { return done ? s : IRMutator::mutate(s); }
   using IRMutator::mutate;
 
+ protected:
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    return f.sid == sid_ ? replace() : IRMutator::mutate_For(f, self);
+  }
+  Stmt mutate_BlockRealize(const BlockRealizeNode& r, const Stmt& self) override {
+    return r.block->sid == sid_ ? replace() : IRMutator::mutate_BlockRealize(r, self);
+  }
+
  private:
+  Stmt replace() {
+    done = true;
+    return replacement_;
+  }
   uint64_t sid_;
   const Stmt& replacement_;
 };
@@ -156,7 +157,9 @@ void ScheduleState::rebuild_index() {
         case StmtKind::AllocateConst:
           walk(as<AllocateConstNode>(s)->body, nullptr);
           return;
-        default:
+        case StmtKind::BufferStore:
+        case StmtKind::Evaluate:
+        case StmtKind::AttrStmt:
           return;
       }
     };

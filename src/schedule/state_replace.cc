@@ -50,7 +50,9 @@ void for_each_child(const StmtNode* node, F&& f) {
       return visit(static_cast<const DeclBufferNode*>(node)->body);
     case StmtKind::AllocateConst:
       return visit(static_cast<const AllocateConstNode*>(node)->body);
-    default:
+    case StmtKind::BufferStore:
+    case StmtKind::Evaluate:
+    case StmtKind::AttrStmt:
       return;
   }
 }
@@ -165,9 +167,14 @@ class ChildReplacer {
         return with_body<DeclBufferNode>(s, in_place);
       case StmtKind::AllocateConst:
         return with_body<AllocateConstNode>(s, in_place);
-      default:
-        return s;  // loops and blocks beside the path, leaves
+      case StmtKind::BufferStore:
+      case StmtKind::For:
+      case StmtKind::Block:
+      case StmtKind::Evaluate:
+      case StmtKind::AttrStmt:
+        break;
     }
+    return s;  // loops and blocks beside the path, leaves
   }
 
   template <typename Node>
@@ -200,14 +207,19 @@ class SidAssigner : public IRMutator {
               std::unordered_map<const BlockNode*, uint64_t> block_reuse)
       : state_(state), replaced_(replaced), loop_reuse_(std::move(loop_reuse)), block_reuse_(std::move(block_reuse)) {}
 
-  Stmt mutate(const Stmt& s) override {
-    if (auto* f = as<ForNode>(s)) return assign(f, s, take(loop_reuse_, f->loop_var.get()));
-    if (auto* b = as<BlockNode>(s)) return assign(b, s, take(block_reuse_, b));
-    return mutate_children(s);
-  }
   using IRMutator::mutate;
 
+ protected:
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    return assign(&f, self, take(loop_reuse_, f.loop_var.get()));
+  }
+  Stmt mutate_Block(const BlockNode& b, const Stmt& self) override { return assign(&b, self, take(block_reuse_, &b)); }
+
  private:
+  // The node's children, mutated (the base methods: the overrides above would assign again).
+  Stmt mutate_children_of(const ForNode* f, const Stmt& s) { return IRMutator::mutate_For(*f, s); }
+  Stmt mutate_children_of(const BlockNode* b, const Stmt& s) { return IRMutator::mutate_Block(*b, s); }
+
   template <typename Key>
   uint64_t take(std::unordered_map<Key, uint64_t>& reuse, Key key) {
     auto it = reuse.find(key);
@@ -227,7 +239,7 @@ class SidAssigner : public IRMutator {
         sid = ScheduleState::fresh_sid();
     }
     used_.insert(sid);
-    Stmt out = mutate_children(s);
+    Stmt out = mutate_children_of(n, s);
     if (out == s && n->sid == sid) return s;
     if (out == s && n->sid == 0) {
       n->sid = sid;  // a node no schedule has seen: named in place, as Identify names them

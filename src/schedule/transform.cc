@@ -130,39 +130,43 @@ class BufferReplacer : public IRMutator {
  public:
   BufferReplacer(const Buffer& from, const Buffer& to, const BufferReindex* reindex)
       : from_(from), to_(to), reindex_(reindex) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
+
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr out = IRMutator::mutate_BufferLoad(n, self);
     if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_) {
       return std::make_shared<BufferLoadNode>(load->dtype, to_, indices(load->indices));
     }
     return out;
   }
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_BufferStore(n, self);
     if (auto* store = as<BufferStoreNode>(out); store && store->buffer == from_) {
       return std::make_shared<BufferStoreNode>(to_, store->value, indices(store->indices));
     }
-    if (auto* block = as<BlockNode>(out)) {
-      bool touched = false;
-      auto copy = std::make_shared<BlockNode>(*block);
-      auto move = [&](BufferRegion& r) {
-        if (r.buffer != from_) return;
-        r = BufferRegion{to_, reindex_ ? reindex_->region(r.region) : r.region};
-        touched = true;
-      };
-      for (auto* regions : {&copy->reads, &copy->writes}) {
-        for (auto& r : *regions) move(r);
-      }
-      for (auto& m : copy->match_buffers) move(m.source);
-      for (auto& b : copy->alloc_buffers) {
-        if (b == from_) {
-          b = to_;
-          touched = true;
-        }
-      }
-      return touched ? Stmt(copy) : out;
-    }
     return out;
+  }
+  Stmt mutate_Block(const BlockNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_Block(n, self);
+    auto* block = as<BlockNode>(out);
+    bool touched = false;
+    auto copy = std::make_shared<BlockNode>(*block);
+    auto move = [&](BufferRegion& r) {
+      if (r.buffer != from_) return;
+      r = BufferRegion{to_, reindex_ ? reindex_->region(r.region) : r.region};
+      touched = true;
+    };
+    for (auto* regions : {&copy->reads, &copy->writes}) {
+      for (auto& r : *regions) move(r);
+    }
+    for (auto& m : copy->match_buffers) move(m.source);
+    for (auto& b : copy->alloc_buffers) {
+      if (b == from_) {
+        b = to_;
+        touched = true;
+      }
+    }
+    return touched ? Stmt(copy) : out;
   }
 
  private:
@@ -193,61 +197,61 @@ class BufferChanger : public IRMutator {
   }
   Buffer replacement(const Buffer& from) const { return *find(from); }
 
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out)) {
-      if (const Buffer* to = find(load->buffer)) {
-        if (!change_.dtype) return std::make_shared<BufferLoadNode>(load->dtype, *to, load->indices);
-        DataType loaded = change_.dtype->with_lanes(load->dtype.lanes);
-        return std::make_shared<CastNode>(load->dtype, std::make_shared<BufferLoadNode>(loaded, *to, load->indices));
-      }
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr out = IRMutator::mutate_BufferLoad(n, self);
+    auto* load = as<BufferLoadNode>(out);
+    if (const Buffer* to = find(load->buffer)) {
+      if (!change_.dtype) return std::make_shared<BufferLoadNode>(load->dtype, *to, load->indices);
+      DataType loaded = change_.dtype->with_lanes(load->dtype.lanes);
+      return std::make_shared<CastNode>(load->dtype, std::make_shared<BufferLoadNode>(loaded, *to, load->indices));
     }
     return out;
   }
 
-  Stmt mutate(const Stmt& s) override {
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_BufferStore(n, self);
+    auto* store = as<BufferStoreNode>(out);
+    if (const Buffer* to = find(store->buffer)) {
+      if (!change_.dtype) return std::make_shared<BufferStoreNode>(*to, store->value, store->indices);
+      DataType stored = change_.dtype->with_lanes(store->value->dtype.lanes);
+      return std::make_shared<BufferStoreNode>(*to, std::make_shared<CastNode>(stored, store->value), store->indices);
+    }
+    return out;
+  }
+
+  Stmt mutate_Block(const BlockNode& n, const Stmt& self) override {
     // A block's match buffers first: the matched buffers change type before its body is seen.
-    if (auto* block = as<BlockNode>(s)) {
-      for (const auto& m : block->match_buffers) {
-        if (find(m.source.buffer))
-          replaced_[m.buffer.get()] = changed(m.buffer, change_, m.source.buffer->shape.size());
+    for (const auto& m : n.match_buffers) {
+      if (find(m.source.buffer)) replaced_[m.buffer.get()] = changed(m.buffer, change_, m.source.buffer->shape.size());
+    }
+    Stmt out = IRMutator::mutate_Block(n, self);
+    auto* block = as<BlockNode>(out);
+    auto copy = std::make_shared<BlockNode>(*block);
+    bool touched = false;
+    auto move = [&](BufferRegion& r) {
+      if (const Buffer* to = find(r.buffer)) {
+        r.buffer = *to;
+        touched = true;
+      }
+    };
+    for (auto* regions : {&copy->reads, &copy->writes}) {
+      for (auto& r : *regions) move(r);
+    }
+    for (auto& m : copy->match_buffers) {
+      move(m.source);
+      if (const Buffer* to = find(m.buffer)) {
+        m.buffer = *to;
+        touched = true;
       }
     }
-    Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out)) {
-      if (const Buffer* to = find(store->buffer)) {
-        if (!change_.dtype) return std::make_shared<BufferStoreNode>(*to, store->value, store->indices);
-        DataType stored = change_.dtype->with_lanes(store->value->dtype.lanes);
-        return std::make_shared<BufferStoreNode>(*to, std::make_shared<CastNode>(stored, store->value), store->indices);
+    for (auto& b : copy->alloc_buffers) {
+      if (const Buffer* to = find(b)) {
+        b = *to;
+        touched = true;
       }
     }
-    if (auto* block = as<BlockNode>(out)) {
-      auto copy = std::make_shared<BlockNode>(*block);
-      bool touched = false;
-      auto move = [&](BufferRegion& r) {
-        if (const Buffer* to = find(r.buffer)) {
-          r.buffer = *to;
-          touched = true;
-        }
-      };
-      for (auto* regions : {&copy->reads, &copy->writes}) {
-        for (auto& r : *regions) move(r);
-      }
-      for (auto& m : copy->match_buffers) {
-        move(m.source);
-        if (const Buffer* to = find(m.buffer)) {
-          m.buffer = *to;
-          touched = true;
-        }
-      }
-      for (auto& b : copy->alloc_buffers) {
-        if (const Buffer* to = find(b)) {
-          b = *to;
-          touched = true;
-        }
-      }
-      if (touched) return copy;
-    }
+    if (touched) return copy;
     return out;
   }
 

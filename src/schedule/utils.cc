@@ -35,7 +35,13 @@ std::vector<const BlockRealizeNode*> realizes_under(const Stmt& s) {
       case StmtKind::LetStmt:
         walk(as<LetStmtNode>(st)->body);
         return;
-      default:
+      case StmtKind::BufferStore:
+      case StmtKind::Block:
+      case StmtKind::Evaluate:
+      case StmtKind::Allocate:
+      case StmtKind::DeclBuffer:
+      case StmtKind::AllocateConst:
+      case StmtKind::AttrStmt:
         return;
     }
   };
@@ -94,37 +100,38 @@ class BindingRewriter : public IRMutator {
   BindingRewriter(const std::unordered_map<const VarNode*, PrimExpr>& vmap, arith::VarDomain dom, const PrimExpr& pred)
       : vmap_(vmap), dom_(std::move(dom)), pred_(pred) {}
 
-  Stmt mutate(const Stmt& s) override {
-    if (auto* f = as<ForNode>(s)) {
-      dom_[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
-      Stmt out = mutate_children(s);
-      dom_.erase(f->loop_var.get());
-      // An extent that used a substituted variable is simplified, as the TVMScript parser
-      // leaves a loop's extent (printing the module and parsing it back gives it again).
-      auto* g = as<ForNode>(out);
-      if (g && g->extent != f->extent) {
-        auto loop = std::make_shared<ForNode>(*g);
-        loop->extent = arith::simplify(g->extent);
-        return loop;
-      }
-      return out;
-    }
-    if (auto* r = as<BlockRealizeNode>(s)) {
-      std::vector<PrimExpr> values;
-      for (const auto& v : r->iter_values) values.push_back(arith::simplify(substitute(v, vmap_), dom_));
-      PrimExpr pred = substitute(r->predicate, vmap_);
-      // Appended after the predicates already there, as TVM's BlockPredicateAppender does.
-      if (pred_) pred = is_one(pred) ? pred_ : make_binary(ExprKind::And, pred, pred_);
-      // Inside, an opaque block may use the loop variables directly (`C[i, j] = ... i`);
-      // blocks nested in it get their bindings rewritten too, without the extra predicate.
-      PrimExpr no_predicate;
-      Stmt block = BindingRewriter(vmap_, dom_, no_predicate).mutate_children(Stmt(r->block));
-      return std::make_shared<BlockRealizeNode>(values, pred, std::static_pointer_cast<const BlockNode>(block));
-    }
-    return mutate_children(s);
-  }
+  using IRMutator::mutate;
   // Loop variables used outside blocks (plain loop nests) are replaced too.
   PrimExpr mutate(const PrimExpr& e) override { return vmap_.empty() ? e : substitute(e, vmap_); }
+
+ protected:
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    dom_[f.loop_var.get()] = arith::interval_of(Range{f.min, f.extent});
+    Stmt out = IRMutator::mutate_For(f, self);
+    dom_.erase(f.loop_var.get());
+    // An extent that used a substituted variable is simplified, as the TVMScript parser
+    // leaves a loop's extent (printing the module and parsing it back gives it again).
+    auto* g = as<ForNode>(out);
+    if (g && g->extent != f.extent) {
+      auto loop = std::make_shared<ForNode>(*g);
+      loop->extent = arith::simplify(g->extent);
+      return loop;
+    }
+    return out;
+  }
+
+  Stmt mutate_BlockRealize(const BlockRealizeNode& r, const Stmt&) override {
+    std::vector<PrimExpr> values;
+    for (const auto& v : r.iter_values) values.push_back(arith::simplify(substitute(v, vmap_), dom_));
+    PrimExpr pred = substitute(r.predicate, vmap_);
+    // Appended after the predicates already there, as TVM's BlockPredicateAppender does.
+    if (pred_) pred = is_one(pred) ? pred_ : make_binary(ExprKind::And, pred, pred_);
+    // Inside, an opaque block may use the loop variables directly (`C[i, j] = ... i`);
+    // blocks nested in it get their bindings rewritten too, without the extra predicate.
+    PrimExpr no_predicate;
+    Stmt block = BindingRewriter(vmap_, dom_, no_predicate).mutate_children(Stmt(r.block));
+    return std::make_shared<BlockRealizeNode>(values, pred, std::static_pointer_cast<const BlockNode>(block));
+  }
 
  private:
   const std::unordered_map<const VarNode*, PrimExpr>& vmap_;
@@ -162,14 +169,15 @@ class SubstituteSimplifier : public IRMutator {
     return t;
   }
 
-  Stmt mutate(const Stmt& s) override {
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    if (all_) bind(f.loop_var, f.min, f.extent);
+    return IRMutator::mutate_For(f, self);
+  }
+  Stmt mutate_Block(const BlockNode& b, const Stmt& self) override {
     if (all_) {
-      if (auto* f = as<ForNode>(s)) bind(f->loop_var, f->min, f->extent);
-      if (auto* b = as<BlockNode>(s)) {
-        for (const auto& iv : b->iter_vars) bind(iv.var, iv.dom.min, iv.dom.extent);
-      }
+      for (const auto& iv : b.iter_vars) bind(iv.var, iv.dom.min, iv.dom.extent);
     }
-    return mutate_children(s);
+    return IRMutator::mutate_Block(b, self);
   }
 
  private:
@@ -265,9 +273,35 @@ bool linear_form(const PrimExpr& e, int64_t scale, LinearForm& out) {
       if (as_const_int(binary_b(e), &c)) return linear_form(binary_a(e), scale * c, out);
       if (as_const_int(binary_a(e), &c)) return linear_form(binary_b(e), scale * c, out);
       return false;
-    default:
-      return false;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return false;
 }
 
 std::optional<PredicateBound> comparison_bound(const PrimExpr& c) {
@@ -307,7 +341,31 @@ std::optional<PredicateBound> comparison_bound(const PrimExpr& c) {
     case ExprKind::GE:
       b.lo = -k;
       break;  // x + k >= 0 -> x >= -k
-    default:
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
       break;
   }
   return b;

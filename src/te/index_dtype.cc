@@ -38,72 +38,65 @@ class IndexDtypeRewriter : public IRMutator {
     return out;
   }
 
-  using IRMutator::mutate;
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (auto* imm = as<IntImmNode>(e); imm && in_index_ && is_narrow(e->dtype)) return make_int(imm->value, index_);
-    if (auto* v = as<VarNode>(e)) {
-      auto it = vars_.find(v);
-      if (it == vars_.end()) {
-        TSCH_USER_ASSERT(!in_index_ || !is_narrow(e->dtype), NotImplementedError)
-            << "not supported yet: index_dtype_override with the symbolic size " << v->name << " ("
-            << e->dtype.to_string() << ")";
-        return e;
-      }
-      // Outside an index (an index used as a value) it keeps its type.
-      return in_index_ ? PrimExpr(it->second) : cast(e->dtype, it->second);
-    }
-    if (auto* load = as<BufferLoadNode>(e)) {
-      std::vector<PrimExpr> indices;
-      for (const auto& i : load->indices) indices.push_back(index(i));
-      return std::make_shared<BufferLoadNode>(load->dtype, buffer(load->buffer), indices);
-    }
-    return mutate_children(e);
+  PrimExpr mutate_IntImm(const IntImmNode& imm, const PrimExpr& self) override {
+    return in_index_ && is_narrow(imm.dtype) ? make_int(imm.value, index_) : self;
   }
 
-  Stmt mutate(const Stmt& s) override {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto* f = as<ForNode>(s);
-        auto loop = std::make_shared<ForNode>(*f);
-        loop->loop_var = fresh(f->loop_var);
-        loop->min = index(f->min);
-        loop->extent = index(f->extent);
-        loop->body = mutate(f->body);
-        return loop;
-      }
-      case StmtKind::BufferStore: {
-        auto* st = as<BufferStoreNode>(s);
-        std::vector<PrimExpr> indices;
-        for (const auto& i : st->indices) indices.push_back(index(i));
-        return std::make_shared<BufferStoreNode>(buffer(st->buffer), mutate(st->value), indices);
-      }
-      case StmtKind::BlockRealize: {
-        auto* r = as<BlockRealizeNode>(s);
-        std::vector<PrimExpr> values;
-        for (const auto& v : r->iter_values) values.push_back(index(v));
-        PrimExpr predicate = r->predicate ? index(r->predicate) : r->predicate;
-        const BlockNode& b = *r->block;
-        auto block = std::make_shared<BlockNode>(b);
-        for (auto& iv : block->iter_vars) {
-          iv.var = fresh(iv.var);
-          iv.dom = Range{index(iv.dom.min), index(iv.dom.extent)};
-        }
-        for (auto& a : block->alloc_buffers) a = buffer(a);
-        TSCH_USER_ASSERT(block->match_buffers.empty(), NotImplementedError)
-            << "not supported yet: index_dtype_override with match_buffer";
-        for (auto* regions : {&block->reads, &block->writes}) {
-          for (auto& region : *regions) {
-            region.buffer = buffer(region.buffer);
-            for (auto& r : region.region) r = Range{index(r.min), index(r.extent)};
-          }
-        }
-        if (block->init) block->init = mutate(block->init);
-        block->body = mutate(block->body);
-        return std::make_shared<BlockRealizeNode>(values, predicate, block);
-      }
-      default:
-        return mutate_children(s);
+  PrimExpr mutate_Var(const VarNode& v, const PrimExpr& self) override {
+    auto it = vars_.find(&v);
+    if (it == vars_.end()) {
+      TSCH_USER_ASSERT(!in_index_ || !is_narrow(v.dtype), NotImplementedError)
+          << "not supported yet: index_dtype_override with the symbolic size " << v.name << " (" << v.dtype.to_string()
+          << ")";
+      return self;
     }
+    // Outside an index (an index used as a value) it keeps its type.
+    return in_index_ ? PrimExpr(it->second) : cast(v.dtype, it->second);
+  }
+
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& load, const PrimExpr&) override {
+    std::vector<PrimExpr> indices;
+    for (const auto& i : load.indices) indices.push_back(index(i));
+    return std::make_shared<BufferLoadNode>(load.dtype, buffer(load.buffer), indices);
+  }
+
+  Stmt mutate_For(const ForNode& f, const Stmt&) override {
+    auto loop = std::make_shared<ForNode>(f);
+    loop->loop_var = fresh(f.loop_var);
+    loop->min = index(f.min);
+    loop->extent = index(f.extent);
+    loop->body = mutate(f.body);
+    return loop;
+  }
+
+  Stmt mutate_BufferStore(const BufferStoreNode& st, const Stmt&) override {
+    std::vector<PrimExpr> indices;
+    for (const auto& i : st.indices) indices.push_back(index(i));
+    return std::make_shared<BufferStoreNode>(buffer(st.buffer), mutate(st.value), indices);
+  }
+
+  Stmt mutate_BlockRealize(const BlockRealizeNode& r, const Stmt&) override {
+    std::vector<PrimExpr> values;
+    for (const auto& v : r.iter_values) values.push_back(index(v));
+    PrimExpr predicate = r.predicate ? index(r.predicate) : r.predicate;
+    const BlockNode& b = *r.block;
+    auto block = std::make_shared<BlockNode>(b);
+    for (auto& iv : block->iter_vars) {
+      iv.var = fresh(iv.var);
+      iv.dom = Range{index(iv.dom.min), index(iv.dom.extent)};
+    }
+    for (auto& a : block->alloc_buffers) a = buffer(a);
+    TSCH_USER_ASSERT(block->match_buffers.empty(), NotImplementedError)
+        << "not supported yet: index_dtype_override with match_buffer";
+    for (auto* regions : {&block->reads, &block->writes}) {
+      for (auto& region : *regions) {
+        region.buffer = buffer(region.buffer);
+        for (auto& r : region.region) r = Range{index(r.min), index(r.extent)};
+      }
+    }
+    if (block->init) block->init = mutate(block->init);
+    block->body = mutate(block->body);
+    return std::make_shared<BlockRealizeNode>(values, predicate, block);
   }
 
  private:

@@ -9,18 +9,20 @@ class Redirector : public ir::IRMutator {
  public:
   Redirector(const ir::BufferNode* from, ir::Buffer to, IndexMap indices)
       : from_(from), to_(std::move(to)), indices_(std::move(indices)) {}
-  using IRMutator::mutate;
-  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
+  ir::PrimExpr mutate_Var(const ir::VarNode& v, const ir::PrimExpr& self) override {
     // The data pointer itself (T.ptx_cp_async, T.tvm_access_ptr) follows when elements keep
     // their offsets.
-    if (!indices_ && e.get() == from_->data.get()) return to_->data;
-    ir::PrimExpr t = mutate_children(e);
+    if (!indices_ && &v == from_->data.get()) return to_->data;
+    return self;
+  }
+  ir::PrimExpr mutate_BufferLoad(const ir::BufferLoadNode& n, const ir::PrimExpr& self) override {
+    ir::PrimExpr t = IRMutator::mutate_BufferLoad(n, self);
     auto* load = ir::as<ir::BufferLoadNode>(t);
     if (!load || load->buffer.get() != from_) return t;
     return std::make_shared<ir::BufferLoadNode>(load->dtype, to_, map(load->indices));
   }
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt t = mutate_children(s);
+  ir::Stmt mutate_BufferStore(const ir::BufferStoreNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_BufferStore(n, self);
     auto* store = ir::as<ir::BufferStoreNode>(t);
     if (!store || store->buffer.get() != from_) return t;
     return std::make_shared<ir::BufferStoreNode>(to_, store->value, map(store->indices));
@@ -35,13 +37,10 @@ class Redirector : public ir::IRMutator {
 
 class FreshAllocations : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    auto* alloc = ir::as<ir::AllocateNode>(s);
-    if (!alloc) return mutate_children(s);
-    const ir::Buffer& old = alloc->buffer;
+  ir::Stmt mutate_Allocate(const ir::AllocateNode& alloc, const ir::Stmt&) override {
+    const ir::Buffer& old = alloc.buffer;
     ir::Buffer fresh = ir::buffer_with(old, old->name, old->shape, old->scope);
-    ir::Stmt body = redirect_buffer(alloc->body, old.get(), fresh);  // its pointer's uses too
+    ir::Stmt body = redirect_buffer(alloc.body, old.get(), fresh);  // its pointer's uses too
     return std::make_shared<ir::AllocateNode>(fresh, mutate(body));
   }
 };

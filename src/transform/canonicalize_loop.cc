@@ -17,10 +17,9 @@ namespace {
 
 class LoopCanonicalizer : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    auto* loop = ir::as<ir::ForNode>(s);
-    if (!loop || loop->has_trivial_step()) return mutate_children(s);
+  ir::Stmt mutate_For(const ir::ForNode& n, const ir::Stmt& self) override {
+    if (n.has_trivial_step()) return IRMutator::mutate_For(n, self);
+    const ir::ForNode* loop = &n;
     const ir::Var& v = loop->loop_var;
     int64_t step;
     // A step that is not positive would never end (TVM cannot prove a symbolic one either).

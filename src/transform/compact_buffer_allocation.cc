@@ -125,22 +125,24 @@ class ResolvePlaceholders : public ir::IRMutator {
           offset_, ir::mul(ir::cast(ir::DataType::int32(), shift[i]), ir::cast(ir::DataType::int32(), strides_[i])));
     offset_ = arith::simplify(offset_);
   }
-  using IRMutator::mutate;
-  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
-    if (e.get() == old_) return now_->data;
-    auto* c = ir::as<ir::CallNode>(e);
-    if (c && !c->args.empty() && mine(c->args[0])) {
+  ir::PrimExpr mutate_Var(const ir::VarNode& v, const ir::PrimExpr& self) override {
+    return &v == old_ ? now_->data : self;
+  }
+
+  ir::PrimExpr mutate_Call(const ir::CallNode& n, const ir::PrimExpr& self) override {
+    const ir::CallNode* c = &n;
+    if (!c->args.empty() && mine(c->args[0])) {
       int64_t axis = 0;
       if (c->op == "tsch_buffer_stride" && c->args.size() == 2 && ir::as_const_int(c->args[1], &axis) &&
           axis < static_cast<int64_t>(strides_.size()))
         return ir::cast(c->dtype, strides_[axis]);
       if (c->op == "tsch_buffer_elem_offset") return ir::cast(c->dtype, offset_);
     }
-    ir::PrimExpr out = mutate_children(e);
+    ir::PrimExpr out = IRMutator::mutate_Call(n, self);
     // A call's offset argument that took the shifted start is simplified with the loops'
     // ranges, as the accesses were: the shift cancels against the terms it was taken from.
     auto* now = ir::as<ir::CallNode>(out);
-    if (c && now && now != c && !ir::is_zero(offset_)) {
+    if (now && now != c && !ir::is_zero(offset_)) {
       std::vector<ir::PrimExpr> args = now->args;
       bool changed = false;
       for (size_t i = 0; i < args.size() && i < c->args.size(); ++i) {
@@ -154,14 +156,13 @@ class ResolvePlaceholders : public ir::IRMutator {
     }
     return out;
   }
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    auto* ev = ir::as<ir::EvaluateNode>(s);
-    auto* c = ev ? ir::as<ir::CallNode>(ev->value) : nullptr;
+  ir::Stmt mutate_Evaluate(const ir::EvaluateNode& ev, const ir::Stmt& self) override {
+    auto* c = ir::as<ir::CallNode>(ev.value);
     if (c && c->op == "tsch_buffer_region" && !c->args.empty()) {
       auto* first = ir::as<ir::BufferLoadNode>(c->args[0]);
       if (first && (first->buffer->data.get() == old_ || first->buffer->data == now_->data)) return ir::make_seq({});
     }
-    return mutate_children(s);
+    return IRMutator::mutate_Evaluate(ev, self);
   }
 
  private:

@@ -9,10 +9,8 @@ namespace {
 
 class OpaqueConverter : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    auto* realize = ir::as<ir::BlockRealizeNode>(s);
-    if (!realize) return mutate_children(s);
+  ir::Stmt mutate_BlockRealize(const ir::BlockRealizeNode& n, const ir::Stmt&) override {
+    const ir::BlockRealizeNode* realize = &n;
     const ir::BlockNode& block = *realize->block;
     std::unordered_map<const ir::VarNode*, ir::PrimExpr> vmap;
     for (size_t i = 0; i < block.iter_vars.size(); ++i) vmap[block.iter_vars[i].var.get()] = realize->iter_values[i];

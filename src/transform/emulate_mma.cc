@@ -70,15 +70,17 @@ class MmaEmulation : public IRMutator {
     find_shares(kernel);
   }
 
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (auto* a = as<AllocateNode>(s); a && warp_.count(a->buffer->data.get())) {
-      return std::make_shared<AllocateNode>(warp_.at(a->buffer->data.get()).local, mutate(a->body));
-    }
-    if (auto* st = as<BufferStoreNode>(s)) elementwise(st->buffer, "written");
-    auto* ev = as<EvaluateNode>(s);
-    auto* c = ev ? as<CallNode>(ev->value) : nullptr;
-    if (!c || !is_mma_call(*c)) return mutate_children(s);
+  Stmt mutate_Allocate(const AllocateNode& a, const Stmt& self) override {
+    if (!warp_.count(a.buffer->data.get())) return IRMutator::mutate_Allocate(a, self);
+    return std::make_shared<AllocateNode>(warp_.at(a.buffer->data.get()).local, mutate(a.body));
+  }
+  Stmt mutate_BufferStore(const BufferStoreNode& st, const Stmt& self) override {
+    elementwise(st.buffer, "written");
+    return IRMutator::mutate_BufferStore(st, self);
+  }
+  Stmt mutate_Evaluate(const EvaluateNode& ev, const Stmt& self) override {
+    auto* c = as<CallNode>(ev.value);
+    if (!c || !is_mma_call(*c)) return IRMutator::mutate_Evaluate(ev, self);
     for (auto [data, offset] : warp_operands(*c)) {
       auto* v = as<VarNode>(c->args[data]);
       TSCH_USER_ASSERT(v && warp_.count(v), NotImplementedError)
@@ -95,9 +97,9 @@ class MmaEmulation : public IRMutator {
     return std::make_shared<IfThenElseNode>(make_binary(ExprKind::EQ, lane_x_, make_int(0, lane_x_->dtype)), body,
                                             nullptr);
   }
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (auto* l = as<BufferLoadNode>(e)) elementwise(l->buffer, "read");
-    return mutate_children(e);
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& l, const PrimExpr& self) override {
+    elementwise(l.buffer, "read");
+    return IRMutator::mutate_BufferLoad(l, self);
   }
 
  private:

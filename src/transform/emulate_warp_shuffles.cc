@@ -26,29 +26,32 @@ const CallNode* find_shuffle(const Stmt& s) {
 
 class Emulator : public IRMutator {
  public:
-  using IRMutator::mutate;
-
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr t = mutate_children(e);
+  PrimExpr mutate_Call(const CallNode& n, const PrimExpr& self) override {
+    PrimExpr t = IRMutator::mutate_Call(n, self);
     auto* c = as<CallNode>(t);
     if (c && c->op == "tvm_warp_activemask") return make_int(0xffffffffLL, DataType::uint(32));
     return t;
   }
 
-  Stmt mutate(const Stmt& s) override {
-    if (auto* loop = as<ForNode>(s);
-        loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag.rfind("threadIdx.", 0) == 0) {
-      axes_[loop->thread_tag] = {loop->loop_var, loop->extent};
-      Stmt out = mutate_children(s);
-      axes_.erase(loop->thread_tag);
-      return out;
-    }
-    bool leaf = as<BufferStoreNode>(s) || as<EvaluateNode>(s);
-    const CallNode* shuffle = leaf ? find_shuffle(s) : nullptr;
-    if (!shuffle) return mutate_children(s);
+  Stmt mutate_For(const ForNode& loop, const Stmt& self) override {
+    if (loop.for_kind != ForKind::ThreadBinding || loop.thread_tag.rfind("threadIdx.", 0) != 0)
+      return IRMutator::mutate_For(loop, self);
+    axes_[loop.thread_tag] = {loop.loop_var, loop.extent};
+    Stmt out = IRMutator::mutate_For(loop, self);
+    axes_.erase(loop.thread_tag);
+    return out;
+  }
+
+  // The leaves that may read a shuffle.
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    const CallNode* shuffle = find_shuffle(self);
+    return shuffle ? exchange(self, *shuffle) : IRMutator::mutate_BufferStore(n, self);
+  }
+  Stmt mutate_Evaluate(const EvaluateNode& n, const Stmt& self) override {
+    const CallNode* shuffle = find_shuffle(self);
     // The shuffle's own operands hold no shuffle (the lowering makes none that nest); its
     // mask may read T.tvm_warp_activemask(), which needs no exchange.
-    return exchange(s, *shuffle);
+    return shuffle ? exchange(self, *shuffle) : IRMutator::mutate_Evaluate(n, self);
   }
 
  private:
@@ -100,10 +103,8 @@ class Emulator : public IRMutator {
     struct Replace : IRMutator {
       const CallNode* target;
       PrimExpr by;
-      using IRMutator::mutate;
-      PrimExpr mutate(const PrimExpr& e) override {
-        if (e.get() == target) return by;
-        return mutate_children(e);
+      PrimExpr mutate_Call(const CallNode& n, const PrimExpr& self) override {
+        return &n == target ? by : IRMutator::mutate_Call(n, self);
       }
     } r;
     r.target = target;

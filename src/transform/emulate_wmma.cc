@@ -28,14 +28,13 @@ class WmmaEmulation : public IRMutator {
     });
   }
 
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (auto* a = as<AllocateNode>(s); a && frags_.count(a->buffer->data.get())) {
-      return std::make_shared<AllocateNode>(local_.at(a->buffer->data.get()), mutate(a->body));
-    }
-    auto* ev = as<EvaluateNode>(s);
-    auto* c = ev ? as<CallNode>(ev->value) : nullptr;
-    if (!c || !is_wmma_call(*c)) return mutate_children(s);
+  Stmt mutate_Allocate(const AllocateNode& a, const Stmt& self) override {
+    if (!frags_.count(a.buffer->data.get())) return IRMutator::mutate_Allocate(a, self);
+    return std::make_shared<AllocateNode>(local_.at(a.buffer->data.get()), mutate(a.body));
+  }
+  Stmt mutate_Evaluate(const EvaluateNode& ev, const Stmt& self) override {
+    auto* c = as<CallNode>(ev.value);
+    if (!c || !is_wmma_call(*c)) return IRMutator::mutate_Evaluate(ev, self);
     for (const auto& arg : c->args) {
       TSCH_USER_ASSERT(!uses_var(arg, [&](const VarNode* v) { return x_vars_.count(v) > 0; }), ValueError)
           << "T." << c->op

@@ -162,7 +162,7 @@ class PipelineInjector : public IRMutator {
     if (auto* alloc = as<AllocateNode>(t)) return reallocate(t, alloc);
     auto* loop = as<ForNode>(t);
     if (!loop || !find_attr(loop->annotations, "software_pipeline_stage")) return t;
-    return pipeline(*loop);
+    return Pipeline(*this, *loop).run();
   }
 
  private:
@@ -228,7 +228,7 @@ class PipelineInjector : public IRMutator {
     PrimExpr version_, size_;
   };
 
-  Buffer with_versions(const Buffer& b, int64_t versions) {
+  static Buffer with_versions(const Buffer& b, int64_t versions) {
     std::vector<PrimExpr> shape = b->shape;
     DataType t = shape.empty() ? DataType::int32() : shape[0]->dtype;
     shape.insert(shape.begin(), make_int(versions, t));
@@ -241,103 +241,163 @@ class PipelineInjector : public IRMutator {
     return nb;
   }
 
-  Stmt pipeline(const ForNode& loop) {
-    const std::string& name = loop.loop_var->name;
-    std::vector<int64_t> stage =
-        int_list(*find_attr(loop.annotations, "software_pipeline_stage"), "software_pipeline_stage", name);
-    std::vector<Stmt> stmts;
-    std::vector<Buffer> hoisted;
-    flatten(loop.body, stmts, hoisted);
-    size_t n = stmts.size();
-    TSCH_USER_ASSERT(stage.size() == n, ValueError)
-        << "software_pipeline_stage of loop " << name << " gives " << stage.size() << " stages, but the loop body has "
-        << n << " statements (one stage per statement)";
-    std::vector<int64_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    if (const AttrValue* o = find_attr(loop.annotations, "software_pipeline_order"))
-      order = int_list(*o, "software_pipeline_order", name);
-    std::vector<int64_t> sorted = order;
-    std::sort(sorted.begin(), sorted.end());
-    bool permutation = sorted.size() == n;
-    for (size_t j = 0; permutation && j < n; ++j) permutation = sorted[j] == static_cast<int64_t>(j);
-    TSCH_USER_ASSERT(permutation, ValueError)
-        << "software_pipeline_order of loop " << name << " must be a permutation of 0.." << n - 1;
-    for (int64_t s : stage)
-      TSCH_USER_ASSERT(s >= 0, ValueError) << "software_pipeline_stage of loop " << name << " has a negative stage";
-    std::unordered_set<int64_t> async;
-    if (const AttrValue* a = find_attr(loop.annotations, "software_pipeline_async_stages")) {
-      for (int64_t s : int_list(*a, "software_pipeline_async_stages", name)) async.insert(s);
-    }
-    if (thread_depth_ == 0) async.clear();  // on a CPU the copies are plain stores anyway
-    int64_t min, extent;
-    TSCH_USER_ASSERT(as_const_int(loop.min, &min) && as_const_int(loop.extent, &extent), NotImplementedError)
-        << "not supported yet: software pipelining loop " << name << " of a symbolic range";
-    TSCH_USER_ASSERT(loop.for_kind == ForKind::Serial, ValueError)
-        << "software pipelining needs a serial loop; loop " << name << " is not";
-    int64_t max_stage = *std::max_element(stage.begin(), stage.end());
+  // One pipelined loop. Step 1 checks the annotations and the dependences and plans the
+  // buffers' versions and the asynchronous commit groups; Step 2 emits the prologue, the
+  // steady-state loop and the epilogue.
+  class Pipeline {
+   public:
+    Pipeline(PipelineInjector& injector, const ForNode& loop)
+        : injector_(injector), loop_(loop), name_(loop.loop_var->name), it_(loop.loop_var->dtype) {}
 
-    // Dependences: what the pipeline may reorder, and what needs versions.
-    std::vector<Accesses> acc;
-    for (const Stmt& s : stmts) acc.push_back(accesses_of(s, &by_data_));
-    std::unordered_map<const BufferNode*, int64_t> versions;
-    std::unordered_map<const BufferNode*, Buffer> buffer_of;
-    for (const Stmt& s : stmts) {
-      for_each_stmt(s, [&](const Stmt& x) {
-        if (auto* st = as<BufferStoreNode>(x)) buffer_of[st->buffer.get()] = st->buffer;
-      });
+    Stmt run() {
+      // Step 1. Check.
+      read_annotations();
+      plan_versions();
+      plan_async();
+      // Step 2. Rewrite.
+      return emit();
     }
-    for (const Buffer& b : hoisted) buffer_of.emplace(b.get(), b);
-    for (const auto& [data, b] : buffers_) buffer_of.emplace(b.get(), b);
-    auto refuse = [&](const std::string& why) {
-      TSCH_USER_ASSERT(false, ValueError) << "cannot software-pipeline loop " << name << ": " << why;
-    };
-    for (size_t w = 0; w < n; ++w) {
-      for (const BufferNode* b : acc[w].writes) {
-        for (size_t r = 0; r < n; ++r) {
-          if (r == w || (!acc[r].reads.count(b) && !acc[r].writes.count(b))) continue;
-          std::string what = "statement " + std::to_string(w) + " (stage " + std::to_string(stage[w]) + ") writes " +
-                             b->name + ", which statement " + std::to_string(r) + " (stage " +
-                             std::to_string(stage[r]) + ")";
-          if (stage[r] == stage[w]) {
-            if ((w < r) != (order[w] < order[r])) refuse(what + " also uses, but software_pipeline_order swaps them");
-            continue;
+
+   private:
+    void refuse(const std::string& why) const {
+      TSCH_USER_ASSERT(false, ValueError) << "cannot software-pipeline loop " << name_ << ": " << why;
+    }
+
+    // The statements and their stages, order and asynchronous stages; the loop's range.
+    void read_annotations() {
+      stage_ = int_list(*find_attr(loop_.annotations, "software_pipeline_stage"), "software_pipeline_stage", name_);
+      flatten(loop_.body, stmts_, hoisted_);
+      n_ = stmts_.size();
+      TSCH_USER_ASSERT(stage_.size() == n_, ValueError)
+          << "software_pipeline_stage of loop " << name_ << " gives " << stage_.size()
+          << " stages, but the loop body has " << n_ << " statements (one stage per statement)";
+      order_.resize(n_);
+      std::iota(order_.begin(), order_.end(), 0);
+      if (const AttrValue* o = find_attr(loop_.annotations, "software_pipeline_order"))
+        order_ = int_list(*o, "software_pipeline_order", name_);
+      std::vector<int64_t> sorted = order_;
+      std::sort(sorted.begin(), sorted.end());
+      bool permutation = sorted.size() == n_;
+      for (size_t j = 0; permutation && j < n_; ++j) permutation = sorted[j] == static_cast<int64_t>(j);
+      TSCH_USER_ASSERT(permutation, ValueError)
+          << "software_pipeline_order of loop " << name_ << " must be a permutation of 0.." << n_ - 1;
+      for (int64_t s : stage_)
+        TSCH_USER_ASSERT(s >= 0, ValueError) << "software_pipeline_stage of loop " << name_ << " has a negative stage";
+      if (const AttrValue* a = find_attr(loop_.annotations, "software_pipeline_async_stages")) {
+        for (int64_t s : int_list(*a, "software_pipeline_async_stages", name_)) async_.insert(s);
+      }
+      if (injector_.thread_depth_ == 0) async_.clear();  // on a CPU the copies are plain stores anyway
+      TSCH_USER_ASSERT(as_const_int(loop_.min, &min_) && as_const_int(loop_.extent, &extent_), NotImplementedError)
+          << "not supported yet: software pipelining loop " << name_ << " of a symbolic range";
+      TSCH_USER_ASSERT(loop_.for_kind == ForKind::Serial, ValueError)
+          << "software pipelining needs a serial loop; loop " << name_ << " is not";
+      max_stage_ = *std::max_element(stage_.begin(), stage_.end());
+    }
+
+    // Dependences: what the pipeline may reorder, and what needs versions. The versioned
+    // buffers, and the body's own allocations, which move out of the loop (a versioned one
+    // takes its versions).
+    void plan_versions() {
+      for (const Stmt& s : stmts_) acc_.push_back(accesses_of(s, &injector_.by_data_));
+      std::unordered_map<const BufferNode*, Buffer> buffer_of;
+      for (const Stmt& s : stmts_) {
+        for_each_stmt(s, [&](const Stmt& x) {
+          if (auto* st = as<BufferStoreNode>(x)) buffer_of[st->buffer.get()] = st->buffer;
+        });
+      }
+      for (const Buffer& b : hoisted_) buffer_of.emplace(b.get(), b);
+      for (const auto& [data, b] : injector_.buffers_) buffer_of.emplace(b.get(), b);
+      for (size_t w = 0; w < n_; ++w) {
+        for (const BufferNode* b : acc_[w].writes) {
+          for (size_t r = 0; r < n_; ++r) {
+            if (r == w || (!acc_[r].reads.count(b) && !acc_[r].writes.count(b))) continue;
+            check_dependence(w, r, b);
+            if (stage_[r] != stage_[w]) versions_[b] = std::max(versions_[b], stage_[r] - stage_[w] + 1);
           }
-          if (acc[r].writes.count(b)) refuse(what + " writes too");
-          if (stage[r] < stage[w]) refuse(what + " reads in an earlier stage");
-          if (r < w) refuse(what + " reads before it in the loop body (a value of the previous iteration)");
-          if (acc[w].reads.count(b))
-            refuse(what + " reads, but the writer also reads it (a value of the previous iteration)");
-          if (!allocated_.count(b))
-            refuse(what + " reads in a later stage, and " + b->name +
-                   " is not allocated by the function: it cannot be given versions");
-          versions[b] = std::max(versions[b], stage[r] - stage[w] + 1);
+        }
+      }
+      for (const auto& [b, v] : versions_) {
+        Buffer nb = with_versions(buffer_of.at(b), v);
+        multi_[b] = nb;
+        injector_.versioned_[b] = {nb, v, name_};
+      }
+      for (const Buffer& b : hoisted_) {
+        if (multi_.count(b.get())) {
+          allocs_.push_back(multi_.at(b.get()));
+          injector_.versioned_.erase(b.get());
+        } else {
+          allocs_.push_back(b);
         }
       }
     }
-    std::unordered_map<const BufferNode*, Buffer> multi;
-    for (const auto& [b, v] : versions) {
-      Buffer nb = with_versions(buffer_of.at(b), v);
-      multi[b] = nb;
-      versioned_[b] = {nb, v, name};
+
+    // Statement w writes b, which statement r uses: refused where the pipeline would reorder them.
+    void check_dependence(size_t w, size_t r, const BufferNode* b) const {
+      std::string what = "statement " + std::to_string(w) + " (stage " + std::to_string(stage_[w]) + ") writes " +
+                         b->name + ", which statement " + std::to_string(r) + " (stage " + std::to_string(stage_[r]) +
+                         ")";
+      if (stage_[r] == stage_[w]) {
+        if ((w < r) != (order_[w] < order_[r])) refuse(what + " also uses, but software_pipeline_order swaps them");
+        return;
+      }
+      if (acc_[r].writes.count(b)) refuse(what + " writes too");
+      if (stage_[r] < stage_[w]) refuse(what + " reads in an earlier stage");
+      if (r < w) refuse(what + " reads before it in the loop body (a value of the previous iteration)");
+      if (acc_[w].reads.count(b))
+        refuse(what + " reads, but the writer also reads it (a value of the previous iteration)");
+      if (!injector_.allocated_.count(b))
+        refuse(what + " reads in a later stage, and " + b->name +
+               " is not allocated by the function: it cannot be given versions");
     }
-    // The body's own allocations move out of the loop (a versioned one takes its versions).
-    std::vector<Buffer> allocs;
-    for (const Buffer& b : hoisted) {
-      if (multi.count(b.get())) {
-        allocs.push_back(multi.at(b.get()));
-        versioned_.erase(b.get());
-      } else {
-        allocs.push_back(b);
+
+    // The statements in order; which async stage each statement reads results of (the first
+    // reader of a step waits); one commit group per asynchronous stage and step.
+    void plan_async() {
+      by_order_.resize(n_);
+      std::iota(by_order_.begin(), by_order_.end(), 0);
+      std::sort(by_order_.begin(), by_order_.end(), [&](size_t a, size_t b) { return order_[a] < order_[b]; });
+      consumes_.assign(n_, -1);
+      for (size_t r = 0; r < n_; ++r) {
+        for (size_t w = 0; w < n_; ++w) {
+          if (w == r || !async_.count(stage_[w])) continue;
+          for (const BufferNode* b : acc_[w].writes) {
+            if (!acc_[r].reads.count(b)) continue;
+            if (consumes_[r] >= 0 && consumes_[r] != stage_[w])
+              refuse("statement " + std::to_string(r) + " reads the results of two asynchronous stages");
+            consumes_[r] = stage_[w];
+          }
+        }
+      }
+      // Its statements adjacent in the order.
+      for (int64_t p : async_) {
+        int runs = 0;
+        bool in = false;
+        for (size_t j : by_order_) {
+          bool mine = stage_[j] == p;
+          if (mine && !in) ++runs;
+          in = mine;
+        }
+        TSCH_USER_ASSERT(runs <= 1, NotImplementedError)
+            << "not supported yet: the statements of asynchronous stage " << p << " of loop " << name_
+            << " separated by others in software_pipeline_order (one commit group per step)";
       }
     }
 
+    std::string sync_scope(size_t r) const {
+      for (size_t w = 0; w < n_; ++w) {
+        if (!async_.count(stage_[w])) continue;
+        for (const BufferNode* b : acc_[w].writes)
+          if (acc_[r].reads.count(b) && b->scope == "shared.dyn") return std::string("shared.dyn");
+      }
+      return std::string("shared");
+    }
+
     // Statement j of iteration i (an expression), its versioned buffers indexed by i.
-    DataType it = loop.loop_var->dtype;
-    auto instance = [&](size_t j, const PrimExpr& i) {
-      std::unordered_map<const VarNode*, PrimExpr> vmap{{loop.loop_var.get(), i}};
-      Stmt s = fresh_allocations(substitute(stmts[j], vmap));
-      for (const auto& [b, nb] : multi) {
-        PrimExpr version = arith::simplify(floormod(sub(i, make_int(min, it)), make_int(versions.at(b), it)));
+    Stmt instance(size_t j, const PrimExpr& i) const {
+      std::unordered_map<const VarNode*, PrimExpr> vmap{{loop_.loop_var.get(), i}};
+      Stmt s = fresh_allocations(substitute(stmts_[j], vmap));
+      for (const auto& [b, nb] : multi_) {
+        PrimExpr version = arith::simplify(floormod(sub(i, make_int(min_, it_)), make_int(versions_.at(b), it_)));
         s = redirect_buffer(s, b, nb, [version](const std::vector<PrimExpr>& idx) {
           std::vector<PrimExpr> out{version};
           out.insert(out.end(), idx.begin(), idx.end());
@@ -345,114 +405,98 @@ class PipelineInjector : public IRMutator {
         });
         s = VersionedPointer(b, nb, version).mutate(s);
       }
-      if (async.count(stage[j])) {
+      if (async_.count(stage_[j])) {
         AsyncCopyRewriter rewrite;
         s = rewrite.mutate(s);
       }
       return s;
-    };
-    std::vector<size_t> by_order(n);
-    std::iota(by_order.begin(), by_order.end(), 0);
-    std::sort(by_order.begin(), by_order.end(), [&](size_t a, size_t b) { return order[a] < order[b]; });
-    // Which async stage each statement reads results of (the first reader of a step waits).
-    std::vector<int64_t> consumes(n, -1);
-    for (size_t r = 0; r < n; ++r) {
-      for (size_t w = 0; w < n; ++w) {
-        if (w == r || !async.count(stage[w])) continue;
-        for (const BufferNode* b : acc[w].writes) {
-          if (!acc[r].reads.count(b)) continue;
-          if (consumes[r] >= 0 && consumes[r] != stage[w])
-            refuse("statement " + std::to_string(r) + " reads the results of two asynchronous stages");
-          consumes[r] = stage[w];
-        }
-      }
     }
-    // One commit group per asynchronous stage and step: its statements adjacent in the order.
-    for (int64_t p : async) {
-      int runs = 0;
-      bool in = false;
-      for (size_t j : by_order) {
-        bool mine = stage[j] == p;
-        if (mine && !in) ++runs;
-        in = mine;
-      }
-      TSCH_USER_ASSERT(runs <= 1, NotImplementedError)
-          << "not supported yet: the statements of asynchronous stage " << p << " of loop " << name
-          << " separated by others in software_pipeline_order (one commit group per step)";
-    }
-    auto sync_scope = [&](size_t r) {
-      for (size_t w = 0; w < n; ++w) {
-        if (!async.count(stage[w])) continue;
-        for (const BufferNode* b : acc[w].writes)
-          if (acc[r].reads.count(b) && b->scope == "shared.dyn") return std::string("shared.dyn");
-      }
-      return std::string("shared");
-    };
 
-    // The latest iteration each asynchronous stage committed, as the steps are emitted.
-    std::map<int64_t, PrimExpr> head;
     // One step t (a constant, or the steady-state loop's variable): the statements whose
     // iteration t - stage is in range, in order.
-    auto step = [&](const PrimExpr& t, bool steady) {
+    std::vector<Stmt> step(const PrimExpr& t, bool steady) {
       std::vector<Stmt> out;
       // In the steady state the previous step committed each stage's iteration t - 1 - stage.
       if (steady) {
-        for (int64_t p : async) head[p] = arith::simplify(sub(t, make_int(1 + p, it)));
+        for (int64_t p : async_) head_[p] = arith::simplify(sub(t, make_int(1 + p, it_)));
       }
       // The iteration each stage's results were last waited for in this step.
       std::map<int64_t, PrimExpr> waited;
-      for (size_t k = 0; k < n; ++k) {
-        size_t j = by_order[k];
-        PrimExpr i = arith::simplify(sub(t, make_int(stage[j], it)));
+      for (size_t k = 0; k < n_; ++k) {
+        size_t j = by_order_[k];
+        PrimExpr i = arith::simplify(sub(t, make_int(stage_[j], it_)));
         int64_t ic;
-        if (!steady && as_const_int(i, &ic) && (ic < min || ic >= min + extent)) continue;
+        if (!steady && as_const_int(i, &ic) && (ic < min_ || ic >= min_ + extent_)) continue;
         int64_t newer = 1;
-        if (consumes[j] >= 0 && waited.count(consumes[j]) &&
-            !as_const_int(arith::simplify(sub(i, waited.at(consumes[j]))), &newer))
+        if (consumes_[j] >= 0 && waited.count(consumes_[j]) &&
+            !as_const_int(arith::simplify(sub(i, waited.at(consumes_[j]))), &newer))
           newer = 1;
-        if (consumes[j] >= 0 && newer > 0 && head.count(consumes[j])) {
-          waited[consumes[j]] = i;
+        if (consumes_[j] >= 0 && newer > 0 && head_.count(consumes_[j])) {
+          waited[consumes_[j]] = i;
           int64_t in_flight = 0;
-          PrimExpr diff = arith::simplify(sub(head.at(consumes[j]), i));
+          PrimExpr diff = arith::simplify(sub(head_.at(consumes_[j]), i));
           if (!as_const_int(diff, &in_flight) || in_flight < 0) in_flight = 0;
           out.push_back(evaluate("ptx_wait_group", {make_int(in_flight)}));
           out.push_back(evaluate("tvm_storage_sync", {std::make_shared<StringImmNode>(sync_scope(j))}));
         }
         out.push_back(instance(j, i));
-        bool last_of_group = async.count(stage[j]) && (k + 1 == n || stage[by_order[k + 1]] != stage[j]);
+        bool last_of_group = async_.count(stage_[j]) && (k + 1 == n_ || stage_[by_order_[k + 1]] != stage_[j]);
         if (last_of_group) {
           out.push_back(evaluate("ptx_commit_group", {}));
-          head[stage[j]] = i;
+          head_[stage_[j]] = i;
         }
       }
       return out;
-    };
+    }
 
-    std::vector<Stmt> body;
-    int64_t steady_begin = min + max_stage, steady_end = min + extent;
-    for (int64_t t = min; t < std::min(steady_begin, min + extent + max_stage); ++t) {
-      if (t >= steady_begin && t < steady_end) break;
-      for (Stmt& s : step(make_int(t, it), false)) body.push_back(std::move(s));
+    // The prologue, the steady-state loop and the epilogue, under the hoisted allocations.
+    Stmt emit() {
+      std::vector<Stmt> body;
+      int64_t steady_begin = min_ + max_stage_, steady_end = min_ + extent_;
+      for (int64_t t = min_; t < std::min(steady_begin, min_ + extent_ + max_stage_); ++t) {
+        if (t >= steady_begin && t < steady_end) break;
+        for (Stmt& s : step(make_int(t, it_), false)) body.push_back(std::move(s));
+      }
+      if (steady_end > steady_begin) {
+        Var t = make_var(name_, it_);
+        std::vector<Stmt> steady = step(PrimExpr(t), true);
+        auto f = std::make_shared<ForNode>(t, make_int(steady_begin, it_), make_int(steady_end - steady_begin, it_),
+                                           ForKind::Serial, make_seq(std::move(steady)));
+        f->annotations = loop_.annotations;
+        for (const char* key : {"software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages"})
+          erase_attr(f->annotations, key);
+        body.push_back(f);
+        // After the loop, each stage's head is its last iteration.
+        for (auto& [p, h] : head_) h = arith::simplify(substitute(h, {{t.get(), make_int(steady_end - 1, it_)}}));
+      }
+      for (int64_t t = std::max(steady_begin, steady_end); t < min_ + extent_ + max_stage_; ++t) {
+        for (Stmt& s : step(make_int(t, it_), false)) body.push_back(std::move(s));
+      }
+      Stmt out = make_seq(std::move(body));
+      for (size_t k = allocs_.size(); k-- > 0;) out = std::make_shared<AllocateNode>(allocs_[k], out);
+      return out;
     }
-    if (steady_end > steady_begin) {
-      Var t = make_var(name, it);
-      std::vector<Stmt> steady = step(PrimExpr(t), true);
-      auto f = std::make_shared<ForNode>(t, make_int(steady_begin, it), make_int(steady_end - steady_begin, it),
-                                         ForKind::Serial, make_seq(std::move(steady)));
-      f->annotations = loop.annotations;
-      for (const char* key : {"software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages"})
-        erase_attr(f->annotations, key);
-      body.push_back(f);
-      // After the loop, each stage's head is its last iteration.
-      for (auto& [p, h] : head) h = arith::simplify(substitute(h, {{t.get(), make_int(steady_end - 1, it)}}));
-    }
-    for (int64_t t = std::max(steady_begin, steady_end); t < min + extent + max_stage; ++t) {
-      for (Stmt& s : step(make_int(t, it), false)) body.push_back(std::move(s));
-    }
-    Stmt out = make_seq(std::move(body));
-    for (size_t k = allocs.size(); k-- > 0;) out = std::make_shared<AllocateNode>(allocs[k], out);
-    return out;
-  }
+
+    PipelineInjector& injector_;
+    const ForNode& loop_;
+    const std::string& name_;
+    DataType it_;
+    // Step 1: the annotations, the dependences, the plan.
+    std::vector<int64_t> stage_, order_;
+    std::vector<Stmt> stmts_;
+    std::vector<Buffer> hoisted_;
+    size_t n_ = 0;
+    std::unordered_set<int64_t> async_;
+    int64_t min_ = 0, extent_ = 0, max_stage_ = 0;
+    std::vector<Accesses> acc_;
+    std::unordered_map<const BufferNode*, int64_t> versions_;
+    std::unordered_map<const BufferNode*, Buffer> multi_;
+    std::vector<Buffer> allocs_;
+    std::vector<size_t> by_order_;
+    std::vector<int64_t> consumes_;
+    // Step 2: the latest iteration each asynchronous stage committed, as the steps are emitted.
+    std::map<int64_t, PrimExpr> head_;
+  };
 
   std::unordered_map<const BufferNode*, Versioned> versioned_;
   int thread_depth_ = 0;

@@ -36,24 +36,24 @@ bool reads_memory(const PrimExpr& e) {
 // The checks the expressions of one statement need, with the conditions they run under.
 class CollectChecks : public IRVisitor {
  public:
-  using IRVisitor::visit;
-  void visit(const PrimExpr& e) override {
-    if (!e) return;
-    if (auto* c = as<CallNode>(e); c && c->op == "if_then_else" && c->args.size() == 3) {
-      visit(c->args[0]);
-      guarded(c->args[0], [&] { visit(c->args[1]); });
-      guarded(logical_not(c->args[0]), [&] { visit(c->args[2]); });
+  void visit_Call(const CallNode& c) override {
+    if (c.op == "if_then_else" && c.args.size() == 3) {
+      visit(c.args[0]);
+      guarded(c.args[0], [&] { visit(c.args[1]); });
+      guarded(logical_not(c.args[0]), [&] { visit(c.args[2]); });
       return;
     }
-    if (auto* l = as<LetNode>(e)) {
-      visit(l->value);
-      bound_.insert(l->var.get());
-      visit(l->body);
-      bound_.erase(l->var.get());
-      return;
-    }
-    if (auto* load = as<BufferLoadNode>(e)) add(load->buffer, load->indices);
-    visit_children(e);
+    IRVisitor::visit_Call(c);
+  }
+  void visit_Let(const LetNode& l) override {
+    visit(l.value);
+    bound_.insert(l.var.get());
+    visit(l.body);
+    bound_.erase(l.var.get());
+  }
+  void visit_BufferLoad(const BufferLoadNode& load) override {
+    add(load.buffer, load.indices);
+    IRVisitor::visit_BufferLoad(load);
   }
   void add(const Buffer& buffer, const std::vector<PrimExpr>& indices) {
     for (size_t d = 0; d < indices.size() && d < buffer->shape.size(); ++d) {
@@ -82,39 +82,47 @@ class CollectChecks : public IRVisitor {
 
 class InsertChecks : public IRMutator {
  public:
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (auto* f = as<ForNode>(s); f && f->for_kind == ForKind::ThreadBinding) return s;
-    Stmt out = mutate_children(s);
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    if (f.for_kind == ForKind::ThreadBinding) return self;
+    return IRMutator::mutate_For(f, self);
+  }
+  // The statements that evaluate expressions: each is preceded by the checks its expressions need.
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_BufferStore(n, self);
+    auto* st = as<BufferStoreNode>(out);
     CollectChecks collect;
-    switch (out->kind) {
-      case StmtKind::BufferStore: {
-        auto* st = as<BufferStoreNode>(out);
-        collect.add(st->buffer, st->indices);
-        for (const auto& i : st->indices) collect.visit(i);
-        collect.visit(st->value);
-        break;
-      }
-      case StmtKind::Evaluate:
-        collect.visit(as<EvaluateNode>(out)->value);
-        break;
-      case StmtKind::LetStmt:
-        collect.visit(as<LetStmtNode>(out)->value);
-        break;
-      case StmtKind::IfThenElse:
-        collect.visit(as<IfThenElseNode>(out)->condition);
-        break;
-      default:
-        return out;
-    }
+    collect.add(st->buffer, st->indices);
+    for (const auto& i : st->indices) collect.visit(i);
+    collect.visit(st->value);
+    return with_checks(out, collect);
+  }
+  Stmt mutate_Evaluate(const EvaluateNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_Evaluate(n, self);
+    CollectChecks collect;
+    collect.visit(as<EvaluateNode>(out)->value);
+    return with_checks(out, collect);
+  }
+  Stmt mutate_LetStmt(const LetStmtNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_LetStmt(n, self);
+    CollectChecks collect;
+    collect.visit(as<LetStmtNode>(out)->value);
+    return with_checks(out, collect);
+  }
+  Stmt mutate_IfThenElse(const IfThenElseNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_IfThenElse(n, self);
+    CollectChecks collect;
+    collect.visit(as<IfThenElseNode>(out)->condition);
+    return with_checks(out, collect);
+  }
+
+ private:
+  static Stmt with_checks(const Stmt& out, const CollectChecks& collect) {
     if (collect.checks.empty()) return out;
     std::vector<Stmt> seq;
     for (const Check& c : collect.checks) seq.push_back(check(c));
     seq.push_back(out);
     return std::make_shared<SeqStmtNode>(std::move(seq));
   }
-
- private:
   static Stmt check(const Check& c) {
     DataType i64 = DataType::int64();
     PrimExpr index = cast(i64, c.index), extent = cast(i64, c.buffer->shape[c.axis]);

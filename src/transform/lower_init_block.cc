@@ -9,9 +9,9 @@ namespace {
 
 class InitLowerer : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt t = mutate_children(s);
+  // Post-order: a block's init moves into its body once its children are lowered.
+  ir::Stmt mutate_Block(const ir::BlockNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_Block(n, self);
     auto* block = ir::as<ir::BlockNode>(t);
     if (!block || !block->init) return t;
     ir::PrimExpr cond;

@@ -47,13 +47,13 @@ class MatchBufferLowerer : public ir::IRMutator {
     }
   }
 
-  using IRMutator::mutate;
-  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
-    if (auto* v = ir::as<ir::VarNode>(e)) {
-      auto it = vars_.find(v);
-      return it == vars_.end() ? e : it->second;
-    }
-    ir::PrimExpr t = mutate_children(e);
+  ir::PrimExpr mutate_Var(const ir::VarNode& v, const ir::PrimExpr& self) override {
+    auto it = vars_.find(&v);
+    return it == vars_.end() ? self : it->second;
+  }
+
+  ir::PrimExpr mutate_BufferLoad(const ir::BufferLoadNode& n, const ir::PrimExpr& self) override {
+    ir::PrimExpr t = IRMutator::mutate_BufferLoad(n, self);
     auto* load = ir::as<ir::BufferLoadNode>(t);
     if (!load) return t;
     auto it = views_.find(load->buffer.get());
@@ -62,30 +62,34 @@ class MatchBufferLowerer : public ir::IRMutator {
                                                 source_indices(it->second, load->indices));
   }
 
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    if (auto* realize = ir::as<ir::BlockRealizeNode>(s); realize && !realize->block->match_buffers.empty()) {
-      std::vector<ir::Stmt> markers;
-      for (const auto& m : realize->block->match_buffers) {
-        ir::MatchBufferRegion bound{m.buffer, {m.source.buffer, {}}};
-        for (const auto& r : m.source.region) bound.source.region.push_back({mutate(r.min), mutate(r.extent)});
-        View v = make_view(bound);
-        bool opaque = used_opaquely(*m.buffer, realize->block->body);
-        if (opaque && movable(v.source.buffer))
-          markers.push_back(region_marker(v.source, access_mask(*realize->block, m.source.buffer.get())));
-        bind_view_vars(m.buffer, v, opaque);
-        views_[m.buffer.get()] = v;
-      }
-      auto b = std::make_shared<ir::BlockNode>(*realize->block);
-      b->match_buffers.clear();
-      b->body = mutate(b->body);
-      if (!markers.empty()) {
-        markers.push_back(b->body);
-        b->body = ir::make_seq(std::move(markers));
-      }
-      if (b->init) b->init = mutate(b->init);
-      return std::make_shared<ir::BlockRealizeNode>(realize->iter_values, realize->predicate, b);
+  ir::Stmt mutate_BlockRealize(const ir::BlockRealizeNode& n, const ir::Stmt& self) override {
+    if (n.block->match_buffers.empty()) return IRMutator::mutate_BlockRealize(n, self);
+    const ir::BlockRealizeNode* realize = &n;
+    std::vector<ir::Stmt> markers;
+    for (const auto& m : realize->block->match_buffers) {
+      ir::MatchBufferRegion bound{m.buffer, {m.source.buffer, {}}};
+      for (const auto& r : m.source.region) bound.source.region.push_back({mutate(r.min), mutate(r.extent)});
+      View v = make_view(bound);
+      bool opaque = used_opaquely(*m.buffer, realize->block->body);
+      if (opaque && movable(v.source.buffer))
+        markers.push_back(region_marker(v.source, access_mask(*realize->block, m.source.buffer.get())));
+      bind_view_vars(m.buffer, v, opaque);
+      views_[m.buffer.get()] = v;
     }
-    ir::Stmt t = mutate_children(s);
+    auto b = std::make_shared<ir::BlockNode>(*realize->block);
+    b->match_buffers.clear();
+    b->body = mutate(b->body);
+    if (!markers.empty()) {
+      markers.push_back(b->body);
+      b->body = ir::make_seq(std::move(markers));
+    }
+    if (b->init) b->init = mutate(b->init);
+    return std::make_shared<ir::BlockRealizeNode>(realize->iter_values, realize->predicate, b);
+  }
+
+  // The view's stores go to its source (which is never a view: nested views map to the outermost).
+  ir::Stmt mutate_BufferStore(const ir::BufferStoreNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_BufferStore(n, self);
     auto* store = ir::as<ir::BufferStoreNode>(t);
     if (!store) return t;
     auto it = views_.find(store->buffer.get());

@@ -40,15 +40,15 @@ std::unordered_map<const ir::BufferNode*, std::vector<std::array<int64_t, 3>>> d
 class BlockRemover : public ir::IRMutator {
  public:
   explicit BlockRemover(const ir::Stmt& body) : aligns_(dim_aligns(body)) {}
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    if (auto* loop = ir::as<ir::ForNode>(s)) {
-      if (ir::is_one(loop->extent) && loop->annotations.empty() && loop->for_kind != ir::ForKind::ThreadBinding) {
-        return mutate(ir::substitute(loop->body, {{loop->loop_var.get(), loop->min}}));
-      }
+  ir::Stmt mutate_For(const ir::ForNode& loop, const ir::Stmt& self) override {
+    if (ir::is_one(loop.extent) && loop.annotations.empty() && loop.for_kind != ir::ForKind::ThreadBinding) {
+      return mutate(ir::substitute(loop.body, {{loop.loop_var.get(), loop.min}}));
     }
-    auto* realize = ir::as<ir::BlockRealizeNode>(s);
-    if (!realize) return mutate_children(s);
+    return IRMutator::mutate_For(loop, self);
+  }
+
+  ir::Stmt mutate_BlockRealize(const ir::BlockRealizeNode& n, const ir::Stmt&) override {
+    const ir::BlockRealizeNode* realize = &n;
     const ir::BlockNode& block = *realize->block;
     ir::Stmt body = mutate(block.body);
     if (realize->predicate && !ir::is_one(realize->predicate))

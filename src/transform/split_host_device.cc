@@ -31,45 +31,57 @@ int launch_rank(const std::string& tag) {
 // the buffers declared outside it; and the extent of each thread axis it binds.
 class KernelUses : public IRVisitor {
  public:
-  void visit(const Stmt& s) override {
-    if (auto* f = as<ForNode>(s)) {
-      defined_.insert(f->loop_var.get());
-      if (f->for_kind == ForKind::ThreadBinding) {
-        TSCH_USER_ASSERT(launch_rank(f->thread_tag) >= 0, NotImplementedError)
-            << "not supported yet: the thread axis " << f->thread_tag
-            << " in a CUDA kernel (blockIdx.x/y/z and threadIdx.x/y/z are)";
-        TSCH_USER_ASSERT(is_zero(f->min), RuntimeError)
-            << "the loop " << f->loop_var->name << " bound to " << f->thread_tag << " does not start at 0";
-        auto [it, fresh] = extents_.emplace(f->thread_tag, f->extent);
-        int64_t a = 0, b = 0;
-        bool same = it->second == f->extent || (as_const_int(it->second, &a) && as_const_int(f->extent, &b) && a == b);
-        TSCH_USER_ASSERT(fresh || same, RuntimeError)
-            << "the thread axis " << f->thread_tag << " is bound to loops of different extents in one kernel ("
-            << f->loop_var->name << " has extent " << expr_text(f->extent) << ", another loop " << expr_text(it->second)
-            << ")";
-      }
-    } else if (auto* l = as<LetStmtNode>(s)) {
-      defined_.insert(l->var.get());
-    } else if (auto* a = as<AllocateNode>(s)) {
-      const std::string& scope = a->buffer->scope;
-      TSCH_USER_ASSERT(scope == "local" || scope == "shared" || scope == "shared.dyn" || is_wmma_scope(scope),
-                       NotImplementedError)
-          << "not supported yet: the " << scope << " buffer " << a->buffer->name
-          << " in a CUDA kernel (kernels allocate \"local\", \"shared\", \"shared.dyn\" and \"wmma.*\" buffers)";
-      if (a->buffer->scope == "shared") add_shared(*a->buffer);
-      defined_.insert(a->buffer->data.get());
-      declared_.insert(a->buffer.get());
-    } else if (auto* d = as<DeclBufferNode>(s)) {
-      declared_.insert(d->buffer.get());
-    } else if (auto* st = as<BufferStoreNode>(s)) {
-      use_buffer(st->buffer);
-    }
-    visit_children(s);
-  }
+  using IRVisitor::visit;
+  // A variable is kept by its shared pointer (a kernel parameter), which only visit() sees.
   void visit(const PrimExpr& e) override {
     if (auto* v = as<VarNode>(e)) use_var(v, std::static_pointer_cast<const VarNode>(e));
-    if (auto* l = as<BufferLoadNode>(e)) use_buffer(l->buffer);
-    visit_children(e);
+    IRVisitor::visit(e);
+  }
+  void visit_BufferLoad(const BufferLoadNode& l) override {
+    use_buffer(l.buffer);
+    IRVisitor::visit_BufferLoad(l);
+  }
+  void visit_LetStmt(const LetStmtNode& l) override {
+    defined_.insert(l.var.get());
+    IRVisitor::visit_LetStmt(l);
+  }
+  void visit_Allocate(const AllocateNode& a) override {
+    const std::string& scope = a.buffer->scope;
+    TSCH_USER_ASSERT(scope == "local" || scope == "shared" || scope == "shared.dyn" || is_wmma_scope(scope),
+                     NotImplementedError)
+        << "not supported yet: the " << scope << " buffer " << a.buffer->name
+        << " in a CUDA kernel (kernels allocate \"local\", \"shared\", \"shared.dyn\" and \"wmma.*\" buffers)";
+    if (a.buffer->scope == "shared") add_shared(*a.buffer);
+    defined_.insert(a.buffer->data.get());
+    declared_.insert(a.buffer.get());
+    IRVisitor::visit_Allocate(a);
+  }
+  void visit_DeclBuffer(const DeclBufferNode& d) override {
+    declared_.insert(d.buffer.get());
+    IRVisitor::visit_DeclBuffer(d);
+  }
+  void visit_BufferStore(const BufferStoreNode& st) override {
+    use_buffer(st.buffer);
+    IRVisitor::visit_BufferStore(st);
+  }
+  void visit_For(const ForNode& loop) override {
+    const ForNode* f = &loop;
+    defined_.insert(f->loop_var.get());
+    if (f->for_kind == ForKind::ThreadBinding) {
+      TSCH_USER_ASSERT(launch_rank(f->thread_tag) >= 0, NotImplementedError)
+          << "not supported yet: the thread axis " << f->thread_tag
+          << " in a CUDA kernel (blockIdx.x/y/z and threadIdx.x/y/z are)";
+      TSCH_USER_ASSERT(is_zero(f->min), RuntimeError)
+          << "the loop " << f->loop_var->name << " bound to " << f->thread_tag << " does not start at 0";
+      auto [it, fresh] = extents_.emplace(f->thread_tag, f->extent);
+      int64_t a = 0, b = 0;
+      bool same = it->second == f->extent || (as_const_int(it->second, &a) && as_const_int(f->extent, &b) && a == b);
+      TSCH_USER_ASSERT(fresh || same, RuntimeError)
+          << "the thread axis " << f->thread_tag << " is bound to loops of different extents in one kernel ("
+          << f->loop_var->name << " has extent " << expr_text(f->extent) << ", another loop " << expr_text(it->second)
+          << ")";
+    }
+    IRVisitor::visit_For(loop);
   }
 
   std::vector<Var> free_vars;
@@ -114,20 +126,17 @@ class KernelUses : public IRVisitor {
 // A buffer access outside every thread-bound loop of a GPU function (TVM's VerifyMemory).
 class HostAccessCheck : public IRVisitor {
  public:
-  void visit(const Stmt& s) override {
-    if (is_thread_loop(s)) return;  // becomes a kernel
-    if (auto* a = as<AllocateNode>(s)) {
-      TSCH_USER_ASSERT(false, NotImplementedError)
-          << "not supported yet: the buffer " << a->buffer->name << " allocated outside the kernels of a CUDA build "
-          << "(tsch has no device memory yet: compute it inside a thread-bound loop nest, or inline it)";
-    }
-    if (auto* st = as<BufferStoreNode>(s)) fail(st->buffer);
-    visit_children(s);
+  void visit_For(const ForNode& f) override {
+    if (f.for_kind == ForKind::ThreadBinding) return;  // becomes a kernel
+    IRVisitor::visit_For(f);
   }
-  void visit(const PrimExpr& e) override {
-    if (auto* l = as<BufferLoadNode>(e)) fail(l->buffer);
-    visit_children(e);
+  void visit_Allocate(const AllocateNode& a) override {
+    TSCH_USER_ASSERT(false, NotImplementedError)
+        << "not supported yet: the buffer " << a.buffer->name << " allocated outside the kernels of a CUDA build "
+        << "(tsch has no device memory yet: compute it inside a thread-bound loop nest, or inline it)";
   }
+  void visit_BufferStore(const BufferStoreNode& st) override { fail(st.buffer); }
+  void visit_BufferLoad(const BufferLoadNode& l) override { fail(l.buffer); }
 
  private:
   [[noreturn]] static void fail(const Buffer& b) {
@@ -144,9 +153,8 @@ class Splitter : public IRMutator {
            std::string target_kind)
       : func_name_(std::move(func_name)), kernels_(kernels), names_(names), target_kind_(std::move(target_kind)) {}
 
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (!is_thread_loop(s)) return mutate_children(s);
+  Stmt mutate_For(const ForNode& loop, const Stmt& s) override {
+    if (loop.for_kind != ForKind::ThreadBinding) return IRMutator::mutate_For(loop, s);
     KernelUses uses;
     uses.visit(s);
     // Parameters: data pointers first, then by name (TVM's order).

@@ -18,9 +18,8 @@ int64_t flat_size(const ir::Buffer& b) {
 
 class StorageReuser : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt t = mutate_children(s);
+  ir::Stmt mutate_SeqStmt(const ir::SeqStmtNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_SeqStmt(n, self);
     auto* seq = ir::as<ir::SeqStmtNode>(t);
     if (!seq) return t;
     // Group the children that are allocations by (dtype, scope); keep the first of each group.

@@ -17,10 +17,8 @@ namespace {
 
 class AttrHintStripper : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    auto* attr = ir::as<ir::AttrStmtNode>(s);
-    if (!attr) return mutate_children(s);
+  ir::Stmt mutate_AttrStmt(const ir::AttrStmtNode& n, const ir::Stmt&) override {
+    const ir::AttrStmtNode* attr = &n;
     static const std::set<std::string> meaningful = {"thread_extent", "virtual_thread",  "buffer_bind_scope",
                                                      "realize_scope", "pragma_import_c", "pragma_import_llvm",
                                                      "coproc_scope",  "extern_scope"};

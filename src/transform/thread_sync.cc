@@ -204,7 +204,10 @@ class SyncPlanner {
         add(node, std::move(summary));
         return;
       }
-      default:
+      case StmtKind::Block:
+      case StmtKind::BlockRealize:
+      case StmtKind::AllocateConst:
+      case StmtKind::AttrStmt:
         TSCH_INTERNAL_ASSERT(false) << "ThreadSync: a block statement in lowered code";
     }
   }
@@ -308,12 +311,10 @@ class SyncInserter : public IRMutator {
 class KernelSync : public IRMutator {
  public:
   explicit KernelSync(std::string scope) : scope_(std::move(scope)) {}
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    auto* f = as<ForNode>(s);
-    if (!f || f->for_kind != ForKind::ThreadBinding) return mutate_children(s);
-    std::unordered_set<const StmtNode*> syncs = SyncPlanner(scope_).plan(s);
-    return syncs.empty() ? s : SyncInserter(scope_, std::move(syncs)).mutate(s);
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    if (f.for_kind != ForKind::ThreadBinding) return IRMutator::mutate_For(f, self);
+    std::unordered_set<const StmtNode*> syncs = SyncPlanner(scope_).plan(self);
+    return syncs.empty() ? self : SyncInserter(scope_, std::move(syncs)).mutate(self);
   }
 
  private:

@@ -110,17 +110,13 @@ class KernelEmulation {
     class Strip : public IRMutator {
      public:
       explicit Strip(const std::unordered_map<const VarNode*, PrimExpr>& canonical) : canonical_(canonical) {}
-      using IRMutator::mutate;
-      Stmt mutate(const Stmt& s) override {
-        if (is_thread_loop(s)) return mutate(as<ForNode>(s)->body);
-        return mutate_children(s);
+      Stmt mutate_For(const ForNode& loop, const Stmt& self) override {
+        if (is_thread_loop(self)) return mutate(loop.body);
+        return IRMutator::mutate_For(loop, self);
       }
-      PrimExpr mutate(const PrimExpr& e) override {
-        if (auto* v = as<VarNode>(e)) {
-          auto it = canonical_.find(v);
-          if (it != canonical_.end()) return it->second;
-        }
-        return mutate_children(e);
+      PrimExpr mutate_Var(const VarNode& v, const PrimExpr& self) override {
+        auto it = canonical_.find(&v);
+        return it != canonical_.end() ? it->second : self;
       }
 
      private:
@@ -219,9 +215,15 @@ class KernelEmulation {
         auto* d = as<DeclBufferNode>(s);
         return std::make_shared<DeclBufferNode>(d->buffer, fission(d->body));
       }
-      default:
-        refuse("in a statement tsch cannot split");
+      case StmtKind::BufferStore:
+      case StmtKind::Block:
+      case StmtKind::BlockRealize:
+      case StmtKind::Evaluate:
+      case StmtKind::AllocateConst:
+      case StmtKind::AttrStmt:
+        break;
     }
+    refuse("in a statement tsch cannot split");
   }
 
   // A local buffer alive across a barrier: one copy per thread, indexed by the thread.
@@ -283,10 +285,9 @@ class KernelEmulation {
 class EmulateKernels : public IRMutator {
  public:
   explicit EmulateKernels(ThreadOrder order) : order_(order) {}
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (!is_thread_loop(s)) return mutate_children(s);
-    return KernelEmulation(s, order_).run(s);
+  Stmt mutate_For(const ForNode& loop, const Stmt& self) override {
+    if (!is_thread_loop(self)) return IRMutator::mutate_For(loop, self);
+    return KernelEmulation(self, order_).run(self);
   }
 
  private:

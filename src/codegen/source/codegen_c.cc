@@ -158,7 +158,23 @@ std::string CodeGenC::expr(const PrimExpr& e) {
     case ExprKind::Ramp:
     case ExprKind::Broadcast:
       throw BuildError("not supported yet: " + script(e) + " in C code generation");
-    default:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
       break;
   }
   // Binary operators share one layout.
@@ -273,9 +289,21 @@ std::string CodeGenC::binary(ExprKind kind, const PrimExpr& pa, const PrimExpr& 
       return infix("&&");
     case ExprKind::Or:
       return infix("||");
-    default:
-      throw BuildError(std::string("not supported yet: the operator of ") + script(pa) + " in C code generation");
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  throw BuildError(std::string("not supported yet: the operator of ") + script(pa) + " in C code generation");
 }
 
 std::string CodeGenC::cast(const PrimExpr& value, DataType to) {

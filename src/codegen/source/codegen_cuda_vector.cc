@@ -84,7 +84,28 @@ PrimExpr CodeGenCUDA::scalar_lane(const PrimExpr& e, int k) {
       for (const auto& a : c->args) args.push_back(scalar_lane(a, k));
       return ir::call(t, c->op, args);
     }
-    default:
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Let:
       break;
   }
   if (is_binary(e->kind)) return make_binary(e->kind, scalar_lane(binary_a(e), k), scalar_lane(binary_b(e), k));

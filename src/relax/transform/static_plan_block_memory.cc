@@ -50,9 +50,11 @@ bool may_hold_tensor(const StructInfo& s) {
       for (const auto& f : static_cast<const TupleSInfoNode&>(*s).fields)
         if (may_hold_tensor(f)) return true;
       return false;
-    default:
-      return true;
+    case SInfoKind::Object:
+    case SInfoKind::Tensor:
+      break;
   }
+  return true;
 }
 
 PrimExpr bytes_of(const CallNode& alloc) {
@@ -90,7 +92,14 @@ void vars_in(const Expr& e, std::vector<const ExprNode*>& out) {
       vars_in(s->body, out);
       break;
     }
-    default:
+    case ExprKind::Constant:
+    case ExprKind::ShapeExpr:
+    case ExprKind::PrimValue:
+    case ExprKind::StringImm:
+    case ExprKind::DataTypeImm:
+    case ExprKind::GlobalVar:
+    case ExprKind::ExternFunc:
+    case ExprKind::Op:
       break;
   }
 }

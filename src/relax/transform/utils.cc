@@ -189,9 +189,17 @@ Expr substitute(const Expr& e, const VarMap& vmap) {
     }
     case ExprKind::SeqExpr:
       return substitute_seq(std::static_pointer_cast<const SeqExprNode>(e), vmap);
-    default:
-      return e;
+    case ExprKind::Constant:
+    case ExprKind::ShapeExpr:
+    case ExprKind::PrimValue:
+    case ExprKind::StringImm:
+    case ExprKind::DataTypeImm:
+    case ExprKind::GlobalVar:
+    case ExprKind::ExternFunc:
+    case ExprKind::Op:
+      break;
   }
+  return e;
 }
 
 transform::Pass relax_module_pass(const std::string& name, int opt_level,

@@ -139,7 +139,15 @@ class ShapeLowerer {
         add_seq_slots(*as<IfNode>(e)->true_branch);
         add_seq_slots(*as<IfNode>(e)->false_branch);
         break;
-      default:
+      case ExprKind::Var:
+      case ExprKind::Constant:
+      case ExprKind::TupleGetItem:
+      case ExprKind::StringImm:
+      case ExprKind::DataTypeImm:
+      case ExprKind::SeqExpr:
+      case ExprKind::GlobalVar:
+      case ExprKind::ExternFunc:
+      case ExprKind::Op:
         break;
     }
   }
