@@ -76,6 +76,17 @@ PrimExpr predicate_without(const PrimExpr& pred, const std::unordered_set<const 
   return out;
 }
 
+PrimExpr coupled_conjunct(const PrimExpr& pred, const std::unordered_set<const VarNode*>& dropped,
+                          const std::unordered_set<const VarNode*>& kept) {
+  for (const PrimExpr& t : conjuncts(pred)) {
+    if (uses_var(t, [&](const VarNode* v) { return dropped.count(v) > 0; }) &&
+        uses_var(t, [&](const VarNode* v) { return kept.count(v) > 0; })) {
+      return t;
+    }
+  }
+  return PrimExpr();
+}
+
 bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor) {
   for (const NodeInfo* i = s.info(sid); i && i->parent != 0; i = s.info(i->parent)) {
     if (i->parent == ancestor) return true;

@@ -51,6 +51,13 @@ std::vector<ir::PrimExpr> conjuncts(const ir::PrimExpr& pred);
 // the original — decompose_reduction's init, rfactor's write-back. True when none is left.
 ir::PrimExpr predicate_without(const ir::PrimExpr& pred, const std::unordered_set<const ir::VarNode*>& dropped);
 
+// A term of `pred` that uses both a `dropped` loop variable and one of the `kept` ones, or a
+// null expression. predicate_without would drop it, and with it the condition it puts on the
+// kept loops (`u_0 * 8 + u_1 < 1` with u_0 dropped and u_1 kept runs the block at u_1 == 0
+// only): a block re-created without it would run where the original did not.
+ir::PrimExpr coupled_conjunct(const ir::PrimExpr& pred, const std::unordered_set<const ir::VarNode*>& dropped,
+                              const std::unordered_set<const ir::VarNode*>& kept);
+
 // A loop variable name that does not clash: `base` itself is fine for new names derived
 // from an existing one (TVM reuses names; the printer de-duplicates).
 ir::Var new_loop_var(const std::string& name, ir::DataType dtype);

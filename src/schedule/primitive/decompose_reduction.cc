@@ -150,6 +150,24 @@ void check_runs_each_instance_once(const ScheduleState& s, uint64_t block_sid, u
   }
 }
 
+// The init nest leaves out the T.where terms over loops it does not copy. A term that ties
+// such a loop to one it keeps (outside `loop`, or copied) also limits where the init may run:
+// without it the init would run again after updates (`u_0 * 8 + u_1 < 1` under a loop u_1).
+void check_predicate_separable(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+                               const std::unordered_set<const VarNode*>& dropped) {
+  std::unordered_set<const VarNode*> kept;
+  for (uint64_t l : s.enclosing_loops(block_sid)) {
+    const VarNode* v = s.loop_at(l).loop_var.get();
+    if (!dropped.count(v)) kept.insert(v);
+  }
+  PrimExpr term = coupled_conjunct(s.info(block_sid)->realize->predicate, dropped, kept);
+  if (term) {
+    fail_not_supported(s, {loop_sid, block_sid},
+                       "the T.where of block {1} ties a loop the init block would not iterate over to one it keeps, "
+                       "so the init before loop {0} could not be limited to where block {1} runs");
+  }
+}
+
 // The loops from `loop` down that the init nest copies: those its spatial iterators use.
 struct InitLoops {
   std::vector<const ForNode*> loops;
@@ -187,6 +205,7 @@ InitLoops init_loops(const ScheduleState& s, uint64_t block_sid, uint64_t loop_s
                                        f->loop_var->name));
     }
   }
+  check_predicate_separable(s, block_sid, loop_sid, out.dropped);
   return out;
 }
 
