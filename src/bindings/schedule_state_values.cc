@@ -334,6 +334,14 @@ script::TypeObject* ScheduleStateValue::type() const { return schedule_state_typ
 
 }  // namespace
 
+int64_t debug_mask_of(script::Args& a, size_t i) {
+  if (a[i].is_integral()) return a[i].as_int();
+  const std::string& s = a.get_str(i);
+  if (s == "none") return 0;
+  if (s == "all") return -1;
+  a.value_error(i, "expected \"all\", \"none\" or an int, got \"" + s + "\"");
+}
+
 Value make_schedule_state(std::shared_ptr<ScheduleValue> owner) {
   return Value(std::make_shared<ScheduleStateValue>(std::move(owner)));
 }

@@ -1,8 +1,8 @@
 // tvm.tir.Schedule in scripts: the value classes the schedule bindings share. The schedule
 // itself is schedule::Schedule; these only convert values (tvm_schedule.cc: the Schedule
 // class and its methods, generated from the instruction registry; schedule_args.cc: script
-// arguments to instruction inputs and attributes; schedule_trace_values.cc: Trace,
-// Instruction and InstructionKind).
+// arguments to instruction inputs and attributes; schedule_rv_values.cc: the RV handles and
+// ScheduleError; schedule_trace_values.cc: Trace, Instruction and InstructionKind).
 #pragma once
 
 #include <nlohmann/json.hpp>
