@@ -7,10 +7,10 @@
 #include <cstring>
 
 #include "bindings/array_format.h"
-#include "bindings/ir_values.h"
 #include "bindings/numpy_scalar.h"
 #include "bindings/runtime_values.h"
 #include "script/types.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -6,12 +6,12 @@
 #include <cstdlib>
 #include <functional>
 
-#include "bindings/ir_values.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -7,7 +7,6 @@
 #include <fstream>
 
 #include "arith/simplify.h"
-#include "bindings/ir_values.h"
 #include "bindings/ndarray_value.h"
 #include "bindings/registry_values.h"
 #include "bindings/relax_module.h"
@@ -18,6 +17,7 @@
 #include "runtime/time_evaluator.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

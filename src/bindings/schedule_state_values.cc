@@ -4,12 +4,12 @@
 // The analysis is schedule/block_scope.h.
 #include <fmt/format.h>
 
-#include "bindings/ir_values.h"
 #include "bindings/schedule_values.h"
-#include "bindings/stmt_values.h"
 #include "schedule/block_scope.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "values/ir_values.h"
+#include "values/stmt_values.h"
 
 namespace tsch::bindings {
 

@@ -9,10 +9,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "bindings/attr_values.h"
 #include "bindings/index_map_values.h"
-#include "bindings/ir_type_values.h"
-#include "bindings/ir_values.h"
 #include "bindings/numpy_scalar.h"
 #include "bindings/te_values.h"
 #include "ir/functor.h"
@@ -23,6 +20,9 @@
 #include "script/modules.h"
 #include "te/index_dtype.h"
 #include "te/operation.h"
+#include "values/attr_values.h"
+#include "values/ir_type_values.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

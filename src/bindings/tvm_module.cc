@@ -6,22 +6,17 @@
 
 #include "arith/verify_well_formed.h"
 #include "bindings/arith_module.h"
-#include "bindings/attr_values.h"
 #include "bindings/buffer_options.h"
-#include "bindings/expr_classes.h"
 #include "bindings/index_map_values.h"
-#include "bindings/ir_type_values.h"
-#include "bindings/ir_values.h"
 #include "bindings/registry_values.h"
 #include "bindings/relax_module.h"
-#include "bindings/relax_values.h"
 #include "bindings/roundtrip_check.h"
 #include "bindings/runtime_values.h"
 #include "bindings/schedule_values.h"
-#include "bindings/stmt_values.h"
 #include "bindings/tensor_intrin_values.h"
 #include "bindings/transform_values.h"
 #include "bindings/tvm_build.h"
+#include "bindings/tvmscript_decorators.h"
 #include "frontend/ir_module_frame.h"
 #include "frontend/tir_parser.h"
 #include "ir/printer.h"
@@ -32,6 +27,12 @@
 #include "script/interpreter.h"
 #include "script/modules.h"
 #include "syntax/parser.h"
+#include "values/attr_values.h"
+#include "values/expr_classes.h"
+#include "values/ir_type_values.h"
+#include "values/ir_values.h"
+#include "values/relax_values.h"
+#include "values/stmt_values.h"
 
 namespace tsch::bindings {
 
@@ -546,7 +547,7 @@ void install_prim_func_hook() {
   script::DecoratorHook hook;
   hook.on_function = [roundtrip](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def,
                                  Value& result) {
-    auto* deco = decorator.as<frontend::PrimFuncDecorator>();
+    auto* deco = decorator.as<PrimFuncDecorator>();
     if (!deco) return false;
     ir::PrimFunc f =
         guard_ir([&] { return frontend::parse_prim_func(defining, def, deco->is_private, deco->check_well_formed); });

@@ -6,10 +6,8 @@
 #include <fmt/format.h>
 
 #include "bindings/index_map_values.h"
-#include "bindings/ir_values.h"
 #include "bindings/schedule_session.h"
 #include "bindings/schedule_values.h"
-#include "bindings/stmt_values.h"
 #include "driver/differential.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -19,6 +17,8 @@
 #include "schedule/tensorize_mapping.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "values/ir_values.h"
+#include "values/stmt_values.h"
 
 namespace tsch::bindings {
 

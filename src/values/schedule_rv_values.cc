@@ -1,11 +1,13 @@
 // The handles a schedule returns (BlockRV, LoopRV, ExprRV — an ExprRV does arithmetic as its
-// variable) and tvm.tir.ScheduleError: below both the Schedule class (tvm_schedule.cc) and the
-// trace values (schedule_trace_values.cc), which make them.
+// variable) and tvm.tir.ScheduleError: below the Schedule class and the trace values, which
+// make them, and the IR values' to_expr, which takes an ExprRV.
+#include "values/schedule_rv_values.h"
+
 #include <fmt/format.h>
 
-#include "bindings/ir_values.h"
-#include "bindings/schedule_values.h"
 #include "script/exceptions.h"
+#include "values/ir_values.h"
+#include "values/tvm_errors.h"
 
 namespace tsch::bindings {
 
