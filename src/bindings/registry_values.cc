@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "bindings/ndarray_value.h"
+#include "numpy/ndarray_value.h"
 #include "runtime/registry.h"
 #include "runtime/vm/vm.h"
 #include "script/exceptions.h"

@@ -10,13 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "bindings/ndarray_value.h"
 #include "bindings/registry_values.h"
 #include "bindings/runtime_values.h"
 #include "bindings/target_values.h"
 #include "bindings/transform_values.h"
 #include "bindings/tvm_build.h"
 #include "ir/printer.h"
+#include "numpy/ndarray_value.h"
 #include "relax/build.h"
 #include "relax/expr.h"
 #include "relax/reference.h"

@@ -10,11 +10,11 @@
 #include <unordered_map>
 
 #include "bindings/index_map_values.h"
-#include "bindings/numpy_scalar.h"
 #include "bindings/te_values.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "numpy/numpy_scalar.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"

@@ -5,7 +5,6 @@
 // front end consumes in frontend/relax_specs.h.)
 #include <fmt/format.h>
 
-#include "bindings/ndarray_value.h"
 #include "bindings/roundtrip_check.h"
 #include "bindings/tvmscript_decorators.h"
 #include "frontend/ir_module_frame.h"
@@ -13,6 +12,7 @@
 #include "frontend/relax_specs.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "numpy/ndarray_value.h"
 #include "relax/metadata_json.h"
 #include "relax/op.h"
 #include "relax/printer.h"
@@ -421,11 +421,6 @@ void register_tvmscript_relax_module() {
   relax::register_relax_structural_equal();
   relax::register_metadata_writer();
   function_wrappers()[ir::FuncKind::RelaxFunction] = wrap_relax_function;
-  // numpy / tvm.nd arrays convert to Relax constants (R.const(array), a call's argument).
-  set_array_constant_hook([](const Value& v) -> std::shared_ptr<runtime::NDArray> {
-    auto* arr = v.as<ArrayValue>();
-    return arr ? arr->array->copy() : nullptr;
-  });
   script::DecoratorHook hook;
   hook.on_function = [](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def,
                         Value& result) {

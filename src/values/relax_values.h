@@ -63,7 +63,7 @@ ir::BaseFunc as_extern_func_decl(const Value& v);
 script::TypeRef relax_function_type();
 
 // What numpy / tvm.nd arrays are to to_relax_expr (a constant's data; null for other values).
-// Their value class lives in the bindings above, which set this when they register.
+// Their value class is above this folder, in numpy/, which sets this when it registers.
 using ArrayConstantHook = std::shared_ptr<runtime::NDArray> (*)(const Value& v);
 void set_array_constant_hook(ArrayConstantHook hook);
 
