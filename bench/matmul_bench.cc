@@ -17,12 +17,12 @@
 
 #include "bench_peers.h"
 #include "bindings/builtin_modules.h"
-#include "bindings/ir_values.h"
 #include "codegen/llvm/llvm_build.h"
 #include "runtime/call.h"
 #include "runtime/thread_pool.h"
 #include "script/interpreter.h"
 #include "transform/pipeline.h"
+#include "values/ir_values.h"
 
 #ifdef TSCH_HAVE_OPENBLAS
 #include <cblas.h>  // after bench_peers.h, which declares the core-name queries

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "bindings/builtin_modules.h"
-#include "bindings/ir_values.h"
 #include "driver/build.h"
 #include "runtime/call.h"
 #include "runtime/cuda/cuda_driver.h"
@@ -28,6 +27,7 @@
 #include "runtime/time_evaluator.h"
 #include "script/interpreter.h"
 #include "target/target.h"
+#include "values/ir_values.h"
 
 namespace {
 

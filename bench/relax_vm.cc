@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "bindings/builtin_modules.h"
-#include "bindings/ir_values.h"
 #include "relax/build.h"
 #include "runtime/call.h"
 #include "runtime/vm/vm.h"
 #include "script/interpreter.h"
 #include "target/target.h"
 #include "transform/pass.h"
+#include "values/ir_values.h"
 
 namespace {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "bindings/builtin_modules.h"
-#include "bindings/ir_values.h"
 #include "ir/printer.h"
 #include "schedule/primitives.h"
 #include "script/interpreter.h"
+#include "values/ir_values.h"
 
 namespace {
 

@@ -16,12 +16,12 @@
 #include "arith/int_set.h"
 #include "arith/known_divisor.h"
 #include "arith/simplify.h"
-#include "bindings/ir_values.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -3,13 +3,13 @@
 // schedule/auto_tensorize_mapping.h.
 #include "arith/simplify.h"
 #include "bindings/index_map_values.h"
-#include "bindings/ir_values.h"
 #include "bindings/schedule_values.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "schedule/auto_tensorize_mapping.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "bindings/ir_values.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

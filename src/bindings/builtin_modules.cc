@@ -4,11 +4,10 @@
 
 #include "bindings/arith_module.h"
 #include "bindings/python/python_modules.h"
+#include "numpy/numpy_modules.h"
 
 namespace tsch::bindings {
 void register_tvm_modules();
-void register_numpy_module();
-void register_ml_dtypes_module();
 }  // namespace tsch::bindings
 
 namespace tsch::script {

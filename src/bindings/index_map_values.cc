@@ -10,13 +10,13 @@
 #include "arith/int_set.h"
 #include "arith/iter_map.h"
 #include "arith/simplify.h"
-#include "bindings/ir_values.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "support/symbol.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

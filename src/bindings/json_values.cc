@@ -1,7 +1,7 @@
 #include "bindings/json_values.h"
 
-#include "bindings/ir_values.h"
 #include "script/exceptions.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

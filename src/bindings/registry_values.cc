@@ -4,13 +4,13 @@
 
 #include <thread>
 
-#include "bindings/ir_values.h"
-#include "bindings/ndarray_value.h"
+#include "numpy/ndarray_value.h"
 #include "runtime/registry.h"
 #include "runtime/vm/vm.h"
 #include "script/exceptions.h"
 #include "script/signature.h"
 #include "script/types.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

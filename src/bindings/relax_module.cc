@@ -10,14 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "bindings/ndarray_value.h"
 #include "bindings/registry_values.h"
-#include "bindings/relax_values.h"
 #include "bindings/runtime_values.h"
 #include "bindings/target_values.h"
 #include "bindings/transform_values.h"
 #include "bindings/tvm_build.h"
 #include "ir/printer.h"
+#include "numpy/ndarray_value.h"
 #include "relax/build.h"
 #include "relax/expr.h"
 #include "relax/reference.h"
@@ -27,6 +26,7 @@
 #include "runtime/vm/vm.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "values/relax_values.h"
 
 namespace tsch::bindings {
 

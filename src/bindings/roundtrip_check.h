@@ -1,6 +1,6 @@
 // TSCH_CHECK_ROUNDTRIP=1: every prim_func a script defines is printed, parsed back and compared
-// as it is created (tvm_module.cc); the round-trip golden tests and the libFuzzer round-trip
-// target run this way.
+// as it is created (the decorator hooks of tvm_module.cc and tvmscript_relax_module.cc call
+// roundtrip_check.cc); the round-trip golden tests and the libFuzzer round-trip target run this way.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Script values of the runtime: devices (tvm.cpu(0)), compiled modules (tvm.build's result,
+// Script values of the runtime: compiled modules (tvm.build's result,
 // tvm.runtime.Module) and their functions, and timing results (time_evaluator).
 #pragma once
 
@@ -6,19 +6,12 @@
 #include "runtime/module.h"
 #include "script/interpreter.h"
 #include "script/object.h"
+#include "values/device_value.h"
 
 namespace tsch::bindings {
 
 using script::Interpreter;
 using script::Value;
-
-class DeviceValue : public script::Object {
- public:
-  explicit DeviceValue(runtime::Device d) : device(d) {}
-  script::TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override { return device.str(); }
-  runtime::Device device;
-};
 
 class RuntimeModuleValue : public script::Object {
  public:
@@ -31,9 +24,6 @@ class RuntimeModuleValue : public script::Object {
 
 Value wrap_module(runtime::CompiledModuleRef m);  // a new handle without imports
 Value wrap_module(runtime::Module m);
-Value wrap_device(runtime::Device d);
-// A device argument (None: cpu(0)); TypeError for anything else.
-runtime::Device device_arg(Interpreter& interp, const Value& v);
 // tvm.cpu, tvm.cuda, tvm.device into a namespace.
 void install_runtime_devices(script::Namespace& ns);
 // TVM's BenchmarkResult over per-repeat mean seconds (what time_evaluator returns).

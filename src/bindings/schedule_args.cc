@@ -7,11 +7,11 @@
 
 #include "arith/scalable_expression.h"
 #include "bindings/index_map_values.h"
-#include "bindings/ir_values.h"
 #include "bindings/schedule_values.h"
 #include "ir/printer.h"
 #include "schedule/primitives.h"
 #include "script/exceptions.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

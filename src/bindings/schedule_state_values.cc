@@ -4,12 +4,12 @@
 // The analysis is schedule/block_scope.h.
 #include <fmt/format.h>
 
-#include "bindings/ir_values.h"
 #include "bindings/schedule_values.h"
-#include "bindings/stmt_values.h"
 #include "schedule/block_scope.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "values/ir_values.h"
+#include "values/stmt_values.h"
 
 namespace tsch::bindings {
 
@@ -333,6 +333,14 @@ TypeRef schedule_state_type() {
 script::TypeObject* ScheduleStateValue::type() const { return schedule_state_type().get(); }
 
 }  // namespace
+
+int64_t debug_mask_of(script::Args& a, size_t i) {
+  if (a[i].is_integral()) return a[i].as_int();
+  const std::string& s = a.get_str(i);
+  if (s == "none") return 0;
+  if (s == "all") return -1;
+  a.value_error(i, "expected \"all\", \"none\" or an int, got \"" + s + "\"");
+}
 
 Value make_schedule_state(std::shared_ptr<ScheduleValue> owner) {
   return Value(std::make_shared<ScheduleStateValue>(std::move(owner)));

@@ -1,10 +1,10 @@
 // tvm.tir.schedule.Trace, Instruction and InstructionKind in scripts: thin views of
 // schedule::Trace and the instruction registry, and the JSON form as lists and dicts.
-#include "bindings/ir_values.h"
 #include "bindings/json_values.h"
 #include "bindings/schedule_values.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -2,32 +2,24 @@
 // itself is schedule::Schedule; these only convert values (tvm_schedule.cc: the Schedule
 // class and its methods, generated from the instruction registry; schedule_args.cc: script
 // arguments to instruction inputs and attributes; schedule_trace_values.cc: Trace,
-// Instruction and InstructionKind).
+// Instruction and InstructionKind; the RV handles and ScheduleError are in
+// values/schedule_rv_values.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "bindings/tvm_errors.h"
 #include "schedule/schedule.h"
 #include "script/interpreter.h"
 #include "script/object.h"
+#include "values/schedule_rv_values.h"
+#include "values/tvm_errors.h"
 
 namespace tsch::bindings {
 
 using script::Interpreter;
 using script::Value;
-
-class RVValue : public script::Object {
- public:
-  explicit RVValue(schedule::RV r) : rv(std::move(r)) {}
-  script::TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override;
-  schedule::RV rv;
-};
-script::TypeRef rv_type(schedule::RVNode::Kind kind);
-Value wrap_rv(const schedule::RV& rv);
 
 class ScheduleValue : public script::Object {
  public:
@@ -67,11 +59,6 @@ int64_t debug_mask_of(script::Args& a, size_t i);
 // tvm.tir.ScheduleState, StmtSRef, BlockScope, Dependency, DepKind in `tir_ns` and the
 // schedule namespace; tvm.tir.schedule.state.
 void install_schedule_state(script::Namespace& tir_ns, script::Namespace& schedule_ns);
-// tvm.tir.ScheduleError (a RuntimeError, as TVM's derives from TVMError).
-script::TypeRef schedule_error_type();
-// The script exception for a refusal: message as rendered, `kind` the condition's name.
-script::Value make_schedule_error(const schedule::RenderedScheduleError& e);
-
 // Script arguments of a primitive call (self first) to the instruction's inputs, attributes
 // and decision. A block given by name is looked up with a traced get_block.
 struct ConvertedCall {

@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "bindings/ir_values.h"
 #include "bindings/json_values.h"
 #include "runtime/cuda/cuda_device_api.h"
 #include "runtime/cuda/cuda_driver.h"
@@ -10,6 +9,7 @@
 #include "script/modules.h"
 #include "support/error.h"
 #include "target/target_kind.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

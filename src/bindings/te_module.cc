@@ -9,20 +9,20 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "bindings/attr_values.h"
 #include "bindings/index_map_values.h"
-#include "bindings/ir_type_values.h"
-#include "bindings/ir_values.h"
-#include "bindings/numpy_scalar.h"
 #include "bindings/te_values.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "numpy/numpy_scalar.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"
 #include "te/index_dtype.h"
 #include "te/operation.h"
+#include "values/attr_values.h"
+#include "values/ir_type_values.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -5,7 +5,6 @@
 // variables, as in expressions.
 #include <fmt/format.h>
 
-#include "bindings/ir_values.h"
 #include "bindings/schedule_values.h"
 #include "bindings/te_values.h"
 #include "ir/op.h"
@@ -13,6 +12,7 @@
 #include "schedule/schedule.h"
 #include "script/exceptions.h"
 #include "te/schedule.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -4,11 +4,11 @@
 // itself is the schedule's (schedule/tensor_intrin.h), so a trace replays by name.
 #include "bindings/tensor_intrin_values.h"
 
-#include "bindings/ir_values.h"
 #include "schedule/tensor_intrin.h"
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "support/symbol.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -1,12 +1,12 @@
 #include "bindings/transform_values.h"
 
-#include "bindings/ir_values.h"
 #include "bindings/json_values.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
 #include "support/error.h"
 #include "transform/pipeline.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

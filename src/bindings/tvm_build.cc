@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "bindings/ir_values.h"
 #include "bindings/relax_module.h"
 #include "bindings/runtime_values.h"
 #include "bindings/target_values.h"
@@ -20,6 +19,7 @@
 #include "support/diagnostics.h"
 #include "transform/pass.h"
 #include "transform/pipeline.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

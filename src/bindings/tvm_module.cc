@@ -2,27 +2,21 @@
 // (structural equality, IRModule), tvm.tir (IR types); `I` is tvm.script.ir.
 #include <fmt/format.h>
 
-#include <atomic>
 #include <cmath>
 
 #include "arith/verify_well_formed.h"
 #include "bindings/arith_module.h"
-#include "bindings/attr_values.h"
 #include "bindings/buffer_options.h"
-#include "bindings/expr_classes.h"
 #include "bindings/index_map_values.h"
-#include "bindings/ir_type_values.h"
-#include "bindings/ir_values.h"
 #include "bindings/registry_values.h"
 #include "bindings/relax_module.h"
-#include "bindings/relax_values.h"
 #include "bindings/roundtrip_check.h"
 #include "bindings/runtime_values.h"
 #include "bindings/schedule_values.h"
-#include "bindings/stmt_values.h"
 #include "bindings/tensor_intrin_values.h"
 #include "bindings/transform_values.h"
 #include "bindings/tvm_build.h"
+#include "bindings/tvmscript_decorators.h"
 #include "frontend/ir_module_frame.h"
 #include "frontend/tir_parser.h"
 #include "ir/printer.h"
@@ -33,6 +27,12 @@
 #include "script/interpreter.h"
 #include "script/modules.h"
 #include "syntax/parser.h"
+#include "values/attr_values.h"
+#include "values/expr_classes.h"
+#include "values/ir_type_values.h"
+#include "values/ir_values.h"
+#include "values/relax_values.h"
+#include "values/stmt_values.h"
 
 namespace tsch::bindings {
 
@@ -48,8 +48,6 @@ void register_tvm_contrib_modules();
 void register_schedule_testing_modules();
 void install_schedule(script::Namespace& tir_ns);
 void install_schedule_module(script::Namespace& ns);
-
-void check_module_roundtrip(Interpreter& interp, const ir::IRModule& mod);
 
 namespace {
 
@@ -529,83 +527,6 @@ void build_tvm(Interpreter& interp, script::Module& m) {
 
 }  // namespace
 
-namespace {
-std::atomic<int64_t> failed_roundtrips{0};
-}  // namespace
-
-int64_t roundtrip_failures() { return failed_roundtrips; }
-
-// With TSCH_CHECK_ROUNDTRIP=1 every function (and every module holding functions other than
-// prim_funcs) is printed, parsed back and compared as it is created: the test suite runs its
-// TVMScript cases this way (printing is a fixed point).
-namespace {
-
-bool roundtrip_enabled() {
-  static const bool on = std::getenv("TSCH_CHECK_ROUNDTRIP") != nullptr;
-  return on;
-}
-
-void check_text_roundtrip(Interpreter& interp, const std::string& what, const std::string& text,
-                          const std::function<std::string(const Value&)>& print_again,
-                          const std::function<ir::StructuralDiff(const Value&)>& compare) {
-  static thread_local bool inside = false;
-  if (inside) return;
-  inside = true;
-  struct Reset {
-    ~Reset() { inside = false; }
-  } reset;
-  script::CallArgs args;
-  args.positional.push_back(script::make_str(text));
-  Value again = interp.call(*import(interp, "tvm.script")->globals->find(intern("from_source")), std::move(args));
-  auto failed = [&](const std::string& why) {
-    ++failed_roundtrips;
-    raise(ExcKind::RuntimeError, "round trip of " + what + ": " + why);
-  };
-  std::string text2 = print_again(again);
-  if (text2.empty()) failed("the printed text does not define the same kind of object");
-  if (text2 != text) failed("printing is not a fixed point:\n" + text + "\n---\n" + text2);
-  ir::StructuralDiff d = compare(again);
-  if (!d.equal) failed("not structurally equal at " + d.path + ": " + d.lhs + " vs " + d.rhs);
-}
-
-}  // namespace
-
-// Printed with their constants (show_meta), so modules holding arrays read back too.
-ir::PrintOptions roundtrip_options() {
-  ir::PrintOptions o;
-  o.show_meta = true;
-  return o;
-}
-
-void check_roundtrip(Interpreter& interp, const ir::BaseFunc& f, const std::string& name) {
-  std::string text = ir::script(f, name, roundtrip_options());
-  auto module_of = [&](const ir::BaseFunc& g) {
-    auto m = std::make_shared<ir::IRModuleNode>();
-    m->functions.emplace_back("main", g);
-    return ir::IRModule(m);
-  };
-  check_text_roundtrip(
-      interp, name, text,
-      [&](const Value& v) {
-        auto* g = v.as<FunctionValue>();
-        return g && g->base_func()->func_kind() == f->func_kind()
-                   ? ir::script(g->base_func(), g->name, roundtrip_options())
-                   : std::string();
-      },
-      [&](const Value& v) { return ir::structural_diff(module_of(f), module_of(v.as<FunctionValue>()->base_func())); });
-}
-
-void check_module_roundtrip(Interpreter& interp, const ir::IRModule& mod) {
-  if (!roundtrip_enabled() || mod->has_only_prim_funcs()) return;
-  check_text_roundtrip(
-      interp, "the module", ir::script(mod, roundtrip_options()),
-      [&](const Value& v) {
-        auto* m = v.as<IRModuleValue>();
-        return m ? ir::script(m->module, roundtrip_options()) : std::string();
-      },
-      [&](const Value& v) { return ir::structural_diff(mod, v.as<IRModuleValue>()->module); });
-}
-
 void install_ir_module_hook() {
   static bool installed = false;
   if (installed) return;
@@ -626,7 +547,7 @@ void install_prim_func_hook() {
   script::DecoratorHook hook;
   hook.on_function = [roundtrip](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def,
                                  Value& result) {
-    auto* deco = decorator.as<frontend::PrimFuncDecorator>();
+    auto* deco = decorator.as<PrimFuncDecorator>();
     if (!deco) return false;
     ir::PrimFunc f =
         guard_ir([&] { return frontend::parse_prim_func(defining, def, deco->is_private, deco->check_well_formed); });

@@ -6,10 +6,8 @@
 #include <fmt/format.h>
 
 #include "bindings/index_map_values.h"
-#include "bindings/ir_values.h"
 #include "bindings/schedule_session.h"
 #include "bindings/schedule_values.h"
-#include "bindings/stmt_values.h"
 #include "driver/differential.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -19,6 +17,8 @@
 #include "schedule/tensorize_mapping.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
+#include "values/ir_values.h"
+#include "values/stmt_values.h"
 
 namespace tsch::bindings {
 
@@ -29,84 +29,6 @@ using script::ExcKind;
 using script::raise;
 using script::TypeObject;
 using script::TypeRef;
-
-std::string RVValue::repr_hook(Interpreter&) {
-  const char* kind = rv->kind == RVNode::Kind::Block ? "BlockRV" : rv->kind == RVNode::Kind::Loop ? "LoopRV" : "ExprRV";
-  if (rv->kind == RVNode::Kind::Expr)
-    return fmt::format("{}({})", kind, rv->value);  // its value (-1: a factor left to infer)
-  // sample_compute_location's "stay at the root" and "inline" are no loop of the IR.
-  if (rv->kind == RVNode::Kind::Loop && rv->sid == schedule::kRootLoop) return "LoopRV(compute_root)";
-  if (rv->kind == RVNode::Kind::Loop && rv->sid == schedule::kInlineLoop) return "LoopRV(compute_inline)";
-  return fmt::format("{}({})", kind, rv->sid);
-}
-
-const ir::Var* expr_rv_var(const Value& v) {
-  auto* rv = v.as<RVValue>();
-  return rv && rv->rv->kind == RVNode::Kind::Expr ? &rv->rv->var : nullptr;
-}
-
-namespace {
-
-// Arithmetic on an ExprRV (TVM's ExprRV is a tir.Var): the same operator on its variable, so
-// `j1 * j2` is the PrimExpr `v * v` over the two ExprRVs' variables. == and != stay identity
-// tests, as for the other handles.
-void def_expr_rv_operators(TypeObject& t) {
-  for (const char* op :
-       {"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
-        "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__lt__", "__le__", "__gt__", "__ge__"}) {
-    t.def(op, "self, other", [op](Interpreter& interp, Args& a) {
-      Value var = wrap(ir::PrimExpr(*expr_rv_var(a[0])));
-      return interp.call(interp.get_attr(var, intern(op)), std::vector<Value>{a[1]});
-    });
-  }
-  t.def("__neg__", "self", [](Interpreter& interp, Args& a) {
-    Value var = wrap(ir::PrimExpr(*expr_rv_var(a[0])));
-    return interp.call(interp.get_attr(var, intern("__neg__")), std::vector<Value>{});
-  });
-}
-
-}  // namespace
-
-TypeRef rv_type(RVNode::Kind kind) {
-  // BlockRV() / LoopRV(): a fresh handle naming nothing yet (TVM's tests build traces by hand).
-  auto make = [](const char* name, RVNode::Kind kind) {
-    auto t = std::make_shared<TypeObject>(name);
-    t->set_module("tvm.tir.schedule");
-    t->constructor = [kind](Interpreter&, TypeObject*, script::CallArgs&) {
-      return wrap_rv(schedule::make_rv(kind, 0));
-    };
-    t->def("same_as", "self, other", [](Interpreter&, Args& a) {
-      auto* other = a[1].as<RVValue>();
-      return Value::boolean(other && other->rv == a[0].as<RVValue>()->rv);
-    });
-    if (kind == RVNode::Kind::Expr) def_expr_rv_operators(*t);
-    return t;
-  };
-  static TypeRef block = make("BlockRV", RVNode::Kind::Block), loop = make("LoopRV", RVNode::Kind::Loop),
-                 expr = make("ExprRV", RVNode::Kind::Expr);
-  return kind == RVNode::Kind::Block ? block : kind == RVNode::Kind::Loop ? loop : expr;
-}
-
-TypeObject* RVValue::type() const { return rv_type(rv->kind).get(); }
-
-// A null handle (sample_perfect_tile's factor left to infer) is None.
-Value wrap_rv(const RV& rv) { return rv ? Value(std::make_shared<RVValue>(rv)) : Value(); }
-
-TypeRef schedule_error_type() {
-  static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("ScheduleError", std::vector<TypeRef>{tvm_error_type()});
-    type->set_module("tvm.tir");
-    return type;
-  }();
-  return t;
-}
-
-Value make_schedule_error(const schedule::RenderedScheduleError& e) {
-  Value exc = script::make_exception(schedule_error_type().get(), {script::make_str(e.what())});
-  // tsch's addition: the refused condition's name (TVM's error class), for tests and tools.
-  exc.as<script::Instance>()->attrs().set(intern("kind"), script::make_str(e.kind));
-  return exc;
-}
 
 namespace {
 
@@ -387,14 +309,6 @@ TypeRef make_schedule_type() {
 }
 
 }  // namespace
-
-int64_t debug_mask_of(script::Args& a, size_t i) {
-  if (a[i].is_integral()) return a[i].as_int();
-  const std::string& s = a.get_str(i);
-  if (s == "none") return 0;
-  if (s == "all") return -1;
-  a.value_error(i, "expected \"all\", \"none\" or an int, got \"" + s + "\"");
-}
 
 TypeRef schedule_type() {
   static TypeRef t = make_schedule_type();

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <functional>
 
-#include "bindings/ir_values.h"
 #include "ir/printer.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

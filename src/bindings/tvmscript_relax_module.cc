@@ -1,18 +1,18 @@
 // The TVMScript Relax namespace `R` (tvm.script.relax): the @R.function decorator, struct
 // info annotations, and the functions a Relax body calls (R.call_tir, R.call_dps_packed,
 // R.const, R.match_cast, R.output, ...), each building a Relax expression with its struct
-// info inferred by relax/op.h. Also the Relax values' script types.
+// info inferred by relax/op.h. (The Relax values are in values/relax_values.h, what the
+// front end consumes in frontend/relax_specs.h.)
 #include <fmt/format.h>
 
-#include "bindings/attr_values.h"
-#include "bindings/ndarray_value.h"
-#include "bindings/relax_values.h"
 #include "bindings/roundtrip_check.h"
+#include "bindings/tvmscript_decorators.h"
 #include "frontend/ir_module_frame.h"
 #include "frontend/relax_parser.h"
-#include "frontend/tir_specs.h"
+#include "frontend/relax_specs.h"
 #include "ir/op.h"
 #include "ir/printer.h"
+#include "numpy/ndarray_value.h"
 #include "relax/metadata_json.h"
 #include "relax/op.h"
 #include "relax/printer.h"
@@ -20,6 +20,9 @@
 #include "script/exceptions.h"
 #include "script/interpreter.h"
 #include "script/modules.h"
+#include "values/attr_values.h"
+#include "values/dtype_value.h"
+#include "values/relax_values.h"
 
 namespace tsch::bindings {
 
@@ -31,126 +34,6 @@ using script::TypeObject;
 using script::TypeRef;
 
 namespace {
-
-// ------------------------------------------------------------------ dims and struct info
-
-ir::PrimExpr to_dim(Interpreter& interp, const Value& v, const std::string& what) {
-  if (auto* s = v.as<script::Str>()) {
-    const std::string& name = s->value;
-    bool ident = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
-    for (char c : name) ident &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    if (!ident)
-      raise(ExcKind::NotImplementedError, "not supported yet: an expression as a string dimension (\"" + name +
-                                              "\"); declare the variable with T.int64()");
-    if (auto* frame = frontend::current_relax_frame()) return frame->symbolic_var(name);
-    return ir::make_var(name, ir::DataType::int64());
-  }
-  ir::PrimExpr e = to_expr(interp, v, what);
-  if (!e->dtype.is_integer())
-    raise(ExcKind::TypeError, what + ": a dimension must be an integer, got " + e->dtype.to_string());
-  return e->dtype == ir::DataType::int64() ? e : guard_ir([&] { return ir::cast(ir::DataType::int64(), e); });
-}
-
-std::vector<ir::PrimExpr> to_dims(Interpreter& interp, const Value& v, const std::string& what) {
-  if (!v.as<script::Tuple>() && !v.as<script::List>()) {
-    raise(ExcKind::TypeError, what + ": expected a tuple or list of dimensions, got " + Interpreter::type_name(v));
-  }
-  std::vector<ir::PrimExpr> out;
-  for (const auto& item : interp.to_vector(v)) out.push_back(to_dim(interp, item, what));
-  return out;
-}
-
-ir::DataType dtype_or_void(Interpreter& interp, const Value& v, const std::string& what) {
-  if (v.is_none()) return ir::DataType::void_();
-  if (auto* s = v.as<script::Str>(); s && s->value.empty()) return ir::DataType::void_();
-  return to_dtype(interp, v, what);
-}
-
-// R.Tensor, R.Shape, R.Tuple, R.Callable, R.Prim: callable, and usable uncalled as an
-// annotation (`x: R.Tensor` is a tensor of unknown shape and dtype).
-class SInfoFactory : public script::Object {
- public:
-  explicit SInfoFactory(relax::SInfoKind k) : kind(k) {}
-  TypeObject* type() const override;
-  relax::SInfoKind kind;
-};
-
-Value make_tensor_sinfo(Interpreter& interp, Args& a) {
-  Value shape = a[1], dtype = a[2];
-  if (shape.as<script::Str>() && dtype.is_none()) std::swap(shape, dtype);  // R.Tensor("float32", ndim=2)
-  ir::DataType t = dtype_or_void(interp, dtype, "R.Tensor dtype");
-  int64_t ndim = a[4].is_none() ? -1 : a.get_int(4);
-  if (shape.is_none())
-    return Value(std::make_shared<StructInfoValue>(relax::tensor_sinfo_ndim(static_cast<int>(ndim), t)));
-  std::vector<ir::PrimExpr> dims = to_dims(interp, shape, "R.Tensor shape");
-  if (ndim != -1 && ndim != static_cast<int64_t>(dims.size())) {
-    a.value_error(4, fmt::format("ndim={} contradicts the shape's {} dimensions", ndim, dims.size()));
-  }
-  return Value(std::make_shared<StructInfoValue>(relax::tensor_sinfo(std::move(dims), t)));
-}
-
-Value make_shape_sinfo(Interpreter& interp, Args& a) {
-  if (a[1].is_none())
-    return Value(std::make_shared<StructInfoValue>(
-        relax::shape_sinfo_ndim(a[2].is_none() ? -1 : static_cast<int>(a.get_int(2)))));
-  return Value(std::make_shared<StructInfoValue>(relax::shape_sinfo(to_dims(interp, a[1], "R.Shape values"))));
-}
-
-Value make_prim_sinfo(Interpreter& interp, Args& a) {
-  if (!a[2].is_none()) {
-    ir::PrimExpr v =
-        a[2].as<script::Str>() ? to_dim(interp, a[2], "R.Prim value") : to_expr(interp, a[2], "R.Prim value");
-    return Value(std::make_shared<StructInfoValue>(relax::prim_sinfo(v->dtype, v)));
-  }
-  if (a[1].is_none()) raise(ExcKind::TypeError, "R.Prim needs a dtype or a value");
-  return Value(std::make_shared<StructInfoValue>(relax::prim_sinfo(to_dtype(interp, a[1], "R.Prim dtype"))));
-}
-
-Value make_tuple_sinfo(Interpreter& interp, Args& a) {
-  std::vector<relax::StructInfo> fields;
-  for (const auto& f : a.varargs()) fields.push_back(to_struct_info(interp, f, "R.Tuple field"));
-  return Value(std::make_shared<StructInfoValue>(relax::tuple_sinfo(std::move(fields))));
-}
-
-Value make_callable_sinfo(Interpreter& interp, Args& a) {
-  relax::StructInfo ret = a[2].is_none() ? relax::object_sinfo() : to_struct_info(interp, a[2], "R.Callable ret");
-  bool purity = interp.truthy(a[3]);
-  if (a[1].is_none()) return Value(std::make_shared<StructInfoValue>(relax::opaque_func_sinfo(ret, purity)));
-  std::vector<relax::StructInfo> params;
-  for (const auto& p : interp.to_vector(a[1])) params.push_back(to_struct_info(interp, p, "R.Callable parameter"));
-  return Value(std::make_shared<StructInfoValue>(relax::func_sinfo(std::move(params), ret, purity)));
-}
-
-TypeObject* SInfoFactory::type() const {
-  auto make = [](const char* name, const char* sig, std::function<Value(Interpreter&, Args&)> fn) {
-    auto type = std::make_shared<TypeObject>(name);
-    type->set_module("tvm.script.relax");
-    type->def("__call__", sig, std::move(fn));
-    return type;
-  };
-  static TypeRef tensor = make("Tensor", "self, shape=None, dtype=None, vdevice=None, ndim=None",
-                               [](Interpreter& interp, Args& a) { return make_tensor_sinfo(interp, a); });
-  static TypeRef shape = make("Shape", "self, values=None, ndim=None",
-                              [](Interpreter& interp, Args& a) { return make_shape_sinfo(interp, a); });
-  static TypeRef prim = make("Prim", "self, dtype=None, value=None",
-                             [](Interpreter& interp, Args& a) { return make_prim_sinfo(interp, a); });
-  static TypeRef tuple =
-      make("Tuple", "self, *fields", [](Interpreter& interp, Args& a) { return make_tuple_sinfo(interp, a); });
-  static TypeRef callable = make("Callable", "self, params=None, ret=None, purity=True",
-                                 [](Interpreter& interp, Args& a) { return make_callable_sinfo(interp, a); });
-  switch (kind) {
-    case relax::SInfoKind::Tensor:
-      return tensor.get();
-    case relax::SInfoKind::Shape:
-      return shape.get();
-    case relax::SInfoKind::Prim:
-      return prim.get();
-    case relax::SInfoKind::Tuple:
-      return tuple.get();
-    default:
-      return callable.get();
-  }
-}
 
 // ------------------------------------------------------------------ R.* helpers
 
@@ -168,20 +51,20 @@ relax::Expr tuple_arg(Interpreter& interp, const Value& v, const std::string& wh
 relax::StructInfo out_sinfo_arg(Interpreter& interp, const Value& v, const std::string& what) {
   if (v.as<script::Tuple>() || v.as<script::List>()) {
     std::vector<relax::StructInfo> fields;
-    for (const auto& f : interp.to_vector(v)) fields.push_back(to_struct_info(interp, f, what));
+    for (const auto& f : interp.to_vector(v)) fields.push_back(frontend::to_struct_info(interp, f, what));
     return relax::tuple_sinfo(std::move(fields));
   }
-  return to_struct_info(interp, v, what);
+  return frontend::to_struct_info(interp, v, what);
 }
 
 std::vector<relax::StructInfo> sinfo_args_arg(Interpreter& interp, const Value& v) {
   if (v.is_none()) return {};
   if (v.as<script::Tuple>() || v.as<script::List>()) {
     std::vector<relax::StructInfo> out;
-    for (const auto& f : interp.to_vector(v)) out.push_back(to_struct_info(interp, f, "sinfo_args"));
+    for (const auto& f : interp.to_vector(v)) out.push_back(frontend::to_struct_info(interp, f, "sinfo_args"));
     return out;
   }
-  return {to_struct_info(interp, v, "sinfo_args")};
+  return {frontend::to_struct_info(interp, v, "sinfo_args")};
 }
 
 relax::Expr extern_arg(Interpreter& interp, const Value& v, const std::string& what) {
@@ -221,14 +104,14 @@ Value r_call_tir(Interpreter& interp, Args& a) {
   size_t n_tir_vars = 0;
   if (!a[3].is_none()) {
     relax::Expr tv = a[3].as<script::Tuple>() || a[3].as<script::List>()
-                         ? relax::make_shape_expr(to_dims(interp, a[3], "tir_vars"))
+                         ? relax::make_shape_expr(frontend::to_dims(interp, a[3], "tir_vars"))
                          : to_relax_expr(interp, a[3], "tir_vars");
     if (auto* s = relax::as<relax::ShapeSInfoNode>(relax::sinfo_of(tv)); s && s->ndim >= 0)
       n_tir_vars = static_cast<size_t>(s->ndim);
     args.push_back(tv);
   }
   // The 2022 MLC course spelling: R.call_tir(f, args, (1, n), dtype="float32").
-  relax::StructInfo out = !a[4].is_none() ? relax::tensor_sinfo(to_dims(interp, a[2], "R.call_tir shape"),
+  relax::StructInfo out = !a[4].is_none() ? relax::tensor_sinfo(frontend::to_dims(interp, a[2], "R.call_tir shape"),
                                                                 to_dtype(interp, a[4], "R.call_tir dtype"))
                                           : out_sinfo_arg(interp, a[2], "R.call_tir out_sinfo");
   // The prim_func takes the inputs, then the outputs, then the tir_vars (destination passing).
@@ -319,12 +202,12 @@ Value r_const(Interpreter& interp, Args& a) {
 
 Value r_match_cast(Interpreter& interp, Args& a) {
   relax::Expr v = expr_arg(interp, a[0], "R.match_cast value");
-  relax::StructInfo s = to_struct_info(interp, a[1], "R.match_cast struct info");
+  relax::StructInfo s = frontend::to_struct_info(interp, a[1], "R.match_cast struct info");
   if (s->kind != relax::sinfo_of(v)->kind && relax::sinfo_of(v)->kind != relax::SInfoKind::Object) {
     raise(ExcKind::TypeError, fmt::format("R.match_cast cannot turn a value of {} into {}",
                                           relax::sinfo_text(relax::sinfo_of(v)), relax::sinfo_text(s)));
   }
-  return Value(std::make_shared<MatchCastValue>(v, s));
+  return Value(std::make_shared<frontend::MatchCastValue>(v, s));
 }
 
 Value r_output(Interpreter& interp, Args& a) {
@@ -375,10 +258,11 @@ constexpr OpSpec kLoweredOps[] = {
 relax::Expr spec_arg(Interpreter& interp, char kind, const Value& v, const std::string& what) {
   switch (kind) {
     case 's':
-      if (v.as<script::Tuple>() || v.as<script::List>()) return relax::make_shape_expr(to_dims(interp, v, what));
+      if (v.as<script::Tuple>() || v.as<script::List>())
+        return relax::make_shape_expr(frontend::to_dims(interp, v, what));
       break;
     case 'd':
-      if (v.as<script::Str>() || v.as<DTypeValue>() || v.as<frontend::DTypeValue>())
+      if (v.as<script::Str>() || v.as<DTypeValue>() || v.as<TirDTypeValue>())
         return std::make_shared<relax::DataTypeImmNode>(to_dtype(interp, v, what));
       break;
     case 'p':
@@ -419,7 +303,7 @@ TypeRef relax_function_decorator_type() {
                 if (!a.varargs().empty())
                   raise(ExcKind::TypeError,
                         "R.function decorates a `def` directly: write @R.function above the function");
-                auto d = std::make_shared<frontend::RelaxFunctionDecorator>();
+                auto d = std::make_shared<RelaxFunctionDecorator>();
                 d->pure = interp.truthy(a[2]);
                 d->is_private = interp.truthy(a[3]);
                 return Value(d);
@@ -431,12 +315,12 @@ TypeRef relax_function_decorator_type() {
 
 void build_relax_script_module(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
-  ns.set(intern("function"), Value(std::make_shared<frontend::RelaxFunctionDecorator>()));
-  ns.set(intern("Tensor"), Value(std::make_shared<SInfoFactory>(relax::SInfoKind::Tensor)));
-  ns.set(intern("Shape"), Value(std::make_shared<SInfoFactory>(relax::SInfoKind::Shape)));
-  ns.set(intern("Tuple"), Value(std::make_shared<SInfoFactory>(relax::SInfoKind::Tuple)));
-  ns.set(intern("Prim"), Value(std::make_shared<SInfoFactory>(relax::SInfoKind::Prim)));
-  ns.set(intern("Callable"), Value(std::make_shared<SInfoFactory>(relax::SInfoKind::Func)));
+  ns.set(intern("function"), Value(std::make_shared<RelaxFunctionDecorator>()));
+  ns.set(intern("Tensor"), frontend::sinfo_factory(relax::SInfoKind::Tensor));
+  ns.set(intern("Shape"), frontend::sinfo_factory(relax::SInfoKind::Shape));
+  ns.set(intern("Tuple"), frontend::sinfo_factory(relax::SInfoKind::Tuple));
+  ns.set(intern("Prim"), frontend::sinfo_factory(relax::SInfoKind::Prim));
+  ns.set(intern("Callable"), frontend::sinfo_factory(relax::SInfoKind::Func));
   ns.set(intern("Object"), Value(std::make_shared<StructInfoValue>(relax::object_sinfo())));
   def_function(ns, "call_tir", "gvar, args, out_sinfo=None, tir_vars=None, dtype=None", r_call_tir,
                "R.call_tir(cls.f, (x, y), out_sinfo=R.Tensor(...)): call a prim_func in destination-passing style.");
@@ -464,7 +348,9 @@ void build_relax_script_module(Interpreter& interp, script::Module& m) {
   def_function(ns, "const", "value, dtype=None", r_const, "R.const(value, dtype=None): a constant tensor.");
   def_function(
       ns, "shape", "value",
-      [](Interpreter& interp, Args& a) { return wrap_relax(relax::make_shape_expr(to_dims(interp, a[0], "R.shape"))); },
+      [](Interpreter& interp, Args& a) {
+        return wrap_relax(relax::make_shape_expr(frontend::to_dims(interp, a[0], "R.shape")));
+      },
       "R.shape([1, n]): a shape value.");
   def_function(ns, "prim_value", "value", [](Interpreter& interp, Args& a) {
     ir::PrimExpr v =
@@ -486,7 +372,7 @@ void build_relax_script_module(Interpreter& interp, script::Module& m) {
       "R.match_cast(x, R.Tensor((n, 4), \"float32\")): check x's struct info at run time and bind its symbolic dims.");
   def_function(ns, "output", "*vars", r_output, "R.output(a, b): the variables of a dataflow block visible after it.");
   def_function(
-      ns, "dataflow", "", [](Interpreter&, Args&) { return Value(std::make_shared<DataflowHeaderValue>()); },
+      ns, "dataflow", "", [](Interpreter&, Args&) { return Value(std::make_shared<frontend::DataflowHeaderValue>()); },
       "with R.dataflow(): a block of pure bindings.");
   def_function(ns, "func_attr", "attrs", r_func_attr,
                "R.func_attr({...}): the attributes of the function being defined.");
@@ -517,194 +403,6 @@ void build_relax_script_module(Interpreter& interp, script::Module& m) {
 
 }  // namespace
 
-// ------------------------------------------------------------------ values
-
-TypeObject* RelaxExprValue::type() const {
-  static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("Expr");
-    type->set_module("tvm.relax");
-    type->def("__getitem__", "self, index", [](Interpreter&, Args& a) {
-      relax::Expr e = a[0].as<RelaxExprValue>()->expr;
-      return wrap_relax(guard_core([&] { return relax::make_tuple_get_item(e, static_cast<int>(a.get_int(1))); }));
-    });
-    type->def("__call__", "self, *args", [](Interpreter& interp, Args& a) {
-      relax::Expr f = a[0].as<RelaxExprValue>()->expr;
-      std::vector<relax::Expr> args;
-      for (const auto& v : a.varargs()) args.push_back(to_relax_expr(interp, v, "argument"));
-      return wrap_relax(guard_core([&] { return relax::make_call(f, std::move(args)); }));
-    });
-    type->def_property("struct_info", [](Interpreter&, const Value& v) {
-      return Value(std::make_shared<StructInfoValue>(relax::sinfo_of(v.as<RelaxExprValue>()->expr)));
-    });
-    type->def_property("name_hint", [](Interpreter&, const Value& v) {
-      auto* var = relax::as<relax::VarNode>(v.as<RelaxExprValue>()->expr);
-      if (!var) raise(ExcKind::AttributeError, "only Relax variables have a name_hint");
-      return script::make_str(var->name);
-    });
-    return type;
-  }();
-  return t.get();
-}
-
-std::string RelaxExprValue::repr_hook(Interpreter&) {
-  if (auto* v = relax::as<relax::VarNode>(expr)) return v->name;
-  if (auto* g = relax::as<relax::GlobalVarNode>(expr)) return "I.GlobalVar(\"" + g->name + "\")";
-  return "<relax." + std::string(expr->kind == relax::ExprKind::Call ? "Call" : "Expr") + ": " +
-         relax::sinfo_text(relax::sinfo_of(expr)) + ">";
-}
-
-TypeObject* StructInfoValue::type() const {
-  static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("StructInfo");
-    type->set_module("tvm.relax");
-    return type;
-  }();
-  return t.get();
-}
-
-TypeRef relax_function_type() {
-  static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("Function", std::vector<TypeRef>{base_func_type()});
-    type->set_module("tvm.relax");
-    type->hashes_by_value = true;  // BaseFunc's identity: == is same_as
-    type->def_property("params", [](Interpreter&, const Value& v) {
-      std::vector<Value> out;
-      for (const auto& p : v.as<RelaxFunctionValue>()->func->params) out.push_back(wrap_relax(p));
-      return script::make_list(std::move(out));
-    });
-    type->def_property("ret_struct_info", [](Interpreter&, const Value& v) {
-      return Value(std::make_shared<StructInfoValue>(v.as<RelaxFunctionValue>()->func->ret_sinfo));
-    });
-    type->def_property("is_pure", [](Interpreter&, const Value& v) {
-      return Value::boolean(v.as<RelaxFunctionValue>()->func->is_pure);
-    });
-    return type;
-  }();
-  return t;
-}
-
-TypeObject* RelaxFunctionValue::type() const { return relax_function_type().get(); }
-
-TypeObject* MetadataPlaceholderValue::type() const {
-  static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("metadata");
-    type->set_module("tvm.script.relax");
-    type->def("__getitem__", "self, key", [](Interpreter&, Args&) -> Value {
-      raise(ExcKind::ValueError,
-            "metadata constants: this text was printed without show_meta=True, which leaves their values out (print it "
-            "with script(show_meta=True), or define the constants with R.const(numpy_array))");
-    });
-    return type;
-  }();
-  return t.get();
-}
-
-#define TSCH_SIMPLE_TYPE(Cls, name)                   \
-  TypeObject* Cls::type() const {                     \
-    static TypeRef t = [] {                           \
-      auto type = std::make_shared<TypeObject>(name); \
-      type->set_module("tvm.script.relax");           \
-      return type;                                    \
-    }();                                              \
-    return t.get();                                   \
-  }
-TSCH_SIMPLE_TYPE(MatchCastValue, "MatchCastPair")
-TSCH_SIMPLE_TYPE(DataflowHeaderValue, "DataflowFrame")
-TSCH_SIMPLE_TYPE(ModuleRefValue, "ModuleReference")
-TSCH_SIMPLE_TYPE(HiddenDataflowVarValue, "DataflowVarOutOfScope")
-#undef TSCH_SIMPLE_TYPE
-
-bool ModuleRefValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
-  frontend::IRModuleFrame* m = frontend::current_ir_module_frame();
-  std::string n = symbol_name(name);
-  if (!m || m->consumed) return false;
-  const auto* kind = frontend::global_kind(*m, n);
-  if (!kind) {
-    raise(ExcKind::AttributeError, fmt::format("module {} has no function named {}", class_name, n));
-  }
-  relax::StructInfo sinfo;
-  if (*kind == frontend::IRModuleFrame::GlobalKind::RelaxFunction && signature_of) sinfo = signature_of(n);
-  // A prim_func returns nothing and writes its outputs: an impure call (TVM's PrimFunc
-  // struct info).
-  if (!sinfo && *kind == frontend::IRModuleFrame::GlobalKind::PrimFunc)
-    sinfo = relax::opaque_func_sinfo(relax::void_sinfo(), false);
-  if (!sinfo) sinfo = relax::opaque_func_sinfo(relax::object_sinfo(), false);
-  out = wrap_relax(relax::make_global_var(n, sinfo));
-  return true;
-}
-
-ir::BaseFunc as_extern_func_decl(const Value& v) {
-  auto* e = v.as<RelaxExprValue>();
-  if (!e || e->expr->kind != relax::ExprKind::ExternFunc) return nullptr;
-  auto ext = std::make_shared<relax::ExternFuncDeclNode>();
-  ext->global_symbol_name = relax::as<relax::ExternFuncNode>(e->expr)->global_symbol;
-  return ext;
-}
-
-bool is_relax_expr(const Value& v) { return v.as<RelaxExprValue>() || v.as<HiddenDataflowVarValue>(); }
-
-Value wrap_relax(relax::Expr e) { return Value(std::make_shared<RelaxExprValue>(std::move(e))); }
-
-relax::Expr to_relax_expr(Interpreter& interp, const Value& v, const std::string& what) {
-  if (auto* r = v.as<RelaxExprValue>()) return r->expr;
-  if (auto* h = v.as<HiddenDataflowVarValue>()) {
-    raise(ExcKind::NameError,
-          fmt::format(
-              "{} is a dataflow variable of the block at line {} and is not visible after it; list it in that block's "
-              "R.output(...) to use it here",
-              h->name, h->block_line));
-  }
-  if (v.as<script::Tuple>() || v.as<script::List>()) {
-    std::vector<relax::Expr> fields;
-    for (const auto& item : interp.to_vector(v)) fields.push_back(to_relax_expr(interp, item, what));
-    return relax::make_tuple(std::move(fields));
-  }
-  if (v.is_number()) {
-    // As relax.const: Python ints are int32, floats float32.
-    ir::DataType t = v.is_bool()    ? ir::DataType::bool_()
-                     : v.is_float() ? ir::DataType::float32()
-                                    : ir::DataType::int32();
-    auto data = std::make_shared<runtime::NDArray>(t, runtime::Shape{});
-    if (v.is_float())
-      data->set_f(0, v.as_float());
-    else
-      data->set_i(0, v.is_bool() ? v.as_bool() : v.as_int());
-    return relax::make_constant(data);
-  }
-  if (auto* e = v.as<ExprValue>()) return relax::make_prim_value(e->expr);
-  if (auto* arr = v.as<ArrayValue>()) return relax::make_constant(arr->array->copy());
-  if (auto* f = v.as<FunctionValue>()) {
-    raise(ExcKind::TypeError,
-          fmt::format("{}: a function value ({}) is not a Relax expression here; refer to a module function as "
-                      "cls.{}",
-                      what, f->name, f->name));
-  }
-  raise(ExcKind::TypeError, fmt::format("{}: expected a Relax value, got {}", what, Interpreter::type_name(v)));
-}
-
-relax::StructInfo to_struct_info(Interpreter& interp, const Value& v, const std::string& what) {
-  (void)interp;
-  if (auto* s = v.as<StructInfoValue>()) return s->sinfo;
-  if (auto* f = v.as<SInfoFactory>()) {
-    switch (f->kind) {
-      case relax::SInfoKind::Tensor:
-        return relax::tensor_sinfo_ndim(-1, ir::DataType::void_());
-      case relax::SInfoKind::Shape:
-        return relax::shape_sinfo_ndim(-1);
-      case relax::SInfoKind::Tuple:
-        return relax::void_sinfo();
-      case relax::SInfoKind::Func:
-        return relax::opaque_func_sinfo(relax::object_sinfo(), false);
-      case relax::SInfoKind::Prim:
-        raise(ExcKind::TypeError, what + ": R.Prim needs a dtype, e.g. R.Prim(\"int64\")");
-      case relax::SInfoKind::Object:
-        return relax::object_sinfo();
-    }
-  }
-  raise(ExcKind::TypeError, fmt::format("{}: expected struct info such as R.Tensor((1, \"n\"), \"float32\"), got {}",
-                                        what, Interpreter::type_name(v)));
-}
-
 namespace {
 
 Value wrap_relax_function(const ir::BaseFunc& f, const std::string& name) {
@@ -712,6 +410,8 @@ Value wrap_relax_function(const ir::BaseFunc& f, const std::string& name) {
 }
 
 }  // namespace
+
+TypeObject* RelaxFunctionDecorator::type() const { return relax_function_decorator_type().get(); }
 
 void register_tvmscript_relax_module() {
   static bool done = false;
@@ -724,7 +424,7 @@ void register_tvmscript_relax_module() {
   script::DecoratorHook hook;
   hook.on_function = [](script::Evaluator& defining, const Value& decorator, const ast::FunctionDef& def,
                         Value& result) {
-    auto* deco = decorator.as<frontend::RelaxFunctionDecorator>();
+    auto* deco = decorator.as<RelaxFunctionDecorator>();
     if (!deco) return false;
     relax::Function f = frontend::parse_relax_function(defining, def, deco->pure, deco->is_private);
     result = Value(std::make_shared<RelaxFunctionValue>(f, symbol_name(def.name)));
@@ -739,7 +439,3 @@ void register_tvmscript_relax_module() {
 }
 
 }  // namespace tsch::bindings
-
-namespace tsch::frontend {
-script::TypeObject* RelaxFunctionDecorator::type() const { return bindings::relax_function_decorator_type().get(); }
-}  // namespace tsch::frontend

@@ -3,11 +3,11 @@
 // lowering for ("not supported yet: the intrinsic T.<name> ..."); they print and parse back.
 #include "bindings/tvmscript_tir_builtins.h"
 
-#include "bindings/ir_values.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
 #include "script/object.h"
 #include "script/signature.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

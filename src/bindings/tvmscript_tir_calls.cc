@@ -2,11 +2,11 @@
 // IR call TVM's builtin of that name is.
 #include "bindings/tvmscript_tir_calls.h"
 
-#include "bindings/ir_values.h"
 #include "bindings/tvmscript_tir_vector.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
 #include "script/object.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -6,13 +6,13 @@
 #include <fmt/format.h>
 
 #include "arith/simplify.h"
-#include "bindings/attr_values.h"
-#include "bindings/ir_type_values.h"
-#include "bindings/ir_values.h"
 #include "frontend/tir_specs.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
 #include "script/types.h"
+#include "values/attr_values.h"
+#include "values/ir_type_values.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -3,10 +3,11 @@
 
 #include <cmath>
 
-#include "bindings/ir_values.h"
+#include "ir/if_then_else.h"
 #include "ir/op.h"
 #include "script/object.h"
 #include "script/signature.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 
@@ -35,17 +36,6 @@ ir::PrimExpr float_class_test(const std::string& op, const ir::PrimExpr& x) {
 
 }  // namespace
 
-ir::PrimExpr if_then_else(const ir::PrimExpr& cond, const ir::PrimExpr& true_value, const ir::PrimExpr& false_value) {
-  if (!cond->dtype.is_bool() || cond->dtype.lanes != 1)
-    throw ir::IRError(ir::IRError::Kind::Type, "if_then_else only accept the condition to be boolean type.");
-  // ir::select matches the two values' types as TVM's BinaryOpMatchTypes does.
-  ir::PrimExpr select = ir::select(cond, true_value, false_value);
-  auto* matched = ir::as<ir::SelectNode>(select);
-  int64_t c;
-  if (ir::as_const_int(cond, &c)) return c ? matched->true_value : matched->false_value;
-  return ir::call(matched->true_value->dtype, "if_then_else", {cond, matched->true_value, matched->false_value});
-}
-
 namespace {
 
 void def_math(Namespace& ns, const char* name, int arity) {
@@ -60,7 +50,7 @@ void def_math(Namespace& ns, const char* name, int arity) {
     std::vector<ir::PrimExpr> args;
     for (int i = 0; i < arity; ++i) args.push_back(to_expr(interp, a[static_cast<size_t>(i)], op_name + " argument"));
     ir::DataType t = args[0]->dtype;
-    if (op_name == "if_then_else") return wrap(guard_ir([&] { return if_then_else(args[0], args[1], args[2]); }));
+    if (op_name == "if_then_else") return wrap(guard_ir([&] { return ir::if_then_else(args[0], args[1], args[2]); }));
     if (op_name == "isnan" || op_name == "isinf" || op_name == "isfinite")
       return wrap(float_class_test(op_name, args[0]));
     return wrap(ir::call(t, op_name, args));

@@ -10,8 +10,4 @@ namespace tsch::bindings {
 // isinf / isfinite as TVM builds them (boolean; false for integers; float16 tested in float32).
 void def_math_functions(script::Namespace& ns);
 
-// TVM's tir.if_then_else: a boolean condition, the two values matched to one type (as binary
-// operators match them), a constant condition folded to the value it picks.
-ir::PrimExpr if_then_else(const ir::PrimExpr& cond, const ir::PrimExpr& true_value, const ir::PrimExpr& false_value);
-
 }  // namespace tsch::bindings

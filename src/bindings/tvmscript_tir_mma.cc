@@ -11,11 +11,11 @@
 
 #include <fmt/format.h>
 
-#include "bindings/ir_values.h"
 #include "bindings/tvmscript_tir_vector.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

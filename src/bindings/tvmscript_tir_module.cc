@@ -7,11 +7,9 @@
 #include <functional>
 
 #include "arith/simplify.h"
-#include "bindings/attr_values.h"
 #include "bindings/buffer_options.h"
-#include "bindings/ir_type_values.h"
-#include "bindings/ir_values.h"
 #include "bindings/tvmscript_allocate_const.h"
+#include "bindings/tvmscript_decorators.h"
 #include "bindings/tvmscript_tir_builtins.h"
 #include "bindings/tvmscript_tir_calls.h"
 #include "bindings/tvmscript_tir_frames.h"
@@ -27,19 +25,20 @@
 #include "script/interpreter.h"
 #include "script/modules.h"
 #include "script/types.h"
+#include "values/attr_values.h"
+#include "values/dtype_value.h"
+#include "values/ir_type_values.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 
 using frontend::AxisValue;
 using frontend::BlockHeaderValue;
 using frontend::BufferTypeValue;
-using frontend::DTypeValue;
 using frontend::EnvThreadValue;
 using frontend::LaunchThreadValue;
 using frontend::LetFrameValue;
 using frontend::LoopValue;
-using frontend::PrimFuncDecorator;
-using frontend::RegionValue;
 using frontend::TirBuilder;
 using script::Args;
 using script::ExcKind;
@@ -111,48 +110,6 @@ TirBuilder& builder(const std::string& what) {
 }
 
 // ------------------------------------------------------------------ types with methods
-
-TypeRef dtype_type() {
-  static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("DType");
-    type->set_module("tvm.script.tir");
-    type->def("__call__", "self, value=None, storage_scope=\"global\", *, is_size_var=False, is_unknown_type=False",
-              [](Interpreter& interp, Args& a) -> Value {
-                ir::DataType dt = a[0].as<DTypeValue>()->dtype;
-                // `T.handle("float32", "shared")`: a pointer variable (TVM's PointerType annotation).
-                if (dt.is_handle() && (a[1].is_none() || a[1].as<script::Str>() || a[1].as<DTypeValue>()))
-                  return fresh_handle_var(interp, a[1], a[2]);
-                if (a[1].is_none()) {
-                  // `n = T.int64()`: a fresh variable named by the assignment.
-                  auto v = std::make_shared<ExprValue>(ir::PrimExpr(ir::make_var("v", dt)));
-                  v->fresh = true;
-                  return Value(v);
-                }
-                if (dt.lanes > 1 && !a[1].is_none()) {
-                  // A vector type called on a scalar broadcasts it (`T.int16x32(1)`).
-                  ir::DataType elem = dt.element_of();
-                  ir::PrimExpr scalar = a[1].is_number()
-                                            ? (elem.is_float() ? ir::make_float(a[1].as_float(), elem)
-                                                               : ir::make_int(a[1].as_int(), elem))
-                                            : guard_ir([&] { return ir::cast(elem, to_expr(interp, a[1], "value")); });
-                  return wrap(ir::PrimExpr(std::make_shared<ir::BroadcastNode>(scalar, dt.lanes)));
-                }
-                if (a[1].is_number()) {
-                  if (dt.is_float()) return wrap(ir::make_float(a[1].as_float(), dt));
-                  if (dt.is_bool()) return wrap(ir::make_bool(interp.truthy(a[1])));
-                  if (a[1].is_float()) return wrap(ir::make_int(static_cast<int64_t>(a[1].as_float()), dt));
-                  return wrap(ir::make_int(a[1].as_int(), dt));
-                }
-                if (auto* s = a[1].as<script::Str>(); s && dt.is_float()) {
-                  double v = s->value == "inf" ? INFINITY : s->value == "-inf" ? -INFINITY : NAN;
-                  return wrap(ir::make_float(v, dt));
-                }
-                return wrap(guard_ir([&] { return ir::cast(dt, to_expr(interp, a[1], "value")); }));
-              });
-    return type;
-  }();
-  return t;
-}
 
 TypeRef prim_func_decorator_type() {
   static TypeRef t = [] {
@@ -242,7 +199,7 @@ class BufferFactory : public script::Object {
       type->def("__getitem__", "self, key", [build](Interpreter& interp, Args& a) {
         std::vector<Value> parts =
             a[1].as<script::Tuple>() ? a[1].as<script::Tuple>()->items : std::vector<Value>{a[1]};
-        if (parts.size() == 2 && !parts[1].as<script::Str>() && !parts[1].as<DTypeValue>()) parts = {a[1]};
+        if (parts.size() == 2 && !parts[1].as<script::Str>() && !parts[1].as<TirDTypeValue>()) parts = {a[1]};
         return build(interp, parts[0], parts.size() > 1 ? parts[1] : Value(), Value(), BufferOptions{});
       });
       return type;
@@ -259,7 +216,7 @@ class LetFactory : public script::Object {
       auto type = std::make_shared<TypeObject>("let");
       type->set_module("tvm.script.tir");
       type->def("__getitem__", "self, dtype", [](Interpreter& interp, Args& a) {
-        return Value(std::make_shared<DTypeValue>(to_dtype(interp, a[1], "T.let")));
+        return Value(std::make_shared<TirDTypeValue>(to_dtype(interp, a[1], "T.let")));
       });
       return type;
     }();
@@ -277,14 +234,14 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
   ns.set(intern("let"), Value(std::make_shared<LetFactory>()));
   for (const char* name : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
                            "float32", "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2", "bool", "handle"}) {
-    ns.set(intern(name), Value(std::make_shared<DTypeValue>(*ir::DataType::parse(name))));
+    ns.set(intern(name), Value(std::make_shared<TirDTypeValue>(*ir::DataType::parse(name))));
   }
   // Vector types (`T.int16x32(1)` broadcasts; `T.float32x4` as an annotation).
   for (const char* base : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
                            "float32", "float64", "float8_e4m3fn", "float8_e5m2"}) {
     for (int lanes : {2, 3, 4, 8, 16, 32, 64}) {
       std::string name = std::string(base) + "x" + std::to_string(lanes);
-      ns.set(intern(name), Value(std::make_shared<DTypeValue>(*ir::DataType::parse(name))));
+      ns.set(intern(name), Value(std::make_shared<TirDTypeValue>(*ir::DataType::parse(name))));
     }
   }
   def_function(ns, "var", "dtype, name=\"v\"", [](Interpreter& interp, Args& a) {
@@ -560,21 +517,7 @@ void build_tir_module(Interpreter& interp, script::Module& m) {
 
 }  // namespace
 
-ir::DataType to_dtype(Interpreter& interp, const Value& v, const std::string& what) {
-  if (auto* d = v.as<DTypeValue>()) return d->dtype;
-  if (auto* s = v.as<script::Str>()) {
-    if (auto t = ir::DataType::parse(s->value)) return *t;
-    if (ir::DataType::is_unsupported_tvm_name(s->value)) {
-      raise(ExcKind::NotImplementedError,
-            fmt::format("not supported yet: the dtype \"{}\" ({}; tsch's 8-bit floats are float8_e4m3fn and "
-                        "float8_e5m2)",
-                        s->value, what));
-    }
-    raise(ExcKind::ValueError, fmt::format("{}: unknown dtype \"{}\"", what, s->value));
-  }
-  raise(ExcKind::TypeError,
-        fmt::format("{}: expected a dtype such as \"float32\", got {}", what, Interpreter::type_name(v)));
-}
+script::TypeObject* PrimFuncDecorator::type() const { return prim_func_decorator_type().get(); }
 
 void register_tvmscript_tir_module() {
   script::ModuleLoader::register_builtin("tvm.script.tir", build_tir_module);
@@ -582,8 +525,3 @@ void register_tvmscript_tir_module() {
 }
 
 }  // namespace tsch::bindings
-
-namespace tsch::frontend {
-script::TypeObject* DTypeValue::type() const { return bindings::dtype_type().get(); }
-script::TypeObject* PrimFuncDecorator::type() const { return bindings::prim_func_decorator_type().get(); }
-}  // namespace tsch::frontend

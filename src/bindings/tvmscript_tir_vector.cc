@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
-#include "bindings/ir_values.h"
 #include "frontend/tir_specs.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
 #include "support/symbol.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -6,12 +6,13 @@
 
 #include <map>
 
-#include "bindings/ir_values.h"
-#include "bindings/relax_values.h"
 #include "frontend/ir_module_frame.h"
+#include "frontend/relax_specs.h"
 #include "ir/op.h"
 #include "relax/op.h"
 #include "script/interpreter.h"
+#include "values/ir_values.h"
+#include "values/relax_values.h"
 
 namespace tsch::frontend {
 
@@ -108,7 +109,7 @@ class RelaxParser {
     }
     // Inside a module class, the class's name refers to the module being defined (`cls.f`).
     if (IRModuleFrame* m = current_ir_module_frame(); m && !m->consumed) {
-      auto ref = std::make_shared<bindings::ModuleRefValue>();
+      auto ref = std::make_shared<ModuleRefValue>();
       ref->class_name = m->class_name;
       std::weak_ptr<const int> alive = alive_;
       script::Evaluator* ev = &defining;
@@ -210,7 +211,7 @@ class RelaxParser {
  private:
   relax::StructInfo annotation(const ast::Expr& e) {
     Value v = ev_->eval(e);
-    return at(e.loc, [&] { return bindings::to_struct_info(interp_, v, "a Relax annotation"); });
+    return at(e.loc, [&] { return to_struct_info(interp_, v, "a Relax annotation"); });
   }
 
   relax::StructInfo param_sinfo(const ast::Param& p) {
@@ -354,7 +355,7 @@ class RelaxParser {
       scope_.locals->set(name, value);
       return;
     }
-    if (auto* mc = value.as<bindings::MatchCastValue>()) {
+    if (auto* mc = value.as<MatchCastValue>()) {
       if (ann && !relax::sinfo_equal(ann, mc->sinfo)) {
         raise_at(ExcKind::TypeError, "the annotation of a match_cast binding must be the struct info it casts to",
                  target.loc);
@@ -407,7 +408,7 @@ class RelaxParser {
       raise_at(ExcKind::ValueError, "a Relax `with` takes one R.dataflow() and binds no name", w.loc);
     }
     Value header = ev_->eval(*w.items[0].context);
-    if (!header.as<bindings::DataflowHeaderValue>()) {
+    if (!header.as<DataflowHeaderValue>()) {
       raise_at(ExcKind::TypeError,
                fmt::format("a Relax `with` takes R.dataflow(), got {}", script::Interpreter::type_name(header)),
                w.items[0].context->loc);

@@ -16,14 +16,6 @@
 
 namespace tsch::frontend {
 
-// `@R.function`, `@R.function(pure=False, private=True)`.
-class RelaxFunctionDecorator : public script::Object {
- public:
-  script::TypeObject* type() const override;
-  bool pure = true;
-  bool is_private = false;
-};
-
 // The function being parsed: what R.* calls in its body record into.
 struct RelaxFunctionFrame {
   // Symbolic variables by name, in order of creation.

@@ -9,14 +9,15 @@
 #include "arith/block_access.h"
 #include "arith/int_set.h"
 #include "arith/verify_well_formed.h"
-#include "bindings/ir_type_values.h"
-#include "bindings/ir_values.h"
 #include "frontend/tir_builder.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "script/modules.h"
 #include "script/types.h"
+#include "values/dtype_value.h"
+#include "values/ir_type_values.h"
+#include "values/ir_values.h"
 
 namespace tsch::frontend {
 
@@ -101,7 +102,7 @@ class TirParser {
         builder_.params.push_back(handle);
         builder_.buffer_map.emplace_back(handle, b);
         scope_.locals->set(p.name, bindings::wrap(b));
-      } else if (auto* dt = ann.as<DTypeValue>()) {
+      } else if (auto* dt = ann.as<bindings::TirDTypeValue>()) {
         Var v = make_var(name, dt->dtype);
         builder_.params.push_back(v);
         scope_.locals->set(p.name, bindings::wrap(PrimExpr(v)));
@@ -243,7 +244,7 @@ class TirParser {
       case ast::StmtKind::AnnAssign: {
         const auto& a = static_cast<const ast::AnnAssign&>(s);
         Value ann = ev_->eval(*a.annotation);
-        auto* dt = ann.as<DTypeValue>();
+        auto* dt = ann.as<bindings::TirDTypeValue>();
         // `p: T.handle("float32") = T.address_of(...)`: a pointer variable (TVM's PointerType).
         const VarNode* pointer = bindings::pointer_var_annotation(ann);
         if ((!dt && !pointer) || a.target->kind != ast::ExprKind::Name || !a.value) {

@@ -1,7 +1,6 @@
 // Script types of the front-end values (what `type(T.grid(4))` shows and how they repr).
 #include "frontend/tir_specs.h"
 
-#include "bindings/ir_values.h"
 #include "script/interpreter.h"
 #include "script/object.h"
 
@@ -47,16 +46,6 @@ script::TypeObject* AttrFrameValue::type() const {
 }
 script::TypeObject* LetFrameValue::type() const {
   static auto t = make("LetFrame");
-  return t.get();
-}
-script::TypeObject* RegionValue::type() const {
-  static auto t = [] {
-    auto type = make("BufferRegion");
-    type->def_property("buffer", [](script::Interpreter&, const script::Value& v) {
-      return bindings::wrap(v.as<RegionValue>()->region.buffer);
-    });
-    return type;
-  }();
   return t.get();
 }
 

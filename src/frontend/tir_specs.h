@@ -1,5 +1,6 @@
 // Values that TVMScript's T.* functions return for the front end to consume: loop and
-// axis descriptions, block headers, buffer and dtype annotations, regions.
+// axis descriptions, block headers, buffer annotations. (Dtypes and regions are values of
+// their own, in values/dtype_value.h and values/ir_values.h.)
 #pragma once
 
 #include <string>
@@ -11,15 +12,6 @@
 namespace tsch::frontend {
 
 using script::Value;
-
-// A dtype used as a value: `T.float32` (annotation, literal/cast constructor, var factory).
-class DTypeValue : public script::Object {
- public:
-  explicit DTypeValue(ir::DataType t) : dtype(t) {}
-  script::TypeObject* type() const override;
-  std::string repr_hook(script::Interpreter&) override { return "T." + dtype.to_string(); }
-  ir::DataType dtype;
-};
 
 // `T.Buffer((128, 128), "float32")` in a parameter annotation.
 class BufferTypeValue : public script::Object {
@@ -106,22 +98,6 @@ class LetFrameValue : public script::Object {
   ir::Var var;  // null: a new variable named by `as`
   // `T.LetStmt(value, T.handle("float32"))`: what the new variable points to.
   std::optional<ir::PointerType> pointer;
-};
-
-// `A[vi, 0:128]` in T.reads / T.writes / T.match_buffer.
-class RegionValue : public script::Object {
- public:
-  explicit RegionValue(ir::BufferRegion r) : region(std::move(r)) {}
-  script::TypeObject* type() const override;
-  ir::BufferRegion region;
-};
-
-// `T.prim_func` and `T.prim_func(private=True)`: recognized by the decorator hook.
-class PrimFuncDecorator : public script::Object {
- public:
-  script::TypeObject* type() const override;
-  bool is_private = false;
-  bool check_well_formed = true;
 };
 
 }  // namespace tsch::frontend

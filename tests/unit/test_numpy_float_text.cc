@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "bindings/numpy_float_text.h"
+#include "numpy/numpy_float_text.h"
 
 using tsch::bindings::numpy_float_text;
 

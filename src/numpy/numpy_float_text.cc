@@ -1,4 +1,4 @@
-#include "bindings/numpy_float_text.h"
+#include "numpy/numpy_float_text.h"
 
 #include <charconv>
 #include <cmath>

@@ -2,17 +2,17 @@
 // subclass of PrimExpr, so that `isinstance(loop.extent, tvm.tir.IntImm)` and `e.a` / `e.b`
 // work as in TVM. The constructors build the node as written (tvm.tir.Add(1, 2) stays an Add,
 // as TVM's constructors do not fold); Python's operators on expressions fold as before.
-#include "bindings/expr_classes.h"
+#include "values/expr_classes.h"
 
 #include <fmt/format.h>
 
 #include <map>
 
-#include "bindings/ir_type_values.h"
-#include "bindings/ir_values.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
 #include "script/signature.h"
+#include "values/ir_type_values.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

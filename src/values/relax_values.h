@@ -1,14 +1,15 @@
-// Relax values in scripts: expressions (variables, calls, tuples, constants), struct info
-// annotations (`R.Tensor((1, "m"), "float32")`), functions, and what the R.* functions hand
-// to the Relax front end (a match_cast pair, the dataflow header, the module reference
-// `cls`). String dimensions in annotations resolve through the function being parsed.
+// Relax values in scripts: expressions (variables, calls, tuples, constants), struct info,
+// functions, a dataflow variable used after its block, the `metadata` placeholder. What the
+// R.* functions hand only to the Relax front end (a match_cast pair, the dataflow header, the
+// module reference `cls`, annotations such as `R.Tensor`) is in frontend/relax_specs.h.
 #pragma once
 
 #include <functional>
 #include <string>
 
-#include "bindings/ir_values.h"
 #include "relax/expr.h"
+#include "runtime/ndarray.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 
@@ -36,32 +37,6 @@ class RelaxFunctionValue : public FunctionValue {
   relax::Function func;
 };
 
-// `R.match_cast(value, sinfo)`: bound by an assignment into a MatchCast binding.
-class MatchCastValue : public script::Object {
- public:
-  MatchCastValue(relax::Expr v, relax::StructInfo s) : value(std::move(v)), sinfo(std::move(s)) {}
-  script::TypeObject* type() const override;
-  relax::Expr value;
-  relax::StructInfo sinfo;
-};
-
-// `with R.dataflow():`.
-class DataflowHeaderValue : public script::Object {
- public:
-  script::TypeObject* type() const override;
-};
-
-// The module class's name inside its Relax functions (`cls = Module; cls.linear0`): each
-// attribute is the GlobalVar of a function the class defines.
-class ModuleRefValue : public script::Object {
- public:
-  script::TypeObject* type() const override;
-  bool get_attr_hook(Interpreter& interp, Symbol name, Value& out) override;
-  std::string class_name;
-  // The signature of the module's Relax function `name` (null while unavailable).
-  std::function<relax::StructInfo(const std::string&)> signature_of;
-};
-
 // A dataflow variable after its block: using it is an error that says why.
 class HiddenDataflowVarValue : public script::Object {
  public:
@@ -81,11 +56,15 @@ class MetadataPlaceholderValue : public script::Object {
 // Raises TypeError naming `what` otherwise.
 relax::Expr to_relax_expr(Interpreter& interp, const Value& v, const std::string& what);
 bool is_relax_expr(const Value& v);
-relax::StructInfo to_struct_info(Interpreter& interp, const Value& v, const std::string& what);
 Value wrap_relax(relax::Expr e);
 // `R.ExternFunc("name")` / `relax.ExternFunc("name")` as a module function (a declaration the
 // module holds under a name), or null when `v` is not one.
 ir::BaseFunc as_extern_func_decl(const Value& v);
 script::TypeRef relax_function_type();
+
+// What numpy / tvm.nd arrays are to to_relax_expr (a constant's data; null for other values).
+// Their value class is above this folder, in numpy/, which sets this when it registers.
+using ArrayConstantHook = std::shared_ptr<runtime::NDArray> (*)(const Value& v);
+void set_array_constant_hook(ArrayConstantHook hook);
 
 }  // namespace tsch::bindings

@@ -1,4 +1,4 @@
-#include "bindings/array_format.h"
+#include "numpy/array_format.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,15 +7,15 @@
 #include <algorithm>
 #include <functional>
 
-#include "bindings/attr_values.h"
-#include "bindings/ir_values.h"
-#include "bindings/relax_values.h"
-#include "bindings/stmt_values.h"
 #include "ir/printer.h"
 #include "ir/specialize.h"
 #include "script/exceptions.h"
 #include "script/signature.h"
 #include "script/types.h"
+#include "values/attr_values.h"
+#include "values/ir_values.h"
+#include "values/relax_values.h"
+#include "values/stmt_values.h"
 
 namespace tsch::bindings {
 

@@ -1,16 +1,16 @@
 // numpy.ndarray and tvm.nd.NDArray: conversions, operators, indexing and methods.
-#include "bindings/ndarray_value.h"
+#include "numpy/ndarray_value.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstring>
 
-#include "bindings/array_format.h"
-#include "bindings/ir_values.h"
-#include "bindings/numpy_scalar.h"
-#include "bindings/runtime_values.h"
+#include "numpy/array_format.h"
+#include "numpy/numpy_scalar.h"
 #include "script/types.h"
+#include "values/device_value.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

@@ -1,10 +1,10 @@
 // Template definitions for ir_values.h.
 #pragma once
 
-#include "bindings/tvm_errors.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
 #include "support/error.h"
+#include "values/tvm_errors.h"
 
 namespace tsch::bindings {
 

@@ -4,8 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "bindings/array_format.h"
-#include "bindings/ndarray_value.h"
+#include "numpy/array_format.h"
+#include "numpy/ndarray_value.h"
+#include "numpy/numpy_modules.h"
 #include "script/modules.h"
 #include "script/types.h"
 #include "support/float8.h"

@@ -1,18 +1,17 @@
 // tvm.tir.For / tvm.tir.Block values. Fields follow TVM's Python names; a For's `kind` is
 // the integer of TVM's ForKind enum (SERIAL=0 ... THREAD_BINDING=4).
-#include "bindings/stmt_values.h"
+#include "values/stmt_values.h"
 
 #include <map>
 
-#include "bindings/attr_values.h"
-#include "bindings/ir_values.h"
-#include "frontend/tir_specs.h"
 #include "ir/printer.h"
 #include "ir/stmt_copy.h"
 #include "script/exceptions.h"
 #include "script/modules.h"
 #include "script/signature.h"
 #include "script/types.h"
+#include "values/attr_values.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 
@@ -142,7 +141,7 @@ std::vector<Value> list_arg(Interpreter& interp, script::Args& a, size_t i, cons
 std::vector<ir::BufferRegion> regions_arg(Interpreter& interp, script::Args& a, size_t i, const char* name) {
   std::vector<ir::BufferRegion> out;
   for (const Value& v : list_arg(interp, a, i, "a list of BufferRegion", false)) {
-    auto* r = v.as<frontend::RegionValue>();
+    auto* r = v.as<RegionValue>();
     if (!r) item_error(a, name, "BufferRegion", v);
     out.push_back(r->region);
   }
@@ -534,7 +533,7 @@ bool StmtValue::get_attr_hook(Interpreter&, Symbol name, Value& out) {
     else if (field == "reads" || field == "writes") {
       std::vector<Value> regions;
       for (const auto& r : field == "reads" ? block->reads : block->writes)
-        regions.push_back(Value(std::make_shared<frontend::RegionValue>(r)));
+        regions.push_back(Value(std::make_shared<RegionValue>(r)));
       out = script::make_list(std::move(regions));
     } else if (field == "iter_vars") {
       std::vector<Value> vars;

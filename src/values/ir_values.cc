@@ -1,17 +1,17 @@
 // IR values in scripts. PrimExpr overloads Python's operators to build IR (as TVM's Python
 // API does), which is what makes TVMScript bodies and te.compute lambdas evaluate to IR.
-#include "bindings/ir_values.h"
+#include "values/ir_values.h"
 
 #include <fmt/format.h>
 
-#include "bindings/expr_classes.h"
-#include "bindings/ir_type_values.h"
-#include "bindings/tvmscript_tir_math.h"
-#include "frontend/tir_specs.h"
+#include "ir/if_then_else.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
 #include "script/types.h"
+#include "values/expr_classes.h"
+#include "values/ir_type_values.h"
+#include "values/schedule_rv_values.h"
 
 namespace tsch::bindings {
 
@@ -175,7 +175,7 @@ TypeRef make_expr_type() {
     if (!cond->dtype.is_bool())
       raise(ExcKind::TypeError, "Expected Python bool or TIR bool, but got " + cond->dtype.to_string());
     ir::PrimExpr t = to_expr(interp, a[1], "true value"), f = to_expr(interp, a[2], "false value");
-    return wrap(guard_ir([&] { return if_then_else(cond, t, f); }));
+    return wrap(guard_ir([&] { return ir::if_then_else(cond, t, f); }));
   });
   t->def("__bool__", "self", [](Interpreter&, Args& a) {
     const ir::PrimExpr& e = a[0].as<ExprValue>()->expr;

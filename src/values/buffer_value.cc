@@ -1,16 +1,16 @@
 // tvm.tir.Buffer in scripts: its fields, indexing into loads and regions, and TVM's layout
-// methods (vload, access_ptr, offset_of, get_flattened_buffer; buffer_layout.h).
+// methods (vload, access_ptr, offset_of, get_flattened_buffer; arith/buffer_layout.h); the
+// region `A[vi, 0:128]` makes (tvm.tir.BufferRegion).
 #include <fmt/format.h>
 
+#include "arith/buffer_layout.h"
 #include "arith/simplify.h"
-#include "bindings/buffer_layout.h"
-#include "bindings/ir_values.h"
-#include "bindings/tvm_errors.h"
-#include "frontend/tir_specs.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
 #include "script/types.h"
+#include "values/ir_values.h"
+#include "values/tvm_errors.h"
 
 namespace tsch::bindings {
 
@@ -137,8 +137,8 @@ TypeRef make_buffer_type() {
         ir::PrimExpr offset = to_expr(interp, a[4], "access_ptr offset");
         std::optional<ir::PrimExpr> extent;
         if (!a[5].is_none()) extent = to_expr(interp, a[5], "access_ptr extent");
-        return wrap(
-            guard_ir([&] { return buffer_access_ptr(b, mask, ptr_type, static_cast<int>(lanes), offset, extent); }));
+        return wrap(guard_ir(
+            [&] { return arith::buffer_access_ptr(b, mask, ptr_type, static_cast<int>(lanes), offset, extent); }));
       },
       "access_ptr(access_mask, ptr_type=\"handle\", content_lanes=1, offset=0, extent=None): an opaque pointer into "
       "the buffer.");
@@ -147,14 +147,15 @@ TypeRef make_buffer_type() {
       [index_list](Interpreter& interp, Args& a) {
         const ir::Buffer& b = a[0].as<BufferValue>()->buffer;
         std::vector<ir::PrimExpr> idx = index_list(interp, a[1], "Buffer.offset_of");
-        return wrap_list(guard_ir([&] { return buffer_elem_offset(b, idx); }));
+        return wrap_list(guard_ir([&] { return arith::buffer_elem_offset(b, idx); }));
       },
       "offset_of(indices): the offset of the element in the flattened buffer, one per physical axis.");
   t->def(
       "get_flattened_buffer", "self",
       [](Interpreter&, Args& a) {
         const ir::Buffer& b = a[0].as<BufferValue>()->buffer;
-        ir::Buffer flat = guard_ir([&] { return flattened_buffer(b); });
+        // An invalid separator is a ValueError (UserError), a refused layout an InternalError.
+        ir::Buffer flat = guard_core([&] { return arith::flattened_buffer(b); });
         return flat == b ? a[0] : wrap(flat);
       },
       "get_flattened_buffer(): the buffer as its physical axes (one per axis_separators group; itself when 1-d).");
@@ -200,12 +201,22 @@ TypeRef make_buffer_type() {
         region.region.push_back(ir::Range{e, ir::make_int(1, e->dtype)});
       }
     }
-    return Value(std::make_shared<frontend::RegionValue>(region));
+    return Value(std::make_shared<RegionValue>(region));
   });
   return t;
 }
 
 }  // namespace
+
+TypeObject* RegionValue::type() const {
+  static TypeRef t = [] {
+    auto type = std::make_shared<TypeObject>("BufferRegion");
+    type->set_module("tvm.script.tir");
+    type->def_property("buffer", [](Interpreter&, const Value& v) { return wrap(v.as<RegionValue>()->region.buffer); });
+    return type;
+  }();
+  return t.get();
+}
 
 TypeRef buffer_type() {
   static TypeRef t = make_buffer_type();

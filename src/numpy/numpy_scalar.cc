@@ -1,15 +1,15 @@
 // NumPy's scalar types: which dtypes they cover, their text, and their methods. Arithmetic
 // goes through the array operations on 0-d arrays (bindings/ndarray_value.cc), which know
 // NumPy 2's promotion, its weak Python scalars and each dtype's rounding and wrapping.
-#include "bindings/numpy_scalar.h"
+#include "numpy/numpy_scalar.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "bindings/array_format.h"
-#include "bindings/ndarray_value.h"
-#include "bindings/numpy_float_text.h"
+#include "numpy/array_format.h"
+#include "numpy/ndarray_value.h"
+#include "numpy/numpy_float_text.h"
 #include "script/types.h"
 
 namespace tsch::bindings {

@@ -1,4 +1,4 @@
-#include "bindings/tvm_errors.h"
+#include "values/tvm_errors.h"
 
 #include "script/exceptions.h"
 #include "script/object.h"

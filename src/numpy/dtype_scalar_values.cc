@@ -2,9 +2,9 @@
 // types, which are dtypes called as constructors) and ml_dtypes.float8_e4m3fn / float8_e5m2.
 #include <cmath>
 
-#include "bindings/array_format.h"
-#include "bindings/ndarray_value.h"
-#include "bindings/numpy_scalar.h"
+#include "numpy/array_format.h"
+#include "numpy/ndarray_value.h"
+#include "numpy/numpy_scalar.h"
 #include "script/types.h"
 
 namespace tsch::bindings {

@@ -1,5 +1,5 @@
 // TVM's buffer layout queries (buffer_layout.h), written from src/tir/ir/buffer.cc's behaviour.
-#include "bindings/buffer_layout.h"
+#include "arith/buffer_layout.h"
 
 #include <fmt/format.h>
 
@@ -7,16 +7,18 @@
 #include <utility>
 
 #include "arith/simplify.h"
-#include "bindings/tvm_errors.h"
 #include "ir/expr_equal.h"
 #include "ir/op.h"
-#include "script/exceptions.h"
+#include "support/error.h"
 
-namespace tsch::bindings {
+namespace tsch::arith {
 
 namespace {
 
 using ir::PrimExpr;
+
+// What TVM's ICHECKs refuse: an IRError, raised in scripts as tvm.error.InternalError.
+[[noreturn]] void throw_refusal(const std::string& message) { throw ir::IRError(ir::IRError::Kind::Value, message); }
 
 // TVM's BufferNode::DefaultIndexType: the first extent's type, int32 for a 0-d buffer.
 ir::DataType default_index_type(const ir::Buffer& b) {
@@ -31,7 +33,7 @@ PrimExpr elem_offset_of(const ir::Buffer& b) {
 bool can_prove_equal(const PrimExpr& a, const PrimExpr& b) {
   int64_t x, y;
   if (ir::as_const_int(a, &x) && ir::as_const_int(b, &y)) return x == y;
-  return ir::is_zero(arith::simplify(ir::sub(a, b)));
+  return ir::is_zero(simplify(ir::sub(a, b)));
 }
 
 // The leaves of a tree of additions, left to right.
@@ -117,7 +119,7 @@ PrimExpr merge_mul_mod(const PrimExpr& base) {
       simplified = div->a;
     }
   }
-  simplified = arith::simplify(simplified);
+  simplified = simplify(simplified);
   MulModTerms terms;
   std::vector<PrimExpr> leaves;
   split_addition(simplified, &leaves);
@@ -157,18 +159,18 @@ PrimExpr merge_mul_mod(const PrimExpr& base) {
 
 std::vector<PrimExpr> buffer_elem_offset(const ir::Buffer& b, const std::vector<PrimExpr>& indices) {
   if (b->shape.size() != indices.size()) {
-    raise_internal_error(
+    throw_refusal(
         fmt::format("Buffer {} is {}-dimensional, cannot be indexed with the {}-dimensional indices provided.", b->name,
                     b->shape.size(), indices.size()));
   }
   if (!b->strides.empty() && b->strides.size() != indices.size()) {
-    raise_internal_error(
+    throw_refusal(
         "If strides are defined, the index's dimensionality must match the dimensionality of the index given.");
   }
   // As TVM, an element offset is only defined for a buffer flattened to one axis.
   bool has_offset = b->elem_offset && !ir::is_zero(b->elem_offset);
   if (has_offset && !b->axis_separators.empty()) {
-    raise_internal_error("If element offsets are defined, there must be one element offset for each output index.");
+    throw_refusal("If element offsets are defined, there must be one element offset for each output index.");
   }
   std::vector<PrimExpr> out(b->axis_separators.size() + 1, ir::make_int(0));
   size_t axis = 0;
@@ -179,7 +181,7 @@ std::vector<PrimExpr> buffer_elem_offset(const ir::Buffer& b, const std::vector<
     out[axis] = i > 0 ? merge_mul_mod(index) : index;
   }
   if (has_offset) out[0] = ir::add(out[0], b->elem_offset);
-  for (PrimExpr& e : out) e = arith::simplify(e);
+  for (PrimExpr& e : out) e = simplify(e);
   return out;
 }
 
@@ -189,28 +191,29 @@ ir::Buffer flattened_buffer(const ir::Buffer& b) {
   const auto& seps = b->axis_separators;
   for (size_t i = 0; i + 1 < seps.size(); ++i) {
     if (seps[i] > seps[i + 1]) {
-      script::raise(
-          script::ExcKind::ValueError,
+      throw UserError(
+          UserErrorKind::ValueError,
           fmt::format("Axis separators must be in increasing order, but axis_separators[{}] = {} is greater than or "
                       "equal to axis_separators[{}] = {}.",
                       i, seps[i], i + 1, seps[i + 1]));
     }
   }
   if (!seps.empty() && seps[0] < 0) {
-    script::raise(
-        script::ExcKind::ValueError,
+    throw UserError(
+        UserErrorKind::ValueError,
         fmt::format("All axis separators must be non-negative.  However, the axis_separators[0] = {}", seps[0]));
   }
   if (!seps.empty() && seps.back() > static_cast<int64_t>(b->shape.size())) {
-    script::raise(script::ExcKind::ValueError,
-                  fmt::format("All axis separators must be within the range 0 <= sep <= buffer_dim.  However, the last "
-                              "axis_separators[{}] = {} is greater than the buffer's dimensionality of {}",
-                              seps.size() - 1, seps.back(), b->shape.size()));
+    throw UserError(
+        UserErrorKind::ValueError,
+        fmt::format("All axis separators must be within the range 0 <= sep <= buffer_dim.  However, the last "
+                    "axis_separators[{}] = {} is greater than the buffer's dimensionality of {}",
+                    seps.size() - 1, seps.back(), b->shape.size()));
   }
   std::vector<PrimExpr> shape;
   if (!b->strides.empty()) {
     if (b->strides.size() != b->shape.size()) {
-      raise_internal_error(
+      throw_refusal(
           fmt::format("buffer {} has {} strides for {} dimensions", b->name, b->strides.size(), b->shape.size()));
     }
     // Each physical axis spans stride * extent of the first logical axis in it.
@@ -262,4 +265,4 @@ PrimExpr buffer_access_ptr(const ir::Buffer& b, int64_t mask, ir::DataType ptr_t
   return ir::call(ptr_type, "tvm_access_ptr", {annotation, PrimExpr(b->data), start, size, ir::make_int(mask)});
 }
 
-}  // namespace tsch::bindings
+}  // namespace tsch::arith

@@ -1,10 +1,10 @@
-#include "bindings/attr_values.h"
+#include "values/attr_values.h"
 
-#include "bindings/ir_values.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
 #include "script/types.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

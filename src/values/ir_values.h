@@ -36,6 +36,14 @@ class BufferValue : public script::Object {
   bool owns_data = true;
 };
 
+// A region of a buffer (tvm.tir.BufferRegion): `A[vi, 0:128]`, what T.reads / T.writes take.
+class RegionValue : public script::Object {
+ public:
+  explicit RegionValue(ir::BufferRegion r) : region(std::move(r)) {}
+  script::TypeObject* type() const override;
+  ir::BufferRegion region;
+};
+
 // A function of any kind (tvm.ir.BaseFunc); each dialect's function value derives from it.
 // `name` is the name it was defined or looked up under (printing needs one).
 class FunctionValue : public script::Object {
@@ -92,8 +100,6 @@ ir::PrimExpr to_expr(Interpreter& interp, const Value& v, const std::string& wha
 // Like to_expr, but Python literals take `dtype` (e.g. `Y[i] = 0` into a float32 buffer).
 ir::PrimExpr to_expr_as(Interpreter& interp, const Value& v, ir::DataType dtype, const std::string& what);
 bool is_expr(const Value& v);
-// The variable of a schedule's ExprRV (tvm_schedule.cc), null for any other value.
-const ir::Var* expr_rv_var(const Value& v);
 // A dtype from a string ("float32") or a dtype object (T.float32).
 ir::DataType to_dtype(Interpreter& interp, const Value& v, const std::string& what);
 
@@ -113,4 +119,4 @@ std::map<ir::FuncKind, FunctionWrapper>& function_wrappers();
 
 }  // namespace tsch::bindings
 
-#include "bindings/ir_values_inl.h"
+#include "values/ir_values_inl.h"

@@ -1,16 +1,16 @@
-#include "bindings/ir_type_values.h"
+#include "values/ir_type_values.h"
 
 #include <fmt/format.h>
 
 #include <functional>
 
-#include "bindings/ir_values.h"
 #include "ir/op.h"
 #include "ir/printer.h"
 #include "script/exceptions.h"
 #include "script/object.h"
 #include "script/signature.h"
 #include "script/types.h"
+#include "values/ir_values.h"
 
 namespace tsch::bindings {
 

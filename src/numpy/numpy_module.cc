@@ -4,11 +4,13 @@
 #include <cmath>
 #include <random>
 
-#include "bindings/array_format.h"
-#include "bindings/ndarray_value.h"
-#include "bindings/numpy_scalar.h"
+#include "numpy/array_format.h"
+#include "numpy/ndarray_value.h"
+#include "numpy/numpy_modules.h"
+#include "numpy/numpy_scalar.h"
 #include "runtime/npy_io.h"
 #include "script/modules.h"
+#include "values/relax_values.h"
 
 namespace tsch::bindings {
 
@@ -496,6 +498,12 @@ void build_numpy(Interpreter& interp, script::Module& m) {
 }  // namespace
 
 void register_numpy_module() {
+  // numpy / tvm.nd arrays are Relax constants (R.const(array), a call's argument): the Relax
+  // values below this folder take them through this hook.
+  set_array_constant_hook([](const Value& v) -> std::shared_ptr<runtime::NDArray> {
+    auto* arr = v.as<ArrayValue>();
+    return arr ? arr->array->copy() : nullptr;
+  });
   script::ModuleLoader::register_builtin("numpy", build_numpy);
   script::ModuleLoader::register_builtin("numpy.random", build_random);
   script::ModuleLoader::register_builtin("numpy.testing", build_testing);
