@@ -150,21 +150,27 @@ void check_runs_each_instance_once(const ScheduleState& s, uint64_t block_sid, u
   }
 }
 
-// The init nest leaves out the T.where terms over loops it does not copy. A term that ties
-// such a loop to one it keeps (outside `loop`, or copied) also limits where the init may run:
-// without it the init would run again after updates (`u_0 * 8 + u_1 < 1` under a loop u_1).
+// The init nest leaves out the T.where terms over loops it does not copy (as TVM's
+// RemakePredicate). A term that ties such a loop to a loop outside `loop` that no iterator of
+// the block is bound to also limits how often the init runs: that loop repeats the init, and
+// only the term kept the block to one of its iterations (`u_0 * 8 + u_1 < 1` with u_1
+// outside: the init ran at every u_1, after the update at u_1 == 0, and zeroed its sums).
 void check_predicate_separable(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
                                const std::unordered_set<const VarNode*>& dropped) {
-  std::unordered_set<const VarNode*> kept;
-  for (uint64_t l : s.enclosing_loops(block_sid)) {
+  const BlockRealizeNode* realize = s.info(block_sid)->realize;
+  std::unordered_set<const VarNode*> repeating;
+  for (uint64_t l : s.enclosing_loops(loop_sid)) {
     const VarNode* v = s.loop_at(l).loop_var.get();
-    if (!dropped.count(v)) kept.insert(v);
+    bool bound = false;
+    for (const PrimExpr& value : realize->iter_values)
+      bound |= uses_var(value, [&](const VarNode* x) { return x == v; });
+    if (!bound) repeating.insert(v);
   }
-  PrimExpr term = coupled_conjunct(s.info(block_sid)->realize->predicate, dropped, kept);
-  if (term) {
+  if (coupled_conjunct(realize->predicate, dropped, repeating)) {
     fail_not_supported(s, {loop_sid, block_sid},
-                       "the T.where of block {1} ties a loop the init block would not iterate over to one it keeps, "
-                       "so the init before loop {0} could not be limited to where block {1} runs");
+                       "the T.where of block {1} ties a loop the init block would not iterate over to a loop outside "
+                       "loop {0} that no iterator is bound to, so the init before loop {0} would run again after "
+                       "updates");
   }
 }
 
