@@ -181,6 +181,12 @@ class Verifier : public IRVisitor {
     // Inside, the predicate may be what keeps the accesses in bounds (an rfactor block's
     // new iterators span the split loops, `vk_0 * 3 + vk_1` up to 128 under
     // `k_0 * 3 + k_1 < 128`): the bounds are checked only in unguarded blocks.
+    // What the bindings reach under the loops here bounds the iterators inside, where their
+    // declared domains may be wider (compute_at binds `vi` of domain 32 to a loop of 30 and
+    // drops the T.where that kept it there).
+    for (size_t i = 0; i < block->iter_vars.size() && i < realize.iter_values.size(); ++i) {
+      binding_range_[block->iter_vars[i].var.get()] = eval_interval(realize.iter_values[i], dom_);
+    }
     bool saved_guarded = guarded_;
     guarded_ = guarded_ || !is_one(realize.predicate);
     visit(Stmt(realize.block));
@@ -195,8 +201,9 @@ class Verifier : public IRVisitor {
       visit(iv.dom.min);
       visit(iv.dom.extent);
       bind(iv.var);
-      dom_[iv.var.get()] = interval_of(iv.dom);
+      dom_[iv.var.get()] = narrowed_by_binding(iv);
     }
+    binding_range_.clear();
     for (const auto& b : block.alloc_buffers) {
       for (const auto& d : b->shape) visit(d);
       define_buffer(b);
@@ -354,6 +361,21 @@ class Verifier : public IRVisitor {
     return used;
   }
 
+  // The iterator's domain, narrowed to what its binding reaches when both are constant.
+  Interval narrowed_by_binding(const IterVar& iv) {
+    Interval dom = interval_of(iv.dom);
+    auto it = binding_range_.find(iv.var.get());
+    int64_t dlo, dhi, blo, bhi;
+    if (it == binding_range_.end() || !it->second.min || !dom.min || !as_const_int(simplify(dom.min), &dlo) ||
+        !as_const_int(simplify(dom.max), &dhi) || !as_const_int(simplify(it->second.min), &blo) ||
+        !as_const_int(simplify(it->second.max), &bhi)) {
+      return dom;
+    }
+    int64_t lo = std::max(dlo, blo), hi = std::min(dhi, bhi);
+    if (hi < lo) return dom;
+    return Interval{make_int(lo, iv.var->dtype), make_int(hi, iv.var->dtype)};
+  }
+
   bool constant_range(const PrimExpr& e, int64_t* lo, int64_t* hi) {
     Interval range = eval_interval(e, dom_);
     return range.min && as_const_int(simplify(range.min), lo) && as_const_int(simplify(range.max), hi);
@@ -424,7 +446,8 @@ class Verifier : public IRVisitor {
   std::unordered_set<const BufferNode*> reported_buffers_;
   std::unordered_set<const VarNode*> reported_, ended_, bound_;
   VarDomain dom_;
-  bool guarded_ = false;  // inside a block whose realize has a T.where
+  std::unordered_map<const VarNode*, Interval> binding_range_;  // of the block about to be visited
+  bool guarded_ = false;                                        // inside a block whose realize has a T.where
   unsigned checks_;
 };
 
