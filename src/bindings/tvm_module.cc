@@ -270,7 +270,7 @@ void build_tir_expr(Interpreter& interp, script::Module& m) {
   }
 }
 
-void build_tir(Interpreter& interp, script::Module& m) {
+void build_tir(Interpreter& interp, script::Module& m) {  // function-length: table (one def per script name)
   Namespace& ns = *m.globals;
   ns.set(intern("PrimFunc"), Value(prim_func_type()));
   ns.set(intern("Buffer"), Value(buffer_type()));

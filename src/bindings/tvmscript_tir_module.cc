@@ -226,7 +226,7 @@ class LetFactory : public script::Object {
 
 // ------------------------------------------------------------------ the module
 
-void build_tir_module(Interpreter& interp, script::Module& m) {
+void build_tir_module(Interpreter& interp, script::Module& m) {  // function-length: table (one def per script name)
   Namespace& ns = *m.globals;
   auto deco = std::make_shared<PrimFuncDecorator>();
   ns.set(intern("prim_func"), Value(deco));

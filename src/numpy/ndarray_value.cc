@@ -391,7 +391,7 @@ void install_common(TypeObject& t, bool tvm) {
   });
 }
 
-TypeRef make_numpy_type() {
+TypeRef make_numpy_type() {  // function-length: table (one def per script name)
   auto t = std::make_shared<TypeObject>("ndarray");
   t->set_module("numpy");
   install_common(*t, false);

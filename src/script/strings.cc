@@ -84,7 +84,7 @@ std::string justify(const std::string& s, int64_t width, const std::string& fill
 
 }  // namespace
 
-void install_str_methods(TypeObject& t) {
+void install_str_methods(TypeObject& t) {  // function-length: table (one def per script name)
   t.def("join", "self, iterable", [](Interpreter& interp, Args& a) {
     std::string out;
     bool first = true;
