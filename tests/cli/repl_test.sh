@@ -21,7 +21,7 @@ screen() { $T capture-pane -p -J -t repl -S -1000; }
 since() { screen | awk -v m=">>> $1" '$0 == m { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }'; }
 prompts() { screen | grep -c '^>>>'; }
 wait_prompt() {  # until more than $1 prompts are on screen and the last line is an empty one ($2 tenths of a second at most)
-  for _ in $(seq "${2:-100}"); do
+  for _ in $(seq "${2:-300}"); do
     if [ "$(prompts)" -gt "${1:-0}" ] && [ "$(screen | sed 's/ *$//' | grep -v '^$' | tail -1)" == ">>>" ]; then return; fi
     sleep 0.1
   done
