@@ -2,6 +2,8 @@
 // else the `with target:` scope's, else llvm; lowering notes printed; errors raised).
 #include "bindings/tvm_build.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -139,6 +141,27 @@ Value build(Interpreter& interp, const Value& mod_value, const Value& target_val
   return wrap_module(m);
 }
 
+// The second argument is the target; what the third (or target=) is tells what went wrong:
+// another target, or TVM 0.23's pipeline (`tvm.build(mod, "llvm", "main")`, meant as a name).
+std::string second_target_message(Interpreter& interp, const Value& target, const Value& third) {
+  bool a_target = third.as<TargetValue>() != nullptr;
+  if (auto* text = third.as<script::Str>()) {
+    try {
+      target::parse_target(text->value);
+      a_target = true;
+    } catch (const UserError&) {
+    }
+  }
+  if (a_target) {
+    return fmt::format("build: two targets: {} (the second argument) and {} (the third, or target=)",
+                       interp.repr(target), interp.repr(third));
+  }
+  return fmt::format(
+      "build: the second argument {} is the target, so the third, {}, would be TVM 0.23's pipeline (not supported "
+      "yet: tsch builds with the default pipeline); to name the function, pass name=",
+      interp.repr(target), interp.repr(third));
+}
+
 }  // namespace
 
 void install_build_functions(Namespace& ns) {
@@ -149,8 +172,7 @@ void install_build_functions(Namespace& ns) {
       [](Interpreter& interp, Args& a) {
         bool arg_list = a[1].as<script::List>() || a[1].as<script::Tuple>();
         if (!a[1].is_none() && !arg_list) {
-          if (!a[2].is_none())
-            raise(ExcKind::TypeError, "build: the target is given twice (as the second argument and as target=)");
+          if (!a[2].is_none()) raise(ExcKind::TypeError, second_target_message(interp, a[1], a[2]));
           return build(interp, a[0], a[1]);
         }
         if (!a[6].is_none()) raise(ExcKind::NotImplementedError, "not supported yet: tvm.build binds=");

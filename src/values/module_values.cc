@@ -552,8 +552,11 @@ ir::IRModule to_module(Interpreter& interp, const Value& v, const std::string& w
     mod->functions.emplace_back("main", f->base_func());
     return mod;
   }
-  raise(ExcKind::TypeError,
-        fmt::format("{}: expected an IRModule or a PrimFunc, got {}", what, Interpreter::type_name(v)));
+  // A schedule (or anything else) that holds a module as .mod: say to pass that.
+  Value held;
+  bool has_mod = interp.try_get_attr(v, intern("mod"), held) && held.as<IRModuleValue>();
+  raise(ExcKind::TypeError, fmt::format("{}: expected an IRModule or a PrimFunc, got {}{}", what,
+                                        Interpreter::type_name(v), has_mod ? "; pass its module, .mod (sch.mod)" : ""));
 }
 
 }  // namespace tsch::bindings
