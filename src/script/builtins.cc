@@ -392,6 +392,23 @@ void install_builtins(Interpreter& interp, Namespace& ns) {  // function-length:
   def_function(ns, "hex", "x", radix("#x"));
   def_function(ns, "oct", "x", radix("#o"));
   def_function(ns, "bin", "x", radix("#b"));
+  // help(x): x's documentation, as the REPL's `:help` prints a primitive's (pydoc's pager
+  // and interactive help are not there).
+  def_function(ns, "help", "request=None", [](Interpreter& interp, Args& a) {
+    if (a[0].is_none()) {
+      interp.write_stdout(
+          "help(x) prints the documentation of x (help(sch.split), help(tvm.build)); in the REPL, :help lists the "
+          "commands and :help split describes a schedule primitive.\n");
+      return Value();
+    }
+    Value doc;
+    if (interp.try_get_attr(a[0], intern("__doc__"), doc) && doc.as<Str>() && !doc.as<Str>()->value.empty()) {
+      interp.write_stdout(doc.as<Str>()->value + "\n");
+    } else {
+      interp.write_stdout("No documentation found for " + interp.repr(a[0]) + "\n");
+    }
+    return Value();
+  });
   def_function(ns, "dir", "obj", [](Interpreter&, Args& a) {
     std::vector<Value> out;
     for (auto& n : attribute_names(a[0])) out.push_back(make_str(n));

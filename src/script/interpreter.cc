@@ -252,10 +252,26 @@ bool Interpreter::try_get_attr(const Value& obj, Symbol name, Value& out) {
       out = make_str(fn->name);
       return true;
     }
-    if (name == kDoc) {
+    if (name == kDoc) {  // the docstring: a string literal as the body's first statement
       out = Value();
+      if (fn->def && !fn->def->body.empty() && fn->def->body[0]->kind == ast::StmtKind::Expr) {
+        const auto& value = static_cast<const ast::ExprStmt&>(*fn->def->body[0]).value;
+        if (value->kind == ast::ExprKind::Constant &&
+            static_cast<const ast::Constant&>(*value).type == ast::Constant::Type::Str) {
+          out = make_str(static_cast<const ast::Constant&>(*value).str_value);
+        }
+      }
       return true;
     }
+  }
+  if (auto* method = obj.as<BoundMethod>()) {
+    // As CPython's bound methods: the function's name and documentation, and both halves.
+    static const Symbol kSelf = intern("__self__"), kFunc = intern("__func__");
+    if (name == kSelf || name == kFunc) {
+      out = name == kSelf ? method->self : method->func;
+      return true;
+    }
+    if (name == kName || name == kDoc) return try_get_attr(method->func, name, out);
   }
   if (auto* native = obj.as<NativeFunction>()) {
     if (name == kName) {
