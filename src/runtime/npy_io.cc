@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "runtime/array_ops.h"
+#include "support/checked_size.h"
 #include "support/parse_int.h"
 
 namespace tsch::runtime {
@@ -215,9 +216,12 @@ NDArrayRef read_npy(std::istream& in, uint64_t file_size, const std::string& pat
   Shape stored = h.shape;
   if (h.fortran) stored.assign(h.shape.rbegin(), h.shape.rend());
   // The data must be in the file before anything is allocated for it.
-  int64_t count = 1;
-  for (int64_t d : stored)
-    if (__builtin_mul_overflow(count, d, &count)) bad(path, "the .npy header's shape is too large");
+  int64_t count = 0;
+  try {
+    count = checked_element_count(stored);
+  } catch (const SizeOverflow& e) {
+    bad(path, e.what());
+  }
   int64_t bytes = 0;
   if (__builtin_mul_overflow(count, static_cast<int64_t>(t.is_bool() ? 1 : t.bits / 8), &bytes) ||
       static_cast<uint64_t>(bytes) > file_size - data_start)

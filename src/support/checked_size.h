@@ -35,14 +35,20 @@ inline int64_t checked_mul(int64_t a, int64_t b) {
 }
 
 // The number of elements of `shape` (any container of int64_t); negative extents are refused.
+// As in NumPy, the product of the nonzero extents must fit too: an empty array of shape
+// (0, 2**40, 2**40) is refused, since its strides would overflow.
 template <typename Shape>
 int64_t checked_element_count(const Shape& shape) {
-  int64_t n = 1;
+  int64_t nonzero = 1;
+  bool empty = false;
   for (int64_t d : shape) {
     if (d < 0) throw SizeOverflow("negative dimensions are not allowed");
-    n = checked_mul(n, d);
+    if (d == 0)
+      empty = true;
+    else
+      nonzero = checked_mul(nonzero, d);
   }
-  return n;
+  return empty ? 0 : nonzero;
 }
 
 }  // namespace tsch

@@ -86,7 +86,13 @@ TEST_CASE(".npy: the data must be in the file before it is allocated", "[npy]") 
   CHECK(contains(refusal(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 1048576), }", "abcd")),
                  "truncated .npy data"));
   CHECK(contains(refusal(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }")),
-                 "too large"));
+                 "array is too big"));
+  // Empty, but its strides would overflow: refused as NumPy refuses it, in either order.
+  CHECK(contains(
+      refusal(npy("{'descr': '<i8', 'fortran_order': True, 'shape': (5, 29999999991, 999991, 999999991, 0), }")),
+      "array is too big"));
+  CHECK(contains(refusal(npy("{'descr': '<i8', 'fortran_order': False, 'shape': (0, 4294967296, 4294967296), }")),
+                 "array is too big"));
   CHECK(contains(refusal(npy("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", "abc")),
                  "truncated .npy data"));
 }
