@@ -24,6 +24,7 @@ void register_builtin_modules() {
     bindings::register_numpy_module();
     bindings::register_ml_dtypes_module();
     bindings::register_arith_module();
+    register_not_supported_names();
   });
 }
 

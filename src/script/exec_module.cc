@@ -59,8 +59,9 @@ void Evaluator::exec_import_from(const ImportFrom& s) {
       try {
         value = Value(interp.modules().import(interp, s.module + "." + alias.name, importer_dir()));
       } catch (ScriptError&) {
-        raise_at(ExcKind::ImportError, fmt::format("cannot import name '{}' from '{}'", alias.name, s.module),
-                 alias.loc);
+        const std::string* gap = ModuleLoader::not_supported(s.module + "." + alias.name);
+        raise_at(ExcKind::ImportError,
+                 gap ? *gap : fmt::format("cannot import name '{}' from '{}'", alias.name, s.module), alias.loc);
       }
     }
     store_name(alias.has_asname ? alias.asname : name, value);

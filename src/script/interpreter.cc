@@ -316,6 +316,8 @@ Value Interpreter::get_attr(const Value& obj, Symbol name) {
       Value hook = *found;  // the call may change the module's globals
       return call(hook, {make_str(symbol_name(name))});
     }
+    if (const std::string* gap = ModuleLoader::not_supported(module->name + "." + symbol_name(name)))
+      raise(ExcKind::AttributeError, *gap);
     raise_attribute_error(fmt::format("module '{}' has no attribute '{}'", module->name, symbol_name(name)), obj,
                           symbol_name(name));
   }

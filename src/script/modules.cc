@@ -21,6 +21,11 @@ std::map<std::string, ModuleLoader::Builder>& builtin_registry() {
   return *registry;
 }
 
+[[noreturn]] void raise_module_not_found(const std::string& dotted) {
+  const std::string* gap = ModuleLoader::not_supported(dotted);
+  raise(ExcKind::ModuleNotFoundError, gap ? *gap : "No module named '" + dotted + "'");
+}
+
 std::string executable_dir() {
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -34,6 +39,22 @@ void ModuleLoader::register_builtin(const std::string& name, Builder builder) {
 }
 
 bool ModuleLoader::has_builtin(const std::string& name) { return builtin_registry().count(name) > 0; }
+
+namespace {
+std::map<std::string, std::string>& not_supported_registry() {
+  static auto* registry = new std::map<std::string, std::string>();
+  return *registry;
+}
+}  // namespace
+
+void ModuleLoader::register_not_supported(const std::string& dotted, const std::string& what) {
+  not_supported_registry()[dotted] = "not supported yet: " + dotted + " (" + what + ")";
+}
+
+const std::string* ModuleLoader::not_supported(const std::string& dotted) {
+  auto it = not_supported_registry().find(dotted);
+  return it == not_supported_registry().end() ? nullptr : &it->second;
+}
 
 std::string ModuleLoader::stdlib_dir() {
   if (const char* env = std::getenv("TSCH_STDLIB"); env && *env) return env;
@@ -106,9 +127,7 @@ std::shared_ptr<Module> ModuleLoader::load_one(Interpreter& interp, const std::s
   // Script modules: <dir>/a/b.tsch, or a package folder <dir>/a/b/ with optional __init__.tsch.
   std::vector<std::string> roots;
   if (parent) {
-    if (parent->file.empty()) {
-      raise(ExcKind::ModuleNotFoundError, "No module named '" + dotted + "'");
-    }
+    if (parent->file.empty()) raise_module_not_found(dotted);
     roots.push_back(fs::path(parent->file).parent_path().string());
   } else {
     roots = search_path(importer_dir);
@@ -143,7 +162,7 @@ std::shared_ptr<Module> ModuleLoader::load_one(Interpreter& interp, const std::s
     loading_.pop_back();
     return module;
   }
-  raise(ExcKind::ModuleNotFoundError, "No module named '" + dotted + "'");
+  raise_module_not_found(dotted);
 }
 
 }  // namespace tsch::script

@@ -25,6 +25,13 @@ class ModuleLoader {
   static void register_builtin(const std::string& name, Builder builder);
   static bool has_builtin(const std::string& name);
 
+  // Names a script may reach (a module, or a module's attribute: "tvm.dlight", "numpy.einsum")
+  // that TVM or NumPy has and tsch does not yet: importing or reading one fails with
+  // "not supported yet: <dotted> (<what>)" instead of "No module named ...".
+  static void register_not_supported(const std::string& dotted, const std::string& what);
+  // The message for `dotted`, or nullptr when it is not a registered gap.
+  static const std::string* not_supported(const std::string& dotted);
+
   // Imports `dotted` (loading parents first) and returns the leaf module. `importer_dir` is
   // the folder of the importing script ("" for REPL input: the current directory).
   std::shared_ptr<Module> import(Interpreter& interp, const std::string& dotted, const std::string& importer_dir);
