@@ -57,7 +57,8 @@ int main() {
   size_t printed = 0;
   for (int rep = 0; rep < 50; ++rep) {
     schedule::ScheduleState s(mod);
-    uint64_t y = 0, c = 0, i = 0, j = 0, k = 0, j0 = 0, j1 = 0;
+    schedule::BlockSid y, c;
+    schedule::LoopSid i, j, k, j0, j1;
     std::vector<std::function<void()>> steps = {
         [&] {
           y = schedule::get_block(s, "Y", "mm_relu");

@@ -116,7 +116,7 @@ void install_auto_tensorize_mapping(script::Namespace& ns) {
         if (!rv || rv->rv->kind != schedule::RVNode::Kind::Block) a.type_error(1, "a BlockRV");
         auto* desc = a[2].as<PrimFuncValue>();
         if (!desc) a.type_error(2, "a T.prim_func (a tensor intrinsic's description)");
-        uint64_t block = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
+        schedule::BlockSid block = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
         auto info = schedule::get_auto_tensorize_mapping_info(sch->sch.state(), block, desc->func);
         if (!info) return Value();
         return Value(std::make_shared<AutoTensorizeMappingInfoValue>(std::move(*info)));

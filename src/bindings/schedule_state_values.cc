@@ -39,7 +39,7 @@ TypeRef stmt_sref_type() {
     t->def_property("parent", [](Interpreter&, const Value& v) -> Value {
       auto* r = v.as<StmtSRefValue>();
       const schedule::NodeInfo* info = r->owner->sch.state().info(r->sid);
-      if (!info || info->parent == 0) return Value();
+      if (!info || !info->parent) return Value();
       return Value(std::make_shared<StmtSRefValue>(r->owner, info->parent));
     });
     // One sref per loop or block of a state, as TVM's: srefs of the same node are equal and
@@ -54,7 +54,7 @@ TypeRef stmt_sref_type() {
     t->def("__ne__", "self, other", [same](Interpreter&, Args& a) { return Value::boolean(!same(a)); });
     t->def("__hash__", "self", [](Interpreter&, Args& a) {
       auto* r = a[0].as<StmtSRefValue>();
-      return Value::integer(static_cast<int64_t>((r->owner->identity * 0x9E3779B97F4A7C15ull ^ r->sid) >> 1));
+      return Value::integer(static_cast<int64_t>((r->owner->identity * 0x9E3779B97F4A7C15ull ^ r->sid.value) >> 1));
     });
     t->hashes_by_value = true;
     return t;
@@ -75,12 +75,13 @@ std::string StmtSRefValue::repr_hook(Interpreter&) {
 namespace {
 
 // The block an sref argument names in `owner`'s state, else a TypeError/ValueError.
-uint64_t block_of_sref(Args& a, size_t i, const std::shared_ptr<ScheduleValue>& owner) {
+schedule::BlockSid block_of_sref(Args& a, size_t i, const std::shared_ptr<ScheduleValue>& owner) {
   auto* r = a[i].as<StmtSRefValue>();
   if (!r) a.type_error(i, "a StmtSRef");
   if (r->owner->identity != owner->identity) a.value_error(i, "the StmtSRef belongs to another schedule state");
-  if (!owner->sch.state().block(r->sid)) a.value_error(i, "the StmtSRef does not name a block of this state");
-  return r->sid;
+  schedule::BlockSid block = owner->sch.state().as_block(r->sid);
+  if (!block) a.value_error(i, "the StmtSRef does not name a block of this state");
+  return block;
 }
 
 // ---- DepKind, Dependency, BlockScope
@@ -104,7 +105,7 @@ class DependencyValue : public script::Object {
   script::TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override {
     static const char* names[] = {"RAW", "WAW", "WAR", "OPAQUE"};
-    auto name = [&](uint64_t sid) {
+    auto name = [&](schedule::BlockSid sid) {
       return static_cast<const ir::BlockNode*>(owner->sch.state().info(sid)->node)->name;
     };
     return fmt::format("Dependency({} -> {}, {})", name(dep.src), name(dep.dst), names[static_cast<int>(dep.kind)]);
@@ -138,15 +139,16 @@ script::TypeObject* DependencyValue::type() const { return dependency_type().get
 // A scope's dependences as TVM's BlockScope, computed when asked for.
 class BlockScopeValue : public script::Object {
  public:
-  BlockScopeValue(std::shared_ptr<ScheduleValue> owner, uint64_t scope) : owner(std::move(owner)), scope(scope) {}
+  BlockScopeValue(std::shared_ptr<ScheduleValue> owner, schedule::BlockSid scope)
+      : owner(std::move(owner)), scope(scope) {}
   script::TypeObject* type() const override;
   std::shared_ptr<ScheduleValue> owner;
-  uint64_t scope;
+  schedule::BlockSid scope;
 };
 
 Value deps_where(Args& a, bool by_src) {
   auto* self = a[0].as<BlockScopeValue>();
-  uint64_t block = block_of_sref(a, 1, self->owner);
+  schedule::BlockSid block = block_of_sref(a, 1, self->owner);
   std::vector<Value> out;
   for (const schedule::Dependency& d : schedule::block_dependencies(self->owner->sch.state(), self->scope)) {
     if ((by_src ? d.src : d.dst) == block) out.push_back(Value(std::make_shared<DependencyValue>(self->owner, d)));
@@ -282,12 +284,12 @@ TypeRef schedule_state_type() {
         "get_sref", "self, stmt",
         [](Interpreter&, Args& a) -> Value {
           auto owner = state_owner(a);
-          uint64_t sid = 0;
+          schedule::StmtSid sid;
           auto* stmt = a[1].as<StmtValue>();
           if (auto* loop = stmt ? ir::as<ir::ForNode>(stmt->stmt) : nullptr)
-            sid = loop->sid;
+            sid = schedule::sid_of(*loop);
           else if (auto* block = stmt ? ir::as<ir::BlockNode>(stmt->stmt) : nullptr)
-            sid = block->sid;
+            sid = schedule::sid_of(*block);
           else
             a.type_error(1, "a For or a Block");
           const schedule::NodeInfo* info = owner->sch.state().info(sid);

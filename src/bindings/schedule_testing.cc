@@ -111,7 +111,7 @@ void build_schedule_analysis(Interpreter&, script::Module& m) {
         auto* rv = a[1].as<RVValue>();
         if (!sch) a.type_error(0, "a tvm.tir.Schedule");
         if (!rv || rv->rv->kind != schedule::RVNode::Kind::Block) a.type_error(1, "a BlockRV");
-        uint64_t sid = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
+        schedule::BlockSid sid = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
         return Value::boolean(schedule::is_output_block(sch->sch.state(), sid));
       },
       "is_output_block(sch, block): whether the block writes a buffer its scope does not allocate.");

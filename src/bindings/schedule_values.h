@@ -43,11 +43,11 @@ script::TypeRef schedule_type();
 // same statement of the same schedule (schedule_state_values.cc).
 class StmtSRefValue : public script::Object {
  public:
-  StmtSRefValue(std::shared_ptr<ScheduleValue> owner, uint64_t sid) : owner(std::move(owner)), sid(sid) {}
+  StmtSRefValue(std::shared_ptr<ScheduleValue> owner, schedule::StmtSid sid) : owner(std::move(owner)), sid(sid) {}
   script::TypeObject* type() const override;
   std::string repr_hook(Interpreter&) override;
   std::shared_ptr<ScheduleValue> owner;
-  uint64_t sid;
+  schedule::StmtSid sid;
 };
 script::TypeRef stmt_sref_type();
 // The loop or block an sref names, null once it is gone from the schedule.

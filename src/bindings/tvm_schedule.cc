@@ -261,7 +261,7 @@ TypeRef make_schedule_type() {
         schedule::ScheduleState& state = self(a).state();
         if (!state.block(block->sid) || !state.loop(loop->sid))
           raise(ExcKind::ValueError, "can_decompose_padding: the handle is no longer in the schedule");
-        return Value::boolean(schedule::can_decompose_padding(state, block->sid, loop->sid));
+        return Value::boolean(schedule::can_decompose_padding(state, block->block_sid(), loop->loop_sid()));
       },
       "can_decompose_padding(block, loop) -> bool: whether decompose_padding(block, loop) would be accepted.");
   t->def_property("state", [](Interpreter&, const Value& v) { return make_schedule_state(v.as_ref<ScheduleValue>()); });
@@ -348,7 +348,7 @@ void install_schedule_analysis(script::Namespace& ns) {
         if (!rv || rv->rv->kind != RVNode::Kind::Block) a.type_error(1, "a BlockRV");
         auto* desc = a[2].as<PrimFuncValue>();
         if (!desc) a.type_error(2, "a T.prim_func (a tensor intrinsic's description)");
-        uint64_t block = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
+        schedule::BlockSid block = sch->sch.block_sid(schedule::TraceArg::of_ref(rv->rv));
         auto mapping = schedule::get_tensorize_loop_mapping(sch->sch.state(), block, desc->func, interp.truthy(a[3]));
         if (!mapping) return Value();
         auto info = std::make_shared<TensorizeInfoValue>();
@@ -439,7 +439,7 @@ std::vector<std::string> schedule_block_names(const Value& sch) {
   const schedule::ScheduleState& state = sch.as<ScheduleValue>()->sch.state();
   std::vector<std::string> names;
   for (const auto& [func, f] : state.mod()->prim_funcs()) {
-    for (uint64_t b : state.blocks_in(func)) names.push_back(state.block_at(b).name);
+    for (schedule::BlockSid b : state.blocks_in(func)) names.push_back(state.block_at(b).name);
   }
   return names;
 }

@@ -46,31 +46,31 @@ bool touches(const BlockNode* reader, const BlockNode* writer) {
 
 }  // namespace
 
-std::vector<uint64_t> get_producers(const ScheduleState& s, uint64_t block) {
-  std::vector<uint64_t> out;
-  for (uint64_t b : s.child_blocks(s.scope_block(block))) {
+std::vector<BlockSid> get_producers(const ScheduleState& s, BlockSid block) {
+  std::vector<BlockSid> out;
+  for (BlockSid b : s.child_blocks(s.scope_block(block))) {
     if (b != block && touches(&s.block_at(block), &s.block_at(b))) out.push_back(b);
   }
   return out;
 }
 
-std::vector<uint64_t> get_consumers(const ScheduleState& s, uint64_t block) {
-  std::vector<uint64_t> out;
-  for (uint64_t b : s.child_blocks(s.scope_block(block))) {
+std::vector<BlockSid> get_consumers(const ScheduleState& s, BlockSid block) {
+  std::vector<BlockSid> out;
+  for (BlockSid b : s.child_blocks(s.scope_block(block))) {
     if (b != block && touches(&s.block_at(b), &s.block_at(block))) out.push_back(b);
   }
   return out;
 }
 
-uint64_t other_writer(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
-  for (uint64_t other : s.child_blocks(s.scope_block(block))) {
+BlockSid other_writer(const ScheduleState& s, BlockSid block, const Buffer& buffer) {
+  for (BlockSid other : s.child_blocks(s.scope_block(block))) {
     if (other == block) continue;
     if (writes_buffer(&s.block_at(other), buffer)) return other;
   }
-  return 0;
+  return BlockSid();
 }
 
-bool allocated_in_scope(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
+bool allocated_in_scope(const ScheduleState& s, BlockSid scope, const Buffer& buffer) {
   for (const auto& b : s.block_at(scope).alloc_buffers) {
     if (b == buffer) return true;
   }
@@ -79,14 +79,14 @@ bool allocated_in_scope(const ScheduleState& s, uint64_t scope, const Buffer& bu
 
 bool allocated_in_function(const ScheduleState& s, const std::string& func, const Buffer& buffer) {
   if (allocated_in_scope(s, s.root_of(func), buffer)) return true;
-  for (uint64_t b : s.blocks_in(func)) {
+  for (BlockSid b : s.blocks_in(func)) {
     if (allocated_in_scope(s, b, buffer)) return true;
   }
   return false;
 }
 
-bool is_output_block(const ScheduleState& s, uint64_t block) {
-  uint64_t scope = s.scope_block(block);
+bool is_output_block(const ScheduleState& s, BlockSid block) {
+  BlockSid scope = s.scope_block(block);
   for (const auto& w : arith::effective_access_regions(s.block_at(block)).writes) {
     if (!allocated_in_scope(s, scope, w.buffer)) return true;
   }
@@ -99,15 +99,15 @@ TSCH_SCHEDULE_ERROR_KIND(kNotCompleteOrReductionBlockError, "NotCompleteOrReduct
                          "The block {0} is neither a complete block nor a reduction block");
 }  // namespace
 
-void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
+void check_complete_or_reduction(const ScheduleState& s, BlockSid block_sid) {
   const BlockNode* block = &s.block_at(block_sid);
-  auto refuse = [&](const std::string& why, std::vector<uint64_t> locations) {
+  auto refuse = [&](const std::string& why, std::vector<StmtSid> locations) {
     locations.insert(locations.begin(), block_sid);
     fail(s, kNotCompleteOrReductionBlockError, locations,
          "The block {0} is neither a complete block nor a reduction block: " + why);
   };
   for (const auto& w : block->writes) {
-    if (uint64_t other = other_writer(s, block_sid, w.buffer))
+    if (BlockSid other = other_writer(s, block_sid, w.buffer))
       refuse(fmt::format("it is not the only writer of {} (block {{1}} writes it too)", w.buffer->name), {other});
   }
   if (block->init) return;
@@ -122,12 +122,12 @@ void check_complete_or_reduction(const ScheduleState& s, uint64_t block_sid) {
 }
 
 // TVM's CheckReductionBlock, its conditions in order.
-void check_reduction_block(const ScheduleState& s, uint64_t sid) {
+void check_reduction_block(const ScheduleState& s, BlockSid sid) {
   const BlockNode* block = &s.block_at(sid);
   if (!block->init) fail_not_reduction_block(s, sid, 1);
   const BlockRealizeNode* realize = s.info(sid)->realize;
   std::unordered_set<const VarNode*> loop_vars;
-  for (uint64_t l : s.enclosing_loops(sid)) loop_vars.insert(s.loop_at(l).loop_var.get());
+  for (LoopSid l : s.enclosing_loops(sid)) loop_vars.insert(s.loop_at(l).loop_var.get());
   for (const PrimExpr& value : realize->iter_values) {
     if (!is_quasi_affine(value, [&](const VarNode* v) { return loop_vars.count(v) > 0; }))
       fail_not_reduction_block(s, sid, 2);
@@ -146,7 +146,7 @@ void check_reduction_block(const ScheduleState& s, uint64_t sid) {
 
 // TVM's CheckCompleteBlock, its conditions in order (the error kind lives with compute_inline,
 // which TVM's shares it with).
-void check_complete_block(const ScheduleState& s, uint64_t block_sid) {
+void check_complete_block(const ScheduleState& s, BlockSid block_sid) {
   const BlockNode& block = s.block_at(block_sid);
   for (const auto& iv : block.iter_vars) {
     if (iv.type != IterType::DataPar) fail_incomplete_block(s, block_sid, 1);
@@ -159,17 +159,17 @@ void check_complete_block(const ScheduleState& s, uint64_t block_sid) {
       if (r.buffer == w.buffer) fail_incomplete_block(s, block_sid, 3);
 }
 
-const StmtNode* block_subtree(const ScheduleState& s, uint64_t block, bool& top_level) {
-  uint64_t top = block;
+const StmtNode* block_subtree(const ScheduleState& s, BlockSid block, bool& top_level) {
+  StmtSid top = block;
   const StmtNode* top_node = s.info(block)->realize;
   while (true) {
-    uint64_t parent = s.info(top)->parent;
+    StmtSid parent = s.info(top)->parent;
     const ForNode* f = s.loop(parent);
     if (!f || f->body.get() != top_node) break;
     top = parent;
     top_node = f;
   }
-  uint64_t scope = s.scope_block(block);
+  BlockSid scope = s.scope_block(block);
   top_level = s.info(top)->parent == scope && as<SeqStmtNode>(peel_decls(s.block_at(scope).body).inner) != nullptr;
   return top_node;
 }
@@ -190,11 +190,11 @@ namespace {
 
 // The loops relaxed: those below `loop_sid` (every loop around the block when 0), and the
 // thread-bound loops whose threads share the buffer's storage scope.
-arith::VarDomain relaxed_loops(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const Buffer& buffer,
+arith::VarDomain relaxed_loops(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid, const Buffer& buffer,
                                bool relax_threads_by_scope) {
   arith::VarDomain dom;
-  bool inside = loop_sid == 0;
-  for (uint64_t l : s.enclosing_loops(block_sid)) {
+  bool inside = !loop_sid;
+  for (LoopSid l : s.enclosing_loops(block_sid)) {
     if (l == loop_sid) inside = true;
     const ForNode* f = &s.loop_at(l);
     bool thread_shared = relax_threads_by_scope && f->for_kind == ForKind::ThreadBinding &&
@@ -309,7 +309,7 @@ bool predicate_narrowed_nothing(const PredicateCuts& p, const std::unordered_set
 
 }  // namespace
 
-std::vector<arith::Interval> relaxed_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+std::vector<arith::Interval> relaxed_region(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid,
                                             const BufferRegion& region, bool* gapped, bool relax_threads_by_scope,
                                             bool* predicate_unused) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;

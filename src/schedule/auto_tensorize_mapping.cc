@@ -199,7 +199,7 @@ std::optional<ProposedIndexMap> propose_mapping(const AutoTensorizeMappingInfo& 
 
 }  // namespace
 
-std::optional<AutoTensorizeMappingInfo> get_auto_tensorize_mapping_info(const ScheduleState& s, uint64_t block_sid,
+std::optional<AutoTensorizeMappingInfo> get_auto_tensorize_mapping_info(const ScheduleState& s, BlockSid block_sid,
                                                                         const PrimFunc& desc) {
   // Step 1. The description's block: the one block under its root's loops.
   auto* scope = as<BlockRealizeNode>(desc->body);

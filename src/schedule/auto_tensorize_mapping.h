@@ -38,7 +38,7 @@ struct AutoTensorizeMappingInfo {
 // and indices), or when no iterator assignment covers every description iterator exactly once.
 // A description that indexes a buffer with anything but its iterators is a user error
 // (ValueError), as in TVM.
-std::optional<AutoTensorizeMappingInfo> get_auto_tensorize_mapping_info(const ScheduleState& s, uint64_t block,
+std::optional<AutoTensorizeMappingInfo> get_auto_tensorize_mapping_info(const ScheduleState& s, BlockSid block,
                                                                         const ir::PrimFunc& desc);
 
 }  // namespace tsch::schedule

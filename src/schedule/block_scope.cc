@@ -25,15 +25,15 @@ namespace {
 
 // The child blocks of `scope` in program order, without those in its init (TVM's collector
 // does not visit a block's init).
-std::vector<uint64_t> scope_children(const ScheduleState& s, uint64_t scope) {
+std::vector<BlockSid> scope_children(const ScheduleState& s, BlockSid scope) {
   std::unordered_set<const StmtNode*> in_init;
   if (const Stmt& init = s.block_at(scope).init) {
     for_each_stmt(init, [&](const Stmt& st) {
       if (auto* r = as<BlockRealizeNode>(st)) in_init.insert(r->block.get());
     });
   }
-  std::vector<uint64_t> out;
-  for (uint64_t b : s.child_blocks(scope)) {
+  std::vector<BlockSid> out;
+  for (BlockSid b : s.child_blocks(scope)) {
     if (!in_init.count(s.info(b)->node)) out.push_back(b);
   }
   return out;
@@ -55,15 +55,15 @@ class ReplaceSum : public IRMutator {
   PrimExpr pattern_, by_;
 };
 
-bool binding_is_affine(const ScheduleState& s, uint64_t block_sid) {
+bool binding_is_affine(const ScheduleState& s, BlockSid block_sid) {
   const BlockNode& block = s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   if (!realize) return block.iter_vars.empty();  // the root block
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
   if (loops.empty()) return true;
   arith::LoopExtents extents;
   std::unordered_set<const VarNode*> loop_vars, symbolic;
-  for (uint64_t l : loops) {
+  for (LoopSid l : loops) {
     const ForNode& f = s.loop_at(l);
     loop_vars.insert(f.loop_var.get());
     int64_t extent;
@@ -170,7 +170,7 @@ bool steps_one_loop(const PrimExpr& index, const arith::VarDomain& dom) {
 // scope): per dimension [min, max], or nullopt where unknown. With `lower_bound`, only what
 // is certainly accessed: a relaxed dimension with gaps, or a predicate that limits it other
 // than by bounding a dimension, gives nullopt (TVM's EstimateRegionLowerBound).
-std::optional<std::vector<arith::Interval>> region_bound(const ScheduleState& s, uint64_t block_sid, uint64_t lca,
+std::optional<std::vector<arith::Interval>> region_bound(const ScheduleState& s, BlockSid block_sid, StmtSid lca,
                                                          const BufferRegion& region, bool lower_bound) {
   const BlockNode& block = s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
@@ -178,7 +178,7 @@ std::optional<std::vector<arith::Interval>> region_bound(const ScheduleState& s,
   for (size_t i = 0; i < block.iter_vars.size(); ++i) bind[block.iter_vars[i].var.get()] = realize->iter_values[i];
   arith::VarDomain dom;
   bool below = true;
-  for (uint64_t p = s.info(block_sid)->parent; p != 0; p = s.info(p)->parent) {
+  for (StmtSid p = s.info(block_sid)->parent; p; p = s.info(p)->parent) {
     if (p == lca) below = false;
     const ForNode* f = s.loop(p);
     if (!f) continue;
@@ -276,30 +276,30 @@ bool covers(const Buffer& buffer, const std::vector<std::optional<arith::Interva
 }
 
 struct ScopeFlags {
-  std::unordered_map<uint64_t, bool> region_cover;  // consumers only; others are covered
+  std::unordered_map<BlockSid, bool> region_cover;  // consumers only; others are covered
   bool stage_pipeline = true;
 };
 
-ScopeFlags scope_flags(const ScheduleState& s, uint64_t scope) {
+ScopeFlags scope_flags(const ScheduleState& s, BlockSid scope) {
   ScopeFlags out;
   std::vector<Dependency> deps = block_dependencies(s, scope);
-  std::vector<uint64_t> consumers;
+  std::vector<BlockSid> consumers;
   for (const Dependency& d : deps) {
     if (std::find(consumers.begin(), consumers.end(), d.dst) == consumers.end()) consumers.push_back(d.dst);
   }
-  for (uint64_t consumer : consumers) {
+  for (BlockSid consumer : consumers) {
     // The consumer's path up to the scope, and each producer's lowest ancestor on it.
-    std::vector<uint64_t> path;
-    for (uint64_t p = consumer;; p = s.info(p)->parent) {
+    std::vector<StmtSid> path;
+    for (StmtSid p = consumer;; p = s.info(p)->parent) {
       path.push_back(p);
       if (p == scope) break;
     }
-    std::unordered_map<uint64_t, std::vector<uint64_t>> producers_at;
+    std::unordered_map<StmtSid, std::vector<BlockSid>> producers_at;
     for (const Dependency& d : deps) {
       if (d.dst != consumer) continue;
       if (d.kind == DepKind::WAR || d.kind == DepKind::Opaque) out.stage_pipeline = false;
       if (d.kind != DepKind::RAW) continue;
-      for (uint64_t p = d.src; p != 0; p = s.info(p)->parent) {
+      for (StmtSid p = d.src; p; p = s.info(p)->parent) {
         if (std::find(path.begin(), path.end(), p) != path.end()) {
           producers_at[p].push_back(d.src);
           break;
@@ -308,14 +308,14 @@ ScopeFlags scope_flags(const ScheduleState& s, uint64_t scope) {
     }
     bool cover = true;
     arith::AccessRegions reader = arith::effective_access_regions(s.block_at(consumer));
-    for (uint64_t lca : path) {
+    for (StmtSid lca : path) {
       if (!cover) break;
       auto it = producers_at.find(lca);
       if (it == producers_at.end()) continue;
       for (const BufferRegion& read : reader.reads) {
         std::vector<std::vector<arith::Interval>> produced;
         bool unknown = false;
-        for (uint64_t producer : it->second) {
+        for (BlockSid producer : it->second) {
           bool container = arith::is_undeclared_container(s.block_at(producer));
           for (const BufferRegion& write : arith::effective_access_regions(s.block_at(producer)).writes) {
             if (write.buffer != read.buffer) continue;
@@ -365,39 +365,39 @@ TSCH_SCHEDULE_ERROR_KIND(kNotStagePipelineError, "NotStagePipelineError", "The s
 
 }  // namespace
 
-void check_stage_pipeline(const ScheduleState& s, uint64_t scope) {
+void check_stage_pipeline(const ScheduleState& s, BlockSid scope) {
   if (!scope_flags(s, scope).stage_pipeline) fail(s, kNotStagePipelineError, {scope});
 }
 
-std::vector<Dependency> block_dependencies(const ScheduleState& s, uint64_t scope) {
+std::vector<Dependency> block_dependencies(const ScheduleState& s, BlockSid scope) {
   std::vector<Dependency> deps;
-  std::unordered_map<const BufferNode*, std::vector<uint64_t>> readers, writers;
-  auto add = [&](uint64_t src, uint64_t dst, DepKind kind) {
+  std::unordered_map<const BufferNode*, std::vector<BlockSid>> readers, writers;
+  auto add = [&](BlockSid src, BlockSid dst, DepKind kind) {
     if (src != dst) deps.push_back(Dependency{src, dst, kind});
   };
-  for (uint64_t child : scope_children(s, scope)) {
+  for (BlockSid child : scope_children(s, scope)) {
     // An undeclared container (loop_partition's blocks) depends as the blocks inside it do.
     arith::AccessRegions block = arith::effective_access_regions(s.block_at(child));
     for (const BufferRegion& r : block.reads) readers[r.buffer.get()].push_back(child);
     for (const BufferRegion& w : block.writes) writers[w.buffer.get()].push_back(child);
     for (const BufferRegion& r : block.reads) {
-      for (uint64_t from : writers[r.buffer.get()]) add(from, child, DepKind::RAW);
+      for (BlockSid from : writers[r.buffer.get()]) add(from, child, DepKind::RAW);
     }
     for (const BufferRegion& w : block.writes) {
-      for (uint64_t from : writers[w.buffer.get()]) add(from, child, DepKind::WAW);
+      for (BlockSid from : writers[w.buffer.get()]) add(from, child, DepKind::WAW);
     }
     for (const BufferRegion& w : block.writes) {
-      for (uint64_t from : readers[w.buffer.get()]) add(from, child, DepKind::WAR);
+      for (BlockSid from : readers[w.buffer.get()]) add(from, child, DepKind::WAR);
     }
   }
   return deps;
 }
 
-CachedFlags cached_flags(const ScheduleState& s, uint64_t block) {
+CachedFlags cached_flags(const ScheduleState& s, BlockSid block) {
   CachedFlags flags;
   flags.affine_binding = binding_is_affine(s, block);
   flags.region_cover = true;
-  if (uint64_t scope = s.scope_block(block)) {
+  if (BlockSid scope = s.scope_block(block)) {
     ScopeFlags outer = scope_flags(s, scope);
     if (auto it = outer.region_cover.find(block); it != outer.region_cover.end()) flags.region_cover = it->second;
   }

@@ -16,24 +16,24 @@ namespace tsch::schedule {
 enum class DepKind { RAW = 0, WAW = 1, WAR = 2, Opaque = 3 };
 
 struct Dependency {
-  uint64_t src = 0, dst = 0;
+  BlockSid src, dst;
   DepKind kind = DepKind::RAW;
 };
 
 // The dependences among the child blocks of `scope` (blocks in its init excluded), in the
 // order TVM's BlockScope adds them.
-std::vector<Dependency> block_dependencies(const ScheduleState& s, uint64_t scope);
+std::vector<Dependency> block_dependencies(const ScheduleState& s, BlockSid scope);
 
 struct CachedFlags {
   bool affine_binding = false, region_cover = false, stage_pipeline = false;
 };
 
 // The flags of `block` (a root block included).
-CachedFlags cached_flags(const ScheduleState& s, uint64_t block);
+CachedFlags cached_flags(const ScheduleState& s, BlockSid block);
 
 // Refuses a scope that is not a stage pipeline (TVM's GetScopeRoot with
 // require_stage_pipeline: NotStagePipelineError), as the primitives that ask for it do —
 // rfactor, pad_einsum, fuse_reduction_epilogue, read_at / write_at, reindex_cache_*.
-void check_stage_pipeline(const ScheduleState& s, uint64_t scope);
+void check_stage_pipeline(const ScheduleState& s, BlockSid scope);
 
 }  // namespace tsch::schedule

@@ -24,7 +24,7 @@ KindRegistry& registry() {
 }
 
 // TVM's names of the error's locations: the type key and the position ("tir.For#0").
-std::string location_name(const ScheduleState& s, uint64_t sid, size_t i) {
+std::string location_name(const ScheduleState& s, StmtSid sid, size_t i) {
   const char* key = s.loop(sid) ? "tir.For" : s.block(sid) ? "tir.Block" : "tir.Stmt";
   return fmt::format("{}#{}", key, i);
 }
@@ -51,14 +51,14 @@ const ScheduleErrorKind& declare_schedule_error_kind(const ScheduleErrorKind& ki
 const std::vector<const ScheduleErrorKind*>& all_schedule_error_kinds() { return registry().list; }
 
 namespace {
-std::vector<std::string> names_of(const ScheduleState& s, const std::vector<uint64_t>& locations) {
+std::vector<std::string> names_of(const ScheduleState& s, const std::vector<StmtSid>& locations) {
   std::vector<std::string> names;
   for (size_t i = 0; i < locations.size(); ++i) names.push_back(location_name(s, locations[i], i));
   return names;
 }
 }  // namespace
 
-ScheduleError::ScheduleError(const ScheduleState& s, const ScheduleErrorKind& kind, std::vector<uint64_t> locations,
+ScheduleError::ScheduleError(const ScheduleState& s, const ScheduleErrorKind& kind, std::vector<StmtSid> locations,
                              const std::string& detail, std::string fast)
     : std::runtime_error(substitute(detail.empty() ? kind.detail : detail, names_of(s, locations))),
       kind(&kind),
@@ -103,7 +103,7 @@ TSCH_SCHEDULE_ERROR_KIND(
     "The input `buffer_index` is out of range for block {0}");
 }  // namespace
 
-void fail_buffer_index_out_of_range(const ScheduleState& s, uint64_t block, int64_t index, bool is_write) {
+void fail_buffer_index_out_of_range(const ScheduleState& s, BlockSid block, int64_t index, bool is_write) {
   const ir::BlockNode* b = &s.block_at(block);
   size_t num = is_write ? b->writes.size() : b->reads.size();
   fail(s, is_write ? kWriteBufferIndexOutOfRangeError : kReadBufferIndexOutOfRangeError, {block},
@@ -132,7 +132,7 @@ TSCH_SCHEDULE_ERROR_KIND(kNotSingleWriteBlock, "NotSingleWriteBlock",
                          "The buffer is expected to be written by single block.");
 TSCH_SCHEDULE_ERROR_KIND(kNotSupportedYet, "NotSupportedYet", "not supported yet", "not supported yet");
 
-void fail_not_supported(const ScheduleState& s, std::vector<uint64_t> locations, const std::string& what) {
+void fail_not_supported(const ScheduleState& s, std::vector<StmtSid> locations, const std::string& what) {
   fail(s, kNotSupportedYet, std::move(locations), "not supported yet: " + what);
 }
 
@@ -154,7 +154,7 @@ std::string render_schedule_error(const ScheduleState& state, const ScheduleErro
       error.primitive, ir, error.what());
 }
 
-void fail_not_reduction_block(const ScheduleState& s, uint64_t block, int condition) {
+void fail_not_reduction_block(const ScheduleState& s, BlockSid block, int condition) {
   fail(s, kNotReductionBlockError, {block},
        "The block {0} is not a reduction block - it violates condition #" + std::to_string(condition) +
            ".\n" TSCH_REDUCTION_BLOCK_DEFINITION);

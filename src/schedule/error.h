@@ -35,11 +35,11 @@ class ScheduleError : public std::runtime_error {
   // `detail`: the message when it carries values (built by the caller, still with {0}, {1}
   // for the locations); the kind's template when empty. `fast` likewise (TVM's fast strings
   // sometimes name the primitive).
-  ScheduleError(const ScheduleState& s, const ScheduleErrorKind& kind, std::vector<uint64_t> locations,
+  ScheduleError(const ScheduleState& s, const ScheduleErrorKind& kind, std::vector<StmtSid> locations,
                 const std::string& detail = "", std::string fast = "");
 
   const ScheduleErrorKind* kind;
-  std::vector<uint64_t> locations;
+  std::vector<StmtSid> locations;
   std::vector<std::string> location_names;  // "tir.For#0", "tir.Block#1"
   std::string primitive;                    // TVM's spelling ("compute-at"); set by Schedule::apply
 
@@ -49,7 +49,7 @@ class ScheduleError : public std::runtime_error {
   std::string fast;
 };
 
-[[noreturn]] inline void fail(const ScheduleState& s, const ScheduleErrorKind& kind, std::vector<uint64_t> locations,
+[[noreturn]] inline void fail(const ScheduleState& s, const ScheduleErrorKind& kind, std::vector<StmtSid> locations,
                               const std::string& detail = "", const std::string& fast = "") {
   throw ScheduleError(s, kind, std::move(locations), detail, fast);
 }
@@ -83,7 +83,7 @@ extern const ScheduleErrorKind& kNotReductionBlockError;
   "3) All block vars are either data parallel block vars or reduction block vars\n"                        \
   "4) Dominant: the block is the only writer of its output, dominating the reader of its output buffers\n" \
   "5) The reduction block vars are not used to index the output buffers"
-[[noreturn]] void fail_not_reduction_block(const ScheduleState& s, uint64_t block, int condition);
+[[noreturn]] void fail_not_reduction_block(const ScheduleState& s, BlockSid block, int condition);
 // Condition 5 of a reduction block: a reduction iterator of `block` used in `indices` (a
 // store into its output), or null.
 const ir::VarNode* reduction_var_in(
@@ -91,10 +91,10 @@ const ir::VarNode* reduction_var_in(
     const std::vector<ir::PrimExpr>& indices);  // tsch: a case tsch refuses that TVM may accept
 
 // TVM's BufferIndexOutOfRangeError: `index` is not one of the block's read (write) regions.
-[[noreturn]] void fail_buffer_index_out_of_range(const ScheduleState& s, uint64_t block, int64_t index, bool is_write);
+[[noreturn]] void fail_buffer_index_out_of_range(const ScheduleState& s, BlockSid block, int64_t index, bool is_write);
 
 // "not supported yet: <what>" at `locations`.
-[[noreturn]] void fail_not_supported(const ScheduleState& s, std::vector<uint64_t> locations, const std::string& what);
+[[noreturn]] void fail_not_supported(const ScheduleState& s, std::vector<StmtSid> locations, const std::string& what);
 
 // TVM's detailed report: the primitive, the module with the nodes underlined and annotated
 // with their names, the message.

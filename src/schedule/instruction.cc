@@ -49,7 +49,17 @@ RVNode::~RVNode() {
   r.rvs.erase(var.get());
 }
 
-RV make_rv(RVNode::Kind kind, uint64_t sid, int64_t value, const std::string& name) {
+LoopSid RVNode::loop_sid() const {
+  TSCH_INTERNAL_ASSERT(kind == Kind::Loop) << "a LoopRV was expected";
+  return LoopSid(sid.value);
+}
+
+BlockSid RVNode::block_sid() const {
+  TSCH_INTERNAL_ASSERT(kind == Kind::Block) << "a BlockRV was expected";
+  return BlockSid(sid.value);
+}
+
+RV make_rv(RVNode::Kind kind, StmtSid sid, int64_t value, const std::string& name) {
   auto rv = std::make_shared<RVNode>();
   rv->kind = kind;
   rv->sid = sid;

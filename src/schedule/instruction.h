@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "schedule/sid.h"
 
 namespace tsch::schedule {
 
@@ -22,15 +23,20 @@ namespace tsch::schedule {
 struct RVNode {
   enum class Kind { Block, Loop, Expr };
   Kind kind = Kind::Block;
-  uint64_t sid = 0;
+  StmtSid sid;  // Block and Loop: the block or loop, as `kind` says (0 for an ExprRV)
   int64_t value = 0;
   ir::Var var;  // Expr only
+  // The sid as the handle's kind names it: a LoopRV's loop, a BlockRV's block (a bug, an
+  // InternalError, for a handle of another kind). Whether it still exists is the caller's
+  // question (Schedule::loop_sid / block_sid check it).
+  LoopSid loop_sid() const;
+  BlockSid block_sid() const;
   ~RVNode();
 };
 using RV = std::shared_ptr<RVNode>;
 // An ExprRV's variable is named `name` (TVM names them v1, v2, ... by the schedule's count
 // of handles).
-RV make_rv(RVNode::Kind kind, uint64_t sid, int64_t value = 0, const std::string& name = "v");
+RV make_rv(RVNode::Kind kind, StmtSid sid, int64_t value = 0, const std::string& name = "v");
 // The ExprRV whose variable `var` is, null when it is no ExprRV's (or that one is gone).
 RV rv_of_var(const ir::VarNode* var);
 // The ExprRV of `var`, made (value 0) when it has none: a tir.Var given as an instruction's

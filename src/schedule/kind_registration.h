@@ -39,11 +39,11 @@ inline std::unique_ptr<InstructionKind> define_kind(std::string name, std::strin
 }
 
 // Output handles.
-inline void output_loops(InstructionCall& c, const std::vector<uint64_t>& sids) {
-  for (uint64_t sid : sids) c.outputs.push_back(make_rv(RVNode::Kind::Loop, sid));
+inline void output_loops(InstructionCall& c, const std::vector<LoopSid>& sids) {
+  for (LoopSid sid : sids) c.outputs.push_back(make_rv(RVNode::Kind::Loop, sid));
 }
-inline void output_blocks(InstructionCall& c, const std::vector<uint64_t>& sids) {
-  for (uint64_t sid : sids) c.outputs.push_back(make_rv(RVNode::Kind::Block, sid));
+inline void output_blocks(InstructionCall& c, const std::vector<BlockSid>& sids) {
+  for (BlockSid sid : sids) c.outputs.push_back(make_rv(RVNode::Kind::Block, sid));
 }
 
 }  // namespace tsch::schedule

@@ -226,39 +226,39 @@ TraceArg Schedule::resolve(const TraceArg& arg) const {
                                                 " does not evaluate to a constant (it gives " + ir::script(v) + ")");
 }
 
-uint64_t Schedule::loop_sid(const TraceArg& arg) const {
+LoopSid Schedule::loop_sid(const TraceArg& arg) const {
   TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Loop, TypeError)
       << "expected a LoopRV";
   check_known(arg.ref);
-  uint64_t sid = arg.ref->sid;
+  LoopSid sid = arg.ref->loop_sid();
   if (sid == kRootLoop || sid == kInlineLoop) return sid;
   TSCH_USER_ASSERT(state_.loop(sid), ValueError)
       << "the loop no longer exists in the IRModule (an earlier primitive such as split or fuse replaced it)";
   return sid;
 }
 
-uint64_t Schedule::block_sid(const TraceArg& arg) const {
+BlockSid Schedule::block_sid(const TraceArg& arg) const {
   TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind == RVNode::Kind::Block, TypeError)
       << "expected a BlockRV";
   check_known(arg.ref);
-  TSCH_USER_ASSERT(state_.block(arg.ref->sid), ValueError)
-      << "the block no longer exists in the IRModule (an earlier primitive removed it)";
-  return arg.ref->sid;
+  BlockSid sid = state_.as_block(arg.ref->sid);
+  TSCH_USER_ASSERT(sid, ValueError) << "the block no longer exists in the IRModule (an earlier primitive removed it)";
+  return sid;
 }
 
-uint64_t Schedule::block_or_loop_sid(const TraceArg& arg) const {
+StmtSid Schedule::block_or_loop_sid(const TraceArg& arg) const {
   TSCH_USER_ASSERT(arg.kind == TraceArg::Kind::Ref && arg.ref && arg.ref->kind != RVNode::Kind::Expr, TypeError)
       << "expected a BlockRV or LoopRV";
-  return arg.ref->kind == RVNode::Kind::Loop ? loop_sid(arg) : block_sid(arg);
+  return arg.ref->kind == RVNode::Kind::Loop ? StmtSid(loop_sid(arg)) : StmtSid(block_sid(arg));
 }
 
-const ir::ForNode& Schedule::loop(uint64_t sid) const {
+const ir::ForNode& Schedule::loop(LoopSid sid) const {
   const ir::ForNode* f = state_.loop(sid);
   TSCH_INTERNAL_ASSERT(f) << "sid " << sid << " is not a loop";
   return *f;
 }
 
-const ir::BlockNode& Schedule::block(uint64_t sid) const {
+const ir::BlockNode& Schedule::block(BlockSid sid) const {
   const ir::BlockNode* b = state_.block(sid);
   TSCH_INTERNAL_ASSERT(b) << "sid " << sid << " is not a block";
   return *b;

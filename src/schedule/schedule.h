@@ -32,8 +32,9 @@ class RenderedScheduleError : public std::runtime_error {
 
 // Loop handles standing for "stay at the root" and "inline" (sample_compute_location's
 // decisions -1 and -2; TVM's LoopRV::ComputeRootLoop / ComputeInlineLoop).
-constexpr uint64_t kRootLoop = UINT64_MAX - 1;
-constexpr uint64_t kInlineLoop = UINT64_MAX;
+// No node has these sids: only compute_at's apply sees them.
+constexpr LoopSid kRootLoop{UINT64_MAX - 1};
+constexpr LoopSid kInlineLoop{UINT64_MAX};
 
 class Schedule {
  public:
@@ -82,11 +83,11 @@ class Schedule {
 
   // Checked handle access for apply functions: a UserError (ValueError) when the handle is
   // of the wrong kind or no longer names anything in the module.
-  uint64_t loop_sid(const TraceArg& arg) const;
-  uint64_t block_sid(const TraceArg& arg) const;
-  uint64_t block_or_loop_sid(const TraceArg& arg) const;
-  const ir::ForNode& loop(uint64_t sid) const;
-  const ir::BlockNode& block(uint64_t sid) const;
+  LoopSid loop_sid(const TraceArg& arg) const;
+  BlockSid block_sid(const TraceArg& arg) const;
+  StmtSid block_or_loop_sid(const TraceArg& arg) const;
+  const ir::ForNode& loop(LoopSid sid) const;
+  const ir::BlockNode& block(BlockSid sid) const;
 
   // The handles this schedule has given out (TVM's symbol table): a copy knows those of the
   // schedule it copies, not the ones either makes later. Using another handle is an

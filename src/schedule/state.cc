@@ -44,17 +44,17 @@ class Identify : public IRMutator {
 
 class Replacer : public IRMutator {
  public:
-  Replacer(uint64_t sid, const Stmt& replacement) : sid_(sid), replacement_(replacement) {}
+  Replacer(StmtSid sid, const Stmt& replacement) : sid_(sid), replacement_(replacement) {}
   bool done = false;
   Stmt mutate(const Stmt& s) override { return done ? s : IRMutator::mutate(s); }
   using IRMutator::mutate;
 
  protected:
   Stmt mutate_For(const ForNode& f, const Stmt& self) override {
-    return f.sid == sid_ ? replace() : IRMutator::mutate_For(f, self);
+    return f.sid == sid_.value ? replace() : IRMutator::mutate_For(f, self);
   }
   Stmt mutate_BlockRealize(const BlockRealizeNode& r, const Stmt& self) override {
-    return r.block->sid == sid_ ? replace() : IRMutator::mutate_BlockRealize(r, self);
+    return r.block->sid == sid_.value ? replace() : IRMutator::mutate_BlockRealize(r, self);
   }
 
  private:
@@ -62,7 +62,7 @@ class Replacer : public IRMutator {
     done = true;
     return replacement_;
   }
-  uint64_t sid_;
+  StmtSid sid_;
   const Stmt& replacement_;
 };
 
@@ -110,15 +110,15 @@ void ScheduleState::rebuild_index() {
   roots_.clear();
   for (const auto& [name, f] : mod_->prim_funcs()) {
     const std::string& func = name;
-    std::vector<uint64_t> stack;
+    std::vector<StmtSid> stack;
     std::function<void(const Stmt&, const BlockRealizeNode*)> walk = [&](const Stmt& s,
                                                                          const BlockRealizeNode* realize) {
       if (!s) return;
       switch (s->kind) {
         case StmtKind::For: {
           auto* f = as<ForNode>(s);
-          index_[f->sid] = NodeInfo{f, stack.empty() ? 0 : stack.back(), nullptr, func, s};
-          stack.push_back(f->sid);
+          index_[sid_of(*f)] = NodeInfo{f, stack.empty() ? StmtSid() : stack.back(), nullptr, func, s};
+          stack.push_back(sid_of(*f));
           walk(f->body, nullptr);
           stack.pop_back();
           return;
@@ -130,9 +130,9 @@ void ScheduleState::rebuild_index() {
         }
         case StmtKind::Block: {
           auto* b = as<BlockNode>(s);
-          index_[b->sid] = NodeInfo{b, stack.empty() ? 0 : stack.back(), realize, func, s};
-          if (stack.empty()) roots_[func] = b->sid;
-          stack.push_back(b->sid);
+          index_[sid_of(*b)] = NodeInfo{b, stack.empty() ? StmtSid() : stack.back(), realize, func, s};
+          if (stack.empty()) roots_[func] = sid_of(*b);
+          stack.push_back(sid_of(*b));
           if (b->init) walk(b->init, nullptr);
           walk(b->body, nullptr);
           stack.pop_back();
@@ -167,98 +167,98 @@ void ScheduleState::rebuild_index() {
   }
 }
 
-const NodeInfo* ScheduleState::info(uint64_t sid) const {
+const NodeInfo* ScheduleState::info(StmtSid sid) const {
   auto it = index_.find(sid);
   return it == index_.end() ? nullptr : &it->second;
 }
 
-Stmt ScheduleState::stmt_ref(uint64_t sid) const {
+Stmt ScheduleState::stmt_ref(StmtSid sid) const {
   const NodeInfo* i = info(sid);
   return i ? i->ref.lock() : nullptr;
 }
 
-const ForNode* ScheduleState::loop(uint64_t sid) const {
+const ForNode* ScheduleState::loop(StmtSid sid) const {
   const NodeInfo* i = info(sid);
   return i && i->node->kind == StmtKind::For ? static_cast<const ForNode*>(i->node) : nullptr;
 }
 
-const BlockNode* ScheduleState::block(uint64_t sid) const {
+const BlockNode* ScheduleState::block(StmtSid sid) const {
   const NodeInfo* i = info(sid);
   return i && i->node->kind == StmtKind::Block ? static_cast<const BlockNode*>(i->node) : nullptr;
 }
 
-const ForNode& ScheduleState::loop_at(uint64_t sid) const {
+const ForNode& ScheduleState::loop_at(LoopSid sid) const {
   const ForNode* f = loop(sid);
   TSCH_INTERNAL_ASSERT(f) << "sid " << sid << " is not a loop of the schedule";
   return *f;
 }
 
-const BlockNode& ScheduleState::block_at(uint64_t sid) const {
+const BlockNode& ScheduleState::block_at(BlockSid sid) const {
   const BlockNode* b = block(sid);
   TSCH_INTERNAL_ASSERT(b) << "sid " << sid << " is not a block of the schedule";
   return *b;
 }
 
-uint64_t ScheduleState::root_of(const std::string& func) const {
+BlockSid ScheduleState::root_of(const std::string& func) const {
   auto it = roots_.find(func);
-  return it == roots_.end() ? 0 : it->second;
+  return it == roots_.end() ? BlockSid() : it->second;
 }
 
-std::vector<uint64_t> ScheduleState::enclosing_loops(uint64_t sid) const {
-  std::vector<uint64_t> loops;
+std::vector<LoopSid> ScheduleState::enclosing_loops(StmtSid sid) const {
+  std::vector<LoopSid> loops;
   const NodeInfo* i = info(sid);
-  for (uint64_t p = i ? i->parent : 0; p != 0;) {
+  for (StmtSid p = i ? i->parent : StmtSid(); p;) {
     const NodeInfo* pi = info(p);
     if (pi->node->kind != StmtKind::For) break;
-    loops.push_back(p);
+    loops.push_back(LoopSid(p.value));
     p = pi->parent;
   }
   std::reverse(loops.begin(), loops.end());
   return loops;
 }
 
-uint64_t ScheduleState::scope_block(uint64_t sid) const {
+BlockSid ScheduleState::scope_block(StmtSid sid) const {
   const NodeInfo* i = info(sid);
-  for (uint64_t p = i ? i->parent : 0; p != 0; p = info(p)->parent) {
-    if (info(p)->node->kind == StmtKind::Block) return p;
+  for (StmtSid p = i ? i->parent : StmtSid(); p; p = info(p)->parent) {
+    if (info(p)->node->kind == StmtKind::Block) return BlockSid(p.value);
   }
-  return 0;
+  return BlockSid();
 }
 
-std::vector<uint64_t> ScheduleState::child_blocks(uint64_t sid) const {
-  std::vector<uint64_t> out;
+std::vector<BlockSid> ScheduleState::child_blocks(StmtSid sid) const {
+  std::vector<BlockSid> out;
   const NodeInfo* target = info(sid);
   if (!target) return out;
   // A block is a child when walking up from it reaches `sid` before any other block.
   for (const auto& [id, i] : index_) {
     if (i.node->kind != StmtKind::Block) continue;
-    for (uint64_t p = i.parent; p != 0; p = info(p)->parent) {
+    for (StmtSid p = i.parent; p; p = info(p)->parent) {
       if (p == sid) {
-        out.push_back(id);
+        out.push_back(BlockSid(id.value));
         break;
       }
       if (info(p)->node->kind == StmtKind::Block) break;
     }
   }
   // IR order: sids of the original IR follow a post-order walk, so order by a fresh walk.
-  std::vector<uint64_t> ordered;
-  for (uint64_t b : blocks_in(target->func)) {
+  std::vector<BlockSid> ordered;
+  for (BlockSid b : blocks_in(target->func)) {
     if (std::find(out.begin(), out.end(), b) != out.end()) ordered.push_back(b);
   }
   return ordered;
 }
 
-std::vector<uint64_t> ScheduleState::blocks_in(const std::string& func) const {
-  std::vector<uint64_t> out;
+std::vector<BlockSid> ScheduleState::blocks_in(const std::string& func) const {
+  std::vector<BlockSid> out;
   PrimFunc f = mod_->prim_func(func);
   if (!f) return out;
   for_each_stmt(f->body, [&](const Stmt& s) {
-    if (auto* b = as<BlockNode>(s); b && index_.at(b->sid).parent != 0) out.push_back(b->sid);
+    if (auto* b = as<BlockNode>(s); b && index_.at(sid_of(*b)).parent) out.push_back(sid_of(*b));
   });
   return out;
 }
 
-void ScheduleState::replace(uint64_t sid, const Stmt& replacement) {
+void ScheduleState::replace(StmtSid sid, const Stmt& replacement) {
   const NodeInfo* i = info(sid);
   TSCH_INTERNAL_CHECK(i != nullptr, "replace of a node that is not in the schedule");
   auto copy = std::make_shared<IRModuleNode>(*mod_);

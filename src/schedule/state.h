@@ -9,12 +9,13 @@
 #include <vector>
 
 #include "ir/module.h"
+#include "schedule/sid.h"
 
 namespace tsch::schedule {
 
 struct NodeInfo {
   const ir::StmtNode* node = nullptr;             // ForNode or BlockNode
-  uint64_t parent = 0;                            // enclosing loop or block (0: none)
+  StmtSid parent;                                 // enclosing loop or block (none: 0)
   const ir::BlockRealizeNode* realize = nullptr;  // for blocks (null for the function root)
   std::string func;                               // the function holding it
   std::weak_ptr<const ir::StmtNode> ref;          // the node itself, not counted as a holder
@@ -32,33 +33,38 @@ class ScheduleState {
   const std::string& func_name() const { return func_name_; }
   void set_func_name(std::string name) { func_name_ = std::move(name); }
 
-  const NodeInfo* info(uint64_t sid) const;
+  const NodeInfo* info(StmtSid sid) const;
   // The loop or block `sid` names, or null when it names something else or nothing (for
   // asking "is this a loop?").
-  const ir::ForNode* loop(uint64_t sid) const;
-  const ir::BlockNode* block(uint64_t sid) const;
+  const ir::ForNode* loop(StmtSid sid) const;
+  const ir::BlockNode* block(StmtSid sid) const;
+  // The checked ways from a StmtSid back to a typed one: empty (0) when `sid` is not a loop
+  // (block) of the schedule.
+  LoopSid as_loop(StmtSid sid) const { return loop(sid) ? LoopSid(sid.value) : LoopSid(); }
+  BlockSid as_block(StmtSid sid) const { return block(sid) ? BlockSid(sid.value) : BlockSid(); }
   // The same where `sid` must be a loop (block) of the schedule: anything else is a bug
   // (InternalError), never a null dereference. The script layer has checked user handles.
-  const ir::ForNode& loop_at(uint64_t sid) const;
-  const ir::BlockNode& block_at(uint64_t sid) const;
+  const ir::ForNode& loop_at(LoopSid sid) const;
+  const ir::BlockNode& block_at(BlockSid sid) const;
   // The sid of the root block of a function.
-  uint64_t root_of(const std::string& func) const;
+  BlockSid root_of(const std::string& func) const;
 
   // The loops enclosing `sid` up to its scope block, outermost first.
-  std::vector<uint64_t> enclosing_loops(uint64_t sid) const;
+  std::vector<LoopSid> enclosing_loops(StmtSid sid) const;
   // The nearest enclosing block (scope), 0 when none.
-  uint64_t scope_block(uint64_t sid) const;
+  BlockSid scope_block(StmtSid sid) const;
   // Blocks directly under `sid` (not nested in another block), in IR order.
-  std::vector<uint64_t> child_blocks(uint64_t sid) const;
+  std::vector<BlockSid> child_blocks(StmtSid sid) const;
   // Every block in function `func`, in IR order (excluding the root).
-  std::vector<uint64_t> blocks_in(const std::string& func) const;
+  std::vector<BlockSid> blocks_in(const std::string& func) const;
 
   // A sid no node has: unique process-wide, since schedules share the nodes they were given.
+  // The IR node stores it untyped; the caller wraps it by the node's kind.
   static uint64_t fresh_sid();
 
   // Replaces the loop or block (its BlockRealize) `sid` by `replacement` and rebuilds the
   // path to the function root; everything else stays shared.
-  void replace(uint64_t sid, const ir::Stmt& replacement);
+  void replace(StmtSid sid, const ir::Stmt& replacement);
   // TVM's ScheduleState.replace, the one scripts call (state_replace.cc): replaces the loop or
   // block `sid` by `tgt` (a loop or BlockRealize for a loop, a block for a block), writing in
   // place each node on the way up that nothing else holds and copying the rest, so that IR
@@ -66,11 +72,11 @@ class ScheduleState {
   // blocks `block_sref_reuse` maps replaced blocks to, keep the replaced node's sid; the other
   // sids of the replaced subtree vanish. `other_module_holders`: references to the module the
   // caller owns besides the state's.
-  void replace_copy_on_write(uint64_t sid, const ir::Stmt& tgt,
+  void replace_copy_on_write(StmtSid sid, const ir::Stmt& tgt,
                              const std::vector<std::pair<const ir::BlockNode*, ir::Block>>& block_sref_reuse,
                              long other_module_holders);
   // The loop or block `sid` names, as a reference of its own (null when none).
-  ir::Stmt stmt_ref(uint64_t sid) const;
+  ir::Stmt stmt_ref(StmtSid sid) const;
   // Rebinds the parameter buffer `from` of function `func` to `to` (a relayout of a
   // parameter); the body is rewritten separately through replace().
   void replace_param_buffer(const std::string& func, const ir::Buffer& from, const ir::Buffer& to);
@@ -86,14 +92,14 @@ class ScheduleState {
   // `s[B].compute_at(s[C], C.op.axis[0])` with tvm.lower(s, [A, B, C])). Accepted when the
   // consumers' loops provably still compute every element of the output; refused otherwise.
   bool compute_at_covered_outputs = false;
-  std::vector<uint64_t> rfactor_blocks_to_decompose;
+  std::vector<BlockSid> rfactor_blocks_to_decompose;
 
  private:
   void rebuild_index();
   ir::IRModule mod_;
   std::string func_name_;
-  std::unordered_map<uint64_t, NodeInfo> index_;
-  std::unordered_map<std::string, uint64_t> roots_;
+  std::unordered_map<StmtSid, NodeInfo> index_;
+  std::unordered_map<std::string, BlockSid> roots_;
 };
 
 }  // namespace tsch::schedule

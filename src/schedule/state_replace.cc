@@ -202,9 +202,9 @@ class ChildReplacer {
 // their own. A sid names one node of the module: a node that would share one is copied.
 class SidAssigner : public IRMutator {
  public:
-  SidAssigner(const ScheduleState& state, const std::unordered_set<uint64_t>& replaced,
-              std::unordered_map<const VarNode*, uint64_t> loop_reuse,
-              std::unordered_map<const BlockNode*, uint64_t> block_reuse)
+  SidAssigner(const ScheduleState& state, const std::unordered_set<StmtSid>& replaced,
+              std::unordered_map<const VarNode*, LoopSid> loop_reuse,
+              std::unordered_map<const BlockNode*, BlockSid> block_reuse)
       : state_(state), replaced_(replaced), loop_reuse_(std::move(loop_reuse)), block_reuse_(std::move(block_reuse)) {}
 
   using IRMutator::mutate;
@@ -220,46 +220,48 @@ class SidAssigner : public IRMutator {
   Stmt mutate_children_of(const ForNode* f, const Stmt& s) { return IRMutator::mutate_For(*f, s); }
   Stmt mutate_children_of(const BlockNode* b, const Stmt& s) { return IRMutator::mutate_Block(*b, s); }
 
-  template <typename Key>
-  uint64_t take(std::unordered_map<Key, uint64_t>& reuse, Key key) {
+  template <typename Key, typename Sid>
+  StmtSid take(std::unordered_map<Key, Sid>& reuse, Key key) {
     auto it = reuse.find(key);
-    if (it == reuse.end() || used_.count(it->second)) return 0;
+    if (it == reuse.end() || used_.count(it->second)) return StmtSid();
     return it->second;
   }
 
   template <typename Node>
-  Stmt assign(const Node* n, const Stmt& s, uint64_t reused) {
-    const NodeInfo* info = state_.info(n->sid);
-    bool intact = replaced_.count(n->sid) && info && info->node == n && !used_.count(n->sid);
-    uint64_t sid = n->sid;
+  Stmt assign(const Node* n, const Stmt& s, StmtSid reused) {
+    // Loops and blocks alike: the node's own sid, untyped until the node's kind names it.
+    StmtSid own = sid_of(*n);
+    const NodeInfo* info = state_.info(own);
+    bool intact = replaced_.count(own) && info && info->node == n && !used_.count(own);
+    StmtSid sid = own;
     if (!intact) {
-      if (reused != 0)
+      if (reused)
         sid = reused;
-      else if (sid == 0 || used_.count(sid) || (state_.info(sid) && !replaced_.count(sid)))
-        sid = ScheduleState::fresh_sid();
+      else if (!sid || used_.count(sid) || (state_.info(sid) && !replaced_.count(sid)))
+        sid = StmtSid(ScheduleState::fresh_sid());
     }
     used_.insert(sid);
     Stmt out = mutate_children_of(n, s);
-    if (out == s && n->sid == sid) return s;
-    if (out == s && n->sid == 0) {
-      n->sid = sid;  // a node no schedule has seen: named in place, as Identify names them
+    if (out == s && own == sid) return s;
+    if (out == s && !own) {
+      n->sid = sid.value;  // a node no schedule has seen: named in place, as Identify names them
       return s;
     }
     auto copy = std::make_shared<Node>(*static_cast<const Node*>(out.get()));
-    copy->sid = sid;
+    copy->sid = sid.value;
     return copy;
   }
 
   const ScheduleState& state_;
-  const std::unordered_set<uint64_t>& replaced_;
-  std::unordered_map<const VarNode*, uint64_t> loop_reuse_;
-  std::unordered_map<const BlockNode*, uint64_t> block_reuse_;
-  std::unordered_set<uint64_t> used_;
+  const std::unordered_set<StmtSid>& replaced_;
+  std::unordered_map<const VarNode*, LoopSid> loop_reuse_;
+  std::unordered_map<const BlockNode*, BlockSid> block_reuse_;
+  std::unordered_set<StmtSid> used_;
 };
 
 }  // namespace
 
-void ScheduleState::replace_copy_on_write(uint64_t src_sid, const Stmt& tgt_stmt,
+void ScheduleState::replace_copy_on_write(StmtSid src_sid, const Stmt& tgt_stmt,
                                           const std::vector<std::pair<const BlockNode*, Block>>& block_sref_reuse,
                                           long other_module_holders) {
   const NodeInfo* src = info(src_sid);
@@ -267,19 +269,22 @@ void ScheduleState::replace_copy_on_write(uint64_t src_sid, const Stmt& tgt_stmt
   if (src->node == tgt_stmt.get()) return;
   const std::string func = src->func;
   // The replaced subtree's loops and blocks, and which of them the replacement reuses.
-  std::unordered_set<uint64_t> replaced;
-  std::unordered_map<const VarNode*, uint64_t> loop_reuse;
-  std::unordered_map<const BlockNode*, uint64_t> block_reuse;
+  std::unordered_set<StmtSid> replaced;
+  std::unordered_map<const VarNode*, LoopSid> loop_reuse;
+  std::unordered_map<const BlockNode*, BlockSid> block_reuse;
   for (const auto& [sid, i] : index_) {
-    uint64_t p = sid;
-    while (p != 0 && p != src_sid) p = info(p)->parent;
-    if (p == 0) continue;
+    StmtSid p = sid;
+    while (p && p != src_sid) p = info(p)->parent;
+    if (!p) continue;
     replaced.insert(sid);
-    if (i.node->kind == StmtKind::For) loop_reuse[static_cast<const ForNode*>(i.node)->loop_var.get()] = sid;
+    if (i.node->kind == StmtKind::For) {
+      auto* loop = static_cast<const ForNode*>(i.node);
+      loop_reuse[loop->loop_var.get()] = sid_of(*loop);
+    }
   }
   for (const auto& [old_block, new_block] : block_sref_reuse) {
-    if (old_block && new_block && replaced.count(old_block->sid) && info(old_block->sid)->node == old_block) {
-      block_reuse[new_block.get()] = old_block->sid;
+    if (old_block && new_block && replaced.count(sid_of(*old_block)) && info(sid_of(*old_block))->node == old_block) {
+      block_reuse[new_block.get()] = sid_of(*old_block);
     }
   }
   Stmt tgt = SidAssigner(*this, replaced, std::move(loop_reuse), std::move(block_reuse)).mutate(tgt_stmt);

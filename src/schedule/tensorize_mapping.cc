@@ -21,7 +21,7 @@ bool binds_directly(const PrimExpr& bind, const Var& loop_var, const std::unorde
 
 }  // namespace
 
-std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleState& s, uint64_t block_sid,
+std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleState& s, BlockSid block_sid,
                                                                const PrimFunc& desc, bool allow_padding) {
   // Step 1. The description's loops and its one block.
   auto* scope = as<BlockRealizeNode>(desc->body);
@@ -43,9 +43,9 @@ std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleSta
   if (!desc_block) return std::nullopt;
   // Step 2. The block's loops: those directly around it, down to one holding a sequence.
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  std::vector<uint64_t> loops;
+  std::vector<LoopSid> loops;
   std::unordered_set<const VarNode*> block_vars;
-  std::vector<uint64_t> enclosing = s.enclosing_loops(block_sid);
+  std::vector<LoopSid> enclosing = s.enclosing_loops(block_sid);
   for (size_t k = enclosing.size(); k-- > 0;) {
     const ForNode* f = &s.loop_at(enclosing[k]);
     if (f->body->kind == StmtKind::SeqStmt) break;
@@ -59,7 +59,7 @@ std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleSta
   // Step 3. From the innermost description iterator out, the next block iterator of its kind
   // and the block loop bound to it.
   std::unordered_map<size_t, int64_t> padding;
-  std::unordered_set<uint64_t> mapped;
+  std::unordered_set<LoopSid> mapped;
   int next = static_cast<int>(n_block) - 1;
   for (size_t d = n_desc; d-- > 0;) {
     const ForNode* desc_loop = nullptr;
@@ -78,7 +78,7 @@ std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleSta
     if (current < 0) return std::nullopt;
     next = current - 1;
     const PrimExpr& bind = realize->iter_values[static_cast<size_t>(current)];
-    for (uint64_t loop_sid : loops) {
+    for (LoopSid loop_sid : loops) {
       if (mapped.count(loop_sid)) continue;
       const ForNode* loop = &s.loop_at(loop_sid);
       if (!binds_directly(bind, loop->loop_var, block_vars)) continue;

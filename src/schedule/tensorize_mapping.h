@@ -14,13 +14,13 @@
 namespace tsch::schedule {
 
 struct TensorizeLoopMapping {
-  std::vector<std::pair<uint64_t, const ir::ForNode*>> loop_map;  // block loop -> description loop
-  std::vector<const ir::ForNode*> desc_loops;                     // the description's loops, in order
-  std::vector<int64_t> block_iter_paddings;                       // per block iterator; empty: none
+  std::vector<std::pair<LoopSid, const ir::ForNode*>> loop_map;  // block loop -> description loop
+  std::vector<const ir::ForNode*> desc_loops;                    // the description's loops, in order
+  std::vector<int64_t> block_iter_paddings;                      // per block iterator; empty: none
 };
 
 // Nothing when the description cannot be mapped onto the block's loops.
-std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleState& s, uint64_t block,
+std::optional<TensorizeLoopMapping> get_tensorize_loop_mapping(const ScheduleState& s, BlockSid block,
                                                                const ir::PrimFunc& desc, bool allow_padding);
 
 }  // namespace tsch::schedule

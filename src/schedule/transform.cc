@@ -10,14 +10,14 @@ namespace tsch::schedule {
 
 using namespace ir;
 
-Stmt make_loop_nest(ScheduleState& s, const std::vector<LoopSpec>& loops, Stmt body, std::vector<uint64_t>* sids) {
-  std::vector<uint64_t> fresh;
-  for (size_t k = 0; k < loops.size(); ++k) fresh.push_back(s.fresh_sid());
+Stmt make_loop_nest(ScheduleState& s, const std::vector<LoopSpec>& loops, Stmt body, std::vector<LoopSid>* sids) {
+  std::vector<LoopSid> fresh;
+  for (size_t k = 0; k < loops.size(); ++k) fresh.push_back(LoopSid(s.fresh_sid()));
   for (size_t k = loops.size(); k-- > 0;) {
     const LoopSpec& l = loops[k];
     PrimExpr min = l.min ? l.min : make_int(0, l.var->dtype);
     auto f = std::make_shared<ForNode>(l.var, min, l.extent, ForKind::Serial, body);
-    f->sid = fresh[k];
+    f->sid = fresh[k].value;
     body = f;
   }
   if (sids) *sids = fresh;
@@ -75,21 +75,21 @@ Stmt insert_into_body(const Stmt& body, size_t pos, const Stmt& stmt) {
   return rewrap(peeled.wrappers, make_seq(items));
 }
 
-void rebuild_scope(ScheduleState& s, uint64_t scope, const std::function<void(BlockNode&)>& edit) {
+void rebuild_scope(ScheduleState& s, BlockSid scope, const std::function<void(BlockNode&)>& edit) {
   auto copy = std::make_shared<BlockNode>(s.block_at(scope));
   edit(*copy);
   const BlockRealizeNode* r = s.info(scope)->realize;
   s.replace(scope, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
 }
 
-void remove_from_scope(ScheduleState& s, uint64_t block, const Buffer& drop) {
+void remove_from_scope(ScheduleState& s, BlockSid block, const Buffer& drop) {
   // The statement to drop (the block with the loops holding nothing else) and its holder.
   bool top_level = false;
   const StmtNode* subtree = block_subtree(s, block, top_level);
-  uint64_t scope = s.scope_block(block);
-  uint64_t top = block;
+  BlockSid scope = s.scope_block(block);
+  StmtSid top = block;
   while (s.info(top)->node != subtree && s.info(top)->realize != subtree) top = s.info(top)->parent;
-  uint64_t holder = s.info(top)->parent;
+  StmtSid holder = s.info(top)->parent;
   const StmtNode* holder_node = s.info(holder)->node;
   bool holder_is_loop = holder_node->kind == StmtKind::For;
   const Stmt& body = holder_is_loop ? static_cast<const ForNode*>(holder_node)->body

@@ -23,7 +23,7 @@ struct LoopSpec {
 // `body` inside new serial loops, outermost first, each with a fresh sid (returned in
 // `sids`, outermost first, when given).
 ir::Stmt make_loop_nest(ScheduleState& s, const std::vector<LoopSpec>& loops, ir::Stmt body,
-                        std::vector<uint64_t>* sids = nullptr);
+                        std::vector<LoopSid>* sids = nullptr);
 
 // `body` inside copies of `loops` (outermost first) that keep the loops' identities.
 ir::Stmt wrap_in_loops(ir::Stmt body, const std::vector<const ir::ForNode*>& loops);
@@ -47,11 +47,11 @@ std::vector<ir::Stmt> body_items(const ir::Stmt& body);
 ir::Stmt insert_into_body(const ir::Stmt& body, size_t pos, const ir::Stmt& stmt);
 
 // Replaces the block `scope` by a copy that `edit` changed (same realize).
-void rebuild_scope(ScheduleState& s, uint64_t scope, const std::function<void(ir::BlockNode&)>& edit);
+void rebuild_scope(ScheduleState& s, BlockSid scope, const std::function<void(ir::BlockNode&)>& edit);
 
 // Removes the block's subtree (block_subtree) from the loop or block holding it, and `drop`
 // (if set) from the allocations of the block's scope.
-void remove_from_scope(ScheduleState& s, uint64_t block, const ir::Buffer& drop);
+void remove_from_scope(ScheduleState& s, BlockSid block, const ir::Buffer& drop);
 
 // How accesses move to the replacing buffer when its layout differs (transform_layout).
 struct BufferReindex {

@@ -87,16 +87,16 @@ PrimExpr coupled_conjunct(const PrimExpr& pred, const std::unordered_set<const V
   return PrimExpr();
 }
 
-bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor) {
-  for (const NodeInfo* i = s.info(sid); i && i->parent != 0; i = s.info(i->parent)) {
+bool is_under(const ScheduleState& s, StmtSid sid, StmtSid ancestor) {
+  for (const NodeInfo* i = s.info(sid); i && i->parent; i = s.info(i->parent)) {
     if (i->parent == ancestor) return true;
   }
   return false;
 }
 
-arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid) {
+arith::VarDomain loop_domain(const ScheduleState& state, StmtSid sid) {
   arith::VarDomain dom;
-  for (uint64_t l : state.enclosing_loops(sid)) {
+  for (LoopSid l : state.enclosing_loops(sid)) {
     const ForNode* f = &state.loop_at(l);
     dom[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
   }

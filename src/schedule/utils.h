@@ -22,14 +22,14 @@ namespace tsch::schedule {
 std::vector<const ir::BlockRealizeNode*> realizes_under(const ir::Stmt& s);
 
 // Whether `sid` lies (strictly) inside `ancestor`.
-bool is_under(const ScheduleState& s, uint64_t sid, uint64_t ancestor);
+bool is_under(const ScheduleState& s, StmtSid sid, StmtSid ancestor);
 
 // Whether `loop_var` feeds both a data-parallel and a reduction iterator of the block (TVM
 // refuses reorder/rfactor over such loops of a block with init).
 bool binds_spatial_and_reduction(const ir::BlockRealizeNode& realize, const ir::VarNode* loop_var);
 
 // Ranges of the loops enclosing `sid` plus those in `extra`, for simplification.
-arith::VarDomain loop_domain(const ScheduleState& state, uint64_t sid);
+arith::VarDomain loop_domain(const ScheduleState& state, StmtSid sid);
 
 // Rewrites the block realizes under `body`: bindings get `vmap` substituted and simplified
 // under `dom`; `extra_predicate`, when given, is and-ed into each predicate.
@@ -90,19 +90,19 @@ bool valid_storage_scope(const std::string& scope);
 // the cache is the source: `cache_is_dst` false). `block_sid` receives the new block's sid
 // (cache.cc).
 ir::Stmt copy_nest(ScheduleState& s, const std::string& name, const ir::Buffer& src, const ir::Buffer& dst,
-                   const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact = false,
+                   const std::vector<arith::Interval>& region, BlockSid& block_sid, bool compact = false,
                    bool cache_is_dst = true);
 // The top-level statement of the scope block `scope` that holds `sid`, as its index in the
 // scope's body (0 when the body is one statement) (cache.cc).
-size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope);
+size_t top_level_index(const ScheduleState& s, StmtSid sid, BlockSid scope);
 // Refuses a scope valid_storage_scope rejects: TVM's InvalidStorageScopeError (cache.cc).
 void check_storage_scope(const ScheduleState& s, const std::string& scope);
 
 // Refuses a loop nest under which a block may not run in parallel: what
 // parallel/vectorize check (schedule/primitive/loop_kind.cc).
-void check_data_parallel(const ScheduleState& s, uint64_t loop, const char* kind);
+void check_data_parallel(const ScheduleState& s, LoopSid loop, const char* kind);
 // The same for every parallel or vectorized loop around `block`: a block that compute_at
 // moves under one must be what that loop allows (a reduction there would race).
-void check_parallel_loops_above(const ScheduleState& s, uint64_t block);
+void check_parallel_loops_above(const ScheduleState& s, BlockSid block);
 
 }  // namespace tsch::schedule

@@ -97,7 +97,7 @@ class StageLowering {
       TSCH_USER_ASSERT(block_of_.count(source_reader), ValueError)
           << "cache_read: " << s_.stage(source_reader).op->name << " is not computed by the function being lowered";
       RV reader = block_of_.at(source_reader);
-      const ir::BlockNode& block = sch_->block(reader->sid);
+      const ir::BlockNode& block = sch_->block(reader->block_sid());
       int64_t index = -1;
       for (size_t i = 0; i < block.reads.size(); ++i) {
         if (block.reads[i].buffer == st.cached->buffer) index = static_cast<int64_t>(i);
@@ -115,7 +115,7 @@ class StageLowering {
       const Stage& original = s_.stage(st.cache_write_of);
       std::vector<RV> copies;
       for (const auto& out : original.op->outputs) {
-        const ir::BlockNode& block = sch_->block(writer->sid);
+        const ir::BlockNode& block = sch_->block(writer->block_sid());
         int64_t index = -1;
         for (size_t i = 0; i < block.writes.size(); ++i) {
           if (block.writes[i].buffer == out) index = static_cast<int64_t>(i);
@@ -138,7 +138,7 @@ class StageLowering {
     TSCH_USER_ASSERT(block_of_.count(st.rfactor_of), ValueError)
         << "rfactor: " << s_.stage(st.rfactor_of).origin_op->name << " is not computed by the function being lowered";
     RV block = block_of_.at(st.rfactor_of);
-    std::string name = sch_->block(block->sid).name;
+    std::string name = sch_->block(block->block_sid()).name;
     std::vector<RV> loops = sch_->get_loops(block);
     TSCH_INTERNAL_ASSERT(loops.size() == st.rfactor_root.size())
         << "rfactor: the reduction has " << loops.size() << " loops";
@@ -192,7 +192,7 @@ class StageLowering {
 
   // Gives the loop the stage variable's name and remembers it as that variable's loop.
   void bind_loop(const ir::Var& var, const RV& loop) {
-    const ir::ForNode& f = sch_->loop(loop->sid);
+    const ir::ForNode& f = sch_->loop(loop->loop_sid());
     if (f.loop_var->name != var->name) {
       auto renamed = std::make_shared<ir::ForNode>(f);
       renamed->loop_var = ir::make_var(var->name, f.loop_var->dtype);
@@ -220,8 +220,8 @@ class StageLowering {
   bool merge_into(const RV& first, const RV& other, size_t depth) {
     std::vector<RV> mine = sch_->get_loops(first), theirs = sch_->get_loops(other);
     if (mine.size() != theirs.size() || mine.size() <= depth) return false;
-    const ir::BlockNode& a = sch_->block(first->sid);
-    const ir::BlockNode& b = sch_->block(other->sid);
+    const ir::BlockNode& a = sch_->block(first->block_sid());
+    const ir::BlockNode& b = sch_->block(other->block_sid());
     for (const auto& w : b.writes) {
       for (const auto& r : a.reads)
         if (r.buffer == w.buffer) return false;
@@ -232,16 +232,16 @@ class StageLowering {
     }
     std::unordered_map<const ir::VarNode*, ir::PrimExpr> to_mine;
     for (size_t i = 0; i < mine.size(); ++i) {
-      const ir::ForNode& x = sch_->loop(mine[i]->sid);
-      const ir::ForNode& y = sch_->loop(theirs[i]->sid);
+      const ir::ForNode& x = sch_->loop(mine[i]->loop_sid());
+      const ir::ForNode& y = sch_->loop(theirs[i]->loop_sid());
       if (i < depth) {
         if (mine[i]->sid != theirs[i]->sid) return false;
         continue;
       }
-      bool only_child =
-          i + 1 < theirs.size()
-              ? ir::as<ir::ForNode>(y.body) && static_cast<const ir::ForNode*>(y.body.get())->sid == theirs[i + 1]->sid
-              : ir::as<ir::BlockRealizeNode>(y.body) != nullptr;
+      bool only_child = i + 1 < theirs.size()
+                            ? ir::as<ir::ForNode>(y.body) &&
+                                  schedule::sid_of(*static_cast<const ir::ForNode*>(y.body.get())) == theirs[i + 1]->sid
+                            : ir::as<ir::BlockRealizeNode>(y.body) != nullptr;
       if (!only_child || x.for_kind != y.for_kind || !ir::expr_deep_equal(ir::substitute(y.min, to_mine), x.min) ||
           !ir::expr_deep_equal(ir::substitute(y.extent, to_mine), x.extent)) {
         return false;
@@ -250,10 +250,11 @@ class StageLowering {
     }
     // Next to each other in one sequence: nothing in between reads what `other` writes.
     const schedule::ScheduleState& state = sch_->state();
-    uint64_t parent = state.info(mine[depth]->sid)->parent;
+    schedule::StmtSid parent = state.info(mine[depth]->sid)->parent;
     if (parent != state.info(theirs[depth]->sid)->parent) return false;
     const ir::ForNode* parent_loop = state.loop(parent);
-    std::vector<ir::Stmt> items = schedule::body_items(parent_loop ? parent_loop->body : sch_->block(parent).body);
+    std::vector<ir::Stmt> items =
+        schedule::body_items(parent_loop ? parent_loop->body : sch_->block(state.as_block(parent)).body);
     auto position = [&](const RV& loop) {
       for (size_t i = 0; i < items.size(); ++i) {
         if (items[i].get() == state.info(loop->sid)->node) return static_cast<long>(i);
@@ -266,8 +267,8 @@ class StageLowering {
     for (const auto& v : realize->iter_values) values.push_back(ir::substitute(v, to_mine));
     ir::Stmt moved =
         std::make_shared<ir::BlockRealizeNode>(values, ir::substitute(realize->predicate, to_mine), realize->block);
-    schedule::remove_from_scope(sch_->state(), other->sid, nullptr);
-    const ir::ForNode& inner = sch_->loop(mine.back()->sid);
+    schedule::remove_from_scope(sch_->state(), other->block_sid(), nullptr);
+    const ir::ForNode& inner = sch_->loop(mine.back()->loop_sid());
     auto with_both = std::make_shared<ir::ForNode>(inner);
     with_both->body = ir::make_seq({inner.body, moved});
     sch_->state().replace(mine.back()->sid, with_both);
@@ -358,14 +359,14 @@ class StageLowering {
   void infer_storage_scope(const Stage& st) {
     if (!st.scope.empty() || st.origin == Stage::Origin::CacheRead || st.origin == Stage::Origin::CacheWrite) return;
     RV block = block_of_.at(st.id);
-    const ir::BlockNode& b = sch_->block(block->sid);
+    const ir::BlockNode& b = sch_->block(block->block_sid());
     if (b.writes.size() != 1) return;
     for (const auto& [param, buffer] : sch_->mod()->prim_func("main")->buffer_map)
       if (buffer == b.writes[0].buffer) return;  // an output keeps its memory
     std::vector<RV> loops = sch_->get_loops(block);
     int rank = -1;
     for (size_t i = 0; i < std::min(attach_depth_[st.id], loops.size()); ++i) {
-      const ir::ForNode& f = sch_->loop(loops[i]->sid);
+      const ir::ForNode& f = sch_->loop(loops[i]->loop_sid());
       if (f.for_kind != ir::ForKind::ThreadBinding) continue;
       rank = std::max(rank, f.thread_tag.rfind("threadIdx", 0) == 0  ? 1
                             : f.thread_tag.rfind("blockIdx", 0) == 0 ? 0
@@ -401,7 +402,7 @@ class StageLowering {
   // reduction bound to threads) would leave lanes uninitialised: refused.
   void confirm_rfactor_inits() {
     if (!before_rfactor_init_) return;
-    for (uint64_t sid : sch_->state().rfactor_blocks_to_decompose) {
+    for (schedule::BlockSid sid : sch_->state().rfactor_blocks_to_decompose) {
       const ir::BlockNode* block = sch_->state().block(sid);
       TSCH_USER_ASSERT(!block || !block->init, NotImplementedError)
           << "not supported yet: rfactor of a reduction split imperfectly (" << block->name
@@ -438,7 +439,7 @@ class StageLowering {
         // A thread axis made with a domain binds loops of that extent only (TVM would guard a
         // shorter loop inside more threads).
         if (ann.value) {
-          const ir::ForNode& f = sch_->loop(loop->sid);
+          const ir::ForNode& f = sch_->loop(loop->loop_sid());
           int64_t want = 0, have = 0;
           bool equal = ir::as_const_int(ann.value, &want) && ir::as_const_int(f.extent, &have) && want == have;
           TSCH_USER_ASSERT(equal, NotImplementedError)

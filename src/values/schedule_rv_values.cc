@@ -24,7 +24,7 @@ std::string RVValue::repr_hook(Interpreter&) {
   // sample_compute_location's "stay at the root" and "inline" are no loop of the IR.
   if (rv->kind == RVNode::Kind::Loop && rv->sid == schedule::kRootLoop) return "LoopRV(compute_root)";
   if (rv->kind == RVNode::Kind::Loop && rv->sid == schedule::kInlineLoop) return "LoopRV(compute_inline)";
-  return fmt::format("{}({})", kind, rv->sid);
+  return fmt::format("{}({})", kind, rv->sid.value);
 }
 
 const ir::Var* expr_rv_var(const Value& v) {
@@ -60,7 +60,7 @@ TypeRef rv_type(RVNode::Kind kind) {
     auto t = std::make_shared<TypeObject>(name);
     t->set_module("tvm.tir.schedule");
     t->constructor = [kind](Interpreter&, TypeObject*, script::CallArgs&) {
-      return wrap_rv(schedule::make_rv(kind, 0));
+      return wrap_rv(schedule::make_rv(kind, schedule::StmtSid()));
     };
     t->def("same_as", "self, other", [](Interpreter&, Args& a) {
       auto* other = a[1].as<RVValue>();

@@ -75,7 +75,7 @@ PrimFunc matmul_desc(DataType acc = DataType::float32()) {
 // The mapping's outputs as text, or "none".
 std::string mapping(const IRModule& mod, const PrimFunc& desc) {
   Schedule sch(mod);
-  uint64_t block = sch.block_sid(TraceArg::of_ref(sch.get_block("C", "main")));
+  BlockSid block = sch.block_sid(TraceArg::of_ref(sch.get_block("C", "main")));
   auto info = get_auto_tensorize_mapping_info(sch.state(), block, desc);
   if (!info) return "none";
   REQUIRE(info->mappings.size() == 1);

@@ -3,12 +3,15 @@
 // the render levels, and the instruction registry.
 #include <catch2/catch.hpp>
 #include <set>
+#include <type_traits>
+#include <unordered_set>
 
 #include "golden_scripts.h"
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "ir/structural_equal.h"
 #include "schedule/error.h"
+#include "schedule/primitives.h"
 #include "schedule/schedule.h"
 
 using namespace tsch;
@@ -210,8 +213,8 @@ TEST_CASE("ExprRV: an expression over sampled values is evaluated, printed, writ
   REQUIRE(factor.list.size() == 2);
   std::vector<RV> parts = sch.apply("Split", {TraceArg::of_ref(loops[0]), TraceArg::none(), factor},
                                     {TraceArg::of_bool(true), TraceArg::of_bool(false)});
-  CHECK(sch.loop(parts[1]->sid).extent->kind == ExprKind::IntImm);
-  CHECK(as<IntImmNode>(sch.loop(parts[1]->sid).extent)->value == 16);
+  CHECK(sch.loop(parts[1]->loop_sid()).extent->kind == ExprKind::IntImm);
+  CHECK(as<IntImmNode>(sch.loop(parts[1]->loop_sid()).extent)->value == 16);
   std::vector<std::string> lines = sch.trace().as_python();
   CHECK(
       lines.back() ==
@@ -229,7 +232,7 @@ TEST_CASE("ExprRV: an expression over sampled values is evaluated, printed, writ
   Schedule replayed(copy_module(), 1);
   other.apply_to_schedule(replayed, false);
   std::vector<RV> new_loops = replayed.get_loops(replayed.get_block("B", "main"));
-  CHECK(as<IntImmNode>(replayed.loop(new_loops[1]->sid).extent)->value == 20);
+  CHECK(as<IntImmNode>(replayed.loop(new_loops[1]->loop_sid()).extent)->value == 20);
 
   // Another schedule does not know these ExprRVs.
   CHECK_THROWS_AS(replayed.evaluate(e), UserError);
@@ -243,8 +246,8 @@ TEST_CASE("ScheduleState: the copy-on-write replace writes what nothing else hol
     b->name = name;
     return b;
   };
-  uint64_t block = st.blocks_in("main")[0];
-  std::vector<uint64_t> loops = st.enclosing_loops(block);
+  BlockSid block = st.blocks_in("main")[0];
+  std::vector<LoopSid> loops = st.enclosing_loops(block);
   REQUIRE(loops.size() == 2);
   const PrimFuncNode* func = st.mod()->prim_func("main").get();
   const ForNode* outer = st.loop(loops[0]);
@@ -253,7 +256,7 @@ TEST_CASE("ScheduleState: the copy-on-write replace writes what nothing else hol
   // Nothing else holds the path: the parent loop is written in place, nothing above it changes.
   st.replace_copy_on_write(block, renamed("B2"), {}, 0);
   CHECK(st.block(block) == nullptr);  // the replaced block's sid is gone
-  uint64_t b2 = st.blocks_in("main")[0];
+  BlockSid b2 = st.blocks_in("main")[0];
   CHECK(st.block_at(b2).name == "B2");
   CHECK(st.loop(loops[1]) == inner);
   CHECK(st.loop(loops[0]) == outer);
@@ -271,7 +274,7 @@ TEST_CASE("ScheduleState: the copy-on-write replace writes what nothing else hol
 
   // A holder of the module: module and function are copied; the held module is unchanged.
   IRModule mod = st.mod();
-  uint64_t b3 = st.blocks_in("main")[0];
+  BlockSid b3 = st.blocks_in("main")[0];
   Block reused = renamed("B4");
   st.replace_copy_on_write(b3, reused, {{&st.block_at(b3), reused}}, 0);
   CHECK(st.mod() != mod);
@@ -283,4 +286,34 @@ TEST_CASE("ScheduleState: the copy-on-write replace writes what nothing else hol
     if (auto* b = as<BlockNode>(s)) old_has_b3 |= b->name == "B3";
   });
   CHECK(old_has_b3);
+}
+
+// Typed sids: a block where a loop is expected does not compile; either converts to a
+// statement, and the way back is explicit and checked.
+static_assert(std::is_trivially_copyable_v<LoopSid> && std::is_trivially_copyable_v<BlockSid> &&
+              std::is_trivially_copyable_v<StmtSid>);
+static_assert(!std::is_convertible_v<uint64_t, LoopSid> && !std::is_convertible_v<uint64_t, BlockSid> &&
+              !std::is_convertible_v<uint64_t, StmtSid>);
+static_assert(!std::is_convertible_v<BlockSid, LoopSid> && !std::is_convertible_v<LoopSid, BlockSid>);
+static_assert(!std::is_convertible_v<StmtSid, LoopSid> && !std::is_convertible_v<StmtSid, BlockSid>);
+static_assert(std::is_convertible_v<LoopSid, StmtSid> && std::is_convertible_v<BlockSid, StmtSid>);
+static_assert(std::is_invocable_v<decltype(&parallel), ScheduleState&, LoopSid>);
+static_assert(!std::is_invocable_v<decltype(&parallel), ScheduleState&, BlockSid>);
+static_assert(!std::is_invocable_v<decltype(&compute_inline), ScheduleState&, LoopSid>);
+
+TEST_CASE("ScheduleState: typed sids convert back to loops and blocks only where they name one", "[schedule]") {
+  ScheduleState st(copy_module());
+  BlockSid block = st.blocks_in("main")[0];
+  LoopSid loop = st.enclosing_loops(block)[0];
+  StmtSid any_block = block, any_loop = loop;
+  CHECK(st.as_block(any_block) == block);
+  CHECK(st.as_loop(any_loop) == loop);
+  CHECK(!st.as_loop(any_block));
+  CHECK(!st.as_block(any_loop));
+  CHECK(!st.as_block(StmtSid()));
+  CHECK(any_loop == loop);
+  CHECK(any_block != any_loop);
+  CHECK(st.scope_block(block) == st.root_of("main"));
+  std::unordered_set<StmtSid> seen{block, loop};
+  CHECK(seen.count(any_loop) == 1);
 }

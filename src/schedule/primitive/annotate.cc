@@ -24,14 +24,14 @@ TSCH_SCHEDULE_ERROR_KIND(kRegionMissesAccessError, "RegionMissesAccessError",
                          "The annotated buffer region misses part of what the block accesses",
                          "The annotated buffer region misses part of what block {0} accesses");
 
-void replace_annotations(ScheduleState& s, uint64_t sid, const std::function<void(AttrMap&)>& edit) {
+void replace_annotations(ScheduleState& s, StmtSid sid, const std::function<void(AttrMap&)>& edit) {
   if (const ForNode* f = s.loop(sid)) {
     auto copy = std::make_shared<ForNode>(*f);
     edit(copy->annotations);
     s.replace(sid, copy);
     return;
   }
-  const BlockNode* b = &s.block_at(sid);
+  const BlockNode* b = &s.block_at(s.as_block(sid));
   auto copy = std::make_shared<BlockNode>(*b);
   edit(copy->annotations);
   const BlockRealizeNode* r = s.info(sid)->realize;
@@ -46,7 +46,7 @@ void replace_annotations(ScheduleState& s, uint64_t sid, const std::function<voi
 // primitives keep it. It is the user's statement of what the body accesses (for accesses the
 // analysis cannot bound, e.g. through float index arithmetic); one that provably misses part
 // of the body's accesses is refused, as dependency analysis trusts regions.
-void annotate_buffer_access(ScheduleState& s, uint64_t block_sid, int64_t index, bool write,
+void annotate_buffer_access(ScheduleState& s, BlockSid block_sid, int64_t index, bool write,
                             const std::vector<Var>& params, const std::vector<PrimExpr>& ranges) {
   const BlockNode* b = &s.block_at(block_sid);
   const std::vector<BufferRegion>& regions = write ? b->writes : b->reads;
@@ -104,7 +104,7 @@ void annotate_buffer_access(ScheduleState& s, uint64_t block_sid, int64_t index,
   s.replace(block_sid, std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, copy));
 }
 
-void annotate(ScheduleState& s, uint64_t sid, const std::string& key, const AttrValue& value) {
+void annotate(ScheduleState& s, StmtSid sid, const std::string& key, const AttrValue& value) {
   replace_annotations(s, sid, [&](AttrMap& m) {
     for (auto& [k, v] : m) {
       if (k == key) {
@@ -123,8 +123,8 @@ TSCH_SCHEDULE_ERROR_KIND(kNoSuchAnnotationError, "NoSuchAnnotationError", "The l
 
 }  // namespace
 
-void unannotate(ScheduleState& s, uint64_t sid, const std::string& key) {
-  const AttrMap& current = s.loop(sid) ? s.loop_at(sid).annotations : s.block_at(sid).annotations;
+void unannotate(ScheduleState& s, StmtSid sid, const std::string& key) {
+  const AttrMap& current = s.loop(sid) ? s.loop(sid)->annotations : s.block_at(s.as_block(sid)).annotations;
   if (!find_attr(current, key))
     fail(s, kNoSuchAnnotationError, {sid}, fmt::format("{{0}} has no annotation \"{}\"", key));
   replace_annotations(s, sid, [&](AttrMap& m) {
@@ -136,9 +136,9 @@ void unannotate(ScheduleState& s, uint64_t sid, const std::string& key) {
   });
 }
 
-uint64_t add_unit_loop(ScheduleState& s, uint64_t sid) {
+LoopSid add_unit_loop(ScheduleState& s, StmtSid sid) {
   const NodeInfo* info = s.info(sid);
-  if (info->node->kind == StmtKind::Block && info->parent == 0) fail(s, kRootBlockError, {sid});
+  if (info->node->kind == StmtKind::Block && !info->parent) fail(s, kRootBlockError, {sid});
   Stmt target = info->node->kind == StmtKind::For ? Stmt(std::shared_ptr<const StmtNode>{}, info->node)
                                                   : Stmt(std::shared_ptr<const StmtNode>{}, info->realize);
   // Copy the target so the new tree owns it.
@@ -150,7 +150,7 @@ uint64_t add_unit_loop(ScheduleState& s, uint64_t sid) {
   auto loop = std::make_shared<ForNode>(make_var("u"), make_int(0), make_int(1), ForKind::Serial, owned);
   loop->sid = s.fresh_sid();
   s.replace(sid, loop);
-  return loop->sid;
+  return sid_of(*loop);
 }
 
 }  // namespace tsch::schedule
@@ -204,7 +204,7 @@ void register_annotate_kinds(KindList& kinds) {
        input("ann_val", ParamType::AnnValue)},
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
-        uint64_t sid = sch.block_or_loop_sid(c.inputs[0]);
+        StmtSid sid = sch.block_or_loop_sid(c.inputs[0]);
         annotate(sch.state(), sid, c.attrs[0].s, annotation_value(c.inputs[1]));
       },
       "annotate(block_or_loop, ann_key, ann_val): attach an annotation (e.g. pragma_auto_unroll_max_step)."));

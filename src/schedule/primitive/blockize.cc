@@ -85,7 +85,7 @@ TSCH_SCHEDULE_ERROR_KIND(kUnlistedBlockError, "UnlistedBlockError",
                          "The subtrees to blockize also hold block {0}, which is not listed");
 
 // TVM's SubspaceNotDivisibleError names the block and the first loop of the inner part.
-[[noreturn]] void fail_not_divisible(const ScheduleState& s, const std::vector<uint64_t>& where,
+[[noreturn]] void fail_not_divisible(const ScheduleState& s, const std::vector<StmtSid>& where,
                                      const std::string& why) {
   fail(s, kSubspaceNotDivisibleError, where,
        std::string("ScheduleError: The bindings of the inner block {0} can not be blockized") +
@@ -94,15 +94,15 @@ TSCH_SCHEDULE_ERROR_KIND(kUnlistedBlockError, "UnlistedBlockError",
 
 // The loops around a block (from 0, with constant extents) and which of them are inner.
 struct BlockLoops {
-  std::vector<uint64_t> sids;  // outermost first
+  std::vector<LoopSid> sids;  // outermost first
   arith::LoopExtents extents;
   std::unordered_map<const VarNode*, const ForNode*> loop_of;
   std::unordered_set<const VarNode*> inner_vars;
   std::vector<const ForNode*> inner_loops;  // outermost first
-  std::vector<uint64_t> where;              // the block and the first inner loop, for errors
+  std::vector<StmtSid> where;               // the block and the first inner loop, for errors
 };
 
-BlockLoops block_loops(const ScheduleState& s, uint64_t block_sid, size_t first_inner) {
+BlockLoops block_loops(const ScheduleState& s, BlockSid block_sid, size_t first_inner) {
   BlockLoops out;
   out.sids = s.enclosing_loops(block_sid);
   out.where = {block_sid};
@@ -126,7 +126,7 @@ BlockLoops block_loops(const ScheduleState& s, uint64_t block_sid, size_t first_
 
 // A T.where predicate goes with the loops it tests: over outer loops only it guards the outer
 // block, over inner loops only it stays on the inner block.
-void divide_predicate(const ScheduleState& s, uint64_t block_sid, const BlockLoops& loops, Subspace& out) {
+void divide_predicate(const ScheduleState& s, BlockSid block_sid, const BlockLoops& loops, Subspace& out) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   out.outer_predicate = make_bool(true);
   out.inner_predicate = make_bool(true);
@@ -152,7 +152,7 @@ void divide_predicate(const ScheduleState& s, uint64_t block_sid, const BlockLoo
 // as TVM writes it.
 void keep_unit_outer_loops(const ScheduleState& s, const PrimExpr& binding, const BlockLoops& loops, Division& d) {
   DataType t = binding->dtype;
-  for (uint64_t sid : loops.sids) {
+  for (LoopSid sid : loops.sids) {
     const ForNode* loop = &s.loop_at(sid);
     const VarNode* var = loop->loop_var.get();
     if (loops.inner_vars.count(var) || loops.extents.at(var) != 1) continue;
@@ -163,7 +163,7 @@ void keep_unit_outer_loops(const ScheduleState& s, const PrimExpr& binding, cons
 }
 
 // Binding `i` (its iter map `sum`) written as outer * inner_extent + inner.
-Division divide_binding(const ScheduleState& s, uint64_t block_sid, size_t i, const arith::IterSum& sum,
+Division divide_binding(const ScheduleState& s, BlockSid block_sid, size_t i, const arith::IterSum& sum,
                         const BlockLoops& loops, bool preserve_unit_iters) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   DataType t = realize->iter_values[i]->dtype;
@@ -208,7 +208,7 @@ Division divide_binding(const ScheduleState& s, uint64_t block_sid, size_t i, co
   return d;
 }
 
-Subspace divide(const ScheduleState& s, uint64_t block_sid, size_t first_inner, bool preserve_unit_iters) {
+Subspace divide(const ScheduleState& s, BlockSid block_sid, size_t first_inner, bool preserve_unit_iters) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   BlockLoops loops = block_loops(s, block_sid, first_inner);
   Subspace out;
@@ -241,7 +241,7 @@ struct Inner {
 
 // Creates the outer iterators from the first block (`outer.has_iters` false) or checks
 // that a later block divides into the same ones, then rewrites the block.
-Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block, const Subspace& sub,
+Inner derive(const ScheduleState& s, BlockSid block_sid, const BlockNode* block, const Subspace& sub,
              bool preserve_unit_iters, Outer& outer) {
   bool reuse = outer.has_iters;
   if (reuse && outer.block->iter_vars.size() != block->iter_vars.size()) {
@@ -318,7 +318,7 @@ Inner derive(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
 }
 
 // What the inner block accesses over all inner iterations.
-std::vector<BufferRegion> relax(const ScheduleState& s, uint64_t block_sid, const std::vector<BufferRegion>& regions,
+std::vector<BufferRegion> relax(const ScheduleState& s, BlockSid block_sid, const std::vector<BufferRegion>& regions,
                                 const arith::VarDomain& dom) {
   std::vector<BufferRegion> out;
   for (const auto& r : regions) {
@@ -399,11 +399,11 @@ Stmt outer_init(ScheduleState& s, const BlockNode* block, const Inner& in, const
 
 }  // namespace
 
-uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters) {
+BlockSid blockize(ScheduleState& s, LoopSid loop_sid, bool preserve_unit_iters) {
   // Step 1. Check: one block under the loop, affine bindings that divide into outer/inner.
-  std::vector<uint64_t> blocks;
-  for (uint64_t b : s.blocks_in(s.info(loop_sid)->func)) {
-    std::vector<uint64_t> loops = s.enclosing_loops(b);
+  std::vector<BlockSid> blocks;
+  for (BlockSid b : s.blocks_in(s.info(loop_sid)->func)) {
+    std::vector<LoopSid> loops = s.enclosing_loops(b);
     if (std::find(loops.begin(), loops.end(), loop_sid) != loops.end() && s.scope_block(b) == s.scope_block(loop_sid))
       blocks.push_back(b);
   }
@@ -412,9 +412,9 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
         s, {loop_sid},
         fmt::format("blockize of a loop {{0}} holding {} blocks (exactly one is supported)", blocks.size()));
   }
-  uint64_t block_sid = blocks[0];
+  BlockSid block_sid = blocks[0];
   const BlockNode* block = &s.block_at(block_sid);
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
   size_t first_inner = static_cast<size_t>(std::find(loops.begin(), loops.end(), loop_sid) - loops.begin());
   Subspace sub = divide(s, block_sid, first_inner, preserve_unit_iters);
 
@@ -438,15 +438,15 @@ uint64_t blockize(ScheduleState& s, uint64_t loop_sid, bool preserve_unit_iters)
   }
   outer.block->body = in.nest;
   s.replace(loop_sid, std::make_shared<BlockRealizeNode>(outer.values, sub.outer_predicate, outer.block));
-  return outer.block->sid;
+  return sid_of(*outer.block);
 }
 
 namespace {
 
 // TVM's NoBlockError and BlockMultiAppearanceError.
-void check_block_list(const ScheduleState& s, const std::vector<uint64_t>& block_sids) {
+void check_block_list(const ScheduleState& s, const std::vector<BlockSid>& block_sids) {
   if (block_sids.empty()) fail(s, kNoBlockError, {});
-  std::unordered_set<uint64_t> targets(block_sids.begin(), block_sids.end());
+  std::unordered_set<BlockSid> targets(block_sids.begin(), block_sids.end());
   if (targets.size() == block_sids.size()) return;
   for (size_t i = 0; i < block_sids.size(); ++i) {
     if (std::count(block_sids.begin(), block_sids.begin() + i, block_sids[i]))
@@ -457,35 +457,35 @@ void check_block_list(const ScheduleState& s, const std::vector<uint64_t>& block
 // The blocks' lowest common ancestor: their innermost common loop, else their scope block,
 // and the sequence of its body whose children hold the blocks (null: the body is one child).
 struct CommonAncestor {
-  uint64_t scope = 0;
-  std::vector<uint64_t> common;  // the common loops, outermost first
-  uint64_t lca = 0;
+  BlockSid scope;
+  std::vector<LoopSid> common;  // the common loops, outermost first
+  StmtSid lca;
   Stmt body;
   const SeqStmtNode* seq = nullptr;
 };
 
 // TVM's BlocksNotInSameScopeError, then the lowest common ancestor.
-CommonAncestor common_ancestor(const ScheduleState& s, const std::vector<uint64_t>& block_sids) {
+CommonAncestor common_ancestor(const ScheduleState& s, const std::vector<BlockSid>& block_sids) {
   CommonAncestor out;
   out.scope = s.scope_block(block_sids[0]);
   out.common = s.enclosing_loops(block_sids[0]);
-  for (uint64_t b : block_sids) {
+  for (BlockSid b : block_sids) {
     if (s.scope_block(b) != out.scope) fail(s, kBlocksNotInSameScopeError, {block_sids[0], b});
-    std::vector<uint64_t> loops = s.enclosing_loops(b);
+    std::vector<LoopSid> loops = s.enclosing_loops(b);
     size_t n = 0;
     while (n < out.common.size() && n < loops.size() && out.common[n] == loops[n]) ++n;
     out.common.resize(n);
   }
-  out.lca = out.common.empty() ? out.scope : out.common.back();
+  out.lca = out.common.empty() ? StmtSid(out.scope) : StmtSid(out.common.back());
   // A scope's body is looked at under its leading AllocateConst / DeclBuffer statements.
-  out.body = out.common.empty() ? peel_decls(s.block_at(out.scope).body).inner : s.loop_at(out.lca).body;
+  out.body = out.common.empty() ? peel_decls(s.block_at(out.scope).body).inner : s.loop_at(out.common.back()).body;
   out.seq = as<SeqStmtNode>(out.body);
   return out;
 }
 
 // Which child of the ancestor's sequence holds block `b`.
-size_t child_of(const ScheduleState& s, const CommonAncestor& at, uint64_t b) {
-  uint64_t node = b;
+size_t child_of(const ScheduleState& s, const CommonAncestor& at, BlockSid b) {
+  StmtSid node = b;
   while (s.info(node)->parent != at.lca) node = s.info(node)->parent;
   if (!at.seq) return 0;
   for (size_t i = 0; i < at.seq->seq.size(); ++i) {
@@ -499,22 +499,22 @@ size_t child_of(const ScheduleState& s, const CommonAncestor& at, uint64_t b) {
 // TVM's BlocksNotConsecutiveError: the children holding the blocks are consecutive. Returns
 // them, sorted.
 std::vector<size_t> check_consecutive(const ScheduleState& s, const CommonAncestor& at,
-                                      const std::vector<uint64_t>& block_sids) {
+                                      const std::vector<BlockSid>& block_sids) {
   std::vector<size_t> sorted;
-  for (uint64_t b : block_sids) sorted.push_back(child_of(s, at, b));
+  for (BlockSid b : block_sids) sorted.push_back(child_of(s, at, b));
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  if (sorted.back() - sorted.front() + 1 != sorted.size()) fail(s, kBlocksNotConsecutiveError, block_sids);
+  if (sorted.back() - sorted.front() + 1 != sorted.size()) fail(s, kBlocksNotConsecutiveError, stmt_sids(block_sids));
   return sorted;
 }
 
 // The children to blockize hold no block of the scope that is not listed.
-void check_no_unlisted_block(const ScheduleState& s, const CommonAncestor& at, const std::vector<uint64_t>& block_sids,
+void check_no_unlisted_block(const ScheduleState& s, const CommonAncestor& at, const std::vector<BlockSid>& block_sids,
                              const std::vector<size_t>& children) {
-  std::unordered_set<uint64_t> targets(block_sids.begin(), block_sids.end());
-  for (uint64_t b : s.blocks_in(s.info(block_sids[0])->func)) {
+  std::unordered_set<BlockSid> targets(block_sids.begin(), block_sids.end());
+  for (BlockSid b : s.blocks_in(s.info(block_sids[0])->func)) {
     if (targets.count(b) || s.scope_block(b) != at.scope) continue;
-    std::vector<uint64_t> loops = s.enclosing_loops(b);
+    std::vector<LoopSid> loops = s.enclosing_loops(b);
     bool under_lca = at.common.empty() || std::find(loops.begin(), loops.end(), at.lca) != loops.end();
     if (under_lca && std::find(children.begin(), children.end(), child_of(s, at, b)) != children.end()) {
       fail(s, kUnlistedBlockError, {b});
@@ -524,7 +524,7 @@ void check_no_unlisted_block(const ScheduleState& s, const CommonAncestor& at, c
 
 // A listed reduction block keeps its init: the reduction stays whole inside the inner block
 // (TVM drops the init here, which would change the result).
-void keep_init(const ScheduleState& s, uint64_t b, const BlockNode* block, const Subspace& sub, const Outer& outer,
+void keep_init(const ScheduleState& s, BlockSid b, const BlockNode* block, const Subspace& sub, const Outer& outer,
                Inner& in) {
   for (size_t i = 0; i < sub.parts.size(); ++i) {
     if (sub.parts[i].outer_extent > 1 && block->iter_vars[i].type == IterType::CommReduce) {
@@ -548,7 +548,7 @@ void keep_init(const ScheduleState& s, uint64_t b, const BlockNode* block, const
 
 // Step 2 for one listed block: divided at the loops below the ancestor into the shared outer
 // iterators; its regions, relaxed over the inner ones, added to the outer block's.
-Stmt divide_listed_block(const ScheduleState& s, uint64_t b, size_t first_inner, bool preserve_unit_iters,
+Stmt divide_listed_block(const ScheduleState& s, BlockSid b, size_t first_inner, bool preserve_unit_iters,
                          Outer& outer) {
   const BlockNode* block = &s.block_at(b);
   Subspace sub = divide(s, b, first_inner, preserve_unit_iters);
@@ -592,7 +592,7 @@ void replace_children(ScheduleState& s, const CommonAncestor& at, const std::vec
       s.replace(at.scope, std::make_shared<BlockRealizeNode>(std::vector<PrimExpr>{}, make_bool(true), block));
     }
   } else {
-    auto loop = std::make_shared<ForNode>(s.loop_at(at.lca));
+    auto loop = std::make_shared<ForNode>(s.loop_at(at.common.back()));
     loop->body = new_body;
     s.replace(at.lca, loop);
   }
@@ -600,7 +600,7 @@ void replace_children(ScheduleState& s, const CommonAncestor& at, const std::vec
 
 }  // namespace
 
-uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_sids, bool preserve_unit_iters) {
+BlockSid blockize_blocks(ScheduleState& s, const std::vector<BlockSid>& block_sids, bool preserve_unit_iters) {
   // Step 1. Check: blocks of one scope whose subtrees are consecutive children of their
   // lowest common ancestor, each subtree holding only target blocks.
   check_block_list(s, block_sids);
@@ -611,7 +611,7 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
   Outer outer;
   outer.block->name = "outer_";
   std::vector<std::pair<size_t, Stmt>> nests;
-  for (uint64_t b : block_sids) {
+  for (BlockSid b : block_sids) {
     Stmt nest = divide_listed_block(s, b, at.common.size(), preserve_unit_iters, outer);
     nests.emplace_back(child_of(s, at, b), nest);
   }
@@ -622,7 +622,7 @@ uint64_t blockize_blocks(ScheduleState& s, const std::vector<uint64_t>& block_si
   outer.block->sid = s.fresh_sid();
   // Step 3. The outer block replaces those children of the ancestor's sequence.
   replace_children(s, at, children, std::make_shared<BlockRealizeNode>(outer.values, make_bool(true), outer.block));
-  return outer.block->sid;
+  return sid_of(*outer.block);
 }
 
 }  // namespace tsch::schedule
@@ -639,7 +639,7 @@ void register_blockize_kinds(KindList& kinds) {
         bool preserve = c.attrs[0].as_bool();
         if (c.inputs[0].kind == TraceArg::Kind::List) {
           // A list of blocks: their consecutive subtrees become one outer block.
-          std::vector<uint64_t> blocks;
+          std::vector<BlockSid> blocks;
           for (const TraceArg& b : c.inputs[0].list) blocks.push_back(sch.block_sid(b));
           output_blocks(c, {blockize_blocks(sch.state(), blocks, preserve)});
         } else {

@@ -117,14 +117,14 @@ bool reads_before_writing(const BlockNode& block, const Buffer& buffer) {
 
 // The region of `region` (accessed by `block`) over the loops of its scope below loop
 // `below` (all of them when 0): the loops outside stay symbolic.
-std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block_sid, const BufferRegion& region,
-                                          uint64_t below = 0) {
+std::vector<arith::Interval> scope_region(const ScheduleState& s, BlockSid block_sid, const BufferRegion& region,
+                                          LoopSid below = LoopSid()) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const BlockNode* block = &s.block_at(block_sid);
   std::unordered_map<const VarNode*, PrimExpr> bind;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
   arith::VarDomain dom, outer;  // the loops relaxed; the loops left symbolic
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
   auto from = std::find(loops.begin(), loops.end(), below);
   auto first = from == loops.end() ? loops.begin() : from + 1;
   for (auto it = loops.begin(); it != loops.end(); ++it) {
@@ -133,7 +133,7 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
   }
   // The iterators of the blocks around the scope stay symbolic, inside their domains: the
   // clamp below needs them to see that `i * 16 + 15` of a 16-row tile stays inside the buffer.
-  for (uint64_t up = s.scope_block(block_sid); up; up = s.scope_block(up)) {
+  for (BlockSid up = s.scope_block(block_sid); up; up = s.scope_block(up)) {
     for (const auto& iv : s.block_at(up).iter_vars) outer[iv.var.get()] = arith::interval_of(iv.dom);
   }
   std::vector<arith::Interval> out;
@@ -173,10 +173,11 @@ std::vector<arith::Interval> scope_region(const ScheduleState& s, uint64_t block
 }  // namespace
 
 Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, const Buffer& dst,
-               const std::vector<arith::Interval>& region, uint64_t& block_sid, bool compact, bool cache_is_dst) {
+               const std::vector<arith::Interval>& region, BlockSid& block_sid, bool compact, bool cache_is_dst) {
   auto block = std::make_shared<BlockNode>();
   block->name = name;
-  block->sid = block_sid = s.fresh_sid();
+  block->sid = s.fresh_sid();
+  block_sid = sid_of(*block);
   std::vector<Var> loops;
   std::vector<PrimExpr> extents, bindings, indices;
   for (size_t d = 0; d < region.size(); ++d) {
@@ -213,8 +214,8 @@ Stmt copy_nest(ScheduleState& s, const std::string& name, const Buffer& src, con
   return make_loop_nest(s, nest, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), block));
 }
 
-size_t top_level_index(const ScheduleState& s, uint64_t sid, uint64_t scope) {
-  uint64_t top = sid;
+size_t top_level_index(const ScheduleState& s, StmtSid sid, BlockSid scope) {
+  StmtSid top = sid;
   while (s.info(top)->parent != scope) top = s.info(top)->parent;
   const StmtNode* node = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
   const BlockNode* scope_block = &s.block_at(scope);
@@ -231,7 +232,7 @@ namespace {
 // The shape of a compact cache over `region`, or nothing where an extent names a loop or
 // block iterator (a tile clamped at the buffer's edge): the scope block cannot allocate a
 // buffer sized by its own iterators, so the cache keeps the buffer's shape.
-std::optional<std::vector<PrimExpr>> compact_shape(const ScheduleState& s, uint64_t scope, const Buffer& buffer,
+std::optional<std::vector<PrimExpr>> compact_shape(const ScheduleState& s, BlockSid scope, const Buffer& buffer,
                                                    const std::vector<arith::Interval>& region) {
   std::unordered_set<const VarNode*> iterators;
   for_each_stmt(Stmt(std::make_shared<BlockNode>(s.block_at(s.root_of(s.info(scope)->func)))), [&](const Stmt& x) {
@@ -278,15 +279,15 @@ void check_scope(const ScheduleState& s, const std::string& scope) { check_stora
 // nothing else in the scope reads it. A reader sharing the producer's top-level statement
 // that TVM's CacheLocDetector could not place the copy before (it runs first in a shared loop)
 // is refused, leaving the schedule unchanged.
-size_t copy_back_position(const ScheduleState& s, uint64_t block_sid, uint64_t scope, const Buffer& buffer,
-                          const std::unordered_set<uint64_t>& consumers) {
+size_t copy_back_position(const ScheduleState& s, BlockSid block_sid, BlockSid scope, const Buffer& buffer,
+                          const std::unordered_set<BlockSid>& consumers) {
   size_t here = top_level_index(s, block_sid, scope);
   bool any_reader = false;
   size_t first_after = SIZE_MAX;
-  for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
+  for (BlockSid other : s.blocks_in(s.info(block_sid)->func)) {
     if (other == block_sid || other == scope || consumers.count(other)) continue;
     // Readers at any depth of the scope, except inside the producer itself.
-    uint64_t up = s.scope_block(other);
+    BlockSid up = s.scope_block(other);
     while (up && up != scope && up != block_sid) up = s.scope_block(up);
     if (up != scope) continue;
     bool touches = false;
@@ -317,19 +318,19 @@ void check_storage_scope(const ScheduleState& s, const std::string& scope) {
 
 namespace {
 
-bool block_writes(const ScheduleState& s, uint64_t block, const Buffer& buffer) {
+bool block_writes(const ScheduleState& s, BlockSid block, const Buffer& buffer) {
   return writes_buffer(&s.block_at(block), buffer);
 }
 
 // The blocks of the scope (at any depth) that read `buffer`, except those writing it and
 // those inside a block that writes it: as TVM's CacheReadRewriter, which leaves the writer's
 // whole subtree alone (a reader in there runs before the copy, which follows the writer).
-std::vector<uint64_t> readers_in_scope(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
-  std::vector<uint64_t> out;
-  for (uint64_t b : s.blocks_in(s.info(scope)->func)) {
+std::vector<BlockSid> readers_in_scope(const ScheduleState& s, BlockSid scope, const Buffer& buffer) {
+  std::vector<BlockSid> out;
+  for (BlockSid b : s.blocks_in(s.info(scope)->func)) {
     if (b == scope) continue;
     bool in_writer = false;
-    uint64_t up = s.scope_block(b);
+    BlockSid up = s.scope_block(b);
     for (; up && up != scope; up = s.scope_block(up)) in_writer = in_writer || block_writes(s, up, buffer);
     if (!up || in_writer) continue;
     bool reads = false;
@@ -344,16 +345,16 @@ std::vector<uint64_t> readers_in_scope(const ScheduleState& s, uint64_t scope, c
 // body of loop `loc` at `pos` (the caller inserts it into the scope block's body itself).
 class Rewriter : public IRMutator {
  public:
-  Rewriter(const std::unordered_set<uint64_t>& redirected, const Buffer& src, const Buffer& cache,
-           const BufferReindex* shift, uint64_t loc, size_t pos, const Stmt& nest)
+  Rewriter(const std::unordered_set<BlockSid>& redirected, const Buffer& src, const Buffer& cache,
+           const BufferReindex* shift, StmtSid loc, size_t pos, const Stmt& nest)
       : redirected_(redirected), src_(src), cache_(cache), shift_(shift), loc_(loc), pos_(pos), nest_(nest) {}
   using IRMutator::mutate;
   Stmt mutate(const Stmt& st) override {
-    if (auto* realize = as<BlockRealizeNode>(st); realize && redirected_.count(realize->block->sid)) {
+    if (auto* realize = as<BlockRealizeNode>(st); realize && redirected_.count(sid_of(*realize->block))) {
       return replace_buffer(st, src_, cache_, shift_);
     }
     Stmt t = mutate_children(st);
-    if (auto* f = as<ForNode>(t); f && f->sid == loc_) {
+    if (auto* f = as<ForNode>(t); f && sid_of(*f) == loc_) {
       auto out = std::make_shared<ForNode>(*f);
       out->body = insert(f->body);
       return out;
@@ -367,21 +368,21 @@ class Rewriter : public IRMutator {
   int inserted = 0;
 
  private:
-  const std::unordered_set<uint64_t>& redirected_;
+  const std::unordered_set<BlockSid>& redirected_;
   Buffer src_, cache_;
   const BufferReindex* shift_;
-  uint64_t loc_;
+  StmtSid loc_;
   size_t pos_;
   Stmt nest_;
 };
 
 // The named consumer blocks with the blocks nested in them (TVM: GetChildBlocks).
-std::unordered_set<uint64_t> with_nested_blocks(const ScheduleState& s, const std::vector<uint64_t>& blocks) {
-  std::unordered_set<uint64_t> out;
-  for (uint64_t c : blocks) {
+std::unordered_set<BlockSid> with_nested_blocks(const ScheduleState& s, const std::vector<BlockSid>& blocks) {
+  std::unordered_set<BlockSid> out;
+  for (BlockSid c : blocks) {
     out.insert(c);
-    for (uint64_t b : s.blocks_in(s.info(c)->func)) {
-      for (uint64_t up = s.scope_block(b); up; up = s.scope_block(up)) {
+    for (BlockSid b : s.blocks_in(s.info(c)->func)) {
+      for (BlockSid up = s.scope_block(b); up; up = s.scope_block(up)) {
         if (up == c) out.insert(b);
       }
     }
@@ -392,14 +393,14 @@ std::unordered_set<uint64_t> with_nested_blocks(const ScheduleState& s, const st
 // Where a copy goes: into the body of loop `loc` (or of the scope block) at `pos`, copying
 // `region` of the buffer.
 struct CacheSite {
-  uint64_t loc = 0;
+  StmtSid loc;
   size_t pos = 0;
   std::vector<arith::Interval> region;
 };
 
 // Step 3 of both: the `redirected` blocks access `cache` instead of `buffer` (re-indexed by
 // `shift` when compact), the copy nest goes in at `site`, and the scope allocates the cache.
-void install_cache(ScheduleState& s, uint64_t scope, const std::unordered_set<uint64_t>& redirected,
+void install_cache(ScheduleState& s, BlockSid scope, const std::unordered_set<BlockSid>& redirected,
                    const Buffer& buffer, const Buffer& cache, const BufferReindex* shift, const CacheSite& site,
                    const Stmt& nest, const char* primitive) {
   Rewriter rewrite(redirected, buffer, cache, shift, site.loc, site.pos, nest);
@@ -417,7 +418,7 @@ void install_cache(ScheduleState& s, uint64_t scope, const std::unordered_set<ui
 // Step 1: a valid scope, a read index of the block, a buffer the block does not also write
 // (it would read the copy and update it, and its results never reach the buffer). Returns
 // the buffer.
-Buffer check_cache_read(const ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
+Buffer check_cache_read(const ScheduleState& s, BlockSid block_sid, int64_t index, const std::string& scope_name) {
   check_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->reads.size())) {
@@ -436,9 +437,9 @@ Buffer check_cache_read(const ScheduleState& s, uint64_t block_sid, int64_t inde
 
 // TVM's NotSingleWriteBlock over the scope's child blocks: the buffer's writer, or 0 for an
 // input of the scope.
-uint64_t only_writer(const ScheduleState& s, uint64_t scope, const Buffer& src) {
-  std::vector<uint64_t> writers;
-  for (uint64_t b : s.child_blocks(scope)) {
+BlockSid only_writer(const ScheduleState& s, BlockSid scope, const Buffer& src) {
+  std::vector<BlockSid> writers;
+  for (BlockSid b : s.child_blocks(scope)) {
     if (writes_buffer(&s.block_at(b), src)) writers.push_back(b);
   }
   if (writers.size() > 1) {
@@ -446,18 +447,18 @@ uint64_t only_writer(const ScheduleState& s, uint64_t scope, const Buffer& src) 
          "The buffer " + src->name +
              " is expected to be written by single block, but it is written by blocks {0} and {1}.");
   }
-  return writers.empty() ? 0 : writers[0];
+  return writers.empty() ? BlockSid() : writers[0];
 }
 
 // Case 1: the buffer is written in the scope. The copy follows the writer, covering what it
 // writes below the insertion point.
-CacheSite site_after_writer(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t writer,
-                            const Buffer& src, const std::vector<uint64_t>& readers,
-                            const std::unordered_set<uint64_t>& consumers) {
+CacheSite site_after_writer(const ScheduleState& s, BlockSid block_sid, BlockSid scope, BlockSid writer,
+                            const Buffer& src, const std::vector<BlockSid>& readers,
+                            const std::unordered_set<BlockSid>& consumers) {
   const BlockNode& scope_block = s.block_at(scope);
   CacheSite site{scope, 0, {}};
-  std::unordered_set<uint64_t> related =
-      consumers.empty() ? std::unordered_set<uint64_t>(readers.begin(), readers.end()) : consumers;
+  std::unordered_set<BlockSid> related =
+      consumers.empty() ? std::unordered_set<BlockSid>(readers.begin(), readers.end()) : consumers;
   related.erase(writer);
   if (related.empty()) {
     site.pos = body_items(scope_block.body).size();
@@ -473,7 +474,7 @@ CacheSite site_after_writer(const ScheduleState& s, uint64_t block_sid, uint64_t
     site.pos = static_cast<size_t>(detector.pos);
     // The position indexes the loop's (or scope's) own body; a sequence nested deeper (under
     // a branch inside the loop) has no insertion point here.
-    Stmt body = site.loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(site.loc).body;
+    Stmt body = site.loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(s.as_loop(site.loc)).body;
     if (detector.seq && body.get() != detector.seq) {
       fail_not_supported(
           s, {block_sid},
@@ -486,7 +487,7 @@ CacheSite site_after_writer(const ScheduleState& s, uint64_t block_sid, uint64_t
   for (const auto& w : writer_regions.writes) {
     if (w.buffer == src) written = &w;
   }
-  site.region = scope_region(s, writer, *written, site.loc == scope ? 0 : site.loc);
+  site.region = scope_region(s, writer, *written, site.loc == scope ? LoopSid() : s.as_loop(site.loc));
   return site;
 }
 
@@ -494,13 +495,13 @@ CacheSite site_after_writer(const ScheduleState& s, uint64_t block_sid, uint64_t
 // reads), copied first. A declared region may reach past the buffer where the reads are
 // guarded (a padding block's `T.if_then_else(1 <= h, X[h - 1], 0)`, relaxed by blockize
 // without its condition): the copy stays inside the buffer, as nothing reads outside it.
-CacheSite site_of_input(const ScheduleState& s, uint64_t scope, const Buffer& src) {
+CacheSite site_of_input(const ScheduleState& s, BlockSid scope, const Buffer& src) {
   const BufferRegion* declared = nullptr;
   for (const auto& r : s.block_at(scope).reads) {
     if (r.buffer == src) declared = &r;
   }
   arith::VarDomain outer;
-  for (uint64_t up = scope; up; up = s.scope_block(up)) {
+  for (BlockSid up = scope; up; up = s.scope_block(up)) {
     for (const auto& iv : s.block_at(up).iter_vars) outer[iv.var.get()] = arith::interval_of(iv.dom);
   }
   CacheSite site{scope, 0, {}};
@@ -516,13 +517,13 @@ CacheSite site_of_input(const ScheduleState& s, uint64_t scope, const Buffer& sr
 
 // A copy inside a loop, or with consumers outside the insertion point, keeps the buffer's
 // shape (TVM's cache_full_region).
-bool cache_full_region(const ScheduleState& s, uint64_t scope, const CacheSite& site,
-                       const std::vector<uint64_t>& readers, const std::unordered_set<uint64_t>& consumers) {
+bool cache_full_region(const ScheduleState& s, BlockSid scope, const CacheSite& site,
+                       const std::vector<BlockSid>& readers, const std::unordered_set<BlockSid>& consumers) {
   bool full = site.loc != scope;
   if (full) return true;
-  for (uint64_t r : readers) {
+  for (BlockSid r : readers) {
     if (!consumers.empty() && !consumers.count(r)) continue;
-    uint64_t up = r;
+    StmtSid up = r;
     while (up && up != site.loc) up = s.info(up)->parent;
     full = full || up != site.loc;
   }
@@ -534,7 +535,7 @@ bool cache_full_region(const ScheduleState& s, uint64_t scope, const CacheSite& 
 // Step 1: a valid scope, a write index of the block, the buffer's only writer in the scope
 // (TVM's GetOnlyWriteBlock over the scope's child blocks: a block nested in the producer, as
 // blockize leaves an init block in its T.init, writes through it). Returns the write region.
-const BufferRegion& check_cache_write(const ScheduleState& s, uint64_t block_sid, int64_t index,
+const BufferRegion& check_cache_write(const ScheduleState& s, BlockSid block_sid, int64_t index,
                                       const std::string& scope_name) {
   check_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
@@ -543,7 +544,7 @@ const BufferRegion& check_cache_write(const ScheduleState& s, uint64_t block_sid
   }
   const BufferRegion& write = block->writes[static_cast<size_t>(index)];
   const Buffer& dst = write.buffer;
-  for (uint64_t other : s.child_blocks(s.scope_block(block_sid))) {
+  for (BlockSid other : s.child_blocks(s.scope_block(block_sid))) {
     if (other == block_sid) continue;
     if (writes_buffer(&s.block_at(other), dst)) {
       fail(s, kNotSingleWriteBlock, {block_sid, other},
@@ -559,7 +560,7 @@ const BufferRegion& check_cache_write(const ScheduleState& s, uint64_t block_sid
 // would read the cache before anything stored to it: the buffer's values are not copied in.
 // (A scope block that writes the buffer in one block and reads it in a later one is cached as
 // TVM caches it.)
-void check_not_read_before_written(const ScheduleState& s, uint64_t block_sid, const Buffer& dst) {
+void check_not_read_before_written(const ScheduleState& s, BlockSid block_sid, const Buffer& dst) {
   const BlockNode* block = &s.block_at(block_sid);
   if (!block->init && reads_before_writing(*block, dst)) {
     fail_not_supported(
@@ -573,11 +574,11 @@ void check_not_read_before_written(const ScheduleState& s, uint64_t block_sid, c
 // what it writes (`written`), or they would read the cache before (or where) nothing was
 // stored in it (TVM does not ask; a reader of a parameter's old contents would silently
 // change).
-void check_consumers_read_written(const ScheduleState& s, uint64_t block_sid, const Buffer& dst,
-                                  const std::vector<uint64_t>& consumer_blocks,
+void check_consumers_read_written(const ScheduleState& s, BlockSid block_sid, const Buffer& dst,
+                                  const std::vector<BlockSid>& consumer_blocks,
                                   const std::vector<arith::Interval>& written) {
-  std::vector<uint64_t> order = s.blocks_in(s.info(block_sid)->func);
-  for (uint64_t c : consumer_blocks) {
+  std::vector<BlockSid> order = s.blocks_in(s.info(block_sid)->func);
+  for (BlockSid c : consumer_blocks) {
     if (std::find(order.begin(), order.end(), c) < std::find(order.begin(), order.end(), block_sid))
       fail_not_supported(
           s, {block_sid, c},
@@ -600,11 +601,11 @@ void check_consumers_read_written(const ScheduleState& s, uint64_t block_sid, co
 // Step 2: where the copy-back goes (TVM's CacheLocDetector): after the producer, before the
 // first block still reading the buffer itself — inside the loops the two share, where they
 // share any; else at the scope's top level, over what the producer writes there (`written`).
-CacheSite copy_back_site(const ScheduleState& s, uint64_t block_sid, uint64_t scope, const BufferRegion& write,
-                         const std::unordered_set<uint64_t>& consumers, const std::vector<arith::Interval>& written) {
+CacheSite copy_back_site(const ScheduleState& s, BlockSid block_sid, BlockSid scope, const BufferRegion& write,
+                         const std::unordered_set<BlockSid>& consumers, const std::vector<arith::Interval>& written) {
   const Buffer& dst = write.buffer;
-  std::unordered_set<uint64_t> related;
-  for (uint64_t c : s.child_blocks(scope)) {
+  std::unordered_set<BlockSid> related;
+  for (BlockSid c : s.child_blocks(scope)) {
     if (c != block_sid && !consumers.count(c) && reads_buffer(&s.block_at(c), dst)) related.insert(c);
   }
   CacheSite site{scope, 0, {}};
@@ -617,30 +618,30 @@ CacheSite copy_back_site(const ScheduleState& s, uint64_t block_sid, uint64_t sc
     if (detector.loc && detector.loc != scope && detector.pos >= 0) {
       site.loc = detector.loc;
       site.pos = static_cast<size_t>(detector.pos);
-      if (detector.seq != s.loop_at(site.loc).body.get())
+      if (detector.seq != s.loop_at(s.as_loop(site.loc)).body.get())
         fail_not_supported(
             s, {block_sid},
             "cache_write where block {0} and the next reader of " + dst->name + " meet under a branch or binding");
     }
   }
   if (site.loc == scope) site.pos = copy_back_position(s, block_sid, scope, dst, consumers);
-  site.region = site.loc == scope ? written : scope_region(s, block_sid, write, site.loc);
+  site.region = site.loc == scope ? written : scope_region(s, block_sid, write, s.as_loop(site.loc));
   return site;
 }
 
 }  // namespace
 
-uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
-                    const std::vector<uint64_t>& consumer_blocks) {
+BlockSid cache_read(ScheduleState& s, BlockSid block_sid, int64_t index, const std::string& scope_name,
+                    const std::vector<BlockSid>& consumer_blocks) {
   // Step 1. Check.
   Buffer src = check_cache_read(s, block_sid, index, scope_name);
-  uint64_t scope = s.scope_block(block_sid);
+  BlockSid scope = s.scope_block(block_sid);
   // The consumers that read the copy: those named (with the blocks inside them), else all.
-  std::unordered_set<uint64_t> consumers = with_nested_blocks(s, consumer_blocks);
-  std::vector<uint64_t> readers = readers_in_scope(s, scope, src);
+  std::unordered_set<BlockSid> consumers = with_nested_blocks(s, consumer_blocks);
+  std::vector<BlockSid> readers = readers_in_scope(s, scope, src);
   // Step 2. Where the copy goes and what it copies (TVM's CacheRead); the cache is the
   // region's shape where it can be.
-  uint64_t writer = only_writer(s, scope, src);
+  BlockSid writer = only_writer(s, scope, src);
   CacheSite site =
       writer ? site_after_writer(s, block_sid, scope, writer, src, readers, consumers) : site_of_input(s, scope, src);
   bool full = cache_full_region(s, scope, site, readers, consumers);
@@ -651,26 +652,26 @@ uint64_t cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const s
     full = !compact;
   }
   Buffer cache = buffer_with(src, cache_name(src->name, scope_name), shape, scope_name);
-  uint64_t copy_sid = 0;
+  BlockSid copy_sid;
   Stmt nest = copy_nest(s, cache->name, src, cache, site.region, copy_sid, !full);
   // Step 3. The consumers read the cache (re-indexed from the region's start when compact).
   BufferReindex shift = region_shift(site.region);
-  std::unordered_set<uint64_t> redirected;
-  for (uint64_t r : readers) {
+  std::unordered_set<BlockSid> redirected;
+  for (BlockSid r : readers) {
     if (consumers.empty() || consumers.count(r)) redirected.insert(r);
   }
   install_cache(s, scope, redirected, src, cache, full ? nullptr : &shift, site, nest, "cache_read");
   return copy_sid;
 }
 
-uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
-                     const std::vector<uint64_t>& consumer_blocks) {
+BlockSid cache_write(ScheduleState& s, BlockSid block_sid, int64_t index, const std::string& scope_name,
+                     const std::vector<BlockSid>& consumer_blocks) {
   // Step 1. Check.
   const BufferRegion& write = check_cache_write(s, block_sid, index, scope_name);
   Buffer dst = write.buffer;
-  uint64_t scope = s.scope_block(block_sid);
+  BlockSid scope = s.scope_block(block_sid);
   check_not_read_before_written(s, block_sid, dst);
-  std::unordered_set<uint64_t> consumers = with_nested_blocks(s, consumer_blocks);
+  std::unordered_set<BlockSid> consumers = with_nested_blocks(s, consumer_blocks);
   std::vector<arith::Interval> written = scope_region(s, block_sid, write);
   check_consumers_read_written(s, block_sid, dst, consumer_blocks, written);
   // Step 2. Where the copy-back goes. At the scope's top level the cache is the shape of the
@@ -680,18 +681,18 @@ uint64_t cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const 
   std::optional<std::vector<PrimExpr>> shape;
   if (site.loc == scope) shape = compact_shape(s, scope, dst, site.region);
   Buffer cache = buffer_with(dst, cache_name(dst->name, scope_name), shape ? *shape : dst->shape, scope_name);
-  uint64_t copy_sid = 0;
+  BlockSid copy_sid;
   Stmt nest = copy_nest(s, cache->name, cache, dst, site.region, copy_sid, /*compact=*/shape.has_value(),
                         /*cache_is_dst=*/false);
   BufferReindex shift = region_shift(site.region);
   // Step 3. The producer and the consumers named access the cache; the copy-back goes in.
-  std::unordered_set<uint64_t> redirected = consumers;
+  std::unordered_set<BlockSid> redirected = consumers;
   redirected.insert(block_sid);
   install_cache(s, scope, redirected, dst, cache, shape ? &shift : nullptr, site, nest, "cache_write");
   return copy_sid;
 }
 
-void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name) {
+void set_scope(ScheduleState& s, BlockSid block_sid, int64_t index, const std::string& scope_name) {
   check_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->writes.size())) {
@@ -699,7 +700,7 @@ void set_scope(ScheduleState& s, uint64_t block_sid, int64_t index, const std::s
   }
   Buffer buffer = block->writes[static_cast<size_t>(index)].buffer;
   if (buffer->scope == scope_name) return;  // as TVM: the same scope changes nothing
-  uint64_t root = s.root_of(s.info(block_sid)->func);
+  BlockSid root = s.root_of(s.info(block_sid)->func);
   if (!allocated_in_function(s, s.info(block_sid)->func, buffer)) {
     fail(s, kNonAllocatedBufferError, {block_sid},
          "The input buffer " + buffer->name +
@@ -730,9 +731,9 @@ void register_cache_kinds(KindList& kinds) {
          attr("storage_scope", ParamType::Str), input("consumer_blocks", ParamType::Blocks, "None")},
         OutputForm::Single,
         [read](Schedule& sch, InstructionCall& c) {
-          uint64_t block = sch.block_sid(c.inputs[0]);
+          BlockSid block = sch.block_sid(c.inputs[0]);
           if (c.inputs[1].is_none()) c.inputs[1] = TraceArg::of_list({});
-          std::vector<uint64_t> consumers;
+          std::vector<BlockSid> consumers;
           for (const TraceArg& b : c.inputs[1].list) consumers.push_back(sch.block_sid(b));
           int64_t index = c.attrs[0].as_int();
           output_blocks(c, {read ? cache_read(sch.state(), block, index, c.attrs[1].s, consumers)

@@ -271,7 +271,7 @@ VarUses var_uses(const PrimExpr& e) {
 
 // Step 1. Check the arguments, and that the block holds no other block (whose stores TVM
 // would treat by where they fall).
-void check_cache_index_block(const ScheduleState& s, uint64_t block_sid, const std::string& scope_name,
+void check_cache_index_block(const ScheduleState& s, BlockSid block_sid, const std::string& scope_name,
                              int64_t cse_thresh) {
   TSCH_USER_ASSERT(cse_thresh >= 0, ValueError) << "cse_thresh should not be negative number";
   check_storage_scope(s, scope_name);
@@ -301,11 +301,11 @@ struct BlockIterLoops {
   }
 };
 
-BlockIterLoops block_iter_loops(const ScheduleState& s, uint64_t block_sid) {
+BlockIterLoops block_iter_loops(const ScheduleState& s, BlockSid block_sid) {
   BlockIterLoops out;
   const BlockNode* block = &s.block_at(block_sid);
   for (size_t i = 0; i < block->iter_vars.size(); ++i) out.iter_index[block->iter_vars[i].var.get()] = i;
-  for (uint64_t l : s.enclosing_loops(block_sid)) out.loop_of[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
+  for (LoopSid l : s.enclosing_loops(block_sid)) out.loop_of[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
   return out;
 }
 
@@ -313,7 +313,7 @@ BlockIterLoops block_iter_loops(const ScheduleState& s, uint64_t block_sid) {
 // of its own from 0 (the cache is indexed by the iterators and filled over the loops' ranges,
 // as TVM builds it); a division by something other than a nonzero constant could fault
 // where the block never runs. Returns the iterators each uses, in order.
-std::vector<std::vector<const VarNode*>> check_computation_iters(const ScheduleState& s, uint64_t block_sid,
+std::vector<std::vector<const VarNode*>> check_computation_iters(const ScheduleState& s, BlockSid block_sid,
                                                                  const std::vector<PrimExpr>& exprs,
                                                                  const BlockIterLoops& il) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
@@ -349,7 +349,7 @@ std::vector<std::vector<const VarNode*>> check_computation_iters(const ScheduleS
 struct IndexStage {
   Buffer cache;
   Stmt nest;
-  uint64_t sid = 0;
+  BlockSid sid;
 };
 
 IndexStage make_index_stage(ScheduleState& s, size_t k, const PrimExpr& expr, const std::vector<const VarNode*>& vars,
@@ -383,19 +383,19 @@ IndexStage make_index_stage(ScheduleState& s, size_t k, const PrimExpr& expr, co
   for (const PrimExpr& idx : indices) region.push_back(Range{idx, make_int(1, idx->dtype)});
   b->writes = {BufferRegion{out.cache, region}};
   b->body = std::make_shared<BufferStoreNode>(out.cache, substitute(expr, to_iter), indices);
-  out.sid = b->sid;
+  out.sid = sid_of(*b);
   out.nest = make_loop_nest(s, nest, std::make_shared<BlockRealizeNode>(values, make_bool(true), b));
   return out;
 }
 
 }  // namespace
 
-std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const std::string& scope_name,
+std::vector<BlockSid> cache_index(ScheduleState& s, BlockSid block_sid, const std::string& scope_name,
                                   int64_t cse_thresh) {
   check_cache_index_block(s, block_sid, scope_name, cse_thresh);
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  uint64_t scope = s.scope_block(block_sid);
+  BlockSid scope = s.scope_block(block_sid);
   Normalized norm;
   std::vector<PrimExpr> exprs = computations_to_cache(*block, static_cast<size_t>(cse_thresh), norm);
   if (exprs.empty()) return {};
@@ -404,7 +404,7 @@ std::vector<uint64_t> cache_index(ScheduleState& s, uint64_t block_sid, const st
   // Step 4. The caches and the blocks filling them.
   std::vector<Buffer> caches;
   std::vector<Stmt> stages;
-  std::vector<uint64_t> sids;
+  std::vector<BlockSid> sids;
   for (size_t k = 0; k < exprs.size(); ++k) {
     IndexStage stage = make_index_stage(s, k, exprs[k], origin_vars[k], il, *realize, scope_name);
     caches.push_back(stage.cache);

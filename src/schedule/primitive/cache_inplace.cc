@@ -33,7 +33,7 @@ TSCH_SCHEDULE_ERROR_KIND(kNotReadWriteError, "NotReadWriteError",
                          "The target block {0} does not both read & write target buffer {1}.");
 
 // The block's region of `buffer` among `regions`, or null; several are refused (TVM asserts one).
-const BufferRegion* only_region(const ScheduleState& s, uint64_t block_sid, const std::vector<BufferRegion>& regions,
+const BufferRegion* only_region(const ScheduleState& s, BlockSid block_sid, const std::vector<BufferRegion>& regions,
                                 const Buffer& buffer) {
   const BufferRegion* found = nullptr;
   for (const auto& r : regions) {
@@ -49,7 +49,7 @@ const BufferRegion* only_region(const ScheduleState& s, uint64_t block_sid, cons
 
 }  // namespace
 
-std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_t index,
+std::vector<BlockSid> cache_inplace(ScheduleState& s, BlockSid block_sid, int64_t index,
                                     const std::string& scope_name) {
   // Step 1. Check: a storage scope, a buffer the block reads, which it also writes.
   check_storage_scope(s, scope_name);
@@ -57,7 +57,7 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
   if (index < 0 || index >= static_cast<int64_t>(block->reads.size()))
     fail_buffer_index_out_of_range(s, block_sid, index, false);
   Buffer buffer = block->reads[static_cast<size_t>(index)].buffer;
-  uint64_t scope = s.scope_block(block_sid);
+  BlockSid scope = s.scope_block(block_sid);
   if (!scope) fail(s, kRootBlockError, {block_sid});
   const BufferRegion* read = only_region(s, block_sid, block->reads, buffer);
   const BufferRegion* write = only_region(s, block_sid, block->writes, buffer);
@@ -98,9 +98,9 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
 
   // Step 3. Where the copies go (TVM's CacheInplaceLocDetector): around the block, in the
   // body of its innermost loop, else of its scope block.
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
-  uint64_t loc = loops.empty() ? scope : loops.back();
-  std::vector<Stmt> items = body_items(loc == scope ? s.block_at(scope).body : s.loop_at(loc).body);
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
+  StmtSid loc = loops.empty() ? StmtSid(scope) : StmtSid(loops.back());
+  std::vector<Stmt> items = body_items(loc == scope ? s.block_at(scope).body : s.loop_at(loops.back()).body);
   size_t pos = items.size();
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].get() == realize) pos = i;
@@ -112,7 +112,7 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
 
   // Step 4. Rewrite: copy in, the block on the copy, copy back; the scope allocates the copy.
   Buffer cache = buffer_with(buffer, cache_name(buffer->name, scope_name), buffer->shape, scope_name);
-  uint64_t in_sid = 0, out_sid = 0;
+  BlockSid in_sid, out_sid;
   Stmt copy_in = copy_nest(s, buffer->name + "_" + scope_name, buffer, cache, read_region, in_sid);
   Stmt copy_out = copy_nest(s, buffer->name + "_" + scope_name, cache, buffer, write_region, out_sid);
   Stmt moved = replace_buffer(items[pos], buffer, cache);
@@ -126,7 +126,7 @@ std::vector<uint64_t> cache_inplace(ScheduleState& s, uint64_t block_sid, int64_
       b.alloc_buffers.push_back(cache);
     });
   } else {
-    auto new_loop = std::make_shared<ForNode>(s.loop_at(loc));
+    auto new_loop = std::make_shared<ForNode>(s.loop_at(loops.back()));
     new_loop->body = make_seq(items);
     s.replace(loc, new_loop);
     rebuild_scope(s, scope, [&](BlockNode& b) { b.alloc_buffers.push_back(cache); });

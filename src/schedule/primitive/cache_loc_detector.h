@@ -17,10 +17,10 @@ namespace tsch::schedule {
 // statement holding that first consumer.
 class CacheLocDetector {
  public:
-  CacheLocDetector(uint64_t writer, uint64_t scope, std::unordered_set<uint64_t> related)
+  CacheLocDetector(BlockSid writer, BlockSid scope, std::unordered_set<BlockSid> related)
       : writer_(writer), scope_(scope), related_(std::move(related)) {}
 
-  uint64_t loc = 0;                      // a loop's sid, or the scope block's
+  StmtSid loc;                           // a loop's sid, or the scope block's
   int64_t pos = -1;                      // index in `seq` (or before / after a lone body)
   const ir::SeqStmtNode* seq = nullptr;  // the sequence `pos` indexes (null: the scope's start)
   bool holds_both = false;               // a container block holds the writer and a related block
@@ -50,7 +50,7 @@ class CacheLocDetector {
         return;
       case ir::StmtKind::Block: {
         auto* b = ir::as<ir::BlockNode>(st);
-        if (b->sid == scope_) {
+        if (sid_of(*b) == scope_) {
           visit(b->body);
           if (visited_related_ && !loc) {
             loc = scope_;
@@ -58,12 +58,12 @@ class CacheLocDetector {
           }
           return;
         }
-        bool writer = b->sid == writer_, related = related_.count(b->sid) > 0;
+        bool writer = sid_of(*b) == writer_, related = related_.count(sid_of(*b)) > 0;
         if (!writer && !related) {
           // A container (loop_partition's blocks) runs what the blocks nested in it do.
           ir::for_each_stmt(b->body, [&](const ir::Stmt& x) {
             if (x->kind != ir::StmtKind::Block) return;
-            uint64_t sid = ir::as<ir::BlockNode>(x)->sid;
+            BlockSid sid = sid_of(*ir::as<ir::BlockNode>(x));
             writer = writer || sid == writer_;
             related = related || related_.count(sid) > 0;
           });
@@ -82,7 +82,7 @@ class CacheLocDetector {
       case ir::StmtKind::For: {
         auto* f = ir::as<ir::ForNode>(st);
         visit(f->body);
-        if (visited_block_ && visited_related_ && !loc && pos != -1) loc = f->sid;
+        if (visited_block_ && visited_related_ && !loc && pos != -1) loc = sid_of(*f);
         return;
       }
       case ir::StmtKind::IfThenElse: {
@@ -106,8 +106,8 @@ class CacheLocDetector {
   }
 
  private:
-  uint64_t writer_, scope_;
-  std::unordered_set<uint64_t> related_;
+  BlockSid writer_, scope_;
+  std::unordered_set<BlockSid> related_;
   bool visited_block_ = false, visited_related_ = false;
 };
 

@@ -47,7 +47,7 @@ TSCH_SCHEDULE_ERROR_KIND(kNoProducerError, "NoProducerError", "The block has no 
 // loop reads. A term over a loop feeding a reduction iterator limits the reduction (rfactor
 // of an imperfect split: `k_0 * 16 + k_1 < m`) and must stay; when it cannot be restated
 // (a loop bound through an expression) the primitive is refused.
-PrimExpr restated_predicate(const ScheduleState& s, uint64_t block_sid, const BlockRealizeNode* realize) {
+PrimExpr restated_predicate(const ScheduleState& s, BlockSid block_sid, const BlockRealizeNode* realize) {
   const BlockNode* block = realize->block.get();
   std::unordered_map<const VarNode*, PrimExpr> loop_to_iter;
   std::unordered_set<const VarNode*> feeds_reduction;
@@ -61,7 +61,7 @@ PrimExpr restated_predicate(const ScheduleState& s, uint64_t block_sid, const Bl
     }
   }
   std::unordered_set<const VarNode*> loop_vars;
-  for (uint64_t l : s.enclosing_loops(block_sid)) loop_vars.insert(s.loop_at(l).loop_var.get());
+  for (LoopSid l : s.enclosing_loops(block_sid)) loop_vars.insert(s.loop_at(l).loop_var.get());
   // Over its whole iteration domain, does the block stay inside the buffers it writes? If
   // not (an overcomputing producer that reverse_compute_inline guarded), its T.where keeps it
   // in bounds and stays, spatial terms too.
@@ -158,7 +158,7 @@ TSCH_SCHEDULE_ERROR_KIND(kInsertionIndexError, "InsertionIndexError",
 // statement holding one of its `producers` and precede every one holding one of its
 // `consumers`, so the valid positions are (last producer, first consumer]. index -1 is the
 // last of them, -2 the first; an explicit index outside them is refused.
-size_t insertion_point(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+size_t insertion_point(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid,
                        const std::vector<const StmtNode*>& producers, const std::vector<const StmtNode*>& consumers,
                        int64_t index) {
   std::vector<Stmt> items = body_items(s.loop_at(loop_sid).body);
@@ -202,10 +202,10 @@ Stmt insert_into(const ForNode* loop, const Stmt& nest, size_t pos) {
 
 // The blocks of `scope` other than `block_sid` that write a buffer the block reads (producers)
 // or read one it writes (consumers).
-std::vector<uint64_t> neighbours(const ScheduleState& s, uint64_t scope, uint64_t block_sid, bool producers) {
+std::vector<BlockSid> neighbours(const ScheduleState& s, BlockSid scope, BlockSid block_sid, bool producers) {
   const BlockNode* block = &s.block_at(block_sid);
-  std::vector<uint64_t> out;
-  for (uint64_t b : s.child_blocks(scope)) {
+  std::vector<BlockSid> out;
+  for (BlockSid b : s.child_blocks(scope)) {
     if (b == block_sid) continue;
     bool related = false;
     if (producers) {
@@ -218,9 +218,9 @@ std::vector<uint64_t> neighbours(const ScheduleState& s, uint64_t scope, uint64_
   return out;
 }
 
-std::vector<const StmtNode*> nodes_of(const ScheduleState& s, const std::vector<uint64_t>& blocks) {
+std::vector<const StmtNode*> nodes_of(const ScheduleState& s, const std::vector<BlockSid>& blocks) {
   std::vector<const StmtNode*> out;
-  for (uint64_t b : blocks) out.push_back(s.info(b)->node);
+  for (BlockSid b : blocks) out.push_back(s.info(b)->node);
   return out;
 }
 
@@ -270,7 +270,7 @@ bool covers_whole_output(const BlockNode& block, const std::vector<IterRange>& r
 
 // Checked on the rewritten state (the new bindings are known only then), which is put back
 // on a refusal.
-void recheck_under_parallel_loops(ScheduleState& s, const ScheduleState& before, uint64_t block_sid) {
+void recheck_under_parallel_loops(ScheduleState& s, const ScheduleState& before, BlockSid block_sid) {
   try {
     check_parallel_loops_above(s, block_sid);
   } catch (...) {
@@ -279,7 +279,7 @@ void recheck_under_parallel_loops(ScheduleState& s, const ScheduleState& before,
   }
 }
 
-void check_same_scope(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
+void check_same_scope(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid) {
   if (s.info(block_sid)->func != s.info(loop_sid)->func || s.scope_block(block_sid) != s.scope_block(loop_sid) ||
       is_under(s, block_sid, loop_sid)) {
     fail(s, kNotInSameScopeError, {block_sid, loop_sid});
@@ -287,9 +287,9 @@ void check_same_scope(const ScheduleState& s, uint64_t block_sid, uint64_t loop_
 }
 
 // TVM's NotAllRequiredBlocksAreVisitedError: the consumers (producers) not under the loop.
-void check_all_under(const ScheduleState& s, const std::vector<uint64_t>& required, uint64_t loop_sid, bool consumers) {
-  std::vector<uint64_t> missing;
-  for (uint64_t b : required) {
+void check_all_under(const ScheduleState& s, const std::vector<BlockSid>& required, LoopSid loop_sid, bool consumers) {
+  std::vector<BlockSid> missing;
+  for (BlockSid b : required) {
     if (!is_under(s, b, loop_sid) && std::find(missing.begin(), missing.end(), b) == missing.end())
       missing.push_back(b);
   }
@@ -297,7 +297,7 @@ void check_all_under(const ScheduleState& s, const std::vector<uint64_t>& requir
   std::string relation = consumers ? "consumer(s)" : "producer(s)";
   std::string list;
   for (size_t i = 0; i < missing.size(); ++i) list += "{" + std::to_string(i) + "}";
-  fail(s, kNotAllRequiredBlocksAreVisitedError, missing,
+  fail(s, kNotAllRequiredBlocksAreVisitedError, stmt_sids(missing),
        fmt::format("The primitive requires all the {0} of the given block to be present under the target loop. "
                    "However, there are "
                    "{1} {0} not satisfying the constraint. List of the {0}:{2}",
@@ -306,7 +306,7 @@ void check_all_under(const ScheduleState& s, const std::vector<uint64_t>& requir
 
 // A block that declares no regions over the blocks inside it has no iterators to re-bind:
 // under the loop it would run whole in every iteration.
-void check_not_container(const ScheduleState& s, uint64_t block_sid, const std::string& primitive) {
+void check_not_container(const ScheduleState& s, BlockSid block_sid, const std::string& primitive) {
   if (arith::is_undeclared_container(s.block_at(block_sid)))
     fail_not_supported(s, {block_sid},
                        primitive + " of block {0}, which declares no T.reads/T.writes over the blocks inside it");
@@ -318,7 +318,7 @@ using RegionMap = std::unordered_map<const BufferNode*, std::vector<arith::Inter
 
 // compute_at: an output block writes an argument of the function; it moves only where the
 // schedule allows it, and then only if the new loops still write all of it (Step 2).
-void check_not_output_block(const ScheduleState& s, uint64_t block_sid, bool output) {
+void check_not_output_block(const ScheduleState& s, BlockSid block_sid, bool output) {
   if (output && !s.compute_at_covered_outputs) fail(s, kNotOutputBlockError, {block_sid});
 }
 
@@ -327,10 +327,10 @@ void check_not_output_block(const ScheduleState& s, uint64_t block_sid, bool out
 // A block related through several buffers is listed once per buffer, as the region union
 // of Step 2 has always seen it.
 template <bool is_compute_at>
-std::vector<uint64_t> required_blocks(const ScheduleState& s, uint64_t scope, uint64_t block_sid) {
+std::vector<BlockSid> required_blocks(const ScheduleState& s, BlockSid scope, BlockSid block_sid) {
   const BlockNode* block = &s.block_at(block_sid);
-  std::vector<uint64_t> out;
-  for (uint64_t b : s.child_blocks(scope)) {
+  std::vector<BlockSid> out;
+  for (BlockSid b : s.child_blocks(scope)) {
     if (b == block_sid) continue;
     for (const BufferRegion& access : is_compute_at ? block->writes : block->reads) {
       bool related =
@@ -343,8 +343,8 @@ std::vector<uint64_t> required_blocks(const ScheduleState& s, uint64_t scope, ui
 
 // TVM's NoConsumerError / NoProducerError, then NotAllRequiredBlocksAreVisitedError.
 template <bool is_compute_at>
-void check_required_blocks_under(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
-                                 const std::vector<uint64_t>& required) {
+void check_required_blocks_under(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid,
+                                 const std::vector<BlockSid>& required) {
   if (required.empty()) fail(s, is_compute_at ? kNoConsumerError : kNoProducerError, {block_sid});
   check_all_under(s, required, loop_sid, is_compute_at);
 }
@@ -352,9 +352,9 @@ void check_required_blocks_under(const ScheduleState& s, uint64_t block_sid, uin
 // reverse_compute_at: loop_partition's containers hold blocks that declare every partition's
 // whole range (as TVM's do): what one iteration of the loop writes cannot be read from them,
 // and taking the declared range for it would read elements later iterations write.
-void check_producers_not_containers(const ScheduleState& s, const std::vector<uint64_t>& producers,
-                                    uint64_t block_sid) {
-  for (uint64_t p : producers) {
+void check_producers_not_containers(const ScheduleState& s, const std::vector<BlockSid>& producers,
+                                    BlockSid block_sid) {
+  for (BlockSid p : producers) {
     if (arith::is_undeclared_container(s.block_at(p))) {
       fail_not_supported(
           s, {p, block_sid},
@@ -368,16 +368,16 @@ void check_producers_not_containers(const ScheduleState& s, const std::vector<ui
 // written only partial values when one iteration of the loop ends. A block that copies them
 // runs again with each and ends with the full ones (a write-back under k); a reduction would
 // add every partial.
-void check_no_reduction_over_loop(const ScheduleState& s, const std::vector<uint64_t>& producers, uint64_t block_sid,
-                                  uint64_t loop_sid) {
+void check_no_reduction_over_loop(const ScheduleState& s, const std::vector<BlockSid>& producers, BlockSid block_sid,
+                                  LoopSid loop_sid) {
   const BlockNode* block = &s.block_at(block_sid);
   bool reduces = false;
   for (const auto& iv : block->iter_vars) reduces = reduces || iv.type == IterType::CommReduce;
   if (!reduces) return;
   std::unordered_set<const VarNode*> at_or_above;
   at_or_above.insert(s.loop_at(loop_sid).loop_var.get());
-  for (uint64_t l : s.enclosing_loops(loop_sid)) at_or_above.insert(s.loop_at(l).loop_var.get());
-  for (uint64_t p : producers) {
+  for (LoopSid l : s.enclosing_loops(loop_sid)) at_or_above.insert(s.loop_at(l).loop_var.get());
+  for (BlockSid p : producers) {
     const BlockNode& producer = s.block_at(p);
     const BlockRealizeNode* realize = s.info(p)->realize;
     for (size_t i = 0; i < producer.iter_vars.size(); ++i) {
@@ -394,7 +394,7 @@ void check_no_reduction_over_loop(const ScheduleState& s, const std::vector<uint
 
 // reverse_compute_at: what producer `p` writes of `buffer` in one iteration of the loop must
 // be the region found, or the consumer would read elements a later iteration writes.
-void check_region_per_iteration(const ScheduleState& s, uint64_t p, uint64_t loop_sid, uint64_t block_sid,
+void check_region_per_iteration(const ScheduleState& s, BlockSid p, LoopSid loop_sid, BlockSid block_sid,
                                 const Buffer& buffer, bool gapped, bool predicate_unused) {
   if (predicate_unused) {
     // What one iteration writes could be less than the hull.
@@ -442,11 +442,11 @@ void widen_unbounded_to_buffer(RegionMap& regions) {
 // What the required blocks read (compute_at) or write (reverse_compute_at) of the moved
 // block's outputs (inputs) in one iteration of the loop, per buffer (TVM's region union).
 template <bool is_compute_at>
-RegionMap required_region(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
-                          const std::vector<uint64_t>& required) {
+RegionMap required_region(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid,
+                          const std::vector<BlockSid>& required) {
   const BlockNode* block = &s.block_at(block_sid);
   RegionMap regions;
-  for (uint64_t b : required) {
+  for (BlockSid b : required) {
     arith::AccessRegions accesses = arith::effective_access_regions(s.block_at(b));
     for (const BufferRegion& access : is_compute_at ? accesses.reads : accesses.writes) {
       if constexpr (is_compute_at) {
@@ -467,7 +467,7 @@ RegionMap required_region(const ScheduleState& s, uint64_t block_sid, uint64_t l
 }
 
 // compute_at of an output block: the new loops must still write every element of it.
-void check_output_covered(const ScheduleState& s, uint64_t block_sid, const std::vector<IterRange>& ranges,
+void check_output_covered(const ScheduleState& s, BlockSid block_sid, const std::vector<IterRange>& ranges,
                           const arith::VarDomain& loop_dom) {
   if (!covers_whole_output(s.block_at(block_sid), ranges, loop_dom)) {
     fail_not_supported(s, {block_sid},
@@ -480,9 +480,9 @@ void check_output_covered(const ScheduleState& s, uint64_t block_sid, const std:
 
 // Takes the block out and puts a fresh nest covering `ranges` under the loop, after its
 // producers and before its consumers there.
-void move_under_loop(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const std::vector<IterRange>& ranges,
-                     bool preserve_unit_loops, const std::vector<uint64_t>& producers,
-                     const std::vector<uint64_t>& consumers, int64_t index) {
+void move_under_loop(ScheduleState& s, BlockSid block_sid, LoopSid loop_sid, const std::vector<IterRange>& ranges,
+                     bool preserve_unit_loops, const std::vector<BlockSid>& producers,
+                     const std::vector<BlockSid>& consumers, int64_t index) {
   Block block_ref = s.info(block_sid)->realize->block;
   PrimExpr predicate = restated_predicate(s, block_sid, s.info(block_sid)->realize);
   Stmt nest = make_nest(s, block_ref, ranges, preserve_unit_loops, predicate, loop_domain(s, loop_sid));
@@ -498,17 +498,17 @@ void move_under_loop(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, co
 // TVM's ComputeAtOrReverseComputeAtImpl<is_compute_at>: compute_at moves a producer under a
 // loop of its consumers, reverse_compute_at a consumer under a loop of its producers.
 template <bool is_compute_at>
-void compute_at_or_reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops,
+void compute_at_or_reverse_compute_at(ScheduleState& s, BlockSid block_sid, LoopSid loop_sid, bool preserve_unit_loops,
                                       int64_t index) {
   // Step 1. Checks: same scope; compute_at: not an output block; every consumer (producer)
   // under the loop; reverse_compute_at: what the producers leave after one iteration is final.
   check_same_scope(s, block_sid, loop_sid);
   check_not_container(s, block_sid, is_compute_at ? "compute_at" : "reverse_compute_at");
   check_complete_or_reduction(s, block_sid);
-  uint64_t scope = s.scope_block(block_sid);
+  BlockSid scope = s.scope_block(block_sid);
   bool output = is_compute_at && is_output_block(s, block_sid);
   if constexpr (is_compute_at) check_not_output_block(s, block_sid, output);
-  std::vector<uint64_t> required = required_blocks<is_compute_at>(s, scope, block_sid);
+  std::vector<BlockSid> required = required_blocks<is_compute_at>(s, scope, block_sid);
   check_required_blocks_under<is_compute_at>(s, block_sid, loop_sid, required);
   if constexpr (!is_compute_at) {
     check_producers_not_containers(s, required, block_sid);
@@ -527,18 +527,18 @@ void compute_at_or_reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint
     check_instances_kept(s, block_sid, block, region);
   }
   // Step 3. Rewrite, between the producers and the consumers under the loop.
-  std::vector<uint64_t> others = neighbours(s, scope, block_sid, /*producers=*/is_compute_at);
+  std::vector<BlockSid> others = neighbours(s, scope, block_sid, /*producers=*/is_compute_at);
   move_under_loop(s, block_sid, loop_sid, ranges, preserve_unit_loops, is_compute_at ? others : required,
                   is_compute_at ? required : others, index);
 }
 
 }  // namespace
 
-void compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops, int64_t index) {
+void compute_at(ScheduleState& s, BlockSid block_sid, LoopSid loop_sid, bool preserve_unit_loops, int64_t index) {
   compute_at_or_reverse_compute_at<true>(s, block_sid, loop_sid, preserve_unit_loops, index);
 }
 
-void reverse_compute_at(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool preserve_unit_loops,
+void reverse_compute_at(ScheduleState& s, BlockSid block_sid, LoopSid loop_sid, bool preserve_unit_loops,
                         int64_t index) {
   compute_at_or_reverse_compute_at<false>(s, block_sid, loop_sid, preserve_unit_loops, index);
 }
@@ -557,8 +557,8 @@ void register_compute_at_kinds(KindList& kinds) {
          attr("preserve_unit_loops", ParamType::Bool, "False"), attr("index", ParamType::Int, "-1")},
         OutputForm::None,
         [reverse](Schedule& sch, InstructionCall& c) {
-          uint64_t block = sch.block_sid(c.inputs[0]);
-          uint64_t loop = sch.loop_sid(c.inputs[1]);
+          BlockSid block = sch.block_sid(c.inputs[0]);
+          LoopSid loop = sch.loop_sid(c.inputs[1]);
           // The locations sample_compute_location can return: stay at the root, or inline.
           if (loop == kRootLoop) return;
           if (loop == kInlineLoop) {

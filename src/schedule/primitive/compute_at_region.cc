@@ -356,7 +356,7 @@ arith::Interval read_interval(const PrimExpr& index, const arith::VarDomain& dom
 // The iterator ranges a block needs so that its accesses of `buffers` cover `needed` (per
 // buffer, per dimension), as TVM's CalculateBlockVarDomain finds them: the affine route, else
 // dimension by dimension. Iterators nothing constrains keep their whole domain.
-std::vector<IterRange> iter_ranges(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
+std::vector<IterRange> iter_ranges(const ScheduleState& s, BlockSid block_sid, const BlockNode* block,
                                    const std::vector<BufferRegion>& accesses,
                                    const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& needed,
                                    const arith::VarDomain& loop_dom) {
@@ -428,7 +428,7 @@ std::vector<IterRange> iter_ranges(const ScheduleState& s, uint64_t block_sid, c
 // reverse_compute_at runs the block's new instances after each iteration of the loop: all they
 // read of what the producers write must have been written by then (an over-wide range, as a
 // `%` in an index can give, would read elements later iterations produce).
-void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
+void check_reads_produced(const ScheduleState& s, BlockSid block_sid, const BlockNode* block,
                           const std::vector<IterRange>& ranges,
                           const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& produced,
                           const arith::VarDomain& loop_dom) {
@@ -470,7 +470,7 @@ void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const Bloc
   }
 }
 
-void check_instances_kept(const ScheduleState& s, uint64_t block_sid, const BlockNode* block,
+void check_instances_kept(const ScheduleState& s, BlockSid block_sid, const BlockNode* block,
                           const std::unordered_map<const BufferNode*, std::vector<arith::Interval>>& produced) {
   // Under the loop, the block runs the instances whose reads fall in what an iteration
   // produces. An instance that read outside the buffer (a padding block's border, its read
@@ -484,7 +484,7 @@ void check_instances_kept(const ScheduleState& s, uint64_t block_sid, const Bloc
   };
   for (const auto& access : block->reads) {
     if (!produced.count(access.buffer.get())) continue;
-    std::vector<arith::Interval> region = relaxed_region(s, block_sid, /*every loop*/ 0, access);
+    std::vector<arith::Interval> region = relaxed_region(s, block_sid, /*every loop*/ LoopSid(), access);
     for (size_t d = 0; d < region.size(); ++d) {
       const PrimExpr& size = access.buffer->shape[d];
       const Range& r = access.region[d];

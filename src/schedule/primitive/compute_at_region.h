@@ -26,21 +26,21 @@ struct IterRange {
 // dimension): the affine route, else dimension by dimension; iterators nothing constrains keep
 // their whole domain. Refuses (UnboundedRegionError, not supported) what it cannot solve.
 std::vector<IterRange> iter_ranges(
-    const ScheduleState& s, uint64_t block_sid, const ir::BlockNode* block,
+    const ScheduleState& s, BlockSid block_sid, const ir::BlockNode* block,
     const std::vector<ir::BufferRegion>& accesses,
     const std::unordered_map<const ir::BufferNode*, std::vector<arith::Interval>>& needed,
     const arith::VarDomain& loop_dom);
 
 // reverse_compute_at: the block's new instances may read only what one iteration of the loop
 // has produced (ConsumerRegionNotCoveredError otherwise).
-void check_reads_produced(const ScheduleState& s, uint64_t block_sid, const ir::BlockNode* block,
+void check_reads_produced(const ScheduleState& s, BlockSid block_sid, const ir::BlockNode* block,
                           const std::vector<IterRange>& ranges,
                           const std::unordered_map<const ir::BufferNode*, std::vector<arith::Interval>>& produced,
                           const arith::VarDomain& loop_dom);
 
 // reverse_compute_at: every instance the block ran before still runs under the new loops —
 // none reads the produced buffers outside the buffer (refused, not supported, otherwise).
-void check_instances_kept(const ScheduleState& s, uint64_t block_sid, const ir::BlockNode* block,
+void check_instances_kept(const ScheduleState& s, BlockSid block_sid, const ir::BlockNode* block,
                           const std::unordered_map<const ir::BufferNode*, std::vector<arith::Interval>>& produced);
 
 // True when the comparison `t` holds under `dom`, symbolic bounds included (`k_0 * 32 + ax0 <

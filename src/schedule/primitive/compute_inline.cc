@@ -40,17 +40,17 @@ TSCH_SCHEDULE_ERROR_KIND(
     "mapping and there should not be predicates in the inlined block. The iter domains of the inlined\n"
     "block should be covered by the producer block.");
 
-void fail_incomplete_block(const ScheduleState& s, uint64_t block, int condition) {
+void fail_incomplete_block(const ScheduleState& s, BlockSid block, int condition) {
   fail(s, kIncompleteBlockError, {block},
        "The block {0} is not a complete block - it violates condition #" + std::to_string(condition) +
            ".\n" TSCH_COMPLETE_BLOCK_DEFINITION);
 }
 
-bool removable_subtree(const ScheduleState& s, uint64_t block_sid) {
+bool removable_subtree(const ScheduleState& s, BlockSid block_sid) {
   bool top_level = false;
   const StmtNode* subtree = block_subtree(s, block_sid, top_level);
   if (top_level) return true;
-  uint64_t top = block_sid;
+  StmtSid top = block_sid;
   while (s.info(top)->node != subtree && s.info(top)->realize != subtree) top = s.info(top)->parent;
   const ForNode* holder = s.loop(s.info(top)->parent);
   return holder && as<SeqStmtNode>(holder->body) != nullptr;
@@ -64,8 +64,8 @@ namespace {
 std::vector<Buffer> data_owners_of(const ScheduleState& s, const std::string& func) {
   std::vector<Buffer> out;
   for (const auto& [param, buffer] : s.mod()->prim_func(func)->buffer_map) out.push_back(buffer);
-  uint64_t root = s.root_of(func);
-  for (uint64_t b : s.blocks_in(func)) {
+  BlockSid root = s.root_of(func);
+  for (BlockSid b : s.blocks_in(func)) {
     for (const auto& a : s.block_at(b).alloc_buffers) out.push_back(a);
   }
   for (const auto& a : s.block_at(root).alloc_buffers) out.push_back(a);
@@ -111,20 +111,20 @@ class Inliner : public IRMutator {
 
 // A block in `scope` whose T.where reads `buffer` (0 if none): inlining rewrites block bodies
 // only, so such a predicate would go on reading a buffer that no longer exists.
-uint64_t block_guarded_by(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
-  uint64_t found = 0;
+BlockSid block_guarded_by(const ScheduleState& s, BlockSid scope, const Buffer& buffer) {
+  BlockSid found;
   for_each_stmt(s.block_at(scope).body, [&](const Stmt& st) {
     auto* realize = as<BlockRealizeNode>(st);
     if (!realize || found) return;
     for_each_expr(realize->predicate, [&](const PrimExpr& e) {
-      if (auto* load = as<BufferLoadNode>(e); load && load->buffer == buffer) found = realize->block->sid;
+      if (auto* load = as<BufferLoadNode>(e); load && load->buffer == buffer) found = sid_of(*realize->block);
     });
   });
   return found;
 }
 
-void fail_if_guarded_by(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
-  if (uint64_t guarded = block_guarded_by(s, scope, buffer)) {
+void fail_if_guarded_by(const ScheduleState& s, BlockSid scope, const Buffer& buffer) {
+  if (BlockSid guarded = block_guarded_by(s, scope, buffer)) {
     fail_not_supported(s, {guarded}, fmt::format("block {{0}} is guarded by a T.where that reads {}", buffer->name));
   }
 }
@@ -137,7 +137,7 @@ TSCH_SCHEDULE_ERROR_KIND(
 
 // TVM's opaque-access check: inlining rewrites loads and stores only, so a buffer some block
 // matches a part of (match_buffer) or uses by its data pointer cannot go away.
-void fail_if_opaque(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
+void fail_if_opaque(const ScheduleState& s, BlockSid scope, const Buffer& buffer) {
   bool opaque = false;
   for_each_stmt(s.block_at(scope).body, [&](const Stmt& st) {
     if (auto* block = as<BlockNode>(st)) {
@@ -170,10 +170,10 @@ TSCH_SCHEDULE_ERROR_KIND(
 
 }  // namespace
 
-void compute_inline(ScheduleState& s, uint64_t block_sid) {
+void compute_inline(ScheduleState& s, BlockSid block_sid) {
   // Step 1. Check the block's shape.
   const BlockNode* block = &s.block_at(block_sid);
-  if (s.info(block_sid)->parent == 0) fail(s, kRootBlockError, {block_sid});
+  if (!s.info(block_sid)->parent) fail(s, kRootBlockError, {block_sid});
   if (block->init) fail(s, kHasInitBlock, {block_sid});
   auto* store = as<BufferStoreNode>(block->body);
   if (!store) fail(s, kBodyAnalysisError, {block_sid});
@@ -187,7 +187,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     if (!v || !is_iter || repeated) fail(s, kBodyAnalysisError, {block_sid});
     index_vars.push_back(std::static_pointer_cast<const VarNode>(idx));
   }
-  uint64_t scope = s.scope_block(block_sid);
+  BlockSid scope = s.scope_block(block_sid);
   if (!allocated_in_scope(s, scope, store->buffer)) fail(s, kNotOutputBlockError, {block_sid});
   if (s.child_blocks(scope).size() == 1) fail(s, kOnlyLeafError, {block_sid, scope});
   for (const auto& r : block->reads) {
@@ -210,17 +210,17 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
   // signature empty; the blocks inside it that read the buffer are rewritten instead (TVM's
   // inliner rewrites the whole scope). Innermost first: a block's regions are re-derived from
   // those of the blocks in it.
-  std::vector<uint64_t> direct = get_consumers(s, block_sid);
-  std::vector<uint64_t> consumers;
-  std::vector<uint64_t> order = s.blocks_in(s.info(block_sid)->func);
+  std::vector<BlockSid> direct = get_consumers(s, block_sid);
+  std::vector<BlockSid> consumers;
+  std::vector<BlockSid> order = s.blocks_in(s.info(block_sid)->func);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    uint64_t b = *it;
+    BlockSid b = *it;
     const BlockRealizeNode* r = s.info(b)->realize;
     if (!r || !is_under(s, b, scope) || b == block_sid) continue;
     bool direct_consumer = std::find(direct.begin(), direct.end(), b) != direct.end();
     bool container = arith::is_undeclared_container(s.block_at(b));
     bool in_container = false;
-    for (uint64_t c : direct)
+    for (BlockSid c : direct)
       in_container = in_container || (is_under(s, b, c) && arith::is_undeclared_container(s.block_at(c)));
     bool guarded = false;
     for_each_expr(r->predicate, [&](const PrimExpr& e) {
@@ -229,7 +229,7 @@ void compute_inline(ScheduleState& s, uint64_t block_sid) {
     if ((!container && (direct_consumer || (in_container && reads_buffer(&s.block_at(b), store->buffer)))) || guarded)
       consumers.push_back(b);
   }
-  for (uint64_t c : consumers) {
+  for (BlockSid c : consumers) {
     const BlockNode* cb = &s.block_at(c);
     auto copy = std::make_shared<BlockNode>(*cb);
     copy->body = inliner.mutate(cb->body);
@@ -250,7 +250,7 @@ namespace {
 // Step 1's findings: the consumer `D[...] = f(X[...])`, its single producer of X, and the
 // element of X it loads.
 struct ReverseInlineTarget {
-  uint64_t block_sid = 0, p_sid = 0;
+  BlockSid block_sid, p_sid;
   const BlockNode* c = nullptr;              // the consumer
   const BlockNode* p = nullptr;              // the producer
   const BufferStoreNode* store = nullptr;    // the consumer's store into D
@@ -295,15 +295,15 @@ std::vector<PrimExpr> single_load_indices(const ScheduleState& s, const ReverseI
 }
 
 // The consumer, a plain store, with a single producer that stores X, which only it reads.
-ReverseInlineTarget check_consumer_and_producer(const ScheduleState& s, uint64_t block_sid) {
+ReverseInlineTarget check_consumer_and_producer(const ScheduleState& s, BlockSid block_sid) {
   ReverseInlineTarget t;
   t.block_sid = block_sid;
   t.c = &s.block_at(block_sid);
-  if (s.info(block_sid)->parent == 0) fail(s, kRootBlockError, {block_sid});
+  if (!s.info(block_sid)->parent) fail(s, kRootBlockError, {block_sid});
   if (t.c->init) fail(s, kHasInitBlock, {block_sid});
   t.store = as<BufferStoreNode>(t.c->body);
   if (!t.store) fail(s, kReverseBodyAnalysisError, {block_sid});
-  std::vector<uint64_t> producers = get_producers(s, block_sid);
+  std::vector<BlockSid> producers = get_producers(s, block_sid);
   if (producers.size() != 1) fail(s, kNonSingleProducerError, {block_sid});
   t.p_sid = producers[0];
   t.p = &s.block_at(t.p_sid);
@@ -311,7 +311,7 @@ ReverseInlineTarget check_consumer_and_producer(const ScheduleState& s, uint64_t
   if (!t.p_store) fail(s, kNonSingleProducerError, {block_sid, t.p_sid});
   t.x = t.p_store->buffer;
   // The producer's only consumer (TVM's condition): its result stops being written.
-  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
+  for (BlockSid b : s.blocks_in(s.info(block_sid)->func)) {
     if (b == block_sid || b == t.p_sid || is_under(s, block_sid, b)) continue;
     for (const auto& r : s.block_at(b).reads) {
       if (r.buffer == t.x && !is_under(s, t.p_sid, b)) fail(s, kNonSingleProducerError, {block_sid, t.p_sid});
@@ -542,7 +542,7 @@ std::shared_ptr<BlockNode> inlined_producer(const ReverseInlineTarget& t,
 
 // reverse_compute_inline: fold a consumer `D[...] = f(X[v0, v1, ...])` into the single block
 // producing X, which then stores f of its value straight into D (TVM's ReverseComputeInline).
-void reverse_compute_inline(ScheduleState& s, uint64_t block_sid) {
+void reverse_compute_inline(ScheduleState& s, BlockSid block_sid) {
   // Step 1. Check the consumer, its single producer and the load connecting them.
   ReverseInlineTarget t = check_consumer_and_producer(s, block_sid);
   std::unordered_map<const VarNode*, PrimExpr> vmap = consumer_iter_map(s, t);

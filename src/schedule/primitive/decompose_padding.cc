@@ -31,7 +31,7 @@ TSCH_SCHEDULE_ERROR_KIND(kPaddingPatternMatchError, "PaddingPatternMatchError",
                          "decompose_padding expect the block to match padding pattern",
                          "ScheduleError: decompose_padding expect the block {0} to match padding pattern");
 
-[[noreturn]] void fail_pattern(const ScheduleState& s, uint64_t block, const std::string& why) {
+[[noreturn]] void fail_pattern(const ScheduleState& s, BlockSid block, const std::string& why) {
   fail(s, kPaddingPatternMatchError, {block},
        "ScheduleError: decompose_padding expect the block {0} to match padding pattern\n  " + why,
        "decompose_padding expect the block to match padding pattern\n  " + why);
@@ -78,7 +78,7 @@ struct PaddingInfo {
 
 // Steps 1-2: `Y[...] = T.if_then_else(predicate, value, constant)`, the value free of side
 // effects. Returns the if_then_else.
-const CallNode& match_padding_store(const ScheduleState& s, uint64_t block_sid) {
+const CallNode& match_padding_store(const ScheduleState& s, BlockSid block_sid) {
   auto* store = as<BufferStoreNode>(s.block_at(block_sid).body);
   if (!store) fail_pattern(s, block_sid, "Block body expect a BufferStore to the write buffer");
   auto* ite = as<CallNode>(store->value);
@@ -92,7 +92,7 @@ const CallNode& match_padding_store(const ScheduleState& s, uint64_t block_sid) 
 
 // Step 3: the in-bound predicate over the loops — the padding condition with the bindings
 // substituted, and the block's own predicate; `T.likely` dropped (TVM's RewritePredicate).
-PrimExpr in_bound_predicate(const ScheduleState& s, uint64_t block_sid, const PrimExpr& condition,
+PrimExpr in_bound_predicate(const ScheduleState& s, BlockSid block_sid, const PrimExpr& condition,
                             const arith::VarDomain& dom) {
   const BlockNode& block = s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
@@ -117,7 +117,7 @@ struct BindingBounds {
   std::vector<std::optional<int64_t>> lo, hi;
 };
 
-BindingBounds binding_bounds(const ScheduleState& s, uint64_t block_sid, const PrimExpr& pred) {
+BindingBounds binding_bounds(const ScheduleState& s, BlockSid block_sid, const PrimExpr& pred) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   size_t n = realize->iter_values.size();
   BindingBounds out{std::vector<std::optional<int64_t>>(n), std::vector<std::optional<int64_t>>(n)};
@@ -142,7 +142,7 @@ BindingBounds binding_bounds(const ScheduleState& s, uint64_t block_sid, const P
 
 // A bounded binding steps by 1 over its loops: the in-bound region [lo, hi) narrowed to
 // where its loops take it and to the predicate's bounds.
-void narrow_to_bounds(const ScheduleState& s, uint64_t block_sid, const PrimExpr& value, const arith::VarDomain& dom,
+void narrow_to_bounds(const ScheduleState& s, BlockSid block_sid, const PrimExpr& value, const arith::VarDomain& dom,
                       std::optional<int64_t> lo, std::optional<int64_t> hi, int64_t& region_lo, int64_t& region_hi) {
   LinearForm lin;
   if (!linear_form(arith::simplify(value), 1, lin)) fail_pattern(s, block_sid, kNotIndependent);
@@ -177,7 +177,7 @@ arith::LoopExtents constant_extents(const arith::VarDomain& dom) {
 // Step 4: the in-bound region of each iterator (TVM's DetectIterMap under the predicate):
 // bindings use disjoint loops; an unbounded binding is an affine map of its loops, a bounded
 // one steps by 1.
-void in_bound_region(const ScheduleState& s, uint64_t block_sid, const arith::VarDomain& dom, PaddingInfo& info) {
+void in_bound_region(const ScheduleState& s, BlockSid block_sid, const arith::VarDomain& dom, PaddingInfo& info) {
   const BlockNode& block = s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   BindingBounds bounds = binding_bounds(s, block_sid, info.in_bound_predicate);
@@ -209,7 +209,7 @@ void in_bound_region(const ScheduleState& s, uint64_t block_sid, const arith::Va
     fail_pattern(s, block_sid, kNotIndependent);
 }
 
-PaddingInfo analyze_padding(const ScheduleState& s, uint64_t block_sid, const arith::VarDomain& dom) {
+PaddingInfo analyze_padding(const ScheduleState& s, BlockSid block_sid, const arith::VarDomain& dom) {
   const CallNode& ite = match_padding_store(s, block_sid);
   PaddingInfo info;
   info.in_bound_value = ite.args[1];
@@ -238,8 +238,8 @@ bool writes_each_element_once(const BlockNode& block, const BufferStoreNode& sto
 
 // Check 2: `loop` encloses the block (TVM's LoopPositionError). Returns the block's loops,
 // outermost first.
-std::vector<uint64_t> check_loop_encloses(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+std::vector<LoopSid> check_loop_encloses(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid) {
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
   if (std::find(loops.begin(), loops.end(), loop_sid) == loops.end()) {
     fail(s, kLoopPositionError, {loop_sid, block_sid},
          "ScheduleError: The input loop {0} of decompose_padding is required to be an ancestor of block {1}.",
@@ -251,8 +251,8 @@ std::vector<uint64_t> check_loop_encloses(const ScheduleState& s, uint64_t block
 // The root of the in-bound nest: the loops from the block up while each holds only the next,
 // at most up to `loop` (TVM stops at `loop` even when it holds more, dropping its other
 // children; tsch does not). 0: the block alone (its loop holds other statements too).
-uint64_t in_bound_root(const ScheduleState& s, const std::vector<uint64_t>& loops, uint64_t loop_sid) {
-  uint64_t root = 0;
+LoopSid in_bound_root(const ScheduleState& s, const std::vector<LoopSid>& loops, LoopSid loop_sid) {
+  LoopSid root;
   for (size_t k = loops.size(); k-- > 0;) {
     StmtKind body = s.loop_at(loops[k]).body->kind;
     if (body != StmtKind::For && body != StmtKind::BlockRealize) break;
@@ -264,22 +264,23 @@ uint64_t in_bound_root(const ScheduleState& s, const std::vector<uint64_t>& loop
 
 // The constant part: the block's iterators over their domains, under copies of the loops
 // from `loop` down, writing the pad value; named X_pad_const. Sets `const_sid` to its sid.
-Stmt pad_const_nest(ScheduleState& s, uint64_t block_sid, const std::vector<uint64_t>& const_loops,
-                    const PaddingInfo& info, const arith::VarDomain& dom, uint64_t& const_sid) {
+Stmt pad_const_nest(ScheduleState& s, BlockSid block_sid, const std::vector<LoopSid>& const_loops,
+                    const PaddingInfo& info, const arith::VarDomain& dom, BlockSid& const_sid) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   auto* store = as<BufferStoreNode>(block->body);
   std::unordered_map<const VarNode*, PrimExpr> const_map;
   auto const_block = std::make_shared<BlockNode>();
   const_block->name = block->name + "_pad_const";
-  const_block->sid = const_sid = s.fresh_sid();
+  const_block->sid = s.fresh_sid();
+  const_sid = sid_of(*const_block);
   for (const IterVar& iv : block->iter_vars) {
     Var v = make_var(iv.var->name, iv.var->dtype);
     const_map[iv.var.get()] = v;
     const_block->iter_vars.push_back(IterVar{v, iv.dom, IterType::DataPar});
   }
   std::vector<LoopSpec> const_specs;
-  for (uint64_t l : const_loops) {
+  for (LoopSid l : const_loops) {
     const ForNode& f = s.loop_at(l);
     Var v = make_var(f.loop_var->name, f.loop_var->dtype);
     const_map[f.loop_var.get()] = v;
@@ -311,16 +312,16 @@ struct InBoundIters {
   std::vector<IterVar> iter_vars;
   std::vector<PrimExpr> values;
   std::unordered_map<const VarNode*, PrimExpr> repl;
-  std::unordered_map<uint64_t, int64_t> narrowed;  // loop sid -> new extent
+  std::unordered_map<LoopSid, int64_t> narrowed;  // loop sid -> new extent
   arith::VarDomain dom;
 };
 
-InBoundIters in_bound_iters(const ScheduleState& s, uint64_t block_sid, const std::vector<uint64_t>& in_bound_loops,
+InBoundIters in_bound_iters(const ScheduleState& s, BlockSid block_sid, const std::vector<LoopSid>& in_bound_loops,
                             const PaddingInfo& info, const arith::VarDomain& dom) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  std::unordered_map<const VarNode*, uint64_t> replaced_loop;  // loop var -> sid
-  for (uint64_t l : in_bound_loops) replaced_loop[s.loop_at(l).loop_var.get()] = l;
+  std::unordered_map<const VarNode*, LoopSid> replaced_loop;  // loop var -> sid
+  for (LoopSid l : in_bound_loops) replaced_loop[s.loop_at(l).loop_var.get()] = l;
   InBoundIters out;
   out.dom = dom;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
@@ -345,7 +346,7 @@ InBoundIters in_bound_iters(const ScheduleState& s, uint64_t block_sid, const st
 
 // The in-bound part: the block writing the in-bound value over the in-bound region, inside
 // copies of the replaced loops (those bound to an iterator narrowed).
-Stmt in_bound_nest(const ScheduleState& s, uint64_t block_sid, const std::vector<uint64_t>& in_bound_loops,
+Stmt in_bound_nest(const ScheduleState& s, BlockSid block_sid, const std::vector<LoopSid>& in_bound_loops,
                    const PaddingInfo& info, const arith::VarDomain& dom) {
   const BlockNode* block = &s.block_at(block_sid);
   auto* store = as<BufferStoreNode>(block->body);
@@ -384,15 +385,15 @@ Stmt in_bound_nest(const ScheduleState& s, uint64_t block_sid, const std::vector
 
 }  // namespace
 
-uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, bool check_only) {
+BlockSid decompose_padding(ScheduleState& s, BlockSid block_sid, LoopSid loop_sid, bool check_only) {
   const BlockNode* block = &s.block_at(block_sid);
   // Check 1. A complete block.
   check_complete_block(s, block_sid);
   // Check 2. `loop` encloses the block. The in-bound part replaces the loops from the block up
   // to the highest one with a single child (at most `loop`); the constant part goes before `loop`.
-  std::vector<uint64_t> loops = check_loop_encloses(s, block_sid, loop_sid);  // outermost first
-  std::vector<uint64_t> const_loops(std::find(loops.begin(), loops.end(), loop_sid), loops.end());
-  uint64_t root = in_bound_root(s, loops, loop_sid);
+  std::vector<LoopSid> loops = check_loop_encloses(s, block_sid, loop_sid);  // outermost first
+  std::vector<LoopSid> const_loops(std::find(loops.begin(), loops.end(), loop_sid), loops.end());
+  LoopSid root = in_bound_root(s, loops, loop_sid);
   arith::VarDomain dom = loop_domain(s, block_sid);
   // Check 3. The padding pattern and its in-bound region.
   PaddingInfo info = analyze_padding(s, block_sid, dom);
@@ -400,20 +401,20 @@ uint64_t decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_s
     fail_not_supported(s, {block_sid},
                        "decompose_padding of a block whose store indices are not its iterators plus constants");
   // The rewrite: the constant part before `loop`, the in-bound part in place of its nest.
-  uint64_t const_sid = 0;
+  BlockSid const_sid;
   Stmt const_nest = pad_const_nest(s, block_sid, const_loops, info, dom, const_sid);
-  std::vector<uint64_t> in_bound_loops;
+  std::vector<LoopSid> in_bound_loops;
   if (root) in_bound_loops.assign(std::find(loops.begin(), loops.end(), root), loops.end());
   Stmt in_nest = in_bound_nest(s, block_sid, in_bound_loops, info, dom);
   if (check_only) return block_sid;
 
-  s.replace(root ? root : block_sid, in_nest);
+  s.replace(root ? StmtSid(root) : StmtSid(block_sid), in_nest);
   std::shared_ptr<const ForNode> keep(std::make_shared<ForNode>(s.loop_at(loop_sid)));
   s.replace(loop_sid, make_seq({const_nest, keep}));
   return const_sid;
 }
 
-bool can_decompose_padding(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
+bool can_decompose_padding(ScheduleState& s, BlockSid block_sid, LoopSid loop_sid) {
   try {
     decompose_padding(s, block_sid, loop_sid, /*check_only=*/true);
   } catch (const ScheduleError&) {
@@ -433,7 +434,7 @@ void register_decompose_padding_kinds(KindList& kinds) {
       "DecomposePadding", "decompose_padding", {input("block", ParamType::Block), input("loop", ParamType::Loop)},
       OutputForm::Single,
       [](Schedule& sch, InstructionCall& c) {
-        uint64_t block = sch.block_sid(c.inputs[0]);
+        BlockSid block = sch.block_sid(c.inputs[0]);
         output_blocks(c, {decompose_padding(sch.state(), block, sch.loop_sid(c.inputs[1]))});
       },
       "decompose_padding(block, loop) -> BlockRV: split a padding block into X_pad_const, which fills the pad value "

@@ -59,10 +59,10 @@ std::optional<int64_t> upper_bound(const PrimExpr& e, const arith::VarDomain& do
 // its extent, or an upper bound of it (a clamped loop of compute_at), or for a loop whose
 // extent has none (a symbolic shape) the largest value of its dtype: a one-to-one map over
 // a larger range is one-to-one over the real one.
-bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* realize, const std::vector<uint64_t>& all,
-                             const std::vector<uint64_t>& inner) {
+bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* realize, const std::vector<LoopSid>& all,
+                             const std::vector<LoopSid>& inner) {
   arith::LoopExtents extents;
-  for (uint64_t l : all) {
+  for (LoopSid l : all) {
     const ForNode* f = &s.loop_at(l);
     if (!is_zero(f->min)) return false;
     int64_t bound = f->loop_var->dtype.bits >= 64 ? (int64_t{1} << 40) : (int64_t{1} << 31) - 1;
@@ -71,7 +71,7 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
     extents[f->loop_var.get()] = std::max<int64_t>(bound, 1);
   }
   std::unordered_set<const VarNode*> tiled;
-  for (uint64_t l : inner) tiled.insert(s.loop_at(l).loop_var.get());
+  for (LoopSid l : inner) tiled.insert(s.loop_at(l).loop_var.get());
   // A binding of the outer loops alone is fixed during one run of `loop`, whatever its form
   // (affine or not); only the bindings of inner loops matter.
   std::vector<PrimExpr> varying;
@@ -80,7 +80,7 @@ bool runs_each_instance_once(const ScheduleState& s, const BlockRealizeNode* rea
   }
   arith::IterMapResult map = arith::detect_iter_map(varying, extents, /*require_bijective=*/false, &tiled);
   if (!map.ok) return false;
-  for (uint64_t l : inner) {
+  for (LoopSid l : inner) {
     const VarNode* v = s.loop_at(l).loop_var.get();
     int64_t covered = 1;
     for (const auto& sum : map.sums)
@@ -102,7 +102,7 @@ TSCH_SCHEDULE_ERROR_KIND(
     "block var of block {1}");
 
 // Step 1 checks. A reduction block: a T.init, and no store indexed by a reduction iterator.
-void check_reduction_with_init(const ScheduleState& s, uint64_t block_sid) {
+void check_reduction_with_init(const ScheduleState& s, BlockSid block_sid) {
   const BlockNode* block = &s.block_at(block_sid);
   if (!block->init) fail(s, kNotReductionBlockError, {block_sid});
   for_each_stmt(block->body, [&](const Stmt& st) {
@@ -113,16 +113,16 @@ void check_reduction_with_init(const ScheduleState& s, uint64_t block_sid) {
 
 // `loop` encloses the block (TVM's LoopPositionError) and is above every loop a reduction
 // iterator is bound to (TVM's LoopHeightError). Returns `loop` and the loops inside it.
-std::vector<uint64_t> check_loop_height(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
+std::vector<LoopSid> check_loop_height(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
   auto pos = std::find(loops.begin(), loops.end(), loop_sid);
   if (pos == loops.end()) fail(s, kLoopPositionError, {loop_sid, block_sid});
-  std::vector<uint64_t> above(loops.begin(), pos);
+  std::vector<LoopSid> above(loops.begin(), pos);
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
     if (block->iter_vars[i].type != IterType::CommReduce) continue;
-    for (uint64_t l : above) {
+    for (LoopSid l : above) {
       const VarNode* v = s.loop_at(l).loop_var.get();
       if (uses_var(realize->iter_values[i], [&](const VarNode* x) { return x == v; })) {
         fail(s, kLoopHeightError, {loop_sid, block_sid, l},
@@ -133,15 +133,15 @@ std::vector<uint64_t> check_loop_height(const ScheduleState& s, uint64_t block_s
       }
     }
   }
-  return std::vector<uint64_t>(pos, loops.end());
+  return std::vector<LoopSid>(pos, loops.end());
 }
 
 // One run of `loop` must run each instance of the block at most once: the init moves in
 // front of it and then runs once per instance, where the original ran it at the start of
 // every sweep of the reduction (a block computed at a loop it does not depend on, or depends
 // on only in part — `vi = i_j_fused // 20` — sweeps each row several times).
-void check_runs_each_instance_once(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
-                                   const std::vector<uint64_t>& below) {
+void check_runs_each_instance_once(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid,
+                                   const std::vector<LoopSid>& below) {
   if (!runs_each_instance_once(s, s.info(block_sid)->realize, s.enclosing_loops(block_sid), below)) {
     fail_not_supported(
         s, {loop_sid, block_sid},
@@ -155,11 +155,11 @@ void check_runs_each_instance_once(const ScheduleState& s, uint64_t block_sid, u
 // the block is bound to also limits how often the init runs: that loop repeats the init, and
 // only the term kept the block to one of its iterations (`u_0 * 8 + u_1 < 1` with u_1
 // outside: the init ran at every u_1, after the update at u_1 == 0, and zeroed its sums).
-void check_predicate_separable(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
+void check_predicate_separable(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid,
                                const std::unordered_set<const VarNode*>& dropped) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   std::unordered_set<const VarNode*> repeating;
-  for (uint64_t l : s.enclosing_loops(loop_sid)) {
+  for (LoopSid l : s.enclosing_loops(loop_sid)) {
     const VarNode* v = s.loop_at(l).loop_var.get();
     bool bound = false;
     for (const PrimExpr& value : realize->iter_values)
@@ -181,12 +181,11 @@ struct InitLoops {
   std::unordered_set<const VarNode*> dropped;             // loops the init nest leaves out
 };
 
-InitLoops init_loops(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid,
-                     const std::vector<uint64_t>& below) {
+InitLoops init_loops(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid, const std::vector<LoopSid>& below) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   InitLoops out;
-  for (uint64_t l : below) {
+  for (LoopSid l : below) {
     const ForNode* f = &s.loop_at(l);
     bool used = false;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) {
@@ -217,13 +216,14 @@ InitLoops init_loops(const ScheduleState& s, uint64_t block_sid, uint64_t loop_s
 
 // Step 2: the init block `X_init` — the spatial iterators, bound as before but through the
 // `_init` loops around it. Sets `init_sid` to its sid.
-Stmt init_nest(ScheduleState& s, uint64_t block_sid, const InitLoops& loops, uint64_t& init_sid) {
+Stmt init_nest(ScheduleState& s, BlockSid block_sid, const InitLoops& loops, BlockSid& init_sid) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   auto init_block = std::make_shared<BlockNode>();
   init_block->name = block->name + "_init";
   init_block->annotations = block->annotations;  // as TVM: the init keeps the block's annotations
-  init_block->sid = init_sid = s.fresh_sid();
+  init_block->sid = s.fresh_sid();
+  init_sid = sid_of(*init_block);
   std::unordered_map<const VarNode*, PrimExpr> iter_map;  // old iter var -> init iter var
   std::vector<PrimExpr> init_values;
   for (size_t i = 0; i < block->iter_vars.size(); ++i) {
@@ -276,15 +276,15 @@ Block update_block(const BlockNode& block) {
 
 }  // namespace
 
-uint64_t decompose_reduction(ScheduleState& s, uint64_t block_sid, uint64_t loop_sid) {
+BlockSid decompose_reduction(ScheduleState& s, BlockSid block_sid, LoopSid loop_sid) {
   // Step 1. Check: a reduction block under `loop`, with `loop` above every reduction loop,
   // each instance run at most once per run of `loop`.
   check_reduction_with_init(s, block_sid);
-  std::vector<uint64_t> below = check_loop_height(s, block_sid, loop_sid);  // `loop` and inside
+  std::vector<LoopSid> below = check_loop_height(s, block_sid, loop_sid);  // `loop` and inside
   check_runs_each_instance_once(s, block_sid, loop_sid, below);
   InitLoops loops = init_loops(s, block_sid, loop_sid, below);
   // Step 2. The init nest; Step 3. the update block in place of the block.
-  uint64_t init_sid = 0;
+  BlockSid init_sid;
   Stmt init = init_nest(s, block_sid, loops, init_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   Block update = update_block(s.block_at(block_sid));
@@ -306,7 +306,7 @@ void register_decompose_reduction_kinds(KindList& kinds) {
       "DecomposeReduction", "decompose_reduction", {input("block", ParamType::Block), input("loop", ParamType::Loop)},
       OutputForm::Single,
       [](Schedule& sch, InstructionCall& c) {
-        uint64_t block = sch.block_sid(c.inputs[0]);
+        BlockSid block = sch.block_sid(c.inputs[0]);
         output_blocks(c, {decompose_reduction(sch.state(), block, sch.loop_sid(c.inputs[1]))});
       },
       "decompose_reduction(block, loop) -> BlockRV: split the block's T.init into a block X_init placed before loop.",

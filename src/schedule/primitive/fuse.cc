@@ -29,7 +29,7 @@ TSCH_SCHEDULE_ERROR_KIND(kDependentLoopError, "DependentLoopError", "A loop's `e
 
 }  // namespace
 
-uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool preserve_unit_iters) {
+LoopSid fuse(ScheduleState& s, const std::vector<LoopSid>& loop_sids, bool preserve_unit_iters) {
   // Step 1. Check: a chain where each loop is the only child of the previous one.
   if (loop_sids.empty()) fail(s, kNoLoopError, {});
   std::vector<const ForNode*> loops;
@@ -95,7 +95,7 @@ uint64_t fuse(ScheduleState& s, const std::vector<uint64_t>& loop_sids, bool pre
   auto f = std::make_shared<ForNode>(fused, make_int(0, t), arith::simplify(extent), ForKind::Serial, body);
   f->sid = s.fresh_sid();
   s.replace(loop_sids[0], f);
-  return f->sid;
+  return sid_of(*f);
 }
 
 }  // namespace tsch::schedule
@@ -109,7 +109,7 @@ void register_fuse_kinds(KindList& kinds) {
       "Fuse", "fuse", {input("loops", ParamType::Loops), attr("preserve_unit_iters", ParamType::Bool, "True")},
       OutputForm::Single,
       [](Schedule& sch, InstructionCall& c) {
-        std::vector<uint64_t> loops;
+        std::vector<LoopSid> loops;
         for (const TraceArg& a : c.inputs) loops.push_back(sch.loop_sid(a));
         output_loops(c, {fuse(sch.state(), loops, c.attrs[0].as_bool())});
       },

@@ -155,8 +155,8 @@ bool is_sum_from_zero(const BlockNode& block, const Buffer& temp) {
 // Step 1. TVM's checks, in its order: the scope, the single buffer the reduction writes, a
 // reduction block, a complete epilogue, an intermediate (not output) buffer. Returns temp,
 // the buffer the reduction writes.
-Buffer check_reduction_and_epilogue(const ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid) {
-  if (s.info(epilogue_sid)->parent == 0) fail(s, kRootBlockError, {epilogue_sid});
+Buffer check_reduction_and_epilogue(const ScheduleState& s, BlockSid reduction_sid, BlockSid epilogue_sid) {
+  if (!s.info(epilogue_sid)->parent) fail(s, kRootBlockError, {epilogue_sid});
   check_stage_pipeline(s, s.scope_block(epilogue_sid));
   const BlockNode* reduction = &s.block_at(reduction_sid);
   if (reduction->writes.size() != 1) {
@@ -165,7 +165,7 @@ Buffer check_reduction_and_epilogue(const ScheduleState& s, uint64_t reduction_s
                      reduction->writes.size()));
   }
   Buffer temp = reduction->writes[0].buffer;
-  if (s.info(reduction_sid)->parent == 0) fail(s, kRootBlockError, {reduction_sid});
+  if (!s.info(reduction_sid)->parent) fail(s, kRootBlockError, {reduction_sid});
   check_reduction_block(s, reduction_sid);
   check_complete_block(s, epilogue_sid);
   if (is_output_block(s, reduction_sid)) fail(s, kNotOutputBlockError, {reduction_sid});
@@ -182,7 +182,7 @@ struct EpiloguePattern {
 
 // Step 2. TVM's pattern (BodyPatternAllowFusion): an unguarded `D[...] = f(temp[...])` with
 // f one of the three epilogues and temp loaded once; a producer with a reduction iterator.
-EpiloguePattern epilogue_pattern(const ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid,
+EpiloguePattern epilogue_pattern(const ScheduleState& s, BlockSid reduction_sid, BlockSid epilogue_sid,
                                  const Buffer& temp) {
   const BlockRealizeNode* epilogue_realize = s.info(epilogue_sid)->realize;
   auto* store = as<BufferStoreNode>(s.block_at(epilogue_sid).body);
@@ -208,8 +208,8 @@ EpiloguePattern epilogue_pattern(const ScheduleState& s, uint64_t reduction_sid,
 // The epilogue's iterators stand for the reduction's spatial ones, in order (TVM's mapping),
 // so they must range alike and address the same element of temp and of the output. Returns
 // the map from the epilogue's iterators to the reduction's.
-std::unordered_map<const VarNode*, PrimExpr> check_same_elements(const ScheduleState& s, uint64_t reduction_sid,
-                                                                 uint64_t epilogue_sid, const Buffer& temp,
+std::unordered_map<const VarNode*, PrimExpr> check_same_elements(const ScheduleState& s, BlockSid reduction_sid,
+                                                                 BlockSid epilogue_sid, const Buffer& temp,
                                                                  const EpiloguePattern& p) {
   const BlockNode* reduction = &s.block_at(reduction_sid);
   const BlockNode* epilogue = &s.block_at(epilogue_sid);
@@ -240,14 +240,14 @@ std::unordered_map<const VarNode*, PrimExpr> check_same_elements(const ScheduleS
 
 // Nothing writes temp any more: no other block may use it (TVM keeps them reading it); and
 // the reduction must not read the output.
-void check_buffers_unshared(const ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid, const Buffer& temp,
+void check_buffers_unshared(const ScheduleState& s, BlockSid reduction_sid, BlockSid epilogue_sid, const Buffer& temp,
                             const Buffer& out) {
   for (const BufferRegion& r : s.block_at(reduction_sid).reads) {
     if (r.buffer == out)
       fail_not_supported(s, {reduction_sid, epilogue_sid},
                          "fusing into block {0}, which reads " + out->name + ", the output of block {1}");
   }
-  for (uint64_t b : s.blocks_in(s.info(epilogue_sid)->func)) {
+  for (BlockSid b : s.blocks_in(s.info(epilogue_sid)->func)) {
     if (b == reduction_sid || b == epilogue_sid || is_under(s, b, reduction_sid) || is_under(s, b, epilogue_sid))
       continue;
     const BlockNode* other = &s.block_at(b);
@@ -258,9 +258,9 @@ void check_buffers_unshared(const ScheduleState& s, uint64_t reduction_sid, uint
 
 // The epilogue's work moves up to the reduction: no block in between may write what it
 // reads, or use its output.
-void check_nothing_between(const ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid, const Buffer& temp,
+void check_nothing_between(const ScheduleState& s, BlockSid reduction_sid, BlockSid epilogue_sid, const Buffer& temp,
                            const Buffer& out) {
-  std::vector<uint64_t> order = s.child_blocks(s.scope_block(epilogue_sid));
+  std::vector<BlockSid> order = s.child_blocks(s.scope_block(epilogue_sid));
   auto pos_r = std::find(order.begin(), order.end(), reduction_sid);
   auto pos_e = std::find(order.begin(), order.end(), epilogue_sid);
   if (pos_r == order.end() || pos_e == order.end() || pos_e < pos_r)
@@ -346,7 +346,7 @@ std::shared_ptr<BlockNode> fused_block(const BlockNode& reduction, const BlockNo
 
 }  // namespace
 
-void fuse_reduction_epilogue(ScheduleState& s, uint64_t reduction_sid, uint64_t epilogue_sid) {
+void fuse_reduction_epilogue(ScheduleState& s, BlockSid reduction_sid, BlockSid epilogue_sid) {
   // Steps 1-2. TVM's checks and pattern.
   Buffer temp = check_reduction_and_epilogue(s, reduction_sid, epilogue_sid);
   EpiloguePattern p = epilogue_pattern(s, reduction_sid, epilogue_sid, temp);

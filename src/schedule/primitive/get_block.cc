@@ -21,8 +21,8 @@ TSCH_SCHEDULE_ERROR_KIND(kMultipleBlocksError, "NotSingleResult.multiple",
 // TVM's message, then what there is: the closest name and the function's blocks in order.
 std::string block_not_found_message(const ScheduleState& s, const std::string& name, const std::string& func) {
   std::vector<std::string> names;
-  if (uint64_t root = s.root_of(func); root != 0) names.push_back(s.block_at(root).name);
-  for (uint64_t b : s.blocks_in(func)) names.push_back(s.block_at(b).name);
+  if (BlockSid root = s.root_of(func)) names.push_back(s.block_at(root).name);
+  for (BlockSid b : s.blocks_in(func)) names.push_back(s.block_at(b).name);
   std::string message = "Cannot find a block with the name: " + name + ".";
   if (names.empty()) return message + " Function \"" + func + "\" has no blocks";
   std::string best = closest_name(name, names);
@@ -35,41 +35,42 @@ std::string block_not_found_message(const ScheduleState& s, const std::string& n
 
 }  // namespace
 
-uint64_t get_block(const ScheduleState& s, const std::string& name, const std::string& func) {
+BlockSid get_block(const ScheduleState& s, const std::string& name, const std::string& func) {
   if (!s.mod()->prim_func(func))
     fail(s, kFunctionNotFoundError, {}, fmt::format("Cannot find a function named \"{}\" in the module", func));
-  std::vector<uint64_t> found;
+  std::vector<BlockSid> found;
   // The root block too, as TVM finds it (`sch.get_block("root")` to annotate the function).
-  if (uint64_t root = s.root_of(func); root != 0 && s.block_at(root).name == name) found.push_back(root);
-  for (uint64_t b : s.blocks_in(func)) {
+  if (BlockSid root = s.root_of(func); root && s.block_at(root).name == name) found.push_back(root);
+  for (BlockSid b : s.blocks_in(func)) {
     if (s.block_at(b).name == name) found.push_back(b);
   }
   if (found.empty()) fail(s, kBlockNotFoundError, {}, block_not_found_message(s, name, func));
   if (found.size() > 1)
-    fail(s, kMultipleBlocksError, found, fmt::format("Found {} blocks with the name: {}", found.size(), name));
+    fail(s, kMultipleBlocksError, stmt_sids(found),
+         fmt::format("Found {} blocks with the name: {}", found.size(), name));
   return found[0];
 }
 
-std::vector<uint64_t> get_loops(const ScheduleState& s, uint64_t block) { return s.enclosing_loops(block); }
+std::vector<LoopSid> get_loops(const ScheduleState& s, BlockSid block) { return s.enclosing_loops(block); }
 
-std::vector<uint64_t> get_child_blocks(const ScheduleState& s, uint64_t block_or_loop) {
+std::vector<BlockSid> get_child_blocks(const ScheduleState& s, StmtSid block_or_loop) {
   return s.child_blocks(block_or_loop);
 }
 
-std::vector<uint64_t> get_output_blocks(const ScheduleState& s, uint64_t scope_block) {
+std::vector<BlockSid> get_output_blocks(const ScheduleState& s, BlockSid scope_block) {
   // Every block under the scope (nested ones too) that writes a buffer its own scope does not
   // allocate, in IR order — TVM's GetOutputBlocks.
-  std::vector<uint64_t> out;
-  std::vector<uint64_t> pending = s.child_blocks(scope_block);
-  std::vector<uint64_t> order;
+  std::vector<BlockSid> out;
+  std::vector<BlockSid> pending = s.child_blocks(scope_block);
+  std::vector<BlockSid> order;
   while (!pending.empty()) {
-    uint64_t b = pending.front();
+    BlockSid b = pending.front();
     pending.erase(pending.begin());
     order.push_back(b);
-    std::vector<uint64_t> inner = s.child_blocks(b);
+    std::vector<BlockSid> inner = s.child_blocks(b);
     pending.insert(pending.begin(), inner.begin(), inner.end());
   }
-  for (uint64_t b : order) {
+  for (BlockSid b : order) {
     if (is_output_block(s, b)) out.push_back(b);
   }
   return out;

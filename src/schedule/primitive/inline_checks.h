@@ -18,7 +18,7 @@ namespace tsch::schedule {
 // {0}: a block that is not complete (TVM's IncompleteBlockError); the template names
 // condition #2, fail_incomplete_block the one violated.
 extern const ScheduleErrorKind& kIncompleteBlockError;
-[[noreturn]] void fail_incomplete_block(const ScheduleState& s, uint64_t block, int condition);
+[[noreturn]] void fail_incomplete_block(const ScheduleState& s, BlockSid block, int condition);
 
 // {0}: a consumer whose body is not `B[...] = g(..., A[f(...)], ...)` (TVM's BodyAnalysisError
 // with is_reverse).
@@ -26,6 +26,6 @@ extern const ScheduleErrorKind& kReverseBodyAnalysisError;
 
 // Whether the block's subtree (the block and the loops holding only it) can be cut out of
 // the statement holding it: a sequence, in a loop or in the scope block.
-bool removable_subtree(const ScheduleState& s, uint64_t block);
+bool removable_subtree(const ScheduleState& s, BlockSid block);
 
 }  // namespace tsch::schedule

@@ -40,7 +40,7 @@ TSCH_SCHEDULE_ERROR_KIND(kInvalidThreadAxisError, "InvalidThreadAxisError", "The
 }  // namespace
 
 // Every block below the loop whose non-data-parallel iterator is bound using the loop var.
-void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* kind) {
+void check_data_parallel(const ScheduleState& s, LoopSid loop_sid, const char* kind) {
   std::string fast = fmt::format("The \"{}\" cannot be fulfilled with regard to some of its underlying block", kind);
   const ForNode* loop = &s.loop_at(loop_sid);
   const VarNode* var = loop->loop_var.get();
@@ -52,12 +52,12 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
   for (const BlockRealizeNode* r : realizes_under(loop->body)) {
     // The iterations must be independent instances of each block below (TVM: every block is
     // complete or a reduction, with the loop var only in data-parallel bindings).
-    std::vector<uint64_t> loops = s.enclosing_loops(r->block->sid);
+    std::vector<LoopSid> loops = s.enclosing_loops(sid_of(*r->block));
     std::unordered_set<const VarNode*> loop_vars;
-    for (uint64_t l : loops) loop_vars.insert(s.loop_at(l).loop_var.get());
+    for (LoopSid l : loops) loop_vars.insert(s.loop_at(l).loop_var.get());
     for (const PrimExpr& value : r->iter_values) {
       if (!is_quasi_affine(value, [&](const VarNode* v) { return loop_vars.count(v) > 0; })) {
-        fail(s, kNotAffineBindingError, {loop_sid, r->block->sid},
+        fail(s, kNotAffineBindingError, {loop_sid, sid_of(*r->block)},
              fmt::format(
                  "The \"{}\" cannot be fulfilled with regard to block {{1}}: its binding {} is not a quasi-affine "
                  "expression of the loops",
@@ -70,7 +70,7 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
     if (r->block->init) {
       for_each_stmt(r->block->body, [&](const Stmt& st) {
         if (auto* store = as<BufferStoreNode>(st); store && reduction_var_in(*r->block, store->indices)) {
-          fail(s, kNotCompactDataFlowError, {loop_sid, r->block->sid},
+          fail(s, kNotCompactDataFlowError, {loop_sid, sid_of(*r->block)},
                fmt::format(
                    "The \"{}\" cannot be fulfilled with regard to block {{1}}: it is neither a complete block nor a "
                    "reduction block (it stores to {} at an index of a reduction iterator)",
@@ -85,7 +85,7 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
       all_data_parallel &= r->block->iter_vars[i].type == IterType::DataPar;
     }
     if (!bound_to_loop && !single_iteration) {
-      fail(s, kLoopNotBoundError, {loop_sid, r->block->sid},
+      fail(s, kLoopNotBoundError, {loop_sid, sid_of(*r->block)},
            fmt::format(
                "The \"{}\" cannot be fulfilled with regard to block {{1}}: its iterators do not depend on loop {{0}}, "
                "so every iteration would run the same block instance and write the same locations",
@@ -97,7 +97,7 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
         for (const auto& rd : r->block->reads)
           if (rd.buffer.get() == w.buffer.get())
             fail(
-                s, kIncompleteBlockUnderLoopError, {loop_sid, r->block->sid},
+                s, kIncompleteBlockUnderLoopError, {loop_sid, sid_of(*r->block)},
                 fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}}: it is not a complete block (it "
                             "reads buffer {}, which it writes), so its iterations may depend on each other",
                             kind, w.buffer->name),
@@ -107,7 +107,7 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
       if (r->block->iter_vars[i].type == IterType::DataPar) continue;
       if (uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var; })) {
         fail(
-            s, kWrongBlockIterTypeError, {loop_sid, r->block->sid},
+            s, kWrongBlockIterTypeError, {loop_sid, sid_of(*r->block)},
             fmt::format("The \"{}\" cannot be fulfilled with regard to block {{1}} because some block iter whose block "
                         "binding contains the loop var is not a data parallel block iter",
                         kind),
@@ -117,8 +117,8 @@ void check_data_parallel(const ScheduleState& s, uint64_t loop_sid, const char* 
   }
 }
 
-void check_parallel_loops_above(const ScheduleState& s, uint64_t block_sid) {
-  for (uint64_t l : s.enclosing_loops(block_sid)) {
+void check_parallel_loops_above(const ScheduleState& s, BlockSid block_sid) {
+  for (LoopSid l : s.enclosing_loops(block_sid)) {
     ForKind kind = s.loop_at(l).for_kind;
     if (kind == ForKind::Parallel) check_data_parallel(s, l, "parallel");
     if (kind == ForKind::Vectorized) check_data_parallel(s, l, "vectorize");
@@ -127,7 +127,7 @@ void check_parallel_loops_above(const ScheduleState& s, uint64_t block_sid) {
 
 namespace {
 
-void set_kind(ScheduleState& s, uint64_t loop_sid, ForKind kind, const std::string& thread = {}) {
+void set_kind(ScheduleState& s, LoopSid loop_sid, ForKind kind, const std::string& thread = {}) {
   auto copy = std::make_shared<ForNode>(s.loop_at(loop_sid));
   copy->for_kind = kind;
   copy->thread_tag = thread;
@@ -136,19 +136,19 @@ void set_kind(ScheduleState& s, uint64_t loop_sid, ForKind kind, const std::stri
 
 }  // namespace
 
-void parallel(ScheduleState& s, uint64_t loop) {
+void parallel(ScheduleState& s, LoopSid loop) {
   check_data_parallel(s, loop, "parallel");
   set_kind(s, loop, ForKind::Parallel);
 }
 
-void vectorize(ScheduleState& s, uint64_t loop) {
+void vectorize(ScheduleState& s, LoopSid loop) {
   check_data_parallel(s, loop, "vectorize");
   set_kind(s, loop, ForKind::Vectorized);
 }
 
-void unroll(ScheduleState& s, uint64_t loop) { set_kind(s, loop, ForKind::Unrolled); }
+void unroll(ScheduleState& s, LoopSid loop) { set_kind(s, loop, ForKind::Unrolled); }
 
-void bind(ScheduleState& s, uint64_t loop, const std::string& thread_axis) {
+void bind(ScheduleState& s, LoopSid loop, const std::string& thread_axis) {
   static const char* valid[] = {"blockIdx.x",  "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
                                 "threadIdx.z", "vthread",    "vthread.x",  "vthread.y",   "vthread.z"};
   if (std::find(std::begin(valid), std::end(valid), thread_axis) == std::end(valid)) {
@@ -171,7 +171,7 @@ void register_loop_kind_kinds(KindList& kinds) {
   struct LoopKind {
     const char* name;
     const char* method;
-    void (*fn)(ScheduleState&, uint64_t);
+    void (*fn)(ScheduleState&, LoopSid);
     const char* doc;
     const char* checks;
     const char* example;

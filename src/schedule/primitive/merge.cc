@@ -50,15 +50,15 @@ TSCH_SCHEDULE_ERROR_KIND(kMergeOrderError, "MergeError.dependence",
                          "Merging the loops would change the order of dependent accesses: {0}");
 
 // The loops and blocks from `sid` up to the function root (sid first).
-std::vector<uint64_t> ancestors(const ScheduleState& s, uint64_t sid) {
-  std::vector<uint64_t> out;
-  for (uint64_t p = sid; p != 0; p = s.info(p)->parent) out.push_back(p);
+std::vector<StmtSid> ancestors(const ScheduleState& s, StmtSid sid) {
+  std::vector<StmtSid> out;
+  for (StmtSid p = sid; p; p = s.info(p)->parent) out.push_back(p);
   return out;
 }
 
 // One nest to merge: its chain of loops (outermost first) below the common ancestor.
 struct Nest {
-  std::vector<uint64_t> chain;
+  std::vector<LoopSid> chain;
   size_t position = 0;  // of chain[0] in the common ancestor's body
 };
 
@@ -78,7 +78,7 @@ std::vector<Access> accesses_under(const ScheduleState& s, const Stmt& body,
     std::unordered_map<const VarNode*, PrimExpr> bind;
     for (size_t i = 0; i < block->iter_vars.size(); ++i) bind[block->iter_vars[i].var.get()] = realize->iter_values[i];
     arith::VarDomain inner;
-    for (uint64_t l : s.enclosing_loops(block->sid)) {
+    for (LoopSid l : s.enclosing_loops(sid_of(*block))) {
       const ForNode* f = &s.loop_at(l);
       if (!chain_vars.count(f->loop_var.get())) inner[f->loop_var.get()] = arith::interval_of(Range{f->min, f->extent});
     }
@@ -124,30 +124,31 @@ Access renamed(const Access& a, const std::unordered_map<const VarNode*, PrimExp
 }
 
 // The loops' lowest common ancestor (a loop or a block).
-uint64_t lowest_common_ancestor(const ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
-  std::vector<uint64_t> common = ancestors(s, loop_sids[0]);
+StmtSid lowest_common_ancestor(const ScheduleState& s, const std::vector<LoopSid>& loop_sids) {
+  std::vector<StmtSid> common = ancestors(s, loop_sids[0]);
   for (size_t k = 1; k < loop_sids.size(); ++k) {
-    std::vector<uint64_t> up = ancestors(s, loop_sids[k]);
-    std::unordered_set<uint64_t> on_path(up.begin(), up.end());
-    std::vector<uint64_t> kept;
-    for (uint64_t a : common) {
+    std::vector<StmtSid> up = ancestors(s, loop_sids[k]);
+    std::unordered_set<StmtSid> on_path(up.begin(), up.end());
+    std::vector<StmtSid> kept;
+    for (StmtSid a : common) {
       if (on_path.count(a)) kept.push_back(a);
     }
     common = kept;
   }
-  uint64_t lca = common.empty() ? 0 : common.front();
-  if (lca == 0) fail(s, kMergeScopeError, {loop_sids[0], loop_sids[1]});
+  StmtSid lca = common.empty() ? StmtSid() : common.front();
+  if (!lca) fail(s, kMergeScopeError, {loop_sids[0], loop_sids[1]});
   return lca;
 }
 
 // The chain of loops from below `lca` down to `sid`: perfectly nested plain loops from 0.
-Nest chain_below(const ScheduleState& s, uint64_t sid, uint64_t lca, const std::vector<uint64_t>& loop_sids) {
-  uint64_t other = loop_sids[0] == sid ? loop_sids[1] : loop_sids[0];
+Nest chain_below(const ScheduleState& s, LoopSid sid, StmtSid lca, const std::vector<LoopSid>& loop_sids) {
+  LoopSid other = loop_sids[0] == sid ? loop_sids[1] : loop_sids[0];
   if (sid == lca) fail(s, kMergeNestedError, {other, sid});
   Nest n;
-  for (uint64_t p = sid; p != lca; p = s.info(p)->parent) {
-    if (!s.loop(p)) fail(s, kMergeScopeError, {sid, other});
-    n.chain.push_back(p);
+  for (StmtSid p = sid; p != lca; p = s.info(p)->parent) {
+    LoopSid loop = s.as_loop(p);
+    if (!loop) fail(s, kMergeScopeError, {sid, other});
+    n.chain.push_back(loop);
   }
   std::reverse(n.chain.begin(), n.chain.end());
   for (size_t i = 0; i < n.chain.size(); ++i) {
@@ -163,10 +164,10 @@ Nest chain_below(const ScheduleState& s, uint64_t sid, uint64_t lca, const std::
 }
 
 // Every chain as deep as the first, loop by loop of the same extent.
-void check_same_shape(const ScheduleState& s, const std::vector<Nest>& nests, const std::vector<uint64_t>& loop_sids) {
-  const std::vector<uint64_t>& first = nests[0].chain;
+void check_same_shape(const ScheduleState& s, const std::vector<Nest>& nests, const std::vector<LoopSid>& loop_sids) {
+  const std::vector<LoopSid>& first = nests[0].chain;
   for (size_t k = 1; k < nests.size(); ++k) {
-    const std::vector<uint64_t>& chain = nests[k].chain;
+    const std::vector<LoopSid>& chain = nests[k].chain;
     if (chain.size() != first.size()) fail(s, kMergeDepthError, {loop_sids[0], loop_sids[k]});
     for (size_t j = 0; j < chain.size(); ++j) {
       PrimExpr a = s.loop_at(first[j]).extent, b = s.loop_at(chain[j]).extent;
@@ -181,7 +182,7 @@ void check_same_shape(const ScheduleState& s, const std::vector<Nest>& nests, co
 
 // The common ancestor's body items; the chains' outermost loops must be distinct items of it
 // (each nest's `position`).
-std::vector<Stmt> locate_in_body(const ScheduleState& s, uint64_t lca, std::vector<Nest>& nests) {
+std::vector<Stmt> locate_in_body(const ScheduleState& s, StmtSid lca, std::vector<Nest>& nests) {
   const StmtNode* lca_node = s.info(lca)->node;
   const Stmt& lca_body = lca_node->kind == StmtKind::For ? static_cast<const ForNode*>(lca_node)->body
                                                          : static_cast<const BlockNode*>(lca_node)->body;
@@ -199,7 +200,7 @@ std::vector<Stmt> locate_in_body(const ScheduleState& s, uint64_t lca, std::vect
 // Step 2's result: the merged loop variables, and per nest the map from its chain's
 // variables to them and its accesses in their terms.
 struct MergedNests {
-  std::vector<uint64_t> first;  // the first nest's chain, whose extents the merged loops take
+  std::vector<LoopSid> first;  // the first nest's chain, whose extents the merged loops take
   std::vector<Var> merged;
   std::vector<std::unordered_map<const VarNode*, PrimExpr>> to_merged;
   std::vector<std::vector<Access>> accesses;
@@ -209,7 +210,7 @@ MergedNests merged_nests(const ScheduleState& s, const std::vector<Nest>& nests)
   MergedNests m;
   m.first = nests[0].chain;
   size_t depth = m.first.size();
-  for (uint64_t l : m.first)
+  for (LoopSid l : m.first)
     m.merged.push_back(make_var(s.loop_at(l).loop_var->name + "_m", s.loop_at(l).loop_var->dtype));
   m.to_merged.resize(nests.size());
   for (size_t k = 0; k < nests.size(); ++k) {
@@ -227,8 +228,7 @@ MergedNests merged_nests(const ScheduleState& s, const std::vector<Nest>& nests)
   return m;
 }
 
-[[noreturn]] void fail_merge_order(const ScheduleState& s, uint64_t loop_a, uint64_t loop_b,
-                                   const std::string& buffer) {
+[[noreturn]] void fail_merge_order(const ScheduleState& s, LoopSid loop_a, LoopSid loop_b, const std::string& buffer) {
   fail(s, kMergeOrderError, {loop_a, loop_b},
        fmt::format(
            "Merging the loops would change the order of dependent accesses: the nest of loop {{0}} and the nest of "
@@ -274,7 +274,7 @@ bool later_iterations_disjoint(const ScheduleState& s, const MergedNests& m, con
 // merged, b at iteration t runs before a at every later iteration t'. So for every pair
 // of their accesses to one buffer, one a write, a at t' > t must touch other elements
 // than b at t; and at t' = t too when merge puts b's body first.
-void check_merged_order(const ScheduleState& s, const std::vector<uint64_t>& loop_sids, const std::vector<Nest>& nests,
+void check_merged_order(const ScheduleState& s, const std::vector<LoopSid>& loop_sids, const std::vector<Nest>& nests,
                         const MergedNests& m) {
   arith::VarDomain base = merged_domain(s, m);
   for (size_t a = 0; a < nests.size(); ++a) {
@@ -295,7 +295,7 @@ void check_merged_order(const ScheduleState& s, const std::vector<uint64_t>& loo
 }
 
 // The nests move to where the last one given is: what they cross must not depend on them.
-void check_crossed_statements(const ScheduleState& s, const std::vector<uint64_t>& loop_sids,
+void check_crossed_statements(const ScheduleState& s, const std::vector<LoopSid>& loop_sids,
                               const std::vector<Nest>& nests, const MergedNests& m, const std::vector<Stmt>& items,
                               const std::unordered_set<size_t>& merged_positions) {
   size_t target = nests.back().position;
@@ -322,12 +322,12 @@ void check_crossed_statements(const ScheduleState& s, const std::vector<uint64_t
 
 }  // namespace
 
-uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
+LoopSid merge(ScheduleState& s, const std::vector<LoopSid>& loop_sids) {
   // Step 1. The common ancestor and each loop's chain below it.
-  if (loop_sids.size() < 2) return loop_sids.empty() ? 0 : loop_sids[0];
-  uint64_t lca = lowest_common_ancestor(s, loop_sids);
+  if (loop_sids.size() < 2) return loop_sids.empty() ? LoopSid() : loop_sids[0];
+  StmtSid lca = lowest_common_ancestor(s, loop_sids);
   std::vector<Nest> nests;
-  for (uint64_t sid : loop_sids) nests.push_back(chain_below(s, sid, lca, loop_sids));
+  for (LoopSid sid : loop_sids) nests.push_back(chain_below(s, sid, lca, loop_sids));
   check_same_shape(s, nests, loop_sids);
   std::vector<Stmt> items = locate_in_body(s, lca, nests);
   // Step 2. The merged variables, and each nest's accesses in their terms.
@@ -343,7 +343,7 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
     bodies.push_back(substitute(s.loop_at(nests[k].chain.back()).body, m.to_merged[k]));
   std::vector<LoopSpec> specs;
   for (size_t j = 0; j < m.merged.size(); ++j) specs.push_back({m.merged[j], nullptr, s.loop_at(m.first[j]).extent});
-  std::vector<uint64_t> sids;
+  std::vector<LoopSid> sids;
   Stmt nest = make_loop_nest(s, specs, make_seq(bodies), &sids);
   std::vector<Stmt> new_items;
   for (size_t p = 0; p < items.size(); ++p) {
@@ -358,7 +358,7 @@ uint64_t merge(ScheduleState& s, const std::vector<uint64_t>& loop_sids) {
     copy->body = new_body;
     s.replace(lca, copy);
   } else {
-    rebuild_scope(s, lca, [&](BlockNode& b) { b.body = rewrap(peel_decls(b.body).wrappers, new_body); });
+    rebuild_scope(s, s.as_block(lca), [&](BlockNode& b) { b.body = rewrap(peel_decls(b.body).wrappers, new_body); });
   }
   return sids.back();
 }
@@ -367,7 +367,7 @@ void register_merge_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "Merge", "merge", {input("loops", ParamType::Loops)}, OutputForm::Single,
       [](Schedule& sch, InstructionCall& c) {
-        std::vector<uint64_t> loops;
+        std::vector<LoopSid> loops;
         for (const TraceArg& a : c.inputs) loops.push_back(sch.loop_sid(a));
         output_loops(c, {merge(sch.state(), loops)});
       },

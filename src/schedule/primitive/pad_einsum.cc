@@ -124,7 +124,7 @@ Stmt make_copy(ScheduleState& s, const Buffer& from, const Buffer& to, const std
 }
 
 // Step 1: one positive integer per iterator (TVM's InvalidPaddingError).
-void check_padding_valid(const ScheduleState& s, uint64_t block_sid, const BlockNode& block,
+void check_padding_valid(const ScheduleState& s, BlockSid block_sid, const BlockNode& block,
                          const std::vector<int64_t>& padding) {
   bool valid = padding.size() == block.iter_vars.size();
   for (int64_t p : padding) valid = valid && p > 0;
@@ -137,7 +137,7 @@ void check_padding_valid(const ScheduleState& s, uint64_t block_sid, const Block
 }
 
 // Step 2: an einsum — every access a point at iterators or constants, each buffer once.
-void check_einsum(const ScheduleState& s, uint64_t block_sid, const BlockNode& block) {
+void check_einsum(const ScheduleState& s, BlockSid block_sid, const BlockNode& block) {
   std::unordered_set<const BufferNode*> used;
   for (const auto* regions : {&block.reads, &block.writes}) {
     for (const BufferRegion& r : *regions) {
@@ -154,7 +154,7 @@ struct PaddedIters {
 };
 
 // Step 3: the padded extents; only spatial and reduction iterators can be padded.
-PaddedIters padded_iters(const ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>& padding) {
+PaddedIters padded_iters(const ScheduleState& s, BlockSid block_sid, const std::vector<int64_t>& padding) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   PaddedIters out;
@@ -175,7 +175,7 @@ PaddedIters padded_iters(const ScheduleState& s, uint64_t block_sid, const std::
 }
 
 // The padded instances must leave the result as it is.
-void check_padded_instances_harmless(const ScheduleState& s, uint64_t block_sid, const BlockNode& block,
+void check_padded_instances_harmless(const ScheduleState& s, BlockSid block_sid, const BlockNode& block,
                                      const PaddedIters& iters) {
   if (!iters.reductions.empty() && !padded_reduction_adds_zero(block, iters.reductions)) {
     fail_not_supported(
@@ -198,7 +198,7 @@ struct BlockNest {
 
 // Step 4: that statement must be a nest of loops around the block alone (the copies go
 // before and after it; another block in it would see them reordered).
-BlockNest find_block_nest(const ScheduleState& s, uint64_t scope_sid, uint64_t block_sid) {
+BlockNest find_block_nest(const ScheduleState& s, BlockSid scope_sid, BlockSid block_sid) {
   const BlockNode* block = &s.block_at(block_sid);
   BlockNest out{body_items(s.block_at(scope_sid).body), 0, {}};
   out.pos = out.items.size();
@@ -294,10 +294,10 @@ Stmt padded_nest(const BlockRealizeNode& realize, const BlockNest& nest_at, cons
 
 }  // namespace
 
-void pad_einsum(ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>& padding) {
+void pad_einsum(ScheduleState& s, BlockSid block_sid, const std::vector<int64_t>& padding) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  uint64_t scope_sid = s.scope_block(block_sid);
+  BlockSid scope_sid = s.scope_block(block_sid);
   check_stage_pipeline(s, scope_sid);
   check_padding_valid(s, block_sid, *block, padding);
   check_einsum(s, block_sid, *block);

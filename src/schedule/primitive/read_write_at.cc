@@ -70,7 +70,7 @@ bool has_buffer(const std::vector<BufferRegion>& regions, const Buffer& buffer) 
 // part plus constant multiples of the relaxed loops, which, smallest step first, never step
 // past what the smaller ones and the region's own extent cover (a mixed radix). write_at copies
 // the whole span back, so a gap would copy elements nobody wrote.
-bool writes_densely(const ScheduleState& s, uint64_t block_sid, uint64_t loop_sid, const BufferRegion& r,
+bool writes_densely(const ScheduleState& s, BlockSid block_sid, LoopSid loop_sid, const BufferRegion& r,
                     const std::string& scope) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   const BlockNode& block = s.block_at(block_sid);
@@ -78,7 +78,7 @@ bool writes_densely(const ScheduleState& s, uint64_t block_sid, uint64_t loop_si
   for (size_t i = 0; i < block.iter_vars.size(); ++i) bind[block.iter_vars[i].var.get()] = realize->iter_values[i];
   std::vector<const ForNode*> relaxed;
   bool inside = false;
-  for (uint64_t l : s.enclosing_loops(block_sid)) {
+  for (LoopSid l : s.enclosing_loops(block_sid)) {
     if (l == loop_sid) inside = true;
     const ForNode* f = &s.loop_at(l);
     bool thread_shared = f->for_kind == ForKind::ThreadBinding && storage_shared_by_thread(scope, f->thread_tag);
@@ -115,7 +115,7 @@ bool writes_densely(const ScheduleState& s, uint64_t block_sid, uint64_t loop_si
 
 // What read_at / write_at stages: `src` of the block through `dst` at loop `loop_sid`.
 struct StageTarget {
-  uint64_t loop_sid = 0;
+  LoopSid loop_sid;
   bool is_read = true;
   const char* prim = "read_at";
   Buffer src, dst;
@@ -138,18 +138,18 @@ void add_accessed_region(const ScheduleState& s, const StageTarget& t, const Blo
   bool gapped = false;
   // The thread loops relaxed are those whose threads share the new scope.
   std::vector<arith::Interval> one =
-      relaxed_region(s, b->sid, t.loop_sid, BufferRegion{t.dst, r.region}, &gapped, true);
+      relaxed_region(s, sid_of(*b), t.loop_sid, BufferRegion{t.dst, r.region}, &gapped, true);
   for (size_t d = 0; d < one.size(); ++d) {
     if (!one[d].min || !one[d].max) {
       fail_not_supported(
-          s, {t.loop_sid, b->sid},
+          s, {t.loop_sid, sid_of(*b)},
           fmt::format("{} where the region of {} that block {{1}} accesses has no bounds", t.prim, t.src->name));
     }
   }
-  if (!t.is_read && (gapped || !writes_densely(s, b->sid, t.loop_sid, r, t.dst->scope) ||
+  if (!t.is_read && (gapped || !writes_densely(s, sid_of(*b), t.loop_sid, r, t.dst->scope) ||
                      (realize.predicate && !is_one(realize.predicate)))) {
     fail_not_supported(
-        s, {t.loop_sid, b->sid},
+        s, {t.loop_sid, sid_of(*b)},
         fmt::format("write_at where block {{1}} writes only part of the region of {} it spans (a predicate or "
                     "a strided access)",
                     t.src->name));
@@ -219,7 +219,7 @@ void check_no_read_before_write_back(const ScheduleState& s, const StageTarget& 
       bool own = reads_own_writes(*b, t.src);
       if (has_buffer(b->reads, t.src) && (!b->init || !own)) {
         fail_not_supported(
-            s, {t.loop_sid, b->sid},
+            s, {t.loop_sid, sid_of(*b)},
             fmt::format("write_at where block {{1}} reads {} before the copy (it would read the new buffer's "
                         "unwritten elements)",
                         t.src->name));
@@ -260,11 +260,11 @@ CopyPlacement copy_placement(const ScheduleState& s, const StageTarget& t, const
 }
 
 // The loops around the copy, the loop itself included (TVM's GetLoopDomain), by variable.
-std::unordered_map<const VarNode*, const ForNode*> outer_loops_of(const ScheduleState& s, uint64_t loop_sid) {
+std::unordered_map<const VarNode*, const ForNode*> outer_loops_of(const ScheduleState& s, LoopSid loop_sid) {
   std::unordered_map<const VarNode*, const ForNode*> outer_loops;
-  std::vector<uint64_t> loops = s.enclosing_loops(loop_sid);
+  std::vector<LoopSid> loops = s.enclosing_loops(loop_sid);
   loops.push_back(loop_sid);
-  for (uint64_t l : loops) outer_loops[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
+  for (LoopSid l : loops) outer_loops[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
   return outer_loops;
 }
 
@@ -342,7 +342,7 @@ std::shared_ptr<BlockRealizeNode> make_copy_block(ScheduleState& s, const StageT
   return std::make_shared<BlockRealizeNode>(iter_values, make_bool(true), copy);
 }
 
-uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, int64_t index,
+BlockSid read_write_at(ScheduleState& s, LoopSid loop_sid, BlockSid block_sid, int64_t index,
                        const std::string& scope_name, bool is_read) {
   // Step 1. Check the arguments: a storage scope, a buffer of the block.
   check_storage_scope(s, scope_name);
@@ -366,8 +366,8 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
   subtrees.insert(subtrees.begin() + static_cast<long>(at.insert_pos), realize);
   auto new_loop = std::make_shared<ForNode>(s.loop_at(loop_sid));
   new_loop->body = make_seq(subtrees);
-  uint64_t scope = s.scope_block(loop_sid);
-  uint64_t copy_sid = realize->block->sid;
+  BlockSid scope = s.scope_block(loop_sid);
+  BlockSid copy_sid = sid_of(*realize->block);
   s.replace(loop_sid, new_loop);
   rebuild_scope(s, scope, [&](BlockNode& b) { b.alloc_buffers.push_back(t.dst); });
   return copy_sid;
@@ -375,11 +375,11 @@ uint64_t read_write_at(ScheduleState& s, uint64_t loop_sid, uint64_t block_sid, 
 
 }  // namespace
 
-uint64_t read_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t read_buffer_index, const std::string& scope) {
+BlockSid read_at(ScheduleState& s, LoopSid loop, BlockSid block, int64_t read_buffer_index, const std::string& scope) {
   return read_write_at(s, loop, block, read_buffer_index, scope, true);
 }
 
-uint64_t write_at(ScheduleState& s, uint64_t loop, uint64_t block, int64_t write_buffer_index,
+BlockSid write_at(ScheduleState& s, LoopSid loop, BlockSid block, int64_t write_buffer_index,
                   const std::string& scope) {
   return read_write_at(s, loop, block, write_buffer_index, scope, false);
 }
@@ -395,8 +395,8 @@ void register_read_write_at_kinds(KindList& kinds) {
          attr("storage_scope", ParamType::Str)},
         OutputForm::Single,
         [read](Schedule& sch, InstructionCall& c) {
-          uint64_t loop = sch.loop_sid(c.inputs[0]);
-          uint64_t block = sch.block_sid(c.inputs[1]);
+          LoopSid loop = sch.loop_sid(c.inputs[0]);
+          BlockSid block = sch.block_sid(c.inputs[1]);
           int64_t index = c.attrs[0].as_int();
           output_blocks(c, {read ? read_at(sch.state(), loop, block, index, c.attrs[1].s)
                                  : write_at(sch.state(), loop, block, index, c.attrs[1].s)});

@@ -45,7 +45,7 @@ TSCH_SCHEDULE_ERROR_KIND(
     "The target buffer should be accessed in the leaf block {0} via BufferLoad or BufferStore.");
 
 // The indices of every load and store of `buffer` in the block's body (they must agree).
-std::vector<PrimExpr> access_indices(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer) {
+std::vector<PrimExpr> access_indices(const ScheduleState& s, BlockSid block_sid, const Buffer& buffer) {
   const BlockNode& block = s.block_at(block_sid);
   auto invalid = [&](const char* why) {
     fail(s, kInvalidBufferAccessError, {block_sid},
@@ -120,7 +120,7 @@ struct ReindexAccess {
   std::vector<const IterVar*> covered;
 };
 
-ReindexAccess reindex_access(const ScheduleState& s, uint64_t block_sid, int64_t buffer_index, bool is_write) {
+ReindexAccess reindex_access(const ScheduleState& s, BlockSid block_sid, int64_t buffer_index, bool is_write) {
   const BlockNode* block = &s.block_at(block_sid);
   const std::vector<BufferRegion>& regions = is_write ? block->writes : block->reads;
   if (buffer_index < 0 || buffer_index >= static_cast<int64_t>(regions.size())) {
@@ -141,10 +141,10 @@ ReindexAccess reindex_access(const ScheduleState& s, uint64_t block_sid, int64_t
 
 // The block must be the only thing in its nest below the scope (TVM's chain of loops).
 // Returns the nest's top statement (the outermost loop, or the block).
-uint64_t check_sole_nest(const ScheduleState& s, uint64_t block_sid, uint64_t scope) {
-  uint64_t top = block_sid;
+StmtSid check_sole_nest(const ScheduleState& s, BlockSid block_sid, BlockSid scope) {
+  StmtSid top = block_sid;
   while (s.info(top)->parent != scope) {
-    uint64_t parent = s.info(top)->parent;
+    StmtSid parent = s.info(top)->parent;
     const ForNode* loop = s.loop(parent);
     const StmtNode* child = s.info(top)->node->kind == StmtKind::Block ? s.info(top)->realize : s.info(top)->node;
     if (!loop || loop->body.get() != child) {
@@ -157,7 +157,7 @@ uint64_t check_sole_nest(const ScheduleState& s, uint64_t block_sid, uint64_t sc
 
 // The copy runs over the iterators' whole domains, where a guarded block may run only part
 // of them: its accesses must stay inside the buffer there.
-void check_indices_inside(const ScheduleState& s, uint64_t block_sid, const ReindexAccess& a) {
+void check_indices_inside(const ScheduleState& s, BlockSid block_sid, const ReindexAccess& a) {
   for (size_t d = 0; d < a.indices.size() && d < a.buffer->shape.size(); ++d) {
     const PrimExpr& index = a.indices[d];
     PrimExpr bound = cast(index->dtype, a.buffer->shape[d]);
@@ -176,7 +176,7 @@ void check_indices_inside(const ScheduleState& s, uint64_t block_sid, const Rein
 // A write through the new buffer is copied back whole: the block must write every element
 // of it (no T.where, indices one to one), and not read old values it does not initialise.
 // `reads_too`: the block also reads the buffer.
-void check_write_back_complete(const ScheduleState& s, uint64_t block_sid, const ReindexAccess& a, bool reads_too) {
+void check_write_back_complete(const ScheduleState& s, BlockSid block_sid, const ReindexAccess& a, bool reads_too) {
   const BlockNode* block = &s.block_at(block_sid);
   const std::string& name = a.buffer->name;
   if (reads_too && !block->init) {
@@ -211,7 +211,7 @@ void check_write_back_complete(const ScheduleState& s, uint64_t block_sid, const
 }
 
 // What would change results (tsch's checks).
-void check_reindex_keeps_results(const ScheduleState& s, uint64_t block_sid, const ReindexAccess& a, bool is_write) {
+void check_reindex_keeps_results(const ScheduleState& s, BlockSid block_sid, const ReindexAccess& a, bool is_write) {
   check_indices_inside(s, block_sid, a);
   const BlockNode* block = &s.block_at(block_sid);
   bool also_other_side = false;
@@ -272,11 +272,11 @@ std::shared_ptr<BlockNode> reindexed_block(const BlockNode& block, const Reindex
 
 }  // namespace
 
-uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, bool is_write) {
+BlockSid reindex(ScheduleState& s, BlockSid block_sid, int64_t buffer_index, bool is_write) {
   // Step 1. The buffer, and the indices of its accesses; the checks.
   ReindexAccess a = reindex_access(s, block_sid, buffer_index, is_write);
-  uint64_t scope = s.scope_block(block_sid);
-  uint64_t top = check_sole_nest(s, block_sid, scope);
+  BlockSid scope = s.scope_block(block_sid);
+  StmtSid top = check_sole_nest(s, block_sid, scope);
   check_reindex_keeps_results(s, block_sid, a, is_write);
   // Step 2. The new buffer: one dimension per covered iterator, its domain's end as extent.
   std::vector<PrimExpr> shape;
@@ -303,7 +303,7 @@ uint64_t reindex(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, boo
     b.body = insert_into_body(b.body, position + (is_write ? 1 : 0), nest);
     b.alloc_buffers.push_back(reindexed);
   });
-  return copy->sid;
+  return sid_of(*copy);
 }
 
 void register_reindex_kinds(KindList& kinds) {

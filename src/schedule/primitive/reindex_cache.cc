@@ -57,11 +57,11 @@ struct ReindexStage {
   Buffer cache;
   std::vector<PrimExpr> new_indices, old_indices;
   Stmt nest;
-  uint64_t copy_sid = 0;
+  BlockSid copy_sid;
 };
 
 // The access is one point per instance.
-void check_single_point(const ScheduleState& s, uint64_t block_sid, const BufferRegion& access, const char* primitive) {
+void check_single_point(const ScheduleState& s, BlockSid block_sid, const BufferRegion& access, const char* primitive) {
   for (const Range& r : access.region) {
     if (!is_one(r.extent)) {
       fail(s, kNotSinglePointAccess, {block_sid},
@@ -103,7 +103,7 @@ std::vector<PrimExpr> map_over_iters(const BlockNode& block, const std::vector<V
 
 // The block's iterators the old and the new indices use must be the same; returns their
 // positions.
-std::vector<size_t> check_same_iters(const ScheduleState& s, uint64_t block_sid, const ReindexStage& stage,
+std::vector<size_t> check_same_iters(const ScheduleState& s, BlockSid block_sid, const ReindexStage& stage,
                                      const char* primitive) {
   const BlockNode& block = s.block_at(block_sid);
   std::vector<size_t> used;
@@ -131,7 +131,7 @@ std::vector<size_t> check_same_iters(const ScheduleState& s, uint64_t block_sid,
 // tsch's conditions: one cache element per point (a map it cannot prove one-to-one over the
 // iterators would let two points share an element) and a copy over exactly the block's
 // instances (a T.where would leave the copy reading or writing where the block does not).
-void check_one_to_one_unguarded(const ScheduleState& s, uint64_t block_sid, const std::vector<size_t>& used,
+void check_one_to_one_unguarded(const ScheduleState& s, BlockSid block_sid, const std::vector<size_t>& used,
                                 const std::vector<PrimExpr>& new_indices, const char* primitive) {
   const BlockNode& block = s.block_at(block_sid);
   arith::LoopExtents iter_extents;
@@ -170,7 +170,7 @@ Buffer cache_buffer(const Buffer& buffer, const std::string& scope_name, const s
 
 // Copies of the loops below the insertion point `loc` that the used iterators' bindings use;
 // `var_map` maps each loop's variable to its copy's.
-std::vector<LoopSpec> copy_loops(const ScheduleState& s, uint64_t block_sid, uint64_t loc,
+std::vector<LoopSpec> copy_loops(const ScheduleState& s, BlockSid block_sid, StmtSid loc,
                                  const std::vector<size_t>& used,
                                  std::unordered_map<const VarNode*, PrimExpr>& var_map) {
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
@@ -180,7 +180,7 @@ std::vector<LoopSpec> copy_loops(const ScheduleState& s, uint64_t block_sid, uin
       if (auto* v = as<VarNode>(e)) binding_vars.insert(v);
     });
   }
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
   auto from = loops.begin();
   if (s.loop(loc)) from = std::find(loops.begin(), loops.end(), loc) + 1;
   std::vector<LoopSpec> specs;
@@ -202,7 +202,7 @@ BufferRegion point_region(const Buffer& b, const std::vector<PrimExpr>& idx) {
 
 // The copy block over the used iterators, bound as in the block through `var_map`, moving
 // the access's point to the cache's (or back for a write).
-std::shared_ptr<BlockNode> make_copy_block(ScheduleState& s, uint64_t block_sid, const ReindexStage& stage,
+std::shared_ptr<BlockNode> make_copy_block(ScheduleState& s, BlockSid block_sid, const ReindexStage& stage,
                                            const Buffer& buffer, const std::string& scope_name,
                                            const std::vector<size_t>& used,
                                            const std::unordered_map<const VarNode*, PrimExpr>& var_map, bool is_read,
@@ -235,7 +235,7 @@ std::shared_ptr<BlockNode> make_copy_block(ScheduleState& s, uint64_t block_sid,
   return copy;
 }
 
-ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, const BufferRegion& access,
+ReindexStage make_stage(ScheduleState& s, BlockSid block_sid, StmtSid loc, const BufferRegion& access,
                         const std::string& scope_name, const std::vector<Var>& map_params,
                         const std::vector<PrimExpr>& map_outputs, bool is_read) {
   const char* primitive = is_read ? "reindex_cache_read" : "reindex_cache_write";
@@ -253,7 +253,7 @@ ReindexStage make_stage(ScheduleState& s, uint64_t block_sid, uint64_t loc, cons
   std::vector<PrimExpr> bindings;
   std::shared_ptr<BlockNode> copy =
       make_copy_block(s, block_sid, stage, access.buffer, scope_name, used, var_map, is_read, bindings);
-  stage.copy_sid = copy->sid;
+  stage.copy_sid = sid_of(*copy);
   stage.nest = make_loop_nest(s, specs, std::make_shared<BlockRealizeNode>(bindings, make_bool(true), copy));
   return stage;
 }
@@ -275,12 +275,12 @@ Stmt redirect_block(const BlockRealizeNode& realize, const Buffer& buffer, const
 
 // Inserts `nest` at `pos` in the body of `loc` (a loop, or the scope block), redirects the
 // block, allocates the cache in the scope.
-void install(ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t loc, int64_t pos, const ReindexStage& stage,
+void install(ScheduleState& s, BlockSid block_sid, BlockSid scope, StmtSid loc, int64_t pos, const ReindexStage& stage,
              const Buffer& buffer) {
   Stmt redirected = redirect_block(*s.info(block_sid)->realize, buffer, stage.cache, stage.new_indices);
   s.replace(block_sid, redirected);
   if (loc != scope) {
-    auto loop = std::make_shared<ForNode>(s.loop_at(loc));
+    auto loop = std::make_shared<ForNode>(s.loop_at(s.as_loop(loc)));
     loop->body = insert_into_body(loop->body, static_cast<size_t>(pos), stage.nest);
     s.replace(loc, loop);
   }
@@ -291,8 +291,8 @@ void install(ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t loc,
 }
 
 // Where the copy goes: after `first` and before the first of `related`, as cache_read places it.
-void locate(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t first,
-            std::unordered_set<uint64_t> related, uint64_t& loc, int64_t& pos, const char* primitive) {
+void locate(const ScheduleState& s, BlockSid block_sid, BlockSid scope, BlockSid first,
+            std::unordered_set<BlockSid> related, StmtSid& loc, int64_t& pos, const char* primitive) {
   const BlockNode& scope_block = s.block_at(scope);
   related.erase(first);
   loc = scope;
@@ -310,16 +310,16 @@ void locate(const ScheduleState& s, uint64_t block_sid, uint64_t scope, uint64_t
                        std::string(primitive) + " where the copy has no place between the blocks it connects");
   loc = detector.loc;
   pos = detector.pos;
-  Stmt body = loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(loc).body;
+  Stmt body = loc == scope ? peel_decls(scope_block.body).inner : s.loop_at(s.as_loop(loc)).body;
   if (detector.seq && body.get() != detector.seq) {
     fail_not_supported(s, {block_sid},
                        std::string(primitive) + " where the blocks it connects meet under a branch or binding");
   }
 }
 
-std::vector<uint64_t> writers_of(const ScheduleState& s, uint64_t scope, const Buffer& buffer) {
-  std::vector<uint64_t> out;
-  for (uint64_t b : s.child_blocks(scope)) {
+std::vector<BlockSid> writers_of(const ScheduleState& s, BlockSid scope, const Buffer& buffer) {
+  std::vector<BlockSid> out;
+  for (BlockSid b : s.child_blocks(scope)) {
     if (writes_buffer(&s.block_at(b), buffer)) out.push_back(b);
   }
   return out;
@@ -327,27 +327,27 @@ std::vector<uint64_t> writers_of(const ScheduleState& s, uint64_t scope, const B
 
 }  // namespace
 
-uint64_t reindex_cache_read(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
+BlockSid reindex_cache_read(ScheduleState& s, BlockSid block_sid, int64_t index, const std::string& scope_name,
                             const std::vector<Var>& map_params, const std::vector<PrimExpr>& map_outputs) {
   check_storage_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->reads.size()))
     fail_buffer_index_out_of_range(s, block_sid, index, false);
   const BufferRegion access = block->reads[static_cast<size_t>(index)];
-  uint64_t scope = s.scope_block(block_sid);
+  BlockSid scope = s.scope_block(block_sid);
   check_stage_pipeline(s, scope);
   for (const auto& w : block->writes) {
     if (w.buffer == access.buffer)
       fail_not_supported(s, {block_sid},
                          fmt::format("reindex_cache_read of {}, which block {{0}} also writes", access.buffer->name));
   }
-  std::vector<uint64_t> writers = writers_of(s, scope, access.buffer);
+  std::vector<BlockSid> writers = writers_of(s, scope, access.buffer);
   if (writers.size() > 1) {
     fail(s, kNotSingleWriteBlock, {writers[0], writers[1]},
          "The buffer " + access.buffer->name +
              " is expected to be written by single block, but it is written by blocks {0} and {1}.");
   }
-  uint64_t loc = scope;
+  StmtSid loc = scope;
   int64_t pos = 0;
   if (!writers.empty()) locate(s, block_sid, scope, writers[0], {block_sid}, loc, pos, "reindex_cache_read");
   ReindexStage stage = make_stage(s, block_sid, loc, access, scope_name, map_params, map_outputs, /*is_read=*/true);
@@ -355,16 +355,16 @@ uint64_t reindex_cache_read(ScheduleState& s, uint64_t block_sid, int64_t index,
   return stage.copy_sid;
 }
 
-uint64_t reindex_cache_write(ScheduleState& s, uint64_t block_sid, int64_t index, const std::string& scope_name,
+BlockSid reindex_cache_write(ScheduleState& s, BlockSid block_sid, int64_t index, const std::string& scope_name,
                              const std::vector<Var>& map_params, const std::vector<PrimExpr>& map_outputs) {
   check_storage_scope(s, scope_name);
   const BlockNode* block = &s.block_at(block_sid);
   if (index < 0 || index >= static_cast<int64_t>(block->writes.size()))
     fail_buffer_index_out_of_range(s, block_sid, index, true);
   const BufferRegion access = block->writes[static_cast<size_t>(index)];
-  uint64_t scope = s.scope_block(block_sid);
+  BlockSid scope = s.scope_block(block_sid);
   check_stage_pipeline(s, scope);
-  for (uint64_t other : s.blocks_in(s.info(block_sid)->func)) {
+  for (BlockSid other : s.blocks_in(s.info(block_sid)->func)) {
     if (other == block_sid) continue;
     for (const auto& w : s.block_at(other).writes) {
       if (w.buffer == access.buffer)
@@ -374,17 +374,17 @@ uint64_t reindex_cache_write(ScheduleState& s, uint64_t block_sid, int64_t index
     }
   }
   // The copy back goes after the block, before the first block of the scope reading the buffer.
-  std::unordered_set<uint64_t> readers;
-  for (uint64_t b : s.blocks_in(s.info(block_sid)->func)) {
+  std::unordered_set<BlockSid> readers;
+  for (BlockSid b : s.blocks_in(s.info(block_sid)->func)) {
     if (b == block_sid || b == scope) continue;
-    uint64_t up = b;
+    StmtSid up = b;
     while (up && up != scope) up = s.scope_block(up);
     if (!up) continue;
     for (const auto& r : s.block_at(b).reads) {
       if (r.buffer == access.buffer) readers.insert(b);
     }
   }
-  uint64_t loc = scope;
+  StmtSid loc = scope;
   int64_t pos = 0;
   locate(s, block_sid, scope, block_sid, readers, loc, pos, "reindex_cache_write");
   if (readers.empty()) pos = static_cast<int64_t>(top_level_index(s, block_sid, scope)) + 1;
@@ -408,7 +408,7 @@ void register_reindex_cache_kinds(KindList& kinds) {
          attr("storage_scope", ParamType::Str), input("index_map", ParamType::IndexMap)},
         OutputForm::Single,
         [read](Schedule& sch, InstructionCall& c) {
-          uint64_t block = sch.block_sid(c.inputs[0]);
+          BlockSid block = sch.block_sid(c.inputs[0]);
           const TraceArg& map = c.inputs[1];
           TSCH_USER_ASSERT_ARG(map.kind == TraceArg::Kind::IndexMap, TypeError, "index_map") << "expected an index map";
           int64_t index = c.attrs[0].as_int();

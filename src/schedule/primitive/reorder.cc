@@ -71,7 +71,7 @@ bool unit_step_linear(const PrimExpr& e) {
 
 }  // namespace
 
-void reorder_block_iter_var(ScheduleState& s, uint64_t block_sid, const std::vector<int64_t>& new_order) {
+void reorder_block_iter_var(ScheduleState& s, BlockSid block_sid, const std::vector<int64_t>& new_order) {
   const BlockNode& block = s.block_at(block_sid);
   size_t n = block.iter_vars.size();
   std::vector<bool> seen(n, false);
@@ -101,8 +101,8 @@ void reorder_block_iter_var(ScheduleState& s, uint64_t block_sid, const std::vec
 namespace {
 
 // Step 1 checks. TVM's LoopMultiAppearanceError: no loop twice.
-void check_no_repeated_loop(const ScheduleState& s, const std::vector<uint64_t>& order) {
-  std::unordered_set<uint64_t> given(order.begin(), order.end());
+void check_no_repeated_loop(const ScheduleState& s, const std::vector<LoopSid>& order) {
+  std::unordered_set<LoopSid> given(order.begin(), order.end());
   if (given.size() == order.size()) return;
   for (size_t i = 0; i < order.size(); ++i) {
     if (std::count(order.begin(), order.begin() + i, order[i])) fail(s, kLoopMultiAppearanceError, {order[i]});
@@ -111,23 +111,23 @@ void check_no_repeated_loop(const ScheduleState& s, const std::vector<uint64_t>&
 
 // TVM's LoopsNotAChainError: the loops lie on one chain of single-child loops. Returns the
 // chain from the outermost given loop down to the deepest.
-std::vector<uint64_t> check_loops_in_chain(const ScheduleState& s, const std::vector<uint64_t>& order) {
-  std::unordered_set<uint64_t> given(order.begin(), order.end());
+std::vector<LoopSid> check_loops_in_chain(const ScheduleState& s, const std::vector<LoopSid>& order) {
+  std::unordered_set<LoopSid> given(order.begin(), order.end());
   // The deepest loop's ancestors must contain every other given loop.
-  uint64_t bottom = order[0];
-  for (uint64_t l : order) {
+  LoopSid bottom = order[0];
+  for (LoopSid l : order) {
     if (s.enclosing_loops(l).size() > s.enclosing_loops(bottom).size()) bottom = l;
   }
-  std::vector<uint64_t> chain = s.enclosing_loops(bottom);
+  std::vector<LoopSid> chain = s.enclosing_loops(bottom);
   chain.push_back(bottom);
-  auto top_it = std::find_if(chain.begin(), chain.end(), [&](uint64_t l) { return given.count(l) > 0; });
-  for (uint64_t l : order) {
+  auto top_it = std::find_if(chain.begin(), chain.end(), [&](LoopSid l) { return given.count(l) > 0; });
+  for (LoopSid l : order) {
     if (std::find(chain.begin(), chain.end(), l) == chain.end()) {
       fail(s, kLoopsNotAChainError, {l, bottom},
            "The loops are not in a chain: loop {0} is neither an ancestor nor a descendant of loop {1}");
     }
   }
-  std::vector<uint64_t> path(top_it, chain.end());
+  std::vector<LoopSid> path(top_it, chain.end());
   for (size_t i = 0; i + 1 < path.size(); ++i) {
     if (s.loop_at(path[i]).body.get() != s.info(path[i + 1])->node) fail(s, kLoopsNotAChainError, {path[i]});
   }
@@ -136,7 +136,7 @@ std::vector<uint64_t> check_loops_in_chain(const ScheduleState& s, const std::ve
 
 [[noreturn]] void fail_not_affine(const ScheduleState& s, const BlockRealizeNode& r, const std::string& why) {
   fail(
-      s, kBlockPropertyError, {r.block->sid},
+      s, kBlockPropertyError, {sid_of(*r.block)},
       "The block {0} under the loops to be reordered does not have an affine binding with regard to the loops: " + why);
 }
 
@@ -145,7 +145,7 @@ std::vector<uint64_t> check_loops_in_chain(const ScheduleState& s, const std::ve
 // Under a T.where (an imperfect split) TVM fuses with the predicate's bound, which tsch's iter
 // map does not: it accepts those bindings.
 bool skips_values(const ScheduleState& s, const BlockRealizeNode& r, const PrimExpr& value,
-                  const std::vector<uint64_t>& loops, const std::function<bool(const VarNode*)>& is_inner) {
+                  const std::vector<LoopSid>& loops, const std::function<bool(const VarNode*)>& is_inner) {
   arith::LoopExtents extents;
   bool known = true;
   for_each_expr(value, [&](const PrimExpr& e) {
@@ -153,7 +153,7 @@ bool skips_values(const ScheduleState& s, const BlockRealizeNode& r, const PrimE
     if (!v) return;
     int64_t extent;
     const ForNode* f = nullptr;
-    for (uint64_t l : loops) {
+    for (LoopSid l : loops) {
       if (s.loop_at(l).loop_var.get() == v) f = &s.loop_at(l);
     }
     if (f && is_inner(v) && is_zero(f->min) && as_const_int(f->extent, &extent))
@@ -168,15 +168,15 @@ bool skips_values(const ScheduleState& s, const BlockRealizeNode& r, const PrimE
 // TVM's BlockPropertyError for one block under the chain: data-parallel or reduction
 // iterators only, bound quasi-affinely by the loops from the top of the chain down (loops
 // further out count as symbols).
-void check_block_property(const ScheduleState& s, const BlockRealizeNode& r, uint64_t top) {
-  std::vector<uint64_t> loops = s.enclosing_loops(r.block->sid);
+void check_block_property(const ScheduleState& s, const BlockRealizeNode& r, StmtSid top) {
+  std::vector<LoopSid> loops = s.enclosing_loops(sid_of(*r.block));
   std::unordered_set<const VarNode*> inner;
   for (auto it = std::find(loops.begin(), loops.end(), top); it != loops.end(); ++it)
     inner.insert(s.loop_at(*it).loop_var.get());
   std::function<bool(const VarNode*)> is_inner = [&](const VarNode* v) { return inner.count(v) > 0; };
   for (size_t i = 0; i < r.iter_values.size(); ++i) {
     IterType t = r.block->iter_vars[i].type;
-    if (t != IterType::DataPar && t != IterType::CommReduce) fail(s, kBlockPropertyError, {r.block->sid});
+    if (t != IterType::DataPar && t != IterType::CommReduce) fail(s, kBlockPropertyError, {sid_of(*r.block)});
     if (!is_quasi_affine(r.iter_values[i], is_inner)) fail_not_affine(s, r, "binding " + ir::script(r.iter_values[i]));
     if (skips_values(s, r, r.iter_values[i], loops, is_inner))
       fail_not_affine(s, r, "binding " + ir::script(r.iter_values[i]) + " skips values of its iterator");
@@ -196,7 +196,7 @@ void check_block_property(const ScheduleState& s, const BlockRealizeNode& r, uin
 
 // TVM's DependentLoopError: outer extents must not use the variables of loops that end up
 // inside them.
-void check_no_dependent_loop(const ScheduleState& s, const std::vector<uint64_t>& new_path) {
+void check_no_dependent_loop(const ScheduleState& s, const std::vector<LoopSid>& new_path) {
   for (size_t i = 0; i < new_path.size(); ++i) {
     for (size_t j = i + 1; j < new_path.size(); ++j) {
       const VarNode* inner = s.loop_at(new_path[j]).loop_var.get();
@@ -212,14 +212,14 @@ void check_no_dependent_loop(const ScheduleState& s, const std::vector<uint64_t>
 // feeds both spatial and reduction iterators of a block with init (fuse(i, k) then a split)
 // can put a row's later iterations before its first one, and the init then wipes partial
 // results. TVM requires every loop to bind iterators of one kind for this.
-void check_inits_stay_first(const ScheduleState& s, uint64_t top, const std::vector<uint64_t>& order) {
+void check_inits_stay_first(const ScheduleState& s, LoopSid top, const std::vector<LoopSid>& order) {
   for_each_stmt(s.loop_at(top).body, [&](const Stmt& st) {
     auto* r = as<BlockRealizeNode>(st);
     if (!r || !r->block->init) return;
-    for (uint64_t l : order) {
+    for (LoopSid l : order) {
       const VarNode* lv = s.loop_at(l).loop_var.get();
       if (binds_spatial_and_reduction(*r, lv))
-        fail(s, kLoopTouchedByBothKindsError, {l, r->block->sid},
+        fail(s, kLoopTouchedByBothKindsError, {l, sid_of(*r->block)},
              "It is not allowed that the loop {0} is touched by both some data parallel block iters and some reduction "
              "block iters of block {1}, which has an init: reordering it can run a row's init after its first updates");
     }
@@ -228,19 +228,19 @@ void check_inits_stay_first(const ScheduleState& s, uint64_t top, const std::vec
 
 }  // namespace
 
-void reorder(ScheduleState& s, const std::vector<uint64_t>& order) {
+void reorder(ScheduleState& s, const std::vector<LoopSid>& order) {
   // Step 1. Check: no loop twice; all on one chain of single-child loops; the blocks under it
   // bound affinely; no outer extent over an inner loop; inits still run first.
   check_no_repeated_loop(s, order);
   if (order.size() <= 1) return;
-  std::vector<uint64_t> path = check_loops_in_chain(s, order);
+  std::vector<LoopSid> path = check_loops_in_chain(s, order);
   for (const BlockRealizeNode* r : realizes_under(s.loop_at(path.back()).body))
     check_block_property(s, *r, path.front());
   // The new order: given loops take the positions of given loops, in the order asked.
-  std::unordered_set<uint64_t> given(order.begin(), order.end());
-  std::vector<uint64_t> new_path;
+  std::unordered_set<LoopSid> given(order.begin(), order.end());
+  std::vector<LoopSid> new_path;
   size_t next = 0;
-  for (uint64_t l : path) new_path.push_back(given.count(l) ? order[next++] : l);
+  for (LoopSid l : path) new_path.push_back(given.count(l) ? order[next++] : l);
   check_no_dependent_loop(s, new_path);
   check_inits_stay_first(s, path.front(), order);
   // Step 2. Rebuild the chain bottom-up; loops keep their identities.
@@ -264,7 +264,7 @@ void register_reorder_kinds(KindList& kinds) {
   kinds.push_back(define_kind(
       "Reorder", "reorder", {loops}, OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
-        std::vector<uint64_t> sids;
+        std::vector<LoopSid> sids;
         for (const TraceArg& a : c.inputs) sids.push_back(sch.loop_sid(a));
         reorder(sch.state(), sids);
       },

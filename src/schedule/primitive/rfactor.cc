@@ -103,11 +103,11 @@ struct ReductionForm {
   ReducerMatch match;             // the reducer, and the new values it combines
 };
 
-[[noreturn]] void fail_not_applicable(const ScheduleState& s, uint64_t block_sid) {
+[[noreturn]] void fail_not_applicable(const ScheduleState& s, BlockSid block_sid) {
   fail(s, kRFactorNotApplicableError, {block_sid});
 }
 
-[[noreturn]] void fail_no_matched_reducer(const ScheduleState& s, uint64_t block_sid,
+[[noreturn]] void fail_no_matched_reducer(const ScheduleState& s, BlockSid block_sid,
                                           const std::vector<PrimExpr>& inits, const std::vector<PrimExpr>& values) {
   std::string ids, vals;
   for (size_t i = 0; i < inits.size(); ++i) {
@@ -121,14 +121,14 @@ struct ReductionForm {
 }
 
 // A several-buffer block breaking condition #`condition` of kReductionBlockDefinition.
-[[noreturn]] void fail_violates(const ScheduleState& s, uint64_t block_sid, int condition) {
+[[noreturn]] void fail_violates(const ScheduleState& s, BlockSid block_sid, int condition) {
   fail(s, kRFactorNotApplicableError, {block_sid},
        fmt::format("RFactor cannot be applied to block {{0}}, because the block violates condition #{}.\n{}", condition,
                    kReductionBlockDefinition));
 }
 
 // One buffer: `X[idx] = X[idx] op v` with the init `X[idx] = identity`.
-ReductionForm single_buffer_form(const ScheduleState& s, uint64_t block_sid, const BlockNode& block,
+ReductionForm single_buffer_form(const ScheduleState& s, BlockSid block_sid, const BlockNode& block,
                                  const BufferStoreNode& update) {
   auto* init = as<BufferStoreNode>(block.init);
   if (!init || update.buffer != init->buffer || !same_indices(update.indices, init->indices))
@@ -158,7 +158,7 @@ ReductionForm single_buffer_form(const ScheduleState& s, uint64_t block_sid, con
 }
 
 // Several buffers, conditions 1-2: the init stores, one per buffer.
-std::vector<const BufferStoreNode*> init_stores(const ScheduleState& s, uint64_t block_sid, const BlockNode& block) {
+std::vector<const BufferStoreNode*> init_stores(const ScheduleState& s, BlockSid block_sid, const BlockNode& block) {
   std::vector<Stmt> init_stmts;
   if (auto* init_seq = as<SeqStmtNode>(block.init))
     init_stmts = init_seq->seq;
@@ -180,7 +180,7 @@ std::vector<const BufferStoreNode*> init_stores(const ScheduleState& s, uint64_t
 
 // Conditions 3-4: the `n` lets at the top of the body, one variable each; `body` is left at
 // what the innermost holds.
-std::vector<const LetStmtNode*> update_lets(const ScheduleState& s, uint64_t block_sid, size_t n, Stmt& body) {
+std::vector<const LetStmtNode*> update_lets(const ScheduleState& s, BlockSid block_sid, size_t n, Stmt& body) {
   std::vector<const LetStmtNode*> lets;
   while (auto* let = as<LetStmtNode>(body)) {
     if (lets.size() == n) fail_violates(s, block_sid, 3);
@@ -195,7 +195,7 @@ std::vector<const LetStmtNode*> update_lets(const ScheduleState& s, uint64_t blo
 }
 
 // Conditions 5-9: the stores under the lets, each of one let's variable; ordered by let.
-std::vector<const BufferStoreNode*> stores_by_let(const ScheduleState& s, uint64_t block_sid, const Stmt& body,
+std::vector<const BufferStoreNode*> stores_by_let(const ScheduleState& s, BlockSid block_sid, const Stmt& body,
                                                   const std::vector<const LetStmtNode*>& lets) {
   size_t n = lets.size();
   std::vector<Stmt> seq;
@@ -228,7 +228,7 @@ std::vector<const BufferStoreNode*> stores_by_let(const ScheduleState& s, uint64
 
 // Conditions 10-12: each init stores into a buffer the update stores into, all of one shape,
 // at the same indices. The init values, ordered by let.
-std::vector<PrimExpr> init_values_by_let(const ScheduleState& s, uint64_t block_sid,
+std::vector<PrimExpr> init_values_by_let(const ScheduleState& s, BlockSid block_sid,
                                          const std::vector<const BufferStoreNode*>& inits,
                                          const std::vector<const BufferStoreNode*>& stores) {
   size_t n = stores.size();
@@ -255,7 +255,7 @@ std::vector<PrimExpr> init_values_by_let(const ScheduleState& s, uint64_t block_
 
 // Several buffers: the init is one store per buffer, the body lets then stores of the lets.
 // The checks in TVM's order, each refusal naming the condition it breaks.
-ReductionForm multi_buffer_form(const ScheduleState& s, uint64_t block_sid, const BlockNode& block) {
+ReductionForm multi_buffer_form(const ScheduleState& s, BlockSid block_sid, const BlockNode& block) {
   std::vector<const BufferStoreNode*> inits = init_stores(s, block_sid, block);
   Stmt body = block.body;
   std::vector<const LetStmtNode*> lets = update_lets(s, block_sid, inits.size(), body);
@@ -276,7 +276,7 @@ ReductionForm multi_buffer_form(const ScheduleState& s, uint64_t block_sid, cons
   return form;
 }
 
-ReductionForm reduction_form(const ScheduleState& s, uint64_t block_sid, const BlockNode& block) {
+ReductionForm reduction_form(const ScheduleState& s, BlockSid block_sid, const BlockNode& block) {
   if (!block.init) fail_not_applicable(s, block_sid);
   if (auto* update = as<BufferStoreNode>(block.body)) return single_buffer_form(s, block_sid, block, *update);
   return multi_buffer_form(s, block_sid, block);
@@ -311,7 +311,7 @@ Stmt update_stmt(const ReductionForm& form, const std::vector<Buffer>& buffers, 
 
 // `nest` into the body of `scope`, before (or after) its statement holding `top`, and the rf
 // buffers into its allocations.
-void insert_into_scope(ScheduleState& s, uint64_t scope, uint64_t top, const Stmt& nest, bool after,
+void insert_into_scope(ScheduleState& s, BlockSid scope, StmtSid top, const Stmt& nest, bool after,
                        const std::vector<Buffer>& rf_buffers) {
   auto copy = std::make_shared<BlockNode>(s.block_at(scope));
   std::vector<Stmt> items = body_items(copy->body);  // under leading AllocateConst / DeclBuffer
@@ -331,14 +331,14 @@ void insert_into_scope(ScheduleState& s, uint64_t scope, uint64_t top, const Stm
 // copies of all the block's loops, before the outermost loop; in the block's own nest, from
 // the outermost reduction loop (or the loop of rfactor) down, only the write-back's loops
 // stay, keeping their handles, around the write-back.
-void replace_in_shared_loops(ScheduleState& s, const std::vector<uint64_t>& loops, uint64_t loop_sid,
+void replace_in_shared_loops(ScheduleState& s, const std::vector<LoopSid>& loops, LoopSid loop_sid,
                              const std::vector<const ForNode*>& wb_loops, const Stmt& wb_realize,
                              const BlockRealizeNode& rf_realize, const std::vector<Buffer>& rf_buffers,
                              const std::function<bool(const ForNode*)>& feeds_reduction) {
-  uint64_t scope = s.scope_block(loops.front());
+  BlockSid scope = s.scope_block(loops.front());
   std::unordered_map<const VarNode*, PrimExpr> fresh;
   std::vector<std::shared_ptr<ForNode>> copies;
-  for (uint64_t l : loops) {
+  for (LoopSid l : loops) {
     const ForNode& f = s.loop_at(l);
     auto c = std::make_shared<ForNode>(f);
     c->loop_var = make_var(f.loop_var->name, f.loop_var->dtype);
@@ -370,14 +370,16 @@ void replace_in_shared_loops(ScheduleState& s, const std::vector<uint64_t>& loop
 // What Step 1 found: the reduction block under the loop, its reduction, where it sits, and
 // which of its loops feed which kind of iterator.
 struct RFactorTarget {
-  uint64_t loop_sid = 0, block_sid = 0;
+  LoopSid loop_sid;
+  BlockSid block_sid;
   const ForNode* loop = nullptr;
   const BlockNode* block = nullptr;
   const BlockRealizeNode* realize = nullptr;
   ReductionForm form;
-  std::vector<uint64_t> loops;   // the block's, outermost first
-  uint64_t scope = 0, top = 0;   // the scope block, and the outermost loop (or the block)
-  std::vector<uint64_t> others;  // other blocks under the outermost loop
+  std::vector<LoopSid> loops;    // the block's, outermost first
+  BlockSid scope;                // the scope block
+  StmtSid top;                   // the outermost loop (or the block)
+  std::vector<BlockSid> others;  // other blocks under the outermost loop
   bool init_needs_decompose = false;
   int64_t factor_axis = 0;  // in [0, ndim]
 
@@ -398,7 +400,7 @@ struct RFactorTarget {
   bool feeds_reduction(const ForNode* f) const { return binds(f, IterType::CommReduce); }
 };
 
-void check_serial_loop(const ScheduleState& s, uint64_t loop_sid, const ForNode& loop) {
+void check_serial_loop(const ScheduleState& s, LoopSid loop_sid, const ForNode& loop) {
   if (loop.for_kind == ForKind::Serial) return;
   static const char* kinds[] = {"serial", "parallel", "vectorized", "unroll", "thread_binding"};
   fail(s, kNotSerialLoopKindError, {loop_sid},
@@ -409,11 +411,11 @@ void check_serial_loop(const ScheduleState& s, uint64_t loop_sid, const ForNode&
 
 // One reduction block (TVM's CheckReductionBlock) under a serial loop that only feeds
 // reduction iterators, in TVM's order: the block's checks, then the loop's kind.
-RFactorTarget check_rfactor_target(const ScheduleState& s, uint64_t loop_sid) {
+RFactorTarget check_rfactor_target(const ScheduleState& s, LoopSid loop_sid) {
   RFactorTarget t;
   t.loop_sid = loop_sid;
   t.loop = &s.loop_at(loop_sid);
-  std::vector<uint64_t> blocks = s.child_blocks(loop_sid);
+  std::vector<BlockSid> blocks = s.child_blocks(loop_sid);
   if (blocks.size() != 1) fail(s, kNonSingleChildBlockError, {loop_sid});
   t.block_sid = blocks[0];
   t.block = &s.block_at(t.block_sid);
@@ -431,13 +433,13 @@ RFactorTarget check_rfactor_target(const ScheduleState& s, uint64_t loop_sid) {
   // TVM's rule: no loop of the block may feed both a spatial and a reduction iterator (after
   // fuse(i, k0) the rf block made the fused loop a reduction iterator, and its init ran once
   // instead of once per row).
-  for (uint64_t l : s.enclosing_loops(t.block_sid)) {
+  for (LoopSid l : s.enclosing_loops(t.block_sid)) {
     const VarNode* lv = s.loop_at(l).loop_var.get();
     if (binds_spatial_and_reduction(*t.realize, lv)) fail(s, kLoopTouchedByBothKindsError, {l, t.block_sid});
   }
   t.loops = s.enclosing_loops(t.block_sid);
   t.scope = s.scope_block(t.block_sid);
-  t.top = t.loops.empty() ? t.block_sid : t.loops.front();
+  t.top = t.loops.empty() ? StmtSid(t.block_sid) : StmtSid(t.loops.front());
   if (s.info(t.top)->parent != t.scope)
     fail_not_supported(s, {loop_sid}, "rfactor of a block nested in another block's loops");
   return t;
@@ -448,14 +450,14 @@ RFactorTarget check_rfactor_target(const ScheduleState& s, uint64_t loop_sid) {
 // write-back takes the block's place. Moving the rf block's reads before the other blocks
 // is sound only when none of them writes what it reads (such a write after the read also
 // makes the scope no stage pipeline, refused above; checked here in the primitive's terms).
-std::vector<uint64_t> check_blocks_sharing_outer_loop(const ScheduleState& s, const RFactorTarget& t) {
-  std::vector<uint64_t> others;
-  for (uint64_t other : s.blocks_in(s.info(t.block_sid)->func)) {
+std::vector<BlockSid> check_blocks_sharing_outer_loop(const ScheduleState& s, const RFactorTarget& t) {
+  std::vector<BlockSid> others;
+  for (BlockSid other : s.blocks_in(s.info(t.block_sid)->func)) {
     if (other != t.block_sid && s.scope_block(other) == t.scope && is_under(s, other, t.top)) others.push_back(other);
   }
   if (others.empty()) return others;
   if (s.child_blocks(t.top).front() != t.block_sid) fail(s, kNotFirstChildBlockError, {t.top, t.block_sid});
-  for (uint64_t other : others) {
+  for (BlockSid other : others) {
     for (const BufferRegion& w : arith::effective_access_regions(s.block_at(other)).writes) {  // containers too
       for (const BufferRegion& r : t.block->reads) {
         bool output = std::find(t.form.buffers.begin(), t.form.buffers.end(), r.buffer) != t.form.buffers.end();
@@ -476,7 +478,7 @@ std::vector<uint64_t> check_blocks_sharing_outer_loop(const ScheduleState& s, co
 // update, and the write-back, keeping that loop, would repeat the partial results too.
 void check_reduction_loop_properties(const ScheduleState& s, const RFactorTarget& t) {
   bool met_reduction = false;
-  for (uint64_t l : t.loops) {
+  for (LoopSid l : t.loops) {
     const ForNode* f = &s.loop_at(l);
     if (t.feeds_reduction(f)) {
       if (!met_reduction && s.child_blocks(l).size() != 1) fail(s, kNonSingleChildBlockError, {l});
@@ -495,7 +497,7 @@ void check_reduction_loop_properties(const ScheduleState& s, const RFactorTarget
 bool rf_init_needs_decompose(const ScheduleState& s, const RFactorTarget& t) {
   if (!t.uses_rf(t.realize->predicate)) return false;
   std::unordered_map<const VarNode*, PrimExpr> at_start;
-  for (uint64_t l : s.enclosing_loops(t.block_sid)) {
+  for (LoopSid l : s.enclosing_loops(t.block_sid)) {
     const ForNode* f = &s.loop_at(l);
     if (f->loop_var.get() == t.rf_var()) continue;
     for (size_t i = 0; i < t.block->iter_vars.size(); ++i) {
@@ -528,7 +530,7 @@ bool rf_init_needs_decompose(const ScheduleState& s, const RFactorTarget& t) {
 // of the reduction's loops (each lane a contiguous run of the original fold).
 void check_reducer_order(const ScheduleState& s, const RFactorTarget& t) {
   if (t.form.match.reducer.commutative) return;
-  for (uint64_t l : s.enclosing_loops(t.block_sid)) {
+  for (LoopSid l : s.enclosing_loops(t.block_sid)) {
     if (l == t.loop_sid) break;
     if (t.feeds_reduction(&s.loop_at(l))) {
       fail_not_supported(
@@ -575,7 +577,7 @@ RFactorIters rf_iters(const ScheduleState& s, const RFactorTarget& t) {
   out.values = {loop->loop_var};
   std::unordered_map<const VarNode*, PrimExpr> loop_to_iter{{t.rf_var(), out.v_rf}};
   std::unordered_map<const VarNode*, const ForNode*> loop_of_var;
-  for (uint64_t l : t.loops) loop_of_var[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
+  for (LoopSid l : t.loops) loop_of_var[s.loop_at(l).loop_var.get()] = &s.loop_at(l);
   for (size_t i = 0; i < t.block->iter_vars.size(); ++i) {
     const IterVar& iv = t.block->iter_vars[i];
     const PrimExpr& binding = t.realize->iter_values[i];
@@ -666,7 +668,7 @@ struct WriteBackLoops {
 
 WriteBackLoops write_back_loops(const ScheduleState& s, const RFactorTarget& t) {
   WriteBackLoops out;
-  for (uint64_t l : t.loops) {
+  for (LoopSid l : t.loops) {
     const ForNode* f = &s.loop_at(l);
     bool needed = f->loop_var.get() == t.rf_var() || !t.feeds_reduction(f);
     if (!needed) {
@@ -731,7 +733,7 @@ std::shared_ptr<BlockRealizeNode> make_write_back(const RFactorTarget& t, const 
 
 }  // namespace
 
-uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
+BlockSid rfactor(ScheduleState& s, LoopSid loop_sid, int64_t factor_axis) {
   // Step 1. Check.
   RFactorTarget t = check_rfactor_target(s, loop_sid);
   t.others = check_blocks_sharing_outer_loop(s, t);
@@ -746,7 +748,7 @@ uint64_t rfactor(ScheduleState& s, uint64_t loop_sid, int64_t factor_axis) {
   WriteBackLoops wl = write_back_loops(s, t);
   std::shared_ptr<BlockRealizeNode> wb_realize = make_write_back(t, rf, v_wb, wl);
   // Step 4. Rewrite: the rf block replaces the block; the write-back nest follows the nest.
-  uint64_t rf_sid = rf.block->sid;
+  BlockSid rf_sid = sid_of(*rf.block);
   if (!t.others.empty()) {
     replace_in_shared_loops(s, t.loops, loop_sid, wl.loops, wb_realize,
                             BlockRealizeNode(rf.values, rf.predicate, rf.block), rf.buffers,

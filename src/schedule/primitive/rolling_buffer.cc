@@ -63,10 +63,10 @@ struct RollingInfo {
 // TVM's BlockScope dependencies restricted to `block`: with each other block of the scope
 // (in program order), a buffer both write is WAW, a buffer the earlier reads and the later
 // writes is WAR. Only RAW (the later reads what the earlier writes) is allowed.
-bool has_only_raw_dependencies(const ScheduleState& s, uint64_t block_sid) {
+bool has_only_raw_dependencies(const ScheduleState& s, BlockSid block_sid) {
   const BlockNode* block = &s.block_at(block_sid);
   bool before = true;
-  for (uint64_t other_sid : s.child_blocks(s.scope_block(block_sid))) {
+  for (BlockSid other_sid : s.child_blocks(s.scope_block(block_sid))) {
     if (other_sid == block_sid) {
       before = false;
       continue;
@@ -82,22 +82,22 @@ bool has_only_raw_dependencies(const ScheduleState& s, uint64_t block_sid) {
 }
 
 // The lowest loop or block holding all of `sids`.
-uint64_t lowest_common_ancestor(const ScheduleState& s, const std::vector<uint64_t>& sids) {
-  auto chain = [&](uint64_t sid) {
-    std::vector<uint64_t> out;
-    for (uint64_t x = sid; x != 0; x = s.info(x)->parent) out.push_back(x);
+StmtSid lowest_common_ancestor(const ScheduleState& s, const std::vector<BlockSid>& sids) {
+  auto chain = [&](StmtSid sid) {
+    std::vector<StmtSid> out;
+    for (StmtSid x = sid; x; x = s.info(x)->parent) out.push_back(x);
     return out;
   };
-  std::vector<uint64_t> common = chain(sids.front());
+  std::vector<StmtSid> common = chain(sids.front());
   for (size_t k = 1; k < sids.size(); ++k) {
-    std::vector<uint64_t> other = chain(sids[k]);
-    std::vector<uint64_t> kept;
-    for (uint64_t x : common) {
+    std::vector<StmtSid> other = chain(sids[k]);
+    std::vector<StmtSid> kept;
+    for (StmtSid x : common) {
       if (std::find(other.begin(), other.end(), x) != other.end()) kept.push_back(x);
     }
     common = kept;
   }
-  return common.empty() ? 0 : common.front();
+  return common.empty() ? StmtSid() : common.front();
 }
 
 // TVM's rolling pattern on the start of a relaxed range: floordiv(var * stride, divisor),
@@ -213,7 +213,7 @@ class RollingRewriter : public IRMutator {
       }
       if (!written || !is_one(arith::simplify(written->region[i].extent))) {
         fail_not_supported(
-            s_, {realize->block->sid},
+            s_, {sid_of(*realize->block)},
             fmt::format("rolling_buffer where block {{0}} writes more than one element of {} per iteration in "
                         "dimension {}",
                         info_.old_buffer->name, i));
@@ -240,7 +240,7 @@ class RollingRewriter : public IRMutator {
 
 // Step 1: a written buffer, the block not an output block, only RAW dependencies. Returns
 // the region written.
-const BufferRegion& check_rolling_target(const ScheduleState& s, uint64_t block_sid, int64_t write_buffer_index) {
+const BufferRegion& check_rolling_target(const ScheduleState& s, BlockSid block_sid, int64_t write_buffer_index) {
   const BlockNode* block = &s.block_at(block_sid);
   if (write_buffer_index < 0 || write_buffer_index >= static_cast<int64_t>(block->writes.size())) {
     fail_buffer_index_out_of_range(s, block_sid, write_buffer_index, true);
@@ -252,10 +252,10 @@ const BufferRegion& check_rolling_target(const ScheduleState& s, uint64_t block_
 
 // Step 2: the block and its consumers meet at a loop (TVM's RollingBufferInsertionError).
 // Returns it.
-uint64_t check_users_meet_at_loop(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer) {
-  std::vector<uint64_t> users = get_consumers(s, block_sid);
+LoopSid check_users_meet_at_loop(const ScheduleState& s, BlockSid block_sid, const Buffer& buffer) {
+  std::vector<BlockSid> users = get_consumers(s, block_sid);
   users.push_back(block_sid);
-  uint64_t lca = lowest_common_ancestor(s, users);
+  StmtSid lca = lowest_common_ancestor(s, users);
   if (!s.loop(lca)) {
     fail(s, kRollingBufferInsertionError, {block_sid},
          "rolling_buffer injection is invalid. The block {0} should be tiled so that the lca of the access location of "
@@ -263,11 +263,11 @@ uint64_t check_users_meet_at_loop(const ScheduleState& s, uint64_t block_sid, co
          "buffer " +
              buffer->name + " is a for loop. ");
   }
-  return lca;
+  return s.as_loop(lca);
 }
 
 // The region the block writes within one iteration of loop `lca`, the loops below relaxed.
-std::vector<Range> write_window(const ScheduleState& s, uint64_t block_sid, uint64_t lca, const BufferRegion& region) {
+std::vector<Range> write_window(const ScheduleState& s, BlockSid block_sid, LoopSid lca, const BufferRegion& region) {
   const Buffer& buffer = region.buffer;
   std::vector<arith::Interval> relaxed = relaxed_region(s, block_sid, lca, region);
   std::vector<Range> window;
@@ -284,7 +284,7 @@ std::vector<Range> write_window(const ScheduleState& s, uint64_t block_sid, uint
   // such loops into their value (its analyzer binds them); tsch's keeps them in the
   // bindings, so they are folded here, or `i1_0 * 8` over i1_0 in [0, 1) would be rolled.
   std::unordered_map<const VarNode*, PrimExpr> unit_loops;
-  for (uint64_t loop : s.enclosing_loops(block_sid)) {
+  for (LoopSid loop : s.enclosing_loops(block_sid)) {
     const ForNode& f = s.loop_at(loop);
     if (is_one(f.extent)) unit_loops[f.loop_var.get()] = f.min;
   }
@@ -314,13 +314,13 @@ bool match_window(const std::vector<Range>& window, RollingInfo& info) {
 // Step 3: a dimension whose window starts at a multiple of a loop variable and overlaps the
 // next iteration's; the outermost such loop picks the rolling axis (TVM's
 // RollingBufferMatchError otherwise).
-RollingInfo match_rolling_axis(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer,
+RollingInfo match_rolling_axis(const ScheduleState& s, BlockSid block_sid, const Buffer& buffer,
                                const std::vector<Range>& window) {
   RollingInfo info;
   info.old_buffer = buffer;
   bool found = false;
   if (match_window(window, info)) {
-    for (uint64_t loop : s.enclosing_loops(block_sid)) {
+    for (LoopSid loop : s.enclosing_loops(block_sid)) {
       const VarNode* loop_var = s.loop_at(loop).loop_var.get();
       auto it =
           std::find_if(info.vars.begin(), info.vars.end(), [&](const PrimExpr& v) { return v.get() == loop_var; });
@@ -346,12 +346,12 @@ RollingInfo match_rolling_axis(const ScheduleState& s, uint64_t block_sid, const
 
 // Skipping what the previous tile computed needs the tiles in order: each loop that carries
 // an overlap must be a serial loop around the block.
-void check_rolling_loops_serial(const ScheduleState& s, uint64_t block_sid, const RollingInfo& info) {
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
+void check_rolling_loops_serial(const ScheduleState& s, BlockSid block_sid, const RollingInfo& info) {
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
   for (size_t d = 0; d < info.vars.size(); ++d) {
     if (!info.vars[d] || info.overlaps[d] <= 0) continue;
     auto it = std::find_if(loops.begin(), loops.end(),
-                           [&](uint64_t l) { return s.loop_at(l).loop_var.get() == info.vars[d].get(); });
+                           [&](LoopSid l) { return s.loop_at(l).loop_var.get() == info.vars[d].get(); });
     if (it == loops.end()) {
       fail_not_supported(s, {block_sid},
                          "rolling_buffer over " + script(info.vars[d]) + ", which is not a loop around block {0}");
@@ -364,14 +364,14 @@ void check_rolling_loops_serial(const ScheduleState& s, uint64_t block_sid, cons
 
 }  // namespace
 
-void rolling_buffer(ScheduleState& s, uint64_t block_sid, int64_t write_buffer_index) {
+void rolling_buffer(ScheduleState& s, BlockSid block_sid, int64_t write_buffer_index) {
   // Step 1. Check: a written buffer, the block not an output block, only RAW dependencies.
   const BufferRegion& region = check_rolling_target(s, block_sid, write_buffer_index);
   const Buffer& buffer = region.buffer;
-  uint64_t scope_sid = s.scope_block(block_sid);
+  BlockSid scope_sid = s.scope_block(block_sid);
   // Step 2. Check: the block and its consumers meet at a loop; the region the block writes
   // within one iteration of it, the loops below relaxed.
-  uint64_t lca = check_users_meet_at_loop(s, block_sid, buffer);
+  LoopSid lca = check_users_meet_at_loop(s, block_sid, buffer);
   std::vector<Range> window = write_window(s, block_sid, lca, region);
   // Step 3. Check: the rolling axis, over serial loops.
   RollingInfo info = match_rolling_axis(s, block_sid, buffer, window);

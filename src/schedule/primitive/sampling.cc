@@ -186,7 +186,7 @@ class LoopIterKind : public IRVisitor {
   const VarNode* var_;
 };
 
-bool loop_is_data_parallel(const ScheduleState& s, uint64_t loop) {
+bool loop_is_data_parallel(const ScheduleState& s, LoopSid loop) {
   LoopIterKind kind(s.loop_at(loop).loop_var.get());
   kind.visit(s.loop_at(loop).body);
   return kind.data_parallel;
@@ -208,20 +208,20 @@ bool succeeds_on_copy(const ScheduleState& s, F&& f) {
 
 }  // namespace
 
-ComputeLocations compute_location_candidates(const ScheduleState& s, uint64_t block) {
+ComputeLocations compute_location_candidates(const ScheduleState& s, BlockSid block) {
   ComputeLocations out;
   out.can_inline = succeeds_on_copy(s, [&](ScheduleState& c) { compute_inline(c, block); });
-  std::vector<uint64_t> consumers = get_consumers(s, block);
+  std::vector<BlockSid> consumers = get_consumers(s, block);
   if (consumers.empty()) return out;
   // The deepest loop every consumer is under (TVM's boundary): one consumer's parent, or
   // the consumers' lowest common ancestor; none when that is a block.
-  std::vector<uint64_t> loops = s.enclosing_loops(consumers[0]);
+  std::vector<LoopSid> loops = s.enclosing_loops(consumers[0]);
   size_t common = loops.size();
   if (consumers.size() == 1) {
     if (!s.loop(s.info(consumers[0])->parent)) return out;
   } else {
-    for (uint64_t c : consumers) {
-      std::vector<uint64_t> other = s.enclosing_loops(c);
+    for (BlockSid c : consumers) {
+      std::vector<LoopSid> other = s.enclosing_loops(c);
       size_t k = 0;
       while (k < common && k < other.size() && other[k] == loops[k]) ++k;
       common = k;
@@ -302,7 +302,8 @@ std::vector<int64_t> tile_decision(const TraceArg& given, int64_t n, int64_t ext
 void output_tiles(Schedule& sch, InstructionCall& c, const std::vector<int64_t>& factors, bool none_for_infer) {
   std::vector<TraceArg> decision;
   for (int64_t f : factors) {
-    c.outputs.push_back(f == -1 && none_for_infer ? RV() : make_rv(RVNode::Kind::Expr, 0, f, expr_rv_name(sch, c)));
+    c.outputs.push_back(f == -1 && none_for_infer ? RV()
+                                                  : make_rv(RVNode::Kind::Expr, StmtSid(), f, expr_rv_name(sch, c)));
     decision.push_back(TraceArg::of_int(f));
   }
   c.decision = TraceArg::of_list(std::move(decision));
@@ -316,7 +317,7 @@ int64_t tile_parts(const InstructionCall& c) {
 }
 
 void apply_sample_perfect_tile(Schedule& sch, InstructionCall& c) {
-  uint64_t loop = sch.loop_sid(c.inputs[0]);
+  LoopSid loop = sch.loop_sid(c.inputs[0]);
   int64_t n = tile_parts(c), max_inner = c.attrs[1].as_int();
   TSCH_USER_ASSERT_ARG(max_inner == -1 || max_inner >= 1, ValueError, "max_innermost_factor")
       << "max_innermost_factor must be positive, or -1 for no limit, got " << max_inner;
@@ -334,7 +335,7 @@ void apply_sample_perfect_tile(Schedule& sch, InstructionCall& c) {
 }
 
 void apply_sample_partitioned_tile(Schedule& sch, InstructionCall& c) {
-  uint64_t loop = sch.loop_sid(c.inputs[0]);
+  LoopSid loop = sch.loop_sid(c.inputs[0]);
   int64_t n = tile_parts(c), partition_pos = c.attrs[1].as_int(), innerpart_factor = c.attrs[2].as_int();
   TSCH_USER_ASSERT_ARG(partition_pos >= 0 && partition_pos < n, ValueError, "partition_pos")
       << "partition_pos must be between 0 and n - 1 = " << n - 1 << ", got " << partition_pos;
@@ -380,7 +381,8 @@ void apply_sample_categorical(Schedule& sch, InstructionCall& c) {
       << "expected an int";
   TSCH_USER_ASSERT_ARG(choice >= 0 && choice < static_cast<int64_t>(candidates.size()), ValueError, "decision")
       << "the decision is not a candidate index";
-  c.outputs.push_back(make_rv(RVNode::Kind::Expr, 0, candidates[static_cast<size_t>(choice)].i, expr_rv_name(sch, c)));
+  c.outputs.push_back(
+      make_rv(RVNode::Kind::Expr, StmtSid(), candidates[static_cast<size_t>(choice)].i, expr_rv_name(sch, c)));
   c.decision = TraceArg::of_int(choice);
 }
 
@@ -401,7 +403,7 @@ void apply_sample_compute_location(Schedule& sch, InstructionCall& c) {
     TSCH_USER_ASSERT_ARG(std::find(choices.begin(), choices.end(), decision) != choices.end(), ValueError, "decision")
         << "not a valid location";
   }
-  uint64_t sid = decision == -1 ? kRootLoop : decision == -2 ? kInlineLoop : 0;
+  LoopSid sid = decision == -1 ? kRootLoop : decision == -2 ? kInlineLoop : LoopSid();
   for (const auto& [index, loop] : where.loops) {
     if (index == decision) sid = loop;
   }

@@ -17,7 +17,7 @@ namespace tsch::schedule {
 
 using namespace ir;
 
-void unsafe_set_dtype(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, const std::string& dtype_text) {
+void unsafe_set_dtype(ScheduleState& s, BlockSid block_sid, int64_t buffer_index, const std::string& dtype_text) {
   const BlockNode* block = &s.block_at(block_sid);
   if (buffer_index < 0 || buffer_index >= static_cast<int64_t>(block->writes.size())) {
     fail_buffer_index_out_of_range(s, block_sid, buffer_index, true);
@@ -36,7 +36,7 @@ void unsafe_set_dtype(ScheduleState& s, uint64_t block_sid, int64_t buffer_index
              "a block.");
   }
   // Step 3. Rewrite the whole function body (the root block holds every use).
-  uint64_t root = s.root_of(s.info(block_sid)->func);
+  BlockSid root = s.root_of(s.info(block_sid)->func);
   Stmt replaced = change_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(root))), buffer,
                                 BufferChange{*dtype, std::nullopt, std::nullopt});
   const BlockRealizeNode* r = s.info(root)->realize;

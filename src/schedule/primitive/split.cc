@@ -51,7 +51,7 @@ TSCH_SCHEDULE_ERROR_KIND(
     "Detected dynamic shape in either min or extent of a loop {0}");
 
 // At most one factor to infer (its position, or -1) and the others positive.
-int check_factors(const ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors) {
+int check_factors(const ScheduleState& s, LoopSid loop_sid, const std::vector<std::optional<int64_t>>& factors) {
   int inferred = -1;
   for (size_t i = 0; i < factors.size(); ++i) {
     if (!factors[i]) {
@@ -68,21 +68,21 @@ int check_factors(const ScheduleState& s, uint64_t loop_sid, const std::vector<s
 
 // The loop `loop_sid` replaced by the nest over `vars` (from 0 to `extents`), its variable by
 // `value` in the body, guarded by `predicate` where one is given.
-std::vector<uint64_t> replace_by_split_nest(ScheduleState& s, uint64_t loop_sid, const std::vector<Var>& vars,
-                                            const std::vector<PrimExpr>& extents, const PrimExpr& value,
-                                            const arith::VarDomain& dom, const PrimExpr& predicate) {
+std::vector<LoopSid> replace_by_split_nest(ScheduleState& s, LoopSid loop_sid, const std::vector<Var>& vars,
+                                           const std::vector<PrimExpr>& extents, const PrimExpr& value,
+                                           const arith::VarDomain& dom, const PrimExpr& predicate) {
   const ForNode& loop = s.loop_at(loop_sid);
   Stmt body = substitute_bindings(loop.body, {{loop.loop_var.get(), value}}, dom, predicate);
   std::vector<LoopSpec> loops;
   for (size_t i = 0; i < vars.size(); ++i) loops.push_back({vars[i], make_int(0, extents[i]->dtype), extents[i]});
-  std::vector<uint64_t> sids;
+  std::vector<LoopSid> sids;
   s.replace(loop_sid, make_loop_nest(s, loops, body, &sids));
   return sids;
 }
 
 // TVM's conditions on the loop a split rewrites: no annotations or thread binding, a start at
 // 0, and at least one factor.
-const ForNode& check_splittable(const ScheduleState& s, uint64_t loop_sid, bool no_factors) {
+const ForNode& check_splittable(const ScheduleState& s, LoopSid loop_sid, bool no_factors) {
   const ForNode& loop = s.loop_at(loop_sid);
   if (!loop.annotations.empty() || loop.for_kind == ForKind::ThreadBinding) {
     fail(s, kHasAnnotationOrThreadBindingError, {loop_sid});
@@ -94,8 +94,8 @@ const ForNode& check_splittable(const ScheduleState& s, uint64_t loop_sid, bool 
 
 }  // namespace
 
-std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vector<std::optional<int64_t>>& factors,
-                            bool preserve_unit_iters, bool disable_predication) {
+std::vector<LoopSid> split(ScheduleState& s, LoopSid loop_sid, const std::vector<std::optional<int64_t>>& factors,
+                           bool preserve_unit_iters, bool disable_predication) {
   // Step 1. Check the loop and the factors.
   const ForNode* loop = &check_splittable(s, loop_sid, factors.empty());
   int inferred = check_factors(s, loop_sid, factors);
@@ -170,8 +170,8 @@ std::vector<uint64_t> split(ScheduleState& s, uint64_t loop_sid, const std::vect
 // vscale can take, which needs a scalable-vector target (TVM warns and refuses otherwise).
 // The guard is TVM's too: added unless disabled, or the inferred factor covers the extent
 // exactly (TVM cannot prove `i_0 * (T.vscale() * 4) + i_1 < 128` either).
-std::vector<uint64_t> split_scalable(ScheduleState& s, uint64_t loop_sid, const std::vector<PrimExpr>& factors,
-                                     bool preserve_unit_iters, bool disable_predication) {
+std::vector<LoopSid> split_scalable(ScheduleState& s, LoopSid loop_sid, const std::vector<PrimExpr>& factors,
+                                    bool preserve_unit_iters, bool disable_predication) {
   // Step 1. Check the loop and the factors.
   const ForNode* loop = &check_splittable(s, loop_sid, factors.empty());
   DataType t = loop->loop_var->dtype;
@@ -377,8 +377,8 @@ std::string first_block_name(const Stmt& s) {
 
 }  // namespace
 
-std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid,
-                                     const std::vector<std::optional<int64_t>>& factors) {
+std::vector<LoopSid> loop_partition(ScheduleState& s, LoopSid loop_sid,
+                                    const std::vector<std::optional<int64_t>>& factors) {
   // Step 1. Check the loop and the factors; the partitions' ends.
   const ForNode* loop = &s.loop_at(loop_sid);
   if (!loop->annotations.empty() || loop->for_kind == ForKind::ThreadBinding)
@@ -409,14 +409,14 @@ std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid,
     for (size_t i = 0; i < r->iter_values.size(); ++i) {
       if (r->block->iter_vars[i].type == IterType::CommReduce && r->iter_values[i].get() == loop->loop_var.get()) {
         fail_not_supported(
-            s, {loop_sid, r->block->sid},
+            s, {loop_sid, sid_of(*r->block)},
             "loop_partition of loop {0}, the reduction loop of block {1}: each partition would run its init again "
             "(decompose_reduction first)");
       }
     }
   });
   if (inside) {
-    fail_not_supported(s, {loop_sid, inside->sid},
+    fail_not_supported(s, {loop_sid, sid_of(*inside)},
                        "loop_partition of loop {0}, under which block {1} allocates or matches buffers (each partition "
                        "would need its own)");
   }
@@ -427,7 +427,7 @@ std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid,
   DataType t = loop->loop_var->dtype;
   std::string base = first_block_name(loop->body) + "_" + loop->loop_var->name;
   std::vector<Stmt> partitions;
-  std::vector<uint64_t> out;
+  std::vector<LoopSid> out;
   int64_t begin = min;
   for (size_t i = 0; i < sizes.size(); ++i) {
     Var v = make_var(loop->loop_var->name + std::to_string(i), t);
@@ -435,7 +435,7 @@ std::vector<uint64_t> loop_partition(ScheduleState& s, uint64_t loop_sid,
     PartitionCopier copier(s, loop->loop_var, v, lo, hi);
     auto copy = std::make_shared<ForNode>(v, lo, make_int(sizes[i], t), ForKind::Serial, copier.mutate(loop->body));
     copy->sid = s.fresh_sid();
-    out.push_back(copy->sid);
+    out.push_back(sid_of(*copy));
     auto block = std::make_shared<BlockNode>();
     block->name = base + std::to_string(i) + "_partition";
     block->sid = s.fresh_sid();
@@ -532,7 +532,7 @@ void register_split_kinds(KindList& kinds) {
        attr("preserve_unit_iters", ParamType::Bool, "True"), attr("disable_predication", ParamType::Bool, "False")},
       OutputForm::List,
       [](Schedule& sch, InstructionCall& c) {
-        uint64_t loop = sch.loop_sid(c.inputs[0]);
+        LoopSid loop = sch.loop_sid(c.inputs[0]);
         bool preserve = c.attrs[0].as_bool(), disable_predication = c.attrs[1].as_bool();
         if (std::any_of(c.inputs.begin() + 1, c.inputs.end(), is_scalable)) {
           DataType t = sch.state().loop_at(loop).loop_var->dtype;

@@ -29,7 +29,7 @@ TSCH_SCHEDULE_ERROR_KIND(kStorageAlignInvalidOffsetError, "StorageAlignInvalidOf
 
 }  // namespace
 
-void storage_align(ScheduleState& s, uint64_t block_sid, int64_t buffer_index, int64_t axis, int64_t factor,
+void storage_align(ScheduleState& s, BlockSid block_sid, int64_t buffer_index, int64_t axis, int64_t factor,
                    int64_t offset) {
   // Step 1. Check: a written buffer allocated by a block, a valid axis, a positive factor.
   const BlockNode* block = &s.block_at(block_sid);

@@ -39,11 +39,12 @@ namespace {
 TSCH_SCHEDULE_ERROR_KIND(kTensorIntrinMismatchError, "TensorIntrinMismatchError",
                          "The stmt doesn't match the tensor intrin.", "The stmt {0} doesn't match the tensor intrin");
 
-uint64_t sid_of(const Stmt& s) {
-  if (auto* f = as<ForNode>(s)) return f->sid;
-  if (auto* b = as<BlockNode>(s)) return b->sid;
-  if (auto* r = as<BlockRealizeNode>(s)) return r->block->sid;
-  return 0;
+// The loop or block `s` is (a BlockRealize standing for its block); 0 for anything else.
+StmtSid stmt_sid_of(const Stmt& s) {
+  if (auto* f = as<ForNode>(s)) return sid_of(*f);
+  if (auto* b = as<BlockNode>(s)) return sid_of(*b);
+  if (auto* r = as<BlockRealizeNode>(s)) return sid_of(*r->block);
+  return StmtSid();
 }
 
 // Two integer expressions of possibly different widths, both in the wider type.
@@ -462,10 +463,11 @@ const BufferRegion* declared_region(const BlockNode& block, const Buffer& b) {
 
 }  // namespace
 
-void tensorize(ScheduleState& s, uint64_t block_or_loop, const std::string& intrin_name, bool preserve_unit_iters) {
+void tensorize(ScheduleState& s, StmtSid block_or_loop, const std::string& intrin_name, bool preserve_unit_iters) {
   const TensorIntrin& intrin = get_tensor_intrin(intrin_name);
   // Step 1. The block to replace: the given one, or the outer block of the loop's subtree.
-  uint64_t block_sid = s.loop(block_or_loop) ? blockize(s, block_or_loop, preserve_unit_iters) : block_or_loop;
+  LoopSid loop_sid = s.as_loop(block_or_loop);
+  BlockSid block_sid = loop_sid ? blockize(s, loop_sid, preserve_unit_iters) : s.as_block(block_or_loop);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
   Stmt lhs = std::make_shared<BlockRealizeNode>(*realize);
 
@@ -478,7 +480,7 @@ void tensorize(ScheduleState& s, uint64_t block_or_loop, const std::string& intr
     std::string detail = "The stmt {0} doesn't match the tensor intrin\nThe pattern attempting to be matched:\n" +
                          script(where) + "\nDoes not match the tensorize description:\n" + script(pattern) + "\n";
     for (const auto& m : cmp.messages) detail += m + "\n";
-    uint64_t loc = sid_of(where) ? sid_of(where) : block_sid;
+    StmtSid loc = stmt_sid_of(where) ? stmt_sid_of(where) : StmtSid(block_sid);
     fail(s, kTensorIntrinMismatchError, {loc}, detail);
   }
 

@@ -80,11 +80,11 @@ class AccessSimplifier : public IRMutator {
 
 // Step 1. The loops above the block: from 0, one chain holding only the block, bound trivially;
 // and one map parameter per iterator.
-void check_trivial_nest(const ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params) {
+void check_trivial_nest(const ScheduleState& s, BlockSid block_sid, const std::vector<Var>& params) {
   const BlockNode* block = &s.block_at(block_sid);
   const BlockRealizeNode* realize = s.info(block_sid)->realize;
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
-  for (uint64_t l : loops) {
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
+  for (LoopSid l : loops) {
     if (!is_zero(s.loop_at(l).min)) fail(s, kLoopNotStartWithZeroError, {l});
   }
   for (size_t i = 0; i < loops.size(); ++i) {
@@ -130,7 +130,7 @@ void affine_layout_map(const ScheduleState& s, const std::vector<PrimExpr>& outp
 
 // A fusion is a bijection for extents that are not negative (two negative extents would
 // fuse into a positive one): each must be built from the parameters' shape variables.
-void check_extents_non_negative(const ScheduleState& s, uint64_t block_sid,
+void check_extents_non_negative(const ScheduleState& s, BlockSid block_sid,
                                 const std::vector<PrimExpr>& domain_extents) {
   std::unordered_set<const VarNode*> shape_vars;
   for (const auto& [param, b] : s.mod()->prim_func(s.info(block_sid)->func)->buffer_map) {
@@ -149,7 +149,7 @@ void check_extents_non_negative(const ScheduleState& s, uint64_t block_sid,
   }
 }
 
-void symbolic_layout_map(const ScheduleState& s, uint64_t block_sid, std::vector<PrimExpr>& outputs,
+void symbolic_layout_map(const ScheduleState& s, BlockSid block_sid, std::vector<PrimExpr>& outputs,
                          const std::vector<Var>& params, const std::vector<PrimExpr>& domain_extents,
                          BlockLayoutMap& m) {
   // The map's other variables must come from the domains (so they are defined here).
@@ -177,7 +177,7 @@ void symbolic_layout_map(const ScheduleState& s, uint64_t block_sid, std::vector
 // Step 2. The map over the iterators' domains: bijective affine, with its inverse; over
 // symbolic domains, a fusion of whole iterators (arith/iter_map_symbolic.h). `outputs`' free
 // variables may be bound to the domains' here.
-BlockLayoutMap block_layout_map(const ScheduleState& s, uint64_t block_sid, std::vector<PrimExpr>& outputs,
+BlockLayoutMap block_layout_map(const ScheduleState& s, BlockSid block_sid, std::vector<PrimExpr>& outputs,
                                 const std::vector<Var>& params) {
   const BlockNode* block = &s.block_at(block_sid);
   std::vector<PrimExpr> domain_extents;
@@ -199,7 +199,7 @@ BlockLayoutMap block_layout_map(const ScheduleState& s, uint64_t block_sid, std:
 
 // The new iterator for output k: the dtype of the old ones it uses, the type of those it
 // combines (one type, unless of extent 1).
-IterVar new_block_iter(const ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params,
+IterVar new_block_iter(const ScheduleState& s, BlockSid block_sid, const std::vector<Var>& params,
                        const std::vector<PrimExpr>& outputs, const BlockLayoutMap& m, size_t k) {
   const BlockNode* block = &s.block_at(block_sid);
   DataType t = block->iter_vars.empty() ? DataType::int32() : block->iter_vars[0].var->dtype;
@@ -252,7 +252,7 @@ std::unordered_map<const VarNode*, PrimExpr> old_iters_in_new(const BlockNode& b
 
 // Step 3. The block over the new iterators: one per output, its body reading the old ones
 // through the inverse map, its accesses simplified over the new domain.
-std::shared_ptr<BlockNode> relaid_block(const ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params,
+std::shared_ptr<BlockNode> relaid_block(const ScheduleState& s, BlockSid block_sid, const std::vector<Var>& params,
                                         const std::vector<PrimExpr>& outputs, const BlockLayoutMap& m) {
   const BlockNode* block = &s.block_at(block_sid);
   auto copy = std::make_shared<BlockNode>(*block);
@@ -288,7 +288,7 @@ std::shared_ptr<BlockNode> relaid_block(const ScheduleState& s, uint64_t block_s
 //
 //   for i, j in T.grid(128, 128): vi, vj = i, j        lambda i, j: (i * 128 + j,)
 //   ───────────────────────────────────────────▶  for ax0 in range(16384): v0 = ax0; B[v0 // 128, v0 % 128] = ...
-void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params,
+void transform_block_layout(ScheduleState& s, BlockSid block_sid, const std::vector<Var>& params,
                             const std::vector<PrimExpr>& map_outputs) {
   std::vector<PrimExpr> outputs = map_outputs;  // its free variables may be bound below
   check_trivial_nest(s, block_sid, params);
@@ -303,8 +303,8 @@ void transform_block_layout(ScheduleState& s, uint64_t block_sid, const std::vec
     values.push_back(ax);
   }
   Stmt nest = make_loop_nest(s, specs, std::make_shared<BlockRealizeNode>(values, make_bool(true), copy));
-  std::vector<uint64_t> loops = s.enclosing_loops(block_sid);
-  s.replace(loops.empty() ? block_sid : loops.front(), nest);
+  std::vector<LoopSid> loops = s.enclosing_loops(block_sid);
+  s.replace(loops.empty() ? StmtSid(block_sid) : StmtSid(loops.front()), nest);
 }
 
 }  // namespace tsch::schedule

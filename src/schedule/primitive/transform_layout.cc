@@ -66,7 +66,7 @@ BufferReindex through_index_map(const std::vector<Var>& params, const std::vecto
 }
 
 bool is_matched(const ScheduleState& s, const std::string& func, const Buffer& buffer) {
-  for (uint64_t b : s.blocks_in(func)) {
+  for (BlockSid b : s.blocks_in(func)) {
     for (const auto& m : s.block_at(b).match_buffers) {
       if (m.source.buffer == buffer) return true;
     }
@@ -96,10 +96,10 @@ class NestReplacer : public IRMutator {
 
 // `body` with the padding block after the nest of the buffer's one producer, a top-level
 // statement of the function (TVM's EpiloguePlan).
-Stmt with_padding_block(ScheduleState& s, const std::string& func, uint64_t root, uint64_t block_sid, const Stmt& body,
+Stmt with_padding_block(ScheduleState& s, const std::string& func, BlockSid root, BlockSid block_sid, const Stmt& body,
                         const Buffer& buffer, const Stmt& pad_nest) {
-  std::vector<uint64_t> producers;
-  for (uint64_t b : s.blocks_in(func)) {
+  std::vector<BlockSid> producers;
+  for (BlockSid b : s.blocks_in(func)) {
     for (const auto& w : s.block_at(b).writes) {
       if (w.buffer == buffer) {
         producers.push_back(b);
@@ -112,10 +112,10 @@ Stmt with_padding_block(ScheduleState& s, const std::string& func, uint64_t root
                        fmt::format("padding buffer {}, which {} blocks write (exactly one is supported)", buffer->name,
                                    producers.size()));
   }
-  uint64_t producer = producers[0];
+  BlockSid producer = producers[0];
   if (s.scope_block(producer) != root)
     fail_not_supported(s, {producer}, "padding a buffer whose producer {0} is nested in another block");
-  std::vector<uint64_t> loops = s.enclosing_loops(producer);
+  std::vector<LoopSid> loops = s.enclosing_loops(producer);
   const StmtNode* top =
       loops.empty() ? static_cast<const StmtNode*>(s.info(producer)->realize) : s.info(loops[0])->node;
   std::vector<Stmt> items;
@@ -206,7 +206,7 @@ class ContextSimplifier : public IRMutator {
 void rewrite_through_map(ScheduleState& s, const std::string& func, const std::shared_ptr<BlockNode>& root_block,
                          const Buffer& buffer, const Buffer& changed, bool is_param, const std::vector<Var>& params,
                          const std::vector<PrimExpr>& outputs) {
-  uint64_t root = s.root_of(func);
+  BlockSid root = s.root_of(func);
   BufferReindex reindex = through_index_map(params, outputs, changed->shape);
   Stmt new_root = ContextSimplifier(changed).mutate(replace_buffer(Stmt(root_block), buffer, changed, &reindex));
   const BlockRealizeNode* r = s.info(root)->realize;
@@ -231,7 +231,7 @@ TSCH_SCHEDULE_ERROR_KIND(kTransformationPaddingTypeError, "TransformationPadding
 // A buffer of symbolic shape: the map must fuse whole indices (`lambda y, w: y * n + w` on
 // shape (32, n)), a bijection whatever the shape's values (arith/iter_map_symbolic.h), so no
 // padding; the new shape is the outputs' extents (32 * n). Anything else is refused.
-void transform_layout_symbolic(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, bool is_param,
+void transform_layout_symbolic(ScheduleState& s, BlockSid block_sid, const Buffer& buffer, bool is_param,
                                const std::vector<Var>& params, std::vector<PrimExpr> outputs) {
   // Step 1. Check: the map's other variables come from the shape (so they are defined where
   // the buffer is), and it fuses whole indices.
@@ -272,9 +272,9 @@ bool is_param_buffer(const ScheduleState& s, const std::string& func, const Buff
 
 // A buffer defined by a block's T.match_buffer cannot be transformed (TVM's
 // BufferIsSubregionError).
-void check_not_sub_buffer(const ScheduleState& s, uint64_t block_sid, const std::string& func, const Buffer& buffer) {
+void check_not_sub_buffer(const ScheduleState& s, BlockSid block_sid, const std::string& func, const Buffer& buffer) {
   bool is_sub_buffer = false;
-  for (uint64_t b : s.blocks_in(func)) {
+  for (BlockSid b : s.blocks_in(func)) {
     for (const auto& m : s.block_at(b).match_buffers) is_sub_buffer |= m.buffer == buffer;
   }
   if (is_sub_buffer) {
@@ -295,7 +295,7 @@ bool is_identity_map(const Buffer& buffer, const std::vector<Var>& params, const
 }
 
 // A buffer no view matches, a parameter or an allocation, with one map parameter per dimension.
-void check_transformable(const ScheduleState& s, uint64_t block_sid, const std::string& func, const Buffer& buffer,
+void check_transformable(const ScheduleState& s, BlockSid block_sid, const std::string& func, const Buffer& buffer,
                          const std::vector<Var>& params, bool is_param) {
   bool allocated = allocated_in_function(s, func, buffer);
   if (is_matched(s, func, buffer)) {
@@ -312,7 +312,7 @@ void check_transformable(const ScheduleState& s, uint64_t block_sid, const std::
 
 // A map over other values (`lambda i: [i // n, i % n]`) is a bijection only for some of
 // them (n > 0), which tsch cannot know; TVM assumes it.
-void check_map_over_indices(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer,
+void check_map_over_indices(const ScheduleState& s, BlockSid block_sid, const Buffer& buffer,
                             const std::vector<PrimExpr>& outputs, const arith::VarDomain& dom) {
   for (const auto& o : outputs) {
     uses_var(o, [&](const VarNode* v) {
@@ -326,7 +326,7 @@ void check_map_over_indices(const ScheduleState& s, uint64_t block_sid, const Bu
 }
 
 // The new shape: each output must range over [0, n).
-std::vector<PrimExpr> mapped_shape(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer,
+std::vector<PrimExpr> mapped_shape(const ScheduleState& s, BlockSid block_sid, const Buffer& buffer,
                                    const std::vector<PrimExpr>& outputs, const arith::VarDomain& dom) {
   std::vector<PrimExpr> shape;
   for (const auto& o : outputs) {
@@ -350,7 +350,7 @@ struct LayoutMap {
   IndexOffsets offsets;
 };
 
-LayoutMap detect_layout_map(const ScheduleState& s, uint64_t block_sid, const std::vector<Var>& params,
+LayoutMap detect_layout_map(const ScheduleState& s, BlockSid block_sid, const std::vector<Var>& params,
                             const std::vector<PrimExpr>& outputs, const arith::LoopExtents& extents,
                             std::vector<PrimExpr>& shape) {
   LayoutMap m;
@@ -381,7 +381,7 @@ LayoutMap detect_layout_map(const ScheduleState& s, uint64_t block_sid, const st
 
 // The pad value may read the transformed buffer only (TVM's
 // TransformationPaddingExpressionError), and where there is padding it has the buffer's type.
-void check_pad_value(const ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const LayoutPadding& padding,
+void check_pad_value(const ScheduleState& s, BlockSid block_sid, const Buffer& buffer, const LayoutPadding& padding,
                      bool padded) {
   if (padding.value) {
     std::string other;
@@ -412,7 +412,7 @@ void check_pad_value(const ScheduleState& s, uint64_t block_sid, const Buffer& b
 // Step 3. How the padding gets its value (TVM's plans, in TVM's order): nothing writes
 // the buffer: assumptions first; producers that visit every index: rewritten with
 // if_then_else; else a padding block after the one producer. Rewrites the root block's body.
-void fill_padding(ScheduleState& s, const std::string& func, uint64_t root, uint64_t block_sid, BlockNode& root_block,
+void fill_padding(ScheduleState& s, const std::string& func, BlockSid root, BlockSid block_sid, BlockNode& root_block,
                   const PaddingContext& context) {
   const Buffer& buffer = context.buffer;
   if (!writes_buffer(root_block.body, buffer)) {
@@ -426,11 +426,11 @@ void fill_padding(ScheduleState& s, const std::string& func, uint64_t root, uint
 
 }  // namespace
 
-void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer, const std::vector<Var>& params,
+void transform_layout(ScheduleState& s, BlockSid block_sid, const Buffer& buffer, const std::vector<Var>& params,
                       const std::vector<PrimExpr>& outputs, const LayoutPadding& padding) {
   // Step 1. Check: a buffer allocated in the function; a bijective affine map of its shape.
   const std::string func = s.info(block_sid)->func;  // a copy: s.replace below frees the index it is in
-  uint64_t root = s.root_of(func);
+  BlockSid root = s.root_of(func);
   bool is_param = is_param_buffer(s, func, buffer);
   check_not_sub_buffer(s, block_sid, func, buffer);
   if (is_identity_map(buffer, params, outputs, padding)) return;
@@ -472,7 +472,7 @@ void transform_layout(ScheduleState& s, uint64_t block_sid, const Buffer& buffer
 
 // set_axis_separator: the buffer (a parameter or an allocation, not a match_buffer view) gets
 // `separators`; the views of it follow (TVM's SetAxisSeparator). The layout itself is lowering's.
-void set_axis_separator(ScheduleState& s, uint64_t block_sid, const Buffer& buffer,
+void set_axis_separator(ScheduleState& s, BlockSid block_sid, const Buffer& buffer,
                         const std::vector<int64_t>& separators) {
   const std::string func = s.info(block_sid)->func;  // a copy: s.replace below frees the index it is in
   PrimFunc f = s.mod()->prim_func(func);
@@ -492,7 +492,7 @@ void set_axis_separator(ScheduleState& s, uint64_t block_sid, const Buffer& buff
         << "), got " << sep;
     prev = sep;
   }
-  uint64_t root = s.root_of(func);
+  BlockSid root = s.root_of(func);
   Buffer replacement;
   Stmt new_root = change_buffer(Stmt(std::make_shared<BlockNode>(s.block_at(root))), buffer,
                                 BufferChange{std::nullopt, std::nullopt, separators}, &replacement);
@@ -512,7 +512,7 @@ namespace {
 
 // The buffer a LayoutBuffer argument names: attributes (index, kind) as TVM's BufferIndexType
 // (0 read, 1 write).
-Buffer layout_buffer(Schedule& sch, uint64_t block, const InstructionCall& c) {
+Buffer layout_buffer(Schedule& sch, BlockSid block, const InstructionCall& c) {
   const BlockNode& b = sch.block(block);
   bool write = c.attrs[1].as_int() != 0;
   const std::vector<BufferRegion>& regions = write ? b.writes : b.reads;
@@ -531,7 +531,7 @@ void register_transform_layout_kinds(KindList& kinds) {
        attr("axis_separators", ParamType::IntList)},
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
-        uint64_t block = sch.block_sid(c.inputs[0]);
+        BlockSid block = sch.block_sid(c.inputs[0]);
         std::vector<int64_t> separators;
         for (const TraceArg& v : c.attrs[2].list) separators.push_back(v.as_int());
         set_axis_separator(sch.state(), block, layout_buffer(sch, block, c), separators);
@@ -548,7 +548,7 @@ void register_transform_layout_kinds(KindList& kinds) {
        input("index_map", ParamType::IndexMap), attr("pad_value", ParamType::PadValue, "None"), assume},
       OutputForm::None,
       [](Schedule& sch, InstructionCall& c) {
-        uint64_t block = sch.block_sid(c.inputs[0]);
+        BlockSid block = sch.block_sid(c.inputs[0]);
         Buffer buffer = layout_buffer(sch, block, c);
         const TraceArg& map = c.inputs[1];
         TSCH_USER_ASSERT_ARG(map.kind == TraceArg::Kind::IndexMap, TypeError, "index_map") << "expected an index map";
