@@ -198,6 +198,7 @@ class Detector : public IRVisitor {
       bool found = false;
       explicit Finder(const VarDomain& d) : dom(d) {}
       using IRVisitor::visit;
+      // Whole-node on purpose: the search stops at the first find, whatever the node.
       void visit(const PrimExpr& x) override {
         if (!found) IRVisitor::visit(x);
       }

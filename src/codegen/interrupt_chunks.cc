@@ -15,11 +15,10 @@ bool holds_loop(const ir::Stmt& s) {
 
 class ChunkLongLoops : public ir::IRMutator {
  public:
-  using ir::IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt out = mutate_children(s);
+  ir::Stmt mutate_For(const ir::ForNode& node, const ir::Stmt& self) override {
+    ir::Stmt out = IRMutator::mutate_For(node, self);
     auto* loop = ir::as<ir::ForNode>(out);
-    if (!loop || !loop->has_trivial_step() || holds_loop(loop->body)) return out;
+    if (!loop->has_trivial_step() || holds_loop(loop->body)) return out;
     // A parallel loop's tasks each run a range of it: chunked the same way, a task polls
     // between its chunks (the chunks are what the thread pool shares out).
     if (loop->for_kind != ir::ForKind::Serial && loop->for_kind != ir::ForKind::Parallel) return out;

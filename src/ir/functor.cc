@@ -328,6 +328,7 @@ namespace {
 class ExprCallback : public IRVisitor {
  public:
   explicit ExprCallback(const std::function<void(const PrimExpr&)>& f) : f_(f) {}
+  // Whole-node on purpose: f sees every expression, whatever its kind.
   void visit(const PrimExpr& e) override {
     if (!e) return;
     f_(e);
@@ -342,6 +343,7 @@ class ExprCallback : public IRVisitor {
 class StmtCallback : public IRVisitor {
  public:
   explicit StmtCallback(const std::function<void(const Stmt&)>& f) : f_(f) {}
+  // Whole-node on purpose: f sees every statement, whatever its kind.
   void visit(const Stmt& s) override {
     if (!s) return;
     f_(s);
@@ -356,14 +358,10 @@ class StmtCallback : public IRVisitor {
 class Substituter : public IRMutator {
  public:
   explicit Substituter(const std::unordered_map<const VarNode*, PrimExpr>& vmap) : vmap_(vmap) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (auto* v = as<VarNode>(e)) {
-      auto it = vmap_.find(v);
-      return it == vmap_.end() ? e : it->second;
-    }
-    return mutate_children(e);
+  PrimExpr mutate_Var(const VarNode& v, const PrimExpr& self) override {
+    auto it = vmap_.find(&v);
+    return it == vmap_.end() ? self : it->second;
   }
-  using IRMutator::mutate;
 
  private:
   const std::unordered_map<const VarNode*, PrimExpr>& vmap_;

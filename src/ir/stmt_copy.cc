@@ -22,6 +22,7 @@ Stmt shallow_copy(const Stmt& s) {
 class DeepCopier : public IRMutator {
  public:
   using IRMutator::mutate;
+  // Whole-node on purpose: every statement, of whatever kind, is copied.
   Stmt mutate(const Stmt& s) override {
     if (!s) return s;
     Stmt out = mutate_children(s);

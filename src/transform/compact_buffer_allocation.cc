@@ -182,21 +182,20 @@ ir::Stmt resolve_placeholders(const ir::AllocateNode& alloc, const ir::Buffer& n
 
 class Compactor : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    auto* loop = ir::as<ir::ForNode>(s);
-    if (loop) {
-      bool thread = loop->for_kind == ir::ForKind::ThreadBinding;
-      if (thread) threads_.push_back(loop);
-      outer_.push_back(loop);
-      ir::Stmt t = mutate_children(s);
-      outer_.pop_back();
-      if (thread) threads_.pop_back();
-      return t;
-    }
-    ir::Stmt t = mutate_children(s);
+  // The loops around an allocation, outermost first (thread-bound ones also in threads_).
+  ir::Stmt mutate_For(const ir::ForNode& loop, const ir::Stmt& self) override {
+    bool thread = loop.for_kind == ir::ForKind::ThreadBinding;
+    if (thread) threads_.push_back(&loop);
+    outer_.push_back(&loop);
+    ir::Stmt t = IRMutator::mutate_For(loop, self);
+    outer_.pop_back();
+    if (thread) threads_.pop_back();
+    return t;
+  }
+
+  ir::Stmt mutate_Allocate(const ir::AllocateNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_Allocate(n, self);
     auto* alloc = ir::as<ir::AllocateNode>(t);
-    if (!alloc) return t;
     // An enclosing thread loop of extent 1 is its min everywhere inside: accesses whose indices
     // a schedule already folded it out of (a unit blockIdx) and those that still name it then
     // agree, and their union stays the one tile each thread touches.

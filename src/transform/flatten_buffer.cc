@@ -36,30 +36,31 @@ ir::PrimExpr add_index(const ir::PrimExpr& a, const ir::PrimExpr& b) {
 
 class Flattener : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::PrimExpr mutate(const ir::PrimExpr& e) override {
-    ir::PrimExpr t = mutate_children(e);
+  // Accesses and allocations name the flat buffer, loads and stores at the flat offset.
+  ir::PrimExpr mutate_BufferLoad(const ir::BufferLoadNode& n, const ir::PrimExpr& self) override {
+    ir::PrimExpr t = IRMutator::mutate_BufferLoad(n, self);
     auto* load = ir::as<ir::BufferLoadNode>(t);
-    if (!load) return t;
     return std::make_shared<ir::BufferLoadNode>(load->dtype, flat(load->buffer),
                                                 std::vector<ir::PrimExpr>{offset(load->buffer, load->indices)});
   }
-
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt t = mutate_children(s);
-    if (auto* store = ir::as<ir::BufferStoreNode>(t)) {
-      return std::make_shared<ir::BufferStoreNode>(flat(store->buffer), store->value,
-                                                   std::vector<ir::PrimExpr>{offset(store->buffer, store->indices)});
-    }
-    if (auto* alloc = ir::as<ir::AllocateNode>(t))
-      return std::make_shared<ir::AllocateNode>(flat(alloc->buffer), alloc->body);
-    // A view declared in the body (over a T.allocate_const's data) declares its flat form,
-    // the buffer the accesses below now use.
-    if (auto* decl = ir::as<ir::DeclBufferNode>(t)) {
-      ir::Buffer f = flat(decl->buffer);
-      return f == decl->buffer ? t : std::make_shared<ir::DeclBufferNode>(f, decl->body);
-    }
-    return t;
+  ir::Stmt mutate_BufferStore(const ir::BufferStoreNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_BufferStore(n, self);
+    auto* store = ir::as<ir::BufferStoreNode>(t);
+    return std::make_shared<ir::BufferStoreNode>(flat(store->buffer), store->value,
+                                                 std::vector<ir::PrimExpr>{offset(store->buffer, store->indices)});
+  }
+  ir::Stmt mutate_Allocate(const ir::AllocateNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_Allocate(n, self);
+    auto* alloc = ir::as<ir::AllocateNode>(t);
+    return std::make_shared<ir::AllocateNode>(flat(alloc->buffer), alloc->body);
+  }
+  // A view declared in the body (over a T.allocate_const's data) declares its flat form,
+  // the buffer the accesses below now use.
+  ir::Stmt mutate_DeclBuffer(const ir::DeclBufferNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_DeclBuffer(n, self);
+    auto* decl = ir::as<ir::DeclBufferNode>(t);
+    ir::Buffer f = flat(decl->buffer);
+    return f == decl->buffer ? t : std::make_shared<ir::DeclBufferNode>(f, decl->body);
   }
 
   // The flat views of the function's parameters, in parameter order, around `body`.

@@ -106,26 +106,25 @@ PrimExpr flat_offset(const Buffer& b, const std::vector<PrimExpr>& indices) {
 // statements of the stage stay synchronous; elements under 4 bytes too (cp.async's smallest).
 class AsyncCopyRewriter : public IRMutator {
  public:
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    // Elements of under 4 bytes (halves) are copied asynchronously only as the body of a
-    // vectorized loop whose lanes make 8 or 16 bytes: VectorizeLoop merges them into one copy
-    // (unmerged, CUDA C refuses the copy's size at build).
-    auto* loop = as<ForNode>(s);
+  // Elements of under 4 bytes (halves) are copied asynchronously only as the body of a
+  // vectorized loop whose lanes make 8 or 16 bytes: VectorizeLoop merges them into one copy
+  // (unmerged, CUDA C refuses the copy's size at build).
+  Stmt mutate_For(const ForNode& loop, const Stmt& self) override {
     int64_t lanes = 0;
-    if (loop && loop->for_kind == ForKind::Vectorized && as_const_int(loop->extent, &lanes)) {
-      int64_t outer = vector_lanes_;
-      vector_lanes_ = lanes;
-      Stmt out = mutate_children(s);
-      vector_lanes_ = outer;
-      return out;
-    }
-    int64_t lanes_here = vector_lanes_;
-    vector_lanes_ = 0;
-    Stmt t = mutate_children(s);
-    vector_lanes_ = lanes_here;
+    if (loop.for_kind != ForKind::Vectorized || !as_const_int(loop.extent, &lanes))
+      return IRMutator::mutate_For(loop, self);
+    VectorBody outer = vector_body_;
+    vector_body_ = {loop.body.get(), lanes};
+    Stmt out = IRMutator::mutate_For(loop, self);
+    vector_body_ = outer;
+    return out;
+  }
+
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    int64_t lanes_here = self.get() == vector_body_.stmt ? vector_body_.lanes : 0;
+    Stmt t = IRMutator::mutate_BufferStore(n, self);
     auto* st = as<BufferStoreNode>(t);
-    if (!st || st->buffer->scope.rfind("shared", 0) != 0) return t;
+    if (st->buffer->scope.rfind("shared", 0) != 0) return t;
     auto* load = as<BufferLoadNode>(st->value);
     if (!load || load->buffer->scope != "global" || load->dtype != st->buffer->dtype || load->dtype.lanes != 1)
       return t;
@@ -141,7 +140,11 @@ class AsyncCopyRewriter : public IRMutator {
   int copies = 0;
 
  private:
-  int64_t vector_lanes_ = 0;  // the extent of the vectorized loop whose body this is
+  // The body of the innermost vectorized loop (only a store that is that body is merged).
+  struct VectorBody {
+    const StmtNode* stmt = nullptr;
+    int64_t lanes = 0;
+  } vector_body_;
 };
 
 Stmt evaluate(const std::string& op, std::vector<PrimExpr> args) {
@@ -150,19 +153,21 @@ Stmt evaluate(const std::string& op, std::vector<PrimExpr> args) {
 
 class PipelineInjector : public IRMutator {
  public:
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (auto* f = as<ForNode>(s); f && f->for_kind == ForKind::ThreadBinding) {
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    if (f.for_kind == ForKind::ThreadBinding) {
       ++thread_depth_;
-      Stmt out = mutate_children(s);
+      Stmt out = IRMutator::mutate_For(f, self);
       --thread_depth_;
       return out;
     }
-    Stmt t = mutate_children(s);
-    if (auto* alloc = as<AllocateNode>(t)) return reallocate(t, alloc);
+    Stmt t = IRMutator::mutate_For(f, self);
     auto* loop = as<ForNode>(t);
-    if (!loop || !find_attr(loop->annotations, "software_pipeline_stage")) return t;
+    if (!find_attr(loop->annotations, "software_pipeline_stage")) return t;
     return Pipeline(*this, *loop).run();
+  }
+  Stmt mutate_Allocate(const AllocateNode& n, const Stmt& self) override {
+    Stmt t = IRMutator::mutate_Allocate(n, self);
+    return reallocate(t, as<AllocateNode>(t));
   }
 
  private:
@@ -206,20 +211,19 @@ class PipelineInjector : public IRMutator {
         for (size_t i = 1; i < b->shape.size(); ++i) size_ = mul(size_, cast(DataType::int32(), b->shape[i]));
       size_ = arith::simplify(size_);
     }
-    using IRMutator::mutate;
-    PrimExpr mutate(const PrimExpr& e) override {
-      auto* p = as<CallNode>(e);
-      if (p && p->op == "tvm_access_ptr" && p->args.size() == 5 && p->args[1].get() == old_->data.get()) {
-        std::vector<PrimExpr> args = p->args;
-        args[1] = now_->data;
-        args[2] =
-            arith::simplify(add(mul(cast(args[2]->dtype, version_), cast(args[2]->dtype, size_)), mutate(args[2])));
-        return std::make_shared<CallNode>(p->dtype, p->op, args);
-      }
-      TSCH_USER_ASSERT(e.get() != old_->data.get(), NotImplementedError)
+    PrimExpr mutate_Call(const CallNode& p, const PrimExpr& self) override {
+      if (p.op != "tvm_access_ptr" || p.args.size() != 5 || p.args[1].get() != old_->data.get())
+        return IRMutator::mutate_Call(p, self);
+      std::vector<PrimExpr> args = p.args;
+      args[1] = now_->data;
+      args[2] = arith::simplify(add(mul(cast(args[2]->dtype, version_), cast(args[2]->dtype, size_)), mutate(args[2])));
+      return std::make_shared<CallNode>(p.dtype, p.op, args);
+    }
+    PrimExpr mutate_Var(const VarNode& v, const PrimExpr& self) override {
+      TSCH_USER_ASSERT(&v != old_->data.get(), NotImplementedError)
           << "not supported yet: software pipelining gives " << old_->name
           << " versions, and its pointer is used other than through access_ptr";
-      return mutate_children(e);
+      return self;
     }
 
    private:

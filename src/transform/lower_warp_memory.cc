@@ -43,19 +43,16 @@ const CallNode* mma_call_on(const Stmt& s, const BufferNode* buf) {
 // Loops and threadIdx.x bindings around the statement being rewritten, for the simplifier.
 class ScopedLoops : public IRMutator {
  protected:
-  Stmt mutate(const Stmt& s) override {
-    auto* loop = as<ForNode>(s);
-    if (!loop) return visit(s);
+  Stmt mutate_For(const ForNode& loop, const Stmt& self) override {
     const ForNode* saved = lane_loop_;
-    if (loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") lane_loop_ = loop;
-    dom_[loop->loop_var.get()] = {loop->min,
-                                  arith::simplify(sub(add(loop->min, loop->extent), make_int(1, loop->extent->dtype)))};
-    Stmt out = visit(s);
-    dom_.erase(loop->loop_var.get());
+    if (loop.for_kind == ForKind::ThreadBinding && loop.thread_tag == "threadIdx.x") lane_loop_ = &loop;
+    dom_[loop.loop_var.get()] = {loop.min,
+                                 arith::simplify(sub(add(loop.min, loop.extent), make_int(1, loop.extent->dtype)))};
+    Stmt out = IRMutator::mutate_For(loop, self);
+    dom_.erase(loop.loop_var.get());
     lane_loop_ = saved;
     return out;
   }
-  virtual Stmt visit(const Stmt& s) { return mutate_children(s); }
   PrimExpr simplify(const PrimExpr& e) const { return arith::simplify(e, dom_); }
   const ForNode* lane_loop_ = nullptr;
   arith::VarDomain dom_;
@@ -72,18 +69,19 @@ class StoreCoefficient : public ScopedLoops {
   }
 
  private:
-  Stmt visit(const Stmt& s) override {
-    if (const CallNode* c = mma_call_on(s, buf_)) {
-      // T.mma_fill's local_size is m; T.ptx_ldmatrix's local offset moves by m a lane.
-      if (c->op == "mma_fill") update(check_mma_fill(*c));
-      if (c->op == "ptx_ldmatrix" && as<VarNode>(c->args[3]) == buf_->data.get())
-        update(coefficient(c->args.at(4), "T.ptx_ldmatrix's offset"));
-      return s;
-    }
-    auto* st = as<BufferStoreNode>(s);
-    if (!st || st->buffer.get() != buf_) return mutate_children(s);
-    update(coefficient(st->indices.at(0), "a store"));
-    return s;
+  Stmt mutate_Evaluate(const EvaluateNode& n, const Stmt& self) override {
+    const CallNode* c = mma_call_on(self, buf_);
+    if (!c) return ScopedLoops::mutate_Evaluate(n, self);
+    // T.mma_fill's local_size is m; T.ptx_ldmatrix's local offset moves by m a lane.
+    if (c->op == "mma_fill") update(check_mma_fill(*c));
+    if (c->op == "ptx_ldmatrix" && as<VarNode>(c->args[3]) == buf_->data.get())
+      update(coefficient(c->args.at(4), "T.ptx_ldmatrix's offset"));
+    return self;
+  }
+  Stmt mutate_BufferStore(const BufferStoreNode& st, const Stmt& self) override {
+    if (st.buffer.get() != buf_) return ScopedLoops::mutate_BufferStore(st, self);
+    update(coefficient(st.indices.at(0), "a store"));
+    return self;
   }
   int64_t coefficient(const PrimExpr& idx, const char* what) {
     TSCH_USER_ASSERT(lane_loop_, ValueError)
@@ -112,10 +110,11 @@ class WarpAccessRewriter : public ScopedLoops {
       : warp_(warp), local_(std::move(local)), width_(width), m_(m) {}
   using IRMutator::mutate;
 
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr t = mutate_children(e);
+ private:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr t = ScopedLoops::mutate_BufferLoad(n, self);
     auto* load = as<BufferLoadNode>(t);
-    if (!load || load->buffer.get() != warp_) return t;
+    if (load->buffer.get() != warp_) return t;
     TSCH_USER_ASSERT(load->dtype.lanes == 1, NotImplementedError)
         << "not supported yet: a vector load of the warp buffer " << warp_->name;
     TSCH_USER_ASSERT(lane_loop_, ValueError)
@@ -132,9 +131,8 @@ class WarpAccessRewriter : public ScopedLoops {
     return call(load->dtype, "tvm_warp_shuffle", {mask, value, lane, make_int(width_), make_int(kWarpSize)});
   }
 
- private:
-  Stmt visit(const Stmt& s) override {
-    if (const CallNode* c = mma_call_on(s, warp_)) {
+  Stmt mutate_Evaluate(const EvaluateNode& n, const Stmt& self) override {
+    if (const CallNode* c = mma_call_on(self, warp_)) {
       // Each warp operand's offset becomes the lane's local index (TVM's SplitIndexByGroup).
       std::vector<PrimExpr> args;
       for (const auto& a : c->args) args.push_back(mutate(a));
@@ -151,9 +149,12 @@ class WarpAccessRewriter : public ScopedLoops {
       }
       return std::make_shared<EvaluateNode>(call(c->dtype, c->op, args));
     }
-    Stmt t = mutate_children(s);
+    return ScopedLoops::mutate_Evaluate(n, self);
+  }
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt t = ScopedLoops::mutate_BufferStore(n, self);
     auto* st = as<BufferStoreNode>(t);
-    if (!st || st->buffer.get() != warp_) return t;
+    if (st->buffer.get() != warp_) return t;
     const PrimExpr& idx = st->indices.at(0);
     TSCH_USER_ASSERT(is_zero(simplify(sub(lane_of(idx), lane_loop_->loop_var))), ValueError)
         << "cannot store to the warp buffer " << warp_->name << " at " << script(idx)
@@ -193,22 +194,22 @@ class WarpMemoryLowerer : public IRMutator {
 
  public:
   explicit WarpMemoryLowerer(bool keep_mma_buffers) : keep_mma_buffers_(keep_mma_buffers) {}
-  using IRMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (auto* loop = as<ForNode>(s);
-        loop && loop->for_kind == ForKind::ThreadBinding && loop->thread_tag == "threadIdx.x") {
-      // A symbolic extent matters only to a warp buffer under it (kSymbolicWidth).
-      int64_t width = 0;
-      if (!as_const_int(loop->extent, &width)) width = kSymbolicWidth;
-      int64_t saved = width_;
-      width_ = width;
-      Stmt out = mutate_children(s);
-      width_ = saved;
-      return out;
-    }
-    Stmt t = mutate_children(s);
+  Stmt mutate_For(const ForNode& loop, const Stmt& self) override {
+    if (loop.for_kind != ForKind::ThreadBinding || loop.thread_tag != "threadIdx.x")
+      return IRMutator::mutate_For(loop, self);
+    // A symbolic extent matters only to a warp buffer under it (kSymbolicWidth).
+    int64_t width = 0;
+    if (!as_const_int(loop.extent, &width)) width = kSymbolicWidth;
+    int64_t saved = width_;
+    width_ = width;
+    Stmt out = IRMutator::mutate_For(loop, self);
+    width_ = saved;
+    return out;
+  }
+  Stmt mutate_Allocate(const AllocateNode& n, const Stmt& self) override {
+    Stmt t = IRMutator::mutate_Allocate(n, self);
     auto* alloc = as<AllocateNode>(t);
-    if (!alloc || alloc->buffer->scope != "warp") return t;
+    if (alloc->buffer->scope != "warp") return t;
     const Buffer& buf = alloc->buffer;
     if (keep_mma_buffers_) {
       bool mma = false;

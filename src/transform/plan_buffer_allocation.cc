@@ -169,11 +169,9 @@ ir::Stmt sink(const ir::Buffer& buf, const ir::Stmt& s) {
 
 class AllocationPlanner : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt t = mutate_children(s);
+  ir::Stmt mutate_Allocate(const ir::AllocateNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_Allocate(n, self);
     auto* alloc = ir::as<ir::AllocateNode>(t);
-    if (!alloc) return t;
     return sink(alloc->buffer, alloc->body);
   }
 };

@@ -294,6 +294,7 @@ class SyncInserter : public IRMutator {
   SyncInserter(std::string scope, std::unordered_set<const StmtNode*> syncs)
       : scope_(std::move(scope)), syncs_(std::move(syncs)) {}
   using IRMutator::mutate;
+  // Whole-node on purpose: the planner names statements of any kind (by identity) to sync before.
   Stmt mutate(const Stmt& s) override {
     Stmt out = mutate_children(s);
     if (!syncs_.count(s.get())) return out;

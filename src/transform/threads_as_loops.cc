@@ -245,17 +245,16 @@ class KernelEmulation {
      public:
       Redirect(const BufferNode* from, Buffer to, PrimExpr base)
           : from_(from), to_(std::move(to)), base_(std::move(base)) {}
-      using IRMutator::mutate;
-      Stmt mutate(const Stmt& s) override {
-        Stmt out = mutate_children(s);
+      Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+        Stmt out = IRMutator::mutate_BufferStore(n, self);
         auto* st = as<BufferStoreNode>(out);
-        if (!st || st->buffer->data != from_->data) return out;
+        if (st->buffer->data != from_->data) return out;
         return std::make_shared<BufferStoreNode>(to_, st->value, std::vector<PrimExpr>{add(base_, st->indices.at(0))});
       }
-      PrimExpr mutate(const PrimExpr& e) override {
-        PrimExpr out = mutate_children(e);
+      PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+        PrimExpr out = IRMutator::mutate_BufferLoad(n, self);
         auto* l = as<BufferLoadNode>(out);
-        if (!l || l->buffer->data != from_->data) return out;
+        if (l->buffer->data != from_->data) return out;
         return std::make_shared<BufferLoadNode>(l->dtype, to_, std::vector<PrimExpr>{add(base_, l->indices.at(0))});
       }
 

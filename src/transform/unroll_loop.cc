@@ -22,12 +22,12 @@ int64_t stmt_count(const ir::Stmt& s) {
 
 class Unroller : public ir::IRMutator {
  public:
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt t = mutate_children(s);
+  // Inner loops first: an unrolled loop's copies hold its body already unrolled.
+  ir::Stmt mutate_For(const ir::ForNode& node, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_For(node, self);
     auto* loop = ir::as<ir::ForNode>(t);
     int64_t n;
-    if (!loop || loop->for_kind != ir::ForKind::Unrolled || !ir::as_const_int(loop->extent, &n)) return t;
+    if (loop->for_kind != ir::ForKind::Unrolled || !ir::as_const_int(loop->extent, &n)) return t;
     TSCH_USER_ASSERT(loop->has_trivial_step(), ValueError)
         << "tir.UnrollLoop: loop " << loop->loop_var->name << " has a step; tir.CanonicalizeLoop must run first";
     if (n * stmt_count(loop->body) > kMaxUnrolledStmts) {

@@ -106,7 +106,8 @@ class Vectorizer : public ir::IRMutator {
   Vectorizer(const ir::VarNode* var, PrimExpr ramp) : var_(var), ramp_(std::move(ramp)) {}
 
   using IRMutator::mutate;
-  // Every kind is listed: a new one must say how it vectorizes (or refuse).
+  // Whole-node with every kind listed: a new one must say how it vectorizes (or refuse); the
+  // per-node defaults would vectorize it by its children.
   PrimExpr mutate(const PrimExpr& e) override {
     switch (e->kind) {
       TSCH_IR_BINARY_KINDS(TSCH_IR_BINARY_CASE) {
@@ -189,6 +190,7 @@ class Vectorizer : public ir::IRMutator {
         c->dtype, c->op, {c->args[0], rd->base, c->args[2], rs->base, ir::make_int(total, c->args[4]->dtype)}));
   }
 
+  // Whole-node with every kind listed: a new one must say how it vectorizes (or refuse).
   ir::Stmt mutate(const ir::Stmt& s) override {
     switch (s->kind) {
       case StmtKind::BufferStore: {
@@ -245,11 +247,11 @@ int64_t chunk_lanes(int64_t lanes) {
 class LoopVectorizer : public ir::IRMutator {
  public:
   explicit LoopVectorizer(bool enabled) : enabled_(enabled) {}
-  using IRMutator::mutate;
-  ir::Stmt mutate(const ir::Stmt& s) override {
-    ir::Stmt t = mutate_children(s);
+  // Post-order: a loop is vectorized after the loops inside it.
+  ir::Stmt mutate_For(const ir::ForNode& n, const ir::Stmt& self) override {
+    ir::Stmt t = IRMutator::mutate_For(n, self);
     auto* loop = ir::as<ir::ForNode>(t);
-    if (!loop || loop->for_kind != ir::ForKind::Vectorized) return t;
+    if (loop->for_kind != ir::ForKind::Vectorized) return t;
     TSCH_USER_ASSERT(loop->has_trivial_step(), ValueError)
         << "tir.VectorizeLoop: loop " << loop->loop_var->name << " has a step; tir.CanonicalizeLoop must run first";
     int64_t lanes;

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "ir/functor.h"
 #include "ir/printer.h"
 #include "ir/stmt_copy.h"
 #include "script/exceptions.h"
@@ -401,89 +402,43 @@ void install_stmt_constructors(script::Namespace& ns) {
 script::TypeRef block_stmt_type() { return block_type(); }
 script::TypeRef block_realize_stmt_type() { return block_realize_type(); }
 
+namespace {
+
+// fvisit on each statement (not on expressions), parents first or children first. Whole-node
+// on purpose: fvisit sees statements of every kind; the visitor's per-node methods find the
+// children.
+class StmtFunctorVisit : public ir::IRVisitor {
+ public:
+  StmtFunctorVisit(Interpreter& interp, const Value& fn, bool pre_order)
+      : interp_(interp), fn_(fn), pre_order_(pre_order) {}
+  using IRVisitor::visit;
+  void visit(const ir::Stmt& s) override {
+    if (!s) return;
+    // Pre-order, a falsy result skips the statement's children.
+    if (pre_order_ && !interp_.truthy(interp_.call(fn_, {wrap(s)}))) return;
+    IRVisitor::visit(s);
+    if (!pre_order_) interp_.call(fn_, {wrap(s)});
+  }
+  void visit(const ir::PrimExpr&) override {}
+
+ private:
+  Interpreter& interp_;
+  const Value& fn_;
+  bool pre_order_;
+};
+
+}  // namespace
+
 // tvm.tir.stmt_functor.pre_order_visit(stmt, fvisit): fvisit on each statement, parents
 // first; a falsy result skips the statement's children (expressions are not visited).
 void pre_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
-  if (!s) return;
-  if (!interp.truthy(interp.call(fn, {wrap(s)}))) return;
-  switch (s->kind) {
-    case ir::StmtKind::For:
-      return pre_order_visit(interp, ir::as<ir::ForNode>(s)->body, fn);
-    case ir::StmtKind::BlockRealize:
-      return pre_order_visit(interp, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn);
-    case ir::StmtKind::Block: {
-      auto* b = ir::as<ir::BlockNode>(s);
-      if (b->init) pre_order_visit(interp, b->init, fn);
-      return pre_order_visit(interp, b->body, fn);
-    }
-    case ir::StmtKind::SeqStmt:
-      for (const auto& c : ir::as<ir::SeqStmtNode>(s)->seq) pre_order_visit(interp, c, fn);
-      return;
-    case ir::StmtKind::IfThenElse: {
-      auto* n = ir::as<ir::IfThenElseNode>(s);
-      pre_order_visit(interp, n->then_case, fn);
-      return pre_order_visit(interp, n->else_case, fn);
-    }
-    case ir::StmtKind::LetStmt:
-      return pre_order_visit(interp, ir::as<ir::LetStmtNode>(s)->body, fn);
-    case ir::StmtKind::Allocate:
-      return pre_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn);
-    case ir::StmtKind::DeclBuffer:
-      return pre_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn);
-    case ir::StmtKind::AllocateConst:
-      return pre_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn);
-    case ir::StmtKind::AttrStmt:
-      return pre_order_visit(interp, ir::as<ir::AttrStmtNode>(s)->body, fn);
-    default:
-      return;
-  }
+  StmtFunctorVisit(interp, fn, true).visit(s);
 }
 
 // tvm.tir.stmt_functor.post_order_visit(stmt, fvisit): fvisit on each statement, children
 // first (tsch visits statements only; TVM's visits expressions too).
 void post_order_visit(Interpreter& interp, const ir::Stmt& s, const Value& fn) {
-  if (!s) return;
-  switch (s->kind) {
-    case ir::StmtKind::For:
-      post_order_visit(interp, ir::as<ir::ForNode>(s)->body, fn);
-      break;
-    case ir::StmtKind::BlockRealize:
-      post_order_visit(interp, ir::Stmt(ir::as<ir::BlockRealizeNode>(s)->block), fn);
-      break;
-    case ir::StmtKind::Block: {
-      auto* b = ir::as<ir::BlockNode>(s);
-      if (b->init) post_order_visit(interp, b->init, fn);
-      post_order_visit(interp, b->body, fn);
-      break;
-    }
-    case ir::StmtKind::SeqStmt:
-      for (const auto& c : ir::as<ir::SeqStmtNode>(s)->seq) post_order_visit(interp, c, fn);
-      break;
-    case ir::StmtKind::IfThenElse: {
-      auto* n = ir::as<ir::IfThenElseNode>(s);
-      post_order_visit(interp, n->then_case, fn);
-      post_order_visit(interp, n->else_case, fn);
-      break;
-    }
-    case ir::StmtKind::LetStmt:
-      post_order_visit(interp, ir::as<ir::LetStmtNode>(s)->body, fn);
-      break;
-    case ir::StmtKind::Allocate:
-      post_order_visit(interp, ir::as<ir::AllocateNode>(s)->body, fn);
-      break;
-    case ir::StmtKind::DeclBuffer:
-      post_order_visit(interp, ir::as<ir::DeclBufferNode>(s)->body, fn);
-      break;
-    case ir::StmtKind::AllocateConst:
-      post_order_visit(interp, ir::as<ir::AllocateConstNode>(s)->body, fn);
-      break;
-    case ir::StmtKind::AttrStmt:
-      post_order_visit(interp, ir::as<ir::AttrStmtNode>(s)->body, fn);
-      break;
-    default:
-      break;
-  }
-  interp.call(fn, {wrap(s)});
+  StmtFunctorVisit(interp, fn, false).visit(s);
 }
 
 Value wrap(ir::Stmt s) { return Value(std::make_shared<StmtValue>(std::move(s))); }
