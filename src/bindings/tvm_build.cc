@@ -7,10 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "bindings/relax_module.h"
-#include "bindings/runtime_values.h"
-#include "bindings/target_values.h"
-#include "bindings/te_values.h"
+#include "bindings/tvm/relax/relax_module.h"
+#include "bindings/tvm/runtime/runtime_values.h"
+#include "bindings/tvm/target/build_options.h"
+#include "bindings/tvm/target/target_values.h"
+#include "bindings/tvm/te/te_values.h"
 #include "driver/build.h"
 #include "driver/differential.h"
 #include "ir/printer.h"
@@ -33,11 +34,6 @@ using script::TypeObject;
 using script::TypeRef;
 using tsch::intern;
 
-bool print_after_all() {
-  const char* env = std::getenv("TSCH_PRINT_AFTER_ALL");
-  return env && *env && std::string(env) != "0";
-}
-
 namespace {
 
 // The module to build, with functions named by their global symbol.
@@ -58,30 +54,6 @@ ir::IRModule module_arg(Interpreter& interp, const Value& v) {
 }
 
 }  // namespace
-
-driver::BuildOptions build_options(Interpreter& interp, std::vector<std::string>* notes) {
-  driver::BuildOptions options;
-  options.notes = notes;
-  if (print_after_all()) {
-    options.after_pass = [&interp](const std::string& pass, const std::string& func, const ir::PrimFunc& f) {
-      interp.write_stdout("# IR after " + pass + " (" + func + "):\n" + ir::script(f, func));
-    };
-  }
-  return options;
-}
-
-void print_notes(const std::vector<std::string>& notes) {
-  std::fflush(stdout);  // keep the notes in order with what the script printed
-  for (const auto& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-  std::fflush(stderr);
-}
-
-// The target of tvm.build(mod, target): as given, else the `with target:` scope's, else llvm.
-target::Target build_target(Interpreter& interp, const Value& v) {
-  if (v.is_none())
-    if (target::Target current = target::current_target()) return current;
-  return target_arg(interp, v, "llvm");
-}
 
 namespace {
 
@@ -199,7 +171,6 @@ void install_build_functions(Namespace& ns) {
 }
 
 void register_tvm_build_modules() {
-  register_tvm_target_module();
   script::ModuleLoader::register_builtin("tvm.driver",
                                          [](Interpreter&, script::Module& m) { install_build_functions(*m.globals); });
 }

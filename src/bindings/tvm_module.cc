@@ -5,18 +5,19 @@
 #include <cmath>
 
 #include "arith/verify_well_formed.h"
-#include "bindings/arith_module.h"
-#include "bindings/buffer_options.h"
-#include "bindings/index_map_values.h"
-#include "bindings/registry_values.h"
-#include "bindings/relax_module.h"
-#include "bindings/roundtrip_check.h"
-#include "bindings/runtime_values.h"
-#include "bindings/schedule_values.h"
-#include "bindings/tensor_intrin_values.h"
-#include "bindings/transform_values.h"
+#include "bindings/tvm/arith/arith_module.h"
+#include "bindings/tvm/relax/relax_module.h"
+#include "bindings/tvm/runtime/registry_values.h"
+#include "bindings/tvm/runtime/runtime_values.h"
+#include "bindings/tvm/script/roundtrip_check.h"
+#include "bindings/tvm/script/tvmscript_decorators.h"
+#include "bindings/tvm/target/target_values.h"
+#include "bindings/tvm/tir/buffer_options.h"
+#include "bindings/tvm/tir/index_map_values.h"
+#include "bindings/tvm/tir/schedule_values.h"
+#include "bindings/tvm/tir/tensor_intrin_values.h"
+#include "bindings/tvm/tir/transform_values.h"
 #include "bindings/tvm_build.h"
-#include "bindings/tvmscript_decorators.h"
 #include "frontend/ir_module_frame.h"
 #include "frontend/tir_parser.h"
 #include "ir/printer.h"
@@ -562,6 +563,7 @@ void install_prim_func_hook() {
 void register_tvm_modules() {
   register_tvm_runtime_modules();
   register_tvm_transform_modules();
+  register_tvm_target_module();
   register_tvm_build_modules();
   install_prim_func_hook();
   install_ir_module_hook();
