@@ -67,32 +67,6 @@ Value lower(Interpreter& interp, const Value& mod_value, const Value& args, cons
   return Value(std::make_shared<IRModuleValue>(lowered));
 }
 
-// With TSCH_CHECK_BUILT=1 (the llvm-vs-c mode over the build goldens), every module built for
-// an llvm target is also built as the check's reference (C, TSCH_CHECK_BUILD_REFERENCE=c) and
-// both run on the same random inputs: what LLVM's optimizations make of the alias facts tsch
-// gives it shows as a difference. A module the random inputs make fail (an index out of
-// range) is not compared.
-void check_built(const ir::IRModule& mod, const target::Target& target) {
-  static const bool enabled = std::getenv("TSCH_CHECK_BUILT") != nullptr;
-  if (!enabled || target->kind->name != "llvm" || !mod->has_only_prim_funcs()) return;
-  driver::DifferentialResult r;
-  // Built under a context of its own: the user's instruments (print_after_all, a pass
-  // counter) do not see the check's builds.
-  transform::PassContext::enter(std::make_shared<transform::PassContext>());
-  try {
-    r = driver::compare_execution(mod, mod);
-  } catch (const UserError&) {
-  } catch (const runtime::BuildError&) {
-  } catch (const tsch::OutOfMemory&) {
-  } catch (...) {
-    transform::PassContext::exit();
-    throw;
-  }
-  transform::PassContext::exit();
-  if (!r.equal)
-    raise(ExcKind::RuntimeError, "TSCH_CHECK_BUILT: llvm and the reference compute different results: " + r.note);
-}
-
 Value build(Interpreter& interp, const Value& mod_value, const Value& target_value, const Value& args = Value(),
             const std::string& name = "default_function") {
   target::Target target = build_target(interp, target_value);
@@ -109,7 +83,7 @@ Value build(Interpreter& interp, const Value& mod_value, const Value& target_val
     raise(script::exception_kind_of(e.kind), e.what());
   }
   print_notes(notes);
-  check_built(mod, target);
+  guard_core([&] { driver::check_built(mod, target); });
   return wrap_module(m);
 }
 

@@ -13,8 +13,8 @@
 #include <limits>
 #include <numeric>
 
+#include "arith/analyzer.h"
 #include "arith/int_set.h"
-#include "arith/known_divisor.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -33,8 +33,11 @@ using script::TypeRef;
 
 namespace {
 
-constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max();
-constexpr int64_t kNegInf = -kPosInf;
+using arith::const_bounds;
+using arith::kNegInf;
+using arith::kPosInf;
+using arith::modular_set_of;
+using arith::narrow_by;
 
 // ---- tvm.ir.Range
 
@@ -84,17 +87,10 @@ class IntervalSetValue : public script::Object {
 
 // ---- Analyzer
 
-class AnalyzerValue : public script::Object {
+// The state and queries are arith::Analyzer's.
+class AnalyzerValue : public script::Object, public arith::Analyzer {
  public:
   script::TypeObject* type() const override;
-  // Variable ranges (bind to a Range, update, constraint_scope) and values (bind to an expr).
-  arith::VarDomain dom;
-  std::unordered_map<const ir::VarNode*, ir::PrimExpr> values;
-  // The bound variables, kept alive while their nodes key the maps above.
-  std::vector<ir::Var> vars;
-
-  ir::PrimExpr prepare(const ir::PrimExpr& e) const { return values.empty() ? e : ir::substitute(e, values); }
-  ir::PrimExpr simplify(const ir::PrimExpr& e) const { return arith::simplify(prepare(e), dom); }
 };
 
 AnalyzerValue& self(Args& a) { return *a[0].as<AnalyzerValue>(); }
@@ -106,67 +102,6 @@ ir::Var var_arg(Interpreter& interp, Args& a, size_t i) {
   auto* var = ev ? ir::as<ir::VarNode>(ev->expr) : nullptr;
   if (!var) a.type_error(i, "a tir.Var");
   return std::static_pointer_cast<const ir::VarNode>(ev->expr);
-}
-
-int64_t dtype_min(ir::DataType t) {
-  if (t.is_uint()) return 0;
-  return t.bits >= 64 ? kNegInf : -(int64_t{1} << (t.bits - 1));
-}
-int64_t dtype_max(ir::DataType t) {
-  if (t.bits >= 64 || (t.is_uint() && t.bits >= 63)) return kPosInf;
-  return t.is_uint() ? (int64_t{1} << t.bits) - 1 : (int64_t{1} << (t.bits - 1)) - 1;
-}
-
-// The constant bounds of `e`: its interval's constant ends, else the dtype's range for a
-// variable (as TVM gives an unbound variable), else infinite.
-std::pair<int64_t, int64_t> const_bounds(const AnalyzerValue& an, const ir::PrimExpr& expr) {
-  ir::PrimExpr e = an.prepare(expr);
-  if (!e->dtype.is_integer() && !e->dtype.is_bool()) return {kNegInf, kPosInf};
-  if (e->dtype.is_bool()) return {0, 1};
-  arith::Interval iv = arith::eval_interval(e, an.dom);
-  int64_t lo = kNegInf, hi = kPosInf;
-  if (!iv.min || !ir::as_const_int(arith::simplify(iv.min, an.dom), &lo))
-    lo = ir::as<ir::VarNode>(e) ? dtype_min(e->dtype) : kNegInf;
-  if (!iv.max || !ir::as_const_int(arith::simplify(iv.max, an.dom), &hi))
-    hi = ir::as<ir::VarNode>(e) ? dtype_max(e->dtype) : kPosInf;
-  return {lo, hi};
-}
-
-// Narrows `dom` by the conjuncts of `cond` of the form `v < c`, `v <= c`, `v > c`, `v >= c`,
-// `v == c` (either way round, c constant); other conjuncts are not used.
-void narrow_by(AnalyzerValue& an, const ir::PrimExpr& cond) {
-  if (auto* both = ir::as<ir::AndNode>(cond)) {
-    narrow_by(an, both->a);
-    narrow_by(an, both->b);
-    return;
-  }
-  auto narrow = [&](const ir::PrimExpr& var_side, const ir::PrimExpr& const_side, int64_t lo_shift, int64_t hi_shift,
-                    bool lower, bool upper) {
-    auto* var = ir::as<ir::VarNode>(var_side);
-    int64_t c = 0;
-    if (!var || !ir::as_const_int(const_side, &c)) return;
-    auto [lo, hi] = const_bounds(an, var_side);
-    if (lower) lo = std::max(lo, c + lo_shift);
-    if (upper) hi = std::min(hi, c + hi_shift);
-    an.dom[var] = arith::Interval{ir::make_int(lo, var->dtype), ir::make_int(hi, var->dtype)};
-    an.vars.push_back(std::static_pointer_cast<const ir::VarNode>(var_side));
-  };
-  if (auto* lt = ir::as<ir::LTNode>(cond)) {
-    narrow(lt->a, lt->b, 0, -1, false, true);
-    narrow(lt->b, lt->a, 1, 0, true, false);
-  } else if (auto* le = ir::as<ir::LENode>(cond)) {
-    narrow(le->a, le->b, 0, 0, false, true);
-    narrow(le->b, le->a, 0, 0, true, false);
-  } else if (auto* gt = ir::as<ir::GTNode>(cond)) {
-    narrow(gt->a, gt->b, 1, 0, true, false);
-    narrow(gt->b, gt->a, 0, -1, false, true);
-  } else if (auto* ge = ir::as<ir::GENode>(cond)) {
-    narrow(ge->a, ge->b, 0, 0, true, false);
-    narrow(ge->b, ge->a, 0, 0, false, true);
-  } else if (auto* eq = ir::as<ir::EQNode>(cond)) {
-    narrow(eq->a, eq->b, 0, 0, true, true);
-    narrow(eq->b, eq->a, 0, 0, true, true);
-  }
 }
 
 // `with analyzer.constraint_scope(cond):` narrows the ranges inside and restores them after.
@@ -290,21 +225,6 @@ TypeRef interval_set_type() {
     return t;
   }();
   return t;
-}
-
-// The modular set {coeff * x + base} of `e`: its constant term mod the known divisor of the
-// rest (TVM's ModularSetAnalyzer on a sum; a constant is {0 * x + c}).
-std::pair<int64_t, int64_t> modular_set_of(const ir::PrimExpr& e) {
-  int64_t c = 0;
-  if (ir::as_const_int(e, &c)) return {0, c};
-  ir::PrimExpr rest = e;
-  int64_t base = 0;
-  if (auto* add = ir::as<ir::AddNode>(e); add && ir::as_const_int(add->b, &base))
-    rest = add->a;
-  else if (auto* sub = ir::as<ir::SubNode>(e); sub && ir::as_const_int(sub->b, &base))
-    rest = sub->a, base = -base;
-  int64_t coeff = std::max<int64_t>(arith::known_divisor(rest), 1);
-  return {coeff, ((base % coeff) + coeff) % coeff};
 }
 
 TypeRef analyzer_type() {

@@ -35,6 +35,8 @@ Value make_benchmark_result(std::vector<double> seconds);
 // executable): `loader` gives the loaded value, or None when the file is not one (then it is
 // loaded as a plain library). tvm.relax sets it when registered.
 void set_exported_module_loader(std::function<Value(const std::string& path)> loader);
+// tvm.testing (testing_module.cc).
+void register_tvm_testing_module();
 // Registers tvm.nd, tvm.runtime, tvm.testing and the device constructors.
 void register_tvm_runtime_modules();
 

@@ -41,18 +41,6 @@ class StageValue : public script::Object {
   int id;
 };
 
-// te.thread_axis("blockIdx.x"): what bind binds a loop to.
-class ThreadAxisValue : public script::Object {
- public:
-  explicit ThreadAxisValue(te::ThreadAxis a) : axis(std::move(a)) {}
-  TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override {
-    std::string dom = axis.extent ? "T.Range(0, " + ir::script(axis.extent) + ")" : "None";
-    return "T.iter_var(" + axis.var->name + ", " + dom + ", \"ThreadIndex\", \"" + axis.tag + "\")";
-  }
-  te::ThreadAxis axis;
-};
-
 // Runs a stage call: the C++ core's UserError and a refusal of the tir primitives it
 // replays become the script's exceptions (a refusal is tvm.tir.ScheduleError).
 template <typename F>
@@ -326,18 +314,6 @@ TypeObject* TeScheduleValue::type() const {
   return t.get();
 }
 
-TypeObject* ThreadAxisValue::type() const {
-  static TypeRef t = [] {
-    auto type = std::make_shared<TypeObject>("IterVar");
-    type->set_module("tvm.tir");
-    type->def_property("var", [](Interpreter&, const Value& v) { return wrap_var(v.as<ThreadAxisValue>()->axis.var); });
-    type->def_property(
-        "thread_tag", [](Interpreter&, const Value& v) { return script::make_str(v.as<ThreadAxisValue>()->axis.tag); });
-    return type;
-  }();
-  return t.get();
-}
-
 }  // namespace
 
 void install_te_schedule(Interpreter&, Namespace& ns) {
@@ -358,30 +334,7 @@ void install_te_schedule(Interpreter&, Namespace& ns) {
       },
       "te.create_schedule(C.op): the stage schedule of the computation of C (s[C].split, ..., then tvm.lower / "
       "tvm.build).");
-  script::def_function(
-      ns, "thread_axis", "dom=None, tag=\"\", name=\"\", span=None",
-      [](Interpreter& interp, Args& a) {
-        std::string tag = a.get_str(1);
-        ir::PrimExpr extent;
-        if (a[0].as<script::Str>()) {
-          tag = a.get_str(0);
-        } else if (!a[0].is_none()) {
-          // The domain: (min, max) or a range's extent.
-          std::vector<Value> dom =
-              a[0].as<script::Tuple>() || a[0].as<script::List>() ? interp.to_vector(a[0]) : std::vector<Value>{};
-          if (dom.size() != 2) a.value_error(0, "a thread axis domain is (min, max)");
-          ir::PrimExpr lo = to_expr(interp, dom[0], "thread_axis domain"),
-                       hi = to_expr(interp, dom[1], "thread_axis domain");
-          if (!ir::is_zero(lo))
-            raise(ExcKind::NotImplementedError, "not supported yet: a thread axis domain that does not start at 0");
-          extent = hi;
-        }
-        if (tag.empty()) raise(ExcKind::ValueError, "thread_axis: tag must be given as Positional or keyword argument");
-        std::string name = a.get_str(2);
-        return Value(
-            std::make_shared<ThreadAxisValue>(te::ThreadAxis{tag, ir::make_var(name.empty() ? tag : name), extent}));
-      },
-      "te.thread_axis(\"threadIdx.x\"): a GPU thread axis for s[C].bind.");
+  def_thread_axis(ns);
 }
 
 std::optional<ir::IRModule> te_schedule_module(Interpreter& interp, const Value& inp, const Value& args,

@@ -7,9 +7,11 @@
 #include <string>
 
 #include "ir/module.h"
+#include "ir/printer.h"
 #include "script/interpreter.h"
 #include "script/object.h"
 #include "te/operation.h"
+#include "te/schedule.h"
 
 namespace tsch::bindings {
 
@@ -35,6 +37,32 @@ class OperationValue : public script::Object {
 
 // tvm.te.Tensor (te_values.cc).
 script::TypeRef tensor_type();
+// te.sum(...) (te_reduce_values.cc): only a compute's value may be one.
+class ReduceValue : public script::Object {
+ public:
+  explicit ReduceValue(te::Reduce r) : reduce(std::move(r)) {}
+  script::TypeObject* type() const override;
+  te::Reduce reduce;
+};
+
+// te.reduce_axis, te.comm_reducer, te.sum / max / min into tvm.te (te_reduce_values.cc).
+void def_reduce_functions(script::Namespace& ns);
+
+// te.thread_axis("blockIdx.x") (te_thread_axis.cc): what a stage's bind binds a loop to.
+class ThreadAxisValue : public script::Object {
+ public:
+  explicit ThreadAxisValue(te::ThreadAxis a) : axis(std::move(a)) {}
+  script::TypeObject* type() const override;
+  std::string repr_hook(script::Interpreter&) override {
+    std::string dom = axis.extent ? "T.Range(0, " + ir::script(axis.extent) + ")" : "None";
+    return "T.iter_var(" + axis.var->name + ", " + dom + ", \"ThreadIndex\", \"" + axis.tag + "\")";
+  }
+  te::ThreadAxis axis;
+};
+
+// te.thread_axis into tvm.te (te_thread_axis.cc).
+void def_thread_axis(script::Namespace& ns);
+
 // The operation of a tensor or operation value, or null.
 te::Operation operation_arg(const script::Value& v);
 // create_prim_func's argument list: tensors and scalar variables.

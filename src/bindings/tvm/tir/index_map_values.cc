@@ -7,8 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "arith/int_set.h"
-#include "arith/iter_map.h"
+#include "arith/index_map.h"
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
@@ -37,47 +36,9 @@ std::shared_ptr<IndexMapValue> make_map(std::vector<ir::Var> params, std::vector
 
 const IndexMapValue& self_map(Args& a) { return *a[0].as<IndexMapValue>(); }
 
-// An integer index expression (constants, variables, + - * // %) rebuilt in another integer
-// type; null for anything else.
-ir::PrimExpr retyped_index(const ir::PrimExpr& e, ir::DataType t) {
-  if (!e->dtype.is_int() || !t.is_int()) return nullptr;
-  int64_t c;
-  if (ir::as_const_int(e, &c)) return ir::make_int(c, t);
-  if (ir::as<ir::VarNode>(e)) return e->dtype == t ? e : nullptr;
-  if (auto* cast = ir::as<ir::CastNode>(e)) return retyped_index(cast->value, t);
-  switch (e->kind) {
-    case ir::ExprKind::Add:
-    case ir::ExprKind::Sub:
-    case ir::ExprKind::Mul:
-    case ir::ExprKind::FloorDiv:
-    case ir::ExprKind::FloorMod: {
-      ir::PrimExpr a = retyped_index(ir::binary_a(e), t), b = retyped_index(ir::binary_b(e), t);
-      return a && b ? ir::make_binary(e->kind, a, b) : nullptr;
-    }
-    default:
-      return nullptr;
-  }
-}
-
 std::vector<ir::PrimExpr> exprs_arg(Interpreter& interp, const Value& v, const char* what) {
   std::vector<ir::PrimExpr> out;
   for (const Value& x : interp.to_vector(v)) out.push_back(to_expr(interp, x, what));
-  return out;
-}
-
-// The outputs with the parameters replaced by `indices` (converted to the parameters' type).
-std::vector<ir::PrimExpr> map_through(const IndexMapValue& m, const std::vector<ir::PrimExpr>& indices) {
-  if (indices.size() != m.params.size()) {
-    raise(ExcKind::ValueError, fmt::format("the index map takes {} indices, got {}", m.params.size(), indices.size()));
-  }
-  std::unordered_map<const ir::VarNode*, ir::PrimExpr> vmap;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    ir::PrimExpr x = indices[i];
-    if (x->dtype != m.params[i]->dtype) x = guard_ir([&] { return ir::cast(m.params[i]->dtype, x); });
-    vmap[m.params[i].get()] = x;
-  }
-  std::vector<ir::PrimExpr> out;
-  for (const auto& e : m.outputs) out.push_back(arith::simplify(ir::substitute(e, vmap)));
   return out;
 }
 
@@ -108,31 +69,8 @@ std::shared_ptr<IndexMapValue> map_arg(Interpreter& interp, const Value& v, ir::
 
 std::shared_ptr<IndexMapValue> inverse_of(const IndexMapValue& m, const std::vector<ir::PrimExpr>& shape) {
   if (m.inverse) return m.inverse;
-  if (shape.size() != m.params.size())
-    raise(ExcKind::ValueError,
-          fmt::format("inverse: the index map takes {} indices, the shape has {}", m.params.size(), shape.size()));
-  arith::LoopExtents extents;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    int64_t e;
-    if (!ir::as_const_int(shape[i], &e))
-      raise(ExcKind::NotImplementedError, "not supported yet: IndexMap.inverse of a symbolic shape");
-    extents[m.params[i].get()] = e;
-  }
-  arith::IterMapResult iter = arith::detect_iter_map(m.outputs, extents, /*require_bijective=*/true);
-  if (!iter.ok)
-    raise(ExcKind::ValueError, "Index map " + index_map_text(m) + " is not bijective affine: the map " + iter.error);
-  std::vector<ir::Var> axes;
-  std::vector<ir::PrimExpr> outputs;
-  for (size_t i = 0; i < m.outputs.size(); ++i)
-    axes.push_back(ir::make_var(fmt::format("axis{}", i), m.outputs[i]->dtype));
-  for (const auto& a : axes) outputs.push_back(a);
-  auto inverse = arith::inverse_iter_map(iter, outputs);
-  std::vector<ir::PrimExpr> finals;
-  for (const auto& p : m.params) {
-    auto it = inverse.find(p.get());
-    finals.push_back(it == inverse.end() ? ir::make_int(0, p->dtype) : arith::simplify(it->second));
-  }
-  return make_map(std::move(axes), std::move(finals));
+  arith::IndexMap inverse = guard_core([&] { return arith::inverse_index_map(m, shape); });
+  return make_map(std::move(inverse.params), std::move(inverse.outputs));
 }
 
 TypeRef make_index_map_type() {
@@ -178,30 +116,15 @@ TypeRef make_index_map_type() {
   t->def(
       "map_indices", "self, indices",
       [](Interpreter& interp, Args& a) {
-        return wrap_list(map_through(self_map(a), exprs_arg(interp, a[1], "map_indices")));
+        std::vector<ir::PrimExpr> indices = exprs_arg(interp, a[1], "map_indices");
+        return wrap_list(guard_core([&] { return arith::map_indices(self_map(a), indices); }));
       },
       "map_indices(indices): the final indices for these initial ones.");
   t->def(
       "map_shape", "self, shape",
       [](Interpreter& interp, Args& a) {
-        const IndexMapValue& m = self_map(a);
         std::vector<ir::PrimExpr> shape = exprs_arg(interp, a[1], "map_shape");
-        if (shape.size() != m.params.size())
-          raise(ExcKind::ValueError, "map_shape: the shape's rank differs from the index map's");
-        arith::VarDomain dom;
-        for (size_t i = 0; i < shape.size(); ++i) {
-          ir::PrimExpr extent =
-              shape[i]->dtype == m.params[i]->dtype ? shape[i] : ir::cast(m.params[i]->dtype, shape[i]);
-          dom[m.params[i].get()] = {ir::make_int(0, m.params[i]->dtype),
-                                    arith::simplify(ir::sub(extent, ir::make_int(1, extent->dtype)))};
-        }
-        std::vector<ir::PrimExpr> out;
-        for (const auto& e : m.outputs) {
-          arith::Interval r = arith::eval_interval(e, dom);
-          if (!r.min || !r.max) raise(ExcKind::ValueError, "map_shape: cannot bound " + ir::script(e));
-          out.push_back(arith::simplify(ir::add(ir::sub(r.max, r.min), ir::make_int(1, r.max->dtype))));
-        }
-        return wrap_list(out);
+        return wrap_list(guard_core([&] { return arith::map_shape(self_map(a), shape); }));
       },
       "map_shape(shape): the shape of a buffer of this shape after the mapping.");
   t->def(
@@ -212,20 +135,7 @@ TypeRef make_index_map_type() {
       "is_equivalent_to", "self, other_map",
       [](Interpreter&, Args& a) {
         auto* other = a[1].as<IndexMapValue>();
-        const IndexMapValue& m = self_map(a);
-        if (!other || other->params.size() != m.params.size() || other->outputs.size() != m.outputs.size())
-          return Value::boolean(false);
-        std::vector<ir::PrimExpr> params(m.params.begin(), m.params.end());
-        std::vector<ir::PrimExpr> mapped = map_through(*other, params);
-        for (size_t i = 0; i < mapped.size(); ++i) {
-          // Index maps over int64 and int32 indices (IndexMap.from_func's and a buffer's) compare
-          // as TVM's analyzer does, by value.
-          if (mapped[i]->dtype != m.outputs[i]->dtype) mapped[i] = retyped_index(mapped[i], m.outputs[i]->dtype);
-          if (!mapped[i]) return Value::boolean(false);
-          ir::PrimExpr diff = arith::simplify(ir::sub(m.outputs[i], mapped[i]));
-          if (!ir::is_zero(diff)) return Value::boolean(false);
-        }
-        return Value::boolean(true);
+        return Value::boolean(other && guard_core([&] { return arith::equivalent_index_maps(self_map(a), *other); }));
       },
       "is_equivalent_to(other): the two maps give the same final indices.");
   return t;
@@ -311,13 +221,6 @@ IndexFunctionCall call_index_function(Interpreter& interp, const Value& fn, cons
     out.outputs.push_back(to_expr(interp, v, "index map output"));
   }
   return out;
-}
-
-std::string index_map_lambda(const IndexMapValue& m) {
-  std::string params, outputs;
-  for (size_t i = 0; i < m.params.size(); ++i) params += (i ? ", " : "") + m.params[i]->name;
-  for (size_t i = 0; i < m.outputs.size(); ++i) outputs += (i ? ", " : "") + ir::script(m.outputs[i]);
-  return fmt::format("lambda {}: ({}{})", params, outputs, m.outputs.size() == 1 ? "," : "");
 }
 
 std::string index_map_text(const IndexMapValue& m) {

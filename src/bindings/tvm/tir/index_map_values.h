@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "arith/index_map.h"
 #include "ir/expr.h"
 #include "script/object.h"
 #include "script/value.h"
@@ -18,13 +19,12 @@ inline constexpr const char* kAxisSeparator = "axis_separator";
 using script::Interpreter;
 using script::Value;
 
-class IndexMapValue : public script::Object {
+// The map itself (params, outputs) and what is done with it are arith::IndexMap's.
+class IndexMapValue : public script::Object, public arith::IndexMap {
  public:
   script::TypeObject* type() const override;
   std::string repr_hook(Interpreter& interp) override;
 
-  std::vector<ir::Var> params;             // initial_indices
-  std::vector<ir::PrimExpr> outputs;       // final_indices
   std::shared_ptr<IndexMapValue> inverse;  // inverse_index_map, when given
   Value function;                          // the function it was made from (None otherwise)
 };
@@ -45,7 +45,7 @@ IndexFunctionCall call_index_function(Interpreter& interp, const Value& fn, cons
 // The number of indices the function takes (-1: any, it has *args).
 int64_t index_function_arity(const Value& fn);
 // `lambda i, j: (j, i)`, and the whole map as TVM prints it: `T.index_map(lambda ...)`.
-std::string index_map_lambda(const IndexMapValue& m);
+using arith::index_map_lambda;
 std::string index_map_text(const IndexMapValue& m);
 
 }  // namespace tsch::bindings
