@@ -1,8 +1,7 @@
 // T.* math functions and intrinsics of one to three arguments (tvmscript_tir_math.h).
 #include "bindings/tvm/script/tvmscript_tir_math.h"
 
-#include <cmath>
-
+#include "ir/float_class.h"
 #include "ir/if_then_else.h"
 #include "ir/op.h"
 #include "script/object.h"
@@ -13,28 +12,6 @@ namespace tsch::bindings {
 
 using script::Args;
 using script::Namespace;
-
-namespace {
-
-// T.isnan / T.isinf / T.isfinite, as TVM's tir.isnan builds them: a boolean of the argument's
-// lanes; false for integers, folded for a literal, float16 tested in float32.
-ir::PrimExpr float_class_test(const std::string& op, const ir::PrimExpr& x) {
-  ir::DataType t = ir::DataType::bool_(x->dtype.lanes);
-  if (!x->dtype.is_float()) {
-    bool finite = op == "isfinite";
-    ir::PrimExpr c = ir::make_bool(finite);
-    return t.lanes > 1 ? ir::PrimExpr(std::make_shared<ir::BroadcastNode>(c, t.lanes)) : c;
-  }
-  if (auto* f = ir::as<ir::FloatImmNode>(x)) {
-    double v = ir::represented_value(f->value, x->dtype);
-    return ir::make_bool(op == "isnan" ? std::isnan(v) : op == "isinf" ? std::isinf(v) : std::isfinite(v));
-  }
-  ir::PrimExpr arg = x;
-  if (x->dtype.bits == 16) arg = ir::cast(ir::DataType::float_(32, x->dtype.lanes), x);
-  return ir::call(t, op, {arg});
-}
-
-}  // namespace
 
 namespace {
 
@@ -52,7 +29,7 @@ void def_math(Namespace& ns, const char* name, int arity) {
     ir::DataType t = args[0]->dtype;
     if (op_name == "if_then_else") return wrap(guard_ir([&] { return ir::if_then_else(args[0], args[1], args[2]); }));
     if (op_name == "isnan" || op_name == "isinf" || op_name == "isfinite")
-      return wrap(float_class_test(op_name, args[0]));
+      return wrap(ir::float_class_test(op_name, args[0]));
     return wrap(ir::call(t, op_name, args));
   });
 }
