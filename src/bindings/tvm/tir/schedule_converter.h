@@ -1,6 +1,6 @@
 // The conversion of a schedule primitive's script arguments, by the parameter types its kind
 // declares: the Converter (its layout part, transform_layout's buffer, index map and pad value,
-// in schedule_layout_args.cc) and the helpers it shares (schedule_args.cc).
+// in schedule_layout_args.cc) and the helpers it shares (schedule_converter.cc).
 #pragma once
 
 #include <fmt/format.h>
