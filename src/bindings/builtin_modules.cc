@@ -2,8 +2,8 @@
 
 #include <mutex>
 
-#include "bindings/arith_module.h"
 #include "bindings/python/python_modules.h"
+#include "bindings/tvm/arith/arith_module.h"
 #include "numpy/numpy_modules.h"
 
 namespace tsch::bindings {

@@ -7,10 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "bindings/relax_module.h"
-#include "bindings/runtime_values.h"
-#include "bindings/target_values.h"
-#include "bindings/te_values.h"
+#include "bindings/tvm/relax/relax_module.h"
+#include "bindings/tvm/runtime/runtime_values.h"
+#include "bindings/tvm/target/build_options.h"
+#include "bindings/tvm/target/target_values.h"
+#include "bindings/tvm/te/te_values.h"
 #include "driver/build.h"
 #include "driver/differential.h"
 #include "ir/printer.h"
@@ -33,11 +34,6 @@ using script::TypeObject;
 using script::TypeRef;
 using tsch::intern;
 
-bool print_after_all() {
-  const char* env = std::getenv("TSCH_PRINT_AFTER_ALL");
-  return env && *env && std::string(env) != "0";
-}
-
 namespace {
 
 // The module to build, with functions named by their global symbol.
@@ -59,30 +55,6 @@ ir::IRModule module_arg(Interpreter& interp, const Value& v) {
 
 }  // namespace
 
-driver::BuildOptions build_options(Interpreter& interp, std::vector<std::string>* notes) {
-  driver::BuildOptions options;
-  options.notes = notes;
-  if (print_after_all()) {
-    options.after_pass = [&interp](const std::string& pass, const std::string& func, const ir::PrimFunc& f) {
-      interp.write_stdout("# IR after " + pass + " (" + func + "):\n" + ir::script(f, func));
-    };
-  }
-  return options;
-}
-
-void print_notes(const std::vector<std::string>& notes) {
-  std::fflush(stdout);  // keep the notes in order with what the script printed
-  for (const auto& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-  std::fflush(stderr);
-}
-
-// The target of tvm.build(mod, target): as given, else the `with target:` scope's, else llvm.
-target::Target build_target(Interpreter& interp, const Value& v) {
-  if (v.is_none())
-    if (target::Target current = target::current_target()) return current;
-  return target_arg(interp, v, "llvm");
-}
-
 namespace {
 
 Value lower(Interpreter& interp, const Value& mod_value, const Value& args, const std::string& name) {
@@ -93,32 +65,6 @@ Value lower(Interpreter& interp, const Value& mod_value, const Value& args, cons
   ir::IRModule lowered = guard_ir([&] { return driver::lower(mod, target, build_options(interp, &notes)); });
   print_notes(notes);
   return Value(std::make_shared<IRModuleValue>(lowered));
-}
-
-// With TSCH_CHECK_BUILT=1 (the llvm-vs-c mode over the build goldens), every module built for
-// an llvm target is also built as the check's reference (C, TSCH_CHECK_BUILD_REFERENCE=c) and
-// both run on the same random inputs: what LLVM's optimizations make of the alias facts tsch
-// gives it shows as a difference. A module the random inputs make fail (an index out of
-// range) is not compared.
-void check_built(const ir::IRModule& mod, const target::Target& target) {
-  static const bool enabled = std::getenv("TSCH_CHECK_BUILT") != nullptr;
-  if (!enabled || target->kind->name != "llvm" || !mod->has_only_prim_funcs()) return;
-  driver::DifferentialResult r;
-  // Built under a context of its own: the user's instruments (print_after_all, a pass
-  // counter) do not see the check's builds.
-  transform::PassContext::enter(std::make_shared<transform::PassContext>());
-  try {
-    r = driver::compare_execution(mod, mod);
-  } catch (const UserError&) {
-  } catch (const runtime::BuildError&) {
-  } catch (const tsch::OutOfMemory&) {
-  } catch (...) {
-    transform::PassContext::exit();
-    throw;
-  }
-  transform::PassContext::exit();
-  if (!r.equal)
-    raise(ExcKind::RuntimeError, "TSCH_CHECK_BUILT: llvm and the reference compute different results: " + r.note);
 }
 
 Value build(Interpreter& interp, const Value& mod_value, const Value& target_value, const Value& args = Value(),
@@ -137,7 +83,7 @@ Value build(Interpreter& interp, const Value& mod_value, const Value& target_val
     raise(script::exception_kind_of(e.kind), e.what());
   }
   print_notes(notes);
-  check_built(mod, target);
+  guard_core([&] { driver::check_built(mod, target); });
   return wrap_module(m);
 }
 
@@ -199,7 +145,6 @@ void install_build_functions(Namespace& ns) {
 }
 
 void register_tvm_build_modules() {
-  register_tvm_target_module();
   script::ModuleLoader::register_builtin("tvm.driver",
                                          [](Interpreter&, script::Module& m) { install_build_functions(*m.globals); });
 }

@@ -1,23 +1,9 @@
-// tvm.build / tvm.compile / tvm.lower (tvm_build.cc) and the tvm.target module.
+// tvm.build / tvm.compile / tvm.lower (tvm_build.cc) and tvm.driver.
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include "driver/build.h"
-#include "script/interpreter.h"
 #include "script/object.h"
-#include "target/target.h"
 
 namespace tsch::bindings {
-
-// What tvm.build and relax.build share: --print-after-all (TSCH_PRINT_AFTER_ALL), the TIR
-// build options that print after each pass and collect notes, the notes printed in order
-// with the script's output, and the target (as given, else `with target:`, else llvm).
-bool print_after_all();
-driver::BuildOptions build_options(script::Interpreter& interp, std::vector<std::string>* notes);
-void print_notes(const std::vector<std::string>& notes);
-target::Target build_target(script::Interpreter& interp, const script::Value& v);
 
 void install_build_functions(script::Namespace& ns);
 void register_tvm_build_modules();

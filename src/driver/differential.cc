@@ -9,7 +9,9 @@
 #include "ir/functor.h"
 #include "ir/op.h"
 #include "runtime/call.h"
+#include "support/checked_size.h"
 #include "support/error.h"
+#include "transform/pass.h"
 #include "transform/pipeline.h"
 
 namespace tsch::driver {
@@ -254,6 +256,33 @@ DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IR
     }
   }
   return result;
+}
+
+// With TSCH_CHECK_BUILT=1 (the llvm-vs-c mode over the build goldens), every module built for
+// an llvm target is also built as the check's reference (C, TSCH_CHECK_BUILD_REFERENCE=c) and
+// both run on the same random inputs: what LLVM's optimizations make of the alias facts tsch
+// gives it shows as a difference. A module the random inputs make fail (an index out of
+// range) is not compared.
+void check_built(const ir::IRModule& mod, const target::Target& target) {
+  static const bool enabled = std::getenv("TSCH_CHECK_BUILT") != nullptr;
+  if (!enabled || target->kind->name != "llvm" || !mod->has_only_prim_funcs()) return;
+  DifferentialResult r;
+  // Built under a context of its own: the user's instruments (print_after_all, a pass
+  // counter) do not see the check's builds.
+  transform::PassContext::enter(std::make_shared<transform::PassContext>());
+  try {
+    r = compare_execution(mod, mod);
+  } catch (const UserError&) {
+  } catch (const runtime::BuildError&) {
+  } catch (const tsch::OutOfMemory&) {
+  } catch (...) {
+    transform::PassContext::exit();
+    throw;
+  }
+  transform::PassContext::exit();
+  if (!r.equal)
+    throw UserError(UserErrorKind::RuntimeError,
+                    "TSCH_CHECK_BUILT: llvm and the reference compute different results: " + r.note);
 }
 
 }  // namespace tsch::driver

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ir/module.h"
+#include "target/target.h"
 
 namespace tsch::driver {
 
@@ -16,5 +17,9 @@ struct DifferentialResult {
 };
 
 DifferentialResult compare_execution(const ir::IRModule& reference, const ir::IRModule& candidate, uint32_t seed = 1);
+
+// TSCH_CHECK_BUILT=1: a module tvm.build built for llvm, built again as the reference (C) and
+// both run on the same random inputs; a RuntimeError UserError when they differ.
+void check_built(const ir::IRModule& mod, const target::Target& target);
 
 }  // namespace tsch::driver

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "bindings/schedule_session.h"
+#include "bindings/tvm/tir/schedule_session.h"
 #include "script/exceptions.h"
 #include "support/error.h"
 

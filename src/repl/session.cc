@@ -12,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-#include "bindings/schedule_session.h"
+#include "bindings/tvm/tir/schedule_session.h"
 #include "repl/highlight.h"
 #include "repl/ir_diff.h"
 #include "repl/line_reader.h"

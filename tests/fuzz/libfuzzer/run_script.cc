@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "bindings/builtin_modules.h"
-#include "bindings/roundtrip_check.h"
+#include "bindings/tvm/script/roundtrip_check.h"
 #include "script/error_report.h"
 #include "script/interpreter.h"
 #include "support/diagnostics.h"
