@@ -16,6 +16,7 @@
 #include "ir/printer.h"
 #include "schedule/primitives.h"
 #include "script/exceptions.h"
+#include "support/closest_name.h"
 #include "values/ir_values.h"
 
 namespace tsch::bindings::schedule_args {
@@ -291,10 +292,35 @@ class Converter {
         return static_cast<int64_t>(k);
       if (auto* buf = a_[i].as<BufferValue>(); buf && regions[k].buffer == buf->buffer) return static_cast<int64_t>(k);
     }
-    if (auto* name = a_[i].as<script::Str>())
-      a_.value_error(i, "the block does not access a buffer named " + name->value);
-    if (auto* buf = a_[i].as<BufferValue>()) a_.value_error(i, "the block does not access buffer " + buf->buffer->name);
+    if (a_[i].as<script::Str>() || a_[i].as<BufferValue>()) buffer_not_accessed(i, read, !read);
     return a_.get_int(i);
+  }
+
+  // Argument i names a buffer (by name or Buffer) the block does not read (`reads`) or write
+  // (`writes`): say which buffers it does, and the closest name when one is near.
+  [[noreturn]] void buffer_not_accessed(size_t i, bool reads, bool writes) {
+    const ir::BlockNode& b = block_node();
+    std::vector<std::string> names, parts;
+    auto list = [&](const std::vector<ir::BufferRegion>& regions, const char* verb) {
+      std::string text;
+      for (const ir::BufferRegion& r : regions) {
+        names.push_back(r.buffer->name);
+        text += (text.empty() ? "" : ", ") + r.buffer->name;
+      }
+      if (!text.empty()) parts.push_back(std::string(verb) + " " + text);
+    };
+    if (reads) list(b.reads, "reads");
+    if (writes) list(b.writes, "writes");
+    std::string wrong =
+        a_[i].as<script::Str>() ? a_[i].as<script::Str>()->value : a_[i].as<BufferValue>()->buffer->name;
+    std::string message = a_[i].as<script::Str>() ? "the block does not access a buffer named " + wrong
+                                                  : "the block does not access buffer " + wrong;
+    std::string where =
+        parts.empty() ? "it accesses none" : "it " + parts[0] + (parts.size() > 1 ? "; " + parts[1] : "");
+    message += " (" + where + ")";
+    std::string near = closest_name(wrong, names);
+    if (!near.empty()) message += ". Did you mean: '" + near + "'?";
+    a_.value_error(i, message);
   }
 
   // ("read"|"write", index), an index into the writes, a name, or a Buffer: TVM's buffer

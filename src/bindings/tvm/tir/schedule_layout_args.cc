@@ -37,9 +37,7 @@ void Converter::layout_buffer(size_t i, std::vector<TraceArg>& slot) {
           pick(w, static_cast<int64_t>(k));
       }
     }
-    if (index < 0)
-      a_.value_error(i, name ? "the block does not access a buffer named " + name->value
-                             : "the block does not access buffer " + buf->buffer->name);
+    if (index < 0) buffer_not_accessed(i, true, true);
   } else {
     a_.type_error(i, "(\"read\" or \"write\", index), a buffer name or a Buffer");
   }
