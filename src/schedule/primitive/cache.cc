@@ -349,23 +349,25 @@ class Rewriter : public IRMutator {
            const BufferReindex* shift, StmtSid loc, size_t pos, const Stmt& nest)
       : redirected_(redirected), src_(src), cache_(cache), shift_(shift), loc_(loc), pos_(pos), nest_(nest) {}
   using IRMutator::mutate;
-  Stmt mutate(const Stmt& st) override {
-    if (auto* realize = as<BlockRealizeNode>(st); realize && redirected_.count(sid_of(*realize->block))) {
-      return replace_buffer(st, src_, cache_, shift_);
-    }
-    Stmt t = mutate_children(st);
-    if (auto* f = as<ForNode>(t); f && sid_of(*f) == loc_) {
-      auto out = std::make_shared<ForNode>(*f);
-      out->body = insert(f->body);
-      return out;
-    }
-    return t;
-  }
   Stmt insert(const Stmt& body) {
     ++inserted;
     return insert_into_body(body, pos_, nest_);
   }
   int inserted = 0;
+
+ protected:
+  Stmt mutate_BlockRealize(const BlockRealizeNode& realize, const Stmt& self) override {
+    if (redirected_.count(sid_of(*realize.block))) return replace_buffer(self, src_, cache_, shift_);
+    return IRMutator::mutate_BlockRealize(realize, self);
+  }
+  Stmt mutate_For(const ForNode& loop, const Stmt& self) override {
+    Stmt t = IRMutator::mutate_For(loop, self);
+    auto* f = as<ForNode>(t);
+    if (sid_of(*f) != loc_) return t;
+    auto out = std::make_shared<ForNode>(*f);
+    out->body = insert(f->body);
+    return out;
+  }
 
  private:
   const std::unordered_set<BlockSid>& redirected_;
