@@ -85,17 +85,22 @@ class ReadsFirst {
         auto* l = as<LetStmtNode>(s);
         return reads(l->value) || visit(l->body);
       }
-      default: {
-        // Any other statement: its reads count, in no particular order.
-        bool found = false;
-        for_each_expr(s, [&](const PrimExpr& e) { found = found || reads(e); });
-        if (found) return true;
-        for_each_stmt(s, [&](const Stmt& x) {
-          if (auto* st = as<BufferStoreNode>(x); st && aliases_.count(st->buffer->data.get())) written_ = true;
-        });
-        return false;
-      }
+      case StmtKind::Block:
+      case StmtKind::Evaluate:
+      case StmtKind::Allocate:
+      case StmtKind::DeclBuffer:
+      case StmtKind::AllocateConst:
+      case StmtKind::AttrStmt:
+        break;
     }
+    // Any other statement: its reads count, in no particular order.
+    bool found = false;
+    for_each_expr(s, [&](const PrimExpr& e) { found = found || reads(e); });
+    if (found) return true;
+    for_each_stmt(s, [&](const Stmt& x) {
+      if (auto* st = as<BufferStoreNode>(x); st && aliases_.count(st->buffer->data.get())) written_ = true;
+    });
+    return false;
   }
 
  private:
