@@ -43,6 +43,46 @@ size_t complexity(const PrimExpr& e) {
   return c.n;
 }
 
+// Whether the node itself (not its operands) has no side effect: every kind is decided here,
+// so a new kind fails to compile rather than passing as pure.
+bool node_is_pure(const PrimExpr& x, const std::unordered_set<std::string>& pure_calls) {
+  switch (x->kind) {
+    case ExprKind::BufferLoad:
+    case ExprKind::Let:
+      return false;
+    case ExprKind::Call:
+      return pure_calls.count(as<CallNode>(x)->op) > 0;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+      return true;
+  }
+  return true;
+}
+
 // TVM's SideEffect(e) <= kPure: no loads, only pure intrinsics.
 bool is_pure(const PrimExpr& e) {
   static const std::unordered_set<std::string> pure_calls = {
@@ -57,8 +97,7 @@ bool is_pure(const PrimExpr& e) {
     // Whole-node on purpose: the walk stops at the first impure node, whatever its kind.
     void visit(const PrimExpr& x) override {
       if (!pure || !x) return;
-      if (x->kind == ExprKind::BufferLoad || x->kind == ExprKind::Let) pure = false;
-      if (auto* call = as<CallNode>(x); call && !pure_calls.count(call->op)) pure = false;
+      pure = node_is_pure(x, pure_calls);
       if (pure) visit_children(x);
     }
   } c;
