@@ -360,9 +360,32 @@ int iter_degree(const PrimExpr& e, const std::function<bool(const VarNode*)>& is
       if (!as_const_int(binary_b(e), &k) || k <= 0) return 2;
       return iter_degree(binary_a(e), is_iter);
     }
-    default:
-      return 2;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::BufferLoad:
+    case ExprKind::Call:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+    case ExprKind::Let:
+      break;
   }
+  return 2;
 }
 
 }  // namespace

@@ -21,13 +21,17 @@ namespace {
 // a fresh sid, and so are the nodes above it.
 class Identify : public IRMutator {
  public:
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
-    if (auto* f = as<ForNode>(out)) return identified(f, out);
-    if (auto* b = as<BlockNode>(out)) return identified(b, out);
-    return out;
-  }
   using IRMutator::mutate;
+
+ protected:
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_For(f, self);
+    return identified(as<ForNode>(out), out);
+  }
+  Stmt mutate_Block(const BlockNode& b, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_Block(b, self);
+    return identified(as<BlockNode>(out), out);
+  }
 
  private:
   template <typename Node>
@@ -46,6 +50,7 @@ class Replacer : public IRMutator {
  public:
   Replacer(StmtSid sid, const Stmt& replacement) : sid_(sid), replacement_(replacement) {}
   bool done = false;
+  // Whole-node on purpose: once replaced, every node of whatever kind is left as it is.
   Stmt mutate(const Stmt& s) override { return done ? s : IRMutator::mutate(s); }
   using IRMutator::mutate;
 

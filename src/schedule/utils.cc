@@ -112,10 +112,13 @@ class BindingRewriter : public IRMutator {
       : vmap_(vmap), dom_(std::move(dom)), pred_(pred) {}
 
   using IRMutator::mutate;
-  // Loop variables used outside blocks (plain loop nests) are replaced too.
-  PrimExpr mutate(const PrimExpr& e) override { return vmap_.empty() ? e : substitute(e, vmap_); }
 
  protected:
+  // Loop variables used outside blocks (plain loop nests) are replaced too.
+  PrimExpr mutate_Var(const VarNode& v, const PrimExpr& self) override {
+    auto it = vmap_.find(&v);
+    return it == vmap_.end() ? self : it->second;
+  }
   Stmt mutate_For(const ForNode& f, const Stmt& self) override {
     dom_[f.loop_var.get()] = arith::interval_of(Range{f.min, f.extent});
     Stmt out = IRMutator::mutate_For(f, self);
@@ -168,6 +171,8 @@ class SubstituteSimplifier : public IRMutator {
       : vmap_(vmap), dom_(std::move(dom)), all_(all) {}
 
   using IRMutator::mutate;
+  // Whole-node on purpose: every rewritten integer expression is simplified, whatever its kind
+  // (a replaced variable is not).
   PrimExpr mutate(const PrimExpr& e) override {
     if (auto* v = as<VarNode>(e)) {
       auto it = vmap_.find(v);

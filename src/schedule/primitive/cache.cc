@@ -85,17 +85,22 @@ class ReadsFirst {
         auto* l = as<LetStmtNode>(s);
         return reads(l->value) || visit(l->body);
       }
-      default: {
-        // Any other statement: its reads count, in no particular order.
-        bool found = false;
-        for_each_expr(s, [&](const PrimExpr& e) { found = found || reads(e); });
-        if (found) return true;
-        for_each_stmt(s, [&](const Stmt& x) {
-          if (auto* st = as<BufferStoreNode>(x); st && aliases_.count(st->buffer->data.get())) written_ = true;
-        });
-        return false;
-      }
+      case StmtKind::Block:
+      case StmtKind::Evaluate:
+      case StmtKind::Allocate:
+      case StmtKind::DeclBuffer:
+      case StmtKind::AllocateConst:
+      case StmtKind::AttrStmt:
+        break;
     }
+    // Any other statement: its reads count, in no particular order.
+    bool found = false;
+    for_each_expr(s, [&](const PrimExpr& e) { found = found || reads(e); });
+    if (found) return true;
+    for_each_stmt(s, [&](const Stmt& x) {
+      if (auto* st = as<BufferStoreNode>(x); st && aliases_.count(st->buffer->data.get())) written_ = true;
+    });
+    return false;
   }
 
  private:
@@ -349,23 +354,25 @@ class Rewriter : public IRMutator {
            const BufferReindex* shift, StmtSid loc, size_t pos, const Stmt& nest)
       : redirected_(redirected), src_(src), cache_(cache), shift_(shift), loc_(loc), pos_(pos), nest_(nest) {}
   using IRMutator::mutate;
-  Stmt mutate(const Stmt& st) override {
-    if (auto* realize = as<BlockRealizeNode>(st); realize && redirected_.count(sid_of(*realize->block))) {
-      return replace_buffer(st, src_, cache_, shift_);
-    }
-    Stmt t = mutate_children(st);
-    if (auto* f = as<ForNode>(t); f && sid_of(*f) == loc_) {
-      auto out = std::make_shared<ForNode>(*f);
-      out->body = insert(f->body);
-      return out;
-    }
-    return t;
-  }
   Stmt insert(const Stmt& body) {
     ++inserted;
     return insert_into_body(body, pos_, nest_);
   }
   int inserted = 0;
+
+ protected:
+  Stmt mutate_BlockRealize(const BlockRealizeNode& realize, const Stmt& self) override {
+    if (redirected_.count(sid_of(*realize.block))) return replace_buffer(self, src_, cache_, shift_);
+    return IRMutator::mutate_BlockRealize(realize, self);
+  }
+  Stmt mutate_For(const ForNode& loop, const Stmt& self) override {
+    Stmt t = IRMutator::mutate_For(loop, self);
+    auto* f = as<ForNode>(t);
+    if (sid_of(*f) != loc_) return t;
+    auto out = std::make_shared<ForNode>(*f);
+    out->body = insert(f->body);
+    return out;
+  }
 
  private:
   const std::unordered_set<BlockSid>& redirected_;

@@ -33,6 +33,7 @@ namespace {
 size_t complexity(const PrimExpr& e) {
   struct Counter : IRVisitor {
     size_t n = 0;
+    // Whole-node on purpose: every node counts, whatever its kind.
     void visit(const PrimExpr& x) override {
       ++n;
       visit_children(x);
@@ -40,6 +41,46 @@ size_t complexity(const PrimExpr& e) {
   } c;
   c.visit(e);
   return c.n;
+}
+
+// Whether the node itself (not its operands) has no side effect: every kind is decided here,
+// so a new kind fails to compile rather than passing as pure.
+bool node_is_pure(const PrimExpr& x, const std::unordered_set<std::string>& pure_calls) {
+  switch (x->kind) {
+    case ExprKind::BufferLoad:
+    case ExprKind::Let:
+      return false;
+    case ExprKind::Call:
+      return pure_calls.count(as<CallNode>(x)->op) > 0;
+    case ExprKind::IntImm:
+    case ExprKind::FloatImm:
+    case ExprKind::StringImm:
+    case ExprKind::Var:
+    case ExprKind::Add:
+    case ExprKind::Sub:
+    case ExprKind::Mul:
+    case ExprKind::Div:
+    case ExprKind::Mod:
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod:
+    case ExprKind::Min:
+    case ExprKind::Max:
+    case ExprKind::EQ:
+    case ExprKind::NE:
+    case ExprKind::LT:
+    case ExprKind::LE:
+    case ExprKind::GT:
+    case ExprKind::GE:
+    case ExprKind::And:
+    case ExprKind::Or:
+    case ExprKind::Not:
+    case ExprKind::Select:
+    case ExprKind::Cast:
+    case ExprKind::Ramp:
+    case ExprKind::Broadcast:
+      return true;
+  }
+  return true;
 }
 
 // TVM's SideEffect(e) <= kPure: no loads, only pure intrinsics.
@@ -53,10 +94,10 @@ bool is_pure(const PrimExpr& e) {
       "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "shift_left", "shift_right"};
   struct Check : IRVisitor {
     bool pure = true;
+    // Whole-node on purpose: the walk stops at the first impure node, whatever its kind.
     void visit(const PrimExpr& x) override {
       if (!pure || !x) return;
-      if (x->kind == ExprKind::BufferLoad || x->kind == ExprKind::Let) pure = false;
-      if (auto* call = as<CallNode>(x); call && !pure_calls.count(call->op)) pure = false;
+      pure = node_is_pure(x, pure_calls);
       if (pure) visit_children(x);
     }
   } c;
@@ -78,6 +119,7 @@ bool eligible(const PrimExpr& e) {
 std::vector<PrimExpr> children(const PrimExpr& e) {
   struct Collect : IRVisitor {
     std::vector<PrimExpr> out;
+    // Whole-node on purpose: every child is collected, whatever its kind.
     void visit(const PrimExpr& x) override { out.push_back(x); }
     void run(const PrimExpr& x) { visit_children(x); }
   } c;
@@ -169,6 +211,7 @@ void collect_store(const BufferStoreNode* store, size_t thresh, Normalized& norm
   // In post order of the stored value, each term equivalent to a kept computation.
   struct PostOrder : IRVisitor {
     std::vector<PrimExpr> nodes;
+    // Whole-node on purpose: every node is listed, whatever its kind.
     void visit(const PrimExpr& x) override {
       if (!x) return;
       visit_children(x);
@@ -191,12 +234,13 @@ void collect_store(const BufferStoreNode* store, size_t thresh, Normalized& norm
 void stores_of(const Stmt& st, std::vector<const BufferStoreNode*>& out) {
   struct Walk : IRVisitor {
     std::vector<const BufferStoreNode*>* out;
-    void visit(const Stmt& x) override {
-      if (!x) return;
-      if (auto* store = as<BufferStoreNode>(x)) out->push_back(store);
-      visit_children(x);
-    }
+    using IRVisitor::visit;
+    // Whole-node on purpose: no expression, whatever its kind, holds a store.
     void visit(const PrimExpr&) override {}
+    void visit_BufferStore(const BufferStoreNode& store) override {
+      out->push_back(&store);
+      IRVisitor::visit_BufferStore(store);
+    }
   } w;
   w.out = &out;
   w.visit(st);
@@ -207,6 +251,7 @@ class TermReplacer : public IRMutator {
  public:
   TermReplacer(const PrimExpr& term, const PrimExpr& load, Normalized& norm) : term_(term), load_(load), norm_(norm) {}
   using IRMutator::mutate;
+  // Whole-node on purpose: a term of any kind may be equivalent to `term`.
   PrimExpr mutate(const PrimExpr& e) override {
     if (e && norm_.equivalent(e, term_)) return load_;
     return mutate_children(e);
@@ -224,13 +269,13 @@ class StoreRewriter : public IRMutator {
   StoreRewriter(const std::vector<PrimExpr>& exprs, const std::vector<PrimExpr>& loads, Normalized& norm)
       : exprs_(exprs), loads_(loads), norm_(norm) {}
   using IRMutator::mutate;
-  Stmt mutate(const Stmt& st) override {
-    Stmt out = mutate_children(st);
-    if (as<BufferStoreNode>(out)) {
-      for (size_t i = 0; i < exprs_.size(); ++i) {
-        TermReplacer r(exprs_[i], loads_[i], norm_);
-        out = r.mutate(out);
-      }
+
+ protected:
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_BufferStore(n, self);
+    for (size_t i = 0; i < exprs_.size(); ++i) {
+      TermReplacer r(exprs_[i], loads_[i], norm_);
+      out = r.mutate(out);
     }
     return out;
   }
@@ -251,15 +296,26 @@ struct VarUses {
 class VarUseCollector : public IRVisitor {
  public:
   VarUses u;
-  void visit(const PrimExpr& x) override {
-    if (!x) return;
-    visit_children(x);
-    if (auto* v = as<VarNode>(x); v && std::find(u.vars.begin(), u.vars.end(), v) == u.vars.end()) u.vars.push_back(v);
-    if (x->kind == ExprKind::Div || x->kind == ExprKind::Mod || x->kind == ExprKind::FloorDiv ||
-        x->kind == ExprKind::FloorMod) {
-      int64_t d = 0;
-      if (!as_const_int(binary_b(x), &d) || d == 0) u.bad_division = true;
-    }
+
+ protected:
+  void visit_Var(const VarNode& v) override {
+    if (std::find(u.vars.begin(), u.vars.end(), &v) == u.vars.end()) u.vars.push_back(&v);
+  }
+#define TSCH_X(K)                             \
+  void visit_##K(const K##Node& n) override { \
+    IRVisitor::visit_##K(n);                  \
+    division_by(n.b);                         \
+  }
+  TSCH_X(Div)
+  TSCH_X(Mod)
+  TSCH_X(FloorDiv)
+  TSCH_X(FloorMod)
+#undef TSCH_X
+
+ private:
+  void division_by(const PrimExpr& divisor) {
+    int64_t d = 0;
+    if (!as_const_int(divisor, &d) || d == 0) u.bad_division = true;
   }
 };
 

@@ -100,7 +100,10 @@ class CacheLocDetector {
       case ir::StmtKind::AllocateConst:
         visit(ir::as<ir::AllocateConstNode>(st)->body);
         return;
-      default:
+      case ir::StmtKind::BufferStore:
+      case ir::StmtKind::Evaluate:
+      case ir::StmtKind::Allocate:
+      case ir::StmtKind::AttrStmt:
         return;
     }
   }

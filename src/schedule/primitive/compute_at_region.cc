@@ -136,6 +136,7 @@ PrimExpr bound_symbolic_divisions(const PrimExpr& e, arith::VarDomain& dom) {
   if (repl.empty()) return e;
   struct Replace : IRMutator {
     std::unordered_map<const ExprNode*, PrimExpr>* repl;
+    // Whole-node on purpose: the replaced nodes are picked by identity, whatever their kind.
     PrimExpr mutate(const PrimExpr& x) override {
       auto it = repl->find(x.get());
       return it == repl->end() ? IRMutator::mutate(x) : it->second;

@@ -77,21 +77,21 @@ class Inliner : public IRMutator {
  public:
   Inliner(const Buffer& buffer, const std::vector<Var>& vars, const PrimExpr& value, const std::vector<Buffer>& owners)
       : buffer_(buffer), vars_(vars), value_(value), owners_(owners) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == buffer_) {
-      std::unordered_map<const VarNode*, PrimExpr> vmap;
-      for (size_t i = 0; i < vars_.size(); ++i) vmap[vars_[i].get()] = load->indices[i];
-      return substitute(value_, vmap);
-    }
-    return out;
+
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr out = IRMutator::mutate_BufferLoad(n, self);
+    auto* load = as<BufferLoadNode>(out);
+    if (load->buffer != buffer_) return out;
+    std::unordered_map<const VarNode*, PrimExpr> vmap;
+    for (size_t i = 0; i < vars_.size(); ++i) vmap[vars_[i].get()] = load->indices[i];
+    return substitute(value_, vmap);
   }
   // A block nested in the consumer (the consumer was blockized) reads what its new body
   // reads: the inlined buffer is gone from its signature (TVM re-derives it too).
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
-    auto* block = as<BlockNode>(out);
-    if (!block) return out;
+  Stmt mutate_Block(const BlockNode& b, const Stmt& self) override {
+    Stmt mutated = IRMutator::mutate_Block(b, self);
+    auto* block = as<BlockNode>(mutated);
     auto copy = std::make_shared<BlockNode>(*block);
     copy->reads.clear();
     for (const auto& r : arith::infer_access_regions(copy->body, copy->init, {}, copy->match_buffers, owners_).reads) {
@@ -486,11 +486,11 @@ void check_consumer_removable(const ScheduleState& s, const ReverseInlineTarget&
 class LoadToValue : public IRMutator {
  public:
   LoadToValue(const Buffer& b, const PrimExpr& v) : buffer_(b), value_(v) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (auto* l = as<BufferLoadNode>(e); l && l->buffer == buffer_) return value_;
-    return mutate_children(e);
+
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& l, const PrimExpr& self) override {
+    return l.buffer == buffer_ ? value_ : IRMutator::mutate_BufferLoad(l, self);
   }
-  using IRMutator::mutate;
 
  private:
   const Buffer& buffer_;
@@ -501,12 +501,12 @@ class LoadToValue : public IRMutator {
 class Redirect : public IRMutator {
  public:
   Redirect(const Buffer& f, const Buffer& t, const std::vector<PrimExpr>& a) : from_(f), to_(t), at_(a) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (auto* l = as<BufferLoadNode>(e); l && l->buffer == from_)
-      return std::make_shared<BufferLoadNode>(l->dtype, to_, at_);
-    return mutate_children(e);
+
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& l, const PrimExpr& self) override {
+    if (l.buffer != from_) return IRMutator::mutate_BufferLoad(l, self);
+    return std::make_shared<BufferLoadNode>(l.dtype, to_, at_);
   }
-  using IRMutator::mutate;
 
  private:
   const Buffer& from_;

@@ -280,13 +280,14 @@ void check_nothing_between(const ScheduleState& s, BlockSid reduction_sid, Block
 class ToOutput : public IRMutator {
  public:
   ToOutput(const Buffer& f, const Buffer& t) : from_(f), to_(t) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr m = mutate_children(e);
+
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr m = IRMutator::mutate_BufferLoad(n, self);
     auto* load = as<BufferLoadNode>(m);
-    if (load && load->buffer == from_) return std::make_shared<BufferLoadNode>(load->dtype, to_, load->indices);
+    if (load->buffer == from_) return std::make_shared<BufferLoadNode>(load->dtype, to_, load->indices);
     return m;
   }
-  using IRMutator::mutate;
 
  private:
   const Buffer& from_;

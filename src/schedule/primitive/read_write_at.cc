@@ -41,12 +41,10 @@ namespace {
 class VarsInOrder : public IRVisitor {
  public:
   std::vector<const VarNode*> vars;
-  void visit(const PrimExpr& e) override {
-    if (auto* v = as<VarNode>(e)) {
-      if (std::find(vars.begin(), vars.end(), v) == vars.end()) vars.push_back(v);
-      return;
-    }
-    visit_children(e);
+
+ protected:
+  void visit_Var(const VarNode& v) override {
+    if (std::find(vars.begin(), vars.end(), &v) == vars.end()) vars.push_back(&v);
   }
 };
 

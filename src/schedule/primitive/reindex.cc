@@ -84,18 +84,19 @@ class AccessRewriter : public IRMutator {
  public:
   AccessRewriter(const Buffer& from, const Buffer& to, const std::vector<PrimExpr>& indices)
       : from_(from), to_(to), indices_(indices) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == from_)
-      return std::make_shared<BufferLoadNode>(load->dtype, to_, indices_);
-    return out;
+
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr out = IRMutator::mutate_BufferLoad(n, self);
+    auto* load = as<BufferLoadNode>(out);
+    if (load->buffer != from_) return out;
+    return std::make_shared<BufferLoadNode>(load->dtype, to_, indices_);
   }
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == from_) {
-      return std::make_shared<BufferStoreNode>(to_, store->value, indices_);
-    }
-    return out;
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_BufferStore(n, self);
+    auto* store = as<BufferStoreNode>(out);
+    if (store->buffer != from_) return out;
+    return std::make_shared<BufferStoreNode>(to_, store->value, indices_);
   }
 
  private:

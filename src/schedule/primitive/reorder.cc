@@ -62,9 +62,34 @@ bool unit_step_linear(const PrimExpr& e) {
         if (as_const_int(binary_b(x), &c)) return walk(binary_a(x), scale * c);
         if (as_const_int(binary_a(x), &c)) return walk(binary_b(x), scale * c);
         return false;
-      default:
-        return false;
+      case ExprKind::IntImm:
+      case ExprKind::FloatImm:
+      case ExprKind::StringImm:
+      case ExprKind::Div:
+      case ExprKind::Mod:
+      case ExprKind::FloorDiv:
+      case ExprKind::FloorMod:
+      case ExprKind::Min:
+      case ExprKind::Max:
+      case ExprKind::EQ:
+      case ExprKind::NE:
+      case ExprKind::LT:
+      case ExprKind::LE:
+      case ExprKind::GT:
+      case ExprKind::GE:
+      case ExprKind::And:
+      case ExprKind::Or:
+      case ExprKind::Not:
+      case ExprKind::Select:
+      case ExprKind::Cast:
+      case ExprKind::BufferLoad:
+      case ExprKind::Call:
+      case ExprKind::Ramp:
+      case ExprKind::Broadcast:
+      case ExprKind::Let:
+        break;
     }
+    return false;
   };
   return walk(e, 1) && (smallest == 1 || smallest == INT64_MAX);
 }

@@ -139,23 +139,25 @@ class RollingRewriter : public IRMutator {
   RollingRewriter(const ScheduleState& s, const RollingInfo& info, const BlockNode* scope)
       : s_(s), info_(info), scope_(scope) {}
 
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == info_.old_buffer) {
-      return std::make_shared<BufferLoadNode>(load->dtype, info_.new_buffer, rolled(load->indices));
-    }
-    return out;
-  }
+  using IRMutator::mutate;
 
-  Stmt mutate(const Stmt& s) override {
-    if (auto* realize = as<BlockRealizeNode>(s)) return mutate_realize(realize, s);
-    Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == info_.old_buffer) {
-      stored_ = true;
-      return std::make_shared<BufferStoreNode>(info_.new_buffer, store->value, rolled(store->indices));
-    }
-    if (auto* block = as<BlockNode>(out)) return mutate_block(block);
-    return out;
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr out = IRMutator::mutate_BufferLoad(n, self);
+    auto* load = as<BufferLoadNode>(out);
+    if (load->buffer != info_.old_buffer) return out;
+    return std::make_shared<BufferLoadNode>(load->dtype, info_.new_buffer, rolled(load->indices));
+  }
+  Stmt mutate_BlockRealize(const BlockRealizeNode& r, const Stmt& self) override { return mutate_realize(&r, self); }
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_BufferStore(n, self);
+    auto* store = as<BufferStoreNode>(out);
+    if (store->buffer != info_.old_buffer) return out;
+    stored_ = true;
+    return std::make_shared<BufferStoreNode>(info_.new_buffer, store->value, rolled(store->indices));
+  }
+  Stmt mutate_Block(const BlockNode& b, const Stmt& self) override {
+    return mutate_block(as<BlockNode>(IRMutator::mutate_Block(b, self)));
   }
 
  private:
@@ -194,7 +196,7 @@ class RollingRewriter : public IRMutator {
   Stmt mutate_realize(const BlockRealizeNode* realize, const Stmt& original) {
     bool outer_stored = stored_;
     stored_ = false;
-    Stmt out = mutate_children(original);
+    Stmt out = IRMutator::mutate_BlockRealize(*realize, original);
     bool stores = stored_;
     stored_ = outer_stored;
     if (!stores) return out;

@@ -171,16 +171,15 @@ class LoopIterKind : public IRVisitor {
   explicit LoopIterKind(const VarNode* var) : var_(var) {}
   bool data_parallel = true;
 
-  void visit(const Stmt& s) override {
-    auto* r = as<BlockRealizeNode>(s);
-    if (!r) return visit_children(s);
-    for (size_t i = 0; i < r->iter_values.size(); ++i) {
-      if (r->block->iter_vars[i].type != IterType::DataPar &&
-          uses_var(r->iter_values[i], [&](const VarNode* v) { return v == var_; }))
+ protected:
+  // Blocks nested in the block are not looked into.
+  void visit_BlockRealize(const BlockRealizeNode& r) override {
+    for (size_t i = 0; i < r.iter_values.size(); ++i) {
+      if (r.block->iter_vars[i].type != IterType::DataPar &&
+          uses_var(r.iter_values[i], [&](const VarNode* v) { return v == var_; }))
         data_parallel = false;
     }
   }
-  using IRVisitor::visit;
 
  private:
   const VarNode* var_;

@@ -268,42 +268,39 @@ class PartitionCopier : public IRMutator {
   }
 
   using IRMutator::mutate;
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (auto* v = as<VarNode>(e)) {
-      auto it = vars_.find(v);
-      return it == vars_.end() ? e : it->second;
-    }
-    return mutate_children(e);
+
+ protected:
+  PrimExpr mutate_Var(const VarNode& v, const PrimExpr& self) override {
+    auto it = vars_.find(&v);
+    return it == vars_.end() ? self : it->second;
   }
 
-  Stmt mutate(const Stmt& st) override {
-    if (auto* f = as<ForNode>(st)) {
-      Var v = fresh(f->loop_var);
-      auto loop = std::make_shared<ForNode>(*f);
-      loop->loop_var = v;
-      loop->min = mutate(f->min);
-      loop->extent = mutate(f->extent);
-      loop->body = mutate(f->body);
-      loop->sid = s_.fresh_sid();
-      return loop;
+  Stmt mutate_For(const ForNode& f, const Stmt&) override {
+    Var v = fresh(f.loop_var);
+    auto loop = std::make_shared<ForNode>(f);
+    loop->loop_var = v;
+    loop->min = mutate(f.min);
+    loop->extent = mutate(f.extent);
+    loop->body = mutate(f.body);
+    loop->sid = s_.fresh_sid();
+    return loop;
+  }
+  Stmt mutate_BlockRealize(const BlockRealizeNode& n, const Stmt&) override {
+    const BlockRealizeNode* r = &n;
+    int bound = -1;  // the iterator bound to the partitioned loop itself
+    for (size_t i = 0; i < r->iter_values.size() && bound < 0; ++i) {
+      auto it = vars_.find(as<VarNode>(r->iter_values[i]));
+      if (as<VarNode>(r->iter_values[i]) && it != vars_.end() && it->second == PrimExpr(to_))
+        bound = static_cast<int>(i);
     }
-    if (auto* r = as<BlockRealizeNode>(st)) {
-      int bound = -1;  // the iterator bound to the partitioned loop itself
-      for (size_t i = 0; i < r->iter_values.size() && bound < 0; ++i) {
-        auto it = vars_.find(as<VarNode>(r->iter_values[i]));
-        if (as<VarNode>(r->iter_values[i]) && it != vars_.end() && it->second == PrimExpr(to_))
-          bound = static_cast<int>(i);
-      }
-      std::vector<PrimExpr> values;
-      for (const auto& v : r->iter_values) values.push_back(mutate(v));
-      return std::make_shared<BlockRealizeNode>(values, mutate(r->predicate), block(*r->block, bound));
-    }
-    if (auto* l = as<LetStmtNode>(st)) {
-      PrimExpr value = mutate(l->value);
-      Var v = fresh(l->var);
-      return std::make_shared<LetStmtNode>(v, value, mutate(l->body));
-    }
-    return mutate_children(st);
+    std::vector<PrimExpr> values;
+    for (const auto& v : r->iter_values) values.push_back(mutate(v));
+    return std::make_shared<BlockRealizeNode>(values, mutate(r->predicate), block(*r->block, bound));
+  }
+  Stmt mutate_LetStmt(const LetStmtNode& l, const Stmt&) override {
+    PrimExpr value = mutate(l.value);
+    Var v = fresh(l.var);
+    return std::make_shared<LetStmtNode>(v, value, mutate(l.body));
   }
 
  private:

@@ -141,9 +141,13 @@ class TensorizeComparator : public ExprPairComparator {
       }
       case StmtKind::Evaluate:
         return expr(as<EvaluateNode>(lhs)->value, as<EvaluateNode>(rhs)->value);
-      default:
-        return error("statements of this kind are not compared by tensorize");
+      case StmtKind::Allocate:
+      case StmtKind::DeclBuffer:
+      case StmtKind::AllocateConst:
+      case StmtKind::AttrStmt:
+        break;
     }
+    return error("statements of this kind are not compared by tensorize");
   }
 
   bool block(const BlockNode* a, const BlockNode* b) {
@@ -361,72 +365,72 @@ class Renewer : public IRMutator {
   }
 
   using IRMutator::mutate;
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (auto* v = as<VarNode>(e)) {
-      auto it = vars_.find(v);
-      return it == vars_.end() ? e : it->second;
-    }
-    PrimExpr t = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(t))
-      return std::make_shared<BufferLoadNode>(load->dtype, buffer(load->buffer), load->indices);
-    if (is_binary(t->kind)) {
-      const PrimExpr &a = binary_a(t), &b = binary_b(t);
-      if (a->dtype != b->dtype && a->dtype.is_int() && b->dtype.is_int() && a->dtype.lanes == 1 &&
-          b->dtype.lanes == 1) {
-        DataType wide = a->dtype.bits > b->dtype.bits ? a->dtype : b->dtype;
-        return make_binary(t->kind, promote(a, wide), promote(b, wide));
-      }
-    }
-    return t;
-  }
 
-  Stmt mutate(const Stmt& s) override {
-    switch (s->kind) {
-      case StmtKind::For: {
-        Var v = fresh(as<ForNode>(s)->loop_var);
-        auto out = std::make_shared<ForNode>(*as<ForNode>(mutate_children(s)));
-        out->loop_var = v;
-        out->min = promote(out->min, v->dtype);
-        out->extent = promote(out->extent, v->dtype);
-        out->sid = s_.fresh_sid();
-        return out;
-      }
-      case StmtKind::Block: {
-        auto* b = as<BlockNode>(s);
-        for (const auto& iv : b->iter_vars) fresh(iv.var);
-        for (const auto& a : b->alloc_buffers) renew(a);
-        for (const auto& m : b->match_buffers) renew(m.buffer);
-        auto out = std::make_shared<BlockNode>(*as<BlockNode>(mutate_children(s)));
-        for (auto& iv : out->iter_vars) {
-          iv.var = std::static_pointer_cast<const VarNode>(vars_.at(iv.var.get()));
-          iv.dom = Range{promote(iv.dom.min, iv.var->dtype), promote(iv.dom.extent, iv.var->dtype)};
-        }
-        for (auto& a : out->alloc_buffers) a = buffer(a);
-        for (auto& m : out->match_buffers) {
-          m.buffer = buffer(m.buffer);
-          m.source.buffer = buffer(m.source.buffer);
-        }
-        for (auto& r : out->reads) r.buffer = buffer(r.buffer);
-        for (auto& r : out->writes) r.buffer = buffer(r.buffer);
-        out->sid = s_.fresh_sid();
-        return out;
-      }
-      case StmtKind::LetStmt: {
-        auto* l = as<LetStmtNode>(s);
-        Var v = fresh(l->var);
-        return std::make_shared<LetStmtNode>(v, mutate(l->value), mutate(l->body));
-      }
-      case StmtKind::BufferStore: {
-        Stmt t = mutate_children(s);
-        auto* st = as<BufferStoreNode>(t);
-        return std::make_shared<BufferStoreNode>(buffer(st->buffer), st->value, st->indices);
-      }
-      default:
-        return mutate_children(s);
+ protected:
+  PrimExpr mutate_Var(const VarNode& v, const PrimExpr& self) override {
+    auto it = vars_.find(&v);
+    return it == vars_.end() ? self : it->second;
+  }
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr mutated = IRMutator::mutate_BufferLoad(n, self);
+    auto* load = as<BufferLoadNode>(mutated);
+    return std::make_shared<BufferLoadNode>(load->dtype, buffer(load->buffer), load->indices);
+  }
+  // Operands of two int widths meet at the wider one.
+#define TSCH_X(K)                                                        \
+  PrimExpr mutate_##K(const K##Node& n, const PrimExpr& self) override { \
+    return widened_operands(IRMutator::mutate_##K(n, self));             \
+  }
+  TSCH_IR_BINARY_KINDS(TSCH_X)
+#undef TSCH_X
+
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    Var v = fresh(f.loop_var);
+    auto out = std::make_shared<ForNode>(*as<ForNode>(IRMutator::mutate_For(f, self)));
+    out->loop_var = v;
+    out->min = promote(out->min, v->dtype);
+    out->extent = promote(out->extent, v->dtype);
+    out->sid = s_.fresh_sid();
+    return out;
+  }
+  Stmt mutate_Block(const BlockNode& b, const Stmt& self) override {
+    for (const auto& iv : b.iter_vars) fresh(iv.var);
+    for (const auto& a : b.alloc_buffers) renew(a);
+    for (const auto& m : b.match_buffers) renew(m.buffer);
+    auto out = std::make_shared<BlockNode>(*as<BlockNode>(IRMutator::mutate_Block(b, self)));
+    for (auto& iv : out->iter_vars) {
+      iv.var = std::static_pointer_cast<const VarNode>(vars_.at(iv.var.get()));
+      iv.dom = Range{promote(iv.dom.min, iv.var->dtype), promote(iv.dom.extent, iv.var->dtype)};
     }
+    for (auto& a : out->alloc_buffers) a = buffer(a);
+    for (auto& m : out->match_buffers) {
+      m.buffer = buffer(m.buffer);
+      m.source.buffer = buffer(m.source.buffer);
+    }
+    for (auto& r : out->reads) r.buffer = buffer(r.buffer);
+    for (auto& r : out->writes) r.buffer = buffer(r.buffer);
+    out->sid = s_.fresh_sid();
+    return out;
+  }
+  Stmt mutate_LetStmt(const LetStmtNode& l, const Stmt&) override {
+    Var v = fresh(l.var);
+    return std::make_shared<LetStmtNode>(v, mutate(l.value), mutate(l.body));
+  }
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt mutated = IRMutator::mutate_BufferStore(n, self);
+    auto* st = as<BufferStoreNode>(mutated);
+    return std::make_shared<BufferStoreNode>(buffer(st->buffer), st->value, st->indices);
   }
 
  private:
+  static PrimExpr widened_operands(const PrimExpr& t) {
+    const PrimExpr &a = binary_a(t), &b = binary_b(t);
+    if (a->dtype != b->dtype && a->dtype.is_int() && b->dtype.is_int() && a->dtype.lanes == 1 && b->dtype.lanes == 1) {
+      DataType wide = a->dtype.bits > b->dtype.bits ? a->dtype : b->dtype;
+      return make_binary(t->kind, promote(a, wide), promote(b, wide));
+    }
+    return t;
+  }
   bool narrow(DataType t) const { return t.is_int() && t.lanes == 1 && t.bits < index_.bits; }
   PrimExpr widen(const PrimExpr& e) const { return e && narrow(e->dtype) ? promote(e, index_) : e; }
   static PrimExpr promote(const PrimExpr& e, DataType t) {

@@ -61,17 +61,17 @@ bool non_negative(const PrimExpr& e, const std::unordered_set<const VarNode*>& s
 class AccessSimplifier : public IRMutator {
  public:
   explicit AccessSimplifier(const arith::VarDomain& dom) : dom_(dom) {}
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out))
-      return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices, dom_));
-    return out;
+
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr mutated = IRMutator::mutate_BufferLoad(n, self);
+    auto* load = as<BufferLoadNode>(mutated);
+    return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices, dom_));
   }
-  Stmt mutate(const Stmt& s) override {
-    Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out))
-      return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices, dom_));
-    return out;
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt mutated = IRMutator::mutate_BufferStore(n, self);
+    auto* store = as<BufferStoreNode>(mutated);
+    return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices, dom_));
   }
 
  private:

@@ -84,6 +84,7 @@ std::string shape_text(const std::vector<PrimExpr>& shape) {
 class NestReplacer : public IRMutator {
  public:
   explicit NestReplacer(const std::unordered_map<const StmtNode*, Stmt>& nests) : nests_(nests) {}
+  // Whole-node on purpose: the replaced statements are picked by identity, whatever their kind.
   Stmt mutate(const Stmt& s) override {
     auto it = nests_.find(s.get());
     return it != nests_.end() ? it->second : mutate_children(s);
@@ -147,40 +148,40 @@ class ContextSimplifier : public IRMutator {
  public:
   explicit ContextSimplifier(const Buffer& buffer) : buffer_(buffer) {}
   using IRMutator::mutate;
-  PrimExpr mutate(const PrimExpr& e) override {
-    PrimExpr out = mutate_children(e);
-    if (auto* load = as<BufferLoadNode>(out); load && load->buffer == buffer_) {
-      return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices, dom_));
-    }
-    return out;
+
+ protected:
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& n, const PrimExpr& self) override {
+    PrimExpr out = IRMutator::mutate_BufferLoad(n, self);
+    auto* load = as<BufferLoadNode>(out);
+    if (load->buffer != buffer_) return out;
+    return std::make_shared<BufferLoadNode>(load->dtype, load->buffer, simplified(load->indices, dom_));
   }
-  Stmt mutate(const Stmt& s) override {
-    if (auto* f = as<ForNode>(s)) {
-      Scoped bound(dom_, f->loop_var.get(), arith::Interval{f->min, last_of(f->min, f->extent)});
-      return mutate_children(s);
+  Stmt mutate_For(const ForNode& f, const Stmt& self) override {
+    Scoped bound(dom_, f.loop_var.get(), arith::Interval{f.min, last_of(f.min, f.extent)});
+    return IRMutator::mutate_For(f, self);
+  }
+  Stmt mutate_Block(const BlockNode& b, const Stmt& self) override {
+    std::vector<Scoped> bound;
+    bound.reserve(b.iter_vars.size());
+    for (const auto& iv : b.iter_vars) {
+      bound.emplace_back(dom_, iv.var.get(), arith::Interval{iv.dom.min, last_of(iv.dom.min, iv.dom.extent)});
     }
-    if (auto* b = as<BlockNode>(s)) {
-      std::vector<Scoped> bound;
-      bound.reserve(b->iter_vars.size());
-      for (const auto& iv : b->iter_vars) {
-        bound.emplace_back(dom_, iv.var.get(), arith::Interval{iv.dom.min, last_of(iv.dom.min, iv.dom.extent)});
+    Stmt out = IRMutator::mutate_Block(b, self);
+    auto copy = std::make_shared<BlockNode>(*as<BlockNode>(out));
+    for (auto* regions : {&copy->reads, &copy->writes}) {
+      for (auto& r : *regions) {
+        if (r.buffer != buffer_) continue;
+        for (auto& range : r.region)
+          range = Range{arith::simplify(range.min, dom_), arith::simplify(range.extent, dom_)};
       }
-      Stmt out = mutate_children(s);
-      auto copy = std::make_shared<BlockNode>(*as<BlockNode>(out));
-      for (auto* regions : {&copy->reads, &copy->writes}) {
-        for (auto& r : *regions) {
-          if (r.buffer != buffer_) continue;
-          for (auto& range : r.region)
-            range = Range{arith::simplify(range.min, dom_), arith::simplify(range.extent, dom_)};
-        }
-      }
-      return copy;
     }
-    Stmt out = mutate_children(s);
-    if (auto* store = as<BufferStoreNode>(out); store && store->buffer == buffer_) {
-      return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices, dom_));
-    }
-    return out;
+    return copy;
+  }
+  Stmt mutate_BufferStore(const BufferStoreNode& n, const Stmt& self) override {
+    Stmt out = IRMutator::mutate_BufferStore(n, self);
+    auto* store = as<BufferStoreNode>(out);
+    if (store->buffer != buffer_) return out;
+    return std::make_shared<BufferStoreNode>(store->buffer, store->value, simplified(store->indices, dom_));
   }
 
  private:

@@ -272,34 +272,33 @@ class WriteCollector : public IRVisitor {
   explicit WriteCollector(const Buffer& buffer) : buffer_(buffer) {}
   std::vector<Write> writes;
 
-  using IRVisitor::visit;
-  void visit(const Stmt& s) override {
-    if (auto* f = as<ForNode>(s)) {
-      depth_[f->loop_var.get()] = {loops_.size(), loops_.size()};
-      loops_.push_back(f);
-      visit_children(s);
-      loops_.pop_back();
-      depth_.erase(f->loop_var.get());
-      return;
-    }
-    if (auto* r = as<BlockRealizeNode>(s)) {
-      const BlockRealizeNode* outer = realize_;
-      realize_ = r;
-      for (size_t i = 0; i < r->iter_values.size() && i < r->block->iter_vars.size(); ++i)
-        bind(r->block->iter_vars[i].var, r->iter_values[i]);
-      visit_children(s);
-      for (const auto& iv : r->block->iter_vars) unbind(iv.var);
-      realize_ = outer;
-      return;
-    }
-    if (auto* let = as<LetStmtNode>(s)) {
-      bind(let->var, let->value);
-      visit_children(s);
-      unbind(let->var);
-      return;
-    }
-    auto* store = as<BufferStoreNode>(s);
-    if (!store || store->buffer != buffer_) return visit_children(s);
+ protected:
+  void visit_For(const ForNode& loop) override {
+    const ForNode* f = &loop;
+    depth_[f->loop_var.get()] = {loops_.size(), loops_.size()};
+    loops_.push_back(f);
+    IRVisitor::visit_For(loop);
+    loops_.pop_back();
+    depth_.erase(f->loop_var.get());
+  }
+  void visit_BlockRealize(const BlockRealizeNode& realize) override {
+    const BlockRealizeNode* r = &realize;
+    const BlockRealizeNode* outer = realize_;
+    realize_ = r;
+    for (size_t i = 0; i < r->iter_values.size() && i < r->block->iter_vars.size(); ++i)
+      bind(r->block->iter_vars[i].var, r->iter_values[i]);
+    IRVisitor::visit_BlockRealize(realize);
+    for (const auto& iv : r->block->iter_vars) unbind(iv.var);
+    realize_ = outer;
+  }
+  void visit_LetStmt(const LetStmtNode& let) override {
+    bind(let.var, let.value);
+    IRVisitor::visit_LetStmt(let);
+    unbind(let.var);
+  }
+  void visit_BufferStore(const BufferStoreNode& node) override {
+    const BufferStoreNode* store = &node;
+    if (store->buffer != buffer_) return IRVisitor::visit_BufferStore(node);
     Write w;
     w.store = store;
     w.realize = realize_;
@@ -463,23 +462,24 @@ class GuardedRewrite : public IRMutator {
   std::vector<Var> new_iters;
   std::vector<PrimExpr> new_values;
 
-  PrimExpr mutate(const PrimExpr& e) override {
-    if (auto* v = as<VarNode>(e)) {
-      auto it = vmap_.find(v);
-      return it == vmap_.end() ? e : it->second;
-    }
-    if (auto* load = as<BufferLoadNode>(e); load && load->buffer == c_.buffer) return buffer_load(c_.changed, at_);
-    return mutate_children(e);
+ protected:
+  PrimExpr mutate_Var(const VarNode& v, const PrimExpr& self) override {
+    auto it = vmap_.find(&v);
+    return it == vmap_.end() ? self : it->second;
+  }
+  PrimExpr mutate_BufferLoad(const BufferLoadNode& load, const PrimExpr& self) override {
+    if (load.buffer == c_.buffer) return buffer_load(c_.changed, at_);
+    return IRMutator::mutate_BufferLoad(load, self);
   }
 
-  Stmt mutate(const Stmt& s) override {
-    if (auto* store = as<BufferStoreNode>(s); store && store->buffer == c_.buffer) {
-      PrimExpr value = mutate(store->value);
-      return std::make_shared<BufferStoreNode>(c_.changed, call(value->dtype, "if_then_else", {padding_, pad_, value}),
-                                               at_);
-    }
-    auto* r = as<BlockRealizeNode>(s);
-    if (!r) return mutate_children(s);
+  Stmt mutate_BufferStore(const BufferStoreNode& store, const Stmt& self) override {
+    if (store.buffer != c_.buffer) return IRMutator::mutate_BufferStore(store, self);
+    PrimExpr value = mutate(store.value);
+    return std::make_shared<BufferStoreNode>(c_.changed, call(value->dtype, "if_then_else", {padding_, pad_, value}),
+                                             at_);
+  }
+  Stmt mutate_BlockRealize(const BlockRealizeNode& realize, const Stmt&) override {
+    const BlockRealizeNode* r = &realize;
     auto block = std::make_shared<BlockNode>(*r->block);
     std::vector<PrimExpr> values = r->iter_values;
     if (r == rewritten) {
