@@ -128,11 +128,9 @@ Value from_source(Interpreter& interp, Args& a) {
 
 bool is_sequence(const Value& v) { return v.as<script::List>() || v.as<script::Tuple>(); }
 
-// TVM's Array equality: the same length, equal element by element, one variable mapping over
-// all of them. The elements are compared as the arguments of one array node so that mapping
-// is shared; the path is given as TVM's, from the array (`[1].a`).
+// TVM's Array equality (ir::structural_diff of two expression lists); a list and anything else
+// differ, as TVM's Array and another node.
 ir::StructuralDiff diff_expr_lists(Interpreter& interp, const Value& lhs, const Value& rhs) {
-  // A list and anything else differ, as TVM's Array and another node.
   if (!is_sequence(lhs) || !is_sequence(rhs)) return ir::StructuralDiff{false, "", interp.repr(lhs), interp.repr(rhs)};
   auto elements = [&](const Value& v, const char* side) {
     std::vector<ir::PrimExpr> out;
@@ -143,13 +141,10 @@ ir::StructuralDiff diff_expr_lists(Interpreter& interp, const Value& lhs, const 
       }
       out.push_back(to_expr(interp, x, side));
     }
-    return ir::PrimExpr(std::make_shared<ir::CallNode>(ir::DataType::handle(), "", std::move(out)));
+    return out;
   };
-  ir::PrimExpr l = elements(lhs, "lhs");
-  ir::PrimExpr r = elements(rhs, "rhs");
-  ir::StructuralDiff d = ir::structural_diff(l, r);
-  if (d.path.rfind("args", 0) == 0) d.path = d.path.substr(4);
-  return d;
+  std::vector<ir::PrimExpr> l = elements(lhs, "lhs");
+  return ir::structural_diff(l, elements(rhs, "rhs"));
 }
 
 ir::StructuralDiff diff_values(Interpreter& interp, Args& a) {

@@ -419,4 +419,14 @@ StructuralDiff structural_diff(const PrimExpr& a, const PrimExpr& b) {
   return c.diff;
 }
 
+StructuralDiff structural_diff(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+  // The elements compared as the arguments of one node, so that the mapping is shared.
+  auto array = [](const std::vector<PrimExpr>& items) {
+    return PrimExpr(std::make_shared<CallNode>(DataType::handle(), "", items));
+  };
+  StructuralDiff d = structural_diff(array(a), array(b));
+  if (d.path.rfind("args", 0) == 0) d.path = d.path.substr(4);
+  return d;
+}
+
 }  // namespace tsch::ir

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/module.h"
 
@@ -26,6 +27,9 @@ struct StructuralOptions {
 StructuralDiff structural_diff(const IRModule& a, const IRModule& b, StructuralOptions options = {});
 StructuralDiff structural_diff(const PrimFunc& a, const PrimFunc& b, StructuralOptions options = {});
 StructuralDiff structural_diff(const PrimExpr& a, const PrimExpr& b);
+// TVM's Array equality over expressions: the same length, equal element by element, with one
+// variable mapping over all of them; the path is TVM's, from the array (`[1].a`).
+StructuralDiff structural_diff(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b);
 StructuralDiff structural_diff(const Stmt& a, const Stmt& b, StructuralOptions options = {});
 
 // Comparers of the other function kinds (Relax functions), registered by their dialect.

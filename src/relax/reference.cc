@@ -9,11 +9,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "arith/simplify.h"
 #include "ir/functor.h"
 #include "ir/op.h"
+#include "relax/expr.h"
 #include "relax/op.h"
 #include "runtime/call.h"
 #include "runtime/registry.h"
@@ -253,5 +255,33 @@ Any reference_call(const ir::IRModule& mod, const runtime::Module& lib, const st
 }
 
 std::string compare_results(const Any& vm, const Any& reference) { return compare(vm, reference, "result"); }
+
+namespace {
+
+bool check_relax_enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("TSCH_CHECK_RELAX");
+    return env && *env && std::string(env) != "0";
+  }();
+  return on;
+}
+
+}  // namespace
+
+runtime::PackedFunc checked_vm_function(runtime::PackedFunc f, const Executable& ex, const std::string& name) {
+  if (!f || !check_relax_enabled() || !ex.source || !as_relax_function(ex.source->lookup(name))) return f;
+  ir::IRModule source = ex.source;
+  runtime::Module lib = ex.library;
+  return runtime::make_packed_func(
+      [f, source, lib, name](const std::vector<runtime::Any>& args) {
+        runtime::Any out = (*f)(args);
+        runtime::Any ref = reference_call(source, lib, name, args);
+        std::string diff = compare_results(out, ref);
+        TSCH_USER_ASSERT(diff.empty(), RuntimeError)
+            << "TSCH_CHECK_RELAX: " << name << ": the VM and the reference interpretation differ: " << diff;
+        return out;
+      },
+      name);
+}
 
 }  // namespace tsch::relax

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "support/error.h"
@@ -62,6 +63,22 @@ BenchmarkStats benchmark_stats(const std::vector<double>& results) {
   for (double x : v) s.std += (x - s.mean) * (x - s.mean);
   s.std = std::sqrt(s.std / static_cast<double>(n));
   return s;
+}
+
+std::string benchmark_repr(const BenchmarkStats& s, size_t number) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "BenchmarkResult(min=%g, mean=%g, median=%g, max=%g, std=%g, number=%zu)", s.min,
+                s.mean, s.median, s.max, s.std, number);
+  return buf;
+}
+
+std::string benchmark_summary(const BenchmarkStats& s) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "Execution time summary:\n %-12s %-12s %-12s %-12s %-12s\n %-12.4f %-12.4f %-12.4f %-12.4f %-12.4f\n",
+                "mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)", s.mean * 1e3, s.median * 1e3,
+                s.max * 1e3, s.min * 1e3, s.std * 1e3);
+  return buf;
 }
 
 }  // namespace tsch::runtime

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/device.h"
@@ -29,5 +30,9 @@ struct BenchmarkStats {
   double mean = 0, median = 0, min = 0, max = 0, std = 0;
 };
 BenchmarkStats benchmark_stats(const std::vector<double>& results);
+// How TVM's BenchmarkResult prints: its repr (seconds, with the number of results) and its
+// str, the "Execution time summary" table in milliseconds.
+std::string benchmark_repr(const BenchmarkStats& s, size_t number);
+std::string benchmark_summary(const BenchmarkStats& s);
 
 }  // namespace tsch::runtime

@@ -21,6 +21,12 @@ struct NodeInfo {
   std::weak_ptr<const ir::StmtNode> ref;          // the node itself, not counted as a holder
 };
 
+// What ScheduleState::check_replacement finds.
+struct ReplaceCheck {
+  bool kind_mismatch = false;  // the statement kinds do not fit (a TypeError in TVM)
+  std::string message;         // empty: the replacement may go ahead
+};
+
 class ScheduleState {
  public:
   // Gives every loop and block of `mod` that has none a fresh sid, on the node itself; the
@@ -72,6 +78,11 @@ class ScheduleState {
   // blocks `block_sref_reuse` maps replaced blocks to, keep the replaced node's sid; the other
   // sids of the replaced subtree vanish. `other_module_holders`: references to the module the
   // caller owns besides the state's.
+  // The checks before replace_copy_on_write: the kinds TVM's Replace accepts (a loop by a loop
+  // or a BlockRealize, a block by a block; `kind_mismatch`, TVM's TypeError), and a block
+  // with as many iterators as its BlockRealize binds (TVM accepts other counts and the IR is
+  // then broken for everything that reads it). An empty message: `tgt` may replace `sid`.
+  ReplaceCheck check_replacement(StmtSid sid, const ir::Stmt& tgt) const;
   void replace_copy_on_write(StmtSid sid, const ir::Stmt& tgt,
                              const std::vector<std::pair<const ir::BlockNode*, ir::Block>>& block_sref_reuse,
                              long other_module_holders);

@@ -4,6 +4,8 @@
 // whoever still holds the old IR sees it unchanged. Holding is what it is in TVM: the number
 // of references to the node (shared_ptr use counts; script values hold real references).
 // Primitives use ScheduleState::replace, which always copies the path.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -259,7 +261,46 @@ class SidAssigner : public IRMutator {
   std::unordered_set<StmtSid> used_;
 };
 
+// TVM's type key of a statement, as its Replace names them.
+const char* stmt_type_key(const StmtNode* s) {
+  switch (s->kind) {
+    case StmtKind::For:
+      return "tir.For";
+    case StmtKind::Block:
+      return "tir.Block";
+    case StmtKind::BlockRealize:
+      return "tir.BlockRealize";
+    case StmtKind::SeqStmt:
+      return "tir.SeqStmt";
+    default:
+      return "tir.Stmt";
+  }
+}
+
 }  // namespace
+
+ReplaceCheck ScheduleState::check_replacement(StmtSid sid, const Stmt& tgt) const {
+  const NodeInfo* src = info(sid);
+  StmtKind from = src->node->kind, to = tgt->kind;
+  bool correct = (from == StmtKind::For && (to == StmtKind::For || to == StmtKind::BlockRealize)) ||
+                 (from == StmtKind::Block && to == StmtKind::Block);
+  if (!correct) {
+    return {true, fmt::format("src_stmt has type: {}. tgt_stmt has type: {}. A loop is replaced by a loop or a "
+                              "BlockRealize, a block by a block",
+                              stmt_type_key(src->node), stmt_type_key(tgt.get()))};
+  }
+  if (from == StmtKind::Block) {
+    // To change the iterators, replace the loop above with a BlockRealize.
+    size_t bound = src->realize ? src->realize->iter_values.size() : 0;
+    size_t iters = as<BlockNode>(tgt)->iter_vars.size();
+    if (bound != iters) {
+      return {false, fmt::format("the block has {} iterator(s) but the BlockRealize of the replaced block \"{}\" binds "
+                                 "{}; replace the loop above it with a BlockRealize to change the iterators",
+                                 iters, static_cast<const BlockNode*>(src->node)->name, bound)};
+    }
+  }
+  return {};
+}
 
 void ScheduleState::replace_copy_on_write(StmtSid src_sid, const Stmt& tgt_stmt,
                                           const std::vector<std::pair<const BlockNode*, Block>>& block_sref_reuse,

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "bindings/tvm/runtime/registry_values.h"
 #include "bindings/tvm/runtime/runtime_values.h"
@@ -57,36 +56,6 @@ class VirtualMachineValue : public script::Object {
   relax::Executable ex;
 };
 
-bool as_relax_function_of(const ir::IRModule& mod, const std::string& name) {
-  return relax::as_relax_function(mod->lookup(name)) != nullptr;
-}
-
-// TSCH_CHECK_RELAX=1: each call of a VM function is also interpreted on the module as written
-// (relax/reference.h) and the results compared; a difference is a RuntimeError.
-bool check_relax() {
-  static const bool on = [] {
-    const char* env = std::getenv("TSCH_CHECK_RELAX");
-    return env && *env && std::string(env) != "0";
-  }();
-  return on;
-}
-
-runtime::PackedFunc checked(runtime::PackedFunc f, const relax::Executable& ex, const std::string& name) {
-  if (!f || !check_relax() || !ex.source || !as_relax_function_of(ex.source, name)) return f;
-  ir::IRModule source = ex.source;
-  runtime::Module lib = ex.library;
-  return runtime::make_packed_func(
-      [f, source, lib, name](const std::vector<runtime::Any>& args) {
-        runtime::Any out = (*f)(args);
-        runtime::Any ref = relax::reference_call(source, lib, name, args);
-        std::string diff = relax::compare_results(out, ref);
-        TSCH_USER_ASSERT(diff.empty(), RuntimeError)
-            << "TSCH_CHECK_RELAX: " << name << ": the VM and the reference interpretation differ: " << diff;
-        return out;
-      },
-      name);
-}
-
 // The module to build: Relax and TIR functions under their names.
 ir::IRModule relax_module_arg(Interpreter& interp, const Value& v) { return to_module(interp, v, "relax.build"); }
 
@@ -121,7 +90,7 @@ runtime::vm::VirtualMachine& vm_of(const Value& v) { return *v.as<VirtualMachine
 
 runtime::PackedFunc vm_function(const Value& self, const std::string& name) {
   auto& vm = vm_of(self);
-  runtime::PackedFunc f = checked(vm.get_function(name), self.as<VirtualMachineValue>()->ex, name);
+  runtime::PackedFunc f = relax::checked_vm_function(vm.get_function(name), self.as<VirtualMachineValue>()->ex, name);
   if (!f) {
     std::string names;
     for (const auto& info : vm.executable().func_table) {

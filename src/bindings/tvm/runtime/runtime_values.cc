@@ -41,12 +41,7 @@ class BenchmarkResult : public script::Object {
  public:
   explicit BenchmarkResult(std::vector<double> r) : results(std::move(r)), stats(runtime::benchmark_stats(results)) {}
   TypeObject* type() const override;
-  std::string repr_hook(Interpreter&) override {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "BenchmarkResult(min=%g, mean=%g, median=%g, max=%g, std=%g, number=%zu)", stats.min,
-                  stats.mean, stats.median, stats.max, stats.std, results.size());
-    return buf;
-  }
+  std::string repr_hook(Interpreter&) override { return runtime::benchmark_repr(stats, results.size()); }
   std::vector<double> results;
   runtime::BenchmarkStats stats;
 };
@@ -66,16 +61,8 @@ TypeObject* BenchmarkResult::type() const {
       for (double x : self(v)->results) out.push_back(Value::real(x));
       return script::make_tuple(std::move(out));
     });
-    t->def("__str__", "self", [self](Interpreter&, Args& a) {
-      const BenchmarkResult& r = *self(a[0]);
-      char buf[512];
-      std::snprintf(
-          buf, sizeof buf,
-          "Execution time summary:\n %-12s %-12s %-12s %-12s %-12s\n %-12.4f %-12.4f %-12.4f %-12.4f %-12.4f\n",
-          "mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)", r.stats.mean * 1e3, r.stats.median * 1e3,
-          r.stats.max * 1e3, r.stats.min * 1e3, r.stats.std * 1e3);
-      return script::make_str(buf);
-    });
+    t->def("__str__", "self",
+           [self](Interpreter&, Args& a) { return script::make_str(runtime::benchmark_summary(self(a[0])->stats)); });
     return t;
   }();
   return t.get();

@@ -1,8 +1,10 @@
 // TVM's builtin ops (src/tir/op/builtin.cc) as the calls tvm/tir/op.py builds: each is a Call
-// of "tir.<name>" with the result type TVM gives it. Code generation refuses those it has no
-// lowering for ("not supported yet: the intrinsic T.<name> ..."); they print and parse back.
+// of "tir.<name>" with the result type TVM gives it (the table: ir/builtin_ops.h). Code
+// generation refuses those it has no lowering for ("not supported yet: the intrinsic T.<name>
+// ..."); they print and parse back.
 #include "bindings/tvm/script/tvmscript_tir_builtins.h"
 
+#include "ir/builtin_ops.h"
 #include "ir/op.h"
 #include "script/exceptions.h"
 #include "script/object.h"
@@ -30,61 +32,8 @@ std::vector<ir::PrimExpr> operands(Interpreter& interp, const std::vector<Value>
   return out;
 }
 
-// Where a builtin's result type comes from.
-enum class Result { Fixed, DtypeFirst, DtypeLast, FirstOperand };
-
-struct Builtin {
-  const char* name;
-  const char* signature;  // TVM's Python signature
-  Result result;
-  DataType fixed = DataType::void_();
-};
-
-// The builtins by TVM's signatures (python/tvm/tir/op.py).
-const std::vector<Builtin>& builtins() {
-  static const std::vector<Builtin> list = {
-      {"tvm_tuple", "*value", Result::Fixed, DataType::handle()},
-      {"tvm_struct_get", "arr, index, field, dtype", Result::DtypeLast},
-      {"tvm_struct_set", "arr, index, field, value", Result::Fixed, DataType::int32()},
-      {"lookup_param", "param_name, span=None", Result::Fixed, DataType::handle()},
-      {"undef", "", Result::Fixed, DataType::int32()},
-      {"tvm_thread_allreduce", "*freduce_args", Result::Fixed, DataType::handle()},
-      {"tvm_throw_last_error", "", Result::Fixed, DataType::handle()},
-      {"ptx_mma_sp", "dtype, *args", Result::DtypeFirst},
-      {"ptx_cp_async", "dtype, shared_ptr, shared_offset, global_ptr, global_offset, bytes", Result::DtypeFirst},
-      {"ptx_cp_async_bulk", "dtype, shared_ptr, shared_offset, global_ptr, global_offset, bytes, barrier_id",
-       Result::DtypeFirst},
-      {"ptx_commit_group", "", Result::Fixed},
-      {"ptx_wait_group", "num", Result::Fixed},
-      {"ptx_cp_async_barrier", "barrier_id", Result::Fixed},
-      {"ptx_init_barrier_thread_count", "barrier_id, thread_count", Result::Fixed},
-      {"ptx_arrive_barrier", "barrier_id", Result::Fixed},
-      {"ptx_arrive_barrier_expect_tx", "barrier_id, byte_count", Result::Fixed},
-      {"ptx_wait_barrier", "barrier_id", Result::Fixed},
-      {"create_barriers", "barrier_count", Result::Fixed},
-      {"vectorcombine", "dtype, vec1, vec2", Result::DtypeFirst},
-      {"get_active_lane_mask", "dtype, base, limit", Result::DtypeFirst},
-      {"clz", "x", Result::Fixed, DataType::int32()},
-      {"isnullptr", "x, span=None", Result::Fixed, DataType::bool_()},
-      {"TVMBackendAllocWorkspace", "device_type, device_id, nbytes, dtype_code_hint, dtype_bits_hint", Result::Fixed,
-       DataType::handle()},
-      {"TVMBackendFreeWorkspace", "device_type, device_id, ptr", Result::Fixed, DataType::int32()},
-      {"ldexp", "x1, x2", Result::FirstOperand},
-      {"hypot", "x1, x2", Result::FirstOperand},
-      {"nextafter", "x1, x2", Result::FirstOperand},
-      {"copysign", "x1, x2", Result::FirstOperand},
-      {"asinh", "x", Result::FirstOperand},
-      {"acosh", "x", Result::FirstOperand},
-      {"atanh", "x", Result::FirstOperand},
-      {"start_profile_intrinsic", "id", Result::Fixed, DataType::handle()},
-      {"end_profile_intrinsic", "id", Result::Fixed, DataType::handle()},
-      {"handle_add_byte_offset", "handle, offset", Result::Fixed, DataType::handle()},
-      {"tvm_stack_alloca", "dtype_str, num", Result::Fixed, DataType::handle()},
-  };
-  return list;
-}
-
-Value build(Interpreter& interp, Args& a, const Builtin& b, const std::vector<script::Parameter>& params) {
+Value build(Interpreter& interp, Args& a, const ir::BuiltinOp& b, const std::vector<script::Parameter>& params) {
+  using ir::BuiltinResult;
   std::vector<Value> values;
   for (size_t i = 0; i < params.size(); ++i) {
     const script::Parameter& p = params[i];
@@ -92,23 +41,24 @@ Value build(Interpreter& interp, Args& a, const Builtin& b, const std::vector<sc
       for (const Value& v : a.varargs()) values.push_back(v);
       continue;
     }
-    bool result_type = p.name == "dtype" && (b.result == Result::DtypeFirst || b.result == Result::DtypeLast);
+    bool result_type =
+        p.name == "dtype" && (b.result == BuiltinResult::DtypeFirst || b.result == BuiltinResult::DtypeLast);
     if (p.name != "span" && !result_type) values.push_back(a[i]);
   }
   std::vector<ir::PrimExpr> args = operands(interp, values, b.name);
-  DataType t = b.fixed;
-  if (b.result == Result::DtypeFirst) t = to_dtype(interp, a[0], std::string("T.") + b.name + " dtype");
-  if (b.result == Result::DtypeLast) t = to_dtype(interp, a[params.size() - 1], std::string("T.") + b.name + " dtype");
-  if (b.result == Result::FirstOperand) t = args.at(0)->dtype;
-  return wrap(ir::call(t, b.name, std::move(args)));
+  DataType t = DataType::void_();
+  if (b.result == BuiltinResult::DtypeFirst) t = to_dtype(interp, a[0], std::string("T.") + b.name + " dtype");
+  if (b.result == BuiltinResult::DtypeLast)
+    t = to_dtype(interp, a[params.size() - 1], std::string("T.") + b.name + " dtype");
+  return wrap(ir::builtin_call(b, t, std::move(args)));
 }
 
 }  // namespace
 
 void def_builtin_functions(script::Namespace& ns) {
-  for (const Builtin& b : builtins()) {
-    std::vector<script::Parameter> params = script::Signature::parse(b.signature).params();
-    def_function(ns, b.name, b.signature,
+  for (const ir::BuiltinOp& b : ir::builtin_ops()) {
+    std::vector<script::Parameter> params = script::Signature::parse(b.params).params();
+    def_function(ns, b.name, b.params,
                  [&b, params](Interpreter& interp, Args& a) { return build(interp, a, b, params); });
   }
   // address_of(buffer or buffer[i]): the element's address (a Buffer means its first element).

@@ -184,23 +184,8 @@ class ScheduleStateValue : public script::Object {
 
 std::shared_ptr<ScheduleValue> state_owner(Args& a) { return a[0].as<ScheduleStateValue>()->owner; }
 
-const char* stmt_type_key(const ir::StmtNode* s) {
-  switch (s->kind) {
-    case ir::StmtKind::For:
-      return "tir.For";
-    case ir::StmtKind::Block:
-      return "tir.Block";
-    case ir::StmtKind::BlockRealize:
-      return "tir.BlockRealize";
-    case ir::StmtKind::SeqStmt:
-      return "tir.SeqStmt";
-    default:
-      return "tir.Stmt";
-  }
-}
-
-// ScheduleState.replace(src_sref, tgt_stmt, block_sref_reuse): the checks TVM makes (a loop is
-// replaced by a loop or a BlockRealize, a block by a block), then the state's replace.
+// ScheduleState.replace(src_sref, tgt_stmt, block_sref_reuse): the state's checks
+// (ScheduleState::check_replacement), then its replace.
 void replace_in_state(Interpreter& interp, Args& a) {
   auto owner = state_owner(a);
   auto* r = a[1].as<StmtSRefValue>();
@@ -210,29 +195,9 @@ void replace_in_state(Interpreter& interp, Args& a) {
   if (!src) a.value_error(1, "the StmtSRef no longer names a statement of the state (it was replaced)");
   auto* tgt = a[2].as<StmtValue>();
   if (!tgt) a.type_error(2, "a tvm.tir.Stmt");
-  ir::StmtKind from = src->node->kind, to = tgt->stmt->kind;
-  bool correct = (from == ir::StmtKind::For && (to == ir::StmtKind::For || to == ir::StmtKind::BlockRealize)) ||
-                 (from == ir::StmtKind::Block && to == ir::StmtKind::Block);
-  if (!correct) {
-    raise(ExcKind::TypeError,
-          fmt::format("src_stmt has type: {}. tgt_stmt has type: {}. A loop is replaced by a loop or a BlockRealize, "
-                      "a block by a block",
-                      stmt_type_key(src->node), stmt_type_key(tgt->stmt.get())));
-  }
-  if (from == ir::StmtKind::Block) {
-    // TVM accepts a block whose iterators its BlockRealize does not bind one for one, and the
-    // IR is then broken for everything that reads it; tsch refuses it (replace the loop above,
-    // with a BlockRealize, to change the iterators).
-    size_t bound = src->realize ? src->realize->iter_values.size() : 0;
-    size_t iters = ir::as<ir::BlockNode>(tgt->stmt)->iter_vars.size();
-    if (bound != iters) {
-      a.value_error(
-          2, fmt::format(
-                 "the block has {} iterator(s) but the BlockRealize of the replaced block \"{}\" binds {}; replace the "
-                 "loop above it with a BlockRealize to change the iterators",
-                 iters, static_cast<const ir::BlockNode*>(src->node)->name, bound));
-    }
-  }
+  schedule::ReplaceCheck check = owner->sch.state().check_replacement(r->sid, tgt->stmt);
+  if (check.kind_mismatch) raise(ExcKind::TypeError, check.message);
+  if (!check.message.empty()) a.value_error(2, check.message);
   std::vector<std::pair<const ir::BlockNode*, ir::Block>> reuse;
   if (!a[3].is_none()) {
     auto* d = a[3].as<script::Dict>();

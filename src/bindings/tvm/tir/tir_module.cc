@@ -1,7 +1,7 @@
 // tvm.tir in scripts: the namespace (PrimFunc, Buffer and decl_buffer, the expression and
-// statement classes, Schedule, IndexMap, TensorIntrin, and TVM's list of tir.op functions taken
-// from T), tvm.tir.expr, tvm.tir.analysis (verify_well_formed), tvm.tir.stmt_functor and
-// tvm.tir.function.
+// statement classes, Schedule, IndexMap, TensorIntrin, and the re-exports TVM's
+// tvm/tir/__init__.py lists, written in stdlib/tvm_tir.tsch), tvm.tir.expr, tvm.tir.analysis
+// (verify_well_formed), tvm.tir.stmt_functor and tvm.tir.function.
 #include "bindings/tvm/tir/tir_module.h"
 
 #include <cmath>
@@ -62,7 +62,7 @@ void build_tir_expr(Interpreter& interp, script::Module& m) {
   }
 }
 
-void build_tir(Interpreter& interp, script::Module& m) {  // function-length: table (one def per script name)
+void build_tir(Interpreter& interp, script::Module& m) {
   Namespace& ns = *m.globals;
   ns.set(intern("PrimFunc"), Value(prim_func_type()));
   ns.set(intern("Buffer"), Value(buffer_type()));
@@ -118,137 +118,10 @@ void build_tir(Interpreter& interp, script::Module& m) {  // function-length: ta
         }
         return wrap(b);
       });
-  // tvm.tir.build(mod, target): TVM 0.23's name for building TensorIR.
-  ns.set(intern("build"), *import(interp, "tvm.driver")->globals->find(intern("build")));
-  // The expression functions tvm.tir exports (the same as T.*'s), and indexdiv / indexmod,
-  // TVM's names for the floor division and modulo of index expressions.
-  Namespace& t = *import(interp, "tvm.script.tir")->globals;
-  // TVM's list (python/tvm/tir/__init__.py's imports from tir.op); those T lacks are absent.
-  for (const char* f : {"call_packed_lowered",
-                        "call_cpacked_lowered",
-                        "call_tir",
-                        "call_packed",
-                        "call_cpacked",
-                        "call_intrin",
-                        "call_pure_extern",
-                        "call_extern",
-                        "call_llvm_intrin",
-                        "call_llvm_pure_intrin",
-                        "ret",
-                        "min_value",
-                        "max_value",
-                        "trace",
-                        "tvm_stack_alloca",
-                        "tvm_stack_make_shape",
-                        "tvm_stack_make_array",
-                        "tvm_tuple",
-                        "handle_add_byte_offset",
-                        "tvm_struct_get",
-                        "tvm_struct_set",
-                        "address_of",
-                        "lookup_param",
-                        "assume",
-                        "undef",
-                        "continue_loop",
-                        "break_loop",
-                        "tvm_thread_allreduce",
-                        "type_annotation",
-                        "tvm_access_ptr",
-                        "tvm_throw_last_error",
-                        "tvm_load_matrix_sync",
-                        "tvm_store_matrix_sync",
-                        "tvm_mma_sync",
-                        "tvm_bmma_sync",
-                        "tvm_fill_fragment",
-                        "ptx_mma",
-                        "ptx_mma_sp",
-                        "mma_store",
-                        "mma_fill",
-                        "ptx_ldmatrix",
-                        "ptx_cp_async",
-                        "ptx_cp_async_bulk",
-                        "ptx_commit_group",
-                        "ptx_wait_group",
-                        "ptx_cp_async_barrier",
-                        "ptx_init_barrier_thread_count",
-                        "ptx_arrive_barrier",
-                        "ptx_arrive_barrier_expect_tx",
-                        "ptx_wait_barrier",
-                        "create_barriers",
-                        "vectorlow",
-                        "vectorhigh",
-                        "vectorcombine",
-                        "reinterpret",
-                        "exp",
-                        "exp2",
-                        "exp10",
-                        "log",
-                        "log2",
-                        "log10",
-                        "log1p",
-                        "ldexp",
-                        "clz",
-                        "sin",
-                        "sinh",
-                        "asin",
-                        "asinh",
-                        "cos",
-                        "cosh",
-                        "acos",
-                        "acosh",
-                        "tan",
-                        "tanh",
-                        "atan",
-                        "atan2",
-                        "atanh",
-                        "bitwise_and",
-                        "bitwise_not",
-                        "bitwise_or",
-                        "bitwise_xor",
-                        "erf",
-                        "sigmoid",
-                        "sqrt",
-                        "rsqrt",
-                        "floor",
-                        "ceil",
-                        "hypot",
-                        "trunc",
-                        "abs",
-                        "round",
-                        "nextafter",
-                        "nearbyint",
-                        "power",
-                        "pow",
-                        "popcount",
-                        "fmod",
-                        "if_then_else",
-                        "likely",
-                        "isnan",
-                        "isnullptr",
-                        "isfinite",
-                        "isinf",
-                        "copysign",
-                        "div",
-                        "truncdiv",
-                        "truncmod",
-                        "floordiv",
-                        "floormod",
-                        "ceildiv",
-                        "logaddexp",
-                        "max",
-                        "min",
-                        "q_multiply_shift",
-                        "q_multiply_shift_per_axis",
-                        "shift_left",
-                        "shift_right",
-                        "TVMBackendAllocWorkspace",
-                        "TVMBackendFreeWorkspace",
-                        "start_profile_intrinsic",
-                        "end_profile_intrinsic",
-                        "vscale",
-                        "get_active_lane_mask",
-                        "dp4a"}) {
-    if (Value* v = t.find(intern(f))) ns.set(intern(f), *v);
+  // TVM's re-exports (python/tvm/tir/__init__.py): the tir.op functions, build, const and the
+  // index division aliases, written in tsch (stdlib/tvm_tir.tsch).
+  for (const auto& [name, v] : import(interp, "tvm_tir")->globals->values()) {
+    if (symbol_name(name).rfind("__", 0) != 0) ns.set(name, v);
   }
   // tvm.tir.infinity(dtype): the float type's infinity (TVM's T.float32("inf")).
   def_function(
@@ -259,10 +132,6 @@ void build_tir(Interpreter& interp, script::Module& m) {  // function-length: ta
         return wrap(ir::make_float(INFINITY, t));
       },
       "infinity(dtype): +inf of a float dtype.");
-  // tvm.tir.const(value, dtype): as te.const.
-  if (Value* v = import(interp, "tvm.te")->globals->find(intern("const"))) ns.set(intern("const"), *v);
-  if (Value* v = t.find(intern("floordiv"))) ns.set(intern("indexdiv"), *v);
-  if (Value* v = t.find(intern("floormod"))) ns.set(intern("indexmod"), *v);
 }
 
 void build_tir_analysis(Interpreter&, script::Module& m) {
