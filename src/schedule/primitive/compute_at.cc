@@ -366,26 +366,59 @@ void check_producers_not_containers(const ScheduleState& s, const std::vector<Bl
 
 // reverse_compute_at: a producer that reduces over the loop (or a loop around it) has
 // written only partial values when one iteration of the loop ends. A block that copies them
-// runs again with each and ends with the full ones (a write-back under k); a reduction would
-// add every partial.
-void check_no_reduction_over_loop(const ScheduleState& s, const std::vector<BlockSid>& producers, BlockSid block_sid,
-                                  LoopSid loop_sid) {
+// is still right if it runs again at every iteration over the same elements and so ends with
+// the full ones (a write-back under k); a reduction would add every partial. Returns the
+// producer and the loop variables it reduces over (empty when none does).
+struct ReductionOverLoop {
+  BlockSid producer;
+  std::unordered_set<const VarNode*> loop_vars;
+};
+ReductionOverLoop check_no_reduction_over_loop(const ScheduleState& s, const std::vector<BlockSid>& producers,
+                                               BlockSid block_sid, LoopSid loop_sid) {
   const BlockNode* block = &s.block_at(block_sid);
   bool reduces = false;
   for (const auto& iv : block->iter_vars) reduces = reduces || iv.type == IterType::CommReduce;
-  if (!reduces) return;
   std::unordered_set<const VarNode*> at_or_above;
   at_or_above.insert(s.loop_at(loop_sid).loop_var.get());
   for (LoopSid l : s.enclosing_loops(loop_sid)) at_or_above.insert(s.loop_at(l).loop_var.get());
+  ReductionOverLoop found;
   for (BlockSid p : producers) {
     const BlockNode& producer = s.block_at(p);
     const BlockRealizeNode* realize = s.info(p)->realize;
     for (size_t i = 0; i < producer.iter_vars.size(); ++i) {
       if (producer.iter_vars[i].type != IterType::CommReduce) continue;
-      if (!uses_var(realize->iter_values[i], [&](const VarNode* v) { return at_or_above.count(v) > 0; })) continue;
-      fail_not_supported(s, {p, loop_sid, block_sid},
-                         "reverse_compute_at of block {2} under loop {1}, over which block {0} reduces: one "
-                         "iteration of the loop leaves partial results");
+      bool over_loop = false;
+      for_each_expr(realize->iter_values[i], [&](const PrimExpr& e) {
+        if (auto* v = as<VarNode>(e); v && at_or_above.count(v)) over_loop = true, found.loop_vars.insert(v);
+      });
+      if (!over_loop) continue;
+      found.producer = p;
+      if (reduces)
+        fail_not_supported(s, {p, loop_sid, block_sid},
+                           "reverse_compute_at of block {2} under loop {1}, over which block {0} reduces: one "
+                           "iteration of the loop leaves partial results");
+    }
+  }
+  return found;
+}
+
+// reverse_compute_at past a producer's partial results (above): the block runs again at
+// every iteration over the same elements only if the region it must cover does not change
+// with the loops the producer reduces over. Otherwise each element is computed once, from
+// partial values (softmax's normalisation under the loop of its row sum).
+template <typename RegionMap>
+void check_region_not_over_reduction(const ScheduleState& s, const ReductionOverLoop& reduction,
+                                     const RegionMap& region, LoopSid loop_sid, BlockSid block_sid) {
+  if (reduction.loop_vars.empty()) return;
+  auto varies = [&](const PrimExpr& e) {
+    return uses_var(e, [&](const VarNode* v) { return reduction.loop_vars.count(v) > 0; });
+  };
+  for (const auto& [buffer, intervals] : region) {
+    for (const arith::Interval& iv : intervals) {
+      if (!varies(iv.min) && !varies(iv.max)) continue;
+      fail_not_supported(s, {reduction.producer, loop_sid, block_sid},
+                         "reverse_compute_at of block {2} under loop {1}, over which block {0} reduces: block {2} "
+                         "would read partial results, each element once");
     }
   }
 }
@@ -510,12 +543,14 @@ void compute_at_or_reverse_compute_at(ScheduleState& s, BlockSid block_sid, Loop
   if constexpr (is_compute_at) check_not_output_block(s, block_sid, output);
   std::vector<BlockSid> required = required_blocks<is_compute_at>(s, scope, block_sid);
   check_required_blocks_under<is_compute_at>(s, block_sid, loop_sid, required);
+  ReductionOverLoop reduction;
   if constexpr (!is_compute_at) {
     check_producers_not_containers(s, required, block_sid);
-    check_no_reduction_over_loop(s, required, block_sid, loop_sid);
+    reduction = check_no_reduction_over_loop(s, required, block_sid, loop_sid);
   }
   // Step 2. The region required per buffer, and the iterator ranges that provide it.
   RegionMap region = required_region<is_compute_at>(s, block_sid, loop_sid, required);
+  if constexpr (!is_compute_at) check_region_not_over_reduction(s, reduction, region, loop_sid, block_sid);
   const BlockNode* block = &s.block_at(block_sid);
   arith::VarDomain loop_dom = loop_domain(s, loop_sid);
   std::vector<IterRange> ranges =
