@@ -406,7 +406,6 @@ ReductionOverLoop check_no_reduction_over_loop(const ScheduleState& s, const std
 // every iteration over the same elements only if the region it must cover does not change
 // with the loops the producer reduces over. Otherwise each element is computed once, from
 // partial values (softmax's normalisation under the loop of its row sum).
-template <typename RegionMap>
 void check_region_not_over_reduction(const ScheduleState& s, const ReductionOverLoop& reduction,
                                      const RegionMap& region, LoopSid loop_sid, BlockSid block_sid) {
   if (reduction.loop_vars.empty()) return;
